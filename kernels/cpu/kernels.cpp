@@ -1,0 +1,596 @@
+// microddp CPU kernels: implementation of kernels/cpu/kernels.h.
+//
+// Layout of this file:
+//  1. names and argument checks (every misuse throws std::invalid_argument
+//     naming the bad dtype / op / value);
+//  2. branch-free float16 / bfloat16 <-> float32 conversions (software, so
+//     they behave the same on every host and GCC can vectorise them);
+//  3. the element-wise operations, one small struct per ReduceOp;
+//  4. the loops, dispatched on (dtype, op) once per call, never per element;
+//  5. the public entry points, then load_double / store_double.
+//
+// Numeric rules (see the header; tests/kernels/test_kernels.cpp asserts them):
+//  - float16 / bfloat16: widen both operands to float32, compute once, round
+//    once to nearest even. NaN payloads survive the round trip (the top
+//    mantissa bits), with the quiet bit set, as x86 F16C hardware does.
+//  - min / max: if dst is NaN the result is dst; else if src is NaN it is
+//    src; else the smaller / larger, keeping dst on ties (so min(+0, -0) is
+//    whichever of the two was in dst).
+//  - int32 / int64 sum and prod wrap through the unsigned type.
+//  - avg: reduce() sums; premul_avg multiplies by 1/n computed in float32
+//    (float64 for float64); finish_avg truncates toward zero.
+//
+// Alignment: the header promises that pointers need no particular alignment.
+// Element-aligned arrays take the direct vectorised loops. Misaligned ones
+// (possible when a caller slices a byte buffer) go through small aligned
+// bounce buffers with memcpy, so there is never a misaligned typed access
+// (which would be undefined behaviour and trips UBSan).
+#include "kernels/cpu/kernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace microddp {
+namespace {
+
+// ---------------------------------------------------------------------------
+// 1. Names and checks
+// ---------------------------------------------------------------------------
+
+const char* dtype_name_or_null(DType t) {
+  switch (t) {
+    case DType::int32: return "int32";
+    case DType::int64: return "int64";
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
+    case DType::float32: return "float32";
+    case DType::float64: return "float64";
+  }
+  return nullptr;
+}
+
+const char* op_name_or_null(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::prod: return "prod";
+    case ReduceOp::min: return "min";
+    case ReduceOp::max: return "max";
+    case ReduceOp::avg: return "avg";
+  }
+  return nullptr;
+}
+
+// "int32", or "<invalid dtype 9>" for a value outside the enum.
+std::string dtype_label(DType t) {
+  if (const char* n = dtype_name_or_null(t)) return n;
+  return "<invalid dtype " + std::to_string(static_cast<unsigned>(t)) + ">";
+}
+
+void check_dtype(const char* fn, DType t) {
+  if (!dtype_name_or_null(t)) {
+    throw std::invalid_argument(std::string(fn) + ": invalid dtype value " +
+                                std::to_string(static_cast<unsigned>(t)));
+  }
+}
+
+void check_op(const char* fn, ReduceOp op) {
+  if (!op_name_or_null(op)) {
+    throw std::invalid_argument(std::string(fn) + ": invalid reduce op value " +
+                                std::to_string(static_cast<unsigned>(op)));
+  }
+}
+
+// n must be >= 0 and n * 8 bytes must not overflow; non-empty arrays need
+// non-null pointers.
+void check_count(const char* fn, int64_t n) {
+  if (n < 0) {
+    throw std::invalid_argument(std::string(fn) + ": element count " + std::to_string(n) +
+                                " is negative");
+  }
+  if (n > std::numeric_limits<int64_t>::max() / 8) {
+    throw std::invalid_argument(std::string(fn) + ": element count " + std::to_string(n) +
+                                " is too large");
+  }
+}
+
+void check_ptr(const char* fn, const char* what, const void* p, int64_t n) {
+  if (n > 0 && p == nullptr) {
+    throw std::invalid_argument(std::string(fn) + ": " + what + " is null with " +
+                                std::to_string(n) + " elements");
+  }
+}
+
+// dst and src may be equal but must not otherwise overlap.
+void check_no_partial_overlap(const char* fn, const void* dst, const void* src, int64_t bytes) {
+  if (dst == src || bytes == 0) return;
+  const auto d = reinterpret_cast<uintptr_t>(dst);
+  const auto s = reinterpret_cast<uintptr_t>(src);
+  const auto b = static_cast<uintptr_t>(bytes);
+  if (d < s + b && s < d + b) {
+    throw std::invalid_argument(std::string(fn) +
+                                ": dst and src overlap without being the same array");
+  }
+}
+
+void check_world_size(const char* fn, int world_size) {
+  if (world_size < 1) {
+    throw std::invalid_argument(std::string(fn) + ": world_size " + std::to_string(world_size) +
+                                " must be at least 1");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 2. float16 / bfloat16 conversions, branch-free (selects only) so that the
+//    reduction loops vectorise. Technique after F. Giesen's "half <-> float"
+//    notes; every boundary is covered exhaustively by the tests.
+// ---------------------------------------------------------------------------
+
+template <class To, class From>
+inline To bits(From x) { return std::bit_cast<To>(x); }
+
+// All ones when c, else zero. The conversions below select with masks, not
+// "?:", on purpose: GCC turns a "?:" whose arms contain a float operation
+// into a branch (the operation might trap, under the default
+// -ftrapping-math), and a branch stops the vectoriser.
+inline uint32_t mask(bool c) { return 0u - static_cast<uint32_t>(c); }
+
+inline float h2f(uint16_t h) {
+  const uint32_t hu = h;
+  const uint32_t sign = (hu & 0x8000u) << 16;
+  const uint32_t em = (hu & 0x7fffu) << 13;  // exponent and mantissa, float position
+  const uint32_t exp = em & 0x0f800000u;     // the half exponent field, shifted
+  // Normal: rebias the exponent (15 -> 127).
+  const uint32_t normal = em + ((127u - 15u) << 23);
+  // Subnormal or zero: m * 2^-24, computed exactly as (2^-14 * (1 + m/1024)) - 2^-14.
+  const uint32_t sub =
+      bits<uint32_t>(bits<float>(em + (113u << 23)) - bits<float>(113u << 23));
+  // Inf / NaN: all-ones exponent, payload kept; a NaN gets the quiet bit.
+  const uint32_t mant = em & 0x007fffffu;
+  const uint32_t infnan = 0x7f800000u | mant | (mask(mant != 0) & 0x00400000u);
+  const uint32_t is_infnan = mask(exp == 0x0f800000u);
+  const uint32_t is_sub = mask(exp == 0);
+  const uint32_t out = (infnan & is_infnan) | (sub & is_sub) | (normal & ~(is_infnan | is_sub));
+  return bits<float>(out | sign);
+}
+
+inline uint16_t f2h(float f) {
+  const uint32_t x0 = bits<uint32_t>(f);
+  const uint32_t sign = (x0 >> 16) & 0x8000u;
+  const uint32_t x = x0 & 0x7fffffffu;
+  // |f| >= 65536, inf or NaN: inf (0x7c00), or a quiet NaN keeping the top
+  // payload bits.
+  const uint32_t infnan = 0x7c00u | (mask(x > 0x7f800000u) & (0x0200u | ((x >> 13) & 0x3ffu)));
+  // |f| < 2^-14: the result is subnormal or zero. Adding 0.5f puts the half
+  // subnormal's unit (2^-24) in the float's last mantissa bit, so the FPU's
+  // own round-to-nearest-even does the rounding (up to 0x400, the smallest
+  // normal, which is right).
+  const uint32_t sub = bits<uint32_t>(bits<float>(x) + 0.5f) - 0x3f000000u;
+  // Normal range: rebias (127 -> 15) and round to nearest even on bit 13.
+  // 65520 <= |f| < 65536 carries into the exponent and gives 0x7c00 (inf).
+  const uint32_t normal = (x - ((127u - 15u) << 23) + 0xfffu + ((x >> 13) & 1u)) >> 13;
+  const uint32_t big = mask(x >= 0x47800000u);
+  const uint32_t small = mask(x < 0x38800000u);
+  const uint32_t out = (infnan & big) | (sub & small) | (normal & ~(big | small));
+  return static_cast<uint16_t>(out | sign);
+}
+
+inline float bf2f(uint16_t b) {
+  const uint32_t x = static_cast<uint32_t>(b) << 16;
+  const bool nan = (x & 0x7fffffffu) > 0x7f800000u;
+  return bits<float>(nan ? (x | 0x00400000u) : x);
+}
+
+inline uint16_t f2bf(float f) {
+  const uint32_t x = bits<uint32_t>(f);
+  // Round to nearest even on bit 16; overflow carries into inf correctly.
+  const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  const uint32_t nan = (x >> 16) | 0x0040u;
+  return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+}
+
+// ---------------------------------------------------------------------------
+// 3. Element-wise operations. For floats, "a == a" is false only for NaN.
+// ---------------------------------------------------------------------------
+
+struct OpSum {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));  // wraps, C++20 defined
+    } else {
+      return a + b;
+    }
+  }
+};
+
+struct OpProd {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+struct OpMin {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Take src when dst is not NaN and src is not >= dst (src smaller, or
+      // NaN). "&", not "&&": both compares always run, so there is no branch.
+      const bool take = (a == a) & !(b >= a);
+      return take ? b : a;
+    } else {
+      return b < a ? b : a;
+    }
+  }
+};
+
+struct OpMax {
+  template <class T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const bool take = (a == a) & !(b <= a);
+      return take ? b : a;
+    } else {
+      return b > a ? b : a;
+    }
+  }
+};
+
+// Storage type S, compute type C. For half / bfloat16 these widen, apply and
+// round once; for the others they are the identity.
+struct Native {
+  template <class T> static T widen(T x) { return x; }
+  template <class T> static T narrow(T x) { return x; }
+};
+struct Half {
+  static float widen(uint16_t x) { return h2f(x); }
+  static uint16_t narrow(float x) { return f2h(x); }
+};
+struct BFloat {
+  static float widen(uint16_t x) { return bf2f(x); }
+  static uint16_t narrow(float x) { return f2bf(x); }
+};
+
+// ---------------------------------------------------------------------------
+// 4. Loops
+// ---------------------------------------------------------------------------
+
+template <class Op, class Conv, class S>
+void reduce_loop(S* __restrict d, const S* __restrict s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) d[i] = Conv::narrow(Op::apply(Conv::widen(d[i]), Conv::widen(s[i])));
+}
+
+// dst == src: one pointer, so no aliasing question at all.
+template <class Op, class Conv, class S>
+void reduce_loop_inplace(S* d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const auto x = Conv::widen(d[i]);
+    d[i] = Conv::narrow(Op::apply(x, x));
+  }
+}
+
+// Run body(dst_typed, src_typed, count) over the arrays: directly when both
+// are aligned for S, else chunk by chunk through aligned stack buffers.
+constexpr int64_t kBounce = 1024;  // elements per bounce chunk (8 KiB at most)
+
+template <class S, class Body>
+void with_aligned2(void* dst, const void* src, int64_t n, Body body) {
+  const bool aligned = reinterpret_cast<uintptr_t>(dst) % alignof(S) == 0 &&
+                       reinterpret_cast<uintptr_t>(src) % alignof(S) == 0;
+  if (aligned) {
+    body(static_cast<S*>(dst), static_cast<const S*>(src), n);
+    return;
+  }
+  alignas(64) S bd[kBounce];
+  alignas(64) S bs[kBounce];
+  auto* dp = static_cast<unsigned char*>(dst);
+  const auto* sp = static_cast<const unsigned char*>(src);
+  for (int64_t off = 0; off < n; off += kBounce) {
+    const int64_t m = std::min(kBounce, n - off);
+    const size_t bytes = static_cast<size_t>(m) * sizeof(S);
+    std::memcpy(bd, dp + off * sizeof(S), bytes);
+    std::memcpy(bs, sp + off * sizeof(S), bytes);
+    body(bd, static_cast<const S*>(bs), m);
+    std::memcpy(dp + off * sizeof(S), bd, bytes);
+  }
+}
+
+template <class S, class Body>
+void with_aligned1(void* dst, int64_t n, Body body) {
+  if (reinterpret_cast<uintptr_t>(dst) % alignof(S) == 0) {
+    body(static_cast<S*>(dst), n);
+    return;
+  }
+  alignas(64) S bd[kBounce];
+  auto* dp = static_cast<unsigned char*>(dst);
+  for (int64_t off = 0; off < n; off += kBounce) {
+    const int64_t m = std::min(kBounce, n - off);
+    const size_t bytes = static_cast<size_t>(m) * sizeof(S);
+    std::memcpy(bd, dp + off * sizeof(S), bytes);
+    body(bd, m);
+    std::memcpy(dp + off * sizeof(S), bd, bytes);
+  }
+}
+
+template <class Op, class Conv, class S>
+void reduce_typed(void* dst, const void* src, int64_t n) {
+  if (dst == src) {
+    with_aligned1<S>(dst, n, [](S* d, int64_t m) { reduce_loop_inplace<Op, Conv, S>(d, m); });
+  } else {
+    with_aligned2<S>(dst, src, n, [](S* d, const S* s, int64_t m) {
+      reduce_loop<Op, Conv, S>(d, s, m);
+    });
+  }
+}
+
+template <class Op>
+void reduce_op(DType t, void* dst, const void* src, int64_t n) {
+  switch (t) {
+    case DType::int32: return reduce_typed<Op, Native, int32_t>(dst, src, n);
+    case DType::int64: return reduce_typed<Op, Native, int64_t>(dst, src, n);
+    case DType::float16: return reduce_typed<Op, Half, uint16_t>(dst, src, n);
+    case DType::bfloat16: return reduce_typed<Op, BFloat, uint16_t>(dst, src, n);
+    case DType::float32: return reduce_typed<Op, Native, float>(dst, src, n);
+    case DType::float64: return reduce_typed<Op, Native, double>(dst, src, n);
+  }
+}
+
+// premul_avg: dst[i] = narrow(widen(src[i]) * r).
+template <class Conv, class S, class C>
+void scale_loop(S* __restrict d, const S* __restrict s, int64_t n, C r) {
+  for (int64_t i = 0; i < n; ++i) d[i] = Conv::narrow(static_cast<C>(Conv::widen(s[i]) * r));
+}
+template <class Conv, class S, class C>
+void scale_loop_inplace(S* d, int64_t n, C r) {
+  for (int64_t i = 0; i < n; ++i) d[i] = Conv::narrow(static_cast<C>(Conv::widen(d[i]) * r));
+}
+template <class Conv, class S, class C>
+void scale_typed(void* dst, const void* src, int64_t n, C r) {
+  if (dst == src) {
+    with_aligned1<S>(dst, n, [r](S* d, int64_t m) { scale_loop_inplace<Conv, S, C>(d, m, r); });
+  } else {
+    with_aligned2<S>(dst, src, n, [r](S* d, const S* s, int64_t m) {
+      scale_loop<Conv, S, C>(d, s, m, r);
+    });
+  }
+}
+
+// finish_avg for int32: go through double, which GCC vectorises (x86 has no
+// SIMD integer division). Exact: write a = q*w + r with |r| < w. If r = 0 the
+// quotient is the integer q exactly. Otherwise a/w lies at least 1/w from
+// every integer while |a/w| < 2^31/w, i.e. at a relative distance above
+// 2^-31, far beyond double's 2^-53 rounding error; so the rounded quotient
+// never reaches the next integer, and truncating it gives a / w.
+void div_loop_i32(int32_t* d, int64_t n, int w) {
+  const double wd = static_cast<double>(w);
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<int32_t>(static_cast<double>(d[i]) / wd);
+}
+void div_loop_i64(int64_t* d, int64_t n, int w) {
+  const int64_t w64 = w;
+  for (int64_t i = 0; i < n; ++i) d[i] /= w64;  // truncates; no overflow since w >= 1
+}
+
+// ---------------------------------------------------------------------------
+// Value formatting for store_double's messages: integers as digits
+// ("3000000000"), others as the shortest round-trip form ("1.5", "1e+300").
+// ---------------------------------------------------------------------------
+std::string format_value(double v) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == std::trunc(v) && std::fabs(v) < 1e21) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+// double -> float rounded to odd (truncate, then set the last bit if inexact).
+// Rounding that result to half or bfloat16 (both <= 11 significant bits, and
+// float has 24 >= 2*11 + 2) equals rounding the double directly: no double
+// rounding error at ties.
+float to_float_round_odd(double v) {
+  float f = static_cast<float>(v);  // nearest even: one of the two neighbours
+  if (std::isfinite(v) && static_cast<double>(f) != v && (bits<uint32_t>(f) & 1u) == 0) {
+    // f is the even neighbour; the odd one lies on v's side.
+    f = std::nextafter(f, static_cast<double>(f) < v ? std::numeric_limits<float>::infinity()
+                                                     : -std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
+template <class T>
+T load_elem(const void* base, int64_t i) {
+  T x;
+  std::memcpy(&x, static_cast<const unsigned char*>(base) + i * static_cast<int64_t>(sizeof(T)),
+              sizeof(T));
+  return x;
+}
+
+template <class T>
+void store_elem(void* base, int64_t i, T x) {
+  std::memcpy(static_cast<unsigned char*>(base) + i * static_cast<int64_t>(sizeof(T)), &x,
+              sizeof(T));
+}
+
+[[noreturn]] void throw_range(double v, const char* what, DType t) {
+  throw std::out_of_range("value " + format_value(v) + " " + what + " " + dtype_label(t));
+}
+
+// Integer dtypes: integral and within [lo, hi_exclusive).
+template <class I>
+I double_to_int(DType t, double v) {
+  // -2^(bits-1) and 2^(bits-1) are exact doubles for 32 and 64 bits.
+  const double lo = -std::ldexp(1.0, std::numeric_limits<I>::digits);
+  const double hi = std::ldexp(1.0, std::numeric_limits<I>::digits);
+  if (!std::isfinite(v)) throw_range(v, "does not fit", t);
+  if (v != std::trunc(v)) throw_range(v, "is not an integer for", t);
+  if (v < lo || v >= hi) throw_range(v, "does not fit", t);
+  return static_cast<I>(v);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// 5. Public API
+// ---------------------------------------------------------------------------
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::int32: return 4;
+    case DType::int64: return 8;
+    case DType::float16: return 2;
+    case DType::bfloat16: return 2;
+    case DType::float32: return 4;
+    case DType::float64: return 8;
+  }
+  check_dtype("dtype_size", t);
+  return 0;  // unreachable
+}
+
+bool is_floating(DType t) {
+  check_dtype("is_floating", t);
+  return t != DType::int32 && t != DType::int64;
+}
+
+namespace kernels {
+
+void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
+  check_dtype("reduce", t);
+  check_op("reduce", op);
+  check_count("reduce", n);
+  if (n == 0) return;
+  check_ptr("reduce", "dst", dst, n);
+  check_ptr("reduce", "src", src, n);
+  check_no_partial_overlap("reduce", dst, src, n * static_cast<int64_t>(dtype_size(t)));
+  switch (op) {
+    case ReduceOp::sum:
+    case ReduceOp::avg: return reduce_op<OpSum>(t, dst, src, n);  // avg: see premul/finish
+    case ReduceOp::prod: return reduce_op<OpProd>(t, dst, src, n);
+    case ReduceOp::min: return reduce_op<OpMin>(t, dst, src, n);
+    case ReduceOp::max: return reduce_op<OpMax>(t, dst, src, n);
+  }
+}
+
+void copy(DType t, void* dst, const void* src, int64_t n) {
+  check_dtype("copy", t);
+  check_count("copy", n);
+  if (n == 0) return;
+  check_ptr("copy", "dst", dst, n);
+  check_ptr("copy", "src", src, n);
+  std::memmove(dst, src, static_cast<size_t>(n) * dtype_size(t));
+}
+
+void premul_avg(DType t, void* dst, const void* src, int64_t n, int world_size) {
+  check_dtype("premul_avg", t);
+  if (!is_floating(t)) {
+    throw std::invalid_argument("premul_avg: dtype " + dtype_label(t) +
+                                " is not floating (integer avg divides after the sum: "
+                                "finish_avg)");
+  }
+  check_world_size("premul_avg", world_size);
+  check_count("premul_avg", n);
+  if (n == 0) return;
+  check_ptr("premul_avg", "dst", dst, n);
+  check_ptr("premul_avg", "src", src, n);
+  check_no_partial_overlap("premul_avg", dst, src, n * static_cast<int64_t>(dtype_size(t)));
+  const float rf = 1.0f / static_cast<float>(world_size);
+  switch (t) {
+    case DType::float16: return scale_typed<Half, uint16_t, float>(dst, src, n, rf);
+    case DType::bfloat16: return scale_typed<BFloat, uint16_t, float>(dst, src, n, rf);
+    case DType::float32: return scale_typed<Native, float, float>(dst, src, n, rf);
+    case DType::float64:
+      return scale_typed<Native, double, double>(dst, src, n,
+                                                 1.0 / static_cast<double>(world_size));
+    default: return;  // integers rejected above
+  }
+}
+
+void finish_avg(DType t, void* dst, int64_t n, int world_size) {
+  check_dtype("finish_avg", t);
+  if (is_floating(t)) {
+    throw std::invalid_argument("finish_avg: dtype " + dtype_label(t) +
+                                " is floating (floating avg scales before the sum: "
+                                "premul_avg)");
+  }
+  check_world_size("finish_avg", world_size);
+  check_count("finish_avg", n);
+  if (n == 0 || world_size == 1) return;
+  check_ptr("finish_avg", "dst", dst, n);
+  if (t == DType::int32) {
+    with_aligned1<int32_t>(dst, n, [world_size](int32_t* d, int64_t m) {
+      div_loop_i32(d, m, world_size);
+    });
+  } else {
+    with_aligned1<int64_t>(dst, n, [world_size](int64_t* d, int64_t m) {
+      div_loop_i64(d, m, world_size);
+    });
+  }
+}
+
+uint16_t float_to_half(float f) { return f2h(f); }
+float half_to_float(uint16_t h) { return h2f(h); }
+uint16_t float_to_bf16(float f) { return f2bf(f); }
+float bf16_to_float(uint16_t b) { return bf2f(b); }
+
+double load_double(DType t, const void* base, int64_t i) {
+  check_dtype("load_double", t);
+  if (base == nullptr) throw std::invalid_argument("load_double: base is null");
+  if (i < 0) {
+    throw std::invalid_argument("load_double: index " + std::to_string(i) + " is negative");
+  }
+  switch (t) {
+    case DType::int32: return static_cast<double>(load_elem<int32_t>(base, i));
+    case DType::int64: return static_cast<double>(load_elem<int64_t>(base, i));
+    case DType::float16: return static_cast<double>(h2f(load_elem<uint16_t>(base, i)));
+    case DType::bfloat16: return static_cast<double>(bf2f(load_elem<uint16_t>(base, i)));
+    case DType::float32: return static_cast<double>(load_elem<float>(base, i));
+    case DType::float64: return load_elem<double>(base, i);
+  }
+  return 0.0;  // unreachable
+}
+
+void store_double(DType t, void* base, int64_t i, double v) {
+  check_dtype("store_double", t);
+  if (base == nullptr) throw std::invalid_argument("store_double: base is null");
+  if (i < 0) {
+    throw std::invalid_argument("store_double: index " + std::to_string(i) + " is negative");
+  }
+  switch (t) {
+    case DType::int32: return store_elem(base, i, double_to_int<int32_t>(t, v));
+    case DType::int64: return store_elem(base, i, double_to_int<int64_t>(t, v));
+    case DType::float16:
+    case DType::bfloat16: {
+      const float f = to_float_round_odd(v);
+      const uint16_t h = t == DType::float16 ? f2h(f) : f2bf(f);
+      const bool inf = (h & 0x7fffu) == (t == DType::float16 ? 0x7c00u : 0x7f80u);
+      if (inf && std::isfinite(v)) throw_range(v, "overflows", t);
+      return store_elem(base, i, h);
+    }
+    case DType::float32: {
+      const float f = static_cast<float>(v);
+      if (std::isinf(f) && std::isfinite(v)) throw_range(v, "overflows", t);
+      return store_elem(base, i, f);
+    }
+    case DType::float64: return store_elem(base, i, v);
+  }
+}
+
+}  // namespace kernels
+}  // namespace microddp

@@ -1,0 +1,71 @@
+// microddp CPU kernels: element-wise reductions, copies and the avg pre/post
+// steps, for every dtype and reduce op.
+//
+// Units: every length here is in ELEMENTS of the given dtype, never bytes.
+// Pointers need no particular alignment. Zero elements is legal and touches
+// nothing.
+//
+// Numeric rules (shared with kernels/cuda and asserted by tests):
+//  - float16 / bfloat16 are stored as IEEE binary16 / bfloat16 bit patterns
+//    (uint16_t). Each reduction widens both operands to float32, computes
+//    once, and rounds once to the dtype (round to nearest even), as NCCL does.
+//  - min / max propagate NaN: if either operand is NaN the result is NaN
+//    (the first NaN operand, dst before src, so the bits are deterministic).
+//  - int32 / int64 sum and prod wrap in two's complement (computed through
+//    the unsigned type, so there is no undefined behaviour).
+//  - avg on floating types: each contribution is multiplied by 1/n before it
+//    is summed (premul_avg, as NCCL's ncclAvg does); the reduction itself is
+//    then a sum. On integer types: sum, then finish_avg divides by n,
+//    truncating toward zero.
+// These are plain loops over contiguous arrays written so that GCC
+// vectorises them at -O3; one pass over the data, no temporaries.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace microddp {
+
+enum class DType : uint8_t { int32, int64, float16, bfloat16, float32, float64 };
+enum class ReduceOp : uint8_t { sum, prod, min, max, avg };
+
+// Bytes per element.
+size_t dtype_size(DType t);
+bool is_floating(DType t);
+
+namespace kernels {
+
+// dst[i] = dst[i] OP src[i] for i in [0, n). For ReduceOp::avg this is a sum
+// (see the rules above). dst and src may be the same pointer but must not
+// otherwise overlap.
+void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n);
+
+// dst[i] = src[i]. Overlap allowed (memmove semantics).
+void copy(DType t, void* dst, const void* src, int64_t n);
+
+// Floating avg, before the reduction: dst[i] = src[i] * (1/world_size),
+// computed in float32 (float64 for float64) and rounded once. dst may equal
+// src. Throws std::invalid_argument for integer dtypes or world_size < 1.
+void premul_avg(DType t, void* dst, const void* src, int64_t n, int world_size);
+
+// Integer avg, after the reduction: dst[i] = dst[i] / world_size, truncating
+// toward zero. Throws std::invalid_argument for floating dtypes or
+// world_size < 1.
+void finish_avg(DType t, void* dst, int64_t n, int world_size);
+
+// Scalar conversions used by the kernels, the CLI and the tests.
+// half/bfloat16 round to nearest even; NaN stays NaN (quiet), infinities stay.
+uint16_t float_to_half(float f);
+float half_to_float(uint16_t h);
+uint16_t float_to_bf16(float f);
+float bf16_to_float(uint16_t b);
+
+// Element i of a typed array as a double (exact for every dtype except
+// int64 values beyond 2^53), and the reverse with the dtype's rounding.
+// store_double throws std::out_of_range naming the value when it does not
+// fit an integer dtype (or is not an integer), or is finite but overflows
+// float16/bfloat16/float32 to infinity.
+double load_double(DType t, const void* base, int64_t i);
+void store_double(DType t, void* base, int64_t i, double v);
+
+}  // namespace kernels
+}  // namespace microddp
