@@ -1,0 +1,106 @@
+// microddp run: plan, check, execute for real, and print (summary, --steps
+// walk-through, --json, --trace).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "app/cli/commands.h"
+#include "app/cli/run_options.h"
+#include "core/data.h"
+#include "core/printer.h"
+#include "core/reference.h"
+
+namespace microddp::cli {
+namespace {
+
+struct Args {
+  RunArgs run;
+  bool steps = false, json = false;
+  std::string trace_file;
+};
+
+std::string json_outputs(const Schedule& s, const RankData& outputs) {
+  std::string out = "[";
+  for (int r = 0; r < s.world_size(); ++r) {
+    if (r) out += ", ";
+    const int64_t n = s.spec.output_count(r);
+    if (n == 0 && (s.spec.collective == Collective::reduce || s.spec.collective == Collective::gather ||
+                   s.spec.collective == Collective::barrier)) {
+      out += "null";
+      continue;
+    }
+    out += "[";
+    for (int64_t i = 0; i < n; ++i)
+      out += (i ? ", " : "") + format_value(kernels::load_double(s.spec.dtype, outputs[r].data(), i));
+    out += "]";
+  }
+  return out + "]";
+}
+
+std::string json_ints(const std::vector<int64_t>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "]";
+}
+
+int run(const Args& a) {
+  PreparedRun p = prepare_run(a.run);
+  if (a.run.backend != "threads") {
+    if (a.run.backend == "mpi") throw UsageError("this build has no MPI backend wired into `run` yet");
+    if (a.run.backend == "cuda" || a.run.backend == "nccl")
+      throw UsageError(fmt::format("--backend {}: no CUDA device was found (this machine has no GPU)", a.run.backend));
+    throw UsageError(fmt::format("unknown backend '{}' (expected one of: threads, mpi, cuda, nccl)", a.run.backend));
+  }
+  RunOptions opt;
+  opt.mode = p.mode;
+  const RunResult res = run_threads(p.schedule, p.inputs, opt);
+  const RankData want = reference_outputs(p.spec, p.inputs);
+  std::string why;
+  const bool ok = outputs_match(p.spec, p.inputs, res.outputs, want, &why);
+  const auto& sp = p.spec;
+  if (!a.trace_file.empty()) {
+    std::ofstream f(a.trace_file);
+    if (!f) throw UsageError(fmt::format("cannot write trace file '{}'", a.trace_file));
+    f << chrome_trace_json(p.schedule, res.trace);
+  }
+  if (a.json) {
+    fmt::print(
+        "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
+        "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
+        "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
+        "\"ok\": {}{}}}\n",
+        name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
+        sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
+        json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
+        res.trace.total_ns / 1000.0, ok ? "true" : "false",
+        ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why));
+  } else if (a.steps) {
+    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res));
+    fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
+               name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
+  } else {
+    fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
+               sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
+               res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
+    fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs));
+    std::string sent;
+    for (int r = 0; r < sp.world_size; ++r)
+      sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
+    fmt::print("bytes sent/received: {}\n{}\n", sent, ok ? "ok: matches the reference" : "MISMATCH: " + why);
+  }
+  return ok ? 0 : 1;
+}
+
+Command reg(10, [](CLI::App& app) {
+  static Args a;
+  auto* sub = app.add_subcommand("run", "plan, check and run one collective for real; print what moved");
+  add_run_options(*sub, a.run);
+  sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
+  sub->add_flag("--json", a.json, "print one JSON object");
+  sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
+  return std::function<int()>([] { return run(a); });
+});
+
+}  // namespace
+}  // namespace microddp::cli

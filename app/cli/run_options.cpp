@@ -1,0 +1,89 @@
+#include "app/cli/run_options.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/checker.h"
+#include "core/data.h"
+
+namespace microddp::cli {
+
+void add_run_options(CLI::App& app, RunArgs& a) {
+  app.add_option("--collective,-c", a.collective,
+                 "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all")
+      ->capture_default_str();
+  app.add_option("--algorithm,-a", a.algorithm, "naive tree binomial ring ring_unchunked recursive_doubling "
+                                                "halving_doubling dissemination (per collective)")
+      ->capture_default_str();
+  app.add_option("--ranks,-n", a.ranks, "world size")->capture_default_str();
+  app.add_option("--count", a.count, "elements per rank (see the shape table); default: from --data, else 8");
+  app.add_option("--counts", a.counts, "per-rank block sizes a,b,... (gather, scatter, all_gather, reduce_scatter)");
+  app.add_option("--dtype", a.dtype, "int32 int64 float16 bfloat16 float32 float64")->capture_default_str();
+  app.add_option("--op", a.op, "sum prod min max avg")->capture_default_str();
+  app.add_option("--root", a.root, "root rank")->capture_default_str();
+  app.add_flag("--in-place", a.in_place, "output overwrites the input (NCCL's in-place convention)");
+  app.add_option("--segments", a.segments, "ring: pipeline each chunk in this many segments")->capture_default_str();
+  auto* d = app.add_option("--data", a.data, "per-rank values: \"1,2,3;4,5,6;7,8,9\" (';' between ranks)");
+  auto* f = app.add_option("--input", a.input_file, "JSON file {\"inputs\": [[...], ...]}");
+  auto* fl = app.add_option("--fill", a.fill, "iota | rank | random:SEED");
+  d->excludes(f)->excludes(fl);
+  f->excludes(fl);
+  app.add_option("--backend", a.backend, "threads | mpi | cuda | nccl")->capture_default_str();
+  app.add_option("--mode", a.mode, "lockstep (barrier after each step) | free (ranks run ahead)")
+      ->capture_default_str();
+}
+
+PreparedRun prepare_run(const RunArgs& a) {
+  PreparedRun p;
+  CollectiveSpec& s = p.spec;
+  s.collective = parse_collective(a.collective);
+  s.algorithm = a.algorithm;
+  s.dtype = parse_dtype(a.dtype);
+  s.op = parse_op(a.op);
+  if (a.ranks < 1) throw UsageError(fmt::format("--ranks must be >= 1, got {}", a.ranks));
+  if (a.ranks > 1024) throw UsageError(fmt::format("--ranks {} is more than this tool runs (at most 1024)", a.ranks));
+  s.world_size = a.ranks;
+  s.root = a.root;
+  s.in_place = a.in_place;
+  s.segments = a.segments;
+  p.mode = parse_mode(a.mode);
+  if (!a.counts.empty()) {
+    std::stringstream ss(a.counts);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+      size_t used = 0;
+      int64_t v = -1;
+      try {
+        v = std::stoll(tok, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != tok.size()) throw UsageError(fmt::format("--counts entry '{}' is not an integer", tok));
+      s.counts.push_back(v);
+    }
+  }
+  if (a.count >= 0) s.count = a.count;
+  else if (a.count < -1) throw UsageError(fmt::format("--count must be >= 0, got {}", a.count));
+  else if (!a.data.empty()) s.count = count_from_rows(s, a.data);
+  else s.count = 8;
+  if (s.collective == Collective::barrier) s.count = 0;
+  s.validate();
+  p.schedule = make_schedule(s);
+  check_schedule(p.schedule);
+  if (!a.data.empty()) {
+    p.inputs = parse_data(s, a.data);
+  } else if (!a.input_file.empty()) {
+    std::ifstream in(a.input_file);
+    if (!in) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    p.inputs = parse_input_json(s, ss.str());
+  } else {
+    p.inputs = fill_data(s, a.fill.empty() ? "iota" : a.fill);
+  }
+  return p;
+}
+
+}  // namespace microddp::cli

@@ -1,0 +1,41 @@
+#include "app/viz/palette.h"
+
+#include <cmath>
+
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+Rgba from_hex(uint32_t rgb, uint8_t alpha) {
+  return Rgba{uint8_t(rgb >> 16), uint8_t(rgb >> 8), uint8_t(rgb), alpha};
+}
+
+Rgba mix(Rgba a, Rgba b, float t) {
+  auto m = [t](uint8_t x, uint8_t y) { return uint8_t(std::lround(x + (y - x) * t)); };
+  return Rgba{m(a.r, b.r), m(a.g, b.g), m(a.b, b.b), m(a.a, b.a)};
+}
+
+Rgba rank_color(int rank) {
+  const Rgba base = from_hex(assets::kRankColors[((rank % 8) + 8) % 8]);
+  const int shade = rank / 8;
+  if (shade == 0) return base;
+  const float amount = 0.2f + 0.15f * float((shade - 1) / 2);
+  return shade % 2 ? mix(base, Rgba{255, 255, 255, 255}, std::min(amount + 0.2f, 0.7f))
+                   : mix(base, Rgba{0, 0, 0, 255}, std::min(amount + 0.1f, 0.6f));
+}
+
+Rgba complete_color() { return from_hex(assets::kComplete); }
+Rgba empty_color() { return from_hex(assets::kEmpty); }
+Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }
+
+Rgba text_on(Rgba bg) {
+  auto lin = [](uint8_t v) {
+    const double c = v / 255.0;
+    return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+  };
+  const double l = 0.2126 * lin(bg.r) + 0.7152 * lin(bg.g) + 0.0722 * lin(bg.b);
+  // contrast with black (l+0.05)/0.05 vs with white 1.05/(l+0.05)
+  return (l + 0.05) * (l + 0.05) > 0.05 * 1.05 ? Rgba{0, 0, 0, 255} : Rgba{255, 255, 255, 255};
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,28 @@
+// Colours for the scene, from the compiled-in palette (assets/palette.h).
+// Plain data, no ImGui: the scene stores these and the panels convert.
+#pragma once
+#include <cstdint>
+
+namespace microddp::viz {
+
+struct Rgba {
+  uint8_t r = 0, g = 0, b = 0, a = 255;
+  bool operator==(const Rgba&) const = default;
+};
+
+Rgba from_hex(uint32_t rgb, uint8_t alpha = 255);
+// Rank r's colour: Okabe-Ito hue r mod 8, lighter for 8..15, darker for
+// 16..23, and so on alternately.
+Rgba rank_color(int rank);
+Rgba complete_color();
+Rgba empty_color();
+// Black or white, whichever reads better on `bg` (WCAG relative luminance).
+Rgba text_on(Rgba bg);
+// ImGui's packed IM_COL32 layout (A in the high byte, R in the low byte).
+inline uint32_t packed(Rgba c) {
+  return (uint32_t(c.a) << 24) | (uint32_t(c.b) << 16) | (uint32_t(c.g) << 8) | uint32_t(c.r);
+}
+Rgba with_alpha(Rgba c, uint8_t a);
+Rgba mix(Rgba a, Rgba b, float t);
+
+}  // namespace microddp::viz

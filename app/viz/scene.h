@@ -1,0 +1,173 @@
+// Scene building: everything the panels draw, computed as plain structs from
+// the Session (Schedule + Trace + Provenance + Prediction), with no ImGui and
+// no GL, so it is unit-tested (tests/app/test_scene.cpp). Coordinates are
+// pixels relative to the panel's top-left corner; times are MICROSECONDS;
+// sizes of data are ELEMENTS unless a name says bytes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/viz/palette.h"
+#include "app/viz/session.h"
+
+namespace microddp::viz {
+
+struct Vec2 {
+  float x = 0, y = 0;
+};
+
+// ---- topology -------------------------------------------------------------
+
+enum class TopologyKind { ring, tree, star, hypercube, circle };
+// ring / ring_unchunked -> ring; tree, binomial -> tree; naive (rooted or
+// composed) -> star around the root; recursive_doubling, halving_doubling ->
+// hypercube pairing grid; anything else (all_to_all, dissemination) -> circle.
+TopologyKind topology_kind(const CollectiveSpec& s);
+std::string_view name(TopologyKind k);
+
+struct NodeDraw {
+  int rank = 0;
+  Vec2 pos;
+  float radius = 0;
+  Rgba fill;
+  bool root = false;
+  bool busy = false;  // sends or receives in the shown step
+};
+
+struct LinkDraw {  // a structural edge of the topology (drawn faint)
+  int a = 0, b = 0;
+};
+
+struct ArrowDraw {
+  int from = 0, to = 0;
+  Vec2 a, b, ctrl;  // quadratic Bezier from a to b
+  int chunk = -1, segment = -1;
+  int64_t len = 0;            // elements carried
+  int64_t bytes = 0;
+  uint64_t mask = 0;          // contributors of the data carried
+  std::vector<Rgba> stripes;  // badge colours (contributors), or one complete colour
+  bool complete = false;
+  Vec2 badge;                 // badge centre at the requested animation time
+  float badge_w = 0, badge_h = 0;
+};
+
+struct TopologyScene {
+  TopologyKind kind = TopologyKind::circle;
+  Vec2 size;
+  std::vector<NodeDraw> nodes;
+  std::vector<LinkDraw> links;
+  std::vector<ArrowDraw> arrows;
+  int shown_step = -1;   // the step whose transfers are drawn (-1: none)
+  bool upcoming = false; // true at position 0: the arrows are the next step's
+  std::string caption;   // e.g. "step 1 of 2 - ring"
+};
+
+// Arrows of the step that produced `position` (position-1), or of step 0 at
+// position 0 (marked upcoming). t in [0,1] places the chunk badges along the
+// arrows (0 = at the sender, 1 = at the receiver).
+TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f);
+
+Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
+
+// ---- buffers ---------------------------------------------------------------
+
+struct CellDraw {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int64_t begin = 0, len = 0;  // elements of the buffer
+  int chunk = -1;              // schedule chunk the cell lies in (-1: n/a)
+  uint64_t mask = 0;           // contributors
+  bool defined = false;        // ever written
+  bool uniform = true;         // every element holds the same contributors
+  bool complete = false;       // every rank's contribution (reducing collectives)
+  bool changed = false;        // differs from the previous position
+  std::vector<Rgba> stripes;   // fill: one stripe per contributor (or one colour)
+  Rgba text_color;
+  std::string text;            // values when they fit, else empty
+};
+
+struct BufferRowDraw {
+  int rank = 0;
+  Buf buf = Buf::input;
+  int storage = -1;
+  std::string label;     // "R0 accum"
+  float y = 0;           // top of the row
+  std::vector<CellDraw> cells;
+  int swap_partner = -1; // index of the row this one swapped names with in the shown step
+};
+
+struct BuffersLayout {
+  float width = 800;
+  float row_h = 28;
+  float row_gap = 4;
+  float rank_gap = 10;
+  float label_w = 150;
+  float char_w = 8;  // average glyph width, for "values fit" decisions
+};
+
+struct BuffersScene {
+  std::vector<BufferRowDraw> rows;
+  float height = 0;
+  bool values = false;  // values printed (small counts with snapshots)
+};
+
+BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& lay);
+std::string format_value(double v);
+
+// ---- timeline --------------------------------------------------------------
+
+struct TimelineBar {
+  int rank = 0, step = 0;
+  OpKind kind = OpKind::copy;
+  int peer = -1;
+  int64_t bytes = 0;
+  double begin_us = 0, end_us = 0;  // on the display axis
+  double dur_us = 0;                // measured duration
+};
+
+struct StepSpan {
+  int step = 0;
+  double begin_us = 0, end_us = 0;  // display axis
+  double measured_us = 0;
+  double predicted_us = -1;         // -1: n/a
+};
+
+struct TimelineScene {
+  std::vector<TimelineBar> bars;
+  std::vector<StepSpan> steps;
+  double span_us = 0;  // length of the display axis
+  bool compressed = false;  // lockstep stepping: idle time between clicks removed
+  std::string mode_label;
+};
+
+TimelineScene build_timeline(const Session& s);
+
+// ---- stats -----------------------------------------------------------------
+
+struct LinkStat {
+  int from = 0, to = 0;
+  int64_t bytes = 0;
+};
+
+struct Stats {
+  int steps = 0, steps_run = 0;
+  std::vector<int64_t> sent, received;  // bytes per rank (all steps)
+  std::vector<LinkStat> links;          // sorted by bytes, busiest first
+  int busiest_rank = -1;                // most bytes sent + received
+  int64_t busiest_rank_bytes = 0;
+  double measured_us = 0;
+  int64_t size_bytes = 0;               // S of algbw (nccl-tests' size)
+  double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished
+  double bus_factor = 1;
+  double predicted_us = -1;             // -1: n/a
+  double error_pct = 0;                 // (measured - predicted) / predicted
+  bool finished = false;
+};
+
+// nccl-tests' bus bandwidth factors (DESIGN.md).
+double bus_factor(Collective c, int n);
+// nccl-tests' "size": bytes of the larger of the per-rank buffers.
+int64_t algbw_size_bytes(const CollectiveSpec& s);
+Stats build_stats(const Session& s);
+
+}  // namespace microddp::viz

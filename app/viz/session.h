@@ -1,0 +1,105 @@
+// The viewer's model: one planned, checked and really executed collective.
+// No ImGui, no GL (Tracy's split): the panels only read it and call its
+// actions. Stepping is real: step() runs the next step of the schedule on the
+// rank threads (SteppedRun, lockstep) unless it was already run, in which case
+// it replays the recorded snapshot. back() and seek() only replay.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/viz/prediction.h"
+#include "app/viz/provenance.h"
+#include "core/executor.h"
+
+namespace microddp::viz {
+
+// Everything the controls can change. Sizes in ELEMENTS.
+struct RunParams {
+  Collective collective = Collective::all_reduce;
+  std::string algorithm = "ring_unchunked";
+  int ranks = 3;
+  int64_t count = 3;
+  DType dtype = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int root = 0;
+  int segments = 1;
+  bool in_place = false;
+  // "iota" (rank r holds r*count+1 .. r*count+count: the seed's 1,2,3;4,5,6;7,8,9
+  // for 3 ranks x 3), "rank" (every element of rank r is r+1), "random:SEED"
+  // (integers 0..9), or explicit rows "1,2,3;4,5,6;7,8,9".
+  std::string data = "iota";
+  Mode mode = Mode::lockstep;
+  std::string backend = "threads";
+  bool operator==(const RunParams&) const = default;
+};
+
+CollectiveSpec to_spec(const RunParams& p);
+// Per-rank input bytes for `data` (see RunParams::data). Throws UsageError
+// naming the bad row or value.
+RankData make_inputs(const CollectiveSpec& s, const std::string& data);
+
+class Session {
+ public:
+  Session() = default;
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Re-plans (make_schedule + check_schedule), computes provenance and the
+  // prediction, and starts a fresh real run paused before step 0. Throws
+  // UsageError (bad parameters) or ScheduleError; on a throw the previous
+  // configuration stays.
+  void configure(const RunParams& p);
+  bool configured() const { return schedule_ != nullptr; }
+
+  const RunParams& params() const { return params_; }
+  const Schedule& schedule() const { return *schedule_; }
+  const Provenance& provenance() const { return prov_; }
+  const Prediction& prediction() const { return pred_; }
+  const RankData& inputs() const { return inputs_; }
+
+  // Position = number of steps whose effect is shown (0 = the inputs,
+  // num_steps() = the end).
+  int position() const { return position_; }
+  int num_steps() const { return schedule_ ? schedule_->num_steps() : 0; }
+  // Steps really executed so far in this run.
+  int steps_run() const;
+  // Total real steps executed by this session since it was created (tests).
+  int64_t real_steps_executed() const { return real_steps_; }
+
+  // The record of the real run so far (steps < steps_run() are valid).
+  const Trace& trace() const;
+  // Outputs once every step has run; empty before.
+  const RankData& outputs() const { return outputs_; }
+
+  bool step();          // forward one position (runs it for real if needed)
+  bool back();          // one position back (replay)
+  void seek(int k);     // clamp to [0, num_steps()], running steps as needed
+  void reset();         // fresh real run, position 0
+
+  // Measured time of step s (ns), or -1 if it has not run.
+  int64_t step_ns(int s) const;
+  // Sum of the measured step times of the steps run (lockstep), or the
+  // free-running wall time once finished (ns).
+  int64_t measured_ns() const;
+
+ private:
+  void start_run();
+  void run_one();
+
+  RunParams params_;
+  std::unique_ptr<Schedule> schedule_;
+  Provenance prov_;
+  Prediction pred_;
+  RankData inputs_;
+  RankData outputs_;
+  std::unique_ptr<SteppedRun> run_;
+  std::optional<Trace> done_trace_;  // once finished (lockstep) or for free-running
+  int position_ = 0;
+  int64_t real_steps_ = 0;
+};
+
+}  // namespace microddp::viz

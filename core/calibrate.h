@@ -1,0 +1,93 @@
+// Calibration: measure α, β, γ and δ on the machine in front of you, and keep
+// them in a JSON profile that predict and bench pick up.
+//
+// Method (the usual ping-pong, e.g. the OSU latency/bandwidth benchmarks and
+// Hockney's original fit):
+//  - ping-pong between two ranks of the chosen backend, sizes 4 B .. 64 MiB
+//    (powers of two; 4 B is the smallest float32 message), a warm-up, then
+//    the MEDIAN of many one-way times. Each measured step is one message plus
+//    one lockstep barrier, which is exactly what a lockstep step costs.
+//    Buffers rotate: the pings walk through up to 64 slots of a pool of at
+//    least 32 MiB, so consecutive messages do not find their data in cache.
+//  - α, β: weighted least squares on t = α + m·β with weights 1/t² (relative
+//    residuals), so small messages pin α and large ones pin β. When one line
+//    leaves a relative residual above 15%, the points are split in two at the
+//    break that minimises the residual, and each side gets its own line.
+//  - γ: the reduction kernel (float32 sum), single thread, rotating buffers,
+//    seconds per byte of the destination. δ: kernels::copy the same way (the
+//    single-thread memcpy bandwidth).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/cost_model.h"
+
+namespace microddp {
+
+struct FitPoint {
+  int64_t bytes = 0;
+  double seconds = 0;
+};
+
+struct LineFit {
+  double alpha = 0, beta = 0;   // s, s/byte
+  double rms_rel = 0;           // root-mean-square of (fit - t) / t
+  double max_rel = 0;           // largest |fit - t| / t
+  int64_t worst_bytes = 0;      // where max_rel occurs
+};
+
+// Weighted least squares (weights 1/t²) of t = α + m·β. Needs >= 2 points
+// with distinct sizes; throws std::invalid_argument otherwise.
+LineFit fit_line(const std::vector<FitPoint>& pts);
+
+struct CalibrationFit {
+  LineFit one;                 // a single line through every point
+  int64_t break_bytes = 0;     // 0 = one line fits; else first size of the large-message line
+  LineFit small, large;        // valid when break_bytes > 0
+};
+// One line, or two split at the best break (>= 3 points each side) when the
+// single line's max relative residual exceeds 15%.
+CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
+
+struct CalibrateOptions {
+  std::string backend = "threads";
+  int64_t min_bytes = 4, max_bytes = int64_t{64} << 20;
+  int warmup = 3;
+  // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct CalibrationResult {
+  CostParams params;             // name = backend; ready for predict()
+  CalibrationFit fit;
+  std::vector<FitPoint> points;  // one-way median times
+  double memcpy_Bps = 0;         // single-thread kernels::copy bandwidth
+  double reduce_Bps = 0;         // single-thread float32 sum, bytes of dst per second
+};
+
+// Run the measurements. Only "threads" is supported here; throws UsageError
+// naming any other backend.
+CalibrationResult calibrate(const CalibrateOptions& opt);
+
+// Single-thread bandwidth (bytes/s) of kernels::copy over `bytes`-long
+// buffers (rotating through a pool of >= 4 buffers), median of `reps`.
+double measure_memcpy_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
+// Same for kernels::reduce (float32 sum).
+double measure_reduce_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
+
+// $XDG_CONFIG_HOME/microddp/profile.json, else ~/.config/microddp/profile.json.
+std::string default_profile_path();
+
+// JSON profile: {"backend", "alpha_s", "beta_s_per_byte", "bandwidth_Bps",
+// "gamma_s_per_byte", "delta_s_per_byte", "n_half_bytes", "cores",
+// "fused_recv_reduce", "break_bytes", "alpha_small_s", "beta_small_s_per_byte",
+// "points": [{"bytes", "seconds"}]}. Creates missing parent folders. Throws
+// std::runtime_error naming the path when it cannot write.
+void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
+// Throws UsageError naming the path when it is missing, does not parse, or
+// lacks alpha_s / beta_s_per_byte.
+CostParams load_profile(const std::string& path);
+
+}  // namespace microddp

@@ -1,0 +1,145 @@
+// The alpha-beta(-gamma) cost model: a prediction of how long a Schedule
+// takes, derived from the Schedule alone, plus the closed forms from the
+// literature to check it against.
+//
+// Model (Hockney; the form used by Thakur, Rabenseifner & Gropp,
+// "Optimization of Collective Communication Operations in MPICH", IJHPCA
+// 19(1), 2005, and by Patarasuk & Yuan, "Bandwidth optimal all-reduce
+// algorithms for clusters of workstations", JPDC 69(2), 2009):
+//   one message of m bytes costs  α + m·β
+//   reducing m bytes costs        m·γ        (recv_reduce and reduce ops)
+//   copying m bytes locally costs m·δ        (copy ops; δ = 0 in the papers,
+//                                             calibrate measures it because
+//                                             on one machine copies cost as
+//                                             much as messages)
+// Units: α in SECONDS per message, β, γ, δ in SECONDS per BYTE (β = 1 /
+// bandwidth in bytes/s). Every time returned here is in seconds unless the
+// name says _us.
+//
+// One rank in one step: each rank has one port each way (full duplex, one
+// message at a time per direction), so
+//   cost = max(Σ over its sends (α + m·β), Σ over its recvs (α + m·β))
+//        + bytes reduced·γ + bytes copied·δ.
+// A step takes as long as its slowest rank.
+//   lockstep  total = Σ over steps of the step times (a barrier between steps);
+//   pipelined total = the critical path through the op dependencies when
+//                     ranks run free: rank r starts step s when it finished
+//                     step s-1 AND every peer it exchanges messages with in
+//                     step s has started step s (a message needs both ends).
+// Known limits (say them to learners): no contention between links, no
+// overlap of a reduction with the next segment's transfer, no cache effects,
+// no scheduler noise from oversubscribed cores.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/schedule.h"
+
+namespace microddp {
+
+struct CostParams {
+  std::string name = "custom";
+  double alpha = 0;  // s per message
+  double beta = 0;   // s per byte (1 / bandwidth)
+  double gamma = 0;  // s per byte reduced
+  double delta = 0;  // s per byte copied locally (0 = the literature's model)
+  // Optional second line for small messages (calibration found a break):
+  // messages of fewer than break_bytes bytes cost alpha_small + m·beta_small.
+  int64_t break_bytes = 0;
+  double alpha_small = 0, beta_small = 0;
+  // Shared-memory backends (threads): the receiver reduces straight out of
+  // the sender's buffer, in one pass, so a recv_reduce costs α + m·γ (no
+  // separate m·β). false = the papers' model: the bytes cross a link first.
+  bool fused_recv_reduce = false;
+  // CPU cores the ranks share (0 = one per rank, the papers' assumption).
+  // When ranks outnumber cores, a step takes at least
+  // Σ over ranks of their byte-proportional work (β, γ, δ terms) / cores.
+  int cores = 0;
+
+  double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
+  // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.
+  double n_half() const { return beta > 0 ? alpha / beta : 0.0; }
+  double alpha_for(double bytes) const { return bytes < break_bytes ? alpha_small : alpha; }
+  double beta_for(double bytes) const { return bytes < break_bytes ? beta_small : beta; }
+  double message_s(double bytes) const { return alpha_for(bytes) + bytes * beta_for(bytes); }
+};
+
+// Built-in what-if presets (classes, not measurements; γ = δ = 0, as in the
+// seed notes' formula):
+//   nvlink         1 µs,  600e9 B/s  (NVLink 4 class, the seed example)
+//   infiniband     2 µs,   25e9 B/s  (200 Gb/s HDR)
+//   pcie5          1.5 µs, 50e9 B/s  (PCIe 5.0 x16, ~63 GB/s raw per direction)
+//   ethernet-100g 10 µs, 12.5e9 B/s
+//   ethernet-10g  25 µs, 1.25e9 B/s
+const std::vector<CostParams>& cost_presets();
+// Throws UsageError naming the preset and listing the known ones.
+CostParams preset(const std::string& name);
+
+// The terms of a time, in seconds.
+struct CostTerms {
+  double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s + delta_s; }
+  CostTerms& operator+=(const CostTerms& o);
+};
+
+// What one rank does in one step, and what it costs.
+struct RankStepCost {
+  int sends = 0, recvs = 0;
+  int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
+  CostTerms terms;
+};
+
+struct Prediction {
+  std::vector<std::vector<RankStepCost>> ranks;  // [step][rank]
+  std::vector<double> step_s;                    // [step]: the slowest rank's cost
+  std::vector<int> critical_rank;                // [step]: that rank
+  CostTerms lockstep;                            // Σ of the critical ranks' terms
+  double lockstep_s = 0;                         // = lockstep.total()
+  double pipelined_s = 0;                        // critical path, free-running
+  std::vector<std::vector<double>> finish_s;     // [step][rank]: pipelined finish times
+};
+
+// Predict a schedule. Sizes come from the schedule's spec (dtype size ×
+// elements). Never throws for a well-formed schedule.
+Prediction predict(const Schedule& s, const CostParams& p);
+
+// Per-step predicted times in MICROSECONDS (lockstep), one per step: what
+// chrome_trace_json's predicted_step_us and the app attach to each step.
+std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p);
+
+// The closed form from the literature for spec's collective and algorithm,
+// in the same model (δ is left out: the papers do not count local copies).
+// Exact against predict() for power-of-two n and counts that split evenly;
+// otherwise within one element per message and step. Returns nullopt when
+// there is none (gather and scatter through the binary "tree", whose
+// message sizes are subtree sizes).
+//   all_reduce ring             2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ   (P&Y 2009; k = segments)
+//   all_reduce ring_unchunked   (n-1)(α + S·β + S·γ)                     (the seed notes' ring)
+//   all_reduce naive            (n-1)(2α + 2S·β + S·γ)                   (reduce to root, then send back)
+//   all_reduce tree             Σ_levels c_L(2α + 2S·β + S·γ)            (binary tree; c_L = children per parent, 1 or 2)
+//   all_reduce recursive_doubling  lg p·(α + S·β + S·γ)                  (Thakur et al. 2005)
+//   all_reduce halving_doubling    2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ (Rabenseifner; Thakur et al. 2005)
+//     (p = largest power of two <= n; otherwise + (2α + 2S·β + S·γ) for the fold and unfold)
+//   broadcast / reduce: naive (n-1)(α+S·β[+S·γ]); tree Σ c_L(α+S·β[+S·γ]); binomial ⌈lg n⌉(α+S·β[+S·γ])
+//   gather / scatter: naive (n-1)(α + S·β); binomial ⌈lg n⌉α + (n-1)S·β  (S = one block)
+//   all_gather: naive (n-1)(2α + S·β + n·S·β); ring (n-1)(α + S·β); recursive_doubling lg n·α + (n-1)S·β
+//   reduce_scatter: naive (n-1)(2α + n·S·β + n·S·γ + S·β); ring (n-1)(α + S·β + S·γ);
+//                   halving_doubling lg n·α + (n-1)S·(β + γ)     (S = one output block)
+//   all_to_all naive (pairwise exchange): (n-1)(α + S·β)
+//   barrier: naive 2(n-1)α; tree Σ 2c_L·α; dissemination ⌈lg n⌉α
+// S is in bytes: count × dtype size.
+std::optional<CostTerms> closed_form(const CollectiveSpec& spec, const CostParams& p);
+// The formula above as text (for `microddp predict`); "" when none.
+std::string closed_form_text(const CollectiveSpec& spec);
+
+// nccl-tests bus bandwidth factor (DESIGN.md): all_reduce 2(n-1)/n;
+// all_gather, reduce_scatter, gather, scatter, all_to_all (n-1)/n;
+// broadcast, reduce 1; barrier 0.
+double busbw_factor(Collective c, int n);
+// Bytes nccl-tests calls the "size" of a call (the larger of one rank's
+// input and output buffer) for spec.
+int64_t bench_bytes(const CollectiveSpec& spec);
+
+}  // namespace microddp

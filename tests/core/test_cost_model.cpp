@@ -1,0 +1,208 @@
+// The cost model: schedule-derived predictions equal the literature's closed
+// forms; the seed notes' example; presets; calibration's least-squares fit.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "core/algorithms.h"
+#include "core/calibrate.h"
+#include "core/cost_model.h"
+
+using namespace microddp;
+
+namespace {
+CollectiveSpec spec(Collective c, const std::string& alg, int n, int64_t count, int segments = 1) {
+  CollectiveSpec s;
+  s.collective = c;
+  s.algorithm = alg;
+  s.world_size = n;
+  s.count = count;
+  s.segments = segments;
+  return s;
+}
+CostParams lit() {  // distinct powers of two so that terms cannot compensate each other
+  CostParams p;
+  p.alpha = 1.0 / 1024;
+  p.beta = 1.0 / (1 << 20);
+  p.gamma = 1.0 / (1 << 22);
+  return p;
+}
+}  // namespace
+
+TEST_SUITE("cost_model") {
+  TEST_CASE("seed example: ring all_reduce, 8 ranks, 1e9 bytes") {
+    CostParams nv = preset("nvlink"), ib = preset("infiniband");
+    CollectiveSpec s = spec(Collective::all_reduce, "ring", 8, 250'000'000);  // float32: 1e9 bytes
+    const double t_nv = closed_form(s, nv)->total(), t_ib = closed_form(s, ib)->total();
+    CHECK(t_nv == doctest::Approx(0.002933333).epsilon(1e-6));
+    CHECK(t_ib == doctest::Approx(0.070014).epsilon(1e-6));
+    CHECK(t_ib / t_nv == doctest::Approx(23.87).epsilon(1e-3));
+    CHECK(closed_form(s, nv)->alpha_s == doctest::Approx(14e-6));
+    // The schedule says the same.
+    const Schedule sch = make_schedule(s);
+    CHECK(predict(sch, nv).lockstep_s == doctest::Approx(t_nv).epsilon(1e-12));
+    CHECK(predict(sch, ib).lockstep_s == doctest::Approx(t_ib).epsilon(1e-12));
+  }
+
+  TEST_CASE("schedule-derived prediction equals the closed form (power-of-two n, even chunks)") {
+    const CostParams p = lit();
+    int checked = 0;
+    for (Collective c : all_collectives())
+      for (const auto& alg : algorithms_for(c))
+        for (int n : {1, 2, 4, 8, 16}) {
+          CollectiveSpec s = spec(c, alg, n, 64 * 16);
+          const auto cf = closed_form(s, p);
+          if (!cf) continue;
+          CAPTURE(name(c));
+          CAPTURE(alg);
+          CAPTURE(n);
+          const Prediction pr = predict(make_schedule(s), p);
+          CHECK(pr.lockstep_s == doctest::Approx(cf->total()).epsilon(1e-12));
+          CHECK(pr.lockstep.alpha_s == doctest::Approx(cf->alpha_s).epsilon(1e-12));
+          CHECK(pr.lockstep.beta_s == doctest::Approx(cf->beta_s).epsilon(1e-12));
+          CHECK(pr.lockstep.gamma_s == doctest::Approx(cf->gamma_s).epsilon(1e-12));
+          CHECK(pr.pipelined_s <= pr.lockstep_s + 1e-12);
+          ++checked;
+        }
+    CHECK(checked >= 100);
+  }
+
+  TEST_CASE("segmented ring: k messages per step") {
+    const CostParams p = lit();
+    CollectiveSpec s = spec(Collective::all_reduce, "ring", 4, 4 * 4 * 8, 4);
+    CHECK(predict(make_schedule(s), p).lockstep_s == doctest::Approx(closed_form(s, p)->total()).epsilon(1e-12));
+    CHECK(closed_form(s, p)->alpha_s == doctest::Approx(2 * 3 * 4 * p.alpha));
+  }
+
+  TEST_CASE("uneven chunks and non-power-of-two n: within one element per message and step") {
+    const CostParams p = lit();
+    for (Collective c : all_collectives())
+      for (const auto& alg : algorithms_for(c))
+        for (int n : {3, 5, 6, 7}) {
+          CollectiveSpec s = spec(c, alg, n, 37);
+          const auto cf = closed_form(s, p);
+          if (!cf) continue;
+          CAPTURE(name(c));
+          CAPTURE(alg);
+          CAPTURE(n);
+          const Schedule sch = make_schedule(s);
+          const double elem = 4 * (p.beta + p.gamma);
+          const double slack = elem * 2 * sch.num_steps();
+          CHECK(std::abs(predict(sch, p).lockstep_s - cf->total()) <= slack + 1e-12);
+        }
+  }
+
+  TEST_CASE("per-step prediction: ring all_reduce n=4, 1024 floats") {
+    CostParams p;
+    p.alpha = 1e-6;
+    p.beta = 1e-9;
+    p.gamma = 0.5e-9;
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 4, 1024));
+    const auto us = predicted_step_us(s, p);
+    REQUIRE(us.size() == 6);
+    // scatter-reduce: α + 1024 B·β + 1024 B·γ; all-gather: α + 1024 B·β
+    CHECK(us[0] == doctest::Approx(1.0 + 1.024 + 0.512));
+    CHECK(us[2] == doctest::Approx(1.0 + 1.024 + 0.512));
+    CHECK(us[3] == doctest::Approx(1.0 + 1.024));
+    CHECK(us[5] == doctest::Approx(1.0 + 1.024));
+    const Prediction pr = predict(s, p);
+    CHECK(pr.ranks[0][0].sends == 1);
+    CHECK(pr.ranks[0][0].bytes_sent == 1024);
+    CHECK(pr.ranks[0][0].bytes_reduced == 1024);
+    CHECK(pr.ranks[0][0].bytes_copied == 4096);  // input -> output before step 0 (δ = 0 here)
+  }
+
+  TEST_CASE("pipelined: the naive star's idle ranks do not add time") {
+    CostParams p;
+    p.alpha = 1e-6;
+    p.beta = 1e-9;
+    const Schedule s = make_schedule(spec(Collective::broadcast, "tree", 7, 256));
+    const Prediction pr = predict(s, p);
+    CHECK(pr.pipelined_s == doctest::Approx(pr.lockstep_s));
+    CHECK(pr.lockstep_s == doctest::Approx(2 * 2 * (1e-6 + 1024e-9)));
+  }
+
+  TEST_CASE("δ charges local copies") {
+    CostParams p;
+    p.delta = 1e-9;
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 2, 256));
+    CHECK(predict(s, p).lockstep_s == doctest::Approx(1024e-9));
+  }
+
+  TEST_CASE("small-message line below the break") {
+    CostParams p;
+    p.alpha = 10e-6;
+    p.beta = 1e-9;
+    p.break_bytes = 1000;
+    p.alpha_small = 1e-6;
+    p.beta_small = 2e-9;
+    CHECK(p.message_s(100) == doctest::Approx(1e-6 + 200e-9));
+    CHECK(p.message_s(1000) == doctest::Approx(10e-6 + 1000e-9));
+  }
+
+  TEST_CASE("presets and errors") {
+    CHECK(cost_presets().size() == 5);
+    CHECK(preset("infiniband").bandwidth() == doctest::Approx(25e9));
+    CHECK(preset("nvlink").n_half() == doctest::Approx(600e3));
+    CHECK_THROWS_WITH_AS(preset("token-ring"), doctest::Contains("token-ring"), UsageError);
+    CHECK(busbw_factor(Collective::all_reduce, 4) == doctest::Approx(1.5));
+    CHECK(busbw_factor(Collective::broadcast, 4) == 1.0);
+    CHECK(busbw_factor(Collective::all_gather, 4) == doctest::Approx(0.75));
+    CHECK(bench_bytes(spec(Collective::all_gather, "ring", 4, 10)) == 160);
+    CHECK(bench_bytes(spec(Collective::all_reduce, "ring", 4, 10)) == 40);
+  }
+
+  TEST_CASE("least squares recovers α and β from noisy synthetic data within 2%") {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> noise(0.0, 0.01);
+    const double alpha = 3e-6, beta = 1.0 / 8e9;
+    std::vector<FitPoint> pts;
+    for (int64_t b = 1; b <= (int64_t{64} << 20); b *= 2)
+      pts.push_back({b, (alpha + b * beta) * (1 + noise(rng))});
+    const LineFit f = fit_line(pts);
+    CHECK(f.alpha == doctest::Approx(alpha).epsilon(0.02));
+    CHECK(f.beta == doctest::Approx(beta).epsilon(0.02));
+    // Two regimes: a line that does not fit is split, and the break is found.
+    std::vector<FitPoint> two;
+    for (int64_t b = 1; b <= (int64_t{64} << 20); b *= 2) {
+      const double t = b < 65536 ? 1e-6 + b * 1e-10 : 20e-6 + b * 2e-10;
+      two.push_back({b, t * (1 + noise(rng))});
+    }
+    const CalibrationFit cf = fit_message_times(two);
+    CHECK(cf.break_bytes == 65536);
+    CHECK(cf.large.alpha == doctest::Approx(20e-6).epsilon(0.02));
+    CHECK(cf.large.beta == doctest::Approx(2e-10).epsilon(0.02));
+    CHECK(cf.small.alpha == doctest::Approx(1e-6).epsilon(0.02));
+  }
+
+  TEST_CASE("profile JSON round trip and errors") {
+    CostParams p;
+    p.name = "threads";
+    p.alpha = 2e-6;
+    p.beta = 1e-10;
+    p.gamma = 3e-10;
+    p.delta = 4e-11;
+    p.break_bytes = 4096;
+    p.alpha_small = 1e-6;
+    p.beta_small = 5e-10;
+    const std::string path = "cost_model_test_profile.json";
+    write_profile(path, p, {});
+    const CostParams q = load_profile(path);
+    CHECK(q.alpha == p.alpha);
+    CHECK(q.beta == p.beta);
+    CHECK(q.gamma == p.gamma);
+    CHECK(q.delta == p.delta);
+    CHECK(q.break_bytes == 4096);
+    CHECK(q.alpha_small == p.alpha_small);
+    {
+      std::ofstream f(path);
+      f << "{ not json";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(path), UsageError);
+    CHECK_THROWS_WITH_AS(load_profile("no/such/profile.json"), doctest::Contains("no/such/profile.json"),
+                         UsageError);
+    std::remove(path.c_str());
+  }
+}
