@@ -2,7 +2,9 @@
 // (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
 // "X" complete events with ts/dur in microseconds, "s"/"f" flow events
 // binding a send to its recv, "C" counters, "M" metadata for names.
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/rank_program.h"
 #include "core/trace.h"
@@ -35,7 +37,7 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
     ev.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r}, {"args", {{"name", "rank " + std::to_string(r)}}}});
     ev.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
     for (int k = 0; k < 4; ++k)
-      ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", k}, {"args", {{"name", track_name(k)}}}});
+      ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", k * 100}, {"args", {{"name", track_name(k)}}}});
   }
   for (int st = 0; st < static_cast<int>(t.steps.size()); ++st)
     for (int r = 0; r < n; ++r) {
@@ -43,16 +45,43 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
       json args = {{"step", st}, {"phase", s.phases[s.steps[st].phase].name}, {"mode", std::string(name(t.mode))}};
       if (st < static_cast<int>(predicted_step_us.size())) args["predicted_us"] = predicted_step_us[st];
       ev.push_back({{"ph", "X"}, {"name", "step " + std::to_string(st) + " (" + s.phases[s.steps[st].phase].name + ")"}, {"cat", "step"},
-                    {"pid", r}, {"tid", kStep}, {"ts", us(rec.begin_ns)},
+                    {"pid", r}, {"tid", kStep * 100}, {"ts", us(rec.begin_ns)},
                     {"dur", us(std::max<int64_t>(rec.end_ns - rec.begin_ns, 0))}, {"args", args}});
     }
+  // Ops in flight at the same time (segments, a root talking to several
+  // children) would overlap on one track, and Perfetto needs the slices of a
+  // track to nest: give each overlapping one its own lane (greedy interval
+  // colouring), track id = kind * 100 + lane.
+  std::vector<std::vector<int>> tid(n);
+  for (int r = 0; r < n; ++r) {
+    const auto& evs = t.events[r];
+    tid[r].assign(evs.size(), 0);
+    std::vector<size_t> order(evs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return evs[a].begin_ns < evs[b].begin_ns; });
+    std::map<int, std::vector<int64_t>> lane_end;  // per kind track: end of each lane's last slice
+    std::set<int> named;
+    for (size_t i : order) {
+      const int tr = track_of(evs[i].kind);
+      auto& lanes = lane_end[tr];
+      size_t lane = 0;
+      while (lane < lanes.size() && lanes[lane] > evs[i].begin_ns) ++lane;
+      if (lane == lanes.size()) lanes.push_back(0);
+      lanes[lane] = std::max(evs[i].end_ns, evs[i].begin_ns);
+      tid[r][i] = tr * 100 + static_cast<int>(lane);
+      if (lane > 0 && named.insert(tid[r][i]).second)
+        ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", tid[r][i]},
+                      {"args", {{"name", std::string(track_name(tr)) + " " + std::to_string(lane + 1)}}}});
+    }
+  }
   // Flows need the message ids: recompute the plan (cheap, schedule-sized).
   const MessagePlan plan = plan_messages(s);
   int64_t sent = 0;
   std::vector<int64_t> sent_r(n, 0), recv_r(n, 0);
   for (int r = 0; r < n; ++r)
-    for (const Event& e : t.events[r]) {
-      const int tr = track_of(e.kind);
+    for (size_t ei = 0; ei < t.events[r].size(); ++ei) {
+      const Event& e = t.events[r][ei];
+      const int tr = tid[r][ei];
       std::string nm = std::string(name(e.kind));
       if (e.kind == OpKind::send) nm += " → r" + std::to_string(e.peer);
       if (e.kind == OpKind::recv || e.kind == OpKind::recv_reduce) nm += " ← r" + std::to_string(e.peer);

@@ -3,7 +3,9 @@
 //
 // Units: every length here is in ELEMENTS of the given dtype, never bytes.
 // Pointers need no particular alignment. Zero elements is legal and touches
-// nothing.
+// nothing (null pointers are then fine). Misuse (a dtype / op outside the
+// enums, a negative count, null pointers with elements, dst and src that
+// overlap without being equal) throws std::invalid_argument naming it.
 //
 // Numeric rules (shared with kernels/cuda and asserted by tests):
 //  - float16 / bfloat16 are stored as IEEE binary16 / bfloat16 bit patterns
@@ -11,6 +13,9 @@
 //    once, and rounds once to the dtype (round to nearest even), as NCCL does.
 //  - min / max propagate NaN: if either operand is NaN the result is NaN
 //    (the first NaN operand, dst before src, so the bits are deterministic).
+//    Equal operands (including +0 vs -0) keep dst.
+//  - NaN through float16 / bfloat16 conversions: the quiet bit is set and the
+//    top payload bits are kept (as x86 F16C does), e.g. half 0x7C01 -> 0x7E01.
 //  - int32 / int64 sum and prod wrap in two's complement (computed through
 //    the unsigned type, so there is no undefined behaviour).
 //  - avg on floating types: each contribution is multiplied by 1/n before it
