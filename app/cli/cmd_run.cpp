@@ -7,6 +7,10 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "core/backend_cuda.h"
+#include "core/backend_mpi.h"
+#include "core/calibrate.h"
+#include "core/cost_model.h"
 #include "core/data.h"
 #include "core/printer.h"
 #include "core/reference.h"
@@ -18,6 +22,7 @@ struct Args {
   RunArgs run;
   bool steps = false, json = false;
   std::string trace_file;
+  ParamChoice params;
 };
 
 std::string json_outputs(const Schedule& s, const RankData& outputs) {
@@ -46,15 +51,28 @@ std::string json_ints(const std::vector<int64_t>& v) {
 
 int run(const Args& a) {
   PreparedRun p = prepare_run(a.run);
-  if (a.run.backend != "threads") {
-    if (a.run.backend == "mpi") throw UsageError("this build has no MPI backend wired into `run` yet");
-    if (a.run.backend == "cuda" || a.run.backend == "nccl")
-      throw UsageError(fmt::format("--backend {}: no CUDA device was found (this machine has no GPU)", a.run.backend));
-    throw UsageError(fmt::format("unknown backend '{}' (expected one of: threads, mpi, cuda, nccl)", a.run.backend));
-  }
   RunOptions opt;
   opt.mode = p.mode;
-  const RunResult res = run_threads(p.schedule, p.inputs, opt);
+  RunResult res;
+  if (a.run.backend == "threads") {
+    res = run_threads(p.schedule, p.inputs, opt);
+  } else if (a.run.backend == "mpi") {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+    mpi_init_once();
+    res = run_mpi(p.schedule, p.inputs, opt);
+    if (mpi_rank() != 0) return 0;  // rank 0 prints for everyone
+#else
+    throw UsageError("--backend mpi: this build has no MPI backend (install libopenmpi-dev and rebuild)");
+#endif
+  } else if (a.run.backend == "cuda" || a.run.backend == "nccl") {
+    res = run_cuda(p.schedule, p.inputs, opt, a.run.backend == "nccl");
+  } else {
+    throw UsageError(fmt::format("unknown backend '{}' (expected one of: threads, mpi, cuda, nccl)", a.run.backend));
+  }
+  // The alpha-beta prediction beside the measurement, when parameters are
+  // known (--preset, --profile, --alpha/--bandwidth, or a calibrated profile).
+  std::vector<double> predicted;
+  if (const auto params = resolve_params(a.params)) predicted = predicted_step_us(p.schedule, *params);
   const RankData want = reference_outputs(p.spec, p.inputs);
   std::string why;
   const bool ok = outputs_match(p.spec, p.inputs, res.outputs, want, &why);
@@ -62,21 +80,26 @@ int run(const Args& a) {
   if (!a.trace_file.empty()) {
     std::ofstream f(a.trace_file);
     if (!f) throw UsageError(fmt::format("cannot write trace file '{}'", a.trace_file));
-    f << chrome_trace_json(p.schedule, res.trace);
+    f << chrome_trace_json(p.schedule, res.trace, predicted);
   }
   if (a.json) {
     fmt::print(
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
         "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
         "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
-        "\"ok\": {}{}}}\n",
+        "\"ok\": {}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
         sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
         res.trace.total_ns / 1000.0, ok ? "true" : "false",
+        predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", [&] {
+          double t = 0;
+          for (double x : predicted) t += x;
+          return t;
+        }()),
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why));
   } else if (a.steps) {
-    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res));
+    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
   } else {
@@ -99,6 +122,11 @@ Command reg(10, [](CLI::App& app) {
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
   sub->add_flag("--json", a.json, "print one JSON object");
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
+  sub->add_option("--preset", a.params.preset, "predict with a preset: nvlink infiniband pcie5 ethernet-100g ethernet-10g");
+  sub->add_option("--profile", a.params.profile, "predict with a calibrated profile (default: the one `calibrate` wrote)");
+  sub->add_option("--alpha", a.params.alpha, "predict with this latency (seconds per message)");
+  sub->add_option("--bandwidth", a.params.bandwidth, "predict with this bandwidth (bytes per second)");
+  sub->add_option("--gamma", a.params.gamma, "predict with this reduction cost (seconds per byte)");
   return std::function<int()>([] { return run(a); });
 });
 

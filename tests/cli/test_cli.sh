@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# microddp run as a user types it: the seed example's exact output, JSON
+# fields, and bad input -> exit 2 with one "error:" line naming the value.
+set -u
+BIN="$1"
+fail=0; passed=0
+expect() {  # expect <exit code> <substring of stdout+stderr> -- args...
+  local code="$1" want="$2"; shift 3
+  local out rc
+  out=$("$BIN" "$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$want" <<<"$out"; then
+    echo "FAIL: microddp $* -> exit $rc (wanted $code), output:"; echo "$out" | head -5
+    echo "      wanted to see: $want"; fail=$((fail + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+SEED=(run --collective all_reduce --algorithm ring_unchunked --ranks 3 --data "1,2,3;4,5,6;7,8,9")
+expect 0 "R0  output [0, 0, 0]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]" -- "${SEED[@]}" --steps
+expect 0 "R0  output [12, 15, 18]" -- "${SEED[@]}" --steps
+expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}"
+expect 0 '"outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]], "bytes_sent": [24, 24, 24]' -- "${SEED[@]}" --json
+expect 0 '"steps": 2' -- "${SEED[@]}" --json
+expect 0 '"ok": true' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
+expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
+expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
+expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json
+expect 0 '"ok": true' -- run -c reduce_scatter -a halving_doubling -n 6 --count 5 --dtype bfloat16 --op avg --fill random:3 --json
+# bad input: exit 2, one error line naming the value
+expect 2 "error: unknown algorithm 'rign' for all_reduce" -- run -c all_reduce -a rign -n 3
+expect 2 "error: unknown collective 'allreduce'" -- run -c allreduce -n 3
+expect 2 "error: unknown dtype 'float8'" -- run --dtype float8
+expect 2 "error: unknown reduce op 'mean'" -- run --op mean
+expect 2 "error: --ranks must be >= 1, got 0" -- run -n 0
+expect 2 "error: root 3 is out of range for world size 3" -- run -c broadcast -a tree -n 3 --root 3
+expect 2 "error: --data has 2 rows" -- run -n 3 --data "1;2"
+expect 2 "error: rank 1 has 2 values but all_reduce" -- run -n 3 --data "1,2,3;4,5;7,8,9"
+expect 2 "error: counts has 2 entries but the world size is 3" -- run -c gather -a naive -n 3 --counts 1,2
+expect 2 "value 3000000000 does not fit int32" -- run -n 2 --dtype int32 --data "3000000000;1"
+expect 2 "is not a number" -- run -n 2 --data "1,x;1,2"
+expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
+expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
+expect 2 "error: unknown mode 'async'" -- run --mode async
+expect 2 "error: segments = 2 needs the chunked ring" -- run -a tree --segments 2
+expect 2 "error: --counts is only for gather" -- run -c all_reduce --counts 1,2,3
+expect 2 "error: cannot write trace file" -- "${SEED[@]}" --trace /nonexistent/dir/t.json
+expect 2 "error: " -- "${SEED[@]}" --backend cuda
+expect 2 "error: unknown backend 'gloo'" -- "${SEED[@]}" --backend gloo
+echo "$passed passed, $fail failed"
+[ "$fail" -eq 0 ]
