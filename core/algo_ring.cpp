@@ -7,7 +7,8 @@
 // All-gather: n-1 more steps circulate the reduced chunks. Each rank sends
 // 2(n-1)/n of the vector in 2(n-1) steps.
 //
-// With segments k > 1 each chunk moves as k segments inside its step; the
+// With segments k = 1 the arriving chunk is reduced in place as it arrives
+// (recv-reduce). With segments k > 1 each chunk moves as k segments inside its step; the
 // arriving segments are staged alternately in two buffers (send_buff /
 // recv_buff, exchanged by an explicit swap) so that segment j+1 can arrive
 // while segment j is being reduced: double buffering.
@@ -40,17 +41,20 @@ void scatter_reduce_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int sh
   const int n = b.spec().world_size;
   int64_t maxseg = 0;
   for (int c = 0; c < n; ++c) maxseg = std::max(maxseg, even_chunks(ch.len(c), k)[1]);
-  b.need(-1, Buf::recv_buff, maxseg);
-  if (k > 1) b.need(-1, Buf::send_buff, maxseg);
+  if (k > 1) {
+    b.need(-1, Buf::recv_buff, maxseg);
+    b.need(-1, Buf::send_buff, maxseg);
+  }
   for (int s = 0; s < n - 1; ++s) {
     b.step("scatter-reduce");
     for (int r = 0; r < n; ++r) {
       const int right = mod(r + 1, n), left = mod(r - 1, n);
       const int cs = mod(r - s + shift - 1, n), cr = mod(r - s + shift - 2, n);
       if (k == 1) {
+        // One pass: the arriving chunk is reduced straight into place as it
+        // is read (NCCL's recvReduce), no staging copy.
         b.send(r, right, {work, ch.off[cs]}, ch.len(cs), cs);
-        b.recv(r, left, {Buf::recv_buff, 0}, ch.len(cr), cr);
-        b.reduce(r, {Buf::recv_buff, 0}, {work, ch.off[cr]}, ch.len(cr), cr);
+        b.recv_reduce(r, left, {work, ch.off[cr]}, ch.len(cr), cr);
         continue;
       }
       for (int j = 0; j < k; ++j) {

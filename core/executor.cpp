@@ -174,7 +174,9 @@ struct SteppedRun::Impl {
   RunOptions opt;
   int n;
   MessagePlan plan;
-  std::vector<RankMemory> mem;
+  std::vector<RankMemory> mem;               // [rank]: buffer set 0
+  std::vector<std::vector<RankMemory>> extra;  // [set-1][rank]: rotation sets
+  std::vector<std::vector<std::unique_ptr<RankProgram>>> extra_programs;  // [set-1][rank]
   std::atomic<bool> abort{false};
   std::unique_ptr<ThreadsTransport> transport;
   Trace trace;
@@ -185,6 +187,7 @@ struct SteppedRun::Impl {
   // Stepping gate: ranks run step k only when allowed > k.
   std::atomic<int> allowed{INT32_MAX};
   std::atomic<int> done_ranks{0};  // ranks that finished the current gated step (summed)
+  int64_t iter_start = 0;          // written by the barrier's completion, read by the next one
   bool joined = false;
   int steps_done = 0;
 
@@ -249,30 +252,50 @@ struct SteppedRun::Impl {
       programs.push_back(std::make_unique<RankProgram>(s, plan, r, mem[r], *transport, opt, &trace));
       if (small) programs[r]->snapshot(trace.initial[r]);
     }
+    for (int k = 1; k < std::max(1, opt.buffer_sets); ++k) {
+      extra.push_back(mem);  // same inputs, fresh memory
+      extra_programs.emplace_back();
+      for (int r = 0; r < n; ++r)
+        extra_programs.back().push_back(
+            std::make_unique<RankProgram>(s, plan, r, extra.back()[r], *transport, opt, &trace));
+    }
+    trace.iteration_ns.assign(std::max(1, opt.iterations), 0);
     for (int r = 0; r < n; ++r) threads.emplace_back([this, r] { body(r); });
   }
 
   void body(int r) {
     try {
+      const int sets = std::max(1, opt.buffer_sets);
       for (int it = 0; it < std::max(1, opt.iterations); ++it) {
+        RankProgram& prog = it % sets == 0 ? *programs[r] : *extra_programs[it % sets - 1][r];
         transport->set_generation(r, static_cast<uint32_t>(it));
-        programs[r]->reset_views();
+        prog.reset_views();
+        if (opt.iterations > 1) transport->barrier(r, [&] { iter_start = transport->now_ns(); });
         for (int st = 0; st < s.num_steps(); ++st) {
-          wait_until([&] { return allowed.load(std::memory_order_acquire) > st; }, abort, [] { return std::string("the next Step"); }, r);
-          programs[r]->run_step(st);
+          // The Step gate blocks without a timeout: a class may pause for
+          // as long as it likes between two steps.
+          for (int cur = allowed.load(std::memory_order_acquire); cur <= st;
+               cur = allowed.load(std::memory_order_acquire)) {
+            if (abort.load()) throw Aborted{};
+            allowed.wait(cur, std::memory_order_acquire);
+          }
+          prog.run_step(st);
           if (opt.mode == Mode::lockstep)
             transport->barrier(r, [&] {
               if (opt.on_step) opt.on_step(st);
             });
           done_ranks.fetch_add(1, std::memory_order_acq_rel);
         }
-        transport->barrier(r);  // message slots are reused by the next iteration
+        // message slots are reused by the next iteration
+        transport->barrier(r, [&] { trace.iteration_ns[it] = transport->now_ns() - iter_start; });
       }
     } catch (const Aborted&) {
     } catch (...) {
       std::lock_guard<std::mutex> lk(error_mu);
       if (!error) error = std::current_exception();
       abort.store(true);
+      allowed.store(INT32_MAX);  // wake ranks parked at the Step gate; they see abort
+      allowed.notify_all();
     }
   }
 
@@ -320,6 +343,7 @@ struct SteppedRun::Impl {
     if (!joined) {
       abort.store(true);
       allowed.store(INT32_MAX);
+      allowed.notify_all();
       for (auto& t : threads) t.join();
     }
   }
@@ -339,6 +363,7 @@ void SteppedRun::step() {
   if (finished()) return;
   const int k = impl_->steps_done;
   impl_->allowed.store(k + 1, std::memory_order_release);
+  impl_->allowed.notify_all();
   const int want = impl_->n * (k + 1);
   wait_until([&] { return impl_->done_ranks.load(std::memory_order_acquire) >= want || impl_->abort.load(); },
              impl_->abort, [] { return std::string("the ranks to finish a step"); }, -1);
@@ -347,6 +372,7 @@ void SteppedRun::step() {
 }
 RunResult SteppedRun::finish() {
   impl_->allowed.store(INT32_MAX, std::memory_order_release);
+  impl_->allowed.notify_all();
   impl_->steps_done = impl_->s.num_steps();
   return impl_->result();
 }

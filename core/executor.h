@@ -37,6 +37,10 @@ struct RunOptions {
   int64_t snapshot_limit = 64;      // keep buffers when a rank has <= this many elements in all
   const DelayHook* delay = nullptr; // test only
   int iterations = 1;               // repeat the whole schedule (bench); trace keeps the last
+  // Buffer rotation (the OSU caveat: reusing one buffer flatters on-node
+  // results): iteration i runs on buffer set i mod buffer_sets, each set a
+  // full copy of every rank's buffers holding the same inputs.
+  int buffer_sets = 1;
   // Called after every step with the step index, before the next one starts
   // (lockstep only; used by the app's live Step button and by lessons).
   std::function<void(int)> on_step;

@@ -56,6 +56,9 @@ struct Trace {
   std::vector<RankStepRecord> initial;        // [rank] buffers before step 0
   std::vector<int64_t> bytes_sent, bytes_received;  // per rank
   bool snapshots = false;                     // true when buffers were recorded
+  // Wall time of each iteration (RunOptions::iterations), from the barrier
+  // that starts it to the barrier that ends it, in ns.
+  std::vector<int64_t> iteration_ns;
 
   // Measured time of step s: the slowest rank's (end - begin).
   int64_t step_ns(int s) const;

@@ -72,11 +72,15 @@ TEST_SUITE("checker") {
     CHECK_THROWS_WITH_AS(check_schedule(sb),
                          doctest::Contains("while a send from those elements is still in flight"), ScheduleError);
 
-    // Drop the last reduce of rank 1 in the chunked ring: its chunk misses a contributor.
+    // Turn rank 1's recv-reduce in step 1 into a plain recv: the chunk it
+    // overwrites loses rank 1's own contribution.
     Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 3, 3));
     auto& ops = s.steps[1].ranks[1];
-    ops.erase(std::find_if(ops.begin(), ops.end(), [](const Op& o) { return o.kind == OpKind::reduce; }));
-    CHECK_THROWS_WITH_AS(check_schedule(s), doctest::Contains("holds {r1[2]} but should hold {r0[2], r1[2], r2[2]}"), ScheduleError);
+    auto rr = std::find_if(ops.begin(), ops.end(), [](const Op& o) { return o.kind == OpKind::recv_reduce; });
+    REQUIRE(rr != ops.end());
+    rr->kind = OpKind::recv;
+    CHECK_THROWS_WITH_AS(check_schedule(s), doctest::Contains("holds {r0[2], r2[2]} but should hold {r0[2], r1[2], r2[2]}"),
+                         ScheduleError);
 
     // Remove a recv: the matching send is never received.
     Schedule t = make_schedule(spec(Collective::broadcast, "naive", 3, 4));
