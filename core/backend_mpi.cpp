@@ -11,6 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <malloc.h>
+#include <functional>
+#include <memory>
 #include <thread>
 #include <type_traits>
 
@@ -48,9 +52,11 @@ constexpr int64_t kPiece = int64_t{1} << 30;
 
 // Polls until every request completed. Spinning on MPI_Test keeps Open MPI's
 // shared-memory pipeline moving (large messages need progress calls from
-// both sides); when the ranks outnumber the cores, each poll yields so the
-// rank being waited for gets a core. A rank gone quiet for a long time is
-// polled gently. Past the deadline: abort the job, naming what we waited for.
+// both sides), so a rank with a core of its own spins. When the ranks
+// outnumber the cores, a spinning rank would only steal the core of the rank
+// it waits for: after a few yields it sleeps between polls instead. A rank
+// gone quiet for long is polled gently. Past the deadline: abort the job,
+// naming what we waited for.
 template <typename What>
 void wait_reqs(MPI_Request* reqs, int count, double timeout_s, What what) {
   if (count == 0) return;
@@ -60,13 +66,14 @@ void wait_reqs(MPI_Request* reqs, int count, double timeout_s, What what) {
     int flag = 0;
     MPI_Testall(count, reqs, &flag, MPI_STATUSES_IGNORE);
     if (flag) return;
-    if ((i & 63) == 63) {
+    if (g_oversubscribed) {
+      if (i < 16) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    if ((i & 63) == 63 || g_oversubscribed) {
       const int64_t now = clock_ns();
       if (now > deadline) abort_job(what());
       if (now - start > 200'000'000) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      else if (g_oversubscribed) std::this_thread::yield();
-    } else if (g_oversubscribed) {
-      std::this_thread::yield();
     }
   }
 }
@@ -99,6 +106,19 @@ void recv_wait(void* data, int64_t bytes, int peer, int tag, double timeout, Wha
   wait_reqs(r.data(), static_cast<int>(r.size()), timeout, what);
 }
 
+// "rank 2" or "ranks 1, 3" for the requests (of ranks 1..n-1) still pending.
+std::string pending_ranks(std::vector<MPI_Request>& reqs) {
+  std::vector<int> missing;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    int flag = 0;
+    MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE);
+    if (!flag) missing.push_back(static_cast<int>(i) + 1);
+  }
+  std::string list;
+  for (int r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  return (missing.size() == 1 ? "rank " : "ranks ") + list;
+}
+
 // Ranks other than 0 wait longer than rank 0 so that, when a rank is
 // missing, rank 0 (which knows who) is the one to report it.
 double follower_timeout() { return mpi_timeout() * 1.5 + 1.0; }
@@ -112,7 +132,7 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h = 1469598103934665603ull) {
 // ---- agreement: every rank describes its call; rank 0 judges ----
 struct Header {
   int32_t kind;  // 1 = run_mpi, 2 = run_mpi_library
-  int32_t collective, dtype, op, root, in_place, segments, world_size, mode, iterations, record, on_step, inputs_ok;
+  int32_t collective, dtype, op, root, in_place, segments, world_size, mode, iterations, record, inputs_ok;
   int32_t pad = 0;
   int64_t count, total, snapshot_limit, num_steps;
   uint64_t counts_hash, algo_hash;
@@ -122,7 +142,7 @@ static_assert(std::is_trivially_copyable_v<Header>);
 
 struct Verdict {
   int32_t bad_rank;  // -1: all agree
-  int32_t pad = 0;
+  int32_t sync_clocks = 1;  // run_mpi: measure the clocks again (rank 0 decides)
   Header first, bad;
 };
 
@@ -149,7 +169,6 @@ Header make_header(int kind, const CollectiveSpec& sp, const RunOptions* opt, in
     h.mode = static_cast<int32_t>(opt->mode);
     h.iterations = opt->iterations;
     h.record = opt->record;
-    h.on_step = static_cast<bool>(opt->on_step);
     h.snapshot_limit = opt->snapshot_limit;
   }
   return h;
@@ -185,14 +204,27 @@ std::string difference(const Header& a, const Header& b, int rank_b) {
   if (a.record != b.record) return say("record", std::to_string(a.record), std::to_string(b.record));
   if (a.snapshot_limit != b.snapshot_limit)
     return say("snapshot limit", std::to_string(a.snapshot_limit), std::to_string(b.snapshot_limit));
-  if (a.on_step != b.on_step) return say("an on_step callback", a.on_step ? "set" : "unset", b.on_step ? "set" : "unset");
   if (!b.inputs_ok) return fmt::format("rank {} was given inputs of the wrong shape", rank_b);
   return "";
 }
 
 // Throws the same UsageError on every rank when the ranks disagree. Aborts
 // the job when a rank never arrives.
-void agree(const Header& mine) {
+// my_problem: this rank's own complaint (its inputs), thrown here instead of
+// the general verdict.
+// Rank 0's memory of the last clock alignment: on one machine the offsets
+// are exactly 0 for good; otherwise they are measured again when older than
+// kResyncNs (clocks drift by some ppm).
+bool g_clocks_known = false, g_clocks_shared = false;
+int64_t g_clocks_at = 0;
+constexpr int64_t kResyncNs = 10'000'000'000;
+bool force_pingpong();
+bool clocks_need_sync() {
+  return !g_clocks_known || force_pingpong() || (!g_clocks_shared && clock_ns() - g_clocks_at > kResyncNs);
+}
+
+// Returns whether run_mpi must align the clocks (the same answer on every rank).
+bool agree(const Header& mine, const std::string& my_problem = "") {
   int me, n;
   MPI_Comm_rank(g_comm, &me);
   MPI_Comm_size(g_comm, &n);
@@ -204,18 +236,13 @@ void agree(const Header& mine) {
     std::vector<MPI_Request> reqs(n - 1);
     for (int r = 1; r < n; ++r) MPI_Irecv(&all[r], sizeof(Header), MPI_BYTE, r, kTagHeader, g_comm, &reqs[r - 1]);
     wait_reqs(reqs.data(), n - 1, mpi_timeout(), [&] {
-      std::string missing;
-      for (int r = 1; r < n; ++r) {
-        int flag = 0;
-        MPI_Test(&reqs[r - 1], &flag, MPI_STATUS_IGNORE);
-        if (!flag) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      }
-      return fmt::format("rank 0 waited {} s for rank {} to join the collective ({} dead, hung, or running something "
-                         "else)",
-                         mpi_timeout(), missing, missing.find(',') == std::string::npos ? "it is" : "they are");
+      const std::string missing = pending_ranks(reqs);
+      return fmt::format("rank 0 waited {} s for {} to join the collective (dead, hung, or running something else)",
+                         mpi_timeout(), missing);
     });
     v.first = mine;
     v.bad = mine;
+    v.sync_clocks = clocks_need_sync();
     if (!mine.inputs_ok) v.bad_rank = 0;
     for (int r = 1; r < n && v.bad_rank < 0; ++r)
       if (!difference(mine, all[r], r).empty()) {
@@ -233,66 +260,104 @@ void agree(const Header& mine) {
                          follower_timeout());
     });
   }
-  if (v.bad_rank == 0) throw UsageError("rank 0 was given inputs of the wrong shape");
+  if (v.bad_rank >= 0 && !my_problem.empty()) throw UsageError(my_problem);
+  if (v.bad_rank == 0) throw UsageError("mpi backend: ranks disagree: rank 0 was given inputs of the wrong shape");
   if (v.bad_rank > 0) throw UsageError("mpi backend: ranks disagree: " + difference(v.first, v.bad, v.bad_rank));
+  return v.sync_clocks != 0;
 }
 
 // ---- clock alignment (Cristian's algorithm, best of kPingPongRounds) ----
-void sync_clocks(int me, int n, int64_t& offset, int64_t& error) {
-  offset = 0;
-  error = 0;
+// Which clock a process reads: processes under one kernel (same boot_id)
+// read the same CLOCK_MONOTONIC, so their offset is exactly 0. 0 = unknown.
+uint64_t clock_identity() {
+  static const uint64_t id = [] {
+    std::ifstream f("/proc/sys/kernel/random/boot_id");
+    std::string boot;
+    if (!(f >> boot) || boot.empty()) return uint64_t{0};
+    return fnv1a(boot.data(), boot.size()) | 1;
+  }();
+  return id;
+}
+bool force_pingpong() {
+  const char* e = std::getenv("MICRODDP_MPI_CLOCK");
+  return e && std::string(e) == "pingpong";
+}
+
+struct ClockEntry {
+  int64_t offset = 0, error = 0;                    // applied
+  int64_t measured_offset = 0, measured_error = 0;  // the ping-pong estimate
+  int64_t same_clock = 1;
+};
+
+ClockEntry sync_clocks(int me, int n) {
+  ClockEntry c;
+  struct Pong {
+    int64_t t0;
+    uint64_t id;
+  };
   if (me == 0) {
     for (int r = 1; r < n; ++r)
       for (int k = 0; k < kPingPongRounds; ++k) {
         int32_t ping;
         recv_wait(&ping, sizeof ping, r, kTagPing, mpi_timeout(),
                   [&] { return fmt::format("rank 0 waited {} s for rank {}'s clock ping", mpi_timeout(), r); });
-        const int64_t t0 = clock_ns();
-        send_wait(&t0, sizeof t0, r, kTagPong, mpi_timeout(),
+        const Pong p{clock_ns(), clock_identity()};
+        send_wait(&p, sizeof p, r, kTagPong, mpi_timeout(),
                   [&] { return fmt::format("rank 0 waited {} s for rank {} to take its clock pong", mpi_timeout(), r); });
       }
-    return;
+    return c;
   }
   int64_t best = INT64_MAX;
+  uint64_t root_id = 0;
   for (int k = 0; k < kPingPongRounds; ++k) {
     const int32_t ping = k;
-    int64_t t0 = 0;
+    Pong p{};
     const int64_t a = clock_ns();
     MPI_Request reqs[2];
-    MPI_Irecv(&t0, sizeof t0, MPI_BYTE, 0, kTagPong, g_comm, &reqs[1]);
+    MPI_Irecv(&p, sizeof p, MPI_BYTE, 0, kTagPong, g_comm, &reqs[1]);
     MPI_Isend(&ping, sizeof ping, MPI_BYTE, 0, kTagPing, g_comm, &reqs[0]);
     // Rank 0 serves the ranks one after another: wait for our turn.
     wait_reqs(reqs, 2, follower_timeout() * n, [&] {
       return fmt::format("rank {} waited for rank 0 to answer its clock ping (rank 0 is dead or hung)", me);
     });
     const int64_t b = clock_ns();
+    root_id = p.id;
     if (b - a < best) {
+      // Rank 0 read t0 somewhere in [a, b] of our clock: the offset lies
+      // within (b - a) / 2 of the midpoint estimate.
       best = b - a;
-      offset = t0 - (a + b) / 2;
-      error = (b - a + 1) / 2;
+      c.measured_offset = p.t0 - (a + b) / 2;
+      c.measured_error = (b - a + 1) / 2;
     }
   }
+  c.same_clock = root_id != 0 && root_id == clock_identity() && !force_pingpong();
+  if (!c.same_clock) {
+    c.offset = c.measured_offset;
+    c.error = c.measured_error;
+  }
+  return c;
 }
 
 // ---- a barrier through rank 0, so a missing rank can be named ----
 // The release carries rank 0's clock at the moment every rank had arrived.
-int64_t root_barrier(int me, int n, const char* where, int step) {
+int64_t root_barrier(int me, int n, const char* where, int step, const std::function<void(int)>* on_step = nullptr) {
   int64_t t = 0;
-  if (n == 1) return clock_ns();
+  if (n == 1) {
+    if (on_step && *on_step) (*on_step)(step);
+    return clock_ns();
+  }
   auto place = [&] { return step >= 0 ? fmt::format("{} after step {}", where, step) : std::string(where); };
   if (me == 0) {
     std::vector<int32_t> tokens(n);
     std::vector<MPI_Request> reqs(n - 1);
     for (int r = 1; r < n; ++r) MPI_Irecv(&tokens[r], 1, MPI_INT32_T, r, kTagArrive, g_comm, &reqs[r - 1]);
     wait_reqs(reqs.data(), n - 1, mpi_timeout(), [&] {
-      std::string missing;
-      for (int r = 1; r < n; ++r) {
-        int flag = 0;
-        MPI_Test(&reqs[r - 1], &flag, MPI_STATUS_IGNORE);
-        if (!flag) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      }
-      return fmt::format("rank 0 waited {} s for rank {} at the {} (dead or hung)", mpi_timeout(), missing, place());
+      return fmt::format("rank 0 waited {} s for {} at the {} (dead or hung)", mpi_timeout(), pending_ranks(reqs),
+                         place());
     });
+    // Every rank finished the step and none started the next: the moment
+    // the threads backend calls on_step too.
+    if (on_step && *on_step) (*on_step)(step);
     t = clock_ns();
     std::vector<MPI_Request> sends(n - 1);
     for (int r = 1; r < n; ++r) MPI_Isend(&t, 1, MPI_INT64_T, r, kTagRelease, g_comm, &sends[r - 1]);
@@ -306,13 +371,24 @@ int64_t root_barrier(int me, int n, const char* where, int step) {
       return fmt::format("rank {} waited {} s for rank 0 to release the {} (rank 0 is dead or hung)", me,
                          follower_timeout(), place());
     });
+    if (on_step && *on_step) (*on_step)(step);
   }
   return t;
 }
 
 class MpiTransport final : public Transport {
  public:
-  MpiTransport(const MessagePlan& plan, int me, int64_t base_ns) : plan_(plan), me_(me), base_(base_ns), slots_(plan.num_messages) {}
+  MpiTransport(const Schedule& s, const MessagePlan& plan, int me)
+      : plan_(plan), me_(me), slots_(plan.num_messages) {
+    // Staging for every recv_reduce of this rank, allocated (and its pages
+    // touched) before the clock starts, as the threads backend needs none.
+    const size_t es = dtype_size(s.spec.dtype);
+    for (int st = 0; st < s.num_steps(); ++st) {
+      const auto& ops = s.steps[st].ranks[me];
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].kind == OpKind::recv_reduce) slots_[plan.msg[st][me][i]].staging.resize(ops[i].len * es);
+    }
+  }
 
   void post_send(int, int64_t msg, const void* data, int64_t bytes) override {
     Slot& s = slots_[msg];
@@ -348,12 +424,13 @@ class MpiTransport final : public Transport {
     return now_ns();
   }
   void barrier(int) override { barrier_at(-1); }
-  void barrier_at(int step) {
+  void barrier_at(int step, const std::function<void(int)>* on_step = nullptr) {
     int n;
     MPI_Comm_size(g_comm, &n);
-    root_barrier(me_, n, "barrier", step);
+    root_barrier(me_, n, "barrier", step, on_step);
   }
   int64_t now_ns() const override { return clock_ns() - base_; }
+  void set_base(int64_t base_ns) { base_ = base_ns; }
 
  private:
   struct Slot {
@@ -363,7 +440,7 @@ class MpiTransport final : public Transport {
   };
   const MessagePlan& plan_;
   int me_;
-  int64_t base_;
+  int64_t base_ = 0;
   std::vector<Slot> slots_;
 };
 
@@ -484,6 +561,13 @@ void mpi_init_once() {
   MPI_Finalized(&fin);
   if (fin) throw std::runtime_error("mpi backend: MPI was already finalized");
   if (!inited) {
+    // Keep freed memory in the heap: Open MPI's collectives malloc and free
+    // their temporary buffers on every call, and glibc would hand large ones
+    // back to the kernel each time; Open MPI's single-copy (CMA) transfers
+    // into fresh pages then cost ~10x more (measured here: MPI_Allreduce of
+    // 64 MiB, 377 ms vs 21 ms). A long-running application keeps its heap warm.
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     g_we_initialized = true;
@@ -557,16 +641,16 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
 
   const bool inputs_ok = me < n && static_cast<int>(inputs.size()) == n &&
                          inputs[me].size() == static_cast<size_t>(sp.input_count(me)) * es;
-  agree(make_header(1, sp, &opt, s.num_steps(), inputs_ok || me >= n));
+  std::string problem;
+  if (!inputs_ok && me < n)
+    problem = static_cast<int>(inputs.size()) != n
+                  ? fmt::format("{} input rows for world size {}", inputs.size(), n)
+                  : fmt::format("rank {} input has {} elements but {} needs {}", me, inputs[me].size() / es,
+                                name(sp.collective), sp.input_count(me));
+  const bool sync_now = agree(make_header(1, sp, &opt, s.num_steps(), inputs_ok || me >= n), problem);
   if (np != n)
     throw UsageError(fmt::format("the schedule is for world size {} but mpirun started {} ranks (use mpirun -n {})", n,
                                  np, n));
-  if (!inputs_ok) {
-    if (static_cast<int>(inputs.size()) != n)
-      throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), n));
-    throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", me, inputs[me].size() / es,
-                                 name(sp.collective), sp.input_count(me)));
-  }
 
   const MessagePlan plan = plan_messages(s);
   RankMemory mem = make_rank_memory(s, me);
@@ -613,27 +697,39 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
     for (int st = 0; st < s.num_steps(); ++st) make(trace.steps[st][me]);
   }
 
-  int64_t offset = 0, error = 0;
-  sync_clocks(me, n, offset, error);
+  static ClockEntry last_clock;  // this rank's entry of the last alignment
+  if (sync_now) last_clock = sync_clocks(me, n);
+  const ClockEntry clock = last_clock;
+  const int64_t offset = clock.offset;
   // Everyone has arrived once rank 0 reads its clock: t_start (rank 0's clock)
   // is the zero of the merged timeline; locally that is t_start - offset.
+  // Buffer rotation (RunOptions::buffer_sets): extra copies of this rank's
+  // memory, inputs loaded, each with its own program; set 0 gives the outputs.
+  const int sets = std::max(1, opt.buffer_sets);
+  std::vector<RankMemory> extra(sets - 1, mem);
+  MpiTransport transport(s, plan, me);
   const int64_t t_start = root_barrier(me, n, "start", -1);
-  MpiTransport transport(plan, me, t_start - offset);
-  RankProgram program(s, plan, me, mem, transport, opt, &trace);
-  if (small) program.snapshot(trace.initial[me]);
+  transport.set_base(t_start - offset);
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  programs.push_back(std::make_unique<RankProgram>(s, plan, me, mem, transport, opt, &trace));
+  for (auto& m : extra) programs.push_back(std::make_unique<RankProgram>(s, plan, me, m, transport, opt, &trace));
+  if (small) programs[0]->snapshot(trace.initial[me]);
 
-  for (int it = 0; it < std::max(1, opt.iterations); ++it) {
+  // Iteration times as the threads backend takes them: from the barrier that
+  // starts an iteration (only when there are several) to the one that ends
+  // it, both read on rank 0's clock and known to every rank.
+  const int iterations = std::max(1, opt.iterations);
+  trace.iteration_ns.assign(iterations, 0);
+  int64_t iter_start = t_start;
+  for (int it = 0; it < iterations; ++it) {
+    RankProgram& program = *programs[it % sets];
     program.reset_views();
+    if (iterations > 1) iter_start = root_barrier(me, n, "start of an iteration", -1);
     for (int st = 0; st < s.num_steps(); ++st) {
       program.run_step(st);
-      if (opt.mode == Mode::lockstep) {
-        transport.barrier_at(st);
-        if (opt.on_step) {
-          opt.on_step(st);
-          transport.barrier_at(st);
-        }
-      }
+      if (opt.mode == Mode::lockstep) transport.barrier_at(st, &opt.on_step);
     }
+    trace.iteration_ns[it] = root_barrier(me, n, "end of an iteration", -1) - iter_start;
   }
   const int64_t end_ns = transport.now_ns();
 
@@ -647,8 +743,7 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
 
   Writer w;
   w.put(end_ns);
-  w.put(offset);
-  w.put(error);
+  w.put(clock);
   w.vec(out);
   if (opt.record) {
     w.vec(trace.events[me]);
@@ -660,30 +755,37 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   RunResult res;
   res.outputs.resize(n);
   g_sync = MpiClockSync{};
+  auto keep = [](const ClockEntry& c) {
+    g_sync.offset_ns.push_back(c.offset);
+    g_sync.error_ns.push_back(c.error);
+    g_sync.measured_offset_ns.push_back(c.measured_offset);
+    g_sync.measured_error_ns.push_back(c.measured_error);
+    g_sync.same_clock.push_back(c.same_clock != 0);
+    g_sync.max_error_ns = std::max(g_sync.max_error_ns, c.error);
+  };
   if (me != 0) {
     res.outputs[me] = std::move(out);
-    g_sync.offset_ns = {offset};
-    g_sync.error_ns = {error};
-    g_sync.max_error_ns = error;
+    keep(clock);
     trace.total_ns = end_ns;
     res.trace = std::move(trace);
     return res;
   }
   int64_t last_end = 0;
-  g_sync.offset_ns.assign(n, 0);
-  g_sync.error_ns.assign(n, 0);
   for (int r = 0; r < n; ++r) {
     Reader rd(blobs[r]);
     last_end = std::max(last_end, rd.get<int64_t>());
-    g_sync.offset_ns[r] = rd.get<int64_t>();
-    g_sync.error_ns[r] = rd.get<int64_t>();
-    g_sync.max_error_ns = std::max(g_sync.max_error_ns, g_sync.error_ns[r]);
+    keep(rd.get<ClockEntry>());
+    if (sync_now) g_clocks_shared = (r == 0 ? true : g_clocks_shared) && g_sync.same_clock.back();
     res.outputs[r] = rd.vec<std::byte>();
     if (opt.record && r != 0) {
       trace.events[r] = rd.vec<Event>();
       for (int st = 0; st < s.num_steps(); ++st) trace.steps[st][r] = get_record(rd);
       trace.initial[r] = get_record(rd);
     }
+  }
+  if (sync_now) {
+    g_clocks_known = true;
+    g_clocks_at = clock_ns();
   }
   trace.total_ns = last_end;
   if (opt.record && !trace.steps.empty()) {
@@ -784,23 +886,22 @@ std::vector<std::string> mpi_library_algorithms(Collective c) {
 }
 
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm) {
+  const auto names = mpi_library_algorithms(c);
+  if (std::find(names.begin(), names.end(), algorithm) == names.end()) {
+    std::string list;
+    for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), list));
+  }
   int inited = 0;
   MPI_Initialized(&inited);
   if (inited)
     throw UsageError(fmt::format("--mpi-algorithm {} must be chosen before MPI starts", algorithm));
-  bool any = false;
   for (const auto& p : lib_params(c)) {
     auto it = std::find(p.names.begin() + 1, p.names.end(), algorithm);
     if (it == p.names.end()) continue;
     // Numbers rather than names: every Open MPI version parses those.
     setenv(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", p.param).c_str(),
            std::to_string(it - p.names.begin()).c_str(), 1);
-    any = true;
-  }
-  if (!any) {
-    std::string list;
-    for (const auto& a : mpi_library_algorithms(c)) list += (list.empty() ? "" : ", ") + a;
-    throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), list));
   }
   setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
 }
@@ -816,11 +917,10 @@ MpiLibraryResult run_mpi_library(const CollectiveSpec& sp, const RankData& input
                          inputs[me].size() == static_cast<size_t>(sp.input_count(me)) * es;
   RunOptions o;
   o.iterations = iterations;
-  agree(make_header(2, sp, &o, warmup, inputs_ok || me >= n));
+  agree(make_header(2, sp, &o, warmup, inputs_ok || me >= n),
+        inputs_ok || me >= n ? "" : fmt::format("rank {} input has the wrong shape for {}", me, name(sp.collective)));
   if (np != n)
     throw UsageError(fmt::format("the spec is for world size {} but mpirun started {} ranks (use mpirun -n {})", n, np, n));
-  if (!inputs_ok)
-    throw UsageError(fmt::format("rank {} input has the wrong shape for {}", me, name(sp.collective)));
   if (iterations < 1) throw UsageError(fmt::format("iterations must be >= 1, not {}", iterations));
 
   std::vector<std::byte> in = inputs[me];

@@ -11,16 +11,28 @@
 //     segments, world size, mode, iterations, record). Rank 0 compares and
 //     answers every rank with one verdict, so all ranks throw the same
 //     UsageError naming the first rank that differs.
-//  2. Clock alignment (when recording). Rank 0 and each other rank play
-//     kPingPongRounds ping-pongs; rank r takes the round with the shortest
-//     round trip (RTT) and estimates offset_r = t0 - (a + b) / 2, where a and
-//     b are its send and receive times and t0 is rank 0's clock in between
-//     (Cristian, "Probabilistic clock synchronization", Distributed
-//     Computing 1989). The error is at most RTT/2. On one machine every
-//     process reads the same CLOCK_MONOTONIC, so the offsets come out near 0.
+//  2. Clock alignment. Rank 0 and each other rank play kPingPongRounds
+//     ping-pongs; rank r takes the round with the shortest round trip (RTT)
+//     and estimates offset_r = t0 - (a + b) / 2, where a and b are its send
+//     and receive times and t0 is rank 0's clock in between (Cristian,
+//     "Probabilistic clock synchronization", Distributed Computing 1989);
+//     the true offset lies within RTT/2 of it. Processes under one kernel
+//     (same /proc/sys/kernel/random/boot_id: one machine) read the same
+//     CLOCK_MONOTONIC, so there the offset applied is exactly 0 and the
+//     estimate is only reported (MICRODDP_MPI_CLOCK=pingpong applies the
+//     estimate anyway, to see what a cluster would get). Rank 0 decides, in
+//     its verdict, when to measure: at the first run, and again after 10 s
+//     when some rank has a clock of its own (clocks drift by some ppm).
 //  3. Start. A release message from rank 0 carries its start time; every
 //     rank then records in rank 0's timeline (local clock + offset - start).
 //  4. Steps, with a barrier through rank 0 after each one in lockstep mode.
+//     RunOptions::on_step runs on rank 0 inside that barrier (every rank
+//     finished step k, none started k+1: the threads backend's moment) and
+//     on the other ranks as they leave it. RunOptions::delay (a test hook of
+//     the threads transport) is ignored: MPI reads send buffers
+//     asynchronously by itself. RunOptions::buffer_sets and
+//     Trace::iteration_ns work as on threads (barriers through rank 0 around
+//     each iteration; times on rank 0's clock).
 //  5. Gather. Ranks != 0 send their outputs and their part of the Trace to
 //     rank 0, which merges them into one Trace (backend "mpi").
 //
@@ -50,7 +62,10 @@ constexpr int kPingPongRounds = 16;
 
 // True: this build has the MPI backend.
 bool mpi_available();
-// MPI_Init_thread(FUNNELED) unless MPI is already initialized; duplicates
+// MPI_Init_thread(FUNNELED) unless MPI is already initialized (then first
+// keeps glibc from returning large freed blocks to the kernel: see
+// backend_mpi.cpp, it makes the library's own collectives 10x faster here);
+// duplicates
 // MPI_COMM_WORLD for microddp's own traffic; registers an atexit hook that
 // finalizes. Safe to call many times. Without mpirun it starts a singleton
 // (world size 1).
@@ -77,11 +92,17 @@ void mpi_set_timeout(double seconds);  // throws UsageError when seconds <= 0
 // (naming the rank); UsageError on the rank whose inputs have the wrong shape.
 RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& opt = {});
 
-// The clock alignment of the last run_mpi that recorded: on rank 0,
-// offset_ns[r] (add to rank r's clock to get rank 0's) and error_ns[r]
-// (the bound RTT/2; 0 for rank 0). Other ranks hold their own entry only.
+// The clock alignment of the last run_mpi, per rank (on rank 0: every
+// rank, index = rank; other ranks: their own entry only, index 0).
+// offset_ns: added to the rank's clock to get rank 0's (the one applied);
+// error_ns: bound on that offset (RTT/2; 0 for rank 0 and for a shared
+// clock); measured_*: the ping-pong estimate and its bound, always measured;
+// same_clock: the rank reads rank 0's clock (same kernel).
+// The CLI prints "clock alignment: ±<max_error_ns/1000> µs" from this.
 struct MpiClockSync {
   std::vector<int64_t> offset_ns, error_ns;
+  std::vector<int64_t> measured_offset_ns, measured_error_ns;
+  std::vector<bool> same_clock;
   int64_t max_error_ns = 0;
 };
 const MpiClockSync& mpi_last_clock_sync();

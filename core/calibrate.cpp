@@ -166,7 +166,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
     const Schedule s = ping_pong(e, K);
     const int64_t per_iter = 2 * K * e * 4;
-    const int iters = static_cast<int>(std::clamp<int64_t>(int64_t{1} << 30 / std::max<int64_t>(per_iter, 1), 5, 200));
+    const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5, std::max(5, opt.max_iters)));
     RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
     std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (opt.warmup + iters), 0);
     int64_t idx = 0;
@@ -191,8 +191,8 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                                t * 1e6, samples.size(), K));
   }
   res.fit = fit_message_times(res.points);
-  res.memcpy_Bps = measure_memcpy_Bps();
-  res.reduce_Bps = measure_reduce_Bps();
+  res.memcpy_Bps = measure_memcpy_Bps(opt.kernel_bytes);
+  res.reduce_Bps = measure_reduce_Bps(opt.kernel_bytes);
   CostParams& p = res.params;
   p.name = opt.backend;
   const LineFit& main = res.fit.break_bytes ? res.fit.large : res.fit.one;
@@ -271,6 +271,27 @@ CostParams load_profile(const std::string& path) {
   p.alpha_small = num("alpha_small_s", 0);
   p.beta_small = num("beta_small_s_per_byte", 0);
   return p;
+}
+
+std::optional<CostParams> resolve_params(const ParamChoice& c) {
+  if (c.alpha >= 0 || c.bandwidth >= 0) {
+    if (c.alpha < 0) throw UsageError(fmt::format("--bandwidth {} needs --alpha SECONDS too", c.bandwidth));
+    if (c.bandwidth < 0) throw UsageError(fmt::format("--alpha {} needs --bandwidth BYTES_PER_S too", c.alpha));
+    if (!(c.bandwidth > 0))
+      throw UsageError(fmt::format("--bandwidth {} must be a positive number of bytes per second", c.bandwidth));
+    if (c.gamma < 0) throw UsageError(fmt::format("--gamma {} must not be negative", c.gamma));
+    CostParams p;
+    p.name = "custom";
+    p.alpha = c.alpha;
+    p.beta = 1.0 / c.bandwidth;
+    p.gamma = c.gamma;
+    return p;
+  }
+  if (!c.preset.empty()) return preset(c.preset);
+  if (!c.profile.empty()) return load_profile(c.profile);
+  const std::string def = default_profile_path();
+  if (std::filesystem::exists(def)) return load_profile(def);
+  return std::nullopt;
 }
 
 }  // namespace microddp

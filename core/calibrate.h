@@ -19,6 +19,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct CalibrateOptions {
   std::string backend = "threads";
   int64_t min_bytes = 4, max_bytes = int64_t{64} << 20;
   int warmup = 3;
+  int max_iters = 200;                       // iterations of the K-slot ping-pong per size (>= 5 run)
+  int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ and δ
   // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -89,5 +92,17 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
 // Throws UsageError naming the path when it is missing, does not parse, or
 // lacks alpha_s / beta_s_per_byte.
 CostParams load_profile(const std::string& path);
+
+// The parameters a command was asked for, in this order of precedence:
+// --alpha/--bandwidth (gamma optional; alpha < 0 = not given), --preset,
+// --profile, then the default profile when it exists. nullopt when none was
+// given and there is no default profile. Throws UsageError naming a bad
+// value (unknown preset, bandwidth <= 0, alpha without bandwidth, an
+// unreadable profile).
+struct ParamChoice {
+  std::string preset, profile;
+  double alpha = -1, bandwidth = -1, gamma = 0;
+};
+std::optional<CostParams> resolve_params(const ParamChoice& c);
 
 }  // namespace microddp

@@ -239,7 +239,7 @@ std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const CostParams&
     case Collective::gather:
     case Collective::scatter:
       if (a == "naive") return n1 * msgs(p, 1, S);
-      if (a == "binomial") {
+      if (a == "binomial" && !folded) {  // subtree extents are uneven otherwise
         CostTerms t;
         for (int j = 0; j < ceil_lg(n); ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
         return t;
@@ -248,10 +248,9 @@ std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const CostParams&
     case Collective::all_gather:
       if (a == "naive") return n1 * (msgs(p, 1, S) + msgs(p, 1, n * S));
       if (a == "ring") return n1 * msgs(p, 1, S);
-      if (a == "recursive_doubling") {
+      if (a == "recursive_doubling" && !folded) {
         CostTerms t;
         for (int j = 0; j < lg; ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
-        if (folded) t += msgs(p, 1, S) + msgs(p, 1, n * S);
         return t;
       }
       break;

@@ -113,8 +113,9 @@ std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p);
 // in the same model (δ is left out: the papers do not count local copies).
 // Exact against predict() for power-of-two n and counts that split evenly;
 // otherwise within one element per message and step. Returns nullopt when
-// there is none (gather and scatter through the binary "tree", whose
-// message sizes are subtree sizes).
+// there is none: gather and scatter through the binary "tree" (message sizes
+// are subtree sizes), and, for n not a power of two, binomial gather/scatter,
+// recursive_doubling all_gather and halving_doubling reduce_scatter.
 //   all_reduce ring             2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ   (P&Y 2009; k = segments)
 //   all_reduce ring_unchunked   (n-1)(α + S·β + S·γ)                     (the seed notes' ring)
 //   all_reduce naive            (n-1)(2α + 2S·β + S·γ)                   (reduce to root, then send back)
@@ -123,7 +124,7 @@ std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p);
 //   all_reduce halving_doubling    2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ (Rabenseifner; Thakur et al. 2005)
 //     (p = largest power of two <= n; otherwise + (2α + 2S·β + S·γ) for the fold and unfold)
 //   broadcast / reduce: naive (n-1)(α+S·β[+S·γ]); tree Σ c_L(α+S·β[+S·γ]); binomial ⌈lg n⌉(α+S·β[+S·γ])
-//   gather / scatter: naive (n-1)(α + S·β); binomial ⌈lg n⌉α + (n-1)S·β  (S = one block)
+//   gather / scatter: naive (n-1)(α + S·β); binomial lg n·α + (n-1)S·β  (S = one block)
 //   all_gather: naive (n-1)(2α + S·β + n·S·β); ring (n-1)(α + S·β); recursive_doubling lg n·α + (n-1)S·β
 //   reduce_scatter: naive (n-1)(2α + n·S·β + n·S·γ + S·β); ring (n-1)(α + S·β + S·γ);
 //                   halving_doubling lg n·α + (n-1)S·(β + γ)     (S = one output block)

@@ -1,12 +1,37 @@
 #include "app/viz/prediction.h"
 
+#include <filesystem>
+
+#include "core/calibrate.h"
+#include "core/cost_model.h"
+
 namespace microddp::viz {
 
-// The cost model (issue 3) was not in the tree when the viewer was written;
-// until it is wired here the viewer shows "n/a" for every prediction.
-Prediction predict(const Schedule&) {
+// The threads backend's α, β, γ come from `microddp calibrate` (the default
+// profile). Without one the viewer shows "n/a": a what-if preset (NVLink,
+// InfiniBand) would not describe the machine the run happens on.
+Prediction predict(const Schedule& s) {
   Prediction p;
-  p.source = "no cost model linked";
+  std::string path;
+  try {
+    path = default_profile_path();
+  } catch (const std::exception&) {
+  }
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::exists(path, ec)) {
+    p.source = "no calibration profile (run `microddp calibrate`)";
+    return p;
+  }
+  try {
+    const CostParams cp = load_profile(path);
+    p.step_us = predicted_step_us(s, cp);
+    p.total_us = 0;
+    for (double us : p.step_us) p.total_us += us;
+    p.available = true;
+    p.source = path;
+  } catch (const std::exception& e) {
+    p.source = e.what();
+  }
   return p;
 }
 

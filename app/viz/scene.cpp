@@ -69,8 +69,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
                             std::min(w, h) * 0.085f);
   std::vector<Vec2> pos(n);
   const float margin = radius + 6;
-  auto on_circle = [&](int i, int m, float R, float cxx, float cyy) {
-    const float ang = -kPi / 2 + 2 * kPi * float(i) / float(std::max(m, 1));
+  auto on_circle = [&](int i, int m, float R, float cxx, float cyy, float offset = 0) {
+    const float ang = -kPi / 2 + offset + 2 * kPi * float(i) / float(std::max(m, 1));
     return Vec2{cxx + R * std::cos(ang), cyy + R * std::sin(ang)};
   };
   const float R = std::max(std::min(w, h) / 2 - margin - 4, 1.f);
@@ -85,7 +85,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       pos[sp.root] = Vec2{cx, cy};
       for (int v = 1; v < n; ++v) {
         const int r = (v + sp.root) % n;
-        pos[r] = on_circle(v - 1, n - 1, R, cx, cy);
+        pos[r] = on_circle(v - 1, n - 1, R, cx, cy, n == 3 ? kPi / 2 : 0);
         sc.links.push_back({sp.root, r});
       }
       break;
@@ -221,9 +221,19 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   sc.values = have_values;
   static constexpr Buf order[] = {Buf::input, Buf::send_buff, Buf::recv_buff, Buf::accum, Buf::scratch, Buf::output};
   const int64_t chunk_total = s.chunk_offsets.empty() ? -1 : s.chunk_offsets.back();
-  const float x0 = lay.label_w, cells_w = std::max(lay.width - lay.label_w - 4, 20.f);
-  float y = 0;
+  const int cols = std::clamp(lay.columns, 1, std::max(n, 1));
+  const float col_w = (lay.width - lay.col_gap * float(cols - 1)) / float(cols);
+  const float cells_w = std::max(col_w - lay.tag_w - lay.label_w - 4, 20.f);
+  float group_top = 0, group_h = 0;
   for (int r = 0; r < n; ++r) {
+    const int col = r % cols;
+    if (col == 0 && r > 0) {
+      group_top += group_h + lay.rank_gap;
+      group_h = 0;
+    }
+    const float rx = float(col) * (col_w + lay.col_gap);
+    const float x0 = rx + lay.tag_w + lay.label_w;
+    float y = group_top;
     const RankStepRecord* rec = nullptr;
     if (have_values) rec = position == 0 ? &tr.initial[r] : &tr.steps[position - 1][r];
     const size_t first_row = sc.rows.size();
@@ -235,8 +245,10 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
       row.rank = r;
       row.buf = b;
       row.storage = st->storage;
-      row.label = fmt::format("R{} {}", r, name(b));
+      row.label = std::string(name(b));
+      row.x = rx;
       row.y = y;
+      row.first_of_rank = sc.rows.size() == first_row;
       const std::vector<double>* vals = nullptr;
       if (rec)
         for (const auto& bs : rec->buffers)
@@ -291,6 +303,7 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
       sc.rows.push_back(std::move(row));
       y += lay.row_h + lay.row_gap;
     }
+    group_h = std::max(group_h, y - group_top);
     // Swaps of the shown step: pair the rows whose names were exchanged.
     if (position > 0) {
       for (const Op& o : s.steps[position - 1].ranks[r]) {
@@ -306,9 +319,8 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
         }
       }
     }
-    y += lay.rank_gap;
   }
-  sc.height = y;
+  sc.height = group_top + group_h;
   return sc;
 }
 
@@ -426,6 +438,9 @@ Stats build_stats(const Session& ses) {
       st.busiest_rank = r;
       st.busiest_rank_bytes = st.sent[r] + st.received[r];
     }
+  int ties = 0;
+  for (int r = 0; r < n; ++r) ties += st.sent[r] + st.received[r] == st.busiest_rank_bytes;
+  st.busiest_unique = ties == 1;
   st.measured_us = ses.measured_ns() / 1e3;
   st.size_bytes = algbw_size_bytes(s.spec);
   st.bus_factor = bus_factor(s.spec.collective, n);

@@ -90,8 +90,9 @@ struct BufferRowDraw {
   int rank = 0;
   Buf buf = Buf::input;
   int storage = -1;
-  std::string label;     // "R0 accum"
-  float y = 0;           // top of the row
+  std::string label;     // the buffer's name ("accum")
+  float x = 0, y = 0;    // top-left of the row (the rank tag's column)
+  bool first_of_rank = false;  // the rank tag is drawn beside this row
   std::vector<CellDraw> cells;
   int swap_partner = -1; // index of the row this one swapped names with in the shown step
 };
@@ -101,8 +102,11 @@ struct BuffersLayout {
   float row_h = 28;
   float row_gap = 4;
   float rank_gap = 10;
-  float label_w = 150;
-  float char_w = 8;  // average glyph width, for "values fit" decisions
+  float tag_w = 40;     // rank tag ("R0") left of a rank's rows
+  float label_w = 110;  // buffer name
+  float char_w = 8;     // average glyph width, for "values fit" decisions
+  int columns = 1;      // ranks side by side (rank r in column r mod columns)
+  float col_gap = 16;
 };
 
 struct BuffersScene {
@@ -155,6 +159,7 @@ struct Stats {
   std::vector<LinkStat> links;          // sorted by bytes, busiest first
   int busiest_rank = -1;                // most bytes sent + received
   int64_t busiest_rank_bytes = 0;
+  bool busiest_unique = false;          // false when every rank moves the same bytes
   double measured_us = 0;
   int64_t size_bytes = 0;               // S of algbw (nccl-tests' size)
   double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished

@@ -163,7 +163,19 @@ const Trace& Session::trace() const {
 void Session::run_one() {
   if (!run_) return;
   if (!run_->finished()) {
-    run_->step();
+    try {
+      run_->step();
+    } catch (const std::runtime_error&) {
+      // The paused rank threads gave up waiting (the threads backend's
+      // watchdog); start a fresh real run and re-run the steps already shown.
+      const int done = run_->steps_done();
+      RunOptions opt;
+      opt.snapshot_limit = 4096;
+      run_.reset();
+      run_ = std::make_unique<SteppedRun>(*schedule_, inputs_, opt);
+      for (int k = 0; k <= done; ++k) run_->step();
+      real_steps_ += done;
+    }
     ++real_steps_;
   }
   if (run_->finished()) {

@@ -1,0 +1,69 @@
+// microddp calibrate: measure α, β (ping-pong), γ (reduction kernel) and δ
+// (memcpy) on this machine and write the profile that predict and bench use.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "app/cli/commands.h"
+#include "core/bench.h"
+#include "core/calibrate.h"
+
+namespace microddp::cli {
+namespace {
+
+struct Args {
+  std::string backend = "threads", out, min = "4", max = "64M";
+  int warmup = 3;
+};
+
+int run(const Args& a) {
+  CalibrateOptions o;
+  o.backend = a.backend;
+  o.min_bytes = parse_size(a.min);
+  o.max_bytes = parse_size(a.max);
+  if (a.warmup < 0) throw UsageError(fmt::format("--warmup {} must not be negative", a.warmup));
+  o.warmup = a.warmup;
+  o.progress = [](const std::string& line) {
+    std::printf("  %s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  const std::string path = a.out.empty() ? default_profile_path() : a.out;
+  std::printf("calibrating backend %s: ping-pong between 2 ranks, %lld B .. %lld B (median one-way time)\n",
+              a.backend.c_str(), static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
+  const CalibrationResult r = calibrate(o);
+  const CostParams& p = r.params;
+  auto show = [](const char* what, const LineFit& f) {
+    std::printf("%s: α = %.3f us, bandwidth = %.3f GB/s, n½ = α/β = %.0f B, residuals rms %.1f%%, max %.1f%% (at %lld B)\n",
+                what, f.alpha * 1e6, f.beta > 0 ? 1e-9 / f.beta : 0.0, f.beta > 0 ? f.alpha / f.beta : 0.0,
+                f.rms_rel * 100, f.max_rel * 100, static_cast<long long>(f.worst_bytes));
+  };
+  std::printf("\n");
+  show("one line   ", r.fit.one);
+  if (r.fit.break_bytes) {
+    std::printf("one line does not fit (max residual above 15%%): split at %lld B\n",
+                static_cast<long long>(r.fit.break_bytes));
+    show("small msgs ", r.fit.small);
+    show("large msgs ", r.fit.large);
+  }
+  std::printf("γ (float32 sum kernel, 1 thread) = %.4g s/B  (%.3f GB/s)\n", p.gamma, r.reduce_Bps / 1e9);
+  std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
+  std::printf("profile: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n", p.alpha * 1e6,
+              p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
+  write_profile(path, p, r.points);
+  std::printf("wrote %s\n", path.c_str());
+  return 0;
+}
+
+Command reg(50, [](CLI::App& app) {
+  static Args a;
+  auto* sub = app.add_subcommand("calibrate", "measure α, β, γ on this machine and write a profile");
+  sub->add_option("--backend", a.backend, "backend to measure")->capture_default_str();
+  sub->add_option("--out", a.out, "profile file (default: " + default_profile_path() + ")");
+  sub->add_option("--min", a.min, "smallest ping-pong size (bytes; K, M suffixes)")->capture_default_str();
+  sub->add_option("--max", a.max, "largest ping-pong size")->capture_default_str();
+  sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
+  return [] { return run(a); };
+});
+
+}  // namespace
+}  // namespace microddp::cli

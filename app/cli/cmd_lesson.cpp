@@ -1,0 +1,196 @@
+// microddp lesson: the terminal runner for lesson scripts (core/lesson.h).
+//   microddp lesson FILE                   beats, step tables, questions on stdin
+//   microddp lesson FILE --non-interactive every beat and check; exit 1 if one fails
+//   microddp lesson --list                 the shipped lessons with their titles
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "app/cli/commands.h"
+#include "core/lesson.h"
+#include "core/printer.h"
+
+namespace microddp::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace microddp::lesson;
+
+struct Args {
+  std::string file;
+  bool non_interactive = false, list = false;
+};
+
+// The shipped lessons: $MICRODDP_LESSONS, ./lessons, or lessons/ above the
+// executable (build/<preset>/app/microddp -> <repo>/lessons).
+std::string lessons_dir() {
+  if (const char* env = std::getenv("MICRODDP_LESSONS"); env && *env) return env;
+  if (fs::is_directory("lessons")) return "lessons";
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::is_directory(p / "lessons") && fs::exists(p / "lessons" / "README.md")) return (p / "lessons").string();
+  return "lessons";
+}
+
+std::string setup_line(const Prepared& p) {
+  const auto& s = p.spec;
+  return fmt::format("{} · {} · {} ranks · count {} × {} · op {}{}", name(s.collective), s.algorithm, s.world_size,
+                     s.count, name(s.dtype), name(s.op),
+                     p.runnable ? "" : " · prediction only (too large to run here)");
+}
+
+std::string highlight_line(const Highlights& h) {
+  std::string out;
+  auto add = [&](const std::string& what, const std::string& list) {
+    if (!list.empty()) out += (out.empty() ? "" : " · ") + what + " " + list;
+  };
+  std::string ranks, chunks, bufs, links;
+  for (int r : h.ranks) ranks += (ranks.empty() ? "R" : ", R") + std::to_string(r);
+  for (int c : h.chunks) chunks += (chunks.empty() ? "" : ", ") + std::to_string(c);
+  for (const auto& b : h.buffers) bufs += (bufs.empty() ? "" : ", ") + b;
+  for (const auto& [a, b] : h.links) links += fmt::format("{}R{}->R{}", links.empty() ? "" : ", ", a, b);
+  add("ranks", ranks);
+  add("chunks", chunks);
+  add("buffers", bufs);
+  add("links", links);
+  return out;
+}
+
+int run_lesson(const Args& a) {
+  std::string path = a.file;
+  if (!fs::exists(path) && fs::exists(fs::path(lessons_dir()) / path)) path = (fs::path(lessons_dir()) / path).string();
+  const Lesson l = load_lesson(path);
+  const bool ask = !a.non_interactive;
+  bool stdin_open = true;
+  fmt::print("{}\n{}\n", l.title, std::string(l.title.size() > 70 ? 70 : l.title.size(), '='));
+  if (!l.summary.empty()) fmt::print("{}\n", l.summary);
+
+  int failed = 0, passed = 0, right = 0, asked = 0;
+  std::optional<Prepared> prep;
+  std::optional<RunResult> run;
+  int shown = -2;  // last step printed for the current setup
+  for (size_t bi = 0; bi < l.beats.size(); ++bi) {
+    const Beat& b = l.beats[bi];
+    fmt::print("\n── beat {}/{} ──────────────────────────────────────────\n", bi + 1, l.beats.size());
+    if (!prep || b.setup_changed) {
+      prep = prepare(b.setup);
+      run.reset();
+      shown = -2;
+      fmt::print("setup: {}\n", setup_line(*prep));
+      if (prep->runnable) {
+        RunOptions opt;
+        opt.mode = prep->mode;
+        opt.snapshot_limit = 1 << 12;
+        run = run_threads(prep->schedule, prep->inputs, opt);
+      }
+    }
+    const int upto = target_step(b.at, prep->schedule);
+    if (run) {
+      if (upto < 0) {
+        // The state before step 0: the inputs.
+        std::string rows;
+        for (int r = 0; r < prep->spec.world_size; ++r) {
+          std::vector<double> v;
+          for (int64_t i = 0; i < prep->spec.input_count(r); ++i)
+            v.push_back(kernels::load_double(prep->spec.dtype, prep->inputs[static_cast<size_t>(r)].data(), i));
+          rows += fmt::format("R{} input {}\n", r, format_values(v));
+        }
+        fmt::print("before step 0:\n{}", rows);
+      } else {
+        // Print the steps reached since the last beat (or the target step again when going back).
+        const int from = (shown >= -1 && shown < upto) ? shown + 1 : (shown == -2 ? 0 : upto);
+        for (int s = from; s <= upto; ++s) fmt::print("{}", format_step(prep->schedule, run->trace, s));
+        if (b.at.kind == Target::Kind::end)
+          fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs));
+      }
+      shown = upto;
+    } else {
+      fmt::print("({} steps; schedule and prediction only)\n", prep->schedule.num_steps());
+    }
+    fmt::print("\n{}\n", b.text);
+    if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
+
+    for (const CheckResult& r : evaluate(b)) {
+      if (r.pass) {
+        ++passed;
+        fmt::print("  ✓ {}: {}\n", r.what, r.actual);
+      } else {
+        ++failed;
+        fmt::print("  ✗ {}: expected {}, got {}  ({}, beat {})\n", r.what, r.expected, r.actual, r.mark.str(),
+                   bi + 1);
+      }
+    }
+
+    if (b.question) {
+      const Question& q = *b.question;
+      fmt::print("\n? {}\n", q.ask);
+      for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, q.choices[i]);
+      const std::string answer =
+          q.choices.empty() ? fmt::format("{:g}", q.value) : fmt::format("{}) {}", q.answer, q.choices[q.answer - 1]);
+      if (ask && stdin_open) {
+        fmt::print("{}> ", q.choices.empty() ? "your value" : "your choice");
+        std::fflush(stdout);
+        std::string line;
+        if (!std::getline(std::cin, line)) {
+          stdin_open = false;  // EOF: stop asking, show the answers
+          fmt::print("\n(no more input: showing the answers)\n");
+          fmt::print("answer: {}\n", answer);
+        } else {
+          ++asked;
+          const bool ok = q.is_right(line);
+          right += ok;
+          fmt::print("{}\n", ok ? "right." : fmt::format("not quite: the answer is {}", answer));
+        }
+      } else {
+        fmt::print("answer: {}\n", answer);
+      }
+      if (!q.explain.empty()) fmt::print("{}\n", q.explain);
+    }
+    // Pace the class: wait for Enter between beats (q quits); EOF runs on.
+    if (ask && stdin_open && bi + 1 < l.beats.size()) {
+      fmt::print("\n[Enter] next beat · q quits > ");
+      std::fflush(stdout);
+      std::string line;
+      if (!std::getline(std::cin, line)) {
+        stdin_open = false;
+        fmt::print("\n");
+      } else if (line == "q" || line == "quit") {
+        break;
+      }
+    }
+  }
+  fmt::print("\n{} checks passed, {} failed", passed, failed);
+  if (asked) fmt::print(" · {} of {} questions right", right, asked);
+  fmt::print("\n");
+  return failed ? 1 : 0;
+}
+
+int list() {
+  const std::string dir = lessons_dir();
+  const auto lessons = list_lessons(dir);
+  if (lessons.empty()) throw UsageError(fmt::format("no lessons found in '{}' (set MICRODDP_LESSONS)", dir));
+  for (const auto& l : lessons) fmt::print("{:<44} {}\n", fs::path(l.file).filename().string(), l.title);
+  return 0;
+}
+
+Command reg(60, [](CLI::App& app) {
+  static Args a;
+  auto* sub = app.add_subcommand("lesson", "follow a lesson script: real runs, step tables, questions, checks");
+  sub->add_option("file", a.file, "lesson file (lessons/*.yaml)");
+  sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
+  sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
+  return std::function<int()>([] {
+    if (a.list) return list();
+    if (a.file.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
+    return run_lesson(a);
+  });
+});
+
+}  // namespace
+}  // namespace microddp::cli

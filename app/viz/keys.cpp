@@ -1,0 +1,16 @@
+#include "app/viz/keys.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+namespace microddp::viz {
+
+static_assert(static_cast<int>(Key::step) == GLFW_KEY_RIGHT && static_cast<int>(Key::back) == GLFW_KEY_LEFT &&
+              static_cast<int>(Key::play) == GLFW_KEY_SPACE && static_cast<int>(Key::reset) == GLFW_KEY_R);
+
+bool key_pressed(Key k) {
+  if (ImGui::GetIO().WantTextInput) return false;
+  return ImGui::IsKeyPressed(static_cast<int>(k), true);
+}
+
+}  // namespace microddp::viz

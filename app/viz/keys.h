@@ -1,0 +1,14 @@
+// Keyboard through one helper: imgui 1.86 has no named keys, and its GLFW
+// backend stores GLFW key codes in io.KeysDown[], so GLFW codes are the keys.
+#pragma once
+
+namespace microddp::viz {
+
+enum class Key { step = 262 /*GLFW_KEY_RIGHT*/, back = 263 /*GLFW_KEY_LEFT*/, play = 32 /*GLFW_KEY_SPACE*/,
+                 reset = 82 /*GLFW_KEY_R*/ };
+
+// True in the frame the key went down (with key repeat), unless a text field
+// has the keyboard.
+bool key_pressed(Key k);
+
+}  // namespace microddp::viz

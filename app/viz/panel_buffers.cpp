@@ -1,0 +1,119 @@
+// Buffers: for each rank, each of its buffers as a row of chunks coloured by
+// whose contributions they hold (stripes = a partial result's contributors;
+// dark = complete), values printed when they fit; the cells a step changed
+// are outlined, and a swap of send_buff / recv_buff slides the two rows.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <cmath>
+
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+void draw_buffers(App& app) {
+  ViewState& vs = app.vs;
+  const Session& ses = app.session;
+  const Schedule& s = ses.schedule();
+  const int n = s.world_size();
+  draw_legend(n, is_reducing(s.spec.collective));
+  BuffersLayout lay;
+  lay.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  lay.row_h = std::round(ImGui::GetFontSize() * 1.35f);
+  lay.row_gap = std::round(ImGui::GetFontSize() * 0.15f);
+  lay.rank_gap = std::round(ImGui::GetFontSize() * 0.7f);
+  lay.char_w = ImGui::CalcTextSize("0").x;
+  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w;
+  lay.label_w = ImGui::CalcTextSize("send_buff").x + lay.char_w * 2.5f;
+  lay.col_gap = ImGui::GetFontSize();
+  const int position = ses.position();
+  // Ranks side by side when the rows would not fit one under the other and
+  // the cells stay wide enough to read.
+  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();
+  BuffersScene sc = build_buffers(ses, position, lay);
+  for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
+    BuffersLayout l2 = lay;
+    l2.columns = c;
+    const float col_w = (lay.width - lay.col_gap * float(c - 1)) / float(c);
+    int max_cells = 1;
+    for (const auto& row : sc.rows) max_cells = std::max<int>(max_cells, static_cast<int>(row.cells.size()));
+    if (col_w - lay.tag_w - lay.label_w < float(std::min(max_cells, 16)) * lay.char_w * 3) break;
+    BuffersScene s2 = build_buffers(ses, position, l2);
+    lay = l2;
+    sc = std::move(s2);
+  }
+
+  ImGui::BeginChild("rows", ImVec2(0, 0), false);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float view_top = ImGui::GetWindowPos().y, view_bot = view_top + ImGui::GetWindowSize().y;
+  const ImU32 ink = im(from_hex(assets::kInk));
+  const ImU32 accent = im(from_hex(assets::kActive));
+  const bool animating = !vs.static_frame && vs.anim < 1;
+  const float ease = animating ? vs.anim * vs.anim * (3 - 2 * vs.anim) : 1.f;
+  const CellDraw* hover = nullptr;
+  const BufferRowDraw* hover_row = nullptr;
+  for (const BufferRowDraw& row : sc.rows) {
+    float y = row.y;
+    if (animating && row.swap_partner >= 0) y = sc.rows[row.swap_partner].y + (row.y - sc.rows[row.swap_partner].y) * ease;
+    const float top = origin.y + y, bot = top + lay.row_h;
+    if (bot < view_top || top > view_bot) continue;  // clipped: draw only what shows
+    const float ty = origin.y + row.y + (lay.row_h - ImGui::GetFontSize()) / 2;
+    if (row.first_of_rank) {
+      // Rank tag: the rank's colour as a bar spanning its rows, and its name.
+      float last = row.y;
+      for (const BufferRowDraw& o : sc.rows)
+        if (o.rank == row.rank) last = std::max(last, o.y);
+      const ImVec2 a(origin.x + row.x, origin.y + row.y), b(a.x + lay.char_w * 0.6f, origin.y + last + lay.row_h);
+      dl->AddRectFilled(a, b, im(rank_color(row.rank)));
+      dl->AddText(ImVec2(b.x + lay.char_w * 0.4f, ty), ink, fmt::format("R{}", row.rank).c_str());
+    }
+    // Names that traded storage this step (a swap) are drawn in the accent colour.
+    dl->AddText(ImVec2(origin.x + row.x + lay.tag_w, ty), row.swap_partner >= 0 ? accent : ink, row.label.c_str());
+    if (row.swap_partner >= 0) {
+      // A bracket joining the two rows whose names traded storage this step.
+      const float x = origin.x + row.x + lay.tag_w + lay.label_w - lay.char_w * 1.2f;
+      const float y0 = origin.y + row.y + lay.row_h / 2, y1 = origin.y + sc.rows[row.swap_partner].y + lay.row_h / 2;
+      dl->AddLine(ImVec2(x, y0), ImVec2(x + lay.char_w * 0.8f, y0), accent, 2);
+      dl->AddLine(ImVec2(x, y0), ImVec2(x, (y0 + y1) / 2), accent, 2);
+    }
+    for (const CellDraw& c : row.cells) {
+      const ImVec2 a(origin.x + c.x0, top), b(origin.x + c.x1, bot);
+      fill_stripes(dl, a, b, c.stripes);
+      if (c.x1 - c.x0 > 3) dl->AddRect(a, b, im(with_alpha(from_hex(assets::kInk), 90)), 0, 0, 1);
+      if (c.changed && !animating) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), accent, 0, 0, 3);
+      if (!c.text.empty()) {
+        const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+        const float tx = (a.x + b.x - ts.x) / 2, tyc = (a.y + b.y - ts.y) / 2;
+        if (c.stripes.size() > 1) {  // a plate behind text on stripes keeps it legible
+          dl->AddRectFilled(ImVec2(tx - 3, tyc), ImVec2(tx + ts.x + 3, tyc + ts.y), IM_COL32(255, 255, 255, 215), 3);
+          dl->AddText(ImVec2(tx, tyc), IM_COL32(0, 0, 0, 255), c.text.c_str());
+        } else {
+          dl->AddText(ImVec2(tx, tyc), im(c.text_color), c.text.c_str());
+        }
+      }
+      if (vs.collect_probes && !animating && (c.x1 - c.x0) / float(c.stripes.size()) >= 12 && c.defined &&
+          lay.row_h >= 14) {
+        // Inside the first stripe, clear of the outline and of the centred text.
+        vs.probes.push_back(Probe{int(std::floor(a.x + 7)), int(std::floor(a.y + 7)), c.stripes.front(),
+                                  fmt::format("R{} {} [{}, {})", row.rank, row.label, c.begin, c.begin + c.len)});
+      }
+      if (hovered_rect(a, b)) hover = &c, hover_row = &row;
+    }
+  }
+  ImGui::Dummy(ImVec2(lay.width, sc.height));
+  if (hover) {
+    std::string vals;
+    if (!hover->text.empty()) vals = "\nvalues: " + hover->text;
+    ImGui::SetTooltip("R%d %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->rank, hover_row->label.c_str(),
+                      static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),
+                      hover->chunk >= 0 ? fmt::format(", chunk {}", hover->chunk).c_str() : "",
+                      contributors_text(hover->mask, n).c_str(), hover->complete ? " (complete)" : "",
+                      hover->uniform ? "" : " (mixed within the cell)", vals.c_str());
+  }
+  if (!sc.values && !sc.rows.empty()) ImGui::TextDisabled("(values not recorded at this size: colours show provenance)");
+  ImGui::EndChild();
+}
+
+}  // namespace microddp::viz

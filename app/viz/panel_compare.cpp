@@ -1,0 +1,144 @@
+// Compare view: chosen algorithms of one collective side by side on the same
+// input, stepping together, each with its totals; beneath, time against
+// message size (measured points from a quick sweep, predicted lines when the
+// cost model is available) with the crossover where the ring wins.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+#include "core/algorithms.h"
+
+namespace microddp::viz {
+
+namespace {
+
+void draw_sweep_plot(App& app, ImVec2 size) {
+  Compare& cmp = app.compare;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
+  const float lh = ImGui::GetTextLineHeight();
+  const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh * 1.4f, top = lh * 1.4f;
+  const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - ImGui::CalcTextSize("256 KiB").x * 0.6f, o.y + size.y - bottom);
+  dl->AddRect(p0, p1, faint);
+  double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
+  for (const auto& c : cmp.sweep) {
+    for (size_t i = 0; i < c.bytes.size(); ++i) {
+      xmin = std::min(xmin, c.bytes[i]), xmax = std::max(xmax, c.bytes[i]);
+      ymin = std::min(ymin, c.measured_us[i]), ymax = std::max(ymax, c.measured_us[i]);
+      if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
+    }
+  }
+  dl->AddText(ImVec2(o.x, o.y), ink, "Time against message size (log-log): dots measured on this machine, lines predicted");
+  if (cmp.sweep.empty() || xmax <= 0) {
+    dl->AddText(ImVec2(p0.x + 8, p0.y + 8), ink, "Press \"Measure sweep\" to time every algorithm over message sizes.");
+    ImGui::Dummy(size);
+    return;
+  }
+  const double lx0 = std::log10(xmin), lx1 = std::log10(std::max(xmax, xmin * 2));
+  const double ly0 = std::floor(std::log10(std::max(ymin, 1e-3))), ly1 = std::ceil(std::log10(std::max(ymax, ymin * 2)));
+  auto X = [&](double b) { return p0.x + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x); };
+  auto Y = [&](double us) {
+    return p1.y - float((std::log10(std::max(us, 1e-3)) - ly0) / std::max(ly1 - ly0, 1e-9)) * (p1.y - p0.y);
+  };
+  for (double d = ly0; d <= ly1; d += 1) {
+    const float y = Y(std::pow(10, d));
+    dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
+    const std::string t = format_us(std::pow(10, d));
+    dl->AddText(ImVec2(o.x, y - lh / 2), ink, t.c_str());
+  }
+  for (size_t i = 0; i < cmp.sweep.front().bytes.size(); ++i) {
+    const double b = cmp.sweep.front().bytes[i];
+    const std::string t = human_bytes(b);
+    const float x = X(b);
+    dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), ink);
+    dl->AddText(ImVec2(x - ImGui::CalcTextSize(t.c_str()).x / 2, p1.y + 4), ink, t.c_str());
+  }
+  float legend_x = p0.x + 8;
+  for (size_t k = 0; k < cmp.sweep.size(); ++k) {
+    const auto& c = cmp.sweep[k];
+    const Rgba col = rank_color(k == 0 ? 4 : k == 1 ? 5 : k == 2 ? 2 : int(k) + 3);
+    for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
+      dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
+                  im(col), 2.5f);
+    for (size_t i = 0; i < c.bytes.size(); ++i) {
+      const ImVec2 p(X(c.bytes[i]), Y(c.measured_us[i]));
+      dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
+      if (i + 1 < c.bytes.size() && c.predicted_us.empty())
+        dl->AddLine(p, ImVec2(X(c.bytes[i + 1]), Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
+      if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
+        ImGui::SetTooltip("%s, %s: measured %s, predicted %s", c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(),
+                          format_us(c.measured_us[i]).c_str(),
+                          format_us(i < c.predicted_us.size() ? c.predicted_us[i] : -1).c_str());
+    }
+    dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, p0.y + lh * 0.7f), lh * 0.3f, im(col), 16);
+    dl->AddText(ImVec2(legend_x + lh * 0.8f, p0.y + lh * 0.2f), ink, c.algorithm.c_str());
+    legend_x += lh * 1.5f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh;
+  }
+  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
+  std::string note = cmp.crossover + (pred ? "" : "   (predicted lines: n/a, no cost model)");
+  dl->AddText(ImVec2(legend_x + lh, p0.y + lh * 0.2f), ink, note.c_str());
+  ImGui::Dummy(size);
+}
+
+}  // namespace
+
+void draw_compare(App& app) {
+  ViewState& vs = app.vs;
+  Compare& cmp = app.compare;
+  const auto& algs = algorithms_for(vs.edit.collective);
+  ImGui::TextUnformatted("Algorithms:");
+  bool changed = false;
+  for (const auto& a : algs) {
+    ImGui::SameLine();
+    bool on = std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end();
+    if (ImGui::Checkbox(a.c_str(), &on)) {
+      changed = true;
+      if (on) vs.compare_algorithms.push_back(a);
+      else vs.compare_algorithms.erase(std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a));
+    }
+  }
+  if (changed) {
+    std::vector<std::string> ordered;
+    for (const auto& a : algs)
+      if (std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end())
+        ordered.push_back(a);
+    vs.compare_algorithms = ordered;
+    cmp.configure(vs.edit, vs.compare_algorithms);
+  }
+  ImGui::SameLine(0, 30);
+  if (ImGui::Button("Measure sweep") || (vs.compare_sweep_requested && cmp.sweep.empty())) {
+    vs.compare_sweep_requested = false;
+    cmp.run_sweep();
+  }
+  const size_t cols = std::max<size_t>(1, cmp.sessions.size());
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float col_h = std::floor(avail.y * 0.58f);
+  const float col_w = std::floor((avail.x - ImGui::GetStyle().ItemSpacing.x * float(cols - 1)) / float(cols));
+  for (size_t i = 0; i < cmp.sessions.size(); ++i) {
+    if (i) ImGui::SameLine();
+    ImGui::BeginChild(fmt::format("col{}", i).c_str(), ImVec2(col_w, col_h), true, ImGuiWindowFlags_NoScrollbar);
+    const Session* s = cmp.sessions[i].get();
+    if (!s) {
+      ImGui::Text("%s", cmp.algorithms[i].c_str());
+      ImGui::TextWrapped("refused: %s", cmp.errors[i].c_str());
+      ImGui::EndChild();
+      continue;
+    }
+    const float text_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+    const ImVec2 a = ImGui::GetContentRegionAvail();
+    draw_topology(app, *s, s->position(), ImVec2(a.x, a.y - text_h), true);
+    const Stats st = build_stats(*s);
+    ImGui::Text("steps %d   busiest rank R%d: %s", st.steps, st.busiest_rank, human_bytes(double(st.busiest_rank_bytes)).c_str());
+    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps).c_str());
+    ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    ImGui::EndChild();
+  }
+  draw_sweep_plot(app, ImGui::GetContentRegionAvail());
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,124 @@
+// Timeline: one lane per rank with a bar per executed op (measured), then a
+// lane of measured step times and a lane of predicted step times beside
+// them. Hover shows the numbers.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+namespace {
+Rgba kind_color(OpKind k) {
+  switch (k) {
+    case OpKind::send: return from_hex(0x0072B2);
+    case OpKind::recv: return from_hex(0x56B4E9);
+    case OpKind::recv_reduce: return from_hex(0x009E73);
+    case OpKind::reduce: return from_hex(0xD55E00);
+    case OpKind::copy: return from_hex(0x999999);
+    case OpKind::swap: return from_hex(0xCC79A7);
+  }
+  return from_hex(0x999999);
+}
+}  // namespace
+
+void draw_timeline(App& app) {
+  const Session& ses = app.session;
+  const TimelineScene sc = build_timeline(ses);
+  const int n = ses.schedule().world_size();
+  ImGui::Text("Timeline - %s", sc.mode_label.c_str());
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  // Legend of op kinds.
+  const float sz = ImGui::GetTextLineHeight() * 0.8f;
+  for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(kind_color(k)));
+    ImGui::Dummy(ImVec2(sz + 3, sz));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(std::string(name(k)).c_str());
+    ImGui::SameLine(0, 12);
+  }
+  ImGui::NewLine();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float label_w = ImGui::CalcTextSize("predicted ").x;
+  const int lanes = n + 2;
+  const float axis_h = ImGui::GetTextLineHeight() + 2;
+  // Rank lanes share what the two step lanes (one text line each) leave.
+  const float step_lane_h = ImGui::GetFontSize() * 1.1f;
+  const float lane_h = std::max(3.f, std::min(ImGui::GetFontSize() * 1.2f, (avail.y - axis_h - 2 * step_lane_h) / float(n)));
+  const float w = std::max(avail.x - label_w - 6, 10.f);
+  const double scale = w / sc.span_us;
+  const float x0 = origin.x + label_w;
+  const ImU32 ink = im(from_hex(assets::kInk));
+  const bool show_labels = lane_h >= ImGui::GetFontSize() * 0.9f;
+  auto lane_y = [&](int lane) {
+    return origin.y + std::min(lane, n) * lane_h + std::max(lane - n, 0) * std::max(step_lane_h, lane_h);
+  };
+  // Highlight the step being shown.
+  const int shown = ses.position() - 1;
+  for (const StepSpan& st : sc.steps) {
+    const float a = x0 + float(st.begin_us * scale), b = x0 + float(st.end_us * scale);
+    if (st.step == shown)
+      dl->AddRectFilled(ImVec2(a, origin.y), ImVec2(std::max(b, a + 2), lane_y(lanes)), IM_COL32(0, 114, 178, 28));
+    dl->AddLine(ImVec2(a, origin.y), ImVec2(a, lane_y(lanes)), im(from_hex(assets::kFaint)), 1);
+  }
+  for (int r = 0; r < n; ++r) {
+    if (show_labels || r % std::max(1, int(ImGui::GetFontSize() / lane_h) + 1) == 0)
+      dl->AddText(ImVec2(origin.x, lane_y(r) + (lane_h - ImGui::GetFontSize()) / 2), ink, fmt::format("R{}", r).c_str());
+  }
+  const TimelineBar* hover = nullptr;
+  for (const TimelineBar& b : sc.bars) {
+    if (b.kind == OpKind::swap) continue;
+    const float a = x0 + float(b.begin_us * scale);
+    const float e = std::max(a + 1.5f, x0 + float(b.end_us * scale));
+    const float y = lane_y(b.rank) + 1;
+    const ImVec2 p0(a, y), p1(e, y + lane_h - 2);
+    dl->AddRectFilled(p0, p1, im(kind_color(b.kind)));
+    if (hovered_rect(p0, p1)) hover = &b;
+  }
+  // Step lanes: measured and predicted.
+  const int ym = n, yp = n + 1;
+  const float slh = std::max(step_lane_h, lane_h);
+  dl->AddText(ImVec2(origin.x, lane_y(ym) + (slh - ImGui::GetFontSize()) / 2), ink, "step");
+  dl->AddText(ImVec2(origin.x, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)), "predicted");
+  const StepSpan* hover_step = nullptr;
+  bool any_pred = false;
+  for (const StepSpan& st : sc.steps) {
+    const float a = x0 + float(st.begin_us * scale);
+    const ImVec2 m0(a, lane_y(ym) + 2), m1(std::max(a + 2, a + float(st.measured_us * scale)), lane_y(ym) + slh - 2);
+    dl->AddRectFilled(m0, m1, im(from_hex(assets::kMeasured)));
+    if (st.predicted_us >= 0) {
+      any_pred = true;
+      const ImVec2 q0(a, lane_y(yp) + 2), q1(std::max(a + 2, a + float(st.predicted_us * scale)), lane_y(yp) + slh - 2);
+      dl->AddRectFilled(q0, q1, im(from_hex(assets::kPredicted)));
+    }
+    if (hovered_rect(ImVec2(a, lane_y(ym)), ImVec2(x0 + float(st.end_us * scale), lane_y(yp + 1)))) hover_step = &st;
+  }
+  if (!any_pred)
+    dl->AddText(ImVec2(x0 + 4, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)),
+                "n/a (no cost model)");
+  if (sc.steps.empty())
+    dl->AddText(ImVec2(x0 + 4, origin.y + 4), ink, "Press Step (Right arrow) to run the first step for real.");
+  // Axis.
+  const std::string right = format_us(sc.span_us);
+  const float ay = lane_y(lanes) + 1;
+  dl->AddText(ImVec2(x0, ay), ink, "0");
+  dl->AddText(ImVec2(x0 + w - ImGui::CalcTextSize(right.c_str()).x, ay), ink, right.c_str());
+  ImGui::Dummy(ImVec2(avail.x, lane_y(lanes) - origin.y + axis_h));
+  if (hover) {
+    ImGui::SetTooltip("R%d step %d: %s%s\nmeasured %s\n%lld bytes", hover->rank, hover->step,
+                      std::string(name(hover->kind)).c_str(),
+                      hover->peer >= 0 ? fmt::format(" {} R{}", hover->kind == OpKind::send ? "to" : "from", hover->peer).c_str() : "",
+                      format_us(hover->dur_us).c_str(), static_cast<long long>(hover->bytes));
+  } else if (hover_step) {
+    ImGui::SetTooltip("step %d\nmeasured %s (slowest rank)\npredicted %s", hover_step->step,
+                      format_us(hover_step->measured_us).c_str(), format_us(hover_step->predicted_us).c_str());
+  }
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,89 @@
+// Topology canvas: ranks as labelled nodes (ring, tree, star or hypercube
+// pairs), the links that carry data in the shown step as arrows, and the
+// chunks in flight as striped badges that travel along them while a step
+// animates.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <cmath>
+
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool compact) {
+  const ViewState& vs = app.vs;
+  const float line_h = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::TextUnformatted("");  // caption line filled below
+  const ImVec2 cap_pos = ImGui::GetItemRectMin();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h), 40.f));
+  const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
+  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Schedule& s = ses.schedule();
+  const int n = s.world_size();
+
+  const std::string caption = fmt::format("{} {} - {}", name(s.spec.collective), s.spec.algorithm, sc.caption);
+  dl->AddText(cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str());
+
+  dl->PushClipRect(origin, ImVec2(origin.x + canvas.x, origin.y + canvas.y), true);
+  for (const LinkDraw& l : sc.links)
+    dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
+
+  const ImU32 ink = im(from_hex(assets::kInk));
+  const ImU32 arrow_col = sc.upcoming ? im(from_hex(assets::kFaint)) : im(from_hex(assets::kActive));
+  const float thick = std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f);
+  for (const ArrowDraw& a : sc.arrows) {
+    const ImVec2 p = iv(a.a, origin), c = iv(a.ctrl, origin), q = iv(a.b, origin);
+    dl->AddBezierQuadratic(p, c, q, arrow_col, thick, 24);
+    // Arrow head along the end tangent.
+    float dx = q.x - c.x, dy = q.y - c.y;
+    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
+    dx /= len, dy /= len;
+    const float hs = thick * 4 + 4;
+    dl->AddTriangleFilled(ImVec2(q.x + dx * 2, q.y + dy * 2), ImVec2(q.x - dx * hs - dy * hs * 0.55f, q.y - dy * hs + dx * hs * 0.55f),
+                          ImVec2(q.x - dx * hs + dy * hs * 0.55f, q.y - dy * hs - dx * hs * 0.55f), arrow_col);
+  }
+  for (const NodeDraw& nd : sc.nodes) {
+    const ImVec2 c = iv(nd.pos, origin);
+    dl->AddCircleFilled(c, nd.radius, im(nd.fill), 40);
+    dl->AddCircle(c, nd.radius, ink, 40, nd.busy && !sc.upcoming ? 3.f : 1.5f);
+    const std::string label = fmt::format("R{}", nd.rank);
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    dl->AddText(ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)), label.c_str());
+    if (nd.root) {
+      const ImVec2 rs = ImGui::CalcTextSize("root");
+      dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
+    }
+  }
+  // Badges last: the chunks in flight sit on top.
+  const ArrowDraw* hover = nullptr;
+  for (const ArrowDraw& a : sc.arrows) {
+    const ImVec2 bc = iv(a.badge, origin);
+    const ImVec2 b0(bc.x - a.badge_w / 2, bc.y - a.badge_h / 2), b1(bc.x + a.badge_w / 2, bc.y + a.badge_h / 2);
+    if (sc.upcoming) {
+      dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, 1.5f);
+    } else {
+      fill_stripes(dl, b0, b1, a.stripes);
+      dl->AddRect(b0, b1, ink, 0, 0, 1.5f);
+    }
+    if (hovered_rect(b0, b1)) hover = &a;
+  }
+  dl->PopClipRect();
+  ImGui::Dummy(canvas);
+  if (hover) {
+    const size_t es = dtype_size(s.spec.dtype);
+    ImGui::SetTooltip("R%d -> R%d%s\nchunk %d%s\n%lld elements, %lld bytes\ncarries: %s", hover->from, hover->to,
+                      sc.upcoming ? " (next step)" : "", hover->chunk,
+                      hover->segment >= 0 ? fmt::format(", segment {}", hover->segment).c_str() : "",
+                      static_cast<long long>(hover->len), static_cast<long long>(hover->len * es),
+                      contributors_text(hover->mask, n).c_str());
+  }
+  if (!compact) {
+    ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+  }
+}
+
+}  // namespace microddp::viz

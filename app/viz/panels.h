@@ -1,0 +1,30 @@
+// One function per panel (one file each). Each first builds its plain scene
+// (scene.h) and then only draws it.
+#pragma once
+#include <imgui.h>
+
+#include "app/viz/scene.h"
+#include "app/viz/view_state.h"
+
+namespace microddp::viz {
+
+void draw_controls(App& app);                  // panel_controls.cpp
+void draw_topology(App& app, const Session& s, int position, ImVec2 size, bool compact);  // panel_topology.cpp
+void draw_buffers(App& app);                   // panel_buffers.cpp
+void draw_timeline(App& app);                  // panel_timeline.cpp
+void draw_stats(App& app);                     // panel_stats.cpp
+void draw_compare(App& app);                   // panel_compare.cpp
+
+// Shared drawing helpers (ui.cpp).
+inline ImU32 im(Rgba c) { return packed(c); }
+inline ImVec2 iv(Vec2 v, ImVec2 o) { return ImVec2(o.x + v.x, o.y + v.y); }
+// A cell or badge filled with vertical stripes, one per colour.
+void fill_stripes(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::vector<Rgba>& stripes);
+// Rank colour legend on one wrapped line, plus the "complete" swatch.
+void draw_legend(int n, bool reducing);
+std::string contributors_text(uint64_t mask, int n);
+std::string format_us(double us);  // "12.3 us", "4.56 ms"; "n/a" when us < 0
+// A tooltip with the given text when the mouse is inside [a, b).
+bool hovered_rect(ImVec2 a, ImVec2 b);
+
+}  // namespace microddp::viz

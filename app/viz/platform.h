@@ -1,0 +1,57 @@
+// The thin platform layer: GLFW window + OpenGL 3.3 core context + the Dear
+// ImGui GLFW/OpenGL3 backends, fonts, back-buffer read-back and PNG writing.
+// Nothing else in the viewer touches GLFW or GL.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct GLFWwindow;
+
+namespace microddp::viz {
+
+// True when an X (or Wayland) display is named in the environment.
+bool display_named();
+
+struct PlatformOptions {
+  int width = 1280, height = 720;
+  bool visible = true;   // false for screenshots, frame export and benchmarks
+  bool vsync = true;
+  float font_px = 18;
+};
+
+class Platform {
+ public:
+  // Throws std::runtime_error when GLFW cannot start or no GL 3.3 context.
+  explicit Platform(const PlatformOptions& opt);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  bool should_close() const;
+  // Polls events, rebuilds the font atlas when font_px changed, and starts
+  // an ImGui frame.
+  void new_frame(float font_px);
+  // ImGui::Render and the GL draw into the back buffer (no swap).
+  void render();
+  // The back buffer as RGBA8, top row first. Call after render(), before swap().
+  std::vector<uint8_t> read_back_buffer(int& w, int& h) const;
+  void swap();
+  double time() const;
+
+ private:
+  void load_fonts(float px);
+  GLFWwindow* win_ = nullptr;
+  float font_px_ = 0;
+};
+
+// Sets up the ImGui style used on screen and in tests (light, projector
+// friendly) and the fonts (DejaVu Sans when installed, else ImGui's default).
+void setup_style();
+void add_fonts(float px);
+
+// Writes an RGBA8 image as PNG (stb_image_write). Throws UsageError naming
+// the path when it cannot be written.
+void write_png(const std::string& path, int w, int h, const std::vector<uint8_t>& rgba);
+
+}  // namespace microddp::viz

@@ -1,0 +1,195 @@
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/keys.h"
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+void fill_stripes(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::vector<Rgba>& stripes) {
+  const int m = std::max<int>(1, static_cast<int>(stripes.size()));
+  const float w = (b.x - a.x) / float(m);
+  for (int i = 0; i < m; ++i) {
+    const float x0 = a.x + w * float(i), x1 = i == m - 1 ? b.x : a.x + w * float(i + 1);
+    dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(x1, b.y), im(stripes.empty() ? empty_color() : stripes[i]));
+  }
+}
+
+std::string contributors_text(uint64_t mask, int n) {
+  std::string s;
+  for (int r = 0; r < n; ++r)
+    if (mask >> r & 1) s += (s.empty() ? "R" : ", R") + std::to_string(r);
+  return s.empty() ? "nothing yet" : s;
+}
+
+std::string format_us(double us) {
+  if (us < 0) return "n/a";
+  if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
+  if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
+  return fmt::format("{:.3g} us", us);
+}
+
+bool hovered_rect(ImVec2 a, ImVec2 b) {
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  return ImGui::IsWindowHovered() && m.x >= a.x && m.x < b.x && m.y >= a.y && m.y < b.y;
+}
+
+void draw_legend(int n, bool reducing) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float sz = ImGui::GetTextLineHeight();
+  const float right = ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x;
+  for (int r = 0; r < n; ++r) {
+    const std::string label = fmt::format("R{}", r);
+    const float w = sz + 4 + ImGui::CalcTextSize(label.c_str()).x + 10;
+    if (r > 0) {
+      ImGui::SameLine(0, 0);
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(rank_color(r)), 3);
+    ImGui::Dummy(ImVec2(sz + 4, sz));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(label.c_str());
+    ImGui::SameLine(0, 10);
+    ImGui::Dummy(ImVec2(0, sz));
+  }
+  if (reducing && n > 1) {
+    ImGui::SameLine(0, 6);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(complete_color()), 3);
+    ImGui::Dummy(ImVec2(sz + 4, sz));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted("all ranks (complete)");
+  }
+}
+
+void action_step(App& app) {
+  if (app.vs.view == View::compare) {
+    app.compare.step();
+  } else if (!app.session.step()) {
+    return;
+  }
+  app.vs.anim = 0;
+  app.vs.anim_start = app.vs.now;
+}
+
+void action_back(App& app) {
+  if (app.vs.view == View::compare) app.compare.back();
+  else app.session.back();
+  app.vs.anim = 1;
+}
+
+void action_reset(App& app) {
+  app.vs.playing = false;
+  app.session.reset();
+  app.compare.reset();
+  app.vs.anim = 1;
+}
+
+void action_toggle_play(App& app) {
+  app.vs.playing = !app.vs.playing;
+  if (app.vs.playing) {
+    const bool at_end = app.vs.view == View::compare ? app.compare.position >= app.compare.max_steps()
+                                                     : app.session.position() >= app.session.num_steps();
+    if (at_end) action_reset(app), app.vs.playing = true;
+    app.vs.next_play_time = app.vs.now;
+  }
+}
+
+void apply_params(App& app) {
+  ViewState& vs = app.vs;
+  if (vs.edit == app.session.params() && app.session.configured()) return;
+  if (vs.edit == vs.rejected) return;
+  try {
+    app.session.configure(vs.edit);
+    vs.error.clear();
+    vs.rejected = RunParams{};
+    vs.rejected.ranks = -1;
+    vs.anim = 1;
+    vs.playing = false;
+    if (vs.compare_algorithms.empty() || app.compare.base.collective != vs.edit.collective)
+      vs.compare_algorithms = Compare::default_algorithms(vs.edit.collective);
+    app.compare.configure(vs.edit, vs.compare_algorithms);
+  } catch (const std::exception& e) {
+    vs.error = e.what();
+    vs.rejected = vs.edit;
+  }
+}
+
+void tick(App& app, double now) {
+  ViewState& vs = app.vs;
+  vs.now = now;
+  if (vs.static_frame) {
+    vs.anim = 1;
+    return;
+  }
+  if (vs.anim < 1) vs.anim = std::clamp(float((now - vs.anim_start) / vs.anim_seconds), 0.f, 1.f);
+  if (vs.playing && now >= vs.next_play_time) {
+    const bool at_end = vs.view == View::compare ? app.compare.position >= app.compare.max_steps()
+                                                 : app.session.position() >= app.session.num_steps();
+    if (at_end) {
+      vs.playing = false;
+    } else {
+      action_step(app);
+      vs.anim_seconds = std::min(0.8f, 0.8f / vs.steps_per_second);
+      vs.next_play_time = now + 1.0 / std::max(0.1f, vs.steps_per_second);
+    }
+  }
+}
+
+void draw_ui(App& app) {
+  ViewState& vs = app.vs;
+  vs.probes.clear();
+  if (key_pressed(Key::step)) action_step(app);
+  if (key_pressed(Key::back)) action_back(app);
+  if (key_pressed(Key::play)) action_toggle_play(app);
+  if (key_pressed(Key::reset)) action_reset(app);
+
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::Begin("microddp-viz", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                   ImGuiWindowFlags_NoScrollWithMouse);
+  draw_controls(app);
+  apply_params(app);
+  if (!app.session.configured()) {
+    ImGui::TextWrapped("%s", vs.error.c_str());
+    ImGui::End();
+    return;
+  }
+  if (vs.view == View::main) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float gap = ImGui::GetStyle().ItemSpacing.y;
+    const float top_h = std::floor((avail.y - gap) * 0.60f);
+    const float left_w = std::floor(avail.x * 0.38f);
+    ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
+    {
+      const ImVec2 a = ImGui::GetContentRegionAvail();
+      draw_topology(app, app.session, app.session.position(), a, false);
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("buffers", ImVec2(0, top_h), true);
+    draw_buffers(app);
+    ImGui::EndChild();
+    const float tl_w = std::floor(avail.x * 0.60f);
+    ImGui::BeginChild("timeline", ImVec2(tl_w, 0), true, ImGuiWindowFlags_NoScrollbar);
+    draw_timeline(app);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("stats", ImVec2(0, 0), true);
+    draw_stats(app);
+    ImGui::EndChild();
+  } else {
+    draw_compare(app);
+  }
+  ImGui::End();
+}
+
+}  // namespace microddp::viz

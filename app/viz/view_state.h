@@ -1,0 +1,68 @@
+// The viewer: one plain view-state struct (Tracy / Dear ImGui demo style),
+// the models it shows, and the actions the controls and keys trigger.
+// draw_ui() (ui.cpp) draws one frame with ImGui; it needs an ImGui context and
+// a NewFrame() but no GL, so tests drive it headless.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/viz/compare.h"
+#include "app/viz/palette.h"
+#include "app/viz/session.h"
+
+namespace microddp::viz {
+
+enum class View { main, compare };
+
+// A pixel whose colour the scene knows (for screenshot tests): screen
+// coordinates and the expected colour.
+struct Probe {
+  int x = 0, y = 0;
+  Rgba color;
+  std::string what;
+};
+
+struct ViewState {
+  RunParams edit;                  // what the controls show; applied when it differs
+  RunParams rejected = [] { RunParams p; p.ranks = -1; return p; }();  // last failed (not retried)
+  std::string error;               // why they failed
+  View view = View::main;
+  bool playing = false;
+  float steps_per_second = 1.0f;
+  double next_play_time = 0;
+  double now = 0;                  // seconds, set by the caller each frame
+  float anim = 1;                  // 0..1 progress of the step animation
+  double anim_start = -1;
+  float anim_seconds = 0.8f;
+  bool static_frame = false;       // screenshots: no animation, badges mid-link
+  float font_px = 18;              // text size (projector control)
+  std::vector<std::string> compare_algorithms;
+  bool compare_sweep_requested = false;
+  // Filled by the panels when collect_probes is set (screenshot tests).
+  bool collect_probes = false;
+  std::vector<Probe> probes;
+  // Screen rectangle of the Step button as last drawn (tests click it).
+  float step_button[4] = {0, 0, 0, 0};
+};
+
+struct App {
+  ViewState vs;
+  Session session;
+  Compare compare;
+};
+
+// Actions (shared by buttons and keys).
+void action_step(App& app);
+void action_back(App& app);
+void action_reset(App& app);
+void action_toggle_play(App& app);
+// Applies vs.edit when it differs from what runs: re-plans and re-runs the
+// main session and the compare columns. Errors go to vs.error.
+void apply_params(App& app);
+// Advances playback and the animation to time `now` (seconds).
+void tick(App& app, double now);
+
+// Draws one whole frame's UI (between ImGui::NewFrame and ImGui::Render).
+void draw_ui(App& app);
+
+}  // namespace microddp::viz

@@ -1,0 +1,163 @@
+// The hang lab (issue 8): faults that make distributed jobs hang or go
+// wrong, run for real on threads and bounded in time, and the tools that
+// find them: a monitored barrier, per-rank collective sequence numbers with
+// a small flight recorder, and NCCL_DEBUG-style logging (MICRODDP_DEBUG).
+//
+// The model, in the spirit of PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL
+// (which wraps each collective in a monitored barrier plus a check of the
+// collective's type and shape): every rank is a thread; before each of its
+// collectives a rank enters a monitored barrier carrying the call's
+// fingerprint (sequence number, collective, count, dtype). Rank 0 waits
+// for every rank until the timeout, then names every rank that did not
+// arrive, in ascending order, or every rank whose fingerprint differs from
+// rank 0's; the barrier's verdict fails ALL ranks together (late arrivals
+// included), none pass. Only when it passes does the collective run, for
+// real, with run_threads (core/executor.h).
+// Limits (say them when teaching): the fingerprint holds type, count and
+// dtype, so two calls of the same shape in the wrong order are NOT caught
+// (neither are they by PyTorch's check); NCCL itself checks nothing and
+// would hang or silently mix data.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <functional>
+#include <mutex>
+#include <condition_variable>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace microddp::hang {
+
+// ---- MICRODDP_DEBUG logging ------------------------------------------------
+// Levels as NCCL_DEBUG: WARN (failures), INFO (one line per rank per call:
+// collective, algorithm, count, dtype, op, peers), TRACE (also barrier
+// arrivals and verdicts). Lines: "microddp:<pid>:<tid> [<rank>] MICRODDP
+// <LEVEL> <text>", to stderr unless a sink is set.
+enum class LogLevel { none = 0, warn = 1, info = 2, trace = 3 };
+// Unset or empty: none. Unknown values: warn (and one WARN line says so).
+LogLevel parse_log_level(std::string_view s);
+LogLevel log_level_from_env();  // reads MICRODDP_DEBUG each call
+void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr
+void log_line(LogLevel level, int rank, const std::string& text);  // no-op above the env level
+
+// ---- flight recorder -------------------------------------------------------
+
+struct CallRecord {
+  int64_t seq = 0;          // the rank's collective sequence number (0-based)
+  std::string what;         // "grad bucket 1"
+  std::string collective, algorithm, dtype;
+  int64_t count = 0;        // elements per rank
+  std::vector<int> peers;   // ranks this rank sends to or receives from (from the schedule)
+  enum class State { started, completed, failed } state = State::started;
+  std::string error;        // when failed
+  double begin_s = 0, end_s = 0;  // seconds since the lab began (end 0 while running)
+};
+std::string_view name(CallRecord::State s);
+
+// The last `capacity` calls of one rank, plus its sequence counters.
+struct FlightRecorder {
+  size_t capacity = 8;
+  std::deque<CallRecord> calls;
+  int64_t last_started = -1, last_completed = -1;
+  void start(CallRecord r);               // records seq as started
+  void finish(bool ok, const std::string& error, double end_s);
+};
+
+// ---- monitored barrier -----------------------------------------------------
+
+struct BarrierError : std::runtime_error {
+  std::vector<int> missing;     // ascending; empty for a mismatch
+  std::vector<int> mismatched;  // ranks whose fingerprint differs from rank 0's
+  BarrierError(const std::string& what, std::vector<int> miss, std::vector<int> mis)
+      : std::runtime_error(what), missing(std::move(miss)), mismatched(std::move(mis)) {}
+};
+
+// One use of a monitored barrier by n rank threads (make one per use).
+// arrive() returns when every rank arrived with rank 0's fingerprint, and
+// throws BarrierError otherwise:
+//  - rank 0 waits up to timeout_s (from its own arrival) for all others,
+//    then names the missing ranks, ascending: "monitored barrier 'LABEL':
+//    ranks 1, 3 did not arrive within 0.3 s";
+//  - ranks != 0 wait for rank 0's verdict; if rank 0 itself has not arrived
+//    within timeout_s of their arrival, they fail naming rank 0;
+//  - a rank arriving after a failed verdict fails with it (all fail together).
+// Bound: a rank returns or throws within 2 * timeout_s of its arrival, plus
+// scheduling noise. cancel() fails every waiter at once.
+class MonitoredBarrier {
+ public:
+  MonitoredBarrier(int world_size, double timeout_s, std::string label = "barrier");
+  void arrive(int rank, const std::string& fingerprint = "");
+  void cancel(const std::string& why);
+  bool failed() const;
+  std::string error() const;
+  std::vector<int> missing() const;     // after a failed verdict
+  std::vector<int> mismatched() const;
+
+ private:
+  void decide_locked(std::string err, std::vector<int> missing, std::vector<int> mism);
+  int n_;
+  double timeout_s_;
+  std::string label_;
+  mutable std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<bool> arrived_;
+  std::vector<std::string> fp_;
+  bool decided_ = false, ok_ = false;
+  std::string error_;
+  std::vector<int> missing_, mismatched_;
+};
+
+// ---- the lab -----------------------------------------------------------------
+
+enum class Fault {
+  none,
+  skip_collective,  // the rank skips call `fault_call` and the rest of the step (ran out of data)
+  wrong_count,      // the rank's call `fault_call` has count + 1
+  wrong_order,      // the rank issues calls fault_call and fault_call + 1 swapped
+  sleep             // the rank sleeps (10 x timeout, interrupted when the lab ends) before call fault_call
+};
+std::string_view name(Fault f);
+Fault parse_fault(std::string_view s);  // throws UsageError naming s
+
+struct LabOptions {
+  int ranks = 4;
+  Fault fault = Fault::none;
+  std::vector<int> fault_ranks = {2};
+  double timeout_s = 2.0;
+  int64_t count = 1024;          // call 0's count; call 1 has count/2, call 2 count/4
+  std::string algorithm = "ring";
+  int fault_call = 1;            // 0..1 (wrong_order swaps it with the next one)
+  // Throws UsageError naming the bad value.
+  void validate() const;
+};
+
+struct RankOutcome {
+  int rank = 0;
+  bool passed = false;
+  std::string error;   // why it failed
+  std::string state;   // "failed in call 1 (all_reduce count 512) at its monitored barrier", ...
+  FlightRecorder recorder;
+};
+
+struct LabResult {
+  std::vector<RankOutcome> ranks;
+  std::vector<int> missing;     // from the first failed barrier, ascending
+  std::vector<int> mismatched;
+  std::string verdict;          // the first failed barrier's message ("" = all passed)
+  bool all_passed = false, all_failed = false;
+  double seconds = 0;           // wall time of the whole lab
+  std::string report() const;   // multi-line text for the terminal
+};
+
+// Program of every rank: call 0 all_reduce(count) "grad bucket 0", call 1
+// all_reduce(count/2) "grad bucket 1", call 2 all_gather(count/4)
+// "params", then a monitored barrier "end of step". Inputs: rank r's
+// elements are r + 1 (float32, op sum); outputs are checked (all_reduce:
+// n(n+1)/2 everywhere; all_gather: block q holds q + 1).
+// Bounded: returns within about 3 * timeout_s (+ the collectives' time).
+LabResult run_hang_lab(const LabOptions& o);
+
+}  // namespace microddp::hang

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Screenshot of the 3-rank ring after step 1 under a virtual X display:
+# right size, not blank, and pixel probes at chunks whose colours the scene
+# knows. Exit 77 (reported by CTest as skipped) when xvfb-run is missing.
+# usage: screenshot_test.sh MICRODDP_VIZ CHECK_PNG WORKDIR
+set -u
+viz=$1 check=$2 dir=$3
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  echo "SKIP: xvfb-run not found (apt-get install xvfb)"
+  exit 77
+fi
+mkdir -p "$dir" || exit 1
+png=$dir/ring3_step1.png probes=$dir/ring3_step1.probes
+rm -f "$png" "$probes"
+xvfb-run -a "$viz" --screenshot "$png" --size 1280x720 --step 1 --probes "$probes" \
+  --collective all_reduce --algorithm ring_unchunked --ranks 3 --data "1,2,3;4,5,6;7,8,9" || exit 1
+"$check" "$png" "$probes" 1280 720 || exit 1
+# Colours known from the schedule: after step 0, R0's send_buff holds R2's
+# input (Okabe-Ito bluish green), R0's accum starts with R0's stripe (orange),
+# R1's input is R1's (sky blue).
+fail=0
+for spec in "R0 send_buff [0, 1)|0 158 115" "R0 accum [0, 1)|230 159 0" "R1 input [2, 3)|86 180 233"; do
+  what=${spec%|*} want=${spec#*|}
+  got=$(grep -F " $what" "$probes" | head -n 1 | awk '{print $3, $4, $5}')
+  if [ "$got" != "$want" ]; then
+    echo "probe '$what': scene colour '$got', expected '$want'"
+    fail=1
+  fi
+done
+exit $fail

@@ -1,0 +1,163 @@
+// Scene building (app/viz/scene.h): no ImGui, no GL.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "app/viz/scene.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+RunParams seed_ring() {
+  RunParams p;
+  p.algorithm = "ring_unchunked";
+  p.ranks = 3;
+  p.count = 3;
+  p.data = "1,2,3;4,5,6;7,8,9";
+  return p;
+}
+}  // namespace
+
+TEST_SUITE("scene") {
+  TEST_CASE("node positions are distinct and inside the canvas for every layout") {
+    struct Case {
+      Collective c;
+      const char* alg;
+      int n;
+      TopologyKind kind;
+    };
+    const Case cases[] = {
+        {Collective::all_reduce, "ring_unchunked", 3, TopologyKind::ring},
+        {Collective::all_reduce, "ring", 16, TopologyKind::ring},
+        {Collective::all_reduce, "tree", 7, TopologyKind::tree},
+        {Collective::broadcast, "binomial", 8, TopologyKind::tree},
+        {Collective::reduce, "naive", 5, TopologyKind::star},
+        {Collective::all_reduce, "recursive_doubling", 8, TopologyKind::hypercube},
+        {Collective::all_reduce, "halving_doubling", 6, TopologyKind::hypercube},
+        {Collective::all_to_all, "naive", 4, TopologyKind::circle},
+        {Collective::all_reduce, "ring", 1, TopologyKind::ring},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.alg);
+      CAPTURE(c.n);
+      RunParams p;
+      p.collective = c.c;
+      p.algorithm = c.alg;
+      p.ranks = c.n;
+      p.count = 2 * c.n;
+      Session ses;
+      ses.configure(p);
+      const TopologyScene sc = build_topology(ses, 0, Vec2{400, 300});
+      CHECK(sc.kind == c.kind);
+      REQUIRE(static_cast<int>(sc.nodes.size()) == c.n);
+      std::set<std::pair<int, int>> seen;
+      for (const NodeDraw& nd : sc.nodes) {
+        CHECK(nd.pos.x - nd.radius >= 0);
+        CHECK(nd.pos.y - nd.radius >= 0);
+        CHECK(nd.pos.x + nd.radius <= 400);
+        CHECK(nd.pos.y + nd.radius <= 300);
+        CHECK(seen.insert({int(nd.pos.x * 4), int(nd.pos.y * 4)}).second);
+      }
+    }
+  }
+
+  TEST_CASE("one arrow per transfer of the shown step") {
+    for (const char* alg : {"ring_unchunked", "ring", "tree", "naive", "halving_doubling"}) {
+      CAPTURE(alg);
+      RunParams p;
+      p.algorithm = alg;
+      p.ranks = 5;
+      p.count = 10;
+      Session ses;
+      ses.configure(p);
+      const Schedule& s = ses.schedule();
+      for (int k = 1; k <= s.num_steps(); ++k) {
+        int sends = 0;
+        for (const auto& ops : s.steps[k - 1].ranks)
+          for (const Op& o : ops) sends += o.kind == OpKind::send;
+        const TopologyScene sc = build_topology(ses, k, Vec2{500, 400});
+        CHECK(sc.shown_step == k - 1);
+        CHECK(static_cast<int>(sc.arrows.size()) == sends);
+        for (const ArrowDraw& a : sc.arrows) CHECK(a.from != a.to);
+      }
+      CHECK(build_topology(ses, 0, Vec2{500, 400}).upcoming);
+    }
+  }
+
+  TEST_CASE("seed ring at step 1: arrows carry each rank's own input, badges coloured by sender") {
+    Session ses;
+    ses.configure(seed_ring());
+    ses.step();
+    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 400});
+    REQUIRE(sc.arrows.size() == 3);
+    for (const ArrowDraw& a : sc.arrows) {
+      CHECK(a.to == (a.from + 1) % 3);
+      REQUIRE(a.stripes.size() == 1);
+      CHECK(a.stripes[0] == rank_color(a.from));
+      CHECK(a.bytes == 12);
+    }
+  }
+
+  TEST_CASE("chunk colours and values follow the provenance and the trace") {
+    Session ses;
+    ses.configure(seed_ring());
+    ses.step();
+    BuffersLayout lay;
+    const BuffersScene sc = build_buffers(ses, 1, lay);
+    CHECK(sc.values);
+    // 3 ranks x (input, send_buff, recv_buff, accum, output)
+    REQUIRE(sc.rows.size() == 15);
+    const BufferRowDraw* accum0 = nullptr;
+    for (const auto& row : sc.rows)
+      if (row.rank == 0 && row.buf == Buf::accum) accum0 = &row;
+    REQUIRE(accum0 != nullptr);
+    REQUIRE(accum0->cells.size() == 3);
+    // R0's accum = T0 + T2 = 8, 10, 12: stripes of R0 and R2, not complete.
+    const char* want[] = {"8", "10", "12"};
+    for (int i = 0; i < 3; ++i) {
+      const CellDraw& c = accum0->cells[i];
+      CHECK(c.text == want[i]);
+      CHECK(c.mask == 0b101);
+      CHECK_FALSE(c.complete);
+      CHECK(c.changed);
+      REQUIRE(c.stripes.size() == 2);
+      CHECK(c.stripes[0] == rank_color(0));
+      CHECK(c.stripes[1] == rank_color(2));
+    }
+    // The swap pairs send_buff and recv_buff of every rank.
+    for (const auto& row : sc.rows)
+      if (row.buf == Buf::send_buff) {
+        REQUIRE(row.swap_partner >= 0);
+        CHECK(sc.rows[row.swap_partner].buf == Buf::recv_buff);
+      }
+    ses.step();
+    const BuffersScene end = build_buffers(ses, 2, lay);
+    for (const auto& row : end.rows)
+      if (row.buf == Buf::output)
+        for (const auto& c : row.cells) {
+          CHECK(c.complete);
+          CHECK(c.stripes == std::vector<Rgba>{complete_color()});
+        }
+  }
+
+  TEST_CASE("stats: bytes per rank and link, busbw factor") {
+    Session ses;
+    ses.configure(seed_ring());
+    ses.seek(2);
+    const Stats st = build_stats(ses);
+    CHECK(st.steps == 2);
+    CHECK(st.finished);
+    CHECK(st.sent == std::vector<int64_t>{24, 24, 24});
+    CHECK(st.received == std::vector<int64_t>{24, 24, 24});
+    CHECK(st.links.size() == 3);
+    CHECK_FALSE(st.busiest_unique);
+    CHECK(st.size_bytes == 12);
+    CHECK(st.bus_factor == doctest::Approx(4.0 / 3));
+    CHECK(st.measured_us > 0);
+    const TimelineScene tl = build_timeline(ses);
+    CHECK(tl.steps.size() == 2);
+    CHECK(tl.compressed);
+    CHECK_FALSE(tl.bars.empty());
+  }
+}

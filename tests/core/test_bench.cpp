@@ -1,0 +1,145 @@
+// bench: documented columns, #wrong = 0 for every algorithm, option errors;
+// calibrate on tiny sizes runs and produces a usable profile.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/algorithms.h"
+#include "core/bench.h"
+#include "core/calibrate.h"
+
+using namespace microddp;
+
+namespace {
+BenchOptions tiny(Collective c, int n) {
+  BenchOptions o;
+  o.collective = c;
+  o.algorithms = algorithms_for(c);
+  o.world_size = n;
+  o.min_bytes = 64;
+  o.max_bytes = 1024;
+  o.factor = 4;
+  o.iters = 2;
+  o.warmup = 1;
+  o.check = true;
+  CostParams p;
+  p.alpha = 1e-6;
+  p.beta = 1e-9;
+  o.params = p;
+  return o;
+}
+}  // namespace
+
+TEST_SUITE("bench") {
+  TEST_CASE("every algorithm of every collective: #wrong = 0, sizes and factors as nccl-tests") {
+    for (Collective c : all_collectives())
+      for (int n : {2, 3}) {
+        CAPTURE(name(c));
+        CAPTURE(n);
+        BenchOptions o = tiny(c, n);
+        if (c == Collective::barrier) o.check = false;
+        const auto rows = run_bench(o);
+        REQUIRE(rows.size() == 3 * algorithms_for(c).size());  // 64, 256, 1024 B
+        for (const auto& r : rows) {
+          CAPTURE(r.algorithm);
+          CAPTURE(r.bytes);
+          if (o.check) CHECK(r.wrong == 0);
+          CHECK(r.predicted_us > 0);
+          if (c == Collective::all_reduce) {
+            CHECK(r.count * 4 == r.bytes);
+            CHECK(r.busbw_gbps == doctest::Approx(r.algbw_gbps * 2.0 * (n - 1) / n));
+          }
+        }
+      }
+  }
+
+  TEST_CASE("mode free and record on also run") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.mode = Mode::free;
+    o.record = true;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[2].bytes == 1024);
+    CHECK(rows[2].wrong == 0);
+  }
+
+  TEST_CASE("columns: table, JSON and CSV") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.min_bytes = o.max_bytes = 4096;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    const std::string h = bench_table_header(o);
+    for (const char* col : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted",
+                            "error"})
+      CHECK(h.find(col) != std::string::npos);
+    const std::string row = bench_table_row(rows[0]);
+    CHECK(row.find("4096") != std::string::npos);
+    CHECK(row.find("1024") != std::string::npos);
+    CHECK(row.find("float32") != std::string::npos);
+    const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
+    for (const char* k : {"collective", "algorithm", "backend", "world_size", "dtype", "op", "bytes", "count", "time_us",
+                          "algbw_gbps", "busbw_gbps", "wrong", "predicted_us"})
+      CHECK(j.contains(k));
+    CHECK(j["bytes"] == 4096);
+    CHECK(j["count"] == 1024);
+    CHECK(j["wrong"] == 0);
+    CHECK(j["collective"] == "all_reduce");
+    CHECK(bench_csv_header().find("busbw_gbps") != std::string::npos);
+    CHECK(bench_csv_row(rows[0]).rfind("all_reduce,ring,threads,lockstep,2,float32,sum,-1,4096,1024,", 0) == 0);
+    CHECK(bench_table_footer(rows).find("Out of bounds values : 0 OK") != std::string::npos);
+    const auto s = summarize(rows);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].rows == 1);
+    CHECK(s[0].world_size == 2);
+  }
+
+  TEST_CASE("sizes: parse and errors name the value") {
+    CHECK(parse_size("4K") == 4096);
+    CHECK(parse_size("64M") == 64 << 20);
+    CHECK(parse_size("1G") == int64_t{1} << 30);
+    CHECK(parse_size("1e9") == 1000000000);
+    CHECK(parse_size("512") == 512);
+    CHECK_THROWS_WITH_AS(parse_size("-4K"), doctest::Contains("-4K"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_size("4Q"), doctest::Contains("4Q"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_size("lots"), doctest::Contains("lots"), UsageError);
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.min_bytes = 8192;
+    o.max_bytes = 4096;
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("8192"), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.factor = 1;
+    CHECK_THROWS_AS(run_bench(o), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"carrier_pigeon"};
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("carrier_pigeon"), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.backend = "smoke_signals";
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("smoke_signals"), UsageError);
+  }
+
+  TEST_CASE("calibrate on tiny sizes: a positive bandwidth and a loadable profile") {
+    CalibrateOptions co;
+    co.min_bytes = 4;
+    co.max_bytes = 4096;
+    co.warmup = 1;
+    co.max_iters = 5;
+    co.kernel_bytes = 1 << 20;
+    const CalibrationResult r = calibrate(co);
+    CHECK(r.points.size() == 11);
+    CHECK(r.points.front().bytes == 4);
+    CHECK(r.points.back().bytes == 4096);
+    for (const auto& p : r.points) CHECK(p.seconds > 0);
+    CHECK(r.params.fused_recv_reduce);
+    CHECK(r.params.gamma > 0);
+    CHECK(r.params.delta > 0);
+    CHECK_THROWS_WITH_AS(
+        [] {
+          CalibrateOptions bad;
+          bad.backend = "abacus";
+          calibrate(bad);
+        }(),
+        doctest::Contains("abacus"), UsageError);
+  }
+}

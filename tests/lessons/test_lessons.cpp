@@ -1,0 +1,169 @@
+// Lessons: every shipped lesson loads and all its checks pass against real
+// runs; malformed fixtures (tests/lessons/bad/*.yaml, expected message in
+// the first line "# expect: ...") give file:line:column errors; a lesson
+// that claims something false fails with expected vs actual.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/lesson.h"
+
+namespace fs = std::filesystem;
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);  // fuzz_lesson.cpp
+using namespace microddp::lesson;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const fs::path kLessons = fs::path(MICRODDP_SOURCE_DIR) / "lessons";
+const fs::path kBad = fs::path(MICRODDP_SOURCE_DIR) / "tests" / "lessons" / "bad";
+
+}  // namespace
+
+TEST_SUITE("lessons") {
+  TEST_CASE("the six shipped lessons are listed with titles, in order") {
+    const auto l = list_lessons(kLessons.string());
+    REQUIRE(l.size() == 6);
+    const char* files[] = {"01-primitives.yaml",   "02-ring-double-buffering.yaml", "03-naive-tree-ring.yaml",
+                           "04-chunked-ring.yaml", "05-alpha-beta.yaml",            "06-reduce-scatter-all-gather.yaml"};
+    for (size_t i = 0; i < 6; ++i) {
+      CHECK(fs::path(l[i].file).filename() == files[i]);
+      CHECK(l[i].title.rfind("(error", 0) == std::string::npos);
+    }
+  }
+
+  TEST_CASE("every check of every shipped lesson passes against the real run") {
+    int checks = 0;
+    for (const auto& info : list_lessons(kLessons.string())) {
+      const Lesson l = load_lesson(info.file);
+      for (size_t b = 0; b < l.beats.size(); ++b)
+        for (const CheckResult& r : evaluate(l.beats[b])) {
+          ++checks;
+          INFO(info.file, " beat ", b + 1, " ", r.mark.str(), ": ", r.what, ": expected ", r.expected, ", got ",
+               r.actual);
+          CHECK(r.pass);
+        }
+    }
+    CHECK(checks >= 60);
+  }
+
+  TEST_CASE("lesson 02: the seed's 3-rank ring, beat by beat") {
+    const Lesson l = load_lesson((kLessons / "02-ring-double-buffering.yaml").string());
+    REQUIRE(l.beats.size() == 6);
+    const Prepared p = prepare(l.beats[1].setup);
+    CHECK(p.schedule.num_steps() == 2);
+    CHECK(target_step(l.beats[0].at, p.schedule) == -1);
+    CHECK(target_step(l.beats[1].at, p.schedule) == 0);
+    CHECK(target_step(l.beats[2].at, p.schedule) == 1);
+    REQUIRE(l.beats[1].question);
+    CHECK(l.beats[1].question->is_right("3"));
+    CHECK(l.beats[1].question->is_right("[8, 10, 12]"));
+    CHECK_FALSE(l.beats[1].question->is_right("2"));
+    CHECK(l.beats[1].highlight.links == std::vector<std::pair<int, int>>{{2, 0}});
+    CHECK(l.beats[4].setup.algorithm == "single_buffered_ring");
+    CHECK(l.beats[4].setup.delay.has_value());
+    CHECK(l.beats[5].setup.algorithm == "ring");
+    CHECK_FALSE(l.beats[5].setup.delay.has_value());  // "delay: none" clears it
+    CHECK(l.beats[5].setup.ranks == 3);               // the rest carries forward
+  }
+}
+
+TEST_SUITE("lesson_errors") {
+  TEST_CASE("malformed fixtures give file:line:column and what was expected") {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(kBad)) {
+      if (e.path().extension() != ".yaml") continue;
+      ++n;
+      const std::string text = read(e.path());
+      const std::string tag = "# expect: ";
+      REQUIRE(text.rfind(tag, 0) == 0);
+      const std::string want = text.substr(tag.size(), text.find('\n') - tag.size());
+      std::string got = "(no error)";
+      try {
+        parse_lesson(text, e.path().filename().string());
+      } catch (const LessonError& x) {
+        got = x.what();
+      }
+      INFO(e.path().filename().string(), "\n  want: ", want, "\n  got:  ", got);
+      CHECK(got.rfind(want, 0) == 0);
+    }
+    CHECK(n >= 12);
+  }
+
+  TEST_CASE("the fuzz harness accepts every fixture, corpus entry and truncation of lesson 02") {
+    std::vector<std::string> texts;
+    for (const fs::path& dir : {kBad, kBad.parent_path() / "corpus", kLessons})
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".yaml") texts.push_back(read(e.path()));
+    const std::string l2 = read(kLessons / "02-ring-double-buffering.yaml");
+    for (size_t n = 0; n < l2.size(); n += 97) texts.push_back(l2.substr(0, n));
+    for (const auto& t : texts)
+      CHECK(LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(t.data()), t.size()) == 0);
+  }
+
+  TEST_CASE("a missing file is a LessonError naming it") {
+    CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/x.yaml"), "/nonexistent/x.yaml:0:0: cannot read the lesson file",
+                         LessonError);
+  }
+}
+
+TEST_SUITE("lesson_checks") {
+  TEST_CASE("a false claim fails with expected vs actual and its mark") {
+    const Lesson l = parse_lesson(R"(title: wrong
+setup: {ranks: 3, algorithm: ring_unchunked, data: "1,2,3;4,5,6;7,8,9"}
+beats:
+  - at: 0
+    text: a lie
+    checks:
+      - {check: buffer, rank: 0, buffer: accum, step: 0, equals: [5, 7, 9]}
+      - {check: bytes, rank: 0, step: 1, equals: 13}
+      - {check: steps, equals: 3}
+      - {check: predicted, preset: nvlink, seconds: 1}
+)", "wrong.yaml");
+    const auto r = evaluate(l.beats[0]);
+    REQUIRE(r.size() == 4);
+    for (const auto& c : r) CHECK_FALSE(c.pass);
+    CHECK(r[0].what == "R0 accum after step 0");
+    CHECK(r[0].expected == "[5, 7, 9]");
+    CHECK(r[0].actual == "[8, 10, 12]");
+    CHECK(r[0].mark.str() == "wrong.yaml:7:9");
+    CHECK(r[1].actual == "12");
+    CHECK(r[2].actual == "2");
+  }
+
+  TEST_CASE("the closed-form NVLink and InfiniBand figures (8 ranks, 1 GB ring all-reduce)") {
+    const Lesson l = parse_lesson(R"(title: ab
+setup: {ranks: 8, algorithm: ring, count: 250000000}
+beats:
+  - text: numbers
+    checks:
+      - {check: predicted, preset: nvlink, seconds: 0.0029306667, rel_tol: 0.000001}
+      - {check: predicted, preset: infiniband, seconds: 0.070028, rel_tol: 0.000001}
+      - {check: ratio, preset: infiniband, over_preset: nvlink, equals: 23.8949, rel_tol: 0.00001}
+      - {check: steps, equals: 14}
+)", "ab.yaml");
+    CHECK_FALSE(prepare(l.beats[0].setup).runnable);
+    for (const auto& c : evaluate(l.beats[0])) {
+      INFO(c.what, ": expected ", c.expected, ", got ", c.actual);
+      CHECK(c.pass);
+    }
+  }
+
+  TEST_CASE("typed answers") {
+    Question q;
+    q.value = 23.9;
+    q.tolerance = 0.1;
+    CHECK(q.is_right(" 23.85\n"));
+    CHECK_FALSE(q.is_right("30"));
+    CHECK_FALSE(q.is_right("23.9x"));
+    CHECK_FALSE(q.is_right(""));
+  }
+}
