@@ -37,6 +37,10 @@ std::pair<int64_t, int64_t> segment(const Chunks& ch, int c, int k, int j) {
 }
 
 // After this phase rank r holds chunk (r + shift) mod n of `work` reduced.
+// `work` starts empty: with k = 1 each chunk is filled from the input (same
+// layout) just before its first reduction, and step 0 sends straight from
+// the input, so no rank copies the whole vector up front. With k > 1 the
+// caller copies the input into `work` first.
 void scatter_reduce_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int shift, int k) {
   const int n = b.spec().world_size;
   int64_t maxseg = 0;
@@ -53,7 +57,9 @@ void scatter_reduce_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int sh
       if (k == 1) {
         // One pass: the arriving chunk is reduced straight into place as it
         // is read (NCCL's recvReduce), no staging copy.
-        b.send(r, right, {work, ch.off[cs]}, ch.len(cs), cs);
+        b.send(r, right, {s == 0 ? Buf::input : work, ch.off[cs]}, ch.len(cs), cs);
+        // Every chunk a rank receives in this phase is one it has not touched yet.
+        copy_unless_same(b, r, {Buf::input, ch.off[cr]}, {work, ch.off[cr]}, ch.len(cr), cr);
         b.recv_reduce(r, left, {work, ch.off[cr]}, ch.len(cr), cr);
         continue;
       }
@@ -97,7 +103,10 @@ Schedule ring_all_reduce(const CollectiveSpec& s) {
   const int n = s.world_size;
   Chunks ch{even_chunks(s.count, n)};
   b.set_chunks(ch.off);
-  for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::output, 0}, s.count);
+  // One rank, or segments (whose staging reduces into a filled buffer):
+  // start from a full copy. Otherwise the phases fill the output chunk by chunk.
+  if (n == 1 || s.segments > 1)
+    for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::output, 0}, s.count);
   if (n > 1) {
     scatter_reduce_phase(b, ch, Buf::output, 1, s.segments);
     all_gather_phase(b, ch, Buf::output, 1, s.segments);
@@ -116,7 +125,8 @@ Schedule ring_reduce_scatter(const CollectiveSpec& s) {
     return b.finish();
   }
   b.need(-1, Buf::accum, s.total());
-  for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::accum, 0}, s.total());
+  if (s.segments > 1)
+    for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::accum, 0}, s.total());
   scatter_reduce_phase(b, ch, Buf::accum, 0, s.segments);
   for (int r = 0; r < n; ++r) b.copy(r, {Buf::accum, ch.off[r]}, {Buf::output, 0}, ch.len(r), r);
   return b.finish();

@@ -63,39 +63,26 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
   return wrong;
 }
 
-// Median lockstep iteration time (s), or free-running mean; outputs of the run.
+// Median time of one iteration (s), in either mode, from the executor's
+// per-iteration clock (barrier to barrier, so thread start-up is excluded).
+// Buffers rotate over enough sets to spill out of the caches (32 MiB
+// together), as OSU recommends: one reused buffer flatters on-node results.
 double time_threads(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
   RunOptions ro;
   ro.mode = o.mode;
   ro.record = o.record;
   ro.snapshot_limit = 0;
-  const int steps = s.num_steps();
-  if (o.mode == Mode::lockstep && steps > 0) {
-    const int total = o.warmup + o.iters;
-    ro.iterations = total;
-    std::vector<int64_t> ends(total, 0);
-    int it = 0;
-    ro.on_step = [&](int st) {
-      if (st == steps - 1 && it < total) ends[it++] = Clock::now().time_since_epoch().count();
-    };
-    RunResult res = run_threads(s, in, ro);
-    if (outputs) *outputs = std::move(res.outputs);
-    std::vector<double> t;
-    for (int i = std::max(1, o.warmup); i < total; ++i)
-      t.push_back(std::chrono::duration<double>(Clock::duration(ends[i] - ends[i - 1])).count());
-    return median(t);
-  }
-  auto wall = [&](int iters) {
-    ro.iterations = iters;
-    const auto a = Clock::now();
-    RunResult res = run_threads(s, in, ro);
-    const double w = std::chrono::duration<double>(Clock::now() - a).count();
-    if (outputs) *outputs = std::move(res.outputs);
-    return w;
-  };
-  const double base = wall(std::max(1, o.warmup));
-  const double full = wall(std::max(1, o.warmup) + o.iters);
-  return std::max(0.0, (full - base) / o.iters);
+  int64_t per_set = 0;
+  for (int r = 0; r < s.world_size(); ++r)
+    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
+  ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
+  const int warm = std::max(1, o.warmup);
+  ro.iterations = warm + o.iters;
+  RunResult res = run_threads(s, in, ro);
+  if (outputs) *outputs = std::move(res.outputs);
+  std::vector<double> t;
+  for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  return median(t);
 }
 
 }  // namespace

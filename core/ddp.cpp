@@ -516,8 +516,8 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
             std::shuffle(perm.begin(), perm.end(), std::mt19937_64(o.seed + 99));
             for (int p : perm) mark_ready(p);
           }
-          while (next_post < B) post_bucket(next_post++);  // none: everything after backward
           R.backward_end_ms = ms_since(t0, Clock::now());
+          while (next_post < B) post_bucket(next_post++);  // none: everything after backward
           for (int k = 0; k < B; ++k)
             R.waits.push_back(group.wait(r, seq[k], bucket_buf[k].data(), buckets[k].elements));
           for (int p = 0; p < P; ++p) {

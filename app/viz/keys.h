@@ -5,7 +5,8 @@
 namespace microddp::viz {
 
 enum class Key { step = 262 /*GLFW_KEY_RIGHT*/, back = 263 /*GLFW_KEY_LEFT*/, play = 32 /*GLFW_KEY_SPACE*/,
-                 reset = 82 /*GLFW_KEY_R*/ };
+                 reset = 82 /*GLFW_KEY_R*/,
+                 next_beat = 78 /*GLFW_KEY_N*/, prev_beat = 80 /*GLFW_KEY_P*/ };
 
 // True in the frame the key went down (with key repeat), unless a text field
 // has the keyboard.

@@ -3,6 +3,7 @@
 //   microddp-viz --screenshot out.png [--size WxH] [--step K] [--view compare] [run options]
 //   microddp-viz --export-frames DIR [run options]  one PNG per step, for slides
 //   microddp-viz --bench-frames N [run options]     average CPU ms per frame
+//   microddp-viz --lesson FILE [--beat K] [...]     a lesson panel drives the run (lessons/*.yaml)
 // Exit codes: 0 ok, 2 bad options or no display, 1 anything else.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/view_state.h"
 #include "core/checker.h"
@@ -58,7 +60,8 @@ int run(int argc, char** argv) {
   RunParams p;
   std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep";
   std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
-  int step = -1, bench = 0;
+  int step = -1, bench = 0, beat = 1;
+  std::string lesson_file;
   float font_px = 18;
   cli.add_option("--collective", collective, "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all");
   cli.add_option("--algorithm", p.algorithm, "algorithm (see `microddp run --help`)");
@@ -82,6 +85,8 @@ int run(int argc, char** argv) {
   cli.add_option("--bench-frames", bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", probes, "(tests) write the screen pixels whose colours the scene knows");
   cli.add_option("--font-px", font_px, "text size in pixels (12..40)");
+  cli.add_option("--lesson", lesson_file, "open a lesson (lessons/*.yaml): its beats drive the run");
+  cli.add_option("--beat", beat, "with --lesson: start at beat K (1-based)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -109,6 +114,19 @@ int run(int argc, char** argv) {
   if (view != "main" && view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", view));
   if (font_px < 12 || font_px > 40) throw UsageError(fmt::format("--font-px {} is outside 12..40", font_px));
   if (bench < 0) throw UsageError(fmt::format("--bench-frames {} is negative", bench));
+  std::unique_ptr<LessonView> opened;
+  if (!lesson_file.empty()) {
+    // A bad file is a LessonError (a UsageError): "file:line:column: ..." and exit 2.
+    opened = std::make_unique<LessonView>(lesson::load_lesson(lesson_file));
+    if (beat < 1 || beat > opened->num_beats())
+      throw UsageError(fmt::format("--beat {} is outside 1..{} (the lesson has {} beats)", beat, opened->num_beats(),
+                                   opened->num_beats()));
+    opened->go(beat - 1);
+    // The lesson's setup replaces the run options (when the viewer can run it).
+    if (const BeatTarget t = beat_target(opened->current()); t.drive) p = t.params;
+  } else if (cli.count("--beat")) {
+    throw UsageError(fmt::format("--beat {} needs --lesson FILE", beat));
+  }
   App app;
   app.vs.edit = p;
   app.vs.font_px = font_px;
@@ -121,6 +139,10 @@ int run(int argc, char** argv) {
     app.vs.compare_algorithms = Compare::default_algorithms(p.collective);
   }
   app.compare.configure(p, app.vs.compare_algorithms);
+  if (opened) {
+    app.lesson = std::move(opened);
+    lesson_sync(app);  // the beat's step (no frame drawn yet)
+  }
   for (size_t i = 0; i < app.compare.errors.size(); ++i)
     if (!app.compare.errors[i].empty()) throw UsageError(app.compare.errors[i]);
   if (step > app.session.num_steps() || step < -1)
@@ -178,7 +200,8 @@ int run(int argc, char** argv) {
 
   if (!screenshot.empty()) {
     app.vs.compare_sweep_requested = app.vs.view == View::compare;
-    seek_all(step < 0 ? 0 : step);
+    if (!app.lesson || step >= 0) seek_all(step < 0 ? 0 : step);
+    if (app.lesson) app.lesson->wait_checks();  // the picture shows the checks' results
     const auto [cw, ch] = still(screenshot, !probes.empty());
     if (!probes.empty()) {
       std::ofstream f(probes);

@@ -100,7 +100,12 @@ void draw_buffers(App& app) {
                                   fmt::format("R{} {} [{}, {})", row.rank, row.label, c.begin, c.begin + c.len)});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
+      if (app.lesson && app.lesson->cell_lit(row.rank, row.label, c.chunk))  // lesson highlight: a chunk
+        dl->AddRect(ImVec2(a.x - 1, a.y - 2), ImVec2(b.x + 1, b.y + 2), lesson_highlight_color(), 0, 0, 3);
     }
+    if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, row.label))  // lesson highlight: a row
+      dl->AddRect(ImVec2(origin.x + row.cells.front().x0 - 3, top - 3), ImVec2(origin.x + row.cells.back().x1 + 3, bot + 3),
+                  lesson_highlight_color(), 3, 0, 3);
   }
   ImGui::Dummy(ImVec2(lay.width, sc.height));
   if (hover) {

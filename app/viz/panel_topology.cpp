@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/viz/panels.h"
@@ -33,6 +34,20 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
 
   const ImU32 ink = im(from_hex(assets::kInk));
+  // Lesson highlights (links): a wide underlay beneath the link's arrow, or
+  // beneath the straight link when the shown step has no arrow on it.
+  const LessonView* lesson = app.lesson && !compact ? app.lesson.get() : nullptr;
+  if (lesson)
+    for (const auto& [from, to] : lesson->current().highlight.links) {
+      if (from < 0 || to < 0 || from >= n || to >= n) continue;
+      const ImU32 hl = (lesson_highlight_color() & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 150);
+      const auto it = std::find_if(sc.arrows.begin(), sc.arrows.end(),
+                                   [&](const ArrowDraw& a) { return a.from == from && a.to == to; });
+      if (it != sc.arrows.end())
+        dl->AddBezierQuadratic(iv(it->a, origin), iv(it->ctrl, origin), iv(it->b, origin), hl, 9.f, 24);
+      else
+        dl->AddLine(iv(sc.nodes[from].pos, origin), iv(sc.nodes[to].pos, origin), hl, 9.f);
+    }
   const ImU32 arrow_col = sc.upcoming ? im(from_hex(assets::kFaint)) : im(from_hex(assets::kActive));
   const float thick = std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f);
   for (const ArrowDraw& a : sc.arrows) {
@@ -53,6 +68,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const std::string label = fmt::format("R{}", nd.rank);
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     dl->AddText(ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)), label.c_str());
+    if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
+      dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     if (nd.root) {
       const ImVec2 rs = ImGui::CalcTextSize("root");
       dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
@@ -69,6 +86,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       fill_stripes(dl, b0, b1, a.stripes);
       dl->AddRect(b0, b1, ink, 0, 0, 1.5f);
     }
+    if (lesson && lesson->chunk_lit(a.chunk))  // lesson highlight: the chunk's badge
+      dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), lesson_highlight_color(), 2, 0, 2.5f);
     if (hovered_rect(b0, b1)) hover = &a;
   }
   dl->PopClipRect();

@@ -14,6 +14,14 @@ void draw_buffers(App& app);                   // panel_buffers.cpp
 void draw_timeline(App& app);                  // panel_timeline.cpp
 void draw_stats(App& app);                     // panel_stats.cpp
 void draw_compare(App& app);                   // panel_compare.cpp
+void draw_lesson(App& app);                    // panel_lesson.cpp
+
+// Lesson highlights (panel_lesson.cpp). lesson_sync drives the session to the
+// current beat's setup and step when the beat changed (re-planning through
+// vs.edit when the setup differs). The highlight colour outlines what the
+// beat points at in the topology and buffers panels.
+void lesson_sync(App& app);
+ImU32 lesson_highlight_color();
 
 // Shared drawing helpers (ui.cpp).
 inline ImU32 im(Rgba c) { return packed(c); }

@@ -53,7 +53,12 @@ void add_fonts(float px) {
   io.Fonts->Clear();
   const char* path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   if (std::filesystem::exists(path)) {
-    io.Fonts->AddFontFromFileTTF(path, px);
+    // Latin-1 plus the Greek letters (α, β, γ), dashes, arrows, ≈ ≤ ≥ − and
+    // the ✓ / ✗ marks that lesson texts and the lesson panel use.
+    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2013, 0x2014, 0x2190, 0x2193,
+                                     0x2212, 0x2212, 0x2248, 0x2248, 0x2264, 0x2265, 0x2713, 0x2713,
+                                     0x2717, 0x2717, 0};
+    io.Fonts->AddFontFromFileTTF(path, px, nullptr, ranges);
   } else {
     ImFontConfig cfg;
     cfg.SizePixels = px;

@@ -148,6 +148,8 @@ void draw_ui(App& app) {
   if (key_pressed(Key::back)) action_back(app);
   if (key_pressed(Key::play)) action_toggle_play(app);
   if (key_pressed(Key::reset)) action_reset(app);
+  if (app.lesson && key_pressed(Key::next_beat)) action_next_beat(app);
+  if (app.lesson && key_pressed(Key::prev_beat)) action_prev_beat(app);
 
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -158,6 +160,7 @@ void draw_ui(App& app) {
                    ImGuiWindowFlags_NoScrollWithMouse);
   draw_controls(app);
   apply_params(app);
+  lesson_sync(app);  // a lesson's beat drives the session (no-op without a lesson)
   if (!app.session.configured()) {
     ImGui::TextWrapped("%s", vs.error.c_str());
     ImGui::End();
@@ -166,7 +169,10 @@ void draw_ui(App& app) {
   if (vs.view == View::main) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float gap = ImGui::GetStyle().ItemSpacing.y;
-    const float top_h = std::floor((avail.y - gap) * 0.60f);
+    // With a lesson open the lesson panel takes the stats' place and most of
+    // the bottom row (its Stats tab keeps the numbers).
+    const bool lesson = app.lesson != nullptr;
+    const float top_h = std::floor((avail.y - gap) * (lesson ? 0.54f : 0.60f));
     const float left_w = std::floor(avail.x * 0.38f);
     ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
     {
@@ -178,13 +184,18 @@ void draw_ui(App& app) {
     ImGui::BeginChild("buffers", ImVec2(0, top_h), true);
     draw_buffers(app);
     ImGui::EndChild();
-    const float tl_w = std::floor(avail.x * 0.60f);
+    const float tl_w = std::floor(avail.x * (lesson ? 0.34f : 0.60f));
     ImGui::BeginChild("timeline", ImVec2(tl_w, 0), true, ImGuiWindowFlags_NoScrollbar);
     draw_timeline(app);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("stats", ImVec2(0, 0), true);
-    draw_stats(app);
+    if (lesson) {
+      ImGui::BeginChild("lesson", ImVec2(0, 0), true);
+      draw_lesson(app);
+    } else {
+      ImGui::BeginChild("stats", ImVec2(0, 0), true);
+      draw_stats(app);
+    }
     ImGui::EndChild();
   } else {
     draw_compare(app);

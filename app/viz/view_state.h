@@ -3,10 +3,12 @@
 // draw_ui() (ui.cpp) draws one frame with ImGui; it needs an ImGui context and
 // a NewFrame() but no GL, so tests drive it headless.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "app/viz/compare.h"
+#include "app/viz/lesson_view.h"
 #include "app/viz/palette.h"
 #include "app/viz/session.h"
 
@@ -43,12 +45,18 @@ struct ViewState {
   std::vector<Probe> probes;
   // Screen rectangle of the Step button as last drawn (tests click it).
   float step_button[4] = {0, 0, 0, 0};
+  // Lesson panel: its Next button as last drawn (tests click it); the error
+  // when a beat's setup could not be applied; what the panels show instead
+  // of the beat's setup (BeatTarget::note).
+  float lesson_next_button[4] = {0, 0, 0, 0};
+  std::string lesson_error, lesson_note;
 };
 
 struct App {
   ViewState vs;
   Session session;
   Compare compare;
+  std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
 };
 
 // Actions (shared by buttons and keys).
@@ -56,6 +64,10 @@ void action_step(App& app);
 void action_back(App& app);
 void action_reset(App& app);
 void action_toggle_play(App& app);
+// Lesson beats (no-ops without a lesson); the session follows in the next
+// draw_ui (lesson_sync).
+void action_next_beat(App& app);
+void action_prev_beat(App& app);
 // Applies vs.edit when it differs from what runs: re-plans and re-runs the
 // main session and the compare columns. Errors go to vs.error.
 void apply_params(App& app);

@@ -22,6 +22,14 @@ check "--size '12x'" --size 12x --screenshot /tmp/x.png
 check "/nonexistent-dir/out.png" --screenshot /nonexistent-dir/out.png
 check "--step 9" --step 9 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
+# --lesson FILE: the loader's "file:line:column: ..." message, exit 2.
+bad_lesson=$(mktemp /tmp/microddp-viz-bad-lesson.XXXXXX)
+printf 'title: t\nsetup: {collective: all_reduce}\nbeats:\n  - at: 0\n    txet: typo\n' > "$bad_lesson"
+check "$bad_lesson:5:5: unknown key 'txet'" --lesson "$bad_lesson" --screenshot /tmp/x.png
+rm -f "$bad_lesson"
+check "/nonexistent-lesson.yaml:0:0: cannot read the lesson file" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
+check "--beat 0" --lesson "$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml" --beat 0 --screenshot /tmp/x.png
+check "--beat 2 needs --lesson" --beat 2 --screenshot /tmp/x.png
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$viz" --screenshot /tmp/microddp-viz-nodisplay.png 2>&1); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -q "xvfb-run" || ! printf '%s' "$out" | grep -q "microddp run"; then
   echo "FAIL: no display -> rc $rc: $out"; fail=1

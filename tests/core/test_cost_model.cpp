@@ -113,7 +113,7 @@ TEST_SUITE("cost_model") {
     CHECK(pr.ranks[0][0].sends == 1);
     CHECK(pr.ranks[0][0].bytes_sent == 1024);
     CHECK(pr.ranks[0][0].bytes_reduced == 1024);
-    CHECK(pr.ranks[0][0].bytes_copied == 4096);  // input -> output before step 0 (δ = 0 here)
+    CHECK(pr.ranks[0][0].bytes_copied == 1024);  // the received chunk is first filled from the input (δ = 0 here)
   }
 
   TEST_CASE("pipelined: the naive star's idle ranks do not add time") {

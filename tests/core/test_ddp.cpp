@@ -50,10 +50,11 @@ TEST_SUITE("ddp") {
     for (auto& x : b) total += x.elements;
     CHECK(total == 330);  // nothing forgotten
 
-    auto tail = assign_buckets({100, 10, 100, 10, 1}, 4, cap);  // last partial bucket of 1 parameter
+    auto tail = assign_buckets({1, 100, 10, 100, 10}, 4, cap);  // a last partial bucket of 4 bytes
     REQUIRE(tail.size() == 3);
+    CHECK(tail[1].params == std::vector<int>{2, 1});
     CHECK(tail[2].params == std::vector<int>{0});
-    CHECK(tail[2].bytes == 400);
+    CHECK(tail[2].bytes == 4);
 
     auto huge = assign_buckets(e, 4, 25);  // PyTorch default: everything in one
     REQUIRE(huge.size() == 1);

@@ -3,13 +3,16 @@
 // backend (no MPI) for the same size.
 //   mpirun -n N bench_mpi_allreduce mpi     [MiB] [algorithm] [iters]
 //   bench_mpi_allreduce threads N           [MiB] [algorithm] [iters]
-// Times are per call: the mean over iters after one warm-up call (ours: each
-// iteration between two barriers, Trace::iteration_ns; the library: the
-// slowest rank's loop over iters calls).
+// Times are per call. Ours: the median of Trace::iteration_ns (each
+// iteration between two barriers) after one warm-up call. The library: the
+// slowest rank's loop over iters calls, divided by iters, after one warm-up
+// call (MPI offers no per-call barrier-free timing that is fairer).
 // busbw = 2(n-1)/n * S / t (nccl-tests), GB = 1e9 bytes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 #include <string>
 
 #include "core/algorithms.h"
@@ -28,11 +31,12 @@ RankData inputs(const CollectiveSpec& s) {
   }
   return in;
 }
-// Mean of Trace::iteration_ns, in seconds.
-double mean_s(const Trace& t) {
-  double sum = 0;
-  for (int64_t x : t.iteration_ns) sum += static_cast<double>(x);
-  return sum * 1e-9 / static_cast<double>(t.iteration_ns.size());
+// Median of Trace::iteration_ns, in seconds (robust on a shared machine;
+// the first iteration on fresh buffers is the slow one).
+double median_s(const Trace& t) {
+  std::vector<int64_t> v = t.iteration_ns;
+  std::sort(v.begin(), v.end());
+  return static_cast<double>(v[v.size() / 2]) * 1e-9;
 }
 double busbw(int n, int64_t bytes, double s) { return n > 1 ? 2.0 * (n - 1) / n * bytes / s / 1e9 : 0; }
 }  // namespace
@@ -63,13 +67,13 @@ int main(int argc, char** argv) {
   if (backend == "threads") {
     run_threads(sch, in, opt);  // warm-up (page faults)
     opt.iterations = iters;
-    const double t = mean_s(run_threads(sch, in, opt).trace);
+    const double t = median_s(run_threads(sch, in, opt).trace);
     fmt::print("threads  n={} {} MiB {:<18} {:9.3f} ms  busbw {:6.2f} GB/s\n", n, mib, alg, t * 1e3, busbw(n, bytes, t));
     return 0;
   }
   run_mpi(sch, in, opt);
   opt.iterations = iters;
-  const double ours = mean_s(run_mpi(sch, in, opt).trace);
+  const double ours = median_s(run_mpi(sch, in, opt).trace);
   const MpiLibraryResult lib = run_mpi_library(s, in, iters, 1);
   if (mpi_rank() == 0) {
     fmt::print("mpi      n={} {} MiB {:<18} {:9.3f} ms  busbw {:6.2f} GB/s\n", n, mib, alg, ours * 1e3,

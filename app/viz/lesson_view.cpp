@@ -1,0 +1,218 @@
+#include "app/viz/lesson_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "kernels/cpu/kernels.h"
+
+namespace microddp::viz {
+
+using namespace microddp::lesson;
+
+namespace {
+
+// Prepared inputs as the viewer's data rows ("1,2,3;4,5,6").
+std::string rows_text(const Prepared& p) {
+  std::string out;
+  for (int r = 0; r < p.spec.world_size; ++r) {
+    if (r) out += ';';
+    for (int64_t i = 0; i < p.spec.input_count(r); ++i) {
+      if (i) out += ',';
+      out += fmt::format("{:.17g}", kernels::load_double(p.spec.dtype, p.inputs[static_cast<size_t>(r)].data(), i));
+    }
+  }
+  return out;
+}
+
+template <class T>
+bool has(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+BeatTarget beat_target(const Beat& b) {
+  const Setup& s = b.setup;
+  const Prepared p = prepare(s);
+  BeatTarget t;
+  t.num_steps = p.schedule.num_steps();
+  t.position = target_step(b.at, p.schedule) + 1;
+  RunParams& r = t.params;
+  r.collective = p.spec.collective;
+  r.algorithm = p.spec.algorithm;  // single_buffered_ring is planned as ring_unchunked (prepare)
+  r.ranks = p.spec.world_size;
+  r.count = p.spec.count;
+  r.dtype = p.spec.dtype;
+  r.op = p.spec.op;
+  r.root = p.spec.root;
+  r.segments = p.spec.segments;
+  r.in_place = p.spec.in_place;
+  r.mode = p.mode;
+  r.backend = "threads";
+  std::vector<std::string> notes;
+  if (!p.runnable) {
+    t.drive = false;
+    notes.push_back(fmt::format("prediction only: {} elements per rank is too large to run here; the panels keep the "
+                                "last run and the checks use the α-β model",
+                                p.spec.count));
+  } else if (!s.counts.empty()) {
+    t.drive = false;
+    notes.push_back("per-rank counts cannot be stepped in the viewer; the checks run them");
+  }
+  if (s.algorithm == "single_buffered_ring")
+    notes.push_back("the panels show ring_unchunked (two buffers, same data): the checker rejects the one-buffer ring, "
+                    "so it runs only in this beat's checks");
+  if (s.delay) notes.push_back("delayed sends are used by the checks only; the panels step without delays");
+  if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
+  for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
+  if (t.drive) {
+    int64_t total = 0;
+    for (int k = 0; k < p.spec.world_size; ++k) total += p.spec.input_count(k);
+    if (total <= kMaxRowsElements && !p.inputs.empty()) r.data = rows_text(p);
+    else r.data = !s.data.empty() ? s.data : (s.fill.empty() ? "iota" : s.fill);
+  }
+  return t;
+}
+
+std::vector<TextRun> text_runs(const std::string& text) {
+  // Paragraphs: split at blank lines; single newlines become spaces.
+  std::vector<std::string> paras;
+  std::string cur;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t e = std::min(text.find('\n', i), text.size());
+    const std::string line = text.substr(i, e - i);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (!cur.empty()) paras.push_back(cur), cur.clear();
+    } else {
+      cur += (cur.empty() ? "" : " ") + line;
+    }
+    i = e + 1;
+  }
+  if (!cur.empty()) paras.push_back(cur);
+  std::vector<TextRun> out;
+  for (size_t p = 0; p < paras.size(); ++p) {
+    bool emph = false, first = true;
+    std::string run;
+    auto flush = [&] {
+      if (!run.empty()) out.push_back(TextRun{run, emph, p > 0 && first}), first = false;
+      run.clear();
+    };
+    for (char c : paras[p]) {
+      if (c == '*') {
+        flush();
+        emph = !emph;
+      } else {
+        run += c;
+      }
+    }
+    flush();
+  }
+  return out;
+}
+
+LessonView::LessonView(Lesson l)
+    : lesson_(std::move(l)),
+      answers_(lesson_.beats.size()),
+      pending_(lesson_.beats.size()),
+      results_(lesson_.beats.size()),
+      errors_(lesson_.beats.size()) {
+  if (lesson_.beats.empty()) throw UsageError(fmt::format("{}: the lesson has no beats", lesson_.file));
+}
+
+LessonView::~LessonView() = default;
+
+bool LessonView::go(int b) {
+  b = std::clamp(b, 0, num_beats() - 1);
+  if (b == beat_) return false;
+  beat_ = b;
+  return true;
+}
+bool LessonView::next() { return go(beat_ + 1); }
+bool LessonView::previous() { return go(beat_ - 1); }
+
+bool LessonView::rank_lit(int rank) const { return has(current().highlight.ranks, rank); }
+bool LessonView::chunk_lit(int chunk) const { return has(current().highlight.chunks, chunk); }
+bool LessonView::link_lit(int from, int to) const { return has(current().highlight.links, std::pair<int, int>{from, to}); }
+
+bool LessonView::row_lit(int rank, const std::string& buffer) const {
+  const Highlights& h = current().highlight;
+  if (h.ranks.empty() && h.buffers.empty()) return false;
+  return (h.ranks.empty() || has(h.ranks, rank)) && (h.buffers.empty() || has(h.buffers, buffer));
+}
+
+bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const {
+  const Highlights& h = current().highlight;
+  return !h.chunks.empty() && has(h.chunks, chunk) && (h.ranks.empty() || has(h.ranks, rank)) &&
+         (h.buffers.empty() || has(h.buffers, buffer));
+}
+
+void LessonView::choose(int choice) {
+  const auto& q = current().question;
+  if (!q || choice < 0 || choice >= static_cast<int>(q->choices.size())) return;
+  Answer& a = answer();
+  a.chosen = choice;
+  a.answered = true;
+  a.right = choice + 1 == q->answer;
+}
+
+void LessonView::submit(const std::string& typed) {
+  const auto& q = current().question;
+  if (!q) return;
+  Answer& a = answer();
+  a.typed = typed;
+  a.answered = true;
+  a.right = q->is_right(typed);
+}
+
+std::string LessonView::right_answer() const {
+  const auto& q = current().question;
+  if (!q) return "";
+  if (q->choices.empty()) return fmt::format("{:g}", q->value);
+  return fmt::format("{}) {}", q->answer, q->choices[static_cast<size_t>(q->answer - 1)]);
+}
+
+std::string LessonView::feedback() const {
+  const Answer& a = answer();
+  if (!a.answered || !current().question) return "";
+  return a.right ? "Right." : "Not quite: the answer is " + right_answer() + ".";
+}
+
+void LessonView::start_checks() {
+  const size_t b = static_cast<size_t>(beat_);
+  if (pending_[b].valid() || results_[b] || !errors_[b].empty()) return;
+  if (current().checks.empty()) {
+    results_[b].emplace();
+    return;
+  }
+  pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
+}
+
+void LessonView::collect(size_t b) {
+  try {
+    results_[b] = pending_[b].get();
+  } catch (const std::exception& e) {
+    errors_[b] = e.what();
+  }
+}
+
+bool LessonView::checks_ready() {
+  const size_t b = static_cast<size_t>(beat_);
+  if (pending_[b].valid() && pending_[b].wait_for(std::chrono::seconds(0)) == std::future_status::ready) collect(b);
+  return results_[b].has_value() || !errors_[b].empty();
+}
+
+void LessonView::wait_checks() {
+  start_checks();
+  const size_t b = static_cast<size_t>(beat_);
+  if (pending_[b].valid()) collect(b);
+}
+
+const std::vector<CheckResult>* LessonView::results() const {
+  const auto& r = results_[static_cast<size_t>(beat_)];
+  return r ? &*r : nullptr;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,122 @@
+// The lesson panel's model (issue 5): an open lesson (core/lesson.h), the
+// beat shown, the answers given and the checks' results. Plain C++ with no
+// ImGui and no GL, so tests drive it directly; the panel (panel_lesson.cpp)
+// only draws it and calls its actions.
+//
+// What a beat asks of the viewer (beat_target): the RunParams to plan and run
+// (from the beat's effective setup) and the position to show, i.e. the
+// number of steps whose effect is visible: target_step(at) + 1 (0 = before
+// step 0, num_steps = the end). Setups the viewer cannot step are reported in
+// `note` and leave the running session alone:
+//   - too large to run (Prepared::runnable false): prediction only;
+//   - algorithm single_buffered_ring (rejected by the checker): the panels
+//     show ring_unchunked, the double-buffered ring with the same data, and
+//     the one-buffer ring runs only inside the beat's checks;
+//   - delay hooks and per-rank counts are not shown (the checks use them).
+// Checks run for real (lesson::evaluate), once per beat, on a background
+// thread: the `corrupts` check runs dozens of delayed runs.
+#pragma once
+#include <future>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/viz/session.h"
+#include "core/lesson.h"
+
+namespace microddp::viz {
+
+// Where the session must be for a beat.
+struct BeatTarget {
+  RunParams params;
+  bool drive = true;     // false: the viewer cannot run this setup (see note)
+  int position = 0;      // steps shown: target_step(at) + 1
+  int num_steps = 0;     // steps of the beat's schedule
+  std::string note;      // why the panels show something else, or ""
+};
+
+// The beat's run parameters for the viewer. Data: explicit rows as given;
+// fills are expanded to rows with core's fill_data (so the panels show the
+// values the checks use) while the inputs stay small (<= kMaxRowsElements),
+// else passed to the viewer's own pattern of the same name.
+// Throws UsageError / ScheduleError naming the bad value.
+BeatTarget beat_target(const lesson::Beat& b);
+constexpr int64_t kMaxRowsElements = 1 << 16;
+
+// A question's state on one beat.
+struct Answer {
+  int chosen = -1;        // 0-based choice clicked, -1: none
+  std::string typed;      // the value field's text
+  bool answered = false, right = false;
+};
+
+// Text runs of a beat's text: *emphasis* marks emphasised runs; a blank line
+// starts a new paragraph; single newlines are spaces.
+struct TextRun {
+  std::string text;
+  bool emphasis = false;
+  bool paragraph = false;  // a paragraph break before this run
+};
+std::vector<TextRun> text_runs(const std::string& text);
+
+class LessonView {
+ public:
+  explicit LessonView(lesson::Lesson l);
+  ~LessonView();  // waits for check runs still in flight
+  LessonView(const LessonView&) = delete;
+  LessonView& operator=(const LessonView&) = delete;
+
+  const lesson::Lesson& lesson() const { return lesson_; }
+  int beat() const { return beat_; }  // 0-based
+  int num_beats() const { return static_cast<int>(lesson_.beats.size()); }
+  const lesson::Beat& current() const { return lesson_.beats[static_cast<size_t>(beat_)]; }
+
+  // Navigation (clamped); true when the beat changed. The session is driven
+  // by the caller (driven_beat() != beat() means "not yet").
+  bool next();
+  bool previous();
+  bool go(int beat);
+  int driven_beat() const { return driven_; }
+  void mark_driven() { driven_ = beat_; }
+
+  // Highlights of the current beat. A buffer row is lit when it matches the
+  // beat's ranks (or there are none) and buffers (or there are none), and at
+  // least one of the two is given; a cell when chunks are given and its chunk,
+  // rank and buffer match.
+  bool rank_lit(int rank) const;
+  bool chunk_lit(int chunk) const;
+  bool link_lit(int from, int to) const;
+  bool row_lit(int rank, const std::string& buffer) const;
+  bool cell_lit(int rank, const std::string& buffer, int chunk) const;
+  bool any_highlight() const { return !current().highlight.empty(); }
+
+  // Questions: answer the current beat's question (choice is 0-based; a
+  // typed value for value questions). No-op without a question.
+  void choose(int choice);
+  void submit(const std::string& typed);
+  Answer& answer() { return answers_[static_cast<size_t>(beat_)]; }
+  const Answer& answer() const { return answers_[static_cast<size_t>(beat_)]; }
+  // "Right." / "Not quite: the answer is ..." (empty before an answer).
+  std::string feedback() const;
+  std::string right_answer() const;
+
+  // Checks of the current beat: start() launches them (once per beat);
+  // results() is null while they run; error() says why they could not run.
+  void start_checks();
+  bool checks_ready();
+  void wait_checks();  // blocks until the current beat's checks are done
+  const std::vector<lesson::CheckResult>* results() const;
+  const std::string& check_error() const { return errors_[static_cast<size_t>(beat_)]; }
+
+ private:
+  void collect(size_t b);
+
+  lesson::Lesson lesson_;
+  int beat_ = 0, driven_ = -1;
+  std::vector<Answer> answers_;
+  std::vector<std::future<std::vector<lesson::CheckResult>>> pending_;
+  std::vector<std::optional<std::vector<lesson::CheckResult>>> results_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace microddp::viz

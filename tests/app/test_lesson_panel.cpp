@@ -1,0 +1,248 @@
+// The lesson panel through a real ImGui context with no GL: N / P and the
+// Next button move between the beats of lessons/02, and each beat drives the
+// real session to its setup and step; the beat's checks run for real.
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include "app/viz/keys.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/platform.h"
+#include "app/viz/scene.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+const std::string kLesson02 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/02-ring-double-buffering.yaml";
+
+struct Headless {
+  double t = 0;
+  Headless() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    io.Fonts->AddFontDefault();
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  void frame(App& app) {
+    t += 1.0 / 60;
+    ImGui::NewFrame();
+    tick(app, t);
+    draw_ui(app);
+    ImGui::Render();
+  }
+  void press(App& app, Key k) {
+    ImGui::GetIO().KeysDown[static_cast<int>(k)] = true;
+    frame(app);
+    ImGui::GetIO().KeysDown[static_cast<int>(k)] = false;
+    frame(app);
+  }
+};
+
+// An app with lesson 02 open at beat 1, as `microddp-viz --lesson` starts.
+void open_lesson(App& app) {
+  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+  app.vs.edit = beat_target(app.lesson->current()).params;
+}
+
+std::string cell_text(const App& app, int rank, Buf buf, int cell) {
+  const BuffersScene sc = build_buffers(app.session, app.session.position(), BuffersLayout{});
+  for (const auto& row : sc.rows)
+    if (row.rank == rank && row.buf == buf) return row.cells.at(static_cast<size_t>(cell)).text;
+  return "?";
+}
+
+void require_checks_pass(LessonView& l, size_t expected_count) {
+  l.wait_checks();
+  REQUIRE(l.check_error() == "");
+  REQUIRE(l.results() != nullptr);
+  CHECK(l.results()->size() == expected_count);
+  for (const auto& r : *l.results()) {
+    INFO(r.what << ": expected " << r.expected << ", got " << r.actual);
+    CHECK(r.pass);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("lesson_panel") {
+  TEST_CASE("N and P move between beats; each beat drives the real run to its step") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    h.frame(app);
+    LessonView& l = *app.lesson;
+    REQUIRE(app.session.configured());
+    CHECK(l.num_beats() == 6);
+    CHECK(l.beat() == 0);
+    CHECK(app.session.schedule().spec.algorithm == "ring_unchunked");
+    CHECK(app.session.num_steps() == 2);
+    CHECK(app.session.position() == 0);  // at: start
+    CHECK(app.vs.lesson_error == "");
+    require_checks_pass(l, 2);
+
+    h.press(app, Key::next_beat);
+    CHECK(l.beat() == 1);
+    CHECK(app.session.position() == 1);  // at: 0 -> after step 0
+    CHECK(app.session.steps_run() == 1);
+    CHECK(cell_text(app, 0, Buf::accum, 0) == "8");
+    CHECK(cell_text(app, 0, Buf::send_buff, 0) == "7");  // after the swap
+    require_checks_pass(l, 4);
+
+    h.press(app, Key::next_beat);
+    CHECK(l.beat() == 2);
+    CHECK(app.session.position() == 2);
+    CHECK(cell_text(app, 0, Buf::accum, 2) == "18");
+    CHECK(app.session.real_steps_executed() == 2);
+    require_checks_pass(l, 5);
+
+    h.press(app, Key::prev_beat);
+    CHECK(l.beat() == 1);
+    CHECK(app.session.position() == 1);
+    CHECK(app.session.real_steps_executed() == 2);  // going back replays, runs nothing
+    CHECK(cell_text(app, 0, Buf::accum, 0) == "8");
+
+    h.press(app, Key::prev_beat);
+    h.press(app, Key::prev_beat);  // clamped at the first beat
+    CHECK(l.beat() == 0);
+    CHECK(app.session.position() == 0);
+  }
+
+  TEST_CASE("a beat that switches the setup re-plans: the chunked ring of the last beat") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    h.frame(app);
+    LessonView& l = *app.lesson;
+    for (int i = 0; i < 3; ++i) h.press(app, Key::next_beat);
+    CHECK(l.beat() == 3);  // at: end, same setup
+    CHECK(app.session.position() == 2);
+    require_checks_pass(l, 2);
+
+    h.press(app, Key::next_beat);  // single_buffered_ring: shown as ring_unchunked, with a note
+    CHECK(l.beat() == 4);
+    CHECK(app.session.schedule().spec.algorithm == "ring_unchunked");
+    CHECK(app.vs.lesson_note.find("the panels show ring_unchunked") != std::string::npos);
+    CHECK(app.vs.lesson_note.find("delayed sends are used by the checks only") != std::string::npos);
+
+    h.press(app, Key::next_beat);
+    CHECK(l.beat() == 5);
+    CHECK(app.session.schedule().spec.algorithm == "ring");
+    CHECK(app.session.num_steps() == 4);
+    CHECK(app.session.position() == 4);  // at: end
+    CHECK(app.vs.lesson_note == "");
+    CHECK(app.vs.edit == app.session.params());  // the controls show what runs
+    require_checks_pass(l, 7);
+    CHECK(cell_text(app, 2, Buf::output, 0) == "12");
+
+    h.press(app, Key::next_beat);  // clamped at the last beat
+    CHECK(l.beat() == 5);
+    h.press(app, Key::prev_beat);  // back to the unchunked ring: re-planned
+    CHECK(l.beat() == 4);
+    CHECK(app.session.schedule().spec.algorithm == "ring_unchunked");
+    CHECK(app.session.position() == 2);
+  }
+
+  TEST_CASE("clicking Next advances the beat") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    h.frame(app);
+    h.frame(app);
+    const float* b = app.vs.lesson_next_button;
+    REQUIRE(b[2] > b[0]);
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2((b[0] + b[2]) / 2, (b[1] + b[3]) / 2);
+    h.frame(app);
+    io.MouseDown[0] = true;
+    h.frame(app);
+    io.MouseDown[0] = false;
+    h.frame(app);
+    CHECK(app.lesson->beat() == 1);
+    CHECK(app.session.position() == 1);
+  }
+
+  TEST_CASE("questions: choices and typed values, with feedback") {
+    LessonView l(lesson::load_lesson(kLesson02));
+    CHECK(l.feedback() == "");  // beat 1 has no question
+    l.choose(0);
+    CHECK_FALSE(l.answer().answered);
+    l.next();
+    REQUIRE(l.current().question);
+    l.choose(0);
+    CHECK(l.answer().answered);
+    CHECK_FALSE(l.answer().right);
+    CHECK(l.feedback() == "Not quite: the answer is 3) [8, 10, 12].");
+    l.choose(2);
+    CHECK(l.answer().right);
+    CHECK(l.feedback() == "Right.");
+    l.go(3);  // value question: 24 bytes
+    l.submit("20");
+    CHECK_FALSE(l.answer().right);
+    CHECK(l.feedback() == "Not quite: the answer is 24.");
+    l.submit("24");
+    CHECK(l.answer().right);
+    l.go(1);
+    CHECK(l.answer().chosen == 2);  // answers are kept per beat
+  }
+
+  TEST_CASE("highlights: ranks, buffers, links and chunks") {
+    LessonView l(lesson::load_lesson(kLesson02));
+    CHECK(l.row_lit(2, "send_buff"));  // beat 1: buffers only -> every rank's
+    CHECK_FALSE(l.row_lit(2, "recv_buff"));
+    CHECK_FALSE(l.rank_lit(0));
+    l.next();  // ranks [0], buffers [recv_buff, accum], links 2->0
+    CHECK(l.rank_lit(0));
+    CHECK_FALSE(l.rank_lit(1));
+    CHECK(l.row_lit(0, "recv_buff"));
+    CHECK_FALSE(l.row_lit(1, "recv_buff"));
+    CHECK_FALSE(l.row_lit(0, "send_buff"));
+    CHECK(l.link_lit(2, 0));
+    CHECK_FALSE(l.link_lit(0, 2));
+    l.go(5);  // chunks [0, 1, 2]
+    CHECK(l.chunk_lit(1));
+    CHECK_FALSE(l.chunk_lit(3));
+    CHECK(l.cell_lit(1, "accum", 2));
+    CHECK_FALSE(l.row_lit(1, "accum"));
+  }
+
+  TEST_CASE("beat text: *emphasis* runs and paragraphs") {
+    const auto runs = text_runs("Each rank *sends* its\nbuffer.\n\nThen the *swap*.");
+    REQUIRE(runs.size() == 6);
+    CHECK(runs[0].text == "Each rank ");
+    CHECK(runs[1].text == "sends");
+    CHECK(runs[1].emphasis);
+    CHECK(runs[2].text == " its buffer.");
+    CHECK_FALSE(runs[2].paragraph);
+    CHECK(runs[3].text == "Then the ");
+    CHECK(runs[3].paragraph);
+    CHECK(runs[4].emphasis);
+    CHECK(runs[5].text == ".");
+  }
+
+  TEST_CASE("beat targets: explicit rows, positions and prediction-only setups") {
+    const lesson::Lesson l = lesson::load_lesson(kLesson02);
+    const BeatTarget t0 = beat_target(l.beats[0]);
+    CHECK(t0.drive);
+    CHECK(t0.position == 0);
+    CHECK(t0.num_steps == 2);
+    CHECK(t0.params.data == "1,2,3;4,5,6;7,8,9");
+    CHECK(t0.params.count == 3);
+    CHECK(beat_target(l.beats[1]).position == 1);
+    CHECK(beat_target(l.beats[5]).position == 4);
+    lesson::Beat big = l.beats[0];
+    big.setup.data.clear();
+    big.setup.count = int64_t{1} << 22;
+    const BeatTarget tb = beat_target(big);
+    CHECK_FALSE(tb.drive);
+    CHECK(tb.note.find("prediction only") != std::string::npos);
+  }
+}
