@@ -536,13 +536,6 @@ std::vector<std::vector<std::byte>> gather_blobs(int me, int n, std::vector<std:
   return all;
 }
 
-bool needs_premul(const CollectiveSpec& s) {
-  return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective);
-}
-bool needs_finish_avg(const CollectiveSpec& s) {
-  return s.op == ReduceOp::avg && !is_floating(s.dtype) && is_reducing(s.collective);
-}
-
 int me_world() {
   int me;
   MPI_Comm_rank(g_comm, &me);
@@ -661,41 +654,9 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
     if (needs_premul(sp)) kernels::premul_avg(sp.dtype, p, p, iv.size, n);
   }
 
-  Trace trace;
-  trace.mode = opt.mode;
-  trace.backend = "mpi";
-  trace.world_size = n;
-  trace.events.resize(n);
-  trace.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
-  trace.initial.resize(n);
-  trace.bytes_sent.assign(n, 0);
-  trace.bytes_received.assign(n, 0);
-  for (const auto& st : s.steps)
-    for (int r = 0; r < n; ++r)
-      for (const Op& op : st.ranks[r]) {
-        if (op.kind == OpKind::send) trace.bytes_sent[r] += op.len * static_cast<int64_t>(es);
-        if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce)
-          trace.bytes_received[r] += op.len * static_cast<int64_t>(es);
-      }
-  // Same decision as the threads backend, taken from every rank's layout.
-  bool small = opt.record;
-  for (int r = 0; r < n && small; ++r) {
-    const RankLayout lay = rank_layout(s, r);
-    int64_t total = 0;
-    for (int b = 0; b < kNumBufs; ++b) total += lay.view[b].size;
-    small = total <= opt.snapshot_limit;
-  }
-  trace.snapshots = small;
-  if (small) {
-    auto make = [&](RankStepRecord& rec) {
-      for (int b = 0; b < kNumBufs; ++b) {
-        const auto& v = mem.layout.view[b];
-        if (v.size > 0) rec.buffers.push_back({static_cast<Buf>(b), v.storage, std::vector<double>(v.size)});
-      }
-    };
-    make(trace.initial[me]);
-    for (int st = 0; st < s.num_steps(); ++st) make(trace.steps[st][me]);
-  }
+  // Same shape and snapshot decision as the threads backend.
+  Trace trace = new_trace(s, opt, "mpi");
+  alloc_snapshots(trace, s, mem.layout, me);
 
   static ClockEntry last_clock;  // this rank's entry of the last alignment
   if (sync_now) last_clock = sync_clocks(me, n);
@@ -713,7 +674,7 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   std::vector<std::unique_ptr<RankProgram>> programs;
   programs.push_back(std::make_unique<RankProgram>(s, plan, me, mem, transport, opt, &trace));
   for (auto& m : extra) programs.push_back(std::make_unique<RankProgram>(s, plan, me, m, transport, opt, &trace));
-  if (small) programs[0]->snapshot(trace.initial[me]);
+  if (trace.snapshots) programs[0]->snapshot(trace.initial[me]);
 
   // Iteration times as the threads backend takes them: from the barrier that
   // starts an iteration (only when there are several) to the one that ends

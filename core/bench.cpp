@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/algorithms.h"
+#include "core/backend_mpi.h"
 #include "core/checker.h"
 #include "core/data.h"
 #include "core/executor.h"
@@ -67,7 +68,7 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
 // per-iteration clock (barrier to barrier, so thread start-up is excluded).
 // Buffers rotate over enough sets to spill out of the caches (32 MiB
 // together), as OSU recommends: one reused buffer flatters on-node results.
-double time_threads(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
+double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
   RunOptions ro;
   ro.mode = o.mode;
   ro.record = o.record;
@@ -78,8 +79,9 @@ double time_threads(const Schedule& s, const RankData& in, const BenchOptions& o
   ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
   const int warm = std::max(1, o.warmup);
   ro.iterations = warm + o.iters;
-  RunResult res = run_threads(s, in, ro);
+  RunResult res = o.backend == "mpi" ? run_mpi(s, in, ro) : run_threads(s, in, ro);
   if (outputs) *outputs = std::move(res.outputs);
+  if (res.trace.iteration_ns.size() < static_cast<size_t>(ro.iterations)) return 0;  // mpi: not rank 0
   std::vector<double> t;
   for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
   return median(t);
@@ -122,8 +124,27 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 }
 
 void validate_bench(const BenchOptions& o) {
-  if (o.backend != "threads")
-    throw UsageError(fmt::format("bench: backend '{}' is not available here (expected: threads)", o.backend));
+  if (o.backend != "threads" && o.backend != "mpi")
+    throw UsageError(fmt::format("bench: backend '{}' is not available here (expected: threads or mpi)", o.backend));
+  if (o.backend == "mpi" && !mpi_available())
+    throw UsageError("bench --backend mpi: this build has no MPI backend (install libopenmpi-dev and rebuild)");
+  if (!o.reference.empty() && o.reference != "mpi" && o.reference != "nccl")
+    throw UsageError(fmt::format("--reference '{}' is unknown (expected: mpi or nccl)", o.reference));
+  if (o.reference == "mpi" && o.backend != "mpi")
+    throw UsageError(fmt::format(
+        "--reference mpi needs --backend mpi under mpirun (got --backend {}), e.g. "
+        "`mpirun -n 2 microddp bench --backend mpi --reference mpi`",
+        o.backend));
+  if (o.reference == "nccl" && o.backend != "threads")
+    throw UsageError(fmt::format("--reference nccl runs in one process beside --backend threads, not --backend {}",
+                                 o.backend));
+  if (o.reference == "nccl" && !o.nccl_runner) throw UsageError("--reference nccl: this build has no CUDA backend");
+  if (!o.mpi_algorithm.empty() && o.reference != "mpi")
+    throw UsageError(fmt::format("--mpi-algorithm {} needs --reference mpi", o.mpi_algorithm));
+  if (!o.nccl_algo.empty() && o.nccl_algo != "ring" && o.nccl_algo != "tree")
+    throw UsageError(fmt::format("--nccl-algo '{}' is unknown (expected: ring or tree)", o.nccl_algo));
+  if (!o.nccl_algo.empty() && o.reference != "nccl")
+    throw UsageError(fmt::format("--nccl-algo {} needs --reference nccl", o.nccl_algo));
   if (o.world_size < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", o.world_size));
   if (o.min_bytes < 0 || o.max_bytes < 0)
     throw UsageError(fmt::format("sizes must not be negative (-b {} -e {})", o.min_bytes, o.max_bytes));
@@ -141,16 +162,29 @@ void validate_bench(const BenchOptions& o) {
 std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
   validate_bench(o);
 
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+  if (o.backend == "mpi") {
+    mpi_init_once();
+    if (mpi_world_size() != o.world_size)
+      throw UsageError(fmt::format("bench: --ranks {} but mpirun started {} ranks (they must be equal)", o.world_size,
+                                   mpi_world_size()));
+  }
+#endif
+  // Rank 0 of an MPI job (or the only process) holds every rank's output.
+  const bool holds_all = o.backend != "mpi" || mpi_rank() == 0;
+
   std::vector<BenchRow> rows;
   int64_t bytes = o.min_bytes;
+  std::vector<std::string> row_algorithms = o.algorithms;
+  if (!o.reference.empty()) row_algorithms.push_back(o.reference);
   while (true) {
-    for (const auto& alg : o.algorithms) {
-      const CollectiveSpec sp = bench_spec(o, alg, bytes);
-      const Schedule s = make_schedule(sp);
+    for (const auto& alg : row_algorithms) {
+      const bool library = !o.reference.empty() && &alg == &row_algorithms.back();
+      const CollectiveSpec sp = bench_spec(o, library ? o.algorithms.front() : alg, bytes);
       BenchRow row;
       row.collective = o.collective;
       row.algorithm = alg;
-      row.backend = o.backend;
+      row.backend = library ? alg : o.backend;
       row.world_size = o.world_size;
       row.dtype = o.dtype;
       row.op = o.op;
@@ -167,14 +201,32 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
           in[r].assign(static_cast<size_t>(sp.input_count(r)) * dtype_size(sp.dtype), std::byte{0});
       }
       RankData out;
-      const double t = time_threads(s, in, o, o.check ? &out : nullptr);
+      double t = 0;
+      std::optional<Schedule> s;
+      if (!library) {
+        s.emplace(make_schedule(sp));
+        t = time_run(*s, in, o, o.check ? &out : nullptr);
+      } else if (alg == "mpi") {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+        MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
+        t = lib.seconds;
+        out = std::move(lib.outputs);
+#endif
+      } else {
+        BenchOptions::LibraryCall lib = o.nccl_runner(sp, in, o.iters, std::max(1, o.warmup));
+        t = lib.seconds;
+        out = std::move(lib.outputs);
+      }
       row.time_us = t * 1e6;
       row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
       row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
-      if (o.check) row.wrong = count_wrong(sp, in, out);
-      if (o.params) {
-        const Prediction p = predict(s, *o.params);
-        row.predicted_us = (o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) * 1e6;
+      if (o.check && holds_all) row.wrong = count_wrong(sp, in, out);
+      if (o.params && s) {
+        const Prediction p = predict(*s, *o.params);
+        // The iteration clock also holds the barrier that closes the
+        // iteration (both modes), on top of the model's per-step barriers.
+        row.predicted_us =
+            ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
         row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
       }
       rows.push_back(row);
@@ -189,6 +241,12 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 std::string bench_table_header(const BenchOptions& o) {
   std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up\n",
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
+  if (o.reference == "mpi")
+    h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",
+                     o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice" : o.mpi_algorithm);
+  else if (o.reference == "nccl")
+    h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
+                     o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
   h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}\n", "algorithm",
                    "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted", "error");
   h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}\n", "", "(B)",

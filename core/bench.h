@@ -9,15 +9,34 @@
 // GB/s means 1e9 bytes per second.
 //
 // Timing (threads backend): one run_threads call per (size, algorithm) with
-// warmup + iters iterations. Lockstep: the time of an iteration is taken
-// between the ends of consecutive iterations' last steps (on_step marks), and
-// the row reports the MEDIAN iteration (robust on a shared 2-core machine).
-// Free-running: (wall(warmup + iters) - wall(warmup)) / iters over two calls.
+// warmup + iters iterations; the executor clocks each iteration from the
+// barrier that opens it to the barrier that closes it (trace.iteration_ns,
+// thread start-up excluded), in either mode, and the row reports the MEDIAN
+// iteration (robust on a shared 2-core machine).
 //
-// Buffer rotation (the OSU caveat): every (size, algorithm) call gets its
-// own freshly allocated buffers and its own input set; iterations inside a
-// call reuse them (the executor has no per-iteration rotation yet), so sizes
-// that fit in cache are flattered. Sizes of a few MiB and above are not.
+// Buffer rotation (the OSU caveat): iterations rotate over enough buffer
+// sets (RunOptions::buffer_sets, up to 16) to span 32 MiB together, so only
+// the smallest sizes can still find their data in cache.
+//
+// Predicted column: predict() in the bench's mode (lockstep_s or
+// pipelined_s) plus ONE barrier b(n) (CostParams::barrier_for): the closing
+// barrier the iteration clock includes on top of the model's step barriers.
+//
+// Timing (mpi backend, under mpirun; every rank calls run_bench with the
+// same options, only rank 0's rows are complete): one run_mpi call per
+// (size, algorithm) with warmup + iters iterations, record off; the row
+// reports the MEDIAN of the last `iters` entries of Trace::iteration_ns
+// (barrier to barrier through rank 0, on rank 0's clock). #wrong is counted
+// on rank 0, which holds every rank's output.
+//
+// Library references, one extra row per size with algorithm "mpi" / "nccl":
+//  - reference "mpi" (backend mpi): Open MPI's own collective on the same
+//    inputs through run_mpi_library (core/backend_mpi.h): warmup untimed
+//    calls, then the MEAN of `iters` calls of the slowest rank (what the
+//    library offers; no per-call times).
+//  - reference "nccl" (backend threads): run_nccl_library through
+//    BenchOptions::nccl_runner (the CLI sets it: the CUDA backend links
+//    above core), mean of `iters` calls on GPU events.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -26,6 +45,7 @@
 #include <vector>
 
 #include "core/cost_model.h"
+#include "core/executor.h"
 #include "core/trace.h"
 
 namespace microddp {
@@ -45,6 +65,17 @@ struct BenchOptions {
   bool record = false;  // record events (trace on) while timing
   Mode mode = Mode::lockstep;
   std::optional<CostParams> params;  // for the predicted column
+  // "" (none), "mpi" (needs backend mpi) or "nccl" (needs nccl_runner).
+  std::string reference;
+  // Shown in the header only: --mpi-algorithm (forced before MPI starts,
+  // see mpi_force_library_algorithm) and --nccl-algo ("", ring, tree).
+  std::string mpi_algorithm, nccl_algo;
+  // How the "nccl" reference runs: seconds per call and every rank's output.
+  struct LibraryCall {
+    double seconds = 0;
+    RankData outputs;
+  };
+  std::function<LibraryCall(const CollectiveSpec& spec, const RankData& inputs, int iters, int warmup)> nccl_runner;
 };
 
 struct BenchRow {
@@ -66,8 +97,10 @@ struct BenchRow {
 int64_t parse_size(const std::string& text);
 
 // Validates options (UsageError naming the bad value: -b > -e, factor < 2,
-// iters < 1, warmup < 0, world size < 1, unknown backend), then runs every
-// row, calling on_row as each finishes.
+// iters < 1, warmup < 0, world size < 1, unknown backend (threads, mpi),
+// unknown reference (mpi, nccl) or one that does not fit the backend), then
+// runs every row, calling on_row as each finishes. Backend mpi: MPI must be
+// initialized (mpi_init_once) and its world size must equal world_size.
 void validate_bench(const BenchOptions& o);
 std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
 

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -138,7 +141,94 @@ Schedule ping_pong(int64_t e, int K) {
   return b.finish();
 }
 
+// K empty steps on n ranks: in lockstep, nothing but barriers.
+Schedule empty_steps(int n, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::barrier;
+  s.algorithm = "naive";
+  s.world_size = n;
+  s.count = 0;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int k = 0; k < K; ++k) b.step("barrier");
+  return b.finish();
+}
+
 }  // namespace
+
+double mode_estimate(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = std::max<size_t>(1, (v.size() + 1) / 2);
+  size_t best = 0;
+  for (size_t i = 0; i + h <= v.size(); ++i)
+    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best]) best = i;
+  const size_t m = best + (h - 1) / 2;
+  return h % 2 ? v[m] : 0.5 * (v[m] + v[m + 1]);
+}
+
+std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
+  const int K = 32, iters = 20, warm = 3;
+  std::vector<std::vector<double>> samples(static_cast<size_t>(std::max(0, max_ranks - 1)));
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int n = 2; n <= max_ranks; ++n) {
+      const Schedule s = empty_steps(n, K);
+      RunOptions ro;
+      ro.mode = Mode::lockstep;
+      ro.record = false;
+      ro.snapshot_limit = 0;
+      ro.iterations = warm + iters;
+      const RunResult res = run_threads(s, RankData(static_cast<size_t>(n)), ro);
+      for (int i = warm; i < ro.iterations; ++i) samples[n - 2].push_back(res.trace.iteration_ns[i] * 1e-9 / (K + 1));
+    }
+  std::vector<double> b;
+  for (auto& v : samples) b.push_back(mode_estimate(v));
+  return b;
+}
+
+std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes, int rounds) {
+  const int reps = 6;
+  const size_t n = static_cast<size_t>(bytes / 4);
+  std::vector<std::vector<double>> got(static_cast<size_t>(std::max(0, max_threads)));
+  // Two src/dst pairs per thread, used in turn, so no copy finds its data in cache.
+  std::vector<std::array<std::vector<float>, 4>> buf(static_cast<size_t>(std::max(0, max_threads)));
+  for (auto& b : buf)
+    for (int i = 0; i < 4; ++i) b[i].assign(n, 1.0f + i);
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int k = 1; k <= max_threads; ++k) {
+      // Every rep: all k threads start together, one pass each; the rep's
+      // wall time is one sample (a rep in which a thread was descheduled is
+      // an outlier the median drops, as for δ).
+      std::barrier start(k), end(k);
+      std::vector<Clock::time_point> t0(static_cast<size_t>(k) * reps), t1(t0.size());
+      std::vector<std::thread> th;
+      for (int t = 0; t < k; ++t)
+        th.emplace_back([&, t] {
+          auto& b = buf[t];
+          for (int r = 0; r < reps; ++r) {
+            const int p = 2 * (r % 2);
+            start.arrive_and_wait();
+            t0[t * reps + r] = Clock::now();
+            kernels::copy(DType::float32, b[p + 1].data(), b[p].data(), static_cast<int64_t>(n));
+            t1[t * reps + r] = Clock::now();
+            end.arrive_and_wait();
+          }
+        });
+      for (auto& t : th) t.join();
+      for (int r = 1; r < reps; ++r) {  // rep 0 warms up
+        Clock::time_point a = t0[r], z = t1[r];
+        for (int t = 1; t < k; ++t) {
+          a = std::min(a, t0[t * reps + r]);
+          z = std::max(z, t1[t * reps + r]);
+        }
+        const double sec = std::chrono::duration<double>(z - a).count();
+        if (sec > 0) got[k - 1].push_back(2.0 * static_cast<double>(bytes) * k / sec);
+      }
+    }
+  std::vector<double> B;
+  for (auto& v : got) B.push_back(median(v));
+  return B;
+}
 
 double measure_memcpy_Bps(int64_t bytes, int reps) {
   const double s = time_kernel(bytes, reps, [](float* d, const float* src, int64_t n) {
@@ -160,39 +250,75 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   if (opt.min_bytes < 4 || opt.max_bytes < opt.min_bytes)
     throw UsageError(fmt::format("calibrate: sizes {}..{} B (need 4 <= min <= max)", opt.min_bytes, opt.max_bytes));
   CalibrationResult res;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int rounds = std::max(1, opt.rounds);
+  // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
+  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), rounds);
+  if (opt.progress)
+    for (size_t i = 0; i < res.barrier_s.size(); ++i)
+      opt.progress(fmt::format("barrier of {} ranks: {:10.2f} us", i + 2, res.barrier_s[i] * 1e6));
+  const double b2 = res.barrier_s.empty() ? 0.0 : res.barrier_s[0];
   const int64_t pool_bytes = int64_t{32} << 20;
-  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= 2) {
-    const int64_t e = std::max<int64_t>(1, m / 4);
-    const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
-    const Schedule s = ping_pong(e, K);
-    const int64_t per_iter = 2 * K * e * 4;
-    const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5, std::max(5, opt.max_iters)));
-    RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
-    std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (opt.warmup + iters), 0);
-    int64_t idx = 0;
-    RunOptions ro;
-    ro.mode = Mode::lockstep;
-    ro.record = false;
-    ro.iterations = opt.warmup + iters;
-    ro.on_step = [&](int) {
-      if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
-    };
-    run_threads(s, in, ro);
-    std::vector<double> samples;
-    const int steps = s.num_steps();
-    for (int it = opt.warmup; it < opt.warmup + iters; ++it)
-      for (int st = 1; st < steps; ++st) {
-        const int64_t a = marks[it * steps + st - 1], b = marks[it * steps + st];
-        samples.push_back(std::chrono::duration<double>(Clock::duration(b - a)).count());
-      }
-    const double t = median(samples);
-    res.points.push_back({e * 4, t});
-    if (opt.progress) opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way ({} samples, {} slots)", e * 4,
-                                               t * 1e6, samples.size(), K));
+  std::vector<int64_t> sizes;
+  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= 2) sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
+  std::vector<std::vector<double>> samples(sizes.size());
+  std::vector<int> slots(sizes.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      const int64_t e = sizes[si] / 4;
+      const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
+      slots[si] = K;
+      const Schedule s = ping_pong(e, K);
+      const int64_t per_iter = 2 * K * e * 4;
+      const int iters = std::max(
+          2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
+                                                  std::max(5, opt.max_iters))) / rounds);
+      RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
+      std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (opt.warmup + iters), 0);
+      int64_t idx = 0;
+      RunOptions ro;
+      ro.mode = Mode::lockstep;
+      ro.record = false;
+      ro.iterations = opt.warmup + iters;
+      ro.on_step = [&](int) {
+        if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
+      };
+      run_threads(s, in, ro);
+      const int steps = s.num_steps();
+      for (int it = opt.warmup; it < opt.warmup + iters; ++it)
+        for (int st = 1; st < steps; ++st) {
+          const int64_t a = marks[it * steps + st - 1], b = marks[it * steps + st];
+          samples[si].push_back(std::chrono::duration<double>(Clock::duration(b - a)).count());
+        }
+    }
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    const double step = mode_estimate(samples[si]);
+    const double t = std::max(0.1 * step, step - b2);  // the message alone
+    res.points.push_back({sizes[si], t});
+    if (opt.progress)
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way, step {:.2f} us - barrier ({} samples, {} slots)",
+                               sizes[si], t * 1e6, step * 1e6, samples[si].size(), slots[si]));
+  }
+  // An isolated dip or spike (a size that happened to catch a quiet or a
+  // busy moment) would dominate a 1/t²-weighted fit: a 3-point running
+  // median (Tukey) over the sizes removes it; the ends are kept.
+  {
+    std::vector<FitPoint> sm = res.points;
+    for (size_t i = 1; i + 1 < sm.size(); ++i) {
+      double v[3] = {res.points[i - 1].seconds, res.points[i].seconds, res.points[i + 1].seconds};
+      std::sort(v, v + 3);
+      sm[i].seconds = v[1];
+    }
+    res.points = sm;
   }
   res.fit = fit_message_times(res.points);
   res.memcpy_Bps = measure_memcpy_Bps(opt.kernel_bytes);
   res.reduce_Bps = measure_reduce_Bps(opt.kernel_bytes);
+  res.mem_bw_Bps = measure_mem_bw_Bps(std::min(cores, 16), opt.kernel_bytes, rounds);
+  if (opt.progress)
+    for (size_t i = 0; i < res.mem_bw_Bps.size(); ++i)
+      opt.progress(fmt::format("memory bus, {} thread(s) copying: {:8.3f} GB/s read + written", i + 1,
+                               res.mem_bw_Bps[i] / 1e9));
   CostParams& p = res.params;
   p.name = opt.backend;
   const LineFit& main = res.fit.break_bytes ? res.fit.large : res.fit.one;
@@ -206,7 +332,9 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.gamma = res.reduce_Bps > 0 ? 1.0 / res.reduce_Bps : 0;
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
   p.fused_recv_reduce = true;
-  p.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  p.cores = cores;
+  p.barrier_s = res.barrier_s;
+  p.mem_bw_Bps = res.mem_bw_Bps;
   return res;
 }
 
@@ -232,6 +360,8 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["break_bytes"] = p.break_bytes;
   j["alpha_small_s"] = p.alpha_small;
   j["beta_small_s_per_byte"] = p.beta_small;
+  j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
+  j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
   j["points"] = nlohmann::json::array();
   for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
   const std::filesystem::path fp(path);
@@ -270,6 +400,15 @@ CostParams load_profile(const std::string& path) {
   p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
   p.alpha_small = num("alpha_small_s", 0);
   p.beta_small = num("beta_small_s_per_byte", 0);
+  auto nums = [&](const char* k) {
+    std::vector<double> v;
+    if (j.contains(k) && j[k].is_array())
+      for (const auto& x : j[k])
+        if (x.is_number()) v.push_back(x.get<double>());
+    return v;
+  };
+  p.barrier_s = nums("barrier_s_by_ranks");
+  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads");
   return p;
 }
 

@@ -16,6 +16,25 @@
 //  - γ: the reduction kernel (float32 sum), single thread, rotating buffers,
 //    seconds per byte of the destination. δ: kernels::copy the same way (the
 //    single-thread memcpy bandwidth).
+//  - barrier b(n), n = 2..8 (oversubscribed sizes included): lockstep runs of
+//    a schedule of K empty steps; one iteration = K + 1 barriers, so
+//    b(n) = iteration time / (K + 1). Each ping-pong step holds one message
+//    AND one barrier of 2 ranks, so b(2) is subtracted from every ping-pong
+//    time before the fit: α is then the message alone, and the barrier is a
+//    term of its own (core/cost_model.h).
+//  - shared memory bus B(k), k = 1..cores (at most 16): k threads copy their
+//    own 16 MiB buffers, starting each pass together; B(k) = bytes read +
+//    written by all k in one pass / that pass's wall time, median over the
+//    passes (the roofline's memory ceiling for k streams).
+// Robust statistics for a shared, loaded machine: every quantity is measured
+// in `rounds` interleaved rounds (round 1 of every size, then round 2, ...),
+// so a burst of load hits all sizes a little instead of one size a lot; the
+// ping-pong and barrier estimates are the MODE of the samples (the midpoint
+// of the densest half, "shorth"), which ignores a slow mode made of
+// descheduled samples when the fast one is the majority; B(k) is the median
+// over the rounds. Before the fit, a 3-point running median over the sizes
+// removes a size that caught an isolated quiet or busy moment (points holds
+// the smoothed times).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -57,7 +76,9 @@ struct CalibrateOptions {
   int64_t min_bytes = 4, max_bytes = int64_t{64} << 20;
   int warmup = 3;
   int max_iters = 200;                       // iterations of the K-slot ping-pong per size (>= 5 run)
-  int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ and δ
+  int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ, δ and B(k)
+  int rounds = 3;                            // interleaved rounds (>= 1)
+  int max_barrier_ranks = 8;                 // b(n) for n = 2..this
   // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -68,7 +89,19 @@ struct CalibrationResult {
   std::vector<FitPoint> points;  // one-way median times
   double memcpy_Bps = 0;         // single-thread kernels::copy bandwidth
   double reduce_Bps = 0;         // single-thread float32 sum, bytes of dst per second
+  std::vector<double> barrier_s;   // [n-2]: one lockstep barrier of n ranks (s)
+  std::vector<double> mem_bw_Bps;  // [k-1]: aggregate traffic of k copying threads (bytes/s)
 };
+
+// The mode of noisy samples: the median of the shortest window that holds
+// half of them ("shorth"). Equals the median for a single tight cluster; for
+// a bimodal sample it lands in the larger mode. 0 for no samples.
+double mode_estimate(std::vector<double> v);
+
+// b(n) for n = 2..max_ranks in seconds ([n-2]); see the method above.
+std::vector<double> measure_barrier_s(int max_ranks, int rounds = 3);
+// B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
+std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
 
 // Run the measurements. Only "threads" is supported here; throws UsageError
 // naming any other backend.
@@ -86,7 +119,9 @@ std::string default_profile_path();
 // JSON profile: {"backend", "alpha_s", "beta_s_per_byte", "bandwidth_Bps",
 // "gamma_s_per_byte", "delta_s_per_byte", "n_half_bytes", "cores",
 // "fused_recv_reduce", "break_bytes", "alpha_small_s", "beta_small_s_per_byte",
-// "points": [{"bytes", "seconds"}]}. Creates missing parent folders. Throws
+// "barrier_s_by_ranks" ([n-2], seconds), "mem_bw_Bps_by_threads" ([k-1],
+// bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
+// barrier and bus fields existed still load (missing = empty = not modelled). Creates missing parent folders. Throws
 // std::runtime_error naming the path when it cannot write.
 void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
 // Throws UsageError naming the path when it is missing, does not parse, or

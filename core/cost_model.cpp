@@ -37,7 +37,26 @@ CostTerms& CostTerms::operator+=(const CostTerms& o) {
   beta_s += o.beta_s;
   gamma_s += o.gamma_s;
   delta_s += o.delta_s;
+  bus_s += o.bus_s;
+  barrier_s += o.barrier_s;
   return *this;
+}
+
+double CostParams::barrier_for(int n) const {
+  if (n < 2 || barrier_s.empty()) return 0.0;
+  const size_t i = static_cast<size_t>(n - 2);
+  if (i < barrier_s.size()) return barrier_s[i];
+  if (barrier_s.size() < 2) return barrier_s.back();
+  // linear in log2 n through the last two entries (never below the last one)
+  const size_t k = barrier_s.size() - 1;
+  const double n1 = static_cast<double>(k + 1), n2 = static_cast<double>(k + 2);  // their world sizes
+  const double slope = (barrier_s[k] - barrier_s[k - 1]) / (std::log2(n2) - std::log2(n1));
+  return std::max(barrier_s[k], barrier_s[k] + slope * (std::log2(static_cast<double>(n)) - std::log2(n2)));
+}
+
+double CostParams::mem_bw_for(int threads) const {
+  if (mem_bw_Bps.empty() || threads < 1) return 0.0;
+  return mem_bw_Bps[std::min(mem_bw_Bps.size(), static_cast<size_t>(threads)) - 1];
 }
 
 namespace {
@@ -60,6 +79,8 @@ CostTerms operator*(double k, CostTerms a) {
   a.beta_s *= k;
   a.gamma_s *= k;
   a.delta_s *= k;
+  a.bus_s *= k;
+  a.barrier_s *= k;
   return a;
 }
 
@@ -69,25 +90,35 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
   for (const Op& op : ops) {
     const int64_t b = op.len * static_cast<int64_t>(es);
     switch (op.kind) {
-      case OpKind::send:
+      case OpKind::send:  // no traffic of its own: the receiver reads the sender's buffer
         ++c.sends;
         c.bytes_sent += b;
-        out += msgs(p, 1, static_cast<double>(b));
+        // shared memory: the receiver moves the bytes; the sender only posts
+        out += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
+                                   : msgs(p, 1, static_cast<double>(b));
         break;
       case OpKind::recv:
         ++c.recvs;
         c.bytes_received += b;
+        c.bytes_traffic += 2 * b;
         in += msgs(p, 1, static_cast<double>(b));
         break;
       case OpKind::recv_reduce:
         ++c.recvs;
         c.bytes_received += b;
         c.bytes_reduced += b;
+        c.bytes_traffic += 3 * b;
         in += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
                                   : msgs(p, 1, static_cast<double>(b));
         break;
-      case OpKind::reduce: c.bytes_reduced += b; break;
-      case OpKind::copy: c.bytes_copied += b; break;
+      case OpKind::reduce:
+        c.bytes_reduced += b;
+        c.bytes_traffic += 3 * b;
+        break;
+      case OpKind::copy:
+        c.bytes_copied += b;
+        c.bytes_traffic += 2 * b;
+        break;
       case OpKind::swap: break;
     }
   }
@@ -164,16 +195,30 @@ Prediction predict(const Schedule& s, const CostParams& p) {
         }
       }
     }
+    // Shared memory bus (roofline): the step's traffic over the aggregate
+    // bandwidth of the threads that can stream at once.
+    double bus = 0;
+    if (const double B = p.mem_bw_for(p.bus_threads(n)); B > 0) {
+      int64_t traffic = 0;
+      for (int r = 0; r < n; ++r) traffic += rc[r].bytes_traffic;
+      bus = static_cast<double>(traffic) / B;
+    }
+    worst = std::max(0.0, worst);
     std::vector<double> fin(n);
     for (int r = 0; r < n; ++r) {
       double start = prev[r];
       for (const Op& op : st.ranks[r])
         if (is_comm(op.kind) && op.peer >= 0 && op.peer < n) start = std::max(start, prev[op.peer]);
-      fin[r] = start + rc[r].terms.total();
+      const double own = rc[r].terms.total();
+      fin[r] = start + (rc[r].bytes_traffic > 0 ? std::max(own, bus) : own);
     }
-    pr.step_s.push_back(std::max(0.0, worst));
+    CostTerms crit = rc[worst_r].terms;
+    crit.bus_s = std::max(0.0, bus - worst);
+    crit.barrier_s = p.barrier_for(n);
+    pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);
-    pr.lockstep += rc[worst_r].terms;
+    pr.bus_s.push_back(bus);
+    pr.lockstep += crit;
     pr.ranks.push_back(std::move(rc));
     pr.finish_s.push_back(fin);
     prev = std::move(fin);

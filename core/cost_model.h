@@ -26,9 +26,31 @@
 //                     ranks run free: rank r starts step s when it finished
 //                     step s-1 AND every peer it exchanges messages with in
 //                     step s has started step s (a message needs both ends).
+// Two terms for ranks that share one machine (the threads backend; both 0 =
+// not modelled, as in the presets and the papers):
+//  - barrier b(n): in lockstep every step ends with a barrier of all n ranks,
+//    which costs b(n) seconds (measured by calibrate per world size; a
+//    dissemination-style barrier grows like a + c·log2 n, and much faster once
+//    ranks outnumber cores and must be scheduled in turn).
+//  - shared memory bus (the roofline idea of Williams, Waterman & Patterson,
+//    "Roofline: an insightful visual performance model for multicore
+//    architectures", CACM 52(4), 2009): the ranks of a step move their bytes
+//    through ONE memory system, so a step takes at least
+//      (memory traffic of the step, all ranks) / B(min(n, cores))
+//    where B(k) is the aggregate bandwidth (bytes/s) that k threads copying at
+//    once reach. Traffic counts bytes read plus bytes written: a recv or a
+//    copy of m bytes moves 2m (read the source, write the destination), a
+//    recv_reduce or a reduce 3m (read both operands, write one); a send moves
+//    nothing by itself (the receiver reads the sender's buffer).
+// So one step costs
+//   step = max( max over ranks of the per-rank cost above,
+//               traffic / B(min(n, cores)) )          (roofline; when B known)
+//        + b(n)                                       (lockstep only)
 // Known limits (say them to learners): no contention between links, no
-// overlap of a reduction with the next segment's transfer, no cache effects,
-// no scheduler noise from oversubscribed cores.
+// overlap of a reduction with the next segment's transfer, cache effects only
+// through the measured β, γ, δ and B (all measured beyond the caches, so
+// small messages that stay in cache are over-predicted), and scheduler noise
+// from oversubscribed cores only as the averages in `cores`, b(n) and B.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -49,14 +71,25 @@ struct CostParams {
   // messages of fewer than break_bytes bytes cost alpha_small + m·beta_small.
   int64_t break_bytes = 0;
   double alpha_small = 0, beta_small = 0;
-  // Shared-memory backends (threads): the receiver reduces straight out of
-  // the sender's buffer, in one pass, so a recv_reduce costs α + m·γ (no
-  // separate m·β). false = the papers' model: the bytes cross a link first.
+  // Shared-memory backends (threads): the receiver reads straight out of
+  // the sender's buffer, so the receiver moves the bytes: a send costs α
+  // only (posting it), a recv α + m·β (one copy), a recv_reduce α + m·γ (one
+  // pass, no separate m·β). false = the papers' model: the bytes cross a
+  // link first, and a send costs α + m·β on the sender's port too.
   bool fused_recv_reduce = false;
   // CPU cores the ranks share (0 = one per rank, the papers' assumption).
   // When ranks outnumber cores, a step takes at least
   // Σ over ranks of their byte-proportional work (β, γ, δ terms) / cores.
   int cores = 0;
+  // Lockstep barrier: barrier_s[i] = seconds of one barrier of i + 2 ranks
+  // (calibrate measures n = 2..8). Empty = not modelled (presets, old
+  // profiles). barrier_for(n): 0 for n < 2 or an empty table; beyond the table
+  // it extrapolates linearly in log2 n from the last two entries.
+  std::vector<double> barrier_s;
+  // Shared memory bus: mem_bw_Bps[k-1] = aggregate memory traffic (bytes read
+  // + written per second) when k threads copy at once (calibrate measures
+  // k = 1..cores). Empty = no roofline. mem_bw_for(k) clamps k to the table.
+  std::vector<double> mem_bw_Bps;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.
@@ -64,6 +97,10 @@ struct CostParams {
   double alpha_for(double bytes) const { return bytes < break_bytes ? alpha_small : alpha; }
   double beta_for(double bytes) const { return bytes < break_bytes ? beta_small : beta; }
   double message_s(double bytes) const { return alpha_for(bytes) + bytes * beta_for(bytes); }
+  double barrier_for(int n) const;         // seconds
+  double mem_bw_for(int threads) const;    // bytes/s; 0 = not modelled
+  // Threads that stream at once for n ranks: min(n, cores) (n when cores = 0).
+  int bus_threads(int n) const { return cores > 0 ? (n < cores ? n : cores) : n; }
 };
 
 // Built-in what-if presets (classes, not measurements; γ = δ = 0, as in the
@@ -78,9 +115,12 @@ const std::vector<CostParams>& cost_presets();
 CostParams preset(const std::string& name);
 
 // The terms of a time, in seconds.
+// bus_s: what the shared memory bus adds on top of the slowest rank
+// (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers.
 struct CostTerms {
   double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
-  double total() const { return alpha_s + beta_s + gamma_s + delta_s; }
+  double bus_s = 0, barrier_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s; }
   CostTerms& operator+=(const CostTerms& o);
 };
 
@@ -88,16 +128,20 @@ struct CostTerms {
 struct RankStepCost {
   int sends = 0, recvs = 0;
   int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
-  CostTerms terms;
+  int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
+  CostTerms terms;            // α..δ only (the per-rank part; no bus, no barrier)
 };
 
 struct Prediction {
   std::vector<std::vector<RankStepCost>> ranks;  // [step][rank]
-  std::vector<double> step_s;                    // [step]: the slowest rank's cost
-  std::vector<int> critical_rank;                // [step]: that rank
-  CostTerms lockstep;                            // Σ of the critical ranks' terms
+  std::vector<double> step_s;                    // [step]: max(slowest rank, bus) + barrier
+  std::vector<int> critical_rank;                // [step]: the slowest rank
+  std::vector<double> bus_s;                     // [step]: traffic / B (0 = no roofline)
+  CostTerms lockstep;                            // Σ of the critical ranks' terms + bus + barriers
   double lockstep_s = 0;                         // = lockstep.total()
-  double pipelined_s = 0;                        // critical path, free-running
+  double pipelined_s = 0;                        // critical path, free-running (no
+                                                 // barriers; a rank with traffic in a
+                                                 // step takes at least that step's bus time)
   std::vector<std::vector<double>> finish_s;     // [step][rank]: pipelined finish times
 };
 

@@ -546,8 +546,14 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
       tl.backward_end_ms = std::max(tl.backward_end_ms, R.backward_end_ms);
       tl.end_ms = std::max(tl.end_ms, R.end_ms);
       loss += R.loss;
-      double w = 0;
-      for (const auto& ws : R.waits) w += ws.end_ms - ws.begin_ms;
+      // Exposed communication: from the end of this rank's backward until
+      // its last result arrived (everything the rank still waits for once it
+      // has nothing left to compute). With --overlap none the collectives
+      // start only after the last rank's backward, so this is at least the
+      // communication time and the overlap is exactly 0.
+      double last = R.backward_end_ms;
+      for (const auto& ws : R.waits) last = std::max(last, ws.end_ms);
+      const double w = last - R.backward_end_ms;
       waits += w;
       compute += R.end_ms - w;
     }

@@ -148,7 +148,7 @@ struct IterationStats {
   double reference_loss = 0;   // single-process run on the whole batch (NaN if not run)
   double compute_ms = 0;       // mean over ranks: iteration time minus waits
   double comm_ms = 0;          // sum of the collectives' durations
-  double exposed_comm_ms = 0;  // mean over ranks: time blocked in waits
+  double exposed_comm_ms = 0;  // mean over ranks: DDP: last result minus end of backward; sharded: time blocked in waits
   double overlap_fraction = 0; // clamp(1 - exposed / comm, 0, 1); 0 when comm = 0
   int calls = 0;               // collectives issued (DDP: all-reduces)
 };

@@ -159,13 +159,6 @@ class ThreadsTransport final : public Transport {
   Clock::time_point t0_;
 };
 
-bool needs_premul(const CollectiveSpec& s) {
-  return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective);
-}
-bool needs_finish_avg(const CollectiveSpec& s) {
-  return s.op == ReduceOp::avg && !is_floating(s.dtype) && is_reducing(s.collective);
-}
-
 }  // namespace
 
 // Everything one threads run needs; shared by run_threads and SteppedRun.
@@ -195,41 +188,16 @@ struct SteppedRun::Impl {
       : s(sch), opt(o), n(sch.world_size()) {
     const auto& sp = s.spec;
     const size_t es = dtype_size(sp.dtype);
-    if (static_cast<int>(inputs.size()) != n)
-      throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), n));
-    for (int r = 0; r < n; ++r)
-      if (inputs[r].size() != static_cast<size_t>(sp.input_count(r)) * es)
-        throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
-                                     name(sp.collective), sp.input_count(r)));
+    check_inputs(s, inputs);
     if (gated) {
       opt.mode = Mode::lockstep;
       allowed = 0;
     }
     plan = plan_messages(s);
     transport = std::make_unique<ThreadsTransport>(plan, n, opt.delay, abort);
-    trace.mode = opt.mode;
-    trace.backend = "threads";
-    trace.world_size = n;
-    trace.events.resize(n);
-    trace.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
-    trace.initial.resize(n);
-    trace.bytes_sent.assign(n, 0);
-    trace.bytes_received.assign(n, 0);
-    for (const auto& st : s.steps)
-      for (int r = 0; r < n; ++r)
-        for (const Op& op : st.ranks[r]) {
-          if (op.kind == OpKind::send) trace.bytes_sent[r] += op.len * static_cast<int64_t>(es);
-          if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce)
-            trace.bytes_received[r] += op.len * static_cast<int64_t>(es);
-        }
-    bool small = opt.record;
-    for (int r = 0; r < n; ++r) {
-      mem.push_back(make_rank_memory(s, r));
-      int64_t total = 0;
-      for (int b = 0; b < kNumBufs; ++b) total += mem[r].layout.view[b].size;
-      small = small && total <= opt.snapshot_limit;
-    }
-    trace.snapshots = small;
+    trace = new_trace(s, opt, "threads");
+    const bool small = trace.snapshots;
+    for (int r = 0; r < n; ++r) mem.push_back(make_rank_memory(s, r));
     for (int r = 0; r < n; ++r) {
       const auto& iv = mem[r].layout.view[static_cast<int>(Buf::input)];
       if (iv.size > 0) std::memcpy(mem[r].ptr(iv, 0, es), inputs[r].data(), inputs[r].size());
@@ -237,16 +205,7 @@ struct SteppedRun::Impl {
         void* p = mem[r].ptr(iv, 0, es);
         kernels::premul_avg(sp.dtype, p, p, iv.size, n);
       }
-      if (small) {
-        auto make = [&](RankStepRecord& rec) {
-          for (int b = 0; b < kNumBufs; ++b) {
-            const auto& v = mem[r].layout.view[b];
-            if (v.size > 0) rec.buffers.push_back({static_cast<Buf>(b), v.storage, std::vector<double>(v.size)});
-          }
-        };
-        make(trace.initial[r]);
-        for (int st = 0; st < s.num_steps(); ++st) make(trace.steps[st][r]);
-      }
+      alloc_snapshots(trace, s, mem[r].layout, r);
     }
     for (int r = 0; r < n; ++r) {
       programs.push_back(std::make_unique<RankProgram>(s, plan, r, mem[r], *transport, opt, &trace));

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -46,13 +48,18 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // Every key of map `n` must be one of `allowed`.
-void only_keys(const Ctx& c, const YAML::Node& n, const std::string& where, const std::vector<std::string>& allowed) {
+// `also`: further allowed keys, listed after the main ones (issue 8 keys, so
+// that the messages about the original keys keep their wording).
+void only_keys(const Ctx& c, const YAML::Node& n, const std::string& where, const std::vector<std::string>& allowed,
+               const std::vector<std::string>& also = {}) {
   if (!n.IsMap()) c.fail(n, fmt::format("{} must be a mapping (key: value lines)", where));
   for (auto it = n.begin(); it != n.end(); ++it) {
     if (!it->first.IsScalar()) c.fail(it->first, fmt::format("{}: keys must be plain words", where));
     const std::string k = it->first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      c.fail(it->first, fmt::format("unknown key '{}' in {} (expected one of: {})", k, where, join(allowed)));
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end() &&
+        std::find(also.begin(), also.end(), k) == also.end())
+      c.fail(it->first, fmt::format("unknown key '{}' in {} (expected one of: {}){}", k, where, join(allowed),
+                                    also.empty() ? std::string() : fmt::format("; also: {}", join(also))));
   }
 }
 
@@ -167,6 +174,61 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
   }
 }
 
+// ---- issue 8: ddp and hang options ---------------------------------------------
+
+// Bounds keep a lesson's run small (a lesson runs in seconds).
+void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
+  only_keys(c, n, "ddp",
+            {"ranks", "depth", "width", "batch", "iterations", "lr", "bucket_cap_mb", "overlap", "algorithm", "seed",
+             "layer_delay_us", "sharded", "prefetch"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;
+    if (k == "ranks") o.ranks = static_cast<int>(integer(c, v, k, 1, 16));
+    else if (k == "depth") o.depth = static_cast<int>(integer(c, v, k, 1, 64));
+    else if (k == "width") o.width = static_cast<int>(integer(c, v, k, 1, 1024));
+    else if (k == "batch") o.batch = integer(c, v, k, 1, 4096);
+    else if (k == "iterations") o.iterations = static_cast<int>(integer(c, v, k, 1, 100));
+    else if (k == "lr") {
+      o.lr = number(c, v, k);
+      if (!(o.lr > 0)) c.fail(v, fmt::format("'lr' must be > 0, got {}", o.lr));
+    } else if (k == "bucket_cap_mb") {
+      o.bucket_cap_mb = number(c, v, k);
+      if (!(o.bucket_cap_mb > 0)) c.fail(v, fmt::format("'bucket_cap_mb' must be > 0, got {}", o.bucket_cap_mb));
+    } else if (k == "overlap") {
+      o.overlap = ddp::parse_overlap(one_of(c, v, k, {"none", "per_param", "per-param", "bucketed"}));
+    } else if (k == "algorithm") o.algorithm = str(c, v, k);
+    else if (k == "seed") o.seed = static_cast<uint64_t>(integer(c, v, k, 0, int64_t{1} << 62));
+    else if (k == "layer_delay_us") o.layer_delay_us = static_cast<int>(integer(c, v, k, 0, 100000));
+    else if (k == "sharded") o.sharded = boolean(c, v, k);
+    else if (k == "prefetch") o.prefetch = boolean(c, v, k);
+  }
+}
+
+void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
+  only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;
+    if (k == "ranks") o.ranks = static_cast<int>(integer(c, v, k, 2, 16));
+    else if (k == "fault")
+      o.fault = hang::parse_fault(one_of(c, v, k, {"none", "skip-collective", "wrong-count", "wrong-order", "sleep"}));
+    else if (k == "fault_ranks") {
+      // One rank (fault_ranks: 2) or a list (fault_ranks: [3, 1]).
+      o.fault_ranks.clear();
+      if (v.IsScalar()) o.fault_ranks.push_back(static_cast<int>(integer(c, v, k, 0, 15)));
+      else
+        for (const auto& e : seq(c, v, k)) o.fault_ranks.push_back(static_cast<int>(integer(c, e, k, 0, 15)));
+    } else if (k == "timeout_s") {
+      o.timeout_s = number(c, v, k);
+      if (!(o.timeout_s >= 0.01 && o.timeout_s <= 10))
+        c.fail(v, fmt::format("'timeout_s' must be between 0.01 and 10 (seconds), got {}", o.timeout_s));
+    } else if (k == "count") o.count = integer(c, v, k, 4, int64_t{1} << 20);
+    else if (k == "algorithm") o.algorithm = str(c, v, k);
+    else if (k == "fault_call") o.fault_call = static_cast<int>(integer(c, v, k, 0, 1));
+  }
+}
+
 Target read_target(const Ctx& c, const YAML::Node& n) {
   Target t;
   if (n.IsMap()) {
@@ -234,10 +296,43 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
   return q;
 }
 
-Check read_check(const Ctx& c, const YAML::Node& n) {
-  const std::vector<std::string> kinds = {"buffer", "bytes", "steps", "result", "predicted", "ratio", "faster"};
+const std::vector<std::string> kCollectiveChecks = {"buffer", "bytes", "steps", "result", "predicted", "ratio", "faster"};
+const std::vector<std::string> kDdpChecks = {"allreduce_calls",  "buckets",            "bucket_params",
+                                             "overlap_fraction", "exposed_comm_ms",    "replicas_identical",
+                                             "same_params",      "loss"};
+const std::vector<std::string> kHangChecks = {"named_ranks", "failure", "all_failed", "elapsed", "sequence", "report"};
+
+const char* kind_name(Beat::Kind k) {
+  return k == Beat::Kind::ddp ? "ddp" : k == Beat::Kind::hang ? "hang" : "collective";
+}
+
+Check read_check_ddp(const Ctx& c, const YAML::Node& n, const std::string& kind,
+                     const std::map<std::string, ddp::Options>& runs);
+Check read_check_hang(const Ctx& c, const YAML::Node& n, const std::string& kind);
+
+Check read_check(const Ctx& c, const YAML::Node& n, Beat::Kind bk = Beat::Kind::collective,
+                 const std::map<std::string, ddp::Options>& runs = {}) {
+  const std::vector<std::string>& kinds =
+      bk == Beat::Kind::ddp ? kDdpChecks : bk == Beat::Kind::hang ? kHangChecks : kCollectiveChecks;
   if (!n.IsMap()) c.fail(n, "a check must be a mapping starting with 'check: KIND'");
   if (!n["check"]) c.fail(n, fmt::format("a check needs 'check: KIND' (one of: {})", join(kinds)));
+  {
+    // A known kind in the wrong kind of beat says which beat it belongs to.
+    const YAML::Node kn = n["check"];
+    const std::string want = str(c, kn, "check");
+    for (Beat::Kind other : {Beat::Kind::collective, Beat::Kind::ddp, Beat::Kind::hang}) {
+      if (other == bk) continue;
+      const auto& ok = other == Beat::Kind::ddp ? kDdpChecks : other == Beat::Kind::hang ? kHangChecks : kCollectiveChecks;
+      if (std::find(ok.begin(), ok.end(), want) != ok.end() && std::find(kinds.begin(), kinds.end(), want) == kinds.end())
+        c.fail(kn, fmt::format("a '{}' check belongs in a {} beat (kind: {}); this is a {} beat (its checks: {})", want,
+                               kind_name(other), kind_name(other), kind_name(bk), join(kinds)));
+    }
+    if (std::find(kinds.begin(), kinds.end(), want) == kinds.end())
+      c.fail(kn, fmt::format("'check' must be one of: {}; got '{}' (ddp beats: {}; hang beats: {})", join(kinds), want,
+                             join(kDdpChecks), join(kHangChecks)));
+  }
+  if (bk == Beat::Kind::ddp) return read_check_ddp(c, n, n["check"].Scalar(), runs);
+  if (bk == Beat::Kind::hang) return read_check_hang(c, n, n["check"].Scalar());
   Check k;
   k.mark = c.mark(n);
   const std::string kind = one_of(c, n["check"], "check", kinds);
@@ -311,6 +406,125 @@ Check read_check(const Ctx& c, const YAML::Node& n) {
   return k;
 }
 
+// The comparison of a ddp figure: exactly one of equals / less_than /
+// greater_than, each a number or {run: NAME, times: X}.
+void read_compare(const Ctx& c, const YAML::Node& n, const std::string& kind, Check& k,
+                  const std::map<std::string, ddp::Options>& runs, bool integral) {
+  int found = 0;
+  for (const char* key : {"equals", "less_than", "greater_than"}) {
+    if (!n[key]) continue;
+    if (found++) c.fail(n[key], fmt::format("a '{}' check takes one of equals, less_than, greater_than", kind));
+    k.compare = key;
+    const YAML::Node v = n[key];
+    if (v.IsMap()) {
+      only_keys(c, v, fmt::format("'{}'", key), {"run", "times"});
+      if (!v["run"]) c.fail(v, fmt::format("'{}' as a mapping needs 'run: NAME' (an earlier ddp beat's name)", key));
+      k.other_run = str(c, v["run"], "run");
+      const auto it = runs.find(k.other_run);
+      if (it == runs.end()) {
+        std::vector<std::string> names;
+        for (const auto& [nm, o] : runs) names.push_back(nm);
+        c.fail(v["run"], fmt::format("no earlier ddp beat is named '{}' (named so far: {})", k.other_run,
+                                     names.empty() ? std::string("none") : join(names)));
+      }
+      k.other_ddp = it->second;
+      if (v["times"]) {
+        k.times = number(c, v["times"], "times");
+        if (!(k.times > 0)) c.fail(v["times"], fmt::format("'times' must be > 0, got {}", k.times));
+      }
+    } else if (integral) {
+      k.value = static_cast<double>(integer(c, v, key, 0, int64_t{1} << 40));
+    } else {
+      k.value = number(c, v, key);
+    }
+  }
+  if (!found) c.fail(n, fmt::format("a '{}' check needs equals, less_than or greater_than", kind));
+}
+
+Check read_check_ddp(const Ctx& c, const YAML::Node& n, const std::string& kind,
+                     const std::map<std::string, ddp::Options>& runs) {
+  Check k;
+  k.mark = c.mark(n);
+  const std::string where = fmt::format("a {} check", kind);
+  if (kind == "allreduce_calls" || kind == "buckets" || kind == "overlap_fraction" || kind == "exposed_comm_ms") {
+    k.kind = kind == "allreduce_calls"    ? Check::Kind::allreduce_calls
+             : kind == "buckets"          ? Check::Kind::buckets
+             : kind == "overlap_fraction" ? Check::Kind::overlap_fraction
+                                          : Check::Kind::exposed_comm_ms;
+    only_keys(c, n, where, {"check", "equals", "less_than", "greater_than"});
+    read_compare(c, n, kind, k, runs, k.kind == Check::Kind::allreduce_calls || k.kind == Check::Kind::buckets);
+  } else if (kind == "bucket_params") {
+    k.kind = Check::Kind::bucket_params;
+    only_keys(c, n, where, {"check", "bucket", "equals"});
+    if (!n["bucket"]) c.fail(n, "a 'bucket_params' check needs 'bucket'");
+    if (!n["equals"]) c.fail(n, "a 'bucket_params' check needs 'equals'");
+    k.bucket = static_cast<int>(integer(c, n["bucket"], "bucket", 0, 1 << 20));
+    for (const auto& e : seq(c, n["equals"], "equals"))
+      k.values.push_back(static_cast<double>(integer(c, e, "equals", 0, 1 << 20)));
+  } else if (kind == "replicas_identical") {
+    k.kind = Check::Kind::replicas_identical;
+    only_keys(c, n, where, {"check"});
+  } else if (kind == "same_params") {
+    k.kind = Check::Kind::same_params;
+    only_keys(c, n, where, {"check", "as"});
+    if (!n["as"]) c.fail(n, "a 'same_params' check needs 'as: {run: NAME}'");
+    only_keys(c, n["as"], "'as'", {"run"});
+    if (!n["as"]["run"]) c.fail(n["as"], "'as' needs 'run: NAME' (an earlier ddp beat's name)");
+    k.other_run = str(c, n["as"]["run"], "run");
+    const auto it = runs.find(k.other_run);
+    if (it == runs.end()) c.fail(n["as"]["run"], fmt::format("no earlier ddp beat is named '{}'", k.other_run));
+    k.other_ddp = it->second;
+  } else {
+    k.kind = Check::Kind::loss;
+    only_keys(c, n, where, {"check", "rel_tol"});
+    k.rel_tol = 1e-4;
+    if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  }
+  return k;
+}
+
+Check read_check_hang(const Ctx& c, const YAML::Node& n, const std::string& kind) {
+  Check k;
+  k.mark = c.mark(n);
+  const std::string where = fmt::format("a {} check", kind);
+  if (kind == "named_ranks") {
+    k.kind = Check::Kind::named_ranks;
+    only_keys(c, n, where, {"check", "equals"});
+    if (!n["equals"]) c.fail(n, "a 'named_ranks' check needs 'equals: [RANKS]'");
+    for (const auto& e : seq(c, n["equals"], "equals"))
+      k.values.push_back(static_cast<double>(integer(c, e, "equals", 0, 15)));
+  } else if (kind == "failure") {
+    k.kind = Check::Kind::failure;
+    only_keys(c, n, where, {"check", "equals"});
+    if (!n["equals"]) c.fail(n, "a 'failure' check needs 'equals: none | timeout | mismatch'");
+    k.expect = one_of(c, n["equals"], "equals", {"none", "timeout", "mismatch"});
+  } else if (kind == "all_failed") {
+    k.kind = Check::Kind::all_failed;
+    only_keys(c, n, where, {"check"});
+  } else if (kind == "elapsed") {
+    k.kind = Check::Kind::elapsed;
+    only_keys(c, n, where, {"check", "within_timeout_plus_s"});
+    if (!n["within_timeout_plus_s"]) c.fail(n, "an 'elapsed' check needs 'within_timeout_plus_s: SECONDS'");
+    k.value = number(c, n["within_timeout_plus_s"], "within_timeout_plus_s");
+    if (k.value < 0) c.fail(n["within_timeout_plus_s"], "'within_timeout_plus_s' must be >= 0");
+  } else if (kind == "sequence") {
+    k.kind = Check::Kind::sequence;
+    only_keys(c, n, where, {"check", "rank", "started", "completed"});
+    if (!n["rank"]) c.fail(n, "a 'sequence' check needs 'rank'");
+    if (!n["started"] && !n["completed"]) c.fail(n, "a 'sequence' check needs 'started' and/or 'completed'");
+    k.rank = static_cast<int>(integer(c, n["rank"], "rank", 0, 15));
+    k.started = k.completed = -2;  // -2: not checked
+    if (n["started"]) k.started = integer(c, n["started"], "started", -1, 1 << 20);
+    if (n["completed"]) k.completed = integer(c, n["completed"], "completed", -1, 1 << 20);
+  } else {
+    k.kind = Check::Kind::report;
+    only_keys(c, n, where, {"check", "contains"});
+    if (!n["contains"]) c.fail(n, "a 'report' check needs 'contains: TEXT'");
+    k.expect = str(c, n["contains"], "contains");
+  }
+  return k;
+}
+
 }  // namespace
 
 Prepared prepare(const Setup& a) {
@@ -347,6 +561,59 @@ Prepared prepare(const Setup& a) {
   return p;
 }
 
+namespace {
+
+// A ddp or hang beat (issue 8): options merged into the current ones and
+// validated now, so a bad one fails at its mark; no `at` and no `setup`.
+void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, ddp::Options& cur_ddp,
+                      hang::LabOptions& cur_hang, std::map<std::string, ddp::Options>& runs) {
+  const bool is_ddp = b.kind == Beat::Kind::ddp;
+  const char* opt_key = is_ddp ? "ddp" : "hang";
+  if (is_ddp)
+    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"});
+  else
+    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks"});
+  b.setup = cur;
+  b.at.kind = Target::Kind::end;
+  try {
+    if (is_ddp) {
+      if (bn["ddp"]) read_ddp(c, bn["ddp"], cur_ddp);
+      cur_ddp.validate();
+    } else {
+      if (bn["hang"]) read_hang(c, bn["hang"], cur_hang);
+      cur_hang.validate();
+    }
+  } catch (const LessonError&) {
+    throw;
+  } catch (const std::exception& e) {
+    c.fail(bn[opt_key] ? bn[opt_key] : bn, fmt::format("this {} run cannot run: {}", opt_key, e.what()));
+  }
+  b.ddp = cur_ddp;
+  b.hang = cur_hang;
+  if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
+  b.text = str(c, bn["text"], "text");
+  const int world = is_ddp ? cur_ddp.ranks : cur_hang.ranks;
+  if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
+  for (int r : b.highlight.ranks)
+    if (r >= world) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, world));
+  if (bn["question"]) b.question = read_question(c, bn["question"]);
+  if (bn["checks"])
+    for (const auto& cn : seq(c, bn["checks"], "checks")) {
+      Check k = read_check(c, cn, b.kind, runs);
+      if (k.kind == Check::Kind::sequence && k.rank >= world)
+        c.fail(cn, fmt::format("rank {} is not below the world size {}", k.rank, world));
+      b.checks.push_back(std::move(k));
+    }
+  if (bn["name"]) {
+    b.name = str(c, bn["name"], "name");
+    if (b.name.empty() || runs.count(b.name))
+      c.fail(bn["name"], fmt::format("the run name '{}' is empty or already used by an earlier beat", b.name));
+    runs[b.name] = b.ddp;
+  }
+}
+
+}  // namespace
+
 Lesson parse_lesson(const std::string& text, const std::string& file) {
   Ctx c{file};
   YAML::Node root;
@@ -359,26 +626,51 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
     if (root.IsNull()) throw LessonError(fmt::format("{}:1:1: empty lesson (expected title, setup and beats)", file));
     c.fail(root, "a lesson must be a mapping with title, summary, setup and beats");
   }
-  only_keys(c, root, "the lesson", {"title", "summary", "setup", "beats"});
+  only_keys(c, root, "the lesson", {"title", "summary", "setup", "beats"}, {"ddp", "hang"});
   Lesson l;
   l.file = file;
+  // `setup` may be left out when every beat is a ddp or hang beat.
+  bool needs_setup = true;
+  if (root["beats"] && root["beats"].IsSequence() && root["beats"].size() > 0) {
+    needs_setup = false;
+    for (const auto& bn : root["beats"]) {
+      const bool other = bn.IsMap() && bn["kind"] && bn["kind"].IsScalar() &&
+                         (bn["kind"].Scalar() == "ddp" || bn["kind"].Scalar() == "hang");
+      needs_setup |= !other;
+    }
+  }
   for (const char* k : {"title", "setup", "beats"})
-    if (!root[k]) throw LessonError(fmt::format("{}: the lesson needs '{}'", c.mark(root).str(), k));
+    if (!root[k] && (needs_setup || std::string(k) != "setup"))
+      throw LessonError(fmt::format("{}: the lesson needs '{}'", c.mark(root).str(), k));
   l.title = str(c, root["title"], "title");
   if (root["summary"]) l.summary = str(c, root["summary"], "summary");
-  read_setup(c, root["setup"], l.setup);
+  if (root["setup"]) read_setup(c, root["setup"], l.setup);
   try {
     (void)prepare(l.setup);
   } catch (const std::exception& e) {
     c.fail(root["setup"], fmt::format("this setup cannot run: {}", e.what()));
   }
+  if (root["ddp"]) read_ddp(c, root["ddp"], l.ddp);
+  if (root["hang"]) read_hang(c, root["hang"], l.hang);
   const YAML::Node beats = seq(c, root["beats"], "beats");
   if (beats.size() == 0) c.fail(beats, "'beats' is empty (a lesson needs at least one beat)");
   Setup cur = l.setup;
+  ddp::Options cur_ddp = l.ddp;
+  hang::LabOptions cur_hang = l.hang;
+  std::map<std::string, ddp::Options> runs;  // named ddp beats so far
   for (const auto& bn : beats) {
-    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"});
     Beat b;
     b.mark = c.mark(bn);
+    if (bn.IsMap() && bn["kind"]) {
+      const std::string k = one_of(c, bn["kind"], "kind", {"collective", "ddp", "hang"});
+      b.kind = k == "ddp" ? Beat::Kind::ddp : k == "hang" ? Beat::Kind::hang : Beat::Kind::collective;
+    }
+    if (b.kind != Beat::Kind::collective) {
+      parse_other_beat(c, bn, b, cur, cur_ddp, cur_hang, runs);
+      l.beats.push_back(std::move(b));
+      continue;
+    }
+    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind"});
     if (bn["setup"]) {
       read_setup(c, bn["setup"], cur);
       b.setup_changed = true;
@@ -508,6 +800,8 @@ bool rel_close(double got, double want, double tol) {
 std::vector<CheckResult> evaluate(const Beat& b) {
   std::vector<CheckResult> out;
   if (b.checks.empty()) return out;
+  if (b.kind == Beat::Kind::ddp) return evaluate(b, ddp::run_ddp(b.ddp));
+  if (b.kind == Beat::Kind::hang) return evaluate(b, hang::run_hang_lab(b.hang));
   Prepared p = prepare(b.setup);
   std::optional<RunResult> run;
   auto get_run = [&]() -> const RunResult& {
@@ -641,6 +935,217 @@ std::vector<CheckResult> evaluate(const Beat& b) {
         r.pass = a < o;
         break;
       }
+      default:  // an issue 8 check built by hand into a collective beat
+        r.what = "a check that does not belong in a collective beat";
+        r.expected = "a check of this beat's kind";
+        r.actual = "another kind";
+        break;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// ---- issue 8: ddp and hang beats ----------------------------------------------
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// The figure a comparable ddp check reads from a run.
+double ddp_figure(Check::Kind k, const ddp::Result& r) {
+  std::vector<double> v;
+  switch (k) {
+    case Check::Kind::allreduce_calls: return r.iterations.empty() ? 0 : r.iterations[0].calls;
+    case Check::Kind::buckets: return static_cast<double>(r.buckets.size());
+    case Check::Kind::overlap_fraction:
+      for (const auto& it : r.iterations) v.push_back(it.overlap_fraction);
+      return median(v);
+    case Check::Kind::exposed_comm_ms:
+      for (const auto& it : r.iterations) v.push_back(it.exposed_comm_ms);
+      return median(v);
+    default: return 0;
+  }
+}
+
+const char* ddp_figure_name(Check::Kind k) {
+  switch (k) {
+    case Check::Kind::allreduce_calls: return "all-reduce calls per iteration";
+    case Check::Kind::buckets: return "buckets";
+    case Check::Kind::overlap_fraction: return "overlap fraction (median over iterations)";
+    case Check::Kind::exposed_comm_ms: return "exposed communication ms (median over iterations)";
+    default: return "?";
+  }
+}
+
+std::string ddp_run_label(const ddp::Options& o) {
+  return fmt::format("overlap {}, cap {:g} MB, {}", ddp::name(o.overlap), o.bucket_cap_mb, o.algorithm);
+}
+
+std::string int_list(const std::vector<int>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::vector<int> to_ints(const std::vector<double>& v) {
+  std::vector<int> out;
+  for (double d : v) out.push_back(static_cast<int>(d));
+  return out;
+}
+
+CheckResult wrong_kind(const Check& k, const char* beat) {
+  CheckResult r;
+  r.mark = k.mark;
+  r.what = fmt::format("a check that does not belong in a {} beat", beat);
+  r.expected = "a check of this beat's kind";
+  r.actual = "another kind";
+  return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
+  std::vector<CheckResult> out;
+  std::map<std::string, ddp::Result> others;  // named runs, run once each
+  auto other = [&](const Check& k) -> const ddp::Result& {
+    auto it = others.find(k.other_run);
+    if (it == others.end()) it = others.emplace(k.other_run, ddp::run_ddp(*k.other_ddp)).first;
+    return it->second;
+  };
+  for (const Check& k : b.checks) {
+    CheckResult r;
+    r.mark = k.mark;
+    switch (k.kind) {
+      case Check::Kind::allreduce_calls:
+      case Check::Kind::buckets:
+      case Check::Kind::overlap_fraction:
+      case Check::Kind::exposed_comm_ms: {
+        const double got = ddp_figure(k.kind, run);
+        double want = k.value;
+        std::string against = fmt_num(k.value);
+        if (k.other_ddp) {
+          want = k.times * ddp_figure(k.kind, other(k));
+          against = fmt::format("{}{} of run '{}' ({})", k.times == 1 ? "" : fmt::format("{:g} × ", k.times),
+                                fmt_num(want / k.times), k.other_run, ddp_run_label(*k.other_ddp));
+        }
+        const char* op = k.compare == "less_than" ? "<" : k.compare == "greater_than" ? ">" : "=";
+        r.what = k.other_ddp ? fmt::format("{} vs run '{}'", ddp_figure_name(k.kind), k.other_run)
+                             : std::string(ddp_figure_name(k.kind));
+        r.expected = fmt::format("{} {}", op, against);
+        r.actual = fmt_num(got);
+        r.pass = k.compare == "less_than" ? got < want : k.compare == "greater_than" ? got > want : got == want;
+        break;
+      }
+      case Check::Kind::bucket_params: {
+        r.what = fmt::format("parameters in bucket {}", k.bucket);
+        r.expected = int_list(to_ints(k.values));
+        if (static_cast<size_t>(k.bucket) >= run.buckets.size()) {
+          r.actual = fmt::format("(only {} buckets)", run.buckets.size());
+        } else {
+          const auto& ps = run.buckets[static_cast<size_t>(k.bucket)].params;
+          r.actual = int_list(ps);
+          r.pass = ps == to_ints(k.values);
+        }
+        break;
+      }
+      case Check::Kind::replicas_identical:
+        r.what = "every rank's parameters are the same bytes";
+        r.expected = "identical";
+        r.actual = run.replicas_identical ? "identical" : "replicas differ";
+        r.pass = run.replicas_identical;
+        break;
+      case Check::Kind::same_params: {
+        const ddp::Result& o = other(k);
+        r.what = fmt::format("final parameters bit-equal to run '{}' ({})", k.other_run, ddp_run_label(*k.other_ddp));
+        r.expected = "bit-equal";
+        size_t diff = 0;
+        const bool same_size = o.final_params.size() == run.final_params.size();
+        if (same_size)
+          for (size_t i = 0; i < o.final_params.size(); ++i)
+            diff += std::memcmp(&o.final_params[i], &run.final_params[i], sizeof(float)) != 0;
+        r.pass = same_size && diff == 0 && !run.final_params.empty();
+        r.actual = !same_size ? std::string("different sizes")
+                   : diff     ? fmt::format("{} of {} values differ", diff, o.final_params.size())
+                              : "bit-equal";
+        break;
+      }
+      case Check::Kind::loss: {
+        r.what = "loss vs the single-process reference (max relative error)";
+        r.expected = fmt::format("<= {:g}", k.rel_tol);
+        r.actual = fmt_num(run.max_reference_rel_error);
+        r.pass = run.max_reference_rel_error <= k.rel_tol;  // NaN (no reference) fails
+        break;
+      }
+      default: r = wrong_kind(k, "ddp"); break;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run) {
+  std::vector<CheckResult> out;
+  const std::string kind = run.verdict.empty() ? "none" : !run.missing.empty() ? "timeout" : "mismatch";
+  for (const Check& k : b.checks) {
+    CheckResult r;
+    r.mark = k.mark;
+    switch (k.kind) {
+      case Check::Kind::named_ranks: {
+        const std::vector<int>& named = !run.missing.empty() ? run.missing : run.mismatched;
+        r.what = fmt::format("ranks the verdict names ({})", !run.missing.empty() ? "missing" : "mismatched");
+        r.expected = int_list(to_ints(k.values));
+        r.actual = int_list(named);
+        r.pass = named == to_ints(k.values);
+        break;
+      }
+      case Check::Kind::failure:
+        r.what = "the failure";
+        r.expected = k.expect;
+        r.actual = run.verdict.empty() ? "none (every rank passed)" : kind + ": " + run.verdict;
+        r.pass = kind == k.expect;
+        break;
+      case Check::Kind::all_failed: {
+        int failed = 0;
+        for (const auto& o : run.ranks) failed += !o.passed;
+        r.what = "every rank failed together";
+        r.expected = fmt::format("{} of {} failed", run.ranks.size(), run.ranks.size());
+        r.actual = fmt::format("{} of {} failed", failed, run.ranks.size());
+        r.pass = run.all_failed;
+        break;
+      }
+      case Check::Kind::elapsed:
+        r.what = "the lab ended within the timeout plus a margin";
+        r.expected = fmt::format("<= {:g} s + {:g} s", b.hang.timeout_s, k.value);
+        r.actual = fmt::format("{:.3f} s", run.seconds);
+        r.pass = run.seconds <= b.hang.timeout_s + k.value;
+        break;
+      case Check::Kind::sequence: {
+        r.what = fmt::format("R{} sequence numbers (last started / last completed)", k.rank);
+        auto s = [](int64_t v) { return v == -2 ? std::string("any") : v < 0 ? std::string("-") : fmt::format("#{}", v); };
+        r.expected = fmt::format("{} / {}", s(k.started), s(k.completed));
+        if (static_cast<size_t>(k.rank) >= run.ranks.size()) {
+          r.actual = "(no such rank)";
+        } else {
+          const auto& fr = run.ranks[static_cast<size_t>(k.rank)].recorder;
+          r.actual = fmt::format("{} / {}", s(fr.last_started), s(fr.last_completed));
+          r.pass = (k.started == -2 || fr.last_started == k.started) &&
+                   (k.completed == -2 || fr.last_completed == k.completed);
+        }
+        break;
+      }
+      case Check::Kind::report:
+        r.what = "the verdict says";
+        r.expected = fmt::format("'{}'", k.expect);
+        r.actual = run.verdict.empty() ? std::string("(no verdict: every rank passed)") : run.verdict;
+        r.pass = run.verdict.find(k.expect) != std::string::npos;
+        break;
+      default: r = wrong_kind(k, "hang"); break;
     }
     out.push_back(std::move(r));
   }

@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "core/ddp.h"
 #include "core/executor.h"
+#include "core/hang.h"
 #include "core/types.h"
 
 namespace microddp::lesson {
@@ -102,8 +104,38 @@ struct Question {
 //  ratio      preset / other preset (or algorithm / other algorithm under
 //             `preset`), value, rel_tol: ratio of the two predicted times
 //  faster     preset, algorithm, other: predicted(algorithm) < predicted(other)
+//
+// Issue 8 kinds, only in beats of the matching kind (Beat::kind). A ddp
+// beat's checks read its ddp::Result (core/ddp.h); "median" is the median
+// over the run's iterations (robust to one slow iteration on a loaded
+// machine). `compare` is equals | less_than | greater_than; against a
+// number (`value`) or, when other_run is set, against `times` x the same
+// figure of that earlier named run (other_ddp, resolved when loading).
+//  allreduce_calls     compare value|other: IterationStats::calls of iteration 0
+//  buckets             compare value|other: Result::buckets.size()
+//  bucket_params       bucket, values: the parameter indices of that bucket, in packing order
+//  overlap_fraction    compare value|other: median IterationStats::overlap_fraction (0..1)
+//  exposed_comm_ms     compare value|other: median IterationStats::exposed_comm_ms (ms)
+//  replicas_identical  every rank's parameters are the same bytes (Result::replicas_identical)
+//  same_params         other_run: final_params bit-equal to that run's
+//  loss                rel_tol: Result::max_reference_rel_error <= rel_tol
+// A hang beat's checks read its hang::LabResult (core/hang.h):
+//  named_ranks         values: the ranks the verdict names, in order
+//                      (LabResult::missing for a timeout, ::mismatched for a mismatch)
+//  failure             expect none | timeout | mismatch (none: every rank passed)
+//  all_failed          every rank failed together (LabResult::all_failed)
+//  elapsed             value (s): LabResult::seconds <= timeout_s + value
+//  sequence            rank, started, completed: that rank's flight recorder's
+//                      last started / last completed sequence numbers (-1 = none)
+//  report              expect: a text the verdict contains
 struct Check {
-  enum class Kind { buffer, bytes, steps, result, predicted, ratio, faster } kind = Kind::steps;
+  enum class Kind {
+    buffer, bytes, steps, result, predicted, ratio, faster,
+    // issue 8: ddp beats
+    allreduce_calls, buckets, bucket_params, overlap_fraction, exposed_comm_ms, replicas_identical, same_params, loss,
+    // issue 8: hang beats
+    named_ranks, failure, all_failed, elapsed, sequence, report
+  } kind = Kind::steps;
   Mark mark;
   int rank = 0;
   std::string buffer = "output";
@@ -116,6 +148,13 @@ struct Check {
   std::string expect = "correct";
   int seeds = 20;
   std::string preset, other_preset, algorithm, other_algorithm;
+  // issue 8 (see above)
+  std::string compare = "equals";        // equals | less_than | greater_than
+  std::string other_run;                 // an earlier ddp beat's `name` ("" = compare with value)
+  std::optional<ddp::Options> other_ddp; // that beat's options
+  double times = 1;                      // other run's figure is multiplied by this
+  int bucket = 0;
+  int64_t started = -2, completed = -2;  // sequence: -2 = not checked, -1 = no call
 };
 
 struct Beat {
@@ -128,12 +167,22 @@ struct Beat {
   Setup setup;        // effective setup of this beat (the lesson's, changed by
                       // this and earlier beats' `setup:` keys)
   bool setup_changed = false;
+  // Issue 8. What the beat runs: a collective (everything above), a DDP
+  // training run (ddp; `at` is end, setup is the carried collective setup,
+  // unused) or a hang-lab run (hang). A viewer that only knows collective
+  // beats shows the text and question of the others and skips their run.
+  enum class Kind { collective, ddp, hang } kind = Kind::collective;
+  ddp::Options ddp;      // effective options (lesson's `ddp:`, changed by this and earlier ddp beats)
+  hang::LabOptions hang; // effective options (lesson's `hang:`, changed likewise)
+  std::string name;      // ddp beats: a name that later checks compare with ("" = none)
 };
 
 struct Lesson {
   std::string file, title, summary;
-  Setup setup;
+  Setup setup;  // optional in the file when no beat is a collective beat (then the default)
   std::vector<Beat> beats;
+  ddp::Options ddp;       // the lesson's `ddp:` (defaults of its ddp beats)
+  hang::LabOptions hang;  // the lesson's `hang:`
 };
 
 // Parse a lesson from text (`file` names it in messages) or from a file.
@@ -176,7 +225,15 @@ struct CheckResult {
   Mark mark;
 };
 // Evaluate the beat's checks: runs its setup for real (threads backend,
-// lockstep, buffers recorded) when a check needs a run.
+// lockstep, buffers recorded) when a check needs a run. ddp and hang beats:
+// runs run_ddp(b.ddp) / run_hang_lab(b.hang) (only when it has checks) and
+// calls the overloads below.
 std::vector<CheckResult> evaluate(const Beat& b);
+
+// Issue 8: checks of a ddp / hang beat against a run already made (the
+// runner prints the run, then checks it). Runs named by `other_run` are
+// run here (once per name). A check of the wrong beat kind fails.
+std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
+std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
 
 }  // namespace microddp::lesson

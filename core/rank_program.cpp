@@ -46,6 +46,66 @@ MessagePlan plan_messages(const Schedule& s) {
   return p;
 }
 
+void check_inputs(const Schedule& s, const RankData& inputs) {
+  const auto& sp = s.spec;
+  const size_t es = dtype_size(sp.dtype);
+  if (static_cast<int>(inputs.size()) != s.world_size())
+    throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), s.world_size()));
+  for (int r = 0; r < s.world_size(); ++r)
+    if (inputs[r].size() != static_cast<size_t>(sp.input_count(r)) * es)
+      throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
+                                   name(sp.collective), sp.input_count(r)));
+}
+
+bool needs_premul(const CollectiveSpec& s) {
+  return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective);
+}
+bool needs_finish_avg(const CollectiveSpec& s) {
+  return s.op == ReduceOp::avg && !is_floating(s.dtype) && is_reducing(s.collective);
+}
+
+Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend) {
+  const int n = s.world_size();
+  const auto es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  Trace t;
+  t.mode = opt.mode;
+  t.backend = backend;
+  t.world_size = n;
+  t.events.resize(n);
+  t.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
+  t.initial.resize(n);
+  t.bytes_sent.assign(n, 0);
+  t.bytes_received.assign(n, 0);
+  for (const auto& st : s.steps)
+    for (int r = 0; r < n; ++r)
+      for (const Op& op : st.ranks[r]) {
+        if (op.kind == OpKind::send) t.bytes_sent[r] += op.len * es;
+        if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) t.bytes_received[r] += op.len * es;
+      }
+  bool small = opt.record;
+  for (int r = 0; r < n && small; ++r) {
+    const RankLayout lay = rank_layout(s, r);
+    int64_t total = 0;
+    for (int b = 0; b < kNumBufs; ++b) total += lay.view[b].size;
+    small = total <= opt.snapshot_limit;
+  }
+  t.snapshots = small;
+  return t;
+}
+
+void alloc_snapshots(Trace& t, const Schedule& s, const RankLayout& layout, int rank) {
+  if (!t.snapshots) return;
+  auto make = [&](RankStepRecord& rec) {
+    rec.buffers.clear();
+    for (int b = 0; b < kNumBufs; ++b) {
+      const auto& v = layout.view[b];
+      if (v.size > 0) rec.buffers.push_back({static_cast<Buf>(b), v.storage, std::vector<double>(v.size)});
+    }
+  };
+  make(t.initial[rank]);
+  for (int st = 0; st < s.num_steps(); ++st) make(t.steps[st][rank]);
+}
+
 RankMemory make_rank_memory(const Schedule& s, int rank) {
   RankMemory m;
   m.layout = rank_layout(s, rank);

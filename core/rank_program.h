@@ -55,6 +55,25 @@ struct RankMemory {
 };
 RankMemory make_rank_memory(const Schedule& s, int rank);
 
+// ---- Shared by every backend's run function ----
+
+// Throws UsageError naming the rank when inputs do not have the spec's shape.
+void check_inputs(const Schedule& s, const RankData& inputs);
+
+// avg's two halves (kernels/cpu/kernels.h): floating types pre-scale each
+// rank's input by 1/n, integer types divide the reduced output by n.
+bool needs_premul(const CollectiveSpec& s);
+bool needs_finish_avg(const CollectiveSpec& s);
+
+// A Trace ready to be filled: names, per-rank bytes sent/received (from the
+// schedule), step records, and the snapshot decision (every rank keeps at
+// most opt.snapshot_limit elements in all its buffers, and opt.record).
+// Snapshot vectors are not allocated here: see alloc_snapshots.
+Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend);
+// Size rank r's snapshot vectors (initial + every step) before the run, so
+// that taking a snapshot allocates nothing.
+void alloc_snapshots(Trace& t, const Schedule& s, const RankLayout& layout, int rank);
+
 class RankProgram {
  public:
   RankProgram(const Schedule& s, const MessagePlan& plan, int rank, RankMemory& mem, Transport& t,

@@ -95,7 +95,7 @@ bool outputs_match(const CollectiveSpec& s, const RankData& in, const RankData& 
       return fail(fmt::format("rank {} has {} output elements, expected {}", r, got[r].size() / es,
                               want[r].size() / es));
     if (!loose) {
-      if (std::memcmp(got[r].data(), want[r].data(), got[r].size()) != 0) {
+      if (!got[r].empty() && std::memcmp(got[r].data(), want[r].data(), got[r].size()) != 0) {
         for (size_t i = 0; i < got[r].size() / es; ++i) {
           const double g = kernels::load_double(s.dtype, got[r].data(), i);
           const double w = kernels::load_double(s.dtype, want[r].data(), i);

@@ -8,6 +8,8 @@
 
 #include "app/cli/commands.h"
 #include "core/algorithms.h"
+#include "core/backend_cuda.h"
+#include "core/backend_mpi.h"
 #include "core/bench.h"
 #include "core/calibrate.h"
 
@@ -16,19 +18,14 @@ namespace {
 
 struct Args {
   std::string collective = "all_reduce", algorithm = "ring", backend = "threads", op = "sum", dtype = "float32";
-  std::string mode = "lockstep", min = "4K", max = "64M", reference;
+  std::string mode = "lockstep", min = "4K", max = "64M", reference, mpi_algorithm, nccl_algo;
   int ranks = 2, iters = 20, warmup = 5, root = 0;
   int64_t factor = 2;
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
 };
 
-int run(const Args& a) {
-  if (!a.reference.empty())
-    throw UsageError(fmt::format(
-        "--reference '{}': no library reference exists on the {} backend yet (reserved for MPI_Allreduce and friends "
-        "from the MPI backend and ncclAllReduce from the NCCL backend)",
-        a.reference, a.backend));
+int run(const Args& a, bool ranks_given) {
   if (a.json && a.csv) throw UsageError("--json and --csv exclude each other");
   BenchOptions o;
   o.collective = parse_collective(a.collective);
@@ -52,7 +49,38 @@ int run(const Args& a) {
   o.record = a.record;
   o.mode = parse_mode(a.mode);
   o.params = resolve_params(a.params);
+  o.reference = a.reference;
+  o.mpi_algorithm = a.mpi_algorithm;
+  o.nccl_algo = a.nccl_algo;
+  if (o.reference == "nccl") {
+    // Before anything else: without a GPU there is nothing to compare with.
+    std::string why;
+    if (!cuda_device_available(&why))
+      throw UsageError(why == "this build has no CUDA backend" ? "--reference nccl: " + why
+                                                                : "--reference nccl: no CUDA device was found: " + why);
+    o.nccl_runner = [algo = o.nccl_algo](const CollectiveSpec& sp, const RankData& in, int iters, int warmup) {
+      NcclLibraryResult r = run_nccl_library(sp, in, iters, warmup, algo);
+      return BenchOptions::LibraryCall{r.seconds, std::move(r.outputs)};
+    };
+  }
+  bool quiet = false;  // ranks != 0 of an MPI job print nothing
+  if (o.backend == "mpi" && mpi_available()) {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+    // The library's algorithm is an MCA parameter: set before MPI starts.
+    if (!a.mpi_algorithm.empty()) {
+      if (o.reference != "mpi") throw UsageError(fmt::format("--mpi-algorithm {} needs --reference mpi", a.mpi_algorithm));
+      mpi_force_library_algorithm(o.collective, a.mpi_algorithm);
+    }
+    mpi_init_once();
+    if (!ranks_given) o.world_size = mpi_world_size();
+    quiet = mpi_rank() != 0;
+#endif
+  }
   validate_bench(o);  // before spending time on memcpy
+  if (quiet) {
+    run_bench(o);  // every rank runs the same sequence; rank 0 prints
+    return 0;
+  }
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
   const std::string mline = fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
@@ -102,10 +130,14 @@ Command reg(45, [](CLI::App& app) {
   sub->add_flag("--json", a.json, "one JSON object per row");
   sub->add_flag("--csv", a.csv, "CSV rows");
   sub->add_flag("--summary", a.summary, "median and max prediction error per algorithm and world size");
-  sub->add_option("--reference", a.reference, "reserved: library collectives (MPI, NCCL) in the same table");
+  sub->add_option("--reference", a.reference,
+                  "mpi | nccl: the library's own collective as extra rows (algorithm \"mpi\" / \"nccl\")");
   sub->add_option("--profile", a.params.profile, "calibrated profile for the prediction (default: " + default_profile_path() + ")");
   sub->add_option("--preset", a.params.preset, "predict with a preset link instead of a profile");
-  return [] { return run(a); };
+  sub->add_option("--mpi-algorithm", a.mpi_algorithm,
+                  "with --reference mpi: force Open MPI's coll/tuned algorithm (e.g. ring, recursive_doubling)");
+  sub->add_option("--nccl-algo", a.nccl_algo, "with --reference nccl: NCCL_ALGO ring | tree (default: NCCL's choice)");
+  return [sub] { return run(a, sub->count("--ranks") > 0); };
 });
 
 }  // namespace

@@ -49,6 +49,12 @@ int run(const Args& a) {
   std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
   std::printf("profile: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n", p.alpha * 1e6,
               p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
+  if (!p.barrier_s.empty())
+    std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
+                p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
+  if (!p.mem_bw_Bps.empty())
+    std::printf("memory bus B(k) = %.3f GB/s with 1 thread, %.3f GB/s with %zu (roofline for min(n, cores) ranks)\n",
+                p.mem_bw_Bps.front() / 1e9, p.mem_bw_Bps.back() / 1e9, p.mem_bw_Bps.size());
   write_profile(path, p, r.points);
   std::printf("wrote %s\n", path.c_str());
   return 0;

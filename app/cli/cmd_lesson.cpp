@@ -62,6 +62,40 @@ std::string highlight_line(const Highlights& h) {
   return out;
 }
 
+// Issue 8 beats: a DDP run or a hang-lab run, printed, then checked.
+std::string ddp_line(const ddp::Options& o) {
+  return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {:g} MB "
+                     "· {} · layer delay {} µs{}",
+                     o.ranks, o.depth, o.width, o.batch, o.iterations, ddp::name(o.overlap), o.bucket_cap_mb,
+                     o.algorithm, o.layer_delay_us, o.sharded ? (o.prefetch ? " · sharded, prefetch" : " · sharded") : "");
+}
+
+void print_ddp(const ddp::Result& r) {
+  fmt::print("{} parameter tensors, {} elements; {} bucket(s):\n", r.params, r.param_elements, r.buckets.size());
+  for (size_t i = 0; i < r.buckets.size() && i < 12; ++i) {
+    std::string ps;
+    for (int p : r.buckets[i].params) ps += (ps.empty() ? "" : ", ") + std::to_string(p);
+    fmt::print("  bucket {}: params [{}] · {} bytes\n", i, ps, r.buckets[i].bytes);
+  }
+  fmt::print("  iter  calls  compute ms  comm ms  exposed ms  overlap  loss (reference)\n");
+  for (size_t i = 0; i < r.iterations.size(); ++i) {
+    const auto& it = r.iterations[i];
+    fmt::print("  {:>4}  {:>5}  {:>10.2f}  {:>7.2f}  {:>10.2f}  {:>6.0f}%  {:.6g} ({:.6g})\n", i, it.calls, it.compute_ms,
+               it.comm_ms, it.exposed_comm_ms, 100 * it.overlap_fraction, it.loss, it.reference_loss);
+  }
+  fmt::print("replicas {}; launch order of the last iteration:", r.replicas_identical ? "bit-identical" : "DIFFER");
+  for (int b : r.launch_order) fmt::print(" {}", b);
+  fmt::print("\n(times measured on this machine)\n");
+}
+
+std::string hang_line(const hang::LabOptions& o) {
+  std::string ranks;
+  for (int r : o.fault_ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+  return fmt::format("hang lab · {} ranks · fault {}{} · call {} · timeout {:g} s · count {} · {}", o.ranks,
+                     hang::name(o.fault), o.fault == hang::Fault::none ? "" : " on rank " + ranks, o.fault_call,
+                     o.timeout_s, o.count, o.algorithm);
+}
+
 int run_lesson(const Args& a) {
   std::string path = a.file;
   if (!fs::exists(path) && fs::exists(fs::path(lessons_dir()) / path)) path = (fs::path(lessons_dir()) / path).string();
@@ -78,7 +112,21 @@ int run_lesson(const Args& a) {
   for (size_t bi = 0; bi < l.beats.size(); ++bi) {
     const Beat& b = l.beats[bi];
     fmt::print("\n── beat {}/{} ──────────────────────────────────────────\n", bi + 1, l.beats.size());
-    if (!prep || b.setup_changed) {
+    std::vector<CheckResult> results;
+    if (b.kind == Beat::Kind::ddp) {
+      fmt::print("run: {}{}\n", ddp_line(b.ddp), b.name.empty() ? "" : fmt::format("  (run '{}')", b.name));
+      const ddp::Result r = ddp::run_ddp(b.ddp);
+      print_ddp(r);
+      results = evaluate(b, r);
+    } else if (b.kind == Beat::Kind::hang) {
+      fmt::print("run: {}\n", hang_line(b.hang));
+      fmt::print("every rank: #0 all_reduce count {}, #1 all_reduce count {}, #2 all_gather count {}, then an "
+                 "end-of-step barrier; a monitored barrier checks each call's fingerprint first\n",
+                 b.hang.count, b.hang.count / 2, b.hang.count / 4);
+      const hang::LabResult r = hang::run_hang_lab(b.hang);
+      fmt::print("{}", r.report());
+      results = evaluate(b, r);
+    } else if (!prep || b.setup_changed) {
       prep = prepare(b.setup);
       run.reset();
       shown = -2;
@@ -90,8 +138,10 @@ int run_lesson(const Args& a) {
         run = run_threads(prep->schedule, prep->inputs, opt);
       }
     }
-    const int upto = target_step(b.at, prep->schedule);
-    if (run) {
+    const int upto = b.kind == Beat::Kind::collective ? target_step(b.at, prep->schedule) : -1;
+    if (b.kind != Beat::Kind::collective) {
+      // printed above
+    } else if (run) {
       if (upto < 0) {
         // The state before step 0: the inputs.
         std::string rows;
@@ -116,7 +166,8 @@ int run_lesson(const Args& a) {
     fmt::print("\n{}\n", b.text);
     if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
 
-    for (const CheckResult& r : evaluate(b)) {
+    if (b.kind == Beat::Kind::collective) results = evaluate(b);
+    for (const CheckResult& r : results) {
       if (r.pass) {
         ++passed;
         fmt::print("  ✓ {}: {}\n", r.what, r.actual);

@@ -13,6 +13,7 @@
 #include "core/cost_model.h"
 #include "core/data.h"
 #include "core/printer.h"
+#include "core/record_io.h"
 #include "core/reference.h"
 
 namespace microddp::cli {
@@ -21,7 +22,7 @@ namespace {
 struct Args {
   RunArgs run;
   bool steps = false, json = false;
-  std::string trace_file;
+  std::string trace_file, record_file;
   ParamChoice params;
 };
 
@@ -53,7 +54,9 @@ int run(const Args& a) {
   PreparedRun p = prepare_run(a.run);
   RunOptions opt;
   opt.mode = p.mode;
+  if (!a.record_file.empty()) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
   RunResult res;
+  double clock_error_us = -1;  // MPI runs: the clock alignment's bound
   if (a.run.backend == "threads") {
     res = run_threads(p.schedule, p.inputs, opt);
   } else if (a.run.backend == "mpi") {
@@ -61,6 +64,7 @@ int run(const Args& a) {
     mpi_init_once();
     res = run_mpi(p.schedule, p.inputs, opt);
     if (mpi_rank() != 0) return 0;  // rank 0 prints for everyone
+    clock_error_us = mpi_last_clock_sync().max_error_ns / 1000.0;
 #else
     throw UsageError("--backend mpi: this build has no MPI backend (install libopenmpi-dev and rebuild)");
 #endif
@@ -82,12 +86,15 @@ int run(const Args& a) {
     if (!f) throw UsageError(fmt::format("cannot write trace file '{}'", a.trace_file));
     f << chrome_trace_json(p.schedule, res.trace, predicted);
   }
+  if (!a.record_file.empty()) save_record(a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace});
+  const std::string clock_line =
+      clock_error_us < 0 ? "" : fmt::format("clock alignment: ±{:.3f} µs\n", clock_error_us);
   if (a.json) {
     fmt::print(
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
         "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
         "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
-        "\"ok\": {}{}{}}}\n",
+        "\"ok\": {}{}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
         sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
@@ -97,11 +104,13 @@ int run(const Args& a) {
           for (double x : predicted) t += x;
           return t;
         }()),
-        ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why));
+        ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
+        clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us));
   } else if (a.steps) {
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
+    fmt::print("{}", clock_line);
   } else {
     fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
@@ -111,6 +120,7 @@ int run(const Args& a) {
     for (int r = 0; r < sp.world_size; ++r)
       sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
     fmt::print("bytes sent/received: {}\n{}\n", sent, ok ? "ok: matches the reference" : "MISMATCH: " + why);
+    fmt::print("{}", clock_line);
   }
   return ok ? 0 : 1;
 }
@@ -122,6 +132,8 @@ Command reg(10, [](CLI::App& app) {
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
   sub->add_flag("--json", a.json, "print one JSON object");
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
+  sub->add_option("--save-record", a.record_file,
+                  "write the run's record (spec, inputs, outputs, trace) as JSON for `microddp-viz --replay FILE`");
   sub->add_option("--preset", a.params.preset, "predict with a preset: nvlink infiniband pcie5 ethernet-100g ethernet-10g");
   sub->add_option("--profile", a.params.profile, "predict with a calibrated profile (default: the one `calibrate` wrote)");
   sub->add_option("--alpha", a.params.alpha, "predict with this latency (seconds per message)");

@@ -34,6 +34,16 @@ bool has(const std::vector<T>& v, const T& x) {
 }  // namespace
 
 BeatTarget beat_target(const Beat& b) {
+  if (b.kind != Beat::Kind::collective) {
+    // DDP and hang-lab beats run their own program: the checks run it for
+    // real; the step-through panels keep the last collective.
+    BeatTarget t;
+    t.drive = false;
+    t.note = b.kind == Beat::Kind::ddp
+                 ? "this beat trains data-parallel for real (see the checks; `microddp ddp` prints the timeline)"
+                 : "this beat runs the hang lab for real (see the checks; `microddp hang-lab` prints the report)";
+    return t;
+  }
   const Setup& s = b.setup;
   const Prepared p = prepare(s);
   BeatTarget t;
@@ -54,17 +64,17 @@ BeatTarget beat_target(const Beat& b) {
   std::vector<std::string> notes;
   if (!p.runnable) {
     t.drive = false;
-    notes.push_back(fmt::format("prediction only: {} elements per rank is too large to run here; the panels keep the "
-                                "last run and the checks use the α-β model",
+    notes.push_back(fmt::format("prediction only: count {} is too large to run here; the panels keep the last "
+                                "run and the checks use the α-β model",
                                 p.spec.count));
   } else if (!s.counts.empty()) {
     t.drive = false;
     notes.push_back("per-rank counts cannot be stepped in the viewer; the checks run them");
   }
   if (s.algorithm == "single_buffered_ring")
-    notes.push_back("the panels show ring_unchunked (two buffers, same data): the checker rejects the one-buffer ring, "
-                    "so it runs only in this beat's checks");
-  if (s.delay) notes.push_back("delayed sends are used by the checks only; the panels step without delays");
+    notes.push_back("the panels show ring_unchunked (two buffers): the checker rejects the one-buffer ring, so only "
+                    "the checks run it");
+  if (s.delay) notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
   if (t.drive) {
@@ -77,30 +87,46 @@ BeatTarget beat_target(const Beat& b) {
 }
 
 std::vector<TextRun> text_runs(const std::string& text) {
-  // Paragraphs: split at blank lines; single newlines become spaces.
-  std::vector<std::string> paras;
-  std::string cur;
+  // Blocks: paragraphs (lines joined with spaces) and indented lines.
+  struct Block {
+    std::string text;
+    bool pre = false, gap = false;
+  };
+  std::vector<Block> blocks;
+  bool gap = false, open = false;
   size_t i = 0;
-  while (i <= text.size()) {
+  while (i < text.size()) {
     const size_t e = std::min(text.find('\n', i), text.size());
     const std::string line = text.substr(i, e - i);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) {
-      if (!cur.empty()) paras.push_back(cur), cur.clear();
-    } else {
-      cur += (cur.empty() ? "" : " ") + line;
-    }
     i = e + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      gap = !blocks.empty();
+      open = false;
+    } else if (line[0] == ' ' || line[0] == '\t') {
+      blocks.push_back(Block{line, true, gap});
+      gap = open = false;
+    } else if (open) {
+      blocks.back().text += " " + line;
+    } else {
+      blocks.push_back(Block{line, false, gap});
+      gap = false;
+      open = true;
+    }
   }
-  if (!cur.empty()) paras.push_back(cur);
   std::vector<TextRun> out;
-  for (size_t p = 0; p < paras.size(); ++p) {
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const Block& bl = blocks[k];
+    if (bl.pre) {
+      out.push_back(TextRun{bl.text, false, bl.gap, k > 0, true});
+      continue;
+    }
     bool emph = false, first = true;
     std::string run;
     auto flush = [&] {
-      if (!run.empty()) out.push_back(TextRun{run, emph, p > 0 && first}), first = false;
+      if (!run.empty()) out.push_back(TextRun{run, emph, first && bl.gap, first && k > 0, false}), first = false;
       run.clear();
     };
-    for (char c : paras[p]) {
+    for (char c : bl.text) {
       if (c == '*') {
         flush();
         emph = !emph;

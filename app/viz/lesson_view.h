@@ -51,11 +51,14 @@ struct Answer {
 };
 
 // Text runs of a beat's text: *emphasis* marks emphasised runs; a blank line
-// starts a new paragraph; single newlines are spaces.
+// starts a new paragraph; single newlines are spaces, except around an
+// indented line, which is kept as it is on a line of its own (formulas).
 struct TextRun {
   std::string text;
   bool emphasis = false;
-  bool paragraph = false;  // a paragraph break before this run
+  bool paragraph = false;  // a paragraph break (blank line) before this run
+  bool newline = false;    // a line break before this run
+  bool pre = false;        // an indented line: drawn as is, not wrapped
 };
 std::vector<TextRun> text_runs(const std::string& text);
 

@@ -4,6 +4,8 @@
 //   microddp-viz --export-frames DIR [run options]  one PNG per step, for slides
 //   microddp-viz --bench-frames N [run options]     average CPU ms per frame
 //   microddp-viz --lesson FILE [--beat K] [...]     a lesson panel drives the run (lessons/*.yaml)
+//   microddp-viz --replay FILE [...]                step through a saved run (`microddp run --save-record`)
+//   microddp-viz --ddp [--bucket-cap-mb X] [...]    the DDP timeline view (run_ddp for real)
 // Exit codes: 0 ok, 2 bad options or no display, 1 anything else.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "app/viz/panels.h"
@@ -61,7 +64,7 @@ int run(int argc, char** argv) {
   std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep";
   std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
   int step = -1, bench = 0, beat = 1;
-  std::string lesson_file;
+  std::string lesson_file, replay_file;
   float font_px = 18;
   cli.add_option("--collective", collective, "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all");
   cli.add_option("--algorithm", p.algorithm, "algorithm (see `microddp run --help`)");
@@ -87,6 +90,11 @@ int run(int argc, char** argv) {
   cli.add_option("--font-px", font_px, "text size in pixels (12..40)");
   cli.add_option("--lesson", lesson_file, "open a lesson (lessons/*.yaml): its beats drive the run");
   cli.add_option("--beat", beat, "with --lesson: start at beat K (1-based)");
+  bool ddp_view = false;  // the DDP view (issue 8; panel_ddp.cpp)
+  double ddp_cap_mb = 0.25;
+  cli.add_flag("--ddp", ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
+  cli.add_option("--bucket-cap-mb", ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
+  cli.add_option("--replay", replay_file, "step through a record saved by `microddp run --save-record` (e.g. an MPI run)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -114,6 +122,9 @@ int run(int argc, char** argv) {
   if (view != "main" && view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", view));
   if (font_px < 12 || font_px > 40) throw UsageError(fmt::format("--font-px {} is outside 12..40", font_px));
   if (bench < 0) throw UsageError(fmt::format("--bench-frames {} is negative", bench));
+  if (cli.count("--bucket-cap-mb") && !ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", ddp_cap_mb));
+  if (!(ddp_cap_mb > 0) || ddp_cap_mb > 1024)
+    throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", ddp_cap_mb));
   std::unique_ptr<LessonView> opened;
   if (!lesson_file.empty()) {
     // A bad file is a LessonError (a UsageError): "file:line:column: ..." and exit 2.
@@ -127,10 +138,24 @@ int run(int argc, char** argv) {
   } else if (cli.count("--beat")) {
     throw UsageError(fmt::format("--beat {} needs --lesson FILE", beat));
   }
+  std::optional<RunRecord> replay;
+  if (!replay_file.empty()) {
+    if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", replay_file));
+    replay = load_record(replay_file);  // UsageError naming the file and field
+    p = RunParams{};
+    p.collective = replay->spec.collective, p.algorithm = replay->spec.algorithm, p.ranks = replay->spec.world_size;
+    p.count = replay->spec.count, p.dtype = replay->spec.dtype, p.op = replay->spec.op, p.root = replay->spec.root;
+    p.segments = replay->spec.segments, p.in_place = replay->spec.in_place;  // the compare view runs on threads
+  }
   App app;
   app.vs.edit = p;
   app.vs.font_px = font_px;
-  app.session.configure(p);  // UsageError / ScheduleError name the bad value
+  if (replay) {
+    app.session.load_replay(*replay);  // the run already happened: Step replays it
+    app.vs.edit = app.session.params();  // backend as recorded, e.g. "mpi"
+  } else {
+    app.session.configure(p);  // UsageError / ScheduleError name the bad value
+  }
   if (!compare_list.empty()) {
     app.vs.compare_algorithms.clear();
     std::stringstream ss(compare_list);
@@ -174,6 +199,13 @@ int run(int argc, char** argv) {
     return 2;
   }
   app.vs.view = view == "compare" ? View::compare : View::main;
+  if (ddp_view) {  // starts run_ddp on its background thread
+    app.vs.view = View::ddp;
+    app.ddp.edit.bucket_cap_mb = ddp_cap_mb;
+    if (cli.count("--ranks")) app.ddp.edit.ranks = p.ranks;
+    if (cli.count("--algorithm")) app.ddp.edit.algorithm = p.algorithm;
+    app.ddp.runner.request(app.ddp.edit);
+  }
 
   auto frame = [&](std::vector<uint8_t>* capture, int* cw, int* ch) {
     plat->new_frame(app.vs.font_px);
@@ -202,6 +234,7 @@ int run(int argc, char** argv) {
     app.vs.compare_sweep_requested = app.vs.view == View::compare;
     if (!app.lesson || step >= 0) seek_all(step < 0 ? 0 : step);
     if (app.lesson) app.lesson->wait_checks();  // the picture shows the checks' results
+    if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the picture shows the finished run
     const auto [cw, ch] = still(screenshot, !probes.empty());
     if (!probes.empty()) {
       std::ofstream f(probes);

@@ -153,8 +153,10 @@ void draw_controls(App& app) {
   ImGui::RadioButton("Step-through", &view, 0);
   ImGui::SameLine();
   ImGui::RadioButton("Compare", &view, 1);
-  if ((view == 1) != cmp) {
-    vs.view = view ? View::compare : View::main;
+  ImGui::SameLine();
+  ImGui::RadioButton("DDP", &view, 2);  // the DDP timeline (panel_ddp.cpp)
+  if ((view == 1) != cmp || view == 2) {
+    vs.view = view == 2 ? View::ddp : view ? View::compare : View::main;
     vs.playing = false;
     vs.anim = 1;
   }

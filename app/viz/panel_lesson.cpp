@@ -31,9 +31,12 @@ void draw_runs(const std::vector<TextRun>& runs) {
   const ImVec4 emph = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
   bool line_start = true, gap = false;
   for (const TextRun& run : runs) {
-    if (run.paragraph) {
-      ImGui::Spacing();
+    if (run.paragraph) ImGui::Spacing();
+    if (run.newline) line_start = true, gap = false;
+    if (run.pre) {  // an indented line (a formula): as is, on its own line
+      ImGui::TextUnformatted(run.text.c_str());
       line_start = true;
+      continue;
     }
     size_t i = 0;
     while (i < run.text.size()) {
@@ -71,9 +74,13 @@ void draw_question(App& app) {
         const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail)));
         ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(c.x, c.y, c.z, 0.35f));
       }
-      const std::string label = fmt::format("{}) {}##choice{}", i + 1, q.choices[i], i);
+      // A numbered button and the choice's text, wrapped (long choices fit).
+      const std::string label = fmt::format("{}##choice{}", i + 1, i);
       if (ImGui::Button(label.c_str())) L.choose(static_cast<int>(i));
       if (picked) ImGui::PopStyleColor();
+      ImGui::SameLine();
+      ImGui::TextWrapped("%s", q.choices[i].c_str());
+      if (ImGui::IsItemClicked()) L.choose(static_cast<int>(i));
     }
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -135,12 +142,13 @@ void draw_body(App& app) {
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
+  draw_runs(text_runs(L.current().text));
   if (!vs.lesson_note.empty()) {
+    ImGui::Spacing();
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("(%s)", vs.lesson_note.c_str());
     ImGui::PopTextWrapPos();
   }
-  draw_runs(text_runs(L.current().text));
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("beat_qa", ImVec2(0, 0), false);

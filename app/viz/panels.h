@@ -15,6 +15,7 @@ void draw_timeline(App& app);                  // panel_timeline.cpp
 void draw_stats(App& app);                     // panel_stats.cpp
 void draw_compare(App& app);                   // panel_compare.cpp
 void draw_lesson(App& app);                    // panel_lesson.cpp
+void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: its own controls)
 
 // Lesson highlights (panel_lesson.cpp). lesson_sync drives the session to the
 // current beat's setup and step when the beat changed (re-planning through

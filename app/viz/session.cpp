@@ -120,6 +120,7 @@ void Session::configure(const RunParams& p) {
   RankData inputs = make_inputs(spec, p.data);
   Provenance prov = compute_provenance(*sched);
   // Commit: the old run refers to the old schedule, so it goes first.
+  replay_ = false;
   run_.reset();
   done_trace_.reset();
   outputs_.clear();
@@ -131,7 +132,49 @@ void Session::configure(const RunParams& p) {
   start_run();
 }
 
+void Session::load_replay(const RunRecord& rec) {
+  const CollectiveSpec& spec = rec.spec;
+  if (spec.world_size < 1 || spec.world_size > 64)
+    throw UsageError(fmt::format("record: ranks {} is outside 1..64", spec.world_size));
+  auto sched = std::make_unique<Schedule>(make_schedule(spec));
+  check_schedule(*sched);
+  const int n = spec.world_size;
+  if (rec.trace.world_size != n || static_cast<int>(rec.trace.steps.size()) != sched->num_steps() ||
+      static_cast<int>(rec.outputs.size()) != n)
+    throw UsageError(fmt::format("record: the trace has {} steps for {} ranks but the schedule {} steps for {} ranks",
+                                 rec.trace.steps.size(), rec.trace.world_size, sched->num_steps(), n));
+  for (const auto& st : rec.trace.steps)
+    if (static_cast<int>(st.size()) != n) throw UsageError("record: a step of the trace does not cover every rank");
+  Provenance prov = compute_provenance(*sched);
+  run_.reset();
+  schedule_ = std::move(sched);
+  params_ = RunParams{};
+  params_.collective = spec.collective;
+  params_.algorithm = spec.algorithm;
+  params_.ranks = n;
+  params_.count = spec.count;
+  params_.dtype = spec.dtype;
+  params_.op = spec.op;
+  params_.root = spec.root;
+  params_.segments = spec.segments;
+  params_.in_place = spec.in_place;
+  params_.data = "record";
+  params_.mode = rec.trace.mode;
+  params_.backend = rec.trace.backend;
+  inputs_ = rec.inputs;
+  outputs_ = rec.outputs;
+  prov_ = std::move(prov);
+  pred_ = predict(*schedule_);
+  done_trace_ = rec.trace;
+  position_ = 0;
+  replay_ = true;
+}
+
 void Session::start_run() {
+  if (replay_) {  // the run already happened: back to the inputs
+    position_ = 0;
+    return;
+  }
   run_.reset();
   done_trace_.reset();
   outputs_.clear();

@@ -13,6 +13,7 @@
 #include "app/viz/prediction.h"
 #include "app/viz/provenance.h"
 #include "core/executor.h"
+#include "core/record_io.h"
 
 namespace microddp::viz {
 
@@ -54,6 +55,16 @@ class Session {
   // configuration stays.
   void configure(const RunParams& p);
   bool configured() const { return schedule_ != nullptr; }
+
+  // Shows a run that already happened (microddp-viz --replay FILE, e.g. an
+  // MPI run saved by `microddp run --save-record`): rebuilds the schedule
+  // from the record's spec (make_schedule + check_schedule) and takes its
+  // trace and outputs as the finished run, so step/back/seek only replay and
+  // reset() returns to position 0 without running. params().backend is the
+  // record's backend (e.g. "mpi"). Throws UsageError / ScheduleError when the
+  // record does not fit its spec; a later configure() leaves replay mode.
+  void load_replay(const RunRecord& rec);
+  bool replaying() const { return replay_; }
 
   const RunParams& params() const { return params_; }
   const Schedule& schedule() const { return *schedule_; }
@@ -100,6 +111,7 @@ class Session {
   std::optional<Trace> done_trace_;  // once finished (lockstep) or for free-running
   int position_ = 0;
   int64_t real_steps_ = 0;
+  bool replay_ = false;
 };
 
 }  // namespace microddp::viz

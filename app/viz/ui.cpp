@@ -158,6 +158,11 @@ void draw_ui(App& app) {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse);
+  if (vs.view == View::ddp) {  // the DDP view draws its own controls (panel_ddp.cpp)
+    draw_ddp(app);
+    ImGui::End();
+    return;
+  }
   draw_controls(app);
   apply_params(app);
   lesson_sync(app);  // a lesson's beat drives the session (no-op without a lesson)
@@ -172,7 +177,7 @@ void draw_ui(App& app) {
     // With a lesson open the lesson panel takes the stats' place and most of
     // the bottom row (its Stats tab keeps the numbers).
     const bool lesson = app.lesson != nullptr;
-    const float top_h = std::floor((avail.y - gap) * (lesson ? 0.54f : 0.60f));
+    const float top_h = std::floor((avail.y - gap) * (lesson ? 0.48f : 0.60f));
     const float left_w = std::floor(avail.x * 0.38f);
     ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
     {
@@ -184,7 +189,7 @@ void draw_ui(App& app) {
     ImGui::BeginChild("buffers", ImVec2(0, top_h), true);
     draw_buffers(app);
     ImGui::EndChild();
-    const float tl_w = std::floor(avail.x * (lesson ? 0.34f : 0.60f));
+    const float tl_w = std::floor(avail.x * (lesson ? 0.30f : 0.60f));
     ImGui::BeginChild("timeline", ImVec2(tl_w, 0), true, ImGuiWindowFlags_NoScrollbar);
     draw_timeline(app);
     ImGui::EndChild();

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "app/viz/compare.h"
+#include "app/viz/ddp_view.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/palette.h"
 #include "app/viz/session.h"
 
 namespace microddp::viz {
 
-enum class View { main, compare };
+enum class View { main, compare, ddp };  // ddp: the DDP timeline (panel_ddp.cpp)
 
 // A pixel whose colour the scene knows (for screenshot tests): screen
 // coordinates and the expected colour.
@@ -56,6 +57,7 @@ struct App {
   ViewState vs;
   Session session;
   Compare compare;
+  DdpView ddp;                         // the DDP view (issue 8): runs run_ddp on a background thread
   std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
 };
 

@@ -25,8 +25,6 @@ void nk(ncclResult_t e, const char* what) {
   if (e != ncclSuccess) throw std::runtime_error(fmt::format("nccl backend: {} failed: {}", what, ncclGetErrorString(e)));
 }
 
-bool floating_avg(const CollectiveSpec& s) { return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective); }
-bool integer_avg(const CollectiveSpec& s) { return s.op == ReduceOp::avg && !is_floating(s.dtype) && is_reducing(s.collective); }
 
 int require_device() {
   std::string why;
@@ -141,12 +139,7 @@ struct Runner {
 
   void setup(const RankData& inputs) {
     const auto& sp = s.spec;
-    if (static_cast<int>(inputs.size()) != n)
-      throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), n));
-    for (int r = 0; r < n; ++r)
-      if (inputs[r].size() != static_cast<size_t>(sp.input_count(r)) * es)
-        throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
-                                     name(sp.collective), sp.input_count(r)));
+    check_inputs(s, inputs);
     dev.resize(n);
     for (int r = 0; r < n; ++r) dev[r] = r % ndev;
     // Peer access between every pair of GPUs in use (ignore "already enabled").
@@ -190,7 +183,7 @@ struct Runner {
       if (iv.size > 0) {
         std::byte* ip = storage[r][iv.storage] + iv.offset * es;
         ck(cudaMemcpy(ip, inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice), "cudaMemcpy to device");
-        if (floating_avg(sp)) cuda_kernels::premul_avg(sp.dtype, ip, ip, iv.size, n, stream[r]);
+        if (needs_premul(sp)) cuda_kernels::premul_avg(sp.dtype, ip, ip, iv.size, n, stream[r]);
       }
     }
     ev_sent.resize(plan.num_messages);
@@ -202,29 +195,11 @@ struct Runner {
       ck(cudaEventCreateWithFlags(&ev_done[m], cudaEventDisableTiming), "cudaEventCreate");
     }
     if (nccl) comms = std::make_unique<Comms>(n);
-    // Trace skeleton (same shape as run_threads').
-    trace.mode = opt.mode;
-    trace.backend = nccl ? "nccl" : "cuda";
-    trace.world_size = n;
-    trace.events.resize(n);
-    trace.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
-    trace.initial.resize(n);
-    trace.bytes_sent.assign(n, 0);
-    trace.bytes_received.assign(n, 0);
-    // Snapshots need the host to see the GPUs between steps: lockstep only.
-    bool small = opt.record && opt.mode == Mode::lockstep;
-    for (int r = 0; r < n; ++r) {
-      int64_t total = 0;
-      for (int b = 0; b < kNumBufs; ++b) total += layout[r].view[b].size;
-      small = small && total <= opt.snapshot_limit;
-    }
-    trace.snapshots = small;
-    for (const auto& step : s.steps)
-      for (int r = 0; r < n; ++r)
-        for (const Op& op : step.ranks[r]) {
-          if (op.kind == OpKind::send) trace.bytes_sent[r] += op.len * static_cast<int64_t>(es);
-          if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) trace.bytes_received[r] += op.len * static_cast<int64_t>(es);
-        }
+    // Same shape as run_threads'; snapshots need the host to see the GPUs
+    // between steps, so free-running runs keep none.
+    trace = new_trace(s, opt, nccl ? "nccl" : "cuda");
+    if (opt.mode != Mode::lockstep) trace.snapshots = false;
+    const bool small = trace.snapshots;
     st.resize(n);
     for (int r = 0; r < n; ++r) st[r].views = layout[r].view;
     if (small) {
@@ -500,13 +475,13 @@ struct Runner {
       const auto& ov = layout[r].view[static_cast<int>(Buf::output)];
       if (ov.size > 0) {
         std::byte* p = storage[r][ov.storage] + ov.offset * es;
-        if (integer_avg(sp)) cuda_kernels::finish_avg(sp.dtype, p, ov.size, n, stream[r]);
+        if (needs_finish_avg(sp)) cuda_kernels::finish_avg(sp.dtype, p, ov.size, n, stream[r]);
         ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
         res.outputs[r].resize(ov.size * es);
         ck(cudaMemcpy(res.outputs[r].data(), p, res.outputs[r].size(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
       }
       const auto& iv = layout[r].view[static_cast<int>(Buf::input)];
-      if (iv.size > 0 && !floating_avg(sp)) {
+      if (iv.size > 0 && !needs_premul(sp)) {
         res.inputs_after[r].resize(iv.size * es);
         ck(cudaMemcpy(res.inputs_after[r].data(), storage[r][iv.storage] + iv.offset * es, res.inputs_after[r].size(),
                       cudaMemcpyDeviceToHost), "cudaMemcpy to host");
@@ -613,7 +588,7 @@ NcclLibraryResult run_nccl_library(const CollectiveSpec& spec, const RankData& i
                                    name(spec.collective), spec.input_count(r)));
     if (!inputs[r].empty()) ck(cudaMemcpy(in[r], inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
-  const bool favg = floating_avg(spec), iavg = integer_avg(spec);
+  const bool favg = needs_premul(spec), iavg = needs_finish_avg(spec);
   const auto t = nccl_type(spec.dtype);
   const auto op = nccl_op(spec.op);
   const size_t cnt = static_cast<size_t>(spec.count);

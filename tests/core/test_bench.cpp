@@ -2,6 +2,8 @@
 // calibrate on tiny sizes runs and produces a usable profile.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/algorithms.h"
@@ -119,6 +121,24 @@ TEST_SUITE("bench") {
     CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("smoke_signals"), UsageError);
   }
 
+  TEST_CASE("predicted column: the model in the bench's mode plus the one closing barrier") {
+    BenchOptions o = tiny(Collective::all_reduce, 3);
+    o.algorithms = {"ring", "tree"};
+    o.check = false;
+    o.params->barrier_s = {1e-6, 4e-6};
+    o.params->mem_bw_Bps = {1e9};
+    for (Mode m : {Mode::lockstep, Mode::free}) {
+      o.mode = m;
+      for (const auto& r : run_bench(o)) {
+        CAPTURE(r.algorithm);
+        CAPTURE(r.bytes);
+        const Prediction p = predict(make_schedule(bench_spec(o, r.algorithm, r.bytes)), *o.params);
+        const double want = ((m == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + 4e-6) * 1e6;
+        CHECK(r.predicted_us == doctest::Approx(want).epsilon(1e-12));
+      }
+    }
+  }
+
   TEST_CASE("calibrate on tiny sizes: a positive bandwidth and a loadable profile") {
     CalibrateOptions co;
     co.min_bytes = 4;
@@ -126,7 +146,15 @@ TEST_SUITE("bench") {
     co.warmup = 1;
     co.max_iters = 5;
     co.kernel_bytes = 1 << 20;
+    co.rounds = 1;
+    co.max_barrier_ranks = 3;
     const CalibrationResult r = calibrate(co);
+    REQUIRE(r.barrier_s.size() == 2);  // n = 2, 3
+    for (double b : r.barrier_s) CHECK(b > 0);
+    CHECK(r.params.barrier_s == r.barrier_s);
+    REQUIRE(!r.mem_bw_Bps.empty());
+    CHECK(r.mem_bw_Bps.size() == static_cast<size_t>(std::min(r.params.cores, 16)));
+    for (double B : r.mem_bw_Bps) CHECK(B > 0);
     CHECK(r.points.size() == 11);
     CHECK(r.points.front().bytes == 4);
     CHECK(r.points.back().bytes == 4096);

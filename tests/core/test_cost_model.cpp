@@ -207,4 +207,103 @@ TEST_SUITE("cost_model") {
                          UsageError);
     std::remove(path.c_str());
   }
+
+  TEST_CASE("barrier term: exactly steps·b(n) in lockstep, nothing in pipelined") {
+    const Schedule s2 = make_schedule(spec(Collective::all_reduce, "ring", 2, 256));
+    const Schedule s3 = make_schedule(spec(Collective::all_reduce, "ring", 3, 300));
+    const CostParams base = lit();
+    CostParams p = base;
+    p.barrier_s = {1.0 / 512, 1.0 / 128};  // b(2), b(3)
+    REQUIRE(s2.num_steps() == 2);
+    REQUIRE(s3.num_steps() == 4);
+    const Prediction a2 = predict(s2, base), b2 = predict(s2, p), a3 = predict(s3, base), b3 = predict(s3, p);
+    CHECK(b2.lockstep_s == doctest::Approx(a2.lockstep_s + 2.0 / 512).epsilon(1e-12));
+    CHECK(b2.lockstep.barrier_s == 2.0 / 512);
+    CHECK(b3.lockstep_s == doctest::Approx(a3.lockstep_s + 4.0 / 128).epsilon(1e-12));
+    CHECK(b2.pipelined_s == a2.pipelined_s);
+    CHECK(b3.pipelined_s == a3.pipelined_s);
+    CHECK(b2.step_s[0] == doctest::Approx(a2.step_s[0] + 1.0 / 512).epsilon(1e-12));
+    // the table and its extrapolation, linear in log2 n
+    CHECK(p.barrier_for(1) == 0.0);
+    CHECK(p.barrier_for(2) == 1.0 / 512);
+    CHECK(p.barrier_for(3) == 1.0 / 128);
+    const double slope = (1.0 / 128 - 1.0 / 512) / (std::log2(3.0) - 1.0);
+    CHECK(p.barrier_for(8) == doctest::Approx(1.0 / 128 + slope * (3.0 - std::log2(3.0))));
+    CHECK(CostParams{}.barrier_for(4) == 0.0);
+    for (const auto& pre : cost_presets()) {
+      CHECK(pre.barrier_s.empty());
+      CHECK(pre.mem_bw_Bps.empty());
+    }
+  }
+
+  TEST_CASE("memory traffic of a step: 2m per recv and copy, 3m per recv_reduce and reduce, 0 per send") {
+    // ring n=2, 256 floats: step 0 each rank fills its 512 B chunk from the
+    // input (copy) and recv-reduces 512 B; step 1 each rank receives 512 B.
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 2, 256));
+    const Prediction pr = predict(s, lit());
+    CHECK(pr.ranks[0][0].bytes_traffic == 2 * 512 + 3 * 512);
+    CHECK(pr.ranks[0][1].bytes_traffic == 2 * 512 + 3 * 512);
+    CHECK(pr.ranks[1][0].bytes_traffic == 2 * 512);
+    CHECK(pr.bus_s == std::vector<double>{0.0, 0.0});  // no roofline without a bus table
+  }
+
+  TEST_CASE("roofline: the shared memory bus binds when traffic / B exceeds the slowest rank") {
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 2, 256));
+    CostParams p;
+    p.alpha = 1.0 / (1 << 20);
+    p.beta = 1.0 / (1 << 30);
+    p.cores = 2;
+    const Prediction free = predict(s, p);
+    const double rank0 = p.alpha + 512 * p.beta;  // each step: one message each way of 512 B
+    CHECK(free.step_s[0] == doctest::Approx(rank0).epsilon(1e-12));
+    // B(2) = 2^28 B/s: step 0 moves 2·2560 B -> 5120 / 2^28 s > rank0; step 1 2·1024 B
+    p.mem_bw_Bps = {1e30, double(1 << 28)};
+    const Prediction pr = predict(s, p);
+    CHECK(pr.bus_s[0] == 5120.0 / (1 << 28));
+    CHECK(pr.step_s[0] == doctest::Approx(5120.0 / (1 << 28)).epsilon(1e-12));
+    CHECK(pr.step_s[1] == doctest::Approx(2048.0 / (1 << 28)).epsilon(1e-12));
+    CHECK(pr.lockstep_s == doctest::Approx(7168.0 / (1 << 28)).epsilon(1e-12));
+    CHECK(pr.lockstep.bus_s == doctest::Approx(7168.0 / (1 << 28) - 2 * rank0).epsilon(1e-12));
+    CHECK(pr.pipelined_s == doctest::Approx(7168.0 / (1 << 28)).epsilon(1e-12));
+    // a fast bus does not bind: the prediction is the per-rank one
+    p.mem_bw_Bps = {1e30, 1e30};
+    CHECK(predict(s, p).lockstep_s == free.lockstep_s);
+    // oversubscribed: 4 ranks on 2 cores stream with B(min(n, cores)) = B(2)
+    CHECK(p.bus_threads(4) == 2);
+    p.cores = 0;
+    CHECK(p.bus_threads(4) == 4);
+    p.mem_bw_Bps = {1.0, 2.0};
+    CHECK(p.mem_bw_for(4) == 2.0);  // clamped to the table
+    CHECK(CostParams{}.mem_bw_for(2) == 0.0);
+  }
+
+  TEST_CASE("profile: barrier and bus tables round trip; old profiles load without them") {
+    CostParams p;
+    p.alpha = 2e-6;
+    p.beta = 1e-10;
+    p.barrier_s = {1e-6, 2e-6, 5e-6};
+    p.mem_bw_Bps = {20e9, 30e9};
+    const std::string path = "cost_model_test_profile2.json";
+    write_profile(path, p, {});
+    const CostParams q = load_profile(path);
+    CHECK(q.barrier_s == p.barrier_s);
+    CHECK(q.mem_bw_Bps == p.mem_bw_Bps);
+    {
+      std::ofstream f(path);
+      f << R"({"backend": "threads", "alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2})";
+    }
+    const CostParams old = load_profile(path);
+    CHECK(old.barrier_s.empty());
+    CHECK(old.mem_bw_Bps.empty());
+    CHECK(old.barrier_for(2) == 0.0);
+    std::remove(path.c_str());
+  }
+
+  TEST_CASE("mode_estimate: the densest half of the samples") {
+    CHECK(mode_estimate({}) == 0.0);
+    CHECK(mode_estimate({3.0}) == 3.0);
+    CHECK(mode_estimate({1.0, 2.0, 3.0}) == 1.5);
+    // bimodal: 6 fast samples near 1, 4 slow near 9 -> the fast mode
+    CHECK(mode_estimate({9.0, 1.0, 1.1, 9.2, 0.9, 1.0, 9.1, 1.05, 8.9, 0.95}) == doctest::Approx(1.0));
+  }
 }

@@ -66,7 +66,7 @@ void run_matrix(const std::vector<Collective>& cols, const std::vector<int>& siz
               const RankData want = reference_outputs(s, in);
               for (int r = 0; r < n; ++r) {
                 REQUIRE(res.outputs[r].size() == want[r].size());
-                CHECK(std::memcmp(res.outputs[r].data(), want[r].data(), want[r].size()) == 0);
+                CHECK(res.outputs[r] == want[r]);  // bit for bit
                 if (!ip && !res.inputs_after[r].empty()) CHECK(res.inputs_after[r] == in[r]);
               }
             }

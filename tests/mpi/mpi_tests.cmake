@@ -75,3 +75,22 @@ set_tests_properties(mpi.fault.absent mpi.fault.stuck mpi.fault.die PROPERTIES
 add_executable(bench_mpi_allreduce ${CMAKE_CURRENT_SOURCE_DIR}/mpi/bench/bench_allreduce.cpp)
 target_include_directories(bench_mpi_allreduce PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(bench_mpi_allreduce PRIVATE microddp_core)
+
+# The command line and the app over MPI (tests/mpi/cli_mpi_test.sh): bench
+# with Open MPI's own collective as reference rows, a saved MPI run replayed
+# in microddp-viz under xvfb-run, and --reference nccl without a GPU.
+set(mpirun_word "${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe")
+add_test(NAME mpi.cli.bench_reference
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh bench_reference "${mpirun_word}"
+                 $<TARGET_FILE:microddp> ${CMAKE_CURRENT_BINARY_DIR}/mpi_cli)
+add_test(NAME mpi.cli.nccl_nogpu
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh nccl_nogpu "${mpirun_word}" $<TARGET_FILE:microddp>)
+set(mpi_cli_tests mpi.cli.bench_reference mpi.cli.nccl_nogpu)
+if(MICRODDP_BUILD_APP)
+  add_test(NAME mpi.cli.replay
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh replay "${mpirun_word}" $<TARGET_FILE:microddp>
+                   $<TARGET_FILE:microddp-viz> ${CMAKE_CURRENT_BINARY_DIR}/mpi_cli)
+  list(APPEND mpi_cli_tests mpi.cli.replay)
+endif()
+set_tests_properties(${mpi_cli_tests} PROPERTIES LABELS "mpi;cli" TIMEOUT 180 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MICRODDP_MPI_ENV}")

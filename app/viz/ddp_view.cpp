@@ -1,0 +1,231 @@
+#include "app/viz/ddp_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "assets/palette.h"
+#include "core/types.h"
+
+namespace microddp::viz {
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+ddp::Options to_options(const DdpParams& p) {
+  ddp::Options o;
+  o.ranks = p.ranks;
+  o.depth = p.depth;
+  o.width = p.width;
+  o.batch = 16 * int64_t(std::max(p.ranks, 1));
+  o.iterations = p.iterations;
+  o.bucket_cap_mb = p.bucket_cap_mb;
+  o.overlap = p.overlap;
+  o.layer_delay_us = p.layer_delay_us;
+  o.algorithm = p.algorithm;
+  return o;
+}
+
+// ---- runner -------------------------------------------------------------------
+
+DdpRunner::~DdpRunner() {
+  if (future_.valid()) future_.wait();
+}
+
+void DdpRunner::start(const DdpParams& p) {
+  running_ = p;
+  started_s_ = now_s();
+  const ddp::Options o = to_options(p);
+  future_ = std::async(std::launch::async, [o] {
+    o.validate();  // UsageError naming the bad value, before any thread starts
+    return std::shared_ptr<const ddp::Result>(std::make_shared<ddp::Result>(ddp::run_ddp(o)));
+  });
+}
+
+void DdpRunner::request(const DdpParams& p) {
+  requested_ = true;
+  last_requested_ = p;
+  if (future_.valid()) {
+    pending_ = p;
+    has_pending_ = !(p == running_);
+    return;
+  }
+  has_pending_ = false;
+  start(p);
+}
+
+void DdpRunner::poll() {
+  if (future_.valid() && future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      result_ = future_.get();
+      result_params_ = running_;
+      error_.clear();
+    } catch (const std::exception& e) {
+      error_ = e.what();
+      future_ = {};
+    }
+    last_run_s_ = now_s() - started_s_;
+  }
+  if (!future_.valid() && has_pending_) {
+    has_pending_ = false;
+    start(pending_);
+  }
+}
+
+void DdpRunner::wait() {
+  while (future_.valid() || has_pending_) {
+    if (future_.valid()) future_.wait();
+    poll();
+  }
+}
+
+// ---- scene --------------------------------------------------------------------
+
+std::string_view name(DdpBarKind k) {
+  switch (k) {
+    case DdpBarKind::forward: return "forward";
+    case DdpBarKind::backward: return "backward";
+    case DdpBarKind::comm: return "all-reduce";
+    case DdpBarKind::wait: return "exposed wait";
+  }
+  return "?";
+}
+
+Rgba bucket_color(int bucket) {
+  // Okabe-Ito without yellow and grey (too pale on a projector next to white).
+  static const uint32_t hues[] = {0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0x56B4E9, 0xD55E00};
+  return from_hex(hues[((bucket % 6) + 6) % 6]);
+}
+
+Rgba ddp_kind_color(DdpBarKind k) {
+  switch (k) {
+    case DdpBarKind::forward: return from_hex(0xBDBDBD);
+    case DdpBarKind::backward: return from_hex(0x5A5A5A);
+    case DdpBarKind::comm: return from_hex(0x0072B2);
+    case DdpBarKind::wait: return from_hex(0xD55E00, 110);
+  }
+  return from_hex(0x999999);
+}
+
+namespace {
+// A round tick step (1, 2 or 5 times a power of ten) giving at most ~8 ticks.
+double tick_step(double span) {
+  if (!(span > 0)) return 1;
+  const double raw = span / 8;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+std::string ms_text(double ms) {
+  if (ms == 0) return "0";
+  return fmt::format("{:g} ms", ms);
+}
+}  // namespace
+
+DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& L) {
+  DdpScene sc;
+  const int n = r.options.ranks;
+  float y = 0;
+  for (int rank = 0; rank < n; ++rank) {
+    sc.lanes.push_back({fmt::format("R{}", rank), rank, y, y + L.lane_h});
+    y += L.lane_h + L.gap;
+  }
+  const int comm_lane = n;
+  sc.lanes.push_back({"comm", -1, y, y + L.comm_h});
+  sc.height = y + L.comm_h;
+  sc.plot_x0 = L.label_w;
+  sc.plot_x1 = std::max(L.width, L.label_w + 10);
+  if (r.timelines.empty()) return sc;
+  const int it = std::clamp(iteration, 0, int(r.timelines.size()) - 1);
+  sc.iteration = it;
+  const ddp::IterationTimeline& tl = r.timelines[size_t(it)];
+  double span = tl.end_ms;
+  for (const auto& c : tl.comm) span = std::max(span, c.end_ms);
+  for (const auto& l : tl.layers) span = std::max(span, l.end_ms);
+  for (const auto& w : tl.waits) span = std::max(span, w.end_ms);
+  sc.span_ms = span > 0 ? span : 1;
+  sc.backward_end_ms = tl.backward_end_ms;
+  const double scale = (sc.plot_x1 - sc.plot_x0) / sc.span_ms;
+  auto X = [&](double ms) { return sc.plot_x0 + float(std::clamp(ms, 0.0, sc.span_ms) * scale); };
+  auto bar_x = [&](DdpBar& b) {
+    b.x0 = X(b.begin_ms);
+    b.x1 = std::max(X(b.end_ms), std::min(b.x0 + L.min_bar_px, sc.plot_x1));
+    if (b.x1 - b.x0 < L.min_bar_px) b.x0 = b.x1 - L.min_bar_px;  // a bar at the very end
+  };
+  sc.backward_end_x = X(tl.backward_end_ms);
+
+  // Compute: forward in the lane's upper part is not needed; forward and
+  // backward never overlap on a rank, so both fill the lane (a strip at the
+  // top is left for the bucket fill markers).
+  const float marker_h = std::round(L.lane_h * 0.28f);
+  std::vector<ddp::LayerSpan> layers = tl.layers;
+  std::stable_sort(layers.begin(), layers.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.begin_ms < b.begin_ms;
+  });
+  for (const auto& l : layers) {
+    if (l.rank < 0 || l.rank >= n) continue;
+    DdpBar b;
+    b.kind = l.backward ? DdpBarKind::backward : DdpBarKind::forward;
+    b.lane = l.rank, b.rank = l.rank, b.layer = l.layer;
+    b.begin_ms = l.begin_ms, b.end_ms = l.end_ms;
+    bar_x(b);
+    b.y0 = sc.lanes[size_t(l.rank)].y0 + marker_h;
+    b.y1 = sc.lanes[size_t(l.rank)].y1;
+    b.color = ddp_kind_color(b.kind);
+    b.label = fmt::format("L{}", l.layer);
+    sc.bars.push_back(std::move(b));
+  }
+  // Communication: one stream, calls in sequence order.
+  std::vector<ddp::CommSpan> comm = tl.comm;
+  std::stable_sort(comm.begin(), comm.end(), [](const auto& a, const auto& b) { return a.call < b.call; });
+  for (const auto& c : comm) {
+    DdpBar b;
+    b.kind = DdpBarKind::comm;
+    b.lane = comm_lane;
+    b.bucket = c.bucket >= 0 ? c.bucket : c.layer;
+    b.call = c.call, b.bytes = c.bytes;
+    b.begin_ms = c.begin_ms, b.end_ms = c.end_ms;
+    bar_x(b);
+    b.y0 = sc.lanes[size_t(comm_lane)].y0;
+    b.y1 = sc.lanes[size_t(comm_lane)].y1;
+    b.color = c.bucket >= 0 ? bucket_color(c.bucket) : ddp_kind_color(DdpBarKind::comm);
+    b.label = c.bucket >= 0 ? fmt::format("b{}", c.bucket) : fmt::format("#{}", c.call);
+    sc.bars.push_back(std::move(b));
+  }
+  // Exposed waits, over the rank's lane.
+  for (const auto& w : tl.waits) {
+    if (w.rank < 0 || w.rank >= n || !(w.end_ms > w.begin_ms)) continue;
+    DdpBar b;
+    b.kind = DdpBarKind::wait;
+    b.lane = w.rank, b.rank = w.rank, b.call = w.call;
+    b.begin_ms = w.begin_ms, b.end_ms = w.end_ms;
+    bar_x(b);
+    b.y0 = sc.lanes[size_t(w.rank)].y0 + marker_h;
+    b.y1 = sc.lanes[size_t(w.rank)].y1;
+    b.color = ddp_kind_color(DdpBarKind::wait);
+    sc.bars.push_back(std::move(b));
+  }
+  for (const auto& f : tl.fills) {
+    if (f.rank < 0 || f.rank >= n) continue;
+    DdpMarker m;
+    m.lane = f.rank, m.rank = f.rank, m.bucket = f.bucket;
+    m.ready_ms = f.ready_ms, m.posted_ms = f.posted_ms;
+    m.x = X(f.ready_ms), m.x_posted = X(f.posted_ms);
+    m.y0 = sc.lanes[size_t(f.rank)].y0;
+    m.y1 = m.y0 + marker_h;
+    m.color = bucket_color(f.bucket);
+    sc.markers.push_back(m);
+  }
+  const double step = tick_step(sc.span_ms);
+  for (int k = 0; k * step <= sc.span_ms * (1 + 1e-9); ++k)
+    sc.ticks.push_back({X(k * step), k * step, ms_text(k * step)});
+  return sc;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,163 @@
+// DDP view model (issue 8): the parameters the DDP panel edits, a runner that
+// calls ddp::run_ddp() for real on a background thread (the UI keeps drawing
+// while it trains), and the plain draw structs of one iteration's timeline.
+// No ImGui, no GL: tests/app/test_ddp_view.cpp builds scenes from real runs.
+//
+// Units: times are MILLISECONDS since the iteration began (as in core/ddp.h);
+// coordinates are pixels relative to the plot's top-left corner; sizes of
+// data are bytes; bucket caps are MB with 1 MB = 2^20 bytes (PyTorch's).
+#pragma once
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "app/viz/palette.h"
+#include "core/ddp.h"
+
+namespace microddp::viz {
+
+// What the DDP panel's controls edit. Everything else of ddp::Options keeps
+// its default, except the global batch (16 samples per rank, so that it
+// always divides by the world size).
+struct DdpParams {
+  int ranks = 4;
+  int depth = 8;
+  int width = 256;
+  double bucket_cap_mb = 0.25;
+  ddp::Overlap overlap = ddp::Overlap::bucketed;
+  int layer_delay_us = 3000;  // sleep per layer and pass: a bigger model's proportions
+  std::string algorithm = "ring";
+  int iterations = 3;
+  bool operator==(const DdpParams&) const = default;
+};
+
+// The options run_ddp gets: batch = 16 * ranks; the reference run is on
+// (the panel shows its loss agreement).
+ddp::Options to_options(const DdpParams& p);
+
+// Runs run_ddp on a background thread, one run at a time. request() starts a
+// run at once when idle, or remembers the parameters (the latest request
+// wins) and starts them when the running one ends. poll() is called once per
+// frame on the UI thread: it collects a finished run and starts the pending
+// one. Errors (UsageError naming the bad value, runtime_error) go to error()
+// and leave the last good result shown. The destructor waits for a running
+// run (runs are bounded: run_ddp gives up after 60 s).
+class DdpRunner {
+ public:
+  DdpRunner() = default;
+  DdpRunner(const DdpRunner&) = delete;
+  DdpRunner& operator=(const DdpRunner&) = delete;
+  ~DdpRunner();
+
+  void request(const DdpParams& p);
+  void poll();
+  // Blocks until no run is in flight and none is pending (screenshots, tests).
+  void wait();
+  bool running() const { return future_.valid(); }
+  bool requested() const { return requested_; }          // any run was ever asked for
+  const DdpParams& last_requested() const { return last_requested_; }
+  const DdpParams& running_params() const { return running_; }
+  // The parameters the shown result ran with (valid when result() is set).
+  const DdpParams& result_params() const { return result_params_; }
+  std::shared_ptr<const ddp::Result> result() const { return result_; }
+  const std::string& error() const { return error_; }
+  double last_run_seconds() const { return last_run_s_; }  // wall time of the last finished run
+
+ private:
+  void start(const DdpParams& p);
+  std::future<std::shared_ptr<const ddp::Result>> future_;
+  bool requested_ = false, has_pending_ = false;
+  DdpParams running_, pending_, result_params_, last_requested_;
+  std::shared_ptr<const ddp::Result> result_;
+  std::string error_;
+  double started_s_ = 0, last_run_s_ = 0;
+};
+
+// ---- draw structs ------------------------------------------------------------
+
+enum class DdpBarKind { forward, backward, comm, wait };
+std::string_view name(DdpBarKind k);  // "forward", "backward", "all-reduce", "exposed wait"
+
+struct DdpLane {
+  std::string label;  // "R0".."R{n-1}", "comm"
+  int rank = -1;      // -1: the communication lane
+  float y0 = 0, y1 = 0;
+};
+
+// One bar: a layer's forward or backward on a rank's lane, a collective on
+// the communication lane, or a rank's exposed wait (drawn over its lane).
+struct DdpBar {
+  DdpBarKind kind = DdpBarKind::backward;
+  int lane = 0;                  // index into DdpScene::lanes
+  int rank = -1;                 // -1 for comm bars
+  int layer = -1;                // forward / backward
+  int bucket = -1;               // comm (DDP: the bucket all-reduced)
+  int call = -1;                 // comm and wait: sequence number in the iteration
+  int64_t bytes = 0;             // comm: per rank
+  double begin_ms = 0, end_ms = 0;
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // x1 >= x0 + min_bar_px
+  Rgba color;
+  std::string label;             // short text drawn inside when it fits ("L3", "b2")
+};
+
+// A bucket became complete on a rank (all its gradients ready) at ready_ms,
+// and was posted at posted_ms (later when an earlier bucket was still open).
+struct DdpMarker {
+  int lane = 0, rank = 0, bucket = 0;
+  double ready_ms = 0, posted_ms = 0;
+  float x = 0, x_posted = 0, y0 = 0, y1 = 0;  // a tick at x on the lane's top part
+  Rgba color;
+};
+
+struct DdpTick {
+  float x = 0;
+  double ms = 0;
+  std::string text;  // "0", "20 ms"
+};
+
+struct DdpLayout {
+  float width = 1000;   // whole plot, labels included
+  float label_w = 60;   // lane labels on the left
+  float lane_h = 40;    // a rank's lane
+  float comm_h = 40;    // the communication lane
+  float gap = 6;        // between lanes
+  float min_bar_px = 1.5f;
+};
+
+struct DdpScene {
+  int iteration = 0;
+  double span_ms = 0;          // the plot's time range is [0, span_ms]
+  double backward_end_ms = 0;  // the last rank's end of backward
+  float plot_x0 = 0, plot_x1 = 0;  // time 0 and span_ms
+  float height = 0;            // bottom of the last lane
+  float backward_end_x = 0;
+  std::vector<DdpLane> lanes;   // ranks first, the communication lane last
+  std::vector<DdpBar> bars;     // forward/backward per rank by begin, then comm by call, then waits
+  std::vector<DdpMarker> markers;
+  std::vector<DdpTick> ticks;
+};
+
+// Bucket b's colour (comm bars and fill markers): Okabe-Ito hues in turn.
+Rgba bucket_color(int bucket);
+Rgba ddp_kind_color(DdpBarKind k);
+
+// The scene of iteration `iteration` (clamped to the result's range; the
+// result must hold at least one timeline, else the scene has lanes only).
+DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& layout);
+
+}  // namespace microddp::viz
+
+namespace microddp::viz {
+
+// The DDP view's state (held by App): what the controls show, the runner, the
+// iteration shown (-1: the last one; the first includes warm-up).
+struct DdpView {
+  DdpParams edit;
+  DdpRunner runner;
+  int iteration = -1;
+};
+
+}  // namespace microddp::viz

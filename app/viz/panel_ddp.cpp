@@ -1,0 +1,322 @@
+// DDP view (issue 8): data-parallel training run for real (ddp::run_ddp on a
+// background thread), drawn as a timeline of one iteration: a lane per rank
+// with forward and backward per layer, the moment each gradient bucket is
+// full, each bucket's all-reduce on the communication lane, and the time a
+// rank waits for results (exposed communication) shaded. Changing a control
+// re-runs the training; hover shows the numbers.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+#include "core/algorithms.h"
+
+namespace microddp::viz {
+
+namespace {
+
+void item_tip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+std::string param_name(int p) { return fmt::format("{}{}", p % 2 == 0 ? "W" : "b", p / 2); }
+
+std::string bucket_params(const ddp::Result& r, int bucket) {
+  if (bucket < 0 || bucket >= int(r.buckets.size())) return "";
+  const auto& ps = r.buckets[size_t(bucket)].params;
+  std::string s;
+  for (size_t i = 0; i < ps.size() && i < 8; ++i) s += (i ? ", " : "") + param_name(ps[i]);
+  if (ps.size() > 8) s += fmt::format(", ... ({} tensors)", ps.size());
+  return s;
+}
+
+void controls(App& app) {
+  DdpView& d = app.ddp;
+  DdpParams& p = d.edit;
+  const float em = ImGui::GetFontSize();
+  // Row 1: what trains.
+  {
+    static const ddp::Overlap modes[] = {ddp::Overlap::none, ddp::Overlap::per_param, ddp::Overlap::bucketed};
+    ImGui::SetNextItemWidth(em * 7);
+    if (ImGui::BeginCombo("##overlap", std::string(ddp::name(p.overlap)).c_str())) {
+      for (ddp::Overlap m : modes)
+        if (ImGui::Selectable(std::string(ddp::name(m)).c_str(), m == p.overlap)) p.overlap = m;
+      ImGui::EndCombo();
+    }
+    item_tip("overlap mode\nnone: one all-reduce of every gradient after backward\n"
+             "per-param: one all-reduce per gradient as soon as it is ready\n"
+             "bucketed: one all-reduce per bucket as soon as it is full (PyTorch DDP)");
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(p.overlap != ddp::Overlap::bucketed);
+  ImGui::SetNextItemWidth(em * 9);
+  float cap = float(p.bucket_cap_mb);
+  if (ImGui::SliderFloat("bucket", &cap, 0.05f, 25.f, "%.3g MB", ImGuiSliderFlags_Logarithmic))
+    p.bucket_cap_mb = std::clamp(double(cap), 0.05, 25.0);
+  ImGui::EndDisabled();
+  item_tip("bucket cap (bucket_cap_mb; 1 MB = 2^20 bytes). A bucket closes once it reaches the cap.");
+  ImGui::SameLine(0, em);
+  ImGui::SetNextItemWidth(em * 5);
+  ImGui::InputInt("ranks", &p.ranks, 1, 2);
+  p.ranks = std::clamp(p.ranks, 1, 16);
+  ImGui::SameLine(0, em);
+  ImGui::SetNextItemWidth(em * 5);
+  ImGui::InputInt("depth", &p.depth, 1, 4);
+  p.depth = std::clamp(p.depth, 1, 32);
+  item_tip("linear layers");
+  ImGui::SameLine(0, em);
+  ImGui::SetNextItemWidth(em * 6);
+  ImGui::InputInt("width", &p.width, 32, 128);
+  p.width = std::clamp(p.width, 8, 1024);
+  item_tip("every layer is width x width (float32)");
+  ImGui::SameLine(0, em);
+  ImGui::SetNextItemWidth(em * 6.5f);
+  ImGui::InputInt("delay us", &p.layer_delay_us, 500, 2000);
+  p.layer_delay_us = std::clamp(p.layer_delay_us, 0, 20000);
+  item_tip("extra compute per layer and pass (a sleep, microseconds): a bigger model's proportions");
+  ImGui::SameLine(0, em);
+  {
+    const auto& algs = algorithms_for(Collective::all_reduce);
+    ImGui::SetNextItemWidth(em * 9);
+    if (ImGui::BeginCombo("##ddp_algorithm", p.algorithm.c_str())) {
+      for (const auto& a : algs)
+        if (ImGui::Selectable(a.c_str(), a == p.algorithm)) p.algorithm = a;
+      ImGui::EndCombo();
+    }
+    item_tip("all-reduce algorithm the communication thread runs");
+  }
+
+  // Row 2: the view switch, text size, what runs.
+  int view = 2;
+  ImGui::RadioButton("Step-through", &view, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("Compare", &view, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("DDP", &view, 2);
+  if (view != 2) {
+    app.vs.view = view == 1 ? View::compare : View::main;
+    app.vs.playing = false;
+    app.vs.anim = 1;
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 5);
+  float fp = app.vs.font_px;
+  if (ImGui::SliderFloat("text", &fp, 12.f, 40.f, "%.0f px")) app.vs.font_px = fp;
+  const auto r = d.runner.result();
+  if (r && r->timelines.size() > 1) {
+    ImGui::SameLine();
+    int shown = d.iteration < 0 ? int(r->timelines.size()) : d.iteration + 1;
+    ImGui::SetNextItemWidth(em * 8);
+    const std::string f = fmt::format("iteration %d of {}", r->timelines.size());
+    if (ImGui::SliderInt("##ddp_iter", &shown, 1, int(r->timelines.size()), f.c_str()))
+      d.iteration = shown == int(r->timelines.size()) ? -1 : shown - 1;
+    item_tip("the first iteration includes warm-up (threads starting, caches)");
+  }
+  ImGui::SameLine();
+  if (d.runner.running()) {
+    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "running... (%d worker threads, training for real)",
+                       d.runner.running_params().ranks);
+  } else if (r) {
+    ImGui::TextDisabled("ran in %.2f s", d.runner.last_run_seconds());
+  }
+  if (!d.runner.error().empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 40, 0, 255));
+    ImGui::TextWrapped("%s", d.runner.error().c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::Separator();
+  if (!d.runner.requested() || !(p == d.runner.last_requested())) d.runner.request(p);
+}
+
+void stats_line(const ddp::Result& r, int it) {
+  const ddp::IterationStats& s = r.iterations[size_t(it)];
+  const ImVec4 accent(0.0f, 0.45f, 0.70f, 1);
+  ImGui::TextColored(accent, "overlap %.0f%%", 100 * s.overlap_fraction);
+  ImGui::SameLine(0, 14);
+  ImGui::Text("%d all-reduce%s  |  compute %.1f ms  comm %.1f ms  exposed %.1f ms", s.calls, s.calls == 1 ? "" : "s",
+              s.compute_ms, s.comm_ms, s.exposed_comm_ms);
+  ImGui::SameLine(0, 14);
+  ImGui::TextColored(r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), "replicas %s",
+                     r.replicas_identical ? "identical" : "DIFFER");
+  ImGui::SameLine(0, 14);
+  const std::string ref = std::isnan(r.max_reference_rel_error)
+                              ? std::string()
+                              : fmt::format(" (vs 1 process: {:.1e})", r.max_reference_rel_error);
+  ImGui::Text("loss %.6g -> %.6g%s", r.iterations.front().loss, r.iterations.back().loss, ref.c_str());
+}
+
+void legend() {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float sz = ImGui::GetTextLineHeight();
+  auto swatch = [&](const char* label, auto draw) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    draw(p, ImVec2(p.x + sz * 1.4f, p.y + sz));
+    ImGui::Dummy(ImVec2(sz * 1.4f + 4, sz));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine(0, 16);
+  };
+  for (DdpBarKind k : {DdpBarKind::forward, DdpBarKind::backward})
+    swatch(std::string(name(k)).c_str(), [&](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, im(ddp_kind_color(k))); });
+  swatch("all-reduce of bucket 0, 1, 2...", [&](ImVec2 a, ImVec2 b) {
+    const float w = (b.x - a.x) / 3;
+    for (int i = 0; i < 3; ++i)
+      dl->AddRectFilled(ImVec2(a.x + w * i, a.y), ImVec2(a.x + w * (i + 1), b.y), im(bucket_color(i)));
+  });
+  swatch("bucket full", [&](ImVec2 a, ImVec2 b) {
+    const float cx = (a.x + b.x) / 2;
+    dl->AddTriangleFilled(ImVec2(cx - 6, a.y), ImVec2(cx + 6, a.y), ImVec2(cx, a.y + 9), im(bucket_color(1)));
+    dl->AddLine(ImVec2(cx, a.y), ImVec2(cx, b.y), im(bucket_color(1)), 2);
+  });
+  swatch("exposed wait", [&](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, im(ddp_kind_color(DdpBarKind::wait))); });
+  swatch("backward ends", [&](ImVec2 a, ImVec2 b) {
+    const float cx = (a.x + b.x) / 2;
+    for (float y = a.y; y < b.y; y += 6) dl->AddLine(ImVec2(cx, y), ImVec2(cx, std::min(y + 3, b.y)), im(from_hex(assets::kInk)), 2);
+  });
+  ImGui::NewLine();
+}
+
+void draw_plot(App& app, const ddp::Result& r, int it) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float fs = ImGui::GetFontSize(), lh = ImGui::GetTextLineHeight();
+  const int n = r.options.ranks;
+  const float note_h = lh * 1.2f, axis_h = lh + 6;
+  DdpLayout L;
+  L.width = avail.x - 8;
+  L.label_w = ImGui::CalcTextSize("comm ").x + 6;
+  L.gap = std::max(2.f, fs * 0.25f);
+  const float lanes_h = avail.y - axis_h - note_h - 4;
+  L.lane_h = std::clamp((lanes_h - L.gap * float(n)) / float(n + 1), 6.f, fs * 4.f);
+  L.comm_h = L.lane_h;
+  const DdpScene sc = build_ddp_scene(r, it, L);
+  const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
+  auto P = [&](float x, float y) { return ImVec2(o.x + x, o.y + y); };
+
+  // Lanes and grid.
+  for (const DdpLane& l : sc.lanes) {
+    dl->AddRectFilled(P(sc.plot_x0, l.y0), P(sc.plot_x1, l.y1), im(from_hex(assets::kPanel)));
+    const float ty = l.y0 + (l.y1 - l.y0 - fs) / 2;
+    if (l.y1 - l.y0 >= fs * 0.8f || l.rank % 2 == 0) dl->AddText(P(0, ty), ink, l.label.c_str());
+  }
+  for (const DdpTick& t : sc.ticks) {
+    dl->AddLine(P(t.x, 0), P(t.x, sc.height + 3), faint, 1);
+    const float tw = ImGui::CalcTextSize(t.text.c_str()).x;
+    dl->AddText(P(std::min(t.x - tw / 2, sc.plot_x1 - tw), sc.height + 4), ink, t.text.c_str());
+  }
+  // Bars (waits are drawn last: they shade the rank lane over nothing else).
+  const DdpBar* hover_bar = nullptr;
+  for (const DdpBar& b : sc.bars) {
+    const ImVec2 a = P(b.x0, b.y0), e = P(b.x1, b.y1);
+    dl->AddRectFilled(a, e, im(b.color));
+    if (b.kind == DdpBarKind::wait) {
+      dl->PushClipRect(a, e, true);
+      for (float x = a.x - (e.y - a.y); x < e.x; x += 8)
+        dl->AddLine(ImVec2(x, e.y), ImVec2(x + (e.y - a.y), a.y), IM_COL32(213, 94, 0, 200), 1.5f);
+      dl->PopClipRect();
+    } else if (e.x - a.x >= 3) {  // a thin white edge separates neighbouring layers / calls
+      dl->AddRect(a, e, IM_COL32(255, 255, 255, 255), 0, 0, 1);
+    }
+    if (!b.label.empty() && b.kind != DdpBarKind::wait) {
+      const ImVec2 ts = ImGui::CalcTextSize(b.label.c_str());
+      if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2)
+        dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), b.label.c_str());
+    }
+    if (hovered_rect(a, e)) hover_bar = &b;
+  }
+  // Bucket fill markers: a triangle at the top of the rank's lane.
+  const DdpMarker* hover_marker = nullptr;
+  const float tri = std::min(7.f, (sc.markers.empty() ? 7.f : sc.markers[0].y1 - sc.markers[0].y0));
+  for (const DdpMarker& m : sc.markers) {
+    const ImVec2 top = P(m.x, m.y0);
+    dl->AddTriangleFilled(ImVec2(top.x - tri, top.y), ImVec2(top.x + tri, top.y), ImVec2(top.x, top.y + (m.y1 - m.y0)),
+                          im(m.color));
+    dl->AddLine(top, P(m.x, m.y1 + (sc.lanes[size_t(m.lane)].y1 - m.y1) * 0.5f), im(m.color), 2);
+    if (hovered_rect(ImVec2(top.x - tri, top.y), ImVec2(top.x + tri, o.y + m.y1))) hover_marker = &m;
+  }
+  // Backward end: a dashed line across all lanes.
+  for (float y = 0; y < sc.height; y += 8)
+    dl->AddLine(P(sc.backward_end_x, y), P(sc.backward_end_x, std::min(y + 4, sc.height)), ink, 2);
+  // Note under the axis.
+  const unsigned cores = std::thread::hardware_concurrency();
+  const std::string note = fmt::format(
+      "Measured on this machine ({} cores, threads backend): {} worker threads and the collective's threads share the CPUs.",
+      cores, n);
+  dl->AddText(P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str());
+  ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
+  if (ImGui::GetContentRegionAvail().y > lh * 3) {
+    ImGui::Spacing();
+    ImGui::TextWrapped(
+        "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
+        "all its gradients are ready; it is posted in bucket order, and when every rank has posted it the communication "
+        "thread all-reduces it while backward continues. What is still running when a rank finishes backward is exposed: "
+        "the rank waits (shaded). overlap = 1 - exposed / comm.");
+  }
+
+  const auto& tl = r.timelines[size_t(sc.iteration)];
+  if (hover_marker) {
+    ImGui::BeginTooltip();
+    ImGui::Text("bucket %d full on R%d at %.2f ms", hover_marker->bucket, hover_marker->rank, hover_marker->ready_ms);
+    ImGui::Text("posted at %.2f ms%s", hover_marker->posted_ms,
+                hover_marker->posted_ms > hover_marker->ready_ms + 0.01 ? " (waited for an earlier bucket)" : "");
+    if (hover_marker->bucket < int(r.buckets.size()))
+      ImGui::Text("%s: %s", human_bytes(double(r.buckets[size_t(hover_marker->bucket)].bytes)).c_str(),
+                  bucket_params(r, hover_marker->bucket).c_str());
+    ImGui::EndTooltip();
+  } else if (hover_bar) {
+    const DdpBar& b = *hover_bar;
+    ImGui::BeginTooltip();
+    switch (b.kind) {
+      case DdpBarKind::forward:
+      case DdpBarKind::backward:
+        ImGui::Text("R%d %s, layer %d", b.rank, std::string(name(b.kind)).c_str(), b.layer);
+        break;
+      case DdpBarKind::comm: {
+        const auto it = std::find_if(tl.comm.begin(), tl.comm.end(), [&](const auto& c) { return c.call == b.call; });
+        ImGui::Text("call %d: %s %s", b.call, it != tl.comm.end() ? it->collective.c_str() : "?",
+                    it != tl.comm.end() ? it->what.c_str() : "");
+        ImGui::Text("%s per rank, %s", human_bytes(double(b.bytes)).c_str(), r.options.algorithm.c_str());
+        if (b.bucket >= 0 && r.options.overlap == ddp::Overlap::bucketed)
+          ImGui::Text("holds %s", bucket_params(r, b.bucket).c_str());
+        const double hidden = std::max(0.0, std::min(b.end_ms, tl.backward_end_ms) - b.begin_ms);
+        ImGui::Text("%.2f ms while backward still ran", hidden);
+        break;
+      }
+      case DdpBarKind::wait:
+        ImGui::Text("R%d waits for call %d's result (exposed communication)", b.rank, b.call);
+        break;
+    }
+    ImGui::Text("%.2f -> %.2f ms (%.2f ms)", b.begin_ms, b.end_ms, b.end_ms - b.begin_ms);
+    ImGui::EndTooltip();
+  }
+  (void)app;
+}
+
+}  // namespace
+
+void draw_ddp(App& app) {
+  DdpView& d = app.ddp;
+  d.runner.poll();
+  controls(app);
+  const auto r = d.runner.result();
+  if (!r || r->timelines.empty() || r->iterations.empty()) {
+    ImGui::TextUnformatted(d.runner.running() ? "running run_ddp for real..." : "no result yet");
+    return;
+  }
+  const int it = d.iteration < 0 ? int(r->timelines.size()) - 1 : std::min(d.iteration, int(r->timelines.size()) - 1);
+  const DdpParams& rp = d.runner.result_params();
+  ImGui::Text("DDP, %d ranks, MLP %d x (%d x %d), %s%s, %s, iteration %d of %zu%s", rp.ranks, rp.depth, rp.width,
+              rp.width, std::string(ddp::name(rp.overlap)).c_str(),
+              rp.overlap == ddp::Overlap::bucketed ? fmt::format(" {:.3g} MB -> {} buckets", rp.bucket_cap_mb, r->buckets.size()).c_str() : "",
+              rp.algorithm.c_str(), it + 1, r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
+  stats_line(*r, it);
+  legend();
+  draw_plot(app, *r, it);
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,180 @@
+// The DDP view's draw structs, built from small REAL run_ddp results (no GL):
+// one bar per layer per rank and pass, one comm bar per all-reduce call,
+// everything inside its lane and in time order; the runner's background
+// thread; one headless frame of the DDP view through draw_ui.
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <map>
+
+#include "app/viz/ddp_view.h"
+#include "app/viz/platform.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+// 2 ranks, 3 layers of 32 x 32: W_l is 4096 bytes, b_l 128 bytes.
+ddp::Options small(double cap_mb, ddp::Overlap overlap = ddp::Overlap::bucketed) {
+  ddp::Options o;
+  o.ranks = 2;
+  o.depth = 3;
+  o.width = 32;
+  o.batch = 8;
+  o.iterations = 1;
+  o.bucket_cap_mb = cap_mb;
+  o.overlap = overlap;
+  o.check_reference = false;
+  return o;
+}
+
+int count(const DdpScene& sc, DdpBarKind k, int rank = -2) {
+  return int(std::count_if(sc.bars.begin(), sc.bars.end(),
+                           [&](const DdpBar& b) { return b.kind == k && (rank == -2 || b.rank == rank); }));
+}
+
+}  // namespace
+
+TEST_SUITE("ddp_view") {
+  TEST_CASE("one bar per layer per rank, one comm bar per all-reduce, inside the lanes, in time order") {
+    // cap 0.001 MB = 1048 bytes: every W_l closes its bucket -> {b2,W2}, {b1,W1}, {b0,W0}.
+    const ddp::Result r = ddp::run_ddp(small(0.001));
+    REQUIRE(r.buckets.size() == 3);
+    REQUIRE(r.timelines.size() == 1);
+    DdpLayout L;
+    L.width = 800, L.label_w = 50, L.lane_h = 30, L.comm_h = 30, L.gap = 5;
+    const DdpScene sc = build_ddp_scene(r, 0, L);
+    REQUIRE(sc.lanes.size() == 3);  // R0, R1, comm
+    CHECK(sc.lanes[0].label == "R0");
+    CHECK(sc.lanes[2].label == "comm");
+    CHECK(sc.lanes[2].rank == -1);
+    CHECK(sc.height == doctest::Approx(3 * 30 + 2 * 5));
+    for (int rank = 0; rank < 2; ++rank) {
+      CHECK(count(sc, DdpBarKind::backward, rank) == 3);
+      CHECK(count(sc, DdpBarKind::forward, rank) == 3);
+      // Backward visits the layers in reverse, one after the other.
+      std::vector<int> order;
+      double last = -1;
+      for (const DdpBar& b : sc.bars)
+        if (b.kind == DdpBarKind::backward && b.rank == rank) {
+          order.push_back(b.layer);
+          CHECK(b.begin_ms >= last);
+          CHECK(b.end_ms >= b.begin_ms);
+          last = b.begin_ms;
+        }
+      CHECK(order == std::vector<int>{2, 1, 0});
+    }
+    CHECK(count(sc, DdpBarKind::comm) == 3);
+    CHECK(r.iterations[0].calls == 3);
+    std::vector<int> buckets;
+    float last_x = -1;
+    for (const DdpBar& b : sc.bars) {
+      const DdpLane& lane = sc.lanes.at(size_t(b.lane));
+      CHECK(b.y0 >= lane.y0);
+      CHECK(b.y1 <= lane.y1);
+      CHECK(b.x0 >= sc.plot_x0 - 1e-3f);
+      CHECK(b.x1 <= sc.plot_x1 + 1e-3f);
+      CHECK(b.x1 > b.x0);
+      if (b.kind == DdpBarKind::comm) {
+        CHECK(b.lane == 2);
+        CHECK(b.x0 >= last_x);  // one communication stream: calls in sequence
+        last_x = b.x0;
+        buckets.push_back(b.bucket);
+        CHECK(b.bytes == r.buckets[size_t(b.bucket)].bytes);
+      } else {
+        CHECK(b.lane == b.rank);
+      }
+    }
+    CHECK(buckets == std::vector<int>{0, 1, 2});
+    CHECK(r.buckets[0].bytes == 4096 + 128);
+    // One fill marker per bucket per rank, on the rank's lane.
+    CHECK(sc.markers.size() == 6);
+    for (const DdpMarker& m : sc.markers) {
+      CHECK(m.y0 >= sc.lanes[size_t(m.lane)].y0);
+      CHECK(m.y1 <= sc.lanes[size_t(m.lane)].y1);
+      CHECK(m.posted_ms >= m.ready_ms);
+    }
+    REQUIRE(!sc.ticks.empty());
+    CHECK(sc.ticks.front().text == "0");
+    CHECK(sc.ticks.front().x == doctest::Approx(50));
+  }
+
+  TEST_CASE("a smaller bucket cap gives more comm bars") {
+    DdpLayout L;
+    const DdpScene one = build_ddp_scene(ddp::run_ddp(small(25)), 0, L);
+    const DdpScene three = build_ddp_scene(ddp::run_ddp(small(0.001)), 0, L);
+    const DdpScene per_param = build_ddp_scene(ddp::run_ddp(small(25, ddp::Overlap::per_param)), 0, L);
+    CHECK(count(one, DdpBarKind::comm) == 1);
+    CHECK(count(three, DdpBarKind::comm) == 3);
+    CHECK(count(per_param, DdpBarKind::comm) == 6);  // one per gradient (2 per layer)
+  }
+
+  TEST_CASE("the runner trains on a background thread and reports bad values") {
+    DdpRunner runner;
+    DdpParams p;
+    p.ranks = 2, p.depth = 2, p.width = 16, p.layer_delay_us = 0, p.iterations = 2, p.bucket_cap_mb = 25;
+    runner.request(p);
+    CHECK(runner.requested());
+    runner.wait();
+    CHECK_FALSE(runner.running());
+    REQUIRE(runner.result() != nullptr);
+    CHECK(runner.result_params() == p);
+    CHECK(runner.result()->timelines.size() == 2);
+    CHECK(runner.result()->replicas_identical);
+    CHECK(runner.error().empty());
+    DdpParams bad = p;
+    bad.algorithm = "no_such_algorithm";
+    runner.request(bad);
+    runner.wait();
+    CHECK(runner.error().find("no_such_algorithm") != std::string::npos);
+    CHECK(runner.result_params() == p);  // the last good result stays
+    CHECK(to_options(p).batch == 32);
+  }
+
+  TEST_CASE("the DDP view draws headless through draw_ui") {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    io.Fonts->AddFontDefault();
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    {
+      App app;
+      RunParams rp;
+      app.vs.edit = rp;
+      app.session.configure(rp);
+      app.vs.view = View::ddp;
+      app.ddp.edit.ranks = 2, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
+      double t = 0;
+      auto frame = [&] {
+        t += 1.0 / 60;
+        ImGui::NewFrame();
+        tick(app, t);
+        draw_ui(app);
+        ImGui::Render();
+      };
+      frame();  // the first frame requests the run
+      CHECK(app.ddp.runner.requested());
+      app.ddp.runner.wait();
+      frame();
+      REQUIRE(app.ddp.runner.result() != nullptr);
+      CHECK(app.ddp.runner.result()->options.ranks == 2);
+      // Editing a control re-runs: the next frame requests the new parameters.
+      app.ddp.edit.overlap = ddp::Overlap::none;
+      frame();
+      app.ddp.runner.wait();
+      frame();
+      CHECK(app.ddp.runner.result_params().overlap == ddp::Overlap::none);
+      CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
+      CHECK(app.vs.view == View::ddp);
+    }
+    ImGui::DestroyContext();
+  }
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# The MPI paths of the command line and the app, as a user types them.
+# usage: cli_mpi_test.sh MODE MPIRUN MICRODDP [MICRODDP_VIZ] WORKDIR
+#   bench_reference  mpirun -n 2 bench --backend mpi --reference mpi --check --json:
+#                    one "mpi" row per size (4K..64K: 5), every row #wrong 0
+#   replay           mpirun -n 2 run --backend mpi --save-record, then
+#                    microddp-viz --replay under xvfb-run writes a PNG (77 without xvfb-run)
+#   nccl_nogpu       bench --reference nccl exits 2 naming the missing GPU / CUDA
+#                    backend (77 where a GPU is present)
+# MPIRUN is the launcher and its options, one word with spaces (e.g. "mpiexec --oversubscribe").
+set -u
+mode=$1 mpirun=$2 microddp=$3
+case $mode in
+bench_reference)
+  dir=$4
+  mkdir -p "$dir" || exit 1
+  out=$dir/bench_reference.jsonl
+  $mpirun -n 2 "$microddp" bench --backend mpi --reference mpi -b 4K -e 64K -n 5 -w 1 --check --json >"$out" || {
+    echo "bench exited $?"; cat "$out"; exit 1; }
+  cat "$out"
+  lib=$(grep -c '"algorithm": "mpi"' "$out")
+  ours=$(grep -c '"algorithm": "ring"' "$out")
+  bad=$(grep -vc '"wrong": 0' "$out")
+  [ "$lib" = 5 ] || { echo "expected 5 rows with algorithm \"mpi\", got $lib"; exit 1; }
+  [ "$ours" = 5 ] || { echo "expected 5 rows with algorithm \"ring\", got $ours"; exit 1; }
+  [ "$bad" = 0 ] || { echo "$bad rows without \"wrong\": 0"; exit 1; }
+  grep '"algorithm": "mpi"' "$out" | grep -q '"backend": "mpi"' || { echo "mpi rows lack backend mpi"; exit 1; }
+  echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0"
+  ;;
+replay)
+  viz=$4 dir=$5
+  if ! command -v xvfb-run >/dev/null 2>&1; then echo "SKIP: xvfb-run not found"; exit 77; fi
+  mkdir -p "$dir" || exit 1
+  rec=$dir/replay_mpi.json png=$dir/replay_mpi.png
+  rm -f "$rec" "$png"
+  $mpirun -n 2 "$microddp" run --backend mpi --ranks 2 --count 8 --fill random:1 --save-record "$rec" >"$dir/run.txt" ||
+    { cat "$dir/run.txt"; exit 1; }
+  cat "$dir/run.txt"
+  grep -q '^clock alignment: ±' "$dir/run.txt" || { echo "no clock alignment line"; exit 1; }
+  grep -q '"backend":"mpi"' "$rec" || { echo "record does not say backend mpi"; exit 1; }
+  xvfb-run -a "$viz" --replay "$rec" --screenshot "$png" --step 1 --size 800x600 || { echo "viz exited $?"; exit 1; }
+  [ -s "$png" ] || { echo "no PNG written"; exit 1; }
+  [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] || { echo "$png is not a PNG"; exit 1; }
+  echo "PASS: replayed $rec into $png"
+  ;;
+nccl_nogpu)
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    echo "SKIP: a GPU is present"; exit 77
+  fi
+  msg=$("$microddp" bench --reference nccl -b 4K -e 4K 2>&1)
+  rc=$?
+  echo "$msg"
+  [ "$rc" = 2 ] || { echo "exit $rc, expected 2"; exit 1; }
+  echo "$msg" | grep -Eq 'error: --reference nccl: (no CUDA device was found: |this build has no CUDA backend)' ||
+    { echo "message does not name the missing device or backend"; exit 1; }
+  echo "PASS"
+  ;;
+*) echo "unknown mode $mode"; exit 2 ;;
+esac
