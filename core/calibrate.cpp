@@ -413,6 +413,12 @@ CostParams load_profile(const std::string& path) {
 }
 
 std::optional<CostParams> resolve_params(const ParamChoice& c) {
+  if (std::isnan(c.alpha) || std::isinf(c.alpha) || (c.alpha < 0 && c.alpha != -1))
+    throw UsageError(fmt::format("--alpha {} must be a finite number of seconds >= 0", c.alpha));
+  if (std::isnan(c.bandwidth) || std::isinf(c.bandwidth) || (c.bandwidth <= 0 && c.bandwidth != -1))
+    throw UsageError(fmt::format("--bandwidth {} must be a finite, positive number of bytes per second", c.bandwidth));
+  if (std::isnan(c.gamma) || std::isinf(c.gamma) || c.gamma < 0)
+    throw UsageError(fmt::format("--gamma {} must be a finite number of seconds per byte >= 0", c.gamma));
   if (c.alpha >= 0 || c.bandwidth >= 0) {
     if (c.alpha < 0) throw UsageError(fmt::format("--bandwidth {} needs --alpha SECONDS too", c.bandwidth));
     if (c.bandwidth < 0) throw UsageError(fmt::format("--alpha {} needs --bandwidth BYTES_PER_S too", c.alpha));

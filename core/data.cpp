@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -29,10 +30,29 @@ std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(" \t\n\r"), b = s.find_last_not_of(" \t\n\r");
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
-double parse_number(const std::string& tok, int r, size_t i) {
-  if (tok == "nan" || tok == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (tok == "inf" || tok == "+inf") return std::numeric_limits<double>::infinity();
-  if (tok == "-inf") return -std::numeric_limits<double>::infinity();
+// A parsed value: integers are kept exactly (int64 has more digits than a
+// double), everything else as a double.
+struct Value {
+  double d = 0;
+  bool is_int = false;
+  int64_t i = 0;
+};
+
+Value parse_number(const std::string& tok, int r, size_t i) {
+  if (tok == "nan" || tok == "NaN") return {std::numeric_limits<double>::quiet_NaN()};
+  if (tok == "inf" || tok == "+inf") return {std::numeric_limits<double>::infinity()};
+  if (tok == "-inf") return {-std::numeric_limits<double>::infinity()};
+  const bool integer = !tok.empty() && tok.find_first_not_of("+-0123456789") == std::string::npos;
+  if (integer) {
+    size_t used = 0;
+    try {
+      const long long v = std::stoll(tok, &used);
+      if (used == tok.size()) return {static_cast<double>(v), true, v};
+    } catch (const std::out_of_range&) {
+      throw UsageError(fmt::format("rank {} value {}: {} does not fit int64", r, i, tok));
+    } catch (const std::exception&) {
+    }
+  }
   size_t used = 0;
   double v = 0;
   try {
@@ -42,17 +62,30 @@ double parse_number(const std::string& tok, int r, size_t i) {
   }
   if (tok.empty() || used != tok.size())
     throw UsageError(fmt::format("rank {} value {}: '{}' is not a number", r, i, tok));
-  return v;
+  return {v};
 }
-void store_row(const CollectiveSpec& s, int r, const std::vector<double>& vals, RankData& out) {
+
+void store_row(const CollectiveSpec& s, int r, const std::vector<Value>& vals, RankData& out) {
   const int64_t want = s.input_count(r);
   if (static_cast<int64_t>(vals.size()) != want)
     throw UsageError(fmt::format("rank {} has {} values but {} with these sizes needs {} on rank {}", r, vals.size(),
                                  name(s.collective), want, r));
   out[r].resize(want * dtype_size(s.dtype));
   for (size_t i = 0; i < vals.size(); ++i) {
+    const Value& v = vals[i];
+    if (v.is_int && s.dtype == DType::int64) {
+      std::memcpy(out[r].data() + i * 8, &v.i, 8);  // exact, beyond 2^53 too
+      continue;
+    }
+    if (v.is_int && s.dtype == DType::int32) {
+      if (v.i < INT32_MIN || v.i > INT32_MAX)
+        throw UsageError(fmt::format("rank {} value {}: value {} does not fit int32", r, i, v.i));
+      const auto x = static_cast<int32_t>(v.i);
+      std::memcpy(out[r].data() + i * 4, &x, 4);
+      continue;
+    }
     try {
-      kernels::store_double(s.dtype, out[r].data(), static_cast<int64_t>(i), vals[i]);
+      kernels::store_double(s.dtype, out[r].data(), static_cast<int64_t>(i), v.d);
     } catch (const std::exception& e) {
       throw UsageError(fmt::format("rank {} value {}: {}", r, i, e.what()));
     }
@@ -67,7 +100,7 @@ RankData parse_data(const CollectiveSpec& s, const std::string& text) {
                                  s.world_size));
   RankData out(s.world_size);
   for (int r = 0; r < s.world_size; ++r) {
-    std::vector<double> vals;
+    std::vector<Value> vals;
     const std::string row = trim(rows[r]);
     if (!row.empty()) {
       const auto toks = split(row, ',');
@@ -95,6 +128,19 @@ int64_t count_from_rows(const CollectiveSpec& s, const std::string& text) {
   return 0;
 }
 
+int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("inputs") || !j["inputs"].is_array()) return -1;
+  std::string rows;
+  for (size_t r = 0; r < j["inputs"].size(); ++r) {
+    const auto& row = j["inputs"][r];
+    if (r) rows += ";";
+    if (!row.is_array()) return -1;
+    for (size_t i = 0; i < row.size(); ++i) rows += i ? ",0" : "0";
+  }
+  return count_from_rows(s, rows);
+}
+
 RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text) {
   nlohmann::json j;
   try {
@@ -110,10 +156,14 @@ RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text)
   RankData out(s.world_size);
   for (int r = 0; r < s.world_size; ++r) {
     if (!rows[r].is_array()) throw UsageError(fmt::format("inputs[{}] is not an array", r));
-    std::vector<double> vals;
+    std::vector<Value> vals;
     for (size_t i = 0; i < rows[r].size(); ++i) {
       const auto& v = rows[r][i];
-      if (v.is_number()) vals.push_back(v.get<double>());
+      if (v.is_number_integer()) {
+        if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+          throw UsageError(fmt::format("inputs[{}][{}] = {} does not fit int64", r, i, v.dump()));
+        vals.push_back({v.get<double>(), true, v.get<int64_t>()});
+      } else if (v.is_number()) vals.push_back({v.get<double>()});
       else if (v.is_string()) vals.push_back(parse_number(v.get<std::string>(), r, i));
       else throw UsageError(fmt::format("inputs[{}][{}] = {} is not a number", r, i, v.dump()));
     }
@@ -143,14 +193,14 @@ RankData fill_data(const CollectiveSpec& s, const std::string& pattern) {
   // up to 256: larger values are rounded to the dtype first).
   for (int r = 0; r < s.world_size; ++r) {
     const int64_t n = s.input_count(r);
-    std::vector<double> vals(n);
+    std::vector<Value> vals(n);
     for (int64_t i = 0; i < n; ++i) {
       double v;
       if (random) v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8);
       else if (pattern == "rank") v = r + 1;
       else v = static_cast<double>((r * n + i) % 1000 + 1);
       if (s.dtype == DType::bfloat16) v = kernels::bf16_to_float(kernels::float_to_bf16(static_cast<float>(v)));
-      vals[i] = v;
+      vals[i] = {v};
     }
     store_row(s, r, vals, out);
   }

@@ -28,5 +28,8 @@ std::string format_value(double v);
 // the first non-empty row, adjusted to the collective's shape (e.g. divided
 // by n for reduce_scatter / all_to_all / scatter's root row).
 int64_t count_from_rows(const CollectiveSpec& s, const std::string& text);
+// The same for an --input JSON file's rows (-1 when the text is not of the
+// documented form; parse_input_json then says what is wrong).
+int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text);
 
 }  // namespace microddp

@@ -72,9 +72,11 @@ Overlap parse_overlap(std::string_view s) {
 }
 
 void Options::validate() const {
-  if (ranks < 1) throw UsageError(fmt::format("ranks {}: must be >= 1", ranks));
-  if (depth < 1) throw UsageError(fmt::format("depth {}: must be >= 1", depth));
-  if (width < 1) throw UsageError(fmt::format("width {}: must be >= 1", width));
+  if (ranks < 1 || ranks > 64) throw UsageError(fmt::format("ranks {}: must be in 1..64", ranks));
+  if (depth < 1 || depth > 256) throw UsageError(fmt::format("depth {}: must be in 1..256", depth));
+  // Every rank holds the parameters, gradients and buckets: width^2 * depth
+  // floats several times over. 4096 keeps one replica of 8 layers at 512 MiB.
+  if (width < 1 || width > 4096) throw UsageError(fmt::format("width {}: must be in 1..4096", width));
   if (batch < 1) throw UsageError(fmt::format("batch {}: must be >= 1", batch));
   if (batch % ranks != 0)
     throw UsageError(fmt::format("batch {} is not divisible by {} ranks (every rank gets batch / ranks samples)",

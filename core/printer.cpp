@@ -1,6 +1,9 @@
 #include "core/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -112,6 +115,12 @@ std::string format_outputs(const Schedule& s, const RankData& outputs) {
     const int64_t n = s.spec.output_count(r);
     if (n == 0) {
       out += fmt::format("  R{} none\n", r);
+      continue;
+    }
+    if (s.spec.dtype == DType::int64) {  // exact beyond 2^53
+      std::vector<int64_t> v(n);
+      std::memcpy(v.data(), outputs[r].data(), n * 8);
+      out += fmt::format("  R{} [{}]\n", r, fmt::join(v, ", "));
       continue;
     }
     std::vector<double> v(n);

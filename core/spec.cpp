@@ -56,7 +56,8 @@ void CollectiveSpec::validate() const {
     throw UsageError(fmt::format("root {} is out of range for world size {} (valid: 0..{})", root,
                                  world_size, world_size - 1));
   if (count < 0) throw UsageError(fmt::format("count must be >= 0, got {}", count));
-  if (segments < 1) throw UsageError(fmt::format("segments must be >= 1, got {}", segments));
+  if (segments < 1 || segments > 4096)
+    throw UsageError(fmt::format("segments must be in 1..4096, got {}", segments));
   if (!counts.empty()) {
     if (!has_v_variant(collective))
       throw UsageError(fmt::format("--counts is only for gather, scatter, all_gather and reduce_scatter, not {}",

@@ -38,7 +38,7 @@ struct CollectiveSpec {
   int64_t output_count(int r) const;
   // Throws UsageError naming the bad value: world_size < 1, root out of
   // range, negative count, counts given for a collective without "v"
-  // variant, counts.size() != world_size, negative block, segments < 1.
+  // variant, counts.size() != world_size, negative block, segments outside 1..4096.
   void validate() const;
 };
 

@@ -112,8 +112,8 @@ int run(const Args& a, bool ranks_given) {
 Command reg(45, [](CLI::App& app) {
   static Args a;
   auto* sub = app.add_subcommand("bench", "nccl-tests-style benchmark with the prediction beside each measurement");
-  sub->add_option("--collective", a.collective, "collective")->capture_default_str();
-  sub->add_option("--algorithm", a.algorithm, "algorithm, a comma list, or 'all'")->capture_default_str();
+  sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
+  sub->add_option("--algorithm,-a", a.algorithm, "algorithm, a comma list, or 'all'")->capture_default_str();
   sub->add_option("--backend", a.backend, "backend")->capture_default_str();
   sub->add_option("--ranks", a.ranks, "world size")->capture_default_str();
   sub->add_option("-b,--minbytes", a.min, "smallest size (B; K, M, G = powers of 1024)")->capture_default_str();

@@ -157,6 +157,9 @@ void sweep(const Args& a, const CostParams& p) {
 
 int run(const Args& a) {
   if (a.ranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", a.ranks));
+  if (a.ranks > 65536) throw UsageError(fmt::format("--ranks {} is more than predict plans (at most 65536)", a.ranks));
+  if (a.segments < 1 || a.segments > 4096)
+    throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
   const auto ps = chosen(a);
   if (a.sweep) {
     sweep(a, ps.front());
@@ -171,8 +174,8 @@ int run(const Args& a) {
 Command reg(40, [](CLI::App& app) {
   static Args a;
   auto* sub = app.add_subcommand("predict", "alpha-beta prediction of a collective: α, β, γ terms and total");
-  sub->add_option("--collective", a.collective, "collective")->capture_default_str();
-  sub->add_option("--algorithm", a.algorithm, "algorithm, or 'all'")->capture_default_str();
+  sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
+  sub->add_option("--algorithm,-a", a.algorithm, "algorithm, or 'all'")->capture_default_str();
   sub->add_option("--ranks,-n", a.ranks, "world size")->capture_default_str();
   sub->add_option("--bytes", a.bytes, "message size S in bytes (1e9, 64M, 4K: nccl-tests' size)")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "app/cli/commands.h"
@@ -37,8 +38,16 @@ std::string json_outputs(const Schedule& s, const RankData& outputs) {
       continue;
     }
     out += "[";
-    for (int64_t i = 0; i < n; ++i)
-      out += (i ? ", " : "") + format_value(kernels::load_double(s.spec.dtype, outputs[r].data(), i));
+    for (int64_t i = 0; i < n; ++i) {
+      if (i) out += ", ";
+      if (s.spec.dtype == DType::int64) {  // exact beyond 2^53
+        int64_t v;
+        std::memcpy(&v, outputs[r].data() + i * 8, 8);
+        out += std::to_string(v);
+      } else {
+        out += format_value(kernels::load_double(s.spec.dtype, outputs[r].data(), i));
+      }
+    }
     out += "]";
   }
   return out + "]";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -43,7 +45,8 @@ PreparedRun prepare_run(const RunArgs& a) {
   s.dtype = parse_dtype(a.dtype);
   s.op = parse_op(a.op);
   if (a.ranks < 1) throw UsageError(fmt::format("--ranks must be >= 1, got {}", a.ranks));
-  if (a.ranks > 1024) throw UsageError(fmt::format("--ranks {} is more than this tool runs (at most 1024)", a.ranks));
+  if (a.ranks > 256)
+    throw UsageError(fmt::format("--ranks {} is more than this tool runs as threads (at most 256)", a.ranks));
   s.world_size = a.ranks;
   s.root = a.root;
   s.in_place = a.in_place;
@@ -64,22 +67,36 @@ PreparedRun prepare_run(const RunArgs& a) {
       s.counts.push_back(v);
     }
   }
+  std::string input_text;
+  if (!a.input_file.empty()) {
+    std::ifstream in(a.input_file);
+    std::stringstream ss;
+    if (in) ss << in.rdbuf();
+    if (!in || in.bad()) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
+    input_text = ss.str();
+  }
   if (a.count >= 0) s.count = a.count;
   else if (a.count < -1) throw UsageError(fmt::format("--count must be >= 0, got {}", a.count));
   else if (!a.data.empty()) s.count = count_from_rows(s, a.data);
+  else if (!input_text.empty()) s.count = std::max<int64_t>(0, count_from_json(s, input_text));
   else s.count = 8;
   if (s.collective == Collective::barrier) s.count = 0;
   s.validate();
   p.schedule = make_schedule(s);
+  // Refuse runs that cannot fit in memory before allocating anything.
+  double bytes = 0;
+  for (int r = 0; r < s.world_size; ++r)
+    for (int64_t e : rank_layout(p.schedule, r).storage_size) bytes += static_cast<double>(e) * dtype_size(s.dtype);
+  const double budget = 0.5 * static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (bytes > budget)
+    throw UsageError(fmt::format("count {} on {} ranks needs {:.1f} GB of buffers, more than half of this machine's "
+                                 "memory ({:.1f} GB)",
+                                 s.count, s.world_size, bytes / 1e9, budget / 1e9));
   check_schedule(p.schedule);
   if (!a.data.empty()) {
     p.inputs = parse_data(s, a.data);
   } else if (!a.input_file.empty()) {
-    std::ifstream in(a.input_file);
-    if (!in) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    p.inputs = parse_input_json(s, ss.str());
+    p.inputs = parse_input_json(s, input_text);
   } else {
     p.inputs = fill_data(s, a.fill.empty() ? "iota" : a.fill);
   }

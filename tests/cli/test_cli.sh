@@ -46,5 +46,24 @@ expect 2 "error: --counts is only for gather" -- run -c all_reduce --counts 1,2,
 expect 2 "error: cannot write trace file" -- "${SEED[@]}" --trace /nonexistent/dir/t.json
 expect 2 "error: " -- "${SEED[@]}" --backend cuda
 expect 2 "error: unknown backend 'gloo'" -- "${SEED[@]}" --backend gloo
+# int64 stays exact beyond 2^53 (no detour through double)
+expect 0 '"outputs": [[9007199254740993, 1, 1]' -- run -c all_reduce -a ring -n 3 --dtype int64 --data "9007199254740993,1,1;0,0,0;0,0,0" --json
+expect 0 '"ok": true' -- run -c all_reduce -a tree -n 2 --dtype int64 --data "9223372036854775807;0" --json
+expect 2 "does not fit int64" -- run -n 2 --dtype int64 --data "9223372036854775808;0"
+# absurd sizes are refused before anything is allocated
+expect 2 "error: count 99999999999999 on 3 ranks needs" -- run -n 3 --count 99999999999999
+expect 2 "error: --ranks 257 is more than this tool runs as threads (at most 256)" -- run -n 257
+expect 2 "error: segments must be in 1..4096, got 1000000" -- run --segments 1000000
+# --input infers the count like --data
+TMPJ=$(mktemp); echo '{"inputs": [[1,2,3],[4,5,6],[7,8,9]]}' > "$TMPJ"
+expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
+echo '{"inputs": [[1,2,3],[4,5,6],[7,8,"x"]]}' > "$TMPJ"
+expect 2 "'x' is not a number" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
+rm -f "$TMPJ"
+# predict validates its link
+expect 2 "error: --alpha nan must be a finite number" -- predict --alpha nan --bandwidth inf
+expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --alpha 1e-6 --bandwidth 0
+expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
+expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
