@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <imgui.h>
 
+#include "app/headless.h"
+
 #include <algorithm>
 #include <map>
 
@@ -135,16 +137,7 @@ TEST_SUITE("ddp_view") {
   }
 
   TEST_CASE("the DDP view draws headless through draw_ui") {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    io.Fonts->AddFontDefault();
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    test::Headless ui;
     {
       App app;
       RunParams rp;
@@ -152,14 +145,7 @@ TEST_SUITE("ddp_view") {
       app.session.configure(rp);
       app.vs.view = View::ddp;
       app.ddp.edit.ranks = 2, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
-      double t = 0;
-      auto frame = [&] {
-        t += 1.0 / 60;
-        ImGui::NewFrame();
-        tick(app, t);
-        draw_ui(app);
-        ImGui::Render();
-      };
+      auto frame = [&] { ui.frame(app); };
       frame();  // the first frame requests the run
       CHECK(app.ddp.runner.requested());
       app.ddp.runner.wait();
@@ -175,6 +161,5 @@ TEST_SUITE("ddp_view") {
       CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
       CHECK(app.vs.view == View::ddp);
     }
-    ImGui::DestroyContext();
   }
 }

@@ -8,41 +8,14 @@
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
 #include "app/viz/view_state.h"
+#include "app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
 
 namespace {
 
-struct Headless {
-  double t = 0;
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    io.Fonts->AddFontDefault();
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
-  void press(App& app, Key k) {
-    ImGui::GetIO().KeysDown[static_cast<int>(k)] = true;
-    frame(app);
-    ImGui::GetIO().KeysDown[static_cast<int>(k)] = false;
-    frame(app);
-  }
-};
+using test::Headless;
 
 RunParams seed_ring() {
   RunParams p;
