@@ -27,7 +27,8 @@ void add_run_options(CLI::App& app, RunArgs& a) {
   app.add_option("--root", a.root, "root rank")->capture_default_str();
   app.add_flag("--in-place", a.in_place, "output overwrites the input (NCCL's in-place convention)");
   app.add_option("--segments", a.segments, "ring: pipeline each chunk in this many segments")->capture_default_str();
-  auto* d = app.add_option("--data", a.data, "per-rank values: \"1,2,3;4,5,6;7,8,9\" (';' between ranks)");
+  auto* d = app.add_option("--data", a.data, "per-rank values: \"1,2,3;4,5,6;7,8,9\" (';' between ranks)")
+                ->each([&a](const std::string&) { a.data_given = true; });
   auto* f = app.add_option("--input", a.input_file, "JSON file {\"inputs\": [[...], ...]}");
   auto* fl = app.add_option("--fill", a.fill, "iota | rank | random:SEED");
   d->excludes(f)->excludes(fl);
@@ -52,6 +53,12 @@ PreparedRun prepare_run(const RunArgs& a) {
   s.in_place = a.in_place;
   s.segments = a.segments;
   p.mode = parse_mode(a.mode);
+  if (a.data_given && a.data.empty())
+    throw UsageError("--data is empty (give one row per rank, e.g. \"1,2,3;4,5,6;7,8,9\", or leave it out)");
+  if (!a.counts.empty() && a.count >= 0)
+    throw UsageError(fmt::format("--count {} and --counts {} both given: use --counts for uneven blocks, --count "
+                                 "otherwise",
+                                 a.count, a.counts));
   if (!a.counts.empty()) {
     std::stringstream ss(a.counts);
     std::string tok;

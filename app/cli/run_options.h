@@ -21,6 +21,7 @@ struct RunArgs {
   int segments = 1;
   std::string data, input_file, fill;
   std::string backend = "threads", mode = "lockstep";
+  bool data_given = false;  // --data was on the command line (possibly empty)
 };
 
 void add_run_options(CLI::App& app, RunArgs& a);

@@ -65,5 +65,7 @@ expect 2 "error: --alpha nan must be a finite number" -- predict --alpha nan --b
 expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --alpha 1e-6 --bandwidth 0
 expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
+expect 2 "error: --data is empty" -- run -n 3 --data ""
+expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
