@@ -347,6 +347,49 @@ struct RankRecord {
   float loss = 0;
 };
 
+// Merges the ranks' records of one iteration into its timeline and stats.
+// Exposed communication per rank: DDP (after_backward) counts from the end
+// of the rank's backward until its last result arrived — everything it
+// still waits for once it has nothing left to compute, so with --overlap
+// none (collectives start after the last backward) the overlap is exactly
+// 0; the sharded mode waits inside forward and backward too, so there it
+// is the time blocked in waits.
+void summarize_iteration(const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
+                         bool after_backward, Result& res) {
+  const int n = static_cast<int>(rec.size());
+  IterationTimeline tl;
+  IterationStats st;
+  double loss = 0, waits = 0, compute = 0;
+  for (const auto& R : rec) {
+    tl.layers.insert(tl.layers.end(), R.layers.begin(), R.layers.end());
+    tl.fills.insert(tl.fills.end(), R.fills.begin(), R.fills.end());
+    tl.waits.insert(tl.waits.end(), R.waits.begin(), R.waits.end());
+    tl.backward_end_ms = std::max(tl.backward_end_ms, R.backward_end_ms);
+    tl.end_ms = std::max(tl.end_ms, R.end_ms);
+    loss += R.loss;
+    double w = 0;
+    if (after_backward) {
+      double last = R.backward_end_ms;
+      for (const auto& ws : R.waits) last = std::max(last, ws.end_ms);
+      w = last - R.backward_end_ms;
+    } else {
+      for (const auto& ws : R.waits) w += ws.end_ms - ws.begin_ms;
+    }
+    waits += w;
+    compute += R.end_ms - w;
+  }
+  tl.comm = std::move(comm);
+  st.loss = loss / n;
+  st.compute_ms = compute / n;
+  st.exposed_comm_ms = waits / n;
+  for (const auto& c : tl.comm) st.comm_ms += c.end_ms - c.begin_ms;
+  st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
+  st.calls = calls;
+  st.reference_loss = std::numeric_limits<double>::quiet_NaN();
+  res.iterations.push_back(st);
+  res.timelines.push_back(std::move(tl));
+}
+
 // A start barrier for the worker threads (std::barrier would do; this keeps
 // the release moment explicit).
 class StartGate {
@@ -537,38 +580,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
     group.join();
     collect(errs);
 
-    IterationTimeline tl;
-    IterationStats st;
-    double loss = 0, waits = 0, compute = 0;
-    for (int r = 0; r < n; ++r) {
-      const auto& R = rec[r];
-      tl.layers.insert(tl.layers.end(), R.layers.begin(), R.layers.end());
-      tl.fills.insert(tl.fills.end(), R.fills.begin(), R.fills.end());
-      tl.waits.insert(tl.waits.end(), R.waits.begin(), R.waits.end());
-      tl.backward_end_ms = std::max(tl.backward_end_ms, R.backward_end_ms);
-      tl.end_ms = std::max(tl.end_ms, R.end_ms);
-      loss += R.loss;
-      // Exposed communication: from the end of this rank's backward until
-      // its last result arrived (everything the rank still waits for once it
-      // has nothing left to compute). With --overlap none the collectives
-      // start only after the last rank's backward, so this is at least the
-      // communication time and the overlap is exactly 0.
-      double last = R.backward_end_ms;
-      for (const auto& ws : R.waits) last = std::max(last, ws.end_ms);
-      const double w = last - R.backward_end_ms;
-      waits += w;
-      compute += R.end_ms - w;
-    }
-    tl.comm = group.spans;
-    st.loss = loss / n;
-    st.compute_ms = compute / n;
-    st.exposed_comm_ms = waits / n;
-    for (const auto& c : tl.comm) st.comm_ms += c.end_ms - c.begin_ms;
-    st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
-    st.calls = B;
-    st.reference_loss = std::numeric_limits<double>::quiet_NaN();
-    res.iterations.push_back(st);
-    res.timelines.push_back(std::move(tl));
+    summarize_iteration(rec, group.spans, B, true, res);
     res.launch_order = group.order;
   }
 
@@ -674,31 +686,7 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
     group.join();
     collect(errs);
 
-    IterationTimeline tl;
-    IterationStats st;
-    double loss = 0, waits = 0, compute = 0;
-    for (int r = 0; r < n; ++r) {
-      const auto& R = rec[r];
-      tl.layers.insert(tl.layers.end(), R.layers.begin(), R.layers.end());
-      tl.waits.insert(tl.waits.end(), R.waits.begin(), R.waits.end());
-      tl.backward_end_ms = std::max(tl.backward_end_ms, R.backward_end_ms);
-      tl.end_ms = std::max(tl.end_ms, R.end_ms);
-      loss += R.loss;
-      double w = 0;
-      for (const auto& ws : R.waits) w += ws.end_ms - ws.begin_ms;
-      waits += w;
-      compute += R.end_ms - w;
-    }
-    tl.comm = group.spans;
-    st.loss = loss / n;
-    st.compute_ms = compute / n;
-    st.exposed_comm_ms = waits / n;
-    for (const auto& c : tl.comm) st.comm_ms += c.end_ms - c.begin_ms;
-    st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
-    st.calls = 3 * L;
-    st.reference_loss = std::numeric_limits<double>::quiet_NaN();
-    res.iterations.push_back(st);
-    res.timelines.push_back(std::move(tl));
+    summarize_iteration(rec, group.spans, 3 * L, false, res);
     res.launch_order = group.order;
   }
   res.replicas_identical = true;
