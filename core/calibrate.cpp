@@ -154,6 +154,26 @@ Schedule empty_steps(int n, int K) {
   return b.finish();
 }
 
+// K steps on n ranks, each a ring shift of one int32: rank r sends element
+// k of its input to r+1 and receives element k of rank r-1's into its output.
+Schedule ring_shift(int n, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::all_gather;  // only the buffer shapes matter: input K, output n·K
+  s.algorithm = "naive";
+  s.world_size = n;
+  s.count = K;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int k = 0; k < K; ++k) {
+    b.step("shift");
+    for (int r = 0; r < n; ++r) {
+      b.send(r, (r + 1) % n, {Buf::input, k}, 1);
+      b.recv((r + 1) % n, r, {Buf::output, k}, 1);
+    }
+  }
+  return b.finish();
+}
+
 }  // namespace
 
 double mode_estimate(std::vector<double> v) {
@@ -184,6 +204,30 @@ std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
   std::vector<double> b;
   for (auto& v : samples) b.push_back(mode_estimate(v));
   return b;
+}
+
+std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds) {
+  const int K = 32, iters = 20, warm = 3;
+  const int max_ranks = static_cast<int>(barrier_s.size()) + 1;
+  std::vector<std::vector<double>> samples(barrier_s.size());
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int n = 2; n <= max_ranks; ++n) {
+      const Schedule s = ring_shift(n, K);
+      RunOptions ro;
+      ro.mode = Mode::lockstep;
+      ro.record = false;
+      ro.snapshot_limit = 0;
+      ro.iterations = warm + iters;
+      const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(K) * 4, std::byte{1}));
+      const RunResult res = run_threads(s, in, ro);
+      // one iteration = K steps (message + barrier) + the closing barrier
+      for (int i = warm; i < ro.iterations; ++i)
+        samples[n - 2].push_back((res.trace.iteration_ns[i] * 1e-9 - barrier_s[n - 2]) / K);
+    }
+  std::vector<double> w;
+  for (size_t i = 0; i < samples.size(); ++i)
+    w.push_back(std::max(0.0, mode_estimate(samples[i]) - barrier_s[i] - message_s));
+  return w;
 }
 
 std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes, int rounds) {
@@ -335,6 +379,13 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.cores = cores;
   p.barrier_s = res.barrier_s;
   p.mem_bw_Bps = res.mem_bw_Bps;
+  // Last, with α known: what a step of n ranks costs beyond α and b(n).
+  res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
+  p.wait_s = res.peer_wait_s;
+  if (opt.progress)
+    for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
+      opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
+                               res.peer_wait_s[i] * 1e6));
   return res;
 }
 
@@ -361,6 +412,7 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["alpha_small_s"] = p.alpha_small;
   j["beta_small_s_per_byte"] = p.beta_small;
   j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
+  j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
   j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
   j["points"] = nlohmann::json::array();
   for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
@@ -408,6 +460,7 @@ CostParams load_profile(const std::string& path) {
     return v;
   };
   p.barrier_s = nums("barrier_s_by_ranks");
+  p.wait_s = nums("peer_wait_s_by_ranks");
   p.mem_bw_Bps = nums("mem_bw_Bps_by_threads");
   return p;
 }

@@ -22,6 +22,10 @@
 //    AND one barrier of 2 ranks, so b(2) is subtracted from every ping-pong
 //    time before the fit: α is then the message alone, and the barrier is a
 //    term of its own (core/cost_model.h).
+//  - peer wait w(n), n = 2..8 (core/cost_model.h): lockstep runs of K steps,
+//    each a ring shift of one 4-byte message per rank; one step costs
+//    s(n) = (iteration - b(n)) / K, and w(n) = max(0, s(n) - b(n) - the
+//    fitted time of one 4-byte message). Measured last, once α is known.
 //  - shared memory bus B(k), k = 1..cores (at most 16): k threads copy their
 //    own 16 MiB buffers, starting each pass together; B(k) = bytes read +
 //    written by all k in one pass / that pass's wall time, median over the
@@ -90,6 +94,7 @@ struct CalibrationResult {
   double memcpy_Bps = 0;         // single-thread kernels::copy bandwidth
   double reduce_Bps = 0;         // single-thread float32 sum, bytes of dst per second
   std::vector<double> barrier_s;   // [n-2]: one lockstep barrier of n ranks (s)
+  std::vector<double> peer_wait_s; // [n-2]: w(n), seconds per receiving step
   std::vector<double> mem_bw_Bps;  // [k-1]: aggregate traffic of k copying threads (bytes/s)
 };
 
@@ -100,6 +105,9 @@ double mode_estimate(std::vector<double> v);
 
 // b(n) for n = 2..max_ranks in seconds ([n-2]); see the method above.
 std::vector<double> measure_barrier_s(int max_ranks, int rounds = 3);
+// w(n) for n = 2..barrier_s.size() + 1 in seconds ([n-2]), given b(n)
+// (barrier_s[n-2], seconds) and the time of one 4-byte message (seconds).
+std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds = 3);
 // B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
 std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
 
@@ -119,7 +127,8 @@ std::string default_profile_path();
 // JSON profile: {"backend", "alpha_s", "beta_s_per_byte", "bandwidth_Bps",
 // "gamma_s_per_byte", "delta_s_per_byte", "n_half_bytes", "cores",
 // "fused_recv_reduce", "break_bytes", "alpha_small_s", "beta_small_s_per_byte",
-// "barrier_s_by_ranks" ([n-2], seconds), "mem_bw_Bps_by_threads" ([k-1],
+// "barrier_s_by_ranks" ([n-2], seconds), "peer_wait_s_by_ranks" ([n-2],
+// seconds), "mem_bw_Bps_by_threads" ([k-1],
 // bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
 // barrier and bus fields existed still load (missing = empty = not modelled). Creates missing parent folders. Throws
 // std::runtime_error naming the path when it cannot write.

@@ -39,20 +39,28 @@ CostTerms& CostTerms::operator+=(const CostTerms& o) {
   delta_s += o.delta_s;
   bus_s += o.bus_s;
   barrier_s += o.barrier_s;
+  wait_s += o.wait_s;
   return *this;
 }
 
-double CostParams::barrier_for(int n) const {
-  if (n < 2 || barrier_s.empty()) return 0.0;
+namespace {
+// A per-world-size table t[n-2]: 0 for n < 2 or an empty table; beyond the
+// table, linear in log2 n through the last two entries (never below the
+// last one).
+double by_world_size(const std::vector<double>& t, int n) {
+  if (n < 2 || t.empty()) return 0.0;
   const size_t i = static_cast<size_t>(n - 2);
-  if (i < barrier_s.size()) return barrier_s[i];
-  if (barrier_s.size() < 2) return barrier_s.back();
-  // linear in log2 n through the last two entries (never below the last one)
-  const size_t k = barrier_s.size() - 1;
+  if (i < t.size()) return t[i];
+  if (t.size() < 2) return t.back();
+  const size_t k = t.size() - 1;
   const double n1 = static_cast<double>(k + 1), n2 = static_cast<double>(k + 2);  // their world sizes
-  const double slope = (barrier_s[k] - barrier_s[k - 1]) / (std::log2(n2) - std::log2(n1));
-  return std::max(barrier_s[k], barrier_s[k] + slope * (std::log2(static_cast<double>(n)) - std::log2(n2)));
+  const double slope = (t[k] - t[k - 1]) / (std::log2(n2) - std::log2(n1));
+  return std::max(t[k], t[k] + slope * (std::log2(static_cast<double>(n)) - std::log2(n2)));
 }
+}  // namespace
+
+double CostParams::barrier_for(int n) const { return by_world_size(barrier_s, n); }
+double CostParams::wait_for(int n) const { return by_world_size(wait_s, n); }
 
 double CostParams::mem_bw_for(int threads) const {
   if (mem_bw_Bps.empty() || threads < 1) return 0.0;
@@ -81,10 +89,11 @@ CostTerms operator*(double k, CostTerms a) {
   a.delta_s *= k;
   a.bus_s *= k;
   a.barrier_s *= k;
+  a.wait_s *= k;
   return a;
 }
 
-RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p) {
+RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p, int n) {
   RankStepCost c;
   CostTerms out, in;
   for (const Op& op : ops) {
@@ -122,6 +131,7 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
       case OpKind::swap: break;
     }
   }
+  if (c.recvs > 0) in.wait_s = p.wait_for(n);  // once per step: one switch-in of the senders
   c.terms = out.total() >= in.total() ? out : in;
   c.terms.gamma_s = c.bytes_reduced * p.gamma;
   c.terms.delta_s = c.bytes_copied * p.delta;
@@ -166,7 +176,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     double worst = -1;
     int worst_r = 0;
     for (int r = 0; r < n; ++r) {
-      rc[r] = rank_cost(st.ranks[r], es, p);
+      rc[r] = rank_cost(st.ranks[r], es, p, n);
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;

@@ -42,8 +42,16 @@
 //    copy of m bytes moves 2m (read the source, write the destination), a
 //    recv_reduce or a reduce 3m (read both operands, write one); a send moves
 //    nothing by itself (the receiver reads the sender's buffer).
+//  - peer wait w(n): a rank that receives in a step first waits for its
+//    sender to run. With a core per rank that wait is the α already counted;
+//    once ranks outnumber cores the sender is often switched out and the
+//    receiver waits for the scheduler to switch it in. calibrate measures it
+//    per world size as what a lockstep step of a ring shift of one 4-byte
+//    message per rank costs beyond α and b(n); the model adds w(n) once to
+//    every rank that receives in a step (not per message: one switch-in
+//    serves all of the step's messages).
 // So one step costs
-//   step = max( max over ranks of the per-rank cost above,
+//   step = max( max over ranks of the per-rank cost above (+ w(n) if it receives),
 //               traffic / B(min(n, cores)) )          (roofline; when B known)
 //        + b(n)                                       (lockstep only)
 // Known limits (say them to learners): no contention between links, no
@@ -86,6 +94,10 @@ struct CostParams {
   // profiles). barrier_for(n): 0 for n < 2 or an empty table; beyond the table
   // it extrapolates linearly in log2 n from the last two entries.
   std::vector<double> barrier_s;
+  // Peer wait: wait_s[i] = w(n) in seconds for n = i + 2 ranks (the term
+  // above; calibrate measures n = 2..8). Empty = not modelled. wait_for(n)
+  // follows the same rules as barrier_for(n).
+  std::vector<double> wait_s;
   // Shared memory bus: mem_bw_Bps[k-1] = aggregate memory traffic (bytes read
   // + written per second) when k threads copy at once (calibrate measures
   // k = 1..cores). Empty = no roofline. mem_bw_for(k) clamps k to the table.
@@ -98,6 +110,7 @@ struct CostParams {
   double beta_for(double bytes) const { return bytes < break_bytes ? beta_small : beta; }
   double message_s(double bytes) const { return alpha_for(bytes) + bytes * beta_for(bytes); }
   double barrier_for(int n) const;         // seconds
+  double wait_for(int n) const;            // seconds
   double mem_bw_for(int threads) const;    // bytes/s; 0 = not modelled
   // Threads that stream at once for n ranks: min(n, cores) (n when cores = 0).
   int bus_threads(int n) const { return cores > 0 ? (n < cores ? n : cores) : n; }
@@ -116,11 +129,12 @@ CostParams preset(const std::string& name);
 
 // The terms of a time, in seconds.
 // bus_s: what the shared memory bus adds on top of the slowest rank
-// (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers.
+// (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers;
+// wait_s: the peer waits w(n).
 struct CostTerms {
   double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
-  double bus_s = 0, barrier_s = 0;
-  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s; }
+  double bus_s = 0, barrier_s = 0, wait_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s + wait_s; }
   CostTerms& operator+=(const CostTerms& o);
 };
 
@@ -129,7 +143,7 @@ struct RankStepCost {
   int sends = 0, recvs = 0;
   int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
   int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
-  CostTerms terms;            // α..δ only (the per-rank part; no bus, no barrier)
+  CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
 };
 
 struct Prediction {

@@ -41,6 +41,11 @@ struct RunOptions {
   // results): iteration i runs on buffer set i mod buffer_sets, each set a
   // full copy of every rank's buffers holding the same inputs.
   int buffer_sets = 1;
+  // Bind rank r to the r-th CPU the process may use when every rank gets a
+  // CPU of its own (n <= CPUs), as mpirun binds ranks to cores; with more
+  // ranks than CPUs the OS schedules them freely. Best effort: a refused
+  // binding leaves the thread unbound.
+  bool pin_threads = true;
   // Called after every step with the step index, before the next one starts
   // (lockstep only; used by the app's live Step button and by lessons).
   std::function<void(int)> on_step;

@@ -52,6 +52,10 @@ int run(const Args& a) {
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
+  if (!p.wait_s.empty())
+    std::printf("peer wait w(n) = %.3f us at n = 2, %.3f us at n = %d, %.3f us at n = %zu (added once per receiving step)\n",
+                p.wait_for(2) * 1e6, p.wait_for(p.cores + 1) * 1e6, p.cores + 1, p.wait_s.back() * 1e6,
+                p.wait_s.size() + 1);
   if (!p.mem_bw_Bps.empty())
     std::printf("memory bus B(k) = %.3f GB/s with 1 thread, %.3f GB/s with %zu (roofline for min(n, cores) ranks)\n",
                 p.mem_bw_Bps.front() / 1e9, p.mem_bw_Bps.back() / 1e9, p.mem_bw_Bps.size());

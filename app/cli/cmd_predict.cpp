@@ -32,6 +32,7 @@ std::string describe(const CostParams& p) {
     s += fmt::format(", below {} B: α = {:.3g} us, {:.4g} GB/s", p.break_bytes, p.alpha_small * 1e6,
                      p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0);
   if (!p.barrier_s.empty()) s += fmt::format(", barrier b(2) = {:.3g} us", p.barrier_for(2) * 1e6);
+  if (!p.wait_s.empty()) s += fmt::format(", peer wait w(3) = {:.3g} us", p.wait_for(3) * 1e6);
   if (!p.mem_bw_Bps.empty()) s += fmt::format(", memory bus B({}) = {:.4g} GB/s", p.mem_bw_Bps.size(), p.mem_bw_Bps.back() / 1e9);
   return s;
 }
@@ -86,9 +87,9 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     if (t.delta_s > 0) std::printf("  δ term   %14.6f s\n", t.delta_s);
     std::printf("  total    %14.6f s   (%s)\n", t.total(), cf ? "closed form" : "schedule");
     std::printf("  schedule: lockstep %.6f s, pipelined %.6f s\n", pr.lockstep_s, pr.pipelined_s);
-    if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0)
-      std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s\n",
-                  pr.lockstep.bus_s, pr.lockstep.barrier_s);
+    if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
+      std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s, peer waits %.6f s\n",
+                  pr.lockstep.bus_s, pr.lockstep.barrier_s, pr.lockstep.wait_s);
     if (i == 0) first = t.total();
     else if (first > 0)
       std::printf("  %.1fx the time on %s\n", t.total() / first, ps[0].name.c_str());

@@ -152,6 +152,9 @@ TEST_SUITE("bench") {
     REQUIRE(r.barrier_s.size() == 2);  // n = 2, 3
     for (double b : r.barrier_s) CHECK(b > 0);
     CHECK(r.params.barrier_s == r.barrier_s);
+    REQUIRE(r.peer_wait_s.size() == 2);  // n = 2, 3
+    for (double w : r.peer_wait_s) CHECK(w >= 0);
+    CHECK(r.params.wait_s == r.peer_wait_s);
     REQUIRE(!r.mem_bw_Bps.empty());
     CHECK(r.mem_bw_Bps.size() == static_cast<size_t>(std::min(r.params.cores, 16)));
     for (double B : r.mem_bw_Bps) CHECK(B > 0);

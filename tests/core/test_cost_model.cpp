@@ -236,6 +236,40 @@ TEST_SUITE("cost_model") {
     }
   }
 
+  TEST_CASE("peer wait: w(n) once per rank-step that receives, in lockstep and pipelined") {
+    // tree all_reduce, n = 3: step 0 the root receives two messages (the
+    // leaves only send), step 1 the root sends and each leaf receives one.
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "tree", 3, 256));
+    REQUIRE(s.num_steps() == 2);
+    CostParams p;
+    p.alpha = 1.0 / (1 << 20);
+    p.beta = 1.0 / (1 << 30);
+    const Prediction a = predict(s, p);
+    p.wait_s = {1.0 / 4096, 1.0 / 1024};  // w(2), w(3)
+    const Prediction b = predict(s, p);
+    CHECK(b.ranks[0][0].terms.wait_s == 1.0 / 1024);  // the root receives in step 0: one wait, not two
+    CHECK(b.ranks[1][0].terms.wait_s == 0.0);         // a leaf only sends in step 0
+    CHECK(b.ranks[1][1].terms.wait_s == 1.0 / 1024);
+    CHECK(b.ranks[0][1].terms.wait_s == 0.0);
+    CHECK(b.step_s[0] == doctest::Approx(a.step_s[0] + 1.0 / 1024).epsilon(1e-12));
+    // step 1: the root's two sends (2α) against a leaf's α + 1 KiB·β + w(3)
+    CHECK(b.step_s[1] == doctest::Approx(std::max(2 * p.alpha, p.alpha + 1024 * p.beta + 1.0 / 1024)).epsilon(1e-12));
+    CHECK(b.lockstep.wait_s == 2.0 / 1024);
+    CHECK(b.lockstep_s == doctest::Approx(b.step_s[0] + b.step_s[1]).epsilon(1e-12));
+    CHECK(b.pipelined_s > a.pipelined_s + 1.0 / 1024);
+    // a 2-rank ring takes w(2) per step
+    const Schedule r2 = make_schedule(spec(Collective::all_reduce, "ring", 2, 256));
+    CostParams q = p;
+    q.wait_s.clear();
+    CHECK(predict(r2, p).lockstep_s == doctest::Approx(predict(r2, q).lockstep_s + 2.0 / 4096).epsilon(1e-12));
+    // the table and its extrapolation follow barrier_for's rules
+    CHECK(p.wait_for(1) == 0.0);
+    CHECK(p.wait_for(3) == 1.0 / 1024);
+    const double slope = (1.0 / 1024 - 1.0 / 4096) / (std::log2(3.0) - 1.0);
+    CHECK(p.wait_for(6) == doctest::Approx(1.0 / 1024 + slope * (std::log2(6.0) - std::log2(3.0))));
+    for (const auto& pre : cost_presets()) CHECK(pre.wait_s.empty());
+  }
+
   TEST_CASE("memory traffic of a step: 2m per recv and copy, 3m per recv_reduce and reduce, 0 per send") {
     // ring n=2, 256 floats: step 0 each rank fills its 512 B chunk from the
     // input (copy) and recv-reduces 512 B; step 1 each rank receives 512 B.
@@ -282,11 +316,13 @@ TEST_SUITE("cost_model") {
     p.alpha = 2e-6;
     p.beta = 1e-10;
     p.barrier_s = {1e-6, 2e-6, 5e-6};
+    p.wait_s = {0.0, 3e-6, 7e-6};
     p.mem_bw_Bps = {20e9, 30e9};
     const std::string path = "cost_model_test_profile2.json";
     write_profile(path, p, {});
     const CostParams q = load_profile(path);
     CHECK(q.barrier_s == p.barrier_s);
+    CHECK(q.wait_s == p.wait_s);
     CHECK(q.mem_bw_Bps == p.mem_bw_Bps);
     {
       std::ofstream f(path);
@@ -294,6 +330,7 @@ TEST_SUITE("cost_model") {
     }
     const CostParams old = load_profile(path);
     CHECK(old.barrier_s.empty());
+    CHECK(old.wait_s.empty());
     CHECK(old.mem_bw_Bps.empty());
     CHECK(old.barrier_for(2) == 0.0);
     std::remove(path.c_str());
