@@ -153,6 +153,10 @@ void validate_bench(const BenchOptions& o) {
   if (o.factor < 2) throw UsageError(fmt::format("-f {} must be at least 2", o.factor));
   if (o.iters < 1) throw UsageError(fmt::format("-n {} must be at least 1", o.iters));
   if (o.warmup < 0) throw UsageError(fmt::format("-w {} must not be negative", o.warmup));
+  if (o.record_pairs < 0 || o.record_pairs > 1000)
+    throw UsageError(fmt::format("--record-overhead {} must be 0 (off) to 1000 pairs", o.record_pairs));
+  if (o.record_pairs > 0 && o.backend != "threads")
+    throw UsageError(fmt::format("--record-overhead needs the threads backend, not '{}'", o.backend));
   if (has_root(o.collective) && (o.root < 0 || o.root >= o.world_size))
     throw UsageError(fmt::format("--root {} is out of range for {} ranks", o.root, o.world_size));
   if (o.algorithms.empty()) throw UsageError("no algorithm to bench");
@@ -205,7 +209,22 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       std::optional<Schedule> s;
       if (!library) {
         s.emplace(make_schedule(sp));
-        t = time_run(*s, in, o, o.check ? &out : nullptr);
+        if (o.record_pairs > 0) {
+          std::vector<double> off, on, ratio;
+          BenchOptions oo = o;
+          for (int k = 0; k < o.record_pairs; ++k) {
+            oo.record = false;
+            off.push_back(time_run(*s, in, oo, k == 0 && o.check ? &out : nullptr));
+            oo.record = true;
+            on.push_back(time_run(*s, in, oo, nullptr));
+            if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
+          }
+          t = median(off);
+          row.recorded_us = median(on) * 1e6;
+          row.record_overhead_pct = median(ratio) * 100.0;
+        } else {
+          t = time_run(*s, in, o, o.check ? &out : nullptr);
+        }
       } else if (alg == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
         MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
@@ -247,10 +266,17 @@ std::string bench_table_header(const BenchOptions& o) {
   else if (o.reference == "nccl")
     h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
                      o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
-  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}\n", "algorithm",
-                   "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted", "error");
-  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}\n", "", "(B)",
-                   "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(%)");
+  if (o.record_pairs > 0)
+    h += fmt::format("# recording overhead: {} pairs of runs, recording off then on; time = median off, recorded = "
+                     "median on, rec.ovh = median of the pairs' on/off - 1\n",
+                     o.record_pairs);
+  const bool rec = o.record_pairs > 0;
+  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}{}\n", "algorithm",
+                   "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted", "error",
+                   rec ? fmt::format(" {:>11} {:>7}", "recorded", "rec.ovh") : "");
+  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}{}\n", "", "(B)",
+                   "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(%)",
+                   rec ? fmt::format(" {:>11} {:>7}", "(us)", "(%)") : "");
   return h;
 }
 
@@ -258,9 +284,11 @@ std::string bench_table_row(const BenchRow& r) {
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
   const std::string pred = r.predicted_us < 0 ? "-" : fmt::format("{:.2f}", r.predicted_us);
   const std::string err = r.predicted_us < 0 ? "-" : fmt::format("{:+.1f}", r.error_pct);
-  return fmt::format("  {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11.2f} {:>8.3f} {:>8.3f} {:>6} {:>11} {:>7}\n",
+  const std::string rec =
+      r.recorded_us < 0 ? "" : fmt::format(" {:>11.2f} {:>+7.1f}", r.recorded_us, r.record_overhead_pct);
+  return fmt::format("  {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11.2f} {:>8.3f} {:>8.3f} {:>6} {:>11} {:>7}{}\n",
                      r.algorithm, r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
-                     r.busbw_gbps, wrong, pred, err);
+                     r.busbw_gbps, wrong, pred, err, rec);
 }
 
 std::string bench_table_footer(const std::vector<BenchRow>& rows) {
@@ -284,24 +312,29 @@ std::string bench_json_row(const BenchRow& r) {
   return fmt::format(
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
-      "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}}}",
+      "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
-      r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct));
+      r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
+      r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct));
 }
 
 std::string bench_csv_header() {
   return "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
-         "predicted_us,error_pct\n";
+         "predicted_us,error_pct,recorded_us,record_overhead_pct\n";
 }
 
 std::string bench_csv_row(const BenchRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{},{}\n", name(r.collective), r.algorithm,
-                     r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root, r.bytes, r.count,
-                     r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "" : std::to_string(r.wrong),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{},{},{},{}\n", name(r.collective),
+                     r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root, r.bytes,
+                     r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "" : std::to_string(r.wrong),
                      r.predicted_us < 0 ? "" : fmt::format("{:.3f}", r.predicted_us),
-                     r.predicted_us < 0 ? "" : fmt::format("{:.2f}", r.error_pct));
+                     r.predicted_us < 0 ? "" : fmt::format("{:.2f}", r.error_pct),
+                     r.recorded_us < 0 ? "" : fmt::format("{:.3f}", r.recorded_us),
+                     r.recorded_us < 0 ? "" : fmt::format("{:.2f}", r.record_overhead_pct));
 }
 
 std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {

@@ -63,6 +63,13 @@ struct BenchOptions {
   int root = 0;
   bool check = false;   // verify outputs against core/reference.h
   bool record = false;  // record events (trace on) while timing
+  // > 0: measure what recording costs. Each row is timed 2·record_pairs
+  // times, alternating recording off and on (one run_threads call each), so
+  // both halves of a pair see the same machine load: time_us = the median
+  // with recording off, recorded_us = the median with it on, and
+  // record_overhead_pct = the median over the pairs of (on / off - 1)·100.
+  // Threads backend only.
+  int record_pairs = 0;
   Mode mode = Mode::lockstep;
   std::optional<CostParams> params;  // for the predicted column
   // "" (none), "mpi" (needs backend mpi) or "nccl" (needs nccl_runner).
@@ -90,6 +97,7 @@ struct BenchRow {
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0;
   int64_t wrong = -1;  // -1 = not checked
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
+  double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
 };
 
 // Parse "4K", "64M", "1G" (powers of 1024, as nccl-tests), "512", "1e9".
@@ -97,7 +105,7 @@ struct BenchRow {
 int64_t parse_size(const std::string& text);
 
 // Validates options (UsageError naming the bad value: -b > -e, factor < 2,
-// iters < 1, warmup < 0, world size < 1, unknown backend (threads, mpi),
+// iters < 1, warmup < 0, record_pairs < 0 or > 0 with the mpi backend, world size < 1, unknown backend (threads, mpi),
 // unknown reference (mpi, nccl) or one that does not fit the backend), then
 // runs every row, calling on_row as each finishes. Backend mpi: MPI must be
 // initialized (mpi_init_once) and its world size must equal world_size.
@@ -108,7 +116,10 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes);
 
 // Text output: the header lines (start with '#'), one row, the footer
-// (average busbw, number of wrong values).
+// (average busbw, number of wrong values). With record_pairs > 0 the header
+// and rows gain two columns: recorded (us) and rec.ovh (%). JSON rows carry
+// "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
+// end with the same two fields (empty when not measured).
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
 std::string bench_table_footer(const std::vector<BenchRow>& rows);

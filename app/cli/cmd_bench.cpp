@@ -19,7 +19,7 @@ namespace {
 struct Args {
   std::string collective = "all_reduce", algorithm = "ring", backend = "threads", op = "sum", dtype = "float32";
   std::string mode = "lockstep", min = "4K", max = "64M", reference, mpi_algorithm, nccl_algo;
-  int ranks = 2, iters = 20, warmup = 5, root = 0;
+  int ranks = 2, iters = 20, warmup = 5, root = 0, record_pairs = 0;
   int64_t factor = 2;
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
@@ -47,6 +47,7 @@ int run(const Args& a, bool ranks_given) {
   o.root = a.root;
   o.check = a.check;
   o.record = a.record;
+  o.record_pairs = a.record_pairs;
   o.mode = parse_mode(a.mode);
   o.params = resolve_params(a.params);
   o.reference = a.reference;
@@ -127,6 +128,8 @@ Command reg(45, [](CLI::App& app) {
   sub->add_option("--mode", a.mode, "lockstep | free")->capture_default_str();
   sub->add_flag("--check", a.check, "verify every output against the reference (#wrong)");
   sub->add_flag("--record", a.record, "record events while timing (trace on), to measure its overhead");
+  sub->add_option("--record-overhead", a.record_pairs,
+                  "PAIRS: time each row PAIRS times with recording off and on, alternately, and print the overhead");
   sub->add_flag("--json", a.json, "one JSON object per row");
   sub->add_flag("--csv", a.csv, "CSV rows");
   sub->add_flag("--summary", a.summary, "median and max prediction error per algorithm and world size");

@@ -39,6 +39,8 @@ expect 2 "error: counts has 2 entries but the world size is 3" -- run -c gather 
 expect 2 "value 3000000000 does not fit int32" -- run -n 2 --dtype int32 --data "3000000000;1"
 expect 2 "is not a number" -- run -n 2 --data "1,x;1,2"
 expect 2 "error: --ranks was given 2 times; give it once" -- run -n 3 --ranks 4
+expect 2 "error: --record-overhead -1 must be 0 (off) to 1000 pairs" -- bench -b 4K -e 4K --record-overhead -1
+expect 0 "rec.ovh" -- bench -b 4K -e 8K -n 2 -w 1 --record-overhead 2
 expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
 expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
 expect 2 "error: unknown mode 'async'" -- run --mode async

@@ -1,5 +1,6 @@
 // bench: documented columns, #wrong = 0 for every algorithm, option errors;
 // calibrate on tiny sizes runs and produces a usable profile.
+#include <fmt/format.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -64,6 +65,38 @@ TEST_SUITE("bench") {
     REQUIRE(rows.size() == 3);
     CHECK(rows[2].bytes == 1024);
     CHECK(rows[2].wrong == 0);
+  }
+
+  TEST_CASE("record overhead: paired runs fill two more columns; bad counts and backends are refused") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.min_bytes = o.max_bytes = 4096;
+    o.record_pairs = 3;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].wrong == 0);  // checked on the first run without recording
+    CHECK(rows[0].time_us > 0);
+    CHECK(rows[0].recorded_us > 0);
+    const std::string h = bench_table_header(o);
+    CHECK(h.find("recording overhead: 3 pairs") != std::string::npos);
+    CHECK(h.find("rec.ovh") != std::string::npos);
+    CHECK(bench_table_row(rows[0]).find(fmt::format("{:.2f}", rows[0].recorded_us)) != std::string::npos);
+    const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
+    CHECK(j["recorded_us"].get<double>() == doctest::Approx(rows[0].recorded_us).epsilon(1e-3));
+    CHECK(j["record_overhead_pct"].is_number());
+    CHECK(bench_csv_header() ==
+          "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
+          "predicted_us,error_pct,recorded_us,record_overhead_pct\n");
+    // without pairs: null / empty
+    BenchRow plain = rows[0];
+    plain.recorded_us = -1;
+    CHECK(nlohmann::json::parse(bench_json_row(plain))["recorded_us"].is_null());
+    CHECK(bench_csv_row(plain).substr(bench_csv_row(plain).size() - 3) == ",,\n");
+    o.record_pairs = -1;
+    CHECK_THROWS_WITH_AS(validate_bench(o), doctest::Contains("--record-overhead -1"), UsageError);
+    o.record_pairs = 2;
+    o.backend = "mpi";
+    CHECK_THROWS_WITH_AS(validate_bench(o), doctest::Contains("needs the threads backend, not 'mpi'"), UsageError);
   }
 
   TEST_CASE("columns: table, JSON and CSV") {
