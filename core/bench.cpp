@@ -77,7 +77,10 @@ double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, Ra
   for (int r = 0; r < s.world_size(); ++r)
     for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
   ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
-  const int warm = std::max(1, o.warmup);
+  // Warm-up visits every buffer set once, so each timed iteration finds its
+  // set as the rotation left it (last touched buffer_sets iterations ago)
+  // rather than fresh from the main thread's initial copy.
+  const int warm = std::max({1, o.warmup, ro.buffer_sets});
   ro.iterations = warm + o.iters;
   RunResult res = o.backend == "mpi" ? run_mpi(s, in, ro) : run_threads(s, in, ro);
   if (outputs) *outputs = std::move(res.outputs);
@@ -213,10 +216,13 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
           std::vector<double> off, on, ratio;
           BenchOptions oo = o;
           for (int k = 0; k < o.record_pairs; ++k) {
-            oo.record = false;
-            off.push_back(time_run(*s, in, oo, k == 0 && o.check ? &out : nullptr));
-            oo.record = true;
-            on.push_back(time_run(*s, in, oo, nullptr));
+            // alternate which goes first, so a bias of the first or second
+            // run of a pair (allocation, caches) cancels out
+            for (int half = 0; half < 2; ++half) {
+              oo.record = (half == 0) == (k % 2 == 1);
+              const double t_one = time_run(*s, in, oo, k == 0 && half == 0 && o.check ? &out : nullptr);
+              (oo.record ? on : off).push_back(t_one);
+            }
             if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
           }
           t = median(off);
@@ -267,7 +273,7 @@ std::string bench_table_header(const BenchOptions& o) {
     h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
                      o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
   if (o.record_pairs > 0)
-    h += fmt::format("# recording overhead: {} pairs of runs, recording off then on; time = median off, recorded = "
+    h += fmt::format("# recording overhead: {} pairs of back-to-back runs, recording off and on (order alternating); time = median off, recorded = "
                      "median on, rec.ovh = median of the pairs' on/off - 1\n",
                      o.record_pairs);
   const bool rec = o.record_pairs > 0;

@@ -64,8 +64,9 @@ struct BenchOptions {
   bool check = false;   // verify outputs against core/reference.h
   bool record = false;  // record events (trace on) while timing
   // > 0: measure what recording costs. Each row is timed 2·record_pairs
-  // times, alternating recording off and on (one run_threads call each), so
-  // both halves of a pair see the same machine load: time_us = the median
+  // times, recording off and on in pairs of back-to-back runs (one
+  // run_threads call each; which half goes first alternates between pairs),
+  // so both halves of a pair see the same machine load: time_us = the median
   // with recording off, recorded_us = the median with it on, and
   // record_overhead_pct = the median over the pairs of (on / off - 1)·100.
   // Threads backend only.

@@ -49,7 +49,10 @@
 //    per world size as what a lockstep step of a ring shift of one 4-byte
 //    message per rank costs beyond α and b(n); the model adds w(n) once to
 //    every rank that receives in a step (not per message: one switch-in
-//    serves all of the step's messages).
+//    serves all of the step's messages). n, not the ranks busy in the step:
+//    the idle ranks spin at the barrier and take their turns on the cores
+//    too (measured: naive at n = 3 keeps two ranks busy per step and still
+//    pays about w(3)).
 // So one step costs
 //   step = max( max over ranks of the per-rank cost above (+ w(n) if it receives),
 //               traffic / B(min(n, cores)) )          (roofline; when B known)
