@@ -59,6 +59,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
     dl->AddText(ImVec2(x - ImGui::CalcTextSize(t.c_str()).x / 2, p1.y + 4), ink, t.c_str());
   }
   float legend_x = p0.x + 8;
+  const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
   for (size_t k = 0; k < cmp.sweep.size(); ++k) {
     const auto& c = cmp.sweep[k];
     const Rgba col = rank_color(k == 0 ? 4 : k == 1 ? 5 : k == 2 ? 2 : int(k) + 3);

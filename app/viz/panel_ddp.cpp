@@ -216,6 +216,7 @@ void draw_plot(App& app, const ddp::Result& r, int it) {
     dl->AddRectFilled(a, e, im(b.color));
     if (b.kind == DdpBarKind::wait) {
       dl->PushClipRect(a, e, true);
+      const SmoothLines smooth(dl);  // diagonal hatching
       for (float x = a.x - (e.y - a.y); x < e.x; x += 8)
         dl->AddLine(ImVec2(x, e.y), ImVec2(x + (e.y - a.y), a.y), IM_COL32(213, 94, 0, 200), 1.5f);
       dl->PopClipRect();

@@ -29,7 +29,7 @@ void draw_stats(App& app) {
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y;
   const float rank_h = std::max(row_h * 3, avail * 0.58f);
-  if (ImGui::BeginTable("ranks", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
+  if (ImGui::BeginTable("ranks", 3, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
                         ImVec2(0, rank_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("rank");
@@ -50,7 +50,7 @@ void draw_stats(App& app) {
     }
     ImGui::EndTable();
   }
-  if (ImGui::BeginTable("links", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
+  if (ImGui::BeginTable("links", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
                         ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("link");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "app/viz/panels.h"
 #include "assets/palette.h"
@@ -72,15 +73,47 @@ void draw_timeline(App& app) {
       dl->AddText(ImVec2(origin.x, lane_y(r) + (lane_h - ImGui::GetFontSize()) / 2), ink, fmt::format("R{}", r).c_str());
   }
   const TimelineBar* hover = nullptr;
+  // Level of detail, as zoomed-out profilers (Tracy, Perfetto) do: on one
+  // lane, neighbouring bars less than a pixel apart are drawn as one
+  // rectangle when they are the same kind, or when each is narrower than
+  // kTiny pixels (the merged block takes the colour of its longest op;
+  // hover still names every op). With 16 ranks x 30 steps the timeline has
+  // 1200 ops, mostly 1-2 px slivers; merging keeps the picture and spares a
+  // software rasteriser (llvmpipe) most of its triangles.
+  constexpr float kTiny = 3.f;
+  struct Run {
+    float a = 0, e = -1, longest = -1;
+    OpKind kind = OpKind::swap;
+    bool tiny = true;
+  };
+  std::vector<Run> run(static_cast<size_t>(n));
+  auto flush = [&](int r) {
+    Run& u = run[static_cast<size_t>(r)];
+    if (u.e < u.a) return;
+    const float y = lane_y(r) + 1;
+    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + lane_h - 2), im(kind_color(u.kind)));
+    u.e = u.a - 1;
+  };
   for (const TimelineBar& b : sc.bars) {
-    if (b.kind == OpKind::swap) continue;
+    if (b.kind == OpKind::swap || b.rank < 0 || b.rank >= n) continue;
     const float a = x0 + float(b.begin_us * scale);
     const float e = std::max(a + 1.5f, x0 + float(b.end_us * scale));
     const float y = lane_y(b.rank) + 1;
     const ImVec2 p0(a, y), p1(e, y + lane_h - 2);
-    dl->AddRectFilled(p0, p1, im(kind_color(b.kind)));
+    const bool tiny = e - a < kTiny;
+    Run& u = run[static_cast<size_t>(b.rank)];
+    const bool touches = u.e >= u.a && a >= u.a && a <= u.e + 1.f;
+    if (touches && (u.kind == b.kind || (u.tiny && tiny))) {
+      if (e - a > u.longest) u.longest = e - a, u.kind = b.kind;
+      u.e = std::max(u.e, e);
+      u.tiny = u.tiny && tiny;
+    } else {
+      flush(b.rank);
+      u = Run{a, e, e - a, b.kind, tiny};
+    }
     if (hovered_rect(p0, p1)) hover = &b;
   }
+  for (int r = 0; r < n; ++r) flush(r);
   // Step lanes: measured and predicted.
   const int ym = n, yp = n + 1;
   const float slh = std::max(step_lane_h, lane_h);

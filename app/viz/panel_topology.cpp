@@ -30,6 +30,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   dl->AddText(cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str());
 
   dl->PushClipRect(origin, ImVec2(origin.x + canvas.x, origin.y + canvas.y), true);
+  const SmoothLines smooth(dl);  // curves and circles: anti-aliased
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
 
@@ -49,10 +50,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
         dl->AddLine(iv(sc.nodes[from].pos, origin), iv(sc.nodes[to].pos, origin), hl, 9.f);
     }
   const ImU32 arrow_col = sc.upcoming ? im(from_hex(assets::kFaint)) : im(from_hex(assets::kActive));
-  const float thick = std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f);
+  // Whole-pixel line widths and ImGui's automatic segment counts (0): ImGui
+  // then draws each line segment as one textured quad instead of three
+  // strips, and a small circle with ~16 segments instead of 40 -
+  // the same picture for a software rasteriser at a fraction of the triangles.
+  const float thick = std::round(std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f));
+  const float outline = std::round(std::clamp(sc.nodes.empty() ? 1.f : sc.nodes[0].radius * 0.07f, 1.f, 2.f));
   for (const ArrowDraw& a : sc.arrows) {
     const ImVec2 p = iv(a.a, origin), c = iv(a.ctrl, origin), q = iv(a.b, origin);
-    dl->AddBezierQuadratic(p, c, q, arrow_col, thick, 24);
+    dl->AddBezierQuadratic(p, c, q, arrow_col, thick, 0);
     // Arrow head along the end tangent.
     float dx = q.x - c.x, dy = q.y - c.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
@@ -63,8 +69,12 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   }
   for (const NodeDraw& nd : sc.nodes) {
     const ImVec2 c = iv(nd.pos, origin);
-    dl->AddCircleFilled(c, nd.radius, im(nd.fill), 40);
-    dl->AddCircle(c, nd.radius, ink, 40, nd.busy && !sc.upcoming ? 3.f : 1.5f);
+    // The fill needs no anti-aliased fringe: the outline drawn next covers its edge.
+    const ImDrawListFlags flags = dl->Flags;
+    dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+    dl->AddCircleFilled(c, nd.radius, im(nd.fill), 0);
+    dl->Flags = flags;
+    dl->AddCircle(c, nd.radius, ink, 0, nd.busy && !sc.upcoming ? 3.f : outline);
     const std::string label = fmt::format("R{}", nd.rank);
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     dl->AddText(ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)), label.c_str());
@@ -81,10 +91,10 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ImVec2 bc = iv(a.badge, origin);
     const ImVec2 b0(bc.x - a.badge_w / 2, bc.y - a.badge_h / 2), b1(bc.x + a.badge_w / 2, bc.y + a.badge_h / 2);
     if (sc.upcoming) {
-      dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, 1.5f);
+      dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, outline);
     } else {
       fill_stripes(dl, b0, b1, a.stripes);
-      dl->AddRect(b0, b1, ink, 0, 0, 1.5f);
+      dl->AddRect(b0, b1, ink, 0, 0, outline);
     }
     if (lesson && lesson->chunk_lit(a.chunk))  // lesson highlight: the chunk's badge
       dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), lesson_highlight_color(), 2, 0, 2.5f);

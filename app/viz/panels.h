@@ -29,6 +29,24 @@ inline ImU32 im(Rgba c) { return packed(c); }
 inline ImVec2 iv(Vec2 v, ImVec2 o) { return ImVec2(o.x + v.x, o.y + v.y); }
 // A cell or badge filled with vertical stripes, one per colour.
 void fill_stripes(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::vector<Rgba>& stripes);
+
+// Anti-aliased lines for one scope of drawing. The style turns them off
+// (setup_style: the panels' lines are axis-aligned and crisp without, and
+// each fringe costs a software rasteriser); curves, circles and diagonals
+// turn them back on with this.
+class SmoothLines {
+ public:
+  explicit SmoothLines(ImDrawList* dl) : dl_(dl), saved_(dl->Flags) {
+    dl->Flags |= ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedLinesUseTex;
+  }
+  ~SmoothLines() { dl_->Flags = saved_; }
+  SmoothLines(const SmoothLines&) = delete;
+  SmoothLines& operator=(const SmoothLines&) = delete;
+
+ private:
+  ImDrawList* dl_;
+  ImDrawListFlags saved_;
+};
 // Rank colour legend on one wrapped line, plus the "complete" swatch.
 void draw_legend(int n, bool reducing);
 std::string contributors_text(uint64_t mask, int n);

@@ -10,14 +10,32 @@
 #include <stb_image_write.h>  // implementation lives in libstb
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 #include "assets/palette.h"
 #include "core/types.h"
 
 namespace microddp::viz {
+
+namespace {
+// The stripe strip in the font atlas (stripe_quad). Each pattern takes
+// kStripeRowH texel rows (sampled in the middle one, so bilinear filtering
+// never reaches a neighbour) and its width plus one padding texel each side.
+constexpr int kStripeW = 256, kStripeRows = 64, kStripeRowH = 3;
+struct StripeStrip {
+  int rect_id = -1;          // ImFontAtlas custom rect, set by add_fonts
+  bool ready = false;        // atlas built and uploaded (Platform::load_fonts)
+  int x = 0, y = 0;          // the strip's place in the atlas, texels
+  int row = 0, col = 0;      // allocation cursor for this frame
+  int rows_used = 0;
+  std::vector<uint32_t> px;  // kStripeW x kStripeRows * kStripeRowH texels
+} g_strip;
+}  // namespace
 
 bool display_named() {
   const char* d = std::getenv("DISPLAY");
@@ -28,10 +46,19 @@ bool display_named() {
 void setup_style() {
   ImGui::StyleColorsLight();
   ImGuiStyle& st = ImGui::GetStyle();
+  // Square corners throughout: a rounded rectangle is a fan of long thin
+  // triangles plus an anti-aliased fringe, which a software rasteriser
+  // (llvmpipe under Xvfb) shades several times over; a square one is two.
+  // Lines without anti-aliased fringes: nearly all of ours are axis-aligned
+  // and crisp without one, and every fringe is more triangles for a software
+  // rasteriser. Curves, circles and diagonals re-enable it (SmoothLines).
+  st.AntiAliasedLines = false;
   st.WindowRounding = 0;
-  st.ChildRounding = 4;
-  st.FrameRounding = 4;
-  st.GrabRounding = 4;
+  st.ChildRounding = 0;
+  st.FrameRounding = 0;
+  st.GrabRounding = 0;
+  st.ScrollbarRounding = 0;
+  st.TabRounding = 0;
   st.FramePadding = ImVec2(6, 4);
   st.ItemSpacing = ImVec2(8, 6);
   st.WindowPadding = ImVec2(8, 8);
@@ -39,7 +66,10 @@ void setup_style() {
     return ImVec4(float((rgb >> 16) & 255) / 255.f, float((rgb >> 8) & 255) / 255.f, float(rgb & 255) / 255.f, a);
   };
   st.Colors[ImGuiCol_WindowBg] = c(assets::kBackground);
-  st.Colors[ImGuiCol_ChildBg] = c(assets::kPanel);
+  // Panels are not filled (transparent child windows): their borders frame
+  // them on the cleared background. A filled panel costs a software
+  // rasteriser as much as everything drawn in it.
+  st.Colors[ImGuiCol_ChildBg] = c(assets::kPanel, 0.f);
   st.Colors[ImGuiCol_Text] = c(assets::kInk);
   st.Colors[ImGuiCol_Border] = c(assets::kFaint);
   st.Colors[ImGuiCol_Button] = c(assets::kActive, 0.18f);
@@ -64,6 +94,32 @@ void add_fonts(float px) {
     cfg.SizePixels = px;
     io.Fonts->AddFontDefault(&cfg);
   }
+  g_strip = StripeStrip{};
+  g_strip.rect_id = io.Fonts->AddCustomRectRegular(kStripeW, kStripeRows * kStripeRowH);
+}
+
+bool stripe_quad(ImDrawList* dl, const ImVec2& a, const ImVec2& b, const uint32_t* colours, int m) {
+  StripeStrip& st = g_strip;
+  if (!st.ready || m < 1) return false;
+  const float x0 = std::round(a.x), x1 = std::round(b.x), y0 = std::round(a.y), y1 = std::round(b.y);
+  const int w = static_cast<int>(x1 - x0);
+  if (w <= 0 || y1 <= y0 || w + 2 > kStripeW) return false;
+  if (st.col + w + 2 > kStripeW) ++st.row, st.col = 0;
+  if (st.row >= kStripeRows) return false;
+  // Texel k is the colour of the stripe holding pixel column k's centre, as
+  // a filled rectangle per stripe would have coloured it.
+  uint32_t* line = st.px.data() + static_cast<size_t>(st.row) * kStripeRowH * kStripeW + st.col;
+  for (int k = 0; k < w; ++k) line[k + 1] = colours[std::min(m - 1, static_cast<int>((float(k) + 0.5f) * float(m) / float(w)))];
+  line[0] = line[1], line[w + 1] = line[w];  // padding: a neighbour never bleeds in
+  for (int r = 1; r < kStripeRowH; ++r) std::copy_n(line, w + 2, line + static_cast<size_t>(r) * kStripeW);
+  const ImVec2 uv_scale = ImGui::GetIO().Fonts->TexUvScale;
+  const float u0 = float(st.x + st.col + 1) * uv_scale.x, u1 = float(st.x + st.col + 1 + w) * uv_scale.x;
+  const float v = (float(st.y + st.row * kStripeRowH) + 1.5f) * uv_scale.y;
+  dl->PrimReserve(6, 4);
+  dl->PrimRectUV(ImVec2(x0, y0), ImVec2(x1, y1), ImVec2(u0, v), ImVec2(u1, v), IM_COL32_WHITE);
+  st.col += w + 2;
+  st.rows_used = std::max(st.rows_used, st.row + 1);
+  return true;
 }
 
 Platform::Platform(const PlatformOptions& opt) {
@@ -103,6 +159,12 @@ void Platform::load_fonts(float px) {
   add_fonts(px);
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  const ImFontAtlasCustomRect* r = ImGui::GetIO().Fonts->GetCustomRectByIndex(g_strip.rect_id);
+  if (r && r->IsPacked()) {
+    g_strip.x = r->X, g_strip.y = r->Y;
+    g_strip.px.assign(static_cast<size_t>(kStripeW) * kStripeRows * kStripeRowH, 0);
+    g_strip.ready = true;
+  }
   font_px_ = px;
 }
 
@@ -111,6 +173,7 @@ bool Platform::should_close() const { return glfwWindowShouldClose(win_); }
 void Platform::new_frame(float font_px) {
   glfwPollEvents();
   if (font_px != font_px_) load_fonts(font_px);
+  g_strip.row = g_strip.col = g_strip.rows_used = 0;
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -124,6 +187,12 @@ void Platform::render() {
   const uint32_t bg = assets::kBackground;
   glClearColor(float((bg >> 16) & 255) / 255.f, float((bg >> 8) & 255) / 255.f, float(bg & 255) / 255.f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
+  if (g_strip.ready && g_strip.rows_used > 0) {  // this frame's stripe patterns (stripe_quad)
+    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(ImGui::GetIO().Fonts->TexID)));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, g_strip.x, g_strip.y, kStripeW, g_strip.rows_used * kStripeRowH, GL_RGBA,
+                    GL_UNSIGNED_BYTE, g_strip.px.data());
+  }
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 struct GLFWwindow;
+struct ImDrawList;
+struct ImVec2;
 
 namespace microddp::viz {
 
@@ -49,6 +51,19 @@ class Platform {
 // friendly) and the fonts (DejaVu Sans when installed, else ImGui's default).
 void setup_style();
 void add_fonts(float px);
+
+// A rectangle [a, b) filled with m vertical stripes of equal width, colours[i]
+// (ImGui's packed RGBA) from left to right, drawn as ONE textured quad: the
+// stripes are written, one texel per pixel column, into a strip of the font
+// atlas reserved by add_fonts and uploaded by Platform::render. Each stripe
+// as its own rectangle costs a software rasteriser (llvmpipe under Xvfb) a
+// pass over every 4x4 pixel block it touches, twice per thin rectangle; 16
+// stripes in a 37-pixel cell is most of the buffers panel's cost. The edges
+// snap to whole pixels, where a filled rectangle's would fall anyway.
+// Returns false, drawing nothing, when the strip is not available (no
+// Platform, e.g. the headless tests), full for this frame, or the quad is
+// wider than it: the caller then draws the stripes as rectangles.
+bool stripe_quad(ImDrawList* dl, const ImVec2& a, const ImVec2& b, const uint32_t* colours, int m);
 
 // Writes an RGBA8 image as PNG (stb_image_write). Throws UsageError naming
 // the path when it cannot be written.

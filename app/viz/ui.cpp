@@ -6,11 +6,18 @@
 
 #include "app/viz/keys.h"
 #include "app/viz/panels.h"
+#include "app/viz/platform.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
 
 void fill_stripes(ImDrawList* dl, ImVec2 a, ImVec2 b, const std::vector<Rgba>& stripes) {
+  if (stripes.size() > 1) {
+    static thread_local std::vector<uint32_t> packed_colours;
+    packed_colours.clear();
+    for (const Rgba& c : stripes) packed_colours.push_back(im(c));
+    if (stripe_quad(dl, a, b, packed_colours.data(), static_cast<int>(packed_colours.size()))) return;
+  }
   const int m = std::max<int>(1, static_cast<int>(stripes.size()));
   const float w = (b.x - a.x) / float(m);
   for (int i = 0; i < m; ++i) {
@@ -50,7 +57,7 @@ void draw_legend(int n, bool reducing) {
       if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
     }
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(rank_color(r)), 3);
+    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(rank_color(r)));
     ImGui::Dummy(ImVec2(sz + 4, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(label.c_str());
@@ -60,7 +67,7 @@ void draw_legend(int n, bool reducing) {
   if (reducing && n > 1) {
     ImGui::SameLine(0, 6);
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(complete_color()), 3);
+    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(complete_color()));
     ImGui::Dummy(ImVec2(sz + 4, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted("all ranks (complete)");
@@ -152,12 +159,14 @@ void draw_ui(App& app) {
   if (app.lesson && key_pressed(Key::prev_beat)) action_prev_beat(app);
 
   const ImGuiIO& io = ImGui::GetIO();
+  // The full-screen window draws no background: Platform::render's glClear
+  // already filled the screen with the same colour (kBackground).
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   ImGui::Begin("microddp-viz", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                   ImGuiWindowFlags_NoScrollWithMouse);
+                   ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   if (vs.view == View::ddp) {  // the DDP view draws its own controls (panel_ddp.cpp)
     draw_ddp(app);
     ImGui::End();
