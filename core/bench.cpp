@@ -264,7 +264,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 }
 
 std::string bench_table_header(const BenchOptions& o) {
-  std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up\n",
+  std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up (at least one per rotating buffer set)\n",
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
   if (o.reference == "mpi")
     h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",

@@ -170,7 +170,8 @@ int run(int argc, char** argv) {
   }
   for (size_t i = 0; i < app.compare.errors.size(); ++i)
     if (!app.compare.errors[i].empty()) throw UsageError(app.compare.errors[i]);
-  if (step > app.session.num_steps() || step < -1)
+  // -1 means "not given"; a negative value typed by the user is refused too.
+  if (step > app.session.num_steps() || step < -1 || (step < 0 && cli.count("--step") > 0))
     throw UsageError(fmt::format("--step {} is outside 0..{} (the schedule has {} steps)", step,
                                  app.session.num_steps(), app.session.num_steps()));
   if (!screenshot.empty()) check_writable_file(screenshot, "--screenshot");
