@@ -28,14 +28,15 @@
 //    fitted time of one 4-byte message). Measured last, once α is known.
 //  - shared memory bus B(k), k = 1..cores (at most 16): k threads copy their
 //    own 16 MiB buffers, starting each pass together; B(k) = bytes read +
-//    written by all k in one pass / that pass's wall time, median over the
-//    passes (the roofline's memory ceiling for k streams).
+//    written by all k in one pass / that pass's wall time, the BEST pass
+//    (as STREAM reports the best of its trials: the roofline is a ceiling;
+//    threads bound to one core each, as the rank threads are).
 // Robust statistics for a shared, loaded machine: every quantity is measured
 // in `rounds` interleaved rounds (round 1 of every size, then round 2, ...),
 // so a burst of load hits all sizes a little instead of one size a lot; the
 // ping-pong and barrier estimates are the MODE of the samples (the midpoint
 // of the densest half, "shorth"), which ignores a slow mode made of
-// descheduled samples when the fast one is the majority; B(k) is the median
+// descheduled samples when the fast one is the majority; B(k) is the best
 // over the rounds. Before the fit, a 3-point running median over the sizes
 // removes a size that caught an isolated quiet or busy moment (points holds
 // the smoothed times).

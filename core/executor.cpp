@@ -34,6 +34,24 @@ int64_t Trace::step_ns(int s) const {
   return worst;
 }
 
+std::vector<int> cpus_for_threads(int n) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (n < 1 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < n) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; static_cast<int>(cpus.size()) < n && cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+
+void bind_this_thread(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof(one), &one);  // best effort
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -222,33 +240,14 @@ struct SteppedRun::Impl {
             std::make_unique<RankProgram>(s, plan, r, extra.back()[r], *transport, opt, &trace));
     }
     trace.iteration_ns.assign(std::max(1, opt.iterations), 0);
-    if (opt.pin_threads) cpu_of_rank = cpus_for_ranks(n);
+    if (opt.pin_threads) cpu_of_rank = cpus_for_threads(n);
     for (int r = 0; r < n; ++r) threads.emplace_back([this, r] { body(r); });
   }
 
-  // Rank r runs on the r-th CPU this process may use, when every rank can
-  // have one (as mpirun binds ranks to cores); empty otherwise, and the
-  // kernel's scheduler shares the CPUs. Without it the kernel may start both
-  // threads of a 2-rank run on one core and move one away only milliseconds
-  // later, which a short benchmark measures as 20 µs hand-offs.
-  static std::vector<int> cpus_for_ranks(int n) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < n) return {};
-    std::vector<int> cpus;
-    for (int cpu = 0; static_cast<int>(cpus.size()) < n && cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-    return cpus;
-  }
   std::vector<int> cpu_of_rank;  // [rank], or empty: not bound
 
   void body(int r) {
-    if (!cpu_of_rank.empty()) {  // the thread binds itself before its first step (best effort)
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(cpu_of_rank[r], &one);
-      pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-    }
+    if (!cpu_of_rank.empty()) bind_this_thread(cpu_of_rank[r]);  // before its first step
     try {
       const int sets = std::max(1, opt.buffer_sets);
       for (int it = 0; it < std::max(1, opt.iterations); ++it) {

@@ -59,6 +59,14 @@ struct RunResult {
   Trace trace;
 };
 
+// CPU binding, as mpirun binds ranks to cores. cpus_for_threads(n): the
+// first n CPUs this process may use, one per thread, or empty when there
+// are fewer than n (then the OS schedules the threads freely).
+// bind_this_thread(cpu): binds the calling thread to that CPU (best effort:
+// a refused binding leaves it unbound).
+std::vector<int> cpus_for_threads(int n);
+void bind_this_thread(int cpu);
+
 // Runs on the threads backend. Throws UsageError when inputs have the wrong
 // shape. The schedule should have passed check_schedule (an unchecked one
 // may deadlock; the threads backend then throws after a 30 s watchdog).
