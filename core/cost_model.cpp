@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <vector>
 
 namespace microddp {
 
@@ -182,17 +184,28 @@ Prediction predict(const Schedule& s, const CostParams& p) {
         worst_r = r;
       }
     }
-    // Oversubscribed cores: the byte work of all ranks shares `cores` CPUs,
-    // so every rank's byte terms stretch until the busiest one covers
-    // Σ work / cores (time slicing slows all ranks alike).
+    // Oversubscribed cores: the byte work of the ranks shares `cores` CPUs.
+    // Threads stay on the core they are on for the length of a step, so the
+    // step lasts as long as the most loaded core: the works packed onto the
+    // cores longest first, each onto the least loaded core (Graham's LPT
+    // list scheduling, "Bounds on multiprocessing timing anomalies", SIAM
+    // J. Appl. Math. 17(2), 1969). Equal works on 3 ranks and 2 cores take
+    // 2× one rank's work, not the 1.5× of perfect time slicing; measured
+    // here, ring at n = 3 runs 1.9–2.1× at 64 MiB. Every rank's byte terms
+    // stretch by makespan / busiest rank.
     if (p.cores > 0 && n > p.cores) {
-      double work = 0, most = 0;
+      std::vector<double> works;
+      double most = 0;
       for (int r = 0; r < n; ++r) {
         const auto& t = rc[r].terms;
-        work += t.beta_s + t.gamma_s + t.delta_s;
-        most = std::max(most, t.beta_s + t.gamma_s + t.delta_s);
+        works.push_back(t.beta_s + t.gamma_s + t.delta_s);
+        most = std::max(most, works.back());
       }
-      const double k = most > 0 ? std::max(1.0, work / p.cores / most) : 1.0;
+      std::sort(works.begin(), works.end(), std::greater<>());
+      std::vector<double> load(static_cast<size_t>(p.cores), 0.0);
+      for (double w : works) *std::min_element(load.begin(), load.end()) += w;
+      const double makespan = *std::max_element(load.begin(), load.end());
+      const double k = most > 0 ? std::max(1.0, makespan / most) : 1.0;
       worst = -1;
       for (int r = 0; r < n; ++r) {
         auto& t = rc[r].terms;

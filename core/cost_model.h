@@ -89,8 +89,11 @@ struct CostParams {
   // link first, and a send costs α + m·β on the sender's port too.
   bool fused_recv_reduce = false;
   // CPU cores the ranks share (0 = one per rank, the papers' assumption).
-  // When ranks outnumber cores, a step takes at least
-  // Σ over ranks of their byte-proportional work (β, γ, δ terms) / cores.
+  // When ranks outnumber cores, a step takes at least the most loaded
+  // core's share of the ranks' byte-proportional work (β, γ, δ terms),
+  // packed longest first onto the least loaded core (Graham's LPT; threads
+  // do not move between cores within a step): 3 equal ranks on 2 cores
+  // take 2× one rank's work.
   int cores = 0;
   // Lockstep barrier: barrier_s[i] = seconds of one barrier of i + 2 ranks
   // (calibrate measures n = 2..8). Empty = not modelled (presets, old

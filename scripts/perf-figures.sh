@@ -6,7 +6,7 @@
 # the window's frame time. Run it on an otherwise idle machine: every
 # figure here is a measurement of the machine in front of you.
 #   scripts/perf-figures.sh [BUILD_DIR]      (default build/release)
-# Takes about 6 minutes on a 2-core machine. Prints a summary at the end;
+# Takes about 7 minutes on a 2-core machine. Prints a summary at the end;
 # the full tables are kept in $OUT (default a fresh folder under /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +37,8 @@ for n in 2 4; do
   done
 done
 
-echo "# recording overhead (15 pairs of runs, order alternating)"
-"$B/microddp" bench --algorithm ring --ranks 2 -b 1M -e 64M -f 4 --record-overhead 15 --profile "$PROFILE" \
+echo "# recording overhead (41 pairs of runs, order alternating)"
+"$B/microddp" bench --algorithm ring --ranks 2 -b 1M -e 64M -f 4 --record-overhead 41 --profile "$PROFILE" \
   > "$OUT/record-overhead.txt"
 grep -E "^ +ring" "$OUT/record-overhead.txt" | awk '{printf "%10s B  off %10s us  on %10s us  overhead %s %%\n", $2, $7, $13, $14}'
 

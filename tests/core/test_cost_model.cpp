@@ -270,6 +270,32 @@ TEST_SUITE("cost_model") {
     for (const auto& pre : cost_presets()) CHECK(pre.wait_s.empty());
   }
 
+  TEST_CASE("oversubscribed cores: byte terms stretch to the most loaded core (LPT), not to Σ work / cores") {
+    // ring_unchunked: every rank receives S and reduces it in every step,
+    // the same work on every rank.
+    CostParams p;
+    p.alpha = 0;
+    p.beta = 1.0 / (1 << 30);
+    const auto step0 = [&](int n, int cores) {
+      CostParams q = p;
+      q.cores = cores;
+      return predict(make_schedule(spec(Collective::all_reduce, "ring_unchunked", n, 256)), q).step_s[0];
+    };
+    const double one = 1024 * p.beta;  // one rank's step: 1 KiB received
+    CHECK(step0(3, 0) == doctest::Approx(one).epsilon(1e-12));  // a core per rank
+    CHECK(step0(2, 2) == doctest::Approx(one).epsilon(1e-12));
+    CHECK(step0(3, 2) == doctest::Approx(2 * one).epsilon(1e-12));  // two ranks share one core
+    CHECK(step0(4, 2) == doctest::Approx(2 * one).epsilon(1e-12));
+    CHECK(step0(5, 2) == doctest::Approx(3 * one).epsilon(1e-12));
+    CHECK(step0(5, 4) == doctest::Approx(2 * one).epsilon(1e-12));
+    // unequal work: naive n = 3, step 0 only the root receives; the other
+    // two ranks' sends cost no bytes, so nothing stretches
+    CostParams q = p;
+    q.cores = 2;
+    const Schedule nv = make_schedule(spec(Collective::all_reduce, "naive", 3, 256));
+    CHECK(predict(nv, q).step_s[0] == doctest::Approx(predict(nv, p).step_s[0]).epsilon(1e-12));
+  }
+
   TEST_CASE("memory traffic of a step: 2m per recv and copy, 3m per recv_reduce and reduce, 0 per send") {
     // ring n=2, 256 floats: step 0 each rank fills its 512 B chunk from the
     // input (copy) and recv-reduces 512 B; step 1 each rank receives 512 B.
