@@ -381,10 +381,16 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
   p.fused_recv_reduce = true;
   p.cores = cores;
+  // More ranks never make a barrier or a peer wait cheaper: a dip in the
+  // table is noise, and the last entry decides every larger world size
+  // (CostParams::barrier_for extrapolates from it), so keep the running max.
+  for (size_t i = 1; i < res.barrier_s.size(); ++i) res.barrier_s[i] = std::max(res.barrier_s[i], res.barrier_s[i - 1]);
   p.barrier_s = res.barrier_s;
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
   res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
+  for (size_t i = 1; i < res.peer_wait_s.size(); ++i)  // running max, as for b(n)
+    res.peer_wait_s[i] = std::max(res.peer_wait_s[i], res.peer_wait_s[i - 1]);
   p.wait_s = res.peer_wait_s;
   if (opt.progress)
     for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
@@ -456,16 +462,24 @@ CostParams load_profile(const std::string& path) {
   p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
   p.alpha_small = num("alpha_small_s", 0);
   p.beta_small = num("beta_small_s_per_byte", 0);
-  auto nums = [&](const char* k) {
+  // A table is an array of numbers in [lo, hi]; anything else names the
+  // key and the entry (a shifted or absurd table would skew every prediction).
+  auto nums = [&](const char* k, double lo, double hi) {
     std::vector<double> v;
-    if (j.contains(k) && j[k].is_array())
-      for (const auto& x : j[k])
-        if (x.is_number()) v.push_back(x.get<double>());
+    if (!j.contains(k)) return v;
+    if (!j[k].is_array()) throw UsageError(fmt::format("profile '{}': {} must be an array of numbers", path, k));
+    for (size_t i = 0; i < j[k].size(); ++i) {
+      const auto& x = j[k][i];
+      if (!x.is_number() || !(x.get<double>() >= lo && x.get<double>() <= hi))
+        throw UsageError(fmt::format("profile '{}': {}[{}] = {} (expected a number in [{:g}, {:g}])", path, k, i,
+                                     x.dump(), lo, hi));
+      v.push_back(x.get<double>());
+    }
     return v;
   };
-  p.barrier_s = nums("barrier_s_by_ranks");
-  p.wait_s = nums("peer_wait_s_by_ranks");
-  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads");
+  p.barrier_s = nums("barrier_s_by_ranks", 0.0, 1.0);     // seconds
+  p.wait_s = nums("peer_wait_s_by_ranks", 0.0, 1.0);      // seconds
+  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads", 1.0, 1e15);  // bytes/s
   return p;
 }
 

@@ -131,7 +131,12 @@ std::string default_profile_path();
 // "barrier_s_by_ranks" ([n-2], seconds), "peer_wait_s_by_ranks" ([n-2],
 // seconds), "mem_bw_Bps_by_threads" ([k-1],
 // bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
-// barrier and bus fields existed still load (missing = empty = not modelled). Creates missing parent folders. Throws
+// barrier and bus fields existed still load (missing = empty = not modelled);
+// a table that is not an array of numbers in range (b, w: 0..1 s; B: 1..1e15
+// B/s) is refused with a UsageError naming the key and the entry.
+// calibrate keeps b(n) and w(n) non-decreasing in n (running max: a dip is
+// noise, and the last entry decides every larger world size).
+// write_profile creates missing parent folders and throws
 // std::runtime_error naming the path when it cannot write.
 void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
 // Throws UsageError naming the path when it is missing, does not parse, or

@@ -133,8 +133,8 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
       case OpKind::swap: break;
     }
   }
-  if (c.recvs > 0) in.wait_s = p.wait_for(n);  // once per step: one switch-in of the senders
   c.terms = out.total() >= in.total() ? out : in;
+  if (c.recvs > 0) c.terms.wait_s = p.wait_for(n);  // once per step: one switch-in of the senders
   c.terms.gamma_s = c.bytes_reduced * p.gamma;
   c.terms.delta_s = c.bytes_copied * p.delta;
   return c;

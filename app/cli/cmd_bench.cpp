@@ -27,6 +27,8 @@ struct Args {
 
 int run(const Args& a, bool ranks_given) {
   if (a.json && a.csv) throw UsageError("--json and --csv exclude each other");
+  if (a.record && a.record_pairs > 0)
+    throw UsageError("--record and --record-overhead exclude each other (the overhead runs time both)");
   BenchOptions o;
   o.collective = parse_collective(a.collective);
   o.algorithms.clear();

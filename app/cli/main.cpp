@@ -1,11 +1,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 #include <cstdio>
 #include <exception>
 
 #include "app/cli/commands.h"
+#include "app/cli/parse_error.h"
 #include "core/types.h"
 
 namespace microddp::cli {
@@ -38,15 +38,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // CLI11 says "--ranks: At Most 1 required but received 2" for a repeated
-    // option; say it in plain words.
-    const std::string msg = e.what();
-    static const std::regex repeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
-    std::smatch m;
-    if (std::regex_match(msg, m, repeated))
-      std::fprintf(stderr, "error: %s was given %s times; give it once\n", m[1].str().c_str(), m[2].str().c_str());
-    else
-      std::fprintf(stderr, "error: %s\n", msg.c_str());
+    std::fprintf(stderr, "%s\n", cli::parse_error_line(e.what()).c_str());
     return 2;
   }
   try {

@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 
+#include "app/cli/parse_error.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/view_state.h"
@@ -100,7 +101,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return cli.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "%s\n", microddp::cli::parse_error_line(e.what()).c_str());
     return 2;
   }
   bool explicit_count = cli.count("--count") > 0;

@@ -22,6 +22,7 @@ check "--size '12x'" --size 12x --screenshot /tmp/x.png
 check "/nonexistent-dir/out.png" --screenshot /nonexistent-dir/out.png
 check "--step 9" --step 9 --screenshot /tmp/x.png
 check "--step -1 is outside 0..2" --step -1 --screenshot /tmp/x.png
+check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
 # --lesson FILE: the loader's "file:line:column: ..." message, exit 2.
 bad_lesson=$(mktemp /tmp/microddp-viz-bad-lesson.XXXXXX)

@@ -41,6 +41,7 @@ expect 2 "is not a number" -- run -n 2 --data "1,x;1,2"
 expect 2 "error: --ranks was given 2 times; give it once" -- run -n 3 --ranks 4
 expect 2 "error: --record-overhead -1 must be 0 (off) to 1000 pairs" -- bench -b 4K -e 4K --record-overhead -1
 expect 0 "rec.ovh" -- bench -b 4K -e 8K -n 2 -w 1 --record-overhead 2
+expect 2 "error: --record and --record-overhead exclude each other" -- bench -b 4K -e 4K --record --record-overhead 2
 expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
 expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
 expect 2 "error: unknown mode 'async'" -- run --mode async

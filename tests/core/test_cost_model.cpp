@@ -268,6 +268,13 @@ TEST_SUITE("cost_model") {
     const double slope = (1.0 / 1024 - 1.0 / 4096) / (std::log2(3.0) - 1.0);
     CHECK(p.wait_for(6) == doctest::Approx(1.0 / 1024 + slope * (std::log2(6.0) - std::log2(3.0))));
     for (const auto& pre : cost_presets()) CHECK(pre.wait_s.empty());
+    // the papers' model (sends cost α + m·β on the sender's port): a rank
+    // whose sends outweigh its receives still pays w(n) for receiving
+    CostParams lit2 = p;
+    lit2.fused_recv_reduce = false;
+    const Schedule bc = make_schedule(spec(Collective::all_reduce, "tree", 3, 256));
+    CHECK(predict(bc, lit2).ranks[0][1].terms.wait_s == 0.0);  // the root only sends in step 1
+    CHECK(predict(bc, lit2).ranks[1][1].terms.wait_s == 1.0 / 1024);
   }
 
   TEST_CASE("oversubscribed cores: byte terms stretch to the most loaded core (LPT), not to Σ work / cores") {
@@ -355,6 +362,20 @@ TEST_SUITE("cost_model") {
       f << R"({"backend": "threads", "alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2})";
     }
     const CostParams old = load_profile(path);
+    for (const char* bad : {R"("peer_wait_s_by_ranks": [0.0, "x", 1e-3])", R"("peer_wait_s_by_ranks": [0.0, -1e-3])",
+                            R"("barrier_s_by_ranks": [1e300])", R"("peer_wait_s_by_ranks": "abc")",
+                            R"("mem_bw_Bps_by_threads": [0])"}) {
+      {
+        std::ofstream f(path);
+        f << R"({"backend": "threads", "alpha_s": 1e-6, "beta_s_per_byte": 1e-10, )" << bad << "}";
+      }
+      CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(path.c_str()), UsageError);
+    }
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "peer_wait_s_by_ranks": [0.0, "x"]})";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains("peer_wait_s_by_ranks[1] = \"x\""), UsageError);
     CHECK(old.barrier_s.empty());
     CHECK(old.wait_s.empty());
     CHECK(old.mem_bw_Bps.empty());
