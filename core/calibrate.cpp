@@ -187,42 +187,42 @@ double mode_estimate(std::vector<double> v) {
   return h % 2 ? v[m] : 0.5 * (v[m] + v[m + 1]);
 }
 
+namespace {
+// Seconds of each of `iters` lockstep iterations of s (after `warm` untimed ones).
+std::vector<double> lockstep_iterations_s(const Schedule& s, const RankData& in, int warm, int iters) {
+  RunOptions ro;
+  ro.mode = Mode::lockstep;
+  ro.record = false;
+  ro.snapshot_limit = 0;
+  ro.iterations = warm + iters;
+  const RunResult res = run_threads(s, in, ro);
+  std::vector<double> t;
+  for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  return t;
+}
+constexpr int kSteps = 32, kIters = 20, kWarm = 3;  // b(n) and w(n) runs: K steps per iteration
+}  // namespace
+
 std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
-  const int K = 32, iters = 20, warm = 3;
   std::vector<std::vector<double>> samples(static_cast<size_t>(std::max(0, max_ranks - 1)));
   for (int round = 0; round < std::max(1, rounds); ++round)
-    for (int n = 2; n <= max_ranks; ++n) {
-      const Schedule s = empty_steps(n, K);
-      RunOptions ro;
-      ro.mode = Mode::lockstep;
-      ro.record = false;
-      ro.snapshot_limit = 0;
-      ro.iterations = warm + iters;
-      const RunResult res = run_threads(s, RankData(static_cast<size_t>(n)), ro);
-      for (int i = warm; i < ro.iterations; ++i) samples[n - 2].push_back(res.trace.iteration_ns[i] * 1e-9 / (K + 1));
-    }
+    for (int n = 2; n <= max_ranks; ++n)
+      for (double t : lockstep_iterations_s(empty_steps(n, kSteps), RankData(static_cast<size_t>(n)), kWarm, kIters))
+        samples[n - 2].push_back(t / (kSteps + 1));
   std::vector<double> b;
   for (auto& v : samples) b.push_back(mode_estimate(v));
   return b;
 }
 
 std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds) {
-  const int K = 32, iters = 20, warm = 3;
   const int max_ranks = static_cast<int>(barrier_s.size()) + 1;
   std::vector<std::vector<double>> samples(barrier_s.size());
   for (int round = 0; round < std::max(1, rounds); ++round)
     for (int n = 2; n <= max_ranks; ++n) {
-      const Schedule s = ring_shift(n, K);
-      RunOptions ro;
-      ro.mode = Mode::lockstep;
-      ro.record = false;
-      ro.snapshot_limit = 0;
-      ro.iterations = warm + iters;
-      const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(K) * 4, std::byte{1}));
-      const RunResult res = run_threads(s, in, ro);
+      const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(kSteps) * 4, std::byte{1}));
       // one iteration = K steps (message + barrier) + the closing barrier
-      for (int i = warm; i < ro.iterations; ++i)
-        samples[n - 2].push_back((res.trace.iteration_ns[i] * 1e-9 - barrier_s[n - 2]) / K);
+      for (double t : lockstep_iterations_s(ring_shift(n, kSteps), in, kWarm, kIters))
+        samples[n - 2].push_back((t - barrier_s[n - 2]) / kSteps);
     }
   std::vector<double> w;
   for (size_t i = 0; i < samples.size(); ++i)
