@@ -1,4 +1,9 @@
 #include <doctest/doctest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
+#include <vector>
 
 #include "core/algorithms.h"
 #include "core/checker.h"
@@ -9,6 +14,32 @@
 using namespace microddp;
 
 TEST_SUITE("executor") {
+  TEST_CASE("CPU binding: one distinct allowed CPU per thread, or none when there are too few") {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    REQUIRE(sched_getaffinity(0, sizeof(allowed), &allowed) == 0);
+    const int count = CPU_COUNT(&allowed);
+    const std::vector<int> all = cpus_for_threads(count);
+    REQUIRE(static_cast<int>(all.size()) == count);
+    for (size_t i = 0; i < all.size(); ++i) {
+      CHECK(CPU_ISSET(all[i], &allowed));
+      if (i > 0) CHECK(all[i] > all[i - 1]);  // distinct, in order
+    }
+    CHECK(cpus_for_threads(1) == std::vector<int>{all.front()});
+    CHECK(cpus_for_threads(count + 1).empty());
+    CHECK(cpus_for_threads(0).empty());
+    // a bound thread runs where it was bound
+    std::thread t([&] {
+      bind_this_thread(all.back());
+      cpu_set_t now;
+      CPU_ZERO(&now);
+      REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof(now), &now) == 0);
+      CHECK(CPU_COUNT(&now) == 1);
+      CHECK(CPU_ISSET(all.back(), &now));
+    });
+    t.join();
+  }
+
   TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
     CollectiveSpec s;
     s.collective = Collective::all_reduce;
