@@ -95,7 +95,7 @@ CostTerms operator*(double k, CostTerms a) {
   return a;
 }
 
-RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p, int n) {
+RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p) {
   RankStepCost c;
   CostTerms out, in;
   for (const Op& op : ops) {
@@ -134,7 +134,6 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
     }
   }
   c.terms = out.total() >= in.total() ? out : in;
-  if (c.recvs > 0) c.terms.wait_s = p.wait_for(n);  // once per step: one switch-in of the senders
   c.terms.gamma_s = c.bytes_reduced * p.gamma;
   c.terms.delta_s = c.bytes_copied * p.delta;
   return c;
@@ -178,37 +177,54 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     double worst = -1;
     int worst_r = 0;
     for (int r = 0; r < n; ++r) {
-      rc[r] = rank_cost(st.ranks[r], es, p, n);
+      rc[r] = rank_cost(st.ranks[r], es, p);
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;
       }
     }
-    // Oversubscribed cores: the byte work of the ranks shares `cores` CPUs.
-    // Threads stay on the core they are on for the length of a step, so the
-    // step lasts as long as the most loaded core: the works packed onto the
-    // cores longest first, each onto the least loaded core (Graham's LPT
-    // list scheduling, "Bounds on multiprocessing timing anomalies", SIAM
-    // J. Appl. Math. 17(2), 1969). Equal works on 3 ranks and 2 cores take
-    // 2× one rank's work, not the 1.5× of perfect time slicing; measured
-    // here, ring at n = 3 runs 1.9–2.1× at 64 MiB. Every rank's byte terms
-    // stretch by makespan / busiest rank.
+    // Peer wait: once per step, to a rank that receives while it or one of
+    // its senders shares a core with another rank busy in this step (they
+    // take turns, so the sender may be switched out). Ranks with a core to
+    // themselves, or with only idle ranks beside them, wait for nobody.
+    if (const double w = p.wait_for(n); w > 0 && p.cores > 0 && n > p.cores) {
+      std::vector<int> busy(static_cast<size_t>(p.cores), 0);
+      for (int r = 0; r < n; ++r)
+        if (!st.ranks[r].empty()) ++busy[static_cast<size_t>(r % p.cores)];
+      const auto crowded = [&](int r) { return busy[static_cast<size_t>(r % p.cores)] >= 2; };
+      for (int r = 0; r < n; ++r) {
+        if (rc[r].recvs == 0) continue;
+        bool waits = crowded(r);
+        for (const Op& op : st.ranks[r])
+          if ((op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) && op.peer >= 0 && op.peer < n)
+            waits = waits || crowded(op.peer);
+        if (!waits) continue;
+        rc[r].terms.wait_s = w;
+        if (rc[r].terms.total() > worst) {
+          worst = rc[r].terms.total();
+          worst_r = r;
+        }
+      }
+    }
+    // Oversubscribed cores: the rank threads are bound round-robin, rank r
+    // to core r mod cores (RunOptions::pin_threads), and a core runs the
+    // byte work of its ranks one after another, so a rank's byte terms
+    // (β, γ, δ) stretch to the byte work of every rank on its core. Equal
+    // works on 3 ranks and 2 cores take 2× one rank's work on the shared
+    // core, not the 1.5× of perfect time slicing (measured here: ring at
+    // n = 3 runs 1.9–2.1× at 64 MiB). The placement is fixed, so this is
+    // the makespan of that assignment; no better packing is assumed.
     if (p.cores > 0 && n > p.cores) {
-      std::vector<double> works;
-      double most = 0;
+      std::vector<double> load(static_cast<size_t>(p.cores), 0.0);
       for (int r = 0; r < n; ++r) {
         const auto& t = rc[r].terms;
-        works.push_back(t.beta_s + t.gamma_s + t.delta_s);
-        most = std::max(most, works.back());
+        load[static_cast<size_t>(r % p.cores)] += t.beta_s + t.gamma_s + t.delta_s;
       }
-      std::sort(works.begin(), works.end(), std::greater<>());
-      std::vector<double> load(static_cast<size_t>(p.cores), 0.0);
-      for (double w : works) *std::min_element(load.begin(), load.end()) += w;
-      const double makespan = *std::max_element(load.begin(), load.end());
-      const double k = most > 0 ? std::max(1.0, makespan / most) : 1.0;
       worst = -1;
       for (int r = 0; r < n; ++r) {
         auto& t = rc[r].terms;
+        const double own = t.beta_s + t.gamma_s + t.delta_s;
+        const double k = own > 0 ? load[static_cast<size_t>(r % p.cores)] / own : 1.0;
         t.beta_s *= k;
         t.gamma_s *= k;
         t.delta_s *= k;

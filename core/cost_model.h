@@ -43,18 +43,21 @@
 //    recv_reduce or a reduce 3m (read both operands, write one); a send moves
 //    nothing by itself (the receiver reads the sender's buffer).
 //  - peer wait w(n): a rank that receives in a step first waits for its
-//    sender to run. With a core per rank that wait is the α already counted;
-//    once ranks outnumber cores the sender is often switched out and the
-//    receiver waits for the scheduler to switch it in. calibrate measures it
-//    per world size as what a lockstep step of a ring shift of one 4-byte
-//    message per rank costs beyond α and b(n); the model adds w(n) once to
-//    every rank that receives in a step (not per message: one switch-in
-//    serves all of the step's messages). n, not the ranks busy in the step:
-//    the idle ranks spin at the barrier and take their turns on the cores
-//    too (measured: naive at n = 3 keeps two ranks busy per step and still
-//    pays about w(3)).
+//    sender to run. With a core per rank that wait is the α already counted.
+//    When ranks outnumber cores, the threads backend binds rank r to core
+//    r mod cores, and ranks on one core take turns: a receiver whose sender
+//    is switched out waits for the scheduler to switch it in. calibrate
+//    measures w(n) per world size as what a lockstep step of a ring shift of
+//    one 4-byte message per rank costs beyond α and b(n). The model adds
+//    w(n) once (not per message: one switch-in serves all of the step's
+//    messages) to every rank that receives in a step while it or one of its
+//    senders shares a core with another rank busy in that step (with ops of
+//    its own). Measured at n = 3 (ranks 0 and 2 on core 0): naive all-reduce
+//    pairs R0 with R1, then R0 with R2; the R0-R2 steps pay about w(3), the
+//    R0-R1 steps (R2 idle at the barrier) pay nothing. Charging every step
+//    over-predicted naive at 4 KiB by 40% (n = 3) and 74% (n = 4).
 // So one step costs
-//   step = max( max over ranks of the per-rank cost above (+ w(n) if it receives),
+//   step = max( max over ranks of the per-rank cost above (+ w(n) as above),
 //               traffic / B(min(n, cores)) )          (roofline; when B known)
 //        + b(n)                                       (lockstep only)
 // Known limits (say them to learners): no contention between links, no
@@ -89,11 +92,11 @@ struct CostParams {
   // link first, and a send costs α + m·β on the sender's port too.
   bool fused_recv_reduce = false;
   // CPU cores the ranks share (0 = one per rank, the papers' assumption).
-  // When ranks outnumber cores, a step takes at least the most loaded
-  // core's share of the ranks' byte-proportional work (β, γ, δ terms),
-  // packed longest first onto the least loaded core (Graham's LPT; threads
-  // do not move between cores within a step): 3 equal ranks on 2 cores
-  // take 2× one rank's work.
+  // When ranks outnumber cores, rank r runs on core r mod cores (the threads
+  // backend binds its threads so, RunOptions::pin_threads), and a rank's
+  // byte-proportional terms (β, γ, δ) stretch to the sum of those terms
+  // over every rank on its core: 3 equal ranks on 2 cores take 2× one
+  // rank's work.
   int cores = 0;
   // Lockstep barrier: barrier_s[i] = seconds of one barrier of i + 2 ranks
   // (calibrate measures n = 2..8). Empty = not modelled (presets, old
@@ -102,7 +105,8 @@ struct CostParams {
   std::vector<double> barrier_s;
   // Peer wait: wait_s[i] = w(n) in seconds for n = i + 2 ranks (the term
   // above; calibrate measures n = 2..8). Empty = not modelled. wait_for(n)
-  // follows the same rules as barrier_for(n).
+  // follows the same rules as barrier_for(n). Charged only when ranks
+  // outnumber cores (cores > 0 and n > cores), as described above.
   std::vector<double> wait_s;
   // Shared memory bus: mem_bw_Bps[k-1] = aggregate memory traffic (bytes read
   // + written per second) when k threads copy at once (calibrate measures

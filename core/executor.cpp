@@ -37,11 +37,13 @@ int64_t Trace::step_ns(int s) const {
 std::vector<int> cpus_for_threads(int n) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (n < 1 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < n) return {};
+  if (n < 1 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 1) return {};
   std::vector<int> cpus;
-  for (int cpu = 0; static_cast<int>(cpus.size()) < n && cpu < CPU_SETSIZE; ++cpu)
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-  return cpus;
+  std::vector<int> of_thread;
+  for (int t = 0; t < n; ++t) of_thread.push_back(cpus[static_cast<size_t>(t) % cpus.size()]);
+  return of_thread;
 }
 
 void bind_this_thread(int cpu) {

@@ -41,9 +41,13 @@ struct RunOptions {
   // results): iteration i runs on buffer set i mod buffer_sets, each set a
   // full copy of every rank's buffers holding the same inputs.
   int buffer_sets = 1;
-  // Bind rank r to the r-th CPU the process may use when every rank gets a
-  // CPU of its own (n <= CPUs), as mpirun binds ranks to cores; with more
-  // ranks than CPUs the OS schedules them freely. Best effort: a refused
+  // Bind rank r to CPU number r mod C of the C CPUs the process may use
+  // (cpus_for_threads), as `mpirun --map-by core --bind-to core` binds ranks
+  // (with more ranks than CPUs: `--bind-to core:overload-allowed`). Then
+  // which ranks share a core is the same in every run (ranks r and r + C),
+  // which the cost model's packing assumes (core/cost_model.h); left to the
+  // OS, the placement changed from run to run and a 3-rank 4 KiB ring
+  // measured 41 µs in one run and 70 µs in the next. Best effort: a refused
   // binding leaves the thread unbound.
   bool pin_threads = true;
   // Called after every step with the step index, before the next one starts
@@ -59,9 +63,11 @@ struct RunResult {
   Trace trace;
 };
 
-// CPU binding, as mpirun binds ranks to cores. cpus_for_threads(n): the
-// first n CPUs this process may use, one per thread, or empty when there
-// are fewer than n (then the OS schedules the threads freely).
+// CPU binding, as mpirun binds ranks to cores. cpus_for_threads(n): the CPU
+// for each of n threads ([thread]): the CPUs this process may use in
+// increasing order, thread t on CPU number t mod C of those C, so with n <= C
+// every thread has a CPU of its own and with n > C threads t and t + C share
+// one. Empty for n < 1 or when the allowed set cannot be read.
 // bind_this_thread(cpu): binds the calling thread to that CPU (best effort:
 // a refused binding leaves it unbound).
 std::vector<int> cpus_for_threads(int n);

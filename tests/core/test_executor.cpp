@@ -14,7 +14,7 @@
 using namespace microddp;
 
 TEST_SUITE("executor") {
-  TEST_CASE("CPU binding: one distinct allowed CPU per thread, or none when there are too few") {
+  TEST_CASE("CPU binding: thread t on allowed CPU number t mod C, distinct while t < C") {
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     REQUIRE(sched_getaffinity(0, sizeof(allowed), &allowed) == 0);
@@ -26,7 +26,10 @@ TEST_SUITE("executor") {
       if (i > 0) CHECK(all[i] > all[i - 1]);  // distinct, in order
     }
     CHECK(cpus_for_threads(1) == std::vector<int>{all.front()});
-    CHECK(cpus_for_threads(count + 1).empty());
+    // more threads than CPUs: round-robin, thread count on the first CPU again
+    const std::vector<int> over = cpus_for_threads(2 * count + 1);
+    REQUIRE(static_cast<int>(over.size()) == 2 * count + 1);
+    for (int t = 0; t < 2 * count + 1; ++t) CHECK(over[t] == all[t % count]);
     CHECK(cpus_for_threads(0).empty());
     // a bound thread runs where it was bound
     std::thread t([&] {
