@@ -292,6 +292,74 @@ double measure_reduce_Bps(int64_t bytes, int reps) {
   return s > 0 ? bytes / s : 0;
 }
 
+namespace {
+// Lockstep ping-pong of `bytes`-long messages between 2 ranks: the seconds of
+// every timed step (one message + one barrier of 2 ranks), `iters`
+// iterations after `warmup`. The pings walk through K slots (*slots) of a
+// pool of at least 32 MiB, so consecutive messages do not find their data
+// in cache.
+std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters, int* slots = nullptr) {
+  const int64_t pool_bytes = int64_t{32} << 20;
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
+  if (slots) *slots = K;
+  const Schedule s = ping_pong(e, K);
+  RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
+  std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
+  int64_t idx = 0;
+  RunOptions ro;
+  ro.mode = Mode::lockstep;
+  ro.record = false;
+  ro.iterations = warmup + iters;
+  ro.on_step = [&](int) {
+    if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
+  };
+  run_threads(s, in, ro);
+  std::vector<double> out;
+  const int steps = s.num_steps();
+  for (int it = warmup; it < warmup + iters; ++it)
+    for (int st = 1; st < steps; ++st) {
+      const int64_t a = marks[it * steps + st - 1], b = marks[it * steps + st];
+      out.push_back(std::chrono::duration<double>(Clock::duration(b - a)).count());
+    }
+  return out;
+}
+
+// Keeps a table non-decreasing (running max): more ranks never make a
+// barrier or a peer wait cheaper, and more threads never move less memory
+// traffic than fewer of them could; a dip is noise.
+void running_max(std::vector<double>& v) {
+  for (size_t i = 1; i < v.size(); ++i) v[i] = std::max(v[i], v[i - 1]);
+}
+}  // namespace
+
+double measure_message_step_s(int64_t bytes, int rounds) {
+  std::vector<double> all;
+  for (int r = 0; r < std::max(1, rounds); ++r) {
+    const std::vector<double> got = ping_pong_step_samples(bytes, 3, 20);
+    all.insert(all.end(), got.begin(), got.end());
+  }
+  return mode_estimate(all);
+}
+
+std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
+  if (p.barrier_s.empty()) return std::nullopt;
+  ProfileCheck c;
+  c.profile_s = p.message_s(4) + p.barrier_for(2);
+  c.now_s = measure_message_step_s(4, rounds);
+  return c;
+}
+
+std::string profile_check_text(const ProfileCheck& c) {
+  std::string s = fmt::format(
+      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
+      "{:.3f} us by the profile (x{:.2f})",
+      c.now_s * 1e6, c.profile_s * 1e6, c.ratio());
+  if (c.matches()) return s + ": the machine is in the state it was calibrated in";
+  return s + ": the machine is NOT in the state it was calibrated in (on a VM the host may have moved the "
+             "virtual CPUs), so the predictions below will miss; run `microddp calibrate` again";
+}
+
 CalibrationResult calibrate(const CalibrateOptions& opt) {
   if (opt.backend != "threads")
     throw UsageError(fmt::format("calibrate: backend '{}' is not supported here (expected: threads)", opt.backend));
@@ -314,30 +382,12 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   for (int round = 0; round < rounds; ++round)
     for (size_t si = 0; si < sizes.size(); ++si) {
       const int64_t e = sizes[si] / 4;
-      const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
-      slots[si] = K;
-      const Schedule s = ping_pong(e, K);
-      const int64_t per_iter = 2 * K * e * 4;
+      const int64_t per_iter = 2 * std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64) * e * 4;
       const int iters = std::max(
           2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
                                                   std::max(5, opt.max_iters))) / rounds);
-      RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
-      std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (opt.warmup + iters), 0);
-      int64_t idx = 0;
-      RunOptions ro;
-      ro.mode = Mode::lockstep;
-      ro.record = false;
-      ro.iterations = opt.warmup + iters;
-      ro.on_step = [&](int) {
-        if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
-      };
-      run_threads(s, in, ro);
-      const int steps = s.num_steps();
-      for (int it = opt.warmup; it < opt.warmup + iters; ++it)
-        for (int st = 1; st < steps; ++st) {
-          const int64_t a = marks[it * steps + st - 1], b = marks[it * steps + st];
-          samples[si].push_back(std::chrono::duration<double>(Clock::duration(b - a)).count());
-        }
+      const std::vector<double> got = ping_pong_step_samples(sizes[si], opt.warmup, iters, &slots[si]);
+      samples[si].insert(samples[si].end(), got.begin(), got.end());
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
     const double step = mode_estimate(samples[si]);
@@ -381,16 +431,18 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
   p.fused_recv_reduce = true;
   p.cores = cores;
-  // More ranks never make a barrier or a peer wait cheaper: a dip in the
-  // table is noise, and the last entry decides every larger world size
-  // (CostParams::barrier_for extrapolates from it), so keep the running max.
-  for (size_t i = 1; i < res.barrier_s.size(); ++i) res.barrier_s[i] = std::max(res.barrier_s[i], res.barrier_s[i - 1]);
+  // More ranks never make a barrier or a peer wait cheaper, and k threads
+  // copying never move less than k - 1 of them could: a dip in a table is
+  // noise (once B(2) = 44 GB/s came out below B(1) = 50 GB/s), and the last
+  // entry decides every larger size (barrier_for extrapolates from it, and
+  // mem_bw_for clamps to it), so keep the running max.
+  running_max(res.barrier_s);
   p.barrier_s = res.barrier_s;
+  running_max(res.mem_bw_Bps);
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
   res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
-  for (size_t i = 1; i < res.peer_wait_s.size(); ++i)  // running max, as for b(n)
-    res.peer_wait_s[i] = std::max(res.peer_wait_s[i], res.peer_wait_s[i - 1]);
+  running_max(res.peer_wait_s);
   p.wait_s = res.peer_wait_s;
   if (opt.progress)
     for (size_t i = 0; i < res.peer_wait_s.size(); ++i)

@@ -122,6 +122,32 @@ double measure_memcpy_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
 // Same for kernels::reduce (float32 sum).
 double measure_reduce_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
 
+// Seconds of one lockstep ping-pong step between 2 ranks of the threads
+// backend: one `bytes`-long message plus one barrier of 2 ranks (the mode of
+// `rounds` runs of 20 iterations; a few ms for small messages).
+double measure_message_step_s(int64_t bytes, int rounds = 3);
+
+// Is the machine still in the state a profile was measured in? On a VM the
+// host can move the virtual CPUs. Measured here: a 4-byte message took
+// 0.15 us one way in one calibration and 0.73-0.87 us in seven others; in
+// that fast one, two copying threads moved less memory traffic than one
+// (B(2) = 44 < B(1) = 50 GB/s), which is what two vCPUs sharing one physical
+// core would show. A bench run in the other state missed by 35-60%.
+//   now_s     = measure_message_step_s(4) now
+//   profile_s = p.message_s(4) + p.barrier_for(2), the same step by the profile
+// matches() when now / profile is within a factor of 1.5 either way (the
+// spread of this step over eight calibrations in one state was about ±15%).
+struct ProfileCheck {
+  double now_s = 0, profile_s = 0;
+  double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
+  bool matches() const { return ratio() >= 1 / 1.5 && ratio() <= 1.5; }
+};
+// nullopt when p was not calibrated on the threads backend (no barrier
+// table: presets and --alpha/--bandwidth have no machine state to check).
+std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
+// One line (no '#', no newline) saying both times, the ratio and what it means.
+std::string profile_check_text(const ProfileCheck& c);
+
 // $XDG_CONFIG_HOME/microddp/profile.json, else ~/.config/microddp/profile.json.
 std::string default_profile_path();
 

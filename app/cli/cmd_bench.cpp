@@ -90,6 +90,9 @@ int run(const Args& a, bool ranks_given) {
   std::string pline = o.params ? fmt::format("# prediction: {} profile (α = {:.3f} us, bandwidth = {:.3f} GB/s)\n",
                                              o.params->name, o.params->alpha * 1e6, o.params->bandwidth() / 1e9)
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
+  // A calibrated threads profile: is the machine still in that state?
+  if (o.params && o.backend == "threads")
+    if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
   if (a.json || a.csv) {
     std::fputs(mline.c_str(), stderr);
     std::fputs(pline.c_str(), stderr);

@@ -42,6 +42,16 @@ expect 2 "error: --ranks was given 2 times; give it once" -- run -n 3 --ranks 4
 expect 2 "error: --record-overhead -1 must be 0 (off) to 1000 pairs" -- bench -b 4K -e 4K --record-overhead -1
 expect 0 "rec.ovh" -- bench -b 4K -e 8K -n 2 -w 1 --record-overhead 2
 expect 2 "error: --record and --record-overhead exclude each other" -- bench -b 4K -e 4K --record --record-overhead 2
+# a calibrated profile gets a check of the machine's state; a preset has none to check
+CHECKED=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+cat > "$CHECKED" <<'JSON'
+{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}
+JSON
+expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
+out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
+if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -f "$CHECKED"
 expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
 expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
 expect 2 "error: unknown mode 'async'" -- run --mode async

@@ -172,6 +172,25 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("profile check: within a factor of 1.5 either way matches, and the text says which") {
+    ProfileCheck c;
+    c.profile_s = 2e-6;
+    c.now_s = 3e-6;
+    CHECK(c.ratio() == 1.5);
+    CHECK(c.matches());
+    CHECK(profile_check_text(c) ==
+          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 3.000 us "
+          "now, 2.000 us by the profile (x1.50): the machine is in the state it was calibrated in");
+    c.now_s = 3.2e-6;
+    CHECK(!c.matches());
+    CHECK(profile_check_text(c).find("x1.60): the machine is NOT in the state it was calibrated in") != std::string::npos);
+    c.now_s = 1.0e-6;  // x0.50: faster than the profile is a different state too
+    CHECK(!c.matches());
+    c.now_s = 1.4e-6;  // x0.70
+    CHECK(c.matches());
+    CHECK(ProfileCheck{}.ratio() == 0.0);
+  }
+
   TEST_CASE("calibrate on tiny sizes: a positive bandwidth and a loadable profile") {
     CalibrateOptions co;
     co.min_bytes = 4;
@@ -198,6 +217,17 @@ TEST_SUITE("bench") {
     CHECK(r.params.fused_recv_reduce);
     CHECK(r.params.gamma > 0);
     CHECK(r.params.delta > 0);
+    // tables are kept non-decreasing (a dip is noise)
+    for (size_t i = 1; i < r.barrier_s.size(); ++i) CHECK(r.barrier_s[i] >= r.barrier_s[i - 1]);
+    for (size_t i = 1; i < r.peer_wait_s.size(); ++i) CHECK(r.peer_wait_s[i] >= r.peer_wait_s[i - 1]);
+    for (size_t i = 1; i < r.mem_bw_Bps.size(); ++i) CHECK(r.mem_bw_Bps[i] >= r.mem_bw_Bps[i - 1]);
+    CHECK(r.params.mem_bw_Bps == r.mem_bw_Bps);
+    // the profile check compares the same step, measured now, with the profile
+    const auto check = check_profile(r.params, 1);
+    REQUIRE(check);
+    CHECK(check->profile_s == r.params.message_s(4) + r.params.barrier_for(2));
+    CHECK(check->now_s > 0);
+    CHECK(!check_profile(preset("nvlink")));  // nothing to check: no barrier table
     CHECK_THROWS_WITH_AS(
         [] {
           CalibrateOptions bad;
