@@ -326,8 +326,7 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters,
 }
 
 // Keeps a table non-decreasing (running max): more ranks never make a
-// barrier or a peer wait cheaper, and more threads never move less memory
-// traffic than fewer of them could; a dip is noise.
+// barrier or a peer wait cheaper; a dip is noise.
 void running_max(std::vector<double>& v) {
   for (size_t i = 1; i < v.size(); ++i) v[i] = std::max(v[i], v[i - 1]);
 }
@@ -343,9 +342,11 @@ double measure_message_step_s(int64_t bytes, int rounds) {
 }
 
 std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
-  if (p.barrier_s.empty()) return std::nullopt;
   ProfileCheck c;
   c.profile_s = p.message_s(4) + p.barrier_for(2);
+  if (p.barrier_s.empty() || !(c.profile_s > 0)) return std::nullopt;
+  c.cores_profile = p.cores;
+  c.cores_now = allowed_cpu_count();
   c.now_s = measure_message_step_s(4, rounds);
   return c;
 }
@@ -353,11 +354,11 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
 std::string profile_check_text(const ProfileCheck& c) {
   std::string s = fmt::format(
       "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
-      "{:.3f} us by the profile (x{:.2f})",
-      c.now_s * 1e6, c.profile_s * 1e6, c.ratio());
-  if (c.matches()) return s + ": the machine is in the state it was calibrated in";
-  return s + ": the machine is NOT in the state it was calibrated in (on a VM the host may have moved the "
-             "virtual CPUs), so the predictions below will miss; run `microddp calibrate` again";
+      "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
+      c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
+  if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
+  return s + ": does NOT match, so the predictions below will miss (another CPU set, a VM whose host moved the "
+             "virtual CPUs, or a profile from an older build); run `microddp calibrate` again";
 }
 
 CalibrationResult calibrate(const CalibrateOptions& opt) {
@@ -366,7 +367,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   if (opt.min_bytes < 4 || opt.max_bytes < opt.min_bytes)
     throw UsageError(fmt::format("calibrate: sizes {}..{} B (need 4 <= min <= max)", opt.min_bytes, opt.max_bytes));
   CalibrationResult res;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);
   // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
   res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), rounds);
@@ -431,14 +432,13 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
   p.fused_recv_reduce = true;
   p.cores = cores;
-  // More ranks never make a barrier or a peer wait cheaper, and k threads
-  // copying never move less than k - 1 of them could: a dip in a table is
-  // noise (once B(2) = 44 GB/s came out below B(1) = 50 GB/s), and the last
-  // entry decides every larger size (barrier_for extrapolates from it, and
-  // mem_bw_for clamps to it), so keep the running max.
+  // More ranks never make a barrier or a peer wait cheaper: a dip in the
+  // table is noise, and the last entry decides every larger world size
+  // (barrier_for extrapolates from it), so keep the running max. B(k) is
+  // kept as measured: all k threads copy at once, and a B(2) below B(1) can
+  // be real (two virtual CPUs on one physical core).
   running_max(res.barrier_s);
   p.barrier_s = res.barrier_s;
-  running_max(res.mem_bw_Bps);
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
   res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);

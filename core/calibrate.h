@@ -135,15 +135,22 @@ double measure_message_step_s(int64_t bytes, int rounds = 3);
 // core would show. A bench run in the other state missed by 35-60%.
 //   now_s     = measure_message_step_s(4) now
 //   profile_s = p.message_s(4) + p.barrier_for(2), the same step by the profile
+//   cores_now = allowed_cpu_count() (core/executor.h), cores_profile = p.cores
 // matches() when now / profile is within a factor of 1.5 either way (the
-// spread of this step over eight calibrations in one state was about ±15%).
+// spread of this step over eight calibrations in one state was about ±15%)
+// and the CPU counts are equal (the model places rank r on core r mod cores).
+// Only this 2-rank step and the CPU count are checked: a profile measured by
+// an older build, or a machine that changed only for larger world sizes,
+// can still match.
 struct ProfileCheck {
   double now_s = 0, profile_s = 0;
+  int cores_now = 0, cores_profile = 0;
   double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
-  bool matches() const { return ratio() >= 1 / 1.5 && ratio() <= 1.5; }
+  bool matches() const { return ratio() >= 1 / 1.5 && ratio() <= 1.5 && cores_now == cores_profile; }
 };
 // nullopt when p was not calibrated on the threads backend (no barrier
-// table: presets and --alpha/--bandwidth have no machine state to check).
+// table: presets and --alpha/--bandwidth have no machine state to check) or
+// predicts no time for the step (profile_s <= 0).
 std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
 // One line (no '#', no newline) saying both times, the ratio and what it means.
 std::string profile_check_text(const ProfileCheck& c);

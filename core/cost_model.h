@@ -96,7 +96,9 @@ struct CostParams {
   // backend binds its threads so, RunOptions::pin_threads), and a rank's
   // byte-proportional terms (β, γ, δ) stretch to the sum of those terms
   // over every rank on its core: 3 equal ranks on 2 cores take 2× one
-  // rank's work.
+  // rank's work. (bench's MPI rows use the same profile, but mpirun binds
+  // its own way, by default not at all when oversubscribed: for them this
+  // placement is an approximation.)
   int cores = 0;
   // Lockstep barrier: barrier_s[i] = seconds of one barrier of i + 2 ranks
   // (calibrate measures n = 2..8). Empty = not modelled (presets, old

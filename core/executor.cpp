@@ -46,6 +46,13 @@ std::vector<int> cpus_for_threads(int n) {
   return of_thread;
 }
 
+int allowed_cpu_count() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 1;
+  return std::max(1, CPU_COUNT(&allowed));
+}
+
 void bind_this_thread(int cpu) {
   if (cpu < 0 || cpu >= CPU_SETSIZE) return;
   cpu_set_t one;

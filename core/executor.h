@@ -70,8 +70,11 @@ struct RunResult {
 // one. Empty for n < 1 or when the allowed set cannot be read.
 // bind_this_thread(cpu): binds the calling thread to that CPU (best effort:
 // a refused binding leaves it unbound).
+// allowed_cpu_count(): how many CPUs this process may use (its affinity
+// mask, narrowed by taskset or a cgroup; at least 1); the C above.
 std::vector<int> cpus_for_threads(int n);
 void bind_this_thread(int cpu);
+int allowed_cpu_count();
 
 // Runs on the threads backend. Throws UsageError when inputs have the wrong
 // shape. The schedule should have passed check_schedule (an unchecked one

@@ -25,7 +25,10 @@ for n in 2 3 4; do
     > "$OUT/summary-n$n.txt"
 done
 echo "# prediction error, median / max over 4 KiB .. 64 MiB (bench -n 20 -w 5)"
-for n in 2 3 4; do sed -n '/prediction error/,$p' "$OUT/summary-n$n.txt" | grep -v "^#"; done
+for n in 2 3 4; do
+  grep -o "x[0-9.]*): the machine is.*calibrated in" "$OUT/summary-n$n.txt" | sed "s/^/n=$n profile check: /"
+  sed -n '/prediction error/,$p' "$OUT/summary-n$n.txt" | grep -v "^#"
+done
 
 echo "# ring all-reduce, 64 MiB float32: busbw against single-thread memcpy (same run)"
 for n in 2 4; do

@@ -2,6 +2,8 @@
 // (memcpy) on this machine and write the profile that predict and bench use.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "app/cli/commands.h"
@@ -44,6 +46,14 @@ int run(const Args& a) {
                 static_cast<long long>(r.fit.break_bytes));
     show("small msgs ", r.fit.small);
     show("large msgs ", r.fit.large);
+    // A break usually sits at a cache edge: a message of m bytes touches 2m
+    // (the sender's source, the receiver's destination).
+    if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0)
+      std::printf("(this CPU's L2 cache: %ld B per core; a message of m bytes touches 2m, so up to %ld B can stay in it)\n",
+                  l2, l2 / 2);
+    if (r.fit.large.alpha < 0)
+      std::printf("(a negative α is not a latency: the large-message line, extended to 0 B, lands below zero; the profile "
+                  "uses α = 0 above the break)\n");
   }
   std::printf("γ (float32 sum kernel, 1 thread) = %.4g s/B  (%.3f GB/s)\n", p.gamma, r.reduce_Bps / 1e9);
   std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
@@ -53,7 +63,7 @@ int run(const Args& a) {
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
   if (!p.wait_s.empty())
-    std::printf("peer wait w(n) = %.3f us at n = 2, %.3f us at n = %d, %.3f us at n = %zu (added once per receiving step)\n",
+    std::printf("peer wait w(n) = %.3f us at n = 2, %.3f us at n = %d, %.3f us at n = %zu (once per step to a receiver sharing a core with a busy rank, or whose sender does)\n",
                 p.wait_for(2) * 1e6, p.wait_for(p.cores + 1) * 1e6, p.cores + 1, p.wait_s.back() * 1e6,
                 p.wait_s.size() + 1);
   if (!p.mem_bw_Bps.empty())

@@ -176,18 +176,23 @@ TEST_SUITE("bench") {
     ProfileCheck c;
     c.profile_s = 2e-6;
     c.now_s = 3e-6;
+    c.cores_now = c.cores_profile = 2;
     CHECK(c.ratio() == 1.5);
     CHECK(c.matches());
     CHECK(profile_check_text(c) ==
           "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 3.000 us "
-          "now, 2.000 us by the profile (x1.50): the machine is in the state it was calibrated in");
+          "now, 2.000 us by the profile (x1.50); 2 CPUs now, 2 in the profile: matches (only this step and the CPU "
+          "count are checked)");
     c.now_s = 3.2e-6;
     CHECK(!c.matches());
-    CHECK(profile_check_text(c).find("x1.60): the machine is NOT in the state it was calibrated in") != std::string::npos);
+    CHECK(profile_check_text(c).find("(x1.60); 2 CPUs now, 2 in the profile: does NOT match") != std::string::npos);
     c.now_s = 1.0e-6;  // x0.50: faster than the profile is a different state too
     CHECK(!c.matches());
     c.now_s = 1.4e-6;  // x0.70
     CHECK(c.matches());
+    c.cores_now = 1;  // taskset -c 1: rank r no longer on core r mod 2
+    CHECK(!c.matches());
+    CHECK(profile_check_text(c).find("1 CPUs now, 2 in the profile: does NOT match") != std::string::npos);
     CHECK(ProfileCheck{}.ratio() == 0.0);
   }
 
@@ -220,14 +225,19 @@ TEST_SUITE("bench") {
     // tables are kept non-decreasing (a dip is noise)
     for (size_t i = 1; i < r.barrier_s.size(); ++i) CHECK(r.barrier_s[i] >= r.barrier_s[i - 1]);
     for (size_t i = 1; i < r.peer_wait_s.size(); ++i) CHECK(r.peer_wait_s[i] >= r.peer_wait_s[i - 1]);
-    for (size_t i = 1; i < r.mem_bw_Bps.size(); ++i) CHECK(r.mem_bw_Bps[i] >= r.mem_bw_Bps[i - 1]);
-    CHECK(r.params.mem_bw_Bps == r.mem_bw_Bps);
+    CHECK(r.params.mem_bw_Bps == r.mem_bw_Bps);  // as measured
+    CHECK(r.params.cores == allowed_cpu_count());
     // the profile check compares the same step, measured now, with the profile
     const auto check = check_profile(r.params, 1);
     REQUIRE(check);
     CHECK(check->profile_s == r.params.message_s(4) + r.params.barrier_for(2));
     CHECK(check->now_s > 0);
+    CHECK(check->cores_now == allowed_cpu_count());
+    CHECK(check->cores_profile == r.params.cores);
     CHECK(!check_profile(preset("nvlink")));  // nothing to check: no barrier table
+    CostParams zero;                          // a table, but no time for the step
+    zero.barrier_s = {0.0};
+    CHECK(!check_profile(zero));
     CHECK_THROWS_WITH_AS(
         [] {
           CalibrateOptions bad;
