@@ -451,6 +451,30 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   return res;
 }
 
+namespace {
+// Sums of the "cpu " line of /proc/stat: {busy, total} jiffies; {-1, -1}
+// when it cannot be read. Fields: user nice system idle iowait irq softirq
+// steal (guest time is already inside user).
+std::pair<double, double> cpu_jiffies() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (!(f >> cpu) || cpu != "cpu") return {-1, -1};
+  for (double& x : v)
+    if (!(f >> x)) return {-1, -1};
+  const double idle = v[3] + v[4], total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+  return {total - idle, total};
+}
+}  // namespace
+
+double cpu_busy_fraction(double seconds) {
+  const auto a = cpu_jiffies();
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.01, seconds)));
+  const auto b = cpu_jiffies();
+  if (a.second < 0 || b.second < 0 || !(b.second > a.second)) return -1;
+  return std::clamp((b.first - a.first) / (b.second - a.second), 0.0, 1.0);
+}
+
 std::string default_profile_path() {
   namespace fs = std::filesystem;
   if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "microddp" / "profile.json").string();

@@ -155,6 +155,14 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
 // One line (no '#', no newline) saying both times, the ratio and what it means.
 std::string profile_check_text(const ProfileCheck& c);
 
+// How busy the CPUs already are: the fraction (0..1) of all CPU time, over
+// `seconds`, that /proc/stat counts as not idle (user, nice, system, irq,
+// softirq, steal), summed over every CPU of the machine. Measured before
+// calibrate or bench start their threads, it is other work (a build, a
+// browser) that would disturb every figure. -1 when /proc/stat cannot be
+// read.
+double cpu_busy_fraction(double seconds = 0.2);
+
 // $XDG_CONFIG_HOME/microddp/profile.json, else ~/.config/microddp/profile.json.
 std::string default_profile_path();
 

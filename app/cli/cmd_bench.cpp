@@ -84,9 +84,15 @@ int run(const Args& a, bool ranks_given) {
     run_bench(o);  // every rank runs the same sequence; rank 0 prints
     return 0;
   }
+  // Other work on the CPUs disturbs every row: say how busy they were.
+  std::string busy_line;
+  if (const double busy = cpu_busy_fraction(); busy > 0.25)
+    busy_line = fmt::format("# warning: the CPUs were {:.0f}% busy with other work before this run; the times below "
+                            "are disturbed\n",
+                            busy * 100);
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
-  const std::string mline = fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
+  const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
   std::string pline = o.params ? fmt::format("# prediction: {} profile (α = {:.3f} us, bandwidth = {:.3f} GB/s)\n",
                                              o.params->name, o.params->alpha * 1e6, o.params->bandwidth() / 1e9)
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");

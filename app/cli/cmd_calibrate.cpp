@@ -30,6 +30,11 @@ int run(const Args& a) {
     std::fflush(stdout);
   };
   const std::string path = a.out.empty() ? default_profile_path() : a.out;
+  // Other work on the CPUs disturbs every figure below: say so first.
+  if (const double busy = cpu_busy_fraction(); busy > 0.25)
+    std::printf("warning: the CPUs are already %.0f%% busy with other work; every figure below will be off (calibrate "
+                "on an idle machine)\n",
+                busy * 100);
   std::printf("calibrating backend %s: ping-pong between 2 ranks, %lld B .. %lld B (median one-way time)\n",
               a.backend.c_str(), static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
   const CalibrationResult r = calibrate(o);
@@ -51,6 +56,9 @@ int run(const Args& a) {
     if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0)
       std::printf("(this CPU's L2 cache: %ld B per core; a message of m bytes touches 2m, so up to %ld B can stay in it)\n",
                   l2, l2 / 2);
+    if (!(r.fit.large.beta > 0))
+      std::printf("warning: the large-message times did not grow with size (β <= 0, bandwidth 0 in the profile): the "
+                  "measurement was disturbed; run calibrate again on an idle machine\n");
     if (r.fit.large.alpha < 0)
       std::printf("(a negative α is not a latency: the large-message line, extended to 0 B, lands below zero; the profile "
                   "uses α = 0 above the break)\n");

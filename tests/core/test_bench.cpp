@@ -172,6 +172,12 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
+    const double f = cpu_busy_fraction(0.05);
+    CHECK(f >= 0.0);  // -1 would mean /proc/stat did not parse
+    CHECK(f <= 1.0);
+  }
+
   TEST_CASE("profile check: within a factor of 1.5 either way matches, and the text says which") {
     ProfileCheck c;
     c.profile_s = 2e-6;
