@@ -18,7 +18,7 @@ PROFILE=$OUT/profile.json
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg); tables in $OUT"
 
 "$B/microddp" calibrate --out "$PROFILE" > "$OUT/calibrate.txt"
-grep -E "^(profile|small msgs|large msgs|lockstep barrier|peer wait|memory bus)" "$OUT/calibrate.txt"
+grep -E "^(warning|profile|small msgs|large msgs|lockstep barrier|peer wait|memory bus)" "$OUT/calibrate.txt"
 
 for n in 2 3 4; do
   "$B/microddp" bench --algorithm naive,tree,ring --ranks $n -b 4K -e 64M --summary --profile "$PROFILE" \
@@ -26,7 +26,8 @@ for n in 2 3 4; do
 done
 echo "# prediction error, median / max over 4 KiB .. 64 MiB (bench -n 20 -w 5)"
 for n in 2 3 4; do
-  grep -o "x[0-9.]*): the machine is.*calibrated in" "$OUT/summary-n$n.txt" | sed "s/^/n=$n profile check: /"
+  grep -h "^# warning" "$OUT/summary-n$n.txt" || true
+  grep -o "x[0-9.]*); [0-9]* CPUs now, [0-9]* in the profile: [a-zA-Z ]*" "$OUT/summary-n$n.txt" | sed "s/^/n=$n profile check: /"
   sed -n '/prediction error/,$p' "$OUT/summary-n$n.txt" | grep -v "^#"
 done
 
