@@ -395,7 +395,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     const double t = std::max(0.1 * step, step - b2);  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way, step {:.2f} us - barrier ({} samples, {} slots)",
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= step {:.2f} us minus the barrier b(2); {} samples, {} rotating buffer slots)",
                                sizes[si], t * 1e6, step * 1e6, samples[si].size(), slots[si]));
   }
   // An isolated dip or spike (a size that happened to catch a quiet or a

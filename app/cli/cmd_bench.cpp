@@ -25,6 +25,24 @@ struct Args {
   ParamChoice params;
 };
 
+// Where the prediction comes from, with the α and bandwidth it uses: both
+// lines when calibrate split the fit (the small-message line is the one
+// most rows of a 4 KiB start use).
+std::string prediction_source(const ParamChoice& c, const CostParams& p) {
+  const auto line = [](double alpha, double beta) {
+    return fmt::format("α = {:.3f} us, bandwidth = {:.3f} GB/s", alpha * 1e6, beta > 0 ? 1e-9 / beta : 0.0);
+  };
+  std::string s;
+  if (c.alpha >= 0) s = "--alpha/--bandwidth";
+  else if (!c.preset.empty())
+    s = fmt::format("preset {} (a what-if for other hardware; the times are this machine's)", c.preset);
+  else s = fmt::format("profile {}", c.profile.empty() ? default_profile_path() : c.profile);
+  if (p.break_bytes > 0)
+    return s + fmt::format(" (messages < {} B: {}; larger: {})", p.break_bytes, line(p.alpha_small, p.beta_small),
+                           line(p.alpha, p.beta));
+  return s + " (" + line(p.alpha, p.beta) + ")";
+}
+
 int run(const Args& a, bool ranks_given) {
   if (a.json && a.csv) throw UsageError("--json and --csv exclude each other");
   if (a.record && a.record_pairs > 0)
@@ -93,8 +111,7 @@ int run(const Args& a, bool ranks_given) {
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
   const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
-  std::string pline = o.params ? fmt::format("# prediction: {} profile (α = {:.3f} us, bandwidth = {:.3f} GB/s)\n",
-                                             o.params->name, o.params->alpha * 1e6, o.params->bandwidth() / 1e9)
+  std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params) + "\n"
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
   // A calibrated threads profile: is the machine still in that state?
   if (o.params && o.backend == "threads")

@@ -49,6 +49,8 @@ cat > "$CHECKED" <<'JSON'
 JSON
 expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
+expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
 if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$CHECKED"
