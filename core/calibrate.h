@@ -131,8 +131,9 @@ double measure_message_step_s(int64_t bytes, int rounds = 3);
 // host can move the virtual CPUs. Measured here: a 4-byte message took
 // 0.15 us one way in one calibration and 0.73-0.87 us in seven others; in
 // that fast one, two copying threads moved less memory traffic than one
-// (B(2) = 44 < B(1) = 50 GB/s), which is what two vCPUs sharing one physical
-// core would show. A bench run in the other state missed by 35-60%.
+// (B(2) = 44 < B(1) = 50 GB/s): both fit two threads sharing one physical
+// core (cause not confirmed from inside the VM). A bench run in the other
+// state missed by 35-60%.
 //   now_s     = measure_message_step_s(4) now
 //   profile_s = p.message_s(4) + p.barrier_for(2), the same step by the profile
 //   cores_now = allowed_cpu_count() (core/executor.h), cores_profile = p.cores
