@@ -295,14 +295,16 @@ double measure_reduce_Bps(int64_t bytes, int reps) {
 namespace {
 // Lockstep ping-pong of `bytes`-long messages between 2 ranks: the seconds of
 // every timed step (one message + one barrier of 2 ranks), `iters`
-// iterations after `warmup`. The pings walk through K slots (*slots) of a
-// pool of at least 32 MiB, so consecutive messages do not find their data
-// in cache.
-std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters, int* slots = nullptr) {
-  const int64_t pool_bytes = int64_t{32} << 20;
+// iterations after `warmup`. The pings walk through ping_pong_slots(bytes)
+// slots (at most 64) of a pool of at least 32 MiB, so consecutive messages
+// do not find their data in cache.
+int ping_pong_slots(int64_t bytes) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
-  const int K = static_cast<int>(std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64));
-  if (slots) *slots = K;
+  return static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / (e * 4), 1, 64));
+}
+std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = ping_pong_slots(bytes);
   const Schedule s = ping_pong(e, K);
   RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
   std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
@@ -375,19 +377,18 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     for (size_t i = 0; i < res.barrier_s.size(); ++i)
       opt.progress(fmt::format("barrier of {} ranks: {:10.2f} us", i + 2, res.barrier_s[i] * 1e6));
   const double b2 = res.barrier_s.empty() ? 0.0 : res.barrier_s[0];
-  const int64_t pool_bytes = int64_t{32} << 20;
   std::vector<int64_t> sizes;
   for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= 2) sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
   std::vector<std::vector<double>> samples(sizes.size());
   std::vector<int> slots(sizes.size());
   for (int round = 0; round < rounds; ++round)
     for (size_t si = 0; si < sizes.size(); ++si) {
-      const int64_t e = sizes[si] / 4;
-      const int64_t per_iter = 2 * std::clamp<int64_t>(pool_bytes / (e * 4), 1, 64) * e * 4;
+      slots[si] = ping_pong_slots(sizes[si]);
+      const int64_t per_iter = 2 * slots[si] * sizes[si];
       const int iters = std::max(
           2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
                                                   std::max(5, opt.max_iters))) / rounds);
-      const std::vector<double> got = ping_pong_step_samples(sizes[si], opt.warmup, iters, &slots[si]);
+      const std::vector<double> got = ping_pong_step_samples(sizes[si], opt.warmup, iters);
       samples[si].insert(samples[si].end(), got.begin(), got.end());
     }
   for (size_t si = 0; si < sizes.size(); ++si) {

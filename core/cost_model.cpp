@@ -187,6 +187,8 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     // its senders shares a core with another rank busy in this step (they
     // take turns, so the sender may be switched out). Ranks with a core to
     // themselves, or with only idle ranks beside them, wait for nobody.
+    // (Only when ranks outnumber cores, so the packing below always runs
+    // after it and finds the slowest rank.)
     if (const double w = p.wait_for(n); w > 0 && p.cores > 0 && n > p.cores) {
       std::vector<int> busy(static_cast<size_t>(p.cores), 0);
       for (int r = 0; r < n; ++r)
@@ -198,12 +200,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
         for (const Op& op : st.ranks[r])
           if ((op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) && op.peer >= 0 && op.peer < n)
             waits = waits || crowded(op.peer);
-        if (!waits) continue;
-        rc[r].terms.wait_s = w;
-        if (rc[r].terms.total() > worst) {
-          worst = rc[r].terms.total();
-          worst_r = r;
-        }
+        if (waits) rc[r].terms.wait_s = w;
       }
     }
     // Oversubscribed cores: the rank threads are bound round-robin, rank r

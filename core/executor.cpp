@@ -34,24 +34,29 @@ int64_t Trace::step_ns(int s) const {
   return worst;
 }
 
-std::vector<int> cpus_for_threads(int n) {
+namespace {
+// The CPUs this process may use, in increasing order (empty when the
+// affinity mask cannot be read).
+std::vector<int> allowed_cpus() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (n < 1 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 1) return {};
   std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+}  // namespace
+
+std::vector<int> cpus_for_threads(int n) {
+  const std::vector<int> cpus = allowed_cpus();
   std::vector<int> of_thread;
+  if (cpus.empty()) return of_thread;
   for (int t = 0; t < n; ++t) of_thread.push_back(cpus[static_cast<size_t>(t) % cpus.size()]);
   return of_thread;
 }
 
-int allowed_cpu_count() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 1;
-  return std::max(1, CPU_COUNT(&allowed));
-}
+int allowed_cpu_count() { return std::max(1, static_cast<int>(allowed_cpus().size())); }
 
 void bind_this_thread(int cpu) {
   if (cpu < 0 || cpu >= CPU_SETSIZE) return;
