@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "core/algorithms.h"
-#include "core/backend_cuda.h"
-#include "core/backend_mpi.h"
-#include "core/bench.h"
-#include "core/calibrate.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/cuda/backend_cuda.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/model/bench.h"
+#include "core/model/calibrate/calibrate.h"
 
 namespace microddp::cli {
 namespace {

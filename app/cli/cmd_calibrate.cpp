@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "app/cli/commands.h"
-#include "core/bench.h"
-#include "core/calibrate.h"
+#include "core/model/bench.h"
+#include "core/model/calibrate/calibrate.h"
 
 namespace microddp::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdio>
 
 #include "app/cli/commands.h"
-#include "core/ddp.h"
-#include "core/types.h"
+#include "core/labs/ddp/ddp.h"
+#include "core/ir/types.h"
 
 namespace microddp::cli {
 namespace {

@@ -8,11 +8,11 @@
 #include <cstring>
 
 #include "app/cli/commands.h"
-#include "core/algorithms.h"
-#include "core/backend_cuda.h"
-#include "core/backend_mpi.h"
-#include "core/checker.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/cuda/backend_cuda.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/ir/checker.h"
+#include "core/exec/executor.h"
 
 namespace microddp::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "core/hang.h"
-#include "core/types.h"
+#include "core/labs/hang/hang.h"
+#include "core/ir/types.h"
 
 namespace microddp::cli {
 namespace {

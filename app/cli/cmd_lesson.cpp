@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "app/cli/commands.h"
-#include "core/lesson.h"
-#include "core/printer.h"
+#include "core/labs/lesson/lesson.h"
+#include "core/record/printer.h"
 
 namespace microddp::cli {
 namespace {

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "core/algorithms.h"
-#include "core/bench.h"
-#include "core/calibrate.h"
+#include "core/algorithms/registry.h"
+#include "core/model/bench.h"
+#include "core/model/calibrate/calibrate.h"
 
 namespace microddp::cli {
 namespace {

@@ -8,14 +8,14 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
-#include "core/backend_cuda.h"
-#include "core/backend_mpi.h"
-#include "core/calibrate.h"
-#include "core/cost_model.h"
-#include "core/data.h"
-#include "core/printer.h"
-#include "core/record_io.h"
-#include "core/reference.h"
+#include "core/exec/cuda/backend_cuda.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/cost_model.h"
+#include "core/record/data.h"
+#include "core/record/printer.h"
+#include "core/record/record_io.h"
+#include "core/ir/reference.h"
 
 namespace microddp::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/parse_error.h"
-#include "core/types.h"
+#include "core/ir/types.h"
 
 namespace microddp::cli {
 std::vector<Registered>& registry() {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/checker.h"
-#include "core/data.h"
+#include "core/ir/checker.h"
+#include "core/record/data.h"
 
 namespace microddp::cli {
 

@@ -6,8 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "core/algorithms.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/executor.h"
 
 namespace microddp::cli {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "app/viz/scene.h"
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 

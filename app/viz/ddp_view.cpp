@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "assets/palette.h"
-#include "core/types.h"
+#include "core/ir/types.h"
 
 namespace microddp::viz {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "app/viz/palette.h"
-#include "core/ddp.h"
+#include "core/labs/ddp/ddp.h"
 
 namespace microddp::viz {
 

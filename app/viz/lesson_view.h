@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "app/viz/session.h"
-#include "core/lesson.h"
+#include "core/labs/lesson/lesson.h"
 
 namespace microddp::viz {
 

@@ -24,7 +24,7 @@
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/view_state.h"
-#include "core/checker.h"
+#include "core/ir/checker.h"
 
 using namespace microddp;
 using namespace microddp::viz;

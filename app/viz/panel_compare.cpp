@@ -10,7 +10,7 @@
 
 #include "app/viz/panels.h"
 #include "assets/palette.h"
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "app/viz/panels.h"
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 

@@ -13,7 +13,7 @@
 
 #include "app/viz/panels.h"
 #include "assets/palette.h"
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 

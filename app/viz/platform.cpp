@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "assets/palette.h"
-#include "core/types.h"
+#include "core/ir/types.h"
 
 namespace microddp::viz {
 

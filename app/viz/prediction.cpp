@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "core/calibrate.h"
-#include "core/cost_model.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/cost_model.h"
 
 namespace microddp::viz {
 

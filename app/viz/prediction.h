@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/schedule.h"
+#include "core/ir/schedule.h"
 
 namespace microddp::viz {
 

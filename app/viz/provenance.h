@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/schedule.h"
+#include "core/ir/schedule.h"
 
 namespace microddp::viz {
 

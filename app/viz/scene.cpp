@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 

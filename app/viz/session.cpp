@@ -6,8 +6,8 @@
 #include <charconv>
 #include <random>
 
-#include "core/algorithms.h"
-#include "core/checker.h"
+#include "core/algorithms/registry.h"
+#include "core/ir/checker.h"
 
 namespace microddp::viz {
 

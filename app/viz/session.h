@@ -12,8 +12,8 @@
 
 #include "app/viz/prediction.h"
 #include "app/viz/provenance.h"
-#include "core/executor.h"
-#include "core/record_io.h"
+#include "core/exec/executor.h"
+#include "core/record/record_io.h"
 
 namespace microddp::viz {
 

@@ -4,7 +4,7 @@
 
 #include "app/viz/provenance.h"
 #include "app/viz/session.h"
-#include "core/algorithms.h"
+#include "core/algorithms/registry.h"
 
 using namespace microddp;
 using namespace microddp::viz;

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/backend_cuda.h"
+#include "core/exec/cuda/backend_cuda.h"
 
 constexpr int kSkipCode = 77;
 

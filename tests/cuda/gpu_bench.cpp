@@ -38,11 +38,11 @@
 #include <string>
 #include <vector>
 
-#include "core/algorithms.h"
-#include "core/backend_cuda.h"
-#include "core/calibrate.h"
-#include "core/cost_model.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/cuda/backend_cuda.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/cost_model.h"
+#include "core/exec/executor.h"
 #include "kernels/cuda/kernels.h"
 
 using namespace microddp;

@@ -5,7 +5,7 @@
 #   kernels/cpu + kernels/cuda  (kernels/CMakeLists.txt, needs nothing else)
 #   microddp_core               (a subset of core/*.cpp: no yaml-cpp lessons,
 #                                no Eigen DDP, no MPI, no bench/printer)
-#   core/cuda                   (the CUDA and NCCL backends)
+#   core/exec/cuda                 (the CUDA and NCCL backends)
 #   test_cuda, gpu_bench        (tests/cuda)
 # Header-only dependencies come from MICRODDP_GPU_DEPS (default .gpu-deps/,
 # filled by `scripts/gpu-check.sh --prepare` on a machine that has the Debian
@@ -47,10 +47,11 @@ endif()
 
 set(_core ${PROJECT_SOURCE_DIR}/core)
 add_library(microddp_core STATIC
-  ${_core}/types.cpp ${_core}/spec.cpp ${_core}/schedule.cpp ${_core}/algorithms.cpp
-  ${_core}/algo_common.cpp ${_core}/algo_pairwise.cpp ${_core}/algo_recursive.cpp
-  ${_core}/algo_ring.cpp ${_core}/algo_tree.cpp ${_core}/checker.cpp ${_core}/executor.cpp
-  ${_core}/rank_program.cpp ${_core}/trace.cpp ${_core}/cost_model.cpp ${_core}/calibrate.cpp)
+  ${_core}/ir/types.cpp ${_core}/ir/spec.cpp ${_core}/ir/schedule.cpp ${_core}/algorithms/registry.cpp
+  ${_core}/algorithms/common.cpp ${_core}/algorithms/pairwise.cpp ${_core}/algorithms/recursive.cpp
+  ${_core}/algorithms/ring.cpp ${_core}/algorithms/tree.cpp ${_core}/ir/checker.cpp
+  ${_core}/exec/threads/threads.cpp ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp
+  ${_core}/model/cost_model.cpp ${_core}/model/calibrate/calibrate.cpp)
 target_include_directories(microddp_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(microddp_core PUBLIC microddp_kernels Threads::Threads microddp_gpu_deps)
 
@@ -61,7 +62,7 @@ if(NOT NCCL_INCLUDE_DIR OR NOT NCCL_LIBRARY)
   message(FATAL_ERROR "MICRODDP_GPU_CHECK_ONLY: NCCL not found (nccl.h: ${NCCL_INCLUDE_DIR}, "
                       "libnccl: ${NCCL_LIBRARY}); set NCCL_HOME or NCCL_INCLUDE_DIR and NCCL_LIBRARY")
 endif()
-add_library(microddp_cuda STATIC ${_core}/cuda/backend_cuda.cpp)
+add_library(microddp_cuda STATIC ${_core}/exec/cuda/backend_cuda.cpp)
 target_include_directories(microddp_cuda PRIVATE ${NCCL_INCLUDE_DIR})
 target_link_libraries(microddp_cuda PUBLIC microddp_core microddp_cuda_kernels CUDA::cudart ${NCCL_LIBRARY})
 target_compile_definitions(microddp_cuda PUBLIC MICRODDP_HAVE_CUDA=1)

@@ -11,9 +11,9 @@
 #include <random>
 #include <string>
 
-#include "core/algorithms.h"
-#include "core/backend_cuda.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/cuda/backend_cuda.h"
+#include "core/exec/executor.h"
 #include "kernels/cuda/kernels.h"
 
 using namespace microddp;

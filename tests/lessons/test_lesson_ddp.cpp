@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/lesson.h"
+#include "core/labs/lesson/lesson.h"
 
 namespace fs = std::filesystem;
 using namespace microddp;

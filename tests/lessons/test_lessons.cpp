@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/lesson.h"
+#include "core/labs/lesson/lesson.h"
 
 namespace fs = std::filesystem;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);  // fuzz_lesson.cpp

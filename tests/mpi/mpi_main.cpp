@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "core/backend_mpi.h"
+#include "core/exec/mpi/backend_mpi.h"
 
 int main(int argc, char** argv) {
   // Test-only: force coll/tuned's choice before MPI starts, as

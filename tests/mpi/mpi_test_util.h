@@ -7,9 +7,9 @@
 
 #include <random>
 
-#include "core/algorithms.h"
-#include "core/backend_mpi.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/exec/executor.h"
 
 namespace microddp::mpitest {
 

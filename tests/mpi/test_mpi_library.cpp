@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/reference.h"
+#include "core/ir/reference.h"
 #include "tests/mpi/mpi_test_util.h"
 
 using namespace microddp;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/rank_program.h"
+#include "core/exec/rank_program.h"
 #include "tests/mpi/mpi_test_util.h"
 
 using namespace microddp;

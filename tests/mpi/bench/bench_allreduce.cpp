@@ -15,9 +15,9 @@
 #include <vector>
 #include <string>
 
-#include "core/algorithms.h"
-#include "core/backend_mpi.h"
-#include "core/executor.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/exec/executor.h"
 
 using namespace microddp;
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "core/algorithms.h"
-#include "core/backend_mpi.h"
+#include "core/algorithms/registry.h"
+#include "core/exec/mpi/backend_mpi.h"
 
 using namespace microddp;
 

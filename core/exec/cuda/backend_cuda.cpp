@@ -1,0 +1,658 @@
+// The CUDA and NCCL backends (core/backend_cuda.h). One host thread enqueues
+// every rank's ops onto per-rank streams; cross-rank order comes from CUDA
+// events only, so the GPUs run free unless lockstep asks the host to wait.
+#include "core/exec/cuda/backend_cuda.h"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/ir/checker.h"
+#include "core/exec/rank_program.h"
+#include "kernels/cuda/kernels.h"
+
+namespace microddp {
+namespace {
+
+void ck(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(fmt::format("cuda backend: {} failed: {}", what, cudaGetErrorString(e)));
+}
+void nk(ncclResult_t e, const char* what) {
+  if (e != ncclSuccess) throw std::runtime_error(fmt::format("nccl backend: {} failed: {}", what, ncclGetErrorString(e)));
+}
+
+
+int require_device() {
+  std::string why;
+  if (!cuda_device_available(&why)) throw UsageError("no CUDA device was found: " + why);
+  return cuda_device_count();
+}
+
+ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::int32: return ncclInt32;
+    case DType::int64: return ncclInt64;
+    case DType::float16: return ncclFloat16;
+    case DType::bfloat16: return ncclBfloat16;
+    case DType::float32: return ncclFloat32;
+    case DType::float64: return ncclFloat64;
+  }
+  return ncclInt8;
+}
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::prod: return ncclProd;
+    case ReduceOp::min: return ncclMin;
+    case ReduceOp::max: return ncclMax;
+    default: return ncclSum;  // avg: see run_nccl_library
+  }
+}
+
+// One communicator per rank, rank r on GPU r (ncclCommInitAll).
+struct Comms {
+  std::vector<ncclComm_t> c;
+  explicit Comms(int n) {
+    c.resize(n);
+    std::vector<int> devs(n);
+    for (int r = 0; r < n; ++r) devs[r] = r;
+    nk(ncclCommInitAll(c.data(), n, devs.data()), "ncclCommInitAll");
+  }
+  ~Comms() {
+    for (auto x : c) ncclCommDestroy(x);
+  }
+};
+
+void require_rank_per_gpu(int n, int devices, const char* what) {
+  if (n > devices)
+    throw UsageError(fmt::format("{}: world size {} needs {} GPUs but this machine has {}; NCCL before 2.30 refuses two "
+                                 "ranks on one GPU (use --backend cuda, or world size 1 as a single-GPU sanity check)",
+                                 what, n, n, devices));
+}
+
+// ---------------------------------------------------------------------------
+// The executor
+// ---------------------------------------------------------------------------
+struct Runner {
+  const Schedule& s;
+  const RunOptions& opt;
+  bool nccl;
+  int n, ndev;
+  size_t es;
+  MessagePlan plan;
+  std::vector<RankLayout> layout;
+  std::vector<int> dev;
+  std::vector<std::vector<std::byte*>> storage;  // device pointers [rank][storage]
+  std::vector<std::byte*> staging;                // per rank, cross-GPU recv_reduce
+  std::vector<cudaStream_t> stream, comm_stream;
+  std::vector<cudaEvent_t> start;                 // per device
+  std::unique_ptr<Comms> comms;
+  // Per message: posted on the sender, consumed by the receiver.
+  std::vector<cudaEvent_t> ev_sent, ev_done;
+  std::vector<char> posted, consumed;
+  std::vector<const std::byte*> send_ptr;
+  // Timing events per rank: [rank][i]
+  std::vector<std::vector<cudaEvent_t>> tev;
+  std::vector<size_t> tev_used;
+  Trace trace;
+  bool rec;
+
+  struct Pending { int64_t msg; int storage; int64_t off, len; bool reduce; std::byte* dst; bool done; int ev; int b0; };
+  struct RankState {
+    size_t i = 0;
+    std::array<RankLayout::View, kNumBufs> views;
+    std::vector<Pending> sends, recvs;
+    size_t head = 0;  // recvs before head are enqueued
+    bool finished = false;
+    int step_b = -1;
+    // timing slots of this step's events
+    std::vector<std::pair<int, int>> op_ev;  // per op: begin, end tev index (or -1)
+  };
+  std::vector<RankState> st;
+
+  Runner(const Schedule& sch, const RunOptions& o, bool use_nccl) : s(sch), opt(o), nccl(use_nccl), n(sch.world_size()) {
+    ndev = require_device();
+    if (nccl) require_rank_per_gpu(n, ndev, "--backend nccl");
+    es = dtype_size(s.spec.dtype);
+    rec = opt.record;
+    plan = plan_messages(s);
+  }
+
+  cudaEvent_t timing_event(int r) {
+    if (tev_used[r] == tev[r].size()) {
+      cudaEvent_t e;
+      ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+      ck(cudaEventCreate(&e), "cudaEventCreate");
+      tev[r].push_back(e);
+    }
+    return tev[r][tev_used[r]++];
+  }
+  int mark(int r) {  // record a timing event on r's stream; returns its index
+    if (!rec) return -1;
+    const int k = static_cast<int>(tev_used[r]);
+    ck(cudaEventRecord(timing_event(r), stream[r]), "cudaEventRecord");
+    return k;
+  }
+
+  void setup(const RankData& inputs) {
+    const auto& sp = s.spec;
+    check_inputs(s, inputs);
+    dev.resize(n);
+    for (int r = 0; r < n; ++r) dev[r] = r % ndev;
+    // Peer access between every pair of GPUs in use (ignore "already enabled").
+    const int used = std::min(n, ndev);
+    for (int a = 0; a < used; ++a)
+      for (int b = 0; b < used; ++b) {
+        int ok = 0;
+        if (a != b && cudaDeviceCanAccessPeer(&ok, a, b) == cudaSuccess && ok) {
+          cudaSetDevice(a);
+          cudaDeviceEnablePeerAccess(b, 0);
+          cudaGetLastError();
+        }
+      }
+    layout.resize(n);
+    storage.resize(n);
+    staging.assign(n, nullptr);
+    stream.resize(n);
+    comm_stream.assign(n, nullptr);
+    tev.resize(n);
+    tev_used.assign(n, 0);
+    for (int r = 0; r < n; ++r) {
+      ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+      ck(cudaStreamCreateWithFlags(&stream[r], cudaStreamNonBlocking), "cudaStreamCreate");
+      if (nccl) ck(cudaStreamCreateWithFlags(&comm_stream[r], cudaStreamNonBlocking), "cudaStreamCreate");
+      layout[r] = rank_layout(s, r);
+      for (int64_t sz : layout[r].storage_size) {
+        void* p = nullptr;
+        if (sz > 0) ck(cudaMalloc(&p, static_cast<size_t>(sz) * es), "cudaMalloc");
+        storage[r].push_back(static_cast<std::byte*>(p));
+      }
+      int64_t stage = 0;
+      for (const auto& step : s.steps)
+        for (const Op& op : step.ranks[r])
+          if ((op.kind == OpKind::recv_reduce) && (nccl || dev[op.peer] != dev[r])) stage = std::max(stage, op.len);
+      if (stage > 0) {
+        void* p = nullptr;
+        ck(cudaMalloc(&p, static_cast<size_t>(stage) * es), "cudaMalloc");
+        staging[r] = static_cast<std::byte*>(p);
+      }
+      const auto& iv = layout[r].view[static_cast<int>(Buf::input)];
+      if (iv.size > 0) {
+        std::byte* ip = storage[r][iv.storage] + iv.offset * es;
+        ck(cudaMemcpy(ip, inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+        if (needs_premul(sp)) cuda_kernels::premul_avg(sp.dtype, ip, ip, iv.size, n, stream[r]);
+      }
+    }
+    ev_sent.resize(plan.num_messages);
+    ev_done.resize(plan.num_messages);
+    for (int64_t m = 0; m < plan.num_messages; ++m) {
+      ck(cudaSetDevice(dev[plan.src[m]]), "cudaSetDevice");
+      ck(cudaEventCreateWithFlags(&ev_sent[m], cudaEventDisableTiming), "cudaEventCreate");
+      ck(cudaSetDevice(dev[plan.dst[m]]), "cudaSetDevice");
+      ck(cudaEventCreateWithFlags(&ev_done[m], cudaEventDisableTiming), "cudaEventCreate");
+    }
+    if (nccl) comms = std::make_unique<Comms>(n);
+    // Same shape as run_threads'; snapshots need the host to see the GPUs
+    // between steps, so free-running runs keep none.
+    trace = new_trace(s, opt, nccl ? "nccl" : "cuda");
+    if (opt.mode != Mode::lockstep) trace.snapshots = false;
+    const bool small = trace.snapshots;
+    st.resize(n);
+    for (int r = 0; r < n; ++r) st[r].views = layout[r].view;
+    if (small) {
+      for (int r = 0; r < n; ++r) snapshot(r, trace.initial[r], true);
+    }
+    sync_all();
+    start.resize(ndev);
+    for (int d = 0; d < std::min(n, ndev); ++d) {
+      ck(cudaSetDevice(d), "cudaSetDevice");
+      ck(cudaEventCreate(&start[d]), "cudaEventCreate");
+      ck(cudaEventRecord(start[d], stream[d]), "cudaEventRecord");
+    }
+  }
+
+  void sync_all() {
+    for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
+    if (nccl)
+      for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(comm_stream[r]), "cudaStreamSynchronize");
+  }
+
+  void snapshot(int r, RankStepRecord& out, bool make) {
+    std::vector<std::byte> host;
+    for (int b = 0; b < kNumBufs; ++b) {
+      const auto& v = make ? layout[r].view[b] : st[r].views[b];
+      if (layout[r].view[b].size == 0) continue;
+      if (make) out.buffers.push_back({static_cast<Buf>(b), v.storage, std::vector<double>(v.size)});
+      auto it = std::find_if(out.buffers.begin(), out.buffers.end(), [&](const BufferSnapshot& x) { return x.buf == static_cast<Buf>(b); });
+      if (it == out.buffers.end()) continue;
+      it->storage = v.storage;
+      host.resize(it->values.size() * es);
+      ck(cudaMemcpy(host.data(), storage[r][v.storage] + v.offset * es, host.size(), cudaMemcpyDeviceToHost), "cudaMemcpy snapshot");
+      for (size_t i = 0; i < it->values.size(); ++i) it->values[i] = kernels::load_double(s.spec.dtype, host.data(), static_cast<int64_t>(i));
+    }
+  }
+
+  std::byte* ptr(int r, const RankLayout::View& v, int64_t off) { return storage[r][v.storage] + (v.offset + off) * es; }
+
+  static bool overlaps(int a, int64_t o, int64_t l, int b, int64_t o2, int64_t l2) {
+    return a == b && l > 0 && l2 > 0 && o < o2 + l2 && o2 < o + l;
+  }
+
+  // Enqueue the receiver's side of a message: r's stream waits for the
+  // sender's data, lands or reduces it, and marks the send consumed.
+  void deliver(int r, Pending& p) {
+    const int src = plan.src[p.msg];
+    const int64_t bytes = p.len * static_cast<int64_t>(es);
+    ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+    if (nccl) {
+      // NCCL: the pair runs on the two comm streams, after each side's data is ready.
+      ck(cudaSetDevice(dev[src]), "cudaSetDevice");
+      ck(cudaStreamWaitEvent(comm_stream[src], ev_sent[p.msg], 0), "cudaStreamWaitEvent");
+      ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+      cudaEvent_t ready = timing_event(r);
+      ck(cudaEventRecord(ready, stream[r]), "cudaEventRecord");
+      ck(cudaStreamWaitEvent(comm_stream[r], ready, 0), "cudaStreamWaitEvent");
+      std::byte* land = p.reduce ? staging[r] : p.dst;
+      nk(ncclGroupStart(), "ncclGroupStart");
+      nk(ncclSend(send_ptr[p.msg], bytes, ncclInt8, r, comms->c[src], comm_stream[src]), "ncclSend");
+      nk(ncclRecv(land, bytes, ncclInt8, src, comms->c[r], comm_stream[r]), "ncclRecv");
+      nk(ncclGroupEnd(), "ncclGroupEnd");
+      ck(cudaEventRecord(ev_done[p.msg], comm_stream[r]), "cudaEventRecord");
+      ck(cudaStreamWaitEvent(stream[r], ev_done[p.msg], 0), "cudaStreamWaitEvent");
+      if (p.reduce) cuda_kernels::reduce(s.spec.dtype, s.spec.op, p.dst, staging[r], p.len, stream[r]);
+    } else {
+      ck(cudaStreamWaitEvent(stream[r], ev_sent[p.msg], 0), "cudaStreamWaitEvent");
+      const bool same = dev[src] == dev[r];
+      if (p.reduce && same) {
+        cuda_kernels::reduce(s.spec.dtype, s.spec.op, p.dst, send_ptr[p.msg], p.len, stream[r]);
+      } else {
+        std::byte* land = p.reduce ? staging[r] : p.dst;
+        if (bytes > 0) {
+          if (same) ck(cudaMemcpyAsync(land, send_ptr[p.msg], bytes, cudaMemcpyDeviceToDevice, stream[r]), "cudaMemcpyAsync");
+          else ck(cudaMemcpyPeerAsync(land, dev[r], send_ptr[p.msg], dev[src], bytes, stream[r]), "cudaMemcpyPeerAsync");
+        }
+        if (p.reduce) cuda_kernels::reduce(s.spec.dtype, s.spec.op, p.dst, staging[r], p.len, stream[r]);
+      }
+      ck(cudaEventRecord(ev_done[p.msg], stream[r]), "cudaEventRecord");
+    }
+    consumed[p.msg] = 1;
+    p.done = true;
+    if (p.ev >= 0) st[r].op_ev[p.ev].second = mark(r);
+  }
+
+  // Deliver recvs in posted order up to (excluding) `upto`; false if blocked.
+  bool deliver_upto(int r, size_t upto) {
+    auto& R = st[r];
+    while (R.head < upto) {
+      Pending& p = R.recvs[R.head];
+      if (!posted[p.msg]) return false;
+      deliver(r, p);
+      ++R.head;
+    }
+    return true;
+  }
+  bool wait_sends(int r, int storage_i, int64_t off, int64_t len, bool all) {
+    auto& R = st[r];
+    for (auto& p : R.sends)
+      if (!p.done && (all || overlaps(p.storage, p.off, p.len, storage_i, off, len)) && !consumed[p.msg]) return false;
+    for (auto& p : R.sends)
+      if (!p.done && (all || overlaps(p.storage, p.off, p.len, storage_i, off, len))) {
+        ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+        ck(cudaStreamWaitEvent(stream[r], ev_done[p.msg], 0), "cudaStreamWaitEvent");
+        p.done = true;
+        if (p.ev >= 0) st[r].op_ev[p.ev].second = mark(r);
+      }
+    return true;
+  }
+
+  // Advance rank r in step k as far as it can go; true when it moved.
+  bool advance(int k, int r) {
+    auto& R = st[r];
+    if (R.finished) return false;
+    const auto& ops = s.steps[k].ranks[r];
+    const auto& ids = plan.msg[k][r];
+    bool moved = false;
+    ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+    // Eagerly land what already arrived (stream order keeps it legal: an
+    // op touching those elements would have waited for it anyway).
+    const size_t head0 = R.head;
+    deliver_upto(r, R.recvs.size());
+    if (R.head != head0) moved = true;
+    while (R.i < ops.size()) {
+      const Op& o = ops[R.i];
+      const int i = static_cast<int>(R.i);
+      switch (o.kind) {
+        case OpKind::send: {
+          const auto& v = R.views[static_cast<int>(o.src.buf)];
+          R.op_ev[i].first = mark(r);
+          send_ptr[ids[i]] = ptr(r, v, o.src.offset);
+          ck(cudaEventRecord(ev_sent[ids[i]], stream[r]), "cudaEventRecord");
+          posted[ids[i]] = 1;
+          R.sends.push_back({ids[i], v.storage, v.offset + o.src.offset, o.len, false, nullptr, false, i, 0});
+          break;
+        }
+        case OpKind::recv:
+        case OpKind::recv_reduce: {
+          const auto& v = R.views[static_cast<int>(o.dst.buf)];
+          R.op_ev[i].first = mark(r);
+          R.recvs.push_back({ids[i], v.storage, v.offset + o.dst.offset, o.len, o.kind == OpKind::recv_reduce,
+                             ptr(r, v, o.dst.offset), false, i, 0});
+          break;
+        }
+        case OpKind::swap:
+          std::swap(R.views[static_cast<int>(o.src.buf)], R.views[static_cast<int>(o.dst.buf)]);
+          R.op_ev[i].first = R.op_ev[i].second = mark(r);
+          break;
+        case OpKind::copy:
+        case OpKind::reduce: {
+          const auto& sv = R.views[static_cast<int>(o.src.buf)];
+          const auto& dv = R.views[static_cast<int>(o.dst.buf)];
+          const int64_t so = sv.offset + o.src.offset, d_o = dv.offset + o.dst.offset;
+          size_t last = 0;
+          for (size_t q = 0; q < R.recvs.size(); ++q)
+            if (!R.recvs[q].done && (overlaps(R.recvs[q].storage, R.recvs[q].off, R.recvs[q].len, sv.storage, so, o.len) ||
+                                     overlaps(R.recvs[q].storage, R.recvs[q].off, R.recvs[q].len, dv.storage, d_o, o.len)))
+              last = q + 1;
+          if (!deliver_upto(r, std::max(last, R.head))) return moved;
+          if (!wait_sends(r, dv.storage, d_o, o.len, false)) return moved;
+          ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+          R.op_ev[i].first = mark(r);
+          if (o.kind == OpKind::copy) cuda_kernels::copy(s.spec.dtype, ptr(r, dv, o.dst.offset), ptr(r, sv, o.src.offset), o.len, stream[r]);
+          else cuda_kernels::reduce(s.spec.dtype, s.spec.op, ptr(r, dv, o.dst.offset), ptr(r, sv, o.src.offset), o.len, stream[r]);
+          R.op_ev[i].second = mark(r);
+          break;
+        }
+      }
+      ++R.i;
+      moved = true;
+    }
+    if (!deliver_upto(r, R.recvs.size())) return moved;
+    if (!wait_sends(r, 0, 0, 0, true)) return moved;
+    R.finished = true;
+    return true;
+  }
+
+  void run_step(int k) {
+    const int64_t nm = plan.num_messages;
+    if (posted.empty()) { posted.assign(nm, 0); consumed.assign(nm, 0); send_ptr.assign(nm, nullptr); }
+    for (int r = 0; r < n; ++r) {
+      auto& R = st[r];
+      R.i = 0; R.head = 0; R.finished = false;
+      R.sends.clear(); R.recvs.clear();
+      R.op_ev.assign(s.steps[k].ranks[r].size(), {-1, -1});
+      ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+      R.step_b = mark(r);
+    }
+    for (int64_t m = 0; m < nm; ++m)
+      if (plan.step[m] == k) { posted[m] = 0; consumed[m] = 0; }
+    for (;;) {
+      bool any = false, all = true;
+      for (int r = 0; r < n; ++r) {
+        any = advance(k, r) || any;
+        all = all && st[r].finished;
+      }
+      if (all) break;
+      if (!any) throw ScheduleError(fmt::format("cuda backend: step {} deadlocks (no rank can proceed)", k));
+    }
+    if (rec) {
+      for (int r = 0; r < n; ++r) {
+        ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+        step_marks_.push_back({k, r, st[r].step_b, mark(r), st[r].op_ev});
+      }
+    }
+  }
+
+  struct StepMarks { int k, r, b, e; std::vector<std::pair<int, int>> ops; };
+  std::vector<StepMarks> step_marks_;
+
+  int64_t time_of(int r, int idx) {
+    if (idx < 0) return 0;
+    float ms = 0;
+    ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+    ck(cudaEventElapsedTime(&ms, start[dev[r]], tev[r][idx]), "cudaEventElapsedTime");
+    return static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+  }
+
+  RunResult run() {
+    const int iters = std::max(1, opt.iterations);
+    for (int it = 0; it < iters; ++it) {
+      for (int r = 0; r < n; ++r) st[r].views = layout[r].view;
+      step_marks_.clear();
+      for (int r = 0; r < n; ++r) tev_used[r] = 0;
+      for (int k = 0; k < s.num_steps(); ++k) {
+        run_step(k);
+        if (opt.mode == Mode::lockstep) {
+          sync_all();
+          if (it == iters - 1 && trace.snapshots)
+            for (int r = 0; r < n; ++r) snapshot(r, trace.steps[k][r], false);
+          if (opt.on_step && it == iters - 1) opt.on_step(k);
+        }
+      }
+      sync_all();
+    }
+    RunResult res;
+    if (rec) {
+      for (int r = 0; r < n; ++r) {
+        auto& ev = trace.events[r];
+        ev.clear();
+      }
+      int64_t first = INT64_MAX, last = 0;
+      for (const auto& m : step_marks_) {
+        auto& srec = trace.steps[m.k][m.r];
+        srec.begin_ns = time_of(m.r, m.b);
+        srec.end_ns = time_of(m.r, m.e);
+        first = std::min(first, srec.begin_ns);
+        last = std::max(last, srec.end_ns);
+        const auto& ops = s.steps[m.k].ranks[m.r];
+        for (size_t i = 0; i < ops.size(); ++i) {
+          const Op& o = ops[i];
+          Event e;
+          e.step = m.k;
+          e.op_index = static_cast<int>(i);
+          e.kind = o.kind;
+          e.peer = o.peer;
+          const bool writes = o.kind != OpKind::send;
+          e.buf = writes ? o.dst.buf : o.src.buf;
+          e.offset = writes ? o.dst.offset : o.src.offset;
+          e.len = o.len;
+          e.bytes = o.kind == OpKind::swap ? 0 : o.len * static_cast<int64_t>(es);
+          e.chunk = o.chunk;
+          e.begin_ns = time_of(m.r, m.ops[i].first);
+          e.end_ns = std::max(e.begin_ns, time_of(m.r, m.ops[i].second));
+          trace.events[m.r].push_back(e);
+        }
+      }
+      if (!step_marks_.empty()) trace.total_ns = last - first;
+    }
+    const auto& sp = s.spec;
+    res.outputs.resize(n);
+    res.inputs_after.resize(n);
+    for (int r = 0; r < n; ++r) {
+      ck(cudaSetDevice(dev[r]), "cudaSetDevice");
+      const auto& ov = layout[r].view[static_cast<int>(Buf::output)];
+      if (ov.size > 0) {
+        std::byte* p = storage[r][ov.storage] + ov.offset * es;
+        if (needs_finish_avg(sp)) cuda_kernels::finish_avg(sp.dtype, p, ov.size, n, stream[r]);
+        ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
+        res.outputs[r].resize(ov.size * es);
+        ck(cudaMemcpy(res.outputs[r].data(), p, res.outputs[r].size(), cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+      }
+      const auto& iv = layout[r].view[static_cast<int>(Buf::input)];
+      if (iv.size > 0 && !needs_premul(sp)) {
+        res.inputs_after[r].resize(iv.size * es);
+        ck(cudaMemcpy(res.inputs_after[r].data(), storage[r][iv.storage] + iv.offset * es, res.inputs_after[r].size(),
+                      cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+      }
+    }
+    res.trace = std::move(trace);
+    return res;
+  }
+
+  ~Runner() {
+    comms.reset();
+    for (int r = 0; r < static_cast<int>(stream.size()); ++r) {
+      cudaSetDevice(dev[r]);
+      cudaStreamSynchronize(stream[r]);
+      for (auto* p : storage[r]) if (p) cudaFree(p);
+      if (staging[r]) cudaFree(staging[r]);
+      for (auto e : tev[r]) cudaEventDestroy(e);
+      cudaStreamDestroy(stream[r]);
+      if (comm_stream[r]) cudaStreamDestroy(comm_stream[r]);
+    }
+    for (auto e : ev_sent) cudaEventDestroy(e);
+    for (auto e : ev_done) cudaEventDestroy(e);
+    for (auto e : start) if (e) cudaEventDestroy(e);
+  }
+};
+
+}  // namespace
+
+bool cuda_device_available(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error state
+    if (why) *why = fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
+    return false;
+  }
+  if (count <= 0) {
+    if (why) *why = "cudaGetDeviceCount returned 0 devices";
+    return false;
+  }
+  return true;
+}
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::string cuda_placement_note(int world_size) {
+  const int d = cuda_device_count();
+  if (d <= 0 || world_size <= d) return {};
+  cudaDeviceProp p{};
+  std::string gpu = cudaGetDeviceProperties(&p, 0) == cudaSuccess ? p.name : "GPU";
+  return fmt::format("{} ranks on {} GPU{} ({}): copies inside one GPU are HBM traffic, not NVLink; busbw is not "
+                     "comparable to multi-GPU figures", world_size, d, d == 1 ? "" : "s", gpu);
+}
+
+RunResult run_cuda(const Schedule& s, const RankData& inputs, const RunOptions& opt, bool use_nccl) {
+  Runner run(s, opt, use_nccl);
+  run.setup(inputs);
+  return run.run();
+}
+
+NcclLibraryResult run_nccl_library(const CollectiveSpec& spec, const RankData& inputs, int iterations, int warmup,
+                                   const std::string& nccl_algo) {
+  const int ndev = require_device();
+  const int n = spec.world_size;
+  require_rank_per_gpu(n, ndev, "--reference nccl");
+  NcclLibraryResult out;
+  switch (spec.collective) {
+    case Collective::all_reduce: out.function = "ncclAllReduce"; break;
+    case Collective::broadcast: out.function = "ncclBroadcast"; break;
+    case Collective::reduce: out.function = "ncclReduce"; break;
+    case Collective::all_gather: out.function = "ncclAllGather"; break;
+    case Collective::reduce_scatter: out.function = "ncclReduceScatter"; break;
+    default: throw UsageError(fmt::format("--reference nccl: NCCL has no collective for {}", name(spec.collective)));
+  }
+  if (!spec.counts.empty()) throw UsageError("--reference nccl: NCCL collectives need equal blocks (no --counts)");
+  if (!nccl_algo.empty() && nccl_algo != "ring" && nccl_algo != "tree")
+    throw UsageError(fmt::format("unknown NCCL algorithm '{}' (expected ring or tree)", nccl_algo));
+  if (static_cast<int>(inputs.size()) != n) throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), n));
+  out.algo = nccl_algo;
+  if (!nccl_algo.empty()) setenv("NCCL_ALGO", nccl_algo.c_str(), 1);
+  const size_t es = dtype_size(spec.dtype);
+  Comms comms(n);
+  std::vector<cudaStream_t> stream(n);
+  std::vector<std::byte*> in(n), outp(n);
+  for (int r = 0; r < n; ++r) {
+    ck(cudaSetDevice(r), "cudaSetDevice");
+    ck(cudaStreamCreateWithFlags(&stream[r], cudaStreamNonBlocking), "cudaStreamCreate");
+    const size_t ib = std::max<size_t>(es, static_cast<size_t>(spec.input_count(r)) * es);
+    const size_t ob = std::max<size_t>(es, static_cast<size_t>(std::max<int64_t>(spec.output_count(r), spec.count)) * es);
+    void *a, *b;
+    ck(cudaMalloc(&a, ib), "cudaMalloc");
+    ck(cudaMalloc(&b, ob), "cudaMalloc");
+    in[r] = static_cast<std::byte*>(a);
+    outp[r] = static_cast<std::byte*>(b);
+    if (inputs[r].size() != static_cast<size_t>(spec.input_count(r)) * es)
+      throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
+                                   name(spec.collective), spec.input_count(r)));
+    if (!inputs[r].empty()) ck(cudaMemcpy(in[r], inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  const bool favg = needs_premul(spec), iavg = needs_finish_avg(spec);
+  const auto t = nccl_type(spec.dtype);
+  const auto op = nccl_op(spec.op);
+  const size_t cnt = static_cast<size_t>(spec.count);
+  auto call = [&] {
+    for (int r = 0; r < n; ++r)
+      if (favg) cuda_kernels::premul_avg(spec.dtype, in[r], in[r], spec.input_count(r), n, stream[r]);
+    nk(ncclGroupStart(), "ncclGroupStart");
+    for (int r = 0; r < n; ++r) {
+      auto c = comms.c[r];
+      switch (spec.collective) {
+        case Collective::all_reduce: nk(ncclAllReduce(in[r], outp[r], cnt, t, op, c, stream[r]), "ncclAllReduce"); break;
+        case Collective::broadcast: nk(ncclBroadcast(in[r], outp[r], cnt, t, spec.root, c, stream[r]), "ncclBroadcast"); break;
+        case Collective::reduce: nk(ncclReduce(in[r], outp[r], cnt, t, op, spec.root, c, stream[r]), "ncclReduce"); break;
+        case Collective::all_gather: nk(ncclAllGather(in[r], outp[r], cnt, t, c, stream[r]), "ncclAllGather"); break;
+        default: nk(ncclReduceScatter(in[r], outp[r], cnt, t, op, c, stream[r]), "ncclReduceScatter"); break;
+      }
+    }
+    nk(ncclGroupEnd(), "ncclGroupEnd");
+  };
+  // Every call restores the inputs first (avg scales them in place).
+  auto restore = [&] {
+    for (int r = 0; r < n; ++r)
+      if (!inputs[r].empty())
+        ck(cudaMemcpyAsync(in[r], inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice, stream[r]), "cudaMemcpyAsync");
+  };
+  for (int w = 0; w < warmup; ++w) { if (favg) restore(); call(); }
+  for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
+  cudaEvent_t e0, e1;
+  ck(cudaSetDevice(0), "cudaSetDevice");
+  ck(cudaEventCreate(&e0), "cudaEventCreate");
+  ck(cudaEventCreate(&e1), "cudaEventCreate");
+  double total_ms = 0;
+  const int iters = std::max(1, iterations);
+  for (int i = 0; i < iters; ++i) {
+    if (favg) { restore(); for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize"); }
+    ck(cudaSetDevice(0), "cudaSetDevice");
+    ck(cudaEventRecord(e0, stream[0]), "cudaEventRecord");
+    call();
+    for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
+    ck(cudaSetDevice(0), "cudaSetDevice");
+    ck(cudaEventRecord(e1, stream[0]), "cudaEventRecord");
+    ck(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    float ms = 0;
+    ck(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    total_ms += ms;
+  }
+  out.seconds = total_ms / 1e3 / iters;
+  out.outputs.resize(n);
+  for (int r = 0; r < n; ++r) {
+    ck(cudaSetDevice(r), "cudaSetDevice");
+    const int64_t oc = spec.output_count(r);
+    if (oc > 0) {
+      if (iavg) cuda_kernels::finish_avg(spec.dtype, outp[r], oc, n, stream[r]);
+      ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
+      out.outputs[r].resize(static_cast<size_t>(oc) * es);
+      ck(cudaMemcpy(out.outputs[r].data(), outp[r], out.outputs[r].size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    }
+    cudaFree(in[r]);
+    cudaFree(outp[r]);
+    cudaStreamDestroy(stream[r]);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return out;
+}
+
+}  // namespace microddp

@@ -1,0 +1,108 @@
+// Runs a Schedule for real and records it. The execution rules are in
+// core/schedule.h; this file is the seam between the rules (one rank's
+// program, RankProgram) and the machinery that moves bytes (a Transport).
+//
+// Backends: "threads" (one thread per rank in this process; this file),
+// "mpi" (core/backend_mpi.h), "cuda" and "nccl" (core/backend_cuda.h).
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "core/ir/trace.h"
+
+namespace microddp {
+
+// Raw per-rank data: bytes of `dtype` elements. inputs[r] has
+// spec.input_count(r) elements; outputs[r] has spec.output_count(r)
+// elements (empty for ranks without an output).
+using RankData = std::vector<std::vector<std::byte>>;
+
+// Test-only fault injection: delays the moment a send's data may be read by
+// a seeded random amount (0..max_delay_us) on the chosen rank (-1 = all),
+// which widens every window in which a reused buffer would be overwritten.
+struct DelayHook {
+  int rank = -1;
+  uint64_t seed = 1;
+  int max_delay_us = 200;
+};
+
+struct RunOptions {
+  Mode mode = Mode::lockstep;
+  bool record = true;               // events and step times
+  int64_t snapshot_limit = 64;      // keep buffers when a rank has <= this many elements in all
+  const DelayHook* delay = nullptr; // test only
+  int iterations = 1;               // repeat the whole schedule (bench); trace keeps the last
+  // Buffer rotation (the OSU caveat: reusing one buffer flatters on-node
+  // results): iteration i runs on buffer set i mod buffer_sets, each set a
+  // full copy of every rank's buffers holding the same inputs.
+  int buffer_sets = 1;
+  // Bind rank r to CPU number r mod C of the C CPUs the process may use
+  // (cpus_for_threads), as `mpirun --map-by core --bind-to core` binds ranks
+  // (with more ranks than CPUs: `--bind-to core:overload-allowed`). Then
+  // which ranks share a core is the same in every run (ranks r and r + C),
+  // which the cost model's packing assumes (core/cost_model.h); left to the
+  // OS, the placement changed from run to run and a 3-rank 4 KiB ring
+  // measured 41 µs in one run and 70 µs in the next. Best effort: a refused
+  // binding leaves the thread unbound.
+  bool pin_threads = true;
+  // Called after every step with the step index, before the next one starts
+  // (lockstep only; used by the app's live Step button and by lessons).
+  std::function<void(int)> on_step;
+};
+
+struct RunResult {
+  RankData outputs;
+  // Each rank's input buffer as it was after the run (out-of-place calls
+  // must leave it equal to the input; float avg pre-scales a private copy).
+  RankData inputs_after;
+  Trace trace;
+};
+
+// CPU binding, as mpirun binds ranks to cores. cpus_for_threads(n): the CPU
+// for each of n threads ([thread]): the CPUs this process may use in
+// increasing order, thread t on CPU number t mod C of those C, so with n <= C
+// every thread has a CPU of its own and with n > C threads t and t + C share
+// one. Empty for n < 1 or when the allowed set cannot be read.
+// bind_this_thread(cpu): binds the calling thread to that CPU (best effort:
+// a refused binding leaves it unbound).
+// allowed_cpu_count(): how many CPUs this process may use (its affinity
+// mask, narrowed by taskset or a cgroup; at least 1); the C above.
+std::vector<int> cpus_for_threads(int n);
+void bind_this_thread(int cpu);
+int allowed_cpu_count();
+
+// Runs on the threads backend. Throws UsageError when inputs have the wrong
+// shape. The schedule should have passed check_schedule (an unchecked one
+// may deadlock; the threads backend then throws after a 30 s watchdog).
+RunResult run_threads(const Schedule& s, const RankData& inputs, const RunOptions& opt = {});
+
+// A paused, step-by-step run on the threads backend: the rank threads
+// execute step k only when step() is called (lockstep). Used by the app's
+// Step button: every click runs one real step.
+class SteppedRun {
+ public:
+  SteppedRun(const Schedule& s, const RankData& inputs, const RunOptions& opt = {});
+  ~SteppedRun();
+  SteppedRun(const SteppedRun&) = delete;
+  SteppedRun& operator=(const SteppedRun&) = delete;
+  int steps_done() const;
+  bool finished() const;
+  // Runs the next step on every rank; returns after all ranks finished it.
+  void step();
+  // Runs the remaining steps; returns the result.
+  RunResult finish();
+  // The record so far (valid for steps < steps_done()).
+  const Trace& trace() const;
+
+  struct Impl;  // shared with run_threads
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace microddp

@@ -1,0 +1,159 @@
+// The Open MPI backend: every rank is a process (launched by mpirun, on one
+// machine or several through --hostfile) and executes its own ops of the
+// same Schedule. Bytes move with MPI_Isend / MPI_Irecv on a private
+// duplicate of MPI_COMM_WORLD; reductions go through kernels/cpu; the rules
+// of one rank's program are RankProgram's (core/rank_program.h), so results
+// are bit-identical to run_threads.
+//
+// What happens in one run_mpi call, in order:
+//  1. Agreement. Every rank sends rank 0 a small header (collective,
+//     algorithm hash, count and counts hash, dtype, op, root, in-place,
+//     segments, world size, mode, iterations, record). Rank 0 compares and
+//     answers every rank with one verdict, so all ranks throw the same
+//     UsageError naming the first rank that differs.
+//  2. Clock alignment. Rank 0 and each other rank play kPingPongRounds
+//     ping-pongs; rank r takes the round with the shortest round trip (RTT)
+//     and estimates offset_r = t0 - (a + b) / 2, where a and b are its send
+//     and receive times and t0 is rank 0's clock in between (Cristian,
+//     "Probabilistic clock synchronization", Distributed Computing 1989);
+//     the true offset lies within RTT/2 of it. Processes under one kernel
+//     (same /proc/sys/kernel/random/boot_id: one machine) read the same
+//     CLOCK_MONOTONIC, so there the offset applied is exactly 0 and the
+//     estimate is only reported (MICRODDP_MPI_CLOCK=pingpong applies the
+//     estimate anyway, to see what a cluster would get). Rank 0 decides, in
+//     its verdict, when to measure: at the first run, and again after 10 s
+//     when some rank has a clock of its own (clocks drift by some ppm).
+//  3. Start. A release message from rank 0 carries its start time; every
+//     rank then records in rank 0's timeline (local clock + offset - start).
+//  4. Steps, with a barrier through rank 0 after each one in lockstep mode.
+//     RunOptions::on_step runs on rank 0 inside that barrier (every rank
+//     finished step k, none started k+1: the threads backend's moment) and
+//     on the other ranks as they leave it. RunOptions::delay (a test hook of
+//     the threads transport) is ignored: MPI reads send buffers
+//     asynchronously by itself. RunOptions::buffer_sets and
+//     Trace::iteration_ns work as on threads (barriers through rank 0 around
+//     each iteration; times on rank 0's clock).
+//  5. Gather. Ranks != 0 send their outputs and their part of the Trace to
+//     rank 0, which merges them into one Trace (backend "mpi").
+//
+// Faults: every wait polls MPI_Test against a deadline (mpi_timeout(),
+// 30 s unless MICRODDP_MPI_TIMEOUT=<seconds> or mpi_set_timeout() says
+// otherwise). When a rank does not arrive, the waiting rank prints
+// "error: mpi backend: rank R ... waited S s for rank K ..." on stderr and
+// calls MPI_Abort (exit code 3), which ends every process of the job. A rank
+// that dies is reported by mpirun itself ("process rank K ... exited"), and
+// mpirun then ends the others.
+//
+// When the build has no MPI (MICRODDP_HAVE_MPI undefined), this header still
+// compiles: mpi_available() is false and the other functions throw
+// std::runtime_error("this build has no MPI backend").
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/exec/executor.h"
+
+namespace microddp {
+
+constexpr int kPingPongRounds = 16;
+
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+
+// True: this build has the MPI backend.
+bool mpi_available();
+// MPI_Init_thread(FUNNELED) unless MPI is already initialized (then first
+// keeps glibc from returning large freed blocks to the kernel: see
+// backend_mpi.cpp, it makes the library's own collectives 10x faster here);
+// duplicates
+// MPI_COMM_WORLD for microddp's own traffic; registers an atexit hook that
+// finalizes. Safe to call many times. Without mpirun it starts a singleton
+// (world size 1).
+void mpi_init_once();
+// MPI_Finalize if we initialized and nobody finalized yet. Collective.
+void mpi_finalize_if_needed();
+// Rank / world size in MPI_COMM_WORLD; 0 / 1 before mpi_init_once().
+int mpi_rank();
+int mpi_world_size();
+
+// Seconds a rank waits for another before it aborts the job (see above).
+double mpi_timeout();
+void mpi_set_timeout(double seconds);  // throws UsageError when seconds <= 0
+
+// Runs the schedule on MPI_COMM_WORLD. Collective: every rank calls it with
+// the same schedule and options. `inputs` holds every rank's input (as for
+// run_threads); each rank uses its own row.
+// Returns, on rank 0: every rank's output and the merged, clock-aligned
+// Trace (events of all ranks; times in ns since rank 0's start). On other
+// ranks: outputs[r] of its own rank only (other rows empty) and a Trace with
+// only its own events and step records.
+// Throws UsageError (on every rank) when MPI's world size differs from
+// s.world_size() (naming both) or when the ranks disagree on the call
+// (naming the rank); UsageError on the rank whose inputs have the wrong shape.
+RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& opt = {});
+
+// The clock alignment of the last run_mpi, per rank (on rank 0: every
+// rank, index = rank; other ranks: their own entry only, index 0).
+// offset_ns: added to the rank's clock to get rank 0's (the one applied);
+// error_ns: bound on that offset (RTT/2; 0 for rank 0 and for a shared
+// clock); measured_*: the ping-pong estimate and its bound, always measured;
+// same_clock: the rank reads rank 0's clock (same kernel).
+// The CLI prints "clock alignment: ±<max_error_ns/1000> µs" from this.
+struct MpiClockSync {
+  std::vector<int64_t> offset_ns, error_ns;
+  std::vector<int64_t> measured_offset_ns, measured_error_ns;
+  std::vector<bool> same_clock;
+  int64_t max_error_ns = 0;
+};
+const MpiClockSync& mpi_last_clock_sync();
+
+// ---- The library's own collectives (bench --reference mpi) ----
+
+// The MPI function that serves the spec: "MPI_Allreduce", "MPI_Bcast",
+// "MPI_Reduce", "MPI_Allgather(v)", "MPI_Reduce_scatter_block" (equal
+// blocks) or "MPI_Reduce_scatter" (counts), "MPI_Gather(v)",
+// "MPI_Scatter(v)", "MPI_Alltoall", "MPI_Barrier".
+std::string mpi_library_function(const CollectiveSpec& spec);
+
+struct MpiLibraryResult {
+  std::string function;      // mpi_library_function(spec)
+  double seconds = 0;        // per call: mean over `iterations`, of the slowest rank
+  RankData outputs;          // rank 0: every rank's output; others: own row only
+};
+
+// Times the library collective for `spec` (algorithm ignored): each rank
+// copies its input row, runs `warmup` untimed calls, then `iterations`
+// timed calls between two barriers. Collective over MPI_COMM_WORLD; checks
+// agreement like run_mpi. Calls are out of place (spec.in_place ignored).
+// dtype: int32/int64/float32/float64 use MPI's types and MPI_SUM / MPI_PROD
+// / MPI_MIN / MPI_MAX; float16/bfloat16 (which MPI 3.1 lacks) travel as
+// 2-byte elements with a user-defined commutative op that calls
+// kernels::reduce. avg: floats are scaled by 1/n first (as the kernels do),
+// integers summed and then divided by n (truncating).
+MpiLibraryResult run_mpi_library(const CollectiveSpec& spec, const RankData& inputs, int iterations = 1,
+                                 int warmup = 1);
+
+// Open MPI's own algorithm names that --mpi-algorithm accepts for c
+// (coll/tuned's, from `ompi_info --param coll tuned --level 9`, Open MPI 4.1).
+std::vector<std::string> mpi_library_algorithms(Collective c);
+// Forces coll/tuned's algorithm for c through its MCA parameters
+// (OMPI_MCA_coll_tuned_use_dynamic_rules=1 and
+// OMPI_MCA_coll_tuned_<coll>_algorithm=<name>, also for the "v"/"block"
+// variant where the name exists). Must run BEFORE mpi_init_once() on every
+// rank; throws UsageError naming the algorithm and listing the valid ones,
+// or when MPI is already initialized.
+void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
+
+#else  // no MPI in this build
+
+inline bool mpi_available() { return false; }
+[[noreturn]] inline void mpi_unavailable() { throw std::runtime_error("this build has no MPI backend"); }
+inline void mpi_init_once() { mpi_unavailable(); }
+inline void mpi_finalize_if_needed() {}
+inline int mpi_rank() { return 0; }
+inline int mpi_world_size() { return 1; }
+inline RunResult run_mpi(const Schedule&, const RankData&, const RunOptions& = {}) { mpi_unavailable(); }
+
+#endif
+
+}  // namespace microddp

@@ -1,0 +1,263 @@
+#include "core/exec/rank_program.h"
+
+#include <fmt/format.h>
+
+#include "core/ir/checker.h"
+
+namespace microddp {
+
+MessagePlan plan_messages(const Schedule& s) {
+  MessagePlan p;
+  const int n = s.world_size();
+  p.msg.resize(s.num_steps());
+  for (int st = 0; st < s.num_steps(); ++st) {
+    p.msg[st].resize(n);
+    // per link: ids of the sends in order; recvs take them in order
+    std::vector<std::vector<std::vector<int64_t>>> link(n, std::vector<std::vector<int64_t>>(n));
+    for (int r = 0; r < n; ++r) {
+      const auto& ops = s.steps[st].ranks[r];
+      p.msg[st][r].assign(ops.size(), -1);
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].kind == OpKind::send) {
+          const int64_t id = p.num_messages++;
+          p.msg[st][r][i] = id;
+          link[r][ops[i].peer].push_back(id);
+          p.src.push_back(r);
+          p.dst.push_back(ops[i].peer);
+          p.step.push_back(st);
+        }
+    }
+    for (int r = 0; r < n; ++r) {
+      std::vector<size_t> next(n, 0);
+      const auto& ops = s.steps[st].ranks[r];
+      for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].kind == OpKind::recv || ops[i].kind == OpKind::recv_reduce) {
+          auto& q = link[ops[i].peer][r];
+          if (next[ops[i].peer] >= q.size())
+            throw ScheduleError(fmt::format("step {}: rank {} receives from rank {} which sends nothing matching", st,
+                                            r, ops[i].peer));
+          p.msg[st][r][i] = q[next[ops[i].peer]++];
+        }
+      for (int a = 0; a < n; ++a)
+        if (next[a] != link[a][r].size())
+          throw ScheduleError(fmt::format("step {}: rank {} sends to rank {} which never receives it", st, a, r));
+    }
+  }
+  return p;
+}
+
+void check_inputs(const Schedule& s, const RankData& inputs) {
+  const auto& sp = s.spec;
+  const size_t es = dtype_size(sp.dtype);
+  if (static_cast<int>(inputs.size()) != s.world_size())
+    throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), s.world_size()));
+  for (int r = 0; r < s.world_size(); ++r)
+    if (inputs[r].size() != static_cast<size_t>(sp.input_count(r)) * es)
+      throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
+                                   name(sp.collective), sp.input_count(r)));
+}
+
+bool needs_premul(const CollectiveSpec& s) {
+  return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective);
+}
+bool needs_finish_avg(const CollectiveSpec& s) {
+  return s.op == ReduceOp::avg && !is_floating(s.dtype) && is_reducing(s.collective);
+}
+
+Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend) {
+  const int n = s.world_size();
+  const auto es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  Trace t;
+  t.mode = opt.mode;
+  t.backend = backend;
+  t.world_size = n;
+  t.events.resize(n);
+  t.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
+  t.initial.resize(n);
+  t.bytes_sent.assign(n, 0);
+  t.bytes_received.assign(n, 0);
+  for (const auto& st : s.steps)
+    for (int r = 0; r < n; ++r)
+      for (const Op& op : st.ranks[r]) {
+        if (op.kind == OpKind::send) t.bytes_sent[r] += op.len * es;
+        if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) t.bytes_received[r] += op.len * es;
+      }
+  bool small = opt.record;
+  for (int r = 0; r < n && small; ++r) {
+    const RankLayout lay = rank_layout(s, r);
+    int64_t total = 0;
+    for (int b = 0; b < kNumBufs; ++b) total += lay.view[b].size;
+    small = total <= opt.snapshot_limit;
+  }
+  t.snapshots = small;
+  return t;
+}
+
+void alloc_snapshots(Trace& t, const Schedule& s, const RankLayout& layout, int rank) {
+  if (!t.snapshots) return;
+  auto make = [&](RankStepRecord& rec) {
+    rec.buffers.clear();
+    for (int b = 0; b < kNumBufs; ++b) {
+      const auto& v = layout.view[b];
+      if (v.size > 0) rec.buffers.push_back({static_cast<Buf>(b), v.storage, std::vector<double>(v.size)});
+    }
+  };
+  make(t.initial[rank]);
+  for (int st = 0; st < s.num_steps(); ++st) make(t.steps[st][rank]);
+}
+
+RankMemory make_rank_memory(const Schedule& s, int rank) {
+  RankMemory m;
+  m.layout = rank_layout(s, rank);
+  const size_t es = dtype_size(s.spec.dtype);
+  for (int64_t n : m.layout.storage_size) m.storage.emplace_back(static_cast<size_t>(n) * es);
+  return m;
+}
+
+RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, RankMemory& mem, Transport& t,
+                         const RunOptions& opt, Trace* trace)
+    : s_(s), plan_(plan), rank_(rank), mem_(mem), t_(t), opt_(opt), trace_(trace),
+      esize_(dtype_size(s.spec.dtype)) {
+  reset_views();
+  size_t max_ops = 0;
+  for (const auto& st : s.steps) max_ops = std::max(max_ops, st.ranks[rank].size());
+  sends_.reserve(max_ops);
+  recvs_.reserve(max_ops);
+  if (trace_ && opt_.record) {
+    auto& ev = trace_->events[rank];
+    ev.clear();
+    event_index_.resize(s.num_steps());
+    for (int st = 0; st < s.num_steps(); ++st) {
+      const auto& ops = s.steps[st].ranks[rank];
+      event_index_[st].resize(ops.size());
+      for (size_t i = 0; i < ops.size(); ++i) {
+        event_index_[st][i] = static_cast<int>(ev.size());
+        Event e;
+        e.step = st;
+        e.op_index = static_cast<int>(i);
+        e.kind = ops[i].kind;
+        e.peer = ops[i].peer;
+        const bool writes = ops[i].kind != OpKind::send;
+        e.buf = writes ? ops[i].dst.buf : ops[i].src.buf;
+        e.offset = writes ? ops[i].dst.offset : ops[i].src.offset;
+        e.len = ops[i].len;
+        e.bytes = ops[i].kind == OpKind::swap ? 0 : ops[i].len * static_cast<int64_t>(esize_);
+        e.chunk = ops[i].chunk;
+        ev.push_back(e);
+      }
+    }
+  }
+}
+
+void RankProgram::reset_views() { views_ = mem_.layout.view; }
+
+Event& RankProgram::event_at(int step, int op_index) {
+  return trace_->events[rank_][event_index_[step][op_index]];
+}
+
+void RankProgram::complete_recv(PendingOp& p) {
+  if (p.done) return;
+  const void* data = t_.arrived(rank_, p.msg);
+  if (data) {
+    if (p.reduce) kernels::reduce(s_.spec.dtype, s_.spec.op, p.dst, data, p.len);
+    else kernels::copy(s_.spec.dtype, p.dst, data, p.len);
+  }
+  t_.consumed(rank_, p.msg);
+  p.done = true;
+  if (p.event >= 0) trace_->events[rank_][p.event].end_ns = t_.now_ns();
+}
+
+void RankProgram::wait_send(PendingOp& p) {
+  if (p.done) return;
+  const int64_t t = t_.wait_sent(rank_, p.msg);
+  p.done = true;
+  if (p.event >= 0) trace_->events[rank_][p.event].end_ns = t;
+}
+
+static bool overlaps(int storage, int64_t off, int64_t len, int s2, int64_t off2, int64_t len2) {
+  return storage == s2 && len > 0 && len2 > 0 && off < off2 + len2 && off2 < off + len;
+}
+
+void RankProgram::run_step(int step) {
+  const bool rec = trace_ && opt_.record;
+  const auto& ops = s_.steps[step].ranks[rank_];
+  const auto& ids = plan_.msg[step][rank_];
+  sends_.clear();
+  recvs_.clear();
+  RankStepRecord* srec = rec ? &trace_->steps[step][rank_] : nullptr;
+  if (srec) srec->begin_ns = t_.now_ns();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& o = ops[i];
+    const int ev = rec ? event_index_[step][i] : -1;
+    if (ev >= 0) trace_->events[rank_][ev].begin_ns = t_.now_ns();
+    switch (o.kind) {
+      case OpKind::send: {
+        const auto& v = views_[static_cast<int>(o.src.buf)];
+        t_.post_send(rank_, ids[i], mem_.ptr(v, o.src.offset, esize_), o.len * static_cast<int64_t>(esize_));
+        sends_.push_back({static_cast<int>(i), ids[i], v.storage, v.offset + o.src.offset, o.len, false, nullptr,
+                          false, ev});
+        if (ev >= 0) trace_->events[rank_][ev].storage = v.storage;
+        break;
+      }
+      case OpKind::recv:
+      case OpKind::recv_reduce: {
+        const auto& v = views_[static_cast<int>(o.dst.buf)];
+        std::byte* dst = mem_.ptr(v, o.dst.offset, esize_);
+        const bool red = o.kind == OpKind::recv_reduce;
+        t_.post_recv(rank_, ids[i], dst, o.len * static_cast<int64_t>(esize_), red);
+        recvs_.push_back({static_cast<int>(i), ids[i], v.storage, v.offset + o.dst.offset, o.len, red, dst, false, ev});
+        if (ev >= 0) trace_->events[rank_][ev].storage = v.storage;
+        break;
+      }
+      case OpKind::swap:
+        std::swap(views_[static_cast<int>(o.src.buf)], views_[static_cast<int>(o.dst.buf)]);
+        if (ev >= 0) trace_->events[rank_][ev].end_ns = t_.now_ns();
+        break;
+      case OpKind::copy:
+      case OpKind::reduce: {
+        const auto& sv = views_[static_cast<int>(o.src.buf)];
+        const auto& dv = views_[static_cast<int>(o.dst.buf)];
+        const int64_t so = sv.offset + o.src.offset, d_o = dv.offset + o.dst.offset;
+        // Recvs complete in the order posted, so recv-reduces into the same
+        // elements always combine in the same order (bit-identical reruns).
+        size_t last = 0;
+        for (size_t k = 0; k < recvs_.size(); ++k)
+          if (!recvs_[k].done && (overlaps(recvs_[k].storage, recvs_[k].off, recvs_[k].len, sv.storage, so, o.len) ||
+                                  overlaps(recvs_[k].storage, recvs_[k].off, recvs_[k].len, dv.storage, d_o, o.len)))
+            last = k + 1;
+        for (size_t k = 0; k < last; ++k) complete_recv(recvs_[k]);
+        for (auto& p : sends_)
+          if (!p.done && overlaps(p.storage, p.off, p.len, dv.storage, d_o, o.len)) wait_send(p);
+        if (ev >= 0) trace_->events[rank_][ev].begin_ns = t_.now_ns();
+        std::byte* dst = mem_.ptr(dv, o.dst.offset, esize_);
+        const std::byte* src = mem_.ptr(sv, o.src.offset, esize_);
+        if (o.kind == OpKind::copy) kernels::copy(s_.spec.dtype, dst, src, o.len);
+        else kernels::reduce(s_.spec.dtype, s_.spec.op, dst, src, o.len);
+        if (ev >= 0) {
+          trace_->events[rank_][ev].end_ns = t_.now_ns();
+          trace_->events[rank_][ev].storage = dv.storage;
+        }
+        break;
+      }
+    }
+  }
+  for (auto& p : recvs_) complete_recv(p);
+  for (auto& p : sends_) wait_send(p);
+  if (srec) {
+    srec->end_ns = t_.now_ns();
+    if (trace_->snapshots) snapshot(*srec);
+  }
+}
+
+void RankProgram::snapshot(RankStepRecord& rec) const {
+  // Vectors were sized before the run; only values are written here.
+  for (auto& b : rec.buffers) {
+    const auto& v = views_[static_cast<int>(b.buf)];
+    b.storage = v.storage;
+    const std::byte* base = mem_.storage[v.storage].data() + v.offset * esize_;
+    for (size_t i = 0; i < b.values.size(); ++i)
+      b.values[i] = kernels::load_double(s_.spec.dtype, base, static_cast<int64_t>(i));
+  }
+}
+
+}  // namespace microddp

@@ -1,0 +1,116 @@
+// One rank's side of a Schedule, executed through a Transport. Shared by
+// every backend: the backend only says how bytes move (Transport) and where
+// the rank's memory is (host pointers here). See core/schedule.h for the
+// rules this implements.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/exec/executor.h"
+
+namespace microddp {
+
+// Message ids: every send op in a schedule gets a dense id; its matching
+// recv gets the same id. Built once per schedule.
+struct MessagePlan {
+  // msg[step][rank][op_index] = message id, or -1 for local ops
+  std::vector<std::vector<std::vector<int64_t>>> msg;
+  int64_t num_messages = 0;
+  std::vector<int> src, dst;  // per message id
+  std::vector<int> step;      // per message id
+};
+MessagePlan plan_messages(const Schedule& s);  // throws ScheduleError on an unmatched send/recv
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Post a send of `bytes` starting at `data` (must stay unchanged until
+  // wait_sent returns).
+  virtual void post_send(int rank, int64_t msg, const void* data, int64_t bytes) = 0;
+  // Post a receive. A transport that lands data itself (MPI) may write into
+  // `dst` when !reduce; for reduce it stages the bytes.
+  virtual void post_recv(int rank, int64_t msg, void* dst, int64_t bytes, bool reduce) = 0;
+  // Block until the message's bytes can be read. Returns a pointer to them,
+  // or nullptr when they already landed in `dst`.
+  virtual const void* arrived(int rank, int64_t msg) = 0;
+  // The receiver is done reading what arrived() returned.
+  virtual void consumed(int rank, int64_t msg) = 0;
+  // Block until the send completed; returns its completion time (ns, same
+  // clock as now_ns()).
+  virtual int64_t wait_sent(int rank, int64_t msg) = 0;
+  // Every rank meets here (lockstep mode).
+  virtual void barrier(int rank) = 0;
+  virtual int64_t now_ns() const = 0;
+};
+
+// Memory of one rank: one block per storage of its RankLayout.
+struct RankMemory {
+  RankLayout layout;
+  std::vector<std::vector<std::byte>> storage;
+  std::byte* ptr(const RankLayout::View& v, int64_t offset, size_t esize) {
+    return storage[v.storage].data() + (v.offset + offset) * esize;
+  }
+};
+RankMemory make_rank_memory(const Schedule& s, int rank);
+
+// ---- Shared by every backend's run function ----
+
+// Throws UsageError naming the rank when inputs do not have the spec's shape.
+void check_inputs(const Schedule& s, const RankData& inputs);
+
+// avg's two halves (kernels/cpu/kernels.h): floating types pre-scale each
+// rank's input by 1/n, integer types divide the reduced output by n.
+bool needs_premul(const CollectiveSpec& s);
+bool needs_finish_avg(const CollectiveSpec& s);
+
+// A Trace ready to be filled: names, per-rank bytes sent/received (from the
+// schedule), step records, and the snapshot decision (every rank keeps at
+// most opt.snapshot_limit elements in all its buffers, and opt.record).
+// Snapshot vectors are not allocated here: see alloc_snapshots.
+Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend);
+// Size rank r's snapshot vectors (initial + every step) before the run, so
+// that taking a snapshot allocates nothing.
+void alloc_snapshots(Trace& t, const Schedule& s, const RankLayout& layout, int rank);
+
+class RankProgram {
+ public:
+  RankProgram(const Schedule& s, const MessagePlan& plan, int rank, RankMemory& mem, Transport& t,
+              const RunOptions& opt, Trace* trace);
+  // Execute step `step` of this rank: ops, waits; records into the trace.
+  void run_step(int step);
+  // Reset buffer names to storages (swaps) at the start of an iteration.
+  void reset_views();
+  // Snapshot of the rank's buffers into rec (if small enough).
+  void snapshot(RankStepRecord& rec) const;
+
+ private:
+  struct PendingOp {
+    int op_index;
+    int64_t msg;
+    int storage;
+    int64_t off, len;
+    bool reduce;
+    std::byte* dst;
+    bool done;
+    int event;
+  };
+  void complete_recv(PendingOp& p);
+  void wait_send(PendingOp& p);
+  Event& event_at(int step, int op_index);
+
+  const Schedule& s_;
+  const MessagePlan& plan_;
+  int rank_;
+  RankMemory& mem_;
+  Transport& t_;
+  const RunOptions& opt_;
+  Trace* trace_;
+  size_t esize_;
+  std::array<RankLayout::View, kNumBufs> views_;
+  std::vector<PendingOp> sends_, recvs_;
+  std::vector<std::vector<int>> event_index_;  // [step][op] -> index into trace events[rank]
+};
+
+}  // namespace microddp

@@ -1,0 +1,379 @@
+// The threads backend: one std::thread per rank, real data in each rank's
+// own buffers, and a shared-memory transport with MPI_Isend / MPI_Irecv
+// semantics. A send publishes a pointer to the sender's buffer; the receiver
+// copies (or reduces) straight from it and then marks the send complete, so
+// the sender may not touch those elements before that moment: exactly the
+// rule that makes double buffering necessary.
+#include "core/exec/executor.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "core/exec/rank_program.h"
+
+namespace microddp {
+
+std::string_view name(Mode m) { return m == Mode::lockstep ? "lockstep" : "free"; }
+Mode parse_mode(std::string_view s) {
+  if (s == "lockstep") return Mode::lockstep;
+  if (s == "free") return Mode::free;
+  throw UsageError(fmt::format("unknown mode '{}' (expected one of: lockstep, free)", s));
+}
+
+int64_t Trace::step_ns(int s) const {
+  int64_t worst = 0;
+  for (const auto& r : steps.at(s)) worst = std::max(worst, r.end_ns - r.begin_ns);
+  return worst;
+}
+
+namespace {
+// The CPUs this process may use, in increasing order (empty when the
+// affinity mask cannot be read).
+std::vector<int> allowed_cpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+}  // namespace
+
+std::vector<int> cpus_for_threads(int n) {
+  const std::vector<int> cpus = allowed_cpus();
+  std::vector<int> of_thread;
+  if (cpus.empty()) return of_thread;
+  for (int t = 0; t < n; ++t) of_thread.push_back(cpus[static_cast<size_t>(t) % cpus.size()]);
+  return of_thread;
+}
+
+int allowed_cpu_count() { return std::max(1, static_cast<int>(allowed_cpus().size())); }
+
+void bind_this_thread(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof(one), &one);  // best effort
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int64_t kWatchdogNs = 30'000'000'000;  // a checked schedule never waits this long
+
+struct Aborted {};  // unwinds the other ranks after one failed
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spin, then yield, then sleep: cheap when the data is about to arrive,
+// polite when 16 rank threads share 2 cores.
+// `what` (a callable giving a description) is only called on a timeout, so
+// the hot path allocates nothing.
+template <typename Ready, typename What>
+void wait_until(Ready ready, const std::atomic<bool>& abort, What what, int rank) {
+  for (int i = 0; i < 64; ++i) {
+    if (ready()) return;
+    cpu_relax();
+  }
+  for (int i = 0; i < 2000; ++i) {
+    if (ready()) return;
+    std::this_thread::yield();
+  }
+  const auto start = Clock::now();
+  while (!ready()) {
+    if (abort.load(std::memory_order_relaxed)) throw Aborted{};
+    if (Clock::now() - start > std::chrono::nanoseconds(kWatchdogNs))
+      throw std::runtime_error(fmt::format("threads backend: rank {} waited 30 s for {}; the schedule deadlocks",
+                                           rank, what()));
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+// A reusable barrier that can be abandoned when a rank fails.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int n) : n_(n) {}
+  template <typename F>
+  void arrive_and_wait(int rank, const std::atomic<bool>& abort, F&& on_complete) {
+    const uint32_t gen = gen_.load(std::memory_order_acquire);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+      on_complete();
+      count_.store(0, std::memory_order_relaxed);
+      gen_.store(gen + 1, std::memory_order_release);
+      return;
+    }
+    wait_until([&] { return gen_.load(std::memory_order_acquire) != gen; }, abort, [] { return std::string("the other ranks at a barrier"); },
+               rank);
+  }
+  void arrive_and_wait(int rank, const std::atomic<bool>& abort) { arrive_and_wait(rank, abort, [] {}); }
+
+ private:
+  int n_;
+  std::atomic<int> count_{0};
+  std::atomic<uint32_t> gen_{0};
+};
+
+class ThreadsTransport final : public Transport {
+ public:
+  ThreadsTransport(const MessagePlan& plan, int n, const DelayHook* delay, std::atomic<bool>& abort)
+      : plan_(plan), slots_(plan.num_messages), gen_(n, 0), barrier_(n), delay_(delay), abort_(abort) {
+    for (int r = 0; r < n; ++r) rng_.emplace_back(delay ? delay->seed * 7919 + r : r);
+    t0_ = Clock::now();
+  }
+  void set_generation(int rank, uint32_t g) { gen_[rank] = g; }
+
+  void post_send(int rank, int64_t msg, const void* data, int64_t bytes) override {
+    Slot& s = slots_[msg];
+    s.data = data;
+    s.bytes = bytes;
+    s.ready_at = 0;
+    if (delay_ && (delay_->rank < 0 || delay_->rank == rank))
+      s.ready_at = now_ns() + static_cast<int64_t>(rng_[rank]() % (delay_->max_delay_us + 1)) * 1000;
+    s.state.store(2 * gen_[rank] + 1, std::memory_order_release);
+  }
+  void post_recv(int, int64_t, void*, int64_t, bool) override {}
+  const void* arrived(int rank, int64_t msg) override {
+    Slot& s = slots_[msg];
+    const uint32_t want = 2 * gen_[rank] + 1;
+    wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
+               [&] { return waiting_for(msg); }, rank);
+    if (s.ready_at) wait_until([&] { return now_ns() >= s.ready_at; }, abort_, [] { return std::string("a delayed send"); }, rank);
+    return s.data;
+  }
+  void consumed(int rank, int64_t msg) override {
+    Slot& s = slots_[msg];
+    s.done_ns = now_ns();
+    s.state.store(2 * gen_[rank] + 2, std::memory_order_release);
+  }
+  int64_t wait_sent(int rank, int64_t msg) override {
+    Slot& s = slots_[msg];
+    const uint32_t want = 2 * gen_[rank] + 2;
+    wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
+               [&] { return fmt::format("rank {} to receive its message", plan_.dst[msg]); }, rank);
+    return s.done_ns;
+  }
+  void barrier(int rank) override { barrier_.arrive_and_wait(rank, abort_); }
+  template <typename F>
+  void barrier(int rank, F&& f) { barrier_.arrive_and_wait(rank, abort_, f); }
+  int64_t now_ns() const override {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
+  }
+
+ private:
+  std::string waiting_for(int64_t msg) const {
+    return fmt::format("the message from rank {} in step {}", plan_.src[msg], plan_.step[msg]);
+  }
+  struct alignas(64) Slot {
+    std::atomic<uint32_t> state{0};
+    const void* data = nullptr;
+    int64_t bytes = 0;
+    int64_t ready_at = 0;
+    int64_t done_ns = 0;
+  };
+  const MessagePlan& plan_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> gen_;
+  SpinBarrier barrier_;
+  const DelayHook* delay_;
+  std::atomic<bool>& abort_;
+  std::vector<std::mt19937_64> rng_;
+  Clock::time_point t0_;
+};
+
+}  // namespace
+
+// Everything one threads run needs; shared by run_threads and SteppedRun.
+struct SteppedRun::Impl {
+  const Schedule& s;
+  RunOptions opt;
+  int n;
+  MessagePlan plan;
+  std::vector<RankMemory> mem;               // [rank]: buffer set 0
+  std::vector<std::vector<RankMemory>> extra;  // [set-1][rank]: rotation sets
+  std::vector<std::vector<std::unique_ptr<RankProgram>>> extra_programs;  // [set-1][rank]
+  std::atomic<bool> abort{false};
+  std::unique_ptr<ThreadsTransport> transport;
+  Trace trace;
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  std::vector<std::thread> threads;
+  std::exception_ptr error;
+  std::mutex error_mu;
+  // Stepping gate: ranks run step k only when allowed > k.
+  std::atomic<int> allowed{INT32_MAX};
+  std::atomic<int> done_ranks{0};  // ranks that finished the current gated step (summed)
+  int64_t iter_start = 0;          // written by the barrier's completion, read by the next one
+  bool joined = false;
+  int steps_done = 0;
+
+  Impl(const Schedule& sch, const RankData& inputs, const RunOptions& o, bool gated)
+      : s(sch), opt(o), n(sch.world_size()) {
+    const auto& sp = s.spec;
+    const size_t es = dtype_size(sp.dtype);
+    check_inputs(s, inputs);
+    if (gated) {
+      opt.mode = Mode::lockstep;
+      allowed = 0;
+    }
+    plan = plan_messages(s);
+    transport = std::make_unique<ThreadsTransport>(plan, n, opt.delay, abort);
+    trace = new_trace(s, opt, "threads");
+    const bool small = trace.snapshots;
+    for (int r = 0; r < n; ++r) mem.push_back(make_rank_memory(s, r));
+    for (int r = 0; r < n; ++r) {
+      const auto& iv = mem[r].layout.view[static_cast<int>(Buf::input)];
+      if (iv.size > 0) std::memcpy(mem[r].ptr(iv, 0, es), inputs[r].data(), inputs[r].size());
+      if (needs_premul(sp) && iv.size > 0) {
+        void* p = mem[r].ptr(iv, 0, es);
+        kernels::premul_avg(sp.dtype, p, p, iv.size, n);
+      }
+      alloc_snapshots(trace, s, mem[r].layout, r);
+    }
+    for (int r = 0; r < n; ++r) {
+      programs.push_back(std::make_unique<RankProgram>(s, plan, r, mem[r], *transport, opt, &trace));
+      if (small) programs[r]->snapshot(trace.initial[r]);
+    }
+    for (int k = 1; k < std::max(1, opt.buffer_sets); ++k) {
+      extra.push_back(mem);  // same inputs, fresh memory
+      extra_programs.emplace_back();
+      for (int r = 0; r < n; ++r)
+        extra_programs.back().push_back(
+            std::make_unique<RankProgram>(s, plan, r, extra.back()[r], *transport, opt, &trace));
+    }
+    trace.iteration_ns.assign(std::max(1, opt.iterations), 0);
+    if (opt.pin_threads) cpu_of_rank = cpus_for_threads(n);
+    for (int r = 0; r < n; ++r) threads.emplace_back([this, r] { body(r); });
+  }
+
+  std::vector<int> cpu_of_rank;  // [rank], or empty: not bound
+
+  void body(int r) {
+    if (!cpu_of_rank.empty()) bind_this_thread(cpu_of_rank[r]);  // before its first step
+    try {
+      const int sets = std::max(1, opt.buffer_sets);
+      for (int it = 0; it < std::max(1, opt.iterations); ++it) {
+        RankProgram& prog = it % sets == 0 ? *programs[r] : *extra_programs[it % sets - 1][r];
+        transport->set_generation(r, static_cast<uint32_t>(it));
+        prog.reset_views();
+        if (opt.iterations > 1) transport->barrier(r, [&] { iter_start = transport->now_ns(); });
+        for (int st = 0; st < s.num_steps(); ++st) {
+          // The Step gate blocks without a timeout: a class may pause for
+          // as long as it likes between two steps.
+          for (int cur = allowed.load(std::memory_order_acquire); cur <= st;
+               cur = allowed.load(std::memory_order_acquire)) {
+            if (abort.load()) throw Aborted{};
+            allowed.wait(cur, std::memory_order_acquire);
+          }
+          prog.run_step(st);
+          if (opt.mode == Mode::lockstep)
+            transport->barrier(r, [&] {
+              if (opt.on_step) opt.on_step(st);
+            });
+          done_ranks.fetch_add(1, std::memory_order_acq_rel);
+        }
+        // message slots are reused by the next iteration
+        transport->barrier(r, [&] { trace.iteration_ns[it] = transport->now_ns() - iter_start; });
+      }
+    } catch (const Aborted&) {
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(error_mu);
+      if (!error) error = std::current_exception();
+      abort.store(true);
+      allowed.store(INT32_MAX);  // wake ranks parked at the Step gate; they see abort
+      allowed.notify_all();
+    }
+  }
+
+  void join() {
+    if (joined) return;
+    for (auto& t : threads) t.join();
+    joined = true;
+    trace.total_ns = transport->now_ns();
+    if (error) std::rethrow_exception(error);
+  }
+
+  RunResult result() {
+    join();
+    RunResult res;
+    const auto& sp = s.spec;
+    const size_t es = dtype_size(sp.dtype);
+    res.outputs.resize(n);
+    res.inputs_after.resize(n);
+    for (int r = 0; r < n; ++r) {
+      const auto& iv = mem[r].layout.view[static_cast<int>(Buf::input)];
+      if (iv.size > 0 && !needs_premul(sp)) {
+        const std::byte* ip = mem[r].ptr(iv, 0, es);
+        res.inputs_after[r].assign(ip, ip + iv.size * es);
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      const auto& ov = mem[r].layout.view[static_cast<int>(Buf::output)];
+      if (ov.size == 0) continue;
+      std::byte* p = mem[r].ptr(ov, 0, es);
+      if (needs_finish_avg(sp)) kernels::finish_avg(sp.dtype, p, ov.size, n);
+      res.outputs[r].assign(p, p + ov.size * es);
+    }
+    int64_t first = INT64_MAX, last = 0;
+    for (const auto& st : trace.steps)
+      for (const auto& r : st) {
+        first = std::min(first, r.begin_ns);
+        last = std::max(last, r.end_ns);
+      }
+    if (!trace.steps.empty() && opt.record) trace.total_ns = last - first;
+    res.trace = std::move(trace);
+    return res;
+  }
+
+  ~Impl() {
+    if (!joined) {
+      abort.store(true);
+      allowed.store(INT32_MAX);
+      allowed.notify_all();
+      for (auto& t : threads) t.join();
+    }
+  }
+};
+
+RunResult run_threads(const Schedule& s, const RankData& inputs, const RunOptions& opt) {
+  SteppedRun::Impl impl(s, inputs, opt, false);
+  return impl.result();
+}
+
+SteppedRun::SteppedRun(const Schedule& s, const RankData& inputs, const RunOptions& opt)
+    : impl_(std::make_unique<Impl>(s, inputs, opt, true)) {}
+SteppedRun::~SteppedRun() = default;
+int SteppedRun::steps_done() const { return impl_->steps_done; }
+bool SteppedRun::finished() const { return impl_->steps_done >= impl_->s.num_steps(); }
+void SteppedRun::step() {
+  if (finished()) return;
+  const int k = impl_->steps_done;
+  impl_->allowed.store(k + 1, std::memory_order_release);
+  impl_->allowed.notify_all();
+  const int want = impl_->n * (k + 1);
+  wait_until([&] { return impl_->done_ranks.load(std::memory_order_acquire) >= want || impl_->abort.load(); },
+             impl_->abort, [] { return std::string("the ranks to finish a step"); }, -1);
+  if (impl_->abort.load()) impl_->join();
+  impl_->steps_done = k + 1;
+}
+RunResult SteppedRun::finish() {
+  impl_->allowed.store(INT32_MAX, std::memory_order_release);
+  impl_->allowed.notify_all();
+  impl_->steps_done = impl_->s.num_steps();
+  return impl_->result();
+}
+const Trace& SteppedRun::trace() const { return impl_->trace; }
+
+}  // namespace microddp

@@ -1,0 +1,82 @@
+#include "core/ir/spec.h"
+
+#include <fmt/format.h>
+
+namespace microddp {
+
+static bool has_v_variant(Collective c) {
+  return c == Collective::gather || c == Collective::scatter || c == Collective::all_gather ||
+         c == Collective::reduce_scatter;
+}
+
+int64_t CollectiveSpec::block(int r) const { return counts.empty() ? count : counts[r]; }
+
+int64_t CollectiveSpec::displ(int r) const {
+  if (counts.empty()) return count * r;
+  int64_t d = 0;
+  for (int q = 0; q < r; ++q) d += counts[q];
+  return d;
+}
+
+int64_t CollectiveSpec::total() const { return displ(world_size); }
+
+int64_t CollectiveSpec::input_count(int r) const {
+  switch (collective) {
+    case Collective::broadcast: return count;
+    case Collective::reduce:
+    case Collective::all_reduce: return count;
+    case Collective::gather:
+    case Collective::all_gather: return block(r);
+    case Collective::scatter: return r == root ? total() : 0;
+    case Collective::reduce_scatter: return total();
+    case Collective::all_to_all: return count * world_size;
+    case Collective::barrier: return 0;
+  }
+  return 0;
+}
+
+int64_t CollectiveSpec::output_count(int r) const {
+  switch (collective) {
+    case Collective::broadcast:
+    case Collective::all_reduce: return count;
+    case Collective::reduce: return r == root ? count : 0;
+    case Collective::gather: return r == root ? total() : 0;
+    case Collective::all_gather: return total();
+    case Collective::scatter:
+    case Collective::reduce_scatter: return block(r);
+    case Collective::all_to_all: return count * world_size;
+    case Collective::barrier: return 0;
+  }
+  return 0;
+}
+
+void CollectiveSpec::validate() const {
+  if (world_size < 1) throw UsageError(fmt::format("world size must be >= 1, got {}", world_size));
+  if (root < 0 || root >= world_size)
+    throw UsageError(fmt::format("root {} is out of range for world size {} (valid: 0..{})", root,
+                                 world_size, world_size - 1));
+  if (count < 0) throw UsageError(fmt::format("count must be >= 0, got {}", count));
+  if (segments < 1 || segments > 4096)
+    throw UsageError(fmt::format("segments must be in 1..4096, got {}", segments));
+  if (!counts.empty()) {
+    if (!has_v_variant(collective))
+      throw UsageError(fmt::format("--counts is only for gather, scatter, all_gather and reduce_scatter, not {}",
+                                   name(collective)));
+    if (static_cast<int>(counts.size()) != world_size)
+      throw UsageError(fmt::format("counts has {} entries but the world size is {}", counts.size(), world_size));
+    for (int r = 0; r < world_size; ++r)
+      if (counts[r] < 0) throw UsageError(fmt::format("counts[{}] must be >= 0, got {}", r, counts[r]));
+  }
+}
+
+InPlaceLayout in_place_layout(const CollectiveSpec& s, int r) {
+  switch (s.collective) {
+    case Collective::all_gather: return {true, s.displ(r)};
+    case Collective::gather: return {true, r == s.root ? s.displ(r) : 0};
+    case Collective::reduce_scatter: return {false, s.displ(r)};
+    case Collective::scatter: return {false, r == s.root ? s.displ(r) : 0};
+    default: return {true, 0};
+  }
+}
+
+}  // namespace microddp

@@ -1,0 +1,239 @@
+// Lesson scripts (lessons/*.yaml; the format is in lessons/README.md): a
+// title, a summary, a run configuration (setup) and an ordered list of beats.
+// A beat says which step of the REAL run to show, a short text, highlights,
+// an optional question, and checks that are evaluated against the real run
+// (or against the α-β prediction of its schedule), so a lesson that claims
+// something false fails its own test.
+//
+// Used by `microddp lesson` (app/cli/cmd_lesson.cpp) and by the app's lesson
+// panel. Typical use:
+//   Lesson l = load_lesson("lessons/02-ring-double-buffering.yaml");
+//   for (size_t b = 0; b < l.beats.size(); ++b) {
+//     Prepared p = prepare(l.beats[b].setup);          // spec, schedule, inputs
+//     int upto = target_step(l.beats[b].at, p.schedule); // -1: before step 0
+//     ... run steps 0..upto (SteppedRun), show l.beats[b].text / highlights
+//     std::vector<CheckResult> r = evaluate(l.beats[b]); // runs for real
+//   }
+// Errors: every loading error is a LessonError whose message starts with
+// "FILE:LINE:COLUMN: " (1-based, from yaml-cpp's marks) and says what was
+// expected; unknown keys are errors.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/labs/ddp/ddp.h"
+#include "core/exec/executor.h"
+#include "core/labs/hang/hang.h"
+#include "core/ir/types.h"
+
+namespace microddp::lesson {
+
+// A position in a lesson file (1-based line and column; 0 = unknown).
+struct Mark {
+  std::string file;
+  int line = 0, column = 0;
+  std::string str() const;  // "file:line:column"
+};
+
+// A malformed lesson file. what() = "file:line:column: <what was expected>".
+struct LessonError : UsageError {
+  using UsageError::UsageError;
+};
+
+// One run configuration, as `microddp run` takes it (app/cli/run_options.h).
+// count < 0: from the data rows (else 8). data: rows "1,2,3;4,5,6" (';'
+// between ranks). algorithm "single_buffered_ring" is the test-only
+// all_reduce ring with one buffer (make_single_buffered_ring): it is NOT
+// checked symbolically (the checker rejects it) and exists to be shown
+// failing under `delay`.
+struct Setup {
+  std::string collective = "all_reduce", algorithm = "ring", dtype = "float32", op = "sum";
+  int ranks = 3;
+  int64_t count = -1;
+  std::vector<int64_t> counts;
+  int root = 0;
+  int segments = 1;
+  bool in_place = false;
+  std::string data, fill;
+  std::string backend = "threads", mode = "lockstep";
+  std::optional<DelayHook> delay;  // delayed sends (seed is set per run)
+};
+
+// Where a beat goes: before the first step, after step `step` (0-based), to
+// the last step of a named phase, or to the end of the run.
+struct Target {
+  enum class Kind { start, step, phase, end } kind = Kind::end;
+  int step = -1;
+  std::string phase;
+};
+
+struct Highlights {
+  std::vector<int> ranks;
+  std::vector<int> chunks;
+  std::vector<std::string> buffers;          // buffer names: accum, send_buff, ...
+  std::vector<std::pair<int, int>> links;    // from rank -> to rank
+  bool empty() const { return ranks.empty() && chunks.empty() && buffers.empty() && links.empty(); }
+};
+
+// A multiple-choice question (choices non-empty; answer = 1-based index) or
+// a value to type (choices empty; the typed number must be within tolerance
+// of `value`).
+struct Question {
+  std::string ask;
+  std::vector<std::string> choices;
+  int answer = 0;
+  double value = 0, tolerance = 0;
+  std::string explain;  // shown after the answer, right or wrong
+  // True when `typed` is right ("2" or the choice's text; or a number).
+  bool is_right(const std::string& typed) const;
+};
+
+// A claim checked against the run. Kinds (fields used):
+//  buffer     rank, buffer, step (-1 = before step 0, or the last step for
+//             "end"), values: that buffer's values on that rank after the step
+//  bytes      rank, direction (sent|received|both), step (-2 = whole run),
+//             value: bytes the rank moved (measured by the executor's trace)
+//  steps      phase ("" = all), value: number of steps (from the schedule)
+//  result     expect "correct": outputs equal the independent reference
+//             (core/reference.h); expect "corrupts": with `delay` set, at
+//             least one of `seeds` runs (seeds 1..N) differs from it
+//  predicted  preset, value (s), rel_tol: core/cost_model.h predict() lockstep
+//             time of this beat's schedule under the preset (α, β, γ)
+//  ratio      preset / other preset (or algorithm / other algorithm under
+//             `preset`), value, rel_tol: ratio of the two predicted times
+//  faster     preset, algorithm, other: predicted(algorithm) < predicted(other)
+//
+// Issue 8 kinds, only in beats of the matching kind (Beat::kind). A ddp
+// beat's checks read its ddp::Result (core/ddp.h); "median" is the median
+// over the run's iterations (robust to one slow iteration on a loaded
+// machine). `compare` is equals | less_than | greater_than; against a
+// number (`value`) or, when other_run is set, against `times` x the same
+// figure of that earlier named run (other_ddp, resolved when loading).
+//  allreduce_calls     compare value|other: IterationStats::calls of iteration 0
+//  buckets             compare value|other: Result::buckets.size()
+//  bucket_params       bucket, values: the parameter indices of that bucket, in packing order
+//  overlap_fraction    compare value|other: median IterationStats::overlap_fraction (0..1)
+//  exposed_comm_ms     compare value|other: median IterationStats::exposed_comm_ms (ms)
+//  replicas_identical  every rank's parameters are the same bytes (Result::replicas_identical)
+//  same_params         other_run: final_params bit-equal to that run's
+//  loss                rel_tol: Result::max_reference_rel_error <= rel_tol
+// A hang beat's checks read its hang::LabResult (core/hang.h):
+//  named_ranks         values: the ranks the verdict names, in order
+//                      (LabResult::missing for a timeout, ::mismatched for a mismatch)
+//  failure             expect none | timeout | mismatch (none: every rank passed)
+//  all_failed          every rank failed together (LabResult::all_failed)
+//  elapsed             value (s): LabResult::seconds <= timeout_s + value
+//  sequence            rank, started, completed: that rank's flight recorder's
+//                      last started / last completed sequence numbers (-1 = none)
+//  report              expect: a text the verdict contains
+struct Check {
+  enum class Kind {
+    buffer, bytes, steps, result, predicted, ratio, faster,
+    // issue 8: ddp beats
+    allreduce_calls, buckets, bucket_params, overlap_fraction, exposed_comm_ms, replicas_identical, same_params, loss,
+    // issue 8: hang beats
+    named_ranks, failure, all_failed, elapsed, sequence, report
+  } kind = Kind::steps;
+  Mark mark;
+  int rank = 0;
+  std::string buffer = "output";
+  int step = -2;
+  bool step_is_end = false;
+  std::string direction = "sent";
+  std::string phase;
+  std::vector<double> values;
+  double value = 0, rel_tol = 1e-3;
+  std::string expect = "correct";
+  int seeds = 20;
+  std::string preset, other_preset, algorithm, other_algorithm;
+  // issue 8 (see above)
+  std::string compare = "equals";        // equals | less_than | greater_than
+  std::string other_run;                 // an earlier ddp beat's `name` ("" = compare with value)
+  std::optional<ddp::Options> other_ddp; // that beat's options
+  double times = 1;                      // other run's figure is multiplied by this
+  int bucket = 0;
+  int64_t started = -2, completed = -2;  // sequence: -2 = not checked, -1 = no call
+};
+
+struct Beat {
+  Mark mark;
+  Target at;
+  std::string text;   // plain text; *emphasis* is the only markup
+  Highlights highlight;
+  std::optional<Question> question;
+  std::vector<Check> checks;
+  Setup setup;        // effective setup of this beat (the lesson's, changed by
+                      // this and earlier beats' `setup:` keys)
+  bool setup_changed = false;
+  // Issue 8. What the beat runs: a collective (everything above), a DDP
+  // training run (ddp; `at` is end, setup is the carried collective setup,
+  // unused) or a hang-lab run (hang). A viewer that only knows collective
+  // beats shows the text and question of the others and skips their run.
+  enum class Kind { collective, ddp, hang } kind = Kind::collective;
+  ddp::Options ddp;      // effective options (lesson's `ddp:`, changed by this and earlier ddp beats)
+  hang::LabOptions hang; // effective options (lesson's `hang:`, changed likewise)
+  std::string name;      // ddp beats: a name that later checks compare with ("" = none)
+};
+
+struct Lesson {
+  std::string file, title, summary;
+  Setup setup;  // optional in the file when no beat is a collective beat (then the default)
+  std::vector<Beat> beats;
+  ddp::Options ddp;       // the lesson's `ddp:` (defaults of its ddp beats)
+  hang::LabOptions hang;  // the lesson's `hang:`
+};
+
+// Parse a lesson from text (`file` names it in messages) or from a file.
+// Throws LessonError (file:line:column: ...) for malformed YAML, unknown
+// keys, missing keys, wrong types and values out of range. Setups are
+// validated by building their schedule, so a beat with an impossible setup
+// fails here, at its mark.
+Lesson parse_lesson(const std::string& text, const std::string& file = "<lesson>");
+Lesson load_lesson(const std::string& path);
+
+// A shipped lesson: its file and title (sorted by file name).
+struct LessonInfo {
+  std::string file, title;
+};
+// Lessons in `dir` (*.yaml); files that fail to load are listed with the
+// title "(error: ...)".
+std::vector<LessonInfo> list_lessons(const std::string& dir);
+
+// A setup turned into something to run: checked schedule and input data.
+struct Prepared {
+  CollectiveSpec spec;
+  Schedule schedule;
+  RankData inputs;  // empty when the setup is too large to run (prediction only)
+  Mode mode = Mode::lockstep;
+  bool runnable = true;
+};
+// Largest total input (elements over all ranks) a lesson runs for real;
+// larger setups are prediction-only.
+constexpr int64_t kMaxRunElements = int64_t{1} << 22;
+// Throws UsageError naming the bad value.
+Prepared prepare(const Setup& s);
+
+// The last step to run for `t` (-1 = none: the state before step 0).
+int target_step(const Target& t, const Schedule& s);
+
+struct CheckResult {
+  bool pass = false;
+  std::string what;      // "R0 accum after step 0"
+  std::string expected, actual;
+  Mark mark;
+};
+// Evaluate the beat's checks: runs its setup for real (threads backend,
+// lockstep, buffers recorded) when a check needs a run. ddp and hang beats:
+// runs run_ddp(b.ddp) / run_hang_lab(b.hang) (only when it has checks) and
+// calls the overloads below.
+std::vector<CheckResult> evaluate(const Beat& b);
+
+// Issue 8: checks of a ddp / hang beat against a run already made (the
+// runner prints the run, then checks it). Runs named by `other_run` are
+// run here (once per name). A check of the wrong beat kind fails.
+std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
+std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
+
+}  // namespace microddp::lesson

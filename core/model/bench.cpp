@@ -1,0 +1,385 @@
+#include "core/model/bench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "core/algorithms/registry.h"
+#include "core/exec/mpi/backend_mpi.h"
+#include "core/ir/checker.h"
+#include "core/record/data.h"
+#include "core/exec/executor.h"
+#include "core/ir/reference.h"
+
+namespace microddp {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+bool has_root(Collective c) {
+  return c == Collective::broadcast || c == Collective::reduce || c == Collective::gather ||
+         c == Collective::scatter;
+}
+
+// How many per-rank counts make up nccl-tests' "size".
+int64_t shape_factor(Collective c, int n) {
+  switch (c) {
+    case Collective::all_gather:
+    case Collective::reduce_scatter:
+    case Collective::all_to_all:
+    case Collective::gather:
+    case Collective::scatter: return n;
+    default: return 1;
+  }
+}
+
+int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData& got) {
+  const RankData want = reference_outputs(s, in);
+  if (outputs_match(s, in, got, want)) return 0;
+  const size_t es = dtype_size(s.dtype);
+  int64_t wrong = 0;
+  for (size_t r = 0; r < want.size(); ++r) {
+    const int64_t n = static_cast<int64_t>(want[r].size() / es);
+    if (r >= got.size() || got[r].size() != want[r].size()) {
+      wrong += n;
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const double g = kernels::load_double(s.dtype, got[r].data(), i);
+      const double w = kernels::load_double(s.dtype, want[r].data(), i);
+      if (std::isnan(g) && std::isnan(w)) continue;
+      if (!(std::abs(g - w) <= 1e-6 * s.world_size * std::max(1.0, std::abs(w)))) ++wrong;
+    }
+  }
+  return wrong;
+}
+
+// Median time of one iteration (s), in either mode, from the executor's
+// per-iteration clock (barrier to barrier, so thread start-up is excluded).
+// Buffers rotate over enough sets to spill out of the caches (32 MiB
+// together), as OSU recommends: one reused buffer flatters on-node results.
+double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
+  RunOptions ro;
+  ro.mode = o.mode;
+  ro.record = o.record;
+  ro.snapshot_limit = 0;
+  int64_t per_set = 0;
+  for (int r = 0; r < s.world_size(); ++r)
+    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
+  ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
+  // Warm-up visits every buffer set once, so each timed iteration finds its
+  // set as the rotation left it (last touched buffer_sets iterations ago)
+  // rather than fresh from the main thread's initial copy.
+  const int warm = std::max({1, o.warmup, ro.buffer_sets});
+  ro.iterations = warm + o.iters;
+  RunResult res = o.backend == "mpi" ? run_mpi(s, in, ro) : run_threads(s, in, ro);
+  if (outputs) *outputs = std::move(res.outputs);
+  if (res.trace.iteration_ns.size() < static_cast<size_t>(ro.iterations)) return 0;  // mpi: not rank 0
+  std::vector<double> t;
+  for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  return median(t);
+}
+
+}  // namespace
+
+int64_t parse_size(const std::string& text) {
+  if (text.empty()) throw UsageError("empty size");
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("size '{}' is not a number (e.g. 4K, 64M, 1G, 1e9)", text));
+  }
+  double mult = 1;
+  const std::string suf = text.substr(pos);
+  if (suf == "K" || suf == "k") mult = 1024.0;
+  else if (suf == "M" || suf == "m") mult = 1024.0 * 1024;
+  else if (suf == "G" || suf == "g") mult = 1024.0 * 1024 * 1024;
+  else if (!suf.empty()) throw UsageError(fmt::format("size '{}' has an unknown suffix '{}' (K, M or G)", text, suf));
+  if (!(v >= 0) || !std::isfinite(v)) throw UsageError(fmt::format("size '{}' must be zero or positive", text));
+  const double b = v * mult;
+  if (b > 9.0e18) throw UsageError(fmt::format("size '{}' is too large", text));
+  return static_cast<int64_t>(b);
+}
+
+CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes) {
+  CollectiveSpec s;
+  s.collective = o.collective;
+  s.algorithm = algorithm;
+  s.world_size = o.world_size;
+  s.dtype = o.dtype;
+  s.op = o.op;
+  s.root = has_root(o.collective) ? o.root : 0;
+  const int64_t es = static_cast<int64_t>(dtype_size(o.dtype));
+  s.count = o.collective == Collective::barrier ? 0 : bytes / (es * shape_factor(o.collective, o.world_size));
+  return s;
+}
+
+void validate_bench(const BenchOptions& o) {
+  if (o.backend != "threads" && o.backend != "mpi")
+    throw UsageError(fmt::format("bench: backend '{}' is not available here (expected: threads or mpi)", o.backend));
+  if (o.backend == "mpi" && !mpi_available())
+    throw UsageError("bench --backend mpi: this build has no MPI backend (install libopenmpi-dev and rebuild)");
+  if (!o.reference.empty() && o.reference != "mpi" && o.reference != "nccl")
+    throw UsageError(fmt::format("--reference '{}' is unknown (expected: mpi or nccl)", o.reference));
+  if (o.reference == "mpi" && o.backend != "mpi")
+    throw UsageError(fmt::format(
+        "--reference mpi needs --backend mpi under mpirun (got --backend {}), e.g. "
+        "`mpirun -n 2 microddp bench --backend mpi --reference mpi`",
+        o.backend));
+  if (o.reference == "nccl" && o.backend != "threads")
+    throw UsageError(fmt::format("--reference nccl runs in one process beside --backend threads, not --backend {}",
+                                 o.backend));
+  if (o.reference == "nccl" && !o.nccl_runner) throw UsageError("--reference nccl: this build has no CUDA backend");
+  if (!o.mpi_algorithm.empty() && o.reference != "mpi")
+    throw UsageError(fmt::format("--mpi-algorithm {} needs --reference mpi", o.mpi_algorithm));
+  if (!o.nccl_algo.empty() && o.nccl_algo != "ring" && o.nccl_algo != "tree")
+    throw UsageError(fmt::format("--nccl-algo '{}' is unknown (expected: ring or tree)", o.nccl_algo));
+  if (!o.nccl_algo.empty() && o.reference != "nccl")
+    throw UsageError(fmt::format("--nccl-algo {} needs --reference nccl", o.nccl_algo));
+  if (o.world_size < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", o.world_size));
+  if (o.min_bytes < 0 || o.max_bytes < 0)
+    throw UsageError(fmt::format("sizes must not be negative (-b {} -e {})", o.min_bytes, o.max_bytes));
+  if (o.min_bytes > o.max_bytes)
+    throw UsageError(fmt::format("-b {} is larger than -e {}", o.min_bytes, o.max_bytes));
+  if (o.factor < 2) throw UsageError(fmt::format("-f {} must be at least 2", o.factor));
+  if (o.iters < 1) throw UsageError(fmt::format("-n {} must be at least 1", o.iters));
+  if (o.warmup < 0) throw UsageError(fmt::format("-w {} must not be negative", o.warmup));
+  if (o.record_pairs < 0 || o.record_pairs > 1000)
+    throw UsageError(fmt::format("--record-overhead {} must be 0 (off) to 1000 pairs", o.record_pairs));
+  if (o.record_pairs > 0 && o.backend != "threads")
+    throw UsageError(fmt::format("--record-overhead needs the threads backend, not '{}'", o.backend));
+  if (has_root(o.collective) && (o.root < 0 || o.root >= o.world_size))
+    throw UsageError(fmt::format("--root {} is out of range for {} ranks", o.root, o.world_size));
+  if (o.algorithms.empty()) throw UsageError("no algorithm to bench");
+  for (const auto& a : o.algorithms) make_schedule(bench_spec(o, a, 0));  // names the unknown algorithm
+}
+
+std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
+  validate_bench(o);
+
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+  if (o.backend == "mpi") {
+    mpi_init_once();
+    if (mpi_world_size() != o.world_size)
+      throw UsageError(fmt::format("bench: --ranks {} but mpirun started {} ranks (they must be equal)", o.world_size,
+                                   mpi_world_size()));
+  }
+#endif
+  // Rank 0 of an MPI job (or the only process) holds every rank's output.
+  const bool holds_all = o.backend != "mpi" || mpi_rank() == 0;
+
+  std::vector<BenchRow> rows;
+  int64_t bytes = o.min_bytes;
+  std::vector<std::string> row_algorithms = o.algorithms;
+  if (!o.reference.empty()) row_algorithms.push_back(o.reference);
+  while (true) {
+    for (const auto& alg : row_algorithms) {
+      const bool library = !o.reference.empty() && &alg == &row_algorithms.back();
+      const CollectiveSpec sp = bench_spec(o, library ? o.algorithms.front() : alg, bytes);
+      BenchRow row;
+      row.collective = o.collective;
+      row.algorithm = alg;
+      row.backend = library ? alg : o.backend;
+      row.world_size = o.world_size;
+      row.dtype = o.dtype;
+      row.op = o.op;
+      row.root = has_root(o.collective) ? o.root : -1;
+      row.mode = o.mode;
+      row.bytes = bench_bytes(sp);
+      row.count = row.bytes / static_cast<int64_t>(dtype_size(o.dtype));
+      RankData in;
+      if (o.check) {
+        in = fill_data(sp, "random:" + std::to_string(bytes + 1));
+      } else {
+        in.resize(sp.world_size);
+        for (int r = 0; r < sp.world_size; ++r)
+          in[r].assign(static_cast<size_t>(sp.input_count(r)) * dtype_size(sp.dtype), std::byte{0});
+      }
+      RankData out;
+      double t = 0;
+      std::optional<Schedule> s;
+      if (!library) {
+        s.emplace(make_schedule(sp));
+        if (o.record_pairs > 0) {
+          std::vector<double> off, on, ratio;
+          BenchOptions oo = o;
+          for (int k = 0; k < o.record_pairs; ++k) {
+            // alternate which goes first, so a bias of the first or second
+            // run of a pair (allocation, caches) cancels out
+            for (int half = 0; half < 2; ++half) {
+              oo.record = (half == 0) == (k % 2 == 1);
+              const double t_one = time_run(*s, in, oo, k == 0 && half == 0 && o.check ? &out : nullptr);
+              (oo.record ? on : off).push_back(t_one);
+            }
+            if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
+          }
+          t = median(off);
+          row.recorded_us = median(on) * 1e6;
+          row.record_overhead_pct = median(ratio) * 100.0;
+        } else {
+          t = time_run(*s, in, o, o.check ? &out : nullptr);
+        }
+      } else if (alg == "mpi") {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+        MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
+        t = lib.seconds;
+        out = std::move(lib.outputs);
+#endif
+      } else {
+        BenchOptions::LibraryCall lib = o.nccl_runner(sp, in, o.iters, std::max(1, o.warmup));
+        t = lib.seconds;
+        out = std::move(lib.outputs);
+      }
+      row.time_us = t * 1e6;
+      row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
+      row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
+      if (o.check && holds_all) row.wrong = count_wrong(sp, in, out);
+      if (o.params && s) {
+        const Prediction p = predict(*s, *o.params);
+        // The iteration clock also holds the barrier that closes the
+        // iteration (both modes), on top of the model's per-step barriers.
+        row.predicted_us =
+            ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
+        row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
+      }
+      rows.push_back(row);
+      if (on_row) on_row(row);
+    }
+    if (bytes >= o.max_bytes) break;
+    bytes = bytes == 0 ? 1 : (bytes > o.max_bytes / o.factor ? o.max_bytes : bytes * o.factor);
+  }
+  return rows;
+}
+
+std::string bench_table_header(const BenchOptions& o) {
+  std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up (at least one per rotating buffer set)\n",
+                              name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
+  if (o.reference == "mpi")
+    h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",
+                     o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice" : o.mpi_algorithm);
+  else if (o.reference == "nccl")
+    h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
+                     o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
+  if (o.record_pairs > 0)
+    h += fmt::format("# recording overhead: {} pairs of back-to-back runs, recording off and on (order alternating); time = median off, recorded = "
+                     "median on, rec.ovh = median of the pairs' on/off - 1\n",
+                     o.record_pairs);
+  const bool rec = o.record_pairs > 0;
+  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}{}\n", "algorithm",
+                   "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted", "error",
+                   rec ? fmt::format(" {:>11} {:>7}", "recorded", "rec.ovh") : "");
+  h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}{}\n", "", "(B)",
+                   "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(%)",
+                   rec ? fmt::format(" {:>11} {:>7}", "(us)", "(%)") : "");
+  return h;
+}
+
+std::string bench_table_row(const BenchRow& r) {
+  const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
+  const std::string pred = r.predicted_us < 0 ? "-" : fmt::format("{:.2f}", r.predicted_us);
+  const std::string err = r.predicted_us < 0 ? "-" : fmt::format("{:+.1f}", r.error_pct);
+  const std::string rec =
+      r.recorded_us < 0 ? "" : fmt::format(" {:>11.2f} {:>+7.1f}", r.recorded_us, r.record_overhead_pct);
+  return fmt::format("  {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11.2f} {:>8.3f} {:>8.3f} {:>6} {:>11} {:>7}{}\n",
+                     r.algorithm, r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
+                     r.busbw_gbps, wrong, pred, err, rec);
+}
+
+std::string bench_table_footer(const std::vector<BenchRow>& rows) {
+  double bus = 0;
+  int64_t wrong = 0;
+  bool checked = false;
+  for (const auto& r : rows) {
+    bus += r.busbw_gbps;
+    if (r.wrong >= 0) {
+      checked = true;
+      wrong += r.wrong;
+    }
+  }
+  std::string f = checked ? fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
+                          : std::string("# Out of bounds values : not checked (use --check)\n");
+  f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : bus / rows.size());
+  return f;
+}
+
+std::string bench_json_row(const BenchRow& r) {
+  return fmt::format(
+      "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
+      "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
+      "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}}}",
+      name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
+      r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
+      r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
+      r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
+      r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct));
+}
+
+std::string bench_csv_header() {
+  return "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
+         "predicted_us,error_pct,recorded_us,record_overhead_pct\n";
+}
+
+std::string bench_csv_row(const BenchRow& r) {
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{},{},{},{}\n", name(r.collective),
+                     r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root, r.bytes,
+                     r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "" : std::to_string(r.wrong),
+                     r.predicted_us < 0 ? "" : fmt::format("{:.3f}", r.predicted_us),
+                     r.predicted_us < 0 ? "" : fmt::format("{:.2f}", r.error_pct),
+                     r.recorded_us < 0 ? "" : fmt::format("{:.3f}", r.recorded_us),
+                     r.recorded_us < 0 ? "" : fmt::format("{:.2f}", r.record_overhead_pct));
+}
+
+std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
+  std::vector<BenchSummary> out;
+  std::vector<std::vector<std::pair<double, int64_t>>> errs;
+  for (const auto& r : rows) {
+    if (r.predicted_us < 0 || r.time_us <= 0) continue;
+    size_t i = 0;
+    while (i < out.size() && !(out[i].algorithm == r.algorithm && out[i].world_size == r.world_size)) ++i;
+    if (i == out.size()) {
+      out.push_back({r.algorithm, r.world_size});
+      errs.emplace_back();
+    }
+    errs[i].push_back({std::abs(r.predicted_us - r.time_us) / r.time_us * 100.0, r.bytes});
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::vector<double> e;
+    for (const auto& [v, b] : errs[i]) {
+      e.push_back(v);
+      if (v >= out[i].max_err_pct) {
+        out[i].max_err_pct = v;
+        out[i].worst_bytes = b;
+      }
+    }
+    out[i].rows = static_cast<int>(e.size());
+    out[i].median_err_pct = median(e);
+  }
+  return out;
+}
+
+std::string bench_summary_text(const std::vector<BenchSummary>& s) {
+  std::string t = "# prediction error |predicted - measured| / measured over the sizes\n";
+  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12}\n", "algorithm", "ranks", "sizes", "median(%)", "max(%)",
+                   "worst at (B)");
+  for (const auto& x : s)
+    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12}\n", x.algorithm, x.world_size, x.rows,
+                     x.median_err_pct, x.max_err_pct, x.worst_bytes);
+  if (s.empty()) t += "#   (no predictions: give --profile FILE or run `microddp calibrate` first)\n";
+  return t;
+}
+
+}  // namespace microddp

@@ -1,0 +1,144 @@
+// The nccl-tests-shaped benchmark: for each message size and algorithm, run
+// the collective for real (warm-up, then timed iterations), check the result,
+// and put the cost model's prediction beside the measurement.
+//
+// Sizes follow nccl-tests: "size" is the larger of one rank's input and
+// output buffers in BYTES (all_reduce: count·esize; all_gather: the whole
+// gathered buffer; reduce_scatter: the whole input), count = size / esize.
+// algbw = size / time, busbw = algbw × busbw_factor (core/cost_model.h);
+// GB/s means 1e9 bytes per second.
+//
+// Timing (threads backend): one run_threads call per (size, algorithm) with
+// warmup + iters iterations; the executor clocks each iteration from the
+// barrier that opens it to the barrier that closes it (trace.iteration_ns,
+// thread start-up excluded), in either mode, and the row reports the MEDIAN
+// iteration (robust on a shared 2-core machine).
+//
+// Buffer rotation (the OSU caveat): iterations rotate over enough buffer
+// sets (RunOptions::buffer_sets, up to 16) to span 32 MiB together, so only
+// the smallest sizes can still find their data in cache.
+//
+// Predicted column: predict() in the bench's mode (lockstep_s or
+// pipelined_s) plus ONE barrier b(n) (CostParams::barrier_for): the closing
+// barrier the iteration clock includes on top of the model's step barriers.
+//
+// Timing (mpi backend, under mpirun; every rank calls run_bench with the
+// same options, only rank 0's rows are complete): one run_mpi call per
+// (size, algorithm) with warmup + iters iterations, record off; the row
+// reports the MEDIAN of the last `iters` entries of Trace::iteration_ns
+// (barrier to barrier through rank 0, on rank 0's clock). #wrong is counted
+// on rank 0, which holds every rank's output.
+//
+// Library references, one extra row per size with algorithm "mpi" / "nccl":
+//  - reference "mpi" (backend mpi): Open MPI's own collective on the same
+//    inputs through run_mpi_library (core/backend_mpi.h): warmup untimed
+//    calls, then the MEAN of `iters` calls of the slowest rank (what the
+//    library offers; no per-call times).
+//  - reference "nccl" (backend threads): run_nccl_library through
+//    BenchOptions::nccl_runner (the CLI sets it: the CUDA backend links
+//    above core), mean of `iters` calls on GPU events.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/cost_model.h"
+#include "core/exec/executor.h"
+#include "core/ir/trace.h"
+
+namespace microddp {
+
+struct BenchOptions {
+  Collective collective = Collective::all_reduce;
+  std::vector<std::string> algorithms = {"ring"};
+  std::string backend = "threads";
+  int world_size = 2;
+  int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
+  int64_t factor = 2;  // multiply the size by this between rows (>= 2)
+  int iters = 20, warmup = 5;
+  ReduceOp op = ReduceOp::sum;
+  DType dtype = DType::float32;
+  int root = 0;
+  bool check = false;   // verify outputs against core/reference.h
+  bool record = false;  // record events (trace on) while timing
+  // > 0: measure what recording costs. Each row is timed 2·record_pairs
+  // times, recording off and on in pairs of back-to-back runs (one
+  // run_threads call each; which half goes first alternates between pairs),
+  // so both halves of a pair see the same machine load: time_us = the median
+  // with recording off, recorded_us = the median with it on, and
+  // record_overhead_pct = the median over the pairs of (on / off - 1)·100.
+  // Threads backend only.
+  int record_pairs = 0;
+  Mode mode = Mode::lockstep;
+  std::optional<CostParams> params;  // for the predicted column
+  // "" (none), "mpi" (needs backend mpi) or "nccl" (needs nccl_runner).
+  std::string reference;
+  // Shown in the header only: --mpi-algorithm (forced before MPI starts,
+  // see mpi_force_library_algorithm) and --nccl-algo ("", ring, tree).
+  std::string mpi_algorithm, nccl_algo;
+  // How the "nccl" reference runs: seconds per call and every rank's output.
+  struct LibraryCall {
+    double seconds = 0;
+    RankData outputs;
+  };
+  std::function<LibraryCall(const CollectiveSpec& spec, const RankData& inputs, int iters, int warmup)> nccl_runner;
+};
+
+struct BenchRow {
+  Collective collective = Collective::all_reduce;
+  std::string algorithm, backend;
+  int world_size = 0;
+  DType dtype = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int root = -1;  // -1 for collectives without a root
+  Mode mode = Mode::lockstep;
+  int64_t bytes = 0, count = 0;
+  double time_us = 0, algbw_gbps = 0, busbw_gbps = 0;
+  int64_t wrong = -1;  // -1 = not checked
+  double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
+  double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
+};
+
+// Parse "4K", "64M", "1G" (powers of 1024, as nccl-tests), "512", "1e9".
+// Throws UsageError naming the text when it is negative, empty or malformed.
+int64_t parse_size(const std::string& text);
+
+// Validates options (UsageError naming the bad value: -b > -e, factor < 2,
+// iters < 1, warmup < 0, record_pairs < 0 or > 0 with the mpi backend, world size < 1, unknown backend (threads, mpi),
+// unknown reference (mpi, nccl) or one that does not fit the backend), then
+// runs every row, calling on_row as each finishes. Backend mpi: MPI must be
+// initialized (mpi_init_once) and its world size must equal world_size.
+void validate_bench(const BenchOptions& o);
+std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
+
+// The spec bench runs for one row (count derived from bytes as above).
+CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes);
+
+// Text output: the header lines (start with '#'), one row, the footer
+// (average busbw, number of wrong values). With record_pairs > 0 the header
+// and rows gain two columns: recorded (us) and rec.ovh (%). JSON rows carry
+// "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
+// end with the same two fields (empty when not measured).
+std::string bench_table_header(const BenchOptions& o);
+std::string bench_table_row(const BenchRow& r);
+std::string bench_table_footer(const std::vector<BenchRow>& rows);
+// One JSON object on one line with the documented keys.
+std::string bench_json_row(const BenchRow& r);
+std::string bench_csv_header();
+std::string bench_csv_row(const BenchRow& r);
+
+// Per algorithm and world size: median and maximum of |predicted -
+// measured| / measured (in %) over the sizes, and the worst size.
+struct BenchSummary {
+  std::string algorithm;
+  int world_size = 0;
+  int rows = 0;
+  double median_err_pct = 0, max_err_pct = 0;
+  int64_t worst_bytes = 0;
+};
+std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows);
+std::string bench_summary_text(const std::vector<BenchSummary>& s);
+
+}  // namespace microddp

@@ -1,0 +1,590 @@
+#include "core/model/calibrate/calibrate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "core/exec/executor.h"
+
+namespace microddp {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr double kMiB = 1024.0 * 1024.0;  // fit in MiB so the normal equations stay well scaled
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+void residuals(LineFit& f, const std::vector<FitPoint>& pts) {
+  double ss = 0;
+  f.max_rel = 0;
+  for (const auto& p : pts) {
+    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
+    ss += rel * rel;
+    if (std::abs(rel) > f.max_rel) {
+      f.max_rel = std::abs(rel);
+      f.worst_bytes = p.bytes;
+    }
+  }
+  f.rms_rel = pts.empty() ? 0 : std::sqrt(ss / pts.size());
+}
+
+double sse(const LineFit& f, const std::vector<FitPoint>& pts) {
+  double ss = 0;
+  for (const auto& p : pts) {
+    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
+    ss += rel * rel;
+  }
+  return ss;
+}
+}  // namespace
+
+LineFit fit_line(const std::vector<FitPoint>& pts) {
+  double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
+  for (const auto& p : pts) {
+    if (!(p.seconds > 0)) throw std::invalid_argument(fmt::format("fit_line: time {} s at {} B", p.seconds, p.bytes));
+    const double w = 1.0 / (p.seconds * p.seconds), x = p.bytes / kMiB;
+    sw += w;
+    sx += w * x;
+    sxx += w * x * x;
+    st += w * p.seconds;
+    sxt += w * x * p.seconds;
+  }
+  const double det = sw * sxx - sx * sx;
+  if (pts.size() < 2 || !(std::abs(det) > 1e-300 * std::max(1.0, sw * sxx)))
+    throw std::invalid_argument("fit_line: needs at least two points with distinct sizes");
+  LineFit f;
+  f.alpha = (sxx * st - sx * sxt) / det;
+  f.beta = (sw * sxt - sx * st) / det / kMiB;
+  residuals(f, pts);
+  return f;
+}
+
+CalibrationFit fit_message_times(const std::vector<FitPoint>& in) {
+  std::vector<FitPoint> pts = in;
+  std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  CalibrationFit cf;
+  cf.one = fit_line(pts);
+  if (cf.one.max_rel <= 0.15 || pts.size() < 6) return cf;
+  double best = sse(cf.one, pts);
+  for (size_t k = 3; k + 3 <= pts.size(); ++k) {
+    if (pts[k].bytes == pts[k - 1].bytes) continue;
+    const std::vector<FitPoint> lo(pts.begin(), pts.begin() + k), hi(pts.begin() + k, pts.end());
+    const LineFit a = fit_line(lo), b = fit_line(hi);
+    const double s = sse(a, lo) + sse(b, hi);
+    if (s < best) {
+      best = s;
+      cf.break_bytes = pts[k].bytes;
+      cf.small = a;
+      cf.large = b;
+    }
+  }
+  return cf;
+}
+
+namespace {
+
+// Median seconds of one pass of f over rotating buffers.
+template <typename F>
+double time_kernel(int64_t bytes, int reps, F&& f) {
+  const int pool = 4;
+  std::vector<std::vector<float>> src(pool), dst(pool);
+  const size_t n = static_cast<size_t>(bytes / 4);
+  for (int i = 0; i < pool; ++i) {
+    src[i].assign(n, 1.0f + i);
+    dst[i].assign(n, 0.5f);
+  }
+  std::vector<double> t;
+  for (int k = 0; k < reps + 2; ++k) {
+    const int i = k % pool;
+    const auto a = Clock::now();
+    f(dst[i].data(), src[i].data(), static_cast<int64_t>(n));
+    const double s = std::chrono::duration<double>(Clock::now() - a).count();
+    if (k >= 2) t.push_back(s);
+  }
+  return median(t);
+}
+
+// The ping-pong schedule over K rotating slots of e elements (int32).
+Schedule ping_pong(int64_t e, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::broadcast;
+  s.algorithm = "naive";
+  s.world_size = 2;
+  s.count = e * K;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int j = 0; j < K; ++j) {
+    b.step("ping");
+    b.send(0, 1, {Buf::input, j * e}, e);
+    b.recv(1, 0, {Buf::output, j * e}, e);
+    b.step("pong");
+    b.send(1, 0, {Buf::input, j * e}, e);
+    b.recv(0, 1, {Buf::output, j * e}, e);
+  }
+  return b.finish();
+}
+
+// K empty steps on n ranks: in lockstep, nothing but barriers.
+Schedule empty_steps(int n, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::barrier;
+  s.algorithm = "naive";
+  s.world_size = n;
+  s.count = 0;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int k = 0; k < K; ++k) b.step("barrier");
+  return b.finish();
+}
+
+// K steps on n ranks, each a ring shift of one int32: rank r sends element
+// k of its input to r+1 and receives element k of rank r-1's into its output.
+Schedule ring_shift(int n, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::all_gather;  // only the buffer shapes matter: input K, output n·K
+  s.algorithm = "naive";
+  s.world_size = n;
+  s.count = K;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int k = 0; k < K; ++k) {
+    b.step("shift");
+    for (int r = 0; r < n; ++r) {
+      b.send(r, (r + 1) % n, {Buf::input, k}, 1);
+      b.recv((r + 1) % n, r, {Buf::output, k}, 1);
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+double mode_estimate(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = std::max<size_t>(1, (v.size() + 1) / 2);
+  size_t best = 0;
+  for (size_t i = 0; i + h <= v.size(); ++i)
+    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best]) best = i;
+  const size_t m = best + (h - 1) / 2;
+  return h % 2 ? v[m] : 0.5 * (v[m] + v[m + 1]);
+}
+
+namespace {
+// Seconds of each of `iters` lockstep iterations of s (after `warm` untimed ones).
+std::vector<double> lockstep_iterations_s(const Schedule& s, const RankData& in, int warm, int iters) {
+  RunOptions ro;
+  ro.mode = Mode::lockstep;
+  ro.record = false;
+  ro.snapshot_limit = 0;
+  ro.iterations = warm + iters;
+  const RunResult res = run_threads(s, in, ro);
+  std::vector<double> t;
+  for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  return t;
+}
+constexpr int kSteps = 32, kIters = 20, kWarm = 3;  // b(n) and w(n) runs: K steps per iteration
+}  // namespace
+
+std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
+  std::vector<std::vector<double>> samples(static_cast<size_t>(std::max(0, max_ranks - 1)));
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int n = 2; n <= max_ranks; ++n)
+      for (double t : lockstep_iterations_s(empty_steps(n, kSteps), RankData(static_cast<size_t>(n)), kWarm, kIters))
+        samples[n - 2].push_back(t / (kSteps + 1));
+  std::vector<double> b;
+  for (auto& v : samples) b.push_back(mode_estimate(v));
+  return b;
+}
+
+std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds) {
+  const int max_ranks = static_cast<int>(barrier_s.size()) + 1;
+  std::vector<std::vector<double>> samples(barrier_s.size());
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int n = 2; n <= max_ranks; ++n) {
+      const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(kSteps) * 4, std::byte{1}));
+      // one iteration = K steps (message + barrier) + the closing barrier
+      for (double t : lockstep_iterations_s(ring_shift(n, kSteps), in, kWarm, kIters))
+        samples[n - 2].push_back((t - barrier_s[n - 2]) / kSteps);
+    }
+  std::vector<double> w;
+  for (size_t i = 0; i < samples.size(); ++i)
+    w.push_back(std::max(0.0, mode_estimate(samples[i]) - barrier_s[i] - message_s));
+  return w;
+}
+
+std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes, int rounds) {
+  const int reps = 6;
+  const size_t n = static_cast<size_t>(bytes / 4);
+  std::vector<std::vector<double>> got(static_cast<size_t>(std::max(0, max_threads)));
+  // Two src/dst pairs per thread, used in turn, so no copy finds its data in cache.
+  std::vector<std::array<std::vector<float>, 4>> buf(static_cast<size_t>(std::max(0, max_threads)));
+  for (auto& b : buf)
+    for (int i = 0; i < 4; ++i) b[i].assign(n, 1.0f + i);
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (int k = 1; k <= max_threads; ++k) {
+      // Every rep: all k threads start together, one pass each; the rep's
+      // wall time is one sample (a rep in which a thread was descheduled is
+      // an outlier the median drops, as for δ).
+      std::barrier start(k), end(k);
+      std::vector<Clock::time_point> t0(static_cast<size_t>(k) * reps), t1(t0.size());
+      std::vector<std::thread> th;
+      const std::vector<int> cpus = cpus_for_threads(k);  // one core each, as the rank threads
+      for (int t = 0; t < k; ++t)
+        th.emplace_back([&, t] {
+          if (!cpus.empty()) bind_this_thread(cpus[t]);
+          auto& b = buf[t];
+          for (int r = 0; r < reps; ++r) {
+            const int p = 2 * (r % 2);
+            start.arrive_and_wait();
+            t0[t * reps + r] = Clock::now();
+            kernels::copy(DType::float32, b[p + 1].data(), b[p].data(), static_cast<int64_t>(n));
+            t1[t * reps + r] = Clock::now();
+            end.arrive_and_wait();
+          }
+        });
+      for (auto& t : th) t.join();
+      for (int r = 1; r < reps; ++r) {  // rep 0 warms up
+        Clock::time_point a = t0[r], z = t1[r];
+        for (int t = 1; t < k; ++t) {
+          a = std::min(a, t0[t * reps + r]);
+          z = std::max(z, t1[t * reps + r]);
+        }
+        const double sec = std::chrono::duration<double>(z - a).count();
+        if (sec > 0) got[k - 1].push_back(2.0 * static_cast<double>(bytes) * k / sec);
+      }
+    }
+  // The best pass, as STREAM reports its best of N trials: the roofline is a
+  // ceiling, and a slow pass is a thread that was switched out, not the bus.
+  std::vector<double> B;
+  for (auto& v : got) B.push_back(v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()));
+  return B;
+}
+
+double measure_memcpy_Bps(int64_t bytes, int reps) {
+  const double s = time_kernel(bytes, reps, [](float* d, const float* src, int64_t n) {
+    kernels::copy(DType::float32, d, src, n);
+  });
+  return s > 0 ? bytes / s : 0;
+}
+
+double measure_reduce_Bps(int64_t bytes, int reps) {
+  const double s = time_kernel(bytes, reps, [](float* d, const float* src, int64_t n) {
+    kernels::reduce(DType::float32, ReduceOp::sum, d, src, n);
+  });
+  return s > 0 ? bytes / s : 0;
+}
+
+namespace {
+// Lockstep ping-pong of `bytes`-long messages between 2 ranks: the seconds of
+// every timed step (one message + one barrier of 2 ranks), `iters`
+// iterations after `warmup`. The pings walk through ping_pong_slots(bytes)
+// slots (at most 64) of a pool of at least 32 MiB, so consecutive messages
+// do not find their data in cache.
+int ping_pong_slots(int64_t bytes) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  return static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / (e * 4), 1, 64));
+}
+std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = ping_pong_slots(bytes);
+  const Schedule s = ping_pong(e, K);
+  RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
+  std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
+  int64_t idx = 0;
+  RunOptions ro;
+  ro.mode = Mode::lockstep;
+  ro.record = false;
+  ro.iterations = warmup + iters;
+  ro.on_step = [&](int) {
+    if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
+  };
+  run_threads(s, in, ro);
+  std::vector<double> out;
+  const int steps = s.num_steps();
+  for (int it = warmup; it < warmup + iters; ++it)
+    for (int st = 1; st < steps; ++st) {
+      const int64_t a = marks[it * steps + st - 1], b = marks[it * steps + st];
+      out.push_back(std::chrono::duration<double>(Clock::duration(b - a)).count());
+    }
+  return out;
+}
+
+// Keeps a table non-decreasing (running max): more ranks never make a
+// barrier or a peer wait cheaper; a dip is noise.
+void running_max(std::vector<double>& v) {
+  for (size_t i = 1; i < v.size(); ++i) v[i] = std::max(v[i], v[i - 1]);
+}
+}  // namespace
+
+double measure_message_step_s(int64_t bytes, int rounds) {
+  std::vector<double> all;
+  for (int r = 0; r < std::max(1, rounds); ++r) {
+    const std::vector<double> got = ping_pong_step_samples(bytes, 3, 20);
+    all.insert(all.end(), got.begin(), got.end());
+  }
+  return mode_estimate(all);
+}
+
+std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
+  ProfileCheck c;
+  c.profile_s = p.message_s(4) + p.barrier_for(2);
+  if (p.barrier_s.empty() || !(c.profile_s > 0)) return std::nullopt;
+  c.cores_profile = p.cores;
+  c.cores_now = allowed_cpu_count();
+  c.now_s = measure_message_step_s(4, rounds);
+  return c;
+}
+
+std::string profile_check_text(const ProfileCheck& c) {
+  std::string s = fmt::format(
+      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
+      "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
+      c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
+  if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
+  return s + ": does NOT match, so the predictions below will miss (another CPU set, a VM whose host moved the "
+             "virtual CPUs, or a profile from an older build); run `microddp calibrate` again";
+}
+
+CalibrationResult calibrate(const CalibrateOptions& opt) {
+  if (opt.backend != "threads")
+    throw UsageError(fmt::format("calibrate: backend '{}' is not supported here (expected: threads)", opt.backend));
+  if (opt.min_bytes < 4 || opt.max_bytes < opt.min_bytes)
+    throw UsageError(fmt::format("calibrate: sizes {}..{} B (need 4 <= min <= max)", opt.min_bytes, opt.max_bytes));
+  CalibrationResult res;
+  const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
+  const int rounds = std::max(1, opt.rounds);
+  // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
+  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), rounds);
+  if (opt.progress)
+    for (size_t i = 0; i < res.barrier_s.size(); ++i)
+      opt.progress(fmt::format("barrier of {} ranks: {:10.2f} us", i + 2, res.barrier_s[i] * 1e6));
+  const double b2 = res.barrier_s.empty() ? 0.0 : res.barrier_s[0];
+  std::vector<int64_t> sizes;
+  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= 2) sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
+  std::vector<std::vector<double>> samples(sizes.size());
+  std::vector<int> slots(sizes.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      slots[si] = ping_pong_slots(sizes[si]);
+      const int64_t per_iter = 2 * slots[si] * sizes[si];
+      const int iters = std::max(
+          2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
+                                                  std::max(5, opt.max_iters))) / rounds);
+      const std::vector<double> got = ping_pong_step_samples(sizes[si], opt.warmup, iters);
+      samples[si].insert(samples[si].end(), got.begin(), got.end());
+    }
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    const double step = mode_estimate(samples[si]);
+    const double t = std::max(0.1 * step, step - b2);  // the message alone
+    res.points.push_back({sizes[si], t});
+    if (opt.progress)
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= step {:.2f} us minus the barrier b(2); {} samples, {} rotating buffer slots)",
+                               sizes[si], t * 1e6, step * 1e6, samples[si].size(), slots[si]));
+  }
+  // An isolated dip or spike (a size that happened to catch a quiet or a
+  // busy moment) would dominate a 1/t²-weighted fit: a 3-point running
+  // median (Tukey) over the sizes removes it; the ends are kept.
+  {
+    std::vector<FitPoint> sm = res.points;
+    for (size_t i = 1; i + 1 < sm.size(); ++i) {
+      double v[3] = {res.points[i - 1].seconds, res.points[i].seconds, res.points[i + 1].seconds};
+      std::sort(v, v + 3);
+      sm[i].seconds = v[1];
+    }
+    res.points = sm;
+  }
+  res.fit = fit_message_times(res.points);
+  res.memcpy_Bps = measure_memcpy_Bps(opt.kernel_bytes);
+  res.reduce_Bps = measure_reduce_Bps(opt.kernel_bytes);
+  res.mem_bw_Bps = measure_mem_bw_Bps(std::min(cores, 16), opt.kernel_bytes, rounds);
+  if (opt.progress)
+    for (size_t i = 0; i < res.mem_bw_Bps.size(); ++i)
+      opt.progress(fmt::format("memory bus, {} thread(s) copying: {:8.3f} GB/s read + written", i + 1,
+                               res.mem_bw_Bps[i] / 1e9));
+  CostParams& p = res.params;
+  p.name = opt.backend;
+  const LineFit& main = res.fit.break_bytes ? res.fit.large : res.fit.one;
+  p.alpha = std::max(0.0, main.alpha);
+  p.beta = std::max(0.0, main.beta);
+  if (res.fit.break_bytes) {
+    p.break_bytes = res.fit.break_bytes;
+    p.alpha_small = std::max(0.0, res.fit.small.alpha);
+    p.beta_small = std::max(0.0, res.fit.small.beta);
+  }
+  p.gamma = res.reduce_Bps > 0 ? 1.0 / res.reduce_Bps : 0;
+  p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
+  p.fused_recv_reduce = true;
+  p.cores = cores;
+  // More ranks never make a barrier or a peer wait cheaper: a dip in the
+  // table is noise, and the last entry decides every larger world size
+  // (barrier_for extrapolates from it), so keep the running max. B(k) is
+  // kept as measured: all k threads copy at once, and a B(2) below B(1) can
+  // be real (two virtual CPUs on one physical core).
+  running_max(res.barrier_s);
+  p.barrier_s = res.barrier_s;
+  p.mem_bw_Bps = res.mem_bw_Bps;
+  // Last, with α known: what a step of n ranks costs beyond α and b(n).
+  res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
+  running_max(res.peer_wait_s);
+  p.wait_s = res.peer_wait_s;
+  if (opt.progress)
+    for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
+      opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
+                               res.peer_wait_s[i] * 1e6));
+  return res;
+}
+
+namespace {
+// Sums of the "cpu " line of /proc/stat: {busy, total} jiffies; {-1, -1}
+// when it cannot be read. Fields: user nice system idle iowait irq softirq
+// steal (guest time is already inside user).
+std::pair<double, double> cpu_jiffies() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (!(f >> cpu) || cpu != "cpu") return {-1, -1};
+  for (double& x : v)
+    if (!(f >> x)) return {-1, -1};
+  const double idle = v[3] + v[4], total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+  return {total - idle, total};
+}
+}  // namespace
+
+double cpu_busy_fraction(double seconds) {
+  const auto a = cpu_jiffies();
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.01, seconds)));
+  const auto b = cpu_jiffies();
+  if (a.second < 0 || b.second < 0 || !(b.second > a.second)) return -1;
+  return std::clamp((b.first - a.first) / (b.second - a.second), 0.0, 1.0);
+}
+
+std::string default_profile_path() {
+  namespace fs = std::filesystem;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "microddp" / "profile.json").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".config" / "microddp" / "profile.json").string();
+  return "microddp-profile.json";
+}
+
+void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points) {
+  nlohmann::json j;
+  j["backend"] = p.name;
+  j["alpha_s"] = p.alpha;
+  j["beta_s_per_byte"] = p.beta;
+  j["bandwidth_Bps"] = p.bandwidth();
+  j["gamma_s_per_byte"] = p.gamma;
+  j["delta_s_per_byte"] = p.delta;
+  j["n_half_bytes"] = p.n_half();
+  j["cores"] = p.cores;
+  j["fused_recv_reduce"] = p.fused_recv_reduce;
+  j["break_bytes"] = p.break_bytes;
+  j["alpha_small_s"] = p.alpha_small;
+  j["beta_small_s_per_byte"] = p.beta_small;
+  j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
+  j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
+  j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
+  j["points"] = nlohmann::json::array();
+  for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
+  const std::filesystem::path fp(path);
+  std::error_code ec;
+  if (fp.has_parent_path()) std::filesystem::create_directories(fp.parent_path(), ec);
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+  f << j.dump(2) << "\n";
+  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+}
+
+CostParams load_profile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw UsageError(fmt::format("profile '{}' cannot be read (run `microddp calibrate` first)", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("profile '{}' does not parse as JSON: {}", path, e.what()));
+  }
+  if (!j.is_object() || !j.contains("alpha_s") || !j.contains("beta_s_per_byte") || !j["alpha_s"].is_number() ||
+      !j["beta_s_per_byte"].is_number())
+    throw UsageError(fmt::format("profile '{}' lacks numeric alpha_s and beta_s_per_byte", path));
+  CostParams p;
+  auto num = [&](const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
+  p.name = j.contains("backend") && j["backend"].is_string() ? j["backend"].get<std::string>() : "profile";
+  p.alpha = num("alpha_s", 0);
+  p.beta = num("beta_s_per_byte", 0);
+  p.gamma = num("gamma_s_per_byte", 0);
+  p.delta = num("delta_s_per_byte", 0);
+  p.cores = static_cast<int>(num("cores", 0));
+  p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].is_boolean() &&
+                        j["fused_recv_reduce"].get<bool>();
+  p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
+  p.alpha_small = num("alpha_small_s", 0);
+  p.beta_small = num("beta_small_s_per_byte", 0);
+  // A table is an array of numbers in [lo, hi]; anything else names the
+  // key and the entry (a shifted or absurd table would skew every prediction).
+  auto nums = [&](const char* k, double lo, double hi) {
+    std::vector<double> v;
+    if (!j.contains(k)) return v;
+    if (!j[k].is_array()) throw UsageError(fmt::format("profile '{}': {} must be an array of numbers", path, k));
+    for (size_t i = 0; i < j[k].size(); ++i) {
+      const auto& x = j[k][i];
+      if (!x.is_number() || !(x.get<double>() >= lo && x.get<double>() <= hi))
+        throw UsageError(fmt::format("profile '{}': {}[{}] = {} (expected a number in [{:g}, {:g}])", path, k, i,
+                                     x.dump(), lo, hi));
+      v.push_back(x.get<double>());
+    }
+    return v;
+  };
+  p.barrier_s = nums("barrier_s_by_ranks", 0.0, 1.0);     // seconds
+  p.wait_s = nums("peer_wait_s_by_ranks", 0.0, 1.0);      // seconds
+  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads", 1.0, 1e15);  // bytes/s
+  return p;
+}
+
+std::optional<CostParams> resolve_params(const ParamChoice& c) {
+  if (std::isnan(c.alpha) || std::isinf(c.alpha) || (c.alpha < 0 && c.alpha != -1))
+    throw UsageError(fmt::format("--alpha {} must be a finite number of seconds >= 0", c.alpha));
+  if (std::isnan(c.bandwidth) || std::isinf(c.bandwidth) || (c.bandwidth <= 0 && c.bandwidth != -1))
+    throw UsageError(fmt::format("--bandwidth {} must be a finite, positive number of bytes per second", c.bandwidth));
+  if (std::isnan(c.gamma) || std::isinf(c.gamma) || c.gamma < 0)
+    throw UsageError(fmt::format("--gamma {} must be a finite number of seconds per byte >= 0", c.gamma));
+  if (c.alpha >= 0 || c.bandwidth >= 0) {
+    if (c.alpha < 0) throw UsageError(fmt::format("--bandwidth {} needs --alpha SECONDS too", c.bandwidth));
+    if (c.bandwidth < 0) throw UsageError(fmt::format("--alpha {} needs --bandwidth BYTES_PER_S too", c.alpha));
+    if (!(c.bandwidth > 0))
+      throw UsageError(fmt::format("--bandwidth {} must be a positive number of bytes per second", c.bandwidth));
+    if (c.gamma < 0) throw UsageError(fmt::format("--gamma {} must not be negative", c.gamma));
+    CostParams p;
+    p.name = "custom";
+    p.alpha = c.alpha;
+    p.beta = 1.0 / c.bandwidth;
+    p.gamma = c.gamma;
+    return p;
+  }
+  if (!c.preset.empty()) return preset(c.preset);
+  if (!c.profile.empty()) return load_profile(c.profile);
+  const std::string def = default_profile_path();
+  if (std::filesystem::exists(def)) return load_profile(def);
+  return std::nullopt;
+}
+
+}  // namespace microddp

@@ -1,0 +1,200 @@
+// Calibration: measure α, β, γ and δ on the machine in front of you, and keep
+// them in a JSON profile that predict and bench pick up.
+//
+// Method (the usual ping-pong, e.g. the OSU latency/bandwidth benchmarks and
+// Hockney's original fit):
+//  - ping-pong between two ranks of the chosen backend, sizes 4 B .. 64 MiB
+//    (powers of two; 4 B is the smallest float32 message), a warm-up, then
+//    the MEDIAN of many one-way times. Each measured step is one message plus
+//    one lockstep barrier, which is exactly what a lockstep step costs.
+//    Buffers rotate: the pings walk through up to 64 slots of a pool of at
+//    least 32 MiB, so consecutive messages do not find their data in cache.
+//  - α, β: weighted least squares on t = α + m·β with weights 1/t² (relative
+//    residuals), so small messages pin α and large ones pin β. When one line
+//    leaves a relative residual above 15%, the points are split in two at the
+//    break that minimises the residual, and each side gets its own line.
+//  - γ: the reduction kernel (float32 sum), single thread, rotating buffers,
+//    seconds per byte of the destination. δ: kernels::copy the same way (the
+//    single-thread memcpy bandwidth).
+//  - barrier b(n), n = 2..8 (oversubscribed sizes included): lockstep runs of
+//    a schedule of K empty steps; one iteration = K + 1 barriers, so
+//    b(n) = iteration time / (K + 1). Each ping-pong step holds one message
+//    AND one barrier of 2 ranks, so b(2) is subtracted from every ping-pong
+//    time before the fit: α is then the message alone, and the barrier is a
+//    term of its own (core/cost_model.h).
+//  - peer wait w(n), n = 2..8 (core/cost_model.h): lockstep runs of K steps,
+//    each a ring shift of one 4-byte message per rank; one step costs
+//    s(n) = (iteration - b(n)) / K, and w(n) = max(0, s(n) - b(n) - the
+//    fitted time of one 4-byte message). Measured last, once α is known.
+//  - shared memory bus B(k), k = 1..cores (at most 16): k threads copy their
+//    own 16 MiB buffers, starting each pass together; B(k) = bytes read +
+//    written by all k in one pass / that pass's wall time, the BEST pass
+//    (as STREAM reports the best of its trials: the roofline is a ceiling;
+//    threads bound to one core each, as the rank threads are).
+// Robust statistics for a shared, loaded machine: every quantity is measured
+// in `rounds` interleaved rounds (round 1 of every size, then round 2, ...),
+// so a burst of load hits all sizes a little instead of one size a lot; the
+// ping-pong and barrier estimates are the MODE of the samples (the midpoint
+// of the densest half, "shorth"), which ignores a slow mode made of
+// descheduled samples when the fast one is the majority; B(k) is the best
+// over the rounds. Before the fit, a 3-point running median over the sizes
+// removes a size that caught an isolated quiet or busy moment (points holds
+// the smoothed times).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/cost_model.h"
+
+namespace microddp {
+
+struct FitPoint {
+  int64_t bytes = 0;
+  double seconds = 0;
+};
+
+struct LineFit {
+  double alpha = 0, beta = 0;   // s, s/byte
+  double rms_rel = 0;           // root-mean-square of (fit - t) / t
+  double max_rel = 0;           // largest |fit - t| / t
+  int64_t worst_bytes = 0;      // where max_rel occurs
+};
+
+// Weighted least squares (weights 1/t²) of t = α + m·β. Needs >= 2 points
+// with distinct sizes; throws std::invalid_argument otherwise.
+LineFit fit_line(const std::vector<FitPoint>& pts);
+
+struct CalibrationFit {
+  LineFit one;                 // a single line through every point
+  int64_t break_bytes = 0;     // 0 = one line fits; else first size of the large-message line
+  LineFit small, large;        // valid when break_bytes > 0
+};
+// One line, or two split at the best break (>= 3 points each side) when the
+// single line's max relative residual exceeds 15%.
+CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
+
+struct CalibrateOptions {
+  std::string backend = "threads";
+  int64_t min_bytes = 4, max_bytes = int64_t{64} << 20;
+  int warmup = 3;
+  int max_iters = 200;                       // iterations of the K-slot ping-pong per size (>= 5 run)
+  int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ, δ and B(k)
+  int rounds = 3;                            // interleaved rounds (>= 1)
+  int max_barrier_ranks = 8;                 // b(n) for n = 2..this
+  // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct CalibrationResult {
+  CostParams params;             // name = backend; ready for predict()
+  CalibrationFit fit;
+  std::vector<FitPoint> points;  // one-way median times
+  double memcpy_Bps = 0;         // single-thread kernels::copy bandwidth
+  double reduce_Bps = 0;         // single-thread float32 sum, bytes of dst per second
+  std::vector<double> barrier_s;   // [n-2]: one lockstep barrier of n ranks (s)
+  std::vector<double> peer_wait_s; // [n-2]: w(n), seconds per receiving step
+  std::vector<double> mem_bw_Bps;  // [k-1]: aggregate traffic of k copying threads (bytes/s)
+};
+
+// The mode of noisy samples: the median of the shortest window that holds
+// half of them ("shorth"). Equals the median for a single tight cluster; for
+// a bimodal sample it lands in the larger mode. 0 for no samples.
+double mode_estimate(std::vector<double> v);
+
+// b(n) for n = 2..max_ranks in seconds ([n-2]); see the method above.
+std::vector<double> measure_barrier_s(int max_ranks, int rounds = 3);
+// w(n) for n = 2..barrier_s.size() + 1 in seconds ([n-2]), given b(n)
+// (barrier_s[n-2], seconds) and the time of one 4-byte message (seconds).
+std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds = 3);
+// B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
+std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
+
+// Run the measurements. Only "threads" is supported here; throws UsageError
+// naming any other backend.
+CalibrationResult calibrate(const CalibrateOptions& opt);
+
+// Single-thread bandwidth (bytes/s) of kernels::copy over `bytes`-long
+// buffers (rotating through a pool of >= 4 buffers), median of `reps`.
+double measure_memcpy_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
+// Same for kernels::reduce (float32 sum).
+double measure_reduce_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
+
+// Seconds of one lockstep ping-pong step between 2 ranks of the threads
+// backend: one `bytes`-long message plus one barrier of 2 ranks (the mode of
+// `rounds` runs of 20 iterations; a few ms for small messages).
+double measure_message_step_s(int64_t bytes, int rounds = 3);
+
+// Is the machine still in the state a profile was measured in? On a VM the
+// host can move the virtual CPUs. Measured here: a 4-byte message took
+// 0.15 us one way in one calibration and 0.73-0.87 us in seven others; in
+// that fast one, two copying threads moved less memory traffic than one
+// (B(2) = 44 < B(1) = 50 GB/s): both fit two threads sharing one physical
+// core (cause not confirmed from inside the VM). A bench run in the other
+// state missed by 35-60%.
+//   now_s     = measure_message_step_s(4) now
+//   profile_s = p.message_s(4) + p.barrier_for(2), the same step by the profile
+//   cores_now = allowed_cpu_count() (core/executor.h), cores_profile = p.cores
+// matches() when now / profile is within a factor of 1.5 either way (the
+// spread of this step over eight calibrations in one state was about ±15%)
+// and the CPU counts are equal (the model places rank r on core r mod cores).
+// Only this 2-rank step and the CPU count are checked: a profile measured by
+// an older build, or a machine that changed only for larger world sizes,
+// can still match.
+struct ProfileCheck {
+  double now_s = 0, profile_s = 0;
+  int cores_now = 0, cores_profile = 0;
+  double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
+  bool matches() const { return ratio() >= 1 / 1.5 && ratio() <= 1.5 && cores_now == cores_profile; }
+};
+// nullopt when p was not calibrated on the threads backend (no barrier
+// table: presets and --alpha/--bandwidth have no machine state to check) or
+// predicts no time for the step (profile_s <= 0).
+std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
+// One line (no '#', no newline) saying both times, the ratio and what it means.
+std::string profile_check_text(const ProfileCheck& c);
+
+// How busy the CPUs already are: the fraction (0..1) of all CPU time, over
+// `seconds`, that /proc/stat counts as not idle (user, nice, system, irq,
+// softirq, steal), summed over every CPU of the machine. Measured before
+// calibrate or bench start their threads, it is other work (a build, a
+// browser) that would disturb every figure. -1 when /proc/stat cannot be
+// read.
+double cpu_busy_fraction(double seconds = 0.2);
+
+// $XDG_CONFIG_HOME/microddp/profile.json, else ~/.config/microddp/profile.json.
+std::string default_profile_path();
+
+// JSON profile: {"backend", "alpha_s", "beta_s_per_byte", "bandwidth_Bps",
+// "gamma_s_per_byte", "delta_s_per_byte", "n_half_bytes", "cores",
+// "fused_recv_reduce", "break_bytes", "alpha_small_s", "beta_small_s_per_byte",
+// "barrier_s_by_ranks" ([n-2], seconds), "peer_wait_s_by_ranks" ([n-2],
+// seconds), "mem_bw_Bps_by_threads" ([k-1],
+// bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
+// barrier and bus fields existed still load (missing = empty = not modelled);
+// a table that is not an array of numbers in range (b, w: 0..1 s; B: 1..1e15
+// B/s) is refused with a UsageError naming the key and the entry.
+// calibrate keeps b(n) and w(n) non-decreasing in n (running max: a dip is
+// noise, and the last entry decides every larger world size).
+// write_profile creates missing parent folders and throws
+// std::runtime_error naming the path when it cannot write.
+void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
+// Throws UsageError naming the path when it is missing, does not parse, or
+// lacks alpha_s / beta_s_per_byte.
+CostParams load_profile(const std::string& path);
+
+// The parameters a command was asked for, in this order of precedence:
+// --alpha/--bandwidth (gamma optional; alpha < 0 = not given), --preset,
+// --profile, then the default profile when it exists. nullopt when none was
+// given and there is no default profile. Throws UsageError naming a bad
+// value (unknown preset, bandwidth <= 0, alpha without bandwidth, an
+// unreadable profile).
+struct ParamChoice {
+  std::string preset, profile;
+  double alpha = -1, bandwidth = -1, gamma = 0;
+};
+std::optional<CostParams> resolve_params(const ParamChoice& c);
+
+}  // namespace microddp

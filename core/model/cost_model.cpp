@@ -1,0 +1,434 @@
+#include "core/model/cost_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace microddp {
+
+const std::vector<CostParams>& cost_presets() {
+  static const std::vector<CostParams> p = [] {
+    auto mk = [](const char* n, double a, double bw) {
+      CostParams c;
+      c.name = n;
+      c.alpha = a;
+      c.beta = 1.0 / bw;
+      return c;
+    };
+    return std::vector<CostParams>{mk("nvlink", 1e-6, 600e9), mk("infiniband", 2e-6, 25e9),
+                                   mk("pcie5", 1.5e-6, 50e9), mk("ethernet-100g", 10e-6, 12.5e9),
+                                   mk("ethernet-10g", 25e-6, 1.25e9)};
+  }();
+  return p;
+}
+
+CostParams preset(const std::string& name) {
+  std::string list;
+  for (const auto& p : cost_presets()) {
+    if (p.name == name) return p;
+    list += (list.empty() ? "" : ", ") + p.name;
+  }
+  throw UsageError(fmt::format("unknown preset '{}' (expected one of: {})", name, list));
+}
+
+CostTerms& CostTerms::operator+=(const CostTerms& o) {
+  alpha_s += o.alpha_s;
+  beta_s += o.beta_s;
+  gamma_s += o.gamma_s;
+  delta_s += o.delta_s;
+  bus_s += o.bus_s;
+  barrier_s += o.barrier_s;
+  wait_s += o.wait_s;
+  return *this;
+}
+
+namespace {
+// A per-world-size table t[n-2]: 0 for n < 2 or an empty table; beyond the
+// table, linear in log2 n through the last two entries (never below the
+// last one).
+double by_world_size(const std::vector<double>& t, int n) {
+  if (n < 2 || t.empty()) return 0.0;
+  const size_t i = static_cast<size_t>(n - 2);
+  if (i < t.size()) return t[i];
+  if (t.size() < 2) return t.back();
+  const size_t k = t.size() - 1;
+  const double n1 = static_cast<double>(k + 1), n2 = static_cast<double>(k + 2);  // their world sizes
+  const double slope = (t[k] - t[k - 1]) / (std::log2(n2) - std::log2(n1));
+  return std::max(t[k], t[k] + slope * (std::log2(static_cast<double>(n)) - std::log2(n2)));
+}
+}  // namespace
+
+double CostParams::barrier_for(int n) const { return by_world_size(barrier_s, n); }
+double CostParams::wait_for(int n) const { return by_world_size(wait_s, n); }
+
+double CostParams::mem_bw_for(int threads) const {
+  if (mem_bw_Bps.empty() || threads < 1) return 0.0;
+  return mem_bw_Bps[std::min(mem_bw_Bps.size(), static_cast<size_t>(threads)) - 1];
+}
+
+namespace {
+
+// k messages of `bytes` bytes each.
+CostTerms msgs(const CostParams& p, double k, double bytes) {
+  CostTerms t;
+  t.alpha_s = k * p.alpha_for(bytes);
+  t.beta_s = k * bytes * p.beta_for(bytes);
+  return t;
+}
+CostTerms red(const CostParams& p, double bytes) {
+  CostTerms t;
+  t.gamma_s = bytes * p.gamma;
+  return t;
+}
+CostTerms operator+(CostTerms a, const CostTerms& b) { return a += b; }
+CostTerms operator*(double k, CostTerms a) {
+  a.alpha_s *= k;
+  a.beta_s *= k;
+  a.gamma_s *= k;
+  a.delta_s *= k;
+  a.bus_s *= k;
+  a.barrier_s *= k;
+  a.wait_s *= k;
+  return a;
+}
+
+RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p) {
+  RankStepCost c;
+  CostTerms out, in;
+  for (const Op& op : ops) {
+    const int64_t b = op.len * static_cast<int64_t>(es);
+    switch (op.kind) {
+      case OpKind::send:  // no traffic of its own: the receiver reads the sender's buffer
+        ++c.sends;
+        c.bytes_sent += b;
+        // shared memory: the receiver moves the bytes; the sender only posts
+        out += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
+                                   : msgs(p, 1, static_cast<double>(b));
+        break;
+      case OpKind::recv:
+        ++c.recvs;
+        c.bytes_received += b;
+        c.bytes_traffic += 2 * b;
+        in += msgs(p, 1, static_cast<double>(b));
+        break;
+      case OpKind::recv_reduce:
+        ++c.recvs;
+        c.bytes_received += b;
+        c.bytes_reduced += b;
+        c.bytes_traffic += 3 * b;
+        in += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
+                                  : msgs(p, 1, static_cast<double>(b));
+        break;
+      case OpKind::reduce:
+        c.bytes_reduced += b;
+        c.bytes_traffic += 3 * b;
+        break;
+      case OpKind::copy:
+        c.bytes_copied += b;
+        c.bytes_traffic += 2 * b;
+        break;
+      case OpKind::swap: break;
+    }
+  }
+  c.terms = out.total() >= in.total() ? out : in;
+  c.terms.gamma_s = c.bytes_reduced * p.gamma;
+  c.terms.delta_s = c.bytes_copied * p.delta;
+  return c;
+}
+
+int tree_height(int n) {  // levels of the heap-order binary tree: ceil(log2(n+1))
+  int h = 0;
+  while ((1 << h) - 1 < n) ++h;
+  return h;
+}
+// c_L for L = 1..h-1: children per parent at that level (1 or 2).
+std::vector<int> tree_children_per_level(int n) {
+  std::vector<int> c;
+  const int h = tree_height(n);
+  for (int L = 1; L < h; ++L) {
+    const int64_t nodes = std::min<int64_t>(int64_t{1} << L, n - ((int64_t{1} << L) - 1));
+    c.push_back(static_cast<int>(std::min<int64_t>(2, nodes)));
+  }
+  return c;
+}
+int ceil_lg(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+Prediction predict(const Schedule& s, const CostParams& p) {
+  Prediction pr;
+  const int n = s.world_size();
+  const size_t es = dtype_size(s.spec.dtype);
+  std::vector<double> prev(n, 0.0);
+  for (const Step& st : s.steps) {
+    std::vector<RankStepCost> rc(n);
+    double worst = -1;
+    int worst_r = 0;
+    for (int r = 0; r < n; ++r) {
+      rc[r] = rank_cost(st.ranks[r], es, p);
+      if (rc[r].terms.total() > worst) {
+        worst = rc[r].terms.total();
+        worst_r = r;
+      }
+    }
+    // Peer wait: once per step, to a rank that receives while it or one of
+    // its senders shares a core with another rank busy in this step (they
+    // take turns, so the sender may be switched out). Ranks with a core to
+    // themselves, or with only idle ranks beside them, wait for nobody.
+    // (Only when ranks outnumber cores, so the packing below always runs
+    // after it and finds the slowest rank.)
+    if (const double w = p.wait_for(n); w > 0 && p.cores > 0 && n > p.cores) {
+      std::vector<int> busy(static_cast<size_t>(p.cores), 0);
+      for (int r = 0; r < n; ++r)
+        if (!st.ranks[r].empty()) ++busy[static_cast<size_t>(r % p.cores)];
+      const auto crowded = [&](int r) { return busy[static_cast<size_t>(r % p.cores)] >= 2; };
+      for (int r = 0; r < n; ++r) {
+        if (rc[r].recvs == 0) continue;
+        bool waits = crowded(r);
+        for (const Op& op : st.ranks[r])
+          if ((op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) && op.peer >= 0 && op.peer < n)
+            waits = waits || crowded(op.peer);
+        if (waits) rc[r].terms.wait_s = w;
+      }
+    }
+    // Oversubscribed cores: the rank threads are bound round-robin, rank r
+    // to core r mod cores (RunOptions::pin_threads), and a core runs the
+    // byte work of its ranks one after another, so a rank's byte terms
+    // (β, γ, δ) stretch to the byte work of every rank on its core. Equal
+    // works on 3 ranks and 2 cores take 2× one rank's work on the shared
+    // core, not the 1.5× of perfect time slicing (measured here: ring at
+    // n = 3 runs 1.9–2.1× at 64 MiB). The placement is fixed, so this is
+    // the makespan of that assignment; no better packing is assumed.
+    if (p.cores > 0 && n > p.cores) {
+      std::vector<double> load(static_cast<size_t>(p.cores), 0.0);
+      for (int r = 0; r < n; ++r) {
+        const auto& t = rc[r].terms;
+        load[static_cast<size_t>(r % p.cores)] += t.beta_s + t.gamma_s + t.delta_s;
+      }
+      worst = -1;
+      for (int r = 0; r < n; ++r) {
+        auto& t = rc[r].terms;
+        const double own = t.beta_s + t.gamma_s + t.delta_s;
+        const double k = own > 0 ? load[static_cast<size_t>(r % p.cores)] / own : 1.0;
+        t.beta_s *= k;
+        t.gamma_s *= k;
+        t.delta_s *= k;
+        if (t.total() > worst) {
+          worst = t.total();
+          worst_r = r;
+        }
+      }
+    }
+    // Shared memory bus (roofline): the step's traffic over the aggregate
+    // bandwidth of the threads that can stream at once.
+    double bus = 0;
+    if (const double B = p.mem_bw_for(p.bus_threads(n)); B > 0) {
+      int64_t traffic = 0;
+      for (int r = 0; r < n; ++r) traffic += rc[r].bytes_traffic;
+      bus = static_cast<double>(traffic) / B;
+    }
+    worst = std::max(0.0, worst);
+    std::vector<double> fin(n);
+    for (int r = 0; r < n; ++r) {
+      double start = prev[r];
+      for (const Op& op : st.ranks[r])
+        if (is_comm(op.kind) && op.peer >= 0 && op.peer < n) start = std::max(start, prev[op.peer]);
+      const double own = rc[r].terms.total();
+      fin[r] = start + (rc[r].bytes_traffic > 0 ? std::max(own, bus) : own);
+    }
+    CostTerms crit = rc[worst_r].terms;
+    crit.bus_s = std::max(0.0, bus - worst);
+    crit.barrier_s = p.barrier_for(n);
+    pr.step_s.push_back(crit.total());
+    pr.critical_rank.push_back(worst_r);
+    pr.bus_s.push_back(bus);
+    pr.lockstep += crit;
+    pr.ranks.push_back(std::move(rc));
+    pr.finish_s.push_back(fin);
+    prev = std::move(fin);
+  }
+  pr.lockstep_s = pr.lockstep.total();
+  pr.pipelined_s = n > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
+  return pr;
+}
+
+std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p) {
+  std::vector<double> us;
+  for (double t : predict(s, p).step_s) us.push_back(t * 1e6);
+  return us;
+}
+
+std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const CostParams& p) {
+  const int n = sp.world_size;
+  const double S = static_cast<double>(sp.count) * static_cast<double>(dtype_size(sp.dtype));
+  const std::string& a = sp.algorithm;
+  if (n <= 1) return CostTerms{};
+  const double n1 = n - 1;
+  const auto levels = tree_children_per_level(n);
+  auto tree_sum = [&](const CostTerms& per) {
+    CostTerms t;
+    for (int c : levels) t += static_cast<double>(c) * per;
+    return t;
+  };
+  const int pw = floor_pow2(n), lg = ceil_lg(pw);
+  const bool folded = pw != n;
+  const CostTerms fold_unfold = msgs(p, 1, S) + red(p, S) + msgs(p, 1, S);
+  switch (sp.collective) {
+    case Collective::all_reduce:
+      if (a == "ring") {
+        const double k = sp.segments, chunk = S / n;
+        return n1 * (msgs(p, k, chunk / k) + red(p, chunk)) + n1 * msgs(p, k, chunk / k);
+      }
+      if (a == "ring_unchunked") return n1 * (msgs(p, 1, S) + red(p, S));
+      if (a == "naive") return n1 * (msgs(p, 2, S) + red(p, S));
+      if (a == "tree") return tree_sum(msgs(p, 2, S) + red(p, S));
+      if (a == "recursive_doubling") {
+        CostTerms t = static_cast<double>(lg) * (msgs(p, 1, S) + red(p, S));
+        if (folded) t += fold_unfold;
+        return t;
+      }
+      if (a == "halving_doubling") {
+        CostTerms t;
+        for (int k = 1; k <= lg; ++k) {  // halving sends S/2^k and reduces it; doubling mirrors it
+          const double part = S / static_cast<double>(1 << k);
+          t += msgs(p, 1, part) + red(p, part) + msgs(p, 1, part);
+        }
+        if (folded) t += fold_unfold;
+        return t;
+      }
+      break;
+    case Collective::broadcast:
+    case Collective::reduce: {
+      const CostTerms per = msgs(p, 1, S) + (sp.collective == Collective::reduce ? red(p, S) : CostTerms{});
+      if (a == "naive") return n1 * per;
+      if (a == "tree") return tree_sum(per);
+      if (a == "binomial") return static_cast<double>(ceil_lg(n)) * per;
+      break;
+    }
+    case Collective::gather:
+    case Collective::scatter:
+      if (a == "naive") return n1 * msgs(p, 1, S);
+      if (a == "binomial" && !folded) {  // subtree extents are uneven otherwise
+        CostTerms t;
+        for (int j = 0; j < ceil_lg(n); ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
+        return t;
+      }
+      break;
+    case Collective::all_gather:
+      if (a == "naive") return n1 * (msgs(p, 1, S) + msgs(p, 1, n * S));
+      if (a == "ring") return n1 * msgs(p, 1, S);
+      if (a == "recursive_doubling" && !folded) {
+        CostTerms t;
+        for (int j = 0; j < lg; ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
+        return t;
+      }
+      break;
+    case Collective::reduce_scatter:
+      if (a == "naive") return n1 * (msgs(p, 1, n * S) + red(p, n * S) + msgs(p, 1, S));
+      if (a == "ring") return n1 * (msgs(p, 1, S) + red(p, S));
+      if (a == "halving_doubling") {
+        if (folded) break;
+        CostTerms t;
+        for (int k = 1; k <= lg; ++k) {
+          const double part = S * static_cast<double>(n >> k);
+          t += msgs(p, 1, part) + red(p, part);
+        }
+        return t;
+      }
+      break;
+    case Collective::all_to_all:
+      if (a == "naive") return n1 * msgs(p, 1, S);
+      break;
+    case Collective::barrier:
+      if (a == "naive") return 2 * n1 * msgs(p, 1, 0);
+      if (a == "tree") return tree_sum(msgs(p, 2, 0));
+      if (a == "dissemination") return static_cast<double>(ceil_lg(n)) * msgs(p, 1, 0);
+      break;
+  }
+  return std::nullopt;
+}
+
+std::string closed_form_text(const CollectiveSpec& sp) {
+  const std::string& a = sp.algorithm;
+  switch (sp.collective) {
+    case Collective::all_reduce:
+      if (a == "ring") return sp.segments > 1 ? "2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)"
+                                              : "2(n-1)·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)";
+      if (a == "ring_unchunked") return "(n-1)·(α + S·β + S·γ)  (the seed notes' unchunked ring)";
+      if (a == "naive") return "(n-1)·(2α + 2S·β + S·γ)  (reduce to the root, then send back)";
+      if (a == "tree") return "Σ_levels c_L·(2α + 2S·β + S·γ)  (binary tree, c_L children per parent)";
+      if (a == "recursive_doubling") return "lg p·(α + S·β + S·γ) [+ fold/unfold]  (Thakur et al. 2005)";
+      if (a == "halving_doubling")
+        return "2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ [+ fold/unfold]  (Rabenseifner; Thakur et al. 2005)";
+      break;
+    case Collective::broadcast:
+    case Collective::reduce: {
+      const std::string g = sp.collective == Collective::reduce ? " + S·γ" : "";
+      if (a == "naive") return "(n-1)·(α + S·β" + g + ")";
+      if (a == "tree") return "Σ_levels c_L·(α + S·β" + g + ")";
+      if (a == "binomial") return "⌈lg n⌉·(α + S·β" + g + ")  (Thakur et al. 2005)";
+      break;
+    }
+    case Collective::gather:
+    case Collective::scatter:
+      if (a == "naive") return "(n-1)·(α + S·β)";
+      if (a == "binomial") return "⌈lg n⌉·α + (n-1)·S·β  (Thakur et al. 2005)";
+      break;
+    case Collective::all_gather:
+      if (a == "naive") return "(n-1)·(2α + S·β + n·S·β)";
+      if (a == "ring") return "(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)";
+      if (a == "recursive_doubling") return "lg n·α + (n-1)·S·β  (Thakur et al. 2005)";
+      break;
+    case Collective::reduce_scatter:
+      if (a == "naive") return "(n-1)·(2α + n·S·β + n·S·γ + S·β)";
+      if (a == "ring") return "(n-1)·(α + S·β + S·γ)";
+      if (a == "halving_doubling") return "lg n·α + (n-1)·S·(β + γ)  (Thakur et al. 2005)";
+      break;
+    case Collective::all_to_all:
+      if (a == "naive") return "(n-1)·(α + S·β)  (pairwise exchange)";
+      break;
+    case Collective::barrier:
+      if (a == "naive") return "2(n-1)·α";
+      if (a == "tree") return "Σ_levels 2c_L·α";
+      if (a == "dissemination") return "⌈lg n⌉·α";
+      break;
+  }
+  return "";
+}
+
+double busbw_factor(Collective c, int n) {
+  if (n <= 0) return 0;
+  switch (c) {
+    case Collective::all_reduce: return 2.0 * (n - 1) / n;
+    case Collective::all_gather:
+    case Collective::reduce_scatter:
+    case Collective::gather:
+    case Collective::scatter:
+    case Collective::all_to_all: return static_cast<double>(n - 1) / n;
+    case Collective::broadcast:
+    case Collective::reduce: return 1.0;
+    case Collective::barrier: return 0.0;
+  }
+  return 0.0;
+}
+
+int64_t bench_bytes(const CollectiveSpec& spec) {
+  int64_t m = 0;
+  for (int r = 0; r < spec.world_size; ++r)
+    m = std::max({m, spec.input_count(r), spec.output_count(r)});
+  return m * static_cast<int64_t>(dtype_size(spec.dtype));
+}
+
+}  // namespace microddp

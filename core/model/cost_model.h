@@ -1,0 +1,216 @@
+// The alpha-beta(-gamma) cost model: a prediction of how long a Schedule
+// takes, derived from the Schedule alone, plus the closed forms from the
+// literature to check it against.
+//
+// Model (Hockney; the form used by Thakur, Rabenseifner & Gropp,
+// "Optimization of Collective Communication Operations in MPICH", IJHPCA
+// 19(1), 2005, and by Patarasuk & Yuan, "Bandwidth optimal all-reduce
+// algorithms for clusters of workstations", JPDC 69(2), 2009):
+//   one message of m bytes costs  α + m·β
+//   reducing m bytes costs        m·γ        (recv_reduce and reduce ops)
+//   copying m bytes locally costs m·δ        (copy ops; δ = 0 in the papers,
+//                                             calibrate measures it because
+//                                             on one machine copies cost as
+//                                             much as messages)
+// Units: α in SECONDS per message, β, γ, δ in SECONDS per BYTE (β = 1 /
+// bandwidth in bytes/s). Every time returned here is in seconds unless the
+// name says _us.
+//
+// One rank in one step: each rank has one port each way (full duplex, one
+// message at a time per direction), so
+//   cost = max(Σ over its sends (α + m·β), Σ over its recvs (α + m·β))
+//        + bytes reduced·γ + bytes copied·δ.
+// A step takes as long as its slowest rank.
+//   lockstep  total = Σ over steps of the step times (a barrier between steps);
+//   pipelined total = the critical path through the op dependencies when
+//                     ranks run free: rank r starts step s when it finished
+//                     step s-1 AND every peer it exchanges messages with in
+//                     step s has started step s (a message needs both ends).
+// Two terms for ranks that share one machine (the threads backend; both 0 =
+// not modelled, as in the presets and the papers):
+//  - barrier b(n): in lockstep every step ends with a barrier of all n ranks,
+//    which costs b(n) seconds (measured by calibrate per world size; a
+//    dissemination-style barrier grows like a + c·log2 n, and much faster once
+//    ranks outnumber cores and must be scheduled in turn).
+//  - shared memory bus (the roofline idea of Williams, Waterman & Patterson,
+//    "Roofline: an insightful visual performance model for multicore
+//    architectures", CACM 52(4), 2009): the ranks of a step move their bytes
+//    through ONE memory system, so a step takes at least
+//      (memory traffic of the step, all ranks) / B(min(n, cores))
+//    where B(k) is the aggregate bandwidth (bytes/s) that k threads copying at
+//    once reach. Traffic counts bytes read plus bytes written: a recv or a
+//    copy of m bytes moves 2m (read the source, write the destination), a
+//    recv_reduce or a reduce 3m (read both operands, write one); a send moves
+//    nothing by itself (the receiver reads the sender's buffer).
+//  - peer wait w(n): a rank that receives in a step first waits for its
+//    sender to run. With a core per rank that wait is the α already counted.
+//    When ranks outnumber cores, the threads backend binds rank r to core
+//    r mod cores, and ranks on one core take turns: a receiver whose sender
+//    is switched out waits for the scheduler to switch it in. calibrate
+//    measures w(n) per world size as what a lockstep step of a ring shift of
+//    one 4-byte message per rank costs beyond α and b(n). The model adds
+//    w(n) once (not per message: one switch-in serves all of the step's
+//    messages) to every rank that receives in a step while it or one of its
+//    senders shares a core with another rank busy in that step (with ops of
+//    its own). Measured at n = 3 (ranks 0 and 2 on core 0): naive all-reduce
+//    pairs R0 with R1, then R0 with R2; the R0-R2 steps pay about w(3), the
+//    R0-R1 steps (R2 idle at the barrier) pay nothing. Charging every step
+//    over-predicted naive at 4 KiB by 40% (n = 3) and 74% (n = 4).
+// So one step costs
+//   step = max( max over ranks of the per-rank cost above (+ w(n) as above),
+//               traffic / B(min(n, cores)) )          (roofline; when B known)
+//        + b(n)                                       (lockstep only)
+// Known limits (say them to learners): no contention between links, no
+// overlap of a reduction with the next segment's transfer, cache effects only
+// through the measured β, γ, δ and B (all measured beyond the caches, so
+// small messages that stay in cache are over-predicted), and scheduler noise
+// from oversubscribed cores only as the averages in `cores`, b(n) and B.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/schedule.h"
+
+namespace microddp {
+
+struct CostParams {
+  std::string name = "custom";
+  double alpha = 0;  // s per message
+  double beta = 0;   // s per byte (1 / bandwidth)
+  double gamma = 0;  // s per byte reduced
+  double delta = 0;  // s per byte copied locally (0 = the literature's model)
+  // Optional second line for small messages (calibration found a break):
+  // messages of fewer than break_bytes bytes cost alpha_small + m·beta_small.
+  int64_t break_bytes = 0;
+  double alpha_small = 0, beta_small = 0;
+  // Shared-memory backends (threads): the receiver reads straight out of
+  // the sender's buffer, so the receiver moves the bytes: a send costs α
+  // only (posting it), a recv α + m·β (one copy), a recv_reduce α + m·γ (one
+  // pass, no separate m·β). false = the papers' model: the bytes cross a
+  // link first, and a send costs α + m·β on the sender's port too.
+  bool fused_recv_reduce = false;
+  // CPU cores the ranks share (0 = one per rank, the papers' assumption).
+  // When ranks outnumber cores, rank r runs on core r mod cores (the threads
+  // backend binds its threads so, RunOptions::pin_threads), and a rank's
+  // byte-proportional terms (β, γ, δ) stretch to the sum of those terms
+  // over every rank on its core: 3 equal ranks on 2 cores take 2× one
+  // rank's work. (bench's MPI rows use the same profile, but mpirun binds
+  // its own way, by default not at all when oversubscribed: for them this
+  // placement is an approximation.)
+  int cores = 0;
+  // Lockstep barrier: barrier_s[i] = seconds of one barrier of i + 2 ranks
+  // (calibrate measures n = 2..8). Empty = not modelled (presets, old
+  // profiles). barrier_for(n): 0 for n < 2 or an empty table; beyond the table
+  // it extrapolates linearly in log2 n from the last two entries.
+  std::vector<double> barrier_s;
+  // Peer wait: wait_s[i] = w(n) in seconds for n = i + 2 ranks (the term
+  // above; calibrate measures n = 2..8). Empty = not modelled. wait_for(n)
+  // follows the same rules as barrier_for(n). Charged only when ranks
+  // outnumber cores (cores > 0 and n > cores), as described above.
+  std::vector<double> wait_s;
+  // Shared memory bus: mem_bw_Bps[k-1] = aggregate memory traffic (bytes read
+  // + written per second) when k threads copy at once (calibrate measures
+  // k = 1..cores). Empty = no roofline. mem_bw_for(k) clamps k to the table.
+  std::vector<double> mem_bw_Bps;
+
+  double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
+  // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.
+  double n_half() const { return beta > 0 ? alpha / beta : 0.0; }
+  double alpha_for(double bytes) const { return bytes < break_bytes ? alpha_small : alpha; }
+  double beta_for(double bytes) const { return bytes < break_bytes ? beta_small : beta; }
+  double message_s(double bytes) const { return alpha_for(bytes) + bytes * beta_for(bytes); }
+  double barrier_for(int n) const;         // seconds
+  double wait_for(int n) const;            // seconds
+  double mem_bw_for(int threads) const;    // bytes/s; 0 = not modelled
+  // Threads that stream at once for n ranks: min(n, cores) (n when cores = 0).
+  int bus_threads(int n) const { return cores > 0 ? (n < cores ? n : cores) : n; }
+};
+
+// Built-in what-if presets (classes, not measurements; γ = δ = 0, as in the
+// seed notes' formula):
+//   nvlink         1 µs,  600e9 B/s  (NVLink 4 class, the seed example)
+//   infiniband     2 µs,   25e9 B/s  (200 Gb/s HDR)
+//   pcie5          1.5 µs, 50e9 B/s  (PCIe 5.0 x16, ~63 GB/s raw per direction)
+//   ethernet-100g 10 µs, 12.5e9 B/s
+//   ethernet-10g  25 µs, 1.25e9 B/s
+const std::vector<CostParams>& cost_presets();
+// Throws UsageError naming the preset and listing the known ones.
+CostParams preset(const std::string& name);
+
+// The terms of a time, in seconds.
+// bus_s: what the shared memory bus adds on top of the slowest rank
+// (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers;
+// wait_s: the peer waits w(n).
+struct CostTerms {
+  double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
+  double bus_s = 0, barrier_s = 0, wait_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s + wait_s; }
+  CostTerms& operator+=(const CostTerms& o);
+};
+
+// What one rank does in one step, and what it costs.
+struct RankStepCost {
+  int sends = 0, recvs = 0;
+  int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
+  int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
+  CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
+};
+
+struct Prediction {
+  std::vector<std::vector<RankStepCost>> ranks;  // [step][rank]
+  std::vector<double> step_s;                    // [step]: max(slowest rank, bus) + barrier
+  std::vector<int> critical_rank;                // [step]: the slowest rank
+  std::vector<double> bus_s;                     // [step]: traffic / B (0 = no roofline)
+  CostTerms lockstep;                            // Σ of the critical ranks' terms + bus + barriers
+  double lockstep_s = 0;                         // = lockstep.total()
+  double pipelined_s = 0;                        // critical path, free-running (no
+                                                 // barriers; a rank with traffic in a
+                                                 // step takes at least that step's bus time)
+  std::vector<std::vector<double>> finish_s;     // [step][rank]: pipelined finish times
+};
+
+// Predict a schedule. Sizes come from the schedule's spec (dtype size ×
+// elements). Never throws for a well-formed schedule.
+Prediction predict(const Schedule& s, const CostParams& p);
+
+// Per-step predicted times in MICROSECONDS (lockstep), one per step: what
+// chrome_trace_json's predicted_step_us and the app attach to each step.
+std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p);
+
+// The closed form from the literature for spec's collective and algorithm,
+// in the same model (δ is left out: the papers do not count local copies).
+// Exact against predict() for power-of-two n and counts that split evenly;
+// otherwise within one element per message and step. Returns nullopt when
+// there is none: gather and scatter through the binary "tree" (message sizes
+// are subtree sizes), and, for n not a power of two, binomial gather/scatter,
+// recursive_doubling all_gather and halving_doubling reduce_scatter.
+//   all_reduce ring             2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ   (P&Y 2009; k = segments)
+//   all_reduce ring_unchunked   (n-1)(α + S·β + S·γ)                     (the seed notes' ring)
+//   all_reduce naive            (n-1)(2α + 2S·β + S·γ)                   (reduce to root, then send back)
+//   all_reduce tree             Σ_levels c_L(2α + 2S·β + S·γ)            (binary tree; c_L = children per parent, 1 or 2)
+//   all_reduce recursive_doubling  lg p·(α + S·β + S·γ)                  (Thakur et al. 2005)
+//   all_reduce halving_doubling    2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ (Rabenseifner; Thakur et al. 2005)
+//     (p = largest power of two <= n; otherwise + (2α + 2S·β + S·γ) for the fold and unfold)
+//   broadcast / reduce: naive (n-1)(α+S·β[+S·γ]); tree Σ c_L(α+S·β[+S·γ]); binomial ⌈lg n⌉(α+S·β[+S·γ])
+//   gather / scatter: naive (n-1)(α + S·β); binomial lg n·α + (n-1)S·β  (S = one block)
+//   all_gather: naive (n-1)(2α + S·β + n·S·β); ring (n-1)(α + S·β); recursive_doubling lg n·α + (n-1)S·β
+//   reduce_scatter: naive (n-1)(2α + n·S·β + n·S·γ + S·β); ring (n-1)(α + S·β + S·γ);
+//                   halving_doubling lg n·α + (n-1)S·(β + γ)     (S = one output block)
+//   all_to_all naive (pairwise exchange): (n-1)(α + S·β)
+//   barrier: naive 2(n-1)α; tree Σ 2c_L·α; dissemination ⌈lg n⌉α
+// S is in bytes: count × dtype size.
+std::optional<CostTerms> closed_form(const CollectiveSpec& spec, const CostParams& p);
+// The formula above as text (for `microddp predict`); "" when none.
+std::string closed_form_text(const CollectiveSpec& spec);
+
+// nccl-tests bus bandwidth factor (DESIGN.md): all_reduce 2(n-1)/n;
+// all_gather, reduce_scatter, gather, scatter, all_to_all (n-1)/n;
+// broadcast, reduce 1; barrier 0.
+double busbw_factor(Collective c, int n);
+// Bytes nccl-tests calls the "size" of a call (the larger of one rank's
+// input and output buffer) for spec.
+int64_t bench_bytes(const CollectiveSpec& spec);
+
+}  // namespace microddp

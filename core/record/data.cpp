@@ -1,0 +1,216 @@
+#include "core/record/data.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+namespace microddp {
+
+namespace {
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\n\r"), b = s.find_last_not_of(" \t\n\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+// A parsed value: integers are kept exactly (int64 has more digits than a
+// double), everything else as a double.
+struct Value {
+  double d = 0;
+  bool is_int = false;
+  int64_t i = 0;
+};
+
+Value parse_number(const std::string& tok, int r, size_t i) {
+  if (tok == "nan" || tok == "NaN") return {std::numeric_limits<double>::quiet_NaN()};
+  if (tok == "inf" || tok == "+inf") return {std::numeric_limits<double>::infinity()};
+  if (tok == "-inf") return {-std::numeric_limits<double>::infinity()};
+  const bool integer = !tok.empty() && tok.find_first_not_of("+-0123456789") == std::string::npos;
+  if (integer) {
+    size_t used = 0;
+    try {
+      const long long v = std::stoll(tok, &used);
+      if (used == tok.size()) return {static_cast<double>(v), true, v};
+    } catch (const std::out_of_range&) {
+      throw UsageError(fmt::format("rank {} value {}: {} does not fit int64", r, i, tok));
+    } catch (const std::exception&) {
+    }
+  }
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(tok, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (tok.empty() || used != tok.size())
+    throw UsageError(fmt::format("rank {} value {}: '{}' is not a number", r, i, tok));
+  return {v};
+}
+
+void store_row(const CollectiveSpec& s, int r, const std::vector<Value>& vals, RankData& out) {
+  const int64_t want = s.input_count(r);
+  if (static_cast<int64_t>(vals.size()) != want)
+    throw UsageError(fmt::format("rank {} has {} values but {} with these sizes needs {} on rank {}", r, vals.size(),
+                                 name(s.collective), want, r));
+  out[r].resize(want * dtype_size(s.dtype));
+  for (size_t i = 0; i < vals.size(); ++i) {
+    const Value& v = vals[i];
+    if (v.is_int && s.dtype == DType::int64) {
+      std::memcpy(out[r].data() + i * 8, &v.i, 8);  // exact, beyond 2^53 too
+      continue;
+    }
+    if (v.is_int && s.dtype == DType::int32) {
+      if (v.i < INT32_MIN || v.i > INT32_MAX)
+        throw UsageError(fmt::format("rank {} value {}: value {} does not fit int32", r, i, v.i));
+      const auto x = static_cast<int32_t>(v.i);
+      std::memcpy(out[r].data() + i * 4, &x, 4);
+      continue;
+    }
+    try {
+      kernels::store_double(s.dtype, out[r].data(), static_cast<int64_t>(i), v.d);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("rank {} value {}: {}", r, i, e.what()));
+    }
+  }
+}
+}  // namespace
+
+RankData parse_data(const CollectiveSpec& s, const std::string& text) {
+  const auto rows = split(text, ';');
+  if (static_cast<int>(rows.size()) != s.world_size)
+    throw UsageError(fmt::format("--data has {} rows (separated by ';') but there are {} ranks", rows.size(),
+                                 s.world_size));
+  RankData out(s.world_size);
+  for (int r = 0; r < s.world_size; ++r) {
+    std::vector<Value> vals;
+    const std::string row = trim(rows[r]);
+    if (!row.empty()) {
+      const auto toks = split(row, ',');
+      for (size_t i = 0; i < toks.size(); ++i) vals.push_back(parse_number(trim(toks[i]), r, i));
+    }
+    store_row(s, r, vals, out);
+  }
+  return out;
+}
+
+int64_t count_from_rows(const CollectiveSpec& s, const std::string& text) {
+  const auto rows = split(text, ';');
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::string row = trim(rows[r]);
+    if (row.empty()) continue;
+    const int64_t len = static_cast<int64_t>(split(row, ',').size());
+    const int n = std::max(1, s.world_size);
+    switch (s.collective) {
+      case Collective::reduce_scatter:
+      case Collective::all_to_all:
+      case Collective::scatter: return len / n;
+      default: return len;
+    }
+  }
+  return 0;
+}
+
+int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("inputs") || !j["inputs"].is_array()) return -1;
+  std::string rows;
+  for (size_t r = 0; r < j["inputs"].size(); ++r) {
+    const auto& row = j["inputs"][r];
+    if (r) rows += ";";
+    if (!row.is_array()) return -1;
+    for (size_t i = 0; i < row.size(); ++i) rows += i ? ",0" : "0";
+  }
+  return count_from_rows(s, rows);
+}
+
+RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("the input file is not valid JSON: {}", e.what()));
+  }
+  if (!j.is_object() || !j.contains("inputs") || !j["inputs"].is_array())
+    throw UsageError("the input file must be a JSON object {\"inputs\": [[...], ...]} with one array per rank");
+  const auto& rows = j["inputs"];
+  if (static_cast<int>(rows.size()) != s.world_size)
+    throw UsageError(fmt::format("the input file has {} rows but there are {} ranks", rows.size(), s.world_size));
+  RankData out(s.world_size);
+  for (int r = 0; r < s.world_size; ++r) {
+    if (!rows[r].is_array()) throw UsageError(fmt::format("inputs[{}] is not an array", r));
+    std::vector<Value> vals;
+    for (size_t i = 0; i < rows[r].size(); ++i) {
+      const auto& v = rows[r][i];
+      if (v.is_number_integer()) {
+        if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+          throw UsageError(fmt::format("inputs[{}][{}] = {} does not fit int64", r, i, v.dump()));
+        vals.push_back({v.get<double>(), true, v.get<int64_t>()});
+      } else if (v.is_number()) vals.push_back({v.get<double>()});
+      else if (v.is_string()) vals.push_back(parse_number(v.get<std::string>(), r, i));
+      else throw UsageError(fmt::format("inputs[{}][{}] = {} is not a number", r, i, v.dump()));
+    }
+    store_row(s, r, vals, out);
+  }
+  return out;
+}
+
+RankData fill_data(const CollectiveSpec& s, const std::string& pattern) {
+  RankData out(s.world_size);
+  std::mt19937_64 rng;
+  bool random = false;
+  if (pattern.rfind("random:", 0) == 0) {
+    const std::string seed = pattern.substr(7);
+    try {
+      size_t used = 0;
+      rng.seed(std::stoull(seed, &used));
+      if (used != seed.size()) throw std::invalid_argument("x");
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("--fill random:SEED needs an integer seed, got '{}'", seed));
+    }
+    random = true;
+  } else if (pattern != "iota" && pattern != "rank") {
+    throw UsageError(fmt::format("unknown fill '{}' (expected one of: iota, rank, random:SEED)", pattern));
+  }
+  // iota stays below 2^11 so every value is exact in float16 (and bfloat16
+  // up to 256: larger values are rounded to the dtype first).
+  for (int r = 0; r < s.world_size; ++r) {
+    const int64_t n = s.input_count(r);
+    std::vector<Value> vals(n);
+    for (int64_t i = 0; i < n; ++i) {
+      double v;
+      if (random) v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8);
+      else if (pattern == "rank") v = r + 1;
+      else v = static_cast<double>((r * n + i) % 1000 + 1);
+      if (s.dtype == DType::bfloat16) v = kernels::bf16_to_float(kernels::float_to_bf16(static_cast<float>(v)));
+      vals[i] = {v};
+    }
+    store_row(s, r, vals, out);
+  }
+  return out;
+}
+
+std::string format_value(double v) {
+  if (std::isnan(v)) return "\"nan\"";
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  return fmt::format("{}", v);
+}
+
+}  // namespace microddp

@@ -1,0 +1,35 @@
+// Building per-rank input data: from text ("1,2,3;4,5,6"), from a JSON
+// file ({"inputs": [[...], ...]}), or from a fill pattern. Values are
+// checked against the dtype (store_double's rules). Shapes follow
+// CollectiveSpec::input_count. All errors are UsageError naming the value.
+#pragma once
+#include <string>
+
+#include "core/exec/executor.h"
+
+namespace microddp {
+
+// "1,2,3;4,5,6;7,8,9": one row per rank, ';' between ranks, ',' between
+// values; a rank without input has an empty row. "nan", "inf", "-inf" are
+// accepted for floating dtypes.
+RankData parse_data(const CollectiveSpec& s, const std::string& text);
+// JSON text {"inputs": [[1,2],[3,4]]}; NaN/inf as the strings "nan", "inf", "-inf".
+RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text);
+// "iota" (rank r, element i: r*count_r + i + 1, wrapped to fit the dtype's
+// exact integers), "rank" (every element r+1), "random:SEED" (small integers
+// -8..8 from a seeded generator, exact in every dtype and op).
+RankData fill_data(const CollectiveSpec& s, const std::string& pattern);
+
+// For JSON output: element i as a JSON-ready value (number, or the strings
+// "nan", "inf", "-inf").
+std::string format_value(double v);
+
+// Infer the count from --data rows when the user gave none: the length of
+// the first non-empty row, adjusted to the collective's shape (e.g. divided
+// by n for reduce_scatter / all_to_all / scatter's root row).
+int64_t count_from_rows(const CollectiveSpec& s, const std::string& text);
+// The same for an --input JSON file's rows (-1 when the text is not of the
+// documented form; parse_input_json then says what is wrong).
+int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text);
+
+}  // namespace microddp

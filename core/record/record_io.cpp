@@ -1,0 +1,268 @@
+#include "core/record/record_io.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace microddp {
+
+namespace {
+using json = nlohmann::json;
+
+std::string to_hex(const std::vector<std::byte>& b) {
+  static const char* d = "0123456789abcdef";
+  std::string s(b.size() * 2, '0');
+  for (size_t i = 0; i < b.size(); ++i) {
+    const auto v = static_cast<unsigned>(b[i]);
+    s[2 * i] = d[v >> 4];
+    s[2 * i + 1] = d[v & 15];
+  }
+  return s;
+}
+
+int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+json value(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json step_record(const RankStepRecord& r) {
+  json bufs = json::array();
+  for (const auto& b : r.buffers) {
+    json vals = json::array();
+    for (double v : b.values) vals.push_back(value(v));
+    bufs.push_back({{"buf", name(b.buf)}, {"storage", b.storage}, {"values", vals}});
+  }
+  return {{"begin_ns", r.begin_ns}, {"end_ns", r.end_ns}, {"buffers", bufs}};
+}
+
+// Reading: every access names what it looked for.
+struct Reader {
+  std::string where;
+  [[noreturn]] void fail(const std::string& what) const { throw UsageError(fmt::format("{}: {}", where, what)); }
+  const json& at(const json& j, const char* key, const std::string& path) const {
+    if (!j.is_object() || !j.contains(key)) fail(fmt::format("missing field '{}{}'", path, key));
+    return j.at(key);
+  }
+  template <class T>
+  T get(const json& j, const char* key, const std::string& path) const {
+    const json& v = at(j, key, path);
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      fail(fmt::format("field '{}{}' has the wrong type ({})", path, key, v.dump().substr(0, 40)));
+    }
+  }
+  const json& array(const json& j, const char* key, const std::string& path) const {
+    const json& v = at(j, key, path);
+    if (!v.is_array()) fail(fmt::format("field '{}{}' is not an array", path, key));
+    return v;
+  }
+  std::vector<std::byte> bytes(const json& v, const std::string& path) const {
+    if (!v.is_string()) fail(fmt::format("'{}' is not a hex string", path));
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() % 2) fail(fmt::format("'{}' has an odd number of hex digits", path));
+    std::vector<std::byte> b(s.size() / 2);
+    for (size_t i = 0; i < b.size(); ++i) {
+      const int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+      if (hi < 0 || lo < 0) fail(fmt::format("'{}' has a character that is not hex at {}", path, 2 * i));
+      b[i] = static_cast<std::byte>(hi * 16 + lo);
+    }
+    return b;
+  }
+  double number(const json& v, const std::string& path) const {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s == "nan") return std::nan("");
+      if (s == "inf") return INFINITY;
+      if (s == "-inf") return -INFINITY;
+    }
+    fail(fmt::format("'{}' is not a number (or \"nan\", \"inf\", \"-inf\")", path));
+  }
+  template <class E, int N>
+  E enum_of(const std::string& s, const std::string& path) const {
+    for (int i = 0; i < N; ++i)
+      if (name(static_cast<E>(i)) == s) return static_cast<E>(i);
+    fail(fmt::format("'{}' has the unknown value '{}'", path, s));
+  }
+  RankStepRecord step(const json& j, const std::string& path) const {
+    RankStepRecord r;
+    r.begin_ns = get<int64_t>(j, "begin_ns", path);
+    r.end_ns = get<int64_t>(j, "end_ns", path);
+    const json& bufs = array(j, "buffers", path);
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      const std::string p = fmt::format("{}buffers[{}].", path, i);
+      BufferSnapshot b{enum_of<Buf, kNumBufs>(get<std::string>(bufs[i], "buf", p), p + "buf"),
+                       get<int>(bufs[i], "storage", p), {}};
+      const json& vals = array(bufs[i], "values", p);
+      for (size_t k = 0; k < vals.size(); ++k) b.values.push_back(number(vals[k], fmt::format("{}values[{}]", p, k)));
+      r.buffers.push_back(std::move(b));
+    }
+    return r;
+  }
+};
+
+template <class F>
+auto wrap(const std::string& where, const std::string& path, F&& f) {
+  try {
+    return f();
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}: {}", where, path, e.what()));
+  }
+}
+
+}  // namespace
+
+std::string record_to_json(const RunRecord& r) {
+  const CollectiveSpec& s = r.spec;
+  json spec = {{"collective", name(s.collective)}, {"algorithm", s.algorithm}, {"world_size", s.world_size},
+               {"count", s.count},           {"counts", s.counts},         {"dtype", name(s.dtype)},
+               {"op", name(s.op)},           {"root", s.root},             {"in_place", s.in_place},
+               {"segments", s.segments}};
+  json inputs = json::array(), outputs = json::array();
+  for (const auto& row : r.inputs) inputs.push_back(to_hex(row));
+  for (const auto& row : r.outputs) outputs.push_back(to_hex(row));
+  const Trace& t = r.trace;
+  json events = json::array();
+  for (const auto& rank : t.events) {
+    json evs = json::array();
+    for (const Event& e : rank)
+      evs.push_back({{"step", e.step}, {"op_index", e.op_index}, {"kind", name(e.kind)}, {"peer", e.peer},
+                     {"buf", name(e.buf)}, {"offset", e.offset}, {"len", e.len}, {"bytes", e.bytes},
+                     {"chunk", e.chunk}, {"begin_ns", e.begin_ns}, {"end_ns", e.end_ns}, {"storage", e.storage}});
+    events.push_back(std::move(evs));
+  }
+  json steps = json::array();
+  for (const auto& st : t.steps) {
+    json ranks = json::array();
+    for (const auto& rr : st) ranks.push_back(step_record(rr));
+    steps.push_back(std::move(ranks));
+  }
+  json initial = json::array();
+  for (const auto& rr : t.initial) initial.push_back(step_record(rr));
+  json trace = {{"mode", name(t.mode)},         {"backend", t.backend},         {"world_size", t.world_size},
+                {"total_ns", t.total_ns},       {"events", events},             {"steps", steps},
+                {"initial", initial},           {"bytes_sent", t.bytes_sent},   {"bytes_received", t.bytes_received},
+                {"snapshots", t.snapshots},     {"iteration_ns", t.iteration_ns}};
+  json doc = {{"format", "microddp-record"}, {"version", 1}, {"spec", spec},
+              {"inputs", inputs},           {"outputs", outputs}, {"trace", trace}};
+  return doc.dump() + "\n";
+}
+
+RunRecord record_from_json(const std::string& text, const std::string& where) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UsageError(fmt::format("{}: not JSON ({})", where, e.what()));
+  }
+  const Reader rd{where};
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != "microddp-record")
+    rd.fail("not a microddp record (no \"format\": \"microddp-record\")");
+  if (rd.get<int>(doc, "version", "") != 1) rd.fail(fmt::format("record version {} is not 1", doc["version"].dump()));
+  RunRecord r;
+  const json& js = rd.at(doc, "spec", "");
+  CollectiveSpec& s = r.spec;
+  const std::string sp = "spec.";
+  s.collective = wrap(where, sp + "collective", [&] { return parse_collective(rd.get<std::string>(js, "collective", sp)); });
+  s.algorithm = rd.get<std::string>(js, "algorithm", sp);
+  s.world_size = rd.get<int>(js, "world_size", sp);
+  s.count = rd.get<int64_t>(js, "count", sp);
+  s.counts = rd.get<std::vector<int64_t>>(js, "counts", sp);
+  s.dtype = wrap(where, sp + "dtype", [&] { return parse_dtype(rd.get<std::string>(js, "dtype", sp)); });
+  s.op = wrap(where, sp + "op", [&] { return parse_op(rd.get<std::string>(js, "op", sp)); });
+  s.root = rd.get<int>(js, "root", sp);
+  s.in_place = rd.get<bool>(js, "in_place", sp);
+  s.segments = rd.get<int>(js, "segments", sp);
+  wrap(where, "spec", [&] {
+    s.validate();
+    return 0;
+  });
+  const size_t es = dtype_size(s.dtype);
+  const json& ins = rd.array(doc, "inputs", "");
+  const json& outs = rd.array(doc, "outputs", "");
+  if (static_cast<int>(ins.size()) != s.world_size || static_cast<int>(outs.size()) != s.world_size)
+    rd.fail(fmt::format("{} inputs and {} outputs for world size {}", ins.size(), outs.size(), s.world_size));
+  for (int q = 0; q < s.world_size; ++q) {
+    r.inputs.push_back(rd.bytes(ins[q], fmt::format("inputs[{}]", q)));
+    r.outputs.push_back(rd.bytes(outs[q], fmt::format("outputs[{}]", q)));
+    if (r.inputs[q].size() != static_cast<size_t>(s.input_count(q)) * es)
+      rd.fail(fmt::format("inputs[{}] has {} bytes but the spec needs {}", q, r.inputs[q].size(),
+                          s.input_count(q) * static_cast<int64_t>(es)));
+    if (!r.outputs[q].empty() && r.outputs[q].size() != static_cast<size_t>(s.output_count(q)) * es)
+      rd.fail(fmt::format("outputs[{}] has {} bytes but the spec needs {}", q, r.outputs[q].size(),
+                          s.output_count(q) * static_cast<int64_t>(es)));
+  }
+  const json& jt = rd.at(doc, "trace", "");
+  const std::string tp = "trace.";
+  Trace& t = r.trace;
+  t.mode = wrap(where, tp + "mode", [&] { return parse_mode(rd.get<std::string>(jt, "mode", tp)); });
+  t.backend = rd.get<std::string>(jt, "backend", tp);
+  t.world_size = rd.get<int>(jt, "world_size", tp);
+  t.total_ns = rd.get<int64_t>(jt, "total_ns", tp);
+  t.bytes_sent = rd.get<std::vector<int64_t>>(jt, "bytes_sent", tp);
+  t.bytes_received = rd.get<std::vector<int64_t>>(jt, "bytes_received", tp);
+  t.snapshots = rd.get<bool>(jt, "snapshots", tp);
+  t.iteration_ns = rd.get<std::vector<int64_t>>(jt, "iteration_ns", tp);
+  const json& evs = rd.array(jt, "events", tp);
+  for (size_t q = 0; q < evs.size(); ++q) {
+    t.events.emplace_back();
+    if (!evs[q].is_array()) rd.fail(fmt::format("trace.events[{}] is not an array", q));
+    for (size_t i = 0; i < evs[q].size(); ++i) {
+      const json& je = evs[q][i];
+      const std::string p = fmt::format("trace.events[{}][{}].", q, i);
+      Event e;
+      e.step = rd.get<int32_t>(je, "step", p);
+      e.op_index = rd.get<int32_t>(je, "op_index", p);
+      e.kind = rd.enum_of<OpKind, 6>(rd.get<std::string>(je, "kind", p), p + "kind");
+      e.peer = rd.get<int32_t>(je, "peer", p);
+      e.buf = rd.enum_of<Buf, kNumBufs>(rd.get<std::string>(je, "buf", p), p + "buf");
+      e.offset = rd.get<int64_t>(je, "offset", p);
+      e.len = rd.get<int64_t>(je, "len", p);
+      e.bytes = rd.get<int64_t>(je, "bytes", p);
+      e.chunk = rd.get<int32_t>(je, "chunk", p);
+      e.begin_ns = rd.get<int64_t>(je, "begin_ns", p);
+      e.end_ns = rd.get<int64_t>(je, "end_ns", p);
+      e.storage = rd.get<int32_t>(je, "storage", p);
+      t.events.back().push_back(e);
+    }
+  }
+  const json& steps = rd.array(jt, "steps", tp);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    t.steps.emplace_back();
+    if (!steps[k].is_array()) rd.fail(fmt::format("trace.steps[{}] is not an array", k));
+    for (size_t q = 0; q < steps[k].size(); ++q)
+      t.steps.back().push_back(rd.step(steps[k][q], fmt::format("trace.steps[{}][{}].", k, q)));
+  }
+  const json& init = rd.array(jt, "initial", tp);
+  for (size_t q = 0; q < init.size(); ++q) t.initial.push_back(rd.step(init[q], fmt::format("trace.initial[{}].", q)));
+  return r;
+}
+
+void save_record(const std::string& path, const RunRecord& r) {
+  std::ofstream f(path);
+  if (!f) throw UsageError(fmt::format("cannot write record file '{}'", path));
+  f << record_to_json(r);
+  if (!f) throw UsageError(fmt::format("cannot write record file '{}'", path));
+}
+
+RunRecord load_record(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw UsageError(fmt::format("cannot read record file '{}'", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return record_from_json(ss.str(), path);
+}
+
+}  // namespace microddp

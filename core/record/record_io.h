@@ -1,0 +1,42 @@
+// A run's record on disk: what `microddp run --save-record FILE` writes and
+// `microddp-viz --replay FILE` reads. It holds the spec (enough to rebuild
+// the Schedule with make_schedule), every rank's inputs and outputs, and the
+// Trace (events, per-step times and buffer snapshots), so a run made
+// elsewhere (e.g. under mpirun, backend "mpi") can be stepped through later
+// without running again.
+//
+// Format: one JSON object, {"format": "microddp-record", "version": 1,
+// "spec": {...}, "inputs": [...], "outputs": [...], "trace": {...}}.
+//  - Buffers (inputs, outputs) are per rank, lowercase hex of the raw bytes
+//    (little-endian elements of spec.dtype): exact for every dtype, and int64
+//    values beyond 2^53 survive (JSON numbers would not).
+//  - Snapshot values are JSON numbers, except NaN, inf and -inf, written as
+//    the strings "nan", "inf", "-inf" (JSON has no such numbers).
+//  - Times are in ns as in core/trace.h; enums by their names (name()).
+#pragma once
+#include <string>
+
+#include "core/exec/executor.h"
+
+namespace microddp {
+
+struct RunRecord {
+  CollectiveSpec spec;
+  RankData inputs;   // [rank] input bytes, as given to the backend
+  RankData outputs;  // [rank] output bytes (RunResult::outputs)
+  Trace trace;       // RunResult::trace (backend names where it ran)
+};
+
+// To / from the JSON text described above. record_from_json throws
+// UsageError naming the missing or malformed field (`where` prefixes the
+// message, e.g. the file name), and when the spec is invalid
+// (CollectiveSpec::validate) or a buffer's size does not match the spec.
+std::string record_to_json(const RunRecord& r);
+RunRecord record_from_json(const std::string& text, const std::string& where = "record");
+
+// Files. save_record throws UsageError "cannot write record file 'PATH'";
+// load_record "cannot read record file 'PATH'" or the parse errors above.
+void save_record(const std::string& path, const RunRecord& r);
+RunRecord load_record(const std::string& path);
+
+}  // namespace microddp

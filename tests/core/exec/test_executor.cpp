@@ -1,0 +1,69 @@
+#include <doctest/doctest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
+#include <vector>
+
+#include "core/algorithms/registry.h"
+#include "core/ir/checker.h"
+#include "core/record/data.h"
+#include "core/exec/executor.h"
+#include "core/ir/reference.h"
+
+using namespace microddp;
+
+TEST_SUITE("executor") {
+  TEST_CASE("CPU binding: thread t on allowed CPU number t mod C, distinct while t < C") {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    REQUIRE(sched_getaffinity(0, sizeof(allowed), &allowed) == 0);
+    const int count = CPU_COUNT(&allowed);
+    const std::vector<int> all = cpus_for_threads(count);
+    REQUIRE(static_cast<int>(all.size()) == count);
+    for (size_t i = 0; i < all.size(); ++i) {
+      CHECK(CPU_ISSET(all[i], &allowed));
+      if (i > 0) CHECK(all[i] > all[i - 1]);  // distinct, in order
+    }
+    CHECK(cpus_for_threads(1) == std::vector<int>{all.front()});
+    // more threads than CPUs: round-robin, thread count on the first CPU again
+    const std::vector<int> over = cpus_for_threads(2 * count + 1);
+    REQUIRE(static_cast<int>(over.size()) == 2 * count + 1);
+    for (int t = 0; t < 2 * count + 1; ++t) CHECK(over[t] == all[t % count]);
+    CHECK(cpus_for_threads(0).empty());
+    // a bound thread runs where it was bound
+    std::thread t([&] {
+      bind_this_thread(all.back());
+      cpu_set_t now;
+      CPU_ZERO(&now);
+      REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof(now), &now) == 0);
+      CHECK(CPU_COUNT(&now) == 1);
+      CHECK(CPU_ISSET(all.back(), &now));
+    });
+    t.join();
+  }
+
+  TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring_unchunked";
+    s.world_size = 3;
+    s.count = 3;
+    s.dtype = DType::float32;
+    const Schedule sch = make_schedule(s);
+    check_schedule(sch);
+    const RankData in = parse_data(s, "1,2,3;4,5,6;7,8,9");
+    const RunResult res = run_threads(sch, in);
+    REQUIRE(sch.num_steps() == 2);
+    for (int r = 0; r < 3; ++r)
+      for (int i = 0; i < 3; ++i)
+        CHECK(kernels::load_double(s.dtype, res.outputs[r].data(), i) == std::vector<double>{12, 15, 18}[i]);
+    // R0's accum after step 0 is T0 + T2 = [8, 10, 12]
+    REQUIRE(res.trace.snapshots);
+    const auto& bufs = res.trace.steps[0][0].buffers;
+    auto acc = std::find_if(bufs.begin(), bufs.end(), [](const BufferSnapshot& b) { return b.buf == Buf::accum; });
+    REQUIRE(acc != bufs.end());
+    CHECK(acc->values == std::vector<double>{8, 10, 12});
+    CHECK(res.trace.bytes_sent == std::vector<int64_t>{24, 24, 24});
+  }
+}

@@ -1,0 +1,188 @@
+// Issue 8: gradient buckets (PyTorch DDP's assignment), overlap modes giving
+// the same parameters, in-order bucket launches, FSDP-style sharding.
+// Models are tiny so that every case takes well under a second.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/labs/ddp/ddp.h"
+#include "core/ir/types.h"
+
+using namespace microddp;
+using namespace microddp::ddp;
+
+namespace {
+Options small(Overlap ov, const std::string& alg = "naive") {
+  Options o;
+  o.ranks = 4;
+  o.depth = 3;
+  o.width = 16;
+  o.batch = 16;
+  o.iterations = 2;
+  o.lr = 0.1;
+  o.overlap = ov;
+  o.algorithm = alg;
+  // W: 16*16*4 = 1024 B, b: 64 B; cap 0.0015 MB = 1572.864 B.
+  o.bucket_cap_mb = 0.0015;
+  return o;
+}
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+}  // namespace
+
+TEST_SUITE("ddp") {
+  TEST_CASE("buckets: reverse parameter order, closed at the cap, last partial bucket kept") {
+    // params (elements): 0:100 1:10 2:100 3:10 4:100 5:10; 4-byte elements.
+    const std::vector<int64_t> e = {100, 10, 100, 10, 100, 10};
+    const double cap = 400.0 / (1024 * 1024);  // 400 bytes
+    auto b = assign_buckets(e, 4, cap);
+    REQUIRE(b.size() == 3);
+    CHECK(b[0].params == std::vector<int>{5, 4});   // 40 + 400 = 440 >= 400: closed
+    CHECK(b[0].offsets == std::vector<int64_t>{0, 10});
+    CHECK(b[0].bytes == 440);
+    CHECK(b[1].params == std::vector<int>{3, 2});
+    CHECK(b[1].bytes == 440);
+    CHECK(b[2].params == std::vector<int>{1, 0});  // the last bucket
+    CHECK(b[2].elements == 110);
+    int64_t total = 0;
+    for (auto& x : b) total += x.elements;
+    CHECK(total == 330);  // nothing forgotten
+
+    auto tail = assign_buckets({1, 100, 10, 100, 10}, 4, cap);  // a last partial bucket of 4 bytes
+    REQUIRE(tail.size() == 3);
+    CHECK(tail[1].params == std::vector<int>{2, 1});
+    CHECK(tail[2].params == std::vector<int>{0});
+    CHECK(tail[2].bytes == 4);
+
+    auto huge = assign_buckets(e, 4, 25);  // PyTorch default: everything in one
+    REQUIRE(huge.size() == 1);
+    CHECK(huge[0].params == std::vector<int>{5, 4, 3, 2, 1, 0});
+    CHECK(huge[0].bytes == 1320);
+    CHECK_THROWS_AS(assign_buckets(e, 4, 0), UsageError);
+  }
+
+  TEST_CASE("smaller buckets mean more all-reduce calls") {
+    Options o = small(Overlap::bucketed);
+    o.iterations = 1;
+    o.check_reference = false;
+    o.bucket_cap_mb = 25;
+    CHECK(run_ddp(o).iterations[0].calls == 1);
+    o.bucket_cap_mb = 0.0015;  // W(1024 B) + b(64 B) = 1088 < 1572.9; + next b closes
+    auto r = run_ddp(o);
+    // reverse order: b2 W2 b1 | W1 b0 W0 ... -> bytes 64+1024+64=1152 <1573, +1024 = 2176 closes
+    REQUIRE(r.buckets.size() == 2);
+    CHECK(r.buckets[0].params == std::vector<int>{5, 4, 3, 2});
+    CHECK(r.buckets[1].params == std::vector<int>{1, 0});
+    CHECK(r.iterations[0].calls == 2);
+    o.overlap = Overlap::per_param;
+    CHECK(run_ddp(o).iterations[0].calls == 6);
+    o.overlap = Overlap::none;
+    CHECK(run_ddp(o).iterations[0].calls == 1);
+  }
+
+  TEST_CASE("per-param, bucketed and none give identical parameters (naive, tree)") {
+    for (std::string alg : {"naive", "tree"}) {
+      CAPTURE(alg);
+      auto none = run_ddp(small(Overlap::none, alg));
+      auto per = run_ddp(small(Overlap::per_param, alg));
+      auto buck = run_ddp(small(Overlap::bucketed, alg));
+      CHECK(none.replicas_identical);
+      CHECK(per.replicas_identical);
+      CHECK(buck.replicas_identical);
+      CHECK(same_bits(none.final_params, per.final_params));
+      CHECK(same_bits(none.final_params, buck.final_params));
+      CHECK(none.max_reference_rel_error < 1e-4);
+      CHECK(buck.max_reference_rel_error < 1e-4);
+    }
+  }
+
+  TEST_CASE("ring: replicas bit-identical in every mode; modes agree within float tolerance") {
+    auto none = run_ddp(small(Overlap::none, "ring"));
+    auto buck = run_ddp(small(Overlap::bucketed, "ring"));
+    CHECK(none.replicas_identical);
+    CHECK(buck.replicas_identical);
+    REQUIRE(none.final_params.size() == buck.final_params.size());
+    for (size_t i = 0; i < none.final_params.size(); ++i)
+      CHECK(std::abs(none.final_params[i] - buck.final_params[i]) <= 1e-5f * (1 + std::abs(none.final_params[i])));
+  }
+
+  TEST_CASE("overlap: none hides nothing; small buckets hide some communication") {
+    Options o = small(Overlap::none);
+    o.iterations = 1;
+    o.depth = 6;
+    o.layer_delay_us = 3000;  // 3 ms per layer: later layers' backward outlasts the first all-reduce
+    o.check_reference = false;
+    auto n = run_ddp(o);
+    CHECK(n.iterations[0].overlap_fraction == 0.0);
+    CHECK(n.timelines[0].comm.size() == 1);
+    CHECK(n.timelines[0].comm[0].begin_ms >= n.timelines[0].backward_end_ms - 1e-9);
+    o.overlap = Overlap::per_param;
+    auto p = run_ddp(o);
+    CHECK(p.iterations[0].overlap_fraction > 0.0);
+    CHECK(p.timelines[0].comm.front().begin_ms < p.timelines[0].backward_end_ms);
+    // The timeline has what the app draws: per rank every layer both ways,
+    // every bucket's fill on every rank, every bucket's all-reduce.
+    CHECK(p.timelines[0].layers.size() == size_t(4 * 6 * 2));
+    CHECK(p.timelines[0].fills.size() == size_t(4 * 12));
+    CHECK(p.timelines[0].comm.size() == 12u);
+  }
+
+  TEST_CASE("a rank whose gradients become ready in another order reduces the same buckets in the same order") {
+    Options o = small(Overlap::per_param);
+    auto plain = run_ddp(o);
+    o.shuffled_ready_rank = 2;
+    auto shuffled = run_ddp(o);
+    const std::vector<int> in_order = {0, 1, 2, 3, 4, 5};
+    CHECK(plain.launch_order == in_order);
+    CHECK(shuffled.launch_order == in_order);
+    CHECK(shuffled.replicas_identical);
+    CHECK(same_bits(plain.final_params, shuffled.final_params));
+  }
+
+  TEST_CASE("sharded (FSDP-style): same loss as the reference, 3 calls per layer, prefetch posted early") {
+    Options o = small(Overlap::bucketed, "ring");
+    o.sharded = true;
+    o.ranks = 3;
+    o.batch = 12;
+    for (bool pre : {true, false}) {
+      CAPTURE(pre);
+      o.prefetch = pre;
+      auto r = run_ddp(o);
+      CHECK(r.replicas_identical);
+      CHECK(r.max_reference_rel_error < 1e-4);
+      CHECK(r.iterations[0].calls == 9);
+      const auto& c = r.timelines.back().comm;
+      REQUIRE(c.size() == 9u);
+      int prefetches = 0, rs = 0;
+      for (auto& x : c) {
+        prefetches += x.what.find("prefetch") != std::string::npos;
+        rs += x.collective == "reduce_scatter";
+      }
+      CHECK(rs == 3);
+      CHECK(prefetches == (pre ? 4 : 0));
+    }
+    // Sharded and replicated training follow the same reference.
+    Options d = small(Overlap::bucketed, "ring");
+    d.ranks = 3;
+    d.batch = 12;
+    auto rep = run_ddp(d);
+    o.prefetch = true;
+    auto sh = run_ddp(o);
+    for (size_t i = 0; i < rep.final_params.size(); ++i)
+      CHECK(std::abs(rep.final_params[i] - sh.final_params[i]) <= 1e-5f * (1 + std::abs(rep.final_params[i])));
+  }
+
+  TEST_CASE("bad options name the value") {
+    Options o;
+    o.batch = 10;
+    o.ranks = 4;
+    CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("batch 10"), UsageError);
+    o = Options{};
+    o.algorithm = "bogus";
+    CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("bogus"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_overlap("sometimes"), doctest::Contains("sometimes"), UsageError);
+    CHECK(parse_overlap("per-param") == Overlap::per_param);
+  }
+}

@@ -1,0 +1,174 @@
+// Issue 8: the monitored barrier names missing ranks (ascending) within
+// timeout + 1 s; the hang lab's faults are reported, never "succeed";
+// flight recorder and MICRODDP_DEBUG logging. Timeouts are 0.3 s.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "core/labs/hang/hang.h"
+#include "core/ir/types.h"
+
+using namespace microddp;
+using namespace microddp::hang;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Runs ranks `present` of an n-rank barrier; returns each rank's error ("" = passed).
+std::vector<std::string> barrier_run(int n, const std::vector<int>& present, double timeout,
+                                     std::vector<std::vector<int>>* missing = nullptr,
+                                     const std::vector<std::string>& fps = {}) {
+  MonitoredBarrier b(n, timeout, "test");
+  std::vector<std::string> err(n, "absent");
+  if (missing) missing->assign(n, {});
+  std::vector<std::thread> t;
+  for (int r : present)
+    t.emplace_back([&, r] {
+      try {
+        b.arrive(r, fps.empty() ? "" : fps[r]);
+        err[r] = "";
+      } catch (const BarrierError& e) {
+        err[r] = e.what();
+        if (missing) (*missing)[r] = e.missing;
+      }
+    });
+  for (auto& x : t) x.join();
+  return err;
+}
+}  // namespace
+
+TEST_SUITE("hang") {
+  TEST_CASE("monitored barrier: everyone arrives, everyone passes") {
+    auto err = barrier_run(4, {0, 1, 2, 3}, 0.3);
+    for (auto& e : err) CHECK(e == "");
+  }
+
+  TEST_CASE("monitored barrier names the missing ranks, ascending, within timeout + 1 s") {
+    const auto t0 = Clock::now();
+    std::vector<std::vector<int>> miss;
+    auto err = barrier_run(5, {0, 2, 4}, 0.3, &miss);
+    CHECK(since(t0) < 1.3);
+    for (int r : {0, 2, 4}) {
+      CAPTURE(r);
+      CHECK(err[r] == "monitored barrier 'test': ranks 1, 3 did not arrive within 0.3 s");
+      CHECK(miss[r] == std::vector<int>{1, 3});
+    }
+  }
+
+  TEST_CASE("monitored barrier: a missing rank 0 is named by the others") {
+    const auto t0 = Clock::now();
+    std::vector<std::vector<int>> miss;
+    auto err = barrier_run(3, {1, 2}, 0.3, &miss);
+    CHECK(since(t0) < 1.3);
+    CHECK(miss[1] == std::vector<int>{0});
+    CHECK(err[2].find("rank 0 did not arrive") != std::string::npos);
+  }
+
+  TEST_CASE("monitored barrier: a differing fingerprint fails every rank") {
+    auto err = barrier_run(3, {0, 1, 2}, 0.3, nullptr, {"all_reduce 8", "all_reduce 8", "all_reduce 9"});
+    for (auto& e : err) CHECK(e == "monitored barrier 'test': collective mismatch: rank 0 called all_reduce 8; rank 2 called all_reduce 9");
+  }
+
+  TEST_CASE("hang lab: no fault passes and verifies every call") {
+    LabOptions o;
+    o.timeout_s = 0.3;
+    auto r = run_hang_lab(o);
+    CHECK(r.all_passed);
+    CHECK(r.verdict == "");
+    for (auto& x : r.ranks) {
+      CHECK(x.recorder.last_started == 2);
+      CHECK(x.recorder.last_completed == 2);
+    }
+  }
+
+  TEST_CASE("hang lab: sleep and skip-collective are named by the monitored barrier") {
+    for (Fault f : {Fault::sleep, Fault::skip_collective}) {
+      CAPTURE(name(f));
+      LabOptions o;
+      o.fault = f;
+      o.fault_ranks = {3, 1};
+      o.timeout_s = 0.3;
+      const auto t0 = Clock::now();
+      auto r = run_hang_lab(o);
+      CHECK(since(t0) < 1.3);
+      CHECK(r.all_failed);
+      CHECK(r.missing == std::vector<int>{1, 3});
+      CHECK(r.verdict == "monitored barrier 'before call #1': ranks 1, 3 did not arrive within 0.3 s");
+      // Who is stuck and where: ranks 0 and 2 started call #1, completed #0.
+      for (int k : {0, 2}) {
+        CHECK(r.ranks[k].recorder.last_started == 1);
+        CHECK(r.ranks[k].recorder.last_completed == 0);
+        CHECK(r.ranks[k].recorder.calls.back().state == CallRecord::State::failed);
+      }
+      CHECK(r.ranks[1].recorder.last_completed == 0);
+    }
+  }
+
+  TEST_CASE("hang lab: wrong-count and wrong-order are reported, never succeed") {
+    for (Fault f : {Fault::wrong_count, Fault::wrong_order}) {
+      CAPTURE(name(f));
+      LabOptions o;
+      o.fault = f;
+      o.fault_ranks = {2};
+      o.timeout_s = 0.3;
+      auto r = run_hang_lab(o);
+      CHECK(r.all_failed);
+      CHECK(r.mismatched == std::vector<int>{2});
+      CHECK(r.missing.empty());
+      const std::string want = f == Fault::wrong_count
+          ? "monitored barrier 'before call #1': collective mismatch: rank 0 called #1 all_reduce count 512 float32; rank 2 called #1 all_reduce count 513 float32"
+          : "monitored barrier 'before call #1': collective mismatch: rank 0 called #1 all_reduce count 512 float32; rank 2 called #1 all_gather count 256 float32";
+      CHECK(r.verdict == want);
+      for (auto& x : r.ranks) CHECK(x.recorder.last_completed == 0);
+    }
+  }
+
+  TEST_CASE("flight recorder keeps the last calls and the sequence numbers") {
+    FlightRecorder fr;
+    fr.capacity = 2;
+    for (int i = 0; i < 3; ++i) {
+      CallRecord c;
+      c.seq = i;
+      fr.start(c);
+      if (i < 2) fr.finish(true, "", 1.0);
+    }
+    CHECK(fr.calls.size() == 2u);
+    CHECK(fr.calls.front().seq == 1);
+    CHECK(fr.last_started == 2);
+    CHECK(fr.last_completed == 1);
+  }
+
+  TEST_CASE("MICRODDP_DEBUG=INFO logs every call per rank with algorithm, count, dtype and peers") {
+    std::vector<std::string> lines;
+    std::mutex m;
+    set_log_sink([&](const std::string& l) {
+      std::lock_guard<std::mutex> lk(m);
+      lines.push_back(l);
+    });
+    ::setenv("MICRODDP_DEBUG", "INFO", 1);
+    LabOptions o;
+    o.ranks = 3;
+    o.timeout_s = 0.3;
+    run_hang_lab(o);
+    ::unsetenv("MICRODDP_DEBUG");
+    set_log_sink(nullptr);
+    CHECK(lines.size() == 9u);  // 3 ranks x 3 calls
+    bool found = false;
+    for (auto& l : lines)
+      found = found || (l.find("[1] MICRODDP INFO all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum nranks 3 peers 0,2") != std::string::npos);
+    CHECK(found);
+    CHECK(parse_log_level("trace") == LogLevel::trace);
+    CHECK(parse_log_level("") == LogLevel::none);
+  }
+
+  TEST_CASE("bad lab options name the value") {
+    CHECK_THROWS_WITH_AS(parse_fault("explode"), doctest::Contains("explode"), UsageError);
+    LabOptions o;
+    o.fault = Fault::sleep;
+    o.fault_ranks = {7};
+    CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("rank 7"), UsageError);
+  }
+}

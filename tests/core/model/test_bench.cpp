@@ -1,0 +1,255 @@
+// bench: documented columns, #wrong = 0 for every algorithm, option errors;
+// calibrate on tiny sizes runs and produces a usable profile.
+#include <fmt/format.h>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/algorithms/registry.h"
+#include "core/model/bench.h"
+#include "core/model/calibrate/calibrate.h"
+
+using namespace microddp;
+
+namespace {
+BenchOptions tiny(Collective c, int n) {
+  BenchOptions o;
+  o.collective = c;
+  o.algorithms = algorithms_for(c);
+  o.world_size = n;
+  o.min_bytes = 64;
+  o.max_bytes = 1024;
+  o.factor = 4;
+  o.iters = 2;
+  o.warmup = 1;
+  o.check = true;
+  CostParams p;
+  p.alpha = 1e-6;
+  p.beta = 1e-9;
+  o.params = p;
+  return o;
+}
+}  // namespace
+
+TEST_SUITE("bench") {
+  TEST_CASE("every algorithm of every collective: #wrong = 0, sizes and factors as nccl-tests") {
+    for (Collective c : all_collectives())
+      for (int n : {2, 3}) {
+        CAPTURE(name(c));
+        CAPTURE(n);
+        BenchOptions o = tiny(c, n);
+        if (c == Collective::barrier) o.check = false;
+        const auto rows = run_bench(o);
+        REQUIRE(rows.size() == 3 * algorithms_for(c).size());  // 64, 256, 1024 B
+        for (const auto& r : rows) {
+          CAPTURE(r.algorithm);
+          CAPTURE(r.bytes);
+          if (o.check) CHECK(r.wrong == 0);
+          CHECK(r.predicted_us > 0);
+          if (c == Collective::all_reduce) {
+            CHECK(r.count * 4 == r.bytes);
+            CHECK(r.busbw_gbps == doctest::Approx(r.algbw_gbps * 2.0 * (n - 1) / n));
+          }
+        }
+      }
+  }
+
+  TEST_CASE("mode free and record on also run") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.mode = Mode::free;
+    o.record = true;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[2].bytes == 1024);
+    CHECK(rows[2].wrong == 0);
+  }
+
+  TEST_CASE("record overhead: paired runs fill two more columns; bad counts and backends are refused") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.min_bytes = o.max_bytes = 4096;
+    o.record_pairs = 3;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].wrong == 0);  // checked on the first run without recording
+    CHECK(rows[0].time_us > 0);
+    CHECK(rows[0].recorded_us > 0);
+    const std::string h = bench_table_header(o);
+    CHECK(h.find("recording overhead: 3 pairs") != std::string::npos);
+    CHECK(h.find("rec.ovh") != std::string::npos);
+    CHECK(bench_table_row(rows[0]).find(fmt::format("{:.2f}", rows[0].recorded_us)) != std::string::npos);
+    const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
+    CHECK(j["recorded_us"].get<double>() == doctest::Approx(rows[0].recorded_us).epsilon(1e-3));
+    CHECK(j["record_overhead_pct"].is_number());
+    CHECK(bench_csv_header() ==
+          "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
+          "predicted_us,error_pct,recorded_us,record_overhead_pct\n");
+    // without pairs: null / empty
+    BenchRow plain = rows[0];
+    plain.recorded_us = -1;
+    CHECK(nlohmann::json::parse(bench_json_row(plain))["recorded_us"].is_null());
+    CHECK(bench_csv_row(plain).substr(bench_csv_row(plain).size() - 3) == ",,\n");
+    o.record_pairs = -1;
+    CHECK_THROWS_WITH_AS(validate_bench(o), doctest::Contains("--record-overhead -1"), UsageError);
+    o.record_pairs = 2;
+    o.backend = "mpi";
+    CHECK_THROWS_WITH_AS(validate_bench(o), doctest::Contains("needs the threads backend, not 'mpi'"), UsageError);
+  }
+
+  TEST_CASE("columns: table, JSON and CSV") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.min_bytes = o.max_bytes = 4096;
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    const std::string h = bench_table_header(o);
+    for (const char* col : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted",
+                            "error"})
+      CHECK(h.find(col) != std::string::npos);
+    const std::string row = bench_table_row(rows[0]);
+    CHECK(row.find("4096") != std::string::npos);
+    CHECK(row.find("1024") != std::string::npos);
+    CHECK(row.find("float32") != std::string::npos);
+    const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
+    for (const char* k : {"collective", "algorithm", "backend", "world_size", "dtype", "op", "bytes", "count", "time_us",
+                          "algbw_gbps", "busbw_gbps", "wrong", "predicted_us"})
+      CHECK(j.contains(k));
+    CHECK(j["bytes"] == 4096);
+    CHECK(j["count"] == 1024);
+    CHECK(j["wrong"] == 0);
+    CHECK(j["collective"] == "all_reduce");
+    CHECK(bench_csv_header().find("busbw_gbps") != std::string::npos);
+    CHECK(bench_csv_row(rows[0]).rfind("all_reduce,ring,threads,lockstep,2,float32,sum,-1,4096,1024,", 0) == 0);
+    CHECK(bench_table_footer(rows).find("Out of bounds values : 0 OK") != std::string::npos);
+    const auto s = summarize(rows);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].rows == 1);
+    CHECK(s[0].world_size == 2);
+  }
+
+  TEST_CASE("sizes: parse and errors name the value") {
+    CHECK(parse_size("4K") == 4096);
+    CHECK(parse_size("64M") == 64 << 20);
+    CHECK(parse_size("1G") == int64_t{1} << 30);
+    CHECK(parse_size("1e9") == 1000000000);
+    CHECK(parse_size("512") == 512);
+    CHECK_THROWS_WITH_AS(parse_size("-4K"), doctest::Contains("-4K"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_size("4Q"), doctest::Contains("4Q"), UsageError);
+    CHECK_THROWS_WITH_AS(parse_size("lots"), doctest::Contains("lots"), UsageError);
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.min_bytes = 8192;
+    o.max_bytes = 4096;
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("8192"), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.factor = 1;
+    CHECK_THROWS_AS(run_bench(o), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"carrier_pigeon"};
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("carrier_pigeon"), UsageError);
+    o = tiny(Collective::all_reduce, 2);
+    o.backend = "smoke_signals";
+    CHECK_THROWS_WITH_AS(run_bench(o), doctest::Contains("smoke_signals"), UsageError);
+  }
+
+  TEST_CASE("predicted column: the model in the bench's mode plus the one closing barrier") {
+    BenchOptions o = tiny(Collective::all_reduce, 3);
+    o.algorithms = {"ring", "tree"};
+    o.check = false;
+    o.params->barrier_s = {1e-6, 4e-6};
+    o.params->mem_bw_Bps = {1e9};
+    for (Mode m : {Mode::lockstep, Mode::free}) {
+      o.mode = m;
+      for (const auto& r : run_bench(o)) {
+        CAPTURE(r.algorithm);
+        CAPTURE(r.bytes);
+        const Prediction p = predict(make_schedule(bench_spec(o, r.algorithm, r.bytes)), *o.params);
+        const double want = ((m == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + 4e-6) * 1e6;
+        CHECK(r.predicted_us == doctest::Approx(want).epsilon(1e-12));
+      }
+    }
+  }
+
+  TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
+    const double f = cpu_busy_fraction(0.05);
+    CHECK(f >= 0.0);  // -1 would mean /proc/stat did not parse
+    CHECK(f <= 1.0);
+  }
+
+  TEST_CASE("profile check: within a factor of 1.5 either way matches, and the text says which") {
+    ProfileCheck c;
+    c.profile_s = 2e-6;
+    c.now_s = 3e-6;
+    c.cores_now = c.cores_profile = 2;
+    CHECK(c.ratio() == 1.5);
+    CHECK(c.matches());
+    CHECK(profile_check_text(c) ==
+          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 3.000 us "
+          "now, 2.000 us by the profile (x1.50); 2 CPUs now, 2 in the profile: matches (only this step and the CPU "
+          "count are checked)");
+    c.now_s = 3.2e-6;
+    CHECK(!c.matches());
+    CHECK(profile_check_text(c).find("(x1.60); 2 CPUs now, 2 in the profile: does NOT match") != std::string::npos);
+    c.now_s = 1.0e-6;  // x0.50: faster than the profile is a different state too
+    CHECK(!c.matches());
+    c.now_s = 1.4e-6;  // x0.70
+    CHECK(c.matches());
+    c.cores_now = 1;  // taskset -c 1: rank r no longer on core r mod 2
+    CHECK(!c.matches());
+    CHECK(profile_check_text(c).find("1 CPUs now, 2 in the profile: does NOT match") != std::string::npos);
+    CHECK(ProfileCheck{}.ratio() == 0.0);
+  }
+
+  TEST_CASE("calibrate on tiny sizes: a positive bandwidth and a loadable profile") {
+    CalibrateOptions co;
+    co.min_bytes = 4;
+    co.max_bytes = 4096;
+    co.warmup = 1;
+    co.max_iters = 5;
+    co.kernel_bytes = 1 << 20;
+    co.rounds = 1;
+    co.max_barrier_ranks = 3;
+    const CalibrationResult r = calibrate(co);
+    REQUIRE(r.barrier_s.size() == 2);  // n = 2, 3
+    for (double b : r.barrier_s) CHECK(b > 0);
+    CHECK(r.params.barrier_s == r.barrier_s);
+    REQUIRE(r.peer_wait_s.size() == 2);  // n = 2, 3
+    for (double w : r.peer_wait_s) CHECK(w >= 0);
+    CHECK(r.params.wait_s == r.peer_wait_s);
+    REQUIRE(!r.mem_bw_Bps.empty());
+    CHECK(r.mem_bw_Bps.size() == static_cast<size_t>(std::min(r.params.cores, 16)));
+    for (double B : r.mem_bw_Bps) CHECK(B > 0);
+    CHECK(r.points.size() == 11);
+    CHECK(r.points.front().bytes == 4);
+    CHECK(r.points.back().bytes == 4096);
+    for (const auto& p : r.points) CHECK(p.seconds > 0);
+    CHECK(r.params.fused_recv_reduce);
+    CHECK(r.params.gamma > 0);
+    CHECK(r.params.delta > 0);
+    // tables are kept non-decreasing (a dip is noise)
+    for (size_t i = 1; i < r.barrier_s.size(); ++i) CHECK(r.barrier_s[i] >= r.barrier_s[i - 1]);
+    for (size_t i = 1; i < r.peer_wait_s.size(); ++i) CHECK(r.peer_wait_s[i] >= r.peer_wait_s[i - 1]);
+    CHECK(r.params.mem_bw_Bps == r.mem_bw_Bps);  // as measured
+    CHECK(r.params.cores == allowed_cpu_count());
+    // the profile check compares the same step, measured now, with the profile
+    const auto check = check_profile(r.params, 1);
+    REQUIRE(check);
+    CHECK(check->profile_s == r.params.message_s(4) + r.params.barrier_for(2));
+    CHECK(check->now_s > 0);
+    CHECK(check->cores_now == allowed_cpu_count());
+    CHECK(check->cores_profile == r.params.cores);
+    CHECK(!check_profile(preset("nvlink")));  // nothing to check: no barrier table
+    CostParams zero;                          // a table, but no time for the step
+    zero.barrier_s = {0.0};
+    CHECK(!check_profile(zero));
+    CHECK_THROWS_WITH_AS(
+        [] {
+          CalibrateOptions bad;
+          bad.backend = "abacus";
+          calibrate(bad);
+        }(),
+        doctest::Contains("abacus"), UsageError);
+  }
+}
