@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "core/record/chrome_trace.h"
 #include "core/exec/cuda/backend_cuda.h"
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/model/calibrate/calibrate.h"

@@ -17,11 +17,6 @@
 
 namespace microddp {
 
-// Raw per-rank data: bytes of `dtype` elements. inputs[r] has
-// spec.input_count(r) elements; outputs[r] has spec.output_count(r)
-// elements (empty for ranks without an output).
-using RankData = std::vector<std::vector<std::byte>>;
-
 // Test-only fault injection: delays the moment a send's data may be read by
 // a seeded random amount (0..max_delay_us) on the chosen rank (-1 = all),
 // which widens every window in which a reused buffer would be overwritten.

@@ -9,19 +9,10 @@
 #include <vector>
 
 #include "core/exec/executor.h"
+#include "core/ir/message_plan.h"
 
 namespace microddp {
 
-// Message ids: every send op in a schedule gets a dense id; its matching
-// recv gets the same id. Built once per schedule.
-struct MessagePlan {
-  // msg[step][rank][op_index] = message id, or -1 for local ops
-  std::vector<std::vector<std::vector<int64_t>>> msg;
-  int64_t num_messages = 0;
-  std::vector<int> src, dst;  // per message id
-  std::vector<int> step;      // per message id
-};
-MessagePlan plan_messages(const Schedule& s);  // throws ScheduleError on an unmatched send/recv
 
 class Transport {
  public:

@@ -23,10 +23,6 @@
 
 namespace microddp {
 
-struct ScheduleError : std::logic_error {
-  using std::logic_error::logic_error;
-};
-
 // Throws ScheduleError describing the first violation (step, rank, op,
 // elements, what was expected).
 void check_schedule(const Schedule& s);

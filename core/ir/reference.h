@@ -3,7 +3,7 @@
 // same numeric rules as the kernels, and no knowledge of any schedule.
 // Used for `ok` in `microddp run --json`, and by the tests.
 #pragma once
-#include "core/exec/executor.h"
+#include "core/ir/schedule.h"
 
 namespace microddp {
 

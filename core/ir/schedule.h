@@ -21,6 +21,8 @@
 //    arrives; reduce: dst = dst OP src; copy: dst = src.
 #pragma once
 #include <array>
+#include <cstddef>
+#include <stdexcept>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,6 +67,18 @@ struct Phase {
 // Two names share a storage only for in-place input/output.
 struct BufferPlan {
   std::array<int64_t, kNumBufs> size{};  // elements of each named buffer
+};
+
+// Raw per-rank data: bytes of `dtype` elements. inputs[r] has
+// spec.input_count(r) elements; outputs[r] has spec.output_count(r)
+// elements (empty for ranks without an output).
+using RankData = std::vector<std::vector<std::byte>>;
+
+// A schedule that breaks the IR's rules: an unmatched send/recv, a
+// deadlock, an out-of-range op or a wrong result (core/ir/checker.h); also
+// thrown by the executors when they meet such a schedule.
+struct ScheduleError : std::logic_error {
+  using std::logic_error::logic_error;
 };
 
 struct Schedule {

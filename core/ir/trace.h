@@ -64,12 +64,4 @@ struct Trace {
   int64_t step_ns(int s) const;
 };
 
-// Chrome / Perfetto trace JSON ("traceEvents"): one process per rank, named
-// threads (tracks) for steps, sends, recvs and local reductions, complete
-// ("X") slices, a flow arrow from each send to the recv that matched it, and
-// counters of bytes sent/received. predicted_step_us (may be empty) is
-// attached to each step slice as args.predicted_us.
-std::string chrome_trace_json(const Schedule& s, const Trace& t,
-                              const std::vector<double>& predicted_step_us = {});
-
 }  // namespace microddp

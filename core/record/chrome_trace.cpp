@@ -6,8 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/exec/rank_program.h"
-#include "core/ir/trace.h"
+#include "core/record/chrome_trace.h"
+
+#include "core/ir/message_plan.h"
 
 namespace microddp {
 

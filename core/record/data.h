@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "core/exec/executor.h"
+#include "core/ir/schedule.h"
 
 namespace microddp {
 

@@ -16,7 +16,8 @@
 #pragma once
 #include <string>
 
-#include "core/exec/executor.h"
+#include "core/ir/schedule.h"
+#include "core/ir/trace.h"
 
 namespace microddp {
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/record/chrome_trace.h"
 #include "core/exec/rank_program.h"
 #include "tests/mpi/mpi_test_util.h"
 

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "core/exec/executor.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/record/data.h"

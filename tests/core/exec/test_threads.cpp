@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/exec/executor.h"
+#include "core/record/chrome_trace.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/record/data.h"

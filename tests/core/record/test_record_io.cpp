@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/exec/executor.h"
 #include "core/algorithms/registry.h"
 #include "core/record/data.h"
 #include "core/record/record_io.h"
