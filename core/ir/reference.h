@@ -1,5 +1,5 @@
 // An independent reference for every collective: computed straight from
-// the definition (the shape table in DESIGN.md), in rank order, with the
+// the definition (the shape table in docs/design.md), in rank order, with the
 // same numeric rules as the kernels, and no knowledge of any schedule.
 // Used for `ok` in `microddp run --json`, and by the tests.
 #pragma once

@@ -1,6 +1,6 @@
 // CollectiveSpec: WHAT to run (the collective, its sizes, dtype, op, root),
 // plus the name of the algorithm that decides HOW. Buffer shapes follow MPI's
-// conventions (see DESIGN.md, "Buffer shapes"); every size is in ELEMENTS.
+// conventions (docs/design.md, "Buffer shapes"); every size is in ELEMENTS.
 #pragma once
 #include <cstdint>
 #include <string>
