@@ -35,13 +35,11 @@ struct BeatTarget {
   std::string note;      // why the panels show something else, or ""
 };
 
-// The beat's run parameters for the viewer. Data: explicit rows as given;
-// fills are expanded to rows with core's fill_data (so the panels show the
-// values the checks use) while the inputs stay small (<= kMaxRowsElements),
-// else passed to the viewer's own pattern of the same name.
-// Throws UsageError / ScheduleError naming the bad value.
+// The beat's run parameters for the viewer: the setup's spec, and its rows
+// or fill as given (the session builds inputs with core's parse_data /
+// fill_data, as prepare() does, so the panels show the values the checks
+// use). Throws UsageError / ScheduleError naming the bad value.
 BeatTarget beat_target(const lesson::Beat& b);
-constexpr int64_t kMaxRowsElements = 1 << 16;
 
 // A question's state on one beat.
 struct Answer {

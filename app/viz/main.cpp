@@ -25,6 +25,7 @@
 #include "app/viz/platform.h"
 #include "app/viz/view_state.h"
 #include "core/ir/checker.h"
+#include "core/record/data.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -68,14 +69,14 @@ int run(int argc, char** argv) {
   std::string lesson_file, replay_file;
   float font_px = 18;
   cli.add_option("--collective", collective, "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all");
-  cli.add_option("--algorithm", p.algorithm, "algorithm (see `microddp run --help`)");
-  cli.add_option("--ranks", p.ranks, "world size (1..64)");
-  cli.add_option("--count", p.count, "elements per rank");
+  cli.add_option("--algorithm", p.spec.algorithm, "algorithm (see `microddp run --help`)");
+  cli.add_option("--ranks", p.spec.world_size, "world size (1..64)");
+  cli.add_option("--count", p.spec.count, "elements per rank; default: from --data, else the number of ranks");
   cli.add_option("--dtype", dtype, "int32 int64 float16 bfloat16 float32 float64");
   cli.add_option("--op", op, "sum prod min max avg");
-  cli.add_option("--root", p.root, "root rank");
-  cli.add_option("--segments", p.segments, "ring pipeline segments per chunk");
-  cli.add_flag("--in-place", p.in_place, "in-place call");
+  cli.add_option("--root", p.spec.root, "root rank");
+  cli.add_option("--segments", p.spec.segments, "ring pipeline segments per chunk");
+  cli.add_flag("--in-place", p.spec.in_place, "in-place call");
   auto* data_opt = cli.add_option("--data", p.data, "rows \"1,2,3;4,5,6;7,8,9\" or iota | rank | random:SEED");
   cli.add_option("--fill", p.data, "iota | rank | random:SEED")->excludes(data_opt);
   cli.add_option("--mode", mode, "lockstep | free");
@@ -107,17 +108,13 @@ int run(int argc, char** argv) {
   bool explicit_count = cli.count("--count") > 0;
 
   // Everything about the options is checked before the display is touched.
-  p.collective = parse_collective(collective);
-  p.dtype = parse_dtype(dtype);
-  p.op = parse_op(op);
+  p.spec.collective = parse_collective(collective);
+  p.spec.dtype = parse_dtype(dtype);
+  p.spec.op = parse_op(op);
   p.mode = parse_mode(mode);
-  if (!explicit_count && cli.count("--data") && p.data.find(';') != std::string::npos) {
-    // Count from the first row of explicit data.
-    const std::string row = p.data.substr(0, p.data.find(';'));
-    p.count = row.empty() ? 0 : 1 + std::count(row.begin(), row.end(), ',');
-  } else if (!explicit_count && cli.count("--ranks") && p.ranks != 3) {
-    p.count = p.ranks;
-  }
+  // Without --count: core's inference from --data rows (as `microddp run`),
+  // else one element per rank (the seed's 3 ranks x 3).
+  if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
   int w = 1280, h = 720;
   parse_size(size, w, h);
   if (view != "main" && view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", view));
@@ -144,9 +141,7 @@ int run(int argc, char** argv) {
     if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", replay_file));
     replay = load_record(replay_file);  // UsageError naming the file and field
     p = RunParams{};
-    p.collective = replay->spec.collective, p.algorithm = replay->spec.algorithm, p.ranks = replay->spec.world_size;
-    p.count = replay->spec.count, p.dtype = replay->spec.dtype, p.op = replay->spec.op, p.root = replay->spec.root;
-    p.segments = replay->spec.segments, p.in_place = replay->spec.in_place;  // the compare view runs on threads
+    p.spec = replay->spec;  // the compare view runs it on threads
   }
   App app;
   app.vs.edit = p;
@@ -162,7 +157,7 @@ int run(int argc, char** argv) {
     std::stringstream ss(compare_list);
     for (std::string a; std::getline(ss, a, ',');) app.vs.compare_algorithms.push_back(a);
   } else {
-    app.vs.compare_algorithms = Compare::default_algorithms(p.collective);
+    app.vs.compare_algorithms = Compare::default_algorithms(p.spec.collective);
   }
   app.compare.configure(p, app.vs.compare_algorithms);
   if (opened) {
@@ -204,8 +199,8 @@ int run(int argc, char** argv) {
   if (ddp_view) {  // starts run_ddp on its background thread
     app.vs.view = View::ddp;
     app.ddp.edit.bucket_cap_mb = ddp_cap_mb;
-    if (cli.count("--ranks")) app.ddp.edit.ranks = p.ranks;
-    if (cli.count("--algorithm")) app.ddp.edit.algorithm = p.algorithm;
+    if (cli.count("--ranks")) app.ddp.edit.ranks = p.spec.world_size;
+    if (cli.count("--algorithm")) app.ddp.edit.algorithm = p.spec.algorithm;
     app.ddp.runner.request(app.ddp.edit);
   }
 
@@ -278,8 +273,8 @@ int run(int argc, char** argv) {
     }
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
     const double cpu = (cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e3, main_cpu = (cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - t0) * 1e3;
-    std::printf("bench-frames %d at %dx%d, %d ranks, %zu chunks, %s %s\n", bench, w, h, p.ranks,
-                app.session.schedule().chunk_offsets.size() - 1, name(p.collective).data(), p.algorithm.c_str());
+    std::printf("bench-frames %d at %dx%d, %d ranks, %zu chunks, %s %s\n", bench, w, h, p.spec.world_size,
+                app.session.schedule().chunk_offsets.size() - 1, name(p.spec.collective).data(), p.spec.algorithm.c_str());
     std::printf("average CPU per frame: %.2f ms (whole process, includes the GL rasteriser's threads)\n", cpu / bench);
     std::printf("average CPU per frame on the UI thread: %.2f ms; average wall time per frame: %.2f ms\n",
                 main_cpu / bench, wall / bench);
