@@ -1,6 +1,8 @@
 // Scene building: everything the panels draw, computed as plain structs from
 // the Session (Schedule + Trace + Provenance + Prediction), with no ImGui and
-// no GL, so it is unit-tested (tests/app/test_scene.cpp). Coordinates are
+// no GL, so it is unit-tested (tests/app/test_scene.cpp). One builder per
+// panel: scene_topology.cpp, scene_buffers.cpp, scene_timeline.cpp,
+// scene_stats.cpp. Coordinates are
 // pixels relative to the panel's top-left corner; times are MICROSECONDS;
 // sizes of data are ELEMENTS unless a name says bytes.
 #pragma once
@@ -69,6 +71,12 @@ struct TopologyScene {
 TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f);
 
 Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
+
+// Shared by the builders (scene.cpp): the fill of a cell or badge carrying
+// the contributors in `mask` (one colour per rank, or the "complete" colour),
+// and whether `mask` is every rank of a reducing collective.
+std::vector<Rgba> stripes_for(uint64_t mask, int n, bool complete);
+bool is_complete(const CollectiveSpec& s, uint64_t mask);
 
 // ---- buffers ---------------------------------------------------------------
 
