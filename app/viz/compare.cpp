@@ -7,6 +7,7 @@
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/model/cost_model.h"
 
 namespace microddp::viz {
 
@@ -108,7 +109,7 @@ void Compare::run_sweep(int lo, int hi, int reps) {
         const RunResult res = run_threads(s, in, opt);
         best = std::min(best, res.trace.total_ns / 1e3);
       }
-      c.bytes.push_back(double(algbw_size_bytes(spec)));
+      c.bytes.push_back(double(bench_bytes(spec)));
       c.measured_us.push_back(best);
       const Prediction p = predict(s);
       if (p.available) c.predicted_us.push_back(p.total_us);

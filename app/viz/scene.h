@@ -169,18 +169,14 @@ struct Stats {
   int64_t busiest_rank_bytes = 0;
   bool busiest_unique = false;          // false when every rank moves the same bytes
   double measured_us = 0;
-  int64_t size_bytes = 0;               // S of algbw (nccl-tests' size)
+  int64_t size_bytes = 0;               // S of algbw: nccl-tests' size, core's bench_bytes
   double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished
-  double bus_factor = 1;
+  double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)
   double predicted_us = -1;             // -1: n/a
   double error_pct = 0;                 // (measured - predicted) / predicted
   bool finished = false;
 };
 
-// nccl-tests' bus bandwidth factors (DESIGN.md).
-double bus_factor(Collective c, int n);
-// nccl-tests' "size": bytes of the larger of the per-rank buffers.
-int64_t algbw_size_bytes(const CollectiveSpec& s);
 Stats build_stats(const Session& s);
 
 }  // namespace microddp::viz

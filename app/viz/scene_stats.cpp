@@ -3,35 +3,9 @@
 #include <map>
 
 #include "app/viz/scene.h"
+#include "core/model/cost_model.h"
 
 namespace microddp::viz {
-
-double bus_factor(Collective c, int n) {
-  switch (c) {
-    case Collective::all_reduce: return n > 0 ? 2.0 * (n - 1) / n : 0;
-    case Collective::all_gather:
-    case Collective::reduce_scatter:
-    case Collective::gather:
-    case Collective::scatter:
-    case Collective::all_to_all: return n > 0 ? double(n - 1) / n : 0;
-    case Collective::broadcast:
-    case Collective::reduce: return 1;
-    case Collective::barrier: return 0;
-  }
-  return 1;
-}
-
-int64_t algbw_size_bytes(const CollectiveSpec& s) {
-  const int64_t es = static_cast<int64_t>(dtype_size(s.dtype));
-  switch (s.collective) {
-    case Collective::barrier: return 0;
-    case Collective::broadcast:
-    case Collective::reduce:
-    case Collective::all_reduce: return s.count * es;
-    case Collective::all_to_all: return s.count * s.world_size * es;
-    default: return s.total() * es;
-  }
-}
 
 Stats build_stats(const Session& ses) {
   Stats st;
@@ -66,8 +40,8 @@ Stats build_stats(const Session& ses) {
   for (int r = 0; r < n; ++r) ties += st.sent[r] + st.received[r] == st.busiest_rank_bytes;
   st.busiest_unique = ties == 1;
   st.measured_us = ses.measured_ns() / 1e3;
-  st.size_bytes = algbw_size_bytes(s.spec);
-  st.bus_factor = bus_factor(s.spec.collective, n);
+  st.size_bytes = bench_bytes(s.spec);
+  st.bus_factor = busbw_factor(s.spec.collective, n);
   if (st.finished && st.measured_us > 0) {
     st.algbw_gbps = double(st.size_bytes) / (st.measured_us * 1e-6) / 1e9;
     st.busbw_gbps = st.algbw_gbps * st.bus_factor;
