@@ -1,4 +1,4 @@
-// The lesson panel's model (issue 5): an open lesson (core/lesson.h), the
+// The lesson panel's model: an open lesson (core/labs/lesson/lesson.h), the
 // beat shown, the answers given and the checks' results. Plain C++ with no
 // ImGui and no GL, so tests drive it directly; the panel (panel_lesson.cpp)
 // only draws it and calls its actions.

@@ -97,11 +97,9 @@ void draw_controls(App& app) {
     ImGui::SameLine();
   }
   {
-    static const std::vector<std::string> presets = {"iota", "rank", "random:1"};
     ImGui::SetNextItemWidth(em * 6);
     ImGui::InputText("data", &run.data, ImGuiInputTextFlags_EnterReturnsTrue);
     tooltip("iota (1,2,3;4,5,6;7,8,9 for 3 ranks x 3), rank, random:SEED, or rows like 1,2,3;4,5,6;7,8,9");
-    (void)presets;
   }
   ImGui::SameLine();
   enum_combo<Mode>("##mode", run.mode, {Mode::lockstep, Mode::free}, [](Mode m) { return name(m); }, em * 6);

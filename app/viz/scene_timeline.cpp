@@ -8,7 +8,6 @@ namespace microddp::viz {
 TimelineScene build_timeline(const Session& ses) {
   TimelineScene sc;
   if (!ses.configured()) return sc;
-  const Schedule& s = ses.schedule();
   const Trace& tr = ses.trace();
   const int done = ses.steps_run();
   const auto& pred = ses.prediction();
@@ -16,7 +15,7 @@ TimelineScene build_timeline(const Session& ses) {
   sc.mode_label = sc.compressed ? "lockstep (barrier after each step; idle time between Step clicks removed)"
                                 : "free-running (each rank runs ahead as its data arrives)";
   // Display axis: lockstep steps laid end to end; free-running: raw times.
-  std::vector<double> origin(done, 0), step_begin(done, 0);
+  std::vector<double> origin(done, 0);
   double cursor = 0;
   for (int k = 0; k < done; ++k) {
     int64_t b = INT64_MAX, e = 0;
@@ -40,7 +39,6 @@ TimelineScene build_timeline(const Session& ses) {
       span.end_us = e / 1e3;
       cursor = std::max(cursor, span.end_us);
     }
-    step_begin[k] = span.begin_us;
     sc.steps.push_back(span);
   }
   sc.span_us = std::max(cursor, 0.001);
@@ -58,8 +56,6 @@ TimelineScene build_timeline(const Session& ses) {
       bar.end_us = bar.begin_us + bar.dur_us;
       sc.bars.push_back(bar);
     }
-  (void)s;
-  (void)step_begin;
   return sc;
 }
 

@@ -57,7 +57,7 @@ struct App {
   ViewState vs;
   Session session;
   Compare compare;
-  DdpView ddp;                         // the DDP view (issue 8): runs run_ddp on a background thread
+  DdpView ddp;                         // the DDP view: runs run_ddp on a background thread
   std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
 };
 
