@@ -87,6 +87,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   p.spec.dtype = parse_dtype(o.dtype);
   p.spec.op = parse_op(o.op);
   p.mode = parse_mode(o.mode);
+  // --fill takes only fill names (RunParams::data also takes rows): core's
+  // fill_data checks the name and seed on an empty spec, with the CLI's message.
+  if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);
   // Without --count: core's inference from --data rows (as `microddp run`),
   // else one element per rank (the seed's 3 ranks x 3).
   if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
