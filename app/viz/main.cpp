@@ -15,7 +15,6 @@
 
 #include "app/viz/headless_run.h"
 #include "app/viz/options.h"
-#include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/view_state.h"
 #include "core/ir/checker.h"
@@ -44,7 +43,8 @@ int run(int argc, char** argv) {
   }
   std::unique_ptr<Platform> plat;
   try {
-    plat = std::make_unique<Platform>(PlatformOptions{o.width, o.height, !headless, !headless && o.bench == 0, o.font_px});
+    plat = std::make_unique<Platform>(
+        PlatformOptions{o.width, o.height, !headless, !headless && o.bench == 0, o.font_px});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s; %s\n", e.what(), no_display.c_str());
     return 2;

@@ -15,7 +15,8 @@ bool is_fill(const std::string& data) {
 }
 
 RankData make_inputs(const CollectiveSpec& s, const std::string& data) {
-  return is_fill(data) ? microddp::make_inputs(s, "", std::nullopt, data) : microddp::make_inputs(s, data, std::nullopt, "");
+  if (is_fill(data)) return microddp::make_inputs(s, "", std::nullopt, data);
+  return microddp::make_inputs(s, data, std::nullopt, "");
 }
 
 Session::~Session() { run_.reset(); }

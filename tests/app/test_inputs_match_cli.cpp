@@ -72,8 +72,8 @@ TEST_SUITE("inputs") {
           CAPTURE(fill);
           CAPTURE(coll);
           Session ses;
-          viewer_session(ses, {"--collective", coll, "--algorithm", "naive", "--ranks", "3", "--count", "300", "--dtype",
-                               dt, "--fill", fill});
+          viewer_session(ses, {"--collective", coll, "--algorithm", "naive", "--ranks", "3", "--count", "300",
+                               "--dtype", dt, "--fill", fill});
           CollectiveSpec spec;
           spec.collective = parse_collective(coll);
           spec.world_size = 3;
@@ -130,12 +130,14 @@ TEST_SUITE("inputs") {
     const std::string rec = "/tmp/microddp-inputs-" + std::to_string(getpid()) + ".json";
     std::vector<std::vector<std::string>> cases;
     for (const auto& dt : kDtypes) {
-      for (const auto& fill : kFills) cases.push_back({"--ranks", "3", "--count", "300", "--dtype", dt, "--fill", fill});
+      for (const auto& fill : kFills)
+        cases.push_back({"--ranks", "3", "--count", "300", "--dtype", dt, "--fill", fill});
       cases.push_back({"--ranks", "3", "--dtype", dt, "--data", rows_for(dt)});  // count inferred by both
     }
-    cases.push_back({"--collective", "reduce_scatter", "--algorithm", "ring", "--ranks", "3", "--dtype", "bfloat16", "--data",
-                     "1,2,3,4,5,6;0.1,0.2,-0.0,nan,inf,-inf;7,8,9,10,11,257"});
-    cases.push_back({"--collective", "gather", "--algorithm", "naive", "--ranks", "4", "--count", "5", "--dtype", "float16", "--fill", "random:7"});
+    cases.push_back({"--collective", "reduce_scatter", "--algorithm", "ring", "--ranks", "3", "--dtype", "bfloat16",
+                     "--data", "1,2,3,4,5,6;0.1,0.2,-0.0,nan,inf,-inf;7,8,9,10,11,257"});
+    cases.push_back({"--collective", "gather", "--algorithm", "naive", "--ranks", "4", "--count", "5", "--dtype",
+                     "float16", "--fill", "random:7"});
     for (const auto& args : cases) {
       CAPTURE(join(args));
       std::string cmd = "'" + bin + "' run --json --save-record '" + rec + "'";
