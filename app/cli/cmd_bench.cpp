@@ -138,9 +138,10 @@ int run(const Args& a, bool ranks_given) {
   return 0;
 }
 
-Command reg(45, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_bench(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("bench", "nccl-tests-style benchmark with the prediction beside each measurement");
   sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
   sub->add_option("--algorithm,-a", a.algorithm, "algorithm, a comma list, or 'all'")->capture_default_str();
   sub->add_option("--backend", a.backend, "backend")->capture_default_str();
@@ -169,7 +170,6 @@ Command reg(45, [](CLI::App& app) {
                   "with --reference mpi: force Open MPI's coll/tuned algorithm (e.g. ring, recursive_doubling)");
   sub->add_option("--nccl-algo", a.nccl_algo, "with --reference nccl: NCCL_ALGO ring | tree (default: NCCL's choice)");
   return [sub] { return run(a, sub->count("--ranks") > 0); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

@@ -82,16 +82,16 @@ int run(const Args& a) {
   return 0;
 }
 
-Command reg(50, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_calibrate(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("calibrate", "measure α, β, γ on this machine and write a profile");
   sub->add_option("--backend", a.backend, "backend to measure")->capture_default_str();
   sub->add_option("--out", a.out, "profile file (default: " + default_profile_path() + ")");
   sub->add_option("--min", a.min, "smallest ping-pong size (bytes; K, M suffixes)")->capture_default_str();
   sub->add_option("--max", a.max, "largest ping-pong size")->capture_default_str();
   sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
   return [] { return run(a); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

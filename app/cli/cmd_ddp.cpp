@@ -126,9 +126,10 @@ int run(Args& a) {
   return (r.replicas_identical && loss_ok) ? 0 : 1;
 }
 
-Command reg(70, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_ddp(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("ddp", "data-parallel training for real: gradient buckets overlapping backward (DDP), or --sharded (FSDP-style)");
   sub->add_option("--ranks,-n", a.o.ranks, "world size (worker threads)")->capture_default_str();
   sub->add_option("--depth", a.o.depth, "linear layers")->capture_default_str();
   sub->add_option("--width", a.o.width, "layer width (every layer is width x width)")->capture_default_str();
@@ -146,7 +147,6 @@ Command reg(70, [](CLI::App& app) {
   sub->add_flag("--json", a.json, "print a JSON summary");
   sub->add_flag("--timeline", a.timeline, "with --json: the last iteration's timeline (layers, bucket fills, collectives)");
   return [] { return run(a); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

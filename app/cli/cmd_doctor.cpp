@@ -90,13 +90,13 @@ int run(const Args& a) {
   return bad == 0 ? 0 : 1;
 }
 
-Command reg(74, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_doctor(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("doctor", "sanity check: all-reduce of ones gives the world size; backends and devices found");
   sub->add_option("--ranks,-n", a.ranks, "world sizes to check")->capture_default_str()->delimiter(',');
   sub->add_option("--count", a.count, "elements per rank")->capture_default_str();
   return [] { return run(a); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

@@ -102,9 +102,10 @@ int run(const Args& a) {
   return r.all_failed ? 1 : 3;
 }
 
-Command reg(72, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_hang_lab(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("hang-lab", "inject a fault (skip-collective, wrong-count, wrong-order, sleep) and find it with a monitored barrier");
   sub->add_option("--ranks,-n", a.ranks, "world size (threads)")->capture_default_str();
   sub->add_option("--fault", a.fault, "none | skip-collective | wrong-count | wrong-order | sleep")->capture_default_str();
   sub->add_option("--rank", a.rank, "faulty rank, or a list such as 1,3")->capture_default_str();
@@ -114,7 +115,6 @@ Command reg(72, [](CLI::App& app) {
   sub->add_option("--call", a.call, "which call the fault hits (0 or 1)")->capture_default_str();
   sub->add_flag("--json", a.json, "print the result as JSON");
   return [] { return run(a); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

@@ -230,9 +230,10 @@ int list() {
   return 0;
 }
 
-Command reg(60, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_lesson(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("lesson", "follow a lesson script: real runs, step tables, questions, checks");
   sub->add_option("file", a.file, "lesson file (lessons/*.yaml)");
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
   sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
@@ -241,7 +242,6 @@ Command reg(60, [](CLI::App& app) {
     if (a.file.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
     return run_lesson(a);
   });
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

@@ -172,9 +172,10 @@ int run(const Args& a) {
   return 0;
 }
 
-Command reg(40, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_predict(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("predict", "alpha-beta prediction of a collective: α, β, γ terms and total");
   sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
   sub->add_option("--algorithm,-a", a.algorithm, "algorithm, or 'all'")->capture_default_str();
   sub->add_option("--ranks,-n", a.ranks, "world size")->capture_default_str();
@@ -191,7 +192,6 @@ Command reg(40, [](CLI::App& app) {
   sub->add_option("--from", a.from, "sweep: smallest size")->capture_default_str();
   sub->add_option("--to", a.to, "sweep: largest size")->capture_default_str();
   return [] { return run(a); };
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

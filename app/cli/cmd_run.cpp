@@ -135,9 +135,10 @@ int run(const Args& a) {
   return ok ? 0 : 1;
 }
 
-Command reg(10, [](CLI::App& app) {
+}  // namespace
+
+std::function<int()> setup_run(CLI::App* sub) {
   static Args a;
-  auto* sub = app.add_subcommand("run", "plan, check and run one collective for real; print what moved");
   add_run_options(*sub, a.run);
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
   sub->add_flag("--json", a.json, "print one JSON object");
@@ -150,7 +151,6 @@ Command reg(10, [](CLI::App& app) {
   sub->add_option("--bandwidth", a.params.bandwidth, "predict with this bandwidth (bytes per second)");
   sub->add_option("--gamma", a.params.gamma, "predict with this reduction cost (seconds per byte)");
   return std::function<int()>([] { return run(a); });
-});
+}
 
-}  // namespace
 }  // namespace microddp::cli

@@ -1,25 +1,33 @@
 // The microddp command line: one file per subcommand (cmd_<name>.cpp), each
-// registering itself with a static Command object. main.cpp parses, runs the
-// chosen command, and turns errors into "error: ..." with exit code 2.
+// defining a setup function declared here. main.cpp holds the one list of
+// commands (kCommands: name, one-line help, setup): it creates each
+// subcommand from it (so `microddp --help` lists them in that order, with
+// that help), dispatches to the chosen one, and turns errors into
+// "error: ..." with exit code 2.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <string>
-#include <vector>
 
 namespace microddp::cli {
 
+// Adds the subcommand's options to `sub` (created by main with the table's
+// name and help) and returns the function to run when it was chosen (its
+// return value is the exit code).
+using SetupCommand = std::function<int()> (*)(CLI::App* sub);
+
 struct Command {
-  // setup adds the subcommand and its options to `app` and returns the
-  // function to run when it was chosen (its return value is the exit code).
-  using Setup = std::function<std::function<int()>(CLI::App& app)>;
-  Command(int order, Setup setup);
+  const char* name;
+  const char* help;  // one line, shown by `microddp --help`
+  SetupCommand setup;
 };
 
-struct Registered {
-  int order;
-  Command::Setup setup;
-};
-std::vector<Registered>& registry();
+std::function<int()> setup_run(CLI::App* sub);  // cmd_run.cpp
+std::function<int()> setup_predict(CLI::App* sub);  // cmd_predict.cpp
+std::function<int()> setup_bench(CLI::App* sub);  // cmd_bench.cpp
+std::function<int()> setup_calibrate(CLI::App* sub);  // cmd_calibrate.cpp
+std::function<int()> setup_lesson(CLI::App* sub);  // cmd_lesson.cpp
+std::function<int()> setup_ddp(CLI::App* sub);  // cmd_ddp.cpp
+std::function<int()> setup_hang_lab(CLI::App* sub);  // cmd_hang_lab.cpp
+std::function<int()> setup_doctor(CLI::App* sub);  // cmd_doctor.cpp
 
 }  // namespace microddp::cli

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -9,25 +8,31 @@
 #include "core/ir/types.h"
 
 namespace microddp::cli {
-std::vector<Registered>& registry() {
-  static std::vector<Registered> r;
-  return r;
-}
-Command::Command(int order, Setup setup) { registry().push_back({order, std::move(setup)}); }
+namespace {
+
+// Every command, in the order `microddp --help` lists them.
+const Command kCommands[] = {
+    {"run", "plan, check and run one collective for real; print what moved", setup_run},
+    {"predict", "alpha-beta prediction of a collective: α, β, γ terms and total", setup_predict},
+    {"bench", "nccl-tests-style benchmark with the prediction beside each measurement", setup_bench},
+    {"calibrate", "measure α, β, γ on this machine and write a profile", setup_calibrate},
+    {"lesson", "follow a lesson script: real runs, step tables, questions, checks", setup_lesson},
+    {"ddp", "data-parallel training for real: gradient buckets overlapping backward (DDP), or --sharded (FSDP-style)", setup_ddp},
+    {"hang-lab", "inject a fault (skip-collective, wrong-count, wrong-order, sleep) and find it with a monitored barrier", setup_hang_lab},
+    {"doctor", "sanity check: all-reduce of ones gives the world size; backends and devices found", setup_doctor},
+};
+
+}  // namespace
 }  // namespace microddp::cli
 
 int main(int argc, char** argv) {
   using namespace microddp;
   CLI::App app{"microddp: collective communication, run for real, step by step"};
   app.require_subcommand(1);
-  auto& reg = cli::registry();
-  std::sort(reg.begin(), reg.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, std::function<int()>>> runs;
-  for (auto& c : reg) {
-    const size_t before = app.get_subcommands({}).size();
-    auto fn = c.setup(app);
-    auto subs = app.get_subcommands({});
-    runs.emplace_back(subs.size() > before ? subs.back() : nullptr, std::move(fn));
+  for (const cli::Command& c : cli::kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    runs.emplace_back(sub, c.setup(sub));
   }
   try {
     app.parse(argc, argv);
@@ -43,7 +48,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, fn] : runs)
-      if (sub && sub->parsed()) return fn();
+      if (sub->parsed()) return fn();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -84,9 +84,7 @@ PreparedRun prepare_run(const RunArgs& a) {
   }
   if (a.count >= 0) s.count = a.count;
   else if (a.count < -1) throw UsageError(fmt::format("--count must be >= 0, got {}", a.count));
-  else if (!a.data.empty()) s.count = count_from_rows(s, a.data);
-  else if (!input_text.empty()) s.count = std::max<int64_t>(0, count_from_json(s, input_text));
-  else s.count = 8;
+  else s.count = infer_count(s, a.data, input_text, 8);
   if (s.collective == Collective::barrier) s.count = 0;
   s.validate();
   p.schedule = make_schedule(s);
@@ -100,13 +98,8 @@ PreparedRun prepare_run(const RunArgs& a) {
                                  "memory ({:.1f} GB)",
                                  s.count, s.world_size, bytes / 1e9, budget / 1e9));
   check_schedule(p.schedule);
-  if (!a.data.empty()) {
-    p.inputs = parse_data(s, a.data);
-  } else if (!a.input_file.empty()) {
-    p.inputs = parse_input_json(s, input_text);
-  } else {
-    p.inputs = fill_data(s, a.fill.empty() ? "iota" : a.fill);
-  }
+  p.inputs = make_inputs(s, a.data, a.input_file.empty() ? std::nullopt : std::optional<std::string>(input_text),
+                         a.fill);
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/model/cost_model.h"
 
 namespace microddp::viz {
 
@@ -37,8 +38,8 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
   position = 0;
   for (const auto& a : algs) {
     RunParams q = p;
-    q.algorithm = a;
-    if (a != "ring") q.segments = 1;
+    q.spec.algorithm = a;
+    if (a != "ring") q.spec.segments = 1;
     auto s = std::make_unique<Session>();
     try {
       s->configure(q);
@@ -88,11 +89,11 @@ void Compare::run_sweep(int lo, int hi, int reps) {
     bool have_pred = true;
     for (int k = lo; k <= hi; k += 2) {
       RunParams q = base;
-      q.algorithm = algorithms[i];
-      q.count = int64_t{1} << k;
+      q.spec.algorithm = algorithms[i];
+      q.spec.count = int64_t{1} << k;
       q.data = "rank";
-      q.segments = 1;
-      const CollectiveSpec spec = to_spec(q);
+      q.spec.segments = 1;
+      const CollectiveSpec& spec = q.spec;
       Schedule s;
       try {
         s = make_schedule(spec);
@@ -108,7 +109,7 @@ void Compare::run_sweep(int lo, int hi, int reps) {
         const RunResult res = run_threads(s, in, opt);
         best = std::min(best, res.trace.total_ns / 1e3);
       }
-      c.bytes.push_back(double(algbw_size_bytes(spec)));
+      c.bytes.push_back(double(bench_bytes(spec)));
       c.measured_us.push_back(best);
       const Prediction p = predict(s);
       if (p.available) c.predicted_us.push_back(p.total_us);

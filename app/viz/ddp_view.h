@@ -1,4 +1,4 @@
-// DDP view model (issue 8): the parameters the DDP panel edits, a runner that
+// DDP view model: the parameters the DDP panel edits, a runner that
 // calls ddp::run_ddp() for real on a background thread (the UI keeps drawing
 // while it trains), and the plain draw structs of one iteration's timeline.
 // No ImGui, no GL: tests/app/test_ddp_view.cpp builds scenes from real runs.

@@ -5,26 +5,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "kernels/cpu/kernels.h"
-
 namespace microddp::viz {
 
 using namespace microddp::lesson;
 
 namespace {
-
-// Prepared inputs as the viewer's data rows ("1,2,3;4,5,6").
-std::string rows_text(const Prepared& p) {
-  std::string out;
-  for (int r = 0; r < p.spec.world_size; ++r) {
-    if (r) out += ';';
-    for (int64_t i = 0; i < p.spec.input_count(r); ++i) {
-      if (i) out += ',';
-      out += fmt::format("{:.17g}", kernels::load_double(p.spec.dtype, p.inputs[static_cast<size_t>(r)].data(), i));
-    }
-  }
-  return out;
-}
 
 template <class T>
 bool has(const std::vector<T>& v, const T& x) {
@@ -50,15 +35,7 @@ BeatTarget beat_target(const Beat& b) {
   t.num_steps = p.schedule.num_steps();
   t.position = target_step(b.at, p.schedule) + 1;
   RunParams& r = t.params;
-  r.collective = p.spec.collective;
-  r.algorithm = p.spec.algorithm;  // single_buffered_ring is planned as ring_unchunked (prepare)
-  r.ranks = p.spec.world_size;
-  r.count = p.spec.count;
-  r.dtype = p.spec.dtype;
-  r.op = p.spec.op;
-  r.root = p.spec.root;
-  r.segments = p.spec.segments;
-  r.in_place = p.spec.in_place;
+  r.spec = p.spec;  // single_buffered_ring is planned as ring_unchunked (prepare)
   r.mode = p.mode;
   r.backend = "threads";
   std::vector<std::string> notes;
@@ -77,12 +54,10 @@ BeatTarget beat_target(const Beat& b) {
   if (s.delay) notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
-  if (t.drive) {
-    int64_t total = 0;
-    for (int k = 0; k < p.spec.world_size; ++k) total += p.spec.input_count(k);
-    if (total <= kMaxRowsElements && !p.inputs.empty()) r.data = rows_text(p);
-    else r.data = !s.data.empty() ? s.data : (s.fill.empty() ? "iota" : s.fill);
-  }
+  // The session builds its inputs with the functions prepare() used
+  // (parse_data / fill_data), so passing the setup's own rows or fill gives
+  // the panels the bytes the checks run on.
+  if (t.drive) r.data = !s.data.empty() ? s.data : (s.fill.empty() ? "iota" : s.fill);
   return t;
 }
 

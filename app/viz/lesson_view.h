@@ -1,4 +1,4 @@
-// The lesson panel's model (issue 5): an open lesson (core/lesson.h), the
+// The lesson panel's model: an open lesson (core/labs/lesson/lesson.h), the
 // beat shown, the answers given and the checks' results. Plain C++ with no
 // ImGui and no GL, so tests drive it directly; the panel (panel_lesson.cpp)
 // only draws it and calls its actions.
@@ -35,13 +35,11 @@ struct BeatTarget {
   std::string note;      // why the panels show something else, or ""
 };
 
-// The beat's run parameters for the viewer. Data: explicit rows as given;
-// fills are expanded to rows with core's fill_data (so the panels show the
-// values the checks use) while the inputs stay small (<= kMaxRowsElements),
-// else passed to the viewer's own pattern of the same name.
-// Throws UsageError / ScheduleError naming the bad value.
+// The beat's run parameters for the viewer: the setup's spec, and its rows
+// or fill as given (the session builds inputs with core's parse_data /
+// fill_data, as prepare() does, so the panels show the values the checks
+// use). Throws UsageError / ScheduleError naming the bad value.
 BeatTarget beat_target(const lesson::Beat& b);
-constexpr int64_t kMaxRowsElements = 1 << 16;
 
 // A question's state on one beat.
 struct Answer {

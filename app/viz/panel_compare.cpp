@@ -91,7 +91,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
 void draw_compare(App& app) {
   ViewState& vs = app.vs;
   Compare& cmp = app.compare;
-  const auto& algs = algorithms_for(vs.edit.collective);
+  const auto& algs = algorithms_for(vs.edit.spec.collective);
   ImGui::TextUnformatted("Algorithms:");
   bool changed = false;
   for (const auto& a : algs) {

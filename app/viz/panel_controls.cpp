@@ -41,7 +41,8 @@ void tooltip(const char* text) {
 
 void draw_controls(App& app) {
   ViewState& vs = app.vs;
-  RunParams& p = vs.edit;
+  RunParams& run = vs.edit;
+  CollectiveSpec& p = run.spec;
   const float em = ImGui::GetFontSize();
 
   // Row 1: what runs.
@@ -62,8 +63,8 @@ void draw_controls(App& app) {
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5.5f);
-  ImGui::InputInt("ranks", &p.ranks, 1, 4);
-  p.ranks = std::clamp(p.ranks, 1, 64);
+  ImGui::InputInt("ranks", &p.world_size, 1, 4);
+  p.world_size = std::clamp(p.world_size, 1, 64);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 6.5f);
   const int64_t step1 = 1, step16 = 16;
@@ -85,7 +86,7 @@ void draw_controls(App& app) {
   if (rooted) {
     ImGui::SetNextItemWidth(em * 4.5f);
     ImGui::InputInt("root", &p.root, 1, 1);
-    p.root = std::clamp(p.root, 0, std::max(0, p.ranks - 1));
+    p.root = std::clamp(p.root, 0, std::max(0, p.world_size - 1));
     ImGui::SameLine();
   }
   if (p.algorithm == "ring") {
@@ -96,18 +97,16 @@ void draw_controls(App& app) {
     ImGui::SameLine();
   }
   {
-    static const std::vector<std::string> presets = {"iota", "rank", "random:1"};
     ImGui::SetNextItemWidth(em * 6);
-    ImGui::InputText("data", &p.data, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::InputText("data", &run.data, ImGuiInputTextFlags_EnterReturnsTrue);
     tooltip("iota (1,2,3;4,5,6;7,8,9 for 3 ranks x 3), rank, random:SEED, or rows like 1,2,3;4,5,6;7,8,9");
-    (void)presets;
   }
   ImGui::SameLine();
-  enum_combo<Mode>("##mode", p.mode, {Mode::lockstep, Mode::free}, [](Mode m) { return name(m); }, em * 6);
+  enum_combo<Mode>("##mode", run.mode, {Mode::lockstep, Mode::free}, [](Mode m) { return name(m); }, em * 6);
   tooltip("lockstep: a barrier after each step, Step runs one step for real.\n"
           "free: ranks run ahead as data arrives; the whole run executes at once and Step replays it.");
   ImGui::SameLine();
-  enum_combo<std::string>("##backend", p.backend, {"threads"}, [](const std::string& s) { return s; }, em * 5.5f);
+  enum_combo<std::string>("##backend", run.backend, {"threads"}, [](const std::string& s) { return s; }, em * 5.5f);
   tooltip("backend (the viewer runs the threads backend)");
 
   // Row 2: stepping.

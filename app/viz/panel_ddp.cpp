@@ -1,4 +1,4 @@
-// DDP view (issue 8): data-parallel training run for real (ddp::run_ddp on a
+// DDP view: data-parallel training run for real (ddp::run_ddp on a
 // background thread), drawn as a timeline of one iteration: a lane per rank
 // with forward and backward per layer, the moment each gradient bucket is
 // full, each bucket's all-reduce on the communication lane, and the time a
@@ -180,7 +180,7 @@ void legend() {
   ImGui::NewLine();
 }
 
-void draw_plot(App& app, const ddp::Result& r, int it) {
+void draw_plot(const ddp::Result& r, int it) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -295,7 +295,6 @@ void draw_plot(App& app, const ddp::Result& r, int it) {
     ImGui::Text("%.2f -> %.2f ms (%.2f ms)", b.begin_ms, b.end_ms, b.end_ms - b.begin_ms);
     ImGui::EndTooltip();
   }
-  (void)app;
 }
 
 }  // namespace
@@ -317,7 +316,7 @@ void draw_ddp(App& app) {
               rp.algorithm.c_str(), it + 1, r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
   stats_line(*r, it);
   legend();
-  draw_plot(app, *r, it);
+  draw_plot(*r, it);
 }
 
 }  // namespace microddp::viz

@@ -1,4 +1,4 @@
-// Lesson panel (issue 5): the open lesson's title, "beat k of N", Previous /
+// Lesson panel: the open lesson's title, "beat k of N", Previous /
 // Next, the beat's text (with *emphasis*), its question (choice buttons or a
 // value field, then the feedback and the explanation) and its checks, each
 // ✓ or ✗ with expected vs actual from a real run. lesson_sync() drives the

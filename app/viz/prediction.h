@@ -1,5 +1,5 @@
-// Adapter between the viewer and the alpha-beta cost model (core/cost_model.h,
-// issue 3). The viewer asks only for per-step predicted times; when no cost
+// Adapter between the viewer and the alpha-beta cost model
+// (core/model/cost_model.h). The viewer asks only for per-step predicted times; when no cost
 // model is available the answer is empty and the panels print "n/a".
 #pragma once
 #include <string>

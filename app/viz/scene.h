@@ -1,6 +1,8 @@
 // Scene building: everything the panels draw, computed as plain structs from
 // the Session (Schedule + Trace + Provenance + Prediction), with no ImGui and
-// no GL, so it is unit-tested (tests/app/test_scene.cpp). Coordinates are
+// no GL, so it is unit-tested (tests/app/test_scene.cpp). One builder per
+// panel: scene_topology.cpp, scene_buffers.cpp, scene_timeline.cpp,
+// scene_stats.cpp. Coordinates are
 // pixels relative to the panel's top-left corner; times are MICROSECONDS;
 // sizes of data are ELEMENTS unless a name says bytes.
 #pragma once
@@ -69,6 +71,12 @@ struct TopologyScene {
 TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f);
 
 Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
+
+// Shared by the builders (scene.cpp): the fill of a cell or badge carrying
+// the contributors in `mask` (one colour per rank, or the "complete" colour),
+// and whether `mask` is every rank of a reducing collective.
+std::vector<Rgba> stripes_for(uint64_t mask, int n, bool complete);
+bool is_complete(const CollectiveSpec& s, uint64_t mask);
 
 // ---- buffers ---------------------------------------------------------------
 
@@ -161,18 +169,14 @@ struct Stats {
   int64_t busiest_rank_bytes = 0;
   bool busiest_unique = false;          // false when every rank moves the same bytes
   double measured_us = 0;
-  int64_t size_bytes = 0;               // S of algbw (nccl-tests' size)
+  int64_t size_bytes = 0;               // S of algbw: nccl-tests' size, core's bench_bytes
   double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished
-  double bus_factor = 1;
+  double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)
   double predicted_us = -1;             // -1: n/a
   double error_pct = 0;                 // (measured - predicted) / predicted
   bool finished = false;
 };
 
-// nccl-tests' bus bandwidth factors (DESIGN.md).
-double bus_factor(Collective c, int n);
-// nccl-tests' "size": bytes of the larger of the per-rank buffers.
-int64_t algbw_size_bytes(const CollectiveSpec& s);
 Stats build_stats(const Session& s);
 
 }  // namespace microddp::viz

@@ -3,109 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <random>
 
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
+#include "core/record/data.h"
 
 namespace microddp::viz {
 
-CollectiveSpec to_spec(const RunParams& p) {
-  CollectiveSpec s;
-  s.collective = p.collective;
-  s.algorithm = p.algorithm;
-  s.world_size = p.ranks;
-  s.count = p.count;
-  s.dtype = p.dtype;
-  s.op = p.op;
-  s.root = p.root;
-  s.segments = p.segments;
-  s.in_place = p.in_place;
-  return s;
+bool is_fill(const std::string& data) {
+  return data.empty() || data == "iota" || data == "rank" || data.rfind("random", 0) == 0;
 }
-
-namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
-    if (pos == std::string::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-void store(const CollectiveSpec& s, std::vector<std::byte>& row, int64_t i, double v, int r) {
-  try {
-    kernels::store_double(s.dtype, row.data(), i, v);
-  } catch (const std::out_of_range& e) {
-    throw UsageError(fmt::format("data: rank {} element {}: {}", r, i, e.what()));
-  }
-}
-
-}  // namespace
 
 RankData make_inputs(const CollectiveSpec& s, const std::string& data) {
-  const int n = s.world_size;
-  const size_t es = dtype_size(s.dtype);
-  RankData in(n);
-  for (int r = 0; r < n; ++r) in[r].assign(static_cast<size_t>(s.input_count(r)) * es, std::byte{0});
-  if (data == "iota" || data.empty()) {
-    for (int r = 0; r < n; ++r)
-      for (int64_t i = 0; i < s.input_count(r); ++i)
-        store(s, in[r], i, double((r * std::max<int64_t>(s.input_count(r), 1) + i) % 1000 + 1), r);
-    return in;
-  }
-  if (data == "rank") {
-    for (int r = 0; r < n; ++r)
-      for (int64_t i = 0; i < s.input_count(r); ++i) store(s, in[r], i, double(r + 1), r);
-    return in;
-  }
-  if (data.rfind("random", 0) == 0) {
-    uint64_t seed = 1;
-    if (data.size() > 7 && data[6] == ':') {
-      const auto t = data.substr(7);
-      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), seed);
-      if (ec != std::errc{} || p != t.data() + t.size())
-        throw UsageError(fmt::format("data: bad random seed '{}'", t));
-    } else if (data != "random") {
-      throw UsageError(fmt::format("data: unknown pattern '{}' (expected iota, rank, random[:SEED] or rows)", data));
-    }
-    std::mt19937_64 rng(seed);
-    for (int r = 0; r < n; ++r)
-      for (int64_t i = 0; i < s.input_count(r); ++i) store(s, in[r], i, double(rng() % 10), r);
-    return in;
-  }
-  const auto rows = split(data, ';');
-  if (static_cast<int>(rows.size()) != n)
-    throw UsageError(fmt::format("data: {} rows for {} ranks in '{}'", rows.size(), n, data));
-  for (int r = 0; r < n; ++r) {
-    const std::string row = trim(rows[r]);
-    const auto vals = row.empty() ? std::vector<std::string>{} : split(row, ',');
-    if (static_cast<int64_t>(vals.size()) != s.input_count(r))
-      throw UsageError(fmt::format("data: rank {} has {} values but needs {} ('{}')", r, vals.size(),
-                                   s.input_count(r), row));
-    for (size_t i = 0; i < vals.size(); ++i) {
-      const std::string v = trim(vals[i]);
-      double d = 0;
-      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-      if (ec != std::errc{} || p != v.data() + v.size() || v.empty())
-        throw UsageError(fmt::format("data: rank {} value '{}' is not a number", r, v));
-      store(s, in[r], static_cast<int64_t>(i), d, r);
-    }
-  }
-  return in;
+  if (is_fill(data)) return microddp::make_inputs(s, "", std::nullopt, data);
+  return microddp::make_inputs(s, data, std::nullopt, "");
 }
 
 Session::~Session() { run_.reset(); }
@@ -113,8 +24,9 @@ Session::~Session() { run_.reset(); }
 void Session::configure(const RunParams& p) {
   if (p.backend != "threads")
     throw UsageError(fmt::format("backend '{}' is not available in the viewer (expected: threads)", p.backend));
-  if (p.ranks < 1 || p.ranks > 64) throw UsageError(fmt::format("ranks {} is outside 1..64", p.ranks));
-  const CollectiveSpec spec = to_spec(p);
+  if (p.spec.world_size < 1 || p.spec.world_size > 64)
+    throw UsageError(fmt::format("ranks {} is outside 1..64", p.spec.world_size));
+  const CollectiveSpec& spec = p.spec;
   auto sched = std::make_unique<Schedule>(make_schedule(spec));
   check_schedule(*sched);
   RankData inputs = make_inputs(spec, p.data);
@@ -149,15 +61,7 @@ void Session::load_replay(const RunRecord& rec) {
   run_.reset();
   schedule_ = std::move(sched);
   params_ = RunParams{};
-  params_.collective = spec.collective;
-  params_.algorithm = spec.algorithm;
-  params_.ranks = n;
-  params_.count = spec.count;
-  params_.dtype = spec.dtype;
-  params_.op = spec.op;
-  params_.root = spec.root;
-  params_.segments = spec.segments;
-  params_.in_place = spec.in_place;
+  params_.spec = spec;
   params_.data = "record";
   params_.mode = rec.trace.mode;
   params_.backend = rec.trace.backend;

@@ -17,28 +17,32 @@
 
 namespace microddp::viz {
 
-// Everything the controls can change. Sizes in ELEMENTS.
+// Everything the controls can change. The run itself is core's
+// CollectiveSpec (sizes in ELEMENTS); the viewer's default is the seed:
+// all_reduce, ring_unchunked, 3 ranks x 3 float32 elements.
 struct RunParams {
-  Collective collective = Collective::all_reduce;
-  std::string algorithm = "ring_unchunked";
-  int ranks = 3;
-  int64_t count = 3;
-  DType dtype = DType::float32;
-  ReduceOp op = ReduceOp::sum;
-  int root = 0;
-  int segments = 1;
-  bool in_place = false;
-  // "iota" (rank r holds r*count+1 .. r*count+count: the seed's 1,2,3;4,5,6;7,8,9
-  // for 3 ranks x 3), "rank" (every element of rank r is r+1), "random:SEED"
-  // (integers 0..9), or explicit rows "1,2,3;4,5,6;7,8,9".
+  CollectiveSpec spec = [] {
+    CollectiveSpec s;
+    s.algorithm = "ring_unchunked";
+    s.world_size = 3;
+    s.count = 3;
+    return s;
+  }();
+  // A fill pattern as `microddp run --fill` takes it ("iota", "rank",
+  // "random:SEED"; "" means iota), or explicit rows as `--data` takes them
+  // ("1,2,3;4,5,6;7,8,9"). Both go through core (make_inputs below), so the
+  // window shows the bytes `microddp run` uses.
   std::string data = "iota";
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
   bool operator==(const RunParams&) const = default;
 };
 
-CollectiveSpec to_spec(const RunParams& p);
-// Per-rank input bytes for `data` (see RunParams::data). Throws UsageError
+// True when `data` names a fill pattern rather than rows: "iota", "rank" or
+// anything starting with "random" (fill_data then checks the seed).
+bool is_fill(const std::string& data);
+// Per-rank input bytes for `data` (see RunParams::data): core's fill_data or
+// parse_data, exactly as `microddp run --fill` / `--data`. Throws UsageError
 // naming the bad row or value.
 RankData make_inputs(const CollectiveSpec& s, const std::string& data);
 

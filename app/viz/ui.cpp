@@ -115,11 +115,11 @@ void apply_params(App& app) {
     app.session.configure(vs.edit);
     vs.error.clear();
     vs.rejected = RunParams{};
-    vs.rejected.ranks = -1;
+    vs.rejected.spec.world_size = -1;
     vs.anim = 1;
     vs.playing = false;
-    if (vs.compare_algorithms.empty() || app.compare.base.collective != vs.edit.collective)
-      vs.compare_algorithms = Compare::default_algorithms(vs.edit.collective);
+    if (vs.compare_algorithms.empty() || app.compare.base.spec.collective != vs.edit.spec.collective)
+      vs.compare_algorithms = Compare::default_algorithms(vs.edit.spec.collective);
     app.compare.configure(vs.edit, vs.compare_algorithms);
   } catch (const std::exception& e) {
     vs.error = e.what();

@@ -27,7 +27,7 @@ struct Probe {
 
 struct ViewState {
   RunParams edit;                  // what the controls show; applied when it differs
-  RunParams rejected = [] { RunParams p; p.ranks = -1; return p; }();  // last failed (not retried)
+  RunParams rejected = [] { RunParams p; p.spec.world_size = -1; return p; }();  // last failed (not retried)
   std::string error;               // why they failed
   View view = View::main;
   bool playing = false;
@@ -57,7 +57,7 @@ struct App {
   ViewState vs;
   Session session;
   Compare compare;
-  DdpView ddp;                         // the DDP view (issue 8): runs run_ddp on a background thread
+  DdpView ddp;                         // the DDP view: runs run_ddp on a background thread
   std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
 };
 

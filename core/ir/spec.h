@@ -40,6 +40,8 @@ struct CollectiveSpec {
   // range, negative count, counts given for a collective without "v"
   // variant, counts.size() != world_size, negative block, segments outside 1..4096.
   void validate() const;
+
+  bool operator==(const CollectiveSpec&) const = default;
 };
 
 // In-place aliasing (NCCL's convention, also MPI_IN_PLACE's for the

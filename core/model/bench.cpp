@@ -13,18 +13,12 @@
 #include "core/record/data.h"
 #include "core/exec/executor.h"
 #include "core/ir/reference.h"
+#include "core/model/stats.h"
 
 namespace microddp {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 bool has_root(Collective c) {
   return c == Collective::broadcast || c == Collective::reduce || c == Collective::gather ||

@@ -141,6 +141,20 @@ int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text) {
   return count_from_rows(s, rows);
 }
 
+int64_t infer_count(const CollectiveSpec& s, const std::string& data, const std::string& input_json,
+                    int64_t fallback) {
+  if (!data.empty()) return count_from_rows(s, data);
+  if (!input_json.empty()) return std::max<int64_t>(0, count_from_json(s, input_json));
+  return fallback;
+}
+
+RankData make_inputs(const CollectiveSpec& s, const std::string& data, const std::optional<std::string>& input_json,
+                     const std::string& fill) {
+  if (!data.empty()) return parse_data(s, data);
+  if (input_json) return parse_input_json(s, *input_json);
+  return fill_data(s, fill.empty() ? "iota" : fill);
+}
+
 RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text) {
   nlohmann::json j;
   try {

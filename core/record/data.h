@@ -3,6 +3,7 @@
 // checked against the dtype (store_double's rules). Shapes follow
 // CollectiveSpec::input_count. All errors are UsageError naming the value.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "core/ir/schedule.h"
@@ -31,5 +32,19 @@ int64_t count_from_rows(const CollectiveSpec& s, const std::string& text);
 // The same for an --input JSON file's rows (-1 when the text is not of the
 // documented form; parse_input_json then says what is wrong).
 int64_t count_from_json(const CollectiveSpec& s, const std::string& json_text);
+
+// The element count of a run whose count was not given, as `microddp run`
+// infers it: from the --data rows when `data` is non-empty
+// (count_from_rows), else from the --input JSON text when non-empty
+// (count_from_json, 0 when malformed), else `fallback`. s.count is ignored;
+// s.collective and s.world_size must be set.
+int64_t infer_count(const CollectiveSpec& s, const std::string& data, const std::string& input_json,
+                    int64_t fallback);
+// The per-rank inputs of a run as `microddp run` builds them: parse_data
+// when `data` is non-empty, else parse_input_json when an input file's text
+// is given (even empty: that is an error), else fill_data with `fill`
+// ("iota" when empty). Throws the UsageError of the function it calls.
+RankData make_inputs(const CollectiveSpec& s, const std::string& data, const std::optional<std::string>& input_json,
+                     const std::string& fill);
 
 }  // namespace microddp

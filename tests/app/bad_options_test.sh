@@ -24,6 +24,11 @@ check "--step 9" --step 9 --screenshot /tmp/x.png
 check "--step -1 is outside 0..2" --step -1 --screenshot /tmp/x.png
 check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
+# Inputs go through core (core/record/data.h): the messages of `microddp run`.
+check "unknown fill 'bogus' (expected one of: iota, rank, random:SEED)" --fill bogus --screenshot /tmp/x.png
+check "--fill random:SEED needs an integer seed, got 'x'" --fill random:x --screenshot /tmp/x.png
+check "--data has 2 rows (separated by ';') but there are 3 ranks" --data "1,2;3,4" --screenshot /tmp/x.png
+check "rank 0 value 0: value 1000000000 overflows float16" --dtype float16 --data "1e9,1,1;1,1,1;1,1,1" --screenshot /tmp/x.png
 # --lesson FILE: the loader's "file:line:column: ..." message, exit 2.
 bad_lesson=$(mktemp /tmp/microddp-viz-bad-lesson.XXXXXX)
 printf 'title: t\nsetup: {collective: all_reduce}\nbeats:\n  - at: 0\n    txet: typo\n' > "$bad_lesson"

@@ -218,7 +218,7 @@ TEST_SUITE("lesson_panel") {
     CHECK(t0.position == 0);
     CHECK(t0.num_steps == 2);
     CHECK(t0.params.data == "1,2,3;4,5,6;7,8,9");
-    CHECK(t0.params.count == 3);
+    CHECK(t0.params.spec.count == 3);
     CHECK(beat_target(l.beats[1]).position == 1);
     CHECK(beat_target(l.beats[5]).position == 4);
     lesson::Beat big = l.beats[0];

@@ -77,10 +77,10 @@ TEST_SUITE("provenance") {
         CAPTURE(alg);
         CAPTURE(n);
         RunParams rp;
-        rp.algorithm = alg;
-        rp.ranks = n;
-        rp.count = 7;
-        rp.dtype = DType::int64;
+        rp.spec.algorithm = alg;
+        rp.spec.world_size = n;
+        rp.spec.count = 7;
+        rp.spec.dtype = DType::int64;
         std::string rows;
         for (int r = 0; r < n; ++r) {
           rows += r ? ";" : "";

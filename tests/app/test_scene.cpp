@@ -11,9 +11,9 @@ using namespace microddp::viz;
 namespace {
 RunParams seed_ring() {
   RunParams p;
-  p.algorithm = "ring_unchunked";
-  p.ranks = 3;
-  p.count = 3;
+  p.spec.algorithm = "ring_unchunked";
+  p.spec.world_size = 3;
+  p.spec.count = 3;
   p.data = "1,2,3;4,5,6;7,8,9";
   return p;
 }
@@ -42,10 +42,10 @@ TEST_SUITE("scene") {
       CAPTURE(c.alg);
       CAPTURE(c.n);
       RunParams p;
-      p.collective = c.c;
-      p.algorithm = c.alg;
-      p.ranks = c.n;
-      p.count = 2 * c.n;
+      p.spec.collective = c.c;
+      p.spec.algorithm = c.alg;
+      p.spec.world_size = c.n;
+      p.spec.count = 2 * c.n;
       Session ses;
       ses.configure(p);
       const TopologyScene sc = build_topology(ses, 0, Vec2{400, 300});
@@ -66,9 +66,9 @@ TEST_SUITE("scene") {
     for (const char* alg : {"ring_unchunked", "ring", "tree", "naive", "halving_doubling"}) {
       CAPTURE(alg);
       RunParams p;
-      p.algorithm = alg;
-      p.ranks = 5;
-      p.count = 10;
+      p.spec.algorithm = alg;
+      p.spec.world_size = 5;
+      p.spec.count = 10;
       Session ses;
       ses.configure(p);
       const Schedule& s = ses.schedule();

@@ -19,9 +19,9 @@ using test::Headless;
 
 RunParams seed_ring() {
   RunParams p;
-  p.algorithm = "ring_unchunked";
-  p.ranks = 3;
-  p.count = 3;
+  p.spec.algorithm = "ring_unchunked";
+  p.spec.world_size = 3;
+  p.spec.count = 3;
   p.data = "1,2,3;4,5,6;7,8,9";
   return p;
 }
@@ -92,7 +92,7 @@ TEST_SUITE("ui") {
     h.frame(app);
     h.press(app, Key::step);
     REQUIRE(app.session.num_steps() == 2);
-    app.vs.edit.algorithm = "ring";
+    app.vs.edit.spec.algorithm = "ring";
     h.frame(app);
     CHECK(app.session.schedule().spec.algorithm == "ring");
     CHECK(app.session.num_steps() == 4);

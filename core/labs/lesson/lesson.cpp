@@ -17,6 +17,7 @@
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/model/cost_model.h"
+#include "core/model/stats.h"
 #include "core/record/data.h"
 #include "core/record/printer.h"
 #include "core/ir/reference.h"
@@ -949,13 +950,6 @@ std::vector<CheckResult> evaluate(const Beat& b) {
 // ---- issue 8: ddp and hang beats ----------------------------------------------
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 // The figure a comparable ddp check reads from a run.
 double ddp_figure(Check::Kind k, const ddp::Result& r) {

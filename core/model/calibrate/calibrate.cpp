@@ -17,19 +17,13 @@
 #include <thread>
 
 #include "core/exec/executor.h"
+#include "core/model/stats.h"
 
 namespace microddp {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kMiB = 1024.0 * 1024.0;  // fit in MiB so the normal equations stay well scaled
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 void residuals(LineFit& f, const std::vector<FitPoint>& pts) {
   double ss = 0;

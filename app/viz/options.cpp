@@ -1,0 +1,164 @@
+#include "app/viz/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "app/cli/parse_error.h"
+#include "app/viz/panels.h"
+#include "core/record/data.h"
+
+namespace microddp::viz {
+
+namespace {
+
+void parse_size(const std::string& s, int& w, int& h) {
+  int a = 0, b = 0;
+  char x = 0, extra = 0;
+  if (std::sscanf(s.c_str(), "%d%c%d%c", &a, &x, &b, &extra) != 3 || (x != 'x' && x != 'X'))
+    throw UsageError(fmt::format("--size '{}' is not WIDTHxHEIGHT (e.g. 1280x720)", s));
+  if (a < 64 || b < 64 || a > 8192 || b > 8192)
+    throw UsageError(fmt::format("--size {}x{} is outside 64x64 .. 8192x8192", a, b));
+  w = a, h = b;
+}
+
+void check_writable_file(const std::string& path, const char* what) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0 ||
+      (fs::exists(p, ec) && (fs::is_directory(p, ec) || access(p.c_str(), W_OK) != 0)))
+    throw UsageError(fmt::format("{} '{}' is not writable", what, path));
+}
+
+}  // namespace
+
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
+  CLI::App cli{"microddp-viz: step through collective communication, run for real"};
+  RunParams& p = o.params;
+  cli.add_option("--collective", o.collective, "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all");
+  cli.add_option("--algorithm", p.spec.algorithm, "algorithm (see `microddp run --help`)");
+  cli.add_option("--ranks", p.spec.world_size, "world size (1..64)");
+  cli.add_option("--count", p.spec.count, "elements per rank; default: from --data, else the number of ranks");
+  cli.add_option("--dtype", o.dtype, "int32 int64 float16 bfloat16 float32 float64");
+  cli.add_option("--op", o.op, "sum prod min max avg");
+  cli.add_option("--root", p.spec.root, "root rank");
+  cli.add_option("--segments", p.spec.segments, "ring pipeline segments per chunk");
+  cli.add_flag("--in-place", p.spec.in_place, "in-place call");
+  auto* data_opt = cli.add_option("--data", p.data, "rows \"1,2,3;4,5,6;7,8,9\" or iota | rank | random:SEED");
+  cli.add_option("--fill", p.data, "iota | rank | random:SEED")->excludes(data_opt);
+  cli.add_option("--mode", o.mode, "lockstep | free");
+  cli.add_option("--backend", p.backend, "threads");
+  cli.add_option("--screenshot", o.screenshot, "render one frame to this PNG and exit");
+  cli.add_option("--size", o.size, "window size WIDTHxHEIGHT");
+  cli.add_option("--step", o.step, "show the state after K steps (screenshot)");
+  cli.add_option("--view", o.view, "main | compare");
+  cli.add_option("--compare", o.compare_list, "algorithms for the compare view, comma-separated");
+  cli.add_option("--export-frames", o.export_dir, "write one PNG per step into DIR and exit");
+  cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
+  cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
+  cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
+  cli.add_option("--lesson", o.lesson_file, "open a lesson (lessons/*.yaml): its beats drive the run");
+  cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
+  cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
+  cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
+  cli.add_option("--replay", o.replay_file, "step through a record saved by `microddp run --save-record` (e.g. an MPI run)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s\n", microddp::cli::parse_error_line(e.what()).c_str());
+    return 2;
+  }
+  bool explicit_count = cli.count("--count") > 0;
+  o.step_given = cli.count("--step") > 0;
+  o.beat_given = cli.count("--beat") > 0;
+  o.ranks_given = cli.count("--ranks") > 0;
+  o.algorithm_given = cli.count("--algorithm") > 0;
+
+  // Everything about the options is checked before the display is touched.
+  p.spec.collective = parse_collective(o.collective);
+  p.spec.dtype = parse_dtype(o.dtype);
+  p.spec.op = parse_op(o.op);
+  p.mode = parse_mode(o.mode);
+  // --fill takes only fill names (RunParams::data also takes rows): core's
+  // fill_data checks the name and seed on an empty spec, with the CLI's message.
+  if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);
+  // Without --count: core's inference from --data rows (as `microddp run`),
+  // else one element per rank (the seed's 3 ranks x 3).
+  if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
+  parse_size(o.size, o.width, o.height);
+  if (o.view != "main" && o.view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", o.view));
+  if (o.font_px < 12 || o.font_px > 40) throw UsageError(fmt::format("--font-px {} is outside 12..40", o.font_px));
+  if (o.bench < 0) throw UsageError(fmt::format("--bench-frames {} is negative", o.bench));
+  if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
+  if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
+    throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));
+  return std::nullopt;
+}
+
+void apply_options(App& app, Options& o) {
+  RunParams& p = o.params;
+  std::unique_ptr<LessonView> opened;
+  if (!o.lesson_file.empty()) {
+    // A bad file is a LessonError (a UsageError): "file:line:column: ..." and exit 2.
+    opened = std::make_unique<LessonView>(lesson::load_lesson(o.lesson_file));
+    if (o.beat < 1 || o.beat > opened->num_beats())
+      throw UsageError(fmt::format("--beat {} is outside 1..{} (the lesson has {} beats)", o.beat, opened->num_beats(),
+                                   opened->num_beats()));
+    opened->go(o.beat - 1);
+    // The lesson's setup replaces the run options (when the viewer can run it).
+    if (const BeatTarget t = beat_target(opened->current()); t.drive) p = t.params;
+  } else if (o.beat_given) {
+    throw UsageError(fmt::format("--beat {} needs --lesson FILE", o.beat));
+  }
+  std::optional<RunRecord> replay;
+  if (!o.replay_file.empty()) {
+    if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", o.replay_file));
+    replay = load_record(o.replay_file);  // UsageError naming the file and field
+    p = RunParams{};
+    p.spec = replay->spec;  // the compare view runs it on threads
+  }
+  app.vs.edit = p;
+  app.vs.font_px = o.font_px;
+  if (replay) {
+    app.session.load_replay(*replay);  // the run already happened: Step replays it
+    app.vs.edit = app.session.params();  // backend as recorded, e.g. "mpi"
+  } else {
+    app.session.configure(p);  // UsageError / ScheduleError name the bad value
+  }
+  if (!o.compare_list.empty()) {
+    app.vs.compare_algorithms.clear();
+    std::stringstream ss(o.compare_list);
+    for (std::string a; std::getline(ss, a, ',');) app.vs.compare_algorithms.push_back(a);
+  } else {
+    app.vs.compare_algorithms = Compare::default_algorithms(p.spec.collective);
+  }
+  app.compare.configure(p, app.vs.compare_algorithms);
+  if (opened) {
+    app.lesson = std::move(opened);
+    lesson_sync(app);  // the beat's step (no frame drawn yet)
+  }
+  for (size_t i = 0; i < app.compare.errors.size(); ++i)
+    if (!app.compare.errors[i].empty()) throw UsageError(app.compare.errors[i]);
+  // -1 means "not given"; a negative value typed by the user is refused too.
+  if (o.step > app.session.num_steps() || o.step < -1 || (o.step < 0 && o.step_given))
+    throw UsageError(fmt::format("--step {} is outside 0..{} (the schedule has {} steps)", o.step,
+                                 app.session.num_steps(), app.session.num_steps()));
+  if (!o.screenshot.empty()) check_writable_file(o.screenshot, "--screenshot");
+  if (!o.probes.empty()) check_writable_file(o.probes, "--probes");
+  if (!o.export_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.export_dir, ec);
+    if (!std::filesystem::is_directory(o.export_dir) || access(o.export_dir.c_str(), W_OK) != 0)
+      throw UsageError(fmt::format("--export-frames '{}' is not a writable directory", o.export_dir));
+  }
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,41 @@
+// microddp-viz's command line: what to run (RunParams) and how to show it.
+// Parsing touches no display, so bad options are reported before a window
+// opens, and tests parse a command line exactly as the binary does.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "app/viz/view_state.h"
+
+namespace microddp::viz {
+
+struct Options {
+  RunParams params;
+  std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep";
+  std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
+  int step = -1, bench = 0, beat = 1;
+  std::string lesson_file, replay_file;
+  float font_px = 18;
+  bool ddp_view = false;  // the DDP view (panel_ddp.cpp)
+  double ddp_cap_mb = 0.25;
+  // Filled by parse_options.
+  int width = 1280, height = 720;  // from --size, pixels
+  bool step_given = false, beat_given = false, ranks_given = false, algorithm_given = false;
+};
+
+// Parses argv into o and checks what needs no session: names, --size, --view,
+// --font-px, --bench-frames, --bucket-cap-mb. Without --count, the count is
+// core's infer_count from --data rows (as `microddp run`), else one element
+// per rank. Returns the exit code when the program must stop now (0 after
+// --help, 2 after a CLI11 parse error, printed on stderr as one line), else
+// nullopt. Throws UsageError naming a bad value.
+std::optional<int> parse_options(int argc, char** argv, Options& o);
+
+// Opens the lesson (--lesson, --beat: its setup replaces the run options) or
+// the record (--replay), configures app's session and compare view, and
+// checks what needs the schedule (--step) or the file system (--screenshot,
+// --probes, --export-frames, which is created). Still no display. Throws
+// UsageError / ScheduleError / LessonError naming the bad value.
+void apply_options(App& app, Options& o);
+
+}  // namespace microddp::viz

@@ -1,0 +1,62 @@
+// The timeline panel's scene (panel_timeline.cpp draws it).
+#include <algorithm>
+
+#include "app/viz/scene.h"
+
+namespace microddp::viz {
+
+TimelineScene build_timeline(const Session& ses) {
+  TimelineScene sc;
+  if (!ses.configured()) return sc;
+  const Trace& tr = ses.trace();
+  const int done = ses.steps_run();
+  const auto& pred = ses.prediction();
+  sc.compressed = ses.params().mode == Mode::lockstep;
+  sc.mode_label = sc.compressed ? "lockstep (barrier after each step; idle time between Step clicks removed)"
+                                : "free-running (each rank runs ahead as its data arrives)";
+  // Display axis: lockstep steps laid end to end; free-running: raw times.
+  std::vector<double> origin(done, 0);
+  double cursor = 0;
+  for (int k = 0; k < done; ++k) {
+    int64_t b = INT64_MAX, e = 0;
+    for (const auto& rr : tr.steps[k]) {
+      b = std::min(b, rr.begin_ns);
+      e = std::max(e, rr.end_ns);
+    }
+    if (b == INT64_MAX) b = e = 0;
+    StepSpan span;
+    span.step = k;
+    span.measured_us = tr.step_ns(k) / 1e3;
+    span.predicted_us = pred.available && k < static_cast<int>(pred.step_us.size()) ? pred.step_us[k] : -1;
+    if (sc.compressed) {
+      origin[k] = cursor - b / 1e3;
+      span.begin_us = cursor;
+      const double width = std::max({(e - b) / 1e3, span.predicted_us, 0.001});
+      span.end_us = cursor + width;
+      cursor = span.end_us + width * 0.05;
+    } else {
+      span.begin_us = b / 1e3;
+      span.end_us = e / 1e3;
+      cursor = std::max(cursor, span.end_us);
+    }
+    sc.steps.push_back(span);
+  }
+  sc.span_us = std::max(cursor, 0.001);
+  for (int r = 0; r < static_cast<int>(tr.events.size()); ++r)
+    for (const Event& ev : tr.events[r]) {
+      if (ev.step >= done || ev.end_ns < ev.begin_ns) continue;
+      TimelineBar bar;
+      bar.rank = r;
+      bar.step = ev.step;
+      bar.kind = ev.kind;
+      bar.peer = ev.peer;
+      bar.bytes = ev.bytes;
+      bar.dur_us = (ev.end_ns - ev.begin_ns) / 1e3;
+      bar.begin_us = ev.begin_ns / 1e3 + (sc.compressed ? origin[ev.step] : 0);
+      bar.end_us = bar.begin_us + bar.dur_us;
+      sc.bars.push_back(bar);
+    }
+  return sc;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,184 @@
+// The topology panel's scene (panel_topology.cpp draws it).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "app/viz/scene.h"
+#include "core/algorithms/registry.h"
+
+namespace microddp::viz {
+
+namespace {
+constexpr float kPi = 3.14159265358979f;
+}  // namespace
+
+TopologyKind topology_kind(const CollectiveSpec& s) {
+  const std::string& a = s.algorithm;
+  if (a == "ring" || a == "ring_unchunked") return TopologyKind::ring;
+  if (a == "tree" || a == "binomial") return TopologyKind::tree;
+  if (a == "recursive_doubling" || a == "halving_doubling") return TopologyKind::hypercube;
+  if (a == "naive" && s.collective != Collective::all_to_all) return TopologyKind::star;
+  return TopologyKind::circle;
+}
+
+std::string_view name(TopologyKind k) {
+  switch (k) {
+    case TopologyKind::ring: return "ring";
+    case TopologyKind::tree: return "tree";
+    case TopologyKind::star: return "star";
+    case TopologyKind::hypercube: return "hypercube pairs";
+    case TopologyKind::circle: return "circle";
+  }
+  return "?";
+}
+
+TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t) {
+  TopologyScene sc;
+  sc.size = size;
+  if (!ses.configured()) return sc;
+  const Schedule& s = ses.schedule();
+  const CollectiveSpec& sp = s.spec;
+  const int n = sp.world_size;
+  sc.kind = topology_kind(sp);
+  const float w = std::max(size.x, 40.f), h = std::max(size.y, 40.f);
+  const float cx = w / 2, cy = h / 2;
+  // Node radius: room for a label, shrinking with the world size.
+  float radius = std::clamp(std::min(w, h) * 0.42f * std::sin(kPi / std::max(n, 2)) * 0.55f, 7.f,
+                            std::min(w, h) * 0.085f);
+  std::vector<Vec2> pos(n);
+  const float margin = radius + 6;
+  auto on_circle = [&](int i, int m, float R, float cxx, float cyy, float offset = 0) {
+    const float ang = -kPi / 2 + offset + 2 * kPi * float(i) / float(std::max(m, 1));
+    return Vec2{cxx + R * std::cos(ang), cyy + R * std::sin(ang)};
+  };
+  const float R = std::max(std::min(w, h) / 2 - margin - 4, 1.f);
+  switch (sc.kind) {
+    case TopologyKind::ring:
+    case TopologyKind::circle:
+      for (int r = 0; r < n; ++r) pos[r] = n == 1 ? Vec2{cx, cy} : on_circle(r, n, R, cx, cy);
+      if (sc.kind == TopologyKind::ring && n > 1)
+        for (int r = 0; r < n; ++r) sc.links.push_back({r, (r + 1) % n});
+      break;
+    case TopologyKind::star:
+      pos[sp.root] = Vec2{cx, cy};
+      for (int v = 1; v < n; ++v) {
+        const int r = (v + sp.root) % n;
+        pos[r] = on_circle(v - 1, n - 1, R, cx, cy, n == 3 ? kPi / 2 : 0);
+        sc.links.push_back({sp.root, r});
+      }
+      break;
+    case TopologyKind::tree: {
+      const Tree tr = make_tree(sp.algorithm == "binomial" ? "binomial" : "tree", n);
+      int max_depth = 0;
+      for (int v = 0; v < n; ++v) max_depth = std::max(max_depth, tr.depth[v]);
+      // Leaves left to right in depth-first order; parents centred above.
+      std::vector<float> xs(n, 0);
+      float next_leaf = 0;
+      std::function<void(int)> place = [&](int v) {
+        if (tr.children[v].empty()) {
+          xs[v] = next_leaf++;
+          return;
+        }
+        float sum = 0;
+        for (int c : tr.children[v]) {
+          place(c);
+          sum += xs[c];
+        }
+        xs[v] = sum / float(tr.children[v].size());
+      };
+      place(0);
+      const float leaves = std::max(next_leaf - 1, 1.f);
+      for (int v = 0; v < n; ++v) {
+        const int r = (v + sp.root) % n;
+        const float fx = n == 1 ? 0.5f : xs[v] / leaves;
+        const float fy = max_depth == 0 ? 0.5f : float(tr.depth[v]) / float(max_depth);
+        pos[r] = Vec2{margin + fx * (w - 2 * margin), margin + fy * (h - 2 * margin)};
+        if (tr.parent[v] >= 0) sc.links.push_back({(tr.parent[v] + sp.root) % n, r});
+      }
+      const float dx = (w - 2 * margin) / std::max(leaves + 1, 2.f);
+      const float dy = (h - 2 * margin) / std::max(float(max_depth) + 1, 2.f);
+      radius = std::max(7.f, std::min({radius, dx * 0.42f, dy * 0.4f}));
+      break;
+    }
+    case TopologyKind::hypercube: {
+      // Bits 0, 2, 4.. choose the column, bits 1, 3, 5.. the row: partners of
+      // each exchange distance (1, 2, 4, ...) line up horizontally or vertically.
+      int bits = 0;
+      while ((1 << bits) < n) ++bits;
+      const int colbits = (bits + 1) / 2, rowbits = bits / 2;
+      const int cols = 1 << colbits, rows = 1 << rowbits;
+      for (int r = 0; r < n; ++r) {
+        int c = 0, rw = 0;
+        for (int b = 0; b < bits; ++b)
+          if (r >> b & 1) {
+            if (b % 2 == 0) c |= 1 << (b / 2);
+            else rw |= 1 << (b / 2);
+          }
+        const float fx = cols == 1 ? 0.5f : float(c) / float(cols - 1);
+        const float fy = rows == 1 ? 0.5f : float(rw) / float(rows - 1);
+        pos[r] = Vec2{margin + fx * (w - 2 * margin), margin + fy * (h - 2 * margin)};
+        for (int b = 0; b < bits; ++b)
+          if (!(r >> b & 1) && (r | 1 << b) < n) sc.links.push_back({r, r | 1 << b});
+      }
+      radius = std::max(7.f, std::min({radius, (w - 2 * margin) / float(cols) * 0.3f,
+                                       (h - 2 * margin) / float(rows) * 0.3f}));
+      break;
+    }
+  }
+  for (int r = 0; r < n; ++r) sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), r == sp.root &&
+                                                          sc.kind != TopologyKind::ring, false});
+
+  const int nsteps = s.num_steps();
+  if (nsteps == 0) {
+    sc.caption = fmt::format("{} - no steps", sp.algorithm);
+    return sc;
+  }
+  sc.shown_step = position > 0 ? std::min(position, nsteps) - 1 : 0;
+  sc.upcoming = position == 0;
+  const auto& prov = ses.provenance();
+  const std::string& phase = s.phases[s.steps[sc.shown_step].phase].name;
+  sc.caption = sc.upcoming ? fmt::format("next: step 0 of {} ({})", nsteps, phase)
+                           : fmt::format("step {} of {} ({})", sc.shown_step, nsteps, phase);
+  const size_t es = dtype_size(sp.dtype);
+  const auto& trs = prov.transfers[sc.shown_step];
+  std::map<std::pair<int, int>, int> per_link;  // transfers on a link so far (segments)
+  std::map<std::pair<int, int>, int> link_total;
+  for (const Transfer& x : trs) ++link_total[{x.from, x.to}];
+  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f), bh = std::clamp(radius * 0.6f, 9.f, 20.f);
+  for (const Transfer& x : trs) {
+    ArrowDraw a;
+    a.from = x.from;
+    a.to = x.to;
+    a.chunk = x.chunk;
+    a.segment = x.segment;
+    a.len = x.len;
+    a.bytes = x.len * static_cast<int64_t>(es);
+    a.mask = x.mask;
+    a.complete = is_complete(sp, x.mask);
+    a.stripes = stripes_for(x.mask, n, a.complete);
+    sc.nodes[x.from].busy = sc.nodes[x.to].busy = true;
+    const Vec2 p = pos[x.from], q = pos[x.to];
+    const float dx = q.x - p.x, dy = q.y - p.y;
+    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
+    const float ux = dx / len, uy = dy / len;
+    // Bend every arrow to its own right: two opposite transfers on one pair
+    // of ranks separate instead of overlapping.
+    const float bend = std::min(len * 0.12f, radius * 1.2f) + 4;
+    a.a = Vec2{p.x + ux * (radius + 3), p.y + uy * (radius + 3)};
+    a.b = Vec2{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
+    a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
+    const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
+    // Segments of one link travel one behind the other.
+    const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * 0.12f, 0.f, 1.f) : t;
+    a.badge = bezier(a.a, a.ctrl, a.b, tt);
+    a.badge_w = bw;
+    a.badge_h = bh;
+    sc.arrows.push_back(std::move(a));
+  }
+  return sc;
+}
+
+}  // namespace microddp::viz
