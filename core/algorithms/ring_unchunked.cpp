@@ -9,6 +9,7 @@ namespace microddp {
 using namespace detail;
 
 namespace detail {
+namespace {
 
 Schedule ring_unchunked(const CollectiveSpec& s, bool single_buffer) {
   ScheduleBuilder b(s);
@@ -39,6 +40,23 @@ Schedule ring_unchunked(const CollectiveSpec& s, bool single_buffer) {
     }
   }
   return b.finish();
+}
+
+}  // namespace
+
+std::vector<AlgorithmInfo> ring_unchunked_algorithms() {
+  AlgorithmInfo a;
+  a.name = "ring_unchunked";
+  a.description = "the seed notes' ring: the whole vector rotates n-1 steps, double-buffered; not bandwidth-optimal";
+  a.layout = Layout::ring;
+  a.whole_input_chunks = true;
+  a.serves.push_back({Collective::all_reduce, [](const CollectiveSpec& s) { return ring_unchunked(s, false); },
+                      ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                                   const double n1 = sp.world_size - 1, S = spec_bytes(sp);
+                                   return n1 * (m.msgs(1, S) + m.reduce(S));
+                                 },
+                                 fixed_text("(n-1)·(α + S·β + S·γ)  (the seed notes' unchunked ring)")}});
+  return {a};
 }
 
 }  // namespace detail
