@@ -37,6 +37,12 @@ void tooltip(const char* text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
+// Whether the chosen algorithm takes segments > 1 (the registry says).
+bool pipelines(const RunParams& p) {
+  const AlgorithmInfo* a = find_algorithm(p.algorithm, p.collective);
+  return a && a->pipelines;
+}
+
 }  // namespace
 
 void draw_controls(App& app) {
@@ -49,16 +55,15 @@ void draw_controls(App& app) {
   if (enum_combo<Collective>("##collective", p.collective, all_collectives(),
                              [](Collective c) { return name(c); }, em * 8)) {
     const auto& algs = algorithms_for(p.collective);
-    if (std::find(algs.begin(), algs.end(), p.algorithm) == algs.end())
-      p.algorithm = std::find(algs.begin(), algs.end(), "ring") != algs.end() ? "ring" : algs.front();
-    if (p.algorithm != "ring") p.segments = 1;
+    if (std::find(algs.begin(), algs.end(), p.algorithm) == algs.end()) p.algorithm = preferred_algorithm(p.collective);
+    if (!pipelines(p)) p.segments = 1;
   }
   tooltip("collective");
   ImGui::SameLine();
   {
     const auto& algs = algorithms_for(p.collective);
     if (enum_combo<std::string>("##algorithm", p.algorithm, algs, [](const std::string& s) { return s; }, em * 10))
-      if (p.algorithm != "ring") p.segments = 1;
+      if (!pipelines(p)) p.segments = 1;
     tooltip("algorithm");
   }
   ImGui::SameLine();
@@ -80,16 +85,17 @@ void draw_controls(App& app) {
     tooltip("reduce op");
     ImGui::SameLine();
   }
+  const AlgorithmInfo* info = find_algorithm(p.algorithm, p.collective);
   const bool rooted = p.collective == Collective::broadcast || p.collective == Collective::reduce ||
                       p.collective == Collective::gather || p.collective == Collective::scatter ||
-                      p.algorithm == "naive" || p.algorithm == "tree" || p.algorithm == "binomial";
+                      (info && info->uses_root);
   if (rooted) {
     ImGui::SetNextItemWidth(em * 4.5f);
     ImGui::InputInt("root", &p.root, 1, 1);
     p.root = std::clamp(p.root, 0, std::max(0, p.world_size - 1));
     ImGui::SameLine();
   }
-  if (p.algorithm == "ring") {
+  if (pipelines(p)) {
     ImGui::SetNextItemWidth(em * 4.5f);
     ImGui::InputInt("segments", &p.segments, 1, 1);
     p.segments = std::clamp(p.segments, 1, 64);

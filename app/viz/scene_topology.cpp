@@ -15,12 +15,17 @@ namespace {
 constexpr float kPi = 3.14159265358979f;
 }  // namespace
 
+// The registry's layout hint (core/algorithms/registry.h) decides; an
+// unknown algorithm is drawn on a circle.
 TopologyKind topology_kind(const CollectiveSpec& s) {
-  const std::string& a = s.algorithm;
-  if (a == "ring" || a == "ring_unchunked") return TopologyKind::ring;
-  if (a == "tree" || a == "binomial") return TopologyKind::tree;
-  if (a == "recursive_doubling" || a == "halving_doubling") return TopologyKind::hypercube;
-  if (a == "naive" && s.collective != Collective::all_to_all) return TopologyKind::star;
+  switch (layout_of(s)) {
+    case Layout::ring: return TopologyKind::ring;
+    case Layout::tree:
+    case Layout::binomial_tree: return TopologyKind::tree;
+    case Layout::hypercube: return TopologyKind::hypercube;
+    case Layout::star: return TopologyKind::star;
+    case Layout::none: return TopologyKind::circle;
+  }
   return TopologyKind::circle;
 }
 
@@ -71,7 +76,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
       break;
     case TopologyKind::tree: {
-      const Tree tr = make_tree(sp.algorithm == "binomial" ? "binomial" : "tree", n);
+      const Tree tr = make_tree(layout_of(sp) == Layout::binomial_tree ? Layout::binomial_tree : Layout::tree, n);
       int max_depth = 0;
       for (int v = 0; v < n; ++v) max_depth = std::max(max_depth, tr.depth[v]);
       // Leaves left to right in depth-first order; parents centred above.

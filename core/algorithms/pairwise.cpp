@@ -6,8 +6,8 @@
 namespace microddp {
 using namespace detail;
 
-namespace detail {
-Schedule pairwise_family(const CollectiveSpec& s) {
+namespace {
+Schedule pairwise_exchange(const CollectiveSpec& s) {
   ScheduleBuilder b(s);
   const int n = s.world_size;
   const int64_t c = s.count;
@@ -30,6 +30,23 @@ Schedule pairwise_family(const CollectiveSpec& s) {
     }
   }
   return b.finish();
+}
+}  // namespace
+
+namespace detail {
+std::vector<AlgorithmInfo> pairwise_algorithms() {
+  AlgorithmInfo a;
+  a.name = "naive";
+  a.description = "pairwise exchange: in step s every rank sends its block for rank r+s";
+  a.layout = Layout::none;  // every rank talks to every other: no fixed links to draw
+  // S = one block (count × dtype size).
+  a.serves.push_back({Collective::all_to_all, pairwise_exchange,
+                      ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                                   const double n1 = sp.world_size - 1;
+                                   return n1 * m.msgs(1, spec_bytes(sp));
+                                 },
+                                 fixed_text("(n-1)·(α + S·β)  (pairwise exchange)")}});
+  return {a};
 }
 }  // namespace detail
 

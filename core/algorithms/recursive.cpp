@@ -47,8 +47,7 @@ void fold_reduce(ScheduleBuilder& b, const Fold& f, BufRange src, BufRange dst, 
   if (f.rem == 0) return;
   b.step("fold");
   for (int r = 0; r < 2 * f.rem; r += 2) {
-    b.send(r, r + 1, src, len);
-    b.recv_reduce(r + 1, r, dst, len);
+    b.transfer(r, r + 1, src, dst, len, -1, ScheduleBuilder::Arrival::reduce);
   }
 }
 
@@ -56,8 +55,7 @@ void unfold(ScheduleBuilder& b, const Fold& f, BufRange range, int64_t len) {
   if (f.rem == 0) return;
   b.step("unfold");
   for (int r = 0; r < 2 * f.rem; r += 2) {
-    b.send(r + 1, r, range, len);
-    b.recv(r, r + 1, range, len);
+    b.transfer(r + 1, r, range, range, len);
   }
 }
 
@@ -156,8 +154,7 @@ Schedule recursive_doubling_all_gather(const CollectiveSpec& s) {
   if (f.rem > 0) {
     b.step("fold");
     for (int r = 0; r < 2 * f.rem; r += 2) {
-      b.send(r, r + 1, {Buf::input, 0}, s.block(r), r);
-      b.recv(r + 1, r, {Buf::output, s.displ(r)}, s.block(r), r);
+      b.transfer(r, r + 1, {Buf::input, 0}, {Buf::output, s.displ(r)}, s.block(r), r);
     }
   }
   doubling_gather_phase(b, f, virtual_block_offsets(s, f), Buf::output);
@@ -185,8 +182,7 @@ Schedule halving_doubling_reduce_scatter(const CollectiveSpec& s) {
     if (f.vrank(r) < 0) continue;
     b.copy(r, {Buf::accum, s.displ(r)}, {Buf::output, 0}, s.block(r), r);
     if (r < 2 * f.rem) {
-      b.send(r, r - 1, {Buf::accum, s.displ(r - 1)}, s.block(r - 1), r - 1);
-      b.recv(r - 1, r, {Buf::output, 0}, s.block(r - 1), r - 1);
+      b.transfer(r, r - 1, {Buf::accum, s.displ(r - 1)}, {Buf::output, 0}, s.block(r - 1), r - 1);
     }
   }
   return b.finish();
@@ -207,13 +203,89 @@ Schedule dissemination_barrier(const CollectiveSpec& s) {
 
 }  // namespace
 
+namespace {
+// Non-power-of-two n: fold and unfold cost one more exchange of the whole
+// vector each way, with one reduction.
+HockneyTime fold_unfold(const HockneyPrices& m, double S) { return m.msgs(1, S) + m.reduce(S) + m.msgs(1, S); }
+}  // namespace
+
 namespace detail {
-Schedule recursive_family(const CollectiveSpec& s) {
-  if (s.collective == Collective::barrier) return dissemination_barrier(s);
-  if (s.collective == Collective::all_gather) return recursive_doubling_all_gather(s);
-  if (s.collective == Collective::reduce_scatter) return halving_doubling_reduce_scatter(s);
-  if (s.algorithm == "recursive_doubling") return recursive_doubling_all_reduce(s);
-  return halving_doubling_all_reduce(s);
+// Closed forms (Thakur et al. 2005), p = the largest power of two <= n.
+// S = the whole vector (all_reduce) or one rank's block (all_gather,
+// reduce_scatter).
+std::vector<AlgorithmInfo> recursive_algorithms() {
+  AlgorithmInfo rd;
+  rd.name = "recursive_doubling";
+  rd.description = "recursive doubling: lg p exchanges with partners at distance 1, 2, 4, ...";
+  rd.layout = Layout::hypercube;
+  rd.serves.push_back(
+      {Collective::all_reduce, recursive_doubling_all_reduce,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double S = spec_bytes(sp);
+                    const int pw = floor_pow2(sp.world_size), lg = ceil_lg(pw);
+                    HockneyTime t = static_cast<double>(lg) * (m.msgs(1, S) + m.reduce(S));
+                    if (pw != sp.world_size) t += fold_unfold(m, S);
+                    return t;
+                  },
+                  fixed_text("lg p·(α + S·β + S·γ) [+ fold/unfold]  (Thakur et al. 2005)")}});
+  rd.serves.push_back(
+      {Collective::all_gather, recursive_doubling_all_gather,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double S = spec_bytes(sp);
+                    const int pw = floor_pow2(sp.world_size), lg = ceil_lg(pw);
+                    if (pw != sp.world_size) return std::nullopt;  // the fold makes messages uneven
+                    HockneyTime t;
+                    for (int j = 0; j < lg; ++j) t += m.msgs(1, S * static_cast<double>(1 << j));
+                    return t;
+                  },
+                  fixed_text("lg n·α + (n-1)·S·β  (Thakur et al. 2005)")}});
+
+  AlgorithmInfo hd;
+  hd.name = "halving_doubling";
+  hd.description = "Rabenseifner: recursive-halving reduce-scatter, then recursive-doubling all-gather";
+  hd.layout = Layout::hypercube;
+  hd.serves.push_back(
+      {Collective::all_reduce, halving_doubling_all_reduce,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double S = spec_bytes(sp);
+                    const int pw = floor_pow2(sp.world_size), lg = ceil_lg(pw);
+                    HockneyTime t;
+                    for (int k = 1; k <= lg; ++k) {  // halving sends S/2^k and reduces it; doubling mirrors it
+                      const double part = S / static_cast<double>(1 << k);
+                      t += m.msgs(1, part) + m.reduce(part) + m.msgs(1, part);
+                    }
+                    if (pw != sp.world_size) t += fold_unfold(m, S);
+                    return t;
+                  },
+                  fixed_text("2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ [+ fold/unfold]  (Rabenseifner; Thakur et al. "
+                             "2005)")}});
+  hd.serves.push_back(
+      {Collective::reduce_scatter, halving_doubling_reduce_scatter,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const int n = sp.world_size;
+                    const double S = spec_bytes(sp);
+                    const int pw = floor_pow2(n), lg = ceil_lg(pw);
+                    if (pw != n) return std::nullopt;  // the fold makes messages uneven
+                    HockneyTime t;
+                    for (int k = 1; k <= lg; ++k) {
+                      const double part = S * static_cast<double>(n >> k);
+                      t += m.msgs(1, part) + m.reduce(part);
+                    }
+                    return t;
+                  },
+                  fixed_text("lg n·α + (n-1)·S·(β + γ)  (Thakur et al. 2005)")}});
+
+  AlgorithmInfo dis;
+  dis.name = "dissemination";
+  dis.description = "dissemination barrier: in round k every rank signals rank r+2^k";
+  dis.layout = Layout::none;
+  dis.serves.push_back(
+      {Collective::barrier, dissemination_barrier,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    return static_cast<double>(ceil_lg(sp.world_size)) * m.msgs(1, 0);
+                  },
+                  fixed_text("⌈lg n⌉·α")}});
+  return {rd, hd, dis};
 }
 }  // namespace detail
 

@@ -1,59 +1,132 @@
 #include "core/algorithms/registry.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <stdexcept>
 
 #include "core/algorithms/common.h"
 
 namespace microddp {
-namespace detail {
-Schedule tree_family(const CollectiveSpec& s);
-Schedule ring_family(const CollectiveSpec& s);
-Schedule recursive_family(const CollectiveSpec& s);
-Schedule pairwise_family(const CollectiveSpec& s);
-}  // namespace detail
 
-const std::vector<std::string>& algorithms_for(Collective c) {
-  static const std::vector<std::string> rooted = {"naive", "tree", "binomial"};
-  static const std::vector<std::string> barrier = {"naive", "tree", "dissemination"};
-  static const std::vector<std::string> all_reduce = {"naive", "tree", "ring", "ring_unchunked",
-                                                      "recursive_doubling", "halving_doubling"};
-  static const std::vector<std::string> all_gather = {"naive", "ring", "recursive_doubling"};
-  static const std::vector<std::string> reduce_scatter = {"naive", "ring", "halving_doubling"};
-  static const std::vector<std::string> all_to_all = {"naive"};
-  switch (c) {
-    case Collective::broadcast:
-    case Collective::reduce:
-    case Collective::gather:
-    case Collective::scatter: return rooted;
-    case Collective::barrier: return barrier;
-    case Collective::all_reduce: return all_reduce;
-    case Collective::all_gather: return all_gather;
-    case Collective::reduce_scatter: return reduce_scatter;
-    case Collective::all_to_all: return all_to_all;
+namespace {
+
+constexpr int kNumCollectives = static_cast<int>(Collective::all_to_all) + 1;
+
+struct Registry {
+  std::vector<std::unique_ptr<AlgorithmInfo>> records;  // registration order; stable addresses
+  std::array<std::vector<std::string>, kNumCollectives> names;
+
+  const AlgorithmInfo* find(const std::string& n, Collective c) const {
+    for (const auto& r : records)
+      if (r->name == n && r->variant(c)) return r.get();
+    return nullptr;
   }
-  return all_to_all;
+
+  void add(AlgorithmInfo info) {
+    if (info.name.empty()) throw std::logic_error("register_algorithm: a record needs a name");
+    if (info.serves.empty())
+      throw std::logic_error(fmt::format("register_algorithm: '{}' serves no collective", info.name));
+    for (const auto& v : info.serves) {
+      if (!v.generate)
+        throw std::logic_error(fmt::format("register_algorithm: '{}' for {} has no generator", info.name,
+                                           name(v.collective)));
+      if (find(info.name, v.collective))
+        throw std::logic_error(fmt::format("register_algorithm: algorithm '{}' for {} is already registered",
+                                           info.name, name(v.collective)));
+    }
+    for (const auto& v : info.serves) names[static_cast<int>(v.collective)].push_back(info.name);
+    records.push_back(std::make_unique<AlgorithmInfo>(std::move(info)));
+  }
+
+  // The names lists are rebuilt in place so references to them stay valid.
+  void relist() {
+    for (auto& l : names) l.clear();
+    for (const auto& r : records)
+      for (const auto& v : r->serves) names[static_cast<int>(v.collective)].push_back(r->name);
+  }
+};
+
+// The built-in families, in teaching order: algorithms_for lists names in
+// the order their records arrive here.
+Registry& registry() {
+  static Registry reg = [] {
+    Registry r;
+    for (auto family : {detail::tree_algorithms, detail::ring_algorithms, detail::ring_unchunked_algorithms,
+                        detail::recursive_algorithms, detail::pairwise_algorithms})
+      for (auto& info : family()) r.add(std::move(info));
+    return r;
+  }();
+  return reg;
 }
 
-static bool is_ring(const std::string& a) { return a == "ring" || a == "ring_unchunked"; }
+}  // namespace
+
+std::string_view name(Layout l) {
+  switch (l) {
+    case Layout::none: return "none";
+    case Layout::ring: return "ring";
+    case Layout::star: return "star";
+    case Layout::tree: return "tree";
+    case Layout::binomial_tree: return "binomial tree";
+    case Layout::hypercube: return "hypercube";
+  }
+  return "?";
+}
+
+const AlgorithmInfo::Variant* AlgorithmInfo::variant(Collective c) const {
+  for (const auto& v : serves)
+    if (v.collective == c) return &v;
+  return nullptr;
+}
+
+void register_algorithm(AlgorithmInfo info) { registry().add(std::move(info)); }
+
+bool unregister_algorithm(const std::string& n, Collective c) {
+  Registry& reg = registry();
+  const auto it = std::find_if(reg.records.begin(), reg.records.end(),
+                               [&](const auto& r) { return r->name == n && r->variant(c); });
+  if (it == reg.records.end()) return false;
+  reg.records.erase(it);
+  reg.relist();
+  return true;
+}
+
+const AlgorithmInfo* find_algorithm(const std::string& n, Collective c) { return registry().find(n, c); }
+
+const AlgorithmInfo& algorithm_info(const CollectiveSpec& s) {
+  if (const AlgorithmInfo* a = find_algorithm(s.algorithm, s.collective)) return *a;
+  std::string list;
+  for (const auto& a : algorithms_for(s.collective)) list += (list.empty() ? "" : ", ") + a;
+  throw UsageError(fmt::format("unknown algorithm '{}' for {} (expected one of: {})", s.algorithm,
+                               name(s.collective), list));
+}
+
+Layout layout_of(const CollectiveSpec& s) {
+  const AlgorithmInfo* a = find_algorithm(s.algorithm, s.collective);
+  return a ? a->layout : Layout::none;
+}
+
+const std::vector<std::string>& algorithms_for(Collective c) { return registry().names[static_cast<int>(c)]; }
+
+const std::string& preferred_algorithm(Collective c) {
+  const auto& names = algorithms_for(c);
+  for (const auto& n : names)
+    if (find_algorithm(n, c)->preferred) return n;
+  static const std::string none;
+  return names.empty() ? none : names.front();
+}
 
 Schedule make_schedule(const CollectiveSpec& s) {
   s.validate();
-  const auto& algs = algorithms_for(s.collective);
-  if (std::find(algs.begin(), algs.end(), s.algorithm) == algs.end()) {
-    std::string list;
-    for (const auto& a : algs) list += (list.empty() ? "" : ", ") + a;
-    throw UsageError(fmt::format("unknown algorithm '{}' for {} (expected one of: {})", s.algorithm,
-                                 name(s.collective), list));
-  }
-  if (s.segments > 1 && s.algorithm != "ring")
+  const AlgorithmInfo& a = algorithm_info(s);
+  if (s.segments > 1 && !a.pipelines)
     throw UsageError(fmt::format("segments = {} needs the chunked ring; algorithm '{}' does not pipeline",
                                  s.segments, s.algorithm));
-  if (is_ring(s.algorithm)) return detail::ring_family(s);
-  if (s.algorithm == "recursive_doubling" || s.algorithm == "halving_doubling" || s.algorithm == "dissemination")
-    return detail::recursive_family(s);
-  if (s.collective == Collective::all_to_all) return detail::pairwise_family(s);
-  return detail::tree_family(s);
+  if (a.refuse) a.refuse(s);
+  return a.variant(s.collective)->generate(s);
 }
 
 }  // namespace microddp

@@ -1,23 +1,17 @@
-// Ring algorithms (Patarasuk & Yuan 2009; Baidu's ring all-reduce).
+// The chunked ring (Patarasuk & Yuan 2009; Baidu's ring all-reduce).
 //
-// ring (chunked): the vector is cut into n chunks (uneven when n does not
-// divide count). Scatter-reduce: n-1 steps; in each, every rank sends one
-// chunk to its right neighbour and reduces the chunk arriving from its left
-// neighbour, so after n-1 steps rank r holds chunk (r+1) mod n fully reduced.
-// All-gather: n-1 more steps circulate the reduced chunks. Each rank sends
-// 2(n-1)/n of the vector in 2(n-1) steps.
+// The vector is cut into n chunks (uneven when n does not divide count).
+// Scatter-reduce: n-1 steps; in each, every rank sends one chunk to its
+// right neighbour and reduces the chunk arriving from its left neighbour
+// straight into place (recv-reduce), so after n-1 steps rank r holds chunk
+// (r+1) mod n fully reduced. All-gather: n-1 more steps circulate the reduced
+// chunks. Each rank sends 2(n-1)/n of the vector in 2(n-1) steps.
 //
-// With segments k = 1 the arriving chunk is reduced in place as it arrives
-// (recv-reduce). With segments k > 1 each chunk moves as k segments inside its step; the
-// arriving segments are staged alternately in two buffers (send_buff /
-// recv_buff, exchanged by an explicit swap) so that segment j+1 can arrive
-// while segment j is being reduced: double buffering.
-//
-// ring_unchunked: the seed notes' ring. The whole vector rotates for n-1
-// steps; each step sends send_buff, receives into recv_buff and adds it into
-// accum, then the two buffers swap roles, because the data just received is
-// what must be forwarded next while new data arrives. Each rank sends
-// (n-1)*S: correct, but not bandwidth-optimal.
+// segments > 1 (each chunk pipelined in segments) is in ring_pipelined.cpp.
+// Every send here is matched by the recv its right neighbour posts in the
+// same step; each rank sends before it receives, which is why the pairs are
+// written as a send and a recv per rank and not as one transfer: the
+// transfers of a ring form a cycle.
 #include "core/algorithms/common.h"
 
 namespace microddp {
@@ -25,175 +19,119 @@ using namespace detail;
 
 namespace {
 
-struct Chunks {
-  std::vector<int64_t> off;  // n+1 offsets into the work buffer
-  int64_t len(int c) const { return off[c + 1] - off[c]; }
-};
-
-// Segment j of chunk c (k segments, even split).
-std::pair<int64_t, int64_t> segment(const Chunks& ch, int c, int k, int j) {
-  const auto s = even_chunks(ch.len(c), k);
-  return {ch.off[c] + s[j], s[j + 1] - s[j]};
-}
-
 // After this phase rank r holds chunk (r + shift) mod n of `work` reduced.
-// `work` starts empty: with k = 1 each chunk is filled from the input (same
-// layout) just before its first reduction, and step 0 sends straight from
-// the input, so no rank copies the whole vector up front. With k > 1 the
-// caller copies the input into `work` first.
-void scatter_reduce_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int shift, int k) {
+// `work` starts empty: each chunk is filled from the input (same layout)
+// just before its first reduction, and step 0 sends straight from the
+// input, so no rank copies the whole vector up front.
+void scatter_reduce_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int shift) {
   const int n = b.spec().world_size;
-  int64_t maxseg = 0;
-  for (int c = 0; c < n; ++c) maxseg = std::max(maxseg, even_chunks(ch.len(c), k)[1]);
-  if (k > 1) {
-    b.need(-1, Buf::recv_buff, maxseg);
-    b.need(-1, Buf::send_buff, maxseg);
-  }
   for (int s = 0; s < n - 1; ++s) {
     b.step("scatter-reduce");
     for (int r = 0; r < n; ++r) {
-      const int right = mod(r + 1, n), left = mod(r - 1, n);
       const int cs = mod(r - s + shift - 1, n), cr = mod(r - s + shift - 2, n);
-      if (k == 1) {
-        // One pass: the arriving chunk is reduced straight into place as it
-        // is read (NCCL's recvReduce), no staging copy.
-        b.send(r, right, {s == 0 ? Buf::input : work, ch.off[cs]}, ch.len(cs), cs);
-        // Every chunk a rank receives in this phase is one it has not touched yet.
-        copy_unless_same(b, r, {Buf::input, ch.off[cr]}, {work, ch.off[cr]}, ch.len(cr), cr);
-        b.recv_reduce(r, left, {work, ch.off[cr]}, ch.len(cr), cr);
-        continue;
-      }
-      for (int j = 0; j < k; ++j) {
-        const auto [so, sl] = segment(ch, cs, k, j);
-        const auto [ro, rl] = segment(ch, cr, k, j);
-        if (j > 0) b.swap(r, Buf::send_buff, Buf::recv_buff);
-        b.recv(r, left, {Buf::recv_buff, 0}, rl, cr, j);
-        b.send(r, right, {work, so}, sl, cs, j);
-        if (j > 0) {
-          const auto [po, pl] = segment(ch, cr, k, j - 1);
-          b.reduce(r, {Buf::send_buff, 0}, {work, po}, pl, cr, j - 1);
-        }
-      }
-      const auto [lo, ll] = segment(ch, cr, k, k - 1);
-      b.reduce(r, {Buf::recv_buff, 0}, {work, lo}, ll, cr, k - 1);
+      b.send(r, mod(r + 1, n), {s == 0 ? Buf::input : work, ch.off[cs]}, ch.len(cs), cs);
+      // Every chunk a rank receives in this phase is one it has not touched yet.
+      copy_unless_same(b, r, {Buf::input, ch.off[cr]}, {work, ch.off[cr]}, ch.len(cr), cr);
+      b.recv_reduce(r, mod(r - 1, n), {work, ch.off[cr]}, ch.len(cr), cr);
     }
   }
 }
 
 // Rank r starts holding chunk (r + shift) mod n of `work`; after n-1 steps
 // every rank holds every chunk.
-void all_gather_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int shift, int k) {
+void all_gather_phase(ScheduleBuilder& b, const Chunks& ch, Buf work, int shift) {
   const int n = b.spec().world_size;
   for (int s = 0; s < n - 1; ++s) {
     b.step("all-gather");
     for (int r = 0; r < n; ++r) {
       const int cs = mod(r + shift - s, n), cr = mod(r + shift - s - 1, n);
-      for (int j = 0; j < k; ++j) {
-        const auto [so, sl] = segment(ch, cs, k, j);
-        const auto [ro, rl] = segment(ch, cr, k, j);
-        b.send(r, mod(r + 1, n), {work, so}, sl, cs, k > 1 ? j : -1);
-        b.recv(r, mod(r - 1, n), {work, ro}, rl, cr, k > 1 ? j : -1);
-      }
+      b.send(r, mod(r + 1, n), {work, ch.off[cs]}, ch.len(cs), cs);
+      b.recv(r, mod(r - 1, n), {work, ch.off[cr]}, ch.len(cr), cr);
     }
   }
 }
 
 Schedule ring_all_reduce(const CollectiveSpec& s) {
+  if (s.segments > 1) return ring_pipelined(s);
   ScheduleBuilder b(s);
   const int n = s.world_size;
-  Chunks ch{even_chunks(s.count, n)};
+  const Chunks ch{even_chunks(s.count, n)};
   b.set_chunks(ch.off);
-  // One rank, or segments (whose staging reduces into a filled buffer):
-  // start from a full copy. Otherwise the phases fill the output chunk by chunk.
-  if (n == 1 || s.segments > 1)
-    for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::output, 0}, s.count);
-  if (n > 1) {
-    scatter_reduce_phase(b, ch, Buf::output, 1, s.segments);
-    all_gather_phase(b, ch, Buf::output, 1, s.segments);
+  if (n == 1) {
+    b.copy_first(0, {Buf::input, 0}, {Buf::output, 0}, s.count);
+    return b.finish();
   }
+  scatter_reduce_phase(b, ch, Buf::output, 1);
+  all_gather_phase(b, ch, Buf::output, 1);
   return b.finish();
 }
 
 Schedule ring_reduce_scatter(const CollectiveSpec& s) {
+  if (s.segments > 1) return ring_pipelined(s);
   ScheduleBuilder b(s);
   const int n = s.world_size;
-  Chunks ch;
-  for (int r = 0; r <= n; ++r) ch.off.push_back(s.displ(r));
+  const Chunks ch = rank_block_chunks(s);
   b.set_chunks(ch.off);
   if (n == 1) {
     b.copy_first(0, {Buf::input, 0}, {Buf::output, 0}, s.block(0), 0);
     return b.finish();
   }
   b.need(-1, Buf::accum, s.total());
-  if (s.segments > 1)
-    for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::accum, 0}, s.total());
-  scatter_reduce_phase(b, ch, Buf::accum, 0, s.segments);
+  scatter_reduce_phase(b, ch, Buf::accum, 0);
   for (int r = 0; r < n; ++r) b.copy(r, {Buf::accum, ch.off[r]}, {Buf::output, 0}, ch.len(r), r);
   return b.finish();
 }
 
 Schedule ring_all_gather(const CollectiveSpec& s) {
+  if (s.segments > 1) return ring_pipelined(s);
   ScheduleBuilder b(s);
-  const int n = s.world_size;
-  Chunks ch;
-  for (int r = 0; r <= n; ++r) ch.off.push_back(s.displ(r));
+  const Chunks ch = rank_block_chunks(s);
   b.set_chunks(ch.off);
-  for (int r = 0; r < n; ++r) b.copy_first(r, {Buf::input, 0}, {Buf::output, ch.off[r]}, ch.len(r), r);
-  all_gather_phase(b, ch, Buf::output, 0, s.segments);
-  return b.finish();
-}
-
-Schedule ring_unchunked(const CollectiveSpec& s, bool single_buffer) {
-  ScheduleBuilder b(s);
-  const int n = s.world_size;
-  const int64_t c = s.count;
-  b.set_chunks({0, c});
-  if (n == 1) {
-    b.copy_first(0, {Buf::input, 0}, {Buf::output, 0}, c);
-    return b.finish();
-  }
-  b.need(-1, Buf::send_buff, c);
-  b.need(-1, Buf::accum, c);
-  if (!single_buffer) b.need(-1, Buf::recv_buff, c);
-  const Buf rx = single_buffer ? Buf::send_buff : Buf::recv_buff;
-  for (int r = 0; r < n; ++r) {
-    b.copy_first(r, {Buf::input, 0}, {Buf::send_buff, 0}, c);
-    b.copy_first(r, {Buf::input, 0}, {Buf::accum, 0}, c);
-  }
-  for (int s_ = 0; s_ < n - 1; ++s_) {
-    b.step("ring");
-    for (int r = 0; r < n; ++r) {
-      // chunk = whose input travels (for display): rank r - s_ on the way out.
-      b.send(r, mod(r + 1, n), {Buf::send_buff, 0}, c, mod(r - s_, n));
-      b.recv(r, mod(r - 1, n), {rx, 0}, c, mod(r - s_ - 1, n));
-      b.reduce(r, {rx, 0}, {Buf::accum, 0}, c, mod(r - s_ - 1, n));
-      if (s_ < n - 2 && !single_buffer) b.swap(r, Buf::send_buff, Buf::recv_buff);
-      if (s_ == n - 2) b.copy(r, {Buf::accum, 0}, {Buf::output, 0}, c);
-    }
-  }
+  for (int r = 0; r < s.world_size; ++r)
+    b.copy_first(r, {Buf::input, 0}, {Buf::output, ch.off[r]}, ch.len(r), r);
+  all_gather_phase(b, ch, Buf::output, 0);
   return b.finish();
 }
 
 }  // namespace
 
 namespace detail {
-Schedule ring_family(const CollectiveSpec& s) {
-  if (s.algorithm == "ring_unchunked") return ring_unchunked(s, false);
-  switch (s.collective) {
-    case Collective::all_reduce: return ring_all_reduce(s);
-    case Collective::reduce_scatter: return ring_reduce_scatter(s);
-    case Collective::all_gather: return ring_all_gather(s);
-    default: throw std::logic_error("ring_family: unsupported collective");
-  }
+std::vector<AlgorithmInfo> ring_algorithms() {
+  AlgorithmInfo ring;
+  ring.name = "ring";
+  ring.description = "chunked ring: n-1 steps of scatter-reduce, n-1 of all-gather; bandwidth-optimal";
+  ring.layout = Layout::ring;
+  ring.pipelines = true;
+  ring.preferred = true;
+  // S = the whole vector (all_reduce) or one rank's block (all_gather,
+  // reduce_scatter); k = segments, each chunk S/n moving as k messages.
+  ring.serves.push_back(
+      {Collective::all_reduce, ring_all_reduce,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const int n = sp.world_size;
+                    const double n1 = n - 1, k = sp.segments, chunk = spec_bytes(sp) / n;
+                    return n1 * (m.msgs(k, chunk / k) + m.reduce(chunk)) + n1 * m.msgs(k, chunk / k);
+                  },
+                  [](const CollectiveSpec& sp) -> std::string {
+                    return sp.segments > 1 ? "2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)"
+                                           : "2(n-1)·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)";
+                  }}});
+  ring.serves.push_back(
+      {Collective::all_gather, ring_all_gather,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double n1 = sp.world_size - 1;
+                    return n1 * m.msgs(1, spec_bytes(sp));
+                  },
+                  fixed_text("(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)")}});
+  ring.serves.push_back(
+      {Collective::reduce_scatter, ring_reduce_scatter,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double n1 = sp.world_size - 1, S = spec_bytes(sp);
+                    return n1 * (m.msgs(1, S) + m.reduce(S));
+                  },
+                  fixed_text("(n-1)·(α + S·β + S·γ)")}});
+  return {ring};
 }
 }  // namespace detail
-
-Schedule make_single_buffered_ring(const CollectiveSpec& spec) {
-  CollectiveSpec s = spec;
-  s.collective = Collective::all_reduce;
-  s.algorithm = "ring_unchunked";
-  s.validate();
-  return ring_unchunked(s, true);
-}
 
 }  // namespace microddp

@@ -7,6 +7,8 @@
 // blocks are contiguous, so a relay forwards one message per link: blocks are
 // staged in the tree's pre-order (DFS) order. For the star and for binomial
 // trees rooted at 0 that order is the rank order, and no staging is needed.
+#include <fmt/format.h>
+
 #include <functional>
 
 #include "core/algorithms/common.h"
@@ -14,14 +16,14 @@
 namespace microddp {
 using namespace detail;
 
-Tree make_tree(const std::string& shape, int n) {
+Tree make_tree(Layout shape, int n) {
   Tree T;
   T.parent.assign(n, -1);
   T.children.assign(n, {});
   T.up_step.assign(n, -1);
   T.down_step.assign(n, -1);
   T.depth.assign(n, 0);
-  if (shape == "naive") {
+  if (shape == Layout::star) {
     for (int v = 1; v < n; ++v) {
       T.parent[v] = 0;
       T.children[0].push_back(v);
@@ -30,7 +32,7 @@ Tree make_tree(const std::string& shape, int n) {
       T.depth[v] = 1;
     }
     T.up_steps = T.down_steps = n - 1;
-  } else if (shape == "tree") {
+  } else if (shape == Layout::tree) {
     int h = 0;  // height in levels: ceil(log2(n+1))
     while ((1 << h) - 1 < n) ++h;
     for (int v = 1; v < n; ++v) {
@@ -43,7 +45,7 @@ Tree make_tree(const std::string& shape, int n) {
       T.down_step[v] = d - 1;
     }
     T.up_steps = T.down_steps = std::max(0, h - 1);
-  } else if (shape == "binomial") {
+  } else if (shape == Layout::binomial_tree) {
     int K = 0;
     while ((1 << K) < n) ++K;
     for (int v = 1; v < n; ++v) {
@@ -62,7 +64,7 @@ Tree make_tree(const std::string& shape, int n) {
       }
     T.up_steps = T.down_steps = K;
   } else {
-    throw std::logic_error("make_tree: unknown shape " + shape);
+    throw std::logic_error(fmt::format("make_tree: layout '{}' is not a tree", name(shape)));
   }
   return T;
 }
@@ -111,8 +113,7 @@ void tree_broadcast_phase(ScheduleBuilder& b, const Tree& T, const std::string& 
   for (int v = 1; v < n; ++v) {
     b.at(first + T.down_step[v]);
     const int p = T.parent[v];
-    b.send(rank(p), rank(v), p == 0 ? root_src : BufRange{dst, 0}, count);
-    b.recv(rank(v), rank(p), {dst, 0}, count);
+    b.transfer(rank(p), rank(v), p == 0 ? root_src : BufRange{dst, 0}, {dst, 0}, count);
   }
 }
 
@@ -164,9 +165,9 @@ TreeLayout tree_layout(const CollectiveSpec& s, const Tree& T) {
   return L;
 }
 
-Schedule gen_broadcast(const CollectiveSpec& s) {
+Schedule gen_broadcast(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree(s.algorithm, s.world_size);
+  const Tree T = make_tree(shape, s.world_size);
   const int64_t c = s.count;
   if (T.down_steps == 0) local_step(b, "broadcast");
   const int first = b.num_steps() - (T.down_steps == 0 ? 1 : 0);
@@ -179,17 +180,17 @@ Schedule gen_broadcast(const CollectiveSpec& s) {
   return b.finish();
 }
 
-Schedule gen_reduce(const CollectiveSpec& s) {
+Schedule gen_reduce(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree(s.algorithm, s.world_size);
+  const Tree T = make_tree(shape, s.world_size);
   detail::tree_reduce_phase(b, T, "reduce", s.count, {Buf::output, 0});
   b.set_chunks({0, s.count});
   return b.finish();
 }
 
-Schedule gen_all_reduce_tree(const CollectiveSpec& s) {
+Schedule gen_all_reduce_tree(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree(s.algorithm, s.world_size);
+  const Tree T = make_tree(shape, s.world_size);
   detail::tree_reduce_phase(b, T, "reduce", s.count, {Buf::output, 0});
   detail::tree_broadcast_phase(b, T, "broadcast", s.count, {Buf::output, 0}, Buf::output);
   b.set_chunks({0, s.count});
@@ -263,22 +264,22 @@ void scatter_phase(ScheduleBuilder& b, const Tree& T, const std::string& phase, 
   }
 }
 
-Schedule gen_gather(const CollectiveSpec& s) {
+Schedule gen_gather(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  gather_phase(b, make_tree(s.algorithm, s.world_size), "gather", Buf::output);
+  gather_phase(b, make_tree(shape, s.world_size), "gather", Buf::output);
   return b.finish();
 }
 
-Schedule gen_scatter(const CollectiveSpec& s) {
+Schedule gen_scatter(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  scatter_phase(b, make_tree(s.algorithm, s.world_size), "scatter", Buf::input);
+  scatter_phase(b, make_tree(shape, s.world_size), "scatter", Buf::input);
   return b.finish();
 }
 
 // The seed notes' "All-{op}": gather to the root, then broadcast from it.
 Schedule gen_all_gather_naive(const CollectiveSpec& s) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree("naive", s.world_size);
+  const Tree T = make_tree(Layout::star, s.world_size);
   gather_phase(b, T, "gather", Buf::output);
   if (T.down_steps > 0)
     detail::tree_broadcast_phase(b, T, "broadcast", s.total(), {Buf::output, 0}, Buf::output);
@@ -289,7 +290,7 @@ Schedule gen_all_gather_naive(const CollectiveSpec& s) {
 // scatter the blocks.
 Schedule gen_reduce_scatter_naive(const CollectiveSpec& s) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree("naive", s.world_size);
+  const Tree T = make_tree(Layout::star, s.world_size);
   b.need(s.root, Buf::accum, s.total());
   detail::tree_reduce_phase(b, T, "reduce", s.total(), {Buf::accum, 0});
   if (T.down_steps > 0) {
@@ -301,44 +302,178 @@ Schedule gen_reduce_scatter_naive(const CollectiveSpec& s) {
 }
 
 // Barrier over a tree: zero-byte "arrived" messages up, "release" down.
-Schedule gen_barrier_tree(const CollectiveSpec& s) {
+Schedule gen_barrier_tree(const CollectiveSpec& s, Layout shape) {
   ScheduleBuilder b(s);
-  const Tree T = make_tree(s.algorithm, s.world_size);
+  const Tree T = make_tree(shape, s.world_size);
   const int n = s.world_size;
   auto rank = [&](int v) { return mod(v + s.root, n); };
   int first = b.num_steps();
   for (int t = 0; t < T.up_steps; ++t) b.step("arrive");
   for (int v = 1; v < n; ++v) {
     b.at(first + T.up_step[v]);
-    b.send(rank(v), rank(T.parent[v]), {Buf::input, 0}, 0);
-    b.recv(rank(T.parent[v]), rank(v), {Buf::input, 0}, 0);
+    b.transfer(rank(v), rank(T.parent[v]), {Buf::input, 0}, {Buf::input, 0}, 0);
   }
   first = b.num_steps();
   for (int t = 0; t < T.down_steps; ++t) b.step("release");
   for (int v = 1; v < n; ++v) {
     b.at(first + T.down_step[v]);
-    b.send(rank(T.parent[v]), rank(v), {Buf::input, 0}, 0);
-    b.recv(rank(v), rank(T.parent[v]), {Buf::input, 0}, 0);
+    b.transfer(rank(T.parent[v]), rank(v), {Buf::input, 0}, {Buf::input, 0}, 0);
   }
   return b.finish();
 }
 
+// c_L for L = 1..h-1 of the heap-order binary tree (height h =
+// ceil(log2(n+1))): children per parent at that level (1 or 2).
+std::vector<int> tree_children_per_level(int n) {
+  int h = 0;
+  while ((1 << h) - 1 < n) ++h;
+  std::vector<int> c;
+  for (int L = 1; L < h; ++L) {
+    const int64_t nodes = std::min<int64_t>(int64_t{1} << L, n - ((int64_t{1} << L) - 1));
+    c.push_back(static_cast<int>(std::min<int64_t>(2, nodes)));
+  }
+  return c;
+}
+
+// Σ over the binary tree's levels of c_L · per (a parent serves its c_L
+// children one after another).
+HockneyTime tree_sum(int n, const HockneyTime& per) {
+  HockneyTime t;
+  for (int c : tree_children_per_level(n)) t += static_cast<double>(c) * per;
+  return t;
+}
+
+// One message of S bytes, plus its reduction for reduce.
+HockneyTime per_message(const CollectiveSpec& sp, const HockneyPrices& m) {
+  const double S = spec_bytes(sp);
+  return m.msgs(1, S) + (sp.collective == Collective::reduce ? m.reduce(S) : HockneyTime{});
+}
+std::string gamma_text(const CollectiveSpec& sp) { return sp.collective == Collective::reduce ? " + S·γ" : ""; }
+
+using ShapedGenerator = Schedule (*)(const CollectiveSpec&, Layout);
+Generator shaped(ShapedGenerator g, Layout shape) {
+  return [g, shape](const CollectiveSpec& s) { return g(s, shape); };
+}
+using TimeFn = std::function<std::optional<HockneyTime>(const CollectiveSpec&, const HockneyPrices&)>;
+
 }  // namespace
 
-// Entry points used by algorithms.cpp.
+// Closed forms: S = the whole vector (broadcast, reduce, all_reduce) or one
+// rank's block (gather, scatter, all_gather, reduce_scatter); c_L = children
+// per parent at level L of the binary tree.
 namespace detail {
-Schedule tree_family(const CollectiveSpec& s) {
-  switch (s.collective) {
-    case Collective::broadcast: return gen_broadcast(s);
-    case Collective::reduce: return gen_reduce(s);
-    case Collective::gather: return gen_gather(s);
-    case Collective::scatter: return gen_scatter(s);
-    case Collective::barrier: return gen_barrier_tree(s);
-    case Collective::all_reduce: return gen_all_reduce_tree(s);
-    case Collective::all_gather: return gen_all_gather_naive(s);
-    case Collective::reduce_scatter: return gen_reduce_scatter_naive(s);
-    default: throw std::logic_error("tree_family: unsupported collective");
-  }
+std::vector<AlgorithmInfo> tree_algorithms() {
+  AlgorithmInfo naive;
+  naive.name = "naive";
+  naive.description = "a star: the root talks to every rank in turn";
+  naive.layout = Layout::star;
+  naive.uses_root = true;
+  const Layout star = Layout::star;
+  const TimeFn naive_rooted = [](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+    const double n1 = sp.world_size - 1;
+    return n1 * per_message(sp, m);
+  };
+  const TimeFn naive_blocks = [](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+    const double n1 = sp.world_size - 1;
+    return n1 * m.msgs(1, spec_bytes(sp));
+  };
+  const auto naive_rooted_text = [](const CollectiveSpec& sp) { return "(n-1)·(α + S·β" + gamma_text(sp) + ")"; };
+  for (Collective c : {Collective::broadcast, Collective::reduce})
+    naive.serves.push_back({c, shaped(c == Collective::broadcast ? gen_broadcast : gen_reduce, star),
+                            ClosedForm{naive_rooted, naive_rooted_text}});
+  naive.serves.push_back({Collective::gather, shaped(gen_gather, star),
+                          ClosedForm{naive_blocks, fixed_text("(n-1)·(α + S·β)")}});
+  naive.serves.push_back({Collective::scatter, shaped(gen_scatter, star),
+                          ClosedForm{naive_blocks, fixed_text("(n-1)·(α + S·β)")}});
+  naive.serves.push_back(
+      {Collective::barrier, shaped(gen_barrier_tree, star),
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double n1 = sp.world_size - 1;
+                    return 2 * n1 * m.msgs(1, 0);
+                  },
+                  fixed_text("2(n-1)·α")}});
+  naive.serves.push_back(
+      {Collective::all_reduce, shaped(gen_all_reduce_tree, star),
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double n1 = sp.world_size - 1, S = spec_bytes(sp);
+                    return n1 * (m.msgs(2, S) + m.reduce(S));
+                  },
+                  fixed_text("(n-1)·(2α + 2S·β + S·γ)  (reduce to the root, then send back)")}});
+  naive.serves.push_back(
+      {Collective::all_gather, gen_all_gather_naive,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const int n = sp.world_size;
+                    const double n1 = n - 1, S = spec_bytes(sp);
+                    return n1 * (m.msgs(1, S) + m.msgs(1, n * S));
+                  },
+                  fixed_text("(n-1)·(2α + S·β + n·S·β)")}});
+  naive.serves.push_back(
+      {Collective::reduce_scatter, gen_reduce_scatter_naive,
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const int n = sp.world_size;
+                    const double n1 = n - 1, S = spec_bytes(sp);
+                    return n1 * (m.msgs(1, n * S) + m.reduce(n * S) + m.msgs(1, S));
+                  },
+                  fixed_text("(n-1)·(2α + n·S·β + n·S·γ + S·β)")}});
+
+  AlgorithmInfo tree;
+  tree.name = "tree";
+  tree.description = "binary tree in heap order: up to the root, then back down";
+  tree.layout = Layout::tree;
+  tree.uses_root = true;
+  const Layout bin = Layout::tree;
+  for (Collective c : {Collective::broadcast, Collective::reduce})
+    tree.serves.push_back(
+        {c, shaped(c == Collective::broadcast ? gen_broadcast : gen_reduce, bin),
+         ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                      return tree_sum(sp.world_size, per_message(sp, m));
+                    },
+                    [](const CollectiveSpec& sp) { return "Σ_levels c_L·(α + S·β" + gamma_text(sp) + ")"; }}});
+  // Gather and scatter messages carry whole subtrees: no closed form.
+  tree.serves.push_back({Collective::gather, shaped(gen_gather, bin), std::nullopt});
+  tree.serves.push_back({Collective::scatter, shaped(gen_scatter, bin), std::nullopt});
+  tree.serves.push_back(
+      {Collective::barrier, shaped(gen_barrier_tree, bin),
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    return tree_sum(sp.world_size, m.msgs(2, 0));
+                  },
+                  fixed_text("Σ_levels 2c_L·α")}});
+  tree.serves.push_back(
+      {Collective::all_reduce, shaped(gen_all_reduce_tree, bin),
+       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                    const double S = spec_bytes(sp);
+                    return tree_sum(sp.world_size, m.msgs(2, S) + m.reduce(S));
+                  },
+                  fixed_text("Σ_levels c_L·(2α + 2S·β + S·γ)  (binary tree, c_L children per parent)")}});
+
+  AlgorithmInfo binomial;
+  binomial.name = "binomial";
+  binomial.description = "MPICH's binomial tree: ⌈lg n⌉ steps, the informed ranks doubling each step";
+  binomial.layout = Layout::binomial_tree;
+  binomial.uses_root = true;
+  const Layout bt = Layout::binomial_tree;
+  for (Collective c : {Collective::broadcast, Collective::reduce})
+    binomial.serves.push_back(
+        {c, shaped(c == Collective::broadcast ? gen_broadcast : gen_reduce, bt),
+         ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+                      return static_cast<double>(ceil_lg(sp.world_size)) * per_message(sp, m);
+                    },
+                    [](const CollectiveSpec& sp) {
+                      return "⌈lg n⌉·(α + S·β" + gamma_text(sp) + ")  (Thakur et al. 2005)";
+                    }}});
+  const ClosedForm binomial_blocks{
+      [](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
+        const int n = sp.world_size;
+        if (floor_pow2(n) != n) return std::nullopt;  // subtree extents are uneven otherwise
+        const double S = spec_bytes(sp);
+        HockneyTime t;
+        for (int j = 0; j < ceil_lg(n); ++j) t += m.msgs(1, S * static_cast<double>(1 << j));
+        return t;
+      },
+      fixed_text("⌈lg n⌉·α + (n-1)·S·β  (Thakur et al. 2005)")};
+  binomial.serves.push_back({Collective::gather, shaped(gen_gather, bt), binomial_blocks});
+  binomial.serves.push_back({Collective::scatter, shaped(gen_scatter, bt), binomial_blocks});
+  return {naive, tree, binomial};
 }
 }  // namespace detail
 

@@ -87,6 +87,11 @@ void ScheduleBuilder::send(int r, int to, BufRange src, int64_t len, int chunk, 
 void ScheduleBuilder::recv(int r, int from, BufRange dst, int64_t len, int chunk, int segment) {
   add(r, Op{OpKind::recv, from, {}, dst, len, chunk, segment});
 }
+void ScheduleBuilder::transfer(int from, int to, BufRange src, BufRange dst, int64_t len, int chunk, Arrival how) {
+  send(from, to, src, len, chunk);
+  if (how == Arrival::reduce) recv_reduce(to, from, dst, len, chunk);
+  else recv(to, from, dst, len, chunk);
+}
 void ScheduleBuilder::recv_reduce(int r, int from, BufRange dst, int64_t len, int chunk, int segment) {
   add(r, Op{OpKind::recv_reduce, from, {}, dst, len, chunk, segment});
 }

@@ -119,6 +119,14 @@ class ScheduleBuilder {
   void send(int r, int to, BufRange src, int64_t len, int chunk = -1, int segment = -1);
   void recv(int r, int from, BufRange dst, int64_t len, int chunk = -1, int segment = -1);
   void recv_reduce(int r, int from, BufRange dst, int64_t len, int chunk = -1, int segment = -1);
+  // One message written once: the send on rank `from` and its matching recv
+  // on rank `to` (a recv_reduce with Arrival::reduce), appended to the two
+  // ranks' op lists now. Right where the receiver has nothing to do before
+  // the recv in this step (trees, folds); a ring, whose every rank sends
+  // before it receives, writes the two halves with send and recv.
+  enum class Arrival { store, reduce };
+  void transfer(int from, int to, BufRange src, BufRange dst, int64_t len, int chunk = -1,
+                Arrival how = Arrival::store);
   void copy(int r, BufRange src, BufRange dst, int64_t len, int chunk = -1);
   void reduce(int r, BufRange src, BufRange dst, int64_t len, int chunk = -1, int segment = -1);
   void swap(int r, Buf a, Buf b);

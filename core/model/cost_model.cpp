@@ -1,5 +1,7 @@
 #include "core/model/cost_model.h"
 
+#include "core/algorithms/registry.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -83,18 +85,6 @@ CostTerms red(const CostParams& p, double bytes) {
   t.gamma_s = bytes * p.gamma;
   return t;
 }
-CostTerms operator+(CostTerms a, const CostTerms& b) { return a += b; }
-CostTerms operator*(double k, CostTerms a) {
-  a.alpha_s *= k;
-  a.beta_s *= k;
-  a.gamma_s *= k;
-  a.delta_s *= k;
-  a.bus_s *= k;
-  a.barrier_s *= k;
-  a.wait_s *= k;
-  return a;
-}
-
 RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p) {
   RankStepCost c;
   CostTerms out, in;
@@ -137,32 +127,6 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
   c.terms.gamma_s = c.bytes_reduced * p.gamma;
   c.terms.delta_s = c.bytes_copied * p.delta;
   return c;
-}
-
-int tree_height(int n) {  // levels of the heap-order binary tree: ceil(log2(n+1))
-  int h = 0;
-  while ((1 << h) - 1 < n) ++h;
-  return h;
-}
-// c_L for L = 1..h-1: children per parent at that level (1 or 2).
-std::vector<int> tree_children_per_level(int n) {
-  std::vector<int> c;
-  const int h = tree_height(n);
-  for (int L = 1; L < h; ++L) {
-    const int64_t nodes = std::min<int64_t>(int64_t{1} << L, n - ((int64_t{1} << L) - 1));
-    c.push_back(static_cast<int>(std::min<int64_t>(2, nodes)));
-  }
-  return c;
-}
-int ceil_lg(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
-int floor_pow2(int n) {
-  int p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
 }
 
 }  // namespace
@@ -270,142 +234,49 @@ std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p) {
   return us;
 }
 
-std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const CostParams& p) {
-  const int n = sp.world_size;
-  const double S = static_cast<double>(sp.count) * static_cast<double>(dtype_size(sp.dtype));
-  const std::string& a = sp.algorithm;
-  if (n <= 1) return CostTerms{};
-  const double n1 = n - 1;
-  const auto levels = tree_children_per_level(n);
-  auto tree_sum = [&](const CostTerms& per) {
-    CostTerms t;
-    for (int c : levels) t += static_cast<double>(c) * per;
-    return t;
-  };
-  const int pw = floor_pow2(n), lg = ceil_lg(pw);
-  const bool folded = pw != n;
-  const CostTerms fold_unfold = msgs(p, 1, S) + red(p, S) + msgs(p, 1, S);
-  switch (sp.collective) {
-    case Collective::all_reduce:
-      if (a == "ring") {
-        const double k = sp.segments, chunk = S / n;
-        return n1 * (msgs(p, k, chunk / k) + red(p, chunk)) + n1 * msgs(p, k, chunk / k);
-      }
-      if (a == "ring_unchunked") return n1 * (msgs(p, 1, S) + red(p, S));
-      if (a == "naive") return n1 * (msgs(p, 2, S) + red(p, S));
-      if (a == "tree") return tree_sum(msgs(p, 2, S) + red(p, S));
-      if (a == "recursive_doubling") {
-        CostTerms t = static_cast<double>(lg) * (msgs(p, 1, S) + red(p, S));
-        if (folded) t += fold_unfold;
-        return t;
-      }
-      if (a == "halving_doubling") {
-        CostTerms t;
-        for (int k = 1; k <= lg; ++k) {  // halving sends S/2^k and reduces it; doubling mirrors it
-          const double part = S / static_cast<double>(1 << k);
-          t += msgs(p, 1, part) + red(p, part) + msgs(p, 1, part);
-        }
-        if (folded) t += fold_unfold;
-        return t;
-      }
-      break;
-    case Collective::broadcast:
-    case Collective::reduce: {
-      const CostTerms per = msgs(p, 1, S) + (sp.collective == Collective::reduce ? red(p, S) : CostTerms{});
-      if (a == "naive") return n1 * per;
-      if (a == "tree") return tree_sum(per);
-      if (a == "binomial") return static_cast<double>(ceil_lg(n)) * per;
-      break;
-    }
-    case Collective::gather:
-    case Collective::scatter:
-      if (a == "naive") return n1 * msgs(p, 1, S);
-      if (a == "binomial" && !folded) {  // subtree extents are uneven otherwise
-        CostTerms t;
-        for (int j = 0; j < ceil_lg(n); ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
-        return t;
-      }
-      break;
-    case Collective::all_gather:
-      if (a == "naive") return n1 * (msgs(p, 1, S) + msgs(p, 1, n * S));
-      if (a == "ring") return n1 * msgs(p, 1, S);
-      if (a == "recursive_doubling" && !folded) {
-        CostTerms t;
-        for (int j = 0; j < lg; ++j) t += msgs(p, 1, S * static_cast<double>(1 << j));
-        return t;
-      }
-      break;
-    case Collective::reduce_scatter:
-      if (a == "naive") return n1 * (msgs(p, 1, n * S) + red(p, n * S) + msgs(p, 1, S));
-      if (a == "ring") return n1 * (msgs(p, 1, S) + red(p, S));
-      if (a == "halving_doubling") {
-        if (folded) break;
-        CostTerms t;
-        for (int k = 1; k <= lg; ++k) {
-          const double part = S * static_cast<double>(n >> k);
-          t += msgs(p, 1, part) + red(p, part);
-        }
-        return t;
-      }
-      break;
-    case Collective::all_to_all:
-      if (a == "naive") return n1 * msgs(p, 1, S);
-      break;
-    case Collective::barrier:
-      if (a == "naive") return 2 * n1 * msgs(p, 1, 0);
-      if (a == "tree") return tree_sum(msgs(p, 2, 0));
-      if (a == "dissemination") return static_cast<double>(ceil_lg(n)) * msgs(p, 1, 0);
-      break;
+namespace {
+// The cost model's prices for the closed forms the algorithm files state:
+// the same message and reduction terms as msgs() and red() above.
+class ParamsPrices final : public HockneyPrices {
+ public:
+  explicit ParamsPrices(const CostParams& p) : p_(p) {}
+  HockneyTime msgs(double k, double bytes) const override {
+    const CostTerms t = microddp::msgs(p_, k, bytes);
+    return {t.alpha_s, t.beta_s, t.gamma_s};
   }
-  return std::nullopt;
+  HockneyTime reduce(double bytes) const override {
+    const CostTerms t = red(p_, bytes);
+    return {t.alpha_s, t.beta_s, t.gamma_s};
+  }
+
+ private:
+  const CostParams& p_;
+};
+
+const ClosedForm* registered_closed_form(const CollectiveSpec& sp) {
+  const AlgorithmInfo* a = find_algorithm(sp.algorithm, sp.collective);
+  if (!a) return nullptr;
+  const auto& cf = a->variant(sp.collective)->closed_form;
+  return cf ? &*cf : nullptr;
+}
+}  // namespace
+
+std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const CostParams& p) {
+  if (sp.world_size <= 1) return CostTerms{};
+  const ClosedForm* cf = registered_closed_form(sp);
+  if (!cf || !cf->time) return std::nullopt;
+  const std::optional<HockneyTime> h = cf->time(sp, ParamsPrices(p));
+  if (!h) return std::nullopt;
+  CostTerms t;
+  t.alpha_s = h->alpha_s;
+  t.beta_s = h->beta_s;
+  t.gamma_s = h->gamma_s;
+  return t;
 }
 
 std::string closed_form_text(const CollectiveSpec& sp) {
-  const std::string& a = sp.algorithm;
-  switch (sp.collective) {
-    case Collective::all_reduce:
-      if (a == "ring") return sp.segments > 1 ? "2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)"
-                                              : "2(n-1)·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)";
-      if (a == "ring_unchunked") return "(n-1)·(α + S·β + S·γ)  (the seed notes' unchunked ring)";
-      if (a == "naive") return "(n-1)·(2α + 2S·β + S·γ)  (reduce to the root, then send back)";
-      if (a == "tree") return "Σ_levels c_L·(2α + 2S·β + S·γ)  (binary tree, c_L children per parent)";
-      if (a == "recursive_doubling") return "lg p·(α + S·β + S·γ) [+ fold/unfold]  (Thakur et al. 2005)";
-      if (a == "halving_doubling")
-        return "2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ [+ fold/unfold]  (Rabenseifner; Thakur et al. 2005)";
-      break;
-    case Collective::broadcast:
-    case Collective::reduce: {
-      const std::string g = sp.collective == Collective::reduce ? " + S·γ" : "";
-      if (a == "naive") return "(n-1)·(α + S·β" + g + ")";
-      if (a == "tree") return "Σ_levels c_L·(α + S·β" + g + ")";
-      if (a == "binomial") return "⌈lg n⌉·(α + S·β" + g + ")  (Thakur et al. 2005)";
-      break;
-    }
-    case Collective::gather:
-    case Collective::scatter:
-      if (a == "naive") return "(n-1)·(α + S·β)";
-      if (a == "binomial") return "⌈lg n⌉·α + (n-1)·S·β  (Thakur et al. 2005)";
-      break;
-    case Collective::all_gather:
-      if (a == "naive") return "(n-1)·(2α + S·β + n·S·β)";
-      if (a == "ring") return "(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)";
-      if (a == "recursive_doubling") return "lg n·α + (n-1)·S·β  (Thakur et al. 2005)";
-      break;
-    case Collective::reduce_scatter:
-      if (a == "naive") return "(n-1)·(2α + n·S·β + n·S·γ + S·β)";
-      if (a == "ring") return "(n-1)·(α + S·β + S·γ)";
-      if (a == "halving_doubling") return "lg n·α + (n-1)·S·(β + γ)  (Thakur et al. 2005)";
-      break;
-    case Collective::all_to_all:
-      if (a == "naive") return "(n-1)·(α + S·β)  (pairwise exchange)";
-      break;
-    case Collective::barrier:
-      if (a == "naive") return "2(n-1)·α";
-      if (a == "tree") return "Σ_levels 2c_L·α";
-      if (a == "dissemination") return "⌈lg n⌉·α";
-      break;
-  }
-  return "";
+  const ClosedForm* cf = registered_closed_form(sp);
+  return cf && cf->text ? cf->text(sp) : "";
 }
 
 double busbw_factor(Collective c, int n) {

@@ -180,29 +180,21 @@ Prediction predict(const Schedule& s, const CostParams& p);
 std::vector<double> predicted_step_us(const Schedule& s, const CostParams& p);
 
 // The closed form from the literature for spec's collective and algorithm,
-// in the same model (δ is left out: the papers do not count local copies).
+// in the same model (δ is left out: the papers do not count local copies),
+// priced with p. The formulas live with their algorithms: each record of
+// the algorithm registry (core/algorithms/registry.h, closed_form.h) states
+// its own, e.g. the ring all_reduce's 2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ
+// (Patarasuk & Yuan 2009; k = segments) in core/algorithms/ring.cpp. S is in
+// bytes (count × dtype size); the terms in seconds. One rank costs 0.
 // Exact against predict() for power-of-two n and counts that split evenly;
 // otherwise within one element per message and step. Returns nullopt when
-// there is none: gather and scatter through the binary "tree" (message sizes
-// are subtree sizes), and, for n not a power of two, binomial gather/scatter,
-// recursive_doubling all_gather and halving_doubling reduce_scatter.
-//   all_reduce ring             2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ   (P&Y 2009; k = segments)
-//   all_reduce ring_unchunked   (n-1)(α + S·β + S·γ)                     (the seed notes' ring)
-//   all_reduce naive            (n-1)(2α + 2S·β + S·γ)                   (reduce to root, then send back)
-//   all_reduce tree             Σ_levels c_L(2α + 2S·β + S·γ)            (binary tree; c_L = children per parent, 1 or 2)
-//   all_reduce recursive_doubling  lg p·(α + S·β + S·γ)                  (Thakur et al. 2005)
-//   all_reduce halving_doubling    2 lg p·α + 2(p-1)/p·S·β + (p-1)/p·S·γ (Rabenseifner; Thakur et al. 2005)
-//     (p = largest power of two <= n; otherwise + (2α + 2S·β + S·γ) for the fold and unfold)
-//   broadcast / reduce: naive (n-1)(α+S·β[+S·γ]); tree Σ c_L(α+S·β[+S·γ]); binomial ⌈lg n⌉(α+S·β[+S·γ])
-//   gather / scatter: naive (n-1)(α + S·β); binomial lg n·α + (n-1)S·β  (S = one block)
-//   all_gather: naive (n-1)(2α + S·β + n·S·β); ring (n-1)(α + S·β); recursive_doubling lg n·α + (n-1)S·β
-//   reduce_scatter: naive (n-1)(2α + n·S·β + n·S·γ + S·β); ring (n-1)(α + S·β + S·γ);
-//                   halving_doubling lg n·α + (n-1)S·(β + γ)     (S = one output block)
-//   all_to_all naive (pairwise exchange): (n-1)(α + S·β)
-//   barrier: naive 2(n-1)α; tree Σ 2c_L·α; dissemination ⌈lg n⌉α
-// S is in bytes: count × dtype size.
+// the algorithm has none: gather and scatter through the binary "tree"
+// (message sizes are subtree sizes), and, for n not a power of two,
+// binomial gather/scatter, recursive_doubling all_gather and
+// halving_doubling reduce_scatter.
 std::optional<CostTerms> closed_form(const CollectiveSpec& spec, const CostParams& p);
-// The formula above as text (for `microddp predict`); "" when none.
+// The registered formula as text, with its source (for `microddp predict`);
+// "" when none.
 std::string closed_form_text(const CollectiveSpec& spec);
 
 // nccl-tests bus bandwidth factor (DESIGN.md): all_reduce 2(n-1)/n;

@@ -1,5 +1,7 @@
 #include "core/record/printer.h"
 
+#include "core/algorithms/registry.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -54,6 +56,8 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
   if (step < static_cast<int>(t.steps.size())) out += fmt::format(" · measured {:.1f} µs", t.step_ns(step) / 1000.0);
   if (predicted_us >= 0) out += fmt::format(" · predicted {:.1f} µs", predicted_us);
   out += "\n";
+  const AlgorithmInfo* info = find_algorithm(s.spec.algorithm, s.spec.collective);
+  const bool whole_inputs = info && info->whole_input_chunks;
   for (int r = 0; r < n; ++r) {
     const auto& ops = s.steps[step].ranks[r];
     // Storage per op from the trace events (which storage a name meant then).
@@ -65,10 +69,10 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& o = ops[i];
       const int st = storage_of(static_cast<int>(i));
-      // ring_unchunked moves whole tensors: say whose input is travelling (T_q).
-      const std::string chunk = o.chunk < 0                          ? ""
-                                : s.spec.algorithm == "ring_unchunked" ? fmt::format(" holding T{}", o.chunk)
-                                                                       : fmt::format(" chunk {}", o.chunk);
+      // Algorithms that move whole tensors: say whose input is travelling (T_q).
+      const std::string chunk = o.chunk < 0      ? ""
+                                : whole_inputs ? fmt::format(" holding T{}", o.chunk)
+                                               : fmt::format(" chunk {}", o.chunk);
       const std::string seg = o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "";
       switch (o.kind) {
         case OpKind::send:

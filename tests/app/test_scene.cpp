@@ -4,6 +4,7 @@
 #include <set>
 
 #include "app/viz/scene.h"
+#include "core/algorithms/registry.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -60,6 +61,46 @@ TEST_SUITE("scene") {
         CHECK(seen.insert({int(nd.pos.x * 4), int(nd.pos.y * 4)}).second);
       }
     }
+  }
+
+  TEST_CASE("a new algorithm is laid out by its registry hint") {
+    // A toy all_gather (every rank sends its block to every other rank in
+    // one step) that asks for the hypercube layout: the viewer must follow
+    // the hint, not the name.
+    AlgorithmInfo toy;
+    toy.name = "toy_direct";
+    toy.description = "test toy: all_gather in one step";
+    toy.layout = Layout::hypercube;
+    toy.serves.push_back({Collective::all_gather, [](const CollectiveSpec& s) {
+                            ScheduleBuilder b(s);
+                            const int n = s.world_size;
+                            for (int r = 0; r < n; ++r)
+                              b.copy_first(r, {Buf::input, 0}, {Buf::output, s.displ(r)}, s.block(r), r);
+                            b.step("exchange");
+                            for (int r = 0; r < n; ++r)
+                              for (int q = 0; q < n; ++q)
+                                if (q != r) {
+                                  b.send(r, q, {Buf::input, 0}, s.block(r), r);
+                                  b.recv(q, r, {Buf::output, s.displ(r)}, s.block(r), r);
+                                }
+                            return b.finish();
+                          },
+                          std::nullopt});
+    register_algorithm(toy);
+    RunParams p;
+    p.collective = Collective::all_gather;
+    p.algorithm = "toy_direct";
+    p.ranks = 4;
+    p.count = 2;
+    Session ses;
+    ses.configure(p);
+    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
+    CHECK(sc.kind == TopologyKind::hypercube);
+    CHECK(sc.nodes.size() == 4);
+    CHECK(topology_kind(to_spec(p)) == TopologyKind::hypercube);
+    unregister_algorithm("toy_direct", Collective::all_gather);
+    // Unknown now: drawn on a circle.
+    CHECK(topology_kind(to_spec(p)) == TopologyKind::circle);
   }
 
   TEST_CASE("one arrow per transfer of the shown step") {

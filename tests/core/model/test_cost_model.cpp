@@ -71,6 +71,38 @@ TEST_SUITE("cost_model") {
     CHECK(checked >= 100);
   }
 
+  TEST_CASE("closed forms come from the algorithm records, priced term by term") {
+    CostParams p = lit();
+    // ring all_reduce, n = 4, S = 1024 B: 6 messages of 256 B, 768 B reduced;
+    // powers of two, so the terms are exact.
+    const CollectiveSpec ring = spec(Collective::all_reduce, "ring", 4, 256);
+    const auto cf = closed_form(ring, p);
+    REQUIRE(cf);
+    CHECK(cf->alpha_s == 6 * p.alpha);
+    CHECK(cf->beta_s == 6 * 256 * p.beta);
+    CHECK(cf->gamma_s == 3 * 256 * p.gamma);
+    CHECK(cf->delta_s == 0);
+    CHECK(closed_form_text(ring) == "2(n-1)·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)");
+    CHECK(closed_form_text(spec(Collective::all_reduce, "ring", 4, 256, 2)) ==
+          "2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)");
+    // The small-message line applies per message size: 256 B messages below
+    // a 512 B break are priced with α_small and β_small.
+    p.break_bytes = 512;
+    p.alpha_small = 1.0 / 2048;
+    p.beta_small = 1.0 / (1 << 21);
+    CHECK(closed_form(ring, p)->alpha_s == 6 * p.alpha_small);
+    CHECK(closed_form(ring, p)->beta_s == 6 * 256 * p.beta_small);
+    // Texts follow the collective; a record without a closed form has none.
+    CHECK(closed_form_text(spec(Collective::reduce, "binomial", 4, 8)) == "⌈lg n⌉·(α + S·β + S·γ)  (Thakur et al. 2005)");
+    CHECK(closed_form_text(spec(Collective::broadcast, "binomial", 4, 8)) == "⌈lg n⌉·(α + S·β)  (Thakur et al. 2005)");
+    CHECK(closed_form_text(spec(Collective::gather, "tree", 4, 8)).empty());
+    CHECK_FALSE(closed_form(spec(Collective::gather, "tree", 4, 8), p));
+    CHECK_FALSE(closed_form(spec(Collective::gather, "binomial", 6, 8), p));  // uneven subtrees
+    CHECK(closed_form_text(spec(Collective::gather, "binomial", 6, 8)) == "⌈lg n⌉·α + (n-1)·S·β  (Thakur et al. 2005)");
+    CHECK(closed_form(spec(Collective::gather, "tree", 1, 8), p)->total() == 0);  // one rank costs nothing
+    CHECK_FALSE(closed_form(spec(Collective::all_reduce, "no_such", 4, 8), p));
+  }
+
   TEST_CASE("segmented ring: k messages per step") {
     const CostParams p = lit();
     CollectiveSpec s = spec(Collective::all_reduce, "ring", 4, 4 * 4 * 8, 4);

@@ -1,0 +1,91 @@
+// Closed-form costs from the literature, in the α-β-γ (Hockney) model, as
+// the algorithm files write them next to their generators. This layer only
+// states the formulas; the cost model (core/model/cost_model.h, a higher
+// layer) prices them with its parameters (closed_form()).
+//
+// Model (Hockney; the form used by Thakur, Rabenseifner & Gropp,
+// "Optimization of Collective Communication Operations in MPICH", IJHPCA
+// 19(1), 2005, and by Patarasuk & Yuan, "Bandwidth optimal all-reduce
+// algorithms for clusters of workstations", JPDC 69(2), 2009):
+//   one message of m bytes costs  α + m·β
+//   reducing m bytes costs        m·γ
+// Local copies (δ in the cost model) are not counted: the papers do not.
+// Units: S and m in BYTES (S = count × dtype size, spec_bytes()); every time
+// in SECONDS.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/ir/spec.h"
+
+namespace microddp {
+
+// A time in the α-β-γ model, by term, in seconds. The arithmetic is the
+// cost model's CostTerms arithmetic term by term, so a closed form priced
+// here gives the same bits as one priced on CostTerms.
+struct HockneyTime {
+  double alpha_s = 0, beta_s = 0, gamma_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s; }
+  HockneyTime& operator+=(const HockneyTime& o) {
+    alpha_s += o.alpha_s;
+    beta_s += o.beta_s;
+    gamma_s += o.gamma_s;
+    return *this;
+  }
+};
+inline HockneyTime operator+(HockneyTime a, const HockneyTime& b) { return a += b; }
+inline HockneyTime operator*(double k, HockneyTime a) {
+  a.alpha_s *= k;
+  a.beta_s *= k;
+  a.gamma_s *= k;
+  return a;
+}
+
+// The link and reduction costs a closed form is priced with; the cost model
+// implements it from its CostParams (including a small-message line, so α
+// and β may depend on the message size).
+class HockneyPrices {
+ public:
+  virtual ~HockneyPrices() = default;
+  // k messages of `bytes` bytes each: k·α(m) seconds of α, k·m·β(m) of β.
+  virtual HockneyTime msgs(double k, double bytes) const = 0;
+  // Reducing `bytes` bytes: bytes·γ seconds of γ.
+  virtual HockneyTime reduce(double bytes) const = 0;
+};
+
+// One algorithm's closed form for one collective.
+struct ClosedForm {
+  // Called only for world_size >= 2 (one rank costs nothing). nullopt when
+  // this spec has none (e.g. uneven subtree messages for n not a power of
+  // two). Exact against the schedule-derived prediction for power-of-two n
+  // and counts that split evenly; otherwise within one element per message.
+  std::function<std::optional<HockneyTime>(const CollectiveSpec&, const HockneyPrices&)> time;
+  // The formula and its source, for `microddp predict`, e.g.
+  // "(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)". May depend on the spec
+  // (segments). Empty = no formula to show.
+  std::function<std::string(const CollectiveSpec&)> text;
+};
+
+// A formula text that does not depend on the spec.
+inline std::function<std::string(const CollectiveSpec&)> fixed_text(std::string t) {
+  return [t = std::move(t)](const CollectiveSpec&) { return t; };
+}
+
+// S in bytes: count × dtype size (for the "v" variants: the uniform count).
+inline double spec_bytes(const CollectiveSpec& s) {
+  return static_cast<double>(s.count) * static_cast<double>(dtype_size(s.dtype));
+}
+// ⌈log2 n⌉ and the largest power of two <= n (n >= 1).
+inline int ceil_lg(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+inline int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+}  // namespace microddp
