@@ -104,7 +104,7 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
               "γ term (s)", "lockstep (s)", "pipelined (s)", "closed form (s)");
   for (const auto& alg : algorithms_for(c)) {
     const CollectiveSpec s = make_spec(a, alg, bytes);
-    if (alg != "ring" && s.segments > 1) continue;
+    if (s.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
     const Schedule sch = make_schedule(s);
     const Prediction pr = predict(sch, p);
     const auto cf = closed_form(s, p);

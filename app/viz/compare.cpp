@@ -39,7 +39,8 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
   for (const auto& a : algs) {
     RunParams q = p;
     q.spec.algorithm = a;
-    if (a != "ring") q.spec.segments = 1;
+    if (const AlgorithmInfo* info = find_algorithm(a, q.spec.collective); !info || !info->pipelines)
+      q.spec.segments = 1;
     auto s = std::make_unique<Session>();
     try {
       s->configure(q);

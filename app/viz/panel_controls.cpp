@@ -38,7 +38,7 @@ void tooltip(const char* text) {
 }
 
 // Whether the chosen algorithm takes segments > 1 (the registry says).
-bool pipelines(const RunParams& p) {
+bool pipelines(const CollectiveSpec& p) {
   const AlgorithmInfo* a = find_algorithm(p.algorithm, p.collective);
   return a && a->pipelines;
 }

@@ -88,19 +88,19 @@ TEST_SUITE("scene") {
                           std::nullopt});
     register_algorithm(toy);
     RunParams p;
-    p.collective = Collective::all_gather;
-    p.algorithm = "toy_direct";
-    p.ranks = 4;
-    p.count = 2;
+    p.spec.collective = Collective::all_gather;
+    p.spec.algorithm = "toy_direct";
+    p.spec.world_size = 4;
+    p.spec.count = 2;
     Session ses;
     ses.configure(p);
     const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
     CHECK(sc.kind == TopologyKind::hypercube);
     CHECK(sc.nodes.size() == 4);
-    CHECK(topology_kind(to_spec(p)) == TopologyKind::hypercube);
+    CHECK(topology_kind(p.spec) == TopologyKind::hypercube);
     unregister_algorithm("toy_direct", Collective::all_gather);
     // Unknown now: drawn on a circle.
-    CHECK(topology_kind(to_spec(p)) == TopologyKind::circle);
+    CHECK(topology_kind(p.spec) == TopologyKind::circle);
   }
 
   TEST_CASE("one arrow per transfer of the shown step") {
