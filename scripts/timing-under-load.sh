@@ -7,9 +7,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build/release}
 ROUNDS=${2:-10}
-# Lesson 07 (overlap, exposed communication), the DDP suites, the hang lab's
-# monitored barrier, the threads executor's delayed runs, and every lesson.
-REGEX=${TIMING_REGEX:-'lessons\.|core\.(ddp|hang|delay|executor|stepped)'}
+# Every lesson run and lesson suite (07: overlap, exposed communication), the DDP
+# suites and view, the hang lab, the threads executor's delayed runs, and the
+# MPI fault and clock tests.
+REGEX=${TIMING_REGEX:-'lessons\.(lesson_|run\.)|core\.(ddp|hang|delay|race_demo|executor|stepped)|mpi\.fault|mpi\.pingpong_clock|app\.ddp_view'}
 [ -x "$BUILD/tests/test_core" ] || { echo "error: build $BUILD first (make build)"; exit 2; }
 
 load=$(mktemp -d)
