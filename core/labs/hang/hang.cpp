@@ -113,6 +113,10 @@ bool MonitoredBarrier::failed() const {
   std::lock_guard<std::mutex> lk(m_);
   return decided_ && !ok_;
 }
+bool MonitoredBarrier::has_arrived(int rank) const {
+  std::lock_guard<std::mutex> lk(m_);
+  return rank >= 0 && rank < n_ && arrived_[rank];
+}
 std::string MonitoredBarrier::error() const {
   std::lock_guard<std::mutex> lk(m_);
   return error_;

@@ -92,6 +92,9 @@ class MonitoredBarrier {
   void arrive(int rank, const std::string& fingerprint = "");
   void cancel(const std::string& why);
   bool failed() const;
+  // Whether `rank` has called arrive() (so a caller can order arrivals, as
+  // the tests do to make "rank 0 is there first" certain).
+  bool has_arrived(int rank) const;
   std::string error() const;
   std::vector<int> missing() const;     // after a failed verdict
   std::vector<int> mismatched() const;
