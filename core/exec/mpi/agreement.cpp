@@ -1,6 +1,7 @@
 // Agreement: every rank describes its call; rank 0 judges
 // (core/exec/mpi/backend_mpi.h, step 1 of a run).
 #include <cstdio>
+#include <cstring>
 
 #include "core/exec/mpi/mpi_internal.h"
 
@@ -47,21 +48,30 @@ std::string difference(const Header& a, const Header& b, int rank_b) {
   auto say = [&](const char* field, const std::string& va, const std::string& vb) {
     return fmt::format("rank {} called with {} {} but rank 0 with {} {}", rank_b, field, vb, field, va);
   };
-  auto coll = [](int32_t c) { return std::string(name(static_cast<Collective>(c))); };
+  // Enum values come from other ranks: name only those in range.
+  auto named = [](auto e, int32_t v, size_t count) {
+    return v >= 0 && static_cast<size_t>(v) < count ? std::string(name(static_cast<decltype(e)>(v)))
+                                                    : fmt::format("<invalid {}>", v);
+  };
+  auto coll = [&](int32_t c) { return named(Collective{}, c, all_collectives().size()); };
+  auto dtype = [&](int32_t t) { return named(DType{}, t, all_dtypes().size()); };
+  auto op = [&](int32_t o) { return named(ReduceOp{}, o, static_cast<size_t>(ReduceOp::avg) + 1); };
   if (a.kind != b.kind)
     return fmt::format("rank {} called {} but rank 0 called {}", rank_b, b.kind == 1 ? "run_mpi" : "the library collective",
                        a.kind == 1 ? "run_mpi" : "the library collective");
   if (a.collective != b.collective) return say("collective", coll(a.collective), coll(b.collective));
-  if (a.algo_hash != b.algo_hash) return say("algorithm", a.algorithm, b.algorithm);
+  // The names come from other ranks: read at most the field, NUL or not.
+  auto algo = [](const Header& h) { return std::string(h.algorithm, strnlen(h.algorithm, sizeof h.algorithm)); };
+  if (a.algo_hash != b.algo_hash) return say("algorithm", algo(a), algo(b));
   if (a.world_size != b.world_size)
     return say("world size", std::to_string(a.world_size), std::to_string(b.world_size));
   if (a.count != b.count) return say("count", std::to_string(a.count), std::to_string(b.count));
   if (a.counts_hash != b.counts_hash || a.total != b.total)
     return say("counts totalling", std::to_string(a.total), std::to_string(b.total));
   if (a.dtype != b.dtype)
-    return say("dtype", std::string(name(static_cast<DType>(a.dtype))), std::string(name(static_cast<DType>(b.dtype))));
+    return say("dtype", dtype(a.dtype), dtype(b.dtype));
   if (a.op != b.op)
-    return say("op", std::string(name(static_cast<ReduceOp>(a.op))), std::string(name(static_cast<ReduceOp>(b.op))));
+    return say("op", op(a.op), op(b.op));
   if (a.root != b.root) return say("root", std::to_string(a.root), std::to_string(b.root));
   if (a.in_place != b.in_place) return say("in_place", std::to_string(a.in_place), std::to_string(b.in_place));
   if (a.segments != b.segments) return say("segments", std::to_string(a.segments), std::to_string(b.segments));

@@ -222,9 +222,15 @@ MpiLibraryResult run_mpi_library(const CollectiveSpec& sp, const RankData& input
   res.function = mpi_library_function(sp);
   res.seconds = static_cast<double>(slowest) * 1e-9 / iterations;
   res.outputs.resize(n);
-  auto blobs = gather_blobs(me, n, out);
+  auto blobs = gather_blobs(me, n, out, [&](int r) { return sp.output_count(r) * static_cast<int64_t>(es); });
   if (me == 0)
-    for (int r = 0; r < n; ++r) res.outputs[r] = std::move(blobs[r]);
+    for (int r = 0; r < n; ++r) {
+      const auto want = static_cast<size_t>(sp.output_count(r)) * es;
+      if (blobs[r].size() != want)
+        throw wire::WireError(fmt::format("rank {}'s output of {} is {} bytes, expected {}", r, res.function,
+                                          blobs[r].size(), want));
+      res.outputs[r] = std::move(blobs[r]);
+    }
   else
     res.outputs[me] = std::move(out);
   return res;

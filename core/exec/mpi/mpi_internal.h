@@ -23,8 +23,6 @@
 
 namespace microddp::mpi_detail {
 
-using wire::get_record;
-using wire::put_record;
 using wire::Reader;
 using wire::Writer;
 
@@ -133,12 +131,7 @@ bool agree(const Header& mine, const std::string& my_problem = "");
 // ---- clock_sync.cpp: Cristian's algorithm, best of kPingPongRounds ----
 bool force_pingpong();
 
-struct ClockEntry {
-  int64_t offset = 0, error = 0;                    // applied
-  int64_t measured_offset = 0, measured_error = 0;  // the ping-pong estimate
-  int64_t same_clock = 1;
-};
-
+using wire::ClockEntry;  // what travels to rank 0 (wire.h)
 ClockEntry sync_clocks(int me, int n);
 
 // ---- root_barrier.cpp ----
@@ -174,7 +167,11 @@ class MpiTransport final : public Transport {
 };
 
 // ---- trace_gather.cpp ----
-// Rank 0 collects one blob from every other rank, in rank order.
-std::vector<std::vector<std::byte>> gather_blobs(int me, int n, std::vector<std::byte> mine);
+// Rank 0 collects one blob from every other rank, in rank order. Before it
+// allocates, rank 0 checks the size a rank announces against
+// max_bytes(rank) and aborts the job, naming the rank and both sizes, when
+// it is negative or larger.
+std::vector<std::vector<std::byte>> gather_blobs(int me, int n, std::vector<std::byte> mine,
+                                                 const std::function<int64_t(int)>& max_bytes);
 
 }  // namespace microddp::mpi_detail

@@ -92,16 +92,8 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
     out.assign(p, p + ov.size * es);
   }
 
-  Writer w;
-  w.put(end_ns);
-  w.put(clock);
-  w.vec(out);
-  if (opt.record) {
-    w.vec(trace.events[me]);
-    for (int st = 0; st < s.num_steps(); ++st) put_record(w, trace.steps[st][me]);
-    put_record(w, trace.initial[me]);
-  }
-  auto blobs = gather_blobs(me, n, std::move(w.buf));
+  auto blobs = gather_blobs(me, n, wire::encode_share(s, me, end_ns, clock, out, opt.record ? &trace : nullptr),
+                            [&](int r) { return wire::max_share_bytes(s, r, opt.record); });
 
   RunResult res;
   res.outputs.resize(n);
@@ -123,15 +115,15 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   }
   int64_t last_end = 0;
   for (int r = 0; r < n; ++r) {
-    Reader rd(blobs[r]);
-    last_end = std::max(last_end, rd.get<int64_t>());
-    keep(rd.get<ClockEntry>());
+    wire::RankShare share = wire::decode_share(blobs[r], s, r, opt.record);
+    last_end = std::max(last_end, share.end_ns);
+    keep(share.clock);
     if (sync_now) g_clocks_shared = (r == 0 ? true : g_clocks_shared) && g_sync.same_clock.back();
-    res.outputs[r] = rd.vec<std::byte>();
+    res.outputs[r] = std::move(share.outputs);
     if (opt.record && r != 0) {
-      trace.events[r] = rd.vec<Event>();
-      for (int st = 0; st < s.num_steps(); ++st) trace.steps[st][r] = get_record(rd);
-      trace.initial[r] = get_record(rd);
+      trace.events[r] = std::move(share.events);
+      for (int st = 0; st < s.num_steps(); ++st) trace.steps[st][r] = std::move(share.steps[st]);
+      trace.initial[r] = std::move(share.initial);
     }
   }
   if (sync_now) {
