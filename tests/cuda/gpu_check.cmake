@@ -1,6 +1,6 @@
 # MICRODDP_GPU_CHECK_ONLY=ON (scripts/gpu-check.sh): a build of only what the
 # GPU check needs, for a bare CUDA machine with CMake, ninja, a C++20
-# compiler, nvcc and NCCL but none of our Debian packages (issue 7).
+# compiler, nvcc and NCCL but none of our Debian packages.
 # Included by the top-level CMakeLists.txt, which then returns.
 #   kernels/cpu + kernels/cuda  (kernels/CMakeLists.txt, needs nothing else)
 #   microddp_core               (a subset of core/*.cpp: no yaml-cpp lessons,

@@ -1,4 +1,4 @@
-// The hang lab (issue 8): faults that make distributed jobs hang or go
+// The hang lab: faults that make distributed jobs hang or go
 // wrong, run for real on threads and bounded in time, and the tools that
 // find them: a monitored barrier, per-rank collective sequence numbers with
 // a small flight recorder, and NCCL_DEBUG-style logging (MICRODDP_DEBUG).
