@@ -70,20 +70,30 @@ RankShare decode_share(const std::vector<std::byte>& blob, const Schedule& s, in
     int64_t ops = 0;
     for (const auto& st : s.steps) ops += static_cast<int64_t>(st.ranks[rank].size());
     sh.events = rd.vec<Event>("the event count", ops);
-    // The events follow the rank's program op by op (RankProgram): anything
-    // else would index the schedule wrongly wherever the trace is read.
+    // The events follow the rank's program op by op, with the op's fields
+    // (RankProgram); only the times and the storage are the run's. Anything
+    // else would index the schedule or the buffers wrongly wherever the
+    // trace is read.
+    const auto storages = static_cast<int32_t>(layout.storage_size.size());
     size_t k = 0;
     for (int st = 0; st < s.num_steps(); ++st)
       for (size_t i = 0; i < s.steps[st].ranks[rank].size(); ++i, ++k) {
         const Op& op = s.steps[st].ranks[rank][i];
         const Event& e = sh.events[k];
+        const bool writes = op.kind != OpKind::send;
+        const BufRange& ref = writes ? op.dst : op.src;
+        const int64_t bytes = op.kind == OpKind::swap ? 0 : op.len * static_cast<int64_t>(es);
         if (e.step != st || e.op_index != static_cast<int32_t>(i) || e.kind != op.kind || e.peer != op.peer)
           throw WireError(fmt::format(
               "{}: event {} is step {} op {} (kind {}, peer {}), expected step {} op {} (kind {}, peer {})",
               rd.source(), k, e.step, e.op_index, static_cast<int>(e.kind), e.peer, st, i, static_cast<int>(op.kind),
               op.peer));
-        if (static_cast<int>(e.buf) >= kNumBufs)
-          rd.fail("an event's buffer", static_cast<int>(e.buf), fmt::format("0..{}", kNumBufs - 1));
+        if (e.buf != ref.buf || e.offset != ref.offset || e.len != op.len || e.bytes != bytes || e.chunk != op.chunk)
+          throw WireError(fmt::format("{}: event {} (step {} op {}) does not describe the schedule's op "
+                                      "(buffer, offset, length, bytes or chunk differ)",
+                                      rd.source(), k, st, i));
+        if (e.storage < -1 || e.storage >= storages)
+          rd.fail("an event's storage", e.storage, fmt::format("-1..{}", storages - 1));
       }
     sh.steps.reserve(s.steps.size());
     for (int st = 0; st < s.num_steps(); ++st) sh.steps.push_back(get_record(rd, layout));

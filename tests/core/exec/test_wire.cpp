@@ -117,6 +117,20 @@ TEST_SUITE("wire") {
       CHECK_THROWS_WITH_AS(decode_share(blob, f.s, 1, true),
                            doctest::Contains("rank 1's results: event 0 is step 7 op 0"), WireError);
     }
+    SUBCASE("an event's offset, which would index a buffer") {
+      int64_t offset = 1 << 20;
+      std::memcpy(blob.data() + kEventCount + 8 + sizeof(Event) + offsetof(Event, offset), &offset, sizeof offset);
+      CHECK_THROWS_WITH_AS(decode_share(blob, f.s, 1, true),
+                           "rank 1's results: event 1 (step 0 op 1) does not describe the schedule's op (buffer, "
+                           "offset, length, bytes or chunk differ)",
+                           WireError);
+    }
+    SUBCASE("an event's storage") {
+      int32_t storage = 40;
+      std::memcpy(blob.data() + kEventCount + 8 + offsetof(Event, storage), &storage, sizeof storage);
+      CHECK_THROWS_WITH_AS(decode_share(blob, f.s, 1, true), doctest::Contains("rank 1's results: an event's storage is 40, expected -1.."),
+                           WireError);
+    }
     SUBCASE("a step record's buffer count") {
       const size_t first_record = kEventCount + 8 + 10 * sizeof(Event);
       poke(blob, first_record + 16, 99);
