@@ -1,5 +1,5 @@
 // The hang lab: monitored barrier, flight recorder, MICRODDP_DEBUG logging
-// and the fault-injected program (see core/hang.h).
+// and the fault-injected program (see core/labs/hang/hang.h).
 #include "core/labs/hang/hang.h"
 
 #include <fmt/format.h>

@@ -12,7 +12,7 @@
 // arrive, in ascending order, or every rank whose fingerprint differs from
 // rank 0's; the barrier's verdict fails ALL ranks together (late arrivals
 // included), none pass. Only when it passes does the collective run, for
-// real, with run_threads (core/executor.h).
+// real, with run_threads (core/exec/executor.h).
 // Limits (say them when teaching): the fingerprint holds type, count and
 // dtype, so two calls of the same shape in the wrong order are NOT caught
 // (neither are they by PyTorch's check); NCCL itself checks nothing and
