@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check for the CUDA and NCCL backends (issue 7), for a short lease on a
+# GPU check for the CUDA and NCCL backends, for a short lease on a
 # bare CUDA machine (CMake, ninja, a C++20 compiler, nvcc, NCCL; none of our
 # Debian packages, no package registry):
 #   1. configure with -DMICRODDP_GPU_CHECK_ONLY=ON (tests/cuda/gpu_check.cmake):
@@ -54,7 +54,7 @@ rows=()   # "name|result|detail"
 row() { rows+=("$1|$2|$3"); }
 table() {
   echo
-  echo "================ gpu-check (issue 7) ================"
+  echo "================ gpu-check: CUDA and NCCL ================"
   printf '%-22s %-14s %s\n' "item" "result" "detail"
   for r in "${rows[@]}"; do IFS='|' read -r a b c <<<"$r"; printf '%-22s %-14s %s\n' "$a" "$b" "$c"; done
   echo "elapsed: $(( $(date +%s) - start )) s"

@@ -1,4 +1,4 @@
-// gpu_bench: the short GPU bench of scripts/gpu-check.sh (issue 7, section 6).
+// gpu_bench: the short GPU bench of scripts/gpu-check.sh (its step 4).
 // Prints tables; asserts nothing about speed (speed goals are reported, not
 // tested). On a machine without a CUDA device it prints
 // "SKIPPED: no CUDA device was found: <reason>" and exits 77.
@@ -18,7 +18,7 @@
 //     (default 1 GiB per rank), free-running, time = the last of 3 iterations
 //     (CUDA events, first step begin to last step end). algbw = S / t, busbw
 //     = algbw · 2(n-1)/n (nccl-tests), moved = Σ bytes sent by all ranks / t,
-//     and moved / d2d copy rate (issue 7's goal: >= 70% at 1 GiB). Outputs
+//     and moved / d2d copy rate (the goal: >= 70% at 1 GiB). Outputs
 //     are checked on sampled elements (integer-valued inputs: exact sums).
 //  4. Per step at the largest size, lockstep: measured (slowest rank) against
 //     predict() with the calibrated α, β, γ, δ (fused recv_reduce, as one GPU

@@ -1,6 +1,6 @@
 # MICRODDP_GPU_CHECK_ONLY=ON (scripts/gpu-check.sh): a build of only what the
 # GPU check needs, for a bare CUDA machine with CMake, ninja, a C++20
-# compiler, nvcc and NCCL but none of our Debian packages (issue 7).
+# compiler, nvcc and NCCL but none of our Debian packages.
 # Included by the top-level CMakeLists.txt, which then returns.
 #   kernels/cpu + kernels/cuda  (kernels/CMakeLists.txt, needs nothing else)
 #   microddp_core               (a subset of core/*.cpp: no yaml-cpp lessons,
@@ -51,7 +51,8 @@ add_library(microddp_core STATIC
   ${_core}/algorithms/common.cpp ${_core}/algorithms/pairwise.cpp ${_core}/algorithms/recursive.cpp
   ${_core}/algorithms/ring.cpp ${_core}/algorithms/tree.cpp ${_core}/ir/checker.cpp
   ${_core}/exec/threads/threads.cpp ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp
-  ${_core}/model/cost_model.cpp ${_core}/model/calibrate/calibrate.cpp)
+  ${_core}/model/cost_model.cpp ${_core}/model/calibrate/fits.cpp ${_core}/model/calibrate/probes.cpp
+  ${_core}/model/calibrate/machine_check.cpp ${_core}/model/calibrate/profile_io.cpp)
 target_include_directories(microddp_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(microddp_core PUBLIC microddp_kernels Threads::Threads microddp_gpu_deps)
 

@@ -2,7 +2,7 @@
 // machine or several through --hostfile) and executes its own ops of the
 // same Schedule. Bytes move with MPI_Isend / MPI_Irecv on a private
 // duplicate of MPI_COMM_WORLD; reductions go through kernels/cpu; the rules
-// of one rank's program are RankProgram's (core/rank_program.h), so results
+// of one rank's program are RankProgram's (core/exec/rank_program.h), so results
 // are bit-identical to run_threads.
 //
 // What happens in one run_mpi call, in order:
@@ -34,7 +34,11 @@
 //     Trace::iteration_ns work as on threads (barriers through rank 0 around
 //     each iteration; times on rank 0's clock).
 //  5. Gather. Ranks != 0 send their outputs and their part of the Trace to
-//     rank 0, which merges them into one Trace (backend "mpi").
+//     rank 0, which merges them into one Trace (backend "mpi"). Rank 0
+//     checks every size, count and index it reads from another rank against
+//     what the schedule says that rank holds (core/exec/mpi/wire.h): an
+//     announced size out of range aborts the job naming the rank, a share
+//     that does not decode throws wire::WireError (a std::runtime_error).
 //
 // Faults: every wait polls MPI_Test against a deadline (mpi_timeout(),
 // 30 s unless MICRODDP_MPI_TIMEOUT=<seconds> or mpi_set_timeout() says
@@ -64,7 +68,7 @@ constexpr int kPingPongRounds = 16;
 bool mpi_available();
 // MPI_Init_thread(FUNNELED) unless MPI is already initialized (then first
 // keeps glibc from returning large freed blocks to the kernel: see
-// backend_mpi.cpp, it makes the library's own collectives 10x faster here);
+// world.cpp, it makes the library's own collectives 10x faster here);
 // duplicates
 // MPI_COMM_WORLD for microddp's own traffic; registers an atexit hook that
 // finalizes. Safe to call many times. Without mpirun it starts a singleton

@@ -1,5 +1,5 @@
 // The hang lab: monitored barrier, flight recorder, MICRODDP_DEBUG logging
-// and the fault-injected program (see core/hang.h).
+// and the fault-injected program (see core/labs/hang/hang.h).
 #include "core/labs/hang/hang.h"
 
 #include <fmt/format.h>
@@ -112,6 +112,10 @@ MonitoredBarrier::MonitoredBarrier(int world_size, double timeout_s, std::string
 bool MonitoredBarrier::failed() const {
   std::lock_guard<std::mutex> lk(m_);
   return decided_ && !ok_;
+}
+bool MonitoredBarrier::has_arrived(int rank) const {
+  std::lock_guard<std::mutex> lk(m_);
+  return rank >= 0 && rank < n_ && arrived_[rank];
 }
 std::string MonitoredBarrier::error() const {
   std::lock_guard<std::mutex> lk(m_);

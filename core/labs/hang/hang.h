@@ -1,4 +1,4 @@
-// The hang lab (issue 8): faults that make distributed jobs hang or go
+// The hang lab: faults that make distributed jobs hang or go
 // wrong, run for real on threads and bounded in time, and the tools that
 // find them: a monitored barrier, per-rank collective sequence numbers with
 // a small flight recorder, and NCCL_DEBUG-style logging (MICRODDP_DEBUG).
@@ -12,7 +12,7 @@
 // arrive, in ascending order, or every rank whose fingerprint differs from
 // rank 0's; the barrier's verdict fails ALL ranks together (late arrivals
 // included), none pass. Only when it passes does the collective run, for
-// real, with run_threads (core/executor.h).
+// real, with run_threads (core/exec/executor.h).
 // Limits (say them when teaching): the fingerprint holds type, count and
 // dtype, so two calls of the same shape in the wrong order are NOT caught
 // (neither are they by PyTorch's check); NCCL itself checks nothing and
@@ -92,6 +92,9 @@ class MonitoredBarrier {
   void arrive(int rank, const std::string& fingerprint = "");
   void cancel(const std::string& why);
   bool failed() const;
+  // Whether `rank` has called arrive() (so a caller can order arrivals, as
+  // the tests do to make "rank 0 is there first" certain).
+  bool has_arrived(int rank) const;
   std::string error() const;
   std::vector<int> missing() const;     // after a failed verdict
   std::vector<int> mismatched() const;

@@ -1,5 +1,6 @@
-#include "core/model/calibrate/calibrate.h"
-
+// The probes that calibrate measures on threads: ping-pong, barrier b(n),
+// peer wait w(n), reduction γ and copy δ, memory bus B(k); and calibrate()
+// itself, which runs them in order (core/model/calibrate/calibrate.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,91 +9,16 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
-#include <stdexcept>
 #include <thread>
 
 #include "core/exec/executor.h"
+#include "core/model/calibrate/calibrate.h"
 #include "core/model/stats.h"
 
 namespace microddp {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr double kMiB = 1024.0 * 1024.0;  // fit in MiB so the normal equations stay well scaled
-
-void residuals(LineFit& f, const std::vector<FitPoint>& pts) {
-  double ss = 0;
-  f.max_rel = 0;
-  for (const auto& p : pts) {
-    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
-    ss += rel * rel;
-    if (std::abs(rel) > f.max_rel) {
-      f.max_rel = std::abs(rel);
-      f.worst_bytes = p.bytes;
-    }
-  }
-  f.rms_rel = pts.empty() ? 0 : std::sqrt(ss / pts.size());
-}
-
-double sse(const LineFit& f, const std::vector<FitPoint>& pts) {
-  double ss = 0;
-  for (const auto& p : pts) {
-    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
-    ss += rel * rel;
-  }
-  return ss;
-}
-}  // namespace
-
-LineFit fit_line(const std::vector<FitPoint>& pts) {
-  double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
-  for (const auto& p : pts) {
-    if (!(p.seconds > 0)) throw std::invalid_argument(fmt::format("fit_line: time {} s at {} B", p.seconds, p.bytes));
-    const double w = 1.0 / (p.seconds * p.seconds), x = p.bytes / kMiB;
-    sw += w;
-    sx += w * x;
-    sxx += w * x * x;
-    st += w * p.seconds;
-    sxt += w * x * p.seconds;
-  }
-  const double det = sw * sxx - sx * sx;
-  if (pts.size() < 2 || !(std::abs(det) > 1e-300 * std::max(1.0, sw * sxx)))
-    throw std::invalid_argument("fit_line: needs at least two points with distinct sizes");
-  LineFit f;
-  f.alpha = (sxx * st - sx * sxt) / det;
-  f.beta = (sw * sxt - sx * st) / det / kMiB;
-  residuals(f, pts);
-  return f;
-}
-
-CalibrationFit fit_message_times(const std::vector<FitPoint>& in) {
-  std::vector<FitPoint> pts = in;
-  std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  CalibrationFit cf;
-  cf.one = fit_line(pts);
-  if (cf.one.max_rel <= 0.15 || pts.size() < 6) return cf;
-  double best = sse(cf.one, pts);
-  for (size_t k = 3; k + 3 <= pts.size(); ++k) {
-    if (pts[k].bytes == pts[k - 1].bytes) continue;
-    const std::vector<FitPoint> lo(pts.begin(), pts.begin() + k), hi(pts.begin() + k, pts.end());
-    const LineFit a = fit_line(lo), b = fit_line(hi);
-    const double s = sse(a, lo) + sse(b, hi);
-    if (s < best) {
-      best = s;
-      cf.break_bytes = pts[k].bytes;
-      cf.small = a;
-      cf.large = b;
-    }
-  }
-  return cf;
-}
-
-namespace {
 
 // Median seconds of one pass of f over rotating buffers.
 template <typename F>
@@ -169,17 +95,6 @@ Schedule ring_shift(int n, int K) {
 }
 
 }  // namespace
-
-double mode_estimate(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = std::max<size_t>(1, (v.size() + 1) / 2);
-  size_t best = 0;
-  for (size_t i = 0; i + h <= v.size(); ++i)
-    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best]) best = i;
-  const size_t m = best + (h - 1) / 2;
-  return h % 2 ? v[m] : 0.5 * (v[m] + v[m + 1]);
-}
 
 namespace {
 // Seconds of each of `iters` lockstep iterations of s (after `warm` untimed ones).
@@ -337,26 +252,6 @@ double measure_message_step_s(int64_t bytes, int rounds) {
   return mode_estimate(all);
 }
 
-std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
-  ProfileCheck c;
-  c.profile_s = p.message_s(4) + p.barrier_for(2);
-  if (p.barrier_s.empty() || !(c.profile_s > 0)) return std::nullopt;
-  c.cores_profile = p.cores;
-  c.cores_now = allowed_cpu_count();
-  c.now_s = measure_message_step_s(4, rounds);
-  return c;
-}
-
-std::string profile_check_text(const ProfileCheck& c) {
-  std::string s = fmt::format(
-      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
-      "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
-      c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
-  if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
-  return s + ": does NOT match, so the predictions below will miss (another CPU set, a VM whose host moved the "
-             "virtual CPUs, or a profile from an older build); run `microddp calibrate` again";
-}
-
 CalibrationResult calibrate(const CalibrateOptions& opt) {
   if (opt.backend != "threads")
     throw UsageError(fmt::format("calibrate: backend '{}' is not supported here (expected: threads)", opt.backend));
@@ -444,141 +339,6 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
       opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
                                res.peer_wait_s[i] * 1e6));
   return res;
-}
-
-namespace {
-// Sums of the "cpu " line of /proc/stat: {busy, total} jiffies; {-1, -1}
-// when it cannot be read. Fields: user nice system idle iowait irq softirq
-// steal (guest time is already inside user).
-std::pair<double, double> cpu_jiffies() {
-  std::ifstream f("/proc/stat");
-  std::string cpu;
-  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  if (!(f >> cpu) || cpu != "cpu") return {-1, -1};
-  for (double& x : v)
-    if (!(f >> x)) return {-1, -1};
-  const double idle = v[3] + v[4], total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-  return {total - idle, total};
-}
-}  // namespace
-
-double cpu_busy_fraction(double seconds) {
-  const auto a = cpu_jiffies();
-  std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.01, seconds)));
-  const auto b = cpu_jiffies();
-  if (a.second < 0 || b.second < 0 || !(b.second > a.second)) return -1;
-  return std::clamp((b.first - a.first) / (b.second - a.second), 0.0, 1.0);
-}
-
-std::string default_profile_path() {
-  namespace fs = std::filesystem;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "microddp" / "profile.json").string();
-  if (const char* h = std::getenv("HOME"); h && *h)
-    return (fs::path(h) / ".config" / "microddp" / "profile.json").string();
-  return "microddp-profile.json";
-}
-
-void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points) {
-  nlohmann::json j;
-  j["backend"] = p.name;
-  j["alpha_s"] = p.alpha;
-  j["beta_s_per_byte"] = p.beta;
-  j["bandwidth_Bps"] = p.bandwidth();
-  j["gamma_s_per_byte"] = p.gamma;
-  j["delta_s_per_byte"] = p.delta;
-  j["n_half_bytes"] = p.n_half();
-  j["cores"] = p.cores;
-  j["fused_recv_reduce"] = p.fused_recv_reduce;
-  j["break_bytes"] = p.break_bytes;
-  j["alpha_small_s"] = p.alpha_small;
-  j["beta_small_s_per_byte"] = p.beta_small;
-  j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
-  j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
-  j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
-  j["points"] = nlohmann::json::array();
-  for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
-  const std::filesystem::path fp(path);
-  std::error_code ec;
-  if (fp.has_parent_path()) std::filesystem::create_directories(fp.parent_path(), ec);
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
-  f << j.dump(2) << "\n";
-  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
-}
-
-CostParams load_profile(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw UsageError(fmt::format("profile '{}' cannot be read (run `microddp calibrate` first)", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("profile '{}' does not parse as JSON: {}", path, e.what()));
-  }
-  if (!j.is_object() || !j.contains("alpha_s") || !j.contains("beta_s_per_byte") || !j["alpha_s"].is_number() ||
-      !j["beta_s_per_byte"].is_number())
-    throw UsageError(fmt::format("profile '{}' lacks numeric alpha_s and beta_s_per_byte", path));
-  CostParams p;
-  auto num = [&](const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
-  p.name = j.contains("backend") && j["backend"].is_string() ? j["backend"].get<std::string>() : "profile";
-  p.alpha = num("alpha_s", 0);
-  p.beta = num("beta_s_per_byte", 0);
-  p.gamma = num("gamma_s_per_byte", 0);
-  p.delta = num("delta_s_per_byte", 0);
-  p.cores = static_cast<int>(num("cores", 0));
-  p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].is_boolean() &&
-                        j["fused_recv_reduce"].get<bool>();
-  p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
-  p.alpha_small = num("alpha_small_s", 0);
-  p.beta_small = num("beta_small_s_per_byte", 0);
-  // A table is an array of numbers in [lo, hi]; anything else names the
-  // key and the entry (a shifted or absurd table would skew every prediction).
-  auto nums = [&](const char* k, double lo, double hi) {
-    std::vector<double> v;
-    if (!j.contains(k)) return v;
-    if (!j[k].is_array()) throw UsageError(fmt::format("profile '{}': {} must be an array of numbers", path, k));
-    for (size_t i = 0; i < j[k].size(); ++i) {
-      const auto& x = j[k][i];
-      if (!x.is_number() || !(x.get<double>() >= lo && x.get<double>() <= hi))
-        throw UsageError(fmt::format("profile '{}': {}[{}] = {} (expected a number in [{:g}, {:g}])", path, k, i,
-                                     x.dump(), lo, hi));
-      v.push_back(x.get<double>());
-    }
-    return v;
-  };
-  p.barrier_s = nums("barrier_s_by_ranks", 0.0, 1.0);     // seconds
-  p.wait_s = nums("peer_wait_s_by_ranks", 0.0, 1.0);      // seconds
-  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads", 1.0, 1e15);  // bytes/s
-  return p;
-}
-
-std::optional<CostParams> resolve_params(const ParamChoice& c) {
-  if (std::isnan(c.alpha) || std::isinf(c.alpha) || (c.alpha < 0 && c.alpha != -1))
-    throw UsageError(fmt::format("--alpha {} must be a finite number of seconds >= 0", c.alpha));
-  if (std::isnan(c.bandwidth) || std::isinf(c.bandwidth) || (c.bandwidth <= 0 && c.bandwidth != -1))
-    throw UsageError(fmt::format("--bandwidth {} must be a finite, positive number of bytes per second", c.bandwidth));
-  if (std::isnan(c.gamma) || std::isinf(c.gamma) || c.gamma < 0)
-    throw UsageError(fmt::format("--gamma {} must be a finite number of seconds per byte >= 0", c.gamma));
-  if (c.alpha >= 0 || c.bandwidth >= 0) {
-    if (c.alpha < 0) throw UsageError(fmt::format("--bandwidth {} needs --alpha SECONDS too", c.bandwidth));
-    if (c.bandwidth < 0) throw UsageError(fmt::format("--alpha {} needs --bandwidth BYTES_PER_S too", c.alpha));
-    if (!(c.bandwidth > 0))
-      throw UsageError(fmt::format("--bandwidth {} must be a positive number of bytes per second", c.bandwidth));
-    if (c.gamma < 0) throw UsageError(fmt::format("--gamma {} must not be negative", c.gamma));
-    CostParams p;
-    p.name = "custom";
-    p.alpha = c.alpha;
-    p.beta = 1.0 / c.bandwidth;
-    p.gamma = c.gamma;
-    return p;
-  }
-  if (!c.preset.empty()) return preset(c.preset);
-  if (!c.profile.empty()) return load_profile(c.profile);
-  const std::string def = default_profile_path();
-  if (std::filesystem::exists(def)) return load_profile(def);
-  return std::nullopt;
 }
 
 }  // namespace microddp

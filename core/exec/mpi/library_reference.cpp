@@ -1,0 +1,239 @@
+// The MPI library's own collectives (MPI_Allreduce etc.), timed as the
+// reference rows of bench --reference mpi (core/exec/mpi/backend_mpi.h).
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/exec/mpi/mpi_internal.h"
+
+namespace microddp {
+
+using namespace mpi_detail;
+
+// ============================================================ the library
+
+namespace {
+
+struct LibCall {
+  const char* param;                  // coll_tuned_<param>_algorithm
+  std::vector<std::string> names;     // index = Open MPI's number
+};
+// From `ompi_info --param coll tuned --level 9` (Open MPI 4.1.4).
+const std::vector<LibCall>& lib_params(Collective c) {
+  static const std::vector<LibCall> allreduce{
+      {"allreduce",
+       {"ignore", "basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"}}};
+  static const std::vector<LibCall> bcast{{"bcast",
+                                           {"ignore", "basic_linear", "chain", "pipeline", "split_binary_tree",
+                                            "binary_tree", "binomial", "knomial", "scatter_allgather",
+                                            "scatter_allgather_ring"}}};
+  static const std::vector<LibCall> reduce{
+      {"reduce",
+       {"ignore", "linear", "chain", "pipeline", "binary", "binomial", "in-order_binary", "rabenseifner"}}};
+  static const std::vector<LibCall> allgather{
+      {"allgather", {"ignore", "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc"}},
+      {"allgatherv", {"ignore", "default", "bruck", "ring", "neighbor", "two_proc"}}};
+  static const std::vector<LibCall> reduce_scatter{
+      {"reduce_scatter_block", {"ignore", "basic_linear", "recursive_doubling", "recursive_halving", "butterfly"}},
+      {"reduce_scatter", {"ignore", "non-overlapping", "recursive_halving", "ring", "butterfly"}}};
+  static const std::vector<LibCall> gather{{"gather", {"ignore", "basic_linear", "binomial", "linear_sync"}}};
+  static const std::vector<LibCall> scatter{{"scatter", {"ignore", "basic_linear", "binomial", "linear_nb"}}};
+  static const std::vector<LibCall> alltoall{
+      {"alltoall", {"ignore", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"}}};
+  static const std::vector<LibCall> barrier{
+      {"barrier", {"ignore", "linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree"}}};
+  switch (c) {
+    case Collective::all_reduce: return allreduce;
+    case Collective::broadcast: return bcast;
+    case Collective::reduce: return reduce;
+    case Collective::all_gather: return allgather;
+    case Collective::reduce_scatter: return reduce_scatter;
+    case Collective::gather: return gather;
+    case Collective::scatter: return scatter;
+    case Collective::all_to_all: return alltoall;
+    case Collective::barrier: return barrier;
+  }
+  return barrier;
+}
+
+// The reduction MPI should apply for float16 / bfloat16 (no MPI type).
+DType g_user_dtype = DType::float16;
+ReduceOp g_user_op = ReduceOp::sum;
+void user_reduce(void* in, void* inout, int* len, MPI_Datatype*) {
+  kernels::reduce(g_user_dtype, g_user_op, inout, in, *len);
+}
+
+int as_int(int64_t v, const char* what) {
+  if (v > INT_MAX) throw UsageError(fmt::format("{} {} is beyond what one MPI call takes (2^31-1)", what, v));
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+std::string mpi_library_function(const CollectiveSpec& sp) {
+  const bool v = !sp.counts.empty();
+  switch (sp.collective) {
+    case Collective::all_reduce: return "MPI_Allreduce";
+    case Collective::broadcast: return "MPI_Bcast";
+    case Collective::reduce: return "MPI_Reduce";
+    case Collective::all_gather: return v ? "MPI_Allgatherv" : "MPI_Allgather";
+    case Collective::reduce_scatter: return v ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
+    case Collective::gather: return v ? "MPI_Gatherv" : "MPI_Gather";
+    case Collective::scatter: return v ? "MPI_Scatterv" : "MPI_Scatter";
+    case Collective::all_to_all: return "MPI_Alltoall";
+    case Collective::barrier: return "MPI_Barrier";
+  }
+  return "?";
+}
+
+std::vector<std::string> mpi_library_algorithms(Collective c) {
+  std::vector<std::string> out;
+  for (const auto& p : lib_params(c))
+    for (size_t i = 1; i < p.names.size(); ++i)
+      if (std::find(out.begin(), out.end(), p.names[i]) == out.end()) out.push_back(p.names[i]);
+  return out;
+}
+
+void mpi_force_library_algorithm(Collective c, const std::string& algorithm) {
+  const auto names = mpi_library_algorithms(c);
+  if (std::find(names.begin(), names.end(), algorithm) == names.end()) {
+    std::string list;
+    for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), list));
+  }
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (inited)
+    throw UsageError(fmt::format("--mpi-algorithm {} must be chosen before MPI starts", algorithm));
+  for (const auto& p : lib_params(c)) {
+    auto it = std::find(p.names.begin() + 1, p.names.end(), algorithm);
+    if (it == p.names.end()) continue;
+    // Numbers rather than names: every Open MPI version parses those.
+    setenv(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", p.param).c_str(),
+           std::to_string(it - p.names.begin()).c_str(), 1);
+  }
+  setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+}
+
+MpiLibraryResult run_mpi_library(const CollectiveSpec& sp, const RankData& inputs, int iterations, int warmup) {
+  mpi_init_once();
+  sp.validate();
+  const int me = me_world();
+  const int n = sp.world_size;
+  const int np = mpi_world_size();
+  const size_t es = dtype_size(sp.dtype);
+  const bool inputs_ok = me < n && static_cast<int>(inputs.size()) == n &&
+                         inputs[me].size() == static_cast<size_t>(sp.input_count(me)) * es;
+  RunOptions o;
+  o.iterations = iterations;
+  agree(make_header(2, sp, &o, warmup, inputs_ok || me >= n),
+        inputs_ok || me >= n ? "" : fmt::format("rank {} input has the wrong shape for {}", me, name(sp.collective)));
+  if (np != n)
+    throw UsageError(fmt::format("the spec is for world size {} but mpirun started {} ranks (use mpirun -n {})", n, np, n));
+  if (iterations < 1) throw UsageError(fmt::format("iterations must be >= 1, not {}", iterations));
+
+  std::vector<std::byte> in = inputs[me];
+  std::vector<std::byte> out(static_cast<size_t>(sp.output_count(me)) * es);
+  if (needs_premul(sp) && !in.empty()) kernels::premul_avg(sp.dtype, in.data(), in.data(), sp.input_count(me), n);
+
+  // Types and ops.
+  MPI_Datatype type = MPI_BYTE;
+  MPI_Datatype owned = MPI_DATATYPE_NULL;
+  switch (sp.dtype) {
+    case DType::int32: type = MPI_INT32_T; break;
+    case DType::int64: type = MPI_INT64_T; break;
+    case DType::float32: type = MPI_FLOAT; break;
+    case DType::float64: type = MPI_DOUBLE; break;
+    case DType::float16:
+    case DType::bfloat16:
+      MPI_Type_contiguous(2, MPI_BYTE, &owned);
+      MPI_Type_commit(&owned);
+      type = owned;
+      break;
+  }
+  MPI_Op op = MPI_SUM;
+  MPI_Op owned_op = MPI_OP_NULL;
+  if (owned != MPI_DATATYPE_NULL) {
+    g_user_dtype = sp.dtype;
+    g_user_op = sp.op;
+    MPI_Op_create(&user_reduce, 1, &owned_op);
+    op = owned_op;
+  } else {
+    switch (sp.op) {
+      case ReduceOp::sum:
+      case ReduceOp::avg: op = MPI_SUM; break;
+      case ReduceOp::prod: op = MPI_PROD; break;
+      case ReduceOp::min: op = MPI_MIN; break;
+      case ReduceOp::max: op = MPI_MAX; break;
+    }
+  }
+
+  std::vector<int> counts(n), displs(n);
+  for (int r = 0; r < n; ++r) {
+    counts[r] = as_int(sp.block(r), "block");
+    displs[r] = as_int(sp.displ(r), "displacement");
+  }
+  const int count = as_int(sp.count, "count");
+  const bool v = !sp.counts.empty();
+  const int root = sp.root;
+  void* ip = in.empty() ? nullptr : in.data();
+  void* op_ = out.empty() ? nullptr : out.data();
+  if (sp.collective == Collective::broadcast && me == root) std::memcpy(op_, ip, out.size());
+
+  auto call = [&] {
+    switch (sp.collective) {
+      case Collective::all_reduce: MPI_Allreduce(ip, op_, count, type, op, g_comm); break;
+      case Collective::broadcast: MPI_Bcast(op_, count, type, root, g_comm); break;
+      case Collective::reduce: MPI_Reduce(ip, op_, count, type, op, root, g_comm); break;
+      case Collective::all_gather:
+        if (v) MPI_Allgatherv(ip, counts[me], type, op_, counts.data(), displs.data(), type, g_comm);
+        else MPI_Allgather(ip, count, type, op_, count, type, g_comm);
+        break;
+      case Collective::reduce_scatter:
+        if (v) MPI_Reduce_scatter(ip, op_, counts.data(), type, op, g_comm);
+        else MPI_Reduce_scatter_block(ip, op_, count, type, op, g_comm);
+        break;
+      case Collective::gather:
+        if (v) MPI_Gatherv(ip, counts[me], type, op_, counts.data(), displs.data(), type, root, g_comm);
+        else MPI_Gather(ip, count, type, op_, count, type, root, g_comm);
+        break;
+      case Collective::scatter:
+        if (v) MPI_Scatterv(ip, counts.data(), displs.data(), type, op_, counts[me], type, root, g_comm);
+        else MPI_Scatter(ip, count, type, op_, count, type, root, g_comm);
+        break;
+      case Collective::all_to_all: MPI_Alltoall(ip, count, type, op_, count, type, g_comm); break;
+      case Collective::barrier: MPI_Barrier(g_comm); break;
+    }
+  };
+  for (int i = 0; i < warmup; ++i) call();
+  MPI_Barrier(g_comm);
+  const int64_t t0 = clock_ns();
+  for (int i = 0; i < iterations; ++i) call();
+  const int64_t mine = clock_ns() - t0;
+  int64_t slowest = 0;
+  MPI_Allreduce(&mine, &slowest, 1, MPI_INT64_T, MPI_MAX, g_comm);
+
+  if (owned_op != MPI_OP_NULL) MPI_Op_free(&owned_op);
+  if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
+  if (needs_finish_avg(sp) && !out.empty()) kernels::finish_avg(sp.dtype, out.data(), sp.output_count(me), n);
+
+  MpiLibraryResult res;
+  res.function = mpi_library_function(sp);
+  res.seconds = static_cast<double>(slowest) * 1e-9 / iterations;
+  res.outputs.resize(n);
+  auto blobs = gather_blobs(me, n, out, [&](int r) { return sp.output_count(r) * static_cast<int64_t>(es); });
+  if (me == 0)
+    for (int r = 0; r < n; ++r) {
+      const auto want = static_cast<size_t>(sp.output_count(r)) * es;
+      if (blobs[r].size() != want)
+        throw wire::WireError(fmt::format("rank {}'s output of {} is {} bytes, expected {}", r, res.function,
+                                          blobs[r].size(), want));
+      res.outputs[r] = std::move(blobs[r]);
+    }
+  else
+    res.outputs[me] = std::move(out);
+  return res;
+}
+
+}  // namespace microddp

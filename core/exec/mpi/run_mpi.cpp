@@ -1,0 +1,147 @@
+// run_mpi: one run of a schedule over MPI, end to end (the protocol is in
+// core/exec/mpi/backend_mpi.h; each step's parts are in the other files of
+// core/exec/mpi/).
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+
+#include "core/exec/mpi/mpi_internal.h"
+
+namespace microddp {
+
+using namespace mpi_detail;
+
+// ============================================================ run_mpi
+
+RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& opt) {
+  mpi_init_once();
+  const int me = me_world();
+  const int np = mpi_world_size();
+  const auto& sp = s.spec;
+  const size_t es = dtype_size(sp.dtype);
+  const int n = s.world_size();
+
+  const bool inputs_ok = me < n && static_cast<int>(inputs.size()) == n &&
+                         inputs[me].size() == static_cast<size_t>(sp.input_count(me)) * es;
+  std::string problem;
+  if (!inputs_ok && me < n)
+    problem = static_cast<int>(inputs.size()) != n
+                  ? fmt::format("{} input rows for world size {}", inputs.size(), n)
+                  : fmt::format("rank {} input has {} elements but {} needs {}", me, inputs[me].size() / es,
+                                name(sp.collective), sp.input_count(me));
+  const bool sync_now = agree(make_header(1, sp, &opt, s.num_steps(), inputs_ok || me >= n), problem);
+  if (np != n)
+    throw UsageError(fmt::format("the schedule is for world size {} but mpirun started {} ranks (use mpirun -n {})", n,
+                                 np, n));
+
+  const MessagePlan plan = plan_messages(s);
+  RankMemory mem = make_rank_memory(s, me);
+  const auto& iv = mem.layout.view[static_cast<int>(Buf::input)];
+  if (iv.size > 0) {
+    void* p = mem.ptr(iv, 0, es);
+    std::memcpy(p, inputs[me].data(), inputs[me].size());
+    if (needs_premul(sp)) kernels::premul_avg(sp.dtype, p, p, iv.size, n);
+  }
+
+  // Same shape and snapshot decision as the threads backend.
+  Trace trace = new_trace(s, opt, "mpi");
+  alloc_snapshots(trace, s, mem.layout, me);
+
+  static ClockEntry last_clock;  // this rank's entry of the last alignment
+  if (sync_now) last_clock = sync_clocks(me, n);
+  const ClockEntry clock = last_clock;
+  const int64_t offset = clock.offset;
+  // Everyone has arrived once rank 0 reads its clock: t_start (rank 0's clock)
+  // is the zero of the merged timeline; locally that is t_start - offset.
+  // Buffer rotation (RunOptions::buffer_sets): extra copies of this rank's
+  // memory, inputs loaded, each with its own program; set 0 gives the outputs.
+  const int sets = std::max(1, opt.buffer_sets);
+  std::vector<RankMemory> extra(sets - 1, mem);
+  MpiTransport transport(s, plan, me);
+  const int64_t t_start = root_barrier(me, n, "start", -1);
+  transport.set_base(t_start - offset);
+  std::vector<std::unique_ptr<RankProgram>> programs;
+  programs.push_back(std::make_unique<RankProgram>(s, plan, me, mem, transport, opt, &trace));
+  for (auto& m : extra) programs.push_back(std::make_unique<RankProgram>(s, plan, me, m, transport, opt, &trace));
+  if (trace.snapshots) programs[0]->snapshot(trace.initial[me]);
+
+  // Iteration times as the threads backend takes them: from the barrier that
+  // starts an iteration (only when there are several) to the one that ends
+  // it, both read on rank 0's clock and known to every rank.
+  const int iterations = std::max(1, opt.iterations);
+  trace.iteration_ns.assign(iterations, 0);
+  int64_t iter_start = t_start;
+  for (int it = 0; it < iterations; ++it) {
+    RankProgram& program = *programs[it % sets];
+    program.reset_views();
+    if (iterations > 1) iter_start = root_barrier(me, n, "start of an iteration", -1);
+    for (int st = 0; st < s.num_steps(); ++st) {
+      program.run_step(st);
+      if (opt.mode == Mode::lockstep) transport.barrier_at(st, &opt.on_step);
+    }
+    trace.iteration_ns[it] = root_barrier(me, n, "end of an iteration", -1) - iter_start;
+  }
+  const int64_t end_ns = transport.now_ns();
+
+  const auto& ov = mem.layout.view[static_cast<int>(Buf::output)];
+  std::vector<std::byte> out;
+  if (ov.size > 0) {
+    std::byte* p = mem.ptr(ov, 0, es);
+    if (needs_finish_avg(sp)) kernels::finish_avg(sp.dtype, p, ov.size, n);
+    out.assign(p, p + ov.size * es);
+  }
+
+  auto blobs = gather_blobs(me, n, wire::encode_share(s, me, end_ns, clock, out, opt.record ? &trace : nullptr),
+                            [&](int r) { return wire::max_share_bytes(s, r, opt.record); });
+
+  RunResult res;
+  res.outputs.resize(n);
+  g_sync = MpiClockSync{};
+  auto keep = [](const ClockEntry& c) {
+    g_sync.offset_ns.push_back(c.offset);
+    g_sync.error_ns.push_back(c.error);
+    g_sync.measured_offset_ns.push_back(c.measured_offset);
+    g_sync.measured_error_ns.push_back(c.measured_error);
+    g_sync.same_clock.push_back(c.same_clock != 0);
+    g_sync.max_error_ns = std::max(g_sync.max_error_ns, c.error);
+  };
+  if (me != 0) {
+    res.outputs[me] = std::move(out);
+    keep(clock);
+    trace.total_ns = end_ns;
+    res.trace = std::move(trace);
+    return res;
+  }
+  int64_t last_end = 0;
+  for (int r = 0; r < n; ++r) {
+    wire::RankShare share = wire::decode_share(blobs[r], s, r, opt.record);
+    last_end = std::max(last_end, share.end_ns);
+    keep(share.clock);
+    if (sync_now) g_clocks_shared = (r == 0 ? true : g_clocks_shared) && g_sync.same_clock.back();
+    res.outputs[r] = std::move(share.outputs);
+    if (opt.record && r != 0) {
+      trace.events[r] = std::move(share.events);
+      for (int st = 0; st < s.num_steps(); ++st) trace.steps[st][r] = std::move(share.steps[st]);
+      trace.initial[r] = std::move(share.initial);
+    }
+  }
+  if (sync_now) {
+    g_clocks_known = true;
+    g_clocks_at = clock_ns();
+  }
+  trace.total_ns = last_end;
+  if (opt.record && !trace.steps.empty()) {
+    int64_t first = INT64_MAX, last = 0;
+    for (const auto& st : trace.steps)
+      for (const auto& r : st) {
+        first = std::min(first, r.begin_ns);
+        last = std::max(last, r.end_ns);
+      }
+    trace.total_ns = last - first;
+  }
+  res.trace = std::move(trace);
+  return res;
+}
+
+}  // namespace microddp

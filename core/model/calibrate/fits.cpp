@@ -1,0 +1,95 @@
+// Fits of message times: the α-β least-squares line and the split fit
+// (core/model/calibrate/calibrate.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "core/model/calibrate/calibrate.h"
+
+namespace microddp {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;  // fit in MiB so the normal equations stay well scaled
+
+void residuals(LineFit& f, const std::vector<FitPoint>& pts) {
+  double ss = 0;
+  f.max_rel = 0;
+  for (const auto& p : pts) {
+    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
+    ss += rel * rel;
+    if (std::abs(rel) > f.max_rel) {
+      f.max_rel = std::abs(rel);
+      f.worst_bytes = p.bytes;
+    }
+  }
+  f.rms_rel = pts.empty() ? 0 : std::sqrt(ss / pts.size());
+}
+
+double sse(const LineFit& f, const std::vector<FitPoint>& pts) {
+  double ss = 0;
+  for (const auto& p : pts) {
+    const double rel = (f.alpha + p.bytes * f.beta - p.seconds) / p.seconds;
+    ss += rel * rel;
+  }
+  return ss;
+}
+}  // namespace
+
+LineFit fit_line(const std::vector<FitPoint>& pts) {
+  double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
+  for (const auto& p : pts) {
+    if (!(p.seconds > 0)) throw std::invalid_argument(fmt::format("fit_line: time {} s at {} B", p.seconds, p.bytes));
+    const double w = 1.0 / (p.seconds * p.seconds), x = p.bytes / kMiB;
+    sw += w;
+    sx += w * x;
+    sxx += w * x * x;
+    st += w * p.seconds;
+    sxt += w * x * p.seconds;
+  }
+  const double det = sw * sxx - sx * sx;
+  if (pts.size() < 2 || !(std::abs(det) > 1e-300 * std::max(1.0, sw * sxx)))
+    throw std::invalid_argument("fit_line: needs at least two points with distinct sizes");
+  LineFit f;
+  f.alpha = (sxx * st - sx * sxt) / det;
+  f.beta = (sw * sxt - sx * st) / det / kMiB;
+  residuals(f, pts);
+  return f;
+}
+
+CalibrationFit fit_message_times(const std::vector<FitPoint>& in) {
+  std::vector<FitPoint> pts = in;
+  std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  CalibrationFit cf;
+  cf.one = fit_line(pts);
+  if (cf.one.max_rel <= 0.15 || pts.size() < 6) return cf;
+  double best = sse(cf.one, pts);
+  for (size_t k = 3; k + 3 <= pts.size(); ++k) {
+    if (pts[k].bytes == pts[k - 1].bytes) continue;
+    const std::vector<FitPoint> lo(pts.begin(), pts.begin() + k), hi(pts.begin() + k, pts.end());
+    const LineFit a = fit_line(lo), b = fit_line(hi);
+    const double s = sse(a, lo) + sse(b, hi);
+    if (s < best) {
+      best = s;
+      cf.break_bytes = pts[k].bytes;
+      cf.small = a;
+      cf.large = b;
+    }
+  }
+  return cf;
+}
+
+double mode_estimate(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = std::max<size_t>(1, (v.size() + 1) / 2);
+  size_t best = 0;
+  for (size_t i = 0; i + h <= v.size(); ++i)
+    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best]) best = i;
+  const size_t m = best + (h - 1) / 2;
+  return h % 2 ? v[m] : 0.5 * (v[m] + v[m + 1]);
+}
+
+}  // namespace microddp

@@ -1,0 +1,60 @@
+// The machine-state check before a bench: the profile's step measured
+// again, and how busy the CPUs are (/proc/stat)
+// (core/model/calibrate/calibrate.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "core/exec/executor.h"
+#include "core/model/calibrate/calibrate.h"
+
+namespace microddp {
+
+std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
+  ProfileCheck c;
+  c.profile_s = p.message_s(4) + p.barrier_for(2);
+  if (p.barrier_s.empty() || !(c.profile_s > 0)) return std::nullopt;
+  c.cores_profile = p.cores;
+  c.cores_now = allowed_cpu_count();
+  c.now_s = measure_message_step_s(4, rounds);
+  return c;
+}
+
+std::string profile_check_text(const ProfileCheck& c) {
+  std::string s = fmt::format(
+      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
+      "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
+      c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
+  if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
+  return s + ": does NOT match, so the predictions below will miss (another CPU set, a VM whose host moved the "
+             "virtual CPUs, or a profile from an older build); run `microddp calibrate` again";
+}
+
+namespace {
+// Sums of the "cpu " line of /proc/stat: {busy, total} jiffies; {-1, -1}
+// when it cannot be read. Fields: user nice system idle iowait irq softirq
+// steal (guest time is already inside user).
+std::pair<double, double> cpu_jiffies() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (!(f >> cpu) || cpu != "cpu") return {-1, -1};
+  for (double& x : v)
+    if (!(f >> x)) return {-1, -1};
+  const double idle = v[3] + v[4], total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+  return {total - idle, total};
+}
+}  // namespace
+
+double cpu_busy_fraction(double seconds) {
+  const auto a = cpu_jiffies();
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.01, seconds)));
+  const auto b = cpu_jiffies();
+  if (a.second < 0 || b.second < 0 || !(b.second > a.second)) return -1;
+  return std::clamp((b.first - a.first) / (b.second - a.second), 0.0, 1.0);
+}
+
+}  // namespace microddp

@@ -1,0 +1,129 @@
+// Calibration profiles: where they live, JSON write and read with
+// validation, and the choice between a profile, a preset and flags
+// (core/model/calibrate/calibrate.h).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/model/calibrate/calibrate.h"
+
+namespace microddp {
+
+std::string default_profile_path() {
+  namespace fs = std::filesystem;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "microddp" / "profile.json").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".config" / "microddp" / "profile.json").string();
+  return "microddp-profile.json";
+}
+
+void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points) {
+  nlohmann::json j;
+  j["backend"] = p.name;
+  j["alpha_s"] = p.alpha;
+  j["beta_s_per_byte"] = p.beta;
+  j["bandwidth_Bps"] = p.bandwidth();
+  j["gamma_s_per_byte"] = p.gamma;
+  j["delta_s_per_byte"] = p.delta;
+  j["n_half_bytes"] = p.n_half();
+  j["cores"] = p.cores;
+  j["fused_recv_reduce"] = p.fused_recv_reduce;
+  j["break_bytes"] = p.break_bytes;
+  j["alpha_small_s"] = p.alpha_small;
+  j["beta_small_s_per_byte"] = p.beta_small;
+  j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
+  j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
+  j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
+  j["points"] = nlohmann::json::array();
+  for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
+  const std::filesystem::path fp(path);
+  std::error_code ec;
+  if (fp.has_parent_path()) std::filesystem::create_directories(fp.parent_path(), ec);
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+  f << j.dump(2) << "\n";
+  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+}
+
+CostParams load_profile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw UsageError(fmt::format("profile '{}' cannot be read (run `microddp calibrate` first)", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("profile '{}' does not parse as JSON: {}", path, e.what()));
+  }
+  if (!j.is_object() || !j.contains("alpha_s") || !j.contains("beta_s_per_byte") || !j["alpha_s"].is_number() ||
+      !j["beta_s_per_byte"].is_number())
+    throw UsageError(fmt::format("profile '{}' lacks numeric alpha_s and beta_s_per_byte", path));
+  CostParams p;
+  auto num = [&](const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
+  p.name = j.contains("backend") && j["backend"].is_string() ? j["backend"].get<std::string>() : "profile";
+  p.alpha = num("alpha_s", 0);
+  p.beta = num("beta_s_per_byte", 0);
+  p.gamma = num("gamma_s_per_byte", 0);
+  p.delta = num("delta_s_per_byte", 0);
+  p.cores = static_cast<int>(num("cores", 0));
+  p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].is_boolean() &&
+                        j["fused_recv_reduce"].get<bool>();
+  p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
+  p.alpha_small = num("alpha_small_s", 0);
+  p.beta_small = num("beta_small_s_per_byte", 0);
+  // A table is an array of numbers in [lo, hi]; anything else names the
+  // key and the entry (a shifted or absurd table would skew every prediction).
+  auto nums = [&](const char* k, double lo, double hi) {
+    std::vector<double> v;
+    if (!j.contains(k)) return v;
+    if (!j[k].is_array()) throw UsageError(fmt::format("profile '{}': {} must be an array of numbers", path, k));
+    for (size_t i = 0; i < j[k].size(); ++i) {
+      const auto& x = j[k][i];
+      if (!x.is_number() || !(x.get<double>() >= lo && x.get<double>() <= hi))
+        throw UsageError(fmt::format("profile '{}': {}[{}] = {} (expected a number in [{:g}, {:g}])", path, k, i,
+                                     x.dump(), lo, hi));
+      v.push_back(x.get<double>());
+    }
+    return v;
+  };
+  p.barrier_s = nums("barrier_s_by_ranks", 0.0, 1.0);     // seconds
+  p.wait_s = nums("peer_wait_s_by_ranks", 0.0, 1.0);      // seconds
+  p.mem_bw_Bps = nums("mem_bw_Bps_by_threads", 1.0, 1e15);  // bytes/s
+  return p;
+}
+
+std::optional<CostParams> resolve_params(const ParamChoice& c) {
+  if (std::isnan(c.alpha) || std::isinf(c.alpha) || (c.alpha < 0 && c.alpha != -1))
+    throw UsageError(fmt::format("--alpha {} must be a finite number of seconds >= 0", c.alpha));
+  if (std::isnan(c.bandwidth) || std::isinf(c.bandwidth) || (c.bandwidth <= 0 && c.bandwidth != -1))
+    throw UsageError(fmt::format("--bandwidth {} must be a finite, positive number of bytes per second", c.bandwidth));
+  if (std::isnan(c.gamma) || std::isinf(c.gamma) || c.gamma < 0)
+    throw UsageError(fmt::format("--gamma {} must be a finite number of seconds per byte >= 0", c.gamma));
+  if (c.alpha >= 0 || c.bandwidth >= 0) {
+    if (c.alpha < 0) throw UsageError(fmt::format("--bandwidth {} needs --alpha SECONDS too", c.bandwidth));
+    if (c.bandwidth < 0) throw UsageError(fmt::format("--alpha {} needs --bandwidth BYTES_PER_S too", c.alpha));
+    if (!(c.bandwidth > 0))
+      throw UsageError(fmt::format("--bandwidth {} must be a positive number of bytes per second", c.bandwidth));
+    if (c.gamma < 0) throw UsageError(fmt::format("--gamma {} must not be negative", c.gamma));
+    CostParams p;
+    p.name = "custom";
+    p.alpha = c.alpha;
+    p.beta = 1.0 / c.bandwidth;
+    p.gamma = c.gamma;
+    return p;
+  }
+  if (!c.preset.empty()) return preset(c.preset);
+  if (!c.profile.empty()) return load_profile(c.profile);
+  const std::string def = default_profile_path();
+  if (std::filesystem::exists(def)) return load_profile(def);
+  return std::nullopt;
+}
+
+}  // namespace microddp
