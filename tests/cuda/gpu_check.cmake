@@ -46,13 +46,13 @@ if(NOT MICRODDP_HAVE_CUDA)
 endif()
 
 set(_core ${PROJECT_SOURCE_DIR}/core)
-add_library(microddp_core STATIC
-  ${_core}/ir/types.cpp ${_core}/ir/spec.cpp ${_core}/ir/schedule.cpp ${_core}/algorithms/registry.cpp
-  ${_core}/algorithms/common.cpp ${_core}/algorithms/pairwise.cpp ${_core}/algorithms/recursive.cpp
-  ${_core}/algorithms/ring.cpp ${_core}/algorithms/tree.cpp ${_core}/ir/checker.cpp
-  ${_core}/exec/threads/threads.cpp ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp
-  ${_core}/model/cost_model.cpp ${_core}/model/calibrate/fits.cpp ${_core}/model/calibrate/probes.cpp
-  ${_core}/model/calibrate/machine_check.cpp ${_core}/model/calibrate/profile_io.cpp)
+# The layers the CUDA backends and the GPU bench need: ir, algorithms, the
+# executor core and threads backend, the Chrome export, the cost model and
+# calibration (no lessons, DDP, MPI or record files: no yaml-cpp, no MPI).
+file(GLOB_RECURSE _core_srcs CONFIGURE_DEPENDS
+  ${_core}/ir/*.cpp ${_core}/algorithms/*.cpp ${_core}/exec/threads/*.cpp ${_core}/model/calibrate/*.cpp)
+add_library(microddp_core STATIC ${_core_srcs}
+  ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp ${_core}/model/cost_model.cpp)
 target_include_directories(microddp_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(microddp_core PUBLIC microddp_kernels Threads::Threads microddp_gpu_deps)
 
