@@ -62,7 +62,7 @@ std::string highlight_line(const Highlights& h) {
   return out;
 }
 
-// Issue 8 beats: a DDP run or a hang-lab run, printed, then checked.
+// DDP and hang-lab beats: the run is printed, then checked.
 std::string ddp_line(const ddp::Options& o) {
   return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {:g} MB "
                      "· {} · layer delay {} µs{}",
