@@ -85,6 +85,8 @@ void Options::validate() const {
   if (!(lr > 0)) throw UsageError(fmt::format("lr {}: must be > 0", lr));
   if (!(bucket_cap_mb > 0)) throw UsageError(fmt::format("bucket cap {} MB: must be > 0", bucket_cap_mb));
   if (layer_delay_us < 0) throw UsageError(fmt::format("layer delay {} us: must be >= 0", layer_delay_us));
+  if (!(link_us_per_mb >= 0 && link_us_per_mb <= 1e6))
+    throw UsageError(fmt::format("link delay {} us per MB: must be in 0..1000000", link_us_per_mb));
   const auto& algs = algorithms_for(Collective::all_reduce);
   if (std::find(algs.begin(), algs.end(), algorithm) == algs.end()) {
     std::string list;
@@ -202,8 +204,10 @@ struct CallMeta {
 
 class Group {
  public:
-  Group(int n, int total_calls, Clock::time_point t0, std::map<std::string, Schedule>* cache)
-      : n_(n), total_(total_calls), t0_(t0), cache_(cache), calls_(total_calls), next_(n, 0) {
+  Group(int n, int total_calls, Clock::time_point t0, std::map<std::string, Schedule>* cache,
+        double link_us_per_mb)
+      : n_(n), total_(total_calls), t0_(t0), cache_(cache), link_us_per_mb_(link_us_per_mb), calls_(total_calls),
+        next_(n, 0) {
     comm_ = std::thread([this] { comm_loop(); });
   }
   ~Group() {
@@ -304,6 +308,9 @@ class Group {
         ro.snapshot_limit = 0;
         const auto b = Clock::now();
         RunResult r = run_threads(it->second, inputs, ro);
+        if (link_us_per_mb_ > 0 && !inputs.empty())
+          std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(
+              link_us_per_mb_ * static_cast<double>(inputs[0].size()) / (1024.0 * 1024.0)));
         const auto e = Clock::now();
         CommSpan span;
         span.call = k;
@@ -329,6 +336,7 @@ class Group {
   int n_, total_;
   Clock::time_point t0_;
   std::map<std::string, Schedule>* cache_;
+  double link_us_per_mb_;
   std::mutex m_;
   std::condition_variable cv_;
   std::vector<Call> calls_;
@@ -502,7 +510,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
     StartGate gate(n);
     // Times count from just before the workers are released together.
     const Clock::time_point t0 = Clock::now();
-    Group group(n, B, t0, &cache);
+    Group group(n, B, t0, &cache, o.link_us_per_mb);
     std::vector<std::exception_ptr> errs(n);
     std::vector<std::thread> workers;
     for (int r = 0; r < n; ++r) {
@@ -620,7 +628,7 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
     std::vector<RankRecord> rec(n);
     StartGate gate(n);
     const Clock::time_point t0 = Clock::now();
-    Group group(n, 3 * L, t0, &cache);
+    Group group(n, 3 * L, t0, &cache, o.link_us_per_mb);
     std::vector<std::exception_ptr> errs(n);
     std::vector<std::thread> workers;
     for (int r = 0; r < n; ++r) {

@@ -87,6 +87,12 @@ struct Options {
   // Extra "compute" per layer and pass (µs, a sleep): stands in for a bigger
   // model so that the overlap is visible on a small machine.
   int layer_delay_us = 0;
+  // Extra "link" time per collective (µs per MB of the rank's buffer, MB =
+  // 2^20 bytes; a sleep on the communication thread after the collective
+  // ran, inside its CommSpan): stands in for a slower network, so that a
+  // collective's duration grows with its bytes by a known lower bound
+  // instead of being all thread-scheduling noise on a small machine.
+  double link_us_per_mb = 0;
   // Test hook: on this rank (-1 = none) gradients become ready in a
   // shuffled order (all of backward first, then marked ready in a seeded
   // random order), as with a different autograd order. Buckets are still
@@ -95,7 +101,8 @@ struct Options {
   bool check_reference = true; // run the single-process reference too
   // Throws UsageError naming the bad value: ranks < 1, depth < 1, width < 1,
   // batch < 1 or not divisible by ranks, iterations < 1, lr <= 0,
-  // bucket_cap_mb <= 0, layer_delay_us < 0, unknown algorithm.
+  // bucket_cap_mb <= 0, layer_delay_us < 0, link_us_per_mb < 0 or over 1e6,
+  // unknown algorithm.
   void validate() const;
 };
 

@@ -180,7 +180,7 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
 void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
   only_keys(c, n, "ddp",
             {"ranks", "depth", "width", "batch", "iterations", "lr", "bucket_cap_mb", "overlap", "algorithm", "seed",
-             "layer_delay_us", "sharded", "prefetch"});
+             "layer_delay_us", "link_us_per_mb", "sharded", "prefetch"});
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
     const YAML::Node v = it->second;
@@ -200,6 +200,11 @@ void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
     } else if (k == "algorithm") o.algorithm = str(c, v, k);
     else if (k == "seed") o.seed = static_cast<uint64_t>(integer(c, v, k, 0, int64_t{1} << 62));
     else if (k == "layer_delay_us") o.layer_delay_us = static_cast<int>(integer(c, v, k, 0, 100000));
+    else if (k == "link_us_per_mb") {
+      o.link_us_per_mb = number(c, v, k);
+      if (!(o.link_us_per_mb >= 0 && o.link_us_per_mb <= 100000))
+        c.fail(v, fmt::format("'link_us_per_mb' must be between 0 and 100000, got {}", o.link_us_per_mb));
+    }
     else if (k == "sharded") o.sharded = boolean(c, v, k);
     else if (k == "prefetch") o.prefetch = boolean(c, v, k);
   }
@@ -999,6 +1004,83 @@ std::vector<int> to_ints(const std::vector<double>& v) {
   return out;
 }
 
+// Median absolute deviation: the typical distance of a sample from the
+// median, unmoved by one outlier (one run slowed down by another process).
+double mad(const std::vector<double>& v) {
+  const double m = median(v);
+  std::vector<double> d;
+  for (double x : v) d.push_back(std::fabs(x - m));
+  return median(d);
+}
+
+std::string num_list(const std::vector<double>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt_num(v[i]);
+  return s;
+}
+
+// Runs per round, and the most rounds, of a timing claim.
+constexpr size_t kTimingRound = 3, kTimingRounds = 3;
+
+// A timing figure (overlap fraction, exposed ms) compared with less_than /
+// greater_than. One run's figure moves with whatever else the machine runs,
+// so the claim is decided on repeated runs, never on one: this beat's runs
+// (the given run first) and, for {run: NAME}, that run's, made alternately
+// (other, this, other, this, ...) so that a change in the machine's load
+// hits both sides alike. Each run gives its median over iterations; the
+// claim holds when the median of this beat's runs beats the median of the
+// other side (or the number) by more than the runs' own spread (the larger
+// median absolute deviation of the two sides). If it does not, another
+// round of runs is made, up to kTimingRounds rounds; then it fails.
+CheckResult timing_claim(const Check& k, const ddp::Result& run, const ddp::Options& mine_opts) {
+  auto rerun = [&](const ddp::Options& o) {
+    ddp::Options q = o;
+    q.check_reference = false;  // the reference has no timing; skipping it saves a run
+    return ddp_figure(k.kind, ddp::run_ddp(q));
+  };
+  std::vector<double> mine{ddp_figure(k.kind, run)}, theirs;
+  const bool less = k.compare == "less_than";
+  double got = 0, want = k.value, spread = 0;
+  bool pass = false;
+  for (size_t round = 1; round <= kTimingRounds && !pass; ++round) {
+    while (mine.size() < round * kTimingRound) {
+      if (k.other_ddp) theirs.push_back(k.times * rerun(*k.other_ddp));
+      mine.push_back(rerun(mine_opts));
+    }
+    if (k.other_ddp && theirs.size() < mine.size()) theirs.push_back(k.times * rerun(*k.other_ddp));
+    got = median(mine);
+    spread = mad(mine);
+    if (k.other_ddp) {
+      want = median(theirs);
+      spread = std::max(spread, mad(theirs));
+    }
+    pass = less ? got + spread < want : got - spread > want;
+  }
+  CheckResult r;
+  r.mark = k.mark;
+  const char* op = less ? "<" : ">";
+  const std::string runs = fmt::format("median of {} runs", mine.size());
+  if (k.other_ddp) {
+    r.what = fmt::format("{} vs run '{}', {} each, interleaved", ddp_figure_name(k.kind), k.other_run, runs);
+    r.expected = fmt::format("{} {}{} of run '{}' ({}) by more than the spread {}", op,
+                             k.times == 1 ? "" : fmt::format("{:g} × ", k.times), fmt_num(want / k.times),
+                             k.other_run, ddp_run_label(*k.other_ddp), fmt_num(spread));
+    if (k.times != 1) {
+      std::vector<double> raw;
+      for (double t : theirs) raw.push_back(t / k.times);
+      r.actual = fmt::format("{} (runs: {}; run '{}': {})", fmt_num(got), num_list(mine), k.other_run, num_list(raw));
+    } else {
+      r.actual = fmt::format("{} (runs: {}; run '{}': {})", fmt_num(got), num_list(mine), k.other_run, num_list(theirs));
+    }
+  } else {
+    r.what = fmt::format("{}, {}", ddp_figure_name(k.kind), runs);
+    r.expected = fmt::format("{} {} by more than the spread {}", op, fmt_num(want), fmt_num(spread));
+    r.actual = fmt::format("{} (runs: {})", fmt_num(got), num_list(mine));
+  }
+  r.pass = pass;
+  return r;
+}
+
 CheckResult wrong_kind(const Check& k, const char* beat) {
   CheckResult r;
   r.mark = k.mark;
@@ -1022,10 +1104,15 @@ std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
     CheckResult r;
     r.mark = k.mark;
     switch (k.kind) {
-      case Check::Kind::allreduce_calls:
-      case Check::Kind::buckets:
       case Check::Kind::overlap_fraction:
-      case Check::Kind::exposed_comm_ms: {
+      case Check::Kind::exposed_comm_ms:
+        if (k.compare != "equals") {
+          r = timing_claim(k, run, b.ddp);
+          break;
+        }
+        [[fallthrough]];
+      case Check::Kind::allreduce_calls:
+      case Check::Kind::buckets: {
         const double got = ddp_figure(k.kind, run);
         double want = k.value;
         std::string against = fmt_num(k.value);
