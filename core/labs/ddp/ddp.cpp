@@ -355,6 +355,30 @@ struct RankRecord {
   float loss = 0;
 };
 
+// The DDP iteration's schedule on the model clock (IterationStats): forward
+// takes depth layers, then a rank that had finished `layers_done` backward
+// layers when it posted bucket k posted it at (depth + layers_done) layer
+// times; call k starts when the last rank posted it and the previous call
+// ended, and lasts link_us_per_mb per MB of its bytes.
+void model_clock(const Options& o, const std::vector<RankRecord>& rec, const std::vector<CommSpan>& comm,
+                 IterationStats& st) {
+  const double layer_ms = o.layer_delay_us / 1000.0;
+  const double backward_end = 2.0 * o.depth * layer_ms;
+  double end = 0, total = 0;
+  for (const CommSpan& c : comm) {
+    double post = 0;
+    for (const RankRecord& R : rec)
+      for (const BucketFill& f : R.fills)
+        if (f.bucket == c.bucket) post = std::max(post, (o.depth + f.layers_done) * layer_ms);
+    const double d = o.link_us_per_mb / 1000.0 * static_cast<double>(c.bytes) / (1024.0 * 1024.0);
+    end = std::max(post, end) + d;
+    total += d;
+  }
+  st.model_comm_ms = total;
+  st.model_exposed_comm_ms = std::max(end, backward_end) - backward_end;
+  st.model_overlap_fraction = total > 0 ? std::clamp(1.0 - st.model_exposed_comm_ms / total, 0.0, 1.0) : 0.0;
+}
+
 // Merges the ranks' records of one iteration into its timeline and stats.
 // Exposed communication per rank: DDP (after_backward) counts from the end
 // of the rank's backward until its last result arrived — everything it
@@ -362,7 +386,7 @@ struct RankRecord {
 // none (collectives start after the last backward) the overlap is exactly
 // 0; the sharded mode waits inside forward and backward too, so there it
 // is the time blocked in waits.
-void summarize_iteration(const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
+void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
                          bool after_backward, Result& res) {
   const int n = static_cast<int>(rec.size());
   IterationTimeline tl;
@@ -394,6 +418,11 @@ void summarize_iteration(const std::vector<RankRecord>& rec, std::vector<CommSpa
   st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
   st.calls = calls;
   st.reference_loss = std::numeric_limits<double>::quiet_NaN();
+  if (after_backward) {
+    model_clock(o, rec, tl.comm, st);
+  } else {
+    st.model_comm_ms = st.model_exposed_comm_ms = st.model_overlap_fraction = std::numeric_limits<double>::quiet_NaN();
+  }
   res.iterations.push_back(st);
   res.timelines.push_back(std::move(tl));
 }
@@ -535,14 +564,17 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
           for (int k = 0; k < B; ++k) bucket_buf[k].resize(buckets[k].elements);
           std::vector<int> pending(B), seq(B, -1);
           for (int k = 0; k < B; ++k) pending[k] = static_cast<int>(buckets[k].params.size());
-          int next_post = 0;
+          int next_post = 0, backward_layers_done = 0;
           std::vector<std::vector<float>> g(P);
           for (int p = 0; p < P; ++p) g[p].resize(elems[p]);
           auto post_bucket = [&](int k) {
             seq[k] = group.post(r, all_reduce_spec(o, buckets[k].elements), bucket_buf[k].data(),
                                 buckets[k].elements, CallMeta{fmt::format("bucket {}", k), k, -1});
             for (auto& f : R.fills)
-              if (f.bucket == k) f.posted_ms = ms_since(t0, Clock::now());
+              if (f.bucket == k) {
+                f.posted_ms = ms_since(t0, Clock::now());
+                f.layers_done = backward_layers_done;
+              }
           };
           auto mark_ready = [&](int p) {
             const int k = bucket_of[p];
@@ -558,6 +590,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
             layer_backward(m.params[2 * l].data(), W, l, act, dz, g[2 * l].data(), g[2 * l + 1].data());
             delay(o.layer_delay_us);
             R.layers.push_back({r, l, true, s, ms_since(t0, Clock::now())});
+            ++backward_layers_done;
             if (!shuffled) {
               mark_ready(2 * l + 1);
               mark_ready(2 * l);
@@ -588,7 +621,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
     group.join();
     collect(errs);
 
-    summarize_iteration(rec, group.spans, B, true, res);
+    summarize_iteration(o, rec, group.spans, B, true, res);
     res.launch_order = group.order;
   }
 
@@ -694,7 +727,7 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
     group.join();
     collect(errs);
 
-    summarize_iteration(rec, group.spans, 3 * L, false, res);
+    summarize_iteration(o, rec, group.spans, 3 * L, false, res);
     res.launch_order = group.order;
   }
   res.replicas_identical = true;

@@ -123,6 +123,9 @@ struct BucketFill {
   int rank = 0;
   int bucket = 0;
   double ready_ms = 0, posted_ms = 0;
+  // Backward layers the rank had finished when it posted the bucket (its
+  // program state, not a clock reading; the model clock starts from it).
+  int layers_done = 0;
 };
 // One collective on the communication thread.
 struct CommSpan {
@@ -158,6 +161,17 @@ struct IterationStats {
   double exposed_comm_ms = 0;  // mean over ranks: DDP: last result minus end of backward; sharded: time blocked in waits
   double overlap_fraction = 0; // clamp(1 - exposed / comm, 0, 1); 0 when comm = 0
   int calls = 0;               // collectives issued (DDP: all-reduces)
+  // The same iteration's schedule on the MODEL CLOCK (DDP only; NaN for
+  // sharded runs): every layer's forward and backward take exactly
+  // layer_delay_us, every all-reduce takes exactly link_us_per_mb per MB of
+  // its bucket, one at a time in bucket order, each starting when the last
+  // rank posted it, i.e. after the backward layers that rank had finished
+  // (BucketFill::layers_done). Real compute and the per-call thread cost
+  // are left out: they are what a loaded machine changes from run to run.
+  // So these figures say what the run's schedule (its buckets and when they
+  // were posted) does, identically on any machine; the measured figures
+  // above say what this machine did.
+  double model_comm_ms = 0, model_exposed_comm_ms = 0, model_overlap_fraction = 0;
 };
 
 struct Result {

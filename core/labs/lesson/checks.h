@@ -89,8 +89,20 @@ struct Compare {
 };
 struct AllreduceCalls { Compare cmp; };  // IterationStats::calls of iteration 0
 struct Buckets { Compare cmp; };         // Result::buckets.size()
-struct OverlapFraction { Compare cmp; }; // median IterationStats::overlap_fraction (0..1)
-struct ExposedCommMs { Compare cmp; };   // median IterationStats::exposed_comm_ms (ms)
+// Timing figures. `clock: measured` (the default): the median over
+// iterations of IterationStats::overlap_fraction (0..1) / exposed_comm_ms
+// (ms), as this machine ran them. `clock: model`: IterationStats::
+// model_overlap_fraction / model_exposed_comm_ms, the run's schedule on the
+// model clock (core/labs/ddp/ddp.h): the same on every machine, so decided
+// on the beat's one run.
+struct OverlapFraction {
+  Compare cmp;
+  bool model_clock = false;
+};
+struct ExposedCommMs {
+  Compare cmp;
+  bool model_clock = false;
+};
 // The parameter indices of bucket `bucket`, in packing order.
 struct BucketParams {
   int bucket = 0;

@@ -52,7 +52,10 @@ const ddp::Options& named_run(const Ctx& c, const YAML::Node& name_node, const s
 // {run: NAME, times: X}.
 check::Compare read_compare(const Ctx& c, const YAML::Node& n, const std::string& kind,
                             const std::map<std::string, ddp::Options>& runs, bool integral) {
-  only_keys(c, n, fmt::format("a {} check", kind), {"check", "equals", "less_than", "greater_than"});
+  if (integral)
+    only_keys(c, n, fmt::format("a {} check", kind), {"check", "equals", "less_than", "greater_than"});
+  else
+    only_keys(c, n, fmt::format("a {} check", kind), {"check", "equals", "less_than", "greater_than", "clock"});
   check::Compare k;
   int found = 0;
   for (const char* key : {"equals", "less_than", "greater_than"}) {
@@ -107,21 +110,31 @@ double figure(const check::AllreduceCalls&, const ddp::Result& r) {
   return r.iterations.empty() ? 0 : r.iterations[0].calls;
 }
 double figure(const check::Buckets&, const ddp::Result& r) { return static_cast<double>(r.buckets.size()); }
-double figure(const check::OverlapFraction&, const ddp::Result& r) {
+double figure(const check::OverlapFraction& k, const ddp::Result& r) {
   std::vector<double> v;
-  for (const auto& it : r.iterations) v.push_back(it.overlap_fraction);
+  for (const auto& it : r.iterations) v.push_back(k.model_clock ? it.model_overlap_fraction : it.overlap_fraction);
   return median(v);
 }
-double figure(const check::ExposedCommMs&, const ddp::Result& r) {
+double figure(const check::ExposedCommMs& k, const ddp::Result& r) {
   std::vector<double> v;
-  for (const auto& it : r.iterations) v.push_back(it.exposed_comm_ms);
+  for (const auto& it : r.iterations) v.push_back(k.model_clock ? it.model_exposed_comm_ms : it.exposed_comm_ms);
   return median(v);
 }
 
 const char* figure_name(const check::AllreduceCalls&) { return "all-reduce calls per iteration"; }
 const char* figure_name(const check::Buckets&) { return "buckets"; }
-const char* figure_name(const check::OverlapFraction&) { return "overlap fraction (median over iterations)"; }
-const char* figure_name(const check::ExposedCommMs&) { return "exposed communication ms (median over iterations)"; }
+const char* figure_name(const check::OverlapFraction& k) {
+  return k.model_clock ? "overlap fraction on the model clock" : "overlap fraction (median over iterations)";
+}
+const char* figure_name(const check::ExposedCommMs& k) {
+  return k.model_clock ? "exposed communication ms on the model clock"
+                       : "exposed communication ms (median over iterations)";
+}
+
+// `clock: measured | model` of a timing check (default measured).
+bool read_clock(const Ctx& c, const YAML::Node& n) {
+  return n["clock"] && one_of(c, n["clock"], "clock", {"measured", "model"}) == "model";
+}
 
 // A count (calls, buckets), or a timing figure compared with `equals`:
 // decided on the beat's run (and one run of the compared run).
@@ -204,11 +217,12 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
 
 CheckResult eval(const check::AllreduceCalls& k, DdpRuns& runs) { return eval_once(k, runs); }
 CheckResult eval(const check::Buckets& k, DdpRuns& runs) { return eval_once(k, runs); }
+// The model clock gives the same figures on every run: one run decides.
 CheckResult eval(const check::OverlapFraction& k, DdpRuns& runs) {
-  return k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
+  return k.model_clock || k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
 }
 CheckResult eval(const check::ExposedCommMs& k, DdpRuns& runs) {
-  return k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
+  return k.model_clock || k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
 }
 
 // ---- bucket_params: the parameters of one bucket, in packing order ----
@@ -311,8 +325,10 @@ Check read_ddp_check(const Ctx& c, const YAML::Node& n, const std::string& kind,
   Check k{c.mark(n), {}};
   if (kind == "allreduce_calls") k.claim = check::AllreduceCalls{read_compare(c, n, kind, runs, true)};
   else if (kind == "buckets") k.claim = check::Buckets{read_compare(c, n, kind, runs, true)};
-  else if (kind == "overlap_fraction") k.claim = check::OverlapFraction{read_compare(c, n, kind, runs, false)};
-  else if (kind == "exposed_comm_ms") k.claim = check::ExposedCommMs{read_compare(c, n, kind, runs, false)};
+  else if (kind == "overlap_fraction")
+    k.claim = check::OverlapFraction{read_compare(c, n, kind, runs, false), read_clock(c, n)};
+  else if (kind == "exposed_comm_ms")
+    k.claim = check::ExposedCommMs{read_compare(c, n, kind, runs, false), read_clock(c, n)};
   else if (kind == "bucket_params") k.claim = read_bucket_params(c, n);
   else if (kind == "replicas_identical") {
     only_keys(c, n, "a replicas_identical check", {"check"});

@@ -164,6 +164,49 @@ TEST_SUITE("ddp") {
     CHECK(p.timelines[0].comm.size() == 12u);
   }
 
+  TEST_CASE("the model clock replays the run's schedule with exact layer and link times") {
+    // Lesson 07's overlap model, shorter: 4 layers of 256, 10 ms per layer
+    // and pass, 20 ms per MB. A layer's W + b = 65792 floats = 263168 B,
+    // so one bucket per layer lasts 20 * 263168 / 2^20 = 5.01953125 ms.
+    Options o;
+    o.ranks = 2;
+    o.depth = 4;
+    o.width = 256;
+    o.batch = 4;
+    o.iterations = 1;
+    o.algorithm = "ring";
+    o.layer_delay_us = 10000;
+    o.link_us_per_mb = 20000;
+    o.check_reference = false;
+    o.overlap = Overlap::bucketed;
+    o.bucket_cap_mb = 0.25;
+    const double bucket_ms = 5.01953125;
+    // Bucket k is posted after backward layer 3 - k: at 50, 60, 70, 80 ms;
+    // each ends 5.02 ms later, so only the last one is exposed.
+    const auto b = run_ddp(o);
+    REQUIRE(b.buckets.size() == 4u);
+    CHECK(b.iterations[0].model_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(b.iterations[0].model_exposed_comm_ms == doctest::Approx(bucket_ms).epsilon(1e-12));
+    CHECK(b.iterations[0].model_overlap_fraction == doctest::Approx(0.75).epsilon(1e-12));
+    for (const BucketFill& f : b.timelines[0].fills) CHECK(f.layers_done == f.bucket + 1);
+    // overlap none: one bucket posted after backward, all of it exposed.
+    o.overlap = Overlap::none;
+    const auto n = run_ddp(o);
+    CHECK(n.iterations[0].model_exposed_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(n.iterations[0].model_overlap_fraction == 0.0);
+    // A rank that marks its gradients ready only after backward posts every
+    // bucket late: the model reads that from the run, not from the options.
+    o.overlap = Overlap::bucketed;
+    o.shuffled_ready_rank = 1;
+    const auto late = run_ddp(o);
+    CHECK(late.iterations[0].model_exposed_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(late.iterations[0].model_overlap_fraction == 0.0);
+    // Sharded runs have no model clock.
+    o.shuffled_ready_rank = -1;
+    o.sharded = true;
+    CHECK(std::isnan(run_ddp(o).iterations[0].model_exposed_comm_ms));
+  }
+
   TEST_CASE("a rank whose gradients become ready in another order reduces the same buckets in the same order") {
     Options o = small(Overlap::per_param);
     auto plain = run_ddp(o);
