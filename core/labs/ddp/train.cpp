@@ -109,6 +109,35 @@ void collect(std::vector<std::exception_ptr>& errs) {
     if (e) std::rethrow_exception(e);
 }
 
+void run_iteration(const Options& o, int calls, bool after_backward, std::map<std::string, Schedule>& cache,
+                   Result& res, const RankWork& work) {
+  const int n = o.ranks;
+  std::vector<RankRecord> rec(n);
+  StartGate gate(n);
+  // Times count from just before the workers are released together.
+  const Clock::time_point t0 = Clock::now();
+  Group group(n, calls, t0, &cache, o.link_us_per_mb);
+  std::vector<std::exception_ptr> errs(n);
+  std::vector<std::thread> workers;
+  for (int r = 0; r < n; ++r) {
+    workers.emplace_back([&, r] {
+      try {
+        gate.arrive_and_wait();
+        work(r, rec[r], group, t0);
+      } catch (...) {
+        errs[r] = std::current_exception();
+        group.abort("ddp: a rank failed");
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  group.join();
+  collect(errs);
+
+  summarize_iteration(o, rec, group.spans, calls, after_backward, res);
+  res.launch_order = group.order;
+}
+
 }  // namespace detail
 
 using namespace detail;

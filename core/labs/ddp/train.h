@@ -3,6 +3,9 @@
 // collectives' specs and the sleeps that stand in for compute.
 #pragma once
 #include <exception>
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/labs/ddp/model.h"
@@ -29,6 +32,20 @@ void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, s
 CollectiveSpec all_reduce_spec(const Options& o, int64_t count);
 CollectiveSpec shard_spec(const Options& o, Collective c, const std::vector<int64_t>& blocks);
 void collect(std::vector<std::exception_ptr>& errs);
+
+// One rank's work in one iteration: rank r fills its record R, posting and
+// waiting through `group`; times are ms since t0.
+using RankWork = std::function<void(int r, RankRecord& R, Group& group, Clock::time_point t0)>;
+
+// Runs one iteration of either loop: o.ranks worker threads released
+// together from a start gate, each running `work`; a group of `calls`
+// collectives (schedules cached in `cache` across iterations). A rank that
+// throws aborts the group, so the others stop waiting, and its exception is
+// rethrown here once every thread has joined. Then the ranks' records are
+// summarized into res (after_backward: see summarize_iteration) and
+// res.launch_order is this iteration's.
+void run_iteration(const Options& o, int calls, bool after_backward, std::map<std::string, Schedule>& cache,
+                   Result& res, const RankWork& work);
 
 // The two loops (train_ddp.cpp, train_sharded.cpp).
 void run_ddp_iterations(const Options& o, const Data& data, Result& res);
