@@ -1,4 +1,4 @@
-// Data-parallel training for real (issue 8): a small MLP whose backward pass
+// Data-parallel training for real: a small MLP whose backward pass
 // produces gradients layer by layer while their all-reduces run on a
 // communication thread, as PyTorch DDP does with its gradient buckets; and
 // an FSDP-style sharded mode that all-gathers each layer's parameters just
@@ -11,7 +11,7 @@
 //  - Collectives go through a small "process group" shared by the workers:
 //    every rank posts call number k (its k-th collective, a sequence number
 //    as in NCCL/Gloo); when ALL n ranks have posted call k, ONE
-//    communication thread runs it with run_threads() (core/executor.h),
+//    communication thread runs it with run_threads() (core/exec/executor.h),
 //    which itself runs the n ranks of the collective on n threads of its
 //    own, the real schedule of the chosen algorithm, step by step. Calls run
 //    one at a time in sequence order (one communication stream).
@@ -29,6 +29,12 @@
 // weight W_l (out x in, parameter 2l) and a bias b_l (out, parameter 2l+1).
 // Backward produces them in reverse order (b_{L-1}, W_{L-1}, ..., b_0, W_0),
 // which is why buckets are filled in reverse parameter order.
+//
+// Sources (core/labs/ddp/): buckets.cpp (assign_buckets), options.cpp,
+// model.h/.cpp (the MLP, its data, the single-process reference),
+// process_group.h (the group and its communication thread), train.h/.cpp
+// (run_ddp, the iteration both loops share, the model clock), train_ddp.cpp
+// and train_sharded.cpp (the two loops).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-// Issue 8: gradient buckets (PyTorch DDP's assignment), overlap modes giving
+// The DDP lab: gradient buckets (PyTorch DDP's assignment), overlap modes giving
 // the same parameters, in-order bucket launches, FSDP-style sharding.
 // Models are tiny so that every case takes well under a second.
 #include <doctest/doctest.h>
