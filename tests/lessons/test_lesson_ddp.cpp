@@ -135,6 +135,45 @@ beats:
     CHECK(r1[2].pass);
   }
 
+  TEST_CASE("a measured timing claim is decided on 3 to 9 interleaved runs; the model clock on the one run") {
+    // overlap none measures exactly 0 on every run (each rank waits for the
+    // whole collective, posted after its backward), so these verdicts do
+    // not depend on the machine.
+    const Lesson l = parse_lesson(R"(title: timing
+ddp: {ranks: 2, depth: 2, width: 16, batch: 4, iterations: 2, overlap: none, algorithm: naive}
+beats:
+  - kind: ddp
+    name: none
+    text: nothing overlaps
+    checks:
+      - {check: overlap_fraction, less_than: 0.5}
+      - {check: overlap_fraction, greater_than: 0.5}
+      - {check: overlap_fraction, clock: model, greater_than: 0.5}
+  - kind: ddp
+    text: again
+    checks:
+      - {check: overlap_fraction, greater_than: {run: none}}
+)", "timing.yaml");
+    const auto r0 = evaluate(l.beats[0]);
+    REQUIRE(r0.size() == 3);
+    CHECK(r0[0].pass);  // decided on the first three runs
+    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 3 runs");
+    CHECK(r0[0].expected == "< 0.5 by more than the spread 0");
+    CHECK(r0[0].actual == "0 (runs: 0, 0, 0)");
+    CHECK_FALSE(r0[1].pass);  // not established after three rounds: fails with all nine
+    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 9 runs");
+    CHECK(r0[1].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK_FALSE(r0[2].pass);  // no link time: the model clock has no communication to hide
+    CHECK(r0[2].what == "overlap fraction on the model clock");
+    CHECK(r0[2].actual == "0");
+    const auto r1 = evaluate(l.beats[1]);
+    REQUIRE(r1.size() == 1);
+    CHECK_FALSE(r1[0].pass);
+    CHECK(r1[0].what == "overlap fraction (median over iterations) vs run 'none', median of 9 runs each, interleaved");
+    CHECK(r1[0].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0; run 'none': 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by more than the spread 0");
+  }
+
   TEST_CASE("false hang claims fail; a wrong count is never a silent success") {
     const Lesson l = parse_lesson(R"(title: wrong
 hang: {ranks: 4, timeout_s: 0.2}
