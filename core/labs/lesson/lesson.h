@@ -173,7 +173,10 @@ std::vector<CheckResult> evaluate(const Beat& b);
 
 // Checks of a ddp / hang beat against a run already made (the
 // runner prints the run, then checks it). Runs named by `other_run` are
-// run here (once per name). A check of the wrong beat kind fails.
+// run here (once per name); a measured timing claim (check::OverlapFraction
+// / ExposedCommMs with less_than / greater_than) also reruns this beat and
+// the named run, alternately, 3 to 9 times each (checks_ddp.cpp). A check
+// of the wrong beat kind fails.
 std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
 std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
 
