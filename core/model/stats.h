@@ -2,6 +2,7 @@
 // lesson checks (labs), so every figure called "median" is the same one.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace microddp {
@@ -14,6 +15,17 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t h = v.size() / 2;
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// Median absolute deviation: the typical distance of a sample from the
+// median, unmoved by one outlier (one run slowed down by another process).
+// Same unit as the samples; 0 for an empty vector.
+inline double mad(const std::vector<double>& v) {
+  const double m = median(v);
+  std::vector<double> d;
+  d.reserve(v.size());
+  for (double x : v) d.push_back(std::fabs(x - m));
+  return median(d);
 }
 
 }  // namespace microddp

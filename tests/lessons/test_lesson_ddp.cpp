@@ -1,9 +1,10 @@
-// Lessons 07 and 08 (issue 8): ddp and hang beats. Both shipped lessons load
+// Lessons 07 and 08: ddp and hang beats. Both shipped lessons load
 // with the expected structure and every check passes against real runs;
-// false claims fail with expected vs actual; the issue 8 keys' fixtures
-// (tests/lessons/bad/ddp-*.yaml, hang-*.yaml, beat-*.yaml) give
+// false claims fail with expected vs actual; the fixtures of the ddp and
+// hang keys (tests/lessons/bad/ddp-*.yaml, hang-*.yaml, beat-*.yaml) give
 // file:line:column errors. Timing is compared only between runs, never
-// against a fixed number of milliseconds.
+// against a fixed number of milliseconds, and each timing claim is decided
+// on repeated, interleaved runs (checks_ddp.cpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -57,15 +58,16 @@ TEST_SUITE("lesson_ddp") {
     CHECK(l.beats[6].ddp.layer_delay_us == 20000);
     CHECK(l.beats[6].ddp.overlap == ddp::Overlap::bucketed);
     // "exposed_comm_ms less_than {run: none}" carries the options of the run named none.
-    const Check* cmp = nullptr;
+    const check::Compare* cmp = nullptr;
     for (const Check& k : l.beats[6].checks)
-      if (k.kind == Check::Kind::exposed_comm_ms) cmp = &k;
+      if (const auto* e = std::get_if<check::ExposedCommMs>(&k.claim)) cmp = &e->cmp;
     REQUIRE(cmp);
-    CHECK(cmp->compare == "less_than");
+    CHECK(cmp->op == "less_than");
     CHECK(cmp->other_run == "none");
     REQUIRE(cmp->other_ddp);
     CHECK(cmp->other_ddp->overlap == ddp::Overlap::none);
     CHECK(cmp->other_ddp->layer_delay_us == 20000);
+    CHECK(cmp->other_ddp->link_us_per_mb == 20000);
     // A ddp beat keeps a runnable collective setup for viewers that only know collective beats.
     CHECK(prepare(l.beats[0].setup).runnable);
   }
@@ -131,6 +133,45 @@ beats:
     CHECK(r1[0].what == "all-reduce calls per iteration vs run 'two'");
     CHECK(r1[1].pass);  // naive: the same bits whatever the buckets
     CHECK(r1[2].pass);
+  }
+
+  TEST_CASE("a measured timing claim is decided on 3 to 9 interleaved runs; the model clock on the one run") {
+    // overlap none measures exactly 0 on every run (each rank waits for the
+    // whole collective, posted after its backward), so these verdicts do
+    // not depend on the machine.
+    const Lesson l = parse_lesson(R"(title: timing
+ddp: {ranks: 2, depth: 2, width: 16, batch: 4, iterations: 2, overlap: none, algorithm: naive}
+beats:
+  - kind: ddp
+    name: none
+    text: nothing overlaps
+    checks:
+      - {check: overlap_fraction, less_than: 0.5}
+      - {check: overlap_fraction, greater_than: 0.5}
+      - {check: overlap_fraction, clock: model, greater_than: 0.5}
+  - kind: ddp
+    text: again
+    checks:
+      - {check: overlap_fraction, greater_than: {run: none}}
+)", "timing.yaml");
+    const auto r0 = evaluate(l.beats[0]);
+    REQUIRE(r0.size() == 3);
+    CHECK(r0[0].pass);  // decided on the first three runs
+    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 3 runs");
+    CHECK(r0[0].expected == "< 0.5 by more than the spread 0");
+    CHECK(r0[0].actual == "0 (runs: 0, 0, 0)");
+    CHECK_FALSE(r0[1].pass);  // not established after three rounds: fails with all nine
+    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 9 runs");
+    CHECK(r0[1].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK_FALSE(r0[2].pass);  // no link time: the model clock has no communication to hide
+    CHECK(r0[2].what == "overlap fraction on the model clock");
+    CHECK(r0[2].actual == "0");
+    const auto r1 = evaluate(l.beats[1]);
+    REQUIRE(r1.size() == 1);
+    CHECK_FALSE(r1[0].pass);
+    CHECK(r1[0].what == "overlap fraction (median over iterations) vs run 'none', median of 9 runs each, interleaved");
+    CHECK(r1[0].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0; run 'none': 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by more than the spread 0");
   }
 
   TEST_CASE("false hang claims fail; a wrong count is never a silent success") {
@@ -208,7 +249,7 @@ beats:
     CHECK(errors > 0);
   }
 
-  TEST_CASE("issue 8 fixtures give file:line:column and what was expected") {
+  TEST_CASE("fixtures of the ddp and hang keys give file:line:column and what was expected") {
     int n = 0;
     for (const auto& e : fs::directory_iterator(kBadDir)) {
       const std::string f = e.path().filename().string();

@@ -1,4 +1,4 @@
-// Data-parallel training for real (issue 8): a small MLP whose backward pass
+// Data-parallel training for real: a small MLP whose backward pass
 // produces gradients layer by layer while their all-reduces run on a
 // communication thread, as PyTorch DDP does with its gradient buckets; and
 // an FSDP-style sharded mode that all-gathers each layer's parameters just
@@ -11,7 +11,7 @@
 //  - Collectives go through a small "process group" shared by the workers:
 //    every rank posts call number k (its k-th collective, a sequence number
 //    as in NCCL/Gloo); when ALL n ranks have posted call k, ONE
-//    communication thread runs it with run_threads() (core/executor.h),
+//    communication thread runs it with run_threads() (core/exec/executor.h),
 //    which itself runs the n ranks of the collective on n threads of its
 //    own, the real schedule of the chosen algorithm, step by step. Calls run
 //    one at a time in sequence order (one communication stream).
@@ -29,6 +29,12 @@
 // weight W_l (out x in, parameter 2l) and a bias b_l (out, parameter 2l+1).
 // Backward produces them in reverse order (b_{L-1}, W_{L-1}, ..., b_0, W_0),
 // which is why buckets are filled in reverse parameter order.
+//
+// Sources (core/labs/ddp/): buckets.cpp (assign_buckets), options.cpp,
+// model.h/.cpp (the MLP, its data, the single-process reference),
+// process_group.h (the group and its communication thread), train.h/.cpp
+// (run_ddp, the iteration both loops share, the model clock), train_ddp.cpp
+// and train_sharded.cpp (the two loops).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -87,6 +93,12 @@ struct Options {
   // Extra "compute" per layer and pass (µs, a sleep): stands in for a bigger
   // model so that the overlap is visible on a small machine.
   int layer_delay_us = 0;
+  // Extra "link" time per collective (µs per MB of the rank's buffer, MB =
+  // 2^20 bytes; a sleep on the communication thread after the collective
+  // ran, inside its CommSpan): stands in for a slower network, so that a
+  // collective's duration grows with its bytes by a known lower bound
+  // instead of being all thread-scheduling noise on a small machine.
+  double link_us_per_mb = 0;
   // Test hook: on this rank (-1 = none) gradients become ready in a
   // shuffled order (all of backward first, then marked ready in a seeded
   // random order), as with a different autograd order. Buckets are still
@@ -95,7 +107,8 @@ struct Options {
   bool check_reference = true; // run the single-process reference too
   // Throws UsageError naming the bad value: ranks < 1, depth < 1, width < 1,
   // batch < 1 or not divisible by ranks, iterations < 1, lr <= 0,
-  // bucket_cap_mb <= 0, layer_delay_us < 0, unknown algorithm.
+  // bucket_cap_mb <= 0, layer_delay_us < 0, link_us_per_mb < 0 or over 1e6,
+  // unknown algorithm.
   void validate() const;
 };
 
@@ -116,6 +129,9 @@ struct BucketFill {
   int rank = 0;
   int bucket = 0;
   double ready_ms = 0, posted_ms = 0;
+  // Backward layers the rank had finished when it posted the bucket (its
+  // program state, not a clock reading; the model clock starts from it).
+  int layers_done = 0;
 };
 // One collective on the communication thread.
 struct CommSpan {
@@ -151,6 +167,17 @@ struct IterationStats {
   double exposed_comm_ms = 0;  // mean over ranks: DDP: last result minus end of backward; sharded: time blocked in waits
   double overlap_fraction = 0; // clamp(1 - exposed / comm, 0, 1); 0 when comm = 0
   int calls = 0;               // collectives issued (DDP: all-reduces)
+  // The same iteration's schedule on the MODEL CLOCK (DDP only; NaN for
+  // sharded runs): every layer's forward and backward take exactly
+  // layer_delay_us, every all-reduce takes exactly link_us_per_mb per MB of
+  // its bucket, one at a time in bucket order, each starting when the last
+  // rank posted it, i.e. after the backward layers that rank had finished
+  // (BucketFill::layers_done). Real compute and the per-call thread cost
+  // are left out: they are what a loaded machine changes from run to run.
+  // So these figures say what the run's schedule (its buckets and when they
+  // were posted) does, identically on any machine; the measured figures
+  // above say what this machine did.
+  double model_comm_ms = 0, model_exposed_comm_ms = 0, model_overlap_fraction = 0;
 };
 
 struct Result {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/labs/ddp/ddp.h"
+#include "core/labs/lesson/checks.h"
 #include "core/exec/executor.h"
 #include "core/labs/hang/hang.h"
 #include "core/ir/types.h"
@@ -90,71 +91,11 @@ struct Question {
   bool is_right(const std::string& typed) const;
 };
 
-// A claim checked against the run. Kinds (fields used):
-//  buffer     rank, buffer, step (-1 = before step 0, or the last step for
-//             "end"), values: that buffer's values on that rank after the step
-//  bytes      rank, direction (sent|received|both), step (-2 = whole run),
-//             value: bytes the rank moved (measured by the executor's trace)
-//  steps      phase ("" = all), value: number of steps (from the schedule)
-//  result     expect "correct": outputs equal the independent reference
-//             (core/reference.h); expect "corrupts": with `delay` set, at
-//             least one of `seeds` runs (seeds 1..N) differs from it
-//  predicted  preset, value (s), rel_tol: core/cost_model.h predict() lockstep
-//             time of this beat's schedule under the preset (α, β, γ)
-//  ratio      preset / other preset (or algorithm / other algorithm under
-//             `preset`), value, rel_tol: ratio of the two predicted times
-//  faster     preset, algorithm, other: predicted(algorithm) < predicted(other)
-//
-// Issue 8 kinds, only in beats of the matching kind (Beat::kind). A ddp
-// beat's checks read its ddp::Result (core/ddp.h); "median" is the median
-// over the run's iterations (robust to one slow iteration on a loaded
-// machine). `compare` is equals | less_than | greater_than; against a
-// number (`value`) or, when other_run is set, against `times` x the same
-// figure of that earlier named run (other_ddp, resolved when loading).
-//  allreduce_calls     compare value|other: IterationStats::calls of iteration 0
-//  buckets             compare value|other: Result::buckets.size()
-//  bucket_params       bucket, values: the parameter indices of that bucket, in packing order
-//  overlap_fraction    compare value|other: median IterationStats::overlap_fraction (0..1)
-//  exposed_comm_ms     compare value|other: median IterationStats::exposed_comm_ms (ms)
-//  replicas_identical  every rank's parameters are the same bytes (Result::replicas_identical)
-//  same_params         other_run: final_params bit-equal to that run's
-//  loss                rel_tol: Result::max_reference_rel_error <= rel_tol
-// A hang beat's checks read its hang::LabResult (core/hang.h):
-//  named_ranks         values: the ranks the verdict names, in order
-//                      (LabResult::missing for a timeout, ::mismatched for a mismatch)
-//  failure             expect none | timeout | mismatch (none: every rank passed)
-//  all_failed          every rank failed together (LabResult::all_failed)
-//  elapsed             value (s): LabResult::seconds <= timeout_s + value
-//  sequence            rank, started, completed: that rank's flight recorder's
-//                      last started / last completed sequence numbers (-1 = none)
-//  report              expect: a text the verdict contains
+// A claim checked against the run: where it is written and what it claims
+// (one struct per check kind, core/labs/lesson/checks.h).
 struct Check {
-  enum class Kind {
-    buffer, bytes, steps, result, predicted, ratio, faster,
-    // issue 8: ddp beats
-    allreduce_calls, buckets, bucket_params, overlap_fraction, exposed_comm_ms, replicas_identical, same_params, loss,
-    // issue 8: hang beats
-    named_ranks, failure, all_failed, elapsed, sequence, report
-  } kind = Kind::steps;
   Mark mark;
-  int rank = 0;
-  std::string buffer = "output";
-  int step = -2;
-  bool step_is_end = false;
-  std::string direction = "sent";
-  std::string phase;
-  std::vector<double> values;
-  double value = 0, rel_tol = 1e-3;
-  std::string expect = "correct";
-  int seeds = 20;
-  std::string preset, other_preset, algorithm, other_algorithm;
-  // issue 8 (see above)
-  std::string compare = "equals";        // equals | less_than | greater_than
-  std::string other_run;                 // an earlier ddp beat's `name` ("" = compare with value)
-  std::optional<ddp::Options> other_ddp; // that beat's options
-  double times = 1;                      // other run's figure is multiplied by this
-  int bucket = 0;
-  int64_t started = -2, completed = -2;  // sequence: -2 = not checked, -1 = no call
+  check::Any claim;
 };
 
 struct Beat {
@@ -167,7 +108,7 @@ struct Beat {
   Setup setup;        // effective setup of this beat (the lesson's, changed by
                       // this and earlier beats' `setup:` keys)
   bool setup_changed = false;
-  // Issue 8. What the beat runs: a collective (everything above), a DDP
+  // What the beat runs: a collective (everything above), a DDP
   // training run (ddp; `at` is end, setup is the carried collective setup,
   // unused) or a hang-lab run (hang). A viewer that only knows collective
   // beats shows the text and question of the others and skips their run.
@@ -230,9 +171,12 @@ struct CheckResult {
 // calls the overloads below.
 std::vector<CheckResult> evaluate(const Beat& b);
 
-// Issue 8: checks of a ddp / hang beat against a run already made (the
+// Checks of a ddp / hang beat against a run already made (the
 // runner prints the run, then checks it). Runs named by `other_run` are
-// run here (once per name). A check of the wrong beat kind fails.
+// run here (once per name); a measured timing claim (check::OverlapFraction
+// / ExposedCommMs with less_than / greater_than) also reruns this beat and
+// the named run, alternately, 3 to 9 times each (checks_ddp.cpp). A check
+// of the wrong beat kind fails.
 std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
 std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
 

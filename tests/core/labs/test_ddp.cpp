@@ -1,4 +1,4 @@
-// Issue 8: gradient buckets (PyTorch DDP's assignment), overlap modes giving
+// The DDP lab: gradient buckets (PyTorch DDP's assignment), overlap modes giving
 // the same parameters, in-order bucket launches, FSDP-style sharding.
 // Models are tiny so that every case takes well under a second.
 #include <doctest/doctest.h>
@@ -114,19 +114,97 @@ TEST_SUITE("ddp") {
     o.depth = 6;
     o.layer_delay_us = 3000;  // 3 ms per layer: later layers' backward outlasts the first all-reduce
     o.check_reference = false;
+    // overlap none: every rank posts after its backward ended and the
+    // collective starts only when all have posted, so each rank waits at
+    // least the whole communication: the fraction is 0 by construction,
+    // whatever the machine's load.
     auto n = run_ddp(o);
     CHECK(n.iterations[0].overlap_fraction == 0.0);
     CHECK(n.timelines[0].comm.size() == 1);
     CHECK(n.timelines[0].comm[0].begin_ms >= n.timelines[0].backward_end_ms - 1e-9);
     o.overlap = Overlap::per_param;
+    // per_param: the schedule posts every gradient during backward (the
+    // order of the posts and the end of backward is program order on each
+    // rank, so this holds on any machine) ...
     auto p = run_ddp(o);
-    CHECK(p.iterations[0].overlap_fraction > 0.0);
-    CHECK(p.timelines[0].comm.front().begin_ms < p.timelines[0].backward_end_ms);
+    // Bucket k holds parameter 11 - k; layer 0 (parameters 1, 0) fills
+    // buckets 10 and 11, so buckets 0..9 are posted before layer 0's
+    // backward begins.
+    int early = 0;
+    for (const BucketFill& f : p.timelines[0].fills) {
+      double layer0_begin = -1;
+      for (const LayerSpan& s : p.timelines[0].layers)
+        if (s.rank == f.rank && s.backward && s.layer == 0) layer0_begin = s.begin_ms;
+      CAPTURE(f.rank);
+      CAPTURE(f.bucket);
+      CHECK(f.posted_ms >= f.ready_ms);
+      if (f.bucket < 10) {
+        CHECK(f.posted_ms <= layer0_begin);
+        ++early;
+      }
+    }
+    CHECK(early == 4 * 10);
+    // ... and whether the communication thread then ran a call while
+    // backward was still computing is a question for the clock: on a
+    // loaded machine it may be scheduled late in one run. Overlap cannot
+    // appear by accident (with none it is exactly 0, above), so one run of
+    // up to three that shows it is evidence of it; all three failing is a
+    // real regression.
+    bool overlapped = false;
+    for (int attempt = 0; attempt < 3 && !overlapped; ++attempt) {
+      if (attempt) p = run_ddp(o);
+      overlapped = p.iterations[0].overlap_fraction > 0.0 &&
+                   p.timelines[0].comm.front().begin_ms < p.timelines[0].backward_end_ms;
+    }
+    CHECK(overlapped);
     // The timeline has what the app draws: per rank every layer both ways,
     // every bucket's fill on every rank, every bucket's all-reduce.
     CHECK(p.timelines[0].layers.size() == size_t(4 * 6 * 2));
     CHECK(p.timelines[0].fills.size() == size_t(4 * 12));
     CHECK(p.timelines[0].comm.size() == 12u);
+  }
+
+  TEST_CASE("the model clock replays the run's schedule with exact layer and link times") {
+    // Lesson 07's overlap model, shorter: 4 layers of 256, 10 ms per layer
+    // and pass, 20 ms per MB. A layer's W + b = 65792 floats = 263168 B,
+    // so one bucket per layer lasts 20 * 263168 / 2^20 = 5.01953125 ms.
+    Options o;
+    o.ranks = 2;
+    o.depth = 4;
+    o.width = 256;
+    o.batch = 4;
+    o.iterations = 1;
+    o.algorithm = "ring";
+    o.layer_delay_us = 10000;
+    o.link_us_per_mb = 20000;
+    o.check_reference = false;
+    o.overlap = Overlap::bucketed;
+    o.bucket_cap_mb = 0.25;
+    const double bucket_ms = 5.01953125;
+    // Bucket k is posted after backward layer 3 - k: at 50, 60, 70, 80 ms;
+    // each ends 5.02 ms later, so only the last one is exposed.
+    const auto b = run_ddp(o);
+    REQUIRE(b.buckets.size() == 4u);
+    CHECK(b.iterations[0].model_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(b.iterations[0].model_exposed_comm_ms == doctest::Approx(bucket_ms).epsilon(1e-12));
+    CHECK(b.iterations[0].model_overlap_fraction == doctest::Approx(0.75).epsilon(1e-12));
+    for (const BucketFill& f : b.timelines[0].fills) CHECK(f.layers_done == f.bucket + 1);
+    // overlap none: one bucket posted after backward, all of it exposed.
+    o.overlap = Overlap::none;
+    const auto n = run_ddp(o);
+    CHECK(n.iterations[0].model_exposed_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(n.iterations[0].model_overlap_fraction == 0.0);
+    // A rank that marks its gradients ready only after backward posts every
+    // bucket late: the model reads that from the run, not from the options.
+    o.overlap = Overlap::bucketed;
+    o.shuffled_ready_rank = 1;
+    const auto late = run_ddp(o);
+    CHECK(late.iterations[0].model_exposed_comm_ms == doctest::Approx(4 * bucket_ms).epsilon(1e-12));
+    CHECK(late.iterations[0].model_overlap_fraction == 0.0);
+    // Sharded runs have no model clock.
+    o.shuffled_ready_rank = -1;
+    o.sharded = true;
+    CHECK(std::isnan(run_ddp(o).iterations[0].model_exposed_comm_ms));
   }
 
   TEST_CASE("a rank whose gradients become ready in another order reduces the same buckets in the same order") {

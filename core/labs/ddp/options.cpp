@@ -1,0 +1,52 @@
+// DDP options: overlap mode names and validation (see ddp.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/algorithms/registry.h"
+#include "core/ir/types.h"
+#include "core/labs/ddp/ddp.h"
+
+namespace microddp::ddp {
+
+std::string_view name(Overlap o) {
+  switch (o) {
+    case Overlap::none: return "none";
+    case Overlap::per_param: return "per-param";
+    case Overlap::bucketed: return "bucketed";
+  }
+  return "?";
+}
+
+Overlap parse_overlap(std::string_view s) {
+  if (s == "none") return Overlap::none;
+  if (s == "per-param" || s == "per_param") return Overlap::per_param;
+  if (s == "bucketed") return Overlap::bucketed;
+  throw UsageError(fmt::format("unknown overlap mode '{}' (none, per-param, bucketed)", s));
+}
+
+void Options::validate() const {
+  if (ranks < 1 || ranks > 64) throw UsageError(fmt::format("ranks {}: must be in 1..64", ranks));
+  if (depth < 1 || depth > 256) throw UsageError(fmt::format("depth {}: must be in 1..256", depth));
+  // Every rank holds the parameters, gradients and buckets: width^2 * depth
+  // floats several times over. 4096 keeps one replica of 8 layers at 512 MiB.
+  if (width < 1 || width > 4096) throw UsageError(fmt::format("width {}: must be in 1..4096", width));
+  if (batch < 1) throw UsageError(fmt::format("batch {}: must be >= 1", batch));
+  if (batch % ranks != 0)
+    throw UsageError(fmt::format("batch {} is not divisible by {} ranks (every rank gets batch / ranks samples)",
+                                 batch, ranks));
+  if (iterations < 1) throw UsageError(fmt::format("iterations {}: must be >= 1", iterations));
+  if (!(lr > 0)) throw UsageError(fmt::format("lr {}: must be > 0", lr));
+  if (!(bucket_cap_mb > 0)) throw UsageError(fmt::format("bucket cap {} MB: must be > 0", bucket_cap_mb));
+  if (layer_delay_us < 0) throw UsageError(fmt::format("layer delay {} us: must be >= 0", layer_delay_us));
+  if (!(link_us_per_mb >= 0 && link_us_per_mb <= 1e6))
+    throw UsageError(fmt::format("link delay {} us per MB: must be in 0..1000000", link_us_per_mb));
+  const auto& algs = algorithms_for(Collective::all_reduce);
+  if (std::find(algs.begin(), algs.end(), algorithm) == algs.end()) {
+    std::string list;
+    for (const auto& a : algs) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError(fmt::format("unknown all_reduce algorithm '{}' ({})", algorithm, list));
+  }
+}
+
+}  // namespace microddp::ddp

@@ -1,0 +1,169 @@
+// Data-parallel training on the threads backend (see ddp.h for the
+// execution model): run_ddp, and what its two loops share.
+#include "core/labs/ddp/train.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace microddp::ddp {
+namespace detail {
+
+// The DDP iteration's schedule on the model clock (IterationStats): forward
+// takes depth layers, then a rank that had finished `layers_done` backward
+// layers when it posted bucket k posted it at (depth + layers_done) layer
+// times; call k starts when the last rank posted it and the previous call
+// ended, and lasts link_us_per_mb per MB of its bytes.
+void model_clock(const Options& o, const std::vector<RankRecord>& rec, const std::vector<CommSpan>& comm,
+                 IterationStats& st) {
+  const double layer_ms = o.layer_delay_us / 1000.0;
+  const double backward_end = 2.0 * o.depth * layer_ms;
+  double end = 0, total = 0;
+  for (const CommSpan& c : comm) {
+    double post = 0;
+    for (const RankRecord& R : rec)
+      for (const BucketFill& f : R.fills)
+        if (f.bucket == c.bucket) post = std::max(post, (o.depth + f.layers_done) * layer_ms);
+    const double d = o.link_us_per_mb / 1000.0 * static_cast<double>(c.bytes) / (1024.0 * 1024.0);
+    end = std::max(post, end) + d;
+    total += d;
+  }
+  st.model_comm_ms = total;
+  st.model_exposed_comm_ms = std::max(end, backward_end) - backward_end;
+  st.model_overlap_fraction = total > 0 ? std::clamp(1.0 - st.model_exposed_comm_ms / total, 0.0, 1.0) : 0.0;
+}
+
+// Merges the ranks' records of one iteration into its timeline and stats.
+// Exposed communication per rank: DDP (after_backward) counts from the end
+// of the rank's backward until its last result arrived — everything it
+// still waits for once it has nothing left to compute, so with --overlap
+// none (collectives start after the last backward) the overlap is exactly
+// 0; the sharded mode waits inside forward and backward too, so there it
+// is the time blocked in waits.
+void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
+                         bool after_backward, Result& res) {
+  const int n = static_cast<int>(rec.size());
+  IterationTimeline tl;
+  IterationStats st;
+  double loss = 0, waits = 0, compute = 0;
+  for (const auto& R : rec) {
+    tl.layers.insert(tl.layers.end(), R.layers.begin(), R.layers.end());
+    tl.fills.insert(tl.fills.end(), R.fills.begin(), R.fills.end());
+    tl.waits.insert(tl.waits.end(), R.waits.begin(), R.waits.end());
+    tl.backward_end_ms = std::max(tl.backward_end_ms, R.backward_end_ms);
+    tl.end_ms = std::max(tl.end_ms, R.end_ms);
+    loss += R.loss;
+    double w = 0;
+    if (after_backward) {
+      double last = R.backward_end_ms;
+      for (const auto& ws : R.waits) last = std::max(last, ws.end_ms);
+      w = last - R.backward_end_ms;
+    } else {
+      for (const auto& ws : R.waits) w += ws.end_ms - ws.begin_ms;
+    }
+    waits += w;
+    compute += R.end_ms - w;
+  }
+  tl.comm = std::move(comm);
+  st.loss = loss / n;
+  st.compute_ms = compute / n;
+  st.exposed_comm_ms = waits / n;
+  for (const auto& c : tl.comm) st.comm_ms += c.end_ms - c.begin_ms;
+  st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
+  st.calls = calls;
+  st.reference_loss = std::numeric_limits<double>::quiet_NaN();
+  if (after_backward) {
+    model_clock(o, rec, tl.comm, st);
+  } else {
+    st.model_comm_ms = st.model_exposed_comm_ms = st.model_overlap_fraction = std::numeric_limits<double>::quiet_NaN();
+  }
+  res.iterations.push_back(st);
+  res.timelines.push_back(std::move(tl));
+}
+
+CollectiveSpec all_reduce_spec(const Options& o, int64_t count) {
+  CollectiveSpec s;
+  s.collective = Collective::all_reduce;
+  s.algorithm = o.algorithm;
+  s.world_size = o.ranks;
+  s.count = count;
+  s.dtype = DType::float32;
+  s.op = ReduceOp::avg;
+  return s;
+}
+
+// Sharded collectives use ring (the all_gather / reduce_scatter algorithm
+// that exists for every world size and for uneven blocks).
+CollectiveSpec shard_spec(const Options& o, Collective c, const std::vector<int64_t>& blocks) {
+  CollectiveSpec s;
+  s.collective = c;
+  s.algorithm = "ring";
+  s.world_size = o.ranks;
+  s.counts = blocks;
+  s.dtype = DType::float32;
+  s.op = ReduceOp::avg;
+  return s;
+}
+
+void collect(std::vector<std::exception_ptr>& errs) {
+  for (auto& e : errs)
+    if (e) std::rethrow_exception(e);
+}
+
+void run_iteration(const Options& o, int calls, bool after_backward, std::map<std::string, Schedule>& cache,
+                   Result& res, const RankWork& work) {
+  const int n = o.ranks;
+  std::vector<RankRecord> rec(n);
+  StartGate gate(n);
+  // Times count from just before the workers are released together.
+  const Clock::time_point t0 = Clock::now();
+  Group group(n, calls, t0, &cache, o.link_us_per_mb);
+  std::vector<std::exception_ptr> errs(n);
+  std::vector<std::thread> workers;
+  for (int r = 0; r < n; ++r) {
+    workers.emplace_back([&, r] {
+      try {
+        gate.arrive_and_wait();
+        work(r, rec[r], group, t0);
+      } catch (...) {
+        errs[r] = std::current_exception();
+        group.abort("ddp: a rank failed");
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  group.join();
+  collect(errs);
+
+  summarize_iteration(o, rec, group.spans, calls, after_backward, res);
+  res.launch_order = group.order;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+Result run_ddp(const Options& o) {
+  o.validate();
+  Result res;
+  res.options = o;
+  res.params = 2 * o.depth;
+  res.param_elements = int64_t{o.depth} * (int64_t{o.width} * o.width + o.width);
+  const Data data = make_data(o);
+  if (o.sharded)
+    run_sharded_iterations(o, data, res);
+  else
+    run_ddp_iterations(o, data, res);
+  res.max_reference_rel_error = std::numeric_limits<double>::quiet_NaN();
+  if (o.check_reference) {
+    const auto ref = reference_losses(o);
+    res.max_reference_rel_error = 0;
+    for (size_t i = 0; i < ref.size() && i < res.iterations.size(); ++i) {
+      res.iterations[i].reference_loss = ref[i];
+      const double e = std::abs(res.iterations[i].loss - ref[i]) / std::max(std::abs(ref[i]), 1e-12);
+      res.max_reference_rel_error = std::max(res.max_reference_rel_error, e);
+    }
+  }
+  return res;
+}
+
+}  // namespace microddp::ddp

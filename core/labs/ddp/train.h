@@ -1,0 +1,54 @@
+// What the two training loops share (internal to core/labs/ddp): the
+// per-rank record of an iteration, its summary into the Result, the
+// collectives' specs and the sleeps that stand in for compute.
+#pragma once
+#include <exception>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/labs/ddp/model.h"
+#include "core/labs/ddp/process_group.h"
+
+namespace microddp::ddp::detail {
+
+inline void delay(int us) {
+  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+// Per-rank record of one iteration.
+struct RankRecord {
+  std::vector<LayerSpan> layers;
+  std::vector<BucketFill> fills;
+  std::vector<WaitSpan> waits;
+  double backward_end_ms = 0, end_ms = 0;
+  float loss = 0;
+};
+
+// Merges the ranks' records of one iteration into res (see train.cpp).
+void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
+                         bool after_backward, Result& res);
+CollectiveSpec all_reduce_spec(const Options& o, int64_t count);
+CollectiveSpec shard_spec(const Options& o, Collective c, const std::vector<int64_t>& blocks);
+void collect(std::vector<std::exception_ptr>& errs);
+
+// One rank's work in one iteration: rank r fills its record R, posting and
+// waiting through `group`; times are ms since t0.
+using RankWork = std::function<void(int r, RankRecord& R, Group& group, Clock::time_point t0)>;
+
+// Runs one iteration of either loop: o.ranks worker threads released
+// together from a start gate, each running `work`; a group of `calls`
+// collectives (schedules cached in `cache` across iterations). A rank that
+// throws aborts the group, so the others stop waiting, and its exception is
+// rethrown here once every thread has joined. Then the ranks' records are
+// summarized into res (after_backward: see summarize_iteration) and
+// res.launch_order is this iteration's.
+void run_iteration(const Options& o, int calls, bool after_backward, std::map<std::string, Schedule>& cache,
+                   Result& res, const RankWork& work);
+
+// The two loops (train_ddp.cpp, train_sharded.cpp).
+void run_ddp_iterations(const Options& o, const Data& data, Result& res);
+void run_sharded_iterations(const Options& o, const Data& data, Result& res);
+
+}  // namespace microddp::ddp::detail

@@ -1,0 +1,50 @@
+// Internal to core/labs/lesson: how checks are read and evaluated, one
+// family per beat kind (checks_collective.cpp, checks_ddp.cpp,
+// checks_hang.cpp; the check structs are in checks.h), and the helpers
+// their results share.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/read_yaml.h"
+
+namespace microddp::lesson::checks {
+
+// The `check:` words of each beat kind, in the order messages list them.
+extern const std::vector<std::string> kCollectiveNames, kDdpNames, kHangNames;
+
+// What a check is validated against while the lesson loads.
+struct BeatContext {
+  Beat::Kind kind = Beat::Kind::collective;
+  const Setup* setup = nullptr;        // collective beats: the beat's effective setup
+  const Prepared* prepared = nullptr;  //   and its schedule
+  const std::map<std::string, ddp::Options>* runs = nullptr;  // ddp beats: the named runs so far
+  int world = 0;                       // hang beats: ranks
+};
+
+// Reads one entry of a beat's `checks:` list. Throws LessonError at the
+// entry (or the offending value): not a mapping, no `check:`, a kind of
+// another beat kind ("belongs in a ddp beat"), an unknown kind, unknown or
+// missing keys, bad values, and values the beat cannot satisfy (a rank or
+// step that does not exist, a run name not defined earlier).
+Check read_check(const yaml::Ctx& c, const YAML::Node& n, const BeatContext& beat);
+
+// The family parsers read_check calls once `kind` is known to be theirs.
+Check read_collective_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const Setup& setup,
+                            const Prepared& p);
+Check read_ddp_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind,
+                     const std::map<std::string, ddp::Options>& runs);
+Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, int world);
+
+// Evaluates a collective beat's checks (runs its setup when one needs it).
+std::vector<CheckResult> evaluate_collective(const Beat& b);
+
+// Shared by the results: "%.6g"; "[1, 2]"; the result of a check built by
+// hand into a beat of another kind.
+std::string fmt_num(double v);
+std::string int_list(const std::vector<int>& v);
+CheckResult wrong_kind(const Mark& m, const char* beat);
+
+}  // namespace microddp::lesson::checks

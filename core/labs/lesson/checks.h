@@ -1,0 +1,156 @@
+// The claims a lesson beat makes about its run: one struct per check kind
+// (the `check:` word of lessons/*.yaml; the format is in lessons/README.md).
+// Each kind is parsed and evaluated in one place, next to each other:
+//   collective beats  checks_collective.cpp  buffer, bytes, steps, result,
+//                                            predicted, ratio, faster
+//   ddp beats         checks_ddp.cpp         allreduce_calls, buckets,
+//                                            bucket_params, overlap_fraction,
+//                                            exposed_comm_ms, replicas_identical,
+//                                            same_params, loss
+//   hang beats        checks_hang.cpp        named_ranks, failure, all_failed,
+//                                            elapsed, sequence, report
+// A check of one beat kind found in another kind of beat is rejected when
+// the lesson loads; one built by hand into the wrong beat fails when
+// evaluated ("a check that does not belong in a ... beat").
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/labs/ddp/ddp.h"
+
+namespace microddp::lesson::check {
+
+// ---- collective beats: read the real run of the beat's setup, or the α-β
+// prediction of its schedule (core/model/cost_model.h) ----
+
+// That buffer's values on `rank` after step `step` (-1 = before step 0;
+// step_is_end: after the last step). Compared exactly.
+struct Buffer {
+  int rank = 0;
+  std::string buffer = "output";  // input | output | send_buff | recv_buff | accum | scratch
+  int step = -2;
+  bool step_is_end = false;
+  std::vector<double> values;
+};
+// Bytes the rank moved (the executor's trace) in step `step` (-2 = the
+// whole run); direction sent | received | both.
+struct Bytes {
+  int rank = 0;
+  std::string direction = "sent";
+  int step = -2;
+  int64_t bytes = 0;
+};
+// Number of steps of the schedule (in `phase`; "" = all).
+struct Steps {
+  std::string phase;
+  int steps = 0;
+};
+// expect "correct": outputs equal the independent reference
+// (core/ir/reference.h); "corrupts": with the setup's `delay`, at least one
+// of `seeds` runs (seeds 1..N) differs from it.
+struct Result {
+  std::string expect = "correct";
+  int seeds = 20;
+};
+// Predicted lockstep time (s) of this schedule under `preset`, within rel_tol.
+struct Predicted {
+  std::string preset;
+  double seconds = 0, rel_tol = 1e-3;
+};
+// predicted(algorithm on preset) / predicted(other_algorithm on
+// other_preset) (an empty other_* = the same as the numerator's) within
+// rel_tol of `ratio`.
+struct Ratio {
+  std::string preset, other_preset, algorithm, other_algorithm;
+  double ratio = 0, rel_tol = 1e-3;
+};
+// predicted(algorithm) < predicted(other_algorithm) under `preset`.
+struct Faster {
+  std::string preset, algorithm, other_algorithm;
+};
+
+// ---- ddp beats: read the beat's ddp::Result (core/labs/ddp/ddp.h) ----
+
+// How a ddp figure is compared: `op` equals | less_than | greater_than,
+// against `value` or, when other_ddp is set, against `times` x the same
+// figure of the earlier named run `other_run` (its options resolved when
+// loading). Timing figures (overlap_fraction, exposed_comm_ms) with
+// less_than / greater_than are decided on repeated, interleaved runs (see
+// checks_ddp.cpp and lessons/README.md).
+struct Compare {
+  std::string op = "equals";
+  double value = 0;
+  std::string other_run;
+  std::optional<ddp::Options> other_ddp;
+  double times = 1;
+};
+struct AllreduceCalls { Compare cmp; };  // IterationStats::calls of iteration 0
+struct Buckets { Compare cmp; };         // Result::buckets.size()
+// Timing figures. `clock: measured` (the default): the median over
+// iterations of IterationStats::overlap_fraction (0..1) / exposed_comm_ms
+// (ms), as this machine ran them. `clock: model`: IterationStats::
+// model_overlap_fraction / model_exposed_comm_ms, the run's schedule on the
+// model clock (core/labs/ddp/ddp.h): the same on every machine, so decided
+// on the beat's one run.
+struct OverlapFraction {
+  Compare cmp;
+  bool model_clock = false;
+};
+struct ExposedCommMs {
+  Compare cmp;
+  bool model_clock = false;
+};
+// The parameter indices of bucket `bucket`, in packing order.
+struct BucketParams {
+  int bucket = 0;
+  std::vector<int> params;
+};
+// Every rank's parameters are the same bytes (Result::replicas_identical).
+struct ReplicasIdentical {};
+// final_params bit-equal to those of the earlier named run.
+struct SameParams {
+  std::string other_run;
+  ddp::Options other_ddp;
+};
+// Result::max_reference_rel_error <= rel_tol (NaN, no reference, fails).
+struct Loss {
+  double rel_tol = 1e-4;
+};
+
+// ---- hang beats: read the beat's hang::LabResult (core/labs/hang/hang.h) ----
+
+// The ranks the verdict names, in order (LabResult::missing for a timeout,
+// ::mismatched for a mismatch).
+struct NamedRanks {
+  std::vector<int> ranks;
+};
+// none | timeout | mismatch (none: every rank passed).
+struct Failure {
+  std::string expect;
+};
+// Every rank failed together (LabResult::all_failed).
+struct AllFailed {};
+// LabResult::seconds <= timeout_s + margin_s.
+struct Elapsed {
+  double margin_s = 0;
+};
+// That rank's flight recorder's last started / last completed sequence
+// numbers (-1 = no call; -2 = not checked).
+struct Sequence {
+  int rank = 0;
+  int64_t started = -2, completed = -2;
+};
+// The verdict contains `text`.
+struct Report {
+  std::string text;
+};
+
+using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster,  //
+                         AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
+                         SameParams, Loss,  //
+                         NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report>;
+
+}  // namespace microddp::lesson::check

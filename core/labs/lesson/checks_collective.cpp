@@ -1,0 +1,342 @@
+// Checks of collective beats: each kind's parser and evaluator side by side.
+// They read the real run of the beat's setup (threads backend, lockstep,
+// buffers recorded; made once, when the first check needs it) or the α-β
+// prediction of its schedule (core/model/cost_model.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/ir/reference.h"
+#include "core/labs/lesson/check_kinds.h"
+#include "core/model/cost_model.h"
+#include "core/record/data.h"
+#include "core/record/printer.h"
+
+namespace microddp::lesson::checks {
+
+using namespace yaml;
+
+namespace {
+
+YAML::Node need(const Ctx& c, const YAML::Node& n, const std::string& kind, const char* key) {
+  if (!n[key]) c.fail(n, fmt::format("a '{}' check needs '{}'", kind, key));
+  return n[key];
+}
+
+// The beat's run, made when the first check needs it.
+struct BeatRun {
+  const Beat& beat;
+  Prepared p;
+  std::optional<RunResult> run;
+  const RunResult& get() {
+    if (!run) {
+      RunOptions opt;
+      opt.mode = Mode::lockstep;  // buffer snapshots per step
+      opt.snapshot_limit = 1 << 12;
+      run = run_threads(p.schedule, p.inputs, opt);
+    }
+    return *run;
+  }
+};
+
+double predicted_s(const Setup& base, const std::string& algorithm, const std::string& preset_name) {
+  Setup s = base;
+  if (!algorithm.empty()) s.algorithm = algorithm;
+  return predict(prepare(s).schedule, preset(preset_name)).lockstep_s;
+}
+
+bool rel_close(double got, double want, double tol) {
+  return std::fabs(got - want) <= tol * std::max(std::fabs(want), 1e-300);
+}
+
+// Names are checked when the lesson loads, so a typo in a preset fails there.
+void known_preset(const Ctx& c, const YAML::Node& n, const std::string& name) {
+  if (name.empty()) return;
+  try {
+    (void)microddp::preset(name);
+  } catch (const UsageError& e) {
+    c.fail(n, e.what());
+  }
+}
+
+// A check that needs the run cannot be in a beat too large to run.
+void needs_run(const Ctx& c, const YAML::Node& n, const Prepared& p) {
+  if (!p.runnable)
+    c.fail(n, fmt::format("this setup is too large to run here (over {} elements): only predicted, ratio, "
+                          "faster and steps checks apply",
+                          kMaxRunElements));
+}
+
+void rank_in_world(const Ctx& c, const YAML::Node& n, int rank, const Setup& s) {
+  if (rank >= s.ranks) c.fail(n, fmt::format("rank {} is not below the world size {}", rank, s.ranks));
+}
+
+// ---- buffer: a buffer's values on a rank after a step ----
+
+check::Buffer read_buffer(const Ctx& c, const YAML::Node& n, const Setup& s, const Prepared& p) {
+  check::Buffer k;
+  only_keys(c, n, "a buffer check", {"check", "rank", "buffer", "step", "equals"});
+  k.rank = static_cast<int>(integer(c, need(c, n, "buffer", "rank"), "rank", 0, 63));
+  k.buffer = one_of(c, need(c, n, "buffer", "buffer"), "buffer", kBufNames);
+  const YAML::Node v = need(c, n, "buffer", "step");
+  if (v.IsScalar() && v.Scalar() == "end") k.step_is_end = true;
+  else if (v.IsScalar() && v.Scalar() == "start") k.step = -1;
+  else k.step = static_cast<int>(integer(c, v, "step", 0, 1 << 20));
+  for (const auto& e : seq(c, need(c, n, "buffer", "equals"), "equals")) k.values.push_back(number(c, e, "equals"));
+  rank_in_world(c, n, k.rank, s);
+  if (!k.step_is_end && k.step >= p.schedule.num_steps())
+    c.fail(n, fmt::format("step {} does not exist: this run has {} steps", k.step, p.schedule.num_steps()));
+  needs_run(c, n, p);
+  return k;
+}
+
+CheckResult eval(const check::Buffer& k, BeatRun& br) {
+  CheckResult r;
+  const RunResult& rr = br.get();
+  const int step = k.step_is_end ? br.p.schedule.num_steps() - 1 : k.step;
+  r.what = fmt::format("R{} {} {}", k.rank, k.buffer,
+                       step < 0 ? std::string("before step 0") : fmt::format("after step {}", step));
+  r.expected = format_values(k.values);
+  const std::vector<RankStepRecord>& recs = step < 0 ? rr.trace.initial : rr.trace.steps[static_cast<size_t>(step)];
+  std::optional<std::vector<double>> got;
+  if (static_cast<size_t>(k.rank) < recs.size())
+    for (const auto& snap : recs[static_cast<size_t>(k.rank)].buffers)
+      if (name(snap.buf) == k.buffer) got = snap.values;
+  if (!got) {
+    r.actual = "(no such buffer recorded on this rank)";
+  } else {
+    r.actual = format_values(*got);
+    r.pass = got->size() == k.values.size();
+    for (size_t i = 0; r.pass && i < got->size(); ++i) r.pass = (*got)[i] == k.values[i];
+  }
+  return r;
+}
+
+// ---- bytes: bytes a rank moved, in one step or the whole run ----
+
+check::Bytes read_bytes(const Ctx& c, const YAML::Node& n, const Setup& s, const Prepared& p) {
+  check::Bytes k;
+  only_keys(c, n, "a bytes check", {"check", "rank", "direction", "step", "equals"});
+  k.rank = static_cast<int>(integer(c, need(c, n, "bytes", "rank"), "rank", 0, 63));
+  if (n["direction"]) k.direction = one_of(c, n["direction"], "direction", {"sent", "received", "both"});
+  if (n["step"]) k.step = static_cast<int>(integer(c, n["step"], "step", 0, 1 << 20));
+  k.bytes = integer(c, need(c, n, "bytes", "equals"), "equals", 0, int64_t{1} << 50);
+  rank_in_world(c, n, k.rank, s);
+  needs_run(c, n, p);
+  return k;
+}
+
+CheckResult eval(const check::Bytes& k, BeatRun& br) {
+  CheckResult r;
+  const RunResult& rr = br.get();
+  int64_t sent = 0, recvd = 0;
+  if (k.step < 0) {
+    sent = rr.trace.bytes_sent[static_cast<size_t>(k.rank)];
+    recvd = rr.trace.bytes_received[static_cast<size_t>(k.rank)];
+  } else {
+    for (const Event& e : rr.trace.events[static_cast<size_t>(k.rank)]) {
+      if (e.step != k.step) continue;
+      if (e.kind == OpKind::send) sent += e.bytes;
+      if (e.kind == OpKind::recv || e.kind == OpKind::recv_reduce) recvd += e.bytes;
+    }
+  }
+  const int64_t got = k.direction == "sent" ? sent : k.direction == "received" ? recvd : sent + recvd;
+  r.what = fmt::format("bytes R{} {}{}", k.rank, k.direction == "both" ? "sent + received" : k.direction,
+                       k.step < 0 ? std::string(" in the whole run") : fmt::format(" in step {}", k.step));
+  r.expected = fmt::format("{}", k.bytes);
+  r.actual = fmt::format("{}", got);
+  r.pass = got == k.bytes;
+  return r;
+}
+
+// ---- steps: the schedule's number of steps ----
+
+check::Steps read_steps(const Ctx& c, const YAML::Node& n) {
+  check::Steps k;
+  only_keys(c, n, "a steps check", {"check", "phase", "equals"});
+  if (n["phase"]) k.phase = str(c, n["phase"], "phase");
+  k.steps = static_cast<int>(integer(c, need(c, n, "steps", "equals"), "equals", 0, 1 << 20));
+  return k;
+}
+
+CheckResult eval(const check::Steps& k, BeatRun& br) {
+  CheckResult r;
+  int n = 0;
+  for (const Step& s : br.p.schedule.steps)
+    if (k.phase.empty() || br.p.schedule.phases[static_cast<size_t>(s.phase)].name == k.phase) ++n;
+  r.what = k.phase.empty() ? std::string("number of steps") : fmt::format("steps in phase '{}'", k.phase);
+  r.expected = fmt::format("{}", k.steps);
+  r.actual = fmt::format("{}", n);
+  r.pass = n == k.steps;
+  return r;
+}
+
+// ---- result: outputs equal the reference, or delayed sends corrupt them ----
+
+check::Result read_result(const Ctx& c, const YAML::Node& n, const Setup& s, const Prepared& p) {
+  check::Result k;
+  only_keys(c, n, "a result check", {"check", "expect", "seeds"});
+  k.expect = one_of(c, need(c, n, "result", "expect"), "expect", {"correct", "corrupts"});
+  if (n["seeds"]) k.seeds = static_cast<int>(integer(c, n["seeds"], "seeds", 1, 1000));
+  needs_run(c, n, p);
+  if (k.expect == "corrupts" && !s.delay)
+    c.fail(n, "'expect: corrupts' needs a 'delay' in the setup (without one, nothing provokes the race)");
+  return k;
+}
+
+CheckResult eval(const check::Result& k, BeatRun& br) {
+  CheckResult r;
+  const Prepared& p = br.p;
+  const RankData want = reference_outputs(p.spec, p.inputs);
+  if (k.expect == "correct") {
+    std::string why;
+    r.what = "outputs equal the reference";
+    r.expected = "match";
+    r.pass = outputs_match(p.spec, p.inputs, br.get().outputs, want, &why);
+    r.actual = r.pass ? "match" : "mismatch: " + why;
+    return r;
+  }
+  r.what = fmt::format("some of {} runs with delayed sends corrupt the result", k.seeds);
+  r.expected = "at least one mismatch";
+  int bad = 0, first_bad = -1;
+  std::string first_why;
+  for (int seed = 1; seed <= k.seeds; ++seed) {
+    DelayHook d = *br.beat.setup.delay;
+    d.seed = static_cast<uint64_t>(seed);
+    RunOptions opt;
+    opt.delay = &d;
+    opt.record = false;
+    const RunResult rr = run_threads(p.schedule, p.inputs, opt);
+    std::string why;
+    if (!outputs_match(p.spec, p.inputs, rr.outputs, want, &why)) {
+      if (bad++ == 0) {
+        first_bad = seed;
+        first_why = why;
+      }
+    }
+  }
+  r.pass = bad > 0;
+  r.actual = bad ? fmt::format("{} of {} corrupted (first: seed {}, {})", bad, k.seeds, first_bad, first_why)
+                 : fmt::format("all {} runs correct", k.seeds);
+  return r;
+}
+
+// ---- predicted: the α-β time of this schedule under a preset ----
+
+check::Predicted read_predicted(const Ctx& c, const YAML::Node& n) {
+  check::Predicted k;
+  only_keys(c, n, "a predicted check", {"check", "preset", "seconds", "rel_tol"});
+  k.preset = str(c, need(c, n, "predicted", "preset"), "preset");
+  k.seconds = number(c, need(c, n, "predicted", "seconds"), "seconds");
+  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  known_preset(c, n, k.preset);
+  return k;
+}
+
+CheckResult eval(const check::Predicted& k, BeatRun& br) {
+  CheckResult r;
+  const double t = predicted_s(br.beat.setup, "", k.preset);
+  r.what = fmt::format("predicted time ({}, {}, {} ranks)", k.preset, br.p.spec.algorithm, br.p.spec.world_size);
+  r.expected = fmt::format("{} s (±{:g}%)", fmt_num(k.seconds), k.rel_tol * 100);
+  r.actual = fmt::format("{} s", fmt_num(t));
+  r.pass = rel_close(t, k.seconds, k.rel_tol);
+  return r;
+}
+
+// ---- ratio: predicted time over another preset's or algorithm's ----
+
+check::Ratio read_ratio(const Ctx& c, const YAML::Node& n) {
+  check::Ratio k;
+  only_keys(c, n, "a ratio check", {"check", "preset", "over_preset", "algorithm", "over_algorithm", "equals", "rel_tol"});
+  k.preset = str(c, need(c, n, "ratio", "preset"), "preset");
+  if (n["over_preset"]) k.other_preset = str(c, n["over_preset"], "over_preset");
+  if (n["algorithm"]) k.algorithm = str(c, n["algorithm"], "algorithm");
+  if (n["over_algorithm"]) k.other_algorithm = str(c, n["over_algorithm"], "over_algorithm");
+  if (k.other_preset.empty() && k.other_algorithm.empty())
+    c.fail(n, "a ratio check needs 'over_preset' or 'over_algorithm' (what to divide by)");
+  k.ratio = number(c, need(c, n, "ratio", "equals"), "equals");
+  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  known_preset(c, n, k.preset);
+  known_preset(c, n, k.other_preset);
+  return k;
+}
+
+CheckResult eval(const check::Ratio& k, BeatRun& br) {
+  CheckResult r;
+  const double num = predicted_s(br.beat.setup, k.algorithm, k.preset);
+  const double den = predicted_s(br.beat.setup, k.other_algorithm.empty() ? k.algorithm : k.other_algorithm,
+                                 k.other_preset.empty() ? k.preset : k.other_preset);
+  r.what = fmt::format("predicted time {} / {}", k.algorithm.empty() ? k.preset : k.algorithm + " on " + k.preset,
+                       k.other_algorithm.empty()
+                           ? k.other_preset
+                           : k.other_algorithm + " on " + (k.other_preset.empty() ? k.preset : k.other_preset));
+  r.expected = fmt::format("{} (±{:g}%)", fmt_num(k.ratio), k.rel_tol * 100);
+  r.actual = fmt_num(num / den);
+  r.pass = rel_close(num / den, k.ratio, k.rel_tol);
+  return r;
+}
+
+// ---- faster: one algorithm's predicted time below another's ----
+
+check::Faster read_faster(const Ctx& c, const YAML::Node& n) {
+  check::Faster k;
+  only_keys(c, n, "a faster check", {"check", "preset", "algorithm", "than"});
+  k.preset = str(c, need(c, n, "faster", "preset"), "preset");
+  k.algorithm = str(c, need(c, n, "faster", "algorithm"), "algorithm");
+  k.other_algorithm = str(c, need(c, n, "faster", "than"), "than");
+  known_preset(c, n, k.preset);
+  return k;
+}
+
+CheckResult eval(const check::Faster& k, BeatRun& br) {
+  CheckResult r;
+  const double a = predicted_s(br.beat.setup, k.algorithm, k.preset);
+  const double o = predicted_s(br.beat.setup, k.other_algorithm, k.preset);
+  r.what = fmt::format("{} predicted faster than {} on {} (count {})", k.algorithm, k.other_algorithm, k.preset,
+                       br.p.spec.count);
+  r.expected = fmt::format("{} < {}", k.algorithm, k.other_algorithm);
+  r.actual = fmt::format("{} s vs {} s", fmt_num(a), fmt_num(o));
+  r.pass = a < o;
+  return r;
+}
+
+}  // namespace
+
+Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string& kind, const Setup& setup,
+                            const Prepared& p) {
+  Check k{c.mark(n), {}};
+  if (kind == "buffer") k.claim = read_buffer(c, n, setup, p);
+  else if (kind == "bytes") k.claim = read_bytes(c, n, setup, p);
+  else if (kind == "steps") k.claim = read_steps(c, n);
+  else if (kind == "result") k.claim = read_result(c, n, setup, p);
+  else if (kind == "predicted") k.claim = read_predicted(c, n);
+  else if (kind == "ratio") k.claim = read_ratio(c, n);
+  else k.claim = read_faster(c, n);
+  return k;
+}
+
+std::vector<CheckResult> evaluate_collective(const Beat& b) {
+  std::vector<CheckResult> out;
+  BeatRun br{b, prepare(b.setup), std::nullopt};
+  for (const Check& k : b.checks) {
+    CheckResult r = std::visit(
+        [&](const auto& claim) -> CheckResult {
+          using K = std::decay_t<decltype(claim)>;
+          if constexpr (std::is_same_v<K, check::Buffer> || std::is_same_v<K, check::Bytes> ||
+                        std::is_same_v<K, check::Steps> || std::is_same_v<K, check::Result> ||
+                        std::is_same_v<K, check::Predicted> || std::is_same_v<K, check::Ratio> ||
+                        std::is_same_v<K, check::Faster>)
+            return eval(claim, br);
+          else
+            return wrong_kind(k.mark, "collective");  // a ddp or hang check built by hand into this beat
+        },
+        k.claim);
+    r.mark = k.mark;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace microddp::lesson::checks

@@ -1,0 +1,345 @@
+// Checks of ddp beats: each kind's parser and evaluator side by side. They
+// read the beat's ddp::Result (core/labs/ddp/ddp.h); a comparison with an
+// earlier named run runs that run again here (once per name).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/labs/lesson/check_kinds.h"
+#include "core/model/stats.h"
+
+namespace microddp::lesson::checks {
+
+using namespace yaml;
+
+namespace {
+
+// The runs a beat's checks compare with, run once per name.
+struct DdpRuns {
+  const Beat& beat;
+  const ddp::Result& run;
+  std::map<std::string, ddp::Result> others;
+  const ddp::Result& other(const std::string& name, const ddp::Options& o) {
+    auto it = others.find(name);
+    if (it == others.end()) it = others.emplace(name, ddp::run_ddp(o)).first;
+    return it->second;
+  }
+};
+
+std::string ddp_run_label(const ddp::Options& o) {
+  return fmt::format("overlap {}, cap {:g} MB, {}", ddp::name(o.overlap), o.bucket_cap_mb, o.algorithm);
+}
+
+// The run named NAME, defined by an earlier ddp beat.
+const ddp::Options& named_run(const Ctx& c, const YAML::Node& name_node, const std::string& name,
+                              const std::map<std::string, ddp::Options>& runs, bool list_names) {
+  const auto it = runs.find(name);
+  if (it == runs.end()) {
+    if (!list_names) c.fail(name_node, fmt::format("no earlier ddp beat is named '{}'", name));
+    std::vector<std::string> names;
+    for (const auto& [nm, o] : runs) names.push_back(nm);
+    c.fail(name_node, fmt::format("no earlier ddp beat is named '{}' (named so far: {})", name,
+                                  names.empty() ? std::string("none") : join(names)));
+  }
+  return it->second;
+}
+
+// ---- the comparable figures: allreduce_calls, buckets, overlap_fraction,
+// exposed_comm_ms ----
+
+// Exactly one of equals / less_than / greater_than, each a number or
+// {run: NAME, times: X}.
+check::Compare read_compare(const Ctx& c, const YAML::Node& n, const std::string& kind,
+                            const std::map<std::string, ddp::Options>& runs, bool integral) {
+  if (integral)
+    only_keys(c, n, fmt::format("a {} check", kind), {"check", "equals", "less_than", "greater_than"});
+  else
+    only_keys(c, n, fmt::format("a {} check", kind), {"check", "equals", "less_than", "greater_than", "clock"});
+  check::Compare k;
+  int found = 0;
+  for (const char* key : {"equals", "less_than", "greater_than"}) {
+    if (!n[key]) continue;
+    if (found++) c.fail(n[key], fmt::format("a '{}' check takes one of equals, less_than, greater_than", kind));
+    k.op = key;
+    const YAML::Node v = n[key];
+    if (v.IsMap()) {
+      only_keys(c, v, fmt::format("'{}'", key), {"run", "times"});
+      if (!v["run"]) c.fail(v, fmt::format("'{}' as a mapping needs 'run: NAME' (an earlier ddp beat's name)", key));
+      k.other_run = str(c, v["run"], "run");
+      k.other_ddp = named_run(c, v["run"], k.other_run, runs, true);
+      if (v["times"]) {
+        k.times = number(c, v["times"], "times");
+        if (!(k.times > 0)) c.fail(v["times"], fmt::format("'times' must be > 0, got {}", k.times));
+      }
+    } else if (integral) {
+      k.value = static_cast<double>(integer(c, v, key, 0, int64_t{1} << 40));
+    } else {
+      k.value = number(c, v, key);
+    }
+  }
+  if (!found) c.fail(n, fmt::format("a '{}' check needs equals, less_than or greater_than", kind));
+  return k;
+}
+
+std::string num_list(const std::vector<double>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt_num(v[i]);
+  return s;
+}
+
+double figure(const check::AllreduceCalls&, const ddp::Result& r) {
+  return r.iterations.empty() ? 0 : r.iterations[0].calls;
+}
+double figure(const check::Buckets&, const ddp::Result& r) { return static_cast<double>(r.buckets.size()); }
+double figure(const check::OverlapFraction& k, const ddp::Result& r) {
+  std::vector<double> v;
+  for (const auto& it : r.iterations) v.push_back(k.model_clock ? it.model_overlap_fraction : it.overlap_fraction);
+  return median(v);
+}
+double figure(const check::ExposedCommMs& k, const ddp::Result& r) {
+  std::vector<double> v;
+  for (const auto& it : r.iterations) v.push_back(k.model_clock ? it.model_exposed_comm_ms : it.exposed_comm_ms);
+  return median(v);
+}
+
+const char* figure_name(const check::AllreduceCalls&) { return "all-reduce calls per iteration"; }
+const char* figure_name(const check::Buckets&) { return "buckets"; }
+const char* figure_name(const check::OverlapFraction& k) {
+  return k.model_clock ? "overlap fraction on the model clock" : "overlap fraction (median over iterations)";
+}
+const char* figure_name(const check::ExposedCommMs& k) {
+  return k.model_clock ? "exposed communication ms on the model clock"
+                       : "exposed communication ms (median over iterations)";
+}
+
+// `clock: measured | model` of a timing check (default measured).
+bool read_clock(const Ctx& c, const YAML::Node& n) {
+  return n["clock"] && one_of(c, n["clock"], "clock", {"measured", "model"}) == "model";
+}
+
+// A count (calls, buckets), or a timing figure compared with `equals`:
+// decided on the beat's run (and one run of the compared run).
+template <class K>
+CheckResult eval_once(const K& k, DdpRuns& runs) {
+  const check::Compare& cmp = k.cmp;
+  CheckResult r;
+  const double got = figure(k, runs.run);
+  double want = cmp.value;
+  std::string against = fmt_num(cmp.value);
+  if (cmp.other_ddp) {
+    want = cmp.times * figure(k, runs.other(cmp.other_run, *cmp.other_ddp));
+    against = fmt::format("{}{} of run '{}' ({})", cmp.times == 1 ? "" : fmt::format("{:g} × ", cmp.times),
+                          fmt_num(want / cmp.times), cmp.other_run, ddp_run_label(*cmp.other_ddp));
+  }
+  const char* op = cmp.op == "less_than" ? "<" : cmp.op == "greater_than" ? ">" : "=";
+  r.what = cmp.other_ddp ? fmt::format("{} vs run '{}'", figure_name(k), cmp.other_run) : std::string(figure_name(k));
+  r.expected = fmt::format("{} {}", op, against);
+  r.actual = fmt_num(got);
+  r.pass = cmp.op == "less_than" ? got < want : cmp.op == "greater_than" ? got > want : got == want;
+  return r;
+}
+
+// Runs per round, and the most rounds, of a timing claim.
+constexpr size_t kTimingRound = 3, kTimingRounds = 3;
+
+// A timing figure (overlap fraction, exposed ms) compared with less_than /
+// greater_than. One run's figure moves with whatever else the machine runs,
+// so the claim is decided on repeated runs, never on one: this beat's runs
+// (the given run first) and, for {run: NAME}, that run's, made alternately
+// (other, this, other, this, ...) so that a change in the machine's load
+// hits both sides alike. Each run gives its median over iterations; the
+// claim holds when the median of this beat's runs beats the median of the
+// other side (or the number) by more than the runs' own spread (the larger
+// median absolute deviation of the two sides). If it does not, another
+// round of runs is made, up to kTimingRounds rounds; then it fails.
+template <class K>
+CheckResult eval_timing(const K& k, DdpRuns& runs) {
+  const check::Compare& cmp = k.cmp;
+  auto rerun = [&](const ddp::Options& o) {
+    ddp::Options q = o;
+    q.check_reference = false;  // the reference has no timing; skipping it saves a run
+    return figure(k, ddp::run_ddp(q));
+  };
+  std::vector<double> mine{figure(k, runs.run)}, theirs;  // theirs: before `times`
+  const bool less = cmp.op == "less_than";
+  double got = 0, want = cmp.value, spread = 0;
+  bool pass = false;
+  for (size_t round = 1; round <= kTimingRounds && !pass; ++round) {
+    while (mine.size() < round * kTimingRound) {
+      if (cmp.other_ddp) theirs.push_back(rerun(*cmp.other_ddp));
+      mine.push_back(rerun(runs.beat.ddp));
+    }
+    if (cmp.other_ddp && theirs.size() < mine.size()) theirs.push_back(rerun(*cmp.other_ddp));
+    got = median(mine);
+    spread = mad(mine);
+    if (cmp.other_ddp) {
+      want = cmp.times * median(theirs);
+      spread = std::max(spread, cmp.times * mad(theirs));
+    }
+    pass = less ? got + spread < want : got - spread > want;
+  }
+  CheckResult r;
+  const char* op = less ? "<" : ">";
+  const std::string each = fmt::format("median of {} runs", mine.size());
+  if (cmp.other_ddp) {
+    r.what = fmt::format("{} vs run '{}', {} each, interleaved", figure_name(k), cmp.other_run, each);
+    r.expected = fmt::format("{} {}{} of run '{}' ({}) by more than the spread {}", op,
+                             cmp.times == 1 ? "" : fmt::format("{:g} × ", cmp.times), fmt_num(want / cmp.times),
+                             cmp.other_run, ddp_run_label(*cmp.other_ddp), fmt_num(spread));
+    r.actual = fmt::format("{} (runs: {}; run '{}': {})", fmt_num(got), num_list(mine), cmp.other_run, num_list(theirs));
+  } else {
+    r.what = fmt::format("{}, {}", figure_name(k), each);
+    r.expected = fmt::format("{} {} by more than the spread {}", op, fmt_num(want), fmt_num(spread));
+    r.actual = fmt::format("{} (runs: {})", fmt_num(got), num_list(mine));
+  }
+  r.pass = pass;
+  return r;
+}
+
+CheckResult eval(const check::AllreduceCalls& k, DdpRuns& runs) { return eval_once(k, runs); }
+CheckResult eval(const check::Buckets& k, DdpRuns& runs) { return eval_once(k, runs); }
+// The model clock gives the same figures on every run: one run decides.
+CheckResult eval(const check::OverlapFraction& k, DdpRuns& runs) {
+  return k.model_clock || k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
+}
+CheckResult eval(const check::ExposedCommMs& k, DdpRuns& runs) {
+  return k.model_clock || k.cmp.op == "equals" ? eval_once(k, runs) : eval_timing(k, runs);
+}
+
+// ---- bucket_params: the parameters of one bucket, in packing order ----
+
+check::BucketParams read_bucket_params(const Ctx& c, const YAML::Node& n) {
+  check::BucketParams k;
+  only_keys(c, n, "a bucket_params check", {"check", "bucket", "equals"});
+  if (!n["bucket"]) c.fail(n, "a 'bucket_params' check needs 'bucket'");
+  if (!n["equals"]) c.fail(n, "a 'bucket_params' check needs 'equals'");
+  k.bucket = static_cast<int>(integer(c, n["bucket"], "bucket", 0, 1 << 20));
+  for (const auto& e : seq(c, n["equals"], "equals")) k.params.push_back(static_cast<int>(integer(c, e, "equals", 0, 1 << 20)));
+  return k;
+}
+
+CheckResult eval(const check::BucketParams& k, DdpRuns& runs) {
+  CheckResult r;
+  r.what = fmt::format("parameters in bucket {}", k.bucket);
+  r.expected = int_list(k.params);
+  if (static_cast<size_t>(k.bucket) >= runs.run.buckets.size()) {
+    r.actual = fmt::format("(only {} buckets)", runs.run.buckets.size());
+  } else {
+    const auto& ps = runs.run.buckets[static_cast<size_t>(k.bucket)].params;
+    r.actual = int_list(ps);
+    r.pass = ps == k.params;
+  }
+  return r;
+}
+
+// ---- replicas_identical: every rank ends with the same bytes ----
+
+CheckResult eval(const check::ReplicasIdentical&, DdpRuns& runs) {
+  CheckResult r;
+  r.what = "every rank's parameters are the same bytes";
+  r.expected = "identical";
+  r.actual = runs.run.replicas_identical ? "identical" : "replicas differ";
+  r.pass = runs.run.replicas_identical;
+  return r;
+}
+
+// ---- same_params: final parameters bit-equal to another run's ----
+
+check::SameParams read_same_params(const Ctx& c, const YAML::Node& n, const std::map<std::string, ddp::Options>& runs) {
+  check::SameParams k;
+  only_keys(c, n, "a same_params check", {"check", "as"});
+  if (!n["as"]) c.fail(n, "a 'same_params' check needs 'as: {run: NAME}'");
+  only_keys(c, n["as"], "'as'", {"run"});
+  if (!n["as"]["run"]) c.fail(n["as"], "'as' needs 'run: NAME' (an earlier ddp beat's name)");
+  k.other_run = str(c, n["as"]["run"], "run");
+  k.other_ddp = named_run(c, n["as"]["run"], k.other_run, runs, false);
+  return k;
+}
+
+CheckResult eval(const check::SameParams& k, DdpRuns& runs) {
+  CheckResult r;
+  const ddp::Result& o = runs.other(k.other_run, k.other_ddp);
+  const ddp::Result& run = runs.run;
+  r.what = fmt::format("final parameters bit-equal to run '{}' ({})", k.other_run, ddp_run_label(k.other_ddp));
+  r.expected = "bit-equal";
+  size_t diff = 0;
+  const bool same_size = o.final_params.size() == run.final_params.size();
+  if (same_size)
+    for (size_t i = 0; i < o.final_params.size(); ++i)
+      diff += std::memcmp(&o.final_params[i], &run.final_params[i], sizeof(float)) != 0;
+  r.pass = same_size && diff == 0 && !run.final_params.empty();
+  r.actual = !same_size ? std::string("different sizes")
+             : diff     ? fmt::format("{} of {} values differ", diff, o.final_params.size())
+                        : "bit-equal";
+  return r;
+}
+
+// ---- loss: the loss follows the single-process reference ----
+
+check::Loss read_loss(const Ctx& c, const YAML::Node& n) {
+  check::Loss k;
+  only_keys(c, n, "a loss check", {"check", "rel_tol"});
+  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  return k;
+}
+
+CheckResult eval(const check::Loss& k, DdpRuns& runs) {
+  CheckResult r;
+  r.what = "loss vs the single-process reference (max relative error)";
+  r.expected = fmt::format("<= {:g}", k.rel_tol);
+  r.actual = fmt_num(runs.run.max_reference_rel_error);
+  r.pass = runs.run.max_reference_rel_error <= k.rel_tol;  // NaN (no reference) fails
+  return r;
+}
+
+template <class K>
+constexpr bool is_ddp_check =
+    std::is_same_v<K, check::AllreduceCalls> || std::is_same_v<K, check::Buckets> ||
+    std::is_same_v<K, check::BucketParams> || std::is_same_v<K, check::OverlapFraction> ||
+    std::is_same_v<K, check::ExposedCommMs> || std::is_same_v<K, check::ReplicasIdentical> ||
+    std::is_same_v<K, check::SameParams> || std::is_same_v<K, check::Loss>;
+
+}  // namespace
+
+Check read_ddp_check(const Ctx& c, const YAML::Node& n, const std::string& kind,
+                     const std::map<std::string, ddp::Options>& runs) {
+  Check k{c.mark(n), {}};
+  if (kind == "allreduce_calls") k.claim = check::AllreduceCalls{read_compare(c, n, kind, runs, true)};
+  else if (kind == "buckets") k.claim = check::Buckets{read_compare(c, n, kind, runs, true)};
+  else if (kind == "overlap_fraction")
+    k.claim = check::OverlapFraction{read_compare(c, n, kind, runs, false), read_clock(c, n)};
+  else if (kind == "exposed_comm_ms")
+    k.claim = check::ExposedCommMs{read_compare(c, n, kind, runs, false), read_clock(c, n)};
+  else if (kind == "bucket_params") k.claim = read_bucket_params(c, n);
+  else if (kind == "replicas_identical") {
+    only_keys(c, n, "a replicas_identical check", {"check"});
+    k.claim = check::ReplicasIdentical{};
+  } else if (kind == "same_params") k.claim = read_same_params(c, n, runs);
+  else k.claim = read_loss(c, n);
+  return k;
+}
+
+}  // namespace microddp::lesson::checks
+
+namespace microddp::lesson {
+
+std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
+  std::vector<CheckResult> out;
+  checks::DdpRuns runs{b, run, {}};
+  for (const Check& k : b.checks) {
+    CheckResult r = std::visit(
+        [&](const auto& claim) -> CheckResult {
+          using K = std::decay_t<decltype(claim)>;
+          if constexpr (checks::is_ddp_check<K>) return checks::eval(claim, runs);
+          else return checks::wrong_kind(k.mark, "ddp");
+        },
+        k.claim);
+    r.mark = k.mark;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace microddp::lesson

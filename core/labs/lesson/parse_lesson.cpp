@@ -1,0 +1,386 @@
+// Lesson files (lessons/*.yaml, format in lessons/README.md) into Lesson:
+// the top level, run options (setup, ddp, hang), beats with their targets,
+// highlights and questions. Each check is read by its family's parser
+// (check_kinds.h). Every error is a LessonError at the offending node's
+// file:line:column saying what was expected.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/labs/lesson/check_kinds.h"
+#include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/read_yaml.h"
+
+namespace microddp::lesson {
+
+using namespace yaml;
+
+namespace {
+
+// ---- run options ------------------------------------------------------------
+
+void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
+  only_keys(c, n, "setup",
+            {"collective", "algorithm", "ranks", "count", "counts", "dtype", "op", "root", "segments", "in_place",
+             "data", "fill", "backend", "mode", "delay"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;  // a copy: it->second is a temporary proxy's member
+    if (k == "collective") s.collective = str(c, v, k);
+    else if (k == "algorithm") s.algorithm = str(c, v, k);
+    else if (k == "ranks") s.ranks = static_cast<int>(integer(c, v, k, 1, 32));
+    else if (k == "count") s.count = integer(c, v, k, 0, int64_t{1} << 40);
+    else if (k == "counts") {
+      s.counts.clear();
+      for (const auto& e : seq(c, v, k)) s.counts.push_back(integer(c, e, k, 0, int64_t{1} << 40));
+    } else if (k == "dtype") s.dtype = str(c, v, k);
+    else if (k == "op") s.op = str(c, v, k);
+    else if (k == "root") s.root = static_cast<int>(integer(c, v, k, 0, 31));
+    else if (k == "segments") s.segments = static_cast<int>(integer(c, v, k, 1, 16));
+    else if (k == "in_place") s.in_place = boolean(c, v, k);
+    else if (k == "data") {
+      // Either rows "1,2,3;4,5,6" or a list of lists [[1,2,3],[4,5,6]].
+      if (v.IsScalar()) {
+        s.data = v.Scalar();
+      } else {
+        std::string rows;
+        bool first_row = true;
+        for (const auto& row : seq(c, v, k)) {
+          if (!first_row) rows += ";";
+          first_row = false;
+          bool first = true;
+          for (const auto& e : seq(c, row, "data row")) {
+            // Two appends, not `"," + str(...)`: GCC 12 -O3 warns (-Wrestrict,
+            // a false positive) on that temporary once it is inlined here.
+            if (!first) rows += ",";
+            rows += str(c, e, "data value");
+            first = false;
+          }
+        }
+        s.data = rows;
+      }
+      s.fill.clear();
+    } else if (k == "fill") {
+      s.fill = str(c, v, k);
+      s.data.clear();
+    } else if (k == "backend") s.backend = one_of(c, v, k, {"threads"});
+    else if (k == "mode") s.mode = one_of(c, v, k, {"lockstep", "free"});
+    else if (k == "delay" && v.IsScalar() && v.Scalar() == "none") {
+      s.delay.reset();
+    } else if (k == "delay") {
+      only_keys(c, v, "delay", {"rank", "max_delay_us"});
+      DelayHook d;
+      if (v["rank"]) d.rank = static_cast<int>(integer(c, v["rank"], "rank", -1, 63));
+      if (v["max_delay_us"]) d.max_delay_us = static_cast<int>(integer(c, v["max_delay_us"], "max_delay_us", 0, 100000));
+      s.delay = d;
+    }
+  }
+}
+
+// Bounds keep a lesson's run small (a lesson runs in seconds).
+void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
+  only_keys(c, n, "ddp",
+            {"ranks", "depth", "width", "batch", "iterations", "lr", "bucket_cap_mb", "overlap", "algorithm", "seed",
+             "layer_delay_us", "link_us_per_mb", "sharded", "prefetch"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;
+    if (k == "ranks") o.ranks = static_cast<int>(integer(c, v, k, 1, 16));
+    else if (k == "depth") o.depth = static_cast<int>(integer(c, v, k, 1, 64));
+    else if (k == "width") o.width = static_cast<int>(integer(c, v, k, 1, 1024));
+    else if (k == "batch") o.batch = integer(c, v, k, 1, 4096);
+    else if (k == "iterations") o.iterations = static_cast<int>(integer(c, v, k, 1, 100));
+    else if (k == "lr") {
+      o.lr = number(c, v, k);
+      if (!(o.lr > 0)) c.fail(v, fmt::format("'lr' must be > 0, got {}", o.lr));
+    } else if (k == "bucket_cap_mb") {
+      o.bucket_cap_mb = number(c, v, k);
+      if (!(o.bucket_cap_mb > 0)) c.fail(v, fmt::format("'bucket_cap_mb' must be > 0, got {}", o.bucket_cap_mb));
+    } else if (k == "overlap") {
+      o.overlap = ddp::parse_overlap(one_of(c, v, k, {"none", "per_param", "per-param", "bucketed"}));
+    } else if (k == "algorithm") o.algorithm = str(c, v, k);
+    else if (k == "seed") o.seed = static_cast<uint64_t>(integer(c, v, k, 0, int64_t{1} << 62));
+    else if (k == "layer_delay_us") o.layer_delay_us = static_cast<int>(integer(c, v, k, 0, 100000));
+    else if (k == "link_us_per_mb") {
+      o.link_us_per_mb = number(c, v, k);
+      if (!(o.link_us_per_mb >= 0 && o.link_us_per_mb <= 100000))
+        c.fail(v, fmt::format("'link_us_per_mb' must be between 0 and 100000, got {}", o.link_us_per_mb));
+    }
+    else if (k == "sharded") o.sharded = boolean(c, v, k);
+    else if (k == "prefetch") o.prefetch = boolean(c, v, k);
+  }
+}
+
+void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
+  only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;
+    if (k == "ranks") o.ranks = static_cast<int>(integer(c, v, k, 2, 16));
+    else if (k == "fault")
+      o.fault = hang::parse_fault(one_of(c, v, k, {"none", "skip-collective", "wrong-count", "wrong-order", "sleep"}));
+    else if (k == "fault_ranks") {
+      // One rank (fault_ranks: 2) or a list (fault_ranks: [3, 1]).
+      o.fault_ranks.clear();
+      if (v.IsScalar()) o.fault_ranks.push_back(static_cast<int>(integer(c, v, k, 0, 15)));
+      else
+        for (const auto& e : seq(c, v, k)) o.fault_ranks.push_back(static_cast<int>(integer(c, e, k, 0, 15)));
+    } else if (k == "timeout_s") {
+      o.timeout_s = number(c, v, k);
+      if (!(o.timeout_s >= 0.01 && o.timeout_s <= 10))
+        c.fail(v, fmt::format("'timeout_s' must be between 0.01 and 10 (seconds), got {}", o.timeout_s));
+    } else if (k == "count") o.count = integer(c, v, k, 4, int64_t{1} << 20);
+    else if (k == "algorithm") o.algorithm = str(c, v, k);
+    else if (k == "fault_call") o.fault_call = static_cast<int>(integer(c, v, k, 0, 1));
+  }
+}
+
+// ---- beats -------------------------------------------------------------------
+
+Target read_target(const Ctx& c, const YAML::Node& n) {
+  Target t;
+  if (n.IsMap()) {
+    only_keys(c, n, "at", {"phase"});
+    if (!n["phase"]) c.fail(n, "'at' as a mapping needs 'phase: NAME'");
+    t.kind = Target::Kind::phase;
+    t.phase = str(c, n["phase"], "phase");
+    return t;
+  }
+  const std::string s = str(c, n, "at");
+  if (s == "start") t.kind = Target::Kind::start;
+  else if (s == "end") t.kind = Target::Kind::end;
+  else {
+    t.kind = Target::Kind::step;
+    size_t used = 0;
+    try {
+      t.step = std::stoi(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.size() || t.step < 0)
+      c.fail(n, fmt::format("'at' must be a step number (0, 1, ...), start, end or {{phase: NAME}}; got '{}'", s));
+  }
+  return t;
+}
+
+Highlights read_highlights(const Ctx& c, const YAML::Node& n) {
+  only_keys(c, n, "highlight", {"ranks", "chunks", "buffers", "links"});
+  Highlights h;
+  if (n["ranks"])
+    for (const auto& e : seq(c, n["ranks"], "ranks")) h.ranks.push_back(static_cast<int>(integer(c, e, "ranks", 0, 63)));
+  if (n["chunks"])
+    for (const auto& e : seq(c, n["chunks"], "chunks"))
+      h.chunks.push_back(static_cast<int>(integer(c, e, "chunks", 0, 1 << 20)));
+  if (n["buffers"])
+    for (const auto& e : seq(c, n["buffers"], "buffers")) h.buffers.push_back(one_of(c, e, "buffers", kBufNames));
+  if (n["links"])
+    for (const auto& e : seq(c, n["links"], "links")) {
+      const std::string s = str(c, e, "links");
+      int a = -1, b = -1;
+      char tail = 0;
+      if (std::sscanf(s.c_str(), "%d->%d%c", &a, &b, &tail) != 2 || a < 0 || b < 0)
+        c.fail(e, fmt::format("a link is written 'FROM->TO' (e.g. '2->0'), got '{}'", s));
+      h.links.emplace_back(a, b);
+    }
+  return h;
+}
+
+Question read_question(const Ctx& c, const YAML::Node& n) {
+  only_keys(c, n, "question", {"ask", "choices", "answer", "tolerance", "explain"});
+  Question q;
+  if (!n["ask"]) c.fail(n, "a question needs 'ask'");
+  if (!n["answer"]) c.fail(n, "a question needs 'answer' (a choice number, or the value to type)");
+  q.ask = str(c, n["ask"], "ask");
+  if (n["explain"]) q.explain = str(c, n["explain"], "explain");
+  if (n["choices"]) {
+    for (const auto& e : seq(c, n["choices"], "choices")) q.choices.push_back(str(c, e, "choices"));
+    if (q.choices.size() < 2) c.fail(n["choices"], "'choices' needs at least two entries");
+    q.answer = static_cast<int>(integer(c, n["answer"], "answer", 1, static_cast<int64_t>(q.choices.size())));
+    if (n["tolerance"]) c.fail(n["tolerance"], "'tolerance' is for typed values, not for choices");
+  } else {
+    q.value = number(c, n["answer"], "answer");
+    if (n["tolerance"]) q.tolerance = number(c, n["tolerance"], "tolerance");
+  }
+  return q;
+}
+
+// A ddp or hang beat: options merged into the current ones and
+// validated now, so a bad one fails at its mark; no `at` and no `setup`.
+void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, ddp::Options& cur_ddp,
+                      hang::LabOptions& cur_hang, std::map<std::string, ddp::Options>& runs) {
+  const bool is_ddp = b.kind == Beat::Kind::ddp;
+  const char* opt_key = is_ddp ? "ddp" : "hang";
+  if (is_ddp)
+    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"});
+  else
+    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks"});
+  b.setup = cur;
+  b.at.kind = Target::Kind::end;
+  try {
+    if (is_ddp) {
+      if (bn["ddp"]) read_ddp(c, bn["ddp"], cur_ddp);
+      cur_ddp.validate();
+    } else {
+      if (bn["hang"]) read_hang(c, bn["hang"], cur_hang);
+      cur_hang.validate();
+    }
+  } catch (const LessonError&) {
+    throw;
+  } catch (const std::exception& e) {
+    c.fail(bn[opt_key] ? bn[opt_key] : bn, fmt::format("this {} run cannot run: {}", opt_key, e.what()));
+  }
+  b.ddp = cur_ddp;
+  b.hang = cur_hang;
+  if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
+  b.text = str(c, bn["text"], "text");
+  const int world = is_ddp ? cur_ddp.ranks : cur_hang.ranks;
+  if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
+  for (int r : b.highlight.ranks)
+    if (r >= world) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, world));
+  if (bn["question"]) b.question = read_question(c, bn["question"]);
+  if (bn["checks"]) {
+    checks::BeatContext ctx;
+    ctx.kind = b.kind;
+    ctx.runs = &runs;
+    ctx.world = world;
+    for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
+  }
+  if (bn["name"]) {
+    b.name = str(c, bn["name"], "name");
+    if (b.name.empty() || runs.count(b.name))
+      c.fail(bn["name"], fmt::format("the run name '{}' is empty or already used by an earlier beat", b.name));
+    runs[b.name] = b.ddp;
+  }
+}
+
+}  // namespace
+
+Lesson parse_lesson(const std::string& text, const std::string& file) {
+  Ctx c{file};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) {
+    if (root.IsNull()) throw LessonError(fmt::format("{}:1:1: empty lesson (expected title, setup and beats)", file));
+    c.fail(root, "a lesson must be a mapping with title, summary, setup and beats");
+  }
+  only_keys(c, root, "the lesson", {"title", "summary", "setup", "beats"}, {"ddp", "hang"});
+  Lesson l;
+  l.file = file;
+  // `setup` may be left out when every beat is a ddp or hang beat.
+  bool needs_setup = true;
+  if (root["beats"] && root["beats"].IsSequence() && root["beats"].size() > 0) {
+    needs_setup = false;
+    for (const auto& bn : root["beats"]) {
+      const bool other = bn.IsMap() && bn["kind"] && bn["kind"].IsScalar() &&
+                         (bn["kind"].Scalar() == "ddp" || bn["kind"].Scalar() == "hang");
+      needs_setup |= !other;
+    }
+  }
+  for (const char* k : {"title", "setup", "beats"})
+    if (!root[k] && (needs_setup || std::string(k) != "setup"))
+      throw LessonError(fmt::format("{}: the lesson needs '{}'", c.mark(root).str(), k));
+  l.title = str(c, root["title"], "title");
+  if (root["summary"]) l.summary = str(c, root["summary"], "summary");
+  if (root["setup"]) read_setup(c, root["setup"], l.setup);
+  try {
+    (void)prepare(l.setup);
+  } catch (const std::exception& e) {
+    c.fail(root["setup"], fmt::format("this setup cannot run: {}", e.what()));
+  }
+  if (root["ddp"]) read_ddp(c, root["ddp"], l.ddp);
+  if (root["hang"]) read_hang(c, root["hang"], l.hang);
+  const YAML::Node beats = seq(c, root["beats"], "beats");
+  if (beats.size() == 0) c.fail(beats, "'beats' is empty (a lesson needs at least one beat)");
+  Setup cur = l.setup;
+  ddp::Options cur_ddp = l.ddp;
+  hang::LabOptions cur_hang = l.hang;
+  std::map<std::string, ddp::Options> runs;  // named ddp beats so far
+  for (const auto& bn : beats) {
+    Beat b;
+    b.mark = c.mark(bn);
+    if (bn.IsMap() && bn["kind"]) {
+      const std::string k = one_of(c, bn["kind"], "kind", {"collective", "ddp", "hang"});
+      b.kind = k == "ddp" ? Beat::Kind::ddp : k == "hang" ? Beat::Kind::hang : Beat::Kind::collective;
+    }
+    if (b.kind != Beat::Kind::collective) {
+      parse_other_beat(c, bn, b, cur, cur_ddp, cur_hang, runs);
+      l.beats.push_back(std::move(b));
+      continue;
+    }
+    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind"});
+    if (bn["setup"]) {
+      read_setup(c, bn["setup"], cur);
+      b.setup_changed = true;
+    }
+    b.setup = cur;
+    Prepared p;
+    try {
+      p = prepare(cur);
+    } catch (const std::exception& e) {
+      c.fail(bn["setup"] ? bn["setup"] : bn, fmt::format("this setup cannot run: {}", e.what()));
+    }
+    if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
+    b.text = str(c, bn["text"], "text");
+    if (bn["at"]) b.at = read_target(c, bn["at"]);
+    if (b.at.kind == Target::Kind::step && b.at.step >= p.schedule.num_steps())
+      c.fail(bn["at"], fmt::format("step {} does not exist: this run has {} steps (0..{})", b.at.step,
+                                   p.schedule.num_steps(), p.schedule.num_steps() - 1));
+    if (b.at.kind == Target::Kind::phase) {
+      bool found = false;
+      for (const auto& ph : p.schedule.phases) found |= ph.name == b.at.phase;
+      if (!found) {
+        std::vector<std::string> names;
+        for (const auto& ph : p.schedule.phases) names.push_back(ph.name);
+        c.fail(bn["at"], fmt::format("phase '{}' is not in this run (its phases: {})", b.at.phase, join(names)));
+      }
+    }
+    if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
+    for (int r : b.highlight.ranks)
+      if (r >= cur.ranks) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, cur.ranks));
+    if (bn["question"]) b.question = read_question(c, bn["question"]);
+    if (bn["checks"]) {
+      checks::BeatContext ctx;
+      ctx.setup = &cur;
+      ctx.prepared = &p;
+      for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
+    }
+    l.beats.push_back(std::move(b));
+  }
+  return l;
+}
+
+Lesson load_lesson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw LessonError(fmt::format("{}:0:0: cannot read the lesson file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_lesson(ss.str(), path);
+}
+
+std::vector<LessonInfo> list_lessons(const std::string& dir) {
+  std::vector<LessonInfo> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".yaml") continue;
+    LessonInfo info{e.path().string(), ""};
+    try {
+      info.title = load_lesson(info.file).title;
+    } catch (const std::exception& x) {
+      info.title = fmt::format("(error: {})", x.what());
+    }
+    out.push_back(std::move(info));
+  }
+  std::sort(out.begin(), out.end(), [](const LessonInfo& a, const LessonInfo& b) { return a.file < b.file; });
+  return out;
+}
+
+}  // namespace microddp::lesson

@@ -1,0 +1,97 @@
+#include "core/labs/lesson/read_yaml.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+namespace microddp::lesson {
+
+std::string Mark::str() const { return fmt::format("{}:{}:{}", file, line, column); }
+
+namespace yaml {
+
+Mark Ctx::mark(const YAML::Node& n) const {
+  const YAML::Mark m = n.Mark();
+  if (m.is_null()) return {file, 0, 0};
+  return {file, m.line + 1, m.column + 1};
+}
+
+void Ctx::fail(const YAML::Node& n, const std::string& msg) const { throw LessonError(mark(n).str() + ": " + msg); }
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+void only_keys(const Ctx& c, const YAML::Node& n, const std::string& where, const std::vector<std::string>& allowed,
+               const std::vector<std::string>& also) {
+  if (!n.IsMap()) c.fail(n, fmt::format("{} must be a mapping (key: value lines)", where));
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (!it->first.IsScalar()) c.fail(it->first, fmt::format("{}: keys must be plain words", where));
+    const std::string k = it->first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end() &&
+        std::find(also.begin(), also.end(), k) == also.end())
+      c.fail(it->first, fmt::format("unknown key '{}' in {} (expected one of: {}){}", k, where, join(allowed),
+                                    also.empty() ? std::string() : fmt::format("; also: {}", join(also))));
+  }
+}
+
+std::string str(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) c.fail(n, fmt::format("'{}' must be a single value (text)", key));
+  return n.Scalar();
+}
+
+int64_t integer(const Ctx& c, const YAML::Node& n, const std::string& key, int64_t lo, int64_t hi) {
+  const std::string s = str(c, n, key);
+  size_t used = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) c.fail(n, fmt::format("'{}' must be an integer, got '{}'", key, s));
+  if (v < lo || v > hi) c.fail(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, v));
+  return v;
+}
+
+double number(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  const std::string s = str(c, n, key);
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v))
+    c.fail(n, fmt::format("'{}' must be a number, got '{}'", key, s));
+  return v;
+}
+
+bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  const std::string s = str(c, n, key);
+  if (s == "true") return true;
+  if (s == "false") return false;
+  c.fail(n, fmt::format("'{}' must be true or false, got '{}'", key, s));
+}
+
+YAML::Node seq(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsSequence()) c.fail(n, fmt::format("'{}' must be a list ([a, b] or '- ' lines)", key));
+  return n;
+}
+
+std::string one_of(const Ctx& c, const YAML::Node& n, const std::string& key, const std::vector<std::string>& ok) {
+  const std::string s = str(c, n, key);
+  if (std::find(ok.begin(), ok.end(), s) == ok.end())
+    c.fail(n, fmt::format("'{}' must be one of: {}; got '{}'", key, join(ok), s));
+  return s;
+}
+
+const std::vector<std::string> kBufNames = {"input", "output", "send_buff", "recv_buff", "accum", "scratch"};
+
+}  // namespace yaml
+}  // namespace microddp::lesson

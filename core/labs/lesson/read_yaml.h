@@ -1,0 +1,52 @@
+// Reading lesson YAML (internal to core/labs/lesson): typed values from
+// yaml-cpp nodes, each failing with a LessonError that starts with the
+// node's "file:line:column: " and says what was expected. Shared by the
+// lesson parser (parse_lesson.cpp) and the check parsers (checks_*.cpp).
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/labs/lesson/lesson.h"
+
+namespace microddp::lesson::yaml {
+
+// The file being read, for marks and messages.
+struct Ctx {
+  std::string file;
+  Mark mark(const YAML::Node& n) const;
+  // Throws LessonError("file:line:column: msg") at n's mark.
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const;
+};
+
+// "a, b, c".
+std::string join(const std::vector<std::string>& v);
+
+// Every key of map `n` must be one of `allowed` (else: "unknown key 'k' in
+// WHERE (expected one of: ...)"). `also`: further allowed keys, listed
+// after the main ones as "; also: ...", so that the messages about the
+// original keys keep their wording.
+void only_keys(const Ctx& c, const YAML::Node& n, const std::string& where, const std::vector<std::string>& allowed,
+               const std::vector<std::string>& also = {});
+
+// A scalar's text; `key` names it in the message.
+std::string str(const Ctx& c, const YAML::Node& n, const std::string& key);
+// A whole integer in lo..hi.
+int64_t integer(const Ctx& c, const YAML::Node& n, const std::string& key, int64_t lo, int64_t hi);
+// A finite number.
+double number(const Ctx& c, const YAML::Node& n, const std::string& key);
+// true or false.
+bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key);
+// A sequence. Returns a copy (a YAML::Node is a handle): callers pass
+// temporaries such as n["key"], and range-for over a returned reference
+// would dangle.
+YAML::Node seq(const Ctx& c, const YAML::Node& n, const std::string& key);
+// A scalar that is one of `ok`.
+std::string one_of(const Ctx& c, const YAML::Node& n, const std::string& key, const std::vector<std::string>& ok);
+
+// The buffer names a check or a highlight may use.
+extern const std::vector<std::string> kBufNames;
+
+}  // namespace microddp::lesson::yaml

@@ -1,0 +1,82 @@
+// Running a lesson beat by beat: a setup made runnable (schedule and input
+// data), the step a beat goes to, and whether a typed answer is right.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/algorithms/registry.h"
+#include "core/ir/checker.h"
+#include "core/labs/lesson/lesson.h"
+#include "core/record/data.h"
+
+namespace microddp::lesson {
+
+Prepared prepare(const Setup& a) {
+  Prepared p;
+  CollectiveSpec& s = p.spec;
+  s.collective = parse_collective(a.collective);
+  s.algorithm = a.algorithm == "single_buffered_ring" ? "ring_unchunked" : a.algorithm;
+  s.dtype = parse_dtype(a.dtype);
+  s.op = parse_op(a.op);
+  s.world_size = a.ranks;
+  s.root = a.root;
+  s.in_place = a.in_place;
+  s.segments = a.segments;
+  s.counts = a.counts;
+  p.mode = parse_mode(a.mode);
+  if (a.count >= 0) s.count = a.count;
+  else if (!a.data.empty()) s.count = count_from_rows(s, a.data);
+  else s.count = 8;
+  if (s.collective == Collective::barrier) s.count = 0;
+  s.validate();
+  if (a.algorithm == "single_buffered_ring") {
+    if (s.collective != Collective::all_reduce)
+      throw UsageError(fmt::format("algorithm single_buffered_ring is an all_reduce, not a {}", name(s.collective)));
+    p.schedule = make_single_buffered_ring(s);
+  } else {
+    p.schedule = make_schedule(s);
+    check_schedule(p.schedule);
+  }
+  int64_t total = 0;
+  for (int r = 0; r < s.world_size; ++r) total += s.input_count(r) + s.output_count(r);
+  p.runnable = total <= kMaxRunElements;
+  if (!a.data.empty()) p.inputs = parse_data(s, a.data);
+  else if (p.runnable) p.inputs = fill_data(s, a.fill.empty() ? "iota" : a.fill);
+  return p;
+}
+
+bool Question::is_right(const std::string& typed) const {
+  std::string t = typed;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
+  if (!choices.empty()) {
+    if (t == std::to_string(answer)) return true;
+    return t == choices[static_cast<size_t>(answer - 1)];
+  }
+  try {
+    size_t used = 0;
+    const double v = std::stod(t, &used);
+    return used == t.size() && std::fabs(v - value) <= tolerance + 1e-12 * std::fabs(value);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+int target_step(const Target& t, const Schedule& s) {
+  switch (t.kind) {
+    case Target::Kind::start: return -1;
+    case Target::Kind::step: return std::min(t.step, s.num_steps() - 1);
+    case Target::Kind::phase: {
+      int last = -1;
+      for (int i = 0; i < s.num_steps(); ++i)
+        if (s.phases[static_cast<size_t>(s.steps[static_cast<size_t>(i)].phase)].name == t.phase) last = i;
+      return last;
+    }
+    case Target::Kind::end: break;
+  }
+  return s.num_steps() - 1;
+}
+
+}  // namespace microddp::lesson
