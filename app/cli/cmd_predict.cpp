@@ -25,7 +25,7 @@ struct Args {
   bool sweep = false;
   std::string from = "1K", to = "1G";
   // Topology (any of these switches the two-level model on).
-  int nodes = 0, nics = 0;  // 0 = not given
+  int nodes = 0, nics = -1;  // 0 / -1 = not given
   std::string intra, inter, topology;
   bool json = false, table = false;
   std::string min_bytes = "8", max_bytes = "1G";
@@ -33,7 +33,7 @@ struct Args {
 };
 
 bool topology_mode(const Args& a) {
-  return a.nodes > 0 || a.nics > 0 || !a.intra.empty() || !a.inter.empty() || !a.topology.empty();
+  return a.nodes > 0 || a.nics >= 0 || !a.intra.empty() || !a.inter.empty() || !a.topology.empty();
 }
 
 // The network asked for: a named topology's defaults, overridden by
@@ -53,12 +53,12 @@ Network network(const Args& a) {
                                      nn.ranks_per_node, nn.name));
       else nodes = a.ranks / nn.ranks_per_node;
     }
-    if (nics == 0) nics = std::min(nn.nics_per_node, std::max(1, a.ranks / std::max(1, nodes)));
+    if (nics < 0) nics = std::min(nn.nics_per_node, std::max(1, a.ranks / std::max(1, nodes)));
     intra = nn.intra;
     inter = nn.inter;
   }
   if (nodes == 0) nodes = 1;
-  if (nics == 0) nics = 1;
+  if (nics < 0) nics = 1;
   if (!a.intra.empty()) intra = parse_link("--intra", a.intra);
   if (!a.inter.empty()) inter = parse_link("--inter", a.inter);
   if (!intra) intra = resolve_params(a.params);
@@ -223,6 +223,15 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       std::printf("crossover: ring is at least as fast as %s from %lld B (the smallest size swept)\n", algs[i].c_str(),
                   static_cast<long long>(cross));
     else std::printf("crossover: ring overtakes %s at %lld B\n", algs[i].c_str(), static_cast<long long>(cross));
+    if (algs[i] != "hierarchical") continue;
+    // and the other way: from which size the two-level ring stays ahead
+    int64_t ahead = -1;
+    for (size_t k = sizes.size(); k-- > 0;) {
+      if (t[i][k] < t[ri][k]) ahead = sizes[k];
+      else break;
+    }
+    if (ahead > 0)
+      std::printf("crossover: hierarchical is faster than ring from %lld B on\n", static_cast<long long>(ahead));
   }
 }
 
