@@ -104,8 +104,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // Without --count: core's inference from --data rows (as `microddp run`),
   // else one element per rank (the seed's 3 ranks x 3).
   if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
-  // Names a bad --nodes / --nics-per-node / link before a window opens.
-  {
+  // Names a bad --nodes / --nics-per-node / link before a window opens
+  // (a bad --ranks is the session's to name).
+  if (cli.count("--nodes") || cli.count("--nics-per-node") || cli.count("--intra") || cli.count("--inter")) {
     Network net;
     net.topo = Topology::make(p.spec.world_size, p.spec.nodes, o.nics_per_node);
     net.intra = o.intra.empty() ? preset("nvlink") : parse_link("--intra", o.intra);
