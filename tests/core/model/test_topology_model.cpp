@@ -189,6 +189,27 @@ TEST_SUITE("topology_model") {
     CHECK(predict(make_schedule(sp), w).pr.lockstep_s == doctest::Approx(want).epsilon(1e-12));
   }
 
+  TEST_CASE("the flat ring's two-level closed form equals the schedule (contiguous placement)") {
+    const CostParams a = pow2_link(1.0 / 1024, 1 << 20, 1.0 / (1 << 22));
+    const CostParams b = pow2_link(1.0 / 256, 1 << 16);
+    for (int N = 2; N <= 4; ++N)
+      for (int g = 1; g <= 4; ++g) {
+        const int n = N * g;
+        CAPTURE(N); CAPTURE(g);
+        const CollectiveSpec sp = spec(Collective::all_reduce, "ring", n, 4 * n, N);
+        for (int K = 1; K <= g; ++K) {
+          const Network w = net(n, N, K, a, b);
+          const auto cf = closed_form(sp, w);
+          REQUIRE(cf);
+          CHECK(cf->total() == doctest::Approx(predict(make_schedule(sp), w).pr.lockstep_s).epsilon(1e-12));
+        }
+        // and with a fast inter link, the intra message sets the pace (g > 1)
+        const Network fast = net(n, N, 1, b, a);
+        CHECK(closed_form(sp, fast)->total() ==
+              doctest::Approx(predict(make_schedule(sp), fast).pr.lockstep_s).epsilon(1e-12));
+      }
+  }
+
   TEST_CASE("auto picks the lowest predicted time; a table of cases") {
     struct Case {
       int n, nodes;
