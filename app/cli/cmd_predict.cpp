@@ -4,6 +4,8 @@
 // both from the literature's closed form and from the schedule itself.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -11,6 +13,7 @@
 #include "core/algorithms/registry.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::cli {
 namespace {
@@ -21,7 +24,67 @@ struct Args {
   ParamChoice params;
   bool sweep = false;
   std::string from = "1K", to = "1G";
+  // Topology (any of these switches the two-level model on).
+  int nodes = 0, nics = -1;  // 0 / -1 = not given
+  std::string intra, inter, topology;
+  bool json = false, table = false;
+  std::string min_bytes = "8", max_bytes = "1G";
+  double factor = 2;
 };
+
+bool topology_mode(const Args& a) {
+  return a.nodes > 0 || a.nics >= 0 || !a.intra.empty() || !a.inter.empty() || !a.topology.empty();
+}
+
+// The network asked for: a named topology's defaults, overridden by
+// --nodes, --nics-per-node, --intra, --inter. --intra falls back to the flat
+// link (--preset, --alpha/--bandwidth, a profile) when one is given.
+Network network(const Args& a) {
+  Network net;
+  int nodes = a.nodes, nics = a.nics;
+  std::optional<CostParams> intra, inter;
+  if (!a.topology.empty()) {
+    const NamedNetwork& nn = network_preset(a.topology);
+    net.name = nn.name;
+    if (nodes == 0) {
+      if (nn.nodes > 0) nodes = nn.nodes;
+      else if (a.ranks % nn.ranks_per_node != 0)
+        throw UsageError(fmt::format("--ranks {} is not divisible by the {} ranks per node of --topology {}", a.ranks,
+                                     nn.ranks_per_node, nn.name));
+      else nodes = a.ranks / nn.ranks_per_node;
+    }
+    if (nics < 0) nics = std::min(nn.nics_per_node, std::max(1, a.ranks / std::max(1, nodes)));
+    intra = nn.intra;
+    inter = nn.inter;
+  }
+  if (nodes == 0) nodes = 1;
+  if (nics < 0) nics = 1;
+  if (!a.intra.empty()) intra = parse_link("--intra", a.intra);
+  if (!a.inter.empty()) inter = parse_link("--inter", a.inter);
+  if (!intra) intra = resolve_params(a.params);
+  if (!intra)
+    throw UsageError("--intra is missing: give --intra PRESET|ALPHA,BW (e.g. nvlink, or 1e-6,600e9) or --topology NAME");
+  if (!inter) {
+    if (nodes > 1)
+      throw UsageError(fmt::format("--inter is missing: --nodes {} needs the inter-node link (--inter PRESET|ALPHA,BW, "
+                                   "e.g. infiniband)",
+                                   nodes));
+    inter = intra;
+  }
+  net.topo = Topology::make(a.ranks, nodes, nics);
+  net.intra = *intra;
+  net.inter = *inter;
+  return net;
+}
+
+std::string link_text(const CostParams& p) {
+  return fmt::format("{} (α = {:.3g} us, {:.4g} GB/s)", p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
+}
+std::string describe(const Network& n) {
+  return fmt::format("{}{} node(s) x {} rank(s), {} NIC(s) per node; intra {}; inter {}",
+                     n.name == "custom" ? "" : n.name + ": ", n.topo.nodes, n.topo.ranks_per_node,
+                     n.topo.nics_per_node, link_text(n.intra), link_text(n.inter));
+}
 
 std::string describe(const CostParams& p) {
   std::string s = fmt::format("{}: α = {:.3g} us, bandwidth = {:.4g} GB/s (β = {:.4g} s/B)", p.name, p.alpha * 1e6,
@@ -45,6 +108,7 @@ CollectiveSpec make_spec(const Args& a, const std::string& alg, int64_t bytes) {
   o.root = a.root;
   CollectiveSpec s = bench_spec(o, alg, bytes);
   s.segments = a.segments;
+  if (a.nodes > 0) s.nodes = a.nodes;
   return s;
 }
 
@@ -114,14 +178,17 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   }
 }
 
-void sweep(const Args& a, const CostParams& p) {
+void sweep(const Args& a, const CostParams* flat, const Network* net) {
   const Collective c = parse_collective(a.collective);
   const int64_t lo = parse_size(a.from), hi = parse_size(a.to);
   if (lo <= 0 || lo > hi) throw UsageError(fmt::format("--from {} must be positive and not above --to {}", a.from, a.to));
   std::vector<std::string> algs;
   for (const auto& alg : algorithms_for(c))
-    if (a.algorithm == "all" || alg == a.algorithm || alg == "ring" || alg == "tree" || alg == "naive") algs.push_back(alg);
-  std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks, describe(p).c_str());
+    if (a.algorithm == "all" || alg == a.algorithm || alg == "ring" || alg == "tree" || alg == "naive" ||
+        (net && net->topo.nodes > 1 && alg == "hierarchical"))
+      algs.push_back(alg);
+  std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
+              net ? describe(*net).c_str() : describe(*flat).c_str());
   std::printf("%14s", "size (B)");
   for (const auto& alg : algs) std::printf(" %18s", alg.c_str());
   std::printf("\n");
@@ -131,7 +198,10 @@ void sweep(const Args& a, const CostParams& p) {
     sizes.push_back(b);
     std::printf("%14lld", static_cast<long long>(b));
     for (size_t i = 0; i < algs.size(); ++i) {
-      const double us = predict(make_schedule(make_spec(a, algs[i], b)), p).lockstep_s * 1e6;
+      CollectiveSpec sp = make_spec(a, algs[i], b);
+      if (net) sp.nodes = net->topo.nodes;
+      const Schedule sch = make_schedule(sp);
+      const double us = (net ? predict(sch, *net).pr.lockstep_s : predict(sch, *flat).lockstep_s) * 1e6;
       t[i].push_back(us);
       std::printf(" %18.3f", us);
     }
@@ -141,7 +211,7 @@ void sweep(const Args& a, const CostParams& p) {
   if (ring == algs.end()) return;
   const size_t ri = ring - algs.begin();
   for (size_t i = 0; i < algs.size(); ++i) {
-    if (algs[i] != "tree" && algs[i] != "naive") continue;
+    if (algs[i] != "tree" && algs[i] != "naive" && algs[i] != "hierarchical") continue;
     // the first size from which ring stays at least as fast as this algorithm
     int64_t cross = -1;
     for (size_t k = sizes.size(); k-- > 0;) {
@@ -153,7 +223,128 @@ void sweep(const Args& a, const CostParams& p) {
       std::printf("crossover: ring is at least as fast as %s from %lld B (the smallest size swept)\n", algs[i].c_str(),
                   static_cast<long long>(cross));
     else std::printf("crossover: ring overtakes %s at %lld B\n", algs[i].c_str(), static_cast<long long>(cross));
+    if (algs[i] != "hierarchical") continue;
+    // and the other way: from which size the two-level ring stays ahead
+    int64_t ahead = -1;
+    for (size_t k = sizes.size(); k-- > 0;) {
+      if (t[i][k] < t[ri][k]) ahead = sizes[k];
+      else break;
+    }
+    if (ahead > 0)
+      std::printf("crossover: hierarchical is faster than ring from %lld B on\n", static_cast<long long>(ahead));
   }
+}
+
+// One algorithm on the network: the terms, the bytes per link class, the
+// busiest port, and the bandwidths nccl-tests would report.
+struct NetRow {
+  std::string alg;
+  int steps = 0;
+  NetworkPrediction np;
+  std::optional<CostTerms> cf;
+  CollectiveSpec spec;
+};
+NetRow net_row(const Args& a, const Network& net, const std::string& alg, int64_t bytes) {
+  NetRow r;
+  r.alg = alg;
+  r.spec = make_spec(a, alg, bytes);
+  r.spec.nodes = net.topo.nodes;
+  const Schedule sch = make_schedule(r.spec);
+  r.steps = sch.num_steps();
+  r.np = predict(sch, net);
+  r.cf = closed_form(r.spec, net);
+  return r;
+}
+
+std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
+  std::vector<std::string> algs;
+  for (const auto& alg : algorithms_for(c))
+    if (a.algorithm == "all" || a.algorithm == "auto" || alg == a.algorithm) {
+      if (a.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
+      algs.push_back(alg);
+    }
+  if (algs.empty()) algorithm_info(make_spec(a, a.algorithm, 0));  // throws naming it
+  return algs;
+}
+
+void network_table(const Args& a, const Network& net, int64_t bytes) {
+  const Collective c = parse_collective(a.collective);
+  std::vector<NetRow> rows;
+  for (const auto& alg : algorithms_asked(a, c)) rows.push_back(net_row(a, net, alg, bytes));
+  if (a.algorithm == "auto" && !a.json) {
+    CollectiveSpec s = make_spec(a, "auto", bytes);
+    s.nodes = net.topo.nodes;
+    std::printf("auto picks %s (the lowest predicted lockstep time below)\n", choose_algorithm(s, {}, &net).chosen.c_str());
+  }
+  if (a.json) {
+    for (const auto& r : rows) {
+      const double t = r.np.pr.lockstep_s, S = static_cast<double>(bench_bytes(r.spec));
+      fmt::print("{{\"algorithm\": \"{}\", \"collective\": \"{}\", \"ranks\": {}, \"nodes\": {}, "
+                 "\"nics_per_node\": {}, \"bytes\": {}, \"steps\": {}, \"alpha_s\": {:.9g}, \"beta_s\": {:.9g}, "
+                 "\"gamma_s\": {:.9g}, \"total_s\": {:.9g}, \"pipelined_s\": {:.9g}, \"closed_form_s\": {}, "
+                 "\"bytes_intra\": {}, \"bytes_inter\": {}, \"bottleneck\": \"{}\", \"bottleneck_bytes\": {}, \"algbw_GBps\": {:.6g}, "
+                 "\"busbw_GBps\": {:.6g}}}\n",
+                 r.alg, name(c), a.ranks, net.topo.nodes, net.topo.nics_per_node, bench_bytes(r.spec), r.steps,
+                 r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, r.np.pr.lockstep.gamma_s, t, r.np.pr.pipelined_s,
+                 r.cf ? fmt::format("{:.9g}", r.cf->total()) : "null", r.np.bytes_intra, r.np.bytes_inter,
+                 port_name(net.topo, r.np.bottleneck), r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck],
+                 t > 0 ? S / t / 1e9 : 0.0,
+                 t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
+    }
+    return;
+  }
+  std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
+              describe(net).c_str());
+  std::printf("%-18s %5s %12s %12s %12s %12s %14s %14s %-18s %14s %9s %9s\n", "algorithm", "steps", "α term (s)",
+              "β term (s)", "total (s)", "closed (s)", "bytes intra", "bytes inter", "bottleneck port", "its bytes",
+              "algbw", "busbw");
+  for (const auto& r : rows) {
+    const double t = r.np.pr.lockstep_s, S = static_cast<double>(bench_bytes(r.spec));
+    std::printf("%-18s %5d %12.6g %12.6g %12.6g %12s %14lld %14lld %-18s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
+                r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, t,
+                r.cf ? fmt::format("{:.6g}", r.cf->total()).c_str() : "-", static_cast<long long>(r.np.bytes_intra),
+                static_cast<long long>(r.np.bytes_inter), port_name(net.topo, r.np.bottleneck).c_str(),
+                static_cast<long long>(r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck]), t > 0 ? S / t / 1e9 : 0.0, t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
+  }
+  std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; bytes counted once per message; the "
+              "bottleneck is the port busiest over the run)\n");
+}
+
+// "What would NCCL pick" over sizes: the chosen algorithm and every
+// candidate's predicted time.
+void auto_table(const Args& a, const CostParams* flat, const Network* net) {
+  const Collective c = parse_collective(a.collective);
+  const int64_t lo = parse_size(a.min_bytes), hi = parse_size(a.max_bytes);
+  if (lo <= 0 || lo > hi)
+    throw UsageError(fmt::format("-b {} must be positive and not above -e {}", a.min_bytes, a.max_bytes));
+  if (!(a.factor > 1) || !std::isfinite(a.factor))
+    throw UsageError(fmt::format("-f {} must be a number above 1", a.factor));
+  std::printf("%s, %d ranks: what auto picks (lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
+              net ? describe(*net).c_str() : describe(*flat).c_str());
+  std::vector<std::string> header;
+  std::string last;
+  std::vector<std::string> changes;
+  bool first = true;
+  for (double b = static_cast<double>(lo); b <= static_cast<double>(hi) * (1 + 1e-12); b *= a.factor) {
+    const int64_t bytes = static_cast<int64_t>(std::llround(b));
+    CollectiveSpec s = make_spec(a, "auto", bytes);
+    if (net) s.nodes = net->topo.nodes;
+    const AutoChoice ch = choose_algorithm(s, flat ? *flat : CostParams{}, net);
+    if (first) {
+      std::printf("%14s %-16s", "size (B)", "auto picks");
+      for (const auto& cand : ch.candidates) std::printf(" %16s", cand.algorithm.c_str());
+      std::printf("\n");
+      first = false;
+    }
+    std::printf("%14lld %-16s", static_cast<long long>(bytes), ch.chosen.c_str());
+    for (const auto& cand : ch.candidates) std::printf(" %16.3f", cand.time_s * 1e6);
+    std::printf("\n");
+    if (!last.empty() && ch.chosen != last)
+      changes.push_back(fmt::format("{} -> {} at {} B", last, ch.chosen, bytes));
+    last = ch.chosen;
+  }
+  if (changes.empty()) std::printf("auto picks %s at every size\n", last.c_str());
+  for (const auto& ch : changes) std::printf("switch: %s\n", ch.c_str());
 }
 
 int run(const Args& a) {
@@ -161,12 +352,48 @@ int run(const Args& a) {
   if (a.ranks > 65536) throw UsageError(fmt::format("--ranks {} is more than predict plans (at most 65536)", a.ranks));
   if (a.segments < 1 || a.segments > 4096)
     throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
+  if (topology_mode(a)) {
+    const Network net = network(a);
+    if (a.table) {
+      auto_table(a, nullptr, &net);
+      return 0;
+    }
+    if (a.sweep) {
+      sweep(a, nullptr, &net);
+      return 0;
+    }
+    network_table(a, net, parse_size(a.bytes));
+    return 0;
+  }
   const auto ps = chosen(a);
+  if (a.table) {
+    auto_table(a, &ps.front(), nullptr);
+    return 0;
+  }
+  if (a.json) {
+    Network net;
+    net.name = ps.front().name;
+    net.topo = Topology::make(a.ranks, 1, 1);
+    net.intra = net.inter = ps.front();
+    network_table(a, net, parse_size(a.bytes));
+    return 0;
+  }
   if (a.sweep) {
-    sweep(a, ps.front());
+    sweep(a, &ps.front(), nullptr);
     return 0;
   }
   const int64_t bytes = parse_size(a.bytes);
+  if (a.algorithm == "auto") {
+    CollectiveSpec s = make_spec(a, "auto", bytes);
+    const AutoChoice ch = choose_algorithm(s, ps.front());
+    std::printf("auto picks %s on %s:", ch.chosen.c_str(), ps.front().name.c_str());
+    for (const auto& c : ch.candidates) std::printf(" %s %.6g s;", c.algorithm.c_str(), c.time_s);
+    std::printf("\n\n");
+    Args b = a;
+    b.algorithm = ch.chosen;
+    one(b, ps, bytes);
+    return 0;
+  }
   if (a.algorithm == "all") all_algorithms(a, ps.front(), bytes);
   else one(a, ps, bytes);
   return 0;
@@ -177,7 +404,7 @@ int run(const Args& a) {
 std::function<int()> setup_predict(CLI::App* sub) {
   static Args a;
   sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
-  sub->add_option("--algorithm,-a", a.algorithm, "algorithm, or 'all'")->capture_default_str();
+  sub->add_option("--algorithm,-a", a.algorithm, "algorithm, 'all', or 'auto' (the fastest predicted)")->capture_default_str();
   sub->add_option("--ranks,-n", a.ranks, "world size")->capture_default_str();
   sub->add_option("--bytes", a.bytes, "message size S in bytes (1e9, 64M, 4K: nccl-tests' size)")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
@@ -191,6 +418,19 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_flag("--sweep", a.sweep, "table over sizes, with the crossover where ring overtakes tree and naive");
   sub->add_option("--from", a.from, "sweep: smallest size")->capture_default_str();
   sub->add_option("--to", a.to, "sweep: largest size")->capture_default_str();
+  sub->add_option("--nodes", a.nodes, "topology: nodes; ranks are placed contiguously, ranks/nodes per node");
+  sub->add_option("--nics-per-node", a.nics, "topology: NICs per node, 1..ranks per node (default 1; = ranks per "
+                                              "node is rail-optimised: rank r uses NIC (r mod g) mod K)");
+  sub->add_option("--intra", a.intra, "topology: intra-node link, a preset or ALPHA,BW (α in seconds, bandwidth in "
+                                      "bytes/s per direction per rank)");
+  sub->add_option("--inter", a.inter, "topology: inter-node link per NIC, a preset or ALPHA,BW (α in seconds, "
+                                      "bandwidth in bytes/s per direction)");
+  sub->add_option("--topology", a.topology, "a named topology: dgx-h100 | pcie-box | lab (nodes from --ranks)");
+  sub->add_flag("--json", a.json, "one JSON object per line and algorithm");
+  sub->add_flag("--table", a.table, "what --algorithm auto picks at each size, with every candidate's time");
+  sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
+  sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();
+  sub->add_option("-f,--stepfactor", a.factor, "table: multiply the size by this between rows")->capture_default_str();
   return [] { return run(a); };
 }
 

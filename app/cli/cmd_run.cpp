@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -60,8 +61,50 @@ std::string json_ints(const std::vector<int64_t>& v) {
   return out + "]";
 }
 
+// --algorithm auto's choice, for --json.
+std::string json_auto(const PreparedRun& p) {
+  if (!p.auto_choice) return "";
+  std::string c;
+  for (const auto& x : p.auto_choice->candidates)
+    c += fmt::format("{}{{\"algorithm\": \"{}\", \"predicted_s\": {:.9g}}}", c.empty() ? "" : ", ", x.algorithm,
+                     x.time_s);
+  return fmt::format(", \"auto\": {{\"chosen\": \"{}\", \"model\": \"{}\", \"candidates\": [{}]}}",
+                     p.auto_choice->chosen, p.auto_model, c);
+}
+
+// One line a person reads: the choice and the candidates' predicted times.
+std::string auto_line(const PreparedRun& p) {
+  if (!p.auto_choice) return "";
+  std::string c;
+  for (const auto& x : p.auto_choice->candidates)
+    c += fmt::format("{}{} {:.3f} µs", c.empty() ? "" : ", ", x.algorithm, x.time_s * 1e6);
+  return fmt::format("auto: chose {} (lowest predicted lockstep time on {}); candidates: {}\n", p.auto_choice->chosen,
+                     p.auto_model, c);
+}
+
+// MICRODDP_DEBUG=INFO (or TRACE): the choice on stderr, shaped like NCCL's
+// tuning log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
+// algorithm/protocol's time, then "N Bytes -> Algo A proto P time T").
+void auto_debug_log(const PreparedRun& p) {
+  const char* v = std::getenv("MICRODDP_DEBUG");
+  if (!p.auto_choice || !v || (std::strcmp(v, "INFO") != 0 && std::strcmp(v, "TRACE") != 0)) return;
+  const int64_t bytes = bench_bytes(p.spec);
+  double best = 0;
+  for (const auto& x : p.auto_choice->candidates) {
+    std::fprintf(stderr, "microddp INFO %s: %10lld Bytes %-18s time %12.3f us\n",
+                 std::string(name(p.spec.collective)).c_str(), static_cast<long long>(bytes), x.algorithm.c_str(),
+                 x.time_s * 1e6);
+    if (x.algorithm == p.auto_choice->chosen) best = x.time_s;
+  }
+  std::fprintf(stderr, "microddp INFO %s: %lld Bytes -> Algo %s time %.3f us (model: %s)\n",
+               std::string(name(p.spec.collective)).c_str(), static_cast<long long>(bytes),
+               p.auto_choice->chosen.c_str(), best * 1e6, p.auto_model.c_str());
+}
+
 int run(const Args& a) {
-  PreparedRun p = prepare_run(a.run);
+  const auto params = resolve_params(a.params);
+  PreparedRun p = prepare_run(a.run, params);
+  auto_debug_log(p);
   RunOptions opt;
   opt.mode = p.mode;
   if (!a.record_file.empty()) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
@@ -86,7 +129,7 @@ int run(const Args& a) {
   // The alpha-beta prediction beside the measurement, when parameters are
   // known (--preset, --profile, --alpha/--bandwidth, or a calibrated profile).
   std::vector<double> predicted;
-  if (const auto params = resolve_params(a.params)) predicted = predicted_step_us(p.schedule, *params);
+  if (params) predicted = predicted_step_us(p.schedule, *params);
   const RankData want = reference_outputs(p.spec, p.inputs);
   std::string why;
   const bool ok = outputs_match(p.spec, p.inputs, res.outputs, want, &why);
@@ -104,7 +147,7 @@ int run(const Args& a) {
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
         "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
         "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
-        "\"ok\": {}{}{}{}}}\n",
+        "\"ok\": {}{}{}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
         sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
@@ -115,8 +158,10 @@ int run(const Args& a) {
           return t;
         }()),
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
-        clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us));
+        clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us),
+        (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") + json_auto(p));
   } else if (a.steps) {
+    fmt::print("{}", auto_line(p));
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
@@ -125,6 +170,7 @@ int run(const Args& a) {
     fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
                res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
+    fmt::print("{}", auto_line(p));
     fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs));
     std::string sent;
     for (int r = 0; r < sp.world_size; ++r)

@@ -17,7 +17,8 @@ void add_run_options(CLI::App& app, RunArgs& a) {
                  "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all")
       ->capture_default_str();
   app.add_option("--algorithm,-a", a.algorithm, "naive tree binomial ring ring_unchunked recursive_doubling "
-                                                "halving_doubling dissemination (per collective)")
+                                                "halving_doubling dissemination hierarchical (per collective), or "
+                                                "auto: the fastest predicted")
       ->capture_default_str();
   app.add_option("--ranks,-n", a.ranks, "world size")->capture_default_str();
   app.add_option("--count", a.count, "elements per rank (see the shape table); default: from --data, else 8");
@@ -33,12 +34,17 @@ void add_run_options(CLI::App& app, RunArgs& a) {
   auto* fl = app.add_option("--fill", a.fill, "iota | rank | random:SEED");
   d->excludes(f)->excludes(fl);
   f->excludes(fl);
+  app.add_option("--nodes", a.nodes, "ranks on this many nodes, contiguously (hierarchical; auto's model)")
+      ->capture_default_str();
+  app.add_option("--nics-per-node", a.nics, "auto's model: NICs per node (1..ranks per node)")->capture_default_str();
+  app.add_option("--intra", a.intra, "auto's model: intra-node link, preset or ALPHA,BW (seconds, bytes/s)");
+  app.add_option("--inter", a.inter, "auto's model: inter-node link, preset or ALPHA,BW (seconds, bytes/s)");
   app.add_option("--backend", a.backend, "threads | mpi | cuda | nccl")->capture_default_str();
   app.add_option("--mode", a.mode, "lockstep (barrier after each step) | free (ranks run ahead)")
       ->capture_default_str();
 }
 
-PreparedRun prepare_run(const RunArgs& a) {
+PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model) {
   PreparedRun p;
   CollectiveSpec& s = p.spec;
   s.collective = parse_collective(a.collective);
@@ -86,7 +92,30 @@ PreparedRun prepare_run(const RunArgs& a) {
   else if (a.count < -1) throw UsageError(fmt::format("--count must be >= 0, got {}", a.count));
   else s.count = infer_count(s, a.data, input_text, 8);
   if (s.collective == Collective::barrier) s.count = 0;
+  // Topology::make names a bad --nodes / --nics-per-node.
+  const Topology topo = Topology::make(s.world_size, a.nodes, a.nics);
+  s.nodes = a.nodes;
   s.validate();
+  if (s.algorithm == "auto") {
+    const CostParams flat = !a.intra.empty() ? parse_link("--intra", a.intra) : model ? *model : preset("nvlink");
+    if (!a.inter.empty() || topo.nodes > 1) {
+      if (a.inter.empty())
+        throw UsageError(fmt::format("--inter is missing: --algorithm auto on --nodes {} needs the inter-node link "
+                                     "(--inter PRESET|ALPHA,BW)",
+                                     topo.nodes));
+      Network net;
+      net.topo = topo;
+      net.intra = flat;
+      net.inter = parse_link("--inter", a.inter);
+      p.auto_choice = choose_algorithm(s, flat, &net);
+      p.auto_model = fmt::format("{} node(s) x {}, {} NIC(s) per node, intra {}, inter {}", topo.nodes,
+                                 topo.ranks_per_node, topo.nics_per_node, net.intra.name, net.inter.name);
+    } else {
+      p.auto_choice = choose_algorithm(s, flat);
+      p.auto_model = flat.name == "custom" || flat.name.empty() ? "the given link" : flat.name;
+    }
+    s.algorithm = p.auto_choice->chosen;
+  }
   p.schedule = make_schedule(s);
   // Refuse runs that cannot fit in memory before allocating anything.
   double bytes = 0;

@@ -8,6 +8,7 @@
 
 #include "core/algorithms/registry.h"
 #include "core/exec/executor.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::cli {
 
@@ -22,6 +23,10 @@ struct RunArgs {
   std::string data, input_file, fill;
   std::string backend = "threads", mode = "lockstep";
   bool data_given = false;  // --data was on the command line (possibly empty)
+  // Placement (core/ir/topology.h) and, for --algorithm auto, the network
+  // to price the candidates on (--inter switches the two-level model on).
+  int nodes = 1, nics = 1;
+  std::string intra, inter;
 };
 
 void add_run_options(CLI::App& app, RunArgs& a);
@@ -31,8 +36,14 @@ struct PreparedRun {
   Schedule schedule;
   RankData inputs;
   Mode mode;
+  // --algorithm auto: what was chosen, on which model (spec.algorithm is
+  // the chosen one).
+  std::optional<AutoChoice> auto_choice;
+  std::string auto_model;
 };
 // Parses names, sizes and data; builds and symbolically checks the schedule.
-PreparedRun prepare_run(const RunArgs& a);
+// `model` prices --algorithm auto's candidates (a profile or preset the
+// command resolved); without it and without --inter, the nvlink preset.
+PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model = std::nullopt);
 
 }  // namespace microddp::cli

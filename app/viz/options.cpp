@@ -38,6 +38,13 @@ void check_writable_file(const std::string& path, const char* what) {
 
 }  // namespace
 
+namespace {
+// Set by parse_options; one window per process.
+std::optional<Network> g_view_network;
+}  // namespace
+
+const Network* view_network() { return g_view_network ? &*g_view_network : nullptr; }
+
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App cli{"microddp-viz: step through collective communication, run for real"};
   RunParams& p = o.params;
@@ -49,6 +56,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--op", o.op, "sum prod min max avg");
   cli.add_option("--root", p.spec.root, "root rank");
   cli.add_option("--segments", p.spec.segments, "ring pipeline segments per chunk");
+  cli.add_option("--nodes", p.spec.nodes, "ranks on this many nodes, contiguously (hierarchical; the topology view)");
+  cli.add_option("--nics-per-node", o.nics_per_node, "topology view: NICs per node (1..ranks per node)");
+  cli.add_option("--intra", o.intra, "topology view: intra-node link, preset or ALPHA,BW (seconds, bytes/s)");
+  cli.add_option("--inter", o.inter, "topology view: inter-node link, preset or ALPHA,BW (seconds, bytes/s)");
   cli.add_flag("--in-place", p.spec.in_place, "in-place call");
   auto* data_opt = cli.add_option("--data", p.data, "rows \"1,2,3;4,5,6;7,8,9\" or iota | rank | random:SEED");
   cli.add_option("--fill", p.data, "iota | rank | random:SEED")->excludes(data_opt);
@@ -93,6 +104,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // Without --count: core's inference from --data rows (as `microddp run`),
   // else one element per rank (the seed's 3 ranks x 3).
   if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
+  // Names a bad --nodes / --nics-per-node / link before a window opens
+  // (a bad --ranks is the session's to name).
+  if (cli.count("--nodes") || cli.count("--nics-per-node") || cli.count("--intra") || cli.count("--inter")) {
+    Network net;
+    net.topo = Topology::make(p.spec.world_size, p.spec.nodes, o.nics_per_node);
+    net.intra = o.intra.empty() ? preset("nvlink") : parse_link("--intra", o.intra);
+    net.inter = o.inter.empty() ? preset("infiniband") : parse_link("--inter", o.inter);
+    g_view_network = net;
+  }
   parse_size(o.size, o.width, o.height);
   if (o.view != "main" && o.view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", o.view));
   if (o.font_px < 12 || o.font_px > 40) throw UsageError(fmt::format("--font-px {} is outside 12..40", o.font_px));

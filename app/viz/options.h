@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/viz/view_state.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::viz {
 
@@ -21,7 +22,16 @@ struct Options {
   // Filled by parse_options.
   int width = 1280, height = 720;  // from --size, pixels
   bool step_given = false, beat_given = false, ranks_given = false, algorithm_given = false;
+  // Topology (--nodes goes into params.spec.nodes): the link classes the
+  // topology view prices loads with; "" = nvlink inside, infiniband across.
+  std::string intra, inter;
+  int nics_per_node = 1;
 };
+
+// The network parsed from the last parse_options (--intra, --inter,
+// --nics-per-node), or nullptr when none was given: what the topology panel
+// prices its link loads with.
+const Network* view_network();
 
 // Parses argv into o and checks what needs no session: names, --size, --view,
 // --font-px, --bench-frames, --bucket-cap-mb. Without --count, the count is

@@ -1,13 +1,16 @@
 // Topology canvas: ranks as labelled nodes (ring, tree, star or hypercube
 // pairs), the links that carry data in the shown step as arrows, and the
 // chunks in flight as striped badges that travel along them while a step
-// animates.
+// animates. On several nodes (--nodes): node boxes with their NICs, arrows
+// and NICs coloured by load (bytes this step over the busiest port's), the
+// bottleneck port in the predicted-time colour, a legend per link class.
 #include <fmt/format.h>
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/options.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 
@@ -19,9 +22,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   ImGui::TextUnformatted("");  // caption line filled below
   const ImVec2 cap_pos = ImGui::GetItemRectMin();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h), 40.f));
+  // On several nodes the legend takes four more lines below the canvas.
+  const float legend_h = !compact && ses.configured() && ses.schedule().spec.nodes > 1 ? 4 * line_h : 0;
+  const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h) - legend_h, 40.f));
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
-  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t);
+  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, view_network());
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
@@ -31,6 +36,12 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
 
   dl->PushClipRect(origin, ImVec2(origin.x + canvas.x, origin.y + canvas.y), true);
   const SmoothLines smooth(dl);  // curves and circles: anti-aliased
+  for (const NodeBoxDraw& b : sc.boxes) {
+    dl->AddRectFilled(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kPanel)), 6);
+    dl->AddRect(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kInk)), 6, 0, 1.5f);
+    const std::string label = fmt::format("node {}", b.node);
+    dl->AddText(ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 4), im(from_hex(assets::kInk)), label.c_str());
+  }
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
 
@@ -49,16 +60,25 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       else
         dl->AddLine(iv(sc.nodes[from].pos, origin), iv(sc.nodes[to].pos, origin), hl, 9.f);
     }
-  const ImU32 arrow_col = sc.upcoming ? im(from_hex(assets::kFaint)) : im(from_hex(assets::kActive));
+  const ImU32 arrow_col_base = sc.upcoming ? im(from_hex(assets::kFaint)) : im(from_hex(assets::kActive));
   // Whole-pixel line widths and ImGui's automatic segment counts (0): ImGui
   // then draws each line segment as one textured quad instead of three
   // strips, and a small circle with ~16 segments instead of 40 -
   // the same picture for a software rasteriser at a fraction of the triangles.
   const float thick = std::round(std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f));
   const float outline = std::round(std::clamp(sc.nodes.empty() ? 1.f : sc.nodes[0].radius * 0.07f, 1.f, 2.f));
-  for (const ArrowDraw& a : sc.arrows) {
+  for (size_t ai = 0; ai < sc.arrows.size(); ++ai) {
+    const ArrowDraw& a = sc.arrows[ai];
     const ImVec2 p = iv(a.a, origin), c = iv(a.ctrl, origin), q = iv(a.b, origin);
-    dl->AddBezierQuadratic(p, c, q, arrow_col, thick, 0);
+    ImU32 arrow_col = arrow_col_base;
+    float w = thick;
+    if (ai < sc.loads.size() && !sc.upcoming) {  // load: faint (idle) to full (busiest port)
+      const ArrowLoad& l = sc.loads[ai];
+      arrow_col = im(from_hex(l.bottleneck ? assets::kPredicted : assets::kActive,
+                              static_cast<uint8_t>(60 + 195 * std::clamp(l.load, 0.f, 1.f))));
+      w = std::round(thick * (l.inter ? 1.8f : 1.f));
+    }
+    dl->AddBezierQuadratic(p, c, q, arrow_col, w, 0);
     // Arrow head along the end tangent.
     float dx = q.x - c.x, dy = q.y - c.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
@@ -84,6 +104,16 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       const ImVec2 rs = ImGui::CalcTextSize("root");
       dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
     }
+  }
+  for (const NicDraw& d : sc.nics) {  // a NIC: a square on its node's lower edge, filled by load
+    const ImVec2 c = iv(d.pos, origin);
+    const ImVec2 a0(c.x - 9, c.y - 6), a1(c.x + 9, c.y + 6);
+    dl->AddRectFilled(a0, a1, im(from_hex(d.bottleneck ? assets::kPredicted : assets::kActive,
+                                          static_cast<uint8_t>(40 + 215 * std::clamp(d.load, 0.f, 1.f)))));
+    dl->AddRect(a0, a1, ink, 0, 0, d.bottleneck ? 2.5f : 1.f);
+    if (hovered_rect(a0, a1))
+      ImGui::SetTooltip("node %d NIC %d\n%lld bytes this step (out + in)%s", d.node, d.nic,
+                        static_cast<long long>(d.bytes), d.bottleneck ? "\nthe bottleneck" : "");
   }
   // Badges last: the chunks in flight sit on top.
   const ArrowDraw* hover = nullptr;
@@ -112,6 +142,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   }
   if (!compact) {
     ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+    if (!sc.boxes.empty()) {
+      for (const std::string& l : sc.legend) ImGui::TextDisabled("%s", l.c_str());
+      ImGui::TextDisabled("colour = load; orange = bottleneck: %s", sc.bottleneck.c_str());
+      ImGui::TextDisabled("%s", sc.network_note.c_str());
+    }
   }
 }
 

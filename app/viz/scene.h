@@ -12,6 +12,7 @@
 
 #include "app/viz/palette.h"
 #include "app/viz/session.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::viz {
 
@@ -54,8 +55,36 @@ struct ArrowDraw {
   float badge_w = 0, badge_h = 0;
 };
 
+// Nodes and NICs (spec.nodes > 1): each node a box with its ranks inside and
+// its NICs on the lower edge; each arrow's load is the bytes its port
+// (sender's intra out, or its NIC out) carries in the shown step relative to
+// the step's busiest port (core/model/topology_model.h).
+struct NodeBoxDraw {
+  int node = 0;
+  Vec2 min, max;
+};
+struct NicDraw {
+  int node = 0, nic = 0;
+  Vec2 pos;
+  int64_t bytes = 0;  // out + in through this NIC in the shown step
+  float load = 0;     // its busier port's bytes / the step's busiest port's bytes
+  bool bottleneck = false;
+};
+struct ArrowLoad {      // one per arrow, same index
+  bool inter = false;   // crosses nodes (through NICs)
+  int64_t port_bytes = 0;
+  float load = 0;       // 0..1
+  bool bottleneck = false;  // its out port is the step's busiest
+};
+
 struct TopologyScene {
   TopologyKind kind = TopologyKind::circle;
+  std::vector<NodeBoxDraw> boxes;   // empty on one node
+  std::vector<NicDraw> nics;
+  std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
+  std::string bottleneck;           // the shown step's busiest port ("node 0 NIC 0 out")
+  std::vector<std::string> legend;  // one line per link class
+  std::string network_note;         // measured here vs predicted on the topology
   Vec2 size;
   std::vector<NodeDraw> nodes;
   std::vector<LinkDraw> links;
@@ -68,7 +97,10 @@ struct TopologyScene {
 // Arrows of the step that produced `position` (position-1), or of step 0 at
 // position 0 (marked upcoming). t in [0,1] places the chunk badges along the
 // arrows (0 = at the sender, 1 = at the receiver).
-TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f);
+// net: the link classes to price the loads with (microddp-viz --intra,
+// --inter, --nics-per-node); nullptr = nvlink inside, infiniband across.
+TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f,
+                             const Network* net = nullptr);
 
 Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
 

@@ -40,7 +40,64 @@ std::string_view name(TopologyKind k) {
   return "?";
 }
 
-TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t) {
+namespace {
+// The NICs, each arrow's port load and the step's bottleneck, from the
+// network prediction of the schedule (core/model/topology_model.h).
+void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Network* net_in) {
+  const int n = s.world_size();
+  Network net;
+  if (net_in) net = *net_in;
+  else {
+    net.intra = preset("nvlink");
+    net.inter = preset("infiniband");
+  }
+  const int g = n / N;
+  // The window's controls may have changed the world size since the options.
+  net.topo = Topology::make(n, N, std::clamp(net_in ? net_in->topo.nics_per_node : 1, 1, g));
+  const Topology& T = net.topo;
+  const NetworkPrediction np = predict(s, net);
+  const int st = sc.shown_step;
+  if (st < 0 || st >= static_cast<int>(np.step_port_bytes.size())) return;
+  const auto& pb = np.step_port_bytes[static_cast<size_t>(st)];
+  const int64_t most = pb.empty() ? 0 : *std::max_element(pb.begin(), pb.end());
+  const int busiest = np.step_bottleneck[static_cast<size_t>(st)];
+  const auto load = [&](int64_t b) { return most > 0 ? float(double(b) / double(most)) : 0.f; };
+  for (const ArrowDraw& a : sc.arrows) {
+    ArrowLoad l;
+    l.inter = !T.same_node(a.from, a.to);
+    const int port = port_id(T, l.inter ? Port{PortKind::nic_out, T.node_of(a.from) * T.nics_per_node + T.nic_of(a.from)}
+                                        : Port{PortKind::intra_out, a.from});
+    l.port_bytes = pb[static_cast<size_t>(port)];
+    l.load = load(l.port_bytes);
+    l.bottleneck = port == busiest;
+    sc.loads.push_back(l);
+  }
+  for (const NodeBoxDraw& b : sc.boxes)
+    for (int k = 0; k < T.nics_per_node; ++k) {
+      NicDraw d;
+      d.node = b.node;
+      d.nic = k;
+      const float fx = (float(k) + 1) / float(T.nics_per_node + 1);
+      d.pos = Vec2{b.min.x + fx * (b.max.x - b.min.x), b.max.y - 8};
+      const int i = b.node * T.nics_per_node + k;
+      const int64_t out = pb[static_cast<size_t>(port_id(T, {PortKind::nic_out, i}))];
+      const int64_t in = pb[static_cast<size_t>(port_id(T, {PortKind::nic_in, i}))];
+      d.bytes = out + in;
+      d.load = load(std::max(out, in));
+      d.bottleneck = busiest == port_id(T, {PortKind::nic_out, i}) || busiest == port_id(T, {PortKind::nic_in, i});
+      sc.nics.push_back(d);
+    }
+  sc.bottleneck = port_name(T, busiest);
+  // Bandwidths per direction: per rank inside a node, per NIC across.
+  sc.legend.push_back(fmt::format("intra-node (thin): {}, {:.3g} us, {:.4g} GB/s per rank", net.intra.name,
+                                  net.intra.alpha * 1e6, net.intra.bandwidth() / 1e9));
+  sc.legend.push_back(fmt::format("inter-node (thick): {}, {:.3g} us, {:.4g} GB/s x {} NIC/node", net.inter.name,
+                                  net.inter.alpha * 1e6, net.inter.bandwidth() / 1e9, T.nics_per_node));
+  sc.network_note = "measured: one machine's shared memory; loads: this topology";
+}
+}  // namespace
+
+TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t, const Network* net_in) {
   TopologyScene sc;
   sc.size = size;
   if (!ses.configured()) return sc;
@@ -133,6 +190,21 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       break;
     }
   }
+  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle inside.
+  const int N = sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
+  const int g = n / N;
+  if (N > 1) {
+    const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
+    const float gap = 14, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
+    radius = std::clamp(std::min(bw, bh) * 0.38f * std::sin(kPi / std::max(g, 2)) * 0.8f, 6.f, std::min(bw, bh) * 0.14f);
+    for (int k = 0; k < N; ++k) {
+      const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
+      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
+      const float rr = std::max(std::min(bw, bh) / 2 - radius - 26, 1.f);
+      for (int l = 0; l < g; ++l)
+        pos[k * g + l] = g == 1 ? Vec2{x0 + bw / 2, y0 + bh / 2 - 8} : on_circle(l, g, rr, x0 + bw / 2, y0 + bh / 2 - 8);
+    }
+  }
   for (int r = 0; r < n; ++r) sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), r == sp.root &&
                                                           sc.kind != TopologyKind::ring, false});
 
@@ -183,6 +255,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.badge_h = bh;
     sc.arrows.push_back(std::move(a));
   }
+  if (N > 1) add_network_loads(sc, s, N, net_in);
   return sc;
 }
 

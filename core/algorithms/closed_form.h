@@ -54,6 +54,19 @@ class HockneyPrices {
   virtual HockneyTime reduce(double bytes) const = 0;
 };
 
+// Prices on two link classes (core/model/topology_model.h): messages inside
+// a node cross the intra-node link, messages between nodes a NIC, and
+// nic_share ranks of a node share one NIC (⌈g / nics_per_node⌉ for g ranks
+// per node), so a step in which each of them sends one m-byte message
+// across costs inter.msgs(nic_share, m) on the busiest NIC (the
+// congestion-aware α-β model: a port's time is its messages × α + its
+// bytes / bandwidth). γ is the intra prices' (the reduction runs on the GPU).
+struct TwoLevelPrices {
+  const HockneyPrices& intra;
+  const HockneyPrices& inter;
+  int nodes = 1, ranks_per_node = 1, nic_share = 1;
+};
+
 // One algorithm's closed form for one collective.
 struct ClosedForm {
   // Called only for world_size >= 2 (one rank costs nothing). nullopt when
@@ -66,6 +79,9 @@ struct ClosedForm {
   // (segments). Empty = no formula to show.
   std::function<std::string(const CollectiveSpec&)> text;
 };
+// The same on a two-level network (AlgorithmInfo::two_level): nullopt when
+// none is stated for this spec (its collective included).
+using TwoLevelForm = std::function<std::optional<HockneyTime>(const CollectiveSpec&, const TwoLevelPrices&)>;
 
 // A formula text that does not depend on the spec.
 inline std::function<std::string(const CollectiveSpec&)> fixed_text(std::string t) {

@@ -55,7 +55,8 @@ Registry& registry() {
   static Registry reg = [] {
     Registry r;
     for (auto family : {detail::tree_algorithms, detail::ring_algorithms, detail::ring_unchunked_algorithms,
-                        detail::recursive_algorithms, detail::pairwise_algorithms})
+                        detail::recursive_algorithms, detail::pairwise_algorithms,
+                        detail::hierarchical_algorithms})
       for (auto& info : family()) r.add(std::move(info));
     return r;
   }();

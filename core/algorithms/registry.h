@@ -18,6 +18,7 @@
 //   preferred    the one a UI selects first when the collective changes
 //   refuse       optional further refusals, called after spec.validate()
 //                and before generating; throws UsageError naming the value
+//   two_level    optional closed form on a two-level network (nodes > 1)
 //
 // A name may have several records (the star "naive" of tree.cpp and the
 // pairwise-exchange "naive" all_to_all of pairwise.cpp), as long as no two
@@ -44,6 +45,8 @@
 //   recursive.cpp       recursive_doubling, halving_doubling (Rabenseifner),
 //                       dissemination barrier
 //   pairwise.cpp        all_to_all pairwise exchange ("naive")
+//   hierarchical.cpp    hierarchical all_reduce: the two-level ring over
+//                       spec.nodes nodes (core/ir/topology.h)
 // Sources: Thakur, Rabenseifner & Gropp, "Optimization of Collective
 // Communication Operations in MPICH" (IJHPCA 2005) for the binomial, recursive
 // doubling / halving and the non-power-of-two fix-up; Patarasuk & Yuan,
@@ -90,6 +93,9 @@ struct AlgorithmInfo {
   bool whole_input_chunks = false;
   bool preferred = false;
   std::function<void(const CollectiveSpec&)> refuse;
+  // Optional closed form on a two-level network (spec.nodes > 1), in the
+  // congestion-aware model of core/model/topology_model.h (closed_form.h).
+  TwoLevelForm two_level;
 
   // The variant for collective c, or nullptr.
   const Variant* variant(Collective c) const;

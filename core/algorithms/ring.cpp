@@ -130,6 +130,18 @@ std::vector<AlgorithmInfo> ring_algorithms() {
                     return n1 * (m.msgs(1, S) + m.reduce(S));
                   },
                   fixed_text("(n-1)·(α + S·β + S·γ)")}});
+  // Two-level, contiguous placement: in every step exactly one rank per node
+  // (its last) sends its S/n chunk across, through its own NIC, while the
+  // others send inside the node; each rank also reduces S/n in the
+  // scatter-reduce half. A step costs the slower of the two messages.
+  ring.two_level = [](const CollectiveSpec& sp, const TwoLevelPrices& t) -> std::optional<HockneyTime> {
+    if (sp.collective != Collective::all_reduce || sp.segments > 1) return std::nullopt;
+    const int n = sp.world_size;
+    const double n1 = n - 1, chunk = spec_bytes(sp) / n;
+    const HockneyTime in = t.intra.msgs(1, chunk), across = t.inter.msgs(1, chunk);
+    const HockneyTime step = t.ranks_per_node > 1 && in.total() > across.total() ? in : across;
+    return n1 * (step + t.intra.reduce(chunk)) + n1 * step;
+  };
   return {ring};
 }
 }  // namespace detail

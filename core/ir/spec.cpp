@@ -58,6 +58,11 @@ void CollectiveSpec::validate() const {
   if (count < 0) throw UsageError(fmt::format("count must be >= 0, got {}", count));
   if (segments < 1 || segments > 4096)
     throw UsageError(fmt::format("segments must be in 1..4096, got {}", segments));
+  if (nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", nodes));
+  if (world_size % nodes != 0)
+    throw UsageError(fmt::format("--ranks {} is not divisible by --nodes {} (placement is contiguous: every node "
+                                 "holds the same number of ranks)",
+                                 world_size, nodes));
   if (!counts.empty()) {
     if (!has_v_variant(collective))
       throw UsageError(fmt::format("--counts is only for gather, scatter, all_gather and reduce_scatter, not {}",

@@ -26,6 +26,10 @@ struct CollectiveSpec {
   bool in_place = false;
   // Ring algorithms pipeline each chunk in this many segments (>= 1).
   int segments = 1;
+  // Nodes the ranks are placed on, contiguously (core/ir/topology.h): node k
+  // holds ranks k·g .. k·g + g − 1, g = world_size / nodes. Only
+  // topology-aware algorithms ("hierarchical") read it; 1 = one node.
+  int nodes = 1;
 
   // Block size of rank r: counts[r] if counts is set, else count.
   int64_t block(int r) const;
@@ -38,7 +42,8 @@ struct CollectiveSpec {
   int64_t output_count(int r) const;
   // Throws UsageError naming the bad value: world_size < 1, root out of
   // range, negative count, counts given for a collective without "v"
-  // variant, counts.size() != world_size, negative block, segments outside 1..4096.
+  // variant, counts.size() != world_size, negative block, segments outside 1..4096,
+  // nodes < 1 or not dividing world_size (names both).
   void validate() const;
 
   bool operator==(const CollectiveSpec&) const = default;

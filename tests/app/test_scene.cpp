@@ -202,3 +202,75 @@ TEST_SUITE("scene") {
     CHECK_FALSE(tl.bars.empty());
   }
 }
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("2 nodes x 4: node boxes hold their ranks; loads per link on the hierarchical and the flat ring") {
+    RunParams p;
+    p.spec.algorithm = "hierarchical";
+    p.spec.world_size = 8;
+    p.spec.nodes = 2;
+    p.spec.count = 8;
+    Session ses;
+    ses.configure(p);
+    // position 4 = after step 3: the first inter-node step (3 intra reduce-scatter steps before it)
+    const TopologyScene sc = build_topology(ses, 4, Vec2{800, 400});
+    REQUIRE(sc.boxes.size() == 2);
+    for (const NodeDraw& nd : sc.nodes) {
+      const NodeBoxDraw& b = sc.boxes[static_cast<size_t>(nd.rank / 4)];
+      CHECK(nd.pos.x - nd.radius >= b.min.x);
+      CHECK(nd.pos.x + nd.radius <= b.max.x);
+      CHECK(nd.pos.y - nd.radius >= b.min.y);
+      CHECK(nd.pos.y + nd.radius <= b.max.y);
+    }
+    CHECK(sc.boxes[0].max.x < sc.boxes[1].min.x);
+    REQUIRE(sc.nics.size() == 2);  // one NIC per node by default
+    // Every rank sends one 4-byte piece across: 4 ranks x 4 B through each NIC's out port.
+    REQUIRE(sc.arrows.size() == 8);
+    REQUIRE(sc.loads.size() == 8);
+    for (const ArrowLoad& l : sc.loads) {
+      CHECK(l.inter);
+      CHECK(l.port_bytes == 16);
+      CHECK(l.load == 1.f);
+    }
+    CHECK(sc.nics[0].bytes == 32);  // 16 out + 16 in
+    CHECK(sc.nics[0].bottleneck);
+    CHECK(sc.bottleneck == "node 0 NIC 0 out");
+    REQUIRE(sc.legend.size() == 2);
+    CHECK(sc.legend[1].find("infiniband") != std::string::npos);
+
+    // An intra step (position 1 = after step 0): 8 bytes per rank on its own
+    // intra port, nothing on the NICs.
+    const TopologyScene in = build_topology(ses, 1, Vec2{800, 400});
+    for (const ArrowLoad& l : in.loads) {
+      CHECK_FALSE(l.inter);
+      CHECK(l.port_bytes == 8);
+    }
+    for (const NicDraw& d : in.nics) CHECK(d.bytes == 0);
+
+    // The flat ring on the same placement: only R3 -> R4 and R7 -> R0 cross,
+    // each a 4-byte chunk; the inter-node arrows' ports carry as much as an
+    // intra one, so every load is 1.
+    p.spec.algorithm = "ring";
+    ses.configure(p);
+    const TopologyScene ring = build_topology(ses, 1, Vec2{800, 400});
+    int across = 0;
+    for (size_t i = 0; i < ring.arrows.size(); ++i)
+      if (ring.loads[i].inter) {
+        ++across;
+        CHECK((ring.arrows[i].from == 3 || ring.arrows[i].from == 7));
+      }
+    CHECK(across == 2);
+  }
+
+  TEST_CASE("one node: no boxes, no loads") {
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 4;
+    Session ses;
+    ses.configure(p);
+    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
+    CHECK(sc.boxes.empty());
+    CHECK(sc.loads.empty());
+  }
+}

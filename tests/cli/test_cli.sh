@@ -83,5 +83,30 @@ expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 -
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
+# topology: ranks on nodes, two link classes, the hierarchical all-reduce, auto
+TOPO=(predict -c all_reduce -a all --ranks 16 --nodes 2 --intra nvlink --inter infiniband --bytes 1e9)
+expect 0 "ring                  30        6e-05        0.075      0.07506" -- "${TOPO[@]}"
+expect 0 "hierarchical          16      4.6e-05    0.0429167    0.0429627    0.0429627    28000000000     2000000000 node 0 NIC 0 out       1000000000" -- "${TOPO[@]}"
+expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, "nodes": 2, "nics_per_node": 1, "bytes": 1000000000, "steps": 16' -- "${TOPO[@]}" --json
+expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
+expect 0 "switch: recursive_doubling -> hierarchical at 262144 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
+expect 0 "switch: recursive_doubling -> halving_doubling at 8388608 B" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
+expect 0 "auto picks hierarchical" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
+expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
+expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
+expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
+expect 0 "auto: chose recursive_doubling (lowest predicted lockstep time on nvlink); candidates: naive 6.000 µs" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --steps
+expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+expect 0 '"ok": true' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
+expect 0 '"nodes": 3' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
+MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- predict -a all --ranks 6 --nodes 4 --intra nvlink --inter infiniband
+expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- run -a hierarchical -n 6 --nodes 4
+expect 2 "error: --nics-per-node 0 is out of range (1..4" -- predict --ranks 8 --nodes 2 --nics-per-node 0 --intra nvlink --inter infiniband
+expect 2 "error: --nics-per-node 5 is out of range (1..4" -- predict --ranks 8 --nodes 2 --nics-per-node 5 --intra nvlink --inter infiniband
+expect 2 "error: --inter is missing: --nodes 2" -- predict --ranks 8 --nodes 2 --intra nvlink
+expect 2 "error: --inter is missing" -- run -a auto -n 8 --nodes 2
+expect 2 "error: --inter 'infiniband2' is neither a preset" -- predict --ranks 8 --nodes 2 --intra nvlink --inter infiniband2
+expect 2 "error: unknown topology 'dgx'" -- predict --ranks 8 --topology dgx
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,304 @@
+#include "core/model/topology_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/algorithms/registry.h"
+
+namespace microddp {
+
+namespace {
+CostParams link(const char* n, double alpha, double bw) {
+  CostParams c;
+  c.name = n;
+  c.alpha = alpha;
+  c.beta = 1.0 / bw;
+  return c;
+}
+}  // namespace
+
+const std::vector<NamedNetwork>& network_presets() {
+  static const std::vector<NamedNetwork> v = {
+      // NVIDIA DGX H100 (DGX H100 User Guide / datasheet): 8 H100 per node on
+      // NVLink 4 through NVSwitch, 900 GB/s bidirectional = 450 GB/s per
+      // direction per GPU; 8 ConnectX-7 NICs of 400 Gb/s (50 GB/s) each, one
+      // per GPU (rail-optimised).
+      {"dgx-h100", "8 GPUs/node, NVLink 4 450 GB/s per direction, 8 x 400 Gb/s NICs", 0, 8, 8,
+       link("nvlink4", 1e-6, 450e9), link("ndr-400g", 2e-6, 50e9)},
+      // A PCIe server: 8 GPUs on PCIe 5.0 x16 (~63 GB/s raw per direction,
+      // ~50 GB/s usable; the pcie5 preset), one 100 GbE NIC per node.
+      {"pcie-box", "8 GPUs/node on PCIe 5.0, one 100 GbE NIC", 0, 8, 1, link("pcie5", 1.5e-6, 50e9),
+       link("ethernet-100g", 10e-6, 12.5e9)},
+      // The cluster lab's defaults: 2 nodes (containers) joined by a
+      // 200 Mbit/s (25e6 B/s) emulated link with ~50 µs latency; ranks in a
+      // node talk through shared memory (~10 GB/s).
+      {"lab", "2 nodes, shared memory inside, one 200 Mbit/s NIC each", 2, 0, 1, link("shared-memory", 1e-6, 10e9),
+       link("lab-200mbit", 50e-6, 25e6)},
+  };
+  return v;
+}
+
+const NamedNetwork& network_preset(const std::string& name) {
+  std::string list;
+  for (const auto& n : network_presets()) {
+    if (n.name == name) return n;
+    list += (list.empty() ? "" : ", ") + n.name;
+  }
+  throw UsageError(fmt::format("unknown topology '{}' (expected one of: {})", name, list));
+}
+
+CostParams parse_link(const std::string& what, const std::string& value) {
+  const auto comma = value.find(',');
+  if (comma == std::string::npos) {
+    for (const auto& p : cost_presets())
+      if (p.name == value) return p;
+    std::string list;
+    for (const auto& p : cost_presets()) list += (list.empty() ? "" : ", ") + p.name;
+    throw UsageError(fmt::format("{} '{}' is neither a preset ({}) nor ALPHA,BW (seconds, bytes per second)", what,
+                                 value, list));
+  }
+  const std::string a = value.substr(0, comma), b = value.substr(comma + 1);
+  char* end = nullptr;
+  const double alpha = std::strtod(a.c_str(), &end);
+  const bool a_ok = !a.empty() && *end == '\0' && std::isfinite(alpha) && alpha >= 0;
+  const double bw = std::strtod(b.c_str(), &end);
+  const bool b_ok = !b.empty() && *end == '\0' && std::isfinite(bw) && bw > 0;
+  if (!a_ok || !b_ok)
+    throw UsageError(fmt::format("{} '{}' needs ALPHA,BW: α in seconds >= 0, bandwidth in bytes per second > 0",
+                                 what, value));
+  CostParams p;
+  p.name = value;
+  p.alpha = alpha;
+  p.beta = 1.0 / bw;
+  return p;
+}
+
+int num_ports(const Topology& t) {
+  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
+  return 2 * n + 2 * nk;
+}
+int port_id(const Topology& t, Port p) {
+  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
+  switch (p.kind) {
+    case PortKind::intra_out: return p.index;
+    case PortKind::intra_in: return n + p.index;
+    case PortKind::nic_out: return 2 * n + p.index;
+    case PortKind::nic_in: return 2 * n + nk + p.index;
+  }
+  return 0;
+}
+Port port_at(const Topology& t, int id) {
+  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
+  if (id < n) return {PortKind::intra_out, id};
+  if (id < 2 * n) return {PortKind::intra_in, id - n};
+  if (id < 2 * n + nk) return {PortKind::nic_out, id - 2 * n};
+  return {PortKind::nic_in, id - 2 * n - nk};
+}
+std::string port_name(const Topology& t, int id) {
+  if (id < 0) return "-";
+  const Port p = port_at(t, id);
+  switch (p.kind) {
+    case PortKind::intra_out: return fmt::format("R{} intra out", p.index);
+    case PortKind::intra_in: return fmt::format("R{} intra in", p.index);
+    case PortKind::nic_out:
+      return fmt::format("node {} NIC {} out", p.index / t.nics_per_node, p.index % t.nics_per_node);
+    case PortKind::nic_in:
+      return fmt::format("node {} NIC {} in", p.index / t.nics_per_node, p.index % t.nics_per_node);
+  }
+  return "?";
+}
+
+namespace {
+// One message on a port: cost_model.cpp's msgs(p, 1, m), the same arithmetic.
+CostTerms message(const CostParams& p, double bytes, bool alpha_only) {
+  CostTerms t;
+  t.alpha_s = p.alpha_for(bytes);
+  if (!alpha_only) t.beta_s = bytes * p.beta_for(bytes);
+  return t;
+}
+}  // namespace
+
+NetworkPrediction predict(const Schedule& s, const Network& net) {
+  const Topology& T = net.topo;
+  const int n = s.world_size();
+  if (T.world_size() != n)
+    throw UsageError(fmt::format("the topology holds {} ranks ({} nodes x {}) but the schedule has {}",
+                                 T.world_size(), T.nodes, T.ranks_per_node, n));
+  const size_t es = dtype_size(s.spec.dtype);
+  const int P = num_ports(T);
+  NetworkPrediction out;
+  out.port_bytes.assign(P, 0);
+  out.port_busy_s.assign(P, 0.0);
+  Prediction& pr = out.pr;
+  std::vector<double> prev(n, 0.0);
+  for (const Step& st : s.steps) {
+    std::vector<CostTerms> port(P);
+    std::vector<int64_t> pbytes(P, 0);
+    std::vector<std::vector<int>> touched(n);  // NIC ports rank r used
+    std::vector<RankStepCost> rc(n);
+    for (int r = 0; r < n; ++r) {
+      RankStepCost& c = rc[r];
+      for (const Op& op : st.ranks[r]) {
+        const int64_t b = op.len * static_cast<int64_t>(es);
+        const bool local = op.peer < 0 || op.peer >= n || T.same_node(r, op.peer);
+        const CostParams& lp = local ? net.intra : net.inter;
+        const int nic = T.node_of(r) * T.nics_per_node + T.nic_of(r);
+        int id = -1;
+        bool alpha_only = false;
+        switch (op.kind) {
+          case OpKind::send:
+            ++c.sends;
+            c.bytes_sent += b;
+            id = port_id(T, local ? Port{PortKind::intra_out, r} : Port{PortKind::nic_out, nic});
+            alpha_only = lp.fused_recv_reduce;
+            (local ? out.bytes_intra : out.bytes_inter) += b;
+            break;
+          case OpKind::recv:
+            ++c.recvs;
+            c.bytes_received += b;
+            c.bytes_traffic += 2 * b;
+            id = port_id(T, local ? Port{PortKind::intra_in, r} : Port{PortKind::nic_in, nic});
+            break;
+          case OpKind::recv_reduce:
+            ++c.recvs;
+            c.bytes_received += b;
+            c.bytes_reduced += b;
+            c.bytes_traffic += 3 * b;
+            id = port_id(T, local ? Port{PortKind::intra_in, r} : Port{PortKind::nic_in, nic});
+            alpha_only = lp.fused_recv_reduce;
+            break;
+          case OpKind::reduce:
+            c.bytes_reduced += b;
+            c.bytes_traffic += 3 * b;
+            break;
+          case OpKind::copy:
+            c.bytes_copied += b;
+            c.bytes_traffic += 2 * b;
+            break;
+          case OpKind::swap: break;
+        }
+        if (id < 0) continue;
+        port[id] += message(lp, static_cast<double>(b), alpha_only);
+        pbytes[id] += b;
+        if (!local && std::find(touched[r].begin(), touched[r].end(), id) == touched[r].end())
+          touched[r].push_back(id);
+      }
+    }
+    double worst = -1;
+    int worst_r = 0;
+    for (int r = 0; r < n; ++r) {
+      // cost_model.cpp's max(out, in), ties to out, over every port r used.
+      CostTerms best = port[port_id(T, {PortKind::intra_out, r})];
+      const CostTerms& in = port[port_id(T, {PortKind::intra_in, r})];
+      if (!(best.total() >= in.total())) best = in;
+      std::sort(touched[r].begin(), touched[r].end());
+      for (int id : touched[r])
+        if (port[id].total() > best.total()) best = port[id];
+      best.gamma_s = rc[r].bytes_reduced * net.intra.gamma;
+      best.delta_s = rc[r].bytes_copied * net.intra.delta;
+      rc[r].terms = best;
+      if (best.total() > worst) {
+        worst = best.total();
+        worst_r = r;
+      }
+    }
+    int busiest = -1;
+    double busiest_s = 0;
+    for (int id = 0; id < P; ++id) {
+      out.port_busy_s[id] += port[id].total();
+      out.port_bytes[id] += pbytes[id];
+      if (port[id].total() > busiest_s) {
+        busiest_s = port[id].total();
+        busiest = id;
+      }
+    }
+    out.step_bottleneck.push_back(busiest);
+    out.step_port_bytes.push_back(std::move(pbytes));
+    std::vector<double> fin(n);
+    for (int r = 0; r < n; ++r) {
+      double start = prev[r];
+      for (const Op& op : st.ranks[r])
+        if (is_comm(op.kind) && op.peer >= 0 && op.peer < n) start = std::max(start, prev[op.peer]);
+      fin[r] = start + rc[r].terms.total();
+    }
+    CostTerms crit = rc[worst_r].terms;
+    crit.barrier_s = net.intra.barrier_for(n);
+    pr.step_s.push_back(crit.total());
+    pr.critical_rank.push_back(worst_r);
+    pr.bus_s.push_back(0.0);
+    pr.lockstep += crit;
+    pr.ranks.push_back(std::move(rc));
+    pr.finish_s.push_back(fin);
+    prev = std::move(fin);
+  }
+  pr.lockstep_s = pr.lockstep.total();
+  pr.pipelined_s = n > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
+  double most = 0;
+  for (int id = 0; id < P; ++id)
+    if (out.port_busy_s[id] > most) {
+      most = out.port_busy_s[id];
+      out.bottleneck = id;
+    }
+  return out;
+}
+
+namespace {
+class LinkPrices final : public HockneyPrices {
+ public:
+  explicit LinkPrices(const CostParams& p) : p_(p) {}
+  HockneyTime msgs(double k, double bytes) const override {
+    return {k * p_.alpha_for(bytes), k * bytes * p_.beta_for(bytes), 0};
+  }
+  HockneyTime reduce(double bytes) const override { return {0, 0, bytes * p_.gamma}; }
+
+ private:
+  const CostParams& p_;
+};
+}  // namespace
+
+std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const Network& net) {
+  if (net.topo.nodes <= 1) return closed_form(sp, net.intra);
+  if (sp.world_size <= 1) return CostTerms{};
+  const AlgorithmInfo* a = find_algorithm(sp.algorithm, sp.collective);
+  if (!a) return std::nullopt;
+  if (!a->two_level) return std::nullopt;
+  const LinkPrices intra(net.intra), inter(net.inter);
+  const int g = net.topo.ranks_per_node, K = net.topo.nics_per_node;
+  const TwoLevelPrices t{intra, inter, net.topo.nodes, g, (g + K - 1) / K};
+  const auto h = a->two_level(sp, t);
+  if (!h) return std::nullopt;
+  CostTerms c;
+  c.alpha_s = h->alpha_s;
+  c.beta_s = h->beta_s;
+  c.gamma_s = h->gamma_s;
+  return c;
+}
+
+AutoChoice choose_algorithm(const CollectiveSpec& spec, const CostParams& p, const Network* net) {
+  AutoChoice ch;
+  double best = 0;
+  for (const auto& alg : algorithms_for(spec.collective)) {
+    CollectiveSpec s = spec;
+    s.algorithm = alg;
+    Schedule sch;
+    try {
+      sch = make_schedule(s);
+    } catch (const UsageError&) {
+      continue;  // refuses this spec (segments, its own refusals)
+    }
+    const double t = net ? predict(sch, *net).pr.lockstep_s : predict(sch, p).lockstep_s;
+    ch.candidates.push_back({alg, t});
+    if (ch.chosen.empty() || t < best) {
+      ch.chosen = alg;
+      best = t;
+    }
+  }
+  if (ch.chosen.empty())
+    throw UsageError(fmt::format("--algorithm auto: no algorithm accepts this {} spec", name(spec.collective)));
+  return ch;
+}
+
+}  // namespace microddp
