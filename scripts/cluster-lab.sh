@@ -156,6 +156,9 @@ for ((k = 0; k < nodes; k++)); do
   for ((r = 0; r < nics; r++)); do addrs+=" eth$r 10.77.$r.$((k + 1))"; done
   echo >&2 "cluster: node$k ranks $((k * gpn))..$((k * gpn + gpn - 1)):$addrs"
 done
+ns="head $(readlink /proc/self/ns/net)"
+for ((k = 0; k < nodes; k++)); do ns+=" node$k $(readlink "/proc/$(cat "$lab/node$k.pid")/ns/net")"; done
+echo >&2 "cluster: namespaces (gone when the job ends): $ns"
 echo >&2 "cluster: transport: same node = shared memory (vader), across nodes = TCP over the shaped NICs ($nets)"
 
 # --- the NIC check: a measured transfer node0 <-> node1 beside the shaped rate --
