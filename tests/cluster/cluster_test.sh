@@ -11,6 +11,8 @@
 #   kill       the same lab with a long all-reduce at 10mbit; rank 2 (node1)
 #              is killed with SIGKILL mid-run: the job fails naming rank 2,
 #              within the timeout, and the lab is torn down
+#   stop       the same, rank 2 stopped (SIGSTOP) instead: the other ranks
+#              name it after MICRODDP_MPI_TIMEOUT (8 s), the job fails, teardown
 #   signal     SIGTERM to `microddp cluster` mid-run: exit 143, teardown
 # Teardown = afterwards no process carries this test's marker, none of the
 # lab's network namespaces (printed in its header) exists any more, and the
@@ -134,12 +136,16 @@ smoke)
   check_teardown
   echo "PASS: 2x2 all-reduce across the NIC ok; measured $pct % of 100 Mbit/s; lab removed"
   ;;
-kill | signal)
+kill | stop | signal)
   # 8 MiB per rank at 10 Mbit/s: the ring moves ~12 MB through each
   # node's NIC, ~10 s -- long enough to act mid-run even on a busy machine.
-  export MICRODDP_MPI_TIMEOUT=20
+  # A stopped rank is "missing" after this long; on a busy machine a healthy
+  # one may be named too, which is why the patterns below ask for rank 2
+  # among the named, not alone. One ring step here is ~2 MB at 10 Mbit/s
+  # (~1.7 s), well under it.
+  export MICRODDP_MPI_TIMEOUT=8
   "$microddp" cluster --nodes 2 --ranks-per-node 2 --nic 10mbit --keep-going -- \
-    run --backend mpi --ranks 4 --count 2097152 --fill random:1 --json >"$work/out" 2>"$work/err" &
+    run --backend mpi --ranks 4 --count 2097152 --fill random:1 >"$work/out" 2>"$work/err" &
   lab=$!
   victim=
   for _ in $(seq 600); do  # up to 60 s for the ranks to start
@@ -151,7 +157,11 @@ kill | signal)
   [[ -n $victim ]] || { kill $lab; wait $lab || true; cat "$work/err"; fail "rank 2 never started"; }
   sleep 1
   start=$SECONDS
-  if [[ $mode == kill ]]; then kill -KILL "$victim"; else kill -TERM "$lab"; fi
+  case $mode in
+  kill) kill -KILL "$victim" ;;
+  stop) kill -STOP "$victim" ;;
+  signal) kill -TERM "$lab" ;;
+  esac
   rc=0
   wait $lab || rc=$?
   took=$((SECONDS - start))
@@ -161,11 +171,15 @@ kill | signal)
   if [[ $mode == kill ]]; then
     [[ $rc != 0 ]] || fail "the job succeeded although rank 2 was killed"
     grep -Eq 'rank 2 with PID [0-9]+ on node node1 exited on signal 9' "$work/err" || fail "rank 2 on node1 not named"
+  elif [[ $mode == stop ]]; then
+    [[ $rc != 0 ]] || fail "the job succeeded although rank 2 was stopped"
+    grep -Eq 'error: mpi backend: rank [0-9]+ waited 8 s for (rank 2 |ranks ([0-9]+, )*2[ ,]|the message from rank 2 )' "$work/err" "$work/out" ||
+      fail "rank 2 not named as the one waited for"
   else
     [[ $rc == 143 ]] || fail "exit $rc, expected 143 (SIGTERM)"
     grep -q 'cluster: TERM received' "$work/err" || fail "no TERM message"
   fi
-  # MICRODDP_MPI_TIMEOUT (20 s) bounds the wait for a lost rank; the rest is
+  # MICRODDP_MPI_TIMEOUT (8 s) bounds the wait for a lost rank; the rest is
   # slack for a loaded machine, not a timing claim.
   ((took <= 60)) || fail "took $took s"
   check_teardown
