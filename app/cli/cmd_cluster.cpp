@@ -123,11 +123,18 @@ volatile sig_atomic_t g_lab_pid = 0;
 volatile sig_atomic_t g_signals = 0;
 
 // First signal: SIGTERM to the lab's PID 1, which stops mpirun and exits
-// (its trap); a second one (or one that came before the trap was set, which
-// the kernel drops for a namespace's init) escalates to SIGKILL.
-void forward_signal(int) {
+// (its trap). The kernel drops a signal to a namespace's init that has no
+// handler yet (one that came in the first milliseconds), so 10 s later, or
+// on a second signal, SIGKILL: the kernel then kills the whole lab.
+void kill_lab(int) {
+  if (g_lab_pid > 0) kill(g_lab_pid, SIGKILL);
+}
+
+void forward_signal(int sig) {
   g_signals = g_signals + 1;
-  if (g_lab_pid > 0) kill(g_lab_pid, g_signals == 1 ? SIGTERM : SIGKILL);
+  if (g_signals > 1) return kill_lab(sig);
+  if (g_lab_pid > 0) kill(g_lab_pid, SIGTERM);
+  alarm(10);
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -219,6 +226,8 @@ int run(const Args& a) {
   sa.sa_handler = forward_signal;
   sigemptyset(&sa.sa_mask);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+  sa.sa_handler = kill_lab;
+  sigaction(SIGALRM, &sa, nullptr);
   if (userns) {
     const std::string proc = fmt::format("/proc/{}/", pid);
     if (!write_file(proc + "setgroups", "deny") || !write_file(proc + "uid_map", fmt::format("0 {} 1", geteuid())) ||
