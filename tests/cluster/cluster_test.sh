@@ -50,6 +50,7 @@ if [[ $mode == bad_input ]]; then
   expect2 "--nics-per-node 5: must be in 1..4" --nodes 2 --nics-per-node 5 --nic 100mbit "${run4[@]}"
   expect2 "subcommand 'frobnicate' does not exist" --nodes 2 --nic 1gbit -- frobnicate --x
   expect2 "subcommand 'predict' does not run as an MPI job" --nodes 2 --nic 1gbit -- predict
+  expect2 "subcommand 'ddp' does not run as an MPI job" --nodes 2 --nic 1gbit -- ddp
   expect2 "no subcommand" --nodes 2 --nic 1gbit
   echo "PASS: every bad value exits 2 naming it"
   exit 0
