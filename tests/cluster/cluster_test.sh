@@ -156,6 +156,21 @@ kill | stop | signal)
     sleep 0.1
   done
   [[ -n $victim ]] || { kill $lab; wait $lab || true; cat "$work/err"; fail "rank 2 never started"; }
+  # Placement and the topology each rank is told: rank r on node r/2.
+  for _ in $(seq 100); do [[ $(marked_pids OMPI_COMM_WORLD_SIZE=4 | wc -l) -ge 4 ]] && break; sleep 0.1; done
+  for r in 0 1 2 3; do
+    p=$(marked_pids "OMPI_COMM_WORLD_RANK=$r" | head -1)
+    [[ -n $p ]] || { kill $lab; wait $lab || true; fail "rank $r not found"; }
+    env=$(tr '\0' '\n' <"/proc/$p/environ")
+    for want in "MICRODDP_CLUSTER_NODE=$((r / 2))" MICRODDP_CLUSTER_NODES=2 MICRODDP_CLUSTER_RANKS_PER_NODE=2 \
+      MICRODDP_CLUSTER_NIC_BPS=10000000 MICRODDP_CLUSTER_NICS_PER_NODE=1 MICRODDP_CLUSTER_INTRA=shm MICRODDP_CLUSTER_INTER=tcp; do
+      grep -qx "$want" <<<"$env" || { kill $lab; wait $lab || true; fail "rank $r lacks $want"; }
+    done
+    # Its host is its node: the UTS namespace's name.
+    host=$(nsenter --target "$p" --uts hostname)
+    [[ $host == "node$((r / 2))" ]] || { kill $lab; wait $lab || true; fail "rank $r runs on $host"; }
+  done
+  echo "placement: ranks 0,1 on node0, 2,3 on node1, each told the topology"
   sleep 1
   start=$SECONDS
   case $mode in
