@@ -30,13 +30,14 @@ if [[ $mode == bad_input ]]; then
   expect2() {  # expect2 PATTERN ARGS...: exit 2, one error line matching PATTERN
     local pat=$1 rc=0
     shift
-    "$microddp" cluster "$@" >"$work/out" 2>"$work/err" || rc=$?
+    "${mddp[@]}" cluster "$@" >"$work/out" 2>"$work/err" || rc=$?
     echo "microddp cluster $* -> exit $rc: $(cat "$work/err")"
     [[ $rc == 2 ]] || fail "exit $rc, expected 2"
     [[ $(wc -l <"$work/err") == 1 ]] || fail "expected one error line"
     grep -Eq "^error: .*$pat" "$work/err" || fail "error line does not match '$pat'"
     [[ ! -s $work/out ]] || fail "printed on stdout: $(cat "$work/out")"
   }
+  mddp=("$microddp")
   run4=(-- run --backend mpi --ranks 4)
   expect2 "--nic '100': no unit" --nodes 2 --nic 100 "${run4[@]}"
   expect2 "--nic '100mbits': unknown unit 'mbits'" --nodes 2 --nic 100mbits "${run4[@]}"
@@ -52,6 +53,13 @@ if [[ $mode == bad_input ]]; then
   expect2 "subcommand 'predict' does not run as an MPI job" --nodes 2 --nic 1gbit -- predict
   expect2 "subcommand 'ddp' does not run as an MPI job" --nodes 2 --nic 1gbit -- ddp
   expect2 "no subcommand" --nodes 2 --nic 1gbit
+  # Root without capabilities (as in a container without CAP_SYS_ADMIN):
+  # one line saying namespaces cannot be made and what to do.
+  if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+    mddp=(setpriv --bounding-set=-all "$microddp")
+    expect2 "cannot create the lab's namespaces \(clone: Operation not permitted\): root but not allowed" \
+      --nodes 2 --nic 100mbit "${run4[@]}"
+  fi
   echo "PASS: every bad value exits 2 naming it"
   exit 0
 fi
@@ -59,7 +67,10 @@ fi
 # --- can this machine make the lab? (else skipped, with the reason) ----------
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
 for t in ip tc unshare nsenter; do command -v $t >/dev/null || { echo "SKIP: no $t (iproute2/util-linux)"; exit 77; }; done
-if ! probe=$(unshare --net --pid --fork --mount --uts sh -c \
+# As the lab makes them: as root, or (not root) inside a user namespace.
+userns=()
+[[ $(id -u) == 0 ]] || userns=(--map-root-user)
+if ! probe=$(unshare ${userns[@]+"${userns[@]}"} --net --pid --fork --mount --uts sh -c \
   'ip link add mddpT0 type veth peer name mddpT1 && ip link add mddpTb type bridge &&
    tc qdisc add dev mddpT0 root tbf rate 1mbit burst 64k latency 50ms' 2>&1); then
   echo "SKIP: cannot create namespaces, veths, a bridge or a tbf qdisc here: $probe"
