@@ -70,7 +70,8 @@ for s in INT TERM HUP; do trap "on_signal $s" "$s"; done
 fail() { echo "error: cluster: $*" >&2; exit 1; }
 
 # --- the lab's private filesystem bits ---------------------------------------
-mount -t tmpfs -o size=64m,mode=1777 mddp-lab-shm /dev/shm || fail "cannot mount a private tmpfs on /dev/shm"
+# (tmpfs default size: half the RAM, used only as filled -- vader segments, session dirs)
+mount -t tmpfs -o mode=1777 mddp-lab-shm /dev/shm || fail "cannot mount a private tmpfs on /dev/shm"
 mkdir -p "$lab/tmp"
 hostname head
 ip link set lo up
