@@ -9,6 +9,7 @@ PKGS=(
   libfmt-dev libspdlog-dev libeigen3-dev libstb-dev
   libimgui-dev libglfw3-dev libgl-dev
   libopenmpi-dev openmpi-bin
+  iproute2
   xvfb xauth clang
 )
 

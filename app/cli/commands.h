@@ -29,5 +29,6 @@ std::function<int()> setup_lesson(CLI::App* sub);  // cmd_lesson.cpp
 std::function<int()> setup_ddp(CLI::App* sub);  // cmd_ddp.cpp
 std::function<int()> setup_hang_lab(CLI::App* sub);  // cmd_hang_lab.cpp
 std::function<int()> setup_doctor(CLI::App* sub);  // cmd_doctor.cpp
+std::function<int()> setup_cluster(CLI::App* sub);  // cmd_cluster.cpp
 
 }  // namespace microddp::cli

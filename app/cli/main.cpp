@@ -20,6 +20,7 @@ const Command kCommands[] = {
     {"ddp", "data-parallel training for real: gradient buckets overlapping backward (DDP), or --sharded (FSDP-style)", setup_ddp},
     {"hang-lab", "inject a fault (skip-collective, wrong-count, wrong-order, sleep) and find it with a monitored barrier", setup_hang_lab},
     {"doctor", "sanity check: all-reduce of ones gives the world size; backends and devices found", setup_doctor},
+    {"cluster", "emulated multi-node cluster on this machine (namespaces, tbf-shaped NICs): run a subcommand on it under mpirun", setup_cluster},
 };
 
 }  // namespace

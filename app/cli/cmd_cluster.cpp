@@ -1,0 +1,270 @@
+// microddp cluster: an emulated multi-node cluster on this machine -- one
+// network namespace per node, veth NICs to a bridge (the switch), each NIC
+// shaped with tbf in both directions -- and a microddp subcommand run on it
+// as an Open MPI job, ranks placed node by node.
+//
+//   microddp cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- run --backend mpi --ranks 4
+//
+// This file validates the options and creates the lab's outer namespaces;
+// scripts/cluster-lab.sh builds the nodes and runs mpirun inside them. Why
+// clone(2) here rather than `unshare` in the script: the script runs as PID 1
+// of a new PID namespace, so when it ends for any reason the kernel kills
+// every process of the lab and the network namespaces die with them; and
+// this process stays outside as the parent that knows PID 1's real PID, so
+// it can forward SIGINT/SIGTERM to it (util-linux unshare blocks those
+// while it waits) and, through PDEATHSIG, takes the lab down if it is itself
+// killed with SIGKILL. Nothing is named on the host, so nothing persists.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "core/ir/types.h"
+
+namespace microddp::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// tc's rate units (tc(8), iproute2 tc/tc_util.c get_rate), case-insensitive
+// as in tc: bit, kbit/mbit/gbit/tbit (powers of 1000), kibit/mibit/gibit/
+// tibit (powers of 1024), and bytes per second: bps, kbps/mbps/gbps/tbps,
+// kibps/mibps/gibps/tibps. Stricter than tc: a unit is required (a bare
+// "100" is more likely a mistake than 100 bit/s) and the number is plain
+// decimal (no exponent, sign or hex). Returns bits per second.
+uint64_t parse_nic_rate(const std::string& text) {
+  struct Unit {
+    const char* name;
+    double bits;
+  };
+  static const Unit units[] = {
+      {"bit", 1.},     {"kbit", 1e3},        {"mbit", 1e6},          {"gbit", 1e9},          {"tbit", 1e12},
+      {"kibit", 1024.}, {"mibit", 1048576.}, {"gibit", 1073741824.}, {"tibit", 1099511627776.},
+      {"bps", 8.},     {"kbps", 8e3},        {"mbps", 8e6},          {"gbps", 8e9},          {"tbps", 8e12},
+      {"kibps", 8. * 1024}, {"mibps", 8. * 1048576}, {"gibps", 8. * 1073741824.}, {"tibps", 8. * 1099511627776.},
+  };
+  auto bad = [&](const std::string& why) { return UsageError(fmt::format("--nic '{}': {}", text, why)); };
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  const std::string num = text.substr(0, i), unit = text.substr(i);
+  if (num.empty() || num == "." || num.find('.') != num.rfind('.'))
+    throw bad("not a rate; give a number and a tc unit such as 100mbit, 1gbit, 12.5mbps");
+  std::string lower;
+  for (char c : unit) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const Unit* u = nullptr;
+  for (const Unit& x : units)
+    if (lower == x.name) u = &x;
+  if (!u) throw bad(unit.empty() ? "no unit; give one of tc's: bit kbit mbit gbit tbit kibit mibit gibit tibit bps kbps mbps gbps tbps"
+                                 : fmt::format("unknown unit '{}'; tc's units: bit kbit mbit gbit tbit kibit mibit gibit tibit bps kbps mbps gbps tbps", unit));
+  const double bits = std::stod(num) * u->bits;
+  // Below 1 Mbit/s Open MPI's own start-up traffic takes minutes; above
+  // 100 Gbit/s the veths, not tbf, set the rate.
+  if (!(bits >= 1e6 && bits <= 1e11)) throw bad("must be between 1mbit and 100gbit");
+  return static_cast<uint64_t>(std::llround(bits));
+}
+
+struct Args {
+  int nodes = 2;
+  int ranks_per_node = 1;
+  std::string nic;
+  int nics_per_node = 1;
+  bool keep_going = false;
+  std::vector<std::string> command;
+};
+
+// The subcommands that mean something as an MPI job. calibrate, hang-lab
+// and ddp run on the threads backend only (today), so under mpirun each
+// rank would run its own one-machine copy: refused rather than misleading.
+const char* const kRunnable[] = {"run", "bench", "doctor"};
+const char* const kOthers[] = {"predict", "lesson", "cluster", "calibrate", "hang-lab", "ddp"};
+
+// scripts/cluster-lab.sh: $MICRODDP_CLUSTER_SCRIPT, or scripts/ above the
+// executable (build/<preset>/app/microddp -> <repo>/scripts).
+std::string find_script() {
+  if (const char* env = std::getenv("MICRODDP_CLUSTER_SCRIPT"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "scripts" / "cluster-lab.sh")) return (p / "scripts" / "cluster-lab.sh").string();
+  return "";
+}
+
+bool in_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path p = fs::path(dirs.substr(start, end - start)) / tool;
+    if (access(p.c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+volatile sig_atomic_t g_lab_pid = 0;
+volatile sig_atomic_t g_signals = 0;
+
+// First signal: SIGTERM to the lab's PID 1, which stops mpirun and exits
+// (its trap). The kernel drops a signal to a namespace's init that has no
+// handler yet (one that came in the first milliseconds), so 10 s later, or
+// on a second signal, SIGKILL: the kernel then kills the whole lab.
+void kill_lab(int) {
+  if (g_lab_pid > 0) kill(g_lab_pid, SIGKILL);
+}
+
+void forward_signal(int sig) {
+  g_signals = g_signals + 1;
+  if (g_signals > 1) return kill_lab(sig);
+  if (g_lab_pid > 0) kill(g_lab_pid, SIGTERM);
+  alarm(10);
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  return static_cast<bool>(f);
+}
+
+int run(const Args& a) {
+  if (a.nodes < 1 || a.nodes > 16) throw UsageError(fmt::format("--nodes {}: must be in 1..16", a.nodes));
+  if (a.ranks_per_node < 1 || a.ranks_per_node > 64)
+    throw UsageError(fmt::format("--ranks-per-node {}: must be in 1..64", a.ranks_per_node));
+  if (a.nics_per_node < 1 || a.nics_per_node > 4)
+    throw UsageError(fmt::format("--nics-per-node {}: must be in 1..4", a.nics_per_node));
+  const uint64_t nic_bps = parse_nic_rate(a.nic);
+  if (a.command.empty()) throw UsageError("no subcommand: give one after --, e.g. -- run --backend mpi --ranks 4");
+  const std::string& sub = a.command[0];
+  bool runnable = false, known = false;
+  for (const char* c : kRunnable) runnable = runnable || sub == c;
+  for (const char* c : kOthers) known = known || sub == c;
+  if (!runnable && known)
+    throw UsageError(fmt::format("subcommand '{}' does not run as an MPI job (threads only, or no collective); give one of: run bench doctor", sub));
+  if (!runnable)
+    throw UsageError(fmt::format("subcommand '{}' does not exist; give one of: run bench doctor", sub));
+
+  const std::string script = find_script();
+  if (script.empty() || access(script.c_str(), R_OK) != 0)
+    throw UsageError("scripts/cluster-lab.sh not found above the executable; set MICRODDP_CLUSTER_SCRIPT");
+  for (const char* tool : {"bash", "ip", "tc", "nsenter", "unshare", "mpirun", "awk"})
+    if (!in_path(tool))
+      throw UsageError(fmt::format("cluster: '{}' not found in PATH (Debian: scripts/install-deps.sh installs iproute2, "
+                                   "util-linux, openmpi-bin)",
+                                   tool));
+
+  std::error_code ec;
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  std::vector<std::string> argv_s = {"bash", script, "lab", std::to_string(a.nodes), std::to_string(a.ranks_per_node),
+                                     std::to_string(nic_bps), std::to_string(a.nics_per_node), a.keep_going ? "1" : "0",
+                                     "--", self};
+  argv_s.insert(argv_s.end(), a.command.begin(), a.command.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::string bash;
+  for (const char* p : {"/bin/bash", "/usr/bin/bash"})
+    if (access(p, X_OK) == 0) bash = p;
+  if (bash.empty()) throw UsageError("cluster: /bin/bash not found");
+
+  // Not root: an unprivileged user namespace makes us root of the lab's
+  // namespaces (uid 0 -> our uid), enough for veth, bridges and tc.
+  const bool userns = geteuid() != 0;
+  int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWUTS | (userns ? CLONE_NEWUSER : 0);
+  int sync[2];
+  if (pipe2(sync, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // A fork with namespace flags: the child is PID 1 of the new PID namespace
+  // and this process sees its real PID.
+  const long pid = syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid < 0) {
+    const int e = errno;
+    close(sync[0]);
+    close(sync[1]);
+    throw UsageError(fmt::format(
+        "cluster: cannot create the lab's namespaces (clone: {}): {}", std::strerror(e),
+        userns ? "run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
+                 "and user.max_user_namespaces > 0; in a container, run it with --privileged or CAP_SYS_ADMIN)"
+               : "root but not allowed (a container without CAP_SYS_ADMIN/CAP_NET_ADMIN? run it with --privileged)"));
+  }
+  if (pid == 0) {
+    // The child: only async-signal-safe calls until exec.
+    close(sync[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent killed -> the lab goes
+    char c;
+    if (read(sync[0], &c, 1) != 1) _exit(1);  // the parent died, or failed the uid map
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      const char msg[] = "error: cluster: cannot make the lab's mounts private or mount its /proc\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      _exit(1);
+    }
+    execv(bash.c_str(), argv.data());
+    _exit(127);
+  }
+  close(sync[0]);
+  g_lab_pid = static_cast<sig_atomic_t>(pid);
+  struct sigaction sa {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+  sa.sa_handler = kill_lab;
+  sigaction(SIGALRM, &sa, nullptr);
+  if (userns) {
+    const std::string proc = fmt::format("/proc/{}/", pid);
+    if (!write_file(proc + "setgroups", "deny") || !write_file(proc + "uid_map", fmt::format("0 {} 1", geteuid())) ||
+        !write_file(proc + "gid_map", fmt::format("0 {} 1", getegid()))) {
+      kill(static_cast<pid_t>(pid), SIGKILL);
+      waitpid(static_cast<pid_t>(pid), nullptr, 0);
+      throw UsageError("cluster: cannot map our uid into the lab's user namespace; run as root");
+    }
+  }
+  (void)!write(sync[1], "x", 1);
+  close(sync[1]);
+  int status = 0;
+  while (waitpid(static_cast<pid_t>(pid), &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  g_lab_pid = 0;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    std::fprintf(stderr, "error: cluster: the lab ended on signal %d\n", WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  return 1;
+}
+
+}  // namespace
+
+std::function<int()> setup_cluster(CLI::App* sub) {
+  auto a = std::make_shared<Args>();
+  sub->add_option("--nodes", a->nodes, "emulated hosts (network namespaces), 1..16")->capture_default_str();
+  sub->add_option("--ranks-per-node", a->ranks_per_node, "MPI ranks on each node (node k holds ranks k*G .. k*G+G-1)")
+      ->capture_default_str();
+  sub->add_option("--nic", a->nic, "each NIC's rate, tc units: 100mbit, 1gbit, 12.5mbps (bits unless ...bps)")->required();
+  sub->add_option("--nics-per-node", a->nics_per_node, "NICs per node, one switch (subnet) each")->capture_default_str();
+  sub->add_flag("--keep-going", a->keep_going, "run the subcommand even when the NIC check fails");
+  sub->add_option("command", a->command, "-- SUBCOMMAND [ARGS...]: what to run on the cluster: run, bench or doctor");
+  return [a] { return run(*a); };
+}
+
+}  // namespace microddp::cli
