@@ -228,9 +228,8 @@ RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text)
       if (v.is_number_integer()) {
         if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
           throw UsageError(fmt::format("inputs[{}][{}] = {} does not fit int64", r, i, v.dump()));
-        const std::string text = v.dump();
-        const double d = text[0] == '-' && v.get<int64_t>() == 0 ? -0.0 : v.get<double>();  // keep -0
-        vals.push_back({d, true, v.get<int64_t>(), text});
+        // (nlohmann reads the integer -0 as 0: write -0.0 to keep the sign)
+        vals.push_back({v.get<double>(), true, v.get<int64_t>(), v.dump()});
       } else if (v.is_number()) vals.push_back({v.get<double>(), false, 0, v.dump()});
       else if (v.is_string()) vals.push_back(parse_number(v.get<std::string>(), r, i));
       else throw UsageError(fmt::format("inputs[{}][{}] = {} is not a number", r, i, v.dump()));
