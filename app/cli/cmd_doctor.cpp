@@ -13,6 +13,7 @@
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/ir/checker.h"
 #include "core/exec/executor.h"
+#include "core/ir/reference.h"
 
 namespace microddp::cli {
 namespace {
@@ -66,14 +67,9 @@ int run(const Args& a) {
         RunOptions ro;
         ro.record = false;
         RunResult r = run_threads(sch, in, ro);
-        int64_t wrong = 0;
-        for (const auto& o : r.outputs) {
-          std::vector<float> got(o.size() / sizeof(float));
-          if (!got.empty()) std::memcpy(got.data(), o.data(), o.size());
-          if (static_cast<int64_t>(got.size()) != a.count) wrong += a.count;
-          for (float x : got) wrong += (x != static_cast<float>(n));
-        }
-        verdict = wrong == 0 ? "ok" : fmt::format("WRONG ({} elements)", wrong);
+        const OutputVerdict v = verify_outputs(s, in, r.outputs, reference_outputs(s, in));
+        const int64_t wrong = v.ok ? 0 : std::max<int64_t>(1, v.wrong_elements);
+        verdict = wrong == 0 ? "ok" : fmt::format("WRONG ({} elements: {})", wrong, v.why);
         if (wrong) ++bad;
       } catch (const UsageError& e) {
         verdict = fmt::format("n/a ({})", e.what());  // the algorithm refuses this world size

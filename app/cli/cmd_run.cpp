@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
@@ -25,7 +26,7 @@ namespace {
 struct Args {
   RunArgs run;
   bool steps = false, json = false;
-  std::string trace_file, record_file;
+  std::optional<std::string> trace_file, record_file;  // unset: not given ("" is refused)
   ParamChoice params;
 };
 
@@ -102,12 +103,15 @@ void auto_debug_log(const PreparedRun& p) {
 }
 
 int run(const Args& a) {
+  // A given path is never "not given": refuse an empty one before running.
+  for (const auto& [opt, path] : {std::pair{"--trace", &a.trace_file}, std::pair{"--save-record", &a.record_file}})
+    if (*path && (*path)->empty()) throw UsageError(fmt::format("{} '' is empty: give a file path", opt));
   const auto params = resolve_params(a.params);
   PreparedRun p = prepare_run(a.run, params);
   auto_debug_log(p);
   RunOptions opt;
   opt.mode = p.mode;
-  if (!a.record_file.empty()) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
+  if (a.record_file) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
   RunResult res;
   double clock_error_us = -1;  // MPI runs: the clock alignment's bound
   if (a.run.backend == "threads") {
@@ -131,15 +135,26 @@ int run(const Args& a) {
   std::vector<double> predicted;
   if (params) predicted = predicted_step_us(p.schedule, *params);
   const RankData want = reference_outputs(p.spec, p.inputs);
-  std::string why;
-  const bool ok = outputs_match(p.spec, p.inputs, res.outputs, want, &why);
-  const auto& sp = p.spec;
-  if (!a.trace_file.empty()) {
-    std::ofstream f(a.trace_file);
-    if (!f) throw UsageError(fmt::format("cannot write trace file '{}'", a.trace_file));
-    f << chrome_trace_json(p.schedule, res.trace, predicted);
+  const OutputVerdict verdict = verify_outputs(p.spec, p.inputs, res.outputs, want);
+  const bool ok = verdict.ok;
+  const std::string& why = verdict.why;
+  // Collectives that promise every rank the same result say whether it held.
+  const bool same_promised = promises_identical_outputs(p.spec.collective);
+  const std::string identical_json =
+      same_promised ? fmt::format(", \"identical_ranks\": {}, \"differing_ranks\": {}",
+                                  verdict.identical_ranks ? "true" : "false",
+                                  json_ints({verdict.differing_ranks.begin(), verdict.differing_ranks.end()}))
+                    : "";
+  std::string identical_line;
+  if (!verdict.identical_ranks) {
+    for (int r : verdict.differing_ranks) identical_line += fmt::format(" R{}", r);
+    identical_line = fmt::format("ranks differ: R0's bits differ from{}\n", identical_line);
   }
-  if (!a.record_file.empty()) save_record(a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace});
+  const auto& sp = p.spec;
+  // Output files: a failed write (full disk, bad path) is exit 2 with the
+  // path, after the run (core/record/record_io.h write_text_file).
+  if (a.trace_file) write_text_file(*a.trace_file, chrome_trace_json(p.schedule, res.trace, predicted), "trace file");
+  if (a.record_file) save_record(*a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace});
   const std::string clock_line =
       clock_error_us < 0 ? "" : fmt::format("clock alignment: ±{:.3f} µs\n", clock_error_us);
   if (a.json) {
@@ -147,11 +162,11 @@ int run(const Args& a) {
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
         "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
         "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
-        "\"ok\": {}{}{}{}{}}}\n",
+        "\"ok\": {}{}{}{}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
         sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
-        res.trace.total_ns / 1000.0, ok ? "true" : "false",
+        res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json,
         predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", [&] {
           double t = 0;
           for (double x : predicted) t += x;
@@ -165,7 +180,7 @@ int run(const Args& a) {
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
-    fmt::print("{}", clock_line);
+    fmt::print("{}{}", identical_line, clock_line);
   } else {
     fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
@@ -176,7 +191,7 @@ int run(const Args& a) {
     for (int r = 0; r < sp.world_size; ++r)
       sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
     fmt::print("bytes sent/received: {}\n{}\n", sent, ok ? "ok: matches the reference" : "MISMATCH: " + why);
-    fmt::print("{}", clock_line);
+    fmt::print("{}{}", identical_line, clock_line);
   }
   return ok ? 0 : 1;
 }

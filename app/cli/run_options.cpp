@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/ir/checker.h"
+#include "core/ir/limits.h"
 #include "core/record/data.h"
 
 namespace microddp::cli {
@@ -51,9 +52,7 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
   s.algorithm = a.algorithm;
   s.dtype = parse_dtype(a.dtype);
   s.op = parse_op(a.op);
-  if (a.ranks < 1) throw UsageError(fmt::format("--ranks must be >= 1, got {}", a.ranks));
-  if (a.ranks > 256)
-    throw UsageError(fmt::format("--ranks {} is more than this tool runs as threads (at most 256)", a.ranks));
+  check_ranks(a.ranks);
   s.world_size = a.ranks;
   s.root = a.root;
   s.in_place = a.in_place;
@@ -61,35 +60,29 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
   p.mode = parse_mode(a.mode);
   if (a.data_given && a.data.empty())
     throw UsageError("--data is empty (give one row per rank, e.g. \"1,2,3;4,5,6;7,8,9\", or leave it out)");
-  if (!a.counts.empty() && a.count >= 0)
+  if (a.counts && a.count)
     throw UsageError(fmt::format("--count {} and --counts {} both given: use --counts for uneven blocks, --count "
                                  "otherwise",
-                                 a.count, a.counts));
-  if (!a.counts.empty()) {
-    std::stringstream ss(a.counts);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-      size_t used = 0;
-      int64_t v = -1;
-      try {
-        v = std::stoll(tok, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != tok.size()) throw UsageError(fmt::format("--counts entry '{}' is not an integer", tok));
-      s.counts.push_back(v);
-    }
-  }
+                                 *a.count, *a.counts));
+  if (a.counts) s.counts = parse_counts_text("--counts", *a.counts);
   std::string input_text;
   if (!a.input_file.empty()) {
-    std::ifstream in(a.input_file);
-    std::stringstream ss;
-    if (in) ss << in.rdbuf();
-    if (!in || in.bad()) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
-    input_text = ss.str();
+    std::ifstream in(a.input_file, std::ios::binary);
+    if (!in) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
+    // Read in pieces, so an endless file (/dev/zero) meets the memory budget
+    // instead of bad_alloc: JSON text takes several times its size once parsed.
+    const double cap = memory_budget_bytes() / 8;
+    std::string piece(1 << 20, '\0');
+    while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
+      input_text.append(piece.data(), static_cast<size_t>(in.gcount()));
+      if (static_cast<double>(input_text.size()) > cap)
+        throw UsageError(fmt::format("input file '{}' is larger than {:.1f} GB, more than this machine's memory "
+                                     "budget lets it parse",
+                                     a.input_file, cap / 1e9));
+    }
+    if (in.bad()) throw UsageError(fmt::format("cannot read input file '{}'", a.input_file));
   }
-  if (a.count >= 0) s.count = a.count;
-  else if (a.count < -1) throw UsageError(fmt::format("--count must be >= 0, got {}", a.count));
+  if (a.count) s.count = parse_count_text("--count", *a.count);
   else s.count = infer_count(s, a.data, input_text, 8);
   if (s.collective == Collective::barrier) s.count = 0;
   // Topology::make names a bad --nodes / --nics-per-node.
@@ -121,11 +114,7 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
   double bytes = 0;
   for (int r = 0; r < s.world_size; ++r)
     for (int64_t e : rank_layout(p.schedule, r).storage_size) bytes += static_cast<double>(e) * dtype_size(s.dtype);
-  const double budget = 0.5 * static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  if (bytes > budget)
-    throw UsageError(fmt::format("count {} on {} ranks needs {:.1f} GB of buffers, more than half of this machine's "
-                                 "memory ({:.1f} GB)",
-                                 s.count, s.world_size, bytes / 1e9, budget / 1e9));
+  check_memory(bytes, fmt::format("count {} on {} ranks", s.count, s.world_size));
   check_schedule(p.schedule);
   p.inputs = make_inputs(s, a.data, a.input_file.empty() ? std::nullopt : std::optional<std::string>(input_text),
                          a.fill);

@@ -4,6 +4,7 @@
 // input data, throwing UsageError naming any bad value.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "core/algorithms/registry.h"
@@ -15,8 +16,10 @@ namespace microddp::cli {
 struct RunArgs {
   std::string collective = "all_reduce", algorithm = "ring", dtype = "float32", op = "sum";
   int ranks = 3;
-  int64_t count = -1;      // -1: from --data, else 8
-  std::string counts;      // "a,b,c"
+  // As typed (parse_count_text checks them); unset: --count from --data,
+  // else 8.
+  std::optional<std::string> count;
+  std::optional<std::string> counts;  // "a,b,c"
   int root = 0;
   bool in_place = false;
   int segments = 1;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "app/viz/panels.h"
+#include "core/record/record_io.h"
 
 namespace microddp::viz {
 
@@ -53,11 +54,10 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
   if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the picture shows the finished run
   const auto [cw, ch] = f.still(o.screenshot, !o.probes.empty());
   if (!o.probes.empty()) {
-    std::ofstream out(o.probes);
-    out << "size " << cw << " " << ch << "\n";
+    std::string out = fmt::format("size {} {}\n", cw, ch);
     for (const Probe& pr : app.vs.probes)
-      out << pr.x << " " << pr.y << " " << int(pr.color.r) << " " << int(pr.color.g) << " " << int(pr.color.b) << " "
-          << pr.what << "\n";
+      out += fmt::format("{} {} {} {} {} {}\n", pr.x, pr.y, int(pr.color.r), int(pr.color.g), int(pr.color.b), pr.what);
+    write_text_file(o.probes, out, "--probes file");
   }
   std::printf("wrote %s (%dx%d, after %d of %d steps)\n", o.screenshot.c_str(), cw, ch, app.session.position(),
               app.session.num_steps());

@@ -10,6 +10,7 @@
 
 #include "app/cli/parse_error.h"
 #include "app/viz/panels.h"
+#include "core/ir/limits.h"
 #include "core/record/data.h"
 
 namespace microddp::viz {
@@ -115,8 +116,28 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   }
   parse_size(o.size, o.width, o.height);
   if (o.view != "main" && o.view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", o.view));
-  if (o.font_px < 12 || o.font_px > 40) throw UsageError(fmt::format("--font-px {} is outside 12..40", o.font_px));
-  if (o.bench < 0) throw UsageError(fmt::format("--bench-frames {} is negative", o.bench));
+  // Written as "inside" tests, so NaN (every comparison false) is refused too.
+  if (!(o.font_px >= 12 && o.font_px <= 40))
+    throw UsageError(fmt::format("--font-px {} is outside 12..40", cli["--font-px"]->as<std::string>()));
+  // A given option is never taken as "not given": 0 frames or an empty path
+  // would otherwise open an interactive window that never exits.
+  if (cli.count("--bench-frames") && o.bench < 1)
+    throw UsageError(fmt::format("--bench-frames {} must be at least 1", o.bench));
+  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--lesson", "--replay"})
+    if (cli.count(path_opt) && cli[path_opt]->as<std::string>().empty())
+      throw UsageError(fmt::format("{} '' is empty: give a path", path_opt));
+  // The buffers must fit the machine before the session allocates them
+  // (inputs, outputs and as much again for the schedule's own buffers).
+  if (p.spec.world_size >= 1 && p.spec.world_size <= kMaxRanks && p.spec.count >= 0) {
+    const double per = static_cast<double>(p.spec.count) * static_cast<double>(dtype_size(p.spec.dtype));
+    const double factor = p.spec.collective == Collective::all_to_all || p.spec.collective == Collective::all_gather ||
+                                  p.spec.collective == Collective::reduce_scatter || p.spec.collective == Collective::gather ||
+                                  p.spec.collective == Collective::scatter
+                              ? p.spec.world_size
+                              : 1;
+    check_memory(4.0 * per * factor * p.spec.world_size,
+                 fmt::format("--count {} on {} ranks", p.spec.count, p.spec.world_size));
+  }
   if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
   if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
     throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));

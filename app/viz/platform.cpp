@@ -19,6 +19,7 @@
 
 #include "assets/palette.h"
 #include "core/ir/types.h"
+#include "core/record/record_io.h"
 
 namespace microddp::viz {
 
@@ -213,8 +214,15 @@ void Platform::swap() { glfwSwapBuffers(win_); }
 double Platform::time() const { return glfwGetTime(); }
 
 void write_png(const std::string& path, int w, int h, const std::vector<uint8_t>& rgba) {
-  if (!stbi_write_png(path.c_str(), w, h, 4, rgba.data(), w * 4))
-    throw UsageError(fmt::format("cannot write PNG '{}'", path));
+  // Encode in memory, then write with every step checked: stbi_write_png
+  // ignores write and close errors (a full disk gave a silent empty file).
+  std::string bytes;
+  auto append = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &bytes, w, h, 4, rgba.data(), w * 4))
+    throw UsageError(fmt::format("cannot encode PNG '{}'", path));
+  write_text_file(path, bytes, "PNG");
 }
 
 }  // namespace microddp::viz

@@ -4,6 +4,10 @@
 
 namespace microddp {
 
+// Buffers are addressed in bytes by int64: 8-byte elements, times n for
+// all_to_all / all_gather, must not overflow.
+static constexpr int64_t kMaxElements = INT64_MAX / 8;
+
 static bool has_v_variant(Collective c) {
   return c == Collective::gather || c == Collective::scatter || c == Collective::all_gather ||
          c == Collective::reduce_scatter;
@@ -69,9 +73,20 @@ void CollectiveSpec::validate() const {
                                    name(collective)));
     if (static_cast<int>(counts.size()) != world_size)
       throw UsageError(fmt::format("counts has {} entries but the world size is {}", counts.size(), world_size));
-    for (int r = 0; r < world_size; ++r)
+    // Every buffer's size in bytes must fit int64: the sum of the blocks
+    // (gather's output, scatter's input) is checked before anyone adds them.
+    int64_t sum = 0;
+    for (int r = 0; r < world_size; ++r) {
       if (counts[r] < 0) throw UsageError(fmt::format("counts[{}] must be >= 0, got {}", r, counts[r]));
+      if (counts[r] > kMaxElements - sum)
+        throw UsageError(fmt::format("counts add up to more than {} elements (at counts[{}] = {})", kMaxElements, r,
+                                     counts[r]));
+      sum += counts[r];
+    }
   }
+  if (count > kMaxElements / world_size)
+    throw UsageError(fmt::format("count {} on {} ranks is more than {} elements in one buffer", count, world_size,
+                                 kMaxElements));
 }
 
 InPlaceLayout in_place_layout(const CollectiveSpec& s, int r) {

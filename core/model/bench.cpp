@@ -10,6 +10,7 @@
 #include "core/algorithms/registry.h"
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/ir/checker.h"
+#include "core/ir/limits.h"
 #include "core/record/data.h"
 #include "core/exec/executor.h"
 #include "core/ir/reference.h"
@@ -37,25 +38,11 @@ int64_t shape_factor(Collective c, int n) {
   }
 }
 
+// #wrong: the run's verdict (core/ir/reference.h), as every other command
+// decides it, counted in elements.
 int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData& got) {
-  const RankData want = reference_outputs(s, in);
-  if (outputs_match(s, in, got, want)) return 0;
-  const size_t es = dtype_size(s.dtype);
-  int64_t wrong = 0;
-  for (size_t r = 0; r < want.size(); ++r) {
-    const int64_t n = static_cast<int64_t>(want[r].size() / es);
-    if (r >= got.size() || got[r].size() != want[r].size()) {
-      wrong += n;
-      continue;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const double g = kernels::load_double(s.dtype, got[r].data(), i);
-      const double w = kernels::load_double(s.dtype, want[r].data(), i);
-      if (std::isnan(g) && std::isnan(w)) continue;
-      if (!(std::abs(g - w) <= 1e-6 * s.world_size * std::max(1.0, std::abs(w)))) ++wrong;
-    }
-  }
-  return wrong;
+  const OutputVerdict v = verify_outputs(s, in, got, reference_outputs(s, in));
+  return v.ok ? 0 : std::max<int64_t>(1, v.wrong_elements);
 }
 
 // Median time of one iteration (s), in either mode, from the executor's
@@ -142,7 +129,7 @@ void validate_bench(const BenchOptions& o) {
     throw UsageError(fmt::format("--nccl-algo '{}' is unknown (expected: ring or tree)", o.nccl_algo));
   if (!o.nccl_algo.empty() && o.reference != "nccl")
     throw UsageError(fmt::format("--nccl-algo {} needs --reference nccl", o.nccl_algo));
-  if (o.world_size < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", o.world_size));
+  check_ranks(o.world_size);
   if (o.min_bytes < 0 || o.max_bytes < 0)
     throw UsageError(fmt::format("sizes must not be negative (-b {} -e {})", o.min_bytes, o.max_bytes));
   if (o.min_bytes > o.max_bytes)
@@ -158,6 +145,20 @@ void validate_bench(const BenchOptions& o) {
     throw UsageError(fmt::format("--root {} is out of range for {} ranks", o.root, o.world_size));
   if (o.algorithms.empty()) throw UsageError("no algorithm to bench");
   for (const auto& a : o.algorithms) make_schedule(bench_spec(o, a, 0));  // names the unknown algorithm
+  // The largest row's buffers (the schedule's storages, the inputs, the
+  // outputs, and the checker's reference when checking) must fit the memory
+  // budget: refuse before allocating, not with bad_alloc halfway through.
+  for (const auto& a : o.algorithms) {
+    const CollectiveSpec sp = bench_spec(o, a, o.max_bytes);
+    const Schedule sch = make_schedule(sp);
+    const double es = static_cast<double>(dtype_size(sp.dtype));
+    double need = 0;
+    for (int r = 0; r < sp.world_size; ++r) {
+      for (int64_t e : rank_layout(sch, r).storage_size) need += static_cast<double>(e) * es;
+      need += static_cast<double>(sp.input_count(r) + sp.output_count(r) * (o.check ? 2 : 1)) * es;
+    }
+    check_memory(need, fmt::format("-e {} ({} on {} ranks)", o.max_bytes, a, o.world_size));
+  }
 }
 
 std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {

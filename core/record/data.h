@@ -21,6 +21,13 @@ RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text)
 // -8..8 from a seeded generator, exact in every dtype and op).
 RankData fill_data(const CollectiveSpec& s, const std::string& pattern);
 
+// A count option's text as the user typed it ("8"): a non-negative decimal
+// integer that fits int64. Throws UsageError "<option> '<text>' ..." otherwise.
+int64_t parse_count_text(const std::string& option, const std::string& text);
+// "a,b,c": non-negative counts, no empty entries, and a sum that fits int64.
+// Throws UsageError naming the option and the entry (or the sum) as typed.
+std::vector<int64_t> parse_counts_text(const std::string& option, const std::string& text);
+
 // For JSON output: element i as a JSON-ready value (number, or the strings
 // "nan", "inf", "-inf").
 std::string format_value(double v);

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 
 namespace microddp {
 
@@ -113,6 +118,69 @@ struct Reader {
   }
 };
 
+// Every index in the trace is checked against the record's own world size
+// and the buffer plan its spec implies (the schedule rebuilt from it), so a
+// viewer may index with them without bounds checks.
+void check_trace(const Reader& rd, const RunRecord& r) {
+  const CollectiveSpec& s = r.spec;
+  const Trace& t = r.trace;
+  const int n = s.world_size;
+  Schedule sch;
+  try {
+    sch = make_schedule(s);
+  } catch (const std::exception& e) {
+    rd.fail(fmt::format("spec: {}", e.what()));
+  }
+  std::vector<RankLayout> lay;
+  for (int q = 0; q < n; ++q) lay.push_back(rank_layout(sch, q));
+  auto rows = [&](const char* field, size_t got, size_t want) {
+    if (got != want) rd.fail(fmt::format("'{}' has {} entries but the record needs {}", field, got, want));
+  };
+  if (t.world_size != n) rd.fail(fmt::format("'trace.world_size' is {} but the spec's world size is {}", t.world_size, n));
+  rows("trace.bytes_sent", t.bytes_sent.size(), n);
+  rows("trace.bytes_received", t.bytes_received.size(), n);
+  rows("trace.events", t.events.size(), n);
+  rows("trace.initial", t.initial.size(), n);
+  rows("trace.steps", t.steps.size(), static_cast<size_t>(sch.num_steps()));
+  for (size_t k = 0; k < t.steps.size(); ++k)
+    rows(fmt::format("trace.steps[{}]", k).c_str(), t.steps[k].size(), n);
+  for (int q = 0; q < n; ++q) {
+    const RankLayout& L = lay[q];
+    const auto nstorage = static_cast<int>(L.storage_size.size());
+    for (size_t i = 0; i < t.events[q].size(); ++i) {
+      const Event& e = t.events[q][i];
+      const std::string p = fmt::format("trace.events[{}][{}].", q, i);
+      if (e.step < 0 || e.step >= sch.num_steps())
+        rd.fail(fmt::format("'{}step' is {}, outside 0..{}", p, e.step, sch.num_steps() - 1));
+      const auto nops = static_cast<int32_t>(sch.steps[e.step].ranks[q].size());
+      if (e.op_index < 0 || e.op_index >= nops)
+        rd.fail(fmt::format("'{}op_index' is {} but rank {} has {} ops in step {}", p, e.op_index, q, nops, e.step));
+      if (e.peer < -1 || e.peer >= n) rd.fail(fmt::format("'{}peer' is {}, outside -1..{}", p, e.peer, n - 1));
+      if (e.storage < -1 || e.storage >= nstorage)
+        rd.fail(fmt::format("'{}storage' is {}, outside -1..{}", p, e.storage, nstorage - 1));
+      const int64_t size = L.view[static_cast<int>(e.buf)].size;
+      if (e.offset < 0 || e.len < 0 || e.offset > size || e.len > size - e.offset)
+        rd.fail(fmt::format("'{}offset' {} and '{}len' {} do not fit {} ({} elements)", p, e.offset, p, e.len,
+                            name(e.buf), size));
+      if (e.bytes < 0) rd.fail(fmt::format("'{}bytes' is {}", p, e.bytes));
+    }
+    auto check_snapshot = [&](const RankStepRecord& rec, const std::string& p) {
+      for (size_t b = 0; b < rec.buffers.size(); ++b) {
+        const BufferSnapshot& bs = rec.buffers[b];
+        const std::string bp = fmt::format("{}buffers[{}].", p, b);
+        if (bs.storage < 0 || bs.storage >= nstorage)
+          rd.fail(fmt::format("'{}storage' is {}, outside 0..{}", bp, bs.storage, nstorage - 1));
+        const int64_t size = L.view[static_cast<int>(bs.buf)].size;
+        if (static_cast<int64_t>(bs.values.size()) != size)
+          rd.fail(fmt::format("'{}values' has {} entries but {} has {} elements on rank {}", bp, bs.values.size(),
+                              name(bs.buf), size, q));
+      }
+    };
+    check_snapshot(t.initial[q], fmt::format("trace.initial[{}].", q));
+    for (size_t k = 0; k < t.steps.size(); ++k) check_snapshot(t.steps[k][q], fmt::format("trace.steps[{}][{}].", k, q));
+  }
+}
+
 template <class F>
 auto wrap(const std::string& where, const std::string& path, F&& f) {
   try {
@@ -164,7 +232,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw UsageError(fmt::format("{}: not JSON ({})", where, e.what()));
   }
   const Reader rd{where};
@@ -186,6 +254,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   s.in_place = rd.get<bool>(js, "in_place", sp);
   s.segments = rd.get<int>(js, "segments", sp);
   wrap(where, "spec", [&] {
+    check_ranks(s.world_size, "spec.world_size");
     s.validate();
     return 0;
   });
@@ -247,14 +316,21 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   }
   const json& init = rd.array(jt, "initial", tp);
   for (size_t q = 0; q < init.size(); ++q) t.initial.push_back(rd.step(init[q], fmt::format("trace.initial[{}].", q)));
+  check_trace(rd, r);
   return r;
 }
 
-void save_record(const std::string& path, const RunRecord& r) {
-  std::ofstream f(path);
-  if (!f) throw UsageError(fmt::format("cannot write record file '{}'", path));
-  f << record_to_json(r);
-  if (!f) throw UsageError(fmt::format("cannot write record file '{}'", path));
+void save_record(const std::string& path, const RunRecord& r) { write_text_file(path, record_to_json(r), "record file"); }
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  if (path.empty()) throw UsageError(fmt::format("the {} path is empty", what));
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw UsageError(fmt::format("cannot write {} '{}': {}", what, path, std::strerror(errno)));
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
+  f.flush();  // a full disk (/dev/full) shows here or at close, not at open
+  if (!f) throw UsageError(fmt::format("cannot write {} '{}': {}", what, path, std::strerror(errno)));
+  f.close();
+  if (!f) throw UsageError(fmt::format("cannot write {} '{}': {}", what, path, std::strerror(errno)));
 }
 
 RunRecord load_record(const std::string& path) {

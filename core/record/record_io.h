@@ -30,12 +30,20 @@ struct RunRecord {
 
 // To / from the JSON text described above. record_from_json throws
 // UsageError naming the missing or malformed field (`where` prefixes the
-// message, e.g. the file name), and when the spec is invalid
-// (CollectiveSpec::validate) or a buffer's size does not match the spec.
+// message, e.g. the file name), when the spec is invalid
+// (CollectiveSpec::validate) or a buffer's size does not match the spec, and
+// when the trace does not fit the record's own world size and buffer plan
+// (the schedule make_schedule rebuilds from the spec): row counts, steps,
+// op indices, peers, storages, offsets and lengths, snapshot sizes.
 std::string record_to_json(const RunRecord& r);
 RunRecord record_from_json(const std::string& text, const std::string& where = "record");
 
-// Files. save_record throws UsageError "cannot write record file 'PATH'";
+// Writes `text` to `path`, checking the open, the write, the flush and the
+// close: throws UsageError "cannot write <what> 'PATH': <reason>", or "the
+// <what> path is empty". Every output file of the CLI goes through it.
+void write_text_file(const std::string& path, const std::string& text, const std::string& what);
+
+// Files. save_record throws UsageError "cannot write record file 'PATH': ...";
 // load_record "cannot read record file 'PATH'" or the parse errors above.
 void save_record(const std::string& path, const RunRecord& r);
 RunRecord load_record(const std::string& path);

@@ -17,7 +17,8 @@
 //    src; else the smaller / larger, keeping dst on ties (so min(+0, -0) is
 //    whichever of the two was in dst).
 //  - int32 / int64 sum and prod wrap through the unsigned type.
-//  - avg: reduce() sums; premul_avg multiplies by 1/n computed in float32
+//  - avg: reduce() sums (floats: a finite sum that rounds past the largest
+//    finite value saturates there, avg_sum); premul_avg multiplies by 1/n computed in float32
 //    (float64 for float64); finish_avg truncates toward zero.
 //
 // Alignment: the header promises that pointers need no particular alignment.
@@ -212,6 +213,27 @@ struct OpSum {
   }
 };
 
+// avg's sum. Every contribution was scaled by 1/n first, so every exact
+// partial sum of finite inputs is at most the largest finite value; only
+// rounding (half an ulp per hop, in the dtype) can push one past it. The
+// mean of finite values always fits, so such a rounding overflow saturates at
+// the largest finite value instead of becoming an infinity. Infinite or NaN
+// operands stay what IEEE makes them. The check runs on the rounded result
+// (Conv::narrow), which is where float16 / bfloat16 overflow.
+template <class Conv, class S>
+S avg_sum(S da, S sb) {
+  const auto a = Conv::widen(da);
+  const auto b = Conv::widen(sb);
+  using C = decltype(a);
+  const S r = Conv::narrow(static_cast<C>(a + b));
+  const C w = Conv::widen(r);
+  const bool overflowed = std::isinf(w) & std::isfinite(a) & std::isfinite(b);
+  if (!overflowed) return r;
+  const S big = Conv::narrow(static_cast<C>(Conv::max_finite()));
+  const S neg = Conv::narrow(static_cast<C>(-Conv::max_finite()));
+  return w > 0 ? big : neg;
+}
+
 struct OpProd {
   template <class T>
   static T apply(T a, T b) {
@@ -256,13 +278,19 @@ struct Native {
   template <class T> static T widen(T x) { return x; }
   template <class T> static T narrow(T x) { return x; }
 };
+template <class T>
+struct NativeOf : Native {
+  static T max_finite() { return std::numeric_limits<T>::max(); }
+};
 struct Half {
   static float widen(uint16_t x) { return h2f(x); }
   static uint16_t narrow(float x) { return f2h(x); }
+  static float max_finite() { return 65504.0f; }
 };
 struct BFloat {
   static float widen(uint16_t x) { return bf2f(x); }
   static uint16_t narrow(float x) { return f2bf(x); }
+  static float max_finite() { return 3.3895313892515355e38f; }  // 0x7F7F
 };
 
 // ---------------------------------------------------------------------------
@@ -323,6 +351,19 @@ void with_aligned1(void* dst, int64_t n, Body body) {
     std::memcpy(bd, dp + off * sizeof(S), bytes);
     body(bd, m);
     std::memcpy(dp + off * sizeof(S), bd, bytes);
+  }
+}
+
+template <class Conv, class S>
+void avg_typed(void* dst, const void* src, int64_t n) {
+  if (dst == src) {
+    with_aligned1<S>(dst, n, [](S* d, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) d[i] = avg_sum<Conv, S>(d[i], d[i]);
+    });
+  } else {
+    with_aligned2<S>(dst, src, n, [](S* __restrict d, const S* __restrict s, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) d[i] = avg_sum<Conv, S>(d[i], s[i]);
+    });
   }
 }
 
@@ -480,8 +521,15 @@ void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
   check_ptr("reduce", "src", src, n);
   check_no_partial_overlap("reduce", dst, src, n * static_cast<int64_t>(dtype_size(t)));
   switch (op) {
-    case ReduceOp::sum:
-    case ReduceOp::avg: return reduce_op<OpSum>(t, dst, src, n);  // avg: see premul/finish
+    case ReduceOp::sum: return reduce_op<OpSum>(t, dst, src, n);
+    case ReduceOp::avg:  // a sum (see premul_avg / finish_avg); floats saturate (avg_sum)
+      switch (t) {
+        case DType::float16: return avg_typed<Half, uint16_t>(dst, src, n);
+        case DType::bfloat16: return avg_typed<BFloat, uint16_t>(dst, src, n);
+        case DType::float32: return avg_typed<NativeOf<float>, float>(dst, src, n);
+        case DType::float64: return avg_typed<NativeOf<double>, double>(dst, src, n);
+        default: return reduce_op<OpSum>(t, dst, src, n);
+      }
     case ReduceOp::prod: return reduce_op<OpProd>(t, dst, src, n);
     case ReduceOp::min: return reduce_op<OpMin>(t, dst, src, n);
     case ReduceOp::max: return reduce_op<OpMax>(t, dst, src, n);

@@ -20,8 +20,11 @@
 //    the unsigned type, so there is no undefined behaviour).
 //  - avg on floating types: each contribution is multiplied by 1/n before it
 //    is summed (premul_avg, as NCCL's ncclAvg does); the reduction itself is
-//    then a sum. On integer types: sum, then finish_avg divides by n,
-//    truncating toward zero.
+//    then a sum. The mean of finite values always fits the dtype, so when a
+//    sum of two finite operands rounds past the largest finite value it
+//    saturates there (an infinity or NaN operand still gives inf / NaN):
+//    no algorithm's order can turn a finite average into inf. On integer
+//    types: sum, then finish_avg divides by n, truncating toward zero.
 // These are plain loops over contiguous arrays written so that GCC
 // vectorises them at -O3; one pass over the data, no temporaries.
 #pragma once

@@ -99,13 +99,18 @@ struct Native {
   template <class T> __device__ static T widen(T x) { return x; }
   template <class T> __device__ static T narrow(T x) { return x; }
 };
+template <class T> struct NativeOf : Native {
+  __device__ static T max_finite() { return sizeof(T) == 4 ? static_cast<T>(3.4028234663852886e38) : static_cast<T>(1.7976931348623157e308); }
+};
 struct Half {
   __device__ static float widen(uint16_t x) { return h2f(x); }
   __device__ static uint16_t narrow(float x) { return f2h(x); }
+  __device__ static float max_finite() { return 65504.0f; }
 };
 struct BFloat {
   __device__ static float widen(uint16_t x) { return bf2f(x); }
   __device__ static uint16_t narrow(float x) { return f2bf(x); }
+  __device__ static float max_finite() { return 3.3895313892515355e38f; }
 };
 
 // A 16-byte vector of S.
@@ -143,6 +148,20 @@ __device__ __forceinline__ void for_each(S* d, const S* s, int64_t n, bool vec, 
 template <class Op, class Conv, class S>
 __global__ void reduce_kernel(S* d, const S* s, int64_t n, bool vec) {
   for_each(d, s, n, vec, [](S a, S b) { return Conv::narrow(Op::apply(Conv::widen(a), Conv::widen(b))); });
+}
+
+// avg's sum, as kernels/cpu (avg_sum): a finite + finite that rounds past
+// the largest finite value saturates there, since the mean always fits.
+template <class Conv, class S>
+__global__ void avg_kernel(S* d, const S* s, int64_t n, bool vec) {
+  for_each(d, s, n, vec, [](S x, S y) {
+    const auto a = Conv::widen(x), b = Conv::widen(y);
+    using C = decltype(a);
+    const S r = Conv::narrow(OpSum::apply(a, b));
+    const C w = Conv::widen(r);
+    if (!(isinf(w) && isfinite(a) && isfinite(b))) return r;
+    return Conv::narrow(static_cast<C>(w > 0 ? Conv::max_finite() : -Conv::max_finite()));
+  });
 }
 
 template <class Conv, class S, class C>
@@ -230,8 +249,24 @@ void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n, cudaStr
     throw std::invalid_argument("cuda reduce: invalid reduce op value " + std::to_string(static_cast<unsigned>(op)));
   if (n == 0) return;
   switch (op) {
-    case ReduceOp::sum:
-    case ReduceOp::avg: reduce_dtype<OpSum>(t, dst, src, n, stream); break;
+    case ReduceOp::sum: reduce_dtype<OpSum>(t, dst, src, n, stream); break;
+    case ReduceOp::avg: {
+      const bool vec = aligned16(dst, src);
+      auto go = [&](auto conv, auto* p) {
+        using Conv = decltype(conv);
+        using S = std::remove_pointer_t<decltype(p)>;
+        avg_kernel<Conv, S><<<grid_for(vec ? n / (16 / sizeof(S)) + 1 : n), kThreads, 0, stream>>>(
+            static_cast<S*>(dst), static_cast<const S*>(src), n, vec);
+      };
+      switch (t) {
+        case DType::float16: go(Half{}, static_cast<uint16_t*>(nullptr)); break;
+        case DType::bfloat16: go(BFloat{}, static_cast<uint16_t*>(nullptr)); break;
+        case DType::float32: go(NativeOf<float>{}, static_cast<float*>(nullptr)); break;
+        case DType::float64: go(NativeOf<double>{}, static_cast<double*>(nullptr)); break;
+        default: reduce_dtype<OpSum>(t, dst, src, n, stream); break;  // integers: sum, then finish_avg
+      }
+      break;
+    }
     case ReduceOp::prod: reduce_dtype<OpProd>(t, dst, src, n, stream); break;
     case ReduceOp::min: reduce_dtype<OpMin>(t, dst, src, n, stream); break;
     case ReduceOp::max: reduce_dtype<OpMax>(t, dst, src, n, stream); break;

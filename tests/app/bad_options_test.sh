@@ -26,9 +26,32 @@ check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
 # Inputs go through core (core/record/data.h): the messages of `microddp run`.
 check "unknown fill 'bogus' (expected one of: iota, rank, random:SEED)" --fill bogus --screenshot /tmp/x.png
-check "--fill random:SEED needs an integer seed, got 'x'" --fill random:x --screenshot /tmp/x.png
+check "--fill random:SEED needs a non-negative integer seed below 2^64, got 'x'" --fill random:x --screenshot /tmp/x.png
+check "--fill random:SEED needs a non-negative integer seed below 2^64, got '-1'" --fill random:-1 --screenshot /tmp/x.png
+# Floating options refuse NaN and infinities, naming the option.
+check "--font-px nan is outside 12..40" --font-px nan --screenshot /tmp/x.png
+check "--font-px inf is outside 12..40" --font-px inf --screenshot /tmp/x.png
+check "--bucket-cap-mb nan is outside (0, 1024]" --ddp --bucket-cap-mb nan --screenshot /tmp/x.png
+# A given option is never "not given" (that opened a window that never exits).
+check "--bench-frames 0 must be at least 1" --bench-frames 0
+check "--screenshot '' is empty: give a path" --screenshot ""
+check "--export-frames '' is empty: give a path" --export-frames ""
+check "--replay '' is empty: give a path" --replay ""
+# The buffers must fit the memory budget before anything is allocated.
+check "--count 10000000000 on 3 ranks needs" --count 10000000000 --screenshot /tmp/x.png
+# A record that does not fit its own world size is refused, not replayed into
+# a segfault (core/record/record_io.cpp checks every field).
+corpus="$(dirname "$0")/../record/corpus/ring2.json"
+if command -v python3 >/dev/null && [ -f "$corpus" ]; then
+  bad=$(mktemp)
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["trace"]["initial"].pop(); json.dump(j, open(sys.argv[2], "w"))' "$corpus" "$bad"
+  check "'trace.initial' has 1 entries but the record needs 2" --replay "$bad" --screenshot /tmp/x.png
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["trace"]["events"][0][0]["peer"]=999; json.dump(j, open(sys.argv[2], "w"))' "$corpus" "$bad"
+  check "peer' is 999, outside -1..1" --replay "$bad" --screenshot /tmp/x.png
+  rm -f "$bad"
+fi
 check "--data has 2 rows (separated by ';') but there are 3 ranks" --data "1,2;3,4" --screenshot /tmp/x.png
-check "rank 0 value 0: value 1000000000 overflows float16" --dtype float16 --data "1e9,1,1;1,1,1;1,1,1" --screenshot /tmp/x.png
+check "rank 0 value 0: '1e9' is too large for float16 (largest finite 65504)" --dtype float16 --data "1e9,1,1;1,1,1;1,1,1" --screenshot /tmp/x.png
 # --lesson FILE: the loader's "file:line:column: ..." message, exit 2.
 bad_lesson=$(mktemp /tmp/microddp-viz-bad-lesson.XXXXXX)
 printf 'title: t\nsetup: {collective: all_reduce}\nbeats:\n  - at: 0\n    txet: typo\n' > "$bad_lesson"

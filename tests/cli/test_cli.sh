@@ -36,7 +36,7 @@ expect 2 "error: root 3 is out of range for world size 3" -- run -c broadcast -a
 expect 2 "error: --data has 2 rows" -- run -n 3 --data "1;2"
 expect 2 "error: rank 1 has 2 values but all_reduce" -- run -n 3 --data "1,2,3;4,5;7,8,9"
 expect 2 "error: counts has 2 entries but the world size is 3" -- run -c gather -a naive -n 3 --counts 1,2
-expect 2 "value 3000000000 does not fit int32" -- run -n 2 --dtype int32 --data "3000000000;1"
+expect 2 "rank 0 value 0: '3000000000' does not fit int32" -- run -n 2 --dtype int32 --data "3000000000;1"
 expect 2 "is not a number" -- run -n 2 --data "1,x;1,2"
 expect 2 "error: --ranks was given 2 times; give it once" -- run -n 3 --ranks 4
 expect 2 "error: --record-overhead -1 must be 0 (off) to 1000 pairs" -- bench -b 4K -e 4K --record-overhead -1
@@ -68,7 +68,9 @@ expect 0 '"ok": true' -- run -c all_reduce -a tree -n 2 --dtype int64 --data "92
 expect 2 "does not fit int64" -- run -n 2 --dtype int64 --data "9223372036854775808;0"
 # absurd sizes are refused before anything is allocated
 expect 2 "error: count 99999999999999 on 3 ranks needs" -- run -n 3 --count 99999999999999
-expect 2 "error: --ranks 257 is more than this tool runs as threads (at most 256)" -- run -n 257
+expect 2 "error: --ranks 257 is more than this tool runs (at most 256)" -- run -n 257
+# one cap for every command (core/ir/limits.h)
+expect 2 "error: --ranks 300 is more than this tool runs (at most 256)" -- bench --ranks 300
 expect 2 "error: segments must be in 1..4096, got 1000000" -- run --segments 1000000
 # --input infers the count like --data
 TMPJ=$(mktemp); echo '{"inputs": [[1,2,3],[4,5,6],[7,8,9]]}' > "$TMPJ"
@@ -108,5 +110,43 @@ expect 2 "error: --inter is missing: --nodes 2" -- predict --ranks 8 --nodes 2 -
 expect 2 "error: --inter is missing" -- run -a auto -n 8 --nodes 2
 expect 2 "error: --inter 'infiniband2' is neither a preset" -- predict --ranks 8 --nodes 2 --intra nvlink --inter infiniband2
 expect 2 "error: unknown topology 'dgx'" -- predict --ranks 8 --topology dgx
+# ok never lies: ranks that must agree and do not are a mismatch, named
+expect 1 '"ok": false, "identical_ranks": false, "differing_ranks": [2]' -- run -n 3 -a ring_unchunked --dtype float32 --data "16777216;1;1" --json
+expect 1 "ranks differ: R0's bits differ from R2" -- run -n 3 -a ring_unchunked --dtype bfloat16 --data "256;1;1" --steps
+expect 0 '"identical_ranks": true, "differing_ranks": []' -- run -n 3 -a ring --data "1;2;3" --json
+# a float16 average cannot overflow when the mean fits, on every algorithm
+# (ok needs an infinity to meet an infinity; the reference is finite)
+for alg in naive ring tree recursive_doubling halving_doubling; do
+  expect 0 '"ok": true' -- run -n 7 -a $alg --dtype float16 --op avg --data "65504;65504;65504;65504;65504;65504;65504" --json
+done
+expect 0 '"outputs": [[65504], [65504], [65504]]' -- run -n 3 --dtype float16 --op avg --data "65504;65504;65504" --json
+# products are held to the product's error bound
+for alg in tree halving_doubling recursive_doubling; do
+  expect 0 "ok: matches the reference" -- run -n 5 -a $alg --dtype float16 --op prod --data "-2.25;0.5;-2.25;0.001;0.001"
+done
+# values are parsed as typed: integers exactly, the sign of zero kept
+expect 0 '"outputs": [[9007199254740993]]' -- run -n 1 --dtype int64 --data "9007199254740993.0" --json
+expect 0 '"outputs": [[9223372036854775807]]' -- run -n 1 --dtype int64 --data "9223372036854775807.0" --json
+expect 0 '"outputs": [[-0]]' -- run -n 1 --dtype float32 --data "-0" --json
+expect 0 '"outputs": [[-0]]' -- run -n 1 --dtype float16 --data "-0" --json
+expect 2 "error: rank 0 value 0: '1.5' is not an integer (int64 holds integers)" -- run -n 1 --dtype int64 --data "1.5"
+expect 2 "error: rank 0 value 0: '1e400' is too large for any dtype" -- run -n 1 --data "1e400"
+expect 2 "error: rank 0 value 0: '9223372036854775808' does not fit int64" -- run -n 1 --dtype int64 --data "9223372036854775808"
+# counts: unset is unset, every value is checked as typed, sums cannot overflow
+expect 2 "error: --count '-1' must be >= 0" -- run --count -1
+expect 2 "error: --count '-2' must be >= 0" -- run --count -2
+expect 2 "error: --count '9223372036854775808' is too large (at most 9223372036854775807)" -- run --count 9223372036854775808
+expect 2 "error: --counts '9223372036854775807,1,1': the counts add up to more than 9223372036854775807" -- run -c all_gather --counts 9223372036854775807,1,1
+expect 2 "error: --counts '1,2,3,': entry 4 is empty" -- run -c all_gather --counts 1,2,3,
+expect 2 "error: --counts entry '-1' must be >= 0" -- run -c all_gather --counts 1,-1,3
+expect 2 "error: --fill random:SEED needs a non-negative integer seed below 2^64, got '-1'" -- run --fill random:-1
+# every output file is checked: open, write, flush, close; an empty path is refused
+expect 2 "error: cannot write trace file '/dev/full'" -- run --trace /dev/full
+expect 2 "error: cannot write record file '/dev/full'" -- run --save-record /dev/full
+expect 2 "error: --trace '' is empty: give a file path" -- run --trace ""
+expect 2 "error: --save-record '' is empty: give a file path" -- run --save-record ""
+# memory: one budget, checked before allocating
+expect 2 "error: input file '/dev/zero' is larger than" -- run --input /dev/zero
+expect 2 "more than half of this machine's memory" -- bench -b 64G -e 64G
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

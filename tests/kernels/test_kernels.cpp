@@ -611,6 +611,34 @@ TEST_CASE("finish_avg: integer division truncating toward zero") {
                        std::invalid_argument);
 }
 
+TEST_CASE("avg's sum saturates at the largest finite value; sum does not") {
+  // 21840 is 65504/3 rounded up in float16: three of them sum to 65520,
+  // the tie between 65504 and 65536 (inf), which rounds to even: inf. The
+  // mean of finite values fits, so avg keeps the largest finite value.
+  struct Case { DType t; double part, big; };
+  for (const Case c : {Case{DType::float16, 21840, 65504}, Case{DType::bfloat16, 1.2e38, 3.3895313892515355e38},
+                       Case{DType::float32, 1.2e38, std::numeric_limits<float>::max()},
+                       Case{DType::float64, 7e307, std::numeric_limits<double>::max()}})
+    for (double sign : {1.0, -1.0}) {
+      CAPTURE(tname(c.t));
+      Buf acc(c.t, 3), src(c.t, 3);
+      for (int64_t i = 0; i < 3; ++i) {
+        acc.set(i, sign * c.part * 2);
+        src.set(i, sign * c.part);
+      }
+      src.set(2, INFINITY);  // an infinite contribution stays infinite
+      const double p0 = src.get(0);  // part, rounded to the dtype
+      Buf plain = acc;
+      k::reduce(c.t, ReduceOp::avg, acc.data(), src.data(), 3);
+      CHECK(acc.get(0) == sign * c.big);
+      CHECK(acc.get(2) == INFINITY);
+      k::reduce(c.t, ReduceOp::sum, plain.data(), src.data(), 3);
+      CHECK(plain.get(0) == sign * INFINITY);  // sum keeps IEEE overflow
+      k::reduce(c.t, ReduceOp::avg, src.data(), src.data(), 3);  // in place
+      CHECK(src.get(0) == 2 * p0);
+    }
+}
+
 TEST_CASE("premul_avg: scale by 1/n before the sum") {
   SUBCASE("float16: 4 ranks of 60000 average to 60000 without overflow") {
     const int world = 4;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 #include "core/exec/executor.h"
 #include "core/algorithms/registry.h"
@@ -79,17 +81,84 @@ TEST_SUITE("record_io") {
     const int64_t big = (int64_t{1} << 62) + 1;
     r.inputs = {std::vector<std::byte>(8), std::vector<std::byte>(8)};
     std::memcpy(r.inputs[0].data(), &big, 8);
-    r.outputs = r.inputs;
+    // A record holds its run's trace (an empty one no longer loads: a viewer
+    // would index past it).
+    const RunResult res = run_threads(make_schedule(s), r.inputs);
+    r.outputs = res.outputs;
+    r.trace = res.trace;
     const RunRecord b = record_from_json(record_to_json(r));
     int64_t got = 0;
     std::memcpy(&got, b.inputs[0].data(), 8);
     CHECK(got == big);
   }
 
+  TEST_CASE("every field of a valid record, broken, is refused with a clear error naming it") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring";
+    s.world_size = 3;
+    s.count = 4;
+    RunRecord r;
+    r.spec = s;
+    r.inputs = fill_data(s, "random:3");
+    const RunResult res = run_threads(make_schedule(s), r.inputs);
+    r.outputs = res.outputs;
+    r.trace = res.trace;
+    REQUIRE(r.trace.snapshots);
+    const nlohmann::json good = nlohmann::json::parse(record_to_json(r));
+    REQUIRE_NOTHROW(record_from_json(good.dump()));
+    struct Mutation {
+      const char* what;
+      std::function<void(nlohmann::json&)> apply;
+      const char* message;  // a part of the error
+    };
+    auto ev = [](nlohmann::json& j) -> nlohmann::json& { return j["trace"]["events"][1][0]; };
+    auto snap = [](nlohmann::json& j) -> nlohmann::json& { return j["trace"]["steps"][1][2]["buffers"][0]; };
+    const std::vector<Mutation> cases = {
+        {"initial short", [](auto& j) { j["trace"]["initial"].erase(2); }, "'trace.initial' has 2 entries but the record needs 3"},
+        {"initial long", [](auto& j) { j["trace"]["initial"].push_back(j["trace"]["initial"][0]); }, "'trace.initial' has 4 entries"},
+        {"events short", [](auto& j) { j["trace"]["events"].erase(0); }, "'trace.events' has 2 entries"},
+        {"steps short", [](auto& j) { j["trace"]["steps"].erase(0); }, "'trace.steps' has 3 entries but the record needs 4"},
+        {"step row short", [](auto& j) { j["trace"]["steps"][2].erase(1); }, "'trace.steps[2]' has 2 entries"},
+        {"bytes_sent short", [](auto& j) { j["trace"]["bytes_sent"].erase(0); }, "'trace.bytes_sent' has 2 entries"},
+        {"bytes_received long", [](auto& j) { j["trace"]["bytes_received"].push_back(1); }, "'trace.bytes_received' has 4"},
+        {"trace world size", [](auto& j) { j["trace"]["world_size"] = 5; }, "'trace.world_size' is 5"},
+        {"peer 999", [&](auto& j) { ev(j)["peer"] = 999; }, "'trace.events[1][0].peer' is 999, outside -1..2"},
+        {"peer -7", [&](auto& j) { ev(j)["peer"] = -7; }, "peer' is -7"},
+        {"storage 77", [&](auto& j) { ev(j)["storage"] = 77; }, "'trace.events[1][0].storage' is 77"},
+        {"negative len", [&](auto& j) { ev(j)["len"] = -1; }, "'trace.events[1][0].len' -1 do not fit"},
+        {"negative offset", [&](auto& j) { ev(j)["offset"] = -3; }, "'trace.events[1][0].offset' -3"},
+        {"offset past the buffer", [&](auto& j) { ev(j)["offset"] = 1000000; }, "offset' 1000000"},
+        {"huge len", [&](auto& j) { ev(j)["len"] = INT64_MAX; }, "do not fit"},
+        {"step 99", [&](auto& j) { ev(j)["step"] = 99; }, "'trace.events[1][0].step' is 99, outside 0..3"},
+        {"op_index 99", [&](auto& j) { ev(j)["op_index"] = 99; }, "'trace.events[1][0].op_index' is 99"},
+        {"negative bytes", [&](auto& j) { ev(j)["bytes"] = -8; }, "bytes' is -8"},
+        {"snapshot storage", [&](auto& j) { snap(j)["storage"] = 77; }, "'trace.steps[1][2].buffers[0].storage' is 77"},
+        {"snapshot short", [&](auto& j) { snap(j)["values"].erase(0); }, "'trace.steps[1][2].buffers[0].values' has"},
+        {"snapshot long", [&](auto& j) { snap(j)["values"].push_back(1.0); }, "buffers[0].values' has"},
+        {"initial snapshot", [](auto& j) { j["trace"]["initial"][0]["buffers"][0]["values"] = nlohmann::json::array(); }, "'trace.initial[0].buffers[0].values' has 0 entries"},
+        {"input bytes", [](auto& j) { j["inputs"][0] = "00"; }, "inputs[0] has 1 bytes"},
+        {"inputs rows", [](auto& j) { j["inputs"].erase(0); }, "2 inputs and 3 outputs"},
+        {"world size 100000", [](auto& j) { j["spec"]["world_size"] = 100000; }, "spec.world_size 100000"},
+        {"root", [](auto& j) { j["spec"]["root"] = 3; }, "root 3 is out of range"},
+        {"segments", [](auto& j) { j["spec"]["segments"] = 0; }, "segments must be in 1..4096"},
+    };
+    for (const Mutation& m : cases) {
+      CAPTURE(m.what);
+      nlohmann::json bad = good;
+      m.apply(bad);
+      CHECK_THROWS_WITH_AS(record_from_json(bad.dump(), "r.json"), doctest::Contains(m.message), UsageError);
+    }
+  }
+
   TEST_CASE("bad records are refused naming the field") {
     CHECK_THROWS_WITH_AS(record_from_json("{}", "r.json"),
                          "r.json: not a microddp record (no \"format\": \"microddp-record\")", UsageError);
     CHECK_THROWS_WITH_AS(record_from_json("[1,", "r.json"), doctest::Contains("r.json: not JSON"), UsageError);
+    // nlohmann throws out_of_range, not parse_error, for a number that
+    // overflows a double (found by fuzz_record)
+    CHECK_THROWS_WITH_AS(record_from_json(R"({"format": "microddp-record", "version": 5e804})", "r.json"),
+                         doctest::Contains("r.json: not JSON"), UsageError);
     CHECK_THROWS_WITH_AS(
         record_from_json(R"({"format": "microddp-record", "version": 1, "spec": {"collective": "all_reduce"}})", "r.json"),
         "r.json: missing field 'spec.algorithm'", UsageError);
