@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 #include "core/labs/lesson/lesson.h"
 
@@ -31,13 +32,13 @@ const fs::path kBad = fs::path(MICRODDP_SOURCE_DIR) / "tests" / "lessons" / "bad
 }  // namespace
 
 TEST_SUITE("lessons") {
-  TEST_CASE("the eight shipped lessons are listed with titles, in order") {
+  TEST_CASE("the nine shipped lessons are listed with titles, in order") {
     const auto l = list_lessons(kLessons.string());
-    REQUIRE(l.size() == 8);
+    REQUIRE(l.size() == 9);
     const char* files[] = {"01-primitives.yaml",   "02-ring-double-buffering.yaml", "03-naive-tree-ring.yaml",
                            "04-chunked-ring.yaml", "05-alpha-beta.yaml",            "06-reduce-scatter-all-gather.yaml",
-                           "07-bucketing-overlap.yaml", "08-hunt-the-hang.yaml"};
-    for (size_t i = 0; i < 8; ++i) {
+                           "07-bucketing-overlap.yaml", "08-hunt-the-hang.yaml",    "09-topology.yaml"};
+    for (size_t i = 0; i < 9; ++i) {
       CHECK(fs::path(l[i].file).filename() == files[i]);
       CHECK(l[i].title.rfind("(error", 0) == std::string::npos);
     }
@@ -196,6 +197,49 @@ beats:
       INFO(c.what, ": expected ", c.expected, ", got ", c.actual);
       CHECK(c.pass);
     }
+  }
+
+  TEST_CASE("topology keys: setup nodes, inter/intra/nics_per_node on predictions, nic_bytes") {
+    const Lesson l = parse_lesson(R"(title: topo
+setup: {ranks: 16, nodes: 2, algorithm: ring, count: 250000000}
+beats:
+  - text: two nodes of eight
+    checks:
+      - {check: nic_bytes, preset: nvlink, inter: infiniband, equals: 1.875e9, rel_tol: 0.000001}
+      - {check: nic_bytes, preset: nvlink, inter: infiniband, algorithm: hierarchical, equals: 1.0e9,
+         rel_tol: 0.000001}
+      - {check: predicted, preset: nvlink, inter: infiniband, seconds: 0.07506, rel_tol: 0.00001}
+      - {check: ratio, preset: nvlink, intra: nvlink, inter: infiniband, algorithm: ring,
+         over_algorithm: hierarchical, equals: 1.7471, rel_tol: 0.0001}
+      - {check: faster, preset: nvlink, inter: infiniband, nics_per_node: 8, algorithm: ring, than: naive}
+      - {check: predicted, preset: infiniband, seconds: 0.075}
+)", "topo.yaml");
+    REQUIRE(l.beats.size() == 1);
+    CHECK(l.beats[0].setup.nodes == 2);
+    CHECK(prepare(l.beats[0].setup).spec.nodes == 2);
+    const auto& c = l.beats[0].checks;
+    REQUIRE(c.size() == 6);
+    const auto& nb = std::get<check::NicBytes>(c[0].claim);
+    CHECK(nb.links.inter == "infiniband");
+    CHECK(nb.links.intra.empty());  // the preset stands for it
+    CHECK(nb.links.nics_per_node == 1);
+    CHECK(nb.bytes == 1.875e9);
+    CHECK(std::get<check::NicBytes>(c[1].claim).algorithm == "hierarchical");
+    CHECK(std::get<check::Ratio>(c[3].claim).links.intra == "nvlink");
+    CHECK(std::get<check::Faster>(c[4].claim).links.nics_per_node == 8);
+    CHECK(std::get<check::Predicted>(c[5].claim).links.inter.empty());  // the flat model
+    const auto r = evaluate(l.beats[0]);
+    REQUIRE(r.size() == 6);
+    for (size_t i = 0; i < 5; ++i) {
+      INFO(r[i].what, ": expected ", r[i].expected, ", got ", r[i].actual);
+      CHECK(r[i].pass);
+    }
+    CHECK(r[0].actual == "1875000000 (node 0 NIC 0 out)");
+    CHECK(r[1].actual == "1000000000 (node 0 NIC 0 out)");
+    CHECK(r[2].what == "predicted time (nvlink inside, infiniband between 2 nodes, ring, 16 ranks)");
+    // The flat model prices every ring link as InfiniBand: 2 × 15 × 2 µs + 1.875 GB / 25 GB/s.
+    CHECK(r[5].pass);
+    CHECK(r[5].actual == "0.07506 s");
   }
 
   TEST_CASE("typed answers") {

@@ -2,7 +2,8 @@
 // (the `check:` word of lessons/*.yaml; the format is in lessons/README.md).
 // Each kind is parsed and evaluated in one place, next to each other:
 //   collective beats  checks_collective.cpp  buffer, bytes, steps, result,
-//                                            predicted, ratio, faster
+//                                            predicted, ratio, faster,
+//                                            nic_bytes
 //   ddp beats         checks_ddp.cpp         allreduce_calls, buckets,
 //                                            bucket_params, overlap_fraction,
 //                                            exposed_comm_ms, replicas_identical,
@@ -55,21 +56,42 @@ struct Result {
   std::string expect = "correct";
   int seeds = 20;
 };
+// Which model prices a prediction. inter empty: the flat model of
+// cost_model.h under the check's preset. inter set: the two-level model of
+// core/model/topology_model.h on the setup's nodes, ranks / nodes per node,
+// intra (empty = the check's preset) inside a node, inter between nodes.
+struct Links {
+  std::string intra, inter;
+  int nics_per_node = 1;
+};
 // Predicted lockstep time (s) of this schedule under `preset`, within rel_tol.
 struct Predicted {
   std::string preset;
+  Links links;
   double seconds = 0, rel_tol = 1e-3;
 };
 // predicted(algorithm on preset) / predicted(other_algorithm on
 // other_preset) (an empty other_* = the same as the numerator's) within
 // rel_tol of `ratio`.
+// The same links price both (the numerator's preset, or other_preset,
+// stands for the intra class when links.intra is empty).
 struct Ratio {
   std::string preset, other_preset, algorithm, other_algorithm;
+  Links links;
   double ratio = 0, rel_tol = 1e-3;
 };
 // predicted(algorithm) < predicted(other_algorithm) under `preset`.
 struct Faster {
   std::string preset, algorithm, other_algorithm;
+  Links links;
+};
+// Bytes through the busiest inter-node port (a NIC's out or in; the most
+// over all of them) of `algorithm` (empty = the setup's) on links, which
+// must name `inter`, within rel_tol of `bytes`.
+struct NicBytes {
+  std::string preset, algorithm;
+  Links links;
+  double bytes = 0, rel_tol = 1e-3;
 };
 
 // ---- ddp beats: read the beat's ddp::Result (core/labs/ddp/ddp.h) ----
@@ -148,7 +170,7 @@ struct Report {
   std::string text;
 };
 
-using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster,  //
+using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster, NicBytes,  //
                          AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
                          SameParams, Loss,  //
                          NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report>;

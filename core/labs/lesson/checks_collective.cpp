@@ -1,7 +1,8 @@
 // Checks of collective beats: each kind's parser and evaluator side by side.
 // They read the real run of the beat's setup (threads backend, lockstep,
 // buffers recorded; made once, when the first check needs it) or the α-β
-// prediction of its schedule (core/model/cost_model.h).
+// prediction of its schedule (core/model/cost_model.h, or the two-level
+// core/model/topology_model.h when a check names an `inter` link).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "core/ir/reference.h"
 #include "core/labs/lesson/check_kinds.h"
 #include "core/model/cost_model.h"
+#include "core/model/topology_model.h"
 #include "core/record/data.h"
 #include "core/record/printer.h"
 
@@ -41,10 +43,30 @@ struct BeatRun {
   }
 };
 
-double predicted_s(const Setup& base, const std::string& algorithm, const std::string& preset_name) {
+Network network_of(const Setup& s, const std::string& preset_name, const check::Links& l) {
+  Network net;
+  net.topo = Topology::make(s.ranks, s.nodes, l.nics_per_node);
+  net.intra = preset(l.intra.empty() ? preset_name : l.intra);
+  net.inter = preset(l.inter);
+  return net;
+}
+
+double predicted_s(const Setup& base, const std::string& algorithm, const std::string& preset_name,
+                   const check::Links& links) {
   Setup s = base;
   if (!algorithm.empty()) s.algorithm = algorithm;
-  return predict(prepare(s).schedule, preset(preset_name)).lockstep_s;
+  const Prepared p = prepare(s);
+  if (links.inter.empty()) return predict(p.schedule, preset(preset_name)).lockstep_s;
+  return predict(p.schedule, network_of(s, preset_name, links)).pr.lockstep_s;
+}
+
+// "nvlink", or "nvlink inside, infiniband between 2 nodes".
+std::string links_what(const std::string& preset_name, const check::Links& l, const Setup& s) {
+  if (l.inter.empty()) return preset_name;
+  std::string w = fmt::format("{} inside, {} between {} nodes", l.intra.empty() ? preset_name : l.intra, l.inter,
+                              s.nodes);
+  if (l.nics_per_node > 1) w += fmt::format(" ({} NICs each)", l.nics_per_node);
+  return w;
 }
 
 bool rel_close(double got, double want, double tol) {
@@ -67,6 +89,33 @@ void needs_run(const Ctx& c, const YAML::Node& n, const Prepared& p) {
     c.fail(n, fmt::format("this setup is too large to run here (over {} elements): only predicted, ratio, "
                           "faster and steps checks apply",
                           kMaxRunElements));
+}
+
+// The optional intra, inter, nics_per_node keys of a prediction. intra and
+// nics_per_node only mean something on the two-level model, so they need
+// inter; the NIC count must fit the setup's ranks per node.
+check::Links read_links(const Ctx& c, const YAML::Node& n, const std::string& kind, const Setup& s) {
+  check::Links l;
+  if (n["intra"]) l.intra = str(c, n["intra"], "intra");
+  if (n["inter"]) l.inter = str(c, n["inter"], "inter");
+  if (n["nics_per_node"]) l.nics_per_node = static_cast<int>(integer(c, n["nics_per_node"], "nics_per_node", 1, 32));
+  for (const char* key : {"intra", "inter"}) {
+    try {
+      if (n[key]) (void)microddp::preset(str(c, n[key], key));
+    } catch (const UsageError& e) {
+      c.fail(n[key], fmt::format("'{}': {}", key, e.what()));
+    }
+  }
+  if (l.inter.empty() && (n["intra"] || n["nics_per_node"]))
+    c.fail(n["intra"] ? n["intra"] : n["nics_per_node"],
+           fmt::format("'intra' and 'nics_per_node' of a '{}' check need 'inter' (the link between nodes; without "
+                       "it the flat model prices every link as the preset)",
+                       kind));
+  const int per_node = s.ranks / s.nodes;  // the setup was prepared: nodes divides ranks
+  if (l.nics_per_node > per_node)
+    c.fail(n["nics_per_node"], fmt::format("'nics_per_node' must be between 1 and {} (the ranks per node), got {}",
+                                           per_node, l.nics_per_node));
+  return l;
 }
 
 void rank_in_world(const Ctx& c, const YAML::Node& n, int rank, const Setup& s) {
@@ -225,20 +274,22 @@ CheckResult eval(const check::Result& k, BeatRun& br) {
 
 // ---- predicted: the α-β time of this schedule under a preset ----
 
-check::Predicted read_predicted(const Ctx& c, const YAML::Node& n) {
+check::Predicted read_predicted(const Ctx& c, const YAML::Node& n, const Setup& s) {
   check::Predicted k;
-  only_keys(c, n, "a predicted check", {"check", "preset", "seconds", "rel_tol"});
+  only_keys(c, n, "a predicted check", {"check", "preset", "intra", "inter", "nics_per_node", "seconds", "rel_tol"});
   k.preset = str(c, need(c, n, "predicted", "preset"), "preset");
   k.seconds = number(c, need(c, n, "predicted", "seconds"), "seconds");
   if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
+  k.links = read_links(c, n, "predicted", s);
   return k;
 }
 
 CheckResult eval(const check::Predicted& k, BeatRun& br) {
   CheckResult r;
-  const double t = predicted_s(br.beat.setup, "", k.preset);
-  r.what = fmt::format("predicted time ({}, {}, {} ranks)", k.preset, br.p.spec.algorithm, br.p.spec.world_size);
+  const double t = predicted_s(br.beat.setup, "", k.preset, k.links);
+  r.what = fmt::format("predicted time ({}, {}, {} ranks)", links_what(k.preset, k.links, br.beat.setup),
+                       br.p.spec.algorithm, br.p.spec.world_size);
   r.expected = fmt::format("{} s (±{:g}%)", fmt_num(k.seconds), k.rel_tol * 100);
   r.actual = fmt::format("{} s", fmt_num(t));
   r.pass = rel_close(t, k.seconds, k.rel_tol);
@@ -247,9 +298,11 @@ CheckResult eval(const check::Predicted& k, BeatRun& br) {
 
 // ---- ratio: predicted time over another preset's or algorithm's ----
 
-check::Ratio read_ratio(const Ctx& c, const YAML::Node& n) {
+check::Ratio read_ratio(const Ctx& c, const YAML::Node& n, const Setup& s) {
   check::Ratio k;
-  only_keys(c, n, "a ratio check", {"check", "preset", "over_preset", "algorithm", "over_algorithm", "equals", "rel_tol"});
+  only_keys(c, n, "a ratio check",
+            {"check", "preset", "over_preset", "algorithm", "over_algorithm", "intra", "inter", "nics_per_node",
+             "equals", "rel_tol"});
   k.preset = str(c, need(c, n, "ratio", "preset"), "preset");
   if (n["over_preset"]) k.other_preset = str(c, n["over_preset"], "over_preset");
   if (n["algorithm"]) k.algorithm = str(c, n["algorithm"], "algorithm");
@@ -260,18 +313,20 @@ check::Ratio read_ratio(const Ctx& c, const YAML::Node& n) {
   if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   known_preset(c, n, k.other_preset);
+  k.links = read_links(c, n, "ratio", s);
   return k;
 }
 
 CheckResult eval(const check::Ratio& k, BeatRun& br) {
   CheckResult r;
-  const double num = predicted_s(br.beat.setup, k.algorithm, k.preset);
+  const std::string& den_preset = k.other_preset.empty() ? k.preset : k.other_preset;
+  const double num = predicted_s(br.beat.setup, k.algorithm, k.preset, k.links);
   const double den = predicted_s(br.beat.setup, k.other_algorithm.empty() ? k.algorithm : k.other_algorithm,
-                                 k.other_preset.empty() ? k.preset : k.other_preset);
-  r.what = fmt::format("predicted time {} / {}", k.algorithm.empty() ? k.preset : k.algorithm + " on " + k.preset,
-                       k.other_algorithm.empty()
-                           ? k.other_preset
-                           : k.other_algorithm + " on " + (k.other_preset.empty() ? k.preset : k.other_preset));
+                                 den_preset, k.links);
+  const std::string num_on = links_what(k.preset, k.links, br.beat.setup);
+  const std::string den_on = links_what(den_preset, k.links, br.beat.setup);
+  r.what = fmt::format("predicted time {} / {}", k.algorithm.empty() ? num_on : k.algorithm + " on " + num_on,
+                       k.other_algorithm.empty() ? den_on : k.other_algorithm + " on " + den_on);
   r.expected = fmt::format("{} (±{:g}%)", fmt_num(k.ratio), k.rel_tol * 100);
   r.actual = fmt_num(num / den);
   r.pass = rel_close(num / den, k.ratio, k.rel_tol);
@@ -280,25 +335,65 @@ CheckResult eval(const check::Ratio& k, BeatRun& br) {
 
 // ---- faster: one algorithm's predicted time below another's ----
 
-check::Faster read_faster(const Ctx& c, const YAML::Node& n) {
+check::Faster read_faster(const Ctx& c, const YAML::Node& n, const Setup& s) {
   check::Faster k;
-  only_keys(c, n, "a faster check", {"check", "preset", "algorithm", "than"});
+  only_keys(c, n, "a faster check", {"check", "preset", "algorithm", "than", "intra", "inter", "nics_per_node"});
   k.preset = str(c, need(c, n, "faster", "preset"), "preset");
   k.algorithm = str(c, need(c, n, "faster", "algorithm"), "algorithm");
   k.other_algorithm = str(c, need(c, n, "faster", "than"), "than");
   known_preset(c, n, k.preset);
+  k.links = read_links(c, n, "faster", s);
   return k;
 }
 
 CheckResult eval(const check::Faster& k, BeatRun& br) {
   CheckResult r;
-  const double a = predicted_s(br.beat.setup, k.algorithm, k.preset);
-  const double o = predicted_s(br.beat.setup, k.other_algorithm, k.preset);
-  r.what = fmt::format("{} predicted faster than {} on {} (count {})", k.algorithm, k.other_algorithm, k.preset,
-                       br.p.spec.count);
+  const double a = predicted_s(br.beat.setup, k.algorithm, k.preset, k.links);
+  const double o = predicted_s(br.beat.setup, k.other_algorithm, k.preset, k.links);
+  r.what = fmt::format("{} predicted faster than {} on {} (count {})", k.algorithm, k.other_algorithm,
+                       links_what(k.preset, k.links, br.beat.setup), br.p.spec.count);
   r.expected = fmt::format("{} < {}", k.algorithm, k.other_algorithm);
   r.actual = fmt::format("{} s vs {} s", fmt_num(a), fmt_num(o));
   r.pass = a < o;
+  return r;
+}
+
+// ---- nic_bytes: bytes through the busiest NIC port on the two-level model ----
+
+check::NicBytes read_nic_bytes(const Ctx& c, const YAML::Node& n, const Setup& s) {
+  check::NicBytes k;
+  only_keys(c, n, "a nic_bytes check",
+            {"check", "preset", "algorithm", "intra", "inter", "nics_per_node", "equals", "rel_tol"});
+  k.preset = str(c, need(c, n, "nic_bytes", "preset"), "preset");
+  (void)need(c, n, "nic_bytes", "inter");  // NICs exist only on the two-level model
+  if (n["algorithm"]) k.algorithm = str(c, n["algorithm"], "algorithm");
+  k.bytes = number(c, need(c, n, "nic_bytes", "equals"), "equals");
+  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  known_preset(c, n, k.preset);
+  k.links = read_links(c, n, "nic_bytes", s);
+  return k;
+}
+
+CheckResult eval(const check::NicBytes& k, BeatRun& br) {
+  CheckResult r;
+  Setup s = br.beat.setup;
+  if (!k.algorithm.empty()) s.algorithm = k.algorithm;
+  const Network net = network_of(s, k.preset, k.links);
+  const NetworkPrediction np = predict(prepare(s).schedule, net);
+  int64_t most = 0;
+  int port = -1;
+  for (int id = 0; id < num_ports(net.topo); ++id) {
+    const PortKind pk = port_at(net.topo, id).kind;
+    if ((pk == PortKind::nic_out || pk == PortKind::nic_in) && np.port_bytes[static_cast<size_t>(id)] > most) {
+      most = np.port_bytes[static_cast<size_t>(id)];
+      port = id;
+    }
+  }
+  r.what = fmt::format("bytes through the busiest NIC port ({}, {})", s.algorithm, links_what(k.preset, k.links, s));
+  r.expected = fmt::format("{} (±{:g}%)", fmt_num(k.bytes), k.rel_tol * 100);
+  r.actual = port < 0 ? std::string("0 (no message crosses nodes)")
+                      : fmt::format("{} ({})", most, port_name(net.topo, port));
+  r.pass = rel_close(static_cast<double>(most), k.bytes, k.rel_tol);
   return r;
 }
 
@@ -311,9 +406,10 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   else if (kind == "bytes") k.claim = read_bytes(c, n, setup, p);
   else if (kind == "steps") k.claim = read_steps(c, n);
   else if (kind == "result") k.claim = read_result(c, n, setup, p);
-  else if (kind == "predicted") k.claim = read_predicted(c, n);
-  else if (kind == "ratio") k.claim = read_ratio(c, n);
-  else k.claim = read_faster(c, n);
+  else if (kind == "predicted") k.claim = read_predicted(c, n, setup);
+  else if (kind == "ratio") k.claim = read_ratio(c, n, setup);
+  else if (kind == "nic_bytes") k.claim = read_nic_bytes(c, n, setup);
+  else k.claim = read_faster(c, n, setup);
   return k;
 }
 
@@ -327,7 +423,7 @@ std::vector<CheckResult> evaluate_collective(const Beat& b) {
           if constexpr (std::is_same_v<K, check::Buffer> || std::is_same_v<K, check::Bytes> ||
                         std::is_same_v<K, check::Steps> || std::is_same_v<K, check::Result> ||
                         std::is_same_v<K, check::Predicted> || std::is_same_v<K, check::Ratio> ||
-                        std::is_same_v<K, check::Faster>)
+                        std::is_same_v<K, check::Faster> || std::is_same_v<K, check::NicBytes>)
             return eval(claim, br);
           else
             return wrong_kind(k.mark, "collective");  // a ddp or hang check built by hand into this beat

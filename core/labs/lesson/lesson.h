@@ -56,6 +56,7 @@ struct Setup {
   std::vector<int64_t> counts;
   int root = 0;
   int segments = 1;
+  int nodes = 1;  // CollectiveSpec::nodes: contiguous placement, ranks / nodes per node
   bool in_place = false;
   std::string data, fill;
   std::string backend = "threads", mode = "lockstep";

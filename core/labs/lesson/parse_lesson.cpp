@@ -26,8 +26,8 @@ namespace {
 
 void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
   only_keys(c, n, "setup",
-            {"collective", "algorithm", "ranks", "count", "counts", "dtype", "op", "root", "segments", "in_place",
-             "data", "fill", "backend", "mode", "delay"});
+            {"collective", "algorithm", "ranks", "count", "counts", "dtype", "op", "root", "segments", "nodes",
+             "in_place", "data", "fill", "backend", "mode", "delay"});
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
     const YAML::Node v = it->second;  // a copy: it->second is a temporary proxy's member
@@ -42,6 +42,8 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
     else if (k == "op") s.op = str(c, v, k);
     else if (k == "root") s.root = static_cast<int>(integer(c, v, k, 0, 31));
     else if (k == "segments") s.segments = static_cast<int>(integer(c, v, k, 1, 16));
+    // Divisibility by ranks is the spec's rule, checked when the setup is prepared.
+    else if (k == "nodes") s.nodes = static_cast<int>(integer(c, v, k, 1, 32));
     else if (k == "in_place") s.in_place = boolean(c, v, k);
     else if (k == "data") {
       // Either rows "1,2,3;4,5,6" or a list of lists [[1,2,3],[4,5,6]].

@@ -24,6 +24,7 @@ Prepared prepare(const Setup& a) {
   s.root = a.root;
   s.in_place = a.in_place;
   s.segments = a.segments;
+  s.nodes = a.nodes;
   s.counts = a.counts;
   p.mode = parse_mode(a.mode);
   if (a.count >= 0) s.count = a.count;
