@@ -198,6 +198,7 @@ std::string record_to_json(const RunRecord& r) {
                {"count", s.count},           {"counts", s.counts},         {"dtype", name(s.dtype)},
                {"op", name(s.op)},           {"root", s.root},             {"in_place", s.in_place},
                {"segments", s.segments}};
+  if (s.nodes != 1) spec["nodes"] = s.nodes;  // older records have no field: one node
   json inputs = json::array(), outputs = json::array();
   for (const auto& row : r.inputs) inputs.push_back(to_hex(row));
   for (const auto& row : r.outputs) outputs.push_back(to_hex(row));
@@ -253,6 +254,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   s.root = rd.get<int>(js, "root", sp);
   s.in_place = rd.get<bool>(js, "in_place", sp);
   s.segments = rd.get<int>(js, "segments", sp);
+  if (js.contains("nodes")) s.nodes = rd.get<int>(js, "nodes", sp);
   wrap(where, "spec", [&] {
     check_ranks(s.world_size, "spec.world_size");
     s.validate();

@@ -92,6 +92,37 @@ TEST_SUITE("record_io") {
     CHECK(got == big);
   }
 
+  TEST_CASE("a hierarchical run's node count survives, and a record without one means one node") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "hierarchical";
+    s.world_size = 4;
+    s.nodes = 2;
+    s.count = 4;
+    RunRecord r;
+    r.spec = s;
+    r.inputs = fill_data(s, "iota");
+    const Schedule sch = make_schedule(s);
+    const RunResult res = run_threads(sch, r.inputs);
+    r.outputs = res.outputs;
+    r.trace = res.trace;
+    const std::string text = record_to_json(r);
+    const RunRecord b = record_from_json(text);
+    CHECK(b.spec.nodes == 2);
+    CHECK(make_schedule(b.spec).num_steps() == sch.num_steps());
+    nlohmann::json j = nlohmann::json::parse(text);
+    CHECK(j["spec"]["nodes"] == 2);
+    s.nodes = 1;
+    s.algorithm = "ring";
+    r.spec = s;
+    const RunResult flat = run_threads(make_schedule(s), r.inputs);
+    r.outputs = flat.outputs;
+    r.trace = flat.trace;
+    j = nlohmann::json::parse(record_to_json(r));
+    CHECK_FALSE(j["spec"].contains("nodes"));
+    CHECK(record_from_json(j.dump()).spec.nodes == 1);
+  }
+
   TEST_CASE("every field of a valid record, broken, is refused with a clear error naming it") {
     CollectiveSpec s;
     s.collective = Collective::all_reduce;
