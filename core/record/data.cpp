@@ -80,7 +80,10 @@ std::optional<int64_t> exact_integer(const std::string& tok, bool* too_big) {
 }
 
 Value parse_number(const std::string& tok, int r, size_t i) {
-  if (tok == "nan" || tok == "NaN") return {std::numeric_limits<double>::quiet_NaN(), false, 0, tok};
+  if (tok == "nan" || tok == "NaN" || tok == "+nan") return {std::numeric_limits<double>::quiet_NaN(), false, 0, tok};
+  // A NaN's sign bit travels with it (and min/max keep it): "-nan" is a NaN
+  // with the sign set, as printf prints one.
+  if (tok == "-nan" || tok == "-NaN") return {-std::numeric_limits<double>::quiet_NaN(), false, 0, tok};
   if (tok == "inf" || tok == "+inf") return {std::numeric_limits<double>::infinity(), false, 0, tok};
   if (tok == "-inf") return {-std::numeric_limits<double>::infinity(), false, 0, tok};
   if (tok.empty() || tok.find_first_not_of("+-0123456789.eE") != std::string::npos)
