@@ -71,6 +71,35 @@ double CostParams::mem_bw_for(int threads) const {
   return mem_bw_Bps[std::min(mem_bw_Bps.size(), static_cast<size_t>(threads)) - 1];
 }
 
+void count_op(RankStepCost& c, OpKind kind, int64_t b) {
+  switch (kind) {
+    case OpKind::send:  // no traffic of its own: the receiver reads the sender's buffer
+      ++c.sends;
+      c.bytes_sent += b;
+      break;
+    case OpKind::recv:
+      ++c.recvs;
+      c.bytes_received += b;
+      c.bytes_traffic += 2 * b;
+      break;
+    case OpKind::recv_reduce:
+      ++c.recvs;
+      c.bytes_received += b;
+      c.bytes_reduced += b;
+      c.bytes_traffic += 3 * b;
+      break;
+    case OpKind::reduce:
+      c.bytes_reduced += b;
+      c.bytes_traffic += 3 * b;
+      break;
+    case OpKind::copy:
+      c.bytes_copied += b;
+      c.bytes_traffic += 2 * b;
+      break;
+    case OpKind::swap: break;
+  }
+}
+
 namespace {
 
 // k messages of `bytes` bytes each.
@@ -90,38 +119,15 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
   CostTerms out, in;
   for (const Op& op : ops) {
     const int64_t b = op.len * static_cast<int64_t>(es);
-    switch (op.kind) {
-      case OpKind::send:  // no traffic of its own: the receiver reads the sender's buffer
-        ++c.sends;
-        c.bytes_sent += b;
-        // shared memory: the receiver moves the bytes; the sender only posts
-        out += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
-                                   : msgs(p, 1, static_cast<double>(b));
-        break;
-      case OpKind::recv:
-        ++c.recvs;
-        c.bytes_received += b;
-        c.bytes_traffic += 2 * b;
-        in += msgs(p, 1, static_cast<double>(b));
-        break;
-      case OpKind::recv_reduce:
-        ++c.recvs;
-        c.bytes_received += b;
-        c.bytes_reduced += b;
-        c.bytes_traffic += 3 * b;
-        in += p.fused_recv_reduce ? CostTerms{p.alpha_for(static_cast<double>(b)), 0, 0, 0}
-                                  : msgs(p, 1, static_cast<double>(b));
-        break;
-      case OpKind::reduce:
-        c.bytes_reduced += b;
-        c.bytes_traffic += 3 * b;
-        break;
-      case OpKind::copy:
-        c.bytes_copied += b;
-        c.bytes_traffic += 2 * b;
-        break;
-      case OpKind::swap: break;
-    }
+    count_op(c, op.kind, b);
+    const double m = static_cast<double>(b);
+    // shared memory: the receiver moves the bytes; the sender only posts
+    if (op.kind == OpKind::send)
+      out += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msgs(p, 1, m);
+    else if (op.kind == OpKind::recv)
+      in += msgs(p, 1, m);
+    else if (op.kind == OpKind::recv_reduce)
+      in += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msgs(p, 1, m);
   }
   c.terms = out.total() >= in.total() ? out : in;
   c.terms.gamma_s = c.bytes_reduced * p.gamma;

@@ -158,6 +158,12 @@ struct RankStepCost {
   CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
 };
 
+// Adds one op of b bytes to c's counts (messages, bytes sent / received /
+// reduced / copied, memory traffic): the bookkeeping shared by the flat model
+// and the per-port topology model (topology_model.h), which differ only in
+// how they price the messages.
+void count_op(RankStepCost& c, OpKind kind, int64_t b);
+
 struct Prediction {
   std::vector<std::vector<RankStepCost>> ranks;  // [step][rank]
   std::vector<double> step_s;                    // [step]: max(slowest rank, bus) + barrier

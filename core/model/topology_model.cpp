@@ -148,37 +148,21 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
         const int nic = T.node_of(r) * T.nics_per_node + T.nic_of(r);
         int id = -1;
         bool alpha_only = false;
+        count_op(c, op.kind, b);
         switch (op.kind) {
           case OpKind::send:
-            ++c.sends;
-            c.bytes_sent += b;
             id = port_id(T, local ? Port{PortKind::intra_out, r} : Port{PortKind::nic_out, nic});
             alpha_only = lp.fused_recv_reduce;
             (local ? out.bytes_intra : out.bytes_inter) += b;
             break;
           case OpKind::recv:
-            ++c.recvs;
-            c.bytes_received += b;
-            c.bytes_traffic += 2 * b;
             id = port_id(T, local ? Port{PortKind::intra_in, r} : Port{PortKind::nic_in, nic});
             break;
           case OpKind::recv_reduce:
-            ++c.recvs;
-            c.bytes_received += b;
-            c.bytes_reduced += b;
-            c.bytes_traffic += 3 * b;
             id = port_id(T, local ? Port{PortKind::intra_in, r} : Port{PortKind::nic_in, nic});
             alpha_only = lp.fused_recv_reduce;
             break;
-          case OpKind::reduce:
-            c.bytes_reduced += b;
-            c.bytes_traffic += 3 * b;
-            break;
-          case OpKind::copy:
-            c.bytes_copied += b;
-            c.bytes_traffic += 2 * b;
-            break;
-          case OpKind::swap: break;
+          default: break;  // local ops use no port
         }
         if (id < 0) continue;
         port[id] += message(lp, static_cast<double>(b), alpha_only);
