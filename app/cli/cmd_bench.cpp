@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 #include "core/algorithms/registry.h"
 #include "core/exec/cuda/backend_cuda.h"
 #include "core/exec/mpi/backend_mpi.h"
@@ -43,7 +44,22 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p) {
   return s + " (" + line(p.alpha, p.beta) + ")";
 }
 
-int run(const Args& a, bool ranks_given) {
+// --mpi-algorithm: Open MPI's choice is an MCA parameter, read when MPI
+// starts (under mpirun main starts it before the command runs: the hook).
+void force_mpi_algorithm(const Args& a) {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+  static bool forced = false;
+  if (a.mpi_algorithm.empty() || a.backend != "mpi" || forced) return;
+  if (a.reference != "mpi") throw UsageError(fmt::format("--mpi-algorithm {} needs --reference mpi", a.mpi_algorithm));
+  mpi_force_library_algorithm(parse_collective(a.collective), a.mpi_algorithm);
+  forced = true;
+#else
+  (void)a;
+#endif
+}
+
+int run(const Args& a, const CLI::App& sub) {
+  const bool ranks_given = sub.count("--ranks") > 0;
   if (a.json && a.csv) throw UsageError("--json and --csv exclude each other");
   if (a.record && a.record_pairs > 0)
     throw UsageError("--record and --record-overhead exclude each other (the overhead runs time both)");
@@ -87,12 +103,10 @@ int run(const Args& a, bool ranks_given) {
   bool quiet = false;  // ranks != 0 of an MPI job print nothing
   if (o.backend == "mpi" && mpi_available()) {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
-    // The library's algorithm is an MCA parameter: set before MPI starts.
-    if (!a.mpi_algorithm.empty()) {
-      if (o.reference != "mpi") throw UsageError(fmt::format("--mpi-algorithm {} needs --reference mpi", a.mpi_algorithm));
-      mpi_force_library_algorithm(o.collective, a.mpi_algorithm);
-    }
+    force_mpi_algorithm(a);
     mpi_init_once();
+    // Every rank runs the same sequence: compare the options first.
+    mpi_agree_on_options(given_options(sub));
     if (!ranks_given) o.world_size = mpi_world_size();
     quiet = mpi_rank() != 0;
 #endif
@@ -169,7 +183,10 @@ std::function<int()> setup_bench(CLI::App* sub) {
   sub->add_option("--mpi-algorithm", a.mpi_algorithm,
                   "with --reference mpi: force Open MPI's coll/tuned algorithm (e.g. ring, recursive_doubling)");
   sub->add_option("--nccl-algo", a.nccl_algo, "with --reference nccl: NCCL_ALGO ring | tree (default: NCCL's choice)");
-  return [sub] { return run(a, sub->count("--ranks") > 0); };
+  before_mpi_starts().push_back([sub] {
+    if (sub->parsed()) force_mpi_algorithm(a);
+  });
+  return [sub] { return run(a, *sub); };
 }
 
 }  // namespace microddp::cli

@@ -102,7 +102,16 @@ void auto_debug_log(const PreparedRun& p) {
                p.auto_choice->chosen.c_str(), best * 1e6, p.auto_model.c_str());
 }
 
-int run(const Args& a) {
+int run(const Args& a, const CLI::App& sub) {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+  // Every rank of an MPI job must be given the same options (rank 0 alone
+  // reads --data, writes --trace, prints): compared before any of them is
+  // read, so the one that differs is named as typed.
+  if (a.run.backend == "mpi") {
+    mpi_init_once();
+    mpi_agree_on_options(given_options(sub));
+  }
+#endif
   // A given path is never "not given": refuse an empty one before running.
   for (const auto& [opt, path] : {std::pair{"--trace", &a.trace_file}, std::pair{"--save-record", &a.record_file}})
     if (*path && (*path)->empty()) throw UsageError(fmt::format("{} '' is empty: give a file path", opt));
@@ -211,7 +220,7 @@ std::function<int()> setup_run(CLI::App* sub) {
   sub->add_option("--alpha", a.params.alpha, "predict with this latency (seconds per message)");
   sub->add_option("--bandwidth", a.params.bandwidth, "predict with this bandwidth (bytes per second)");
   sub->add_option("--gamma", a.params.gamma, "predict with this reduction cost (seconds per byte)");
-  return std::function<int()>([] { return run(a); });
+  return std::function<int()>([sub] { return run(a, *sub); });
 }
 
 }  // namespace microddp::cli

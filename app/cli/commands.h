@@ -7,6 +7,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <vector>
 
 namespace microddp::cli {
 
@@ -20,6 +21,13 @@ struct Command {
   const char* help;  // one line, shown by `microddp --help`
   SetupCommand setup;
 };
+
+// Under mpirun main starts MPI right after parsing, before the command
+// runs. What must happen before MPI starts (an MCA parameter, as bench's
+// --mpi-algorithm) goes here, from a command's setup: main calls each hook
+// after parsing (a hook checks that its command was chosen) and may throw
+// UsageError.
+std::vector<std::function<void()>>& before_mpi_starts();
 
 std::function<int()> setup_run(CLI::App* sub);  // cmd_run.cpp
 std::function<int()> setup_predict(CLI::App* sub);  // cmd_predict.cpp

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/parse_error.h"
+#include "core/exec/mpi/backend_mpi.h"
 #include "core/ir/types.h"
 
 namespace microddp::cli {
@@ -24,10 +25,26 @@ const Command kCommands[] = {
 };
 
 }  // namespace
+
+std::vector<std::function<void()>>& before_mpi_starts() {
+  static std::vector<std::function<void()>> hooks;
+  return hooks;
+}
+
 }  // namespace microddp::cli
 
+// Under mpirun every exit must reach the job: a rank that exits without
+// starting MPI leaves the others waiting in MPI_Init, and one that exits
+// alone leaves them waiting for it. So, when mpirun started this process,
+// main starts MPI right after parsing (the commands' before_mpi_starts
+// hooks first: bench's --mpi-algorithm is an MCA parameter), and every
+// early exit (help, a parse or usage error, any error) goes through
+// mpi_leave_job, which aborts the job with the same exit code. An error
+// that every rank raised together (MpiJobUsageError: the ranks disagree)
+// ends each rank normally instead.
 int main(int argc, char** argv) {
   using namespace microddp;
+  const bool launched = mpi_launched();
   CLI::App app{"microddp: collective communication, run for real, step by step"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, std::function<int()>>> runs;
@@ -35,27 +52,37 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
     runs.emplace_back(sub, c.setup(sub));
   }
+  // Leaves with `code`: the message (if any) printed, the job told.
+  auto leave = [&](int code, const std::string& error) {
+    if (launched) mpi_leave_job(error, code);
+    if (!error.empty()) std::fprintf(stderr, "%s\n", error.c_str());
+    return code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return leave(app.exit(e), "");
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return leave(app.exit(e), "");
   } catch (const CLI::Success& e) {
-    return app.exit(e);
+    return leave(app.exit(e), "");
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s\n", cli::parse_error_line(e.what()).c_str());
-    return 2;
+    return leave(2, cli::parse_error_line(e.what()));
   }
   try {
+    if (launched) {
+      for (const auto& hook : cli::before_mpi_starts()) hook();
+      mpi_init_once();
+    }
     for (auto& [sub, fn] : runs)
       if (sub->parsed()) return fn();
-  } catch (const UsageError& e) {
+  } catch (const MpiJobUsageError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
+  } catch (const UsageError& e) {
+    return leave(2, fmt::format("error: {}", e.what()));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
+    return leave(1, fmt::format("error: {}", e.what()));
   }
   return 0;
 }

@@ -45,6 +45,18 @@ void add_run_options(CLI::App& app, RunArgs& a) {
       ->capture_default_str();
 }
 
+std::vector<std::pair<std::string, std::string>> given_options(const CLI::App& app) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->count() == 0 || o->get_name() == "--help") continue;
+    std::string value;
+    if (o->get_expected_min() > 0)
+      for (const std::string& r : o->results()) value += (value.empty() ? "" : ",") + r;
+    out.emplace_back(o->get_name(), value);
+  }
+  return out;
+}
+
 PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model) {
   PreparedRun p;
   CollectiveSpec& s = p.spec;

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/algorithms/registry.h"
 #include "core/exec/executor.h"
@@ -33,6 +35,13 @@ struct RunArgs {
 };
 
 void add_run_options(CLI::App& app, RunArgs& a);
+
+// The options given to `app` (a parsed subcommand), as typed: (long name
+// such as "--data", its values joined by ","; "" for a flag), in the order
+// the command registered them. An MPI job's ranks compare these
+// (mpi_agree_on_options) so that a rank given other options is named,
+// option and all, before anything runs.
+std::vector<std::pair<std::string, std::string>> given_options(const CLI::App& app);
 
 struct PreparedRun {
   CollectiveSpec spec;

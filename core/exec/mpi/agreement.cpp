@@ -1,7 +1,9 @@
 // Agreement: every rank describes its call; rank 0 judges
 // (core/exec/mpi/backend_mpi.h, step 1 of a run).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "core/exec/mpi/mpi_internal.h"
 
@@ -138,10 +140,129 @@ bool agree(const Header& mine, const std::string& my_problem) {
                          follower_timeout());
     });
   }
-  if (v.bad_rank >= 0 && !my_problem.empty()) throw UsageError(my_problem);
-  if (v.bad_rank == 0) throw UsageError("mpi backend: ranks disagree: rank 0 was given inputs of the wrong shape");
-  if (v.bad_rank > 0) throw UsageError("mpi backend: ranks disagree: " + difference(v.first, v.bad, v.bad_rank));
+  if (v.bad_rank >= 0 && !my_problem.empty()) throw MpiJobUsageError(my_problem);
+  if (v.bad_rank == 0) throw MpiJobUsageError("mpi backend: ranks disagree: rank 0 was given inputs of the wrong shape");
+  if (v.bad_rank > 0) throw MpiJobUsageError("mpi backend: ranks disagree: " + difference(v.first, v.bad, v.bad_rank));
   return v.sync_clocks != 0;
 }
 
+// ---- the options each rank was given (the command line's agreement) ----
+
+namespace {
+
+// name \0 value \0, for each option.
+std::vector<std::byte> encode_options(const std::vector<std::pair<std::string, std::string>>& given) {
+  std::vector<std::byte> out;
+  for (const auto& [name, value] : given)
+    for (const std::string* s : {&name, &value}) {
+      const auto* p = reinterpret_cast<const std::byte*>(s->c_str());
+      out.insert(out.end(), p, p + s->size() + 1);
+    }
+  return out;
+}
+
+// Another rank's bytes: malformed ones (no trailing NUL, odd count) give
+// what decodes, and a final partial entry is dropped.
+std::vector<std::pair<std::string, std::string>> decode_options(const std::vector<std::byte>& blob) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t i = 0; i < blob.size(); ++i)
+    if (blob[i] == std::byte{0}) {
+      parts.emplace_back(reinterpret_cast<const char*>(blob.data()) + start, i - start);
+      start = i + 1;
+    }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i + 1 < parts.size(); i += 2) out.emplace_back(parts[i], parts[i + 1]);
+  return out;
+}
+
+// "--data 1,2;3" as typed, long values shortened; "--in-place" for a flag.
+std::string shown(const std::string& name, const std::string& value) {
+  if (value.empty()) return name;
+  constexpr size_t kMost = 60;
+  return name + " " + (value.size() > kMost ? value.substr(0, kMost) + "..." : value);
+}
+
+// The first option where rank r's differ from rank 0's ("" when none).
+std::string option_difference(const std::vector<std::pair<std::string, std::string>>& a,
+                              const std::vector<std::pair<std::string, std::string>>& b, int r) {
+  auto find = [](const auto& list, const std::string& name) -> const std::string* {
+    for (const auto& [n, v] : list)
+      if (n == name) return &v;
+    return nullptr;
+  };
+  auto side = [](const std::string& name, const std::string* v) {
+    return v ? "with " + shown(name, *v) : "without " + name;
+  };
+  std::vector<std::string> names;
+  for (const auto* list : {&a, &b})
+    for (const auto& [n, v] : *list)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const auto& name : names) {
+    const std::string* va = find(a, name);
+    const std::string* vb = find(b, name);
+    if (va && vb && *va == *vb) continue;
+    return fmt::format("rank {} called {} but rank 0 {}", r, side(name, vb), side(name, va));
+  }
+  return "";
+}
+
+constexpr int64_t kMaxOptionsBytes = int64_t{16} << 20;  // far above any command line (ARG_MAX)
+
+}  // namespace
+
 }  // namespace microddp::mpi_detail
+
+namespace microddp {
+
+using namespace mpi_detail;
+
+void mpi_agree_on_options(const std::vector<std::pair<std::string, std::string>>& given) {
+  int me = 0, n = 1;
+  MPI_Comm_rank(g_comm, &me);
+  MPI_Comm_size(g_comm, &n);
+  if (n == 1) return;
+  std::vector<std::byte> mine = encode_options(given);
+  std::string verdict;
+  if (me == 0) {
+    std::vector<int64_t> sizes(n);
+    std::vector<MPI_Request> reqs(n - 1);
+    for (int r = 1; r < n; ++r) MPI_Irecv(&sizes[r], 1, MPI_INT64_T, r, kTagOptions, g_comm, &reqs[r - 1]);
+    wait_reqs(reqs.data(), n - 1, mpi_timeout(), [&] {
+      return fmt::format("rank 0 waited {} s for {} to start the command (dead, hung, or running something else)",
+                         mpi_timeout(), pending_ranks(reqs));
+    });
+    for (int r = 1; r < n; ++r) {
+      if (sizes[r] < 0 || sizes[r] > kMaxOptionsBytes)
+        abort_job(fmt::format("rank {} announced {} bytes of options, more than {} (corrupted message)", r, sizes[r],
+                              kMaxOptionsBytes));
+      std::vector<std::byte> blob(sizes[r]);
+      recv_wait(blob.data(), sizes[r], r, kTagOptions, mpi_timeout(),
+                [&] { return fmt::format("rank 0 waited {} s for rank {}'s options (dead or hung)", mpi_timeout(), r); });
+      if (verdict.empty()) verdict = option_difference(given, decode_options(blob), r);
+    }
+    const int64_t len = static_cast<int64_t>(verdict.size());
+    for (int r = 1; r < n; ++r) {
+      auto what = [&] { return fmt::format("rank 0 could not deliver its verdict on the options to rank {}", r); };
+      send_wait(&len, sizeof len, r, kTagOptionsVerdict, mpi_timeout(), what);
+      if (len > 0) send_wait(verdict.data(), len, r, kTagOptionsVerdict, mpi_timeout(), what);
+    }
+  } else {
+    const int64_t size = static_cast<int64_t>(mine.size());
+    auto what = [&] {
+      return fmt::format("rank {} waited {} s for rank 0 to compare the options (rank 0 is dead, hung, or running "
+                         "something else)",
+                         me, follower_timeout());
+    };
+    send_wait(&size, sizeof size, 0, kTagOptions, follower_timeout(), what);
+    send_wait(mine.data(), size, 0, kTagOptions, follower_timeout(), what);
+    int64_t len = 0;
+    recv_wait(&len, sizeof len, 0, kTagOptionsVerdict, follower_timeout(), what);
+    if (len < 0 || len > kMaxOptionsBytes) abort_job(fmt::format("rank 0 announced a verdict of {} bytes", len));
+    verdict.resize(static_cast<size_t>(len));
+    if (len > 0) recv_wait(verdict.data(), len, 0, kTagOptionsVerdict, follower_timeout(), what);
+  }
+  if (!verdict.empty()) throw MpiJobUsageError("mpi backend: ranks disagree: " + verdict);
+}
+
+}  // namespace microddp

@@ -42,7 +42,14 @@
 //
 // Faults: every wait polls MPI_Test against a deadline (mpi_timeout(),
 // 30 s unless MICRODDP_MPI_TIMEOUT=<seconds> or mpi_set_timeout() says
-// otherwise). When a rank does not arrive, the waiting rank prints
+// otherwise; a positive finite number of seconds, at most
+// kMaxMpiTimeoutSeconds = one day: anything else is refused with a
+// UsageError naming the value). MPI's own waits without a deadline
+// (MPI_Init, the MPI_Comm_dup after it, MPI_Finalize) are bounded too:
+// during MPI_Init and the dup a watchdog thread ends the process (exit
+// code 3, so mpirun ends the job) after 1.5 x the timeout + 11 s, and
+// before MPI_Finalize the ranks meet at a barrier through rank 0, which
+// names a rank that does not come. When a rank does not arrive, the waiting rank prints
 // "error: mpi backend: rank R ... waited S s for rank K ..." on stderr and
 // calls MPI_Abort (exit code 3), which ends every process of the job. A rank
 // that dies is reported by mpirun itself ("process rank K ... exited"), and
@@ -53,7 +60,10 @@
 // std::runtime_error("this build has no MPI backend").
 #pragma once
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/exec/executor.h"
@@ -62,10 +72,40 @@ namespace microddp {
 
 constexpr int kPingPongRounds = 16;
 
+// The largest MICRODDP_MPI_TIMEOUT (seconds): one day. A longer wait is
+// no longer a timeout but a typo (1e30, inf), and deadlines are kept in
+// int64 nanoseconds.
+constexpr double kMaxMpiTimeoutSeconds = 86400;
+
+// A UsageError that every rank of the MPI job throws at the same point
+// (the ranks disagree on the call): the ranks end together, so none needs
+// to abort the job. Any other error on one rank must end the job
+// (mpi_leave_job).
+struct MpiJobUsageError : UsageError {
+  using UsageError::UsageError;
+};
+
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
 
 // True: this build has the MPI backend.
 bool mpi_available();
+// True when mpirun (Open MPI, PMIx or PMI) started this process: its
+// environment names a rank. Such a process must start MPI before it exits,
+// or the job's other ranks wait for it in MPI_Init.
+bool mpi_launched();
+// Ends this process with exit code `code` after printing `error` (a whole
+// line, unless empty) on stderr. When mpirun started it, it first starts
+// MPI if needed and, in a job of several ranks, calls MPI_Abort with
+// `code` so that mpirun ends every rank (none waits for this one) and
+// exits with that code.
+[[noreturn]] void mpi_leave_job(const std::string& error, int code);
+// Every rank sends rank 0 the options it was given, (name as typed, value
+// as typed; "" for a flag), and rank 0 compares them with its own. Throws
+// MpiJobUsageError on every rank naming the first rank and option that
+// differ: "mpi backend: ranks disagree: rank 1 called with --data 5;6 but
+// rank 0 with --data 1;2" (or "without --trace"). Aborts the job when a
+// rank does not arrive within mpi_timeout(). MPI must be started.
+void mpi_agree_on_options(const std::vector<std::pair<std::string, std::string>>& given);
 // MPI_Init_thread(FUNNELED) unless MPI is already initialized (then first
 // keeps glibc from returning large freed blocks to the kernel: see
 // world.cpp, it makes the library's own collectives 10x faster here);
@@ -81,8 +121,15 @@ int mpi_rank();
 int mpi_world_size();
 
 // Seconds a rank waits for another before it aborts the job (see above).
+// Throws UsageError when MICRODDP_MPI_TIMEOUT is set but not a number of
+// seconds in (0, kMaxMpiTimeoutSeconds] (parse_mpi_timeout).
 double mpi_timeout();
-void mpi_set_timeout(double seconds);  // throws UsageError when seconds <= 0
+void mpi_set_timeout(double seconds);  // throws UsageError unless 0 < seconds <= kMaxMpiTimeoutSeconds
+// MICRODDP_MPI_TIMEOUT's text -> seconds. The whole text must be a finite
+// number in (0, kMaxMpiTimeoutSeconds]; throws UsageError
+// "MICRODDP_MPI_TIMEOUT='<text>': <why>; give ..." otherwise ("", "abc",
+// "nan", "0", "-5", "inf", "1e30", "30s").
+double parse_mpi_timeout(const std::string& text);
 
 // Runs the schedule on MPI_COMM_WORLD. Collective: every rank calls it with
 // the same schedule and options. `inputs` holds every rank's input (as for
@@ -151,6 +198,12 @@ void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
 #else  // no MPI in this build
 
 inline bool mpi_available() { return false; }
+inline bool mpi_launched() { return false; }
+[[noreturn]] inline void mpi_leave_job(const std::string& error, int code) {
+  if (!error.empty()) std::fprintf(stderr, "%s\n", error.c_str());
+  std::exit(code);
+}
+inline void mpi_agree_on_options(const std::vector<std::pair<std::string, std::string>>&) {}
 [[noreturn]] inline void mpi_unavailable() { throw std::runtime_error("this build has no MPI backend"); }
 inline void mpi_init_once() { mpi_unavailable(); }
 inline void mpi_finalize_if_needed() {}

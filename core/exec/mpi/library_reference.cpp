@@ -130,8 +130,8 @@ MpiLibraryResult run_mpi_library(const CollectiveSpec& sp, const RankData& input
   agree(make_header(2, sp, &o, warmup, inputs_ok || me >= n),
         inputs_ok || me >= n ? "" : fmt::format("rank {} input has the wrong shape for {}", me, name(sp.collective)));
   if (np != n)
-    throw UsageError(fmt::format("the spec is for world size {} but mpirun started {} ranks (use mpirun -n {})", n, np, n));
-  if (iterations < 1) throw UsageError(fmt::format("iterations must be >= 1, not {}", iterations));
+    throw MpiJobUsageError(fmt::format("the spec is for world size {} but mpirun started {} ranks (use mpirun -n {})", n, np, n));
+  if (iterations < 1) throw MpiJobUsageError(fmt::format("iterations must be >= 1, not {}", iterations));
 
   std::vector<std::byte> in = inputs[me];
   std::vector<std::byte> out(static_cast<size_t>(sp.output_count(me)) * es);

@@ -39,7 +39,8 @@ extern bool g_oversubscribed;   // more local ranks than cores: yield while poll
 extern MpiClockSync g_sync;
 
 // Tags below kTagData are the protocol's; data messages use kTagData + id.
-enum Tag : int { kTagHeader = 1, kTagVerdict, kTagPing, kTagPong, kTagArrive, kTagRelease, kTagGather, kTagData = 64 };
+enum Tag : int { kTagHeader = 1, kTagVerdict, kTagPing, kTagPong, kTagArrive, kTagRelease, kTagGather, kTagOptions,
+                 kTagOptionsVerdict, kTagData = 64 };
 
 // Large messages go in pieces: MPI counts are int.
 constexpr int64_t kPiece = int64_t{1} << 30;
@@ -138,6 +139,11 @@ ClockEntry sync_clocks(int me, int n);
 // A barrier through rank 0, so a missing rank can be named. The release
 // carries rank 0's clock at the moment every rank had arrived.
 int64_t root_barrier(int me, int n, const char* where, int step, const std::function<void(int)>* on_step = nullptr);
+// The meeting before MPI_Finalize (which waits without a deadline): rank 0
+// calls the others in, waits mpi_timeout() for their answers and names who
+// is missing; the others wait for the call as long as it takes (rank 0
+// alone prints the results).
+void exit_barrier(int me, int n);
 
 // ---- transport.cpp ----
 class MpiTransport final : public Transport {

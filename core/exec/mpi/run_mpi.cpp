@@ -32,7 +32,7 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
                                 name(sp.collective), sp.input_count(me));
   const bool sync_now = agree(make_header(1, sp, &opt, s.num_steps(), inputs_ok || me >= n), problem);
   if (np != n)
-    throw UsageError(fmt::format("the schedule is for world size {} but mpirun started {} ranks (use mpirun -n {})", n,
+    throw MpiJobUsageError(fmt::format("the schedule is for world size {} but mpirun started {} ranks (use mpirun -n {})", n,
                                  np, n));
 
   const MessagePlan plan = plan_messages(s);

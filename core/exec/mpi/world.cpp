@@ -3,9 +3,13 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 #include "core/exec/mpi/mpi_internal.h"
 
@@ -84,11 +88,67 @@ using namespace mpi_detail;
 
 bool mpi_available() { return true; }
 
+bool mpi_launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (const char* e = std::getenv(v); e && *e) return true;
+  return false;
+}
+
+namespace {
+
+// The rank mpirun gave this process, read before MPI can say it.
+std::string launch_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* e = std::getenv(v); e && *e) return e;
+  return "?";
+}
+
+// MPI_Init and MPI_Finalize wait for every rank of the job without a
+// deadline (Open MPI's PMIx fence). A rank that never arrives (stopped,
+// hung, or exited without starting MPI) would keep the others there
+// forever: while such a call runs, this thread waits `seconds` and then
+// ends the process with exit code 3, which makes mpirun end the job.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::string what) : what_(std::move(what)) {
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) return;
+      std::fprintf(stderr, "error: mpi backend: rank %s waited %g s %s\n", launch_rank().c_str(), seconds,
+                   what_.c_str());
+      std::fflush(stderr);
+      std::_Exit(3);
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::string what_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// Starting processes on a loaded machine is slower than any message: the
+// start gets the followers' timeout plus 10 s.
+double start_timeout() { return follower_timeout() + 10; }
+
+}  // namespace
+
 void mpi_init_once() {
   int inited = 0, fin = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&fin);
   if (fin) throw std::runtime_error("mpi backend: MPI was already finalized");
+  mpi_timeout();  // a bad MICRODDP_MPI_TIMEOUT is refused before MPI starts
   if (!inited) {
     // Keep freed memory in the heap: Open MPI's collectives malloc and free
     // their temporary buffers on every call, and glibc would hand large ones
@@ -98,11 +158,15 @@ void mpi_init_once() {
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
     int provided = 0;
+    Watchdog dog(start_timeout(), "in MPI_Init for the other ranks of the job to start MPI (one is stopped, hung, "
+                                  "or never started MPI)");
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     g_we_initialized = true;
     std::atexit([] { mpi_finalize_if_needed(); });
   }
   if (g_comm == MPI_COMM_NULL) {
+    // MPI_Comm_dup is collective and has no deadline either.
+    Watchdog dog(start_timeout(), "in MPI_Comm_dup for the other ranks (one is stopped or hung)");
     MPI_Comm_dup(MPI_COMM_WORLD, &g_comm);
     MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_ARE_FATAL);
     int* ub = nullptr;
@@ -122,8 +186,44 @@ void mpi_finalize_if_needed() {
   MPI_Finalized(&fin);
   if (!inited || fin || g_finalized || !g_we_initialized) return;
   g_finalized = true;
-  if (g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);
+  if (g_comm != MPI_COMM_NULL) {
+    // MPI_Finalize waits for every rank without a deadline: meet at a
+    // barrier through rank 0 first, so that rank 0 names a rank that never
+    // comes (stopped, hung) instead of waiting in MPI_Finalize forever.
+    int n = 1;
+    MPI_Comm_size(g_comm, &n);
+    exit_barrier(me_world(), n);
+    MPI_Comm_free(&g_comm);
+  }
+  // Every rank is at the exit now; one stopped right after answering would
+  // still keep the others here: bounded like the start.
+  Watchdog dog(start_timeout(), "in MPI_Finalize for the other ranks of the job (one is stopped or hung)");
   MPI_Finalize();
+}
+
+[[noreturn]] void mpi_leave_job(const std::string& error, int code) {
+  if (!error.empty()) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    std::fflush(stderr);
+  }
+  std::fflush(stdout);
+  int inited = 0, fin = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&fin);
+  if (!fin && mpi_launched()) {
+    if (!inited) {
+      try {
+        mpi_init_once();
+      } catch (const std::exception& e) {  // a bad MICRODDP_MPI_TIMEOUT: a non-zero exit ends the job too
+        std::fprintf(stderr, "error: %s\n", e.what());
+        std::_Exit(code != 0 ? code : 2);
+      }
+    }
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (n > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  }
+  std::exit(code);
 }
 
 int mpi_rank() {
@@ -141,18 +241,36 @@ int mpi_world_size() {
   return n;
 }
 
+double parse_mpi_timeout(const std::string& text) {
+  const std::string shown = text.empty() ? "'' (empty)" : "'" + text + "'";
+  auto refuse = [&](const char* why) {
+    return UsageError(fmt::format("MICRODDP_MPI_TIMEOUT={}: {}; give a number of seconds, > 0 and at most {} (one "
+                                  "day)",
+                                  shown, why, kMaxMpiTimeoutSeconds));
+  };
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (text.empty() || end == begin || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+    throw refuse("not a number");
+  if (std::isnan(v)) throw refuse("not a number");
+  if (!(v > 0)) throw refuse("not above 0");
+  if (std::isinf(v) || v > kMaxMpiTimeoutSeconds) throw refuse("more than one day");
+  return v;
+}
+
 double mpi_timeout() {
   if (g_timeout_s < 0) {
-    g_timeout_s = 30;
-    if (const char* e = std::getenv("MICRODDP_MPI_TIMEOUT")) {
-      const double v = std::atof(e);
-      if (v > 0) g_timeout_s = v;
-    }
+    const char* e = std::getenv("MICRODDP_MPI_TIMEOUT");
+    g_timeout_s = e ? parse_mpi_timeout(e) : 30;
   }
   return g_timeout_s;
 }
 void mpi_set_timeout(double seconds) {
-  if (!(seconds > 0)) throw UsageError(fmt::format("mpi timeout must be > 0 seconds, not {}", seconds));
+  if (!(seconds > 0) || !(seconds <= kMaxMpiTimeoutSeconds))
+    throw UsageError(fmt::format("mpi timeout must be > 0 and at most {} seconds, not {}", kMaxMpiTimeoutSeconds,
+                                 seconds));
   g_timeout_s = seconds;
 }
 
