@@ -99,3 +99,65 @@ TEST_SUITE("mpi_agreement") {
     mpi_set_timeout(keep);
   }
 }
+
+TEST_SUITE("mpi_agreement") {
+  TEST_CASE("MICRODDP_MPI_TIMEOUT: a positive finite number of seconds, at most one day") {
+    CHECK(parse_mpi_timeout("30") == 30);
+    CHECK(parse_mpi_timeout("0.5") == 0.5);
+    CHECK(parse_mpi_timeout("86400") == 86400);
+    const std::string give = "; give a number of seconds, > 0 and at most 86400 (one day)";
+    auto refused = [](const std::string& text) -> std::string {
+      try {
+        parse_mpi_timeout(text);
+      } catch (const UsageError& e) {
+        return e.what();
+      }
+      return "accepted";
+    };
+    CHECK(refused("inf") == "MICRODDP_MPI_TIMEOUT='inf': more than one day" + give);
+    CHECK(refused("1e30") == "MICRODDP_MPI_TIMEOUT='1e30': more than one day" + give);
+    CHECK(refused("86400.5") == "MICRODDP_MPI_TIMEOUT='86400.5': more than one day" + give);
+    CHECK(refused("0") == "MICRODDP_MPI_TIMEOUT='0': not above 0" + give);
+    CHECK(refused("-5") == "MICRODDP_MPI_TIMEOUT='-5': not above 0" + give);
+    CHECK(refused("-0") == "MICRODDP_MPI_TIMEOUT='-0': not above 0" + give);
+    CHECK(refused("nan") == "MICRODDP_MPI_TIMEOUT='nan': not a number" + give);
+    CHECK(refused("abc") == "MICRODDP_MPI_TIMEOUT='abc': not a number" + give);
+    CHECK(refused("30s") == "MICRODDP_MPI_TIMEOUT='30s': not a number" + give);
+    CHECK(refused(" 30") == "MICRODDP_MPI_TIMEOUT=' 30': not a number" + give);
+    CHECK(refused("") == "MICRODDP_MPI_TIMEOUT='' (empty): not a number" + give);
+    CHECK_THROWS_AS(mpi_set_timeout(1e30), UsageError);
+  }
+  TEST_CASE("options: ranks given the same agree; one given other options is named on every rank") {
+    const int n = mpi_world_size();
+    using Options = std::vector<std::pair<std::string, std::string>>;
+    auto agree_error = [](const Options& mine) -> std::string {
+      try {
+        mpi_agree_on_options(mine);
+      } catch (const MpiJobUsageError& e) {
+        return e.what();
+      }
+      return "";
+    };
+    const Options same{{"--ranks", "4"}, {"--data", "1;2;3;4"}, {"--in-place", ""}};
+    CHECK(agree_error(same) == "");
+    if (n < 2) return;
+    Options mine = same;
+    if (mpi_rank() == n - 1) mine[1].second = "1;2;3;5";
+    CHECK(agree_error(mine) ==
+          fmt::format("mpi backend: ranks disagree: rank {} called with --data 1;2;3;5 but rank 0 with --data 1;2;3;4",
+                      n - 1));
+    mine = same;
+    if (mpi_rank() == 1) mine.emplace_back("--trace", "t.json");
+    CHECK(agree_error(mine) ==
+          "mpi backend: ranks disagree: rank 1 called with --trace t.json but rank 0 without --trace");
+    mine = same;
+    if (mpi_rank() == 1) mine.pop_back();
+    CHECK(agree_error(mine) == "mpi backend: ranks disagree: rank 1 called without --in-place but rank 0 with --in-place");
+    // A long value is shown shortened (60 characters, then "...").
+    mine = same;
+    if (mpi_rank() == 1) mine[1].second = std::string(100, '7');
+    CHECK(agree_error(mine) == "mpi backend: ranks disagree: rank 1 called with --data " + std::string(60, '7') +
+                                   "... but rank 0 with --data 1;2;3;4");
+    CHECK(agree_error(same) == "");  // and they still work together
+  }
+}
