@@ -117,6 +117,16 @@ int run(const Args& a, const CLI::App& sub) {
     if (*path && (*path)->empty()) throw UsageError(fmt::format("{} '' is empty: give a file path", opt));
   const auto params = resolve_params(a.params);
   PreparedRun p = prepare_run(a.run, params);
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+  // --input names a file each rank reads on its own host: the same path may
+  // hold other values there. Compare what was read (FNV-1a of every row).
+  if (a.run.backend == "mpi" && !a.run.input_file.empty()) {
+    uint64_t h = 1469598103934665603ull;
+    for (const auto& row : p.inputs)
+      for (std::byte b : row) h = (h ^ static_cast<uint64_t>(b)) * 1099511628211ull;
+    mpi_agree_on_options({{"--input", fmt::format("{} (values read: hash {:016x})", a.run.input_file, h)}});
+  }
+#endif
   auto_debug_log(p);
   RunOptions opt;
   opt.mode = p.mode;

@@ -129,6 +129,20 @@ disagree)
   disagree "--in-place" "" "rank 1 called without --in-place but rank 0 with --in-place"
   disagree "-a tree" "-a ring" "rank 1 called with --algorithm ring but rank 0 with --algorithm tree"
   disagree "--json" "--steps" "rank 1 called without --json but rank 0 with --json"
+  # --input: the same path, other values on each rank's host (here: its
+  # working directory): compared after reading.
+  mkdir -p h0 h1
+  echo '{"inputs": [[1, 2, 3, 4], [5, 6, 7, 8]]}' >h0/in.json
+  echo '{"inputs": [[1, 2, 3, 4], [5, 6, 7, 9]]}' >h1/in.json
+  job 60 -n 1 -wdir "$work/h0" "$microddp" "${run2[@]}" --input in.json : -n 1 -wdir "$work/h1" "$microddp" "${run2[@]}" --input in.json
+  [[ $rc == 2 ]] || fail "--input with other values on rank 1: exit $rc, expected 2"
+  grep -qxE "error: mpi backend: ranks disagree: rank 1 called with --input in.json \(values read: hash [0-9a-f]{16}\) but rank 0 with --input in.json \(values read: hash [0-9a-f]{16}\)" "$work/err" ||
+    fail "--input with other values on rank 1: not named"
+  echo "--input in.json, other values on rank 1: exit $rc"
+  cp h0/in.json h1/in.json
+  job 60 -n 1 -wdir "$work/h0" "$microddp" "${run2[@]}" --input in.json : -n 1 -wdir "$work/h1" "$microddp" "${run2[@]}" --input in.json
+  [[ $rc == 0 ]] || fail "--input with the same values: exit $rc, expected 0"
+  echo "--input in.json, the same values: exit $rc"
   # (run2 gives --count already: these give it once each.)
   job 60 -n 1 "$microddp" run --backend mpi --ranks 2 --count 8 : -n 1 "$microddp" run --backend mpi --ranks 2 --count 9
   expect 2 "error: mpi backend: ranks disagree: rank 1 called with --count 9 but rank 0 with --count 8"
