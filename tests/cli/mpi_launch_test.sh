@@ -80,6 +80,8 @@ timeout)
   check() {  # check VALUE WHY
     MICRODDP_MPI_TIMEOUT=$1 job 60 -n 2 "$microddp" "${run2[@]}"
     expect 2 "error: MICRODDP_MPI_TIMEOUT='$1': $2; give a number of seconds, > 0 and at most 86400 (one day)"
+    # Once per rank that printed it before mpirun ended the job, never twice.
+    (($(grep -c "MICRODDP_MPI_TIMEOUT=" "$work/err") <= 2)) || fail "the error printed more than once per rank"
     echo "MICRODDP_MPI_TIMEOUT='$1': exit $rc ($2)"
   }
   check inf "more than one day"

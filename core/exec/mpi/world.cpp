@@ -215,7 +215,8 @@ void mpi_finalize_if_needed() {
       try {
         mpi_init_once();
       } catch (const std::exception& e) {  // a bad MICRODDP_MPI_TIMEOUT: a non-zero exit ends the job too
-        std::fprintf(stderr, "error: %s\n", e.what());
+        if (error.find(e.what()) == std::string::npos) std::fprintf(stderr, "error: %s\n", e.what());
+        std::fflush(stderr);
         std::_Exit(code != 0 ? code : 2);
       }
     }
