@@ -9,6 +9,9 @@
 #               seconds up to one day: exit 2, the value named
 #   disagree    MPMD jobs (-n 1 A : -n 1 B) whose ranks were given different
 #               options: exit 2 before anything runs, the option named as typed
+#   stop        rank 2 of 3 SIGSTOPped while the ranks prepare a large run
+#               (the cluster lab's stop drill on one host): rank 0 names it
+#               after MICRODDP_MPI_TIMEOUT and the job ends
 # Every job runs under `timeout`, so a regression fails instead of hanging.
 set -uo pipefail
 mode=$1
@@ -153,6 +156,40 @@ disagree)
   job 120 -n 1 "$microddp" bench --backend mpi --ranks 2 -b 64 -e 64 : -n 1 "$microddp" bench --backend mpi --ranks 2 -b 64 -e 128
   expect 2 "error: mpi backend: ranks disagree: rank 1 called with --maxbytes 128 but rank 0 with --maxbytes 64"
   echo "bench -e 64 vs 128: exit $rc"
+  ;;
+stop)
+  # 3 x 8 MiB of random fill: preparing it takes seconds (the ranks started
+  # MPI before that), running it more; stopped 3 s after its start, rank 2
+  # is somewhere in the preparation or the run, past MPI_Init either way.
+  export MICRODDP_MPI_TIMEOUT=3
+  "${mpirun[@]}" -n 3 "$microddp" run --backend mpi --ranks 3 --count 2097152 --fill random:1 >"$work/out" 2>"$work/err" &
+  launcher=$!
+  victim=
+  for _ in $(seq 300); do
+    for p in $(pgrep -P "$launcher"); do
+      tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+    done
+    [[ -n $victim ]] && break
+    sleep 0.1
+  done
+  [[ -n $victim ]] || { kill "$launcher"; fail "rank 2 never started"; exit 1; }
+  sleep 3
+  kill -STOP "$victim"
+  start=$SECONDS
+  for _ in $(seq 600); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$launcher" 2>/dev/null; then
+    kill -CONT "$victim"; kill "$launcher"; wait "$launcher"
+    fail "the job still runs 60 s after rank 2 was stopped"
+  else
+    rc=0
+    wait "$launcher" || rc=$?
+    kill -CONT "$victim" 2>/dev/null
+    echo "exit $rc, $((SECONDS - start)) s after the stop"
+    grep "^error: mpi backend" "$work/err" | head -2
+    [[ $rc != 0 ]] || fail "the job succeeded although rank 2 was stopped"
+    grep -Eq "^error: mpi backend: rank [0-9]+ waited 3 s for (.*[^0-9])?(rank 2|ranks ([0-9]+, )*2)([^0-9]|\$)" "$work/err" ||
+      fail "rank 2 not named as the one waited for"
+  fi
   ;;
 *)
   echo "unknown mode $mode"
