@@ -43,6 +43,7 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
       q.spec.segments = 1;
     auto s = std::make_unique<Session>();
     try {
+      s->set_source(source);
       s->configure(q);
       sessions.push_back(std::move(s));
       errors.emplace_back();
@@ -51,6 +52,18 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
       errors.emplace_back(e.what());
     }
   }
+}
+
+void Compare::set_source(const PredictionSource& src) {
+  if (src == source) return;
+  source = src;
+  for (size_t i = 0; i < sessions.size(); ++i)
+    if (sessions[i]) try {
+        sessions[i]->set_source(src);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+  for (SweepCurve& c : sweep) c.predicted_us.clear();
 }
 
 int Compare::max_steps() const {
@@ -112,7 +125,7 @@ void Compare::run_sweep(int lo, int hi, int reps) {
       }
       c.bytes.push_back(double(bench_bytes(spec)));
       c.measured_us.push_back(best);
-      const Prediction p = predict(s);
+      const Prediction p = predict(s, source);
       if (p.available) c.predicted_us.push_back(p.total_us);
       else have_pred = false;
     }

@@ -25,11 +25,14 @@ struct Compare {
   int position = 0;                        // common step position
   std::vector<SweepCurve> sweep;
   std::string crossover;                   // e.g. "ring is fastest from 64 KiB on"
+  PredictionSource source;                 // what every column's prediction is based on
 
   // Default columns for a collective: naive, tree, ring when offered, else
   // the first three algorithms.
   static std::vector<std::string> default_algorithms(Collective c);
   void configure(const RunParams& p, const std::vector<std::string>& algs);
+  // Re-prices every column (and drops a sweep priced on the old source).
+  void set_source(const PredictionSource& src);
   int max_steps() const;
   void step();
   void back();

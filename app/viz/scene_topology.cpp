@@ -13,6 +13,7 @@ namespace microddp::viz {
 
 namespace {
 constexpr float kPi = 3.14159265358979f;
+constexpr float kNicStrip = 22;  // height of the NIC strip along a node box's lower edge
 }  // namespace
 
 // The registry's layout hint (core/algorithms/registry.h) decides; an
@@ -78,7 +79,7 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
       d.node = b.node;
       d.nic = k;
       const float fx = (float(k) + 1) / float(T.nics_per_node + 1);
-      d.pos = Vec2{b.min.x + fx * (b.max.x - b.min.x), b.max.y - 8};
+      d.pos = Vec2{b.min.x + fx * (b.max.x - b.min.x), b.max.y - kNicStrip / 2};
       const int i = b.node * T.nics_per_node + k;
       const int64_t out = pb[static_cast<size_t>(port_id(T, {PortKind::nic_out, i}))];
       const int64_t in = pb[static_cast<size_t>(port_id(T, {PortKind::nic_in, i}))];
@@ -93,7 +94,10 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
                                   net.intra.alpha * 1e6, net.intra.bandwidth() / 1e9));
   sc.legend.push_back(fmt::format("inter-node (thick): {}, {:.3g} us, {:.4g} GB/s x {} NIC/node", net.inter.name,
                                   net.inter.alpha * 1e6, net.inter.bandwidth() / 1e9, T.nics_per_node));
-  sc.network_note = "measured: one machine's shared memory; loads: this topology";
+  // The run executes on this machine's threads: the measured times are
+  // shared memory's, whatever the topology drawn.
+  sc.network_note = net_in ? "measured: shared memory here; predicted: this topology"
+                           : "measured: shared memory here; loads: these links";
 }
 }  // namespace
 
@@ -190,19 +194,54 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       break;
     }
   }
-  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle inside.
+  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle
+  // inside, the NICs on a strip along each box's lower edge. Every arrow lies
+  // within the hull of its ends and control point, at most radius + bend/2
+  // (+ half a badge) below a rank's centre, so keeping the ranks that far
+  // above the strip keeps arrows and badges off the NIC squares.
   const int N = sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
   if (N > 1) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
-    const float gap = 14, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
-    radius = std::clamp(std::min(bw, bh) * 0.38f * std::sin(kPi / std::max(g, 2)) * 0.8f, 6.f, std::min(bw, bh) * 0.14f);
+    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
+    const float head = 16, nic_strip = kNicStrip;  // "node k" label; the NIC squares
+    const float pad = 6;
+    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
+    // Ranks on an ellipse filling the box (wide boxes spread them out): the
+    // largest radius whose neighbours stay 2·radius + 4 apart, keeping the
+    // room below the ranks that the arrows and badges need.
+    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto ellipse = [&](float r) {
+      const float room_h = room_h0 - below_for(r);
+      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
+    };
+    const auto at = [&](int l, Vec2 e) {
+      const float ang = -kPi / 2 + 2 * kPi * float(l) / float(g);
+      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
+    };
+    radius = 6;
+    for (float r = 22; r >= 6; r -= 0.5f) {
+      const Vec2 e = ellipse(r);
+      if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
+      float closest = 1e9f;
+      for (int l = 0; l < g && g > 1; ++l) {
+        const Vec2 p = at(l, e), q = at((l + 1) % g, e);
+        closest = std::min(closest, std::hypot(p.x - q.x, p.y - q.y));
+      }
+      if (closest >= 2 * r + 4) {
+        radius = r;
+        break;
+      }
+    }
+    const Vec2 e = ellipse(radius);
     for (int k = 0; k < N; ++k) {
       const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
       sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
-      const float rr = std::max(std::min(bw, bh) / 2 - radius - 26, 1.f);
-      for (int l = 0; l < g; ++l)
-        pos[k * g + l] = g == 1 ? Vec2{x0 + bw / 2, y0 + bh / 2 - 8} : on_circle(l, g, rr, x0 + bw / 2, y0 + bh / 2 - 8);
+      const float ccx = x0 + bw / 2, ccy = y0 + head + (room_h0 - below_for(radius)) / 2;
+      for (int l = 0; l < g; ++l) {
+        const Vec2 d = g == 1 ? Vec2{} : at(l, e);
+        pos[k * g + l] = Vec2{ccx + d.x, ccy + d.y};
+      }
     }
   }
   for (int r = 0; r < n; ++r) sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), r == sp.root &&

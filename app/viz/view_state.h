@@ -27,6 +27,7 @@ struct Probe {
 
 struct ViewState {
   RunParams edit;                  // what the controls show; applied when it differs
+  PredictionSource source;         // the controls' "predict with"; applied when it differs
   RunParams rejected = [] { RunParams p; p.spec.world_size = -1; return p; }();  // last failed (not retried)
   std::string error;               // why they failed
   View view = View::main;
