@@ -81,6 +81,7 @@ struct ArrowLoad {      // one per arrow, same index
 struct TopologyScene {
   TopologyKind kind = TopologyKind::circle;
   std::vector<NodeBoxDraw> boxes;   // empty on one node
+  bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
   std::string bottleneck;           // the shown step's busiest port ("node 0 NIC 0 out")

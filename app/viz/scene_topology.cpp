@@ -204,7 +204,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   if (N > 1) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
     const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
-    const float head = 16, nic_strip = kNicStrip;  // "node k" label; the NIC squares
+    const float head = 24, nic_strip = kNicStrip;  // "node k" label (a line of text); the NIC squares
     const float pad = 6;
     const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
     // Ranks on an ellipse filling the box (wide boxes spread them out): the
@@ -215,8 +215,22 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       const float room_h = room_h0 - below_for(r);
       return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
     };
+    // A chain (the flat ring: traffic leaves a node only from its last rank
+    // to the next node's first): the ranks run counter-clockwise from the
+    // top left to the top right, so each hop between nodes is a short arrow
+    // across the gap. Otherwise (e.g. hierarchical: rank l to rank l of
+    // another node) clockwise from the top, as on one node.
+    bool chain = g > 1;
+    for (const Step& st : s.steps)
+      for (int r = 0; r < n && chain; ++r)
+        for (const Op& o : st.ranks[r])
+          if (o.kind == OpKind::send && o.peer >= 0 && o.peer / g != r / g &&
+              !(r % g == g - 1 && o.peer % g == 0 && o.peer / g == (r / g + 1) % N))
+            chain = false;
+    sc.chain = chain;
     const auto at = [&](int l, Vec2 e) {
-      const float ang = -kPi / 2 + 2 * kPi * float(l) / float(g);
+      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
+                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
       return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
     };
     radius = 6;
@@ -234,6 +248,13 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
     }
     const Vec2 e = ellipse(radius);
+    // Structural links stay inside a node (each node's ring when the layout
+    // is a ring): a faint line across boxes would run through other ranks;
+    // the traffic between nodes shows as arrows.
+    sc.links.clear();
+    if (sc.kind == TopologyKind::ring && g > 1)
+      for (int k = 0; k < N; ++k)
+        for (int l = 0; l < (g == 2 ? 1 : g); ++l) sc.links.push_back({k * g + l, k * g + (l + 1) % g});
     for (int k = 0; k < N; ++k) {
       const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
       sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
@@ -286,6 +307,12 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.a = Vec2{p.x + ux * (radius + 3), p.y + uy * (radius + 3)};
     a.b = Vec2{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
+    if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
+      // The chain's wrap from the last node back to the first arcs over the
+      // boxes in between, its peak in their label row.
+      const float top = sc.boxes[0].min.y + 6;
+      a.ctrl.y = 2 * top - (a.a.y + a.b.y) / 2;
+    }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
     // Segments of one link travel one behind the other.
     const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * 0.12f, 0.f, 1.f) : t;

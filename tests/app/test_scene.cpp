@@ -531,3 +531,26 @@ TEST_SUITE("scene_network") {
           }
   }
 }
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("the flat ring on 2 x 4 is drawn as a chain: the hop between nodes crosses only the gap") {
+    Session ses;
+    ses.configure(two_by_four("ring"));
+    const TopologyScene sc = build_topology(ses, 1, Vec2{470, 190});
+    CHECK(sc.chain);
+    const float mid0 = (sc.boxes[0].min.x + sc.boxes[0].max.x) / 2, mid1 = (sc.boxes[1].min.x + sc.boxes[1].max.x) / 2;
+    CHECK(sc.nodes[3].pos.x > mid0);  // node 0's exit on its right
+    CHECK(sc.nodes[4].pos.x < mid1);  // node 1's entry on its left
+    for (const ArrowDraw& a : sc.arrows) {
+      if (a.from != 3) continue;
+      CHECK(a.to == 4);
+      for (const NodeDraw& nd : sc.nodes)
+        if (nd.rank != 3 && nd.rank != 4)
+          CHECK_FALSE(curve_hits(a.a, a.ctrl, a.b, nd.pos, Vec2{nd.radius, nd.radius}, 0));
+    }
+    // The hierarchical all-reduce talks rank l to rank l across nodes: no chain.
+    Session h;
+    h.configure(two_by_four("hierarchical"));
+    CHECK_FALSE(build_topology(h, 4, Vec2{470, 190}).chain);
+  }
+}
