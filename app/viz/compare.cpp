@@ -63,7 +63,21 @@ void Compare::set_source(const PredictionSource& src) {
       } catch (const std::exception& e) {
         errors[i] = e.what();
       }
-  for (SweepCurve& c : sweep) c.predicted_us.clear();
+  for (SweepCurve& c : sweep) {
+    c.predicted_us.clear();
+    for (int64_t count : c.counts) {
+      CollectiveSpec spec = base.spec;
+      spec.algorithm = c.algorithm;
+      spec.count = count;
+      spec.segments = 1;
+      const Prediction p = predict(make_schedule(spec), source);
+      if (!p.available) {
+        c.predicted_us.clear();
+        break;
+      }
+      c.predicted_us.push_back(p.total_us);
+    }
+  }
 }
 
 int Compare::max_steps() const {
@@ -124,6 +138,7 @@ void Compare::run_sweep(int lo, int hi, int reps) {
         best = std::min(best, res.trace.total_ns / 1e3);
       }
       c.bytes.push_back(double(bench_bytes(spec)));
+      c.counts.push_back(spec.count);
       c.measured_us.push_back(best);
       const Prediction p = predict(s, source);
       if (p.available) c.predicted_us.push_back(p.total_us);

@@ -15,6 +15,7 @@ struct SweepCurve {
   std::vector<double> bytes;         // message size S (nccl-tests' size), bytes
   std::vector<double> measured_us;   // free-running wall time, best of the repetitions
   std::vector<double> predicted_us;  // empty when the cost model is not available
+  std::vector<int64_t> counts;       // elements per rank of each point (re-pricing)
 };
 
 struct Compare {
@@ -31,7 +32,8 @@ struct Compare {
   // the first three algorithms.
   static std::vector<std::string> default_algorithms(Collective c);
   void configure(const RunParams& p, const std::vector<std::string>& algs);
-  // Re-prices every column (and drops a sweep priced on the old source).
+  // Re-prices every column and the sweep's predicted lines (the measured
+  // points stay).
   void set_source(const PredictionSource& src);
   int max_steps() const;
   void step();

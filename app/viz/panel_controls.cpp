@@ -67,7 +67,7 @@ void draw_prediction_source(App& app) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("predict with");
   ImGui::SameLine();
-  if (enum_combo<Kind>("##source", src.kind, kinds, kind_name, em * 8.5f) && src.kind == Kind::topology &&
+  if (enum_combo<Kind>("##source", src.kind, kinds, kind_name, em * 10) && src.kind == Kind::topology &&
       p.nodes < 2 && p.world_size % 2 == 0 && p.world_size >= 4)
     p.nodes = 2;  // a topology of one node would look like the flat model
   tooltip("what the predicted times are based on; the run itself always executes on this machine's threads");

@@ -17,7 +17,7 @@ namespace {
 void summary(const Stats& st, ImU32 hl) {
   ImGui::Text("Steps %d of %d run   |   measured %s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
               st.finished ? "" : " so far");
-  if (st.predicted_us >= 0 && st.finished) {
+  if (st.predicted_us >= 0 && st.finished && st.error_known) {
     ImGui::SameLine();
     ImGui::Text("  error %+.1f %%", st.error_pct);
   }
@@ -26,7 +26,10 @@ void summary(const Stats& st, ImU32 hl) {
   ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
   ImGui::PopStyleColor();
   if (!st.prediction_hint.empty()) ImGui::TextDisabled("%s", st.prediction_hint.c_str());
-  if (!st.auto_text.empty()) ImGui::TextWrapped("%s", st.auto_text.c_str());
+  if (!st.auto_short.empty()) {
+    ImGui::TextUnformatted(st.auto_short.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.auto_text.c_str());
+  }
 }
 
 void bandwidth(const Stats& st) {

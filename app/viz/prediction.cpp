@@ -48,6 +48,7 @@ ModelInForce resolve_model(const CollectiveSpec& spec, const PredictionSource& s
         // The threads backend's α, β, γ (and the shared-machine terms), as
         // `microddp calibrate` measured them here.
         m.flat = load_profile(profile);
+        m.this_machine = true;
         m.label = fmt::format("predicted (calibrated profile, {})", file_date(profile));
       } else {
         // Without a profile, a named what-if class rather than nothing; the
@@ -97,6 +98,7 @@ Prediction predict(const Schedule& s, const PredictionSource& src) {
     const ModelInForce m = resolve_model(s.spec, src);
     p.source = m.label;
     p.hint = m.hint;
+    p.this_machine = m.this_machine;
     p.flat = m.flat;
     if (m.network) {
       const NetworkPrediction np = predict(s, *m.network);

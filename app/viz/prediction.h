@@ -43,6 +43,7 @@ struct ModelInForce {
   std::string label;               // "predicted (preset nvlink)", "predicted (calibrated profile, 2026-12-01)",
                                    // "predicted (topology 2x4, intra nvlink, inter infiniband)"
   std::string hint;                // kCalibrateHint while no profile exists, else ""
+  bool this_machine = false;       // the calibrated profile is in force
 };
 // Throws UsageError naming a bad preset, link or topology (e.g. the run's
 // ranks not divisible by its nodes).
@@ -54,6 +55,7 @@ struct Prediction {
   double total_us = 0;          // lockstep total (sum of the steps)
   std::string source;           // the label of ModelInForce; or why n/a
   std::string hint;             // ModelInForce::hint
+  bool this_machine = false;    // the calibrated profile: measured vs predicted is a model error
   std::optional<Network> network;  // the topology priced on (kind topology)
   CostParams flat;                 // the flat model priced on (otherwise)
   CostTerms terms;                 // lockstep α, β, γ, δ, barrier terms (seconds); flat model only

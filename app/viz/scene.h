@@ -208,14 +208,16 @@ struct Stats {
   double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)
   double predicted_us = -1;             // -1: n/a
   double error_pct = 0;                 // (measured - predicted) / predicted
+  bool error_known = false;             // the prediction is of this machine (calibrated profile)
   bool finished = false;
 
   // What the prediction is based on ("predicted (preset nvlink)"), the
   // calibrate hint while no profile exists, and (on a topology) that the
   // measured times are not the topology's.
   std::string prediction_label, prediction_hint, measured_note;
-  // "auto chose ring: naive 12.1 us, tree 9.3 us, ring 5.2 us" (algorithm auto).
-  std::string auto_text;
+  // "auto chose ring: naive 12.1 us, tree 9.3 us, ring 5.2 us" (algorithm auto),
+  // and its one-line form "auto chose ring (5.2 us; next: tree 9.3 us)".
+  std::string auto_text, auto_short;
 
   // Link classes and ports (core/model/topology_model.h's routing): the
   // topology of the prediction when one is in force, else the run's nodes

@@ -139,6 +139,9 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   const auto& pred = ses.prediction();
   if (pred.available) {
     st.predicted_us = pred.total_us;
+    // A preset or a topology describes other hardware: its gap to the
+    // time measured here is no model error.
+    st.error_known = pred.this_machine;
     if (st.finished && pred.total_us > 0) st.error_pct = (st.measured_us - pred.total_us) / pred.total_us * 100;
   }
   st.prediction_label = pred.source;
@@ -149,6 +152,16 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
     st.auto_text = fmt::format("auto chose {}:", ac.chosen);
     for (const auto& c : ac.candidates)
       st.auto_text += fmt::format(" {} {:.3g} us{}", c.algorithm, c.time_s * 1e6, &c == &ac.candidates.back() ? "" : ",");
+    const AutoChoice::Candidate* best = nullptr;
+    const AutoChoice::Candidate* next = nullptr;
+    for (const auto& c : ac.candidates) {
+      if (c.algorithm == ac.chosen) best = &c;
+      else if (!next || c.time_s < next->time_s) next = &c;
+    }
+    st.auto_short = fmt::format("auto chose {}", ac.chosen);
+    if (best && next)
+      st.auto_short += fmt::format(" ({:.3g} us; next: {} {:.3g} us)", best->time_s * 1e6, next->algorithm,
+                                   next->time_s * 1e6);
   }
   if (position < 0) position = ses.position();
   const int shown = st.steps == 0 ? -1 : position > 0 ? std::min(position, st.steps) - 1 : 0;

@@ -265,8 +265,15 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
     }
   }
-  for (int r = 0; r < n; ++r) sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), r == sp.root &&
-                                                          sc.kind != TopologyKind::ring, false});
+  // "root" only where the collective or the algorithm has one (not on a
+  // ring, a dissemination barrier or recursive doubling).
+  const AlgorithmInfo* info = find_algorithm(sp.algorithm, sp.collective);
+  const bool rooted = sp.collective == Collective::broadcast || sp.collective == Collective::reduce ||
+                      sp.collective == Collective::gather || sp.collective == Collective::scatter ||
+                      (info && info->uses_root);
+  for (int r = 0; r < n; ++r)
+    sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), rooted && r == sp.root && sc.kind != TopologyKind::ring,
+                                false});
 
   const int nsteps = s.num_steps();
   if (nsteps == 0) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "app/viz/compare.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 
@@ -474,6 +475,7 @@ TEST_SUITE("scene_network") {
     CHECK(choose_algorithm(spec, net.intra, &net).chosen == "hierarchical");
     const Stats st = build_stats(ses);
     CHECK(st.auto_text.rfind("auto chose hierarchical:", 0) == 0);
+    CHECK(st.auto_short.rfind("auto chose hierarchical (", 0) == 0);
     // One flat link: the hierarchy buys nothing; the choice follows core's.
     PredictionSource flat;
     flat.kind = PredictionSource::Kind::preset;
@@ -552,5 +554,29 @@ TEST_SUITE("scene_network") {
     Session h;
     h.configure(two_by_four("hierarchical"));
     CHECK_FALSE(build_topology(h, 4, Vec2{470, 190}).chain);
+  }
+}
+
+TEST_SUITE("scene") {
+  TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 4;
+    Compare cmp;
+    cmp.configure(p, {"tree", "ring"});
+    cmp.run_sweep(4, 6, 1);  // 16 and 64 elements
+    REQUIRE(cmp.sweep.size() == 2);
+    const std::vector<double> measured = cmp.sweep[1].measured_us;
+    PredictionSource src;
+    src.kind = PredictionSource::Kind::preset;
+    src.preset = "ethernet-10g";
+    cmp.set_source(src);
+    CHECK(cmp.sweep[1].measured_us == measured);
+    REQUIRE(cmp.sweep[1].predicted_us.size() == 2);
+    // ring all-reduce, 4 ranks, 64 float32 = 256 B: 6 steps of one 64 B
+    // message: 6 x (25 us + 64 B / 1.25e9 B/s).
+    CHECK(cmp.sweep[1].predicted_us[1] == doctest::Approx(6 * (25.0 + 64 / 1.25e9 * 1e6)));
+    CHECK(cmp.sessions[1]->prediction().source == "predicted (preset ethernet-10g)");
   }
 }
