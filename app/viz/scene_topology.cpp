@@ -234,19 +234,30 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
     };
     radius = 6;
-    for (float r = 22; r >= 6; r -= 0.5f) {
+    bool fits = false;
+    for (float r = 22; r >= 6 && !fits; r -= 0.5f) {
       const Vec2 e = ellipse(r);
       if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
-      float closest = 1e9f;
-      for (int l = 0; l < g && g > 1; ++l) {
-        const Vec2 p = at(l, e), q = at((l + 1) % g, e);
-        closest = std::min(closest, std::hypot(p.x - q.x, p.y - q.y));
-      }
-      if (closest >= 2 * r + 4) {
-        radius = r;
-        break;
-      }
+      float closest = 1e9f;  // every pair: a flat ellipse puts opposite ranks together
+      for (int a = 0; a < g; ++a)
+        for (int b = a + 1; b < g; ++b) {
+          const Vec2 p = at(a, e), q = at(b, e);
+          closest = std::min(closest, std::hypot(p.x - q.x, p.y - q.y));
+        }
+      if (closest >= 2 * r + 4) radius = r, fits = true;
     }
+    // A short, wide box (e.g. beside a lesson): ranks in rows instead, when
+    // the ellipse leaves them too small or does not fit at all.
+    int grid_rows = 0, grid_cols = 0;
+    float grid_r = 0;
+    for (int rows = 1; rows <= g; ++rows) {
+      const int cls = (g + rows - 1) / rows;
+      float r = std::min(room_w / float(cls) / 2 - 2, 22.f);
+      while (r >= 6 && float(rows) * (2 * r + 4) > room_h0 - below_for(r)) r -= 0.5f;
+      if (r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
+    }
+    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 9 && grid_r > radius + 2));
+    if (grid) radius = std::max(grid_r, 6.f);
     const Vec2 e = ellipse(radius);
     // Structural links stay inside a node (each node's ring when the layout
     // is a ring): a faint line across boxes would run through other ranks;
@@ -260,7 +271,12 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
       const float ccx = x0 + bw / 2, ccy = y0 + head + (room_h0 - below_for(radius)) / 2;
       for (int l = 0; l < g; ++l) {
-        const Vec2 d = g == 1 ? Vec2{} : at(l, e);
+        Vec2 d = g == 1 ? Vec2{} : at(l, e);
+        if (grid) {
+          const float room_h = room_h0 - below_for(radius);
+          d = Vec2{(float(l % grid_cols) - float(grid_cols - 1) / 2) * room_w / float(grid_cols),
+                   (float(l / grid_cols) - float(grid_rows - 1) / 2) * room_h / float(grid_rows)};
+        }
         pos[k * g + l] = Vec2{ccx + d.x, ccy + d.y};
       }
     }

@@ -491,7 +491,7 @@ TEST_SUITE("scene_network") {
     for (int N = 2; N <= 4; ++N)
       for (int g = 1; g <= 8; ++g)
         for (const char* alg : {"hierarchical", "ring"})
-          for (const Vec2 size : {Vec2{470, 190}, Vec2{800, 400}}) {
+          for (const Vec2 size : {Vec2{470, 190}, Vec2{800, 400}, Vec2{470, 120}}) {  // 120: beside a lesson
             CAPTURE(size.x);
             CAPTURE(N);
             CAPTURE(g);
