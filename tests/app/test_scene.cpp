@@ -1,13 +1,17 @@
 // Scene building (app/viz/scene.h): no ImGui, no GL.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include "app/viz/compare.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/model/calibrate/calibrate.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -434,8 +438,8 @@ TEST_SUITE("scene_network") {
     CHECK(ses.prediction().available);
     CHECK(ses.prediction().source == "predicted (preset nvlink: no calibration yet)");
     CHECK(ses.prediction().hint == "run `microddp calibrate` for this machine's numbers");
-    // seed ring: 2 steps of one 4-byte message per rank on nvlink (1 us).
-    CHECK(ses.prediction().total_us == doctest::Approx(2 * (1.0 + 4 / 600e9 * 1e6)));
+    // seed ring (unchunked): 2 steps of one 12-byte message per rank on nvlink (1 us).
+    CHECK(ses.prediction().total_us == doctest::Approx(2 * (1.0 + 12 / 600e9 * 1e6)).epsilon(1e-9));
     if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
     else unsetenv("XDG_CONFIG_HOME");
   }
@@ -578,5 +582,35 @@ TEST_SUITE("scene") {
     // message: 6 x (25 us + 64 B / 1.25e9 B/s).
     CHECK(cmp.sweep[1].predicted_us[1] == doctest::Approx(6 * (25.0 + 64 / 1.25e9 * 1e6)));
     CHECK(cmp.sessions[1]->prediction().source == "predicted (preset ethernet-10g)");
+  }
+}
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("with a calibrated profile: predicted from it, dated, no hint, the error shown") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / fmt::format("microddp-viz-profile-{}", ::getpid());
+    fs::create_directories(dir / "microddp");
+    CostParams cp;
+    cp.name = "threads";
+    cp.alpha = 3e-6;
+    cp.beta = 1e-10;
+    write_profile((dir / "microddp" / "profile.json").string(), cp, {});
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = old ? old : "";
+    setenv("XDG_CONFIG_HOME", dir.c_str(), 1);
+    Session ses;
+    ses.configure(seed_ring());
+    const viz::Prediction& pr = ses.prediction();
+    CHECK(pr.available);
+    CHECK(pr.source.rfind("predicted (calibrated profile, 20", 0) == 0);
+    CHECK(pr.hint.empty());
+    CHECK(pr.this_machine);
+    // seed ring (unchunked): 2 steps of one 12-byte message (3 float32) per rank at 3 us.
+    CHECK(pr.total_us == doctest::Approx(2 * (3.0 + 12e-10 * 1e6)).epsilon(1e-9));
+    ses.seek(2);
+    CHECK(build_stats(ses).error_known);
+    if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else unsetenv("XDG_CONFIG_HOME");
+    fs::remove_all(dir);
   }
 }
