@@ -45,6 +45,14 @@ bool pipelines(const CollectiveSpec& p) {
   return a && a->pipelines;
 }
 
+// The next item on this line when `width` (plus its label) still fits,
+// else on the next line: large text wraps instead of running off the window.
+void same_line_for(float width, const char* label) {
+  ImGui::SameLine();
+  const float w = width + (*label ? ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x : 0);
+  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+}
+
 // The prediction source row: calibrated profile, a link preset, or a
 // topology (the run's nodes, NICs, intra and inter links, or a named
 // topology); then what the prediction is based on, and the calibrate hint
@@ -75,33 +83,33 @@ void draw_prediction_source(App& app) {
   for (const auto& c : cost_presets()) presets.push_back(c.name);
   const auto id = [](const std::string& s) { return s; };
   if (src.kind == Kind::preset) {
-    ImGui::SameLine();
+    same_line_for(em * 7.5f, "");
     enum_combo<std::string>("##preset", src.preset, presets, id, em * 7.5f);
     tooltip("link preset for every pair of ranks (cost_model.h: a class of link, not a measurement)");
   }
   if (src.kind == Kind::topology) {
-    ImGui::SameLine();
+    same_line_for(em * 6.5f, "");
     std::vector<std::string> named = {""};
     for (const auto& nn : network_presets()) named.push_back(nn.name);
     enum_combo<std::string>("##topology", src.topology, named,
                             [](const std::string& s) { return s.empty() ? std::string("custom") : s; }, em * 6.5f);
     tooltip("custom: the links chosen here; or a named topology (its links and NICs per node)");
   }
-  ImGui::SameLine();
+  same_line_for(em * 5, "nodes");
   ImGui::SetNextItemWidth(em * 5);
   ImGui::InputInt("nodes", &p.nodes, 1, 1);
   p.nodes = std::clamp(p.nodes, 1, std::max(1, p.world_size));
   tooltip("ranks on this many nodes, contiguously (the hierarchical algorithm and the topology use it)");
   if (src.kind == Kind::topology && src.topology.empty()) {
-    ImGui::SameLine();
+    same_line_for(em * 4.5f, "NICs");
     ImGui::SetNextItemWidth(em * 4.5f);
     ImGui::InputInt("NICs", &src.nics_per_node, 1, 1);
     src.nics_per_node = std::clamp(src.nics_per_node, 1, std::max(1, p.world_size / std::max(1, p.nodes)));
     tooltip("NICs per node (rank r uses NIC (r mod ranks-per-node) mod NICs)");
-    ImGui::SameLine();
+    same_line_for(em * 6.5f, "intra");
     enum_combo<std::string>("intra##link", src.intra, presets, id, em * 6.5f);
     tooltip("intra-node link (each rank's port into the node's switch)");
-    ImGui::SameLine();
+    same_line_for(em * 6.5f, "inter");
     enum_combo<std::string>("inter##link", src.inter, presets, id, em * 6.5f);
     tooltip("inter-node link (each NIC's port into the network)");
   }

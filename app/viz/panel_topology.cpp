@@ -22,7 +22,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const ImVec2 cap_pos = ImGui::GetItemRectMin();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   // On several nodes the legend takes four more lines below the canvas.
-  const float legend_h = !compact && ses.configured() && ses.schedule().spec.nodes > 1 ? 4 * line_h : 0;
+  // With large text in a short panel the legend folds into one line (the
+  // rest on hover), so the canvas keeps room for the node boxes.
+  const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
+  const bool legend_full = size.y - 6 * line_h >= 140;
+  const float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
   const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h) - legend_h, 40.f));
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
   const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t,
@@ -40,7 +44,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddRectFilled(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kPanel)), 6);
     dl->AddRect(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kInk)), 6, 0, 1.5f);
     const std::string label = fmt::format("node {}", b.node);
-    dl->AddText(ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 4), im(from_hex(assets::kInk)), label.c_str());
+    // At most 18 px: the scene keeps a fixed head row above the ranks.
+    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f), ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 3),
+                im(from_hex(assets::kInk)), label.c_str());
   }
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
@@ -148,11 +154,21 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (!compact) {
     ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
     if (!sc.boxes.empty()) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-      for (const std::string& l : sc.legend) ImGui::TextWrapped("%s", l.c_str());
-      ImGui::TextWrapped("colour = load; orange = bottleneck: %s", sc.bottleneck.c_str());
-      ImGui::TextWrapped("%s", sc.network_note.c_str());
-      ImGui::PopStyleColor();
+      std::vector<std::string> lines = sc.legend;
+      lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", sc.bottleneck));
+      lines.push_back(sc.network_note);
+      if (legend_full) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        for (const std::string& l : lines) ImGui::TextWrapped("%s", l.c_str());
+        ImGui::PopStyleColor();
+      } else {
+        ImGui::TextDisabled("bottleneck: %s (legend: hover)", sc.bottleneck.c_str());
+        if (ImGui::IsItemHovered()) {
+          std::string all;
+          for (const std::string& l : lines) all += (all.empty() ? "" : "\n") + l;
+          ImGui::SetTooltip("%s", all.c_str());
+        }
+      }
     }
   }
 }
