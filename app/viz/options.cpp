@@ -118,6 +118,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     if (!o.inter.empty()) parse_link("--inter", o.inter);
     if (!o.topology.empty()) network_preset(o.topology);
   }
+  o.source_given = cli.count("--preset") || topo_given;
   if (cli.count("--preset")) {
     o.source.kind = PredictionSource::Kind::preset;
     o.source.preset = preset(o.preset).name;
@@ -181,6 +182,11 @@ void apply_options(App& app, Options& o) {
     p.spec = replay->spec;  // the compare view runs it on threads
   }
   app.vs.edit = p;
+  // A lesson's setup may place the ranks on nodes: the source follows
+  // unless one was given.
+  app.vs.source_follows_nodes = !o.source_given;
+  if (!o.source_given)
+    o.source.kind = p.spec.nodes > 1 ? PredictionSource::Kind::topology : PredictionSource::Kind::profile;
   app.vs.source = o.source;
   app.session.set_source(o.source);
   app.compare.set_source(o.source);

@@ -32,6 +32,7 @@ struct Options {
   // --intra, --inter, --nics-per-node or --nodes > 1 is given, else the
   // calibrated profile (a named preset while there is none).
   PredictionSource source;
+  bool source_given = false;  // --preset or a topology option: the source does not follow --nodes
 };
 
 // Parses argv into o and checks what needs no session: names, --size, --view,

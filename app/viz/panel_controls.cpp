@@ -63,6 +63,7 @@ void draw_prediction_source(App& app) {
   CollectiveSpec& p = vs.edit.spec;
   const float em = ImGui::GetFontSize();
   using Kind = PredictionSource::Kind;
+  const PredictionSource before = src;
   const std::vector<Kind> kinds = {Kind::profile, Kind::preset, Kind::topology};
   const auto kind_name = [](Kind k) -> std::string_view {
     switch (k) {
@@ -113,6 +114,7 @@ void draw_prediction_source(App& app) {
     enum_combo<std::string>("inter##link", src.inter, presets, id, em * 6.5f);
     tooltip("inter-node link (each NIC's port into the network)");
   }
+  if (!(src == before)) vs.source_follows_nodes = false;  // picked here: it stays
   // What the prediction is based on: beside the selector when it fits, else
   // on the next line.
   const Prediction& pr = app.session.prediction();

@@ -110,6 +110,10 @@ void action_toggle_play(App& app) {
 
 void apply_params(App& app) {
   ViewState& vs = app.vs;
+  if (vs.source_follows_nodes) {
+    using Kind = PredictionSource::Kind;
+    vs.source.kind = vs.edit.spec.nodes > 1 ? Kind::topology : Kind::profile;
+  }
   if (!(vs.source == app.session.source())) {
     // Re-prices only (an "auto" run may re-plan); the run stays.
     try {
