@@ -614,3 +614,24 @@ TEST_SUITE("scene_network") {
     fs::remove_all(dir);
   }
 }
+
+TEST_SUITE("scene") {
+  TEST_CASE("'root' only where the collective or the algorithm has one") {
+    const auto roots = [](Collective c, const char* alg) {
+      RunParams p;
+      p.spec.collective = c;
+      p.spec.algorithm = alg;
+      p.spec.world_size = 4;
+      p.spec.count = c == Collective::barrier ? 0 : 4;
+      Session ses;
+      ses.configure(p);
+      int k = 0;
+      for (const NodeDraw& nd : build_topology(ses, 1, Vec2{400, 300}).nodes) k += nd.root;
+      return k;
+    };
+    CHECK(roots(Collective::barrier, "dissemination") == 0);
+    CHECK(roots(Collective::all_gather, "recursive_doubling") == 0);
+    CHECK(roots(Collective::broadcast, "tree") == 1);
+    CHECK(roots(Collective::reduce, "naive") == 1);
+  }
+}
