@@ -43,12 +43,39 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
       q.spec.segments = 1;
     auto s = std::make_unique<Session>();
     try {
+      s->set_source(source);
       s->configure(q);
       sessions.push_back(std::move(s));
       errors.emplace_back();
     } catch (const std::exception& e) {
       sessions.push_back(nullptr);
       errors.emplace_back(e.what());
+    }
+  }
+}
+
+void Compare::set_source(const PredictionSource& src) {
+  if (src == source) return;
+  source = src;
+  for (size_t i = 0; i < sessions.size(); ++i)
+    if (sessions[i]) try {
+        sessions[i]->set_source(src);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+  for (SweepCurve& c : sweep) {
+    c.predicted_us.clear();
+    for (int64_t count : c.counts) {
+      CollectiveSpec spec = base.spec;
+      spec.algorithm = c.algorithm;
+      spec.count = count;
+      spec.segments = 1;
+      const Prediction p = predict(make_schedule(spec), source);
+      if (!p.available) {
+        c.predicted_us.clear();
+        break;
+      }
+      c.predicted_us.push_back(p.total_us);
     }
   }
 }
@@ -111,8 +138,9 @@ void Compare::run_sweep(int lo, int hi, int reps) {
         best = std::min(best, res.trace.total_ns / 1e3);
       }
       c.bytes.push_back(double(bench_bytes(spec)));
+      c.counts.push_back(spec.count);
       c.measured_us.push_back(best);
-      const Prediction p = predict(s);
+      const Prediction p = predict(s, source);
       if (p.available) c.predicted_us.push_back(p.total_us);
       else have_pred = false;
     }

@@ -15,6 +15,7 @@ struct SweepCurve {
   std::vector<double> bytes;         // message size S (nccl-tests' size), bytes
   std::vector<double> measured_us;   // free-running wall time, best of the repetitions
   std::vector<double> predicted_us;  // empty when the cost model is not available
+  std::vector<int64_t> counts;       // elements per rank of each point (re-pricing)
 };
 
 struct Compare {
@@ -25,11 +26,15 @@ struct Compare {
   int position = 0;                        // common step position
   std::vector<SweepCurve> sweep;
   std::string crossover;                   // e.g. "ring is fastest from 64 KiB on"
+  PredictionSource source;                 // what every column's prediction is based on
 
   // Default columns for a collective: naive, tree, ring when offered, else
   // the first three algorithms.
   static std::vector<std::string> default_algorithms(Collective c);
   void configure(const RunParams& p, const std::vector<std::string>& algs);
+  // Re-prices every column and the sweep's predicted lines (the measured
+  // points stay).
+  void set_source(const PredictionSource& src);
   int max_steps() const;
   void step();
   void back();

@@ -39,13 +39,6 @@ void check_writable_file(const std::string& path, const char* what) {
 
 }  // namespace
 
-namespace {
-// Set by parse_options; one window per process.
-std::optional<Network> g_view_network;
-}  // namespace
-
-const Network* view_network() { return g_view_network ? &*g_view_network : nullptr; }
-
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App cli{"microddp-viz: step through collective communication, run for real"};
   RunParams& p = o.params;
@@ -61,6 +54,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--nics-per-node", o.nics_per_node, "topology view: NICs per node (1..ranks per node)");
   cli.add_option("--intra", o.intra, "topology view: intra-node link, preset or ALPHA,BW (seconds, bytes/s)");
   cli.add_option("--inter", o.inter, "topology view: inter-node link, preset or ALPHA,BW (seconds, bytes/s)");
+  cli.add_option("--topology", o.topology, "predict on a named topology (dgx-h100, pcie-box, lab) with --nodes");
+  cli.add_option("--preset", o.preset, "predict with a link preset (nvlink, infiniband, pcie5, ethernet-100g, ethernet-10g) "
+                 "instead of the calibrated profile");
   cli.add_flag("--in-place", p.spec.in_place, "in-place call");
   auto* data_opt = cli.add_option("--data", p.data, "rows \"1,2,3;4,5,6;7,8,9\" or iota | rank | random:SEED");
   cli.add_option("--fill", p.data, "iota | rank | random:SEED")->excludes(data_opt);
@@ -107,12 +103,31 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);
   // Names a bad --nodes / --nics-per-node / link before a window opens
   // (a bad --ranks is the session's to name).
-  if (cli.count("--nodes") || cli.count("--nics-per-node") || cli.count("--intra") || cli.count("--inter")) {
-    Network net;
-    net.topo = Topology::make(p.spec.world_size, p.spec.nodes, o.nics_per_node);
-    net.intra = o.intra.empty() ? preset("nvlink") : parse_link("--intra", o.intra);
-    net.inter = o.inter.empty() ? preset("infiniband") : parse_link("--inter", o.inter);
-    g_view_network = net;
+  // The prediction source: a topology when one is described (or the run
+  // has several nodes), a preset when named, else the calibrated profile
+  // (a named preset while there is none).
+  const bool topo_given = cli.count("--nics-per-node") || cli.count("--intra") || cli.count("--inter") ||
+                          cli.count("--topology");
+  if (cli.count("--preset") && topo_given)
+    throw UsageError(fmt::format("--preset {} and a topology (--topology, --intra, --inter, --nics-per-node) "
+                                 "exclude each other",
+                                 o.preset));
+  if (topo_given || cli.count("--nodes")) {
+    Topology::make(p.spec.world_size, p.spec.nodes, o.nics_per_node);
+    if (!o.intra.empty()) parse_link("--intra", o.intra);
+    if (!o.inter.empty()) parse_link("--inter", o.inter);
+    if (!o.topology.empty()) network_preset(o.topology);
+  }
+  o.source_given = cli.count("--preset") || topo_given;
+  if (cli.count("--preset")) {
+    o.source.kind = PredictionSource::Kind::preset;
+    o.source.preset = preset(o.preset).name;
+  } else if (topo_given || p.spec.nodes > 1) {
+    o.source.kind = PredictionSource::Kind::topology;
+    o.source.topology = o.topology;
+    if (!o.intra.empty()) o.source.intra = o.intra;
+    if (!o.inter.empty()) o.source.inter = o.inter;
+    o.source.nics_per_node = o.nics_per_node;
   }
   parse_size(o.size, o.width, o.height);
   if (o.view != "main" && o.view != "compare") throw UsageError(fmt::format("--view '{}' (expected main or compare)", o.view));
@@ -167,6 +182,14 @@ void apply_options(App& app, Options& o) {
     p.spec = replay->spec;  // the compare view runs it on threads
   }
   app.vs.edit = p;
+  // A lesson's setup may place the ranks on nodes: the source follows
+  // unless one was given.
+  app.vs.source_follows_nodes = !o.source_given;
+  if (!o.source_given)
+    o.source.kind = p.spec.nodes > 1 ? PredictionSource::Kind::topology : PredictionSource::Kind::profile;
+  app.vs.source = o.source;
+  app.session.set_source(o.source);
+  app.compare.set_source(o.source);
   app.vs.font_px = o.font_px;
   if (replay) {
     app.session.load_replay(*replay);  // the run already happened: Step replays it

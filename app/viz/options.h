@@ -23,15 +23,17 @@ struct Options {
   int width = 1280, height = 720;  // from --size, pixels
   bool step_given = false, beat_given = false, ranks_given = false, algorithm_given = false;
   // Topology (--nodes goes into params.spec.nodes): the link classes the
-  // topology view prices loads with; "" = nvlink inside, infiniband across.
-  std::string intra, inter;
+  // prediction and the topology view's loads use; "" = nvlink inside,
+  // infiniband across. --topology NAME: a named topology's links and NICs.
+  std::string intra, inter, topology;
   int nics_per_node = 1;
+  std::string preset;  // --preset: a flat link preset instead of the profile
+  // Filled by parse_options: --preset, else a topology when --topology,
+  // --intra, --inter, --nics-per-node or --nodes > 1 is given, else the
+  // calibrated profile (a named preset while there is none).
+  PredictionSource source;
+  bool source_given = false;  // --preset or a topology option: the source does not follow --nodes
 };
-
-// The network parsed from the last parse_options (--intra, --inter,
-// --nics-per-node), or nullptr when none was given: what the topology panel
-// prices its link loads with.
-const Network* view_network();
 
 // Parses argv into o and checks what needs no session: names, --size, --view,
 // --font-px, --bench-frames, --bucket-cap-mb. Without --count, the count is

@@ -81,7 +81,14 @@ void draw_sweep_plot(App& app, ImVec2 size) {
     legend_x += lh * 1.5f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh;
   }
   const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
-  std::string note = cmp.crossover + (pred ? "" : "   (predicted lines: n/a, no cost model)");
+  // The lines say what they are based on (the columns share one source).
+  std::string based;
+  for (const auto& s : cmp.sessions)
+    if (s) {
+      based = s->prediction().source;
+      break;
+    }
+  std::string note = cmp.crossover + (pred ? "   lines: " + based : "   (" + based + ")");
   dl->AddText(ImVec2(legend_x + lh, p0.y + lh * 0.2f), ink, note.c_str());
   ImGui::Dummy(size);
 }

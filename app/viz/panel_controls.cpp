@@ -9,6 +9,8 @@
 
 #include "app/viz/panels.h"
 #include "core/algorithms/registry.h"
+#include "core/model/cost_model.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::viz {
 
@@ -43,6 +45,92 @@ bool pipelines(const CollectiveSpec& p) {
   return a && a->pipelines;
 }
 
+// The next item on this line when `width` (plus its label) still fits,
+// else on the next line: large text wraps instead of running off the window.
+void same_line_for(float width, const char* label) {
+  ImGui::SameLine();
+  const float w = width + (*label ? ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x : 0);
+  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+}
+
+// The prediction source row: calibrated profile, a link preset, or a
+// topology (the run's nodes, NICs, intra and inter links, or a named
+// topology); then what the prediction is based on, and the calibrate hint
+// while no profile exists.
+void draw_prediction_source(App& app) {
+  ViewState& vs = app.vs;
+  PredictionSource& src = vs.source;
+  CollectiveSpec& p = vs.edit.spec;
+  const float em = ImGui::GetFontSize();
+  using Kind = PredictionSource::Kind;
+  const PredictionSource before = src;
+  const std::vector<Kind> kinds = {Kind::profile, Kind::preset, Kind::topology};
+  const auto kind_name = [](Kind k) -> std::string_view {
+    switch (k) {
+      case Kind::profile: return "calibrated profile";
+      case Kind::preset: return "link preset";
+      case Kind::topology: return "topology";
+    }
+    return "?";
+  };
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("predict with");
+  ImGui::SameLine();
+  if (enum_combo<Kind>("##source", src.kind, kinds, kind_name, em * 10) && src.kind == Kind::topology &&
+      p.nodes < 2 && p.world_size % 2 == 0 && p.world_size >= 4)
+    p.nodes = 2;  // a topology of one node would look like the flat model
+  tooltip("what the predicted times are based on; the run itself always executes on this machine's threads");
+  std::vector<std::string> presets;
+  for (const auto& c : cost_presets()) presets.push_back(c.name);
+  const auto id = [](const std::string& s) { return s; };
+  if (src.kind == Kind::preset) {
+    same_line_for(em * 7.5f, "");
+    enum_combo<std::string>("##preset", src.preset, presets, id, em * 7.5f);
+    tooltip("link preset for every pair of ranks (cost_model.h: a class of link, not a measurement)");
+  }
+  if (src.kind == Kind::topology) {
+    same_line_for(em * 6.5f, "");
+    std::vector<std::string> named = {""};
+    for (const auto& nn : network_presets()) named.push_back(nn.name);
+    enum_combo<std::string>("##topology", src.topology, named,
+                            [](const std::string& s) { return s.empty() ? std::string("custom") : s; }, em * 6.5f);
+    tooltip("custom: the links chosen here; or a named topology (its links and NICs per node)");
+  }
+  same_line_for(em * 5, "nodes");
+  ImGui::SetNextItemWidth(em * 5);
+  ImGui::InputInt("nodes", &p.nodes, 1, 1);
+  p.nodes = std::clamp(p.nodes, 1, std::max(1, p.world_size));
+  tooltip("ranks on this many nodes, contiguously (the hierarchical algorithm and the topology use it)");
+  if (src.kind == Kind::topology && src.topology.empty()) {
+    same_line_for(em * 4.5f, "NICs");
+    ImGui::SetNextItemWidth(em * 4.5f);
+    ImGui::InputInt("NICs", &src.nics_per_node, 1, 1);
+    src.nics_per_node = std::clamp(src.nics_per_node, 1, std::max(1, p.world_size / std::max(1, p.nodes)));
+    tooltip("NICs per node (rank r uses NIC (r mod ranks-per-node) mod NICs)");
+    same_line_for(em * 6.5f, "intra");
+    enum_combo<std::string>("intra##link", src.intra, presets, id, em * 6.5f);
+    tooltip("intra-node link (each rank's port into the node's switch)");
+    same_line_for(em * 6.5f, "inter");
+    enum_combo<std::string>("inter##link", src.inter, presets, id, em * 6.5f);
+    tooltip("inter-node link (each NIC's port into the network)");
+  }
+  if (!(src == before)) vs.source_follows_nodes = false;  // picked here: it stays
+  // What the prediction is based on: beside the selector when it fits, else
+  // on the next line.
+  const Prediction& pr = app.session.prediction();
+  ImGui::SameLine();
+  if (ImGui::CalcTextSize(pr.source.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, pr.available ? ImGui::GetColorU32(ImGuiCol_Text) : IM_COL32(200, 40, 0, 255));
+  ImGui::TextUnformatted(pr.source.c_str());
+  ImGui::PopStyleColor();
+  if (!pr.hint.empty()) {
+    const std::string h = "- " + pr.hint;
+    ImGui::SameLine();
+    if (ImGui::CalcTextSize(h.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+    ImGui::TextDisabled("%s", h.c_str());
+  }
+}
+
 }  // namespace
 
 void draw_controls(App& app) {
@@ -61,10 +149,16 @@ void draw_controls(App& app) {
   tooltip("collective");
   ImGui::SameLine();
   {
-    const auto& algs = algorithms_for(p.collective);
-    if (enum_combo<std::string>("##algorithm", p.algorithm, algs, [](const std::string& s) { return s; }, em * 10))
+    std::vector<std::string> algs = algorithms_for(p.collective);
+    algs.push_back("auto");
+    // "auto" shows what it chose on the prediction in force.
+    const std::string chosen = app.session.configured() && app.session.params().spec.algorithm == "auto"
+                                   ? app.session.schedule().spec.algorithm
+                                   : "";
+    const auto label = [&](const std::string& s) { return s == "auto" && !chosen.empty() ? "auto: " + chosen : s; };
+    if (enum_combo<std::string>("##algorithm", p.algorithm, algs, label, em * 10))
       if (!pipelines(p)) p.segments = 1;
-    tooltip("algorithm");
+    tooltip("algorithm; auto: the fastest predicted on the model in force (what NCCL's tuner does)");
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5.5f);
@@ -114,6 +208,8 @@ void draw_controls(App& app) {
   ImGui::SameLine();
   enum_combo<std::string>("##backend", run.backend, {"threads"}, [](const std::string& s) { return s; }, em * 5.5f);
   tooltip("backend (the viewer runs the threads backend)");
+
+  draw_prediction_source(app);
 
   // Row 2: stepping.
   const bool cmp = vs.view == View::compare;

@@ -1,5 +1,7 @@
-// Stats: bytes per rank and per link (busiest highlighted), steps, measured
-// time, algbw, busbw (nccl-tests factors), predicted time and the error.
+// Stats: measured time, algbw, busbw (nccl-tests factors), the prediction
+// with what it is based on and its split by link class; bytes per link class
+// and the busiest ports (bottleneck marked) for the shown step and the run;
+// bytes per rank and per pair of ranks (busiest highlighted).
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -9,22 +11,106 @@
 
 namespace microddp::viz {
 
-void draw_stats(App& app) {
-  const Session& ses = app.session;
-  const Stats st = build_stats(ses);
-  const ImU32 hl = im(from_hex(assets::kPredicted));
+namespace {
+
+// Always in view: the measured time and the prediction with what it is based on.
+void summary(const Stats& st, ImU32 hl) {
   ImGui::Text("Steps %d of %d run   |   measured %s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
               st.finished ? "" : " so far");
-  ImGui::Text("Predicted %s", format_us(st.predicted_us).c_str());
-  if (st.predicted_us >= 0 && st.finished) {
+  if (st.predicted_us >= 0 && st.finished && st.error_known) {
     ImGui::SameLine();
     ImGui::Text("  error %+.1f %%", st.error_pct);
   }
+  ImGui::PushStyleColor(ImGuiCol_Text, hl);
+  const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
+  ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
+  ImGui::PopStyleColor();
+  if (!st.prediction_hint.empty()) ImGui::TextDisabled("%s", st.prediction_hint.c_str());
+  if (!st.auto_short.empty()) {
+    ImGui::TextUnformatted(st.auto_short.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.auto_text.c_str());
+  }
+}
+
+void bandwidth(const Stats& st) {
   if (st.finished && st.size_bytes > 0)
     ImGui::Text("S = %s   algbw %.3g GB/s   busbw %.3g GB/s (x%.3g)", human_bytes(double(st.size_bytes)).c_str(),
                 st.algbw_gbps, st.busbw_gbps, st.bus_factor);
   else
     ImGui::TextDisabled("algbw / busbw once every step has run");
+  ImGui::TextWrapped("%s", st.measured_note.empty()
+                               ? "measured: this machine's threads over shared memory"
+                               : st.measured_note.c_str());
+}
+
+void links(const Stats& st, ImU32 hl) {
+  ImGui::Text("%d node%s x %d rank%s, %d NIC%s per node", st.nodes, st.nodes == 1 ? "" : "s", st.ranks_per_node,
+              st.ranks_per_node == 1 ? "" : "s", st.nics_per_node, st.nics_per_node == 1 ? "" : "s");
+  const std::string step_col = st.shown_step >= 0 ? fmt::format("step {}", st.shown_step) : "step";
+  // Bytes per class, and the predicted time charged to each (α: per
+  // message, β: bytes / bandwidth).
+  if (ImGui::BeginTable("classes", 5, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerH)) {
+    ImGui::TableSetupColumn("link class");
+    ImGui::TableSetupColumn(step_col.c_str());
+    ImGui::TableSetupColumn("whole run");
+    ImGui::TableSetupColumn("pred. alpha");
+    ImGui::TableSetupColumn("pred. beta");
+    ImGui::TableHeadersRow();
+    const auto row = [&](const char* cls, int64_t a, int64_t b, double al, double be, bool priced) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cls);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_bytes(double(a)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_bytes(double(b)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(priced ? format_us(al).c_str() : "-");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(priced ? format_us(be).c_str() : "-");
+    };
+    // A flat model prices every message alike: its terms go on one row.
+    row(st.by_class ? "intra-node" : "intra-node *", st.intra_step, st.intra_run, st.alpha_intra_us, st.beta_intra_us,
+        st.split);
+    row("inter-node", st.inter_step, st.inter_run, st.alpha_inter_us, st.beta_inter_us, st.split && st.by_class);
+    ImGui::EndTable();
+  }
+  if (st.split)
+    ImGui::TextDisabled("%s+ other %s (reductions, copies, barriers)",
+                        st.by_class ? "each step charged to its busiest port's class; "
+                                    : "* one link for every pair (no topology); ",
+                        format_us(st.other_us).c_str());
+  // Busiest ports, the shown step beside the whole run.
+  if (ImGui::BeginTable("ports", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH)) {
+    ImGui::TableSetupColumn((step_col + ": port").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn("bytes", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("run: port", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn("bytes ", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    const size_t rows = std::max(st.ports_step.size(), st.ports_run.size());
+    const auto cell = [&](const std::vector<Stats::PortLoad>& v, size_t i) {
+      ImGui::TableNextColumn();
+      if (i >= v.size()) {
+        ImGui::TableNextColumn();
+        return;
+      }
+      const Stats::PortLoad& p = v[i];
+      if (p.bottleneck) ImGui::PushStyleColor(ImGuiCol_Text, hl);
+      ImGui::Text("%s%s", p.name.c_str(), p.bottleneck ? " (bottleneck)" : "");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_bytes(double(p.bytes)).c_str());
+      if (p.bottleneck) ImGui::PopStyleColor();
+    };
+    for (size_t i = 0; i < rows; ++i) {
+      ImGui::TableNextRow();
+      cell(st.ports_step, i);
+      cell(st.ports_run, i);
+    }
+    ImGui::EndTable();
+  }
+}
+
+void ranks(const Stats& st, ImU32 hl) {
   const int n = static_cast<int>(st.sent.size());
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y;
@@ -50,10 +136,9 @@ void draw_stats(App& app) {
     }
     ImGui::EndTable();
   }
-  if (ImGui::BeginTable("links", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
-                        ImVec2(0, 0))) {
+  if (ImGui::BeginTable("links", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("link");
+    ImGui::TableSetupColumn("pair");
     ImGui::TableSetupColumn("bytes (all steps)");
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < st.links.size(); ++i) {
@@ -68,6 +153,35 @@ void draw_stats(App& app) {
       if (busiest) ImGui::PopStyleColor();
     }
     ImGui::EndTable();
+  }
+}
+
+}  // namespace
+
+void draw_stats(App& app) {
+  const Stats st = build_stats(app.session);
+  const ImU32 hl = im(from_hex(assets::kPredicted));
+  summary(st, hl);
+  // Below the summary: links and ports first when there are several nodes
+  // (what a topology run is about), ranks first otherwise.
+  if (ImGui::BeginTabBar("stats_tabs")) {
+    const bool multi = st.nodes > 1;
+    for (int k = 0; k < 3; ++k) {
+      const int which = multi ? k : (k == 0 ? 2 : k == 2 ? 0 : 1);  // 0 links, 1 bandwidth, 2 ranks
+      if (which == 0 && ImGui::BeginTabItem("Links & ports")) {
+        links(st, hl);
+        ImGui::EndTabItem();
+      }
+      if (which == 1 && ImGui::BeginTabItem("Bandwidth")) {
+        bandwidth(st);
+        ImGui::EndTabItem();
+      }
+      if (which == 2 && ImGui::BeginTabItem("Ranks")) {
+        ranks(st, hl);
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
   }
 }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/viz/options.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 
@@ -23,10 +22,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const ImVec2 cap_pos = ImGui::GetItemRectMin();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   // On several nodes the legend takes four more lines below the canvas.
-  const float legend_h = !compact && ses.configured() && ses.schedule().spec.nodes > 1 ? 4 * line_h : 0;
+  // With large text in a short panel the legend folds into one line (the
+  // rest on hover), so the canvas keeps room for the node boxes.
+  const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
+  const bool legend_full = size.y - 6 * line_h >= 140;
+  const float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
   const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h) - legend_h, 40.f));
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
-  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, view_network());
+  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t,
+                                            ses.prediction().network ? &*ses.prediction().network : nullptr);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
@@ -40,7 +44,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddRectFilled(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kPanel)), 6);
     dl->AddRect(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kInk)), 6, 0, 1.5f);
     const std::string label = fmt::format("node {}", b.node);
-    dl->AddText(ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 4), im(from_hex(assets::kInk)), label.c_str());
+    // At most 18 px: the scene keeps a fixed head row above the ranks.
+    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f), ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 3),
+                im(from_hex(assets::kInk)), label.c_str());
   }
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
@@ -95,9 +101,14 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddCircleFilled(c, nd.radius, im(nd.fill), 0);
     dl->Flags = flags;
     dl->AddCircle(c, nd.radius, ink, 0, nd.busy && !sc.upcoming ? 3.f : outline);
+    // Every rank labelled: the label shrinks to fit a small circle (not below 9 px).
     const std::string label = fmt::format("R{}", nd.rank);
-    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-    dl->AddText(ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)), label.c_str());
+    const float fs = ImGui::GetFontSize();
+    const ImVec2 ts0 = ImGui::CalcTextSize(label.c_str());
+    const float fit = std::clamp((2 * nd.radius - 3) / std::max(ts0.x, 1.f), 9.f / fs, 1.f);
+    const ImVec2 ts(ts0.x * fit, ts0.y * fit);
+    dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
+                label.c_str());
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     if (nd.root) {
@@ -107,7 +118,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   }
   for (const NicDraw& d : sc.nics) {  // a NIC: a square on its node's lower edge, filled by load
     const ImVec2 c = iv(d.pos, origin);
-    const ImVec2 a0(c.x - 9, c.y - 6), a1(c.x + 9, c.y + 6);
+    const ImVec2 a0(c.x - d.half.x, c.y - d.half.y), a1(c.x + d.half.x, c.y + d.half.y);
     dl->AddRectFilled(a0, a1, im(from_hex(d.bottleneck ? assets::kPredicted : assets::kActive,
                                           static_cast<uint8_t>(40 + 215 * std::clamp(d.load, 0.f, 1.f)))));
     dl->AddRect(a0, a1, ink, 0, 0, d.bottleneck ? 2.5f : 1.f);
@@ -143,9 +154,21 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (!compact) {
     ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
     if (!sc.boxes.empty()) {
-      for (const std::string& l : sc.legend) ImGui::TextDisabled("%s", l.c_str());
-      ImGui::TextDisabled("colour = load; orange = bottleneck: %s", sc.bottleneck.c_str());
-      ImGui::TextDisabled("%s", sc.network_note.c_str());
+      std::vector<std::string> lines = sc.legend;
+      lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", sc.bottleneck));
+      lines.push_back(sc.network_note);
+      if (legend_full) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        for (const std::string& l : lines) ImGui::TextWrapped("%s", l.c_str());
+        ImGui::PopStyleColor();
+      } else {
+        ImGui::TextDisabled("bottleneck: %s (legend: hover)", sc.bottleneck.c_str());
+        if (ImGui::IsItemHovered()) {
+          std::string all;
+          for (const std::string& l : lines) all += (all.empty() ? "" : "\n") + l;
+          ImGui::SetTooltip("%s", all.c_str());
+        }
+      }
     }
   }
 }

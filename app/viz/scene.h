@@ -65,7 +65,8 @@ struct NodeBoxDraw {
 };
 struct NicDraw {
   int node = 0, nic = 0;
-  Vec2 pos;
+  Vec2 pos;             // centre of its square
+  Vec2 half{9, 6};      // half width and height of the square
   int64_t bytes = 0;  // out + in through this NIC in the shown step
   float load = 0;     // its busier port's bytes / the step's busiest port's bytes
   bool bottleneck = false;
@@ -80,6 +81,7 @@ struct ArrowLoad {      // one per arrow, same index
 struct TopologyScene {
   TopologyKind kind = TopologyKind::circle;
   std::vector<NodeBoxDraw> boxes;   // empty on one node
+  bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
   std::string bottleneck;           // the shown step's busiest port ("node 0 NIC 0 out")
@@ -206,9 +208,45 @@ struct Stats {
   double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)
   double predicted_us = -1;             // -1: n/a
   double error_pct = 0;                 // (measured - predicted) / predicted
+  bool error_known = false;             // the prediction is of this machine (calibrated profile)
   bool finished = false;
+
+  // What the prediction is based on ("predicted (preset nvlink)"), the
+  // calibrate hint while no profile exists, and (on a topology) that the
+  // measured times are not the topology's.
+  std::string prediction_label, prediction_hint, measured_note;
+  // "auto chose ring: naive 12.1 us, tree 9.3 us, ring 5.2 us" (algorithm auto),
+  // and its one-line form "auto chose ring (5.2 us; next: tree 9.3 us)".
+  std::string auto_text, auto_short;
+
+  // Link classes and ports (core/model/topology_model.h's routing): the
+  // topology of the prediction when one is in force, else the run's nodes
+  // with one NIC each. Bytes of each message once per class; a port counts
+  // the bytes through it.
+  int nodes = 1, ranks_per_node = 1, nics_per_node = 1;
+  int shown_step = -1;                   // the step the *_step fields describe (-1: no steps)
+  int64_t intra_run = 0, inter_run = 0;  // bytes, the whole run
+  int64_t intra_step = 0, inter_step = 0;  // bytes, the shown step
+  struct PortLoad {
+    int port = -1;
+    std::string name;  // "R3 intra out", "node 0 NIC 0 out"
+    int64_t bytes = 0;
+    bool inter = false;
+    bool bottleneck = false;  // the busiest port (run: by predicted busy time; step: by port time)
+  };
+  std::vector<PortLoad> ports_run, ports_step;  // busiest first (bytes), ports with bytes only, at most max_ports
+  std::string bottleneck_run, bottleneck_step;  // port names ("" without messages)
+
+  // Predicted lockstep time split by what it pays for, MICROSECONDS. On a
+  // topology each step is charged to the link class of its busiest port;
+  // on a flat model everything is one class (by_class false). other_us:
+  // reductions (γ), local copies (δ), barriers and the shared-machine terms.
+  bool split = false, by_class = false;
+  double alpha_intra_us = 0, beta_intra_us = 0, alpha_inter_us = 0, beta_inter_us = 0, other_us = 0;
 };
 
-Stats build_stats(const Session& s);
+// position: the step shown (as build_topology: position-1, or step 0 at
+// position 0); -1 = the session's position. max_ports caps the port lists.
+Stats build_stats(const Session& s, int position = -1, int max_ports = 6);
 
 }  // namespace microddp::viz

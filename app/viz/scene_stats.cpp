@@ -1,4 +1,6 @@
 // The stats panel's scene (panel_stats.cpp draws it).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
@@ -7,7 +9,95 @@
 
 namespace microddp::viz {
 
-Stats build_stats(const Session& ses) {
+namespace {
+
+bool is_nic(const Topology& t, int port) {
+  const PortKind k = port_at(t, port).kind;
+  return k == PortKind::nic_out || k == PortKind::nic_in;
+}
+
+std::vector<Stats::PortLoad> busiest_ports(const Topology& t, const std::vector<int64_t>& bytes, int bottleneck,
+                                           int max_ports) {
+  std::vector<Stats::PortLoad> v;
+  for (int id = 0; id < static_cast<int>(bytes.size()); ++id)
+    if (bytes[static_cast<size_t>(id)] > 0 || id == bottleneck)
+      v.push_back({id, port_name(t, id), bytes[static_cast<size_t>(id)], is_nic(t, id), id == bottleneck});
+  // Busiest first; the bottleneck ahead of its equals, then port order.
+  std::stable_sort(v.begin(), v.end(), [](const Stats::PortLoad& a, const Stats::PortLoad& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.bottleneck > b.bottleneck;
+  });
+  if (max_ports > 0 && static_cast<int>(v.size()) > max_ports) {
+    // The bottleneck (busiest by time, which many small messages can make a
+    // port with fewer bytes) always stays in the list, last if need be.
+    const auto b = std::find_if(v.begin(), v.end(), [](const Stats::PortLoad& p) { return p.bottleneck; });
+    if (b != v.end() && b - v.begin() >= max_ports) v[static_cast<size_t>(max_ports - 1)] = *b;
+    v.resize(static_cast<size_t>(max_ports));
+  }
+  return v;
+}
+
+// The link classes and ports of the run: the prediction's topology, else
+// the run's nodes (one NIC each), priced with the flat model on both classes
+// (the bytes do not depend on the prices; the bottleneck then is the port
+// with the most messages and bytes).
+void add_links(Stats& st, const Session& ses, int shown, int max_ports) {
+  const Schedule& s = ses.schedule();
+  const Prediction& pred = ses.prediction();
+  const int n = s.world_size();
+  Network net;
+  if (pred.network && pred.network->topo.world_size() == n) {
+    net = *pred.network;
+  } else {
+    const int nodes = s.spec.nodes > 1 && n % s.spec.nodes == 0 ? s.spec.nodes : 1;
+    net.topo = Topology::make(n, nodes, 1);
+    net.intra = net.inter = pred.flat;
+  }
+  const Topology& T = net.topo;
+  st.nodes = T.nodes;
+  st.ranks_per_node = T.ranks_per_node;
+  st.nics_per_node = T.nics_per_node;
+  const NetworkPrediction np = predict(s, net);
+  st.intra_run = np.bytes_intra;
+  st.inter_run = np.bytes_inter;
+  st.ports_run = busiest_ports(T, np.port_bytes, np.bottleneck, max_ports);
+  if (np.bottleneck >= 0) st.bottleneck_run = port_name(T, np.bottleneck);
+  if (shown >= 0 && shown < static_cast<int>(np.step_port_bytes.size())) {
+    st.shown_step = shown;
+    const auto& pb = np.step_port_bytes[static_cast<size_t>(shown)];
+    const int bn = np.step_bottleneck[static_cast<size_t>(shown)];
+    for (int id = 0; id < static_cast<int>(pb.size()); ++id) {
+      // Out ports count each message once: intra out, NIC out.
+      const PortKind k = port_at(T, id).kind;
+      if (k == PortKind::intra_out) st.intra_step += pb[static_cast<size_t>(id)];
+      if (k == PortKind::nic_out) st.inter_step += pb[static_cast<size_t>(id)];
+    }
+    st.ports_step = busiest_ports(T, pb, bn, max_ports);
+    if (bn >= 0) st.bottleneck_step = port_name(T, bn);
+  }
+  // The time split: on a topology, each step's α and β (the critical rank's
+  // busiest port) charged to the class of the step's busiest port.
+  if (!pred.available) return;
+  st.split = true;
+  if (pred.network) {
+    st.by_class = true;
+    const microddp::Prediction& pr = np.pr;
+    for (size_t k = 0; k < pr.step_s.size(); ++k) {
+      const CostTerms& t = pr.ranks[k][static_cast<size_t>(pr.critical_rank[k])].terms;
+      const bool inter = np.step_bottleneck[k] >= 0 && is_nic(T, np.step_bottleneck[k]);
+      (inter ? st.alpha_inter_us : st.alpha_intra_us) += t.alpha_s * 1e6;
+      (inter ? st.beta_inter_us : st.beta_intra_us) += t.beta_s * 1e6;
+      st.other_us += (pr.step_s[k] - t.alpha_s - t.beta_s) * 1e6;
+    }
+  } else {
+    st.alpha_intra_us = pred.terms.alpha_s * 1e6;
+    st.beta_intra_us = pred.terms.beta_s * 1e6;
+    st.other_us = (pred.terms.total() - pred.terms.alpha_s - pred.terms.beta_s) * 1e6;
+  }
+}
+
+}  // namespace
+
+Stats build_stats(const Session& ses, int position, int max_ports) {
   Stats st;
   if (!ses.configured()) return st;
   const Schedule& s = ses.schedule();
@@ -49,8 +139,33 @@ Stats build_stats(const Session& ses) {
   const auto& pred = ses.prediction();
   if (pred.available) {
     st.predicted_us = pred.total_us;
+    // A preset or a topology describes other hardware: its gap to the
+    // time measured here is no model error.
+    st.error_known = pred.this_machine;
     if (st.finished && pred.total_us > 0) st.error_pct = (st.measured_us - pred.total_us) / pred.total_us * 100;
   }
+  st.prediction_label = pred.source;
+  st.prediction_hint = pred.hint;
+  if (pred.network)
+    st.measured_note = "measured: this machine's threads over shared memory; predicted: the topology above";
+  if (const AutoChoice& ac = ses.auto_choice(); !ac.chosen.empty()) {
+    st.auto_text = fmt::format("auto chose {}:", ac.chosen);
+    for (const auto& c : ac.candidates)
+      st.auto_text += fmt::format(" {} {:.3g} us{}", c.algorithm, c.time_s * 1e6, &c == &ac.candidates.back() ? "" : ",");
+    const AutoChoice::Candidate* best = nullptr;
+    const AutoChoice::Candidate* next = nullptr;
+    for (const auto& c : ac.candidates) {
+      if (c.algorithm == ac.chosen) best = &c;
+      else if (!next || c.time_s < next->time_s) next = &c;
+    }
+    st.auto_short = fmt::format("auto chose {}", ac.chosen);
+    if (best && next)
+      st.auto_short += fmt::format(" ({:.3g} us; next: {} {:.3g} us)", best->time_s * 1e6, next->algorithm,
+                                   next->time_s * 1e6);
+  }
+  if (position < 0) position = ses.position();
+  const int shown = st.steps == 0 ? -1 : position > 0 ? std::min(position, st.steps) - 1 : 0;
+  add_links(st, ses, shown, max_ports);
   return st;
 }
 

@@ -13,6 +13,7 @@ namespace microddp::viz {
 
 namespace {
 constexpr float kPi = 3.14159265358979f;
+constexpr float kNicStrip = 22;  // height of the NIC strip along a node box's lower edge
 }  // namespace
 
 // The registry's layout hint (core/algorithms/registry.h) decides; an
@@ -78,7 +79,7 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
       d.node = b.node;
       d.nic = k;
       const float fx = (float(k) + 1) / float(T.nics_per_node + 1);
-      d.pos = Vec2{b.min.x + fx * (b.max.x - b.min.x), b.max.y - 8};
+      d.pos = Vec2{b.min.x + fx * (b.max.x - b.min.x), b.max.y - kNicStrip / 2};
       const int i = b.node * T.nics_per_node + k;
       const int64_t out = pb[static_cast<size_t>(port_id(T, {PortKind::nic_out, i}))];
       const int64_t in = pb[static_cast<size_t>(port_id(T, {PortKind::nic_in, i}))];
@@ -93,7 +94,10 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
                                   net.intra.alpha * 1e6, net.intra.bandwidth() / 1e9));
   sc.legend.push_back(fmt::format("inter-node (thick): {}, {:.3g} us, {:.4g} GB/s x {} NIC/node", net.inter.name,
                                   net.inter.alpha * 1e6, net.inter.bandwidth() / 1e9, T.nics_per_node));
-  sc.network_note = "measured: one machine's shared memory; loads: this topology";
+  // The run executes on this machine's threads: the measured times are
+  // shared memory's, whatever the topology drawn.
+  sc.network_note = net_in ? "measured: shared memory here; predicted: this topology"
+                           : "measured: shared memory here; loads: these links";
 }
 }  // namespace
 
@@ -190,23 +194,102 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       break;
     }
   }
-  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle inside.
+  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle
+  // inside, the NICs on a strip along each box's lower edge. Every arrow lies
+  // within the hull of its ends and control point, at most radius + bend/2
+  // (+ half a badge) below a rank's centre, so keeping the ranks that far
+  // above the strip keeps arrows and badges off the NIC squares.
   const int N = sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
   if (N > 1) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
-    const float gap = 14, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
-    radius = std::clamp(std::min(bw, bh) * 0.38f * std::sin(kPi / std::max(g, 2)) * 0.8f, 6.f, std::min(bw, bh) * 0.14f);
+    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
+    const float head = 24, nic_strip = kNicStrip;  // "node k" label (a line of text); the NIC squares
+    const float pad = 6;
+    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
+    // Ranks on an ellipse filling the box (wide boxes spread them out): the
+    // largest radius whose neighbours stay 2·radius + 4 apart, keeping the
+    // room below the ranks that the arrows and badges need.
+    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto ellipse = [&](float r) {
+      const float room_h = room_h0 - below_for(r);
+      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
+    };
+    // A chain (the flat ring: traffic leaves a node only from its last rank
+    // to the next node's first): the ranks run counter-clockwise from the
+    // top left to the top right, so each hop between nodes is a short arrow
+    // across the gap. Otherwise (e.g. hierarchical: rank l to rank l of
+    // another node) clockwise from the top, as on one node.
+    bool chain = g > 1;
+    for (const Step& st : s.steps)
+      for (int r = 0; r < n && chain; ++r)
+        for (const Op& o : st.ranks[r])
+          if (o.kind == OpKind::send && o.peer >= 0 && o.peer / g != r / g &&
+              !(r % g == g - 1 && o.peer % g == 0 && o.peer / g == (r / g + 1) % N))
+            chain = false;
+    sc.chain = chain;
+    const auto at = [&](int l, Vec2 e) {
+      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
+                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
+      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
+    };
+    radius = 6;
+    bool fits = false;
+    for (float r = 22; r >= 6 && !fits; r -= 0.5f) {
+      const Vec2 e = ellipse(r);
+      if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
+      float closest = 1e9f;  // every pair: a flat ellipse puts opposite ranks together
+      for (int a = 0; a < g; ++a)
+        for (int b = a + 1; b < g; ++b) {
+          const Vec2 p = at(a, e), q = at(b, e);
+          closest = std::min(closest, std::hypot(p.x - q.x, p.y - q.y));
+        }
+      if (closest >= 2 * r + 4) radius = r, fits = true;
+    }
+    // A short, wide box (e.g. beside a lesson): ranks in rows instead, when
+    // the ellipse leaves them too small or does not fit at all.
+    int grid_rows = 0, grid_cols = 0;
+    float grid_r = 0;
+    for (int rows = 1; rows <= g; ++rows) {
+      const int cls = (g + rows - 1) / rows;
+      float r = std::min(room_w / float(cls) / 2 - 2, 22.f);
+      while (r >= 6 && float(rows) * (2 * r + 4) > room_h0 - below_for(r)) r -= 0.5f;
+      if (r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
+    }
+    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 9 && grid_r > radius + 2));
+    if (grid) radius = std::max(grid_r, 6.f);
+    const Vec2 e = ellipse(radius);
+    // Structural links stay inside a node (each node's ring when the layout
+    // is a ring): a faint line across boxes would run through other ranks;
+    // the traffic between nodes shows as arrows.
+    sc.links.clear();
+    if (sc.kind == TopologyKind::ring && g > 1)
+      for (int k = 0; k < N; ++k)
+        for (int l = 0; l < (g == 2 ? 1 : g); ++l) sc.links.push_back({k * g + l, k * g + (l + 1) % g});
     for (int k = 0; k < N; ++k) {
       const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
       sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
-      const float rr = std::max(std::min(bw, bh) / 2 - radius - 26, 1.f);
-      for (int l = 0; l < g; ++l)
-        pos[k * g + l] = g == 1 ? Vec2{x0 + bw / 2, y0 + bh / 2 - 8} : on_circle(l, g, rr, x0 + bw / 2, y0 + bh / 2 - 8);
+      const float ccx = x0 + bw / 2, ccy = y0 + head + (room_h0 - below_for(radius)) / 2;
+      for (int l = 0; l < g; ++l) {
+        Vec2 d = g == 1 ? Vec2{} : at(l, e);
+        if (grid) {
+          const float room_h = room_h0 - below_for(radius);
+          d = Vec2{(float(l % grid_cols) - float(grid_cols - 1) / 2) * room_w / float(grid_cols),
+                   (float(l / grid_cols) - float(grid_rows - 1) / 2) * room_h / float(grid_rows)};
+        }
+        pos[k * g + l] = Vec2{ccx + d.x, ccy + d.y};
+      }
     }
   }
-  for (int r = 0; r < n; ++r) sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), r == sp.root &&
-                                                          sc.kind != TopologyKind::ring, false});
+  // "root" only where the collective or the algorithm has one (not on a
+  // ring, a dissemination barrier or recursive doubling).
+  const AlgorithmInfo* info = find_algorithm(sp.algorithm, sp.collective);
+  const bool rooted = sp.collective == Collective::broadcast || sp.collective == Collective::reduce ||
+                      sp.collective == Collective::gather || sp.collective == Collective::scatter ||
+                      (info && info->uses_root);
+  for (int r = 0; r < n; ++r)
+    sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), rooted && r == sp.root && sc.kind != TopologyKind::ring,
+                                false});
 
   const int nsteps = s.num_steps();
   if (nsteps == 0) {
@@ -247,6 +330,12 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.a = Vec2{p.x + ux * (radius + 3), p.y + uy * (radius + 3)};
     a.b = Vec2{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
+    if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
+      // The chain's wrap from the last node back to the first arcs over the
+      // boxes in between, its peak in their label row.
+      const float top = sc.boxes[0].min.y + 6;
+      a.ctrl.y = 2 * top - (a.a.y + a.b.y) / 2;
+    }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
     // Segments of one link travel one behind the other.
     const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * 0.12f, 0.f, 1.f) : t;

@@ -26,7 +26,13 @@ void Session::configure(const RunParams& p) {
     throw UsageError(fmt::format("backend '{}' is not available in the viewer (expected: threads)", p.backend));
   if (p.spec.world_size < 1 || p.spec.world_size > 64)
     throw UsageError(fmt::format("ranks {} is outside 1..64", p.spec.world_size));
-  const CollectiveSpec& spec = p.spec;
+  CollectiveSpec spec = p.spec;
+  AutoChoice choice;
+  if (spec.algorithm == "auto") {
+    const ModelInForce m = resolve_model(spec, source_);
+    choice = choose_algorithm(spec, m.flat, m.network ? &*m.network : nullptr);
+    spec.algorithm = choice.chosen;
+  }
   auto sched = std::make_unique<Schedule>(make_schedule(spec));
   check_schedule(*sched);
   RankData inputs = make_inputs(spec, p.data);
@@ -38,10 +44,33 @@ void Session::configure(const RunParams& p) {
   outputs_.clear();
   schedule_ = std::move(sched);
   params_ = p;
+  auto_ = std::move(choice);
   inputs_ = std::move(inputs);
   prov_ = std::move(prov);
-  pred_ = predict(*schedule_);
+  pred_ = predict(*schedule_, source_);
   start_run();
+}
+
+void Session::set_source(const PredictionSource& src) {
+  if (src == source_) return;
+  const PredictionSource old = source_;
+  source_ = src;
+  if (!schedule_) return;
+  if (params_.spec.algorithm == "auto" && !replay_) {
+    try {
+      const ModelInForce m = resolve_model(params_.spec, source_);
+      const AutoChoice c = choose_algorithm(params_.spec, m.flat, m.network ? &*m.network : nullptr);
+      if (c.chosen != schedule_->spec.algorithm) {
+        configure(params_);  // a different algorithm: plan and run it
+        return;
+      }
+      auto_ = c;
+    } catch (...) {
+      source_ = old;
+      throw;
+    }
+  }
+  pred_ = predict(*schedule_, source_);
 }
 
 void Session::load_replay(const RunRecord& rec) {
@@ -65,10 +94,11 @@ void Session::load_replay(const RunRecord& rec) {
   params_.data = "record";
   params_.mode = rec.trace.mode;
   params_.backend = rec.trace.backend;
+  auto_ = AutoChoice{};
   inputs_ = rec.inputs;
   outputs_ = rec.outputs;
   prov_ = std::move(prov);
-  pred_ = predict(*schedule_);
+  pred_ = predict(*schedule_, source_);
   done_trace_ = rec.trace;
   position_ = 0;
   replay_ = true;

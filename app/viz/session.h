@@ -57,8 +57,22 @@ class Session {
   // prediction, and starts a fresh real run paused before step 0. Throws
   // UsageError (bad parameters) or ScheduleError; on a throw the previous
   // configuration stays.
+  // Algorithm "auto" picks, on the prediction source in force, the algorithm
+  // with the lowest predicted time (core's choose_algorithm): the schedule's
+  // spec names the chosen one, params() keeps "auto", auto_choice() says why.
   void configure(const RunParams& p);
   bool configured() const { return schedule_ != nullptr; }
+
+  // What the prediction is based on. Changing it re-prices the run without
+  // re-running it (an "auto" algorithm is chosen again, which re-plans and
+  // re-runs when the choice changes). Throws UsageError when the source
+  // does not resolve for an "auto" run; otherwise a bad source shows as
+  // "predicted n/a" with the reason.
+  void set_source(const PredictionSource& src);
+  const PredictionSource& source() const { return source_; }
+  // The candidates of the last "auto" choice (empty chosen when the
+  // algorithm was named).
+  const AutoChoice& auto_choice() const { return auto_; }
 
   // Shows a run that already happened (microddp-viz --replay FILE, e.g. an
   // MPI run saved by `microddp run --save-record`): rebuilds the schedule
@@ -106,6 +120,8 @@ class Session {
   void run_one();
 
   RunParams params_;
+  PredictionSource source_;
+  AutoChoice auto_;
   std::unique_ptr<Schedule> schedule_;
   Provenance prov_;
   Prediction pred_;

@@ -37,6 +37,7 @@ std::string format_us(double us) {
   if (us < 0) return "n/a";
   if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
   if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
+  if (us > 0 && us < 0.1) return fmt::format("{:.3g} ns", us * 1e3);  // e.g. the β of a few bytes on NVLink
   return fmt::format("{:.3g} us", us);
 }
 
@@ -109,6 +110,21 @@ void action_toggle_play(App& app) {
 
 void apply_params(App& app) {
   ViewState& vs = app.vs;
+  if (vs.source_follows_nodes) {
+    using Kind = PredictionSource::Kind;
+    vs.source.kind = vs.edit.spec.nodes > 1 ? Kind::topology : Kind::profile;
+  }
+  if (!(vs.source == app.session.source())) {
+    // Re-prices only (an "auto" run may re-plan); the run stays.
+    try {
+      app.session.set_source(vs.source);
+      app.compare.set_source(vs.source);
+      vs.error.clear();
+    } catch (const std::exception& e) {
+      vs.error = e.what();
+      vs.source = app.session.source();
+    }
+  }
   if (vs.edit == app.session.params() && app.session.configured()) return;
   if (vs.edit == vs.rejected) return;
   try {

@@ -27,6 +27,12 @@ struct Probe {
 
 struct ViewState {
   RunParams edit;                  // what the controls show; applied when it differs
+  PredictionSource source;         // the controls' "predict with"; applied when it differs
+  // Until a source is picked (controls, --preset, --topology, --intra,
+  // --inter, --nics-per-node), the source follows the run's nodes: a
+  // topology (nvlink inside, infiniband across) on several nodes, the
+  // calibrated profile on one (a lesson's beats move between them).
+  bool source_follows_nodes = true;
   RunParams rejected = [] { RunParams p; p.spec.world_size = -1; return p; }();  // last failed (not retried)
   std::string error;               // why they failed
   View view = View::main;

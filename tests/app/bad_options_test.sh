@@ -60,6 +60,12 @@ rm -f "$bad_lesson"
 check "/nonexistent-lesson.yaml:0:0: cannot read the lesson file" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
 check "--beat 0" --lesson "$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml" --beat 0 --screenshot /tmp/x.png
 check "--beat 2 needs --lesson" --beat 2 --screenshot /tmp/x.png
+# The prediction source: a bad preset, link or topology is named.
+check "unknown preset 'foo'" --preset foo --screenshot /tmp/x.png
+check "--preset nvlink and a topology" --preset nvlink --inter infiniband --screenshot /tmp/x.png
+check "unknown topology 'dgx-z'" --ranks 8 --nodes 2 --topology dgx-z --screenshot /tmp/x.png
+check "--ranks 6 is not divisible by --nodes 4" --ranks 6 --nodes 4 --screenshot /tmp/x.png
+check "--nics-per-node 5 is out of range (1..4" --ranks 8 --nodes 2 --nics-per-node 5 --screenshot /tmp/x.png
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$viz" --screenshot /tmp/microddp-viz-nodisplay.png 2>&1); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -q "xvfb-run" || ! printf '%s' "$out" | grep -q "microddp run"; then
   echo "FAIL: no display -> rc $rc: $out"; fail=1

@@ -155,3 +155,44 @@ TEST_SUITE("inputs") {
     std::remove(rec.c_str());
   }
 }
+
+TEST_SUITE("inputs") {
+  TEST_CASE("the prediction source from the command line: profile, preset, topology") {
+    const auto source_of = [](std::vector<std::string> args) {
+      args.insert(args.begin(), "microddp-viz");
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      Options o;
+      REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
+      return o.source;
+    };
+    using Kind = PredictionSource::Kind;
+    CHECK(source_of({}).kind == Kind::profile);
+    const PredictionSource pre = source_of({"--preset", "infiniband"});
+    CHECK(pre.kind == Kind::preset);
+    CHECK(pre.preset == "infiniband");
+    // --nodes alone: a topology with nvlink inside, infiniband across.
+    const PredictionSource two = source_of({"--ranks", "8", "--nodes", "2"});
+    CHECK(two.kind == Kind::topology);
+    CHECK(two.topology.empty());
+    CHECK(two.intra == "nvlink");
+    CHECK(two.inter == "infiniband");
+    const PredictionSource named = source_of({"--ranks", "16", "--nodes", "2", "--topology", "dgx-h100"});
+    CHECK(named.kind == Kind::topology);
+    CHECK(named.topology == "dgx-h100");
+    const PredictionSource custom =
+        source_of({"--ranks", "8", "--nodes", "2", "--inter", "ethernet-10g", "--nics-per-node", "2"});
+    CHECK(custom.inter == "ethernet-10g");
+    CHECK(custom.nics_per_node == 2);
+    // What the session then predicts with: 2 nodes x 4, 2 NICs each.
+    Session ses;
+    ses.set_source(custom);
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 8;
+    p.spec.nodes = 2;
+    p.spec.count = 8;
+    ses.configure(p);
+    CHECK(ses.prediction().source == "predicted (topology 2x4, intra nvlink, inter ethernet-10g, 2 NICs/node)");
+  }
+}

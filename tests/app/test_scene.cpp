@@ -1,10 +1,17 @@
 // Scene building (app/viz/scene.h): no ImGui, no GL.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 
+#include "app/viz/compare.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/model/calibrate/calibrate.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -272,5 +279,359 @@ TEST_SUITE("scene_network") {
     const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
     CHECK(sc.boxes.empty());
     CHECK(sc.loads.empty());
+  }
+}
+
+namespace {
+PredictionSource topo_source() {
+  PredictionSource src;
+  src.kind = PredictionSource::Kind::topology;
+  src.intra = "nvlink";
+  src.inter = "infiniband";
+  return src;
+}
+RunParams two_by_four(const char* algorithm) {
+  RunParams p;
+  p.spec.algorithm = algorithm;
+  p.spec.world_size = 8;
+  p.spec.nodes = 2;
+  p.spec.count = 64;  // float32: S = 256 bytes per rank
+  return p;
+}
+// Whether the quadratic Bezier a-c-b comes within `pad` of the rectangle
+// centre +- half (sampled finely: arrows are at most a few hundred pixels).
+bool curve_hits(Vec2 a, Vec2 c, Vec2 b, Vec2 centre, Vec2 half, float pad) {
+  for (int i = 0; i <= 200; ++i) {
+    const Vec2 p = bezier(a, c, b, float(i) / 200);
+    if (std::abs(p.x - centre.x) <= half.x + pad && std::abs(p.y - centre.y) <= half.y + pad) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_SUITE("scene_network") {
+  // Hand count, S = 256 bytes per rank, g = 4 ranks per node, N = 2 nodes.
+  // Hierarchical: reduce-scatter in each node (3 steps, each rank sends S/4 =
+  // 64 B to its intra ring neighbour), all-reduce across nodes among equal
+  // local ranks (ring of 2 over the S/4 shard: 2 steps of S/8 = 32 B), then
+  // all-gather in each node (3 steps of 64 B). Per rank: 6 x 64 = 384 B
+  // intra, 2 x 32 = 64 B inter. Run: intra 8 x 384 = 3072 B, inter 8 x 64 =
+  // 512 B; a node's NIC out carries its 4 ranks' 64 B = 256 B = 2(N-1)/N·S.
+  TEST_CASE("hierarchical all-reduce on 2 x 4: bytes per class and port, time split by class") {
+    Session ses;
+    ses.set_source(topo_source());
+    ses.configure(two_by_four("hierarchical"));
+    REQUIRE(ses.num_steps() == 8);
+    const Stats st = build_stats(ses, 4);  // after step 3: the first inter-node step
+    CHECK(st.prediction_label == "predicted (topology 2x4, intra nvlink, inter infiniband, 1 NIC/node)");
+    CHECK(st.nodes == 2);
+    CHECK(st.ranks_per_node == 4);
+    CHECK(st.intra_run == 3072);
+    CHECK(st.inter_run == 512);
+    CHECK(st.shown_step == 3);
+    CHECK(st.intra_step == 0);
+    CHECK(st.inter_step == 8 * 32);
+    REQUIRE_FALSE(st.ports_step.empty());
+    CHECK(st.ports_step[0].name == "node 0 NIC 0 out");  // 4 x 32 B out, and first of the equal NIC ports
+    CHECK(st.ports_step[0].bytes == 128);
+    CHECK(st.ports_step[0].bottleneck);
+    CHECK(st.ports_step[0].inter);
+    CHECK(st.bottleneck_step == "node 0 NIC 0 out");
+    // Whole run: the 16 intra ports carry 384 B each and lead by bytes; the
+    // NIC out (256 B) is the bottleneck by time (4 messages a step at 2 us)
+    // and stays listed, last.
+    REQUIRE(st.ports_run.size() == 6);
+    for (size_t i = 0; i < 5; ++i) {
+      CHECK(st.ports_run[i].bytes == 384);
+      CHECK_FALSE(st.ports_run[i].inter);
+      CHECK_FALSE(st.ports_run[i].bottleneck);
+    }
+    CHECK(st.ports_run[5].name == "node 0 NIC 0 out");
+    CHECK(st.ports_run[5].bytes == 256);
+    CHECK(st.ports_run[5].bottleneck);
+    CHECK(st.bottleneck_run == "node 0 NIC 0 out");
+    // Time by class (nvlink 1 us, 600e9 B/s; infiniband 2 us, 25e9 B/s):
+    // 6 intra steps of one 64 B message per port; 2 inter steps of four 32 B
+    // messages through one NIC port.
+    REQUIRE(st.split);
+    CHECK(st.by_class);
+    CHECK(st.alpha_intra_us == doctest::Approx(6.0));
+    CHECK(st.beta_intra_us == doctest::Approx(6 * 64 / 600e9 * 1e6));
+    CHECK(st.alpha_inter_us == doctest::Approx(2 * 4 * 2.0));
+    CHECK(st.beta_inter_us == doctest::Approx(2 * 128 / 25e9 * 1e6));
+    CHECK(st.other_us == doctest::Approx(0.0).epsilon(1e-9));
+    CHECK(st.predicted_us ==
+          doctest::Approx(st.alpha_intra_us + st.beta_intra_us + st.alpha_inter_us + st.beta_inter_us));
+    CHECK(st.measured_note.find("shared memory") != std::string::npos);
+
+    // An intra step: each rank sends S/4 = 64 B on its own intra out port.
+    const Stats s0 = build_stats(ses, 1);
+    CHECK(s0.shown_step == 0);
+    CHECK(s0.intra_step == 8 * 64);
+    CHECK(s0.inter_step == 0);
+    CHECK(s0.ports_step[0].name == "R0 intra out");
+    CHECK(s0.ports_step[0].bytes == 64);
+  }
+
+  // Flat ring, 8 ranks: 2(p-1) = 14 steps, each rank sends one S/8 = 32 B
+  // chunk per step to rank + 1. Only R3 -> R4 and R7 -> R0 cross nodes:
+  // inter 2 x 14 x 32 = 896 B, intra 6 x 14 x 32 = 2688 B; node 0's NIC out
+  // carries R3's 448 B = 1.75 S (vs 256 B = S for the hierarchical above).
+  TEST_CASE("flat ring on 2 x 4: bytes per class and port, every step charged to the NIC") {
+    Session ses;
+    ses.set_source(topo_source());
+    ses.configure(two_by_four("ring"));
+    REQUIRE(ses.num_steps() == 14);
+    const Stats st = build_stats(ses, 1);
+    CHECK(st.intra_run == 2688);
+    CHECK(st.inter_run == 896);
+    CHECK(st.intra_step == 6 * 32);
+    CHECK(st.inter_step == 2 * 32);
+    CHECK(st.bottleneck_step == "node 0 NIC 0 out");
+    // Every used port carries 448 B over the run; the NIC out (2 us per
+    // message) is the bottleneck and sorts first among the equals.
+    REQUIRE_FALSE(st.ports_run.empty());
+    CHECK(st.ports_run[0].name == "node 0 NIC 0 out");
+    CHECK(st.ports_run[0].bytes == 448);
+    CHECK(st.ports_run[0].bottleneck);
+    for (const auto& pl : st.ports_run) CHECK(pl.bytes == 448);
+    CHECK(st.alpha_intra_us == 0);
+    CHECK(st.beta_intra_us == 0);
+    CHECK(st.alpha_inter_us == doctest::Approx(14 * 2.0));
+    CHECK(st.beta_inter_us == doctest::Approx(14 * 32 / 25e9 * 1e6));
+  }
+
+  TEST_CASE("a link preset: labelled, one class, the flat model's terms") {
+    Session ses;
+    PredictionSource src;
+    src.kind = PredictionSource::Kind::preset;
+    src.preset = "infiniband";
+    ses.set_source(src);
+    RunParams p = two_by_four("ring");
+    p.spec.nodes = 1;
+    ses.configure(p);
+    const Stats st = build_stats(ses);
+    CHECK(st.prediction_label == "predicted (preset infiniband)");
+    CHECK(st.nodes == 1);
+    CHECK(st.inter_run == 0);
+    CHECK(st.intra_run == 8 * 14 * 32);
+    CHECK_FALSE(st.by_class);
+    // 14 steps of one 32 B message per rank: 14 x (2 us + 32 B / 25e9 B/s).
+    CHECK(st.alpha_intra_us == doctest::Approx(28.0));
+    CHECK(st.beta_intra_us == doctest::Approx(14 * 32 / 25e9 * 1e6));
+    CHECK(st.predicted_us == doctest::Approx(28.0 + 14 * 32 / 25e9 * 1e6));
+    // Changing the source re-prices without re-running.
+    const int64_t ran = ses.real_steps_executed();
+    src.preset = "nvlink";
+    ses.set_source(src);
+    CHECK(ses.prediction().source == "predicted (preset nvlink)");
+    CHECK(ses.prediction().total_us == doctest::Approx(14 * (1.0 + 32 / 600e9 * 1e6)));
+    CHECK(ses.real_steps_executed() == ran);
+  }
+
+  TEST_CASE("before any calibration: a named preset, labelled, with the calibrate hint") {
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = old ? old : "";
+    setenv("XDG_CONFIG_HOME", "/nonexistent/microddp-test", 1);
+    Session ses;
+    ses.configure(seed_ring());
+    CHECK(ses.prediction().available);
+    CHECK(ses.prediction().source == "predicted (preset nvlink: no calibration yet)");
+    CHECK(ses.prediction().hint == "run `microddp calibrate` for this machine's numbers");
+    // seed ring (unchunked): 2 steps of one 12-byte message per rank on nvlink (1 us).
+    CHECK(ses.prediction().total_us == doctest::Approx(2 * (1.0 + 12 / 600e9 * 1e6)).epsilon(1e-9));
+    if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else unsetenv("XDG_CONFIG_HOME");
+  }
+
+  TEST_CASE("a topology that does not fit the run: predicted n/a with the reason") {
+    Session ses;
+    ses.set_source(topo_source());
+    RunParams p = seed_ring();
+    p.spec.nodes = 1;
+    ses.configure(p);
+    CHECK(ses.prediction().available);
+    CHECK(ses.prediction().source == "predicted (topology 1x3, intra nvlink, inter infiniband, 1 NIC/node)");
+    PredictionSource bad = topo_source();
+    bad.inter = "carrier-pigeon";
+    ses.set_source(bad);
+    CHECK_FALSE(ses.prediction().available);
+    CHECK(ses.prediction().source.find("carrier-pigeon") != std::string::npos);
+  }
+
+  TEST_CASE("algorithm auto: the fastest on the model in force, chosen again when the source changes") {
+    RunParams p = two_by_four("auto");
+    p.spec.world_size = 16;
+    p.spec.count = 1 << 16;
+    Session ses;
+    ses.set_source(topo_source());
+    ses.configure(p);
+    CHECK(ses.params().spec.algorithm == "auto");
+    // On nvlink inside and infiniband across, at 256 KiB per rank, the
+    // hierarchical all-reduce keeps the heavy traffic off the NICs.
+    CHECK(ses.schedule().spec.algorithm == "hierarchical");
+    CHECK(ses.auto_choice().chosen == "hierarchical");
+    CollectiveSpec spec = p.spec;
+    Network net;
+    net.topo = Topology::make(16, 2, 1);
+    net.intra = preset("nvlink");
+    net.inter = preset("infiniband");
+    CHECK(choose_algorithm(spec, net.intra, &net).chosen == "hierarchical");
+    const Stats st = build_stats(ses);
+    CHECK(st.auto_text.rfind("auto chose hierarchical:", 0) == 0);
+    CHECK(st.auto_short.rfind("auto chose hierarchical (", 0) == 0);
+    // One flat link: the hierarchy buys nothing; the choice follows core's.
+    PredictionSource flat;
+    flat.kind = PredictionSource::Kind::preset;
+    flat.preset = "nvlink";
+    ses.set_source(flat);
+    CHECK(ses.schedule().spec.algorithm == choose_algorithm(spec, preset("nvlink")).chosen);
+    CHECK(ses.auto_choice().chosen == ses.schedule().spec.algorithm);
+  }
+}
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("node boxes at 2-4 nodes x 1-8 ranks: disjoint, ranks inside and apart, arrows clear of the NICs") {
+    for (int N = 2; N <= 4; ++N)
+      for (int g = 1; g <= 8; ++g)
+        for (const char* alg : {"hierarchical", "ring"})
+          for (const Vec2 size : {Vec2{470, 190}, Vec2{800, 400}, Vec2{470, 120}}) {  // 120: beside a lesson
+            CAPTURE(size.x);
+            CAPTURE(N);
+            CAPTURE(g);
+            CAPTURE(alg);
+            RunParams p;
+            p.spec.algorithm = alg;
+            p.spec.world_size = N * g;
+            p.spec.nodes = N;
+            p.spec.count = N * g * 2;
+            static Session ses;  // one run per (N, g, algorithm); the sizes share it
+            if (!(ses.configured() && ses.params() == p)) ses.configure(p);
+            for (int pos = 0; pos <= ses.num_steps(); ++pos) {
+              const TopologyScene sc = build_topology(ses, pos, size);
+              REQUIRE(static_cast<int>(sc.boxes.size()) == N);
+              for (int k = 0; k + 1 < N; ++k) CHECK(sc.boxes[k].max.x < sc.boxes[k + 1].min.x);
+              for (const NodeBoxDraw& b : sc.boxes) {
+                CHECK(b.min.x >= 0);
+                CHECK(b.max.x <= size.x);
+                CHECK(b.max.y <= size.y);
+              }
+              for (const NodeDraw& nd : sc.nodes) {
+                const NodeBoxDraw& b = sc.boxes[static_cast<size_t>(nd.rank / g)];
+                CHECK(nd.pos.x - nd.radius >= b.min.x);
+                CHECK(nd.pos.x + nd.radius <= b.max.x);
+                CHECK(nd.pos.y - nd.radius >= b.min.y);
+                CHECK(nd.radius >= 6);
+                for (const NodeDraw& o : sc.nodes)
+                  if (o.rank > nd.rank)
+                    CHECK(std::hypot(o.pos.x - nd.pos.x, o.pos.y - nd.pos.y) >= nd.radius + o.radius);
+              }
+              for (const NicDraw& d : sc.nics) {
+                const NodeBoxDraw& b = sc.boxes[static_cast<size_t>(d.node)];
+                CHECK(d.pos.x - d.half.x >= b.min.x);
+                CHECK(d.pos.y + d.half.y <= b.max.y);
+                for (const NodeDraw& nd : sc.nodes) CHECK(nd.pos.y + nd.radius < d.pos.y - d.half.y);
+                for (const ArrowDraw& a : sc.arrows) CHECK_FALSE(curve_hits(a.a, a.ctrl, a.b, d.pos, d.half, 2));
+              }
+            }
+          }
+  }
+}
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("the flat ring on 2 x 4 is drawn as a chain: the hop between nodes crosses only the gap") {
+    Session ses;
+    ses.configure(two_by_four("ring"));
+    const TopologyScene sc = build_topology(ses, 1, Vec2{470, 190});
+    CHECK(sc.chain);
+    const float mid0 = (sc.boxes[0].min.x + sc.boxes[0].max.x) / 2, mid1 = (sc.boxes[1].min.x + sc.boxes[1].max.x) / 2;
+    CHECK(sc.nodes[3].pos.x > mid0);  // node 0's exit on its right
+    CHECK(sc.nodes[4].pos.x < mid1);  // node 1's entry on its left
+    for (const ArrowDraw& a : sc.arrows) {
+      if (a.from != 3) continue;
+      CHECK(a.to == 4);
+      for (const NodeDraw& nd : sc.nodes)
+        if (nd.rank != 3 && nd.rank != 4)
+          CHECK_FALSE(curve_hits(a.a, a.ctrl, a.b, nd.pos, Vec2{nd.radius, nd.radius}, 0));
+    }
+    // The hierarchical all-reduce talks rank l to rank l across nodes: no chain.
+    Session h;
+    h.configure(two_by_four("hierarchical"));
+    CHECK_FALSE(build_topology(h, 4, Vec2{470, 190}).chain);
+  }
+}
+
+TEST_SUITE("scene") {
+  TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 4;
+    Compare cmp;
+    cmp.configure(p, {"tree", "ring"});
+    cmp.run_sweep(4, 6, 1);  // 16 and 64 elements
+    REQUIRE(cmp.sweep.size() == 2);
+    const std::vector<double> measured = cmp.sweep[1].measured_us;
+    PredictionSource src;
+    src.kind = PredictionSource::Kind::preset;
+    src.preset = "ethernet-10g";
+    cmp.set_source(src);
+    CHECK(cmp.sweep[1].measured_us == measured);
+    REQUIRE(cmp.sweep[1].predicted_us.size() == 2);
+    // ring all-reduce, 4 ranks, 64 float32 = 256 B: 6 steps of one 64 B
+    // message: 6 x (25 us + 64 B / 1.25e9 B/s).
+    CHECK(cmp.sweep[1].predicted_us[1] == doctest::Approx(6 * (25.0 + 64 / 1.25e9 * 1e6)));
+    CHECK(cmp.sessions[1]->prediction().source == "predicted (preset ethernet-10g)");
+  }
+}
+
+TEST_SUITE("scene_network") {
+  TEST_CASE("with a calibrated profile: predicted from it, dated, no hint, the error shown") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / fmt::format("microddp-viz-profile-{}", ::getpid());
+    fs::create_directories(dir / "microddp");
+    CostParams cp;
+    cp.name = "threads";
+    cp.alpha = 3e-6;
+    cp.beta = 1e-10;
+    write_profile((dir / "microddp" / "profile.json").string(), cp, {});
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = old ? old : "";
+    setenv("XDG_CONFIG_HOME", dir.c_str(), 1);
+    Session ses;
+    ses.configure(seed_ring());
+    const viz::Prediction& pr = ses.prediction();
+    CHECK(pr.available);
+    CHECK(pr.source.rfind("predicted (calibrated profile, 20", 0) == 0);
+    CHECK(pr.hint.empty());
+    CHECK(pr.this_machine);
+    // seed ring (unchunked): 2 steps of one 12-byte message (3 float32) per rank at 3 us.
+    CHECK(pr.total_us == doctest::Approx(2 * (3.0 + 12e-10 * 1e6)).epsilon(1e-9));
+    ses.seek(2);
+    CHECK(build_stats(ses).error_known);
+    if (old) setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    else unsetenv("XDG_CONFIG_HOME");
+    fs::remove_all(dir);
+  }
+}
+
+TEST_SUITE("scene") {
+  TEST_CASE("'root' only where the collective or the algorithm has one") {
+    const auto roots = [](Collective c, const char* alg) {
+      RunParams p;
+      p.spec.collective = c;
+      p.spec.algorithm = alg;
+      p.spec.world_size = 4;
+      p.spec.count = c == Collective::barrier ? 0 : 4;
+      Session ses;
+      ses.configure(p);
+      int k = 0;
+      for (const NodeDraw& nd : build_topology(ses, 1, Vec2{400, 300}).nodes) k += nd.root;
+      return k;
+    };
+    CHECK(roots(Collective::barrier, "dissemination") == 0);
+    CHECK(roots(Collective::all_gather, "recursive_doubling") == 0);
+    CHECK(roots(Collective::broadcast, "tree") == 1);
+    CHECK(roots(Collective::reduce, "naive") == 1);
   }
 }

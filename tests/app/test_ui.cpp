@@ -121,4 +121,36 @@ TEST_SUITE("ui") {
     }
     CHECK(app.session.position() == 0);  // the step-through session is untouched
   }
+
+  TEST_CASE("the prediction follows the run onto nodes until a source is picked; re-pricing does not re-run") {
+    Headless h;
+    App app;
+    RunParams p = seed_ring();
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 8;
+    p.spec.count = 8;
+    p.data = "iota";
+    app.vs.edit = p;
+    h.frame(app);
+    CHECK(app.session.source().kind == PredictionSource::Kind::profile);
+    app.vs.edit.spec.nodes = 2;  // the nodes control
+    h.frame(app);
+    CHECK(app.session.source().kind == PredictionSource::Kind::topology);
+    CHECK(app.session.prediction().source == "predicted (topology 2x4, intra nvlink, inter infiniband, 1 NIC/node)");
+    CHECK(app.compare.source.kind == PredictionSource::Kind::topology);
+    // A source picked in the controls stays when the nodes change.
+    h.press(app, Key::step);
+    const int64_t ran = app.session.real_steps_executed();
+    app.vs.source.kind = PredictionSource::Kind::preset;
+    app.vs.source.preset = "ethernet-10g";
+    app.vs.source_follows_nodes = false;
+    h.frame(app);
+    CHECK(app.session.prediction().source == "predicted (preset ethernet-10g)");
+    CHECK(app.session.position() == 1);  // re-priced, not re-run
+    CHECK(app.session.real_steps_executed() == ran);
+    app.vs.edit.spec.nodes = 1;
+    h.frame(app);
+    CHECK(app.session.source().kind == PredictionSource::Kind::preset);
+    CHECK(app.vs.error.empty());
+  }
 }
