@@ -47,7 +47,7 @@ void draw_timeline(App& app) {
   ImGui::NewLine();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float label_w = ImGui::CalcTextSize("first run ").x;
+  const float label_w = std::max(ImGui::CalcTextSize("predicted ").x, ImGui::CalcTextSize("first run ").x);
   const int lanes = n + 3;
   const float axis_h = ImGui::GetTextLineHeight() + 2;
   // Rank lanes share what the three step lanes (one text line each) leave.
