@@ -1,6 +1,7 @@
-// Timeline: one lane per rank with a bar per executed op (measured), then a
-// lane of measured step times and a lane of predicted step times beside
-// them. Hover shows the numbers.
+// Timeline: one lane per rank with a bar per executed op (measured), then
+// three step lanes: the measured step time as benchmarks report it (the
+// median of warm repetitions, a whisker from p10 to p90), the first (cold,
+// real) run apart, and the predicted step time. Hover shows the numbers.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -46,12 +47,12 @@ void draw_timeline(App& app) {
   ImGui::NewLine();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float label_w = ImGui::CalcTextSize("predicted ").x;
-  const int lanes = n + 2;
+  const float label_w = std::max(ImGui::CalcTextSize("predicted ").x, ImGui::CalcTextSize("first run ").x);
+  const int lanes = n + 3;
   const float axis_h = ImGui::GetTextLineHeight() + 2;
-  // Rank lanes share what the two step lanes (one text line each) leave.
+  // Rank lanes share what the three step lanes (one text line each) leave.
   const float step_lane_h = ImGui::GetFontSize() * 1.1f;
-  const float lane_h = std::max(3.f, std::min(ImGui::GetFontSize() * 1.2f, (avail.y - axis_h - 2 * step_lane_h) / float(n)));
+  const float lane_h = std::max(3.f, std::min(ImGui::GetFontSize() * 1.2f, (avail.y - axis_h - 3 * step_lane_h) / float(n)));
   const float w = std::max(avail.x - label_w - 6, 10.f);
   const double scale = w / sc.span_us;
   const float x0 = origin.x + label_w;
@@ -114,17 +115,39 @@ void draw_timeline(App& app) {
     if (hovered_rect(p0, p1)) hover = &b;
   }
   for (int r = 0; r < n; ++r) flush(r);
-  // Step lanes: measured and predicted.
-  const int ym = n, yp = n + 1;
+  // Step lanes: measured (median + spread), first run, predicted.
+  const int ym = n, yf = n + 1, yp = n + 2;
   const float slh = std::max(step_lane_h, lane_h);
-  dl->AddText(ImVec2(origin.x, lane_y(ym) + (slh - ImGui::GetFontSize()) / 2), ink, "step");
+  const ImU32 measured = im(from_hex(assets::kMeasured));
+  dl->AddText(ImVec2(origin.x, lane_y(ym) + (slh - ImGui::GetFontSize()) / 2), ink, "median");
+  dl->AddText(ImVec2(origin.x, lane_y(yf) + (slh - ImGui::GetFontSize()) / 2), ink, "first run");
   dl->AddText(ImVec2(origin.x, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)), "predicted");
   const StepSpan* hover_step = nullptr;
   bool any_pred = false;
   for (const StepSpan& st : sc.steps) {
     const float a = x0 + float(st.begin_us * scale);
-    const ImVec2 m0(a, lane_y(ym) + 2), m1(std::max(a + 2, a + float(st.measured_us * scale)), lane_y(ym) + slh - 2);
-    dl->AddRectFilled(m0, m1, im(from_hex(assets::kMeasured)));
+    const float end = std::max(a + 2, x0 + float(st.end_us * scale));
+    // The median as a bar, the p10-p90 spread as a whisker through it.
+    const ImVec2 m0(a, lane_y(ym) + 2), m1(std::max(a + 2, a + float(st.median_us * scale)), lane_y(ym) + slh - 2);
+    dl->AddRectFilled(m0, m1, measured);
+    if (st.repetitions > 0) {
+      const float ymid = lane_y(ym) + slh / 2, tick = slh * 0.3f;
+      const float w10 = a + float(st.p10_us * scale), w90 = std::max(w10 + 1, a + float(st.p90_us * scale));
+      dl->AddLine(ImVec2(w10, ymid), ImVec2(w90, ymid), ink, 1.5f);
+      dl->AddLine(ImVec2(w10, ymid - tick), ImVec2(w10, ymid + tick), ink, 1.5f);
+      dl->AddLine(ImVec2(w90, ymid - tick), ImVec2(w90, ymid + tick), ink, 1.5f);
+    }
+    // The first run, outlined; cut off at the step's end (with its number)
+    // when the cold run is far longer than the warm ones.
+    const float f1 = a + float(st.first_run_us * scale);
+    const bool cut = f1 > end;
+    const ImVec2 f0p(a, lane_y(yf) + 3), f1p(std::max(a + 2, cut ? end : f1), lane_y(yf) + slh - 3);
+    dl->AddRect(f0p, f1p, measured, 0, 0, 1.5f);
+    if (cut) {
+      const std::string label = ">" + format_us(st.first_run_us);
+      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+      if (ts.x + 4 < end - a) dl->AddText(ImVec2(end - ts.x - 2, lane_y(yf) + (slh - ImGui::GetFontSize()) / 2), ink, label.c_str());
+    }
     if (st.predicted_us >= 0) {
       any_pred = true;
       const ImVec2 q0(a, lane_y(yp) + 2), q1(std::max(a + 2, a + float(st.predicted_us * scale)), lane_y(yp) + slh - 2);
@@ -149,8 +172,15 @@ void draw_timeline(App& app) {
                       hover->peer >= 0 ? fmt::format(" {} R{}", hover->kind == OpKind::send ? "to" : "from", hover->peer).c_str() : "",
                       format_us(hover->dur_us).c_str(), static_cast<long long>(hover->bytes));
   } else if (hover_step) {
-    ImGui::SetTooltip("step %d\nmeasured %s (slowest rank)\npredicted %s", hover_step->step,
-                      format_us(hover_step->measured_us).c_str(), format_us(hover_step->predicted_us).c_str());
+    const StepSpan& h = *hover_step;
+    const std::string barrier = h.includes_barrier ? ", barrier included" : ", slowest rank, no barrier";
+    const std::string measured_line =
+        h.repetitions > 0 ? fmt::format("median {} (p10 {}, p90 {}; {} warm reps{})", format_us(h.median_us),
+                                        format_us(h.p10_us), format_us(h.p90_us), h.repetitions, barrier)
+                          : fmt::format("measured {} (one run{})", format_us(h.median_us), barrier);
+    ImGui::SetTooltip("step %d\n%s\nfirst run %s (cold: thread wake-up, first touch of the buffers)\npredicted %s%s",
+                      h.step, measured_line.c_str(), format_us(h.first_run_us).c_str(), format_us(h.predicted_us).c_str(),
+                      h.includes_barrier ? " (the model's step + barrier b(n), when the profile has b(n))" : "");
   }
 }
 

@@ -174,8 +174,14 @@ struct TimelineBar {
 struct StepSpan {
   int step = 0;
   double begin_us = 0, end_us = 0;  // display axis
-  double measured_us = 0;
+  double measured_us = 0;           // the real run, slowest rank's own span (no barrier)
   double predicted_us = -1;         // -1: n/a
+  // Trace::timing (core/ir/trace.h), µs: the warm median and its p10-p90
+  // spread over `repetitions` reruns, and the first (cold, real) run apart.
+  // repetitions == 0: not repeated, all four equal the one run.
+  double median_us = 0, p10_us = 0, p90_us = 0, first_run_us = 0;
+  int repetitions = 0;
+  bool includes_barrier = false;
 };
 
 struct TimelineScene {

@@ -28,10 +28,19 @@ TimelineScene build_timeline(const Session& ses) {
     span.step = k;
     span.measured_us = tr.step_ns(k) / 1e3;
     span.predicted_us = pred.available && k < static_cast<int>(pred.step_us.size()) ? pred.step_us[k] : -1;
+    const StepTiming t = tr.timing(k);
+    span.median_us = t.median_ns / 1e3;
+    span.p10_us = t.p10_ns / 1e3;
+    span.p90_us = t.p90_ns / 1e3;
+    span.first_run_us = t.first_run_ns / 1e3;
+    span.repetitions = t.repetitions;
+    span.includes_barrier = t.includes_barrier;
     if (sc.compressed) {
       origin[k] = cursor - b / 1e3;
       span.begin_us = cursor;
-      const double width = std::max({(e - b) / 1e3, span.predicted_us, 0.001});
+      // Wide enough for the real run's bars, the spread and the prediction;
+      // a first run far beyond them is drawn cut off with its number.
+      const double width = std::max({(e - b) / 1e3, span.predicted_us, span.p90_us, 0.001});
       span.end_us = cursor + width;
       cursor = span.end_us + width * 0.05;
     } else {

@@ -115,6 +115,7 @@ void Session::start_run() {
   position_ = 0;
   RunOptions opt;
   opt.snapshot_limit = 4096;
+  opt.repeat_steps = kRepeatStepsAuto;  // step times as warm medians (lockstep)
   if (params_.mode == Mode::free) {
     opt.mode = Mode::free;
     RunResult res = run_threads(*schedule_, inputs_, opt);
@@ -148,6 +149,7 @@ void Session::run_one() {
       const int done = run_->steps_done();
       RunOptions opt;
       opt.snapshot_limit = 4096;
+      opt.repeat_steps = kRepeatStepsAuto;
       run_.reset();
       run_ = std::make_unique<SteppedRun>(*schedule_, inputs_, opt);
       for (int k = 0; k <= done; ++k) run_->step();

@@ -26,6 +26,13 @@ struct DelayHook {
   int max_delay_us = 200;
 };
 
+inline constexpr int kRepeatStepsAuto = -1;
+inline constexpr int kRepeatAutoMin = 5, kRepeatAutoMax = 50;
+inline constexpr int64_t kRepeatAutoTarget_ns = 5'000'000;   // 5 ms of repetitions per step
+inline constexpr int64_t kRepeatAutoLimit_ns = 200'000'000;  // stop past 0.2 s even below the minimum
+inline constexpr int64_t kRepeatAutoMemory_bytes = int64_t{1} << 30;
+inline constexpr int kRepeatStepsMax = 100000;  // the largest --repeat-steps accepted
+
 struct RunOptions {
   Mode mode = Mode::lockstep;
   bool record = true;               // events and step times
@@ -45,8 +52,24 @@ struct RunOptions {
   // measured 41 µs in one run and 70 µs in the next. Best effort: a refused
   // binding leaves the thread unbound.
   bool pin_threads = true;
+  // Warm repetitions of every step (Trace::step_timing; threads backend,
+  // lockstep mode, with record; the last iteration only). After the real run
+  // of a step, every rank re-runs it on a private copy of its memory as it
+  // was before the step, `repeat_steps` times, each repetition between two
+  // barriers; the real buffers are never touched. 0: off (one cold sample per
+  // step); kRepeatStepsAuto: repeat until the repetitions add up to
+  // kRepeatAutoTarget_ns with at least kRepeatAutoMin of them, at most
+  // kRepeatAutoMax, and stop early once they pass kRepeatAutoLimit_ns (a slow
+  // step is not run many times), and off when the copies would need more
+  // than kRepeatAutoMemory_bytes. Each rank needs two extra copies of its
+  // memory while repeating: run_threads throws UsageError when an explicit
+  // count's copies exceed the memory budget (core/ir/limits.h).
+  // Free mode runs steps unrepeated: its steps overlap, and fencing a step
+  // off with barriers to repeat it would measure another schedule.
+  int repeat_steps = 0;
   // Called after every step with the step index, before the next one starts
   // (lockstep only; used by the app's live Step button and by lessons).
+  // With repetitions it is called after the step's last repetition.
   std::function<void(int)> on_step;
 };
 

@@ -73,6 +73,11 @@ class RankProgram {
   void run_step(int step);
   // Reset buffer names to storages (swaps) at the start of an iteration.
   void reset_views();
+  // Which storage each buffer name refers to now (after the swaps so far);
+  // set_views gives another program over a copy of this rank's memory the
+  // same names (the threads backend's warm step repetitions).
+  const std::array<RankLayout::View, kNumBufs>& views() const { return views_; }
+  void set_views(const std::array<RankLayout::View, kNumBufs>& v) { views_ = v; }
   // Snapshot of the rank's buffers into rec (if small enough).
   void snapshot(RankStepRecord& rec) const;
 

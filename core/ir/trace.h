@@ -46,6 +46,34 @@ struct RankStepRecord {
   std::vector<BufferSnapshot> buffers;  // empty when not recorded
 };
 
+// How long one step took, measured the way benchmarks measure (nccl-tests,
+// OSU: warm up, repeat, report a statistic, never one cold sample). The
+// threads backend in lockstep mode re-runs the step `repetitions` times on
+// private copies of every rank's memory as it was before the step (the real
+// buffers, snapshots and outputs come from the one real run only) and
+// reports the median and the 10th and 90th percentiles of those warm
+// repetitions; the real run's time is kept apart as first_run_ns (it pays the
+// threads' wake-up and the first touch of every buffer).
+// includes_barrier: true when every time here runs up to the end of the
+// barrier that closes the step (lockstep): from the moment the ranks are
+// released into the step until the last rank arrives at the next barrier,
+// which is what the cost model's lockstep step time step + b(n) prices
+// (core/model/cost_model.h). false: the slowest rank's own span, no
+// barrier (free mode, or a trace without timings; see Trace::timing).
+// All times in ns. With repetitions == 0 (not repeated) median, p10 and p90
+// all equal first_run_ns.
+struct StepTiming {
+  int64_t first_run_ns = 0;
+  int64_t median_ns = 0, p10_ns = 0, p90_ns = 0;
+  int32_t repetitions = 0;
+  bool includes_barrier = false;
+};
+
+// The StepTiming of a first run and the warm samples (any order; ns).
+// Percentiles interpolate linearly between the sorted samples (the
+// definition numpy.percentile uses by default), so p10 <= median <= p90.
+StepTiming summarize_step_samples(int64_t first_run_ns, std::vector<int64_t> samples, bool includes_barrier);
+
 struct Trace {
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
@@ -60,8 +88,15 @@ struct Trace {
   // that starts it to the barrier that ends it, in ns.
   std::vector<int64_t> iteration_ns;
 
+  // [step]: the step times as benchmarks measure them (StepTiming); empty
+  // when the backend did not measure them (then timing() falls back).
+  std::vector<StepTiming> step_timing;
+
   // Measured time of step s: the slowest rank's (end - begin).
   int64_t step_ns(int s) const;
+  // step_timing[s] when present; otherwise one unrepeated sample, step_ns(s),
+  // without barrier. Throws std::out_of_range for a step not in steps.
+  StepTiming timing(int s) const;
 };
 
 }  // namespace microddp

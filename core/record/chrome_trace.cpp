@@ -45,6 +45,15 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
       const auto& rec = t.steps[st][r];
       json args = {{"step", st}, {"phase", s.phases[s.steps[st].phase].name}, {"mode", std::string(name(t.mode))}};
       if (st < static_cast<int>(predicted_step_us.size())) args["predicted_us"] = predicted_step_us[st];
+      if (st < static_cast<int>(t.step_timing.size())) {
+        const StepTiming& tm = t.step_timing[st];
+        args["median_us"] = tm.median_ns / 1e3;
+        args["p10_us"] = tm.p10_ns / 1e3;
+        args["p90_us"] = tm.p90_ns / 1e3;
+        args["repetitions"] = tm.repetitions;
+        args["first_run_us"] = tm.first_run_ns / 1e3;
+        args["includes_barrier"] = tm.includes_barrier;
+      }
       ev.push_back({{"ph", "X"}, {"name", "step " + std::to_string(st) + " (" + s.phases[s.steps[st].phase].name + ")"}, {"cat", "step"},
                     {"pid", r}, {"tid", kStep * 100}, {"ts", us(rec.begin_ns)},
                     {"dur", us(std::max<int64_t>(rec.end_ns - rec.begin_ns, 0))}, {"args", args}});

@@ -49,11 +49,21 @@ static std::string bytes_str(int64_t b) {
 
 static std::string range(int64_t off, int64_t len) { return fmt::format("[{}, {})", off, off + len); }
 
+std::string format_step_time(const StepTiming& t) {
+  const std::string barrier = t.includes_barrier ? "barrier included" : "";
+  if (t.repetitions == 0)
+    return fmt::format("measured {:.1f} µs{}", t.first_run_ns / 1000.0,
+                       barrier.empty() ? "" : fmt::format(" (one run, {})", barrier));
+  return fmt::format("{:.1f} µs median (p10 {:.1f} µs, p90 {:.1f} µs, {} reps{}; first run {:.1f} µs)",
+                     t.median_ns / 1000.0, t.p10_ns / 1000.0, t.p90_ns / 1000.0, t.repetitions,
+                     barrier.empty() ? "" : ", " + barrier, t.first_run_ns / 1000.0);
+}
+
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us) {
   const int n = s.world_size();
   const size_t es = dtype_size(s.spec.dtype);
   std::string out = fmt::format("step {} of {} · phase {}", step, s.num_steps(), s.phases[s.steps[step].phase].name);
-  if (step < static_cast<int>(t.steps.size())) out += fmt::format(" · measured {:.1f} µs", t.step_ns(step) / 1000.0);
+  if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
   if (predicted_us >= 0) out += fmt::format(" · predicted {:.1f} µs", predicted_us);
   out += "\n";
   const AlgorithmInfo* info = find_algorithm(s.spec.algorithm, s.spec.collective);

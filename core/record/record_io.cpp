@@ -144,6 +144,7 @@ void check_trace(const Reader& rd, const RunRecord& r) {
   rows("trace.steps", t.steps.size(), static_cast<size_t>(sch.num_steps()));
   for (size_t k = 0; k < t.steps.size(); ++k)
     rows(fmt::format("trace.steps[{}]", k).c_str(), t.steps[k].size(), n);
+  if (!t.step_timing.empty()) rows("trace.step_timing", t.step_timing.size(), static_cast<size_t>(sch.num_steps()));
   for (int q = 0; q < n; ++q) {
     const RankLayout& L = lay[q];
     const auto nstorage = static_cast<int>(L.storage_size.size());
@@ -224,6 +225,14 @@ std::string record_to_json(const RunRecord& r) {
                 {"total_ns", t.total_ns},       {"events", events},             {"steps", steps},
                 {"initial", initial},           {"bytes_sent", t.bytes_sent},   {"bytes_received", t.bytes_received},
                 {"snapshots", t.snapshots},     {"iteration_ns", t.iteration_ns}};
+  if (!t.step_timing.empty()) {  // older records have none: Trace::timing falls back
+    json timing = json::array();
+    for (const StepTiming& st : t.step_timing)
+      timing.push_back({{"first_run_ns", st.first_run_ns}, {"median_ns", st.median_ns}, {"p10_ns", st.p10_ns},
+                        {"p90_ns", st.p90_ns}, {"repetitions", st.repetitions},
+                        {"includes_barrier", st.includes_barrier}});
+    trace["step_timing"] = std::move(timing);
+  }
   json doc = {{"format", "microddp-record"}, {"version", 1}, {"spec", spec},
               {"inputs", inputs},           {"outputs", outputs}, {"trace", trace}};
   return doc.dump() + "\n";
@@ -315,6 +324,24 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
     if (!steps[k].is_array()) rd.fail(fmt::format("trace.steps[{}] is not an array", k));
     for (size_t q = 0; q < steps[k].size(); ++q)
       t.steps.back().push_back(rd.step(steps[k][q], fmt::format("trace.steps[{}][{}].", k, q)));
+  }
+  if (jt.contains("step_timing")) {
+    const json& tim = rd.array(jt, "step_timing", tp);
+    for (size_t k = 0; k < tim.size(); ++k) {
+      const std::string p = fmt::format("trace.step_timing[{}].", k);
+      StepTiming st;
+      st.first_run_ns = rd.get<int64_t>(tim[k], "first_run_ns", p);
+      st.median_ns = rd.get<int64_t>(tim[k], "median_ns", p);
+      st.p10_ns = rd.get<int64_t>(tim[k], "p10_ns", p);
+      st.p90_ns = rd.get<int64_t>(tim[k], "p90_ns", p);
+      st.repetitions = rd.get<int32_t>(tim[k], "repetitions", p);
+      st.includes_barrier = rd.get<bool>(tim[k], "includes_barrier", p);
+      if (st.repetitions < 0) rd.fail(fmt::format("'{}repetitions' is {}, below 0", p, st.repetitions));
+      if (!(st.p10_ns <= st.median_ns && st.median_ns <= st.p90_ns))
+        rd.fail(fmt::format("'{}' has p10 {} ns, median {} ns, p90 {} ns, not in increasing order", p, st.p10_ns,
+                            st.median_ns, st.p90_ns));
+      t.step_timing.push_back(st);
+    }
   }
   const json& init = rd.array(jt, "initial", tp);
   for (size_t q = 0; q < init.size(); ++q) t.initial.push_back(rd.step(init[q], fmt::format("trace.initial[{}].", q)));

@@ -13,6 +13,10 @@
 //  - Snapshot values are JSON numbers, except NaN, inf and -inf, written as
 //    the strings "nan", "inf", "-inf" (JSON has no such numbers).
 //  - Times are in ns as in core/trace.h; enums by their names (name()).
+//  - trace.step_timing (optional; absent in older records and when the
+//    backend did not repeat steps): one object per step, the fields of
+//    StepTiming (core/ir/trace.h): first_run_ns, median_ns, p10_ns, p90_ns,
+//    repetitions, includes_barrier.
 #pragma once
 #include <string>
 
@@ -34,7 +38,9 @@ struct RunRecord {
 // (CollectiveSpec::validate) or a buffer's size does not match the spec, and
 // when the trace does not fit the record's own world size and buffer plan
 // (the schedule make_schedule rebuilds from the spec): row counts, steps,
-// op indices, peers, storages, offsets and lengths, snapshot sizes.
+// op indices, peers, storages, offsets and lengths, snapshot sizes; and when
+// trace.step_timing (when present) has another length than the steps, a negative
+// repetition count, or p10 > median or median > p90.
 std::string record_to_json(const RunRecord& r);
 RunRecord record_from_json(const std::string& text, const std::string& where = "record");
 

@@ -11,7 +11,11 @@
 #include "app/viz/compare.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/exec/executor.h"
+#include "core/ir/reference.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/record/data.h"
+#include "core/record/record_io.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -207,6 +211,49 @@ TEST_SUITE("scene") {
     CHECK(tl.steps.size() == 2);
     CHECK(tl.compressed);
     CHECK_FALSE(tl.bars.empty());
+  }
+
+  TEST_CASE("timeline: each step's warm median, spread and first run; a replay shows the recorded ones") {
+    Session ses;
+    ses.configure(seed_ring());
+    ses.seek(2);
+    const TimelineScene tl = build_timeline(ses);
+    REQUIRE(tl.steps.size() == 2);
+    for (const StepSpan& st : tl.steps) {
+      // The window repeats steps (auto: 1 to kRepeatAutoMax warm reps).
+      CHECK(st.repetitions >= 1);
+      CHECK(st.repetitions <= kRepeatAutoMax);
+      CHECK(st.includes_barrier);
+      CHECK(st.p10_us <= st.median_us);
+      CHECK(st.median_us <= st.p90_us);
+      CHECK(st.first_run_us > 0);
+      CHECK(st.end_us - st.begin_us >= st.p90_us);  // the whisker fits in its step
+    }
+    // The values shown are those of the one real run.
+    REQUIRE(ses.outputs().size() == 3);
+    CHECK(ses.outputs()[0] == reference_outputs(ses.schedule().spec, parse_data(ses.schedule().spec, "1,2,3;4,5,6;7,8,9"))[0]);
+
+    // A replay shows the record's timings, not new ones.
+    RunRecord rec;
+    rec.spec = ses.schedule().spec;
+    rec.inputs = parse_data(rec.spec, "1,2,3;4,5,6;7,8,9");
+    RunResult res = run_threads(ses.schedule(), rec.inputs);
+    rec.outputs = res.outputs;
+    rec.trace = res.trace;
+    rec.trace.step_timing[0] = StepTiming{48000, 5900, 5100, 7300, 20, true};
+    rec.trace.step_timing[1] = StepTiming{6000, 6000, 6000, 6000, 0, true};
+    Session rep;
+    rep.load_replay(record_from_json(record_to_json(rec)));
+    rep.seek(2);
+    const TimelineScene rt = build_timeline(rep);
+    REQUIRE(rt.steps.size() == 2);
+    CHECK(rt.steps[0].median_us == doctest::Approx(5.9));
+    CHECK(rt.steps[0].p10_us == doctest::Approx(5.1));
+    CHECK(rt.steps[0].p90_us == doctest::Approx(7.3));
+    CHECK(rt.steps[0].first_run_us == doctest::Approx(48.0));
+    CHECK(rt.steps[0].repetitions == 20);
+    CHECK(rt.steps[1].repetitions == 0);
+    CHECK(rt.steps[1].median_us == doctest::Approx(6.0));
   }
 }
 

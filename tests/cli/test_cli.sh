@@ -26,6 +26,30 @@ expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,
 expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
 expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json
 expect 0 '"ok": true' -- run -c reduce_scatter -a halving_doubling -n 6 --count 5 --dtype bfloat16 --op avg --fill random:3 --json
+# Step times: the warm median with its spread, the repetitions, the first
+# run apart and the prediction (null without a model), one object per step.
+expect 0 '"repetitions": 6, "first_run_us": ' -- "${SEED[@]}" --json --repeat-steps 6
+expect 0 '"predicted_us": null, "includes_barrier": true}' -- "${SEED[@]}" --json --repeat-steps 2
+expect 0 '"repetitions": 0, "first_run_us": ' -- "${SEED[@]}" --json --repeat-steps 0
+expect 0 '"predicted_us": 1.000, "includes_barrier": true}' -- "${SEED[@]}" --json --repeat-steps 3 --alpha 1e-6 --bandwidth 1e12
+expect 0 ' reps, barrier included; first run ' -- "${SEED[@]}" --steps --repeat-steps 4
+expect 0 '· predicted 1.0 µs' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
+expect 0 "step times: one run each (free mode" -- "${SEED[@]}" --steps --mode free
+expect 2 "--repeat-steps: Value -1 not in range" -- "${SEED[@]}" --repeat-steps -1
+if command -v python3 >/dev/null; then
+  # Every step of a 4-step ring: the fields present, p10 <= median <= p90.
+  out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json --repeat-steps 5)
+  if python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+t = d["step_times"]
+assert len(t) == 4, t
+for k, s in enumerate(t):
+    assert s["step"] == k and s["repetitions"] == 5 and s["predicted_us"] is None, s
+    assert 0 < s["p10_us"] <= s["median_us"] <= s["p90_us"], s
+    assert s["first_run_us"] > 0 and s["includes_barrier"] is True, s
+' "$out"; then passed=$((passed + 1)); else echo "FAIL: step_times of the 4-step ring: $out"; fail=$((fail + 1)); fi
+fi
 # bad input: exit 2, one error line naming the value
 expect 2 "error: unknown algorithm 'rign' for all_reduce" -- run -c all_reduce -a rign -n 3
 expect 2 "error: unknown collective 'allreduce'" -- run -c allreduce -n 3

@@ -18,6 +18,7 @@
 #include <sched.h>
 
 #include "core/exec/rank_program.h"
+#include "core/ir/limits.h"
 
 namespace microddp {
 
@@ -241,6 +242,7 @@ struct SteppedRun::Impl {
             std::make_unique<RankProgram>(s, plan, r, extra.back()[r], *transport, opt, &trace));
     }
     trace.iteration_ns.assign(std::max(1, opt.iterations), 0);
+    setup_repetitions();
     if (opt.pin_threads) cpu_of_rank = cpus_for_threads(n);
     for (int r = 0; r < n; ++r) threads.emplace_back([this, r] { body(r); });
   }
@@ -251,12 +253,26 @@ struct SteppedRun::Impl {
     if (!cpu_of_rank.empty()) bind_this_thread(cpu_of_rank[r]);  // before its first step
     try {
       const int sets = std::max(1, opt.buffer_sets);
+      // Message-slot generations of the repetitions: after the iterations'
+      // own (0 .. iterations-1), the same sequence on every rank.
+      uint32_t next_gen = static_cast<uint32_t>(std::max(1, opt.iterations));
       for (int it = 0; it < std::max(1, opt.iterations); ++it) {
         RankProgram& prog = it % sets == 0 ? *programs[r] : *extra_programs[it % sets - 1][r];
         transport->set_generation(r, static_cast<uint32_t>(it));
         prog.reset_views();
         if (opt.iterations > 1) transport->barrier(r, [&] { iter_start = transport->now_ns(); });
         for (int st = 0; st < s.num_steps(); ++st) {
+          const bool last_it = it == std::max(1, opt.iterations) - 1;
+          const bool repeat = reps_wanted != 0 && last_it;
+          RankMemory& m = it % sets == 0 ? mem[r] : extra[it % sets - 1][r];
+          // The state the repetitions start from: only this rank writes its
+          // memory, and it finished the previous step. Copied before the
+          // gate, so the copy is not part of the first run's time.
+          if (repeat) {
+            for (size_t i = 0; i < m.storage.size(); ++i)
+              if (!m.storage[i].empty()) std::memcpy(pre[r].storage[i].data(), m.storage[i].data(), m.storage[i].size());
+            pre_views[r] = prog.views();
+          }
           // The Step gate blocks without a timeout: a class may pause for
           // as long as it likes between two steps.
           for (int cur = allowed.load(std::memory_order_acquire); cur <= st;
@@ -265,10 +281,22 @@ struct SteppedRun::Impl {
             allowed.wait(cur, std::memory_order_acquire);
           }
           prog.run_step(st);
-          if (opt.mode == Mode::lockstep)
+          if (opt.mode == Mode::lockstep) {
             transport->barrier(r, [&] {
-              if (opt.on_step) opt.on_step(st);
+              if (timed && last_it) {
+                // The last rank arrived: the step, barrier included, is over.
+                const int64_t now = transport->now_ns();
+                int64_t begin = INT64_MAX;
+                for (const auto& rr : trace.steps[st]) begin = std::min(begin, rr.begin_ns);
+                first_run_ns = now - begin;
+                real_arrived_ns = now;
+                if (!repeat) trace.step_timing[st] = summarize_step_samples(first_run_ns, {}, true);
+              }
+              if (!repeat && opt.on_step) opt.on_step(st);
             });
+            if (repeat) repeat_step(r, st, next_gen);
+            transport->set_generation(r, static_cast<uint32_t>(it));
+          }
           done_ranks.fetch_add(1, std::memory_order_acq_rel);
         }
         // message slots are reused by the next iteration
@@ -282,6 +310,82 @@ struct SteppedRun::Impl {
       allowed.store(INT32_MAX);  // wake ranks parked at the Step gate; they see abort
       allowed.notify_all();
     }
+  }
+
+  // ---- Warm step repetitions (RunOptions::repeat_steps) ----
+  int reps_wanted = 0;  // > 0: exactly that many; kRepeatStepsAuto; 0: off
+  bool timed = false;   // lockstep with record: trace.step_timing is filled
+  std::vector<RankMemory> pre;      // [rank]: memory before the current step
+  std::vector<RankMemory> scratch;  // [rank]: the copy a repetition runs on
+  std::vector<std::unique_ptr<RankProgram>> scratch_programs;  // [rank], over scratch, records nothing
+  std::vector<std::array<RankLayout::View, kNumBufs>> pre_views;  // [rank]: names before the step
+  // Written only inside barrier completions (one rank at a time, ordered by
+  // the barrier) and read by every rank after that barrier.
+  std::vector<int64_t> samples;
+  int64_t first_run_ns = 0, real_arrived_ns = 0, rep_start_ns = 0, rep_sum_ns = 0;
+  int64_t excluded_ns = 0;  // time spent repeating, left out of total_ns
+  bool more = false;
+
+  void setup_repetitions() {
+    timed = opt.mode == Mode::lockstep && opt.record;
+    if (timed) trace.step_timing.assign(s.num_steps(), StepTiming{});
+    if (opt.repeat_steps < 0 && opt.repeat_steps != kRepeatStepsAuto)
+      throw UsageError(fmt::format("repeat_steps {}: give 0 (off), a count, or auto", opt.repeat_steps));
+    if (!timed || opt.repeat_steps == 0 || s.num_steps() == 0) return;
+    double bytes = 0;
+    for (const auto& m : mem)
+      for (const auto& st : m.storage) bytes += static_cast<double>(st.size());
+    if (opt.repeat_steps == kRepeatStepsAuto) {
+      if (2 * bytes > static_cast<double>(kRepeatAutoMemory_bytes)) return;  // one cold sample per step
+      reps_wanted = kRepeatStepsAuto;
+    } else {
+      check_memory(2 * bytes, fmt::format("--repeat-steps {} (two more copies of every rank's buffers)",
+                                          opt.repeat_steps));
+      reps_wanted = opt.repeat_steps;
+    }
+    pre = mem;
+    scratch = mem;
+    pre_views.resize(n);
+    for (int r = 0; r < n; ++r)
+      scratch_programs.push_back(std::make_unique<RankProgram>(s, plan, r, scratch[r], *transport, opt, nullptr));
+    samples.reserve(reps_wanted > 0 ? reps_wanted : kRepeatAutoMax);
+  }
+
+  bool want_more() const {
+    const int done = static_cast<int>(samples.size());
+    if (reps_wanted > 0) return done < reps_wanted;
+    if (done >= kRepeatAutoMax || rep_sum_ns >= kRepeatAutoLimit_ns) return false;
+    return done < kRepeatAutoMin || rep_sum_ns < kRepeatAutoTarget_ns;
+  }
+
+  // Rank r's part of the repetitions of step st (after its real run): each
+  // one restores the copy, then runs the step between two barriers; the time
+  // from the first barrier's release to the last rank's arrival at the second
+  // is one sample (step + barrier, as first_run_ns).
+  void repeat_step(int r, int st, uint32_t& next_gen) {
+    do {
+      for (size_t i = 0; i < pre[r].storage.size(); ++i)
+        if (!pre[r].storage[i].empty())
+          std::memcpy(scratch[r].storage[i].data(), pre[r].storage[i].data(), pre[r].storage[i].size());
+      scratch_programs[r]->set_views(pre_views[r]);
+      transport->set_generation(r, next_gen++);
+      transport->barrier(r, [&] {
+        if (samples.empty()) rep_sum_ns = 0;
+        rep_start_ns = transport->now_ns();
+      });
+      scratch_programs[r]->run_step(st);
+      transport->barrier(r, [&] {
+        const int64_t now = transport->now_ns();
+        samples.push_back(now - rep_start_ns);
+        rep_sum_ns += now - rep_start_ns;
+        more = want_more();
+        if (more) return;
+        trace.step_timing[st] = summarize_step_samples(first_run_ns, samples, true);
+        samples.clear();
+        if (st + 1 < s.num_steps()) excluded_ns += now - real_arrived_ns;  // inside the run's span
+        if (opt.on_step) opt.on_step(st);
+      });
+    } while (more);
   }
 
   void join() {
@@ -319,7 +423,7 @@ struct SteppedRun::Impl {
         first = std::min(first, r.begin_ns);
         last = std::max(last, r.end_ns);
       }
-    if (!trace.steps.empty() && opt.record) trace.total_ns = last - first;
+    if (!trace.steps.empty() && opt.record) trace.total_ns = last - first - excluded_ns;
     res.trace = std::move(trace);
     return res;
   }
