@@ -1,5 +1,6 @@
-// microddp run: plan, check, execute for real, and print (summary, --steps
-// walk-through, --json, --trace).
+// microddp run: plan, check, execute for real, and print (summary, --outputs,
+// --steps walk-through, --json, --trace). Vectors wider than a line are
+// elided in the middle unless --full; --json never is.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -25,7 +26,7 @@ namespace {
 
 struct Args {
   RunArgs run;
-  bool steps = false, json = false;
+  bool steps = false, json = false, outputs = false, full = false;
   std::optional<std::string> trace_file, record_file;  // unset: not given ("" is refused)
   ParamChoice params;
 };
@@ -177,7 +178,7 @@ int run(const Args& a) {
         (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") + json_auto(p));
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
-    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
+    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}", identical_line, clock_line);
@@ -186,7 +187,8 @@ int run(const Args& a) {
                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
                res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
-    fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs));
+    // Outputs only when asked: a large run would flood the terminal.
+    if (a.outputs) fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs, PrintOptions{a.full}));
     std::string sent;
     for (int r = 0; r < sp.world_size; ++r)
       sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
@@ -202,7 +204,9 @@ std::function<int()> setup_run(CLI::App* sub) {
   static Args a;
   add_run_options(*sub, a.run);
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
-  sub->add_flag("--json", a.json, "print one JSON object");
+  sub->add_flag("--outputs", a.outputs, "print every rank's output (long vectors elided in the middle)");
+  sub->add_flag("--full", a.full, "with --steps/--outputs: print every element instead of eliding long vectors");
+  sub->add_flag("--json", a.json, "print one JSON object (never elided)");
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
   sub->add_option("--save-record", a.record_file,
                   "write the run's record (spec, inputs, outputs, trace) as JSON for `microddp-viz --replay FILE`");

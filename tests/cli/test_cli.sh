@@ -16,9 +16,31 @@ expect() {  # expect <exit code> <substring of stdout+stderr> -- args...
   fi
 }
 SEED=(run --collective all_reduce --algorithm ring_unchunked --ranks 3 --data "1,2,3;4,5,6;7,8,9")
-expect 0 "R0  output [0, 0, 0]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]" -- "${SEED[@]}" --steps
+# unwritten cells (the output before step 1 writes it) print as ·, not 0
+expect 0 "R0  output [·, ·, ·]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]" -- "${SEED[@]}" --steps
 expect 0 "R0  output [12, 15, 18]" -- "${SEED[@]}" --steps
-expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}"
+expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}" --outputs
+expect 0 "R1  output [5, ·, ·]" -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps
+# without --outputs/--steps/--json, run prints no data: the summary, bytes and verdict (3 lines)
+out=$("$BIN" "${SEED[@]}" 2>&1)
+if grep -qF "[12, 15, 18]" <<<"$out" || [ "$(wc -l <<<"$out")" -ne 3 ] || ! grep -qF "ok: matches the reference" <<<"$out"; then
+  echo "FAIL: run without --outputs printed:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# long vectors: elided in the middle, --full prints all, --json never elides
+LONG=(run -c all_reduce -n 4 --count 1024 --fill iota --dtype int64)
+expect 0 "R3 [148, 152, 156, …, 232, 236, 240]" -- "${LONG[@]}" --outputs
+expect 0 "R0 [148, 152, 156, …, 232, 236, 240]" -- run -c all_reduce -n 4 --count 1024 --fill iota --outputs
+expect 0 "R0 [148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204, 208," -- "${LONG[@]}" --outputs --full
+expect 0 '"outputs": [[148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204,' -- "${LONG[@]}" --json
+expect 0 "R0 [1, 2, 3, …, 24, 25, 26]" -- run -c all_reduce -n 3 --count 26 --fill iota --steps
+for args in "--outputs" "--outputs --full" "--json"; do
+  bytes=$("$BIN" run -c all_reduce -n 4 --count 262144 --fill random:1 $args | wc -c)
+  case "$args" in
+    --outputs) want_max=2000 ;;
+    *) want_max=100000000 ;;
+  esac
+  if [ "$bytes" -gt "$want_max" ] || { [ "$args" != "--outputs" ] && [ "$bytes" -lt 1000000 ]; }; then
+    echo "FAIL: run --count 262144 $args printed $bytes bytes"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
 expect 0 '"outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]], "bytes_sent": [24, 24, 24]' -- "${SEED[@]}" --json
 expect 0 '"steps": 2' -- "${SEED[@]}" --json
 expect 0 '"ok": true' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
@@ -74,7 +96,7 @@ expect 2 "error: --ranks 300 is more than this tool runs (at most 256)" -- bench
 expect 2 "error: segments must be in 1..4096, got 1000000" -- run --segments 1000000
 # --input infers the count like --data
 TMPJ=$(mktemp); echo '{"inputs": [[1,2,3],[4,5,6],[7,8,9]]}' > "$TMPJ"
-expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
+expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ" --outputs
 echo '{"inputs": [[1,2,3],[4,5,6],[7,8,"x"]]}' > "$TMPJ"
 expect 2 "'x' is not a number" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
 rm -f "$TMPJ"
@@ -98,7 +120,7 @@ expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
 expect 0 "auto: chose recursive_doubling (lowest predicted lockstep time on nvlink); candidates: naive 6.000 µs" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --steps
-expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --outputs
 expect 0 '"ok": true' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 expect 0 '"nodes": 3' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
