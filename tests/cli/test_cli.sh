@@ -104,6 +104,17 @@ rm -f "$TMPJ"
 expect 2 "error: --alpha nan must be a finite number" -- predict --alpha nan --bandwidth inf
 expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --alpha 1e-6 --bandwidth 0
 expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
+# a comma list of presets: one block per preset, none silently dropped
+out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M 2>&1)
+if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! grep -qF "1048576 B; infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
+   || ! grep -qE "^ring +6 +1.2e-05 +6.29146e-05 " <<<"$out"; then
+  echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 7 ]; then
+  echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
+expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
+expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
