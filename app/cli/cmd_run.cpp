@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "core/labs/hang/hang.h"
 #include "core/record/chrome_trace.h"
 #include "core/exec/cuda/backend_cuda.h"
 #include "core/exec/mpi/backend_mpi.h"
@@ -84,12 +85,12 @@ std::string auto_line(const PreparedRun& p) {
                      p.auto_model, c);
 }
 
-// MICRODDP_DEBUG=INFO (or TRACE): the choice on stderr, shaped like NCCL's
-// tuning log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
+// MICRODDP_DEBUG=INFO (or TRACE), subsystem TUNING (MICRODDP_DEBUG_SUBSYS,
+// core/labs/hang/hang.h): the choice on stderr, shaped like NCCL's tuning
+// log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
 // algorithm/protocol's time, then "N Bytes -> Algo A proto P time T").
 void auto_debug_log(const PreparedRun& p) {
-  const char* v = std::getenv("MICRODDP_DEBUG");
-  if (!p.auto_choice || !v || (std::strcmp(v, "INFO") != 0 && std::strcmp(v, "TRACE") != 0)) return;
+  if (!p.auto_choice || !hang::log_enabled(hang::LogLevel::info, hang::kTuning)) return;
   const int64_t bytes = bench_bytes(p.spec);
   double best = 0;
   for (const auto& x : p.auto_choice->candidates) {

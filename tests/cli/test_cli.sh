@@ -135,6 +135,15 @@ expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2
 expect 0 '"ok": true' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 expect 0 '"nodes": 3' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+# MICRODDP_DEBUG_SUBSYS filters like NCCL_DEBUG_SUBSYS: without TUNING the choice is not logged
+for sub in COLL "^TUNING" "^ALL"; do
+  out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS="$sub" "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
+  if [ -n "$out" ]; then echo "FAIL: MICRODDP_DEBUG_SUBSYS=$sub logged: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
+out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" hang-lab --ranks 3 2>&1 >/dev/null)
+if [ "$(grep -c "MICRODDP TRACE call #[0-9] p2p: " <<<"$out")" -ne 9 ] || [ "$(wc -l <<<"$out")" -ne 9 ]; then
+  echo "FAIL: MICRODDP_DEBUG_SUBSYS=P2P hang-lab logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- predict -a all --ranks 6 --nodes 4 --intra nvlink --inter infiniband
 expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- run -a hierarchical -n 6 --nodes 4
 expect 2 "error: --nics-per-node 0 is out of range (1..4" -- predict --ranks 8 --nodes 2 --nics-per-node 0 --intra nvlink --inter infiniband
