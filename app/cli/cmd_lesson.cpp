@@ -64,10 +64,16 @@ std::string highlight_line(const Highlights& h) {
 
 // DDP and hang-lab beats: the run is printed, then checked.
 std::string ddp_line(const ddp::Options& o) {
+  // Sharded runs have no buckets and always use the ring: say only what applies.
+  if (o.sharded)
+    return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · sharded (FSDP-style), {} · "
+                       "layer delay {} µs",
+                       o.ranks, o.depth, o.width, o.batch, o.iterations, o.prefetch ? "prefetch" : "no prefetch",
+                       o.layer_delay_us);
   return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {:g} MB "
-                     "· {} · layer delay {} µs{}",
+                     "· {} · layer delay {} µs",
                      o.ranks, o.depth, o.width, o.batch, o.iterations, ddp::name(o.overlap), o.bucket_cap_mb,
-                     o.algorithm, o.layer_delay_us, o.sharded ? (o.prefetch ? " · sharded, prefetch" : " · sharded") : "");
+                     o.algorithm, o.layer_delay_us);
 }
 
 void print_ddp(const ddp::Result& r) {
