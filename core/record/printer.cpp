@@ -151,26 +151,31 @@ namespace {
 
 // Which elements of each of rank r's storages hold data after step `step`:
 // the input's from the start, then every element that an op of steps
-// 0..step wrote (recv, recv_reduce, copy, reduce events of the trace, which
-// name the storage the buffer meant at the time). Indexed [storage][element].
-std::vector<std::vector<bool>> written_after(const Schedule& s, const Trace& t, int r, int step) {
+// 0..step wrote (recv, recv_reduce, copy, reduce), replaying the schedule's
+// swaps to know which storage a buffer name meant at the time. The
+// schedule, not the trace's events, so that every backend's run reads the
+// same (the CUDA backend's events carry no storage). Indexed
+// [storage][element].
+std::vector<std::vector<bool>> written_after(const Schedule& s, int r, int step) {
   const RankLayout L = rank_layout(s, r);
   std::vector<std::vector<bool>> w(L.storage_size.size());
   for (size_t i = 0; i < w.size(); ++i) w[i].assign(static_cast<size_t>(L.storage_size[i]), false);
-  const auto& in = L.view[static_cast<int>(Buf::input)];
-  auto mark = [&](int storage, int64_t off, int64_t len) {
-    if (storage < 0 || storage >= static_cast<int>(w.size())) return;
-    auto& v = w[static_cast<size_t>(storage)];
-    for (int64_t i = std::max<int64_t>(off, 0); i < off + len && i < static_cast<int64_t>(v.size()); ++i)
-      v[static_cast<size_t>(i)] = true;
+  auto view = L.view;  // name -> storage, changed by swaps
+  auto mark = [&](const RankLayout::View& v, int64_t off, int64_t len) {
+    if (v.storage < 0 || v.storage >= static_cast<int>(w.size())) return;
+    auto& bits = w[static_cast<size_t>(v.storage)];
+    for (int64_t i = std::max<int64_t>(v.offset + off, 0); i < v.offset + off + len && i < static_cast<int64_t>(bits.size()); ++i)
+      bits[static_cast<size_t>(i)] = true;
   };
-  mark(in.storage, in.offset, in.size);
-  if (r < static_cast<int>(t.events.size()))
-    for (const Event& e : t.events[r]) {
-      if (e.step > step || e.kind == OpKind::send || e.kind == OpKind::swap) continue;
-      // Work buffers sit at offset 0 of whichever storage they name; only
-      // the in-place input/output views have an offset.
-      mark(e.storage, L.view[static_cast<int>(e.buf)].offset + e.offset, e.len);
+  const auto& in = L.view[static_cast<int>(Buf::input)];
+  mark(in, 0, in.size);
+  for (int st = 0; st <= step && st < s.num_steps(); ++st)
+    for (const Op& o : s.steps[st].ranks[r]) {
+      if (o.kind == OpKind::swap) {
+        std::swap(view[static_cast<int>(o.src.buf)], view[static_cast<int>(o.dst.buf)]);  // as the executor does
+      } else if (o.kind != OpKind::send) {
+        mark(view[static_cast<int>(o.dst.buf)], o.dst.offset, o.len);
+      }
     }
   return w;
 }
@@ -182,7 +187,7 @@ std::string format_buffers(const Schedule& s, const Trace& t, int step, const Pr
   std::string out;
   for (int r = 0; r < s.world_size(); ++r) {
     const RankLayout L = rank_layout(s, r);
-    const auto written = written_after(s, t, r, step);
+    const auto written = written_after(s, r, step);
     std::string line = fmt::format("    R{}", r);
     for (const auto& b : t.steps[step][r].buffers) {
       if (b.buf == Buf::input) continue;

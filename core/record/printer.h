@@ -35,7 +35,7 @@ std::string buffer_label(const Schedule& s, int rank, Buf b, int storage);
 // One step: phase, each rank's ops in order (transfers with rank -> rank,
 // chunk, elements and bytes), the buffers after the step (when recorded),
 // measured time and, if given (>= 0), the predicted time in µs. Elements no
-// op of steps 0..step has written (the trace's events say which) print as
+// op of steps 0..step has written (the schedule's ops, swaps replayed) print as
 // "·".
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us = -1,
                         const PrintOptions& o = {});
