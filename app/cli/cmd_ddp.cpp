@@ -116,10 +116,23 @@ int run(Args& a) {
     }
     const auto& t = r.timelines.back();
     std::printf("last iteration: backward ended at %.3f ms; collectives on the communication thread:\n", t.backward_end_ms);
+    // DDP: a bucket's all-reduce that starts before backward ends overlaps
+    // it. Sharded: calls run in forward too, so a call is labelled by the
+    // layer computations (any rank's) its interval really intersects.
+    auto overlap_label = [&](const ddp::CommSpan& c) -> std::string {
+      if (!a.o.sharded) return c.begin_ms < t.backward_end_ms ? "  (overlaps backward)" : "";
+      bool fwd = false, bwd = false;
+      for (const auto& l : t.layers)
+        if (l.begin_ms < c.end_ms && c.begin_ms < l.end_ms) (l.backward ? bwd : fwd) = true;
+      return fwd && bwd ? "  (overlaps forward and backward)"
+             : fwd      ? "  (overlaps forward)"
+             : bwd      ? "  (overlaps backward)"
+                        : "";
+    };
     for (size_t k = 0; k < t.comm.size() && k < 24; ++k)
       std::printf("  %-15s %-26s %10lld B  %9.3f - %9.3f ms%s\n", t.comm[k].collective.c_str(), t.comm[k].what.c_str(),
                   static_cast<long long>(t.comm[k].bytes), t.comm[k].begin_ms, t.comm[k].end_ms,
-                  t.comm[k].begin_ms < t.backward_end_ms ? "  (overlaps backward)" : "");
+                  overlap_label(t.comm[k]).c_str());
     std::printf("replicas bit-identical: %s; loss vs single-process reference: max rel. error %.3g (%s, tolerance %g)\n",
                 r.replicas_identical ? "yes" : "NO", r.max_reference_rel_error, loss_ok ? "ok" : "MISMATCH", kLossRelTol);
   }

@@ -22,7 +22,7 @@ using namespace microddp::lesson;
 
 struct Args {
   std::string file;
-  bool non_interactive = false, list = false;
+  bool non_interactive = false, list = false, full = false;
 };
 
 // The shipped lessons: $MICRODDP_LESSONS, ./lessons, or lessons/ above the
@@ -64,10 +64,16 @@ std::string highlight_line(const Highlights& h) {
 
 // DDP and hang-lab beats: the run is printed, then checked.
 std::string ddp_line(const ddp::Options& o) {
+  // Sharded runs have no buckets and always use the ring: say only what applies.
+  if (o.sharded)
+    return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · sharded (FSDP-style), {} · "
+                       "layer delay {} µs",
+                       o.ranks, o.depth, o.width, o.batch, o.iterations, o.prefetch ? "prefetch" : "no prefetch",
+                       o.layer_delay_us);
   return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {:g} MB "
-                     "· {} · layer delay {} µs{}",
+                     "· {} · layer delay {} µs",
                      o.ranks, o.depth, o.width, o.batch, o.iterations, ddp::name(o.overlap), o.bucket_cap_mb,
-                     o.algorithm, o.layer_delay_us, o.sharded ? (o.prefetch ? " · sharded, prefetch" : " · sharded") : "");
+                     o.algorithm, o.layer_delay_us);
 }
 
 void print_ddp(const ddp::Result& r) {
@@ -96,11 +102,26 @@ std::string hang_line(const hang::LabOptions& o) {
                      o.timeout_s, o.count, o.algorithm);
 }
 
+// Steps a beat prints in full before it switches to one line per step.
+constexpr int kDetailedSteps = 3;
+
+// One line from stdin; std::nullopt at EOF.
+std::optional<std::string> read_line() {
+  std::string line;
+  if (!std::getline(std::cin, line)) return std::nullopt;
+  return line;
+}
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t\r") == std::string::npos;
+}
+
 int run_lesson(const Args& a) {
   std::string path = a.file;
   if (!fs::exists(path) && fs::exists(fs::path(lessons_dir()) / path)) path = (fs::path(lessons_dir()) / path).string();
   const Lesson l = load_lesson(path);
   const bool ask = !a.non_interactive;
+  const PrintOptions po{a.full};
   bool stdin_open = true;
   fmt::print("{}\n{}\n", l.title, std::string(l.title.size() > 70 ? 70 : l.title.size(), '='));
   if (!l.summary.empty()) fmt::print("{}\n", l.summary);
@@ -112,20 +133,21 @@ int run_lesson(const Args& a) {
   for (size_t bi = 0; bi < l.beats.size(); ++bi) {
     const Beat& b = l.beats[bi];
     fmt::print("\n── beat {}/{} ──────────────────────────────────────────\n", bi + 1, l.beats.size());
+    // Interactively, a question comes before its answer: the beat shows the
+    // state before its step(s), its text and the question, reads the answer,
+    // and only then prints the step(s), the run and the checks (which often
+    // contain the answer). --non-interactive keeps the reference order: run,
+    // text, checks, question with its answer.
+    const bool ask_first = ask && stdin_open && b.question.has_value();
     std::vector<CheckResult> results;
+    std::string reveal;  // what the beat's run prints
     if (b.kind == Beat::Kind::ddp) {
       fmt::print("run: {}{}\n", ddp_line(b.ddp), b.name.empty() ? "" : fmt::format("  (run '{}')", b.name));
-      const ddp::Result r = ddp::run_ddp(b.ddp);
-      print_ddp(r);
-      results = evaluate(b, r);
     } else if (b.kind == Beat::Kind::hang) {
       fmt::print("run: {}\n", hang_line(b.hang));
       fmt::print("every rank: #0 all_reduce count {}, #1 all_reduce count {}, #2 all_gather count {}, then an "
                  "end-of-step barrier; a monitored barrier checks each call's fingerprint first\n",
                  b.hang.count, b.hang.count / 2, b.hang.count / 4);
-      const hang::LabResult r = hang::run_hang_lab(b.hang);
-      fmt::print("{}", r.report());
-      results = evaluate(b, r);
     } else if (!prep || b.setup_changed) {
       prep = prepare(b.setup);
       run.reset();
@@ -138,45 +160,88 @@ int run_lesson(const Args& a) {
         run = run_threads(prep->schedule, prep->inputs, opt);
       }
     }
-    const int upto = b.kind == Beat::Kind::collective ? target_step(b.at, prep->schedule) : -1;
-    if (b.kind != Beat::Kind::collective) {
-      // printed above
-    } else if (run) {
-      if (upto < 0) {
-        // The state before step 0: the inputs.
-        std::string rows;
-        for (int r = 0; r < prep->spec.world_size; ++r) {
-          std::vector<double> v;
-          for (int64_t i = 0; i < prep->spec.input_count(r); ++i)
-            v.push_back(kernels::load_double(prep->spec.dtype, prep->inputs[static_cast<size_t>(r)].data(), i));
-          rows += fmt::format("R{} input {}\n", r, format_values(v));
-        }
-        fmt::print("before step 0:\n{}", rows);
-      } else {
-        // Print the steps reached since the last beat (or the target step again when going back).
-        const int from = (shown >= -1 && shown < upto) ? shown + 1 : (shown == -2 ? 0 : upto);
-        for (int s = from; s <= upto; ++s) fmt::print("{}", format_step(prep->schedule, run->trace, s));
-        if (b.at.kind == Target::Kind::end)
-          fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs));
+    // The run's part of the beat, printed now or after the question.
+    auto run_beat = [&] {
+      if (b.kind == Beat::Kind::ddp) {
+        const ddp::Result r = ddp::run_ddp(b.ddp);
+        print_ddp(r);
+        results = evaluate(b, r);
+      } else if (b.kind == Beat::Kind::hang) {
+        const hang::LabResult r = hang::run_hang_lab(b.hang);
+        fmt::print("{}", r.report());
+        results = evaluate(b, r);
       }
-      shown = upto;
+    };
+    const int upto = b.kind == Beat::Kind::collective ? target_step(b.at, prep->schedule) : -1;
+    // Print the steps reached since the last beat (or the target step again when going back).
+    const int from = (shown >= -1 && shown < upto) ? shown + 1 : (shown == -2 ? 0 : upto);
+    auto input_rows = [&] {
+      std::string rows;
+      for (int r = 0; r < prep->spec.world_size; ++r) {
+        std::vector<double> v;
+        for (int64_t i = 0; i < prep->spec.input_count(r); ++i)
+          v.push_back(kernels::load_double(prep->spec.dtype, prep->inputs[static_cast<size_t>(r)].data(), i));
+        rows += fmt::format("R{} input {}\n", r, format_values(v, po));
+      }
+      return rows;
+    };
+    auto print_collective = [&] {
+      if (b.kind != Beat::Kind::collective) return;
+      if (run) {
+        if (upto < 0) {
+          fmt::print("before step 0:\n{}", input_rows());  // the state before step 0: the inputs
+        } else {
+          // A beat that jumps over many steps details only the last one (the
+          // state it talks about); the others get a line each, unless --full.
+          for (int s = from; s <= upto; ++s)
+            fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
+                                 ? format_step(prep->schedule, run->trace, s, -1, po)
+                                 : format_step_line(prep->schedule, run->trace, s));
+          if (b.at.kind == Target::Kind::end)
+            fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));
+        }
+        shown = upto;
+      } else {
+        fmt::print("({} steps; schedule and prediction only)\n", prep->schedule.num_steps());
+      }
+    };
+    auto print_checks = [&] {
+      if (b.kind == Beat::Kind::collective) results = evaluate(b);
+      for (const CheckResult& r : results) {
+        if (r.pass) {
+          ++passed;
+          fmt::print("  ✓ {}: {}\n", r.what, r.actual);
+        } else {
+          ++failed;
+          fmt::print("  ✗ {}: expected {}, got {}  ({}, beat {})\n", r.what, r.expected, r.actual, r.mark.str(),
+                     bi + 1);
+        }
+      }
+    };
+    if (ask_first) {
+      // The state the question is about: before this beat's first new step.
+      // A beat that stays where the last one ended adds nothing: that state
+      // is already on screen.
+      const bool advances = shown == -2 || from > shown;
+      if (b.kind == Beat::Kind::collective && run && upto >= 0 && !advances) {
+        // nothing to add
+      } else if (b.kind == Beat::Kind::collective && run && upto >= 0) {
+        if (from == 0) {
+          fmt::print("before step 0:\n{}", input_rows());
+        } else {
+          const std::string rows = format_buffers(prep->schedule, run->trace, from - 1, po);
+          if (!rows.empty()) fmt::print("before the next step (after step {}):\n{}", from - 1, rows);
+        }
+      } else if (b.kind == Beat::Kind::collective && run) {
+        print_collective();  // at start: the inputs are the state asked about
+      }
     } else {
-      fmt::print("({} steps; schedule and prediction only)\n", prep->schedule.num_steps());
+      run_beat();
+      print_collective();
     }
     fmt::print("\n{}\n", b.text);
     if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
-
-    if (b.kind == Beat::Kind::collective) results = evaluate(b);
-    for (const CheckResult& r : results) {
-      if (r.pass) {
-        ++passed;
-        fmt::print("  ✓ {}: {}\n", r.what, r.actual);
-      } else {
-        ++failed;
-        fmt::print("  ✗ {}: expected {}, got {}  ({}, beat {})\n", r.what, r.expected, r.actual, r.mark.str(),
-                   bi + 1);
-      }
-    }
+    if (!ask_first) print_checks();
 
     if (b.question) {
       const Question& q = *b.question;
@@ -184,34 +249,46 @@ int run_lesson(const Args& a) {
       for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, q.choices[i]);
       const std::string answer =
           q.choices.empty() ? fmt::format("{:g}", q.value) : fmt::format("{}) {}", q.answer, q.choices[q.answer - 1]);
-      if (ask && stdin_open) {
-        fmt::print("{}> ", q.choices.empty() ? "your value" : "your choice");
-        std::fflush(stdout);
-        std::string line;
-        if (!std::getline(std::cin, line)) {
+      if (ask_first) {
+        // A stray Enter is not an answer: ask again until something is typed.
+        std::optional<std::string> line;
+        for (;;) {
+          fmt::print("{}> ", q.choices.empty() ? "your value" : "your choice");
+          std::fflush(stdout);
+          line = read_line();
+          if (!line || !blank(*line)) break;
+          fmt::print("(nothing typed; type your answer)\n");
+        }
+        if (!line) {
           stdin_open = false;  // EOF: stop asking, show the answers
           fmt::print("\n(no more input: showing the answers)\n");
           fmt::print("answer: {}\n", answer);
         } else {
           ++asked;
-          const bool ok = q.is_right(line);
+          const bool ok = q.is_right(*line);
           right += ok;
           fmt::print("{}\n", ok ? "right." : fmt::format("not quite: the answer is {}", answer));
         }
+        if (!q.explain.empty()) fmt::print("{}\n", q.explain);
+        // The reveal: what happened in the step(s), then the checks.
+        fmt::print("\n");
+        run_beat();
+        if (b.kind == Beat::Kind::collective && !(run && upto < 0)) print_collective();
+        print_checks();
       } else {
         fmt::print("answer: {}\n", answer);
+        if (!q.explain.empty()) fmt::print("{}\n", q.explain);
       }
-      if (!q.explain.empty()) fmt::print("{}\n", q.explain);
     }
     // Pace the class: wait for Enter between beats (q quits); EOF runs on.
     if (ask && stdin_open && bi + 1 < l.beats.size()) {
       fmt::print("\n[Enter] next beat · q quits > ");
       std::fflush(stdout);
-      std::string line;
-      if (!std::getline(std::cin, line)) {
+      const auto line = read_line();
+      if (!line) {
         stdin_open = false;
         fmt::print("\n");
-      } else if (line == "q" || line == "quit") {
+      } else if (*line == "q" || *line == "quit") {
         break;
       }
     }
@@ -237,6 +314,7 @@ std::function<int()> setup_lesson(CLI::App* sub) {
   sub->add_option("file", a.file, "lesson file (lessons/*.yaml)");
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
   sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
+  sub->add_flag("--full", a.full, "print every element of long vectors instead of eliding them in the middle");
   return std::function<int()>([] {
     if (a.list) return list();
     if (a.file.empty()) throw UsageError("lesson: give a lesson FILE, or --list");

@@ -115,9 +115,17 @@ CollectiveSpec make_spec(const Args& a, const std::string& alg, int64_t bytes) {
 std::vector<CostParams> chosen(const Args& a) {
   std::vector<CostParams> out;
   if (a.params.preset.find(',') != std::string::npos) {
-    std::stringstream ss(a.params.preset);
-    std::string one;
-    while (std::getline(ss, one, ',')) out.push_back(preset(one));
+    // Every entry counts: an empty one ("nvlink,") is refused, not dropped.
+    const std::string& list = a.params.preset;
+    size_t from = 0;
+    for (int i = 1;; ++i) {
+      const size_t comma = list.find(',', from);
+      const std::string one = list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (one.empty()) throw UsageError(fmt::format("--preset '{}': entry {} is empty", list, i));
+      out.push_back(preset(one));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
     return out;
   }
   auto p = resolve_params(a.params);
@@ -283,13 +291,13 @@ void network_table(const Args& a, const Network& net, int64_t bytes) {
                  "\"nics_per_node\": {}, \"bytes\": {}, \"steps\": {}, \"alpha_s\": {:.9g}, \"beta_s\": {:.9g}, "
                  "\"gamma_s\": {:.9g}, \"total_s\": {:.9g}, \"pipelined_s\": {:.9g}, \"closed_form_s\": {}, "
                  "\"bytes_intra\": {}, \"bytes_inter\": {}, \"bottleneck\": \"{}\", \"bottleneck_bytes\": {}, \"algbw_GBps\": {:.6g}, "
-                 "\"busbw_GBps\": {:.6g}}}\n",
+                 "\"busbw_GBps\": {:.6g}, \"model\": \"{}\"}}\n",
                  r.alg, name(c), a.ranks, net.topo.nodes, net.topo.nics_per_node, bench_bytes(r.spec), r.steps,
                  r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, r.np.pr.lockstep.gamma_s, t, r.np.pr.pipelined_s,
                  r.cf ? fmt::format("{:.9g}", r.cf->total()) : "null", r.np.bytes_intra, r.np.bytes_inter,
                  port_name(net.topo, r.np.bottleneck), r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck],
                  t > 0 ? S / t / 1e9 : 0.0,
-                 t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
+                 t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0, net.name);
     }
     return;
   }
@@ -366,36 +374,39 @@ int run(const Args& a) {
     return 0;
   }
   const auto ps = chosen(a);
-  if (a.table) {
-    auto_table(a, &ps.front(), nullptr);
+  // A comma list of presets: one block per preset for the views that show
+  // one link at a time (the plain one-algorithm view compares them itself).
+  const int64_t bytes = a.table || a.sweep ? 0 : parse_size(a.bytes);
+  if (a.table || a.json || a.sweep || a.algorithm == "auto" || a.algorithm == "all") {
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const CostParams& p = ps[i];
+      if (i && !a.json) std::printf("\n");
+      if (a.table) {
+        auto_table(a, &p, nullptr);
+      } else if (a.json) {
+        Network net;
+        net.name = p.name;
+        net.topo = Topology::make(a.ranks, 1, 1);
+        net.intra = net.inter = p;
+        network_table(a, net, bytes);
+      } else if (a.sweep) {
+        sweep(a, &p, nullptr);
+      } else if (a.algorithm == "auto") {
+        CollectiveSpec s = make_spec(a, "auto", bytes);
+        const AutoChoice ch = choose_algorithm(s, p);
+        std::printf("auto picks %s on %s:", ch.chosen.c_str(), p.name.c_str());
+        for (const auto& c : ch.candidates) std::printf(" %s %.6g s;", c.algorithm.c_str(), c.time_s);
+        std::printf("\n\n");
+        Args b = a;
+        b.algorithm = ch.chosen;
+        one(b, {p}, bytes);
+      } else {
+        all_algorithms(a, p, bytes);
+      }
+    }
     return 0;
   }
-  if (a.json) {
-    Network net;
-    net.name = ps.front().name;
-    net.topo = Topology::make(a.ranks, 1, 1);
-    net.intra = net.inter = ps.front();
-    network_table(a, net, parse_size(a.bytes));
-    return 0;
-  }
-  if (a.sweep) {
-    sweep(a, &ps.front(), nullptr);
-    return 0;
-  }
-  const int64_t bytes = parse_size(a.bytes);
-  if (a.algorithm == "auto") {
-    CollectiveSpec s = make_spec(a, "auto", bytes);
-    const AutoChoice ch = choose_algorithm(s, ps.front());
-    std::printf("auto picks %s on %s:", ch.chosen.c_str(), ps.front().name.c_str());
-    for (const auto& c : ch.candidates) std::printf(" %s %.6g s;", c.algorithm.c_str(), c.time_s);
-    std::printf("\n\n");
-    Args b = a;
-    b.algorithm = ch.chosen;
-    one(b, ps, bytes);
-    return 0;
-  }
-  if (a.algorithm == "all") all_algorithms(a, ps.front(), bytes);
-  else one(a, ps, bytes);
+  one(a, ps, bytes);
   return 0;
 }
 
@@ -410,7 +421,7 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
   sub->add_option("--segments", a.segments, "ring segments per chunk")->capture_default_str();
   sub->add_option("--root", a.root, "root rank")->capture_default_str();
-  sub->add_option("--preset", a.params.preset, "nvlink | infiniband | pcie5 | ethernet-100g | ethernet-10g (comma list compares)");
+  sub->add_option("--preset", a.params.preset, "nvlink | infiniband | pcie5 | ethernet-100g | ethernet-10g (a comma list: one block per preset; one algorithm: compared side by side)");
   sub->add_option("--alpha", a.params.alpha, "latency α in seconds per message");
   sub->add_option("--bandwidth", a.params.bandwidth, "bandwidth in bytes per second (β = 1/bandwidth)");
   sub->add_option("--gamma", a.params.gamma, "reduction cost γ in seconds per byte");

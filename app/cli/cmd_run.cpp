@@ -1,5 +1,6 @@
-// microddp run: plan, check, execute for real, and print (summary, --steps
-// walk-through, --json, --trace).
+// microddp run: plan, check, execute for real, and print (summary, --outputs,
+// --steps walk-through, --json, --trace). Vectors wider than a line are
+// elided in the middle unless --full; --json never is.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "core/labs/hang/hang.h"
 #include "core/record/chrome_trace.h"
 #include "core/exec/cuda/backend_cuda.h"
 #include "core/exec/mpi/backend_mpi.h"
@@ -25,7 +27,7 @@ namespace {
 
 struct Args {
   RunArgs run;
-  bool steps = false, json = false;
+  bool steps = false, json = false, outputs = false, full = false;
   std::optional<std::string> trace_file, record_file;  // unset: not given ("" is refused)
   ParamChoice params;
   std::optional<int> repeat_steps;  // unset: kRepeatStepsAuto
@@ -113,12 +115,12 @@ std::string auto_line(const PreparedRun& p) {
                      p.auto_model, c);
 }
 
-// MICRODDP_DEBUG=INFO (or TRACE): the choice on stderr, shaped like NCCL's
-// tuning log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
+// MICRODDP_DEBUG=INFO (or TRACE), subsystem TUNING (MICRODDP_DEBUG_SUBSYS,
+// core/labs/hang/hang.h): the choice on stderr, shaped like NCCL's tuning
+// log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
 // algorithm/protocol's time, then "N Bytes -> Algo A proto P time T").
 void auto_debug_log(const PreparedRun& p) {
-  const char* v = std::getenv("MICRODDP_DEBUG");
-  if (!p.auto_choice || !v || (std::strcmp(v, "INFO") != 0 && std::strcmp(v, "TRACE") != 0)) return;
+  if (!p.auto_choice || !hang::log_enabled(hang::LogLevel::info, hang::kTuning)) return;
   const int64_t bytes = bench_bytes(p.spec);
   double best = 0;
   for (const auto& x : p.auto_choice->candidates) {
@@ -228,7 +230,7 @@ int run(const Args& a, const CLI::App& sub) {
             fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
-    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted));
+    fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));
     fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
@@ -237,7 +239,8 @@ int run(const Args& a, const CLI::App& sub) {
                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
                res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
-    fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs));
+    // Outputs only when asked: a large run would flood the terminal.
+    if (a.outputs) fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs, PrintOptions{a.full}));
     std::string sent;
     for (int r = 0; r < sp.world_size; ++r)
       sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
@@ -253,7 +256,9 @@ std::function<int()> setup_run(CLI::App* sub) {
   static Args a;
   add_run_options(*sub, a.run);
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
-  sub->add_flag("--json", a.json, "print one JSON object");
+  sub->add_flag("--outputs", a.outputs, "print every rank's output (long vectors elided in the middle)");
+  sub->add_flag("--full", a.full, "with --steps/--outputs: print every element instead of eliding long vectors");
+  sub->add_flag("--json", a.json, "print one JSON object (never elided)");
   sub->add_option("--repeat-steps", a.repeat_steps,
                   "time each step as the median of N warm repetitions on copies of its input state (0: one cold "
                   "run per step; default: enough for ~5 ms per step, 5 to 50; threads backend, lockstep)")

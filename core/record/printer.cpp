@@ -12,15 +12,44 @@
 
 namespace microddp {
 
-std::string format_values(const std::vector<double>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    if (std::isnan(v[i])) s += "nan";
-    else if (std::isinf(v[i])) s += v[i] > 0 ? "inf" : "-inf";
-    else s += fmt::format("{}", v[i]);
+namespace {
+
+// "[a, b, c]" of n items given by item(i), elided as printer.h says. Stops
+// formatting once the text is known to be too wide, so a million-element
+// output costs only its first values and the last kEdgeValues.
+template <class Item>
+std::string join_elided(size_t n, Item item, const PrintOptions& o) {
+  const bool may_elide = !o.full && n > 2 * kEdgeValues;  // eliding must hide something
+  std::string all = "[";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) all += ", ";
+    all += item(i);
+    if (may_elide && all.size() > kValuesWidth) {
+      std::string s = "[";
+      for (size_t k = 0; k < kEdgeValues; ++k) s += item(k) + ", ";
+      s += "…";
+      for (size_t k = n - kEdgeValues; k < n; ++k) s += ", " + item(k);
+      return s + "]";
+    }
   }
-  return s + "]";
+  return all + "]";
+}
+
+std::string value_text(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return fmt::format("{}", x);
+}
+
+}  // namespace
+
+std::string join_values(const std::vector<std::string>& items, const PrintOptions& o) {
+  return join_elided(items.size(), [&](size_t i) { return items[i]; }, o);
+}
+
+std::string format_values(const std::vector<double>& v, const PrintOptions& o, const std::vector<bool>& written) {
+  return join_elided(
+      v.size(), [&](size_t i) { return !written.empty() && !written[i] ? std::string("·") : value_text(v[i]); }, o);
 }
 
 std::string buffer_label(const Schedule& s, int rank, Buf b, int storage) {
@@ -59,7 +88,7 @@ std::string format_step_time(const StepTiming& t) {
                      barrier.empty() ? "" : ", " + barrier, t.first_run_ns / 1000.0);
 }
 
-std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us) {
+std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {
   const int n = s.world_size();
   const size_t es = dtype_size(s.spec.dtype);
   std::string out = fmt::format("step {} of {} · phase {}", step, s.num_steps(), s.phases[s.steps[step].phase].name);
@@ -109,43 +138,121 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
       }
     }
   }
-  if (t.snapshots && step < static_cast<int>(t.steps.size())) {
-    out += "  after this step:\n";
-    for (int r = 0; r < n; ++r) {
-      std::string line = fmt::format("    R{}", r);
-      for (const auto& b : t.steps[step][r].buffers) {
-        if (b.buf == Buf::input) continue;
-        line += fmt::format("  {} {}", buffer_label(s, r, b.buf, b.storage), format_values(b.values));
+  const std::string rows = format_buffers(s, t, step, o);
+  return rows.empty() ? out : out + "  after this step:\n" + rows;
+}
+
+std::string format_step_line(const Schedule& s, const Trace& t, int step) {
+  int64_t messages = 0, bytes = 0;
+  for (const auto& ops : s.steps[step].ranks)
+    for (const Op& o : ops)
+      if (o.kind == OpKind::send) {
+        ++messages;
+        bytes += o.len * static_cast<int64_t>(dtype_size(s.spec.dtype));
       }
-      out += line + "\n";
+  std::string out = fmt::format("step {} of {} · phase {} · {} message{}, {}", step, s.num_steps(),
+                                s.phases[s.steps[step].phase].name, messages, messages == 1 ? "" : "s",
+                                bytes_str(bytes));
+  if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
+  return out + "\n";
+}
+
+namespace {
+
+// Which elements of each of rank r's storages hold data after step `step`:
+// the input's from the start, then every element that an op of steps
+// 0..step wrote (recv, recv_reduce, copy, reduce), replaying the schedule's
+// swaps to know which storage a buffer name meant at the time. The
+// schedule, not the trace's events, so that every backend's run reads the
+// same (the CUDA backend's events carry no storage). Indexed
+// [storage][element].
+std::vector<std::vector<bool>> written_after(const Schedule& s, int r, int step) {
+  const RankLayout L = rank_layout(s, r);
+  std::vector<std::vector<bool>> w(L.storage_size.size());
+  for (size_t i = 0; i < w.size(); ++i) w[i].assign(static_cast<size_t>(L.storage_size[i]), false);
+  auto view = L.view;  // name -> storage, changed by swaps
+  auto mark = [&](const RankLayout::View& v, int64_t off, int64_t len) {
+    if (v.storage < 0 || v.storage >= static_cast<int>(w.size())) return;
+    auto& bits = w[static_cast<size_t>(v.storage)];
+    for (int64_t i = std::max<int64_t>(v.offset + off, 0); i < v.offset + off + len && i < static_cast<int64_t>(bits.size()); ++i)
+      bits[static_cast<size_t>(i)] = true;
+  };
+  const auto& in = L.view[static_cast<int>(Buf::input)];
+  mark(in, 0, in.size);
+  for (int st = 0; st <= step && st < s.num_steps(); ++st)
+    for (const Op& o : s.steps[st].ranks[r]) {
+      if (o.kind == OpKind::swap) {
+        std::swap(view[static_cast<int>(o.src.buf)], view[static_cast<int>(o.dst.buf)]);  // as the executor does
+      } else if (o.kind != OpKind::send) {
+        mark(view[static_cast<int>(o.dst.buf)], o.dst.offset, o.len);
+      }
     }
+  return w;
+}
+
+}  // namespace
+
+std::string format_buffers(const Schedule& s, const Trace& t, int step, const PrintOptions& o) {
+  if (!t.snapshots || step < 0 || step >= static_cast<int>(t.steps.size())) return "";
+  std::string out;
+  for (int r = 0; r < s.world_size(); ++r) {
+    const RankLayout L = rank_layout(s, r);
+    const auto written = written_after(s, r, step);
+    std::string line = fmt::format("    R{}", r);
+    for (const auto& b : t.steps[step][r].buffers) {
+      if (b.buf == Buf::input) continue;
+      std::vector<bool> mask(b.values.size(), true);
+      if (b.storage >= 0 && b.storage < static_cast<int>(written.size())) {
+        const auto& w = written[static_cast<size_t>(b.storage)];
+        const int64_t off = L.view[static_cast<int>(b.buf)].offset;
+        for (size_t i = 0; i < mask.size(); ++i) {
+          const size_t at = static_cast<size_t>(off) + i;
+          mask[i] = at < w.size() && w[at];
+        }
+      }
+      line += fmt::format("  {} {}", buffer_label(s, r, b.buf, b.storage), format_values(b.values, o, mask));
+    }
+    out += line + "\n";
   }
   return out;
 }
 
-std::string format_outputs(const Schedule& s, const RankData& outputs) {
+std::string format_outputs(const Schedule& s, const RankData& outputs, const PrintOptions& o) {
   std::string out;
   for (int r = 0; r < s.world_size(); ++r) {
-    const int64_t n = s.spec.output_count(r);
+    const size_t n = static_cast<size_t>(s.spec.output_count(r));
     if (n == 0) {
       out += fmt::format("  R{} none\n", r);
       continue;
     }
-    if (s.spec.dtype == DType::int64) {  // exact beyond 2^53
-      std::vector<int64_t> v(n);
-      std::memcpy(v.data(), outputs[r].data(), n * 8);
-      out += fmt::format("  R{} [{}]\n", r, fmt::join(v, ", "));
-      continue;
-    }
-    std::vector<double> v(n);
-    for (int64_t i = 0; i < n; ++i) v[i] = kernels::load_double(s.spec.dtype, outputs[r].data(), i);
-    out += fmt::format("  R{} {}\n", r, format_values(v));
+    const std::byte* p = outputs[r].data();
+    const std::string row =
+        s.spec.dtype == DType::int64
+            ? join_elided(n, [&](size_t i) {  // exact beyond 2^53
+                int64_t v;
+                std::memcpy(&v, p + i * 8, 8);
+                return std::to_string(v);
+              }, o)
+            : join_elided(n, [&](size_t i) { return value_text(kernels::load_double(s.spec.dtype, p, i)); }, o);
+    out += fmt::format("  R{} {}\n", r, row);
+  }
+  return out;
+}
+
+std::string format_inputs(const CollectiveSpec& sp, const RankData& inputs, const PrintOptions& o) {
+  std::string out;
+  for (int q = 0; q < sp.world_size; ++q) {
+    const size_t n = static_cast<size_t>(sp.input_count(q));
+    const std::byte* p = inputs[q].data();
+    out += fmt::format(
+        "  R{} {}\n", q,
+        n ? join_elided(n, [&](size_t i) { return value_text(kernels::load_double(sp.dtype, p, i)); }, o) : "none");
   }
   return out;
 }
 
 std::string format_walkthrough(const Schedule& s, const RankData& inputs, const RunResult& r,
-                               const std::vector<double>& predicted_step_us) {
+                               const std::vector<double>& predicted_step_us, const PrintOptions& o) {
   const auto& sp = s.spec;
   std::string out = fmt::format("{} · {} · {} ranks · count {} × {} · op {}{} · {} on {}\n", name(sp.collective),
                                 sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op),
@@ -154,20 +261,14 @@ std::string format_walkthrough(const Schedule& s, const RankData& inputs, const 
                                     ? fmt::format(" · root {}", sp.root)
                                     : "",
                                 name(r.trace.mode), r.trace.backend);
-  out += "inputs:\n";
-  for (int q = 0; q < sp.world_size; ++q) {
-    const int64_t n = sp.input_count(q);
-    std::vector<double> v(n);
-    for (int64_t i = 0; i < n; ++i) v[i] = kernels::load_double(sp.dtype, inputs[q].data(), i);
-    out += fmt::format("  R{} {}\n", q, n ? format_values(v) : "none");
-  }
-  out += "\n";
+  out += "inputs:\n" + format_inputs(sp, inputs, o) + "\n";
   for (int st = 0; st < s.num_steps(); ++st) {
-    out += format_step(s, r.trace, st, st < static_cast<int>(predicted_step_us.size()) ? predicted_step_us[st] : -1);
+    out += format_step(s, r.trace, st, st < static_cast<int>(predicted_step_us.size()) ? predicted_step_us[st] : -1,
+                       o);
     out += "\n";
   }
   if (!r.trace.snapshots) out += "(buffers are shown only for small runs: at most 64 elements per rank)\n\n";
-  out += "outputs:\n" + format_outputs(s, r.outputs);
+  out += "outputs:\n" + format_outputs(s, r.outputs, o);
   return out;
 }
 

@@ -8,8 +8,25 @@
 
 namespace microddp {
 
-// Values of a rank's buffers: "[1, 2, 3]" (NaN as nan, integers without ".0").
-std::string format_values(const std::vector<double>& v);
+// How vectors are printed. A vector whose full text is wider than
+// kValuesWidth columns is elided in the middle, "[1, 2, 3, …, 1022, 1023,
+// 1024]" (its first and last kEdgeValues values), unless `full`: a terminal
+// view never floods the screen unless asked to (`--full`).
+struct PrintOptions {
+  bool full = false;
+};
+constexpr size_t kValuesWidth = 72;
+constexpr size_t kEdgeValues = 3;
+
+// Values of a rank's buffers: "[1, 2, 3]" (NaN as nan, integers without
+// ".0"), elided as above. `written` (empty = all written; else one flag per
+// value) marks the elements some op has written: the others print as "·",
+// so storage nothing has filled yet does not read as data.
+std::string format_values(const std::vector<double>& v, const PrintOptions& o = {},
+                          const std::vector<bool>& written = {});
+
+// Already formatted elements as one vector text, "[a, b, c]", elided as above.
+std::string join_values(const std::vector<std::string>& items, const PrintOptions& o = {});
 
 // Name of a buffer together with the storage it refers to on that rank
 // ("send_buff (A)"): work buffers get letters so a swap is visible.
@@ -23,14 +40,31 @@ std::string format_step_time(const StepTiming& t);
 
 // One step: phase, each rank's ops in order (transfers with rank -> rank,
 // chunk, elements and bytes), the buffers after the step (when recorded),
-// measured time (format_step_time) and, if given (>= 0), the predicted time in µs.
-std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us = -1);
+// measured time (format_step_time) and, if given (>= 0), the predicted time in µs. Elements no
+// op of steps 0..step has written (the schedule's ops, swaps replayed) print as
+// "·".
+std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us = -1,
+                        const PrintOptions& o = {});
+
+// One step as one line: "step 3 of 12 · phase reduce · 6 messages, 336 B
+// · measured 15.2 µs" (messages and bytes summed over the ranks' sends).
+// For walk-throughs that skip over many steps.
+std::string format_step_line(const Schedule& s, const Trace& t, int step);
+
+// Only the buffer rows of format_step: each rank's buffers after `step`
+// ("    R0  accum (A) [8, 10, 12]  ...", one row per rank), or "" when the
+// trace recorded no buffers. Shows the state a question asks about before the step itself
+// is printed.
+std::string format_buffers(const Schedule& s, const Trace& t, int step, const PrintOptions& o = {});
 
 // Header + inputs, then every step, then the final outputs.
 std::string format_walkthrough(const Schedule& s, const RankData& inputs, const RunResult& r,
-                               const std::vector<double>& predicted_step_us = {});
+                               const std::vector<double>& predicted_step_us = {}, const PrintOptions& o = {});
 
-// Output rows "R0 [12, 15, 18]" for every rank (ranks without output: "none").
-std::string format_outputs(const Schedule& s, const RankData& outputs);
+// Input rows "  R0 [1, 2, 3]" for every rank (ranks without input: "none").
+std::string format_inputs(const CollectiveSpec& sp, const RankData& inputs, const PrintOptions& o = {});
+
+// Output rows "  R0 [12, 15, 18]" for every rank (ranks without output: "none").
+std::string format_outputs(const Schedule& s, const RankData& outputs, const PrintOptions& o = {});
 
 }  // namespace microddp

@@ -16,9 +16,31 @@ expect() {  # expect <exit code> <substring of stdout+stderr> -- args...
   fi
 }
 SEED=(run --collective all_reduce --algorithm ring_unchunked --ranks 3 --data "1,2,3;4,5,6;7,8,9")
-expect 0 "R0  output [0, 0, 0]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]" -- "${SEED[@]}" --steps
+# unwritten cells (the output before step 1 writes it) print as ·, not 0
+expect 0 "R0  output [·, ·, ·]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]" -- "${SEED[@]}" --steps
 expect 0 "R0  output [12, 15, 18]" -- "${SEED[@]}" --steps
-expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}"
+expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}" --outputs
+expect 0 "R1  output [5, ·, ·]" -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps
+# without --outputs/--steps/--json, run prints no data: the summary, bytes and verdict (3 lines)
+out=$("$BIN" "${SEED[@]}" 2>&1)
+if grep -qF "[12, 15, 18]" <<<"$out" || [ "$(wc -l <<<"$out")" -ne 3 ] || ! grep -qF "ok: matches the reference" <<<"$out"; then
+  echo "FAIL: run without --outputs printed:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# long vectors: elided in the middle, --full prints all, --json never elides
+LONG=(run -c all_reduce -n 4 --count 1024 --fill iota --dtype int64)
+expect 0 "R3 [148, 152, 156, …, 232, 236, 240]" -- "${LONG[@]}" --outputs
+expect 0 "R0 [148, 152, 156, …, 232, 236, 240]" -- run -c all_reduce -n 4 --count 1024 --fill iota --outputs
+expect 0 "R0 [148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204, 208," -- "${LONG[@]}" --outputs --full
+expect 0 '"outputs": [[148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204,' -- "${LONG[@]}" --json
+expect 0 "R0 [1, 2, 3, …, 24, 25, 26]" -- run -c all_reduce -n 3 --count 26 --fill iota --steps
+for args in "--outputs" "--outputs --full" "--json"; do
+  bytes=$("$BIN" run -c all_reduce -n 4 --count 262144 --fill random:1 $args | wc -c)
+  case "$args" in
+    --outputs) want_max=2000 ;;
+    *) want_max=100000000 ;;
+  esac
+  if [ "$bytes" -gt "$want_max" ] || { [ "$args" != "--outputs" ] && [ "$bytes" -lt 1000000 ]; }; then
+    echo "FAIL: run --count 262144 $args printed $bytes bytes"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
 expect 0 '"outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]], "bytes_sent": [24, 24, 24]' -- "${SEED[@]}" --json
 expect 0 '"steps": 2' -- "${SEED[@]}" --json
 expect 0 '"ok": true' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
@@ -98,7 +120,7 @@ expect 2 "error: --ranks 300 is more than this tool runs (at most 256)" -- bench
 expect 2 "error: segments must be in 1..4096, got 1000000" -- run --segments 1000000
 # --input infers the count like --data
 TMPJ=$(mktemp); echo '{"inputs": [[1,2,3],[4,5,6],[7,8,9]]}' > "$TMPJ"
-expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
+expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ" --outputs
 echo '{"inputs": [[1,2,3],[4,5,6],[7,8,"x"]]}' > "$TMPJ"
 expect 2 "'x' is not a number" -- run -c all_reduce -a ring -n 3 --input "$TMPJ"
 rm -f "$TMPJ"
@@ -106,6 +128,17 @@ rm -f "$TMPJ"
 expect 2 "error: --alpha nan must be a finite number" -- predict --alpha nan --bandwidth inf
 expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --alpha 1e-6 --bandwidth 0
 expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
+# a comma list of presets: one block per preset, none silently dropped
+out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M 2>&1)
+if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! grep -qF "1048576 B; infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
+   || ! grep -qE "^ring +6 +1.2e-05 +6.29146e-05 " <<<"$out"; then
+  echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 7 ]; then
+  echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
+expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
+expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
@@ -122,10 +155,19 @@ expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
 expect 0 "auto: chose recursive_doubling (lowest predicted lockstep time on nvlink); candidates: naive 6.000 µs" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --steps
-expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+expect 0 "R0 [10]" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --outputs
 expect 0 '"ok": true' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 expect 0 '"nodes": 3' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+# MICRODDP_DEBUG_SUBSYS filters like NCCL_DEBUG_SUBSYS: without TUNING the choice is not logged
+for sub in COLL "^TUNING" "^ALL"; do
+  out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS="$sub" "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
+  if [ -n "$out" ]; then echo "FAIL: MICRODDP_DEBUG_SUBSYS=$sub logged: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
+out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" hang-lab --ranks 3 2>&1 >/dev/null)
+if [ "$(grep -c "MICRODDP TRACE call #[0-9] p2p: " <<<"$out")" -ne 9 ] || [ "$(wc -l <<<"$out")" -ne 9 ]; then
+  echo "FAIL: MICRODDP_DEBUG_SUBSYS=P2P hang-lab logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- predict -a all --ranks 6 --nodes 4 --intra nvlink --inter infiniband
 expect 2 "error: --ranks 6 is not divisible by --nodes 4" -- run -a hierarchical -n 6 --nodes 4
 expect 2 "error: --nics-per-node 0 is out of range (1..4" -- predict --ranks 8 --nodes 2 --nics-per-node 0 --intra nvlink --inter infiniband
@@ -172,5 +214,34 @@ expect 2 "error: --save-record '' is empty: give a file path" -- run --save-reco
 # memory: one budget, checked before allocating
 expect 2 "error: input file '/dev/zero' is larger than" -- run --input /dev/zero
 expect 2 "more than half of this machine's memory" -- bench -b 64G -e 64G
+# lessons, interactively (stdin piped): a question comes before its answer.
+# Lesson 02 beat 2 shows the inputs, asks, and prints step 0 (with accum
+# [8, 10, 12]) only after the answer; empty lines re-ask instead of counting
+# as wrong. Input: Enter after beat 1; two stray Enters, then 3; Enter; Enter;
+# a wrong 20 for beat 4; Enter; 2 for beat 5; Enter.
+LESSONS_DIR="$(cd "$(dirname "$0")/../../lessons" && pwd)"
+out=$(printf '\n\n\n3\n\n\n20\n\n2\n\n' | "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" 2>&1); rc=$?
+beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
+q=$(grep -n "^? What does R0's accum hold after step 0?" <<<"$beat2" | cut -d: -f1)
+s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
+acc=$(grep -n "accum \[8, 10, 12\]" <<<"$beat2" | head -1 | cut -d: -f1)
+if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge "$s0" ] || [ "$q" -ge "$acc" ] \
+   || [ "$(grep -c '(nothing typed; type your answer)' <<<"$beat2")" -ne 2 ] || ! grep -q "^your choice> right.$" <<<"$beat2" \
+   || ! grep -qF "not quite: the answer is 24" <<<"$out" || ! grep -qF "21 checks passed, 0 failed · 2 of 3 questions right" <<<"$out"; then
+  echo "FAIL: lesson 02 interactive (question line $q, step 0 at $s0, accum at $acc, rc $rc):"; echo "$beat2" | head -40
+  fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# --non-interactive keeps the reference order: the step, then the question with its answer
+out=$("$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1)
+beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
+q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
+if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
+  echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09
+for l in 03-naive-tree-ring 09-topology; do
+  n=$("$BIN" lesson "$LESSONS_DIR/$l.yaml" --non-interactive | wc -lc)
+  read -r lines bytes <<<"$n"
+  if [ "$lines" -gt 500 ] || [ "$bytes" -gt 60000 ]; then
+    echo "FAIL: lesson $l printed $lines lines, $bytes bytes"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,4 +1,4 @@
-// Lessons 07 and 08: ddp and hang beats. Both shipped lessons load
+// Lessons 07, 08 and 10: ddp and hang beats. Both shipped lessons load
 // with the expected structure and every check passes against real runs;
 // false claims fail with expected vs actual; the fixtures of the ddp and
 // hang keys (tests/lessons/bad/ddp-*.yaml, hang-*.yaml, beat-*.yaml) give
@@ -95,6 +95,22 @@ TEST_SUITE("lesson_ddp") {
 
   TEST_CASE("lesson 08: every check passes against real hang-lab runs") {
     CHECK(run_all_checks(load_lesson((kLessonsDir / "08-hunt-the-hang.yaml").string())) == 27);
+  }
+
+  TEST_CASE("lesson 10: collective beats for the bytes, then sharded runs with and without prefetch, then DDP") {
+    const Lesson l = load_lesson((kLessonsDir / "10-fsdp-prefetch.yaml").string());
+    REQUIRE(l.beats.size() == 6);
+    CHECK(l.beats[0].kind == Beat::Kind::collective);
+    CHECK(l.beats[1].setup.collective == "reduce_scatter");
+    CHECK(l.beats[2].setup.count == 4160);  // one layer of the 64-wide MLP: 64 x 64 + 64
+    CHECK(l.beats[3].kind == Beat::Kind::ddp);
+    CHECK(l.beats[3].ddp.sharded);
+    CHECK(l.beats[3].ddp.prefetch);
+    CHECK(l.beats[3].ddp.width * l.beats[3].ddp.width + l.beats[3].ddp.width == 4160);
+    CHECK_FALSE(l.beats[4].ddp.prefetch);
+    CHECK(l.beats[4].ddp.sharded);  // carried forward
+    CHECK_FALSE(l.beats[5].ddp.sharded);
+    CHECK(run_all_checks(l) == 20);
   }
 
   TEST_CASE("false ddp claims fail with expected vs actual") {

@@ -56,13 +56,45 @@ LogLevel log_level_from_env() {
   return v ? parse_log_level(v) : LogLevel::none;
 }
 
+uint32_t parse_subsys(std::string_view s) {
+  if (s.empty()) return kAllSubsys;
+  // NCCL's rule: one '^' in front inverts the whole list.
+  const bool invert = s.front() == '^';
+  if (invert) s.remove_prefix(1);
+  uint32_t mask = 0;
+  while (true) {
+    const size_t comma = s.find(',');
+    std::string u(s.substr(0, comma));
+    for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (u == "INIT") mask |= kInit;
+    else if (u == "COLL") mask |= kColl;
+    else if (u == "P2P") mask |= kP2P;
+    else if (u == "TUNING") mask |= kTuning;
+    else if (u == "ALL") mask |= kAllSubsys;
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return invert ? ~mask : mask;
+}
+
+uint32_t subsys_from_env() {
+  const char* v = std::getenv("MICRODDP_DEBUG_SUBSYS");
+  return v ? parse_subsys(v) : kAllSubsys;
+}
+
+bool log_enabled(LogLevel level, uint32_t subsys) {
+  if (level == LogLevel::none || level > log_level_from_env()) return false;
+  const uint32_t enabled = subsys_from_env();
+  return level == LogLevel::warn ? enabled != 0 : (enabled & subsys) != 0;
+}
+
 void set_log_sink(std::function<void(const std::string&)> sink) {
   std::lock_guard<std::mutex> lk(g_log_m);
   g_sink = std::move(sink);
 }
 
-void log_line(LogLevel level, int rank, const std::string& text) {
-  if (level == LogLevel::none || level > log_level_from_env()) return;
+void log_line(LogLevel level, int rank, const std::string& text, uint32_t subsys) {
+  if (!log_enabled(level, subsys)) return;
   const auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000;
   std::string line = fmt::format("microddp:{}:{} [{}] MICRODDP {} {}", static_cast<long>(::getpid()), tid, rank,
                                  level_name(level), text);
@@ -260,6 +292,29 @@ std::vector<int> peers_of(const Schedule& s, int rank) {
   return {p.begin(), p.end()};
 }
 
+// Call k's messages on rank r, from the schedule: "call #1 p2p: 4 sends
+// (1024 B) to 1, 4 recvs (1024 B) from 2".
+std::string p2p_line(const Schedule& s, int r, int k) {
+  int sends = 0, recvs = 0;
+  int64_t sent = 0, received = 0;
+  std::set<int> to, from;
+  const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  for (const auto& st : s.steps)
+    for (const auto& op : st.ranks[r]) {
+      if (op.kind == OpKind::send) {
+        ++sends;
+        sent += op.len * es;
+        to.insert(op.peer);
+      } else if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) {
+        ++recvs;
+        received += op.len * es;
+        from.insert(op.peer);
+      }
+    }
+  return fmt::format("call #{} p2p: {} sends ({} B) to {}, {} recvs ({} B) from {}", k, sends, sent,
+                     fmt::join(to, ","), recvs, received, fmt::join(from, ","));
+}
+
 // The data exchange after a passed barrier: the last rank to deposit runs
 // the collective for every rank with run_threads.
 struct Exchange {
@@ -321,6 +376,10 @@ LabResult run_hang_lab(const LabOptions& o) {
       if (faulty(r) && o.fault == Fault::wrong_count) mine[o.fault_call].count += 1;
       if (faulty(r) && o.fault == Fault::wrong_order) std::swap(mine[o.fault_call], mine[o.fault_call + 1]);
       bool slept = false;
+      log_line(LogLevel::info, r,
+               fmt::format("init: rank {} nranks {} monitored barrier timeout {:g} s flight recorder {} calls", r, n,
+                           o.timeout_s, out.recorder.capacity),
+               kInit);
       try {
         for (int k = 0; k < K; ++k) {
           if (faulty(r) && k == o.fault_call && o.fault == Fault::skip_collective) {
@@ -352,8 +411,10 @@ LabResult run_hang_lab(const LabOptions& o) {
           out.state = fmt::format("in call #{} ({} count {}, '{}')", k, rec.collective, c.count, c.what);
           log_line(LogLevel::info, r,
                    fmt::format("{}: seq {} '{}' algorithm {} count {} dtype float32 op sum nranks {} peers {}",
-                               rec.collective, k, c.what, c.algorithm, c.count, n, fmt::join(rec.peers, ",")));
-          log_line(LogLevel::trace, r, fmt::format("arrives at monitored barrier before call #{}", k));
+                               rec.collective, k, c.what, c.algorithm, c.count, n, fmt::join(rec.peers, ",")),
+                   kColl);
+          if (log_enabled(LogLevel::trace, kP2P)) log_line(LogLevel::trace, r, p2p_line(sched, r, k), kP2P);
+          log_line(LogLevel::trace, r, fmt::format("arrives at monitored barrier before call #{}", k), kColl);
           try {
             barriers[k]->arrive(r, fingerprint(k, c));
           } catch (const BarrierError& e) {
@@ -362,7 +423,7 @@ LabResult run_hang_lab(const LabOptions& o) {
                                : " - failed at its monitored barrier";
             throw;
           }
-          log_line(LogLevel::trace, r, fmt::format("monitored barrier before call #{} passed", k));
+          log_line(LogLevel::trace, r, fmt::format("monitored barrier before call #{} passed", k), kColl);
           // The barrier passed: every rank is here with the same call.
           Exchange& ex = *exchanges[k];
           std::vector<float> in(static_cast<size_t>(c.count), static_cast<float>(r + 1));
@@ -402,7 +463,7 @@ LabResult run_hang_lab(const LabOptions& o) {
             throw std::runtime_error(fmt::format("call #{} ({}) gave a wrong result", k, c.what));
           }
           out.recorder.finish(true, "", now_s());
-          log_line(LogLevel::trace, r, fmt::format("call #{} completed and verified", k));
+          log_line(LogLevel::trace, r, fmt::format("call #{} completed and verified", k), kColl);
         }
         out.state = "at the end-of-step barrier";
         barriers[K]->arrive(r, "end of step");

@@ -1,7 +1,8 @@
 // The hang lab: faults that make distributed jobs hang or go
 // wrong, run for real on threads and bounded in time, and the tools that
 // find them: a monitored barrier, per-rank collective sequence numbers with
-// a small flight recorder, and NCCL_DEBUG-style logging (MICRODDP_DEBUG).
+// a small flight recorder, and NCCL_DEBUG-style logging (MICRODDP_DEBUG,
+// filtered by MICRODDP_DEBUG_SUBSYS as NCCL_DEBUG_SUBSYS).
 //
 // The model, in the spirit of PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL
 // (which wraps each collective in a monitored barrier plus a check of the
@@ -40,8 +41,31 @@ enum class LogLevel { none = 0, warn = 1, info = 2, trace = 3 };
 // Unset or empty: none. Unknown values: warn (and one WARN line says so).
 LogLevel parse_log_level(std::string_view s);
 LogLevel log_level_from_env();  // reads MICRODDP_DEBUG each call
+
+// Subsystems, as NCCL_DEBUG_SUBSYS filters NCCL's INFO/TRACE lines:
+//   INIT    a rank joins the job (the hang lab's start: rank, world size,
+//           barrier timeout)
+//   COLL    one line per collective call per rank (INFO), its monitored
+//           barrier and its completion (TRACE)
+//   P2P     the point-to-point messages a call makes on a rank (TRACE)
+//   TUNING  the algorithm choice of `--algorithm auto` (INFO)
+//   ALL     every subsystem
+// MICRODDP_DEBUG_SUBSYS is a comma list of these names (case-insensitive);
+// a leading '^' inverts the whole list ("^P2P,TUNING": all but those), as
+// in NCCL. Unknown names are ignored, as NCCL does. Unset or empty: ALL,
+// unlike NCCL's default (INIT,BOOTSTRAP,ENV): microddp logs few lines and
+// MICRODDP_DEBUG=INFO alone shows each call. WARN lines belong to every
+// subsystem: they print unless the list enables none (e.g. "^ALL").
+enum Subsys : uint32_t { kInit = 1u << 0, kColl = 1u << 1, kP2P = 1u << 2, kTuning = 1u << 3, kAllSubsys = ~0u };
+uint32_t parse_subsys(std::string_view s);
+uint32_t subsys_from_env();  // reads MICRODDP_DEBUG_SUBSYS each call
+// True when a line of this level and subsystem would be printed now.
+bool log_enabled(LogLevel level, uint32_t subsys);
+
 void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr
-void log_line(LogLevel level, int rank, const std::string& text);  // no-op above the env level
+// No-op above the env level or outside the enabled subsystems; WARN lines
+// pass any enabled subsystem.
+void log_line(LogLevel level, int rank, const std::string& text, uint32_t subsys = kAllSubsys);
 
 // ---- flight recorder -------------------------------------------------------
 

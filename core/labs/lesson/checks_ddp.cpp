@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "core/labs/lesson/check_kinds.h"
 #include "core/model/stats.h"
@@ -29,6 +30,8 @@ struct DdpRuns {
 };
 
 std::string ddp_run_label(const ddp::Options& o) {
+  // A sharded run has no buckets and always uses the ring (train.cpp shard_spec).
+  if (o.sharded) return o.prefetch ? "sharded, prefetch" : "sharded, no prefetch";
   return fmt::format("overlap {}, cap {:g} MB, {}", ddp::name(o.overlap), o.bucket_cap_mb, o.algorithm);
 }
 
@@ -134,7 +137,11 @@ CheckResult eval_once(const K& k, DdpRuns& runs) {
                           fmt_num(want / cmp.times), cmp.other_run, ddp_run_label(*cmp.other_ddp));
   }
   const char* op = cmp.op == "less_than" ? "<" : cmp.op == "greater_than" ? ">" : "=";
-  r.what = cmp.other_ddp ? fmt::format("{} vs run '{}'", figure_name(k), cmp.other_run) : std::string(figure_name(k));
+  // A sharded run's calls are all-gathers and reduce-scatters, not all-reduces.
+  std::string fig = figure_name(k);
+  if constexpr (std::is_same_v<K, check::AllreduceCalls>)
+    if (runs.run.options.sharded) fig = "collective calls per iteration (all-gathers and reduce-scatters)";
+  r.what = cmp.other_ddp ? fmt::format("{} vs run '{}'", fig, cmp.other_run) : fig;
   r.expected = fmt::format("{} {}", op, against);
   r.actual = fmt_num(got);
   r.pass = cmp.op == "less_than" ? got < want : cmp.op == "greater_than" ? got > want : got == want;

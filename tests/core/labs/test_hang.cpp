@@ -199,13 +199,90 @@ TEST_SUITE("hang") {
     run_hang_lab(o);
     ::unsetenv("MICRODDP_DEBUG");
     set_log_sink(nullptr);
-    CHECK(lines.size() == 9u);  // 3 ranks x 3 calls
+    CHECK(lines.size() == 12u);  // 3 ranks x (1 INIT line + 3 calls)
     bool found = false;
     for (auto& l : lines)
       found = found || (l.find("[1] MICRODDP INFO all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum nranks 3 peers 0,2") != std::string::npos);
     CHECK(found);
     CHECK(parse_log_level("trace") == LogLevel::trace);
     CHECK(parse_log_level("") == LogLevel::none);
+  }
+
+  TEST_CASE("MICRODDP_DEBUG_SUBSYS filters by subsystem as NCCL_DEBUG_SUBSYS, '^' inverting the list") {
+    CHECK(parse_subsys("") == kAllSubsys);
+    CHECK(parse_subsys("INIT") == kInit);
+    CHECK(parse_subsys("coll,P2P") == (kColl | kP2P));
+    CHECK(parse_subsys("ALL") == kAllSubsys);
+    CHECK(parse_subsys("^TUNING") == ~uint32_t{kTuning});
+    CHECK(parse_subsys("^INIT,COLL") == ~uint32_t{kInit | kColl});  // one '^' inverts the whole list
+    CHECK(parse_subsys("^ALL") == 0u);
+    CHECK(parse_subsys("NET,BOGUS") == 0u);  // unknown names are ignored
+    // Counts the lines of a 3-rank clean lab under MICRODDP_DEBUG=level and
+    // MICRODDP_DEBUG_SUBSYS=subsys (nullptr: unset), by the text they carry.
+    struct Count {
+      int init = 0, coll = 0, p2p = 0, barrier = 0, all = 0;
+    };
+    auto run = [](const char* level, const char* subsys) {
+      std::vector<std::string> lines;
+      std::mutex m;
+      set_log_sink([&](const std::string& l) {
+        std::lock_guard<std::mutex> lk(m);
+        lines.push_back(l);
+      });
+      ::setenv("MICRODDP_DEBUG", level, 1);
+      if (subsys) ::setenv("MICRODDP_DEBUG_SUBSYS", subsys, 1);
+      LabOptions o;
+      o.ranks = 3;
+      o.timeout_s = kLong;
+      run_hang_lab(o);
+      ::unsetenv("MICRODDP_DEBUG");
+      ::unsetenv("MICRODDP_DEBUG_SUBSYS");
+      set_log_sink(nullptr);
+      Count c;
+      for (const auto& l : lines) {
+        ++c.all;
+        c.init += l.find(" init: rank ") != std::string::npos;
+        c.coll += l.find(": seq ") != std::string::npos;
+        c.p2p += l.find(" p2p: ") != std::string::npos;
+        c.barrier += l.find("monitored barrier before call") != std::string::npos;
+      }
+      return c;
+    };
+    const Count every = run("TRACE", nullptr);
+    CHECK(every.init == 3);
+    CHECK(every.coll == 9);
+    CHECK(every.p2p == 9);
+    CHECK(every.barrier == 18);  // arrives + passed, per rank per call
+    CHECK(every.all == 3 + 9 + 9 + 18 + 9 + 0);  // + "completed and verified"
+    const Count init = run("TRACE", "INIT");
+    CHECK(init.all == 3);
+    CHECK(init.init == 3);
+    const Count p2p = run("TRACE", "p2p");
+    CHECK(p2p.all == 9);
+    CHECK(p2p.p2p == 9);
+    const Count no_p2p = run("TRACE", "^P2P,INIT");
+    CHECK(no_p2p.all == every.all - 12);
+    CHECK(no_p2p.p2p == 0);
+    CHECK(no_p2p.init == 0);
+    CHECK(run("INFO", "P2P").all == 0);  // P2P lines are TRACE
+    CHECK(run("TRACE", "^ALL").all == 0);
+    CHECK(run("TRACE", "TUNING").all == 0);  // the lab chooses no algorithm
+  }
+
+  TEST_CASE("WARN lines pass any enabled subsystem") {
+    std::vector<std::string> lines;
+    set_log_sink([&](const std::string& l) { lines.push_back(l); });
+    ::setenv("MICRODDP_DEBUG", "WARN", 1);
+    ::setenv("MICRODDP_DEBUG_SUBSYS", "TUNING", 1);
+    log_line(LogLevel::warn, 0, "w");
+    log_line(LogLevel::info, 0, "i", kTuning);
+    ::setenv("MICRODDP_DEBUG_SUBSYS", "^ALL", 1);
+    log_line(LogLevel::warn, 0, "w2");
+    ::unsetenv("MICRODDP_DEBUG");
+    ::unsetenv("MICRODDP_DEBUG_SUBSYS");
+    set_log_sink(nullptr);
+    REQUIRE(lines.size() == 1u);
+    CHECK(lines[0].find("MICRODDP WARN w") != std::string::npos);
   }
 
   TEST_CASE("bad lab options name the value") {

@@ -1,0 +1,110 @@
+// The terminal views (core/record/printer.h): long vectors are elided in the
+// middle unless asked for in full, and elements no op has written yet print
+// as "·" instead of the zeros the storage happens to hold.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/algorithms/registry.h"
+#include "core/exec/executor.h"
+#include "core/record/data.h"
+#include "core/record/printer.h"
+
+using namespace microddp;
+
+namespace {
+std::vector<double> iota(int n) {
+  std::vector<double> v(n);
+  for (int i = 0; i < n; ++i) v[i] = i + 1;
+  return v;
+}
+int count_of(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_SUITE("printer") {
+  TEST_CASE("a vector wider than a line keeps its first and last three values") {
+    CHECK(format_values(iota(1024)) == "[1, 2, 3, …, 1022, 1023, 1024]");
+    // --full: every value.
+    const std::string full = format_values(iota(1024), PrintOptions{true});
+    CHECK(full.substr(0, 16) == "[1, 2, 3, 4, 5, ");
+    CHECK(full.substr(full.size() - 11) == "1023, 1024]");
+    CHECK(count_of(full, ", ") == 1023);
+    // Short vectors print whole: 20 values are 70 characters, within a line.
+    CHECK(format_values(iota(20)) ==
+          "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]");
+    CHECK(format_values(iota(21)) == "[1, 2, 3, …, 19, 20, 21]");
+    // Six wide values: eliding would hide nothing, so they print whole.
+    const std::vector<double> wide(6, 0.1234567890123);
+    CHECK(format_values(wide).find("…") == std::string::npos);
+    CHECK(join_values({"a", "b"}) == "[a, b]");
+  }
+
+  TEST_CASE("unwritten elements print as a dot") {
+    CHECK(format_values({0, 5, 0}, {}, {false, true, false}) == "[·, 5, ·]");
+    CHECK(format_values({0, 5, 0}) == "[0, 5, 0]");
+  }
+
+  TEST_CASE("a step's buffers mark what no op has written yet (the schedule's writes, swaps replayed)") {
+    CollectiveSpec sp;
+    sp.collective = Collective::all_reduce;
+    sp.algorithm = "ring";
+    sp.world_size = 3;
+    sp.count = 3;
+    sp.dtype = DType::float32;
+    const Schedule s = make_schedule(sp);
+    const RunResult r = run_threads(s, parse_data(sp, "1,2,3;4,5,6;7,8,9"), RunOptions{});
+    REQUIRE(r.trace.snapshots);
+    // Step 0 writes one chunk of each output (R0's chunk 2 = 3 + 9), step 1
+    // a second, the all-gather the rest.
+    CHECK(format_buffers(s, r.trace, 0) == "    R0  output [·, ·, 12]\n    R1  output [5, ·, ·]\n"
+                                           "    R2  output [·, 13, ·]\n");
+    CHECK(format_buffers(s, r.trace, 1) == "    R0  output [·, 15, 12]\n    R1  output [5, ·, 18]\n"
+                                           "    R2  output [12, 13, ·]\n");
+    CHECK(format_buffers(s, r.trace, 3) == "    R0  output [12, 15, 18]\n    R1  output [12, 15, 18]\n"
+                                           "    R2  output [12, 15, 18]\n");
+    CHECK(format_step(s, r.trace, 0).find("  after this step:\n    R0  output [·, ·, 12]") != std::string::npos);
+    CHECK(format_step_line(s, r.trace, 0).rfind("step 0 of 4 · phase scatter-reduce · 3 messages, 12 B", 0) == 0);
+    CHECK(format_outputs(s, r.outputs) == "  R0 [12, 15, 18]\n  R1 [12, 15, 18]\n  R2 [12, 15, 18]\n");
+  }
+
+  TEST_CASE("after a swap the written marks follow the storages, whatever the backend's events say") {
+    CollectiveSpec sp;
+    sp.collective = Collective::all_reduce;
+    sp.algorithm = "ring_unchunked";
+    sp.world_size = 3;
+    sp.count = 3;
+    sp.dtype = DType::float32;
+    const Schedule s = make_schedule(sp);
+    RunResult r = run_threads(s, parse_data(sp, "1,2,3;4,5,6;7,8,9"), RunOptions{});
+    const std::string want = "    R0  output [·, ·, ·]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]\n";
+    CHECK(format_buffers(s, r.trace, 0).rfind(want, 0) == 0);
+    // The CUDA backend's events name no storage: the marks come from the schedule.
+    for (auto& evs : r.trace.events)
+      for (auto& e : evs) e.storage = -1;
+    CHECK(format_buffers(s, r.trace, 0).rfind(want, 0) == 0);
+  }
+
+  TEST_CASE("outputs and inputs of a large run are elided per rank, int64 too") {
+    CollectiveSpec sp;
+    sp.collective = Collective::all_reduce;
+    sp.algorithm = "ring";
+    sp.world_size = 2;
+    sp.count = 4096;
+    sp.dtype = DType::int64;
+    const Schedule s = make_schedule(sp);
+    const RankData in = fill_data(sp, "rank");
+    const RunResult r = run_threads(s, in, RunOptions{});
+    CHECK_FALSE(r.trace.snapshots);
+    CHECK(format_buffers(s, r.trace, 0).empty());
+    const std::string out = format_outputs(s, r.outputs);
+    CHECK(count_of(out, "\n") == 2);
+    CHECK(count_of(out, "…") == 2);
+    CHECK(format_outputs(s, r.outputs, PrintOptions{true}).size() > 2 * 4096 * 3);
+    CHECK(count_of(format_inputs(sp, in), "…") == 2);
+  }
+}
