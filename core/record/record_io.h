@@ -13,6 +13,9 @@
 //  - Snapshot values are JSON numbers, except NaN, inf and -inf, written as
 //    the strings "nan", "inf", "-inf" (JSON has no such numbers).
 //  - Times are in ns as in core/trace.h; enums by their names (name()).
+//  - "cluster" (only for a run in the cluster lab): the lab's topology as
+//    core/model/topology_model.h's cluster_lab_json writes it, {"nodes",
+//    "ranks_per_node", "nic_bps", "nics_per_node", "intra", "inter"}.
 #pragma once
 #include <string>
 
@@ -26,6 +29,7 @@ struct RunRecord {
   RankData inputs;   // [rank] input bytes, as given to the backend
   RankData outputs;  // [rank] output bytes (RunResult::outputs)
   Trace trace;       // RunResult::trace (backend names where it ran)
+  std::string cluster;  // the lab's topology as one JSON object; "" = not run in the lab
 };
 
 // To / from the JSON text described above. record_from_json throws

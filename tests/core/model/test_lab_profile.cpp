@@ -1,7 +1,8 @@
 // A profile calibrated in the cluster lab: its "topology" object (per link
 // class α and bandwidth, the shaped rate, the step barrier) survives a write
 // and a read exactly, bad values are refused by name, and the network built
-// from it prices intra- and inter-node messages each with its own class.
+// from it prices intra- and inter-node messages each with its own class; the
+// lab's topology, read from its environment, lands in records and bench rows.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -11,6 +12,10 @@
 #include <sstream>
 
 #include "core/algorithms/registry.h"
+#include "core/exec/executor.h"
+#include "core/model/bench.h"
+#include "core/record/data.h"
+#include "core/record/record_io.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/topology_model.h"
 
@@ -146,4 +151,48 @@ TEST_CASE("lab profile: the shaped-rate diagnosis speaks only beyond 10%") {
   CHECK(high.find("burst") != std::string::npos);
   // Two NICs: the cap is twice the rate.
   CHECK(shaped_rate_diagnosis(48e6, 25e6, 2, 0.1).empty());
+}
+
+TEST_CASE("cluster lab: the topology read from the environment goes into records and bench rows") {
+  ::setenv("MICRODDP_CLUSTER_NODES", "2", 1);
+  ::setenv("MICRODDP_CLUSTER_RANKS_PER_NODE", "4", 1);
+  ::setenv("MICRODDP_CLUSTER_NIC_BPS", "200000000", 1);
+  ::setenv("MICRODDP_CLUSTER_NICS_PER_NODE", "1", 1);
+  ::setenv("MICRODDP_CLUSTER_INTRA", "shm", 1);
+  ::setenv("MICRODDP_CLUSTER_INTER", "tcp", 1);
+  const auto lab = cluster_lab_from_env();
+  REQUIRE(lab);
+  const std::string js = cluster_lab_json(*lab);
+  CHECK(js == R"({"nodes": 2, "ranks_per_node": 4, "nic_bps": 200000000, "nics_per_node": 1, "intra": "shm", )"
+              R"("inter": "tcp"})");
+  // A record keeps it; one without it reads back without it.
+  CollectiveSpec s = ring(2, 4, 1);
+  RunRecord r;
+  r.spec = s;
+  r.inputs = fill_data(s, "random:3");
+  const RunResult res = run_threads(make_schedule(s), r.inputs);
+  r.outputs = res.outputs;
+  r.trace = res.trace;
+  r.cluster = js;
+  CHECK(nlohmann::json::parse(record_from_json(record_to_json(r)).cluster) == nlohmann::json::parse(js));
+  r.cluster.clear();
+  CHECK(record_from_json(record_to_json(r)).cluster.empty());
+  // A bench row: nodes, the auto pick and the lab, only when set.
+  BenchRow row;
+  row.algorithm = "auto";
+  row.auto_pick = "hierarchical";
+  row.nodes = 2;
+  row.cluster = js;
+  const nlohmann::json j = nlohmann::json::parse(bench_json_row(row));
+  CHECK(j["nodes"] == 2);
+  CHECK(j["auto_pick"] == "hierarchical");
+  CHECK(j["cluster"]["nic_bps"] == 200000000);
+  CHECK(!nlohmann::json::parse(bench_json_row(BenchRow{})).contains("cluster"));
+  // Outside the lab: nothing; a malformed count: nothing.
+  ::setenv("MICRODDP_CLUSTER_RANKS_PER_NODE", "four", 1);
+  CHECK(!cluster_lab_from_env());
+  for (const char* k : {"MICRODDP_CLUSTER_NODES", "MICRODDP_CLUSTER_RANKS_PER_NODE", "MICRODDP_CLUSTER_NIC_BPS",
+                        "MICRODDP_CLUSTER_NICS_PER_NODE", "MICRODDP_CLUSTER_INTRA", "MICRODDP_CLUSTER_INTER"})
+    ::unsetenv(k);
+  CHECK(!cluster_lab_from_env());
 }
