@@ -155,6 +155,7 @@ int run(const Args& a, bool ranks_given) {
     std::fflush(stdout);
   });
   if (!a.json && !a.csv) std::fputs(bench_table_footer(rows).c_str(), stdout);
+  std::fputs(bench_busbw_note(o, rows).c_str(), a.json || a.csv ? stderr : stdout);
   if (a.summary) std::fputs(bench_summary_text(summarize(rows)).c_str(), a.json || a.csv ? stderr : stdout);
   for (const auto& r : rows)
     if (r.wrong > 0) return 1;

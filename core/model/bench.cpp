@@ -350,6 +350,29 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   return f;
 }
 
+std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>& rows) {
+  if (!o.network || o.network->topo.nodes < 2) return "";
+  const double nic = o.network->inter.bandwidth();
+  std::string lines;
+  for (const auto& r : rows) {
+    const bool library = !o.reference.empty() && r.algorithm == o.reference;  // no schedule of ours
+    if (library || !(r.busbw_gbps * 1e9 > nic) || r.time_us <= 0) continue;
+    const std::string alg = r.auto_pick.empty() ? r.algorithm : r.auto_pick;
+    const NetworkPrediction np = predict(make_schedule(bench_spec(o, alg, r.bytes)), *o.network);
+    if (np.bottleneck < 0) continue;
+    const double carried = static_cast<double>(np.port_bytes[np.bottleneck]) / (r.time_us * 1e-6);
+    lines += fmt::format("#   {} at {} B: busbw {:.1f} MB/s; {} carried {} B, {:.1f} MB/s\n", r.algorithm, r.bytes,
+                         r.busbw_gbps * 1e3, port_name(o.network->topo, np.bottleneck), np.port_bytes[np.bottleneck],
+                         carried / 1e6);
+  }
+  if (lines.empty()) return "";
+  return fmt::format("# busbw above the NIC's {:.1f} MB/s per direction: busbw = 2(n-1)/n x S / t counts every rank's "
+                     "traffic as if it all crossed one link, but on {} nodes much of it stays inside a node; the "
+                     "busiest NIC port itself (topology model's byte count / measured time) stays under its rate:\n",
+                     nic / 1e6, o.network->topo.nodes) +
+         lines;
+}
+
 std::string bench_json_row(const BenchRow& r) {
   // Topology fields only where they say something, so rows of one node on no
   // lab read as before.

@@ -142,6 +142,13 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
 std::string bench_table_footer(const std::vector<BenchRow>& rows);
+// With a topology (o.network, more than one node): why rows whose busbw is
+// above one NIC's rate per direction do not break physics -- busbw counts
+// every rank's traffic as if it crossed one link, most of it stays inside
+// the node -- with, per such row, the bytes the busiest NIC port carried
+// (the topology model's count for the row's schedule) over the measured
+// time. "" when no row is above the NIC's rate.
+std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>& rows);
 // One JSON object on one line with the documented keys.
 std::string bench_json_row(const BenchRow& r);
 std::string bench_csv_header();
