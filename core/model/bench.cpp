@@ -367,8 +367,8 @@ std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>&
   }
   if (lines.empty()) return "";
   return fmt::format("# busbw above the NIC's {:.1f} MB/s per direction: busbw = 2(n-1)/n x S / t counts every rank's "
-                     "traffic as if it all crossed one link, but on {} nodes much of it stays inside a node; the "
-                     "busiest NIC port itself (topology model's byte count / measured time) stays under its rate:\n",
+                     "traffic as if it all crossed one link, but on {} nodes much of it stays inside a node; what the "
+                     "busiest NIC port itself carried (topology model's byte count / measured time):\n",
                      nic / 1e6, o.network->topo.nodes) +
          lines;
 }
