@@ -7,7 +7,8 @@
 #   smoke      2 nodes x 2 ranks at 100mbit: run --backend mpi --ranks 4
 #              --fill random:1 --json says ok true over 4 ranks; the header
 #              names the nodes, ranks and addresses; the NIC check's measured
-#              rate is not above 125 % of the shaped rate; then teardown
+#              rate is not above 125 % of the shaped rate; the --save-record
+#              file carries the lab's topology ("cluster"); then teardown
 #   calibrate  2 nodes x 2 ranks at 100mbit: calibrate measures both link
 #              classes; the table shows the shaped 12.5 MB/s beside the
 #              measured inter rate (not above 125 % of it), intra faster than
@@ -149,10 +150,13 @@ case $mode in
 smoke)
   rc=0
   "$microddp" cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- \
-    run --backend mpi --ranks 4 --fill random:1 --json >"$work/out" 2>"$work/err" || rc=$?
+    run --backend mpi --ranks 4 --fill random:1 --json --save-record "$work/rec.json" >"$work/out" 2>"$work/err" || rc=$?
   lab_ended
   cat "$work/err" "$work/out"
   [[ $rc == 0 ]] || fail "exit $rc"
+  # The record keeps the lab's topology (JSON keys sorted, no blanks).
+  grep -q '"cluster":{"inter":"tcp","intra":"shm","nic_bps":100000000,"nics_per_node":1,"nodes":2,"ranks_per_node":2}' \
+    "$work/rec.json" || fail "the record lacks the lab's topology"
   grep -q '"ok": true' "$work/out" || fail "run did not say ok true"
   grep -q '"world_size": 4' "$work/out" || fail "not 4 ranks"
   grep -q '"backend": "mpi"' "$work/out" || fail "not the mpi backend"
