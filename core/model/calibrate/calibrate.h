@@ -226,7 +226,7 @@ struct LinkClassCalibration {
 struct TopologyCalibrateOptions {
   int nodes = 1, ranks_per_node = 1, nics_per_node = 1;
   double shaped_Bps = 0;  // each NIC's rate, bytes/s per direction (0 = not shaped)
-  int64_t max_bytes = int64_t{4} << 20;
+  int64_t max_bytes = int64_t{4} << 20;  // largest ping-pong size (bytes, >= 4; sizes above it are skipped)
   std::function<void(const std::string&)> progress;  // rank 0 only
 };
 struct TopologyCalibration {

@@ -72,7 +72,9 @@ LinkClassCalibration measure_class(const char* what, int a, int b, int64_t max_b
   c.rank_a = a;
   c.rank_b = b;
   // 4 B .. 64 KiB by 16x for α, then every power of two from 256 KiB for the slope.
-  std::vector<int64_t> sizes = {4, 64, 1024, 16384, 65536};
+  std::vector<int64_t> sizes;
+  for (int64_t m : {4, 64, 1024, 16384, 65536})
+    if (m <= max_bytes) sizes.push_back(m);
   for (int64_t m = int64_t{256} << 10; m <= max_bytes; m *= 2) sizes.push_back(m);
   std::vector<char> buf(static_cast<size_t>(sizes.back()), 1);
   const bool root = mpi_rank() == 0;
