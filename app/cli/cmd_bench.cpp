@@ -13,6 +13,7 @@
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::cli {
 namespace {
@@ -21,6 +22,7 @@ struct Args {
   std::string collective = "all_reduce", algorithm = "ring", backend = "threads", op = "sum", dtype = "float32";
   std::string mode = "lockstep", min = "4K", max = "64M", reference, mpi_algorithm, nccl_algo;
   int ranks = 2, iters = 20, warmup = 5, root = 0, record_pairs = 0;
+  int nodes = 0, nics = 0;  // 0 = the cluster lab's, else the profile's topology, else 1
   int64_t factor = 2;
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
@@ -111,6 +113,27 @@ int run(const Args& a, const CLI::App& sub) {
     quiet = mpi_rank() != 0;
 #endif
   }
+  // Topology: --nodes, else the lab's (cluster_lab_from_env, the one reader
+  // of the lab's variables), else a profile topology's when it divides the
+  // ranks, else one node. A profile with a "topology" object (calibrate in
+  // the lab) predicts with the topology model.
+  const auto lab = cluster_lab_from_env();
+  if (lab) o.cluster = cluster_lab_json(*lab);
+  std::optional<TopologyProfile> topo;
+  if (a.params.alpha < 0 && a.params.preset.empty() && o.params) {
+    const std::string path = a.params.profile.empty() ? default_profile_path() : a.params.profile;
+    topo = load_profile_topology(path);
+  }
+  o.nodes = a.nodes > 0                                                    ? a.nodes
+            : lab && lab->nodes * lab->ranks_per_node == o.world_size      ? lab->nodes
+            : topo && topo->nodes > 0 && o.world_size % topo->nodes == 0   ? topo->nodes
+                                                                           : 1;
+  if (topo) {
+    const int nics = a.nics > 0 ? a.nics : lab ? lab->nics_per_node : 0;
+    if (o.world_size % o.nodes != 0)
+      throw UsageError(fmt::format("--nodes {} must divide --ranks {} (placement is contiguous)", o.nodes, o.world_size));
+    o.network = network_from_profile(*topo, *o.params, o.world_size, o.nodes, nics);
+  }
   validate_bench(o);  // before spending time on memcpy
   if (quiet) {
     run_bench(o);  // every rank runs the same sequence; rank 0 prints
@@ -146,6 +169,7 @@ int run(const Args& a, const CLI::App& sub) {
     std::fflush(stdout);
   });
   if (!a.json && !a.csv) std::fputs(bench_table_footer(rows).c_str(), stdout);
+  std::fputs(bench_busbw_note(o, rows).c_str(), a.json || a.csv ? stderr : stdout);
   if (a.summary) std::fputs(bench_summary_text(summarize(rows)).c_str(), a.json || a.csv ? stderr : stdout);
   for (const auto& r : rows)
     if (r.wrong > 0) return 1;
@@ -157,7 +181,12 @@ int run(const Args& a, const CLI::App& sub) {
 std::function<int()> setup_bench(CLI::App* sub) {
   static Args a;
   sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
-  sub->add_option("--algorithm,-a", a.algorithm, "algorithm, a comma list, or 'all'")->capture_default_str();
+  sub->add_option("--algorithm,-a", a.algorithm,
+                  "algorithm, a comma list, or 'all'; 'auto' = the model's fastest per size (needs a profile or preset)")
+      ->capture_default_str();
+  sub->add_option("--nodes", a.nodes,
+                  "ranks on this many nodes, contiguous (default: the cluster lab's, else the profile topology's, else 1)");
+  sub->add_option("--nics-per-node", a.nics, "NICs per node for the topology prediction (default: the lab's, else the profile's)");
   sub->add_option("--backend", a.backend, "backend")->capture_default_str();
   sub->add_option("--ranks", a.ranks, "world size")->capture_default_str();
   sub->add_option("-b,--minbytes", a.min, "smallest size (B; K, M, G = powers of 1024)")->capture_default_str();

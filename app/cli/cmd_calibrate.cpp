@@ -1,5 +1,8 @@
 // microddp calibrate: measure α, β (ping-pong), γ (reduction kernel) and δ
 // (memcpy) on this machine and write the profile that predict and bench use.
+// With --backend mpi (the default inside `microddp cluster`): α and
+// bandwidth per link class, intra- and inter-node, with the NIC's shaped
+// rate beside the measured one, into the profile's "topology" object.
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -8,7 +11,9 @@
 
 #include "app/cli/commands.h"
 #include "core/model/bench.h"
+#include "core/exec/mpi/backend_mpi.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::cli {
 namespace {
@@ -16,9 +21,100 @@ namespace {
 struct Args {
   std::string backend = "threads", out, min = "4", max = "64M";
   int warmup = 3;
+  int nodes = 0, ranks_per_node = 0;  // mpi: 0 = the lab's, else the whole job on one node
 };
 
-int run(const Args& a) {
+// Where a lab profile goes unless --out says: beside the default profile,
+// so a lab calibration never replaces this machine's threads profile.
+std::string default_lab_profile_path() {
+  const std::string def = default_profile_path();
+  const auto slash = def.rfind('/');
+  return (slash == std::string::npos ? std::string() : def.substr(0, slash + 1)) + "lab-profile.json";
+}
+
+std::string mbs(double Bps) { return Bps > 0 ? fmt::format("{:.3f} MB/s", Bps / 1e6) : "-"; }
+
+int run_mpi_classes(const Args& a, bool max_given) {
+  // Before MPI starts: ranks waiting in MPI poll (yielding), so measured
+  // later the job's own ranks would count as "other work". Every rank
+  // measures at once, sleeping.
+  const double busy_before = cpu_busy_fraction();
+  mpi_init_once();
+  const auto lab = cluster_lab_from_env();
+  TopologyCalibrateOptions o;
+  const int n = mpi_world_size();
+  o.nodes = a.nodes > 0 ? a.nodes : lab ? lab->nodes : 1;
+  o.ranks_per_node = a.ranks_per_node > 0 ? a.ranks_per_node : lab && a.nodes == 0 ? lab->ranks_per_node : n / o.nodes;
+  o.nics_per_node = lab ? lab->nics_per_node : 1;
+  o.shaped_Bps = lab ? lab->nic_bps / 8 : 0;
+  o.max_bytes = max_given ? parse_size(a.max) : int64_t{4} << 20;
+  // Refuse a job that cannot be measured before printing anything.
+  if (n < 2) throw UsageError("calibrate --backend mpi: one rank has no link to measure (start 2 or more)");
+  if (o.nodes < 1 || o.ranks_per_node < 1 || o.nodes * o.ranks_per_node != n)
+    throw UsageError(fmt::format("calibrate: {} nodes x {} ranks per node = {} ranks, but mpirun started {}", o.nodes,
+                                 o.ranks_per_node, o.nodes * o.ranks_per_node, n));
+  const bool root = mpi_rank() == 0;
+  const std::string path = a.out.empty() ? default_lab_profile_path() : a.out;
+  const double busy = busy_before;
+  if (root) {
+    if (busy > 0.25)
+      std::printf("warning: the CPUs are already %.0f%% busy with other work; the intra-node figures and the NIC's "
+                  "TCP stack share them\n",
+                  busy * 100);
+    std::printf("calibrating backend mpi per link class: %d node(s) x %d rank(s)%s; ping-pong MPI_Send/MPI_Recv, "
+                "median round trip / 2\n",
+                o.nodes, o.ranks_per_node,
+                lab ? fmt::format(", {} NIC(s) per node shaped to {:.1f} Mbit/s", o.nics_per_node, lab->nic_bps / 1e6)
+                          .c_str()
+                    : " (not in the cluster lab: no shaped rate)");
+    o.progress = [](const std::string& line) {
+      std::printf("  %s\n", line.c_str());
+      std::fflush(stdout);
+    };
+  }
+  const TopologyCalibration r = calibrate_topology_mpi(o);
+  if (!root) return 0;
+  const TopologyProfile& t = r.profile;
+  std::printf("\n%-6s %-10s %12s %16s %16s %9s\n", "link", "pair", "alpha (us)", "bandwidth", "shaped",
+              "measured/shaped");
+  auto row = [&](const char* what, const std::optional<LinkClassCalibration>& c, double shaped) {
+    if (!c) {
+      std::printf("%-6s %-10s %12s %16s %16s %9s   (no pair of this class)\n", what, "-", "-", "-", "-", "-");
+      return;
+    }
+    std::printf("%-6s %-10s %12.2f %16s %16s %9s\n", what, fmt::format("{} <-> {}", c->rank_a, c->rank_b).c_str(),
+                c->alpha_s * 1e6, mbs(c->bandwidth_Bps).c_str(), mbs(shaped).c_str(),
+                shaped > 0 ? fmt::format("{:.0f}%", 100 * c->bandwidth_Bps / shaped).c_str() : "-");
+  };
+  row("intra", r.intra, 0);
+  row("inter", r.inter, t.shaped_Bps * t.nics_per_node);
+  std::printf("(bandwidth: the slope of the sizes >= 256 KiB, one direction; alpha: the 4 B one-way time; shaped: "
+              "tbf's rate per direction%s)\n",
+              t.nics_per_node > 1 ? " x the NICs per node" : "");
+  if (r.intra && r.inter && r.inter->bandwidth_Bps > 0)
+    std::printf("intra / inter: %.0fx the bandwidth, %.1fx the latency\n",
+                r.intra->bandwidth_Bps / r.inter->bandwidth_Bps,
+                r.intra->alpha_s > 0 ? r.inter->alpha_s / r.intra->alpha_s : 0.0);
+  if (t.barrier_s > 0) std::printf("lockstep step barrier of %d ranks (through rank 0): %.2f us\n", n, t.barrier_s * 1e6);
+  std::printf("γ (float32 sum, 1 thread) %.3f GB/s, δ (memcpy) %.3f GB/s\n", r.reduce_Bps / 1e9, r.memcpy_Bps / 1e9);
+  if (r.inter && t.shaped_Bps > 0) {
+    const std::string why = shaped_rate_diagnosis(r.inter->bandwidth_Bps, t.shaped_Bps, t.nics_per_node, busy);
+    if (why.empty()) std::printf("inter-node bandwidth within 10%% of the shaped rate: the NIC is the bottleneck\n");
+    else std::printf("warning: %s\n", why.c_str());
+  }
+  write_profile(path, r.params, r.inter ? r.inter->points : r.intra ? r.intra->points : std::vector<FitPoint>{});
+  write_profile_topology(path, t);
+  std::printf("wrote %s (flat fields: the %s class; \"topology\": both classes -- predict and bench --profile %s "
+              "use the topology model)\n",
+              path.c_str(), r.inter ? "inter" : "intra", path.c_str());
+  return 0;
+}
+
+int run(Args a, bool backend_given, bool max_given) {
+  // Inside the cluster lab every rank runs this: the job is the measurement.
+  if (!backend_given && cluster_lab_from_env()) a.backend = "mpi";
+  if (a.backend == "mpi") return run_mpi_classes(a, max_given);
+  if (a.nodes > 0 || a.ranks_per_node > 0) throw UsageError("--nodes and --ranks-per-node need --backend mpi");
   CalibrateOptions o;
   o.backend = a.backend;
   o.min_bytes = parse_size(a.min);
@@ -86,12 +182,16 @@ int run(const Args& a) {
 
 std::function<int()> setup_calibrate(CLI::App* sub) {
   static Args a;
-  sub->add_option("--backend", a.backend, "backend to measure")->capture_default_str();
-  sub->add_option("--out", a.out, "profile file (default: " + default_profile_path() + ")");
+  sub->add_option("--backend", a.backend, "threads, or mpi: per link class under mpirun (default in `microddp cluster`)")
+      ->capture_default_str();
+  sub->add_option("--out", a.out, "profile file (default: " + default_profile_path() + "; mpi: " +
+                                      default_lab_profile_path() + ")");
+  sub->add_option("--nodes", a.nodes, "mpi: nodes of the job (default: the cluster lab's, else 1)");
+  sub->add_option("--ranks-per-node", a.ranks_per_node, "mpi: ranks per node (default: the lab's, else all)");
   sub->add_option("--min", a.min, "smallest ping-pong size (bytes; K, M suffixes)")->capture_default_str();
   sub->add_option("--max", a.max, "largest ping-pong size")->capture_default_str();
   sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
-  return [] { return run(a); };
+  return [sub] { return run(a, sub->count("--backend") > 0, sub->count("--max") > 0); };
 }
 
 }  // namespace microddp::cli

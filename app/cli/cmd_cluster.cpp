@@ -89,11 +89,12 @@ struct Args {
   std::vector<std::string> command;
 };
 
-// The subcommands that mean something as an MPI job. calibrate, hang-lab
-// and ddp run on the threads backend only (today), so under mpirun each
-// rank would run its own one-machine copy: refused rather than misleading.
-const char* const kRunnable[] = {"run", "bench", "doctor"};
-const char* const kOthers[] = {"predict", "lesson", "cluster", "calibrate", "hang-lab", "ddp"};
+// The subcommands that mean something as an MPI job (calibrate measures
+// per link class there, core/model/calibrate/calibrate.h). hang-lab and ddp
+// run on the threads backend only (today), so under mpirun each rank would
+// run its own one-machine copy: refused rather than misleading.
+const char* const kRunnable[] = {"run", "bench", "doctor", "calibrate"};
+const char* const kOthers[] = {"predict", "lesson", "cluster", "hang-lab", "ddp"};
 
 // scripts/cluster-lab.sh: $MICRODDP_CLUSTER_SCRIPT, or scripts/ above the
 // executable (build/<preset>/app/microddp -> <repo>/scripts).
@@ -159,9 +160,9 @@ int run(const Args& a) {
   for (const char* c : kRunnable) runnable = runnable || sub == c;
   for (const char* c : kOthers) known = known || sub == c;
   if (!runnable && known)
-    throw UsageError(fmt::format("subcommand '{}' does not run as an MPI job (threads only, or no collective); give one of: run bench doctor", sub));
+    throw UsageError(fmt::format("subcommand '{}' does not run as an MPI job (threads only, or no collective); give one of: run bench doctor calibrate", sub));
   if (!runnable)
-    throw UsageError(fmt::format("subcommand '{}' does not exist; give one of: run bench doctor", sub));
+    throw UsageError(fmt::format("subcommand '{}' does not exist; give one of: run bench doctor calibrate", sub));
 
   const std::string script = find_script();
   if (script.empty() || access(script.c_str(), R_OK) != 0)
@@ -263,7 +264,7 @@ std::function<int()> setup_cluster(CLI::App* sub) {
   sub->add_option("--nic", a->nic, "each NIC's rate, tc units: 100mbit, 1gbit, 12.5mbps (bits unless ...bps)")->required();
   sub->add_option("--nics-per-node", a->nics_per_node, "NICs per node, one switch (subnet) each")->capture_default_str();
   sub->add_flag("--keep-going", a->keep_going, "run the subcommand even when the NIC check fails");
-  sub->add_option("command", a->command, "-- SUBCOMMAND [ARGS...]: what to run on the cluster: run, bench or doctor");
+  sub->add_option("command", a->command, "-- SUBCOMMAND [ARGS...]: what to run on the cluster: run, bench, doctor or calibrate");
   return [a] { return run(*a); };
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "app/cli/commands.h"
@@ -355,13 +356,39 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   for (const auto& ch : changes) std::printf("switch: %s\n", ch.c_str());
 }
 
-int run(const Args& a) {
+// A profile calibrated in the cluster lab carries its topology: predict
+// on it with the topology model, nodes and ranks per node from the profile
+// unless --nodes / --ranks say otherwise. nullopt: no such profile, or the
+// link was given some other way (--preset, --alpha, --intra, --topology).
+std::optional<Network> profile_network(Args& a, bool ranks_given) {
+  if (!a.params.preset.empty() || a.params.alpha >= 0 || !a.intra.empty() || !a.inter.empty() || !a.topology.empty())
+    return std::nullopt;
+  std::string path = a.params.profile;
+  if (path.empty()) {
+    path = default_profile_path();
+    if (!std::filesystem::exists(path)) return std::nullopt;
+  }
+  const auto t = load_profile_topology(path);
+  if (!t) return std::nullopt;
+  const CostParams base = load_profile(path);
+  const int nodes = a.nodes > 0 ? a.nodes : t->nodes;
+  if (!ranks_given) a.ranks = nodes * t->ranks_per_node;
+  if (a.nodes == 0 && a.ranks % nodes != 0)
+    throw UsageError(fmt::format("--ranks {} is not divisible by the profile's {} nodes (give --nodes)", a.ranks, nodes));
+  a.nodes = nodes;
+  Network net = network_from_profile(*t, base, a.ranks, nodes, a.nics > 0 ? a.nics : 0);
+  net.name = "profile " + path;
+  return net;
+}
+
+int run(Args a, bool ranks_given) {
   if (a.ranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", a.ranks));
   if (a.ranks > 65536) throw UsageError(fmt::format("--ranks {} is more than predict plans (at most 65536)", a.ranks));
   if (a.segments < 1 || a.segments > 4096)
     throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
-  if (topology_mode(a)) {
-    const Network net = network(a);
+  std::optional<Network> from_profile = profile_network(a, ranks_given);
+  if (from_profile || topology_mode(a)) {
+    const Network net = from_profile ? *from_profile : network(a);
     if (a.table) {
       auto_table(a, nullptr, &net);
       return 0;
@@ -442,7 +469,7 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();
   sub->add_option("-f,--stepfactor", a.factor, "table: multiply the size by this between rows")->capture_default_str();
-  return [] { return run(a); };
+  return [sub] { return run(a, sub->count("--ranks") > 0); };
 }
 
 }  // namespace microddp::cli

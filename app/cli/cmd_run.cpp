@@ -206,7 +206,10 @@ int run(const Args& a, const CLI::App& sub) {
   // Output files: a failed write (full disk, bad path) is exit 2 with the
   // path, after the run (core/record/record_io.h write_text_file).
   if (a.trace_file) write_text_file(*a.trace_file, chrome_trace_json(p.schedule, res.trace, predicted), "trace file");
-  if (a.record_file) save_record(*a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace});
+  if (a.record_file) {
+    const auto lab = cluster_lab_from_env();  // run in the cluster lab: the record keeps its topology
+    save_record(*a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace, lab ? cluster_lab_json(*lab) : ""});
+  }
   const std::string clock_line =
       clock_error_us < 0 ? "" : fmt::format("clock alignment: ±{:.3f} µs\n", clock_error_us);
   if (a.json) {

@@ -102,6 +102,7 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
   s.dtype = o.dtype;
   s.op = o.op;
   s.root = has_root(o.collective) ? o.root : 0;
+  s.nodes = o.nodes;
   const int64_t es = static_cast<int64_t>(dtype_size(o.dtype));
   s.count = o.collective == Collective::barrier ? 0 : bytes / (es * shape_factor(o.collective, o.world_size));
   return s;
@@ -144,11 +145,24 @@ void validate_bench(const BenchOptions& o) {
   if (has_root(o.collective) && (o.root < 0 || o.root >= o.world_size))
     throw UsageError(fmt::format("--root {} is out of range for {} ranks", o.root, o.world_size));
   if (o.algorithms.empty()) throw UsageError("no algorithm to bench");
-  for (const auto& a : o.algorithms) make_schedule(bench_spec(o, a, 0));  // names the unknown algorithm
+  if (o.nodes < 1 || o.world_size % o.nodes != 0)
+    throw UsageError(fmt::format("--nodes {} must divide --ranks {} (placement is contiguous)", o.nodes, o.world_size));
+  if (o.network && o.network->topo.world_size() != o.world_size)
+    throw UsageError(fmt::format("the topology holds {} ranks but the bench runs {}", o.network->topo.world_size(),
+                                 o.world_size));
+  for (const auto& a : o.algorithms) {
+    if (a == "auto") {
+      if (!o.network && !o.params)
+        throw UsageError("--algorithm auto needs a model to choose with: give --profile FILE or --preset NAME");
+      continue;
+    }
+    make_schedule(bench_spec(o, a, 0));  // names the unknown algorithm
+  }
   // The largest row's buffers (the schedule's storages, the inputs, the
   // outputs, and the checker's reference when checking) must fit the memory
   // budget: refuse before allocating, not with bad_alloc halfway through.
   for (const auto& a : o.algorithms) {
+    if (a == "auto") continue;  // runs one of the registered algorithms, each checked here when listed
     const CollectiveSpec sp = bench_spec(o, a, o.max_bytes);
     const Schedule sch = make_schedule(sp);
     const double es = static_cast<double>(dtype_size(sp.dtype));
@@ -182,8 +196,19 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
   while (true) {
     for (const auto& alg : row_algorithms) {
       const bool library = !o.reference.empty() && &alg == &row_algorithms.back();
-      const CollectiveSpec sp = bench_spec(o, library ? o.algorithms.front() : alg, bytes);
+      std::string run_alg = library ? o.algorithms.front() : alg;
+      std::string pick;
+      if (run_alg == "auto") {
+        const AutoChoice ch =
+            choose_algorithm(bench_spec(o, "auto", bytes), o.params ? *o.params : CostParams{}, o.network ? &*o.network : nullptr);
+        run_alg = ch.chosen;
+        if (!library) pick = ch.chosen;
+      }
+      const CollectiveSpec sp = bench_spec(o, run_alg, bytes);
       BenchRow row;
+      row.nodes = o.nodes;
+      row.auto_pick = pick;
+      row.cluster = o.cluster;
       row.collective = o.collective;
       row.algorithm = alg;
       row.backend = library ? alg : o.backend;
@@ -241,7 +266,13 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
       row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
       if (o.check && holds_all) row.wrong = count_wrong(sp, in, out);
-      if (o.params && s) {
+      if (o.network && s) {
+        const NetworkPrediction np = predict(*s, *o.network);
+        row.predicted_us = ((o.mode == Mode::lockstep ? np.pr.lockstep_s : np.pr.pipelined_s) +
+                            o.network->intra.barrier_for(sp.world_size)) *
+                           1e6;
+        row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
+      } else if (o.params && s) {
         const Prediction p = predict(*s, *o.params);
         // The iteration clock also holds the barrier that closes the
         // iteration (both modes), on top of the model's per-step barriers.
@@ -267,6 +298,16 @@ std::string bench_table_header(const BenchOptions& o) {
   else if (o.reference == "nccl")
     h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
                      o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
+  if (o.nodes > 1 || o.network)
+    h += fmt::format("# topology: {} node(s) x {} rank(s){}; predicted = {}\n", o.nodes, o.world_size / std::max(1, o.nodes),
+                     o.network ? fmt::format(", {} NIC(s) per node", o.network->topo.nics_per_node) : "",
+                     o.network ? fmt::format("the topology model (intra α = {:.3g} us, {:.4g} GB/s; inter α = {:.3g} us, "
+                                             "{:.4g} GB/s per NIC; step barrier {:.3g} us)",
+                                             o.network->intra.alpha * 1e6, o.network->intra.bandwidth() / 1e9,
+                                             o.network->inter.alpha * 1e6, o.network->inter.bandwidth() / 1e9,
+                                             o.network->intra.barrier_for(o.world_size) * 1e6)
+                               : std::string("the flat model (no topology in the profile)"));
+  if (!o.cluster.empty()) h += "# cluster lab: " + o.cluster + "\n";
   if (o.record_pairs > 0)
     h += fmt::format("# recording overhead: {} pairs of back-to-back runs, recording off and on (order alternating); time = median off, recorded = "
                      "median on, rec.ovh = median of the pairs' on/off - 1\n",
@@ -288,7 +329,7 @@ std::string bench_table_row(const BenchRow& r) {
   const std::string rec =
       r.recorded_us < 0 ? "" : fmt::format(" {:>11.2f} {:>+7.1f}", r.recorded_us, r.record_overhead_pct);
   return fmt::format("  {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11.2f} {:>8.3f} {:>8.3f} {:>6} {:>11} {:>7}{}\n",
-                     r.algorithm, r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
+                     r.auto_pick.empty() ? r.algorithm : r.algorithm + "->" + r.auto_pick, r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
                      r.busbw_gbps, wrong, pred, err, rec);
 }
 
@@ -309,18 +350,47 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   return f;
 }
 
+std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>& rows) {
+  if (!o.network || o.network->topo.nodes < 2) return "";
+  const double nic = o.network->inter.bandwidth();
+  std::string lines;
+  for (const auto& r : rows) {
+    const bool library = !o.reference.empty() && r.algorithm == o.reference;  // no schedule of ours
+    if (library || !(r.busbw_gbps * 1e9 > nic) || r.time_us <= 0) continue;
+    const std::string alg = r.auto_pick.empty() ? r.algorithm : r.auto_pick;
+    const NetworkPrediction np = predict(make_schedule(bench_spec(o, alg, r.bytes)), *o.network);
+    if (np.bottleneck < 0) continue;
+    const double carried = static_cast<double>(np.port_bytes[np.bottleneck]) / (r.time_us * 1e-6);
+    lines += fmt::format("#   {} at {} B: busbw {:.1f} MB/s; {} carried {} B, {:.1f} MB/s\n", r.algorithm, r.bytes,
+                         r.busbw_gbps * 1e3, port_name(o.network->topo, np.bottleneck), np.port_bytes[np.bottleneck],
+                         carried / 1e6);
+  }
+  if (lines.empty()) return "";
+  return fmt::format("# busbw above the NIC's {:.1f} MB/s per direction: busbw = 2(n-1)/n x S / t counts every rank's "
+                     "traffic as if it all crossed one link, but on {} nodes much of it stays inside a node; what the "
+                     "busiest NIC port itself carried (topology model's byte count / measured time):\n",
+                     nic / 1e6, o.network->topo.nodes) +
+         lines;
+}
+
 std::string bench_json_row(const BenchRow& r) {
+  // Topology fields only where they say something, so rows of one node on no
+  // lab read as before.
+  std::string topo;
+  if (r.nodes > 1) topo += fmt::format(", \"nodes\": {}", r.nodes);
+  if (!r.auto_pick.empty()) topo += fmt::format(", \"auto_pick\": \"{}\"", r.auto_pick);
+  if (!r.cluster.empty()) topo += ", \"cluster\": " + r.cluster;
   return fmt::format(
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
-      "\"recorded_us\": {}, \"record_overhead_pct\": {}}}",
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}{}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
       r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
-      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct));
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), topo);
 }
 
 std::string bench_csv_header() {

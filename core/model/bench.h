@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "core/model/cost_model.h"
+#include "core/model/topology_model.h"
 #include "core/exec/executor.h"
 #include "core/ir/trace.h"
 
@@ -73,6 +74,20 @@ struct BenchOptions {
   int record_pairs = 0;
   Mode mode = Mode::lockstep;
   std::optional<CostParams> params;  // for the predicted column
+  // Topology: ranks on `nodes` nodes (contiguous, spec.nodes of every row:
+  // the hierarchical algorithm needs it). With `network` (its world size =
+  // world_size) the predicted column is the topology model's
+  // (topology_model.h) plus one closing barrier net.intra.barrier_for(n),
+  // instead of params'.
+  int nodes = 1;
+  std::optional<Network> network;
+  // The algorithm "auto" in `algorithms`: per size, the one
+  // choose_algorithm (topology_model.h) predicts fastest on `network`, else
+  // on params (validate_bench refuses auto without either); the row keeps
+  // algorithm "auto" and names the pick in auto_pick.
+  // cluster: cluster_lab_json() of the lab this runs in, copied into every
+  // row's JSON as "cluster" ("" = not in the lab: no field).
+  std::string cluster;
   // "" (none), "mpi" (needs backend mpi) or "nccl" (needs nccl_runner).
   std::string reference;
   // Shown in the header only: --mpi-algorithm (forced before MPI starts,
@@ -99,6 +114,9 @@ struct BenchRow {
   int64_t wrong = -1;  // -1 = not checked
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
   double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
+  int nodes = 1;            // JSON "nodes" when > 1
+  std::string auto_pick;    // algorithm "auto": the algorithm it ran (JSON "auto_pick"; table "auto->ring")
+  std::string cluster;      // BenchOptions::cluster (JSON "cluster": {...} when set)
 };
 
 // Parse "4K", "64M", "1G" (powers of 1024, as nccl-tests), "512", "1e9".
@@ -124,6 +142,13 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
 std::string bench_table_footer(const std::vector<BenchRow>& rows);
+// With a topology (o.network, more than one node): why rows whose busbw is
+// above one NIC's rate per direction do not break physics -- busbw counts
+// every rank's traffic as if it crossed one link, most of it stays inside
+// the node -- with, per such row, the bytes the busiest NIC port carried
+// (the topology model's count for the row's schedule) over the measured
+// time. "" when no row is above the NIC's rate.
+std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>& rows);
 // One JSON object on one line with the documented keys.
 std::string bench_json_row(const BenchRow& r);
 std::string bench_csv_header();

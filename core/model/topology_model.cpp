@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -74,6 +75,77 @@ CostParams parse_link(const std::string& what, const std::string& value) {
   p.alpha = alpha;
   p.beta = 1.0 / bw;
   return p;
+}
+
+Network network_from_profile(const TopologyProfile& t, const CostParams& base, int world_size, int nodes, int nics) {
+  if (nodes <= 0) nodes = t.nodes;
+  const int g = nodes > 0 && world_size % nodes == 0 ? world_size / nodes : 1;
+  if (nics <= 0) nics = std::min(std::max(1, t.nics_per_node), std::max(1, g));
+  Network net;
+  net.name = "lab-profile";
+  net.topo = Topology::make(world_size, nodes, nics);
+  auto cls = [&](const char* what, const LinkClassProfile& c) {
+    CostParams p;
+    p.name = what;
+    p.alpha = c.alpha_s;
+    p.beta = 1.0 / c.bandwidth_Bps;
+    p.gamma = base.gamma;
+    p.delta = base.delta;
+    p.fused_recv_reduce = false;  // bytes cross a wire (TCP, or vader's copy): sends pay m·β too
+    return p;
+  };
+  if (net.topo.ranks_per_node > 1 && !(t.intra.bandwidth_Bps > 0))
+    throw UsageError(fmt::format("the profile's topology has no intra-node measurement (calibrated with {} rank(s) "
+                                 "per node); {} ranks per node need one: calibrate with --ranks-per-node 2 or more",
+                                 t.ranks_per_node, net.topo.ranks_per_node));
+  if (net.topo.nodes > 1 && !(t.inter.bandwidth_Bps > 0))
+    throw UsageError(fmt::format("the profile's topology has no inter-node measurement (calibrated on {} node(s)); "
+                                 "{} nodes need one: calibrate with --nodes 2 or more",
+                                 t.nodes, net.topo.nodes));
+  // An unmeasured class the placement never uses still needs a finite price.
+  net.intra = cls("lab-intra", t.intra.bandwidth_Bps > 0 ? t.intra : t.inter);
+  net.inter = cls("lab-inter", t.inter.bandwidth_Bps > 0 ? t.inter : t.intra);
+  // One entry: barrier_for(n) is that value at every n >= 2 (cost_model.h).
+  if (t.barrier_s > 0) net.intra.barrier_s = {t.barrier_s};
+  return net;
+}
+
+std::optional<ClusterLab> cluster_lab_from_env() {
+  auto get = [](const char* k) -> std::string {
+    const char* v = std::getenv(k);
+    return v ? v : "";
+  };
+  auto count = [](const std::string& v) {
+    char* end = nullptr;
+    const long x = std::strtol(v.c_str(), &end, 10);
+    return !v.empty() && *end == '\0' && x >= 1 && x <= 65536 ? static_cast<int>(x) : 0;
+  };
+  const std::string nodes = get("MICRODDP_CLUSTER_NODES");
+  if (nodes.empty()) return std::nullopt;
+  ClusterLab c;
+  c.nodes = count(nodes);
+  c.ranks_per_node = count(get("MICRODDP_CLUSTER_RANKS_PER_NODE"));
+  c.nics_per_node = count(get("MICRODDP_CLUSTER_NICS_PER_NODE"));
+  if (c.nodes < 1 || c.ranks_per_node < 1 || c.nics_per_node < 1) return std::nullopt;
+  c.nic_bps = std::strtod(get("MICRODDP_CLUSTER_NIC_BPS").c_str(), nullptr);
+  if (!std::isfinite(c.nic_bps) || c.nic_bps < 0) c.nic_bps = 0;
+  c.intra = get("MICRODDP_CLUSTER_INTRA");
+  c.inter = get("MICRODDP_CLUSTER_INTER");
+  return c;
+}
+
+std::string cluster_lab_json(const ClusterLab& c) {
+  // The transports are the script's fixed words; keep only safe characters.
+  auto word = [](const std::string& s) {
+    std::string o;
+    for (char ch : s)
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') o += ch;
+    return o;
+  };
+  return fmt::format(
+      "{{\"nodes\": {}, \"ranks_per_node\": {}, \"nic_bps\": {:.0f}, \"nics_per_node\": {}, \"intra\": \"{}\", "
+      "\"inter\": \"{}\"}}",
+      c.nodes, c.ranks_per_node, c.nic_bps, c.nics_per_node, word(c.intra), word(c.inter));
 }
 
 int num_ports(const Topology& t) {

@@ -30,6 +30,7 @@
 // modelled here: the shared-machine terms (cores, w(n), the memory bus).
 // Units: seconds, bytes, bytes per second.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,51 @@ const NamedNetwork& network_preset(const std::string& name);
 // "nvlink" (a preset of cost_model.h) or "ALPHA,BW" (seconds, bytes/s).
 // Throws UsageError naming `what` (the option, e.g. "--intra") and the value.
 CostParams parse_link(const std::string& what, const std::string& value);
+
+// A network measured in the cluster lab (`microddp cluster ... -- calibrate`,
+// core/model/calibrate/calibrate.h): per link class, α and bandwidth from an
+// MPI ping-pong between one pair of ranks of that class, beside the rate the
+// lab shaped each NIC to. Units: seconds; bytes per second per direction.
+struct LinkClassProfile {
+  double alpha_s = 0;        // one-way time of the smallest message
+  double bandwidth_Bps = 0;  // 0 = not measured (no pair of this class)
+};
+struct TopologyProfile {
+  int nodes = 1, ranks_per_node = 1, nics_per_node = 1;
+  double shaped_Bps = 0;  // each NIC's tbf rate per direction; 0 = not shaped
+  double barrier_s = 0;   // one lockstep step barrier of all nodes·ranks_per_node ranks
+  LinkClassProfile intra, inter;
+};
+// The network a measured topology predicts for: world_size ranks on `nodes`
+// nodes (0 = the profile's) with `nics` NICs each (0 = the profile's, capped
+// at the ranks per node). intra and inter take α and bandwidth from the
+// profile's classes, γ and δ from `base` (the profile's flat part: the
+// kernels run on this machine's cores whatever the link), and the papers'
+// unfused sends (fused_recv_reduce = false: every message's bytes cross a
+// wire or vader's copy, so a send costs α + m·β too); the step barrier is the measured one at
+// every world size (the lab's barrier goes through rank 0 over the NIC, so
+// it is set by the inter class, not by the rank count). Throws UsageError
+// when a class the placement needs was not measured (intra on a profile of
+// one rank per node, inter on one node) or the placement is invalid
+// (Topology::make).
+Network network_from_profile(const TopologyProfile& t, const CostParams& base, int world_size, int nodes = 0,
+                             int nics = 0);
+
+// The cluster lab a process runs in: scripts/cluster-lab.sh exports
+// MICRODDP_CLUSTER_NODES, _RANKS_PER_NODE, _NIC_BPS (bits/s), _NICS_PER_NODE,
+// _INTRA and _INTER (the transports: "shm", "tcp") to every rank; this is
+// the one place that reads them. nullopt outside the lab (NODES unset) or
+// when a count is not a positive integer.
+struct ClusterLab {
+  int nodes = 1, ranks_per_node = 1, nics_per_node = 1;
+  double nic_bps = 0;  // each NIC's shaped rate, bits per second
+  std::string intra, inter;
+};
+std::optional<ClusterLab> cluster_lab_from_env();
+// {"nodes": 2, "ranks_per_node": 4, "nic_bps": 200000000, "nics_per_node": 1,
+//  "intra": "shm", "inter": "tcp"} on one line: the "cluster" field of bench
+// rows and records.
+std::string cluster_lab_json(const ClusterLab& c);
 
 enum class PortKind { intra_out, intra_in, nic_out, nic_in };
 struct Port {

@@ -235,6 +235,7 @@ std::string record_to_json(const RunRecord& r) {
   }
   json doc = {{"format", "microddp-record"}, {"version", 1}, {"spec", spec},
               {"inputs", inputs},           {"outputs", outputs}, {"trace", trace}};
+  if (!r.cluster.empty()) doc["cluster"] = json::parse(r.cluster, nullptr, false);
   return doc.dump() + "\n";
 }
 
@@ -264,6 +265,10 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   s.in_place = rd.get<bool>(js, "in_place", sp);
   s.segments = rd.get<int>(js, "segments", sp);
   if (js.contains("nodes")) s.nodes = rd.get<int>(js, "nodes", sp);
+  if (doc.contains("cluster")) {
+    if (!doc["cluster"].is_object()) rd.fail("cluster must be an object (the lab's topology)");
+    r.cluster = doc["cluster"].dump();
+  }
   wrap(where, "spec", [&] {
     check_ranks(s.world_size, "spec.world_size");
     s.validate();

@@ -17,6 +17,9 @@
 //    backend did not repeat steps): one object per step, the fields of
 //    StepTiming (core/ir/trace.h): first_run_ns, median_ns, p10_ns, p90_ns,
 //    repetitions, includes_barrier.
+//  - "cluster" (only for a run in the cluster lab): the lab's topology as
+//    core/model/topology_model.h's cluster_lab_json writes it, {"nodes",
+//    "ranks_per_node", "nic_bps", "nics_per_node", "intra", "inter"}.
 #pragma once
 #include <string>
 
@@ -30,6 +33,7 @@ struct RunRecord {
   RankData inputs;   // [rank] input bytes, as given to the backend
   RankData outputs;  // [rank] output bytes (RunResult::outputs)
   Trace trace;       // RunResult::trace (backend names where it ran)
+  std::string cluster;  // the lab's topology as one JSON object; "" = not run in the lab
 };
 
 // To / from the JSON text described above. record_from_json throws

@@ -7,7 +7,14 @@
 #   smoke      2 nodes x 2 ranks at 100mbit: run --backend mpi --ranks 4
 #              --fill random:1 --json says ok true over 4 ranks; the header
 #              names the nodes, ranks and addresses; the NIC check's measured
-#              rate is not above 125 % of the shaped rate; then teardown
+#              rate is not above 125 % of the shaped rate; the --save-record
+#              file carries the lab's topology ("cluster"); then teardown
+#   calibrate  2 nodes x 2 ranks at 100mbit: calibrate measures both link
+#              classes; the table shows the shaped 12.5 MB/s beside the
+#              measured inter rate (not above 125 % of it), intra faster than
+#              inter; the profile's "topology" holds nodes, ranks per node and
+#              the shaped rate; predict --profile on it uses the two classes;
+#              then teardown
 #   kill       the same lab with a long all-reduce at 10mbit; rank 2 (node1)
 #              is killed with SIGKILL mid-run: the job fails naming rank 2,
 #              within the timeout, and the lab is torn down
@@ -143,10 +150,13 @@ case $mode in
 smoke)
   rc=0
   "$microddp" cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- \
-    run --backend mpi --ranks 4 --fill random:1 --json >"$work/out" 2>"$work/err" || rc=$?
+    run --backend mpi --ranks 4 --fill random:1 --json --save-record "$work/rec.json" >"$work/out" 2>"$work/err" || rc=$?
   lab_ended
   cat "$work/err" "$work/out"
   [[ $rc == 0 ]] || fail "exit $rc"
+  # The record keeps the lab's topology (JSON keys sorted, no blanks).
+  grep -q '"cluster":{"inter":"tcp","intra":"shm","nic_bps":100000000,"nics_per_node":1,"nodes":2,"ranks_per_node":2}' \
+    "$work/rec.json" || fail "the record lacks the lab's topology"
   grep -q '"ok": true' "$work/out" || fail "run did not say ok true"
   grep -q '"world_size": 4' "$work/out" || fail "not 4 ranks"
   grep -q '"backend": "mpi"' "$work/out" || fail "not the mpi backend"
@@ -160,6 +170,33 @@ smoke)
   ((pct > 0 && pct <= 125)) || fail "measured $pct % of the shaped rate"
   check_teardown
   echo "PASS: 2x2 all-reduce across the NIC ok; measured $pct % of 100 Mbit/s; lab removed"
+  ;;
+calibrate)
+  rc=0
+  "$microddp" cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- calibrate --out "$work/lab.json" \
+    >"$work/out" 2>"$work/err" || rc=$?
+  lab_ended
+  cat "$work/err" "$work/out"
+  [[ $rc == 0 ]] || fail "exit $rc"
+  grep -q '^calibrating backend mpi per link class: 2 node(s) x 2 rank(s), 1 NIC(s) per node shaped to 100.0 Mbit/s' \
+    "$work/out" || fail "no calibrate header"
+  intra=$(grep -E '^intra +0 <-> 1 ' "$work/out") || fail "no intra row (ranks 0 and 1, node0)"
+  inter=$(grep -E '^inter +0 <-> 2 ' "$work/out") || fail "no inter row (ranks 0 and 2, node0 and node1)"
+  grep -q ' 12.500 MB/s ' <<<"$inter" || fail "the inter row does not show the shaped 12.5 MB/s"
+  bw() { awk '{ print $6 }' <<<"$1"; }  # link pair(3 words) alpha bandwidth MB/s ...
+  awk -v a="$(bw "$intra")" -v b="$(bw "$inter")" 'BEGIN { exit !(a > b) }' || fail "intra not faster than inter"
+  pct=$(awk -v b="$(bw "$inter")" 'BEGIN { printf "%.0f", 100 * b / 12.5 }')
+  # As in smoke: only the upper bound is a fact about the shaping.
+  ((pct > 0 && pct <= 125)) || fail "inter measured $pct % of the shaped rate"
+  grep -q '"topology"' "$work/lab.json" || fail "no topology object in the profile"
+  grep -q '"shaped_Bps": 12500000' "$work/lab.json" || fail "no shaped rate in the profile"
+  grep -q '"ranks_per_node": 2' "$work/lab.json" || fail "no ranks per node in the profile"
+  "$microddp" predict --profile "$work/lab.json" --bytes 4M -a ring >"$work/pred" || fail "predict on the profile failed"
+  cat "$work/pred"
+  grep -q '2 node(s) x 2 rank(s), 1 NIC(s) per node; intra lab-intra' "$work/pred" || fail "predict did not use the topology"
+  grep -Eq '^ring +6 ' "$work/pred" || fail "no ring row of 6 steps on 4 ranks"
+  check_teardown
+  echo "PASS: both link classes measured (inter $pct % of 100 Mbit/s); the profile's topology drives predict; lab removed"
   ;;
 kill | stop | signal)
   # 8 MiB per rank at 10 Mbit/s: the ring moves ~12 MB through each

@@ -126,4 +126,75 @@ std::optional<CostParams> resolve_params(const ParamChoice& c) {
   return std::nullopt;
 }
 
+// ---- The per-link-class "topology" object (calibrate in the cluster lab) ----
+
+void write_profile_topology(const std::string& path, const TopologyProfile& t) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("cannot read profile '{}' to add its topology", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  in.close();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (!j.is_object()) throw std::runtime_error(fmt::format("profile '{}' is not a JSON object", path));
+  nlohmann::json o;
+  o["nodes"] = t.nodes;
+  o["ranks_per_node"] = t.ranks_per_node;
+  o["nics_per_node"] = t.nics_per_node;
+  o["barrier_s"] = t.barrier_s;
+  if (t.intra.bandwidth_Bps > 0) o["intra"] = {{"alpha_s", t.intra.alpha_s}, {"bandwidth_Bps", t.intra.bandwidth_Bps}};
+  if (t.inter.bandwidth_Bps > 0)
+    o["inter"] = {{"alpha_s", t.inter.alpha_s}, {"bandwidth_Bps", t.inter.bandwidth_Bps}, {"shaped_Bps", t.shaped_Bps}};
+  j["topology"] = o;
+  std::ofstream f(path);
+  f << j.dump(2) << "\n";
+  if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+}
+
+std::optional<TopologyProfile> load_profile_topology(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("profile '{}' cannot be read", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (!j.is_object()) throw UsageError(fmt::format("profile '{}' does not parse as a JSON object", path));
+  if (!j.contains("topology")) return std::nullopt;
+  const nlohmann::json& o = j["topology"];
+  if (!o.is_object()) throw UsageError(fmt::format("profile '{}': topology must be an object", path));
+  auto count = [&](const char* k, int def) {
+    if (!o.contains(k)) return def;
+    const auto& x = o[k];
+    if (!x.is_number_integer() || x.get<int64_t>() < 1 || x.get<int64_t>() > 65536)
+      throw UsageError(fmt::format("profile '{}': topology.{} = {} (expected an integer in [1, 65536])", path, k,
+                                   x.dump()));
+    return x.get<int>();
+  };
+  auto number = [&](const nlohmann::json& obj, const std::string& where, const char* k, double lo, double hi) {
+    if (!obj.contains(k)) return 0.0;
+    const auto& x = obj[k];
+    if (!x.is_number() || !(x.get<double>() >= lo && x.get<double>() <= hi))
+      throw UsageError(fmt::format("profile '{}': {}.{} = {} (expected a number in [{:g}, {:g}])", path, where, k,
+                                   x.dump(), lo, hi));
+    return x.get<double>();
+  };
+  TopologyProfile t;
+  t.nodes = count("nodes", 1);
+  t.ranks_per_node = count("ranks_per_node", 1);
+  t.nics_per_node = count("nics_per_node", 1);
+  t.barrier_s = number(o, "topology", "barrier_s", 0.0, 1.0);
+  for (const char* cls : {"intra", "inter"}) {
+    if (!o.contains(cls)) continue;
+    const nlohmann::json& c = o[cls];
+    const std::string where = std::string("topology.") + cls;
+    if (!c.is_object()) throw UsageError(fmt::format("profile '{}': {} must be an object", path, where));
+    if (!c.contains("bandwidth_Bps"))
+      throw UsageError(fmt::format("profile '{}': {} lacks bandwidth_Bps", path, where));
+    LinkClassProfile& l = std::string(cls) == "intra" ? t.intra : t.inter;
+    l.alpha_s = number(c, where, "alpha_s", 0.0, 1.0);
+    l.bandwidth_Bps = number(c, where, "bandwidth_Bps", 1.0, 1e15);
+    if (std::string(cls) == "inter" && c.contains("shaped_Bps") && c["shaped_Bps"] != 0)
+      t.shaped_Bps = number(c, where, "shaped_Bps", 1.0, 1e15);
+  }
+  return t;
+}
+
 }  // namespace microddp
