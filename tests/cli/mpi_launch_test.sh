@@ -158,11 +158,12 @@ disagree)
   echo "bench -e 64 vs 128: exit $rc"
   ;;
 stop)
-  # 3 x 8 MiB of random fill: preparing it takes seconds (the ranks started
-  # MPI before that), running it more; stopped 3 s after its start, rank 2
-  # is somewhere in the preparation or the run, past MPI_Init either way.
-  export MICRODDP_MPI_TIMEOUT=3
-  "${mpirun[@]}" -n 3 "$microddp" run --backend mpi --ranks 3 --count 2097152 --fill random:1 >"$work/out" 2>"$work/err" &
+  # Rank 2 stops itself (SIGSTOP) just before the run's start barrier
+  # (MICRODDP_MPI_STOP_RANK): past MPI_Init, at the same point on a fast or
+  # a loaded machine. (A kill -STOP from here after a fixed sleep hit a
+  # finished job on an idle machine.) The others must name it.
+  export MICRODDP_MPI_TIMEOUT=3 MICRODDP_MPI_STOP_RANK=2
+  "${mpirun[@]}" -n 3 "$microddp" run --backend mpi --ranks 3 --count 1024 --fill random:1 >"$work/out" 2>"$work/err" &
   launcher=$!
   victim=
   for _ in $(seq 300); do
@@ -173,8 +174,6 @@ stop)
     sleep 0.1
   done
   [[ -n $victim ]] || { kill "$launcher"; fail "rank 2 never started"; exit 1; }
-  sleep 3
-  kill -STOP "$victim"
   start=$SECONDS
   for _ in $(seq 600); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$launcher" 2>/dev/null; then

@@ -3,6 +3,8 @@
 // core/exec/mpi/).
 #include <algorithm>
 #include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -59,6 +61,11 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   const int sets = std::max(1, opt.buffer_sets);
   std::vector<RankMemory> extra(sets - 1, mem);
   MpiTransport transport(s, plan, me);
+  // Stop drill: MICRODDP_MPI_STOP_RANK=r makes rank r stop itself (SIGSTOP,
+  // what `kill -STOP` sends) just before the start barrier, a point that
+  // does not depend on the machine's speed. The other ranks must then name
+  // it within MICRODDP_MPI_TIMEOUT; tests/cli/mpi_launch_test.sh drills it.
+  if (const char* e = std::getenv("MICRODDP_MPI_STOP_RANK"); e && std::to_string(me) == e) std::raise(SIGSTOP);
   const int64_t t_start = root_barrier(me, n, "start", -1);
   transport.set_base(t_start - offset);
   std::vector<std::unique_ptr<RankProgram>> programs;
