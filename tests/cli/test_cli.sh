@@ -148,5 +148,9 @@ expect 2 "error: --save-record '' is empty: give a file path" -- run --save-reco
 # memory: one budget, checked before allocating
 expect 2 "error: input file '/dev/zero' is larger than" -- run --input /dev/zero
 expect 2 "more than half of this machine's memory" -- bench -b 64G -e 64G
+# the hang lab: every rank stuck is a hang; its size and memory are capped
+expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
+expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000
+expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 3000000000
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
