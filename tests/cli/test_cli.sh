@@ -152,5 +152,9 @@ expect 2 "more than half of this machine's memory" -- bench -b 64G -e 64G
 expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
 expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000
 expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 3000000000
+# ddp: a NaN never passes; the learning rate is a positive finite number
+expect 2 "error: lr inf: must be a positive finite number" -- ddp --lr inf
+expect 2 "error: lr nan: must be a positive finite number" -- ddp --lr nan
+expect 1 "max rel. error inf (MISMATCH, tolerance 0.001)" -- ddp --lr 1e30 --iterations 2 --width 16 --depth 2 --batch 8
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/algorithms/registry.h"
 #include "core/ir/types.h"
@@ -36,9 +37,13 @@ void Options::validate() const {
     throw UsageError(fmt::format("batch {} is not divisible by {} ranks (every rank gets batch / ranks samples)",
                                  batch, ranks));
   if (iterations < 1) throw UsageError(fmt::format("iterations {}: must be >= 1", iterations));
-  if (!(lr > 0)) throw UsageError(fmt::format("lr {}: must be > 0", lr));
-  if (!(bucket_cap_mb > 0)) throw UsageError(fmt::format("bucket cap {} MB: must be > 0", bucket_cap_mb));
-  if (layer_delay_us < 0) throw UsageError(fmt::format("layer delay {} us: must be >= 0", layer_delay_us));
+  // Written so that NaN fails every test: an infinite or NaN learning rate
+  // trains on NaN from the first step.
+  if (!(lr > 0 && std::isfinite(lr))) throw UsageError(fmt::format("lr {}: must be a positive finite number", lr));
+  if (!(bucket_cap_mb > 0 && std::isfinite(bucket_cap_mb)))
+    throw UsageError(fmt::format("bucket cap {} MB: must be a positive finite number", bucket_cap_mb));
+  if (!(layer_delay_us >= 0 && layer_delay_us <= 1e6))
+    throw UsageError(fmt::format("layer delay {} us: must be in 0..1000000", layer_delay_us));
   if (!(link_us_per_mb >= 0 && link_us_per_mb <= 1e6))
     throw UsageError(fmt::format("link delay {} us per MB: must be in 0..1000000", link_us_per_mb));
   const auto& algs = algorithms_for(Collective::all_reduce);
