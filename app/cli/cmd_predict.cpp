@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/topology_model.h"
@@ -348,8 +349,9 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
 }
 
 int run(const Args& a) {
-  if (a.ranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", a.ranks));
-  if (a.ranks > 65536) throw UsageError(fmt::format("--ranks {} is more than predict plans (at most 65536)", a.ranks));
+  // predict builds the schedule it prices (its memory grows with n^2):
+  // the cap of every command (core/ir/limits.h).
+  check_ranks(a.ranks, "--ranks");
   if (a.segments < 1 || a.segments > 4096)
     throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
   if (topology_mode(a)) {

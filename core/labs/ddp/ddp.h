@@ -108,8 +108,12 @@ struct Options {
   // Throws UsageError naming the bad value: ranks < 1, depth < 1, width < 1,
   // batch < 1 or not divisible by ranks, iterations < 1, lr or
   // bucket_cap_mb not a positive finite number (NaN included), layer_delay_us
-  // outside 0..1e6, link_us_per_mb < 0 or over 1e6, unknown algorithm.
+  // outside 0..1e6, link_us_per_mb < 0 or over 1e6, unknown algorithm,
+  // buffer_bytes() beyond the memory budget (core/ir/limits.h).
   void validate() const;
+  // An upper estimate of the bytes the run allocates (all ranks and the
+  // reference together).
+  double buffer_bytes() const;
 };
 
 // ---- the timeline (what the app's DDP panel draws) --------------------------

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 #include "core/ir/types.h"
 #include "core/labs/ddp/ddp.h"
 
@@ -52,6 +53,18 @@ void Options::validate() const {
     for (const auto& a : algs) list += (list.empty() ? "" : ", ") + a;
     throw UsageError(fmt::format("unknown all_reduce algorithm '{}' ({})", algorithm, list));
   }
+  check_memory(buffer_bytes(), fmt::format("ddp with {} ranks, depth {}, width {}, batch {}", ranks, depth, width,
+                                           batch));
+}
+
+double Options::buffer_bytes() const {
+  // Per rank: parameters, gradients, the gradient buckets and the
+  // collective's copies of them (about 4 copies of the model); the
+  // single-process reference: 3 more; activations and their gradients for
+  // every sample of the batch at every layer's input, twice; the data.
+  const double f = sizeof(float), w = width, d = depth, b = static_cast<double>(batch);
+  const double model = d * (w * w + w) * f;
+  return (4.0 * ranks + 3) * model + 2 * 2 * b * w * (d + 1) * f + 2 * b * w * f;
 }
 
 }  // namespace microddp::ddp
