@@ -355,12 +355,14 @@ LabResult run_hang_lab(const LabOptions& o) {
   std::condition_variable stop_cv;
   bool stop = false;
   auto stop_all = [&](const std::string& why) {
+    // Barriers first: a sleeper woken by `stop` must find its barrier
+    // failed, not pass it with the other woken sleepers.
+    for (auto& b : barriers) b->cancel(why);  // no-op on barriers already decided
     {
       std::lock_guard<std::mutex> lk(stop_m);
       stop = true;
     }
     stop_cv.notify_all();
-    for (auto& b : barriers) b->cancel(why);  // no-op on barriers already decided
   };
   // What each rank is doing, for the watchdog: a rank that waits (at a
   // barrier, for a collective) is not stuck by itself; the barrier speaks
