@@ -12,6 +12,7 @@
 
 #include "app/cli/commands.h"
 #include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/topology_model.h"
@@ -382,8 +383,9 @@ std::optional<Network> profile_network(Args& a, bool ranks_given) {
 }
 
 int run(Args a, bool ranks_given) {
-  if (a.ranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", a.ranks));
-  if (a.ranks > 65536) throw UsageError(fmt::format("--ranks {} is more than predict plans (at most 65536)", a.ranks));
+  // predict builds the schedule it prices (its memory grows with n^2):
+  // the cap of every command (core/ir/limits.h).
+  check_ranks(a.ranks, "--ranks");
   if (a.segments < 1 || a.segments > 4096)
     throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
   std::optional<Network> from_profile = profile_network(a, ranks_given);

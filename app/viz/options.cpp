@@ -44,7 +44,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   RunParams& p = o.params;
   cli.add_option("--collective", o.collective, "broadcast reduce gather scatter barrier all_reduce all_gather reduce_scatter all_to_all");
   cli.add_option("--algorithm", p.spec.algorithm, "algorithm (see `microddp run --help`)");
-  cli.add_option("--ranks", p.spec.world_size, "world size (1..64)");
+  cli.add_option("--ranks", p.spec.world_size, "world size (1.." + std::to_string(kMaxViewRanks) + ")");
   cli.add_option("--count", p.spec.count, "elements per rank; default: from --data, else the number of ranks");
   cli.add_option("--dtype", o.dtype, "int32 int64 float16 bfloat16 float32 float64");
   cli.add_option("--op", o.op, "sum prod min max avg");
@@ -153,6 +153,13 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     check_memory(4.0 * per * factor * p.spec.world_size,
                  fmt::format("--count {} on {} ranks", p.spec.count, p.spec.world_size));
   }
+  // Options that would be silently dropped are refused instead.
+  if (o.ddp_view && cli.count("--replay"))
+    throw UsageError(fmt::format("--ddp and --replay {} exclude each other (the DDP view trains a model for real; a "
+                                 "replay steps through a saved collective)",
+                                 o.replay_file));
+  if (cli.count("--probes") && o.screenshot.empty())
+    throw UsageError(fmt::format("--probes {} needs --screenshot FILE (the probes are read from that frame)", o.probes));
   if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
   if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
     throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));

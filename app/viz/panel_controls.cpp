@@ -9,6 +9,7 @@
 
 #include "app/viz/panels.h"
 #include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
 
@@ -163,7 +164,7 @@ void draw_controls(App& app) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5.5f);
   ImGui::InputInt("ranks", &p.world_size, 1, 4);
-  p.world_size = std::clamp(p.world_size, 1, 64);
+  p.world_size = std::clamp(p.world_size, 1, kMaxViewRanks);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 6.5f);
   const int64_t step1 = 1, step16 = 16;

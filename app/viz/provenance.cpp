@@ -4,7 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ir/limits.h"
+
 namespace microddp::viz {
+
+static_assert(kMaxViewRanks <= 64, "provenance keeps one bit per rank in a uint64_t mask");
 namespace {
 
 using Runs = std::vector<Run>;
@@ -118,7 +122,9 @@ RangeProvenance range_provenance(const BufferState& b, int64_t begin, int64_t le
 
 Provenance compute_provenance(const Schedule& s) {
   const int n = s.world_size();
-  if (n > 64) throw std::invalid_argument("provenance colours support up to 64 ranks, not " + std::to_string(n));
+  if (n > kMaxViewRanks)
+    throw std::invalid_argument("provenance colours support up to " + std::to_string(kMaxViewRanks) + " ranks, not " +
+                                std::to_string(n));
   Provenance pv;
   pv.world_size = n;
   std::vector<RankLayout> layout;

@@ -6,6 +6,7 @@
 
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
+#include "core/ir/limits.h"
 #include "core/record/data.h"
 
 namespace microddp::viz {
@@ -21,11 +22,20 @@ RankData make_inputs(const CollectiveSpec& s, const std::string& data) {
 
 Session::~Session() { run_.reset(); }
 
+namespace {
+// The window's own cap, below the other commands' (core/ir/limits.h).
+void check_view_ranks(int n, const char* what) {
+  if (n < 1 || n > kMaxViewRanks)
+    throw UsageError(fmt::format("{} {} is outside 1..{}: the window colours every byte by the ranks it came from, one "
+                                 "bit per rank in a {}-bit mask (`microddp run` takes up to {} ranks)",
+                                 what, n, kMaxViewRanks, kMaxViewRanks, kMaxRanks));
+}
+}  // namespace
+
 void Session::configure(const RunParams& p) {
   if (p.backend != "threads")
     throw UsageError(fmt::format("backend '{}' is not available in the viewer (expected: threads)", p.backend));
-  if (p.spec.world_size < 1 || p.spec.world_size > 64)
-    throw UsageError(fmt::format("ranks {} is outside 1..64", p.spec.world_size));
+  check_view_ranks(p.spec.world_size, "ranks");
   CollectiveSpec spec = p.spec;
   AutoChoice choice;
   if (spec.algorithm == "auto") {
@@ -75,8 +85,7 @@ void Session::set_source(const PredictionSource& src) {
 
 void Session::load_replay(const RunRecord& rec) {
   const CollectiveSpec& spec = rec.spec;
-  if (spec.world_size < 1 || spec.world_size > 64)
-    throw UsageError(fmt::format("record: ranks {} is outside 1..64", spec.world_size));
+  check_view_ranks(spec.world_size, "record: ranks");
   auto sched = std::make_unique<Schedule>(make_schedule(spec));
   check_schedule(*sched);
   const int n = spec.world_size;

@@ -17,11 +17,15 @@ double memory_budget_bytes() {
   return 0.5 * static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
+double schedule_bytes(int ranks, int segments) {
+  return 800.0 * static_cast<double>(ranks) * static_cast<double>(ranks) * static_cast<double>(segments);
+}
+
 void check_memory(double bytes, const std::string& what) {
   const double budget = memory_budget_bytes();
-  if (bytes > budget)
-    throw UsageError(fmt::format("{} needs {:.1f} GB of buffers, more than half of this machine's memory ({:.1f} GB)",
-                                 what, bytes / 1e9, budget / 1e9));
+  if (!(bytes <= budget))
+    throw UsageError(fmt::format("{} needs {:.1f} GB, more than half of this machine's memory ({:.1f} GB)", what,
+                                 bytes / 1e9, budget / 1e9));
 }
 
 }  // namespace microddp

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/ir/limits.h"
+
 namespace microddp {
 
 // Buffers are addressed in bytes by int64: 8-byte elements, times n for
@@ -62,6 +64,9 @@ void CollectiveSpec::validate() const {
   if (count < 0) throw UsageError(fmt::format("count must be >= 0, got {}", count));
   if (segments < 1 || segments > 4096)
     throw UsageError(fmt::format("segments must be in 1..4096, got {}", segments));
+  // The schedule is built before any buffer: refuse it before it is.
+  check_memory(schedule_bytes(world_size, segments),
+               fmt::format("a schedule of {} ranks in {} segments", world_size, segments));
   if (nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", nodes));
   if (world_size % nodes != 0)
     throw UsageError(fmt::format("--ranks {} is not divisible by --nodes {} (placement is contiguous: every node "

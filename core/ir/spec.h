@@ -43,7 +43,8 @@ struct CollectiveSpec {
   // Throws UsageError naming the bad value: world_size < 1, root out of
   // range, negative count, counts given for a collective without "v"
   // variant, counts.size() != world_size, negative block, segments outside 1..4096,
-  // nodes < 1 or not dividing world_size (names both).
+  // nodes < 1 or not dividing world_size (names both), a schedule larger
+  // than the memory budget (schedule_bytes, core/ir/limits.h).
   void validate() const;
 
   bool operator==(const CollectiveSpec&) const = default;

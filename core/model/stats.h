@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace microddp {
@@ -10,8 +11,12 @@ namespace microddp {
 // The median of v (taken by value: sorted in place on the copy). An even
 // number of samples gives the mean of the two middle ones; an empty vector
 // gives 0, which callers report as "no samples" (a time or ratio of 0).
+// Any NaN sample gives NaN (sorting NaN is undefined; a NaN figure must
+// fail every comparison made with it).
 inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
+  if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); }))
+    return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());
   const size_t h = v.size() / 2;
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);

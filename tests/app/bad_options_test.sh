@@ -37,6 +37,12 @@ check "--bench-frames 0 must be at least 1" --bench-frames 0
 check "--screenshot '' is empty: give a path" --screenshot ""
 check "--export-frames '' is empty: give a path" --export-frames ""
 check "--replay '' is empty: give a path" --replay ""
+# Options that would be dropped are refused; --probes names its path.
+check "--ddp and --replay x exclude each other" --ddp --replay x --screenshot /tmp/x.png
+check "--probes /tmp/p.txt needs --screenshot FILE" --probes /tmp/p.txt
+check "--probes '/nonexistent-dir/p.txt' is not writable" --probes /nonexistent-dir/p.txt --screenshot /tmp/x.png
+# The window's rank cap (core/ir/limits.h kMaxViewRanks), with its reason.
+check "ranks 65 is outside 1..64: the window colours every byte by the ranks it came from" --ranks 65 --screenshot /tmp/x.png
 # The buffers must fit the memory budget before anything is allocated.
 check "--count 10000000000 on 3 ranks needs" --count 10000000000 --screenshot /tmp/x.png
 # A record that does not fit its own world size is refused, not replayed into

@@ -243,5 +243,25 @@ for l in 03-naive-tree-ring 09-topology; do
   if [ "$lines" -gt 500 ] || [ "$bytes" -gt 60000 ]; then
     echo "FAIL: lesson $l printed $lines lines, $bytes bytes"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 done
+# the hang lab: every rank stuck is a hang; its size and memory are capped
+expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
+expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000
+expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 3000000000
+# ddp: a NaN never passes; the learning rate is a positive finite number
+expect 2 "error: lr inf: must be a positive finite number" -- ddp --lr inf
+expect 2 "error: lr nan: must be a positive finite number" -- ddp --lr nan
+expect 1 "max rel. error inf (MISMATCH, tolerance 0.001)" -- ddp --lr 1e30 --iterations 2 --width 16 --depth 2 --batch 8
+# one rank cap and one memory budget for every command (core/ir/limits.h)
+expect 2 "error: --ranks 4096 is more than this tool runs (at most 256)" -- predict -n 4096 --preset nvlink
+expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 256 -a ring --segments 4096 --preset nvlink
+expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- run -n 256 --segments 4096
+expect 2 "error: calibrate --max 107374182400 (a ping-pong of 68719476736 B) needs" -- calibrate --min 1G --max 100G --out /tmp/microddp-cli-unwritten.json
+expect 2 "error: ddp with 64 ranks, depth 256, width 4096, batch 64 needs" -- ddp --ranks 64 --depth 256 --width 4096
+# lessons: a directory and a repeated key are named as such
+expect 2 "error: /tmp:0:0: is a directory, not a lesson file" -- lesson /tmp --non-interactive
+DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
+printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
+expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
+rm -f "$DUP"
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

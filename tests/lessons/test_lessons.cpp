@@ -3,12 +3,15 @@
 // the first line "# expect: ...") give file:line:column errors; a lesson
 // that claims something false fails with expected vs actual.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <variant>
 
+#include "core/ir/limits.h"
+#include "core/labs/ddp/ddp.h"
 #include "core/labs/lesson/lesson.h"
 
 namespace fs = std::filesystem;
@@ -155,6 +158,51 @@ TEST_SUITE("lesson_errors") {
   TEST_CASE("a missing file is a LessonError naming it") {
     CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/x.yaml"), "/nonexistent/x.yaml:0:0: cannot read the lesson file",
                          LessonError);
+  }
+
+  TEST_CASE("a directory is a LessonError saying so, not an empty lesson") {
+    const std::string dir = fs::temp_directory_path().string();
+    const std::string want = dir + ":0:0: is a directory, not a lesson file";
+    CHECK_THROWS_WITH_AS(load_lesson(dir), doctest::Contains(want.c_str()), LessonError);
+  }
+
+  TEST_CASE("duplicate keys are refused at the repeat, in any mapping; aliases are not expanded to find them") {
+    CHECK_THROWS_WITH_AS(
+        parse_lesson("title: t\nsetup: {collective: all_reduce}\nbeats:\n  - text: a\n    text: b\n", "d.yaml"),
+        "d.yaml:5:5: duplicate key 'text' in this mapping (first at line 4)", LessonError);
+    // The same key in two different mappings is no repeat.
+    CHECK_NOTHROW(parse_lesson("title: t\nsetup: {collective: all_reduce}\nbeats:\n  - text: a\n  - text: b\n", "d.yaml"));
+    // Nested aliases (a "billion laughs" document): the duplicate check
+    // reads events, one per alias; loading then fails on the lesson's own
+    // keys, quickly, and without running out of memory.
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    for (char k = 'b'; k <= 'k'; ++k)
+      bomb += fmt::format("{}: &{} [*{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}]\n", k, k, char(k - 1), char(k - 1),
+                          char(k - 1), char(k - 1), char(k - 1), char(k - 1), char(k - 1), char(k - 1), char(k - 1),
+                          char(k - 1));
+    CHECK_THROWS_AS(parse_lesson(bomb, "bomb.yaml"), LessonError);
+  }
+
+  TEST_CASE("a ddp block at its documented maximums is refused by the memory budget, or runs") {
+    // ranks 16, depth 64, width 1024, batch 4096 (lessons/README.md): about
+    // 20 GB. Where that is more than the budget, loading refuses it, naming
+    // the values; a larger machine loads it.
+    const std::string text =
+        "title: t\nddp: {ranks: 16, depth: 64, width: 1024, batch: 4096, iterations: 100}\nbeats:\n  - kind: ddp\n"
+        "    text: hi\n";
+    microddp::ddp::Options o;
+    o.ranks = 16;
+    o.depth = 64;
+    o.width = 1024;
+    o.batch = 4096;
+    if (o.buffer_bytes() > microddp::memory_budget_bytes()) {
+      CHECK_THROWS_WITH_AS(parse_lesson(text, "max.yaml"),
+                           doctest::Contains("this ddp run cannot run: ddp with 16 ranks, depth 64, width 1024, batch "
+                                             "4096 needs"),
+                           LessonError);
+    } else {
+      CHECK_NOTHROW(parse_lesson(text, "max.yaml"));
+    }
   }
 }
 

@@ -106,10 +106,14 @@ struct Options {
   int shuffled_ready_rank = -1;
   bool check_reference = true; // run the single-process reference too
   // Throws UsageError naming the bad value: ranks < 1, depth < 1, width < 1,
-  // batch < 1 or not divisible by ranks, iterations < 1, lr <= 0,
-  // bucket_cap_mb <= 0, layer_delay_us < 0, link_us_per_mb < 0 or over 1e6,
-  // unknown algorithm.
+  // batch < 1 or not divisible by ranks, iterations < 1, lr or
+  // bucket_cap_mb not a positive finite number (NaN included), layer_delay_us
+  // outside 0..1e6, link_us_per_mb < 0 or over 1e6, unknown algorithm,
+  // buffer_bytes() beyond the memory budget (core/ir/limits.h).
   void validate() const;
+  // An upper estimate of the bytes the run allocates (all ranks and the
+  // reference together).
+  double buffer_bytes() const;
 };
 
 // ---- the timeline (what the app's DDP panel draws) --------------------------
@@ -191,7 +195,8 @@ struct Result {
   // all-gathered full parameters every rank used last are the same bytes).
   bool replicas_identical = false;
   // Max over iterations of |loss - reference| / max(|reference|, 1e-12);
-  // NaN when the reference was not run.
+  // +inf when any loss or reference loss is not finite; NaN when the
+  // reference was not run.
   double max_reference_rel_error = 0;
   // Launch order of the collectives of the LAST iteration (DDP: bucket
   // indices; sharded: the layer of each call), as the communication thread

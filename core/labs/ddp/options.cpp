@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/algorithms/registry.h"
+#include "core/ir/limits.h"
 #include "core/ir/types.h"
 #include "core/labs/ddp/ddp.h"
 
@@ -36,9 +38,13 @@ void Options::validate() const {
     throw UsageError(fmt::format("batch {} is not divisible by {} ranks (every rank gets batch / ranks samples)",
                                  batch, ranks));
   if (iterations < 1) throw UsageError(fmt::format("iterations {}: must be >= 1", iterations));
-  if (!(lr > 0)) throw UsageError(fmt::format("lr {}: must be > 0", lr));
-  if (!(bucket_cap_mb > 0)) throw UsageError(fmt::format("bucket cap {} MB: must be > 0", bucket_cap_mb));
-  if (layer_delay_us < 0) throw UsageError(fmt::format("layer delay {} us: must be >= 0", layer_delay_us));
+  // Written so that NaN fails every test: an infinite or NaN learning rate
+  // trains on NaN from the first step.
+  if (!(lr > 0 && std::isfinite(lr))) throw UsageError(fmt::format("lr {}: must be a positive finite number", lr));
+  if (!(bucket_cap_mb > 0 && std::isfinite(bucket_cap_mb)))
+    throw UsageError(fmt::format("bucket cap {} MB: must be a positive finite number", bucket_cap_mb));
+  if (!(layer_delay_us >= 0 && layer_delay_us <= 1e6))
+    throw UsageError(fmt::format("layer delay {} us: must be in 0..1000000", layer_delay_us));
   if (!(link_us_per_mb >= 0 && link_us_per_mb <= 1e6))
     throw UsageError(fmt::format("link delay {} us per MB: must be in 0..1000000", link_us_per_mb));
   const auto& algs = algorithms_for(Collective::all_reduce);
@@ -47,6 +53,18 @@ void Options::validate() const {
     for (const auto& a : algs) list += (list.empty() ? "" : ", ") + a;
     throw UsageError(fmt::format("unknown all_reduce algorithm '{}' ({})", algorithm, list));
   }
+  check_memory(buffer_bytes(), fmt::format("ddp with {} ranks, depth {}, width {}, batch {}", ranks, depth, width,
+                                           batch));
+}
+
+double Options::buffer_bytes() const {
+  // Per rank: parameters, gradients, the gradient buckets and the
+  // collective's copies of them (about 4 copies of the model); the
+  // single-process reference: 3 more; activations and their gradients for
+  // every sample of the batch at every layer's input, twice; the data.
+  const double f = sizeof(float), w = width, d = depth, b = static_cast<double>(batch);
+  const double model = d * (w * w + w) * f;
+  return (4.0 * ranks + 3) * model + 2 * 2 * b * w * (d + 1) * f + 2 * b * w * f;
 }
 
 }  // namespace microddp::ddp

@@ -3,6 +3,7 @@
 #include "core/labs/ddp/train.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace microddp::ddp {
@@ -159,7 +160,12 @@ Result run_ddp(const Options& o) {
     res.max_reference_rel_error = 0;
     for (size_t i = 0; i < ref.size() && i < res.iterations.size(); ++i) {
       res.iterations[i].reference_loss = ref[i];
-      const double e = std::abs(res.iterations[i].loss - ref[i]) / std::max(std::abs(ref[i]), 1e-12);
+      double e = std::abs(res.iterations[i].loss - ref[i]) / std::max(std::abs(ref[i]), 1e-12);
+      // A loss that is not finite (training diverged, or NaN from the
+      // start) never matches, even when the reference diverged alike; and
+      // std::max would drop a NaN, so it becomes +inf.
+      if (!std::isfinite(res.iterations[i].loss) || !std::isfinite(ref[i]) || !std::isfinite(e))
+        e = std::numeric_limits<double>::infinity();
       res.max_reference_rel_error = std::max(res.max_reference_rel_error, e);
     }
   }

@@ -1,6 +1,8 @@
 // The FSDP-style sharded loop: each rank keeps one block of every layer,
 // all-gathers a layer before use and reduce-scatters its gradients (see
 // ddp.h).
+#include <cstring>
+
 #include "core/labs/ddp/train.h"
 
 namespace microddp::ddp::detail {
@@ -83,7 +85,9 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
   res.replicas_identical = true;
   for (int r = 1; r < n; ++r)
     for (int l = 0; l < L; ++l)
-      if (last_full[r][l] != last_full[0][l]) res.replicas_identical = false;  // float ==: same bits here (no NaN)
+      if (last_full[r][l].size() != last_full[0][l].size() ||
+          std::memcmp(last_full[r][l].data(), last_full[0][l].data(), last_full[0][l].size() * sizeof(float)) != 0)
+        res.replicas_identical = false;  // bits, as the DDP path: float == would call equal NaNs different
   for (int l = 0; l < L; ++l)
     for (int r = 0; r < n; ++r) res.final_params.insert(res.final_params.end(), shard[r][l].begin(), shard[r][l].end());
 }

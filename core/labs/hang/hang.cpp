@@ -13,12 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <thread>
 
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
+#include "core/ir/limits.h"
 #include "core/exec/executor.h"
 #include "core/ir/spec.h"
 
@@ -138,8 +140,23 @@ std::string rank_list(const std::vector<int>& v) { return fmt::format("{}", fmt:
 std::string secs(double s) { return fmt::format("{:g} s", s); }
 }  // namespace
 
-MonitoredBarrier::MonitoredBarrier(int world_size, double timeout_s, std::string label)
-    : n_(world_size), timeout_s_(timeout_s), label_(std::move(label)), arrived_(world_size, false), fp_(world_size) {}
+void Heartbeat::beat() {
+  last_ns_.store(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(),
+                 std::memory_order_relaxed);
+}
+
+Clock::time_point Heartbeat::last() const {
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+      std::chrono::nanoseconds(last_ns_.load(std::memory_order_relaxed))));
+}
+
+MonitoredBarrier::MonitoredBarrier(int world_size, double timeout_s, std::string label, Heartbeat* progress)
+    : progress_(progress ? progress : &own_progress_),
+      n_(world_size),
+      timeout_s_(timeout_s),
+      label_(std::move(label)),
+      arrived_(world_size, false),
+      fp_(world_size) {}
 
 bool MonitoredBarrier::failed() const {
   std::lock_guard<std::mutex> lk(m_);
@@ -183,13 +200,22 @@ void MonitoredBarrier::arrive(int rank, const std::string& fingerprint) {
   if (rank < 0 || rank >= n_) throw std::out_of_range(fmt::format("monitored barrier: rank {} out of range", rank));
   arrived_[rank] = true;
   fp_[rank] = fingerprint;
+  progress_->beat();
   cv_.notify_all();
   const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
-  const auto deadline = Clock::now() + timeout;
+  // Waits until pred() holds or `quiet` has passed since the group's last
+  // progress. Progress made elsewhere does not notify this barrier, so the
+  // deadline is re-read each time the wait times out.
+  auto wait_quiet = [&](Clock::duration quiet, auto pred) {
+    for (;;) {
+      const auto deadline = progress_->last() + quiet;
+      if (pred() || Clock::now() >= deadline) return pred();
+      cv_.wait_until(lk, deadline, pred);
+    }
+  };
   auto all_arrived = [&] { return std::all_of(arrived_.begin(), arrived_.end(), [](bool b) { return b; }); };
   if (rank == 0 && !decided_) {
-    // Rank 0 waits for each rank in turn, under one deadline.
-    cv_.wait_until(lk, deadline, [&] { return decided_ || all_arrived(); });
+    wait_quiet(timeout, [&] { return decided_ || all_arrived(); });
     if (!decided_) {
       std::vector<int> missing;
       for (int r = 0; r < n_; ++r)
@@ -214,14 +240,14 @@ void MonitoredBarrier::arrive(int rank, const std::string& fingerprint) {
       }
     }
   } else if (!decided_) {
-    cv_.wait_until(lk, deadline, [&] { return decided_ || arrived_[0]; });
+    wait_quiet(timeout, [&] { return decided_ || arrived_[0]; });
     if (!decided_ && !arrived_[0]) {
       decide_locked(fmt::format("monitored barrier '{}': rank 0 did not arrive within {} (rank {} waited)", label_,
                                 secs(timeout_s_), rank),
                     {0}, {});
     } else {
-      // Rank 0 is there: its verdict comes within its own timeout.
-      cv_.wait_until(lk, Clock::now() + timeout * 2 + std::chrono::seconds(1), [&] { return decided_; });
+      // Rank 0 is there: its verdict comes within its own (quiet) timeout.
+      wait_quiet(timeout * 2 + std::chrono::seconds(1), [&] { return decided_; });
       if (!decided_) decide_locked(fmt::format("monitored barrier '{}': no verdict from rank 0", label_), {0}, {});
     }
   }
@@ -249,6 +275,7 @@ Fault parse_fault(std::string_view s) {
 
 void LabOptions::validate() const {
   if (ranks < 2) throw UsageError(fmt::format("ranks {}: the hang lab needs at least 2", ranks));
+  check_ranks(ranks, "--ranks");
   if (!(timeout_s > 0) || timeout_s > 600) throw UsageError(fmt::format("timeout {} s: must be in (0, 600]", timeout_s));
   if (count < 4) throw UsageError(fmt::format("count {}: must be >= 4", count));
   if (fault_call < 0 || fault_call > 1) throw UsageError(fmt::format("fault call {}: must be 0 or 1", fault_call));
@@ -258,6 +285,17 @@ void LabOptions::validate() const {
   const auto& algs = algorithms_for(Collective::all_reduce);
   if (std::find(algs.begin(), algs.end(), algorithm) == algs.end())
     throw UsageError(fmt::format("unknown all_reduce algorithm '{}'", algorithm));
+  check_memory(buffer_bytes(), fmt::format("--count {} on {} ranks", count, ranks));
+}
+
+double LabOptions::buffer_bytes() const {
+  // Call #0 (all_reduce of `count` floats) at its peak: every rank's input
+  // vector, the deposited copy, run_threads' per-rank buffers (input,
+  // output, scratch) and the copies of the result, about 8 copies of
+  // n * count floats; the all_gather of count/4 floats per rank gives each
+  // rank n * count/4 floats, held about 3 times over.
+  const double n = ranks, c = static_cast<double>(count), f = sizeof(float);
+  return 8 * n * c * f + 3 * n * n * (c / 4) * f;
 }
 
 namespace {
@@ -342,14 +380,29 @@ LabResult run_hang_lab(const LabOptions& o) {
   auto faulty = [&](int r) {
     return o.fault != Fault::none && std::find(o.fault_ranks.begin(), o.fault_ranks.end(), r) != o.fault_ranks.end();
   };
+  auto program_of = [&](int r) {
+    std::vector<CallDef> mine = program;
+    if (faulty(r) && o.fault == Fault::wrong_count) mine[o.fault_call].count += 1;
+    if (faulty(r) && o.fault == Fault::wrong_order) std::swap(mine[o.fault_call], mine[o.fault_call + 1]);
+    return mine;
+  };
+  // Every schedule is built once, before the ranks start: built per rank,
+  // hundreds of ranks on 2 cores spend seconds on the same schedule and
+  // reach their first barrier long after rank 0.
+  std::map<std::string, Schedule> schedules;
+  auto key = [](const CallDef& c) { return fmt::format("{} {} {}", name(c.collective), c.algorithm, c.count); };
+  for (int r = 0; r < n; ++r)
+    for (const CallDef& c : program_of(r))
+      if (!schedules.count(key(c))) schedules.emplace(key(c), make_schedule(spec_of(c, n)));
 
-  // One barrier and one exchange per position in the rank's sequence, plus
-  // the final "end of step" barrier.
+  // Every step a rank finishes beats `progress`; the barriers time out only
+  // after a whole timeout without any.
+  Heartbeat progress;
   std::vector<std::unique_ptr<MonitoredBarrier>> barriers;
   std::vector<std::unique_ptr<Exchange>> exchanges;
   for (int k = 0; k <= K; ++k) {
     barriers.push_back(std::make_unique<MonitoredBarrier>(
-        n, o.timeout_s, k < K ? fmt::format("before call #{}", k) : std::string("end of step")));
+        n, o.timeout_s, k < K ? fmt::format("before call #{}", k) : std::string("end of step"), &progress));
     exchanges.push_back(std::make_unique<Exchange>());
     exchanges.back()->inputs.resize(n);
   }
@@ -357,13 +410,22 @@ LabResult run_hang_lab(const LabOptions& o) {
   std::condition_variable stop_cv;
   bool stop = false;
   auto stop_all = [&](const std::string& why) {
+    // Barriers first: a sleeper woken by `stop` must find its barrier
+    // failed, not pass it with the other woken sleepers.
+    for (auto& b : barriers) b->cancel(why);  // no-op on barriers already decided
     {
       std::lock_guard<std::mutex> lk(stop_m);
       stop = true;
     }
     stop_cv.notify_all();
-    for (auto& b : barriers) b->cancel(why);  // no-op on barriers already decided
   };
+  // What each rank is doing, for the watchdog: a rank that waits (at a
+  // barrier, for a collective) is not stuck by itself; the barrier speaks
+  // for it.
+  enum RankState : int { working = 0, waiting = 1, done = 2 };
+  std::vector<std::atomic<int>> state(n);
+  for (auto& x : state) x.store(working);
+  std::atomic<int> collectives_running{0};
 
   LabResult res;
   res.ranks.resize(n);
@@ -372,20 +434,20 @@ LabResult run_hang_lab(const LabOptions& o) {
     threads.emplace_back([&, r] {
       RankOutcome& out = res.ranks[r];
       out.rank = r;
-      std::vector<CallDef> mine = program;
-      if (faulty(r) && o.fault == Fault::wrong_count) mine[o.fault_call].count += 1;
-      if (faulty(r) && o.fault == Fault::wrong_order) std::swap(mine[o.fault_call], mine[o.fault_call + 1]);
+      const std::vector<CallDef> mine = program_of(r);
       bool slept = false;
       log_line(LogLevel::info, r,
                fmt::format("init: rank {} nranks {} monitored barrier timeout {:g} s flight recorder {} calls", r, n,
                            o.timeout_s, out.recorder.capacity),
                kInit);
+      progress.beat();
       try {
         for (int k = 0; k < K; ++k) {
           if (faulty(r) && k == o.fault_call && o.fault == Fault::skip_collective) {
             out.state = fmt::format("left the step before call #{} (skipped it and the rest: ran out of data)", k);
             log_line(LogLevel::warn, r, fmt::format("fault injected: skipping call #{} and the rest of the step", k));
             out.error = "this rank skipped its collectives; the others report it missing";
+            state[r] = done;
             return;
           }
           if (faulty(r) && k == o.fault_call && o.fault == Fault::sleep) {
@@ -396,8 +458,7 @@ LabResult run_hang_lab(const LabOptions& o) {
             slept = true;
           }
           const CallDef& c = mine[k];
-          const CollectiveSpec spec = spec_of(c, n);
-          Schedule sched = make_schedule(spec);
+          const Schedule& sched = schedules.at(key(c));
           CallRecord rec;
           rec.seq = k;
           rec.what = c.what;
@@ -416,6 +477,7 @@ LabResult run_hang_lab(const LabOptions& o) {
           if (log_enabled(LogLevel::trace, kP2P)) log_line(LogLevel::trace, r, p2p_line(sched, r, k), kP2P);
           log_line(LogLevel::trace, r, fmt::format("arrives at monitored barrier before call #{}", k), kColl);
           try {
+            state[r] = waiting;
             barriers[k]->arrive(r, fingerprint(k, c));
           } catch (const BarrierError& e) {
             out.recorder.finish(false, e.what(), now_s());
@@ -423,6 +485,8 @@ LabResult run_hang_lab(const LabOptions& o) {
                                : " - failed at its monitored barrier";
             throw;
           }
+          state[r] = working;
+          progress.beat();
           log_line(LogLevel::trace, r, fmt::format("monitored barrier before call #{} passed", k), kColl);
           // The barrier passed: every rank is here with the same call.
           Exchange& ex = *exchanges[k];
@@ -431,7 +495,9 @@ LabResult run_hang_lab(const LabOptions& o) {
             std::unique_lock<std::mutex> lk(ex.m);
             ex.inputs[r].resize(in.size() * sizeof(float));
             std::memcpy(ex.inputs[r].data(), in.data(), ex.inputs[r].size());
+            progress.beat();
             if (++ex.deposited == n) {
+              ++collectives_running;
               try {
                 check_schedule(sched);
                 RunOptions ro;
@@ -441,10 +507,15 @@ LabResult run_hang_lab(const LabOptions& o) {
               } catch (const std::exception& e) {
                 ex.error = e.what();
               }
+              --collectives_running;
+              progress.beat();
               ex.done = true;
               ex.cv.notify_all();
-            } else if (!ex.cv.wait_for(lk, std::chrono::seconds(60), [&] { return ex.done; })) {
-              throw std::runtime_error("collective did not complete in 60 s");
+            } else {
+              state[r] = waiting;
+              if (!ex.cv.wait_for(lk, std::chrono::seconds(60), [&] { return ex.done; }))
+                throw std::runtime_error("collective did not complete in 60 s");
+              state[r] = working;
             }
             if (!ex.error.empty()) throw std::runtime_error(ex.error);
           }
@@ -463,9 +534,11 @@ LabResult run_hang_lab(const LabOptions& o) {
             throw std::runtime_error(fmt::format("call #{} ({}) gave a wrong result", k, c.what));
           }
           out.recorder.finish(true, "", now_s());
+          progress.beat();
           log_line(LogLevel::trace, r, fmt::format("call #{} completed and verified", k), kColl);
         }
         out.state = "at the end-of-step barrier";
+        state[r] = waiting;
         barriers[K]->arrive(r, "end of step");
         out.passed = true;
         out.state = "passed every call and the end-of-step barrier";
@@ -478,19 +551,65 @@ LabResult run_hang_lab(const LabOptions& o) {
         log_line(LogLevel::warn, r, e.what());
         stop_all(e.what());
       }
+      state[r] = done;
+      progress.beat();
     });
   }
+
+  // The watchdog (as PyTorch's heartbeat monitor, TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC):
+  // when no rank has made progress for 2 timeouts and no collective is
+  // running, the ranks that are neither waiting nor done are stuck. A
+  // barrier cannot see this when every rank is stuck before it (nobody
+  // arrives to time anything). It waits 2 timeouts, one more than the
+  // barriers, so that a barrier that can name the missing ranks does first.
+  std::string watchdog_verdict;
+  std::vector<int> stuck;
+  std::thread watchdog([&] {
+    const auto quiet = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(2 * o.timeout_s));
+    std::unique_lock<std::mutex> lk(stop_m);
+    for (;;) {
+      const bool all_done = std::all_of(state.begin(), state.end(), [](const std::atomic<int>& x) { return x == done; });
+      if (stop || all_done) return;
+      const auto deadline = progress.last() + quiet;
+      if (Clock::now() >= deadline && collectives_running == 0) {
+        for (int r = 0; r < n; ++r)
+          if (state[r] == working) stuck.push_back(r);
+        if (!stuck.empty()) {
+          watchdog_verdict = fmt::format(
+              "watchdog: no rank made progress for {}; rank{} {} {} stuck outside any collective{}", secs(2 * o.timeout_s),
+              stuck.size() > 1 ? "s" : "", rank_list(stuck), stuck.size() > 1 ? "are" : "is",
+              static_cast<int>(stuck.size()) == n ? " (every rank is stuck: no barrier can see a hang that nobody arrives at)" : "");
+          lk.unlock();
+          stop_all(watchdog_verdict);
+          return;
+        }
+      }
+      // Progress does not notify the watchdog: it looks again every tenth of a timeout.
+      stop_cv.wait_for(lk, std::max(quiet / 20, Clock::duration(std::chrono::milliseconds(1))));
+    }
+  });
   for (auto& t : threads) t.join();
+  {
+    std::lock_guard<std::mutex> lk(stop_m);
+    stop = true;
+  }
+  stop_cv.notify_all();
+  watchdog.join();
   res.seconds = now_s();
 
-  // The first barrier (in call order) that failed gives the verdict; later
-  // ones were only cancelled because of it.
-  for (int k = 0; k <= K; ++k) {
-    if (!barriers[k]->failed()) continue;
-    res.verdict = barriers[k]->error();
-    res.missing = barriers[k]->missing();
-    res.mismatched = barriers[k]->mismatched();
-    break;
+  if (!watchdog_verdict.empty()) {
+    res.verdict = watchdog_verdict;
+    res.missing = stuck;
+  } else {
+    // The first barrier (in call order) that failed gives the verdict; later
+    // ones were only cancelled because of it.
+    for (int k = 0; k <= K; ++k) {
+      if (!barriers[k]->failed()) continue;
+      res.verdict = barriers[k]->error();
+      res.missing = barriers[k]->missing();
+      res.mismatched = barriers[k]->mismatched();
+      break;
+    }
   }
   res.all_passed = std::all_of(res.ranks.begin(), res.ranks.end(), [](const RankOutcome& x) { return x.passed; });
   res.all_failed = std::none_of(res.ranks.begin(), res.ranks.end(), [](const RankOutcome& x) { return x.passed; });

@@ -9,10 +9,12 @@
 // collective's type and shape): every rank is a thread; before each of its
 // collectives a rank enters a monitored barrier carrying the call's
 // fingerprint (sequence number, collective, count, dtype). Rank 0 waits
-// for every rank until the timeout, then names every rank that did not
-// arrive, in ascending order, or every rank whose fingerprint differs from
-// rank 0's; the barrier's verdict fails ALL ranks together (late arrivals
-// included), none pass. Only when it passes does the collective run, for
+// for every rank until a whole timeout has passed with no progress from any
+// rank (so that ranks slowed by an oversubscribed machine are late, not
+// stuck), then names every rank that did not arrive, in ascending order, or
+// every rank whose fingerprint differs from rank 0's; the barrier's verdict
+// fails ALL ranks together (late arrivals included), none pass. A watchdog
+// catches what no barrier can: every rank stuck before the same barrier. Only when it passes does the collective run, for
 // real, with run_threads (core/exec/executor.h).
 // Limits (say them when teaching): the fingerprint holds type, count and
 // dtype, so two calls of the same shape in the wrong order are NOT caught
@@ -24,6 +26,8 @@
 #include <memory>
 #include <functional>
 #include <mutex>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <stdexcept>
 #include <string>
@@ -90,6 +94,24 @@ struct FlightRecorder {
   void finish(bool ok, const std::string& error, double end_s);
 };
 
+// ---- progress --------------------------------------------------------------
+
+// The time of the last sign of life any rank of a group gave (arriving at a
+// barrier, finishing a step of its program). It tells "late" from "stuck":
+// on an oversubscribed machine (hundreds of rank threads on 2 cores) a
+// healthy rank can take longer than any fixed timeout to reach a barrier,
+// but while the group beats, somebody is moving; a group silent for a
+// whole timeout is stuck. Thread-safe; beat() is one atomic store.
+class Heartbeat {
+ public:
+  Heartbeat() { beat(); }
+  void beat();
+  std::chrono::steady_clock::time_point last() const;
+
+ private:
+  std::atomic<int64_t> last_ns_{0};
+};
+
 // ---- monitored barrier -----------------------------------------------------
 
 struct BarrierError : std::runtime_error {
@@ -101,18 +123,22 @@ struct BarrierError : std::runtime_error {
 
 // One use of a monitored barrier by n rank threads (make one per use).
 // arrive() returns when every rank arrived with rank 0's fingerprint, and
-// throws BarrierError otherwise:
-//  - rank 0 waits up to timeout_s (from its own arrival) for all others,
-//    then names the missing ranks, ascending: "monitored barrier 'LABEL':
-//    ranks 1, 3 did not arrive within 0.3 s";
+// throws BarrierError otherwise. Timeouts count from the group's last
+// progress (`progress`, which every arrival beats; without one, arrivals
+// at this barrier are the only progress), so ranks that trickle in late
+// on a busy machine are waited for and only a silent group times out:
+//  - rank 0 waits until timeout_s has passed with no progress, then names
+//    the missing ranks, ascending: "monitored barrier 'LABEL': ranks 1, 3
+//    did not arrive within 0.3 s";
 //  - ranks != 0 wait for rank 0's verdict; if rank 0 itself has not arrived
-//    within timeout_s of their arrival, they fail naming rank 0;
+//    within timeout_s of the last progress, they fail naming rank 0;
 //  - a rank arriving after a failed verdict fails with it (all fail together).
-// Bound: a rank returns or throws within 2 * timeout_s of its arrival, plus
-// scheduling noise. cancel() fails every waiter at once.
+// Bound: a rank returns or throws within 2 * timeout_s + 1 s of the group's
+// last progress, plus scheduling noise. cancel() fails every waiter at once.
+// `progress`, when given, must outlive the barrier.
 class MonitoredBarrier {
  public:
-  MonitoredBarrier(int world_size, double timeout_s, std::string label = "barrier");
+  MonitoredBarrier(int world_size, double timeout_s, std::string label = "barrier", Heartbeat* progress = nullptr);
   void arrive(int rank, const std::string& fingerprint = "");
   void cancel(const std::string& why);
   bool failed() const;
@@ -125,6 +151,8 @@ class MonitoredBarrier {
 
  private:
   void decide_locked(std::string err, std::vector<int> missing, std::vector<int> mism);
+  Heartbeat own_progress_;
+  Heartbeat* progress_;
   int n_;
   double timeout_s_;
   std::string label_;
@@ -157,8 +185,11 @@ struct LabOptions {
   int64_t count = 1024;          // call 0's count; call 1 has count/2, call 2 count/4
   std::string algorithm = "ring";
   int fault_call = 1;            // 0..1 (wrong_order swaps it with the next one)
-  // Throws UsageError naming the bad value.
+  // Throws UsageError naming the bad value: ranks outside 2..kMaxRanks,
+  // or buffers beyond the memory budget (core/ir/limits.h).
   void validate() const;
+  // An upper estimate of the bytes the lab's buffers take at their peak.
+  double buffer_bytes() const;
 };
 
 struct RankOutcome {
@@ -184,7 +215,11 @@ struct LabResult {
 // "params", then a monitored barrier "end of step". Inputs: rank r's
 // elements are r + 1 (float32, op sum); outputs are checked (all_reduce:
 // n(n+1)/2 everywhere; all_gather: block q holds q + 1).
-// Bounded: returns within about 3 * timeout_s (+ the collectives' time).
+// A watchdog names the ranks stuck outside any collective when no rank has
+// made progress for 2 * timeout_s (every rank asleep: no barrier sees it);
+// its verdict starts "watchdog:" and `missing` lists those ranks.
+// Bounded: returns within about 3 * timeout_s of the last progress (+ the
+// collectives' time).
 LabResult run_hang_lab(const LabOptions& o);
 
 }  // namespace microddp::hang

@@ -129,7 +129,8 @@ struct Lesson {
 
 // Parse a lesson from text (`file` names it in messages) or from a file.
 // Throws LessonError (file:line:column: ...) for malformed YAML, unknown
-// keys, missing keys, wrong types and values out of range. Setups are
+// keys, duplicate keys, missing keys, wrong types and values out of range,
+// and for a path that is a directory or cannot be read. Setups are
 // validated by building their schedule, so a beat with an impossible setup
 // fails here, at its mark.
 Lesson parse_lesson(const std::string& text, const std::string& file = "<lesson>");

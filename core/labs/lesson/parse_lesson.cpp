@@ -267,6 +267,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+    no_duplicate_keys(text, file);
   } catch (const YAML::Exception& e) {
     throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
@@ -361,6 +362,12 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
 }
 
 Lesson load_lesson(const std::string& path) {
+  // A directory opens as an empty stream here, and read as "empty lesson".
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw LessonError(fmt::format("{}:0:0: is a directory, not a lesson file (lessons are YAML files such as "
+                                  "lessons/01-primitives.yaml; `microddp lesson --list` lists them)",
+                                  path));
   std::ifstream in(path);
   if (!in) throw LessonError(fmt::format("{}:0:0: cannot read the lesson file", path));
   std::stringstream ss;

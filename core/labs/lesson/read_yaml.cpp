@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 namespace microddp::lesson {
 
@@ -19,6 +25,60 @@ Mark Ctx::mark(const YAML::Node& n) const {
 }
 
 void Ctx::fail(const YAML::Node& n, const std::string& msg) const { throw LessonError(mark(n).str() + ": " + msg); }
+
+namespace {
+class DuplicateKeys : public YAML::EventHandler {
+ public:
+  explicit DuplicateKeys(std::string file) : file_(std::move(file)) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { item(m, nullptr); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { item(m, nullptr); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string& value) override {
+    item(m, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    item(m, nullptr);
+    frames_.push_back(Frame{false, true, {}});
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    item(m, nullptr);
+    frames_.push_back(Frame{true, true, {}});
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool is_map;
+    bool expect_key = true;  // a mapping's items alternate: key, value
+    std::map<std::string, int> first_line;
+  };
+  // One item of the enclosing collection (a collection is one item, its
+  // own items go to its frame). `key`: the text of a scalar item.
+  void item(const YAML::Mark& m, const std::string* text) {
+    if (frames_.empty() || !frames_.back().is_map) return;
+    Frame& f = frames_.back();
+    const bool is_key = f.expect_key;
+    f.expect_key = !f.expect_key;
+    if (!is_key || !text) return;
+    const auto [it, fresh] = f.first_line.emplace(*text, m.line + 1);
+    if (!fresh)
+      throw LessonError(fmt::format("{}:{}:{}: duplicate key '{}' in this mapping (first at line {})", file_,
+                                    m.line + 1, m.column + 1, *text, it->second));
+  }
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+}  // namespace
+
+void no_duplicate_keys(const std::string& text, const std::string& file) {
+  std::stringstream in(text);
+  YAML::Parser parser(in);
+  DuplicateKeys h(file);
+  while (parser.HandleNextDocument(h)) {
+  }
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;

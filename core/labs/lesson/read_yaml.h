@@ -21,6 +21,14 @@ struct Ctx {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const;
 };
 
+// Throws LessonError("file:line:column: duplicate key 'k' in this mapping
+// (first at line L)") at the first repeated key of any mapping in `text`
+// (yaml-cpp keeps both and n["k"] finds the first, so a repeat would be
+// silently ignored). Reads the text's events, not the node tree: an alias
+// is one event, so a document of nested aliases costs its length, not its
+// expansion. Call it on text that YAML::Load accepted.
+void no_duplicate_keys(const std::string& text, const std::string& file);
+
 // "a, b, c".
 std::string join(const std::vector<std::string>& v);
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/exec/executor.h"
+#include "core/ir/limits.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/stats.h"
 
@@ -257,6 +258,15 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     throw UsageError(fmt::format("calibrate: backend '{}' is not supported here (expected: threads)", opt.backend));
   if (opt.min_bytes < 4 || opt.max_bytes < opt.min_bytes)
     throw UsageError(fmt::format("calibrate: sizes {}..{} B (need 4 <= min <= max)", opt.min_bytes, opt.max_bytes));
+  {
+    // The largest size measured (min doubled while it stays <= max) is
+    // held in ping_pong_slots() slots by each of the 2 ranks, as input and
+    // output, and about as much again in the backend's copies.
+    int64_t largest = opt.min_bytes;
+    while (largest <= opt.max_bytes / 2) largest *= 2;
+    check_memory(8.0 * ping_pong_slots(largest) * static_cast<double>(largest),
+                 fmt::format("calibrate --max {} (a ping-pong of {} B)", opt.max_bytes, largest));
+  }
   CalibrationResult res;
   const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);

@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <utility>
 
 #include "core/labs/ddp/ddp.h"
+#include "core/model/stats.h"
 #include "core/ir/types.h"
 
 using namespace microddp;
@@ -262,5 +265,49 @@ TEST_SUITE("ddp") {
     CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("bogus"), UsageError);
     CHECK_THROWS_WITH_AS(parse_overlap("sometimes"), doctest::Contains("sometimes"), UsageError);
     CHECK(parse_overlap("per-param") == Overlap::per_param);
+  }
+
+  TEST_CASE("a learning rate that is not a positive finite number is refused, NaN included") {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const std::pair<double, const char*> bad[] = {
+        {inf, "lr inf: must be a positive finite number"},
+        {-inf, "lr -inf: must be a positive finite number"},
+        {nan, "lr nan: must be a positive finite number"},
+        {0.0, "lr 0: must be a positive finite number"},
+        {-1.0, "lr -1: must be a positive finite number"}};
+    for (const auto& [lr, msg] : bad) {
+      Options o;
+      o.lr = lr;
+      CHECK_THROWS_WITH_AS(o.validate(), msg, UsageError);
+    }
+    Options o;
+    o.bucket_cap_mb = inf;
+    CHECK_THROWS_WITH_AS(o.validate(), "bucket cap inf MB: must be a positive finite number", UsageError);
+    o = Options{};
+    o.layer_delay_us = 2000000;
+    CHECK_THROWS_WITH_AS(o.validate(), "layer delay 2000000 us: must be in 0..1000000", UsageError);
+  }
+
+  TEST_CASE("median and MAD of samples with a NaN are NaN, so every claim made on them fails") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK(median({3.0, 1.0, 2.0}) == 2.0);
+    CHECK(std::isnan(median({1.0, nan, 2.0})));
+    CHECK(std::isnan(mad({1.0, 2.0, nan})));
+  }
+
+  TEST_CASE("a loss that is not finite never matches the reference (std::max drops NaN)") {
+    // A finite but huge rate: the losses overflow to inf, then NaN, in the
+    // ranks and in the reference alike.
+    for (bool sharded : {false, true}) {
+      CAPTURE(sharded);
+      Options o = small(Overlap::bucketed);
+      o.sharded = sharded;
+      o.lr = 1e30;
+      o.iterations = 3;
+      auto r = run_ddp(o);
+      CHECK_FALSE(std::isfinite(r.iterations.back().loss));
+      CHECK(r.max_reference_rel_error == std::numeric_limits<double>::infinity());
+      CHECK_FALSE(r.max_reference_rel_error <= 1e-3);
+    }
   }
 }

@@ -285,7 +285,69 @@ TEST_SUITE("hang") {
     CHECK(lines[0].find("MICRODDP WARN w") != std::string::npos);
   }
 
+  TEST_CASE("monitored barrier waits for a late rank while the group makes progress") {
+    // Rank 1 arrives 3 timeouts after rank 0, but the group beats all the
+    // while (as healthy ranks on an oversubscribed machine do): late, not stuck.
+    Heartbeat hb;
+    MonitoredBarrier b(2, 0.5, "test", &hb);
+    std::thread beater([&] {
+      while (!b.has_arrived(0)) std::this_thread::yield();
+      const auto t0 = Clock::now();
+      while (since(t0) < 1.5) {
+        hb.beat();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    std::vector<std::string> err;
+    std::thread late([&] {
+      beater.join();
+      err = barrier_run(b, 2, {1});
+    });
+    auto first = barrier_run(b, 2, {0});
+    late.join();
+    CHECK(first[0] == "");
+    CHECK(err[1] == "");
+    CHECK_FALSE(b.failed());
+  }
+
+  TEST_CASE("hang lab: many ranks on few cores, no fault: nobody is named") {
+    // Built per rank, the schedules kept 128 rank threads on 2 cores busy
+    // for seconds before their first barrier; rank 0 named healthy ranks.
+    LabOptions o;
+    o.ranks = 128;
+    o.timeout_s = kLabTimeout;
+    auto r = run_hang_lab(o);
+    CHECK(r.verdict == "");
+    CHECK(r.missing.empty());
+    CHECK(r.all_passed);
+  }
+
+  TEST_CASE("hang lab: every rank stuck is a hang, named by the watchdog") {
+    LabOptions o;
+    o.fault = Fault::sleep;
+    o.fault_ranks = {0, 1, 2, 3};
+    o.timeout_s = kShort;
+    auto r = run_hang_lab(o);
+    CHECK(r.all_failed);
+    CHECK_FALSE(r.all_passed);
+    CHECK(r.missing == std::vector<int>{0, 1, 2, 3});
+    CHECK(r.verdict ==
+          "watchdog: no rank made progress for 0.6 s; ranks 0, 1, 2, 3 are stuck outside any collective (every rank "
+          "is stuck: no barrier can see a hang that nobody arrives at)");
+    CHECK(r.seconds >= 2 * kShort);  // from below only: it cannot decide earlier
+    for (auto& x : r.ranks) CHECK(x.recorder.last_completed == 0);
+  }
+
   TEST_CASE("bad lab options name the value") {
+    {
+      LabOptions big;
+      big.ranks = 1000;
+      CHECK_THROWS_WITH_AS(big.validate(), "--ranks 1000 is more than this tool runs (at most 256)", UsageError);
+      big.ranks = 4;
+      big.count = 3000000000000;
+      CHECK_THROWS_WITH_AS(big.validate(), doctest::Contains("--count 3000000000000 on 4 ranks needs"),
+                           UsageError);
+    }
     CHECK_THROWS_WITH_AS(parse_fault("explode"), doctest::Contains("explode"), UsageError);
     LabOptions o;
     o.fault = Fault::sleep;
