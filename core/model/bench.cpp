@@ -49,7 +49,8 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
 // per-iteration clock (barrier to barrier, so thread start-up is excluded).
 // Buffers rotate over enough sets to spill out of the caches (32 MiB
 // together), as OSU recommends: one reused buffer flatters on-node results.
-double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
+double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs,
+                std::vector<double>* samples = nullptr) {
   RunOptions ro;
   ro.mode = o.mode;
   ro.record = o.record;
@@ -68,7 +69,28 @@ double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, Ra
   if (res.trace.iteration_ns.size() < static_cast<size_t>(ro.iterations)) return 0;  // mpi: not rank 0
   std::vector<double> t;
   for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  if (samples) *samples = t;
   return median(t);
+}
+
+// The q-quantile (0..1) of v by linear interpolation between order
+// statistics (numpy's default); 0 for no samples.
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+void set_spread(BenchRow& row, const std::vector<double>& s) {
+  if (s.empty()) return;
+  row.min_us = quantile(s, 0.0) * 1e6;
+  row.p10_us = quantile(s, 0.1) * 1e6;
+  row.p90_us = quantile(s, 0.9) * 1e6;
+  row.max_us = quantile(s, 1.0) * 1e6;
+  row.samples = static_cast<int>(s.size());
 }
 
 }  // namespace
@@ -221,10 +243,13 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
             if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
           }
           t = median(off);
+          set_spread(row, off);
           row.recorded_us = median(on) * 1e6;
           row.record_overhead_pct = median(ratio) * 100.0;
         } else {
-          t = time_run(*s, in, o, o.check ? &out : nullptr);
+          std::vector<double> samples;
+          t = time_run(*s, in, o, o.check ? &out : nullptr, &samples);
+          set_spread(row, samples);
         }
       } else if (alg == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
@@ -306,6 +331,9 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   std::string f = checked ? fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
                           : std::string("# Out of bounds values : not checked (use --check)\n");
   f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : bus / rows.size());
+  for (const auto& x : summarize(rows))
+    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes\n",
+                     x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows);
   return f;
 }
 
@@ -314,13 +342,16 @@ std::string bench_json_row(const BenchRow& r) {
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
-      "\"recorded_us\": {}, \"record_overhead_pct\": {}}}",
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
+      "\"p90_us\": {}, \"max_us\": {}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
       r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
-      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct));
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.samples,
+      r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
+      r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us));
 }
 
 std::string bench_csv_header() {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -124,10 +125,42 @@ TEST_SUITE("bench") {
     CHECK(bench_csv_header().find("busbw_gbps") != std::string::npos);
     CHECK(bench_csv_row(rows[0]).rfind("all_reduce,ring,threads,lockstep,2,float32,sum,-1,4096,1024,", 0) == 0);
     CHECK(bench_table_footer(rows).find("Out of bounds values : 0 OK") != std::string::npos);
+    // the spread of the timed iterations: min <= p10 <= median <= p90 <= max
+    CHECK(j["samples"] == o.iters);
+    CHECK(j["min_us"].get<double>() <= j["p10_us"].get<double>());
+    CHECK(j["p10_us"].get<double>() <= j["time_us"].get<double>() + 1e-3);
+    CHECK(j["time_us"].get<double>() <= j["p90_us"].get<double>() + 1e-3);
+    CHECK(j["p90_us"].get<double>() <= j["max_us"].get<double>());
+    CHECK(j["min_us"].get<double>() > 0);
     const auto s = summarize(rows);
     REQUIRE(s.size() == 1);
     CHECK(s[0].rows == 1);
     CHECK(s[0].world_size == 2);
+  }
+
+  TEST_CASE("footer: per algorithm, the median and worst prediction error") {
+    BenchRow r;
+    r.algorithm = "ring";
+    r.world_size = 2;
+    r.busbw_gbps = 1;
+    std::vector<BenchRow> rows;
+    for (auto [bytes, t, pred] : {std::tuple{4096, 10.0, 11.0}, std::tuple{8192, 20.0, 15.0}, std::tuple{16384, 40.0, 42.0}}) {
+      r.bytes = bytes;
+      r.time_us = t;
+      r.predicted_us = pred;
+      rows.push_back(r);
+    }
+    r.algorithm = "tree";
+    r.bytes = 4096;
+    r.time_us = 10;
+    r.predicted_us = 13;
+    rows.push_back(r);
+    const std::string f = bench_table_footer(rows);
+    // ring: |errors| 10%, 25%, 5% -> median 10%, worst 25% at 8192 B
+    CHECK(f.find("# Prediction error     : ring on 2 ranks: median 10.0%, worst 25.0% (at 8192 B)") != std::string::npos);
+    CHECK(f.find("# Prediction error     : tree on 2 ranks: median 30.0%, worst 30.0% (at 4096 B)") != std::string::npos);
+    for (auto& x : rows) x.predicted_us = -1;  // no profile: no error lines
+    CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
   }
 
   TEST_CASE("sizes: parse and errors name the value") {
