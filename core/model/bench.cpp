@@ -45,6 +45,15 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
   return v.ok ? 0 : std::max<int64_t>(1, v.wrong_elements);
 }
 
+// Buffer sets the iterations rotate over, and the bytes of one set (every
+// rank's storages).
+std::pair<int, int64_t> rotation(const Schedule& s) {
+  int64_t per_set = 0;
+  for (int r = 0; r < s.world_size(); ++r)
+    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
+  return {static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16)), per_set};
+}
+
 // Median time of one iteration (s), in either mode, from the executor's
 // per-iteration clock (barrier to barrier, so thread start-up is excluded).
 // Buffers rotate over enough sets to spill out of the caches (32 MiB
@@ -55,10 +64,7 @@ double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, Ra
   ro.mode = o.mode;
   ro.record = o.record;
   ro.snapshot_limit = 0;
-  int64_t per_set = 0;
-  for (int r = 0; r < s.world_size(); ++r)
-    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
-  ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
+  ro.buffer_sets = rotation(s).first;
   // Warm-up visits every buffer set once, so each timed iteration finds its
   // set as the rotation left it (last touched buffer_sets iterations ago)
   // rather than fresh from the main thread's initial copy.
@@ -267,7 +273,12 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
       if (o.check && holds_all) row.wrong = count_wrong(sp, in, out);
       if (o.params && s) {
-        const Prediction p = predict(*s, *o.params);
+        // A step's data was last touched one whole rotation ago (all sets'
+        // bytes): the cache curve prices it at least at that footprint.
+        CostParams params = *o.params;
+        const auto [sets, per_set] = rotation(*s);
+        if (o.backend != "mpi") params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+        const Prediction p = predict(*s, params);
         // The iteration clock also holds the barrier that closes the
         // iteration (both modes), on top of the model's per-step barriers.
         row.predicted_us =

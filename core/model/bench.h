@@ -21,6 +21,10 @@
 // Predicted column: predict() in the bench's mode (lockstep_s or
 // pipelined_s) plus ONE barrier b(n) (CostParams::barrier_for): the closing
 // barrier the iteration clock includes on top of the model's step barriers.
+// Threads backend: with a cache curve in the profile, every step is priced
+// at a footprint of at least the rotation's bytes (buffer sets × every
+// rank's storages; CostParams::min_footprint_bytes), since that is how long
+// ago the rotation last touched the step's data.
 //
 // Timing (mpi backend, under mpirun; every rank calls run_bench with the
 // same options, only rank 0's rows are complete): one run_mpi call per

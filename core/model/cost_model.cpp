@@ -190,7 +190,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     std::vector<RankStepCost> rc(n);
     double worst = -1;
     int worst_r = 0;
-    const double fp = step_footprint(st, es);
+    const double fp = std::max(step_footprint(st, es), p.min_footprint_bytes);
     for (int r = 0; r < n; ++r) {
       rc[r] = rank_cost(st.ranks[r], es, p, fp);
       if (rc[r].terms.total() > worst) {

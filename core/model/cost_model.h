@@ -154,6 +154,12 @@ struct CostParams {
   // β, γ, δ by step footprint (the cache-aware model above); empty = the
   // flat beta, gamma, delta for every step.
   CacheCurve cache;
+  // The least footprint (bytes) any step is priced at. A caller that runs
+  // the schedule over several buffer sets in turn (bench rotates them so
+  // the data does not stay in cache) sets it to the bytes of all the sets:
+  // a step's data was last touched that many bytes ago. 0 = the step's own
+  // footprint, as above.
+  double min_footprint_bytes = 0;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

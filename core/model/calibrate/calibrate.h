@@ -44,8 +44,8 @@
 //    Ilic, Pratas & Sousa, IEEE CAL 13(1), 2014): β, γ and δ at footprints
 //    F from 8 KiB, doubling, to at least 4× the last-level cache (the cache
 //    sizes are read from the system only to choose where the sweep ends;
-//    every value is measured), within a quarter of the memory budget
-//    (core/ir/limits.h). F is in the model's unit (bytes read + written by
+//    every value is measured), no footprint above a quarter of the memory
+//    budget (core/ir/limits.h). F is in the model's unit (bytes read + written by
 //    the ranks of one step): δ(F) = one copy of F/2 bytes (reads F/2,
 //    writes F/2), γ(F) = one float32 sum of F/3 bytes (reads 2·F/3, writes
 //    F/3), each repeated on the same buffers so the data is where the
@@ -130,9 +130,10 @@ struct CalibrationResult {
 // the cache sweep.
 int64_t last_level_cache_bytes();
 // Footprints for the cache curve: 8 KiB doubling up to the first power of
-// two >= max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB), cut where a
-// footprint would need more than a quarter of budget_bytes (the ping-pong
-// holds about 2 × F). Ascending, at least 2 entries.
+// two >= max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB), ending
+// before the first F with 4·F > budget_bytes (the ping-pong's buffers, its
+// input copies and the kernels' pair hold about 3·F). Ascending, at least
+// 2 entries.
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
 // The curve at those footprints (see the method above); `flat` supplies α
 // and b(2) for β. progress may be empty.

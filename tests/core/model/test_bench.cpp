@@ -205,6 +205,33 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("predicted column with a cache curve: steps priced at least at the rotation's bytes") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.check = false;
+    o.min_bytes = o.max_bytes = 4096;
+    // two levels: 10 GB/s up to 64 KiB, 1 GB/s from 32 MiB on
+    o.params->cache.footprint_bytes = {64.0 * 1024, 32.0 * 1024 * 1024};
+    o.params->cache.beta = {1e-10, 1e-9};
+    o.params->cache.gamma = {1e-10, 1e-9};
+    o.params->cache.delta = {1e-10, 1e-9};
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    const Schedule s = make_schedule(bench_spec(o, "ring", 4096));
+    int64_t per_set = 0;  // every rank's storages: the bytes of one buffer set
+    for (int r = 0; r < 2; ++r)
+      for (int64_t e : rank_layout(s, r).storage_size) per_set += e * 4;
+    const int64_t sets = std::clamp<int64_t>((int64_t{32} << 20) / per_set, 1, 16);
+    CHECK(sets == 16);  // a 4 KiB all-reduce: 16 sets of a few KiB, far below 32 MiB
+    CostParams at = *o.params;
+    at.min_footprint_bytes = static_cast<double>(sets * per_set);
+    const Prediction p = predict(s, at);
+    for (double fp : p.footprint_bytes) CHECK(fp == static_cast<double>(sets * per_set));
+    CHECK(rows[0].predicted_us == doctest::Approx((p.lockstep_s + o.params->barrier_for(2)) * 1e6).epsilon(1e-12));
+    // without the floor the steps' own footprints (a few KiB) would be priced at 10 GB/s
+    CHECK(predict(s, *o.params).lockstep_s < p.lockstep_s);
+  }
+
   TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
     const double f = cpu_busy_fraction(0.05);
     CHECK(f >= 0.0);  // -1 would mean /proc/stat did not parse
