@@ -40,10 +40,15 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p) {
   else if (!c.preset.empty())
     s = fmt::format("preset {} (a what-if for other hardware; the times are this machine's)", c.preset);
   else s = fmt::format("profile {}", c.profile.empty() ? default_profile_path() : c.profile);
+  const std::string curve =
+      p.cache.empty() ? ""
+                      : fmt::format("; β, γ, δ by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
+                                    p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
+                                    p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)
-    return s + fmt::format(" (messages < {} B: {}; larger: {})", p.break_bytes, line(p.alpha_small, p.beta_small),
-                           line(p.alpha, p.beta));
-  return s + " (" + line(p.alpha, p.beta) + ")";
+    return s + fmt::format(" (messages < {} B: {}; larger: {}{})", p.break_bytes, line(p.alpha_small, p.beta_small),
+                           line(p.alpha, p.beta), curve);
+  return s + " (" + line(p.alpha, p.beta) + curve + ")";
 }
 
 // --mpi-algorithm: Open MPI's choice is an MCA parameter, read when MPI

@@ -22,6 +22,7 @@ struct Args {
   std::string backend = "threads", out, min = "4", max = "64M";
   int warmup = 3;
   int nodes = 0, ranks_per_node = 0;  // mpi: 0 = the lab's, else the whole job on one node
+  bool no_cache_curve = false;
 };
 
 // Where a lab profile goes unless --out says: beside the default profile,
@@ -121,6 +122,7 @@ int run(Args a, bool backend_given, bool max_given) {
   o.max_bytes = parse_size(a.max);
   if (a.warmup < 0) throw UsageError(fmt::format("--warmup {} must not be negative", a.warmup));
   o.warmup = a.warmup;
+  o.cache_curve = !a.no_cache_curve;
   o.progress = [](const std::string& line) {
     std::printf("  %s\n", line.c_str());
     std::fflush(stdout);
@@ -135,11 +137,7 @@ int run(Args a, bool backend_given, bool max_given) {
               a.backend.c_str(), static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
   const CalibrationResult r = calibrate(o);
   const CostParams& p = r.params;
-  auto show = [](const char* what, const LineFit& f) {
-    std::printf("%s: α = %.3f us, bandwidth = %.3f GB/s, n½ = α/β = %.0f B, residuals rms %.1f%%, max %.1f%% (at %lld B)\n",
-                what, f.alpha * 1e6, f.beta > 0 ? 1e-9 / f.beta : 0.0, f.beta > 0 ? f.alpha / f.beta : 0.0,
-                f.rms_rel * 100, f.max_rel * 100, static_cast<long long>(f.worst_bytes));
-  };
+  auto show = [](const char* what, const LineFit& f) { std::printf("%s\n", fit_line_text(what, f).c_str()); };
   std::printf("\n");
   show("one line   ", r.fit.one);
   if (r.fit.break_bytes) {
@@ -152,13 +150,11 @@ int run(Args a, bool backend_given, bool max_given) {
     if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0)
       std::printf("(this CPU's L2 cache: %ld B per core; a message of m bytes touches 2m, so up to %ld B can stay in it)\n",
                   l2, l2 / 2);
-    if (!(r.fit.large.beta > 0))
-      std::printf("warning: the large-message times did not grow with size (β <= 0, bandwidth 0 in the profile): the "
-                  "measurement was disturbed; run calibrate again on an idle machine\n");
-    if (r.fit.large.alpha < 0)
-      std::printf("(a negative α is not a latency: the large-message line, extended to 0 B, lands below zero; the profile "
-                  "uses α = 0 above the break)\n");
   }
+  const LineFit& large = r.fit.break_bytes ? r.fit.large : r.fit.one;
+  if (!(large.beta > 0))
+    std::printf("warning: the large-message times did not grow with size (β <= 0): the measurement was disturbed, so the "
+                "profile uses the copy's δ as β; run calibrate again on an idle machine\n");
   std::printf("γ (float32 sum kernel, 1 thread) = %.4g s/B  (%.3f GB/s)\n", p.gamma, r.reduce_Bps / 1e9);
   std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
   std::printf("profile: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n", p.alpha * 1e6,
@@ -170,6 +166,13 @@ int run(Args a, bool backend_given, bool max_given) {
     std::printf("peer wait w(n) = %.3f us at n = 2, %.3f us at n = %d, %.3f us at n = %zu (once per step to a receiver sharing a core with a busy rank, or whose sender does)\n",
                 p.wait_for(2) * 1e6, p.wait_for(p.cores + 1) * 1e6, p.cores + 1, p.wait_s.back() * 1e6,
                 p.wait_s.size() + 1);
+  if (!p.cache.empty()) {
+    const auto& c = p.cache;
+    std::printf("cache curve (%zu footprints, %.0f B .. %.0f B): β from %.3f to %.3f GB/s, δ from %.3f to %.3f GB/s; each "
+                "step is priced at its footprint (per-rank bytes read + written x ranks sharing the cache)\n",
+                c.footprint_bytes.size(), c.footprint_bytes.front(), c.footprint_bytes.back(), 1e-9 / c.beta.front(),
+                1e-9 / c.beta.back(), 1e-9 / c.delta.front(), 1e-9 / c.delta.back());
+  }
   if (!p.mem_bw_Bps.empty())
     std::printf("memory bus B(k) = %.3f GB/s with 1 thread, %.3f GB/s with %zu (roofline for min(n, cores) ranks)\n",
                 p.mem_bw_Bps.front() / 1e9, p.mem_bw_Bps.back() / 1e9, p.mem_bw_Bps.size());
@@ -184,13 +187,14 @@ std::function<int()> setup_calibrate(CLI::App* sub) {
   static Args a;
   sub->add_option("--backend", a.backend, "threads, or mpi: per link class under mpirun (default in `microddp cluster`)")
       ->capture_default_str();
-  sub->add_option("--out", a.out, "profile file (default: " + default_profile_path() + "; mpi: " +
+  sub->add_option("--out,--output", a.out, "profile file (default: " + default_profile_path() + "; mpi: " +
                                       default_lab_profile_path() + ")");
   sub->add_option("--nodes", a.nodes, "mpi: nodes of the job (default: the cluster lab's, else 1)");
   sub->add_option("--ranks-per-node", a.ranks_per_node, "mpi: ranks per node (default: the lab's, else all)");
   sub->add_option("--min", a.min, "smallest ping-pong size (bytes; K, M suffixes)")->capture_default_str();
   sub->add_option("--max", a.max, "largest ping-pong size")->capture_default_str();
   sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
+  sub->add_flag("--no-cache-curve", a.no_cache_curve, "skip the cache curve (flat β, γ, δ, as older profiles)");
   return [sub] { return run(a, sub->count("--backend") > 0, sub->count("--max") > 0); };
 }
 

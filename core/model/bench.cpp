@@ -45,19 +45,26 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
   return v.ok ? 0 : std::max<int64_t>(1, v.wrong_elements);
 }
 
+// Buffer sets the iterations rotate over, and the bytes of one set (every
+// rank's storages).
+std::pair<int, int64_t> rotation(const Schedule& s) {
+  int64_t per_set = 0;
+  for (int r = 0; r < s.world_size(); ++r)
+    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
+  return {static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16)), per_set};
+}
+
 // Median time of one iteration (s), in either mode, from the executor's
 // per-iteration clock (barrier to barrier, so thread start-up is excluded).
 // Buffers rotate over enough sets to spill out of the caches (32 MiB
 // together), as OSU recommends: one reused buffer flatters on-node results.
-double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs) {
+double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs,
+                std::vector<double>* samples = nullptr) {
   RunOptions ro;
   ro.mode = o.mode;
   ro.record = o.record;
   ro.snapshot_limit = 0;
-  int64_t per_set = 0;
-  for (int r = 0; r < s.world_size(); ++r)
-    for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
-  ro.buffer_sets = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16));
+  ro.buffer_sets = rotation(s).first;
   // Warm-up visits every buffer set once, so each timed iteration finds its
   // set as the rotation left it (last touched buffer_sets iterations ago)
   // rather than fresh from the main thread's initial copy.
@@ -68,7 +75,28 @@ double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, Ra
   if (res.trace.iteration_ns.size() < static_cast<size_t>(ro.iterations)) return 0;  // mpi: not rank 0
   std::vector<double> t;
   for (int i = warm; i < ro.iterations; ++i) t.push_back(res.trace.iteration_ns[i] * 1e-9);
+  if (samples) *samples = t;
   return median(t);
+}
+
+// The q-quantile (0..1) of v by linear interpolation between order
+// statistics (numpy's default); 0 for no samples.
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+void set_spread(BenchRow& row, const std::vector<double>& s) {
+  if (s.empty()) return;
+  row.min_us = quantile(s, 0.0) * 1e6;
+  row.p10_us = quantile(s, 0.1) * 1e6;
+  row.p90_us = quantile(s, 0.9) * 1e6;
+  row.max_us = quantile(s, 1.0) * 1e6;
+  row.samples = static_cast<int>(s.size());
 }
 
 }  // namespace
@@ -246,10 +274,13 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
             if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
           }
           t = median(off);
+          set_spread(row, off);
           row.recorded_us = median(on) * 1e6;
           row.record_overhead_pct = median(ratio) * 100.0;
         } else {
-          t = time_run(*s, in, o, o.check ? &out : nullptr);
+          std::vector<double> samples;
+          t = time_run(*s, in, o, o.check ? &out : nullptr, &samples);
+          set_spread(row, samples);
         }
       } else if (alg == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
@@ -273,7 +304,12 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
                            1e6;
         row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
       } else if (o.params && s) {
-        const Prediction p = predict(*s, *o.params);
+        // A step's data was last touched one whole rotation ago (all sets'
+        // bytes): the cache curve prices it at least at that footprint.
+        CostParams params = *o.params;
+        const auto [sets, per_set] = rotation(*s);
+        if (o.backend != "mpi") params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+        const Prediction p = predict(*s, params);
         // The iteration clock also holds the barrier that closes the
         // iteration (both modes), on top of the model's per-step barriers.
         row.predicted_us =
@@ -347,6 +383,9 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   std::string f = checked ? fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
                           : std::string("# Out of bounds values : not checked (use --check)\n");
   f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : bus / rows.size());
+  for (const auto& x : summarize(rows))
+    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes\n",
+                     x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows);
   return f;
 }
 
@@ -384,13 +423,16 @@ std::string bench_json_row(const BenchRow& r) {
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
-      "\"recorded_us\": {}, \"record_overhead_pct\": {}{}}}",
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
+      "\"p90_us\": {}, \"max_us\": {}{}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
       r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
-      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), topo);
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.samples,
+      r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
+      r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us), topo);
 }
 
 std::string bench_csv_header() {

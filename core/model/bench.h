@@ -21,6 +21,10 @@
 // Predicted column: predict() in the bench's mode (lockstep_s or
 // pipelined_s) plus ONE barrier b(n) (CostParams::barrier_for): the closing
 // barrier the iteration clock includes on top of the model's step barriers.
+// Threads backend: with a cache curve in the profile, every step is priced
+// at a footprint of at least the rotation's bytes (buffer sets × every
+// rank's storages; CostParams::min_footprint_bytes), since that is how long
+// ago the rotation last touched the step's data.
 //
 // Timing (mpi backend, under mpirun; every rank calls run_bench with the
 // same options, only rank 0's rows are complete): one run_mpi call per
@@ -117,6 +121,12 @@ struct BenchRow {
   int nodes = 1;            // JSON "nodes" when > 1
   std::string auto_pick;    // algorithm "auto": the algorithm it ran (JSON "auto_pick"; table "auto->ring")
   std::string cluster;      // BenchOptions::cluster (JSON "cluster": {...} when set)
+  // Spread of the timed iterations behind time_us (µs; < 0 = not available:
+  // library reference rows, which report a mean, and MPI ranks other than 0).
+  // Quantiles by linear interpolation between order statistics; with
+  // record_pairs > 0 they are over the pairs' recording-off medians.
+  int samples = 0;
+  double min_us = -1, p10_us = -1, p90_us = -1, max_us = -1;
 };
 
 // Parse "4K", "64M", "1G" (powers of 1024, as nccl-tests), "512", "1e9".
@@ -135,10 +145,14 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes);
 
 // Text output: the header lines (start with '#'), one row, the footer
-// (average busbw, number of wrong values). With record_pairs > 0 the header
+// (number of wrong values, average busbw, and per algorithm and world size
+// with predictions the median and worst |predicted - measured| / measured
+// over the sizes, as summarize()). With record_pairs > 0 the header
 // and rows gain two columns: recorded (us) and rec.ovh (%). JSON rows carry
 // "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
-// end with the same two fields (empty when not measured).
+// end with the same two fields (empty when not measured). JSON rows also
+// carry the spread: "samples", "min_us", "p10_us", "p90_us", "max_us" (null
+// when not available).
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
 std::string bench_table_footer(const std::vector<BenchRow>& rows);

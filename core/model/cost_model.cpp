@@ -71,6 +71,29 @@ double CostParams::mem_bw_for(int threads) const {
   return mem_bw_Bps[std::min(mem_bw_Bps.size(), static_cast<size_t>(threads)) - 1];
 }
 
+double CacheCurve::at(const std::vector<double>& v, double footprint) const {
+  const auto& f = footprint_bytes;
+  if (footprint <= f.front()) return v.front();
+  if (footprint >= f.back()) return v.back();
+  const size_t hi = static_cast<size_t>(std::upper_bound(f.begin(), f.end(), footprint) - f.begin());
+  const size_t lo = hi - 1;
+  const double w = (std::log2(footprint) - std::log2(f[lo])) / (std::log2(f[hi]) - std::log2(f[lo]));
+  return v[lo] + w * (v[hi] - v[lo]);
+}
+
+double CostParams::beta_at(double bytes, double footprint) const {
+  if (cache.empty() || bytes < break_bytes) return beta_for(bytes);
+  return cache.at(cache.beta, footprint);
+}
+double CostParams::gamma_at(double footprint) const { return cache.empty() ? gamma : cache.at(cache.gamma, footprint); }
+double CostParams::delta_at(double footprint) const { return cache.empty() ? delta : cache.at(cache.delta, footprint); }
+double CostParams::mem_bw_at(int threads, double footprint) const {
+  const double B = mem_bw_for(threads);
+  if (cache.empty() || !(delta > 0)) return B;
+  const double d = delta_at(footprint);
+  return d > 0 ? B * std::max(1.0, delta / d) : B;
+}
+
 void count_op(RankStepCost& c, OpKind kind, int64_t b) {
   switch (kind) {
     case OpKind::send:  // no traffic of its own: the receiver reads the sender's buffer
@@ -114,7 +137,14 @@ CostTerms red(const CostParams& p, double bytes) {
   t.gamma_s = bytes * p.gamma;
   return t;
 }
-RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p) {
+// One message of `bytes` bytes in a step of footprint `fp` bytes.
+CostTerms msg_at(const CostParams& p, double bytes, double fp) {
+  CostTerms t;
+  t.alpha_s = p.alpha_for(bytes);
+  t.beta_s = bytes * p.beta_at(bytes, fp);
+  return t;
+}
+RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& p, double fp) {
   RankStepCost c;
   CostTerms out, in;
   for (const Op& op : ops) {
@@ -123,16 +153,30 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
     const double m = static_cast<double>(b);
     // shared memory: the receiver moves the bytes; the sender only posts
     if (op.kind == OpKind::send)
-      out += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msgs(p, 1, m);
+      out += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msg_at(p, m, fp);
     else if (op.kind == OpKind::recv)
-      in += msgs(p, 1, m);
+      in += msg_at(p, m, fp);
     else if (op.kind == OpKind::recv_reduce)
-      in += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msgs(p, 1, m);
+      in += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msg_at(p, m, fp);
   }
   c.terms = out.total() >= in.total() ? out : in;
-  c.terms.gamma_s = c.bytes_reduced * p.gamma;
-  c.terms.delta_s = c.bytes_copied * p.delta;
+  c.terms.gamma_s = c.bytes_reduced * p.gamma_at(fp);
+  c.terms.delta_s = c.bytes_copied * p.delta_at(fp);
   return c;
+}
+
+// The step's footprint (cost_model.h): the largest per-rank traffic times
+// the ranks with traffic, who share the cache while the step runs.
+double step_footprint(const Step& st, size_t es) {
+  int64_t most = 0;
+  int sharing = 0;
+  for (const auto& ops : st.ranks) {
+    RankStepCost c;
+    for (const Op& op : ops) count_op(c, op.kind, op.len * static_cast<int64_t>(es));
+    if (c.bytes_traffic > 0) ++sharing;
+    most = std::max(most, c.bytes_traffic);
+  }
+  return static_cast<double>(most) * sharing;
 }
 
 }  // namespace
@@ -146,8 +190,9 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     std::vector<RankStepCost> rc(n);
     double worst = -1;
     int worst_r = 0;
+    const double fp = std::max(step_footprint(st, es), p.min_footprint_bytes);
     for (int r = 0; r < n; ++r) {
-      rc[r] = rank_cost(st.ranks[r], es, p);
+      rc[r] = rank_cost(st.ranks[r], es, p, fp);
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;
@@ -204,7 +249,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     // Shared memory bus (roofline): the step's traffic over the aggregate
     // bandwidth of the threads that can stream at once.
     double bus = 0;
-    if (const double B = p.mem_bw_for(p.bus_threads(n)); B > 0) {
+    if (const double B = p.mem_bw_at(p.bus_threads(n), fp); B > 0) {
       int64_t traffic = 0;
       for (int r = 0; r < n; ++r) traffic += rc[r].bytes_traffic;
       bus = static_cast<double>(traffic) / B;
@@ -224,6 +269,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);
     pr.bus_s.push_back(bus);
+    pr.footprint_bytes.push_back(fp);
     pr.lockstep += crit;
     pr.ranks.push_back(std::move(rc));
     pr.finish_s.push_back(fin);

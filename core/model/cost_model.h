@@ -60,11 +60,34 @@
 //   step = max( max over ranks of the per-rank cost above (+ w(n) as above),
 //               traffic / B(min(n, cores)) )          (roofline; when B known)
 //        + b(n)                                       (lockstep only)
+// Cache-aware per-byte costs (the cache-aware roofline of Ilic, Pratas &
+// Sousa, "Cache-aware Roofline model: Upgrading the loft", IEEE Computer
+// Architecture Letters 13(1), 2014: each level of the memory hierarchy has
+// its own bandwidth ceiling, and a kernel runs under the ceiling of the level
+// its working set fits in). A profile may carry a cache curve (CacheCurve
+// below): β, γ and δ measured by calibrate at working-set sizes from a few
+// KiB to beyond the last-level cache. The model then prices each step with
+// the values at that step's FOOTPRINT:
+//   footprint(step) = (largest memory traffic of one rank in the step, bytes
+//                      read + written as counted for the bus above)
+//                   × (number of ranks with traffic in the step)
+// i.e. per-rank bytes times the ranks that share the cache at that moment
+// (on one machine every rank shares the last-level cache). The curve is
+// measured in the same unit (calibrate.h), and values between two measured
+// footprints are interpolated linearly in log2(footprint); below the first
+// and beyond the last the end values hold. The bus ceiling B(k) (measured
+// beyond the caches) rises by the same factor as δ falls at that footprint
+// (δ_flat / δ(footprint), never below 1): the cache level's ceiling. Without
+// a curve (presets, older profiles) the flat β, γ, δ and B apply as before.
+// Messages below break_bytes keep the small-message line α_small + m·β_small:
+// calibrate fits that line on messages whose buffers already sit in cache.
 // Known limits (say them to learners): no contention between links, no
 // overlap of a reduction with the next segment's transfer, cache effects only
-// through the measured β, γ, δ and B (all measured beyond the caches, so
-// small messages that stay in cache are over-predicted), and scheduler noise
-// from oversubscribed cores only as the averages in `cores`, b(n) and B.
+// through the measured β, γ, δ and B (without a cache curve all measured
+// beyond the caches, so small messages that stay in cache are
+// over-predicted; with one, a step's data is assumed to be where a warm
+// repetition of that step would find it), and scheduler noise from
+// oversubscribed cores only as the averages in `cores`, b(n) and B.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -74,6 +97,20 @@
 #include "core/ir/schedule.h"
 
 namespace microddp {
+
+// Per-byte costs by working-set size (the cache-aware model above). All
+// vectors have the same length; footprint_bytes ascends strictly and is > 0;
+// beta, gamma, delta in SECONDS PER BYTE (β per message byte received, γ
+// per byte reduced, δ per byte copied). Empty = flat model.
+struct CacheCurve {
+  std::vector<double> footprint_bytes;
+  std::vector<double> beta, gamma, delta;
+  bool empty() const { return footprint_bytes.empty(); }
+  // v (one of beta, gamma, delta) at `footprint` bytes: linear in
+  // log2(footprint) between the two measured footprints around it, the end
+  // value outside the measured range. Requires !empty().
+  double at(const std::vector<double>& v, double footprint) const;
+};
 
 struct CostParams {
   std::string name = "custom";
@@ -114,6 +151,15 @@ struct CostParams {
   // + written per second) when k threads copy at once (calibrate measures
   // k = 1..cores). Empty = no roofline. mem_bw_for(k) clamps k to the table.
   std::vector<double> mem_bw_Bps;
+  // β, γ, δ by step footprint (the cache-aware model above); empty = the
+  // flat beta, gamma, delta for every step.
+  CacheCurve cache;
+  // The least footprint (bytes) any step is priced at. A caller that runs
+  // the schedule over several buffer sets in turn (bench rotates them so
+  // the data does not stay in cache) sets it to the bytes of all the sets:
+  // a step's data was last touched that many bytes ago. 0 = the step's own
+  // footprint, as above.
+  double min_footprint_bytes = 0;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.
@@ -121,6 +167,14 @@ struct CostParams {
   double alpha_for(double bytes) const { return bytes < break_bytes ? alpha_small : alpha; }
   double beta_for(double bytes) const { return bytes < break_bytes ? beta_small : beta; }
   double message_s(double bytes) const { return alpha_for(bytes) + bytes * beta_for(bytes); }
+  // The same at a step footprint (bytes, as defined above): the cache
+  // curve's value when there is one (for messages of at least break_bytes),
+  // else the flat one.
+  double beta_at(double bytes, double footprint) const;
+  double gamma_at(double footprint) const;
+  double delta_at(double footprint) const;
+  // B(k) at a footprint: mem_bw_for(threads) × max(1, delta / delta_at(footprint)).
+  double mem_bw_at(int threads, double footprint) const;
   double barrier_for(int n) const;         // seconds
   double wait_for(int n) const;            // seconds
   double mem_bw_for(int threads) const;    // bytes/s; 0 = not modelled
@@ -169,6 +223,7 @@ struct Prediction {
   std::vector<double> step_s;                    // [step]: max(slowest rank, bus) + barrier
   std::vector<int> critical_rank;                // [step]: the slowest rank
   std::vector<double> bus_s;                     // [step]: traffic / B (0 = no roofline)
+  std::vector<double> footprint_bytes;           // [step]: the footprint the step is priced at
   CostTerms lockstep;                            // Σ of the critical ranks' terms + bus + barriers
   double lockstep_s = 0;                         // = lockstep.total()
   double pipelined_s = 0;                        // critical path, free-running (no

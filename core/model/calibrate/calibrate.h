@@ -40,12 +40,29 @@
 // over the rounds. Before the fit, a 3-point running median over the sizes
 // removes a size that caught an isolated quiet or busy moment (points holds
 // the smoothed times).
+//  - cache curve (the cache-aware model of core/model/cost_model.h, after
+//    Ilic, Pratas & Sousa, IEEE CAL 13(1), 2014): β, γ and δ at footprints
+//    F from 8 KiB, doubling, to at least 4× the last-level cache (the cache
+//    sizes are read from the system only to choose where the sweep ends;
+//    every value is measured), no footprint above a quarter of the memory
+//    budget (core/ir/limits.h). F is in the model's unit (bytes read + written by
+//    the ranks of one step): δ(F) = one copy of F/2 bytes (reads F/2,
+//    writes F/2), γ(F) = one float32 sum of F/3 bytes (reads 2·F/3, writes
+//    F/3), each repeated on the same buffers so the data is where the
+//    previous pass left it, per byte of the destination; β(F) = a lockstep
+//    ping-pong of F/2-byte messages on ONE buffer slot (the receiver reads
+//    F/2 and writes F/2 per step), (step - b(2) - α) / message bytes, never
+//    below δ(F) (a recv is one copy out of the peer's buffer; at small F
+//    the subtraction is noise). Each value is the median of `rounds`
+//    interleaved rounds, then a 3-point running median over F.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
@@ -77,6 +94,13 @@ struct CalibrationFit {
 // single line's max relative residual exceeds 15%.
 CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 
+// One line describing a fit for calibrate's output (no newline), prefixed
+// by `what`. A line with alpha >= 0: "α = .. us, bandwidth = .. GB/s, n½ =
+// α/β = .. B, residuals ...". A line whose intercept is negative is not a
+// latency and gets no α or n½: "bandwidth only: bandwidth = .. GB/s
+// (intercept below zero: ...), residuals ...".
+std::string fit_line_text(const std::string& what, const LineFit& f);
+
 struct CalibrateOptions {
   std::string backend = "threads";
   int64_t min_bytes = 4, max_bytes = int64_t{64} << 20;
@@ -85,6 +109,7 @@ struct CalibrateOptions {
   int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ, δ and B(k)
   int rounds = 3;                            // interleaved rounds (>= 1)
   int max_barrier_ranks = 8;                 // b(n) for n = 2..this
+  bool cache_curve = true;                   // measure β, γ, δ by footprint (the cache curve)
   // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -98,7 +123,30 @@ struct CalibrationResult {
   std::vector<double> barrier_s;   // [n-2]: one lockstep barrier of n ranks (s)
   std::vector<double> peer_wait_s; // [n-2]: w(n), seconds per receiving step
   std::vector<double> mem_bw_Bps;  // [k-1]: aggregate traffic of k copying threads (bytes/s)
+  int64_t llc_bytes = 0;           // last-level cache the sweep was sized by (0 = unknown)
 };
+
+// The largest data cache of this CPU in bytes (/sys/devices/system/cpu/cpu0/cache,
+// else sysconf), 0 when unknown. Used only to choose
+// the cache sweep.
+int64_t last_level_cache_bytes();
+// Footprints for the cache curve: 8 KiB doubling up to the first power of
+// two >= max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB), ending
+// before the first F with 4·F > budget_bytes (the ping-pong's buffers, its
+// input copies and the kernels' pair hold about 3·F). Ascending, at least
+// 2 entries.
+std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
+// The curve at those footprints (see the method above); `flat` supplies α
+// and b(2) for β. progress may be empty.
+CacheCurve measure_cache_curve(const std::vector<double>& footprints, const CostParams& flat, int rounds,
+                               const std::function<void(const std::string&)>& progress = {});
+// The profile's "cache_curve" object: {"footprint_bytes": [..], "beta_s_per_byte": [..],
+// "gamma_s_per_byte": [..], "delta_s_per_byte": [..], "rule": text}. Absent
+// = flat model. Reading throws UsageError naming the file and the key when
+// the arrays differ in length, a footprint is not > 0 and ascending, or a
+// value is not a finite number of seconds per byte in [0, 1e-3] (β > 0).
+nlohmann::json cache_curve_json(const CacheCurve& c);
+CacheCurve cache_curve_from_json(const nlohmann::json& j, const std::string& path);
 
 // The mode of noisy samples: the median of the shortest window that holds
 // half of them ("shorth"). Equals the median for a single tight cluster; for
@@ -127,6 +175,12 @@ double measure_reduce_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
 // backend: one `bytes`-long message plus one barrier of 2 ranks (the mode of
 // `rounds` runs of 20 iterations; a few ms for small messages).
 double measure_message_step_s(int64_t bytes, int rounds = 3);
+// Seconds of every timed step of a lockstep ping-pong between 2 ranks of
+// the threads backend (one `bytes`-long message + one barrier of 2 ranks
+// each), the pings walking through `slots` buffer slots (1 = the same
+// buffers every time: the data stays where the last step left it), `iters`
+// iterations after `warmup`.
+std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters);
 
 // Is the machine still in the state a profile was measured in? On a VM the
 // host can move the virtual CPUs. Measured here: a 4-byte message took
@@ -176,7 +230,15 @@ std::string default_profile_path();
 // bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
 // barrier and bus fields existed still load (missing = empty = not modelled);
 // a table that is not an array of numbers in range (b, w: 0..1 s; B: 1..1e15
-// B/s) is refused with a UsageError naming the key and the entry.
+// B/s) is refused with a UsageError naming the key and the entry. Every
+// scalar is checked too (validate_profile_number): alpha_s, alpha_small_s
+// in [0, 1] s; beta_s_per_byte in (0, 1] s/B; beta_small_s_per_byte,
+// gamma_s_per_byte, delta_s_per_byte in [0, 1] s/B; bandwidth_Bps in
+// (0, 1e15] B/s; n_half_bytes, break_bytes in [0, 2^50]; cores an integer
+// in [1, 65536] (write_profile leaves it out for cores = 0, one per rank); points' bytes in [1, 2^50] and seconds in (0, 1e3]. NaN,
+// infinities and absurd magnitudes (1e308) are refused with a UsageError
+// naming the file and the field. The optional "cache_curve" object is read
+// by cache_curve_from_json.
 // calibrate keeps b(n) and w(n) non-decreasing in n (running max: a dip is
 // noise, and the last entry decides every larger world size).
 // write_profile creates missing parent folders and throws

@@ -81,6 +81,18 @@ CalibrationFit fit_message_times(const std::vector<FitPoint>& in) {
   return cf;
 }
 
+std::string fit_line_text(const std::string& what, const LineFit& f) {
+  const double bw = f.beta > 0 ? 1e-9 / f.beta : 0.0;
+  const std::string res = fmt::format("residuals rms {:.1f}%, max {:.1f}% (at {} B)", f.rms_rel * 100, f.max_rel * 100,
+                                      f.worst_bytes);
+  if (f.alpha < 0)
+    return fmt::format("{}: bandwidth only: bandwidth = {:.3f} GB/s, {} (the line's intercept is below zero, which is no "
+                       "latency: these sizes are bandwidth bound, so the profile takes α = 0 for them)",
+                       what, bw, res);
+  return fmt::format("{}: α = {:.3f} us, bandwidth = {:.3f} GB/s, n½ = α/β = {:.0f} B, {}", what, f.alpha * 1e6, bw,
+                     f.beta > 0 ? f.alpha / f.beta : 0.0, res);
+}
+
 double mode_estimate(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

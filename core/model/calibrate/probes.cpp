@@ -212,9 +212,11 @@ int ping_pong_slots(int64_t bytes) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   return static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / (e * 4), 1, 64));
 }
-std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters) {
+}  // namespace
+
+std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
-  const int K = ping_pong_slots(bytes);
+  const int K = std::max(1, slots);
   const Schedule s = ping_pong(e, K);
   RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
   std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
@@ -237,6 +239,7 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int warmup, int iters)
   return out;
 }
 
+namespace {
 // Keeps a table non-decreasing (running max): more ranks never make a
 // barrier or a peer wait cheaper; a dip is noise.
 void running_max(std::vector<double>& v) {
@@ -247,7 +250,7 @@ void running_max(std::vector<double>& v) {
 double measure_message_step_s(int64_t bytes, int rounds) {
   std::vector<double> all;
   for (int r = 0; r < std::max(1, rounds); ++r) {
-    const std::vector<double> got = ping_pong_step_samples(bytes, 3, 20);
+    const std::vector<double> got = ping_pong_step_samples(bytes, ping_pong_slots(bytes), 3, 20);
     all.insert(all.end(), got.begin(), got.end());
   }
   return mode_estimate(all);
@@ -287,7 +290,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
       const int iters = std::max(
           2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
                                                   std::max(5, opt.max_iters))) / rounds);
-      const std::vector<double> got = ping_pong_step_samples(sizes[si], opt.warmup, iters);
+      const std::vector<double> got = ping_pong_step_samples(sizes[si], slots[si], opt.warmup, iters);
       samples[si].insert(samples[si].end(), got.begin(), got.end());
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
@@ -330,6 +333,10 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   }
   p.gamma = res.reduce_Bps > 0 ? 1.0 / res.reduce_Bps : 0;
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
+  // A large-message line that does not grow with size is a disturbed
+  // measurement; a profile needs β > 0, and a recv is one copy, so the
+  // copy's δ stands in (cmd_calibrate warns).
+  if (!(p.beta > 0)) p.beta = p.delta;
   p.fused_recv_reduce = true;
   p.cores = cores;
   // More ranks never make a barrier or a peer wait cheaper: a dip in the
@@ -348,6 +355,17 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
       opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
                                res.peer_wait_s[i] * 1e6));
+  // The cache curve needs α and b(2) (to take them out of the ping-pong
+  // steps), so it comes after the flat fit.
+  if (opt.cache_curve) {
+    res.llc_bytes = last_level_cache_bytes();
+    const std::vector<double> fps = cache_sweep_footprints(res.llc_bytes, memory_budget_bytes());
+    if (opt.progress)
+      opt.progress(fmt::format("cache curve: footprints {:.0f} B .. {:.0f} B (largest data cache of this CPU: {} B; it only "
+                               "sets where the sweep ends)",
+                               fps.front(), fps.back(), res.llc_bytes));
+    p.cache = measure_cache_curve(fps, p, rounds, opt.progress);
+  }
   return res;
 }
 

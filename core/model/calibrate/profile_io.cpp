@@ -32,7 +32,7 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["gamma_s_per_byte"] = p.gamma;
   j["delta_s_per_byte"] = p.delta;
   j["n_half_bytes"] = p.n_half();
-  j["cores"] = p.cores;
+  if (p.cores > 0) j["cores"] = p.cores;  // absent = one core per rank (not modelled); a file says >= 1
   j["fused_recv_reduce"] = p.fused_recv_reduce;
   j["break_bytes"] = p.break_bytes;
   j["alpha_small_s"] = p.alpha_small;
@@ -40,6 +40,7 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
   j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
   j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
+  if (!p.cache.empty()) j["cache_curve"] = cache_curve_json(p.cache);
   j["points"] = nlohmann::json::array();
   for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
   const std::filesystem::path fp(path);
@@ -66,18 +67,54 @@ CostParams load_profile(const std::string& path) {
       !j["beta_s_per_byte"].is_number())
     throw UsageError(fmt::format("profile '{}' lacks numeric alpha_s and beta_s_per_byte", path));
   CostParams p;
-  auto num = [&](const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
+  // Every scalar: a number, finite, in its range (an absurd value such as
+  // 1e308 or a negative latency would give absurd predictions silently).
+  // open_lo: the lower bound itself is refused (β = 0 is infinite bandwidth).
+  auto num = [&](const char* k, double d, double lo, double hi, bool open_lo = false, const char* unit = "") {
+    if (!j.contains(k)) return d;
+    const auto& x = j[k];
+    const double v = x.is_number() ? x.get<double>() : std::nan("");
+    if (!x.is_number() || !std::isfinite(v) || v > hi || (open_lo ? !(v > lo) : !(v >= lo)))
+      throw UsageError(fmt::format("profile '{}': {} = {} (expected a finite number{} in {}{:g}, {:g}])", path, k,
+                                   x.dump(), unit, open_lo ? "(" : "[", lo, hi));
+    return v;
+  };
+  auto integer = [&](const char* k, double lo, double hi) {
+    const double v = num(k, 0, lo, hi);
+    if (j.contains(k) && v != std::floor(v))
+      throw UsageError(fmt::format("profile '{}': {} = {} (expected a whole number)", path, k, j[k].dump()));
+    return v;
+  };
+  constexpr double kMaxBytes = 1125899906842624.0;  // 2^50
   p.name = j.contains("backend") && j["backend"].is_string() ? j["backend"].get<std::string>() : "profile";
-  p.alpha = num("alpha_s", 0);
-  p.beta = num("beta_s_per_byte", 0);
-  p.gamma = num("gamma_s_per_byte", 0);
-  p.delta = num("delta_s_per_byte", 0);
-  p.cores = static_cast<int>(num("cores", 0));
+  p.alpha = num("alpha_s", 0, 0.0, 1.0, false, " of seconds");
+  p.beta = num("beta_s_per_byte", 0, 0.0, 1.0, true, " of seconds per byte");
+  num("bandwidth_Bps", 0, 0.0, 1e15, true, " of bytes per second");  // derived from β; checked, not used
+  p.gamma = num("gamma_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
+  p.delta = num("delta_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
+  num("n_half_bytes", 0, 0.0, kMaxBytes, false, " of bytes");  // derived; checked, not used
+  p.cores = j.contains("cores") ? static_cast<int>(integer("cores", 1, 65536)) : 0;
   p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].is_boolean() &&
                         j["fused_recv_reduce"].get<bool>();
-  p.break_bytes = static_cast<int64_t>(num("break_bytes", 0));
-  p.alpha_small = num("alpha_small_s", 0);
-  p.beta_small = num("beta_small_s_per_byte", 0);
+  p.break_bytes = static_cast<int64_t>(integer("break_bytes", 0, kMaxBytes));
+  p.alpha_small = num("alpha_small_s", 0, 0.0, 1.0, false, " of seconds");
+  p.beta_small = num("beta_small_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
+  if (j.contains("points")) {
+    const auto& pts = j["points"];
+    if (!pts.is_array()) throw UsageError(fmt::format("profile '{}': points must be an array", path));
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const auto& pt = pts[i];
+      const bool ok = pt.is_object() && pt.contains("bytes") && pt["bytes"].is_number() && pt.contains("seconds") &&
+                      pt["seconds"].is_number() && pt["bytes"].get<double>() >= 1 &&
+                      pt["bytes"].get<double>() <= kMaxBytes && pt["seconds"].get<double>() > 0 &&
+                      pt["seconds"].get<double>() <= 1e3;
+      if (!ok)
+        throw UsageError(fmt::format(
+            "profile '{}': points[{}] = {} (expected {{\"bytes\": 1..2^50, \"seconds\": a number in (0, 1000]}})", path, i,
+            pt.dump()));
+    }
+  }
+  if (j.contains("cache_curve")) p.cache = cache_curve_from_json(j["cache_curve"], path);
   // A table is an array of numbers in [lo, hi]; anything else names the
   // key and the entry (a shifted or absurd table would skew every prediction).
   auto nums = [&](const char* k, double lo, double hi) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -124,10 +125,42 @@ TEST_SUITE("bench") {
     CHECK(bench_csv_header().find("busbw_gbps") != std::string::npos);
     CHECK(bench_csv_row(rows[0]).rfind("all_reduce,ring,threads,lockstep,2,float32,sum,-1,4096,1024,", 0) == 0);
     CHECK(bench_table_footer(rows).find("Out of bounds values : 0 OK") != std::string::npos);
+    // the spread of the timed iterations: min <= p10 <= median <= p90 <= max
+    CHECK(j["samples"] == o.iters);
+    CHECK(j["min_us"].get<double>() <= j["p10_us"].get<double>());
+    CHECK(j["p10_us"].get<double>() <= j["time_us"].get<double>() + 1e-3);
+    CHECK(j["time_us"].get<double>() <= j["p90_us"].get<double>() + 1e-3);
+    CHECK(j["p90_us"].get<double>() <= j["max_us"].get<double>());
+    CHECK(j["min_us"].get<double>() > 0);
     const auto s = summarize(rows);
     REQUIRE(s.size() == 1);
     CHECK(s[0].rows == 1);
     CHECK(s[0].world_size == 2);
+  }
+
+  TEST_CASE("footer: per algorithm, the median and worst prediction error") {
+    BenchRow r;
+    r.algorithm = "ring";
+    r.world_size = 2;
+    r.busbw_gbps = 1;
+    std::vector<BenchRow> rows;
+    for (auto [bytes, t, pred] : {std::tuple{4096, 10.0, 11.0}, std::tuple{8192, 20.0, 15.0}, std::tuple{16384, 40.0, 42.0}}) {
+      r.bytes = bytes;
+      r.time_us = t;
+      r.predicted_us = pred;
+      rows.push_back(r);
+    }
+    r.algorithm = "tree";
+    r.bytes = 4096;
+    r.time_us = 10;
+    r.predicted_us = 13;
+    rows.push_back(r);
+    const std::string f = bench_table_footer(rows);
+    // ring: |errors| 10%, 25%, 5% -> median 10%, worst 25% at 8192 B
+    CHECK(f.find("# Prediction error     : ring on 2 ranks: median 10.0%, worst 25.0% (at 8192 B)") != std::string::npos);
+    CHECK(f.find("# Prediction error     : tree on 2 ranks: median 30.0%, worst 30.0% (at 4096 B)") != std::string::npos);
+    for (auto& x : rows) x.predicted_us = -1;  // no profile: no error lines
+    CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
   }
 
   TEST_CASE("sizes: parse and errors name the value") {
@@ -172,6 +205,33 @@ TEST_SUITE("bench") {
     }
   }
 
+  TEST_CASE("predicted column with a cache curve: steps priced at least at the rotation's bytes") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"ring"};
+    o.check = false;
+    o.min_bytes = o.max_bytes = 4096;
+    // two levels: 10 GB/s up to 64 KiB, 1 GB/s from 32 MiB on
+    o.params->cache.footprint_bytes = {64.0 * 1024, 32.0 * 1024 * 1024};
+    o.params->cache.beta = {1e-10, 1e-9};
+    o.params->cache.gamma = {1e-10, 1e-9};
+    o.params->cache.delta = {1e-10, 1e-9};
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 1);
+    const Schedule s = make_schedule(bench_spec(o, "ring", 4096));
+    int64_t per_set = 0;  // every rank's storages: the bytes of one buffer set
+    for (int r = 0; r < 2; ++r)
+      for (int64_t e : rank_layout(s, r).storage_size) per_set += e * 4;
+    const int64_t sets = std::clamp<int64_t>((int64_t{32} << 20) / per_set, 1, 16);
+    CHECK(sets == 16);  // a 4 KiB all-reduce: 16 sets of a few KiB, far below 32 MiB
+    CostParams at = *o.params;
+    at.min_footprint_bytes = static_cast<double>(sets * per_set);
+    const Prediction p = predict(s, at);
+    for (double fp : p.footprint_bytes) CHECK(fp == static_cast<double>(sets * per_set));
+    CHECK(rows[0].predicted_us == doctest::Approx((p.lockstep_s + o.params->barrier_for(2)) * 1e6).epsilon(1e-12));
+    // without the floor the steps' own footprints (a few KiB) would be priced at 10 GB/s
+    CHECK(predict(s, *o.params).lockstep_s < p.lockstep_s);
+  }
+
   TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
     const double f = cpu_busy_fraction(0.05);
     CHECK(f >= 0.0);  // -1 would mean /proc/stat did not parse
@@ -211,7 +271,9 @@ TEST_SUITE("bench") {
     co.kernel_bytes = 1 << 20;
     co.rounds = 1;
     co.max_barrier_ranks = 3;
+    co.cache_curve = false;  // its sweep runs to 4x the last-level cache (test_cache_curve.cpp measures two points)
     const CalibrationResult r = calibrate(co);
+    CHECK(r.params.cache.empty());
     REQUIRE(r.barrier_s.size() == 2);  // n = 2, 3
     for (double b : r.barrier_s) CHECK(b > 0);
     CHECK(r.params.barrier_s == r.barrier_s);

@@ -1,0 +1,196 @@
+// The cache curve: β, γ and δ measured by step footprint, the sweep that
+// chooses the footprints, and the profile's "cache_curve" object
+// (core/model/calibrate/calibrate.h; the model's use of it is in
+// core/model/cost_model.h).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/exec/executor.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/stats.h"
+
+namespace microddp {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+// "32768K", "2M", "1024" (sysfs cache sizes) in bytes; 0 when unreadable.
+int64_t sysfs_size(const std::string& text) {
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &pos);
+  } catch (const std::exception&) {
+    return 0;
+  }
+  const std::string suf = text.substr(pos);
+  const int64_t mult = suf.rfind('K', 0) == 0 ? 1024 : suf.rfind('M', 0) == 0 ? int64_t{1} << 20 : 1;
+  return v > 0 ? static_cast<int64_t>(v) * mult : 0;
+}
+
+// 3-point running median (ends kept), as for the ping-pong points: one
+// footprint that caught a busy moment must not bend the curve.
+void smooth(std::vector<double>& v) {
+  std::vector<double> out = v;
+  for (size_t i = 1; i + 1 < v.size(); ++i) {
+    double w[3] = {v[i - 1], v[i], v[i + 1]};
+    std::sort(w, w + 3);
+    out[i] = w[1];
+  }
+  v = out;
+}
+
+// Seconds per destination byte of f(dst, src, n floats) on one pair of
+// `bytes`-long buffers, repeated so the data stays where the last pass left
+// it: one sample per batch of passes (a batch spans at least 1 MiB of
+// destination so the clock's resolution does not matter).
+template <typename F>
+std::vector<double> kernel_samples(int64_t bytes, int samples, F&& f) {
+  const size_t n = static_cast<size_t>(std::max<int64_t>(1, bytes / 4));
+  std::vector<float> src(n, 1.0f), dst(n, 0.5f);
+  const int inner = static_cast<int>(std::max<int64_t>(1, (int64_t{1} << 20) / static_cast<int64_t>(n * 4)));
+  f(dst.data(), src.data(), static_cast<int64_t>(n));  // first touch and warm-up
+  std::vector<double> out;
+  for (int s = 0; s < samples; ++s) {
+    const auto a = Clock::now();
+    for (int i = 0; i < inner; ++i) f(dst.data(), src.data(), static_cast<int64_t>(n));
+    const double sec = std::chrono::duration<double>(Clock::now() - a).count();
+    out.push_back(sec / inner / static_cast<double>(n * 4));
+  }
+  return out;
+}
+}  // namespace
+
+int64_t last_level_cache_bytes() {
+  // The kernel's view first: glibc's sysconf derives the sizes from CPUID,
+  // which a VM may fill with the host's figures (here: 320 MiB of "L3" on a
+  // guest whose sysfs says 32 MiB).
+  int64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
+    std::ifstream type(dir + "type"), size(dir + "size");
+    std::string t, z;
+    if (!(type >> t) || !(size >> z)) continue;
+    if (t == "Instruction") continue;
+    best = std::max(best, sysfs_size(z));
+  }
+  if (best > 0) return best;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
+    best = std::max<int64_t>(best, sysconf(name));
+#endif
+  return best;
+}
+
+std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes) {
+  const double want = llc_bytes > 0 ? std::max(4.0 * static_cast<double>(llc_bytes), 64.0 * (1 << 20)) : 128.0 * (1 << 20);
+  std::vector<double> f;
+  for (double x = 8192; ; x *= 2) {
+    if (f.size() >= 2 && 4 * x > budget_bytes) break;  // no room: the sweep ends below
+    f.push_back(x);
+    if (x >= want) break;
+  }
+  return f;
+}
+
+CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams& flat, int rounds,
+                               const std::function<void(const std::string&)>& progress) {
+  const size_t k = fps.size();
+  std::vector<std::vector<double>> sb(k), sg(k), sd(k);
+  for (int round = 0; round < std::max(1, rounds); ++round)
+    for (size_t i = 0; i < k; ++i) {
+      const double F = fps[i];
+      // δ: a copy of F/2 bytes reads F/2 and writes F/2.
+      const int64_t copy_bytes = std::max<int64_t>(4, static_cast<int64_t>(F / 2) / 4 * 4);
+      for (double v : kernel_samples(copy_bytes, 7, [](float* d, const float* s, int64_t n) {
+             kernels::copy(DType::float32, d, s, n);
+           }))
+        sd[i].push_back(v);
+      // γ: a sum into F/3 bytes reads 2·F/3 and writes F/3.
+      const int64_t red_bytes = std::max<int64_t>(4, static_cast<int64_t>(F / 3) / 4 * 4);
+      for (double v : kernel_samples(red_bytes, 7, [](float* d, const float* s, int64_t n) {
+             kernels::reduce(DType::float32, ReduceOp::sum, d, s, n);
+           }))
+        sg[i].push_back(v);
+      // β: one slot, so the message's source and destination stay where the
+      // previous step left them; enough iterations to move >= 64 MiB (at least 8,
+      // 16 steps: the mode needs a majority of undisturbed ones).
+      const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / std::max<int64_t>(copy_bytes, 1), 8, 100));
+      for (double t : ping_pong_step_samples(copy_bytes, 1, 2, iters)) sb[i].push_back(t);
+    }
+  CacheCurve c;
+  for (size_t i = 0; i < k; ++i) {
+    const double m = std::max<double>(4, std::floor(fps[i] / 2 / 4) * 4);
+    c.footprint_bytes.push_back(fps[i]);
+    c.delta.push_back(median(sd[i]));
+    c.gamma.push_back(median(sg[i]));
+    const double step = mode_estimate(sb[i]);
+    c.beta.push_back((step - flat.barrier_for(2) - flat.alpha_for(m)) / m);
+  }
+  smooth(c.delta);
+  smooth(c.gamma);
+  // A recv is one copy out of the peer's buffer: never cheaper than a local
+  // copy of the same footprint (at small F the step is mostly α and b(2),
+  // and the subtraction above is noise).
+  for (size_t i = 0; i < k; ++i) c.beta[i] = std::max(c.beta[i], c.delta[i]);
+  smooth(c.beta);
+  if (progress)
+    for (size_t i = 0; i < k; ++i)
+      progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination)",
+                           c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i]));
+  return c;
+}
+
+nlohmann::json cache_curve_json(const CacheCurve& c) {
+  nlohmann::json j;
+  j["footprint_bytes"] = c.footprint_bytes;
+  j["beta_s_per_byte"] = c.beta;
+  j["gamma_s_per_byte"] = c.gamma;
+  j["delta_s_per_byte"] = c.delta;
+  j["rule"] =
+      "a step is priced at footprint = largest per-rank bytes read + written in the step x ranks with traffic in the "
+      "step; values interpolated linearly in log2(footprint), end values outside";
+  return j;
+}
+
+CacheCurve cache_curve_from_json(const nlohmann::json& j, const std::string& path) {
+  if (!j.is_object()) throw UsageError(fmt::format("profile '{}': cache_curve must be an object", path));
+  auto arr = [&](const char* k, double lo, double hi, bool open_lo) {
+    std::vector<double> v;
+    if (!j.contains(k) || !j[k].is_array())
+      throw UsageError(fmt::format("profile '{}': cache_curve.{} must be an array of numbers", path, k));
+    for (size_t i = 0; i < j[k].size(); ++i) {
+      const auto& x = j[k][i];
+      const double d = x.is_number() ? x.get<double>() : std::nan("");
+      if (!x.is_number() || !std::isfinite(d) || d > hi || (open_lo ? !(d > lo) : !(d >= lo)))
+        throw UsageError(fmt::format("profile '{}': cache_curve.{}[{}] = {} (expected a number in {}{:g}, {:g}])",
+                                     path, k, i, x.dump(), open_lo ? "(" : "[", lo, hi));
+      v.push_back(d);
+    }
+    return v;
+  };
+  CacheCurve c;
+  c.footprint_bytes = arr("footprint_bytes", 0.0, 1e15, true);
+  c.beta = arr("beta_s_per_byte", 0.0, 1e-3, true);
+  c.gamma = arr("gamma_s_per_byte", 0.0, 1e-3, false);
+  c.delta = arr("delta_s_per_byte", 0.0, 1e-3, false);
+  const size_t n = c.footprint_bytes.size();
+  if (n == 0 || c.beta.size() != n || c.gamma.size() != n || c.delta.size() != n)
+    throw UsageError(fmt::format(
+        "profile '{}': cache_curve arrays must be non-empty and of one length (footprint_bytes {}, beta {}, gamma {}, "
+        "delta {})",
+        path, n, c.beta.size(), c.gamma.size(), c.delta.size()));
+  for (size_t i = 1; i < n; ++i)
+    if (!(c.footprint_bytes[i] > c.footprint_bytes[i - 1]))
+      throw UsageError(fmt::format("profile '{}': cache_curve.footprint_bytes[{}] = {:g} is not above the entry before it",
+                                   path, i, c.footprint_bytes[i]));
+  return c;
+}
+
+}  // namespace microddp

@@ -1,0 +1,296 @@
+// The cache-aware model: steps priced at their footprint on hand-made curves
+// of two machines, the negative-intercept fit text, the cache curve's sweep
+// and profile round trip, and the validation of every profile number.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/algorithms/registry.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/cost_model.h"
+
+using namespace microddp;
+
+namespace {
+constexpr double KiB = 1024, MiB = 1024 * 1024;
+
+CollectiveSpec ring_all_reduce(int n, int64_t bytes) {
+  CollectiveSpec s;
+  s.collective = Collective::all_reduce;
+  s.algorithm = "ring";
+  s.world_size = n;
+  s.count = bytes / 4;  // float32
+  return s;
+}
+
+// A calibrate-shaped curve (footprints 8 KiB .. 1 GiB, doubling) with three
+// plateaus: `l2` up to l2_end, `l3` up to l3_end, `dram` beyond; β, γ and δ
+// share the plateaus' speeds (bytes/s), scaled so they stay distinguishable.
+struct Level {
+  double beta, gamma, delta;  // s/B
+};
+CacheCurve plateau_curve(double l2_end, double l3_end, Level l2, Level l3, Level dram) {
+  CacheCurve c;
+  for (double f = 8 * KiB; f <= 1024 * MiB; f *= 2) {
+    const Level& v = f <= l2_end ? l2 : f <= l3_end ? l3 : dram;
+    c.footprint_bytes.push_back(f);
+    c.beta.push_back(v.beta);
+    c.gamma.push_back(v.gamma);
+    c.delta.push_back(v.delta);
+  }
+  return c;
+}
+
+// Per-byte costs (s/B) of the three levels, the same on both machines so
+// only the cache sizes differ: L2 40 GB/s, L3 16 GB/s, DRAM 7.8 GB/s (the
+// flat profile's large-message bandwidth on the 2-core Intel Xeon with a
+// 260 MiB L3); reductions a quarter slower, copies a quarter faster.
+const Level kL2{1 / 40e9, 1.25 / 40e9, 0.75 / 40e9};
+const Level kL3{1 / 16e9, 1.25 / 16e9, 0.75 / 16e9};
+const Level kDram{1 / 7.8e9, 1.25 / 7.8e9, 0.75 / 7.8e9};
+
+CostParams machine(const CacheCurve& c) {
+  CostParams p;
+  p.name = "threads";
+  p.alpha = 1e-6;
+  p.beta = kDram.beta;  // the flat values: what a profile without a curve uses
+  p.gamma = kDram.gamma;
+  p.delta = kDram.delta;
+  p.fused_recv_reduce = true;
+  p.cores = 2;
+  p.cache = c;
+  return p;
+}
+// 2 cores with 2 MiB of L2 each and a 260 MiB L3 (the Intel Xeon model 207).
+CostParams huge_l3() { return machine(plateau_curve(2 * MiB, 256 * MiB, kL2, kL3, kDram)); }
+// 2 cores with 512 KiB of L2 each and a 4 MiB L3.
+CostParams small_l3() { return machine(plateau_curve(512 * KiB, 4 * MiB, kL2, kL3, kDram)); }
+
+std::string write_tmp(const std::string& name, const std::string& text) {
+  std::ofstream f(name);
+  f << text;
+  return name;
+}
+}  // namespace
+
+TEST_SUITE("cache_curve") {
+  TEST_CASE("CacheCurve::at: measured points exactly, log2-linear between, end values outside") {
+    CacheCurve c;
+    c.footprint_bytes = {8 * KiB, 32 * KiB, 1 * MiB};
+    c.beta = {1.0, 3.0, 5.0};
+    c.gamma = c.delta = c.beta;
+    CHECK(c.at(c.beta, 8 * KiB) == 1.0);
+    CHECK(c.at(c.beta, 32 * KiB) == 3.0);
+    CHECK(c.at(c.beta, 16 * KiB) == doctest::Approx(2.0));  // halfway in log2
+    CHECK(c.at(c.beta, 1 * KiB) == 1.0);                    // below the first point
+    CHECK(c.at(c.beta, 0) == 1.0);
+    CHECK(c.at(c.beta, 1024 * MiB) == 5.0);  // beyond the last
+  }
+
+  TEST_CASE("footprint of a step: largest per-rank bytes read + written x ranks with traffic") {
+    // ring all_reduce, 2 ranks, 4 MiB, 2 MiB chunks. Step 0: each rank copies
+    // its own chunk to the output (reads 2, writes 2 MiB) and recv_reduces
+    // the peer's chunk (reads 2 × 2, writes 2 MiB): 10 MiB, × 2 ranks = 20 MiB.
+    // Step 1: each rank receives 2 MiB (reads 2, writes 2): 4 MiB × 2 = 8 MiB.
+    const Prediction pr = predict(make_schedule(ring_all_reduce(2, 4 * MiB)), huge_l3());
+    REQUIRE(pr.footprint_bytes.size() == 2);
+    CHECK(pr.footprint_bytes[0] == 20 * MiB);
+    CHECK(pr.footprint_bytes[1] == 8 * MiB);
+    // 3 ranks, 3 MiB: 1 MiB chunks, every rank busy in every step; in the
+    // two reduce-scatter steps each rank copies one chunk and recv_reduces
+    // one (5 MiB), in the two all-gather steps it receives one (2 MiB)
+    const Prediction p3 = predict(make_schedule(ring_all_reduce(3, 3 * MiB)), huge_l3());
+    REQUIRE(p3.footprint_bytes.size() == 4);
+    CHECK(p3.footprint_bytes[0] == 15 * MiB);
+    CHECK(p3.footprint_bytes[1] == 15 * MiB);
+    CHECK(p3.footprint_bytes[2] == 6 * MiB);
+    CHECK(p3.footprint_bytes[3] == 6 * MiB);
+  }
+
+  TEST_CASE("each step is priced at the level its footprint fits: huge-L3 and small-L3 machines") {
+    struct Want {
+      int64_t bytes;
+      bool huge;
+      const Level *step0, *step1;
+    };
+    // Footprints (above): step 0 = 5 × size, step 1 = 2 × size.
+    for (const Want& w : {
+             Want{64 * 1024, true, &kL2, &kL2},  // 320 / 128 KiB: in L2 on both
+             Want{64 * 1024, false, &kL2, &kL2},
+             Want{4 << 20, true, &kL3, &kL3},  // 20 / 8 MiB: in the huge L3 ...
+             Want{4 << 20, false, &kDram, &kDram},  // ... beyond the small one
+             Want{128 << 20, true, &kDram, &kL3},   // 640 / 256 MiB: step 1 still fits the huge L3
+             Want{128 << 20, false, &kDram, &kDram},
+             Want{int64_t{1} << 30, true, &kDram, &kDram},
+         }) {
+      CAPTURE(w.bytes);
+      CAPTURE(w.huge);
+      const CostParams p = w.huge ? huge_l3() : small_l3();
+      const Prediction pr = predict(make_schedule(ring_all_reduce(2, w.bytes)), p);
+      REQUIRE(pr.ranks.size() == 2);
+      const double chunk = static_cast<double>(w.bytes) / 2;
+      // step 0: copy (chunk·δ) + fused recv_reduce (α + chunk·γ); step 1: recv (α + chunk·β)
+      CHECK(pr.ranks[0][0].terms.gamma_s == doctest::Approx(chunk * w.step0->gamma).epsilon(1e-12));
+      CHECK(pr.ranks[0][0].terms.delta_s == doctest::Approx(chunk * w.step0->delta).epsilon(1e-12));
+      CHECK(pr.ranks[0][0].terms.beta_s == 0.0);
+      CHECK(pr.ranks[1][0].terms.beta_s == doctest::Approx(chunk * w.step1->beta).epsilon(1e-12));
+      CHECK(pr.step_s[0] == doctest::Approx(1e-6 + chunk * (w.step0->gamma + w.step0->delta)).epsilon(1e-12));
+      CHECK(pr.step_s[1] == doctest::Approx(1e-6 + chunk * w.step1->beta).epsilon(1e-12));
+    }
+  }
+
+  TEST_CASE("the huge-L3 case in numbers: 4 MiB ring measured 469 us, the flat model said 959 us") {
+    // The flat profile of that machine priced every byte at DRAM speed; the
+    // curve prices both steps at L3 speed, about half.
+    CostParams flat = huge_l3();
+    flat.cache = {};
+    const Schedule s = make_schedule(ring_all_reduce(2, 4 * MiB));
+    const double t_flat = predict(s, flat).lockstep_s, t_curve = predict(s, huge_l3()).lockstep_s;
+    CHECK(t_flat == doctest::Approx(2e-6 + 2 * MiB * (kDram.gamma + kDram.delta + kDram.beta)).epsilon(1e-12));
+    CHECK(t_curve == doctest::Approx(2e-6 + 2 * MiB * (kL3.gamma + kL3.delta + kL3.beta)).epsilon(1e-12));
+    CHECK(t_flat / t_curve == doctest::Approx(2.05).epsilon(0.01));
+  }
+
+  TEST_CASE("old profiles without a curve keep the flat values; small messages keep the small line") {
+    CostParams p = huge_l3();
+    CHECK(p.beta_at(1 * MiB, 8 * KiB) == kL2.beta);
+    p.break_bytes = 64 * 1024;
+    p.alpha_small = 2e-7;
+    p.beta_small = 1 / 30e9;
+    CHECK(p.beta_at(1024, 8 * MiB) == p.beta_small);   // below the break: the small line
+    CHECK(p.beta_at(1 * MiB, 8 * MiB) == kL3.beta);     // above: the curve
+    p.cache = {};
+    CHECK(p.beta_at(1 * MiB, 8 * KiB) == kDram.beta);  // no curve: flat
+    CHECK(p.gamma_at(8 * KiB) == kDram.gamma);
+    CHECK(p.delta_at(8 * KiB) == kDram.delta);
+  }
+
+  TEST_CASE("bus ceiling rises with the cache level: B x delta / delta(footprint)") {
+    CostParams p = small_l3();
+    p.mem_bw_Bps = {20e9, 30e9};
+    CHECK(p.mem_bw_at(2, 64 * KiB) == doctest::Approx(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the flat δ
+    CHECK(p.mem_bw_at(2, 512 * MiB) == doctest::Approx(30e9));             // DRAM: as measured
+    p.cache = {};
+    CHECK(p.mem_bw_at(1, 64 * KiB) == 20e9);
+  }
+
+  TEST_CASE("a negative intercept is reported as bandwidth only, never as a latency or a negative n½") {
+    std::vector<FitPoint> pts;
+    for (int64_t m : {int64_t{1} << 20, int64_t{2} << 20, int64_t{4} << 20, int64_t{8} << 20})
+      pts.push_back({m, -2e-6 + m * 1e-10});
+    const LineFit f = fit_line(pts);
+    REQUIRE(f.alpha == doctest::Approx(-2e-6));
+    const std::string t = fit_line_text("large msgs ", f);
+    CHECK(t.rfind("large msgs : bandwidth only: bandwidth = 10.000 GB/s", 0) == 0);
+    CHECK(t.find("intercept is below zero") != std::string::npos);
+    CHECK(t.find("n½") == std::string::npos);
+    CHECK(t.find('-') == std::string::npos);  // no negative number anywhere
+    LineFit good = f;
+    good.alpha = 1e-6;
+    CHECK(fit_line_text("one line   ", good).rfind("one line   : α = 1.000 us, bandwidth = 10.000 GB/s, n½ = α/β = 10000 B", 0) == 0);
+  }
+
+  TEST_CASE("sweep: a few KiB to at least 4x the last-level cache, within the memory budget") {
+    const auto f = cache_sweep_footprints(32 << 20, 64e9);
+    CHECK(f.front() == 8192);
+    CHECK(f.back() == 128 * MiB);  // 4 × 32 MiB
+    CHECK(f.size() == 15);
+    CHECK(cache_sweep_footprints(260 << 20, 64e9).back() == 2048 * MiB);  // first power of two >= 4 × 260 MiB
+    CHECK(cache_sweep_footprints(1 << 20, 64e9).back() == 64 * MiB);      // at least 64 MiB
+    CHECK(cache_sweep_footprints(0, 64e9).back() == 128 * MiB);           // unknown cache
+    CHECK(cache_sweep_footprints(260 << 20, 1e9).back() == 128 * MiB);    // 4 × F <= 1 GB
+    CHECK(cache_sweep_footprints(260 << 20, 1e3).size() == 2);            // never fewer than 2
+  }
+
+  TEST_CASE("measure_cache_curve on two small footprints: positive costs, β never below δ") {
+    CostParams flat;
+    flat.alpha = 0;
+    flat.beta = 1e-10;
+    const CacheCurve c = measure_cache_curve({8 * KiB, 64 * KiB}, flat, 1);
+    REQUIRE(c.footprint_bytes.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(c.delta[i] > 0);
+      CHECK(c.gamma[i] > 0);
+      CHECK(c.beta[i] >= c.delta[i]);
+    }
+  }
+
+  TEST_CASE("profile round trip keeps the curve in its own object; a bad curve names the key") {
+    const std::string path = "cache_curve_test_profile.json";
+    CostParams p = huge_l3();
+    write_profile(path, p, {});
+    {
+      std::ifstream f(path);
+      const auto j = nlohmann::json::parse(f);
+      REQUIRE(j.contains("cache_curve"));
+      CHECK(j["cache_curve"]["footprint_bytes"].size() == p.cache.footprint_bytes.size());
+    }
+    const CostParams q = load_profile(path);
+    CHECK(q.cache.footprint_bytes == p.cache.footprint_bytes);
+    CHECK(q.cache.beta == p.cache.beta);
+    CHECK(q.cache.gamma == p.cache.gamma);
+    CHECK(q.cache.delta == p.cache.delta);
+    const std::string base = R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cache_curve": )";
+    struct Bad {
+      const char *curve, *says;
+    };
+    for (const Bad& b : {
+             Bad{R"({"footprint_bytes": [8192, 4096], "beta_s_per_byte": [1e-10, 1e-10], "gamma_s_per_byte": [0, 0], "delta_s_per_byte": [0, 0]})",
+                 "cache_curve.footprint_bytes[1] = 4096 is not above"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10, 1e-10], "gamma_s_per_byte": [0], "delta_s_per_byte": [0]})",
+                 "one length"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [-1e-10], "gamma_s_per_byte": [0], "delta_s_per_byte": [0]})",
+                 "cache_curve.beta_s_per_byte[0] = -1e-10"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [1e308], "delta_s_per_byte": [0]})",
+                 "cache_curve.gamma_s_per_byte[0] = 1e+308"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [0]})",
+                 "cache_curve.delta_s_per_byte must be an array"},
+             Bad{R"([1, 2])", "cache_curve must be an object"},
+         }) {
+      CAPTURE(b.curve);
+      write_tmp(path, base + b.curve + "}");
+      CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(b.says), UsageError);
+      CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(path.c_str()), UsageError);
+    }
+    std::remove(path.c_str());
+  }
+
+  TEST_CASE("every number of a profile is checked: the error names the field and the file") {
+    const std::string path = "cache_curve_test_bad_profile.json";
+    const std::string ok = R"("alpha_s": 1e-6, "beta_s_per_byte": 1e-10)";
+    write_tmp(path, "{" + ok + R"(, "bandwidth_Bps": 1e10, "gamma_s_per_byte": 0, "cores": 2, "points": [{"bytes": 4, "seconds": 1e-6}]})");
+    CHECK(load_profile(path).cores == 2);
+    struct Bad {
+      std::string json, says;
+    };
+    for (const Bad& b : std::vector<Bad>{
+             {R"({"alpha_s": -1, "beta_s_per_byte": 1e-10})", "alpha_s = -1"},
+             {R"({"alpha_s": 1e308, "beta_s_per_byte": 1e-10})", "alpha_s = 1e+308"},
+             {R"({"alpha_s": 1e-6, "beta_s_per_byte": -1})", "beta_s_per_byte = -1"},
+             {R"({"alpha_s": 1e-6, "beta_s_per_byte": 0})", "beta_s_per_byte = 0"},
+             {R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e308})", "beta_s_per_byte = 1e+308"},
+             {"{" + ok + R"(, "bandwidth_Bps": 0})", "bandwidth_Bps = 0"},
+             {"{" + ok + R"(, "bandwidth_Bps": 1e308})", "bandwidth_Bps = 1e+308"},
+             {"{" + ok + R"(, "gamma_s_per_byte": -1e-9})", "gamma_s_per_byte = -1e-09"},
+             {"{" + ok + R"(, "delta_s_per_byte": -1})", "delta_s_per_byte = -1"},
+             {"{" + ok + R"(, "delta_s_per_byte": "x"})", "delta_s_per_byte = \"x\""},
+             {"{" + ok + R"(, "cores": -2})", "cores = -2"},
+             {"{" + ok + R"(, "cores": 0})", "cores = 0"},
+             {"{" + ok + R"(, "cores": 1.5})", "cores = 1.5"},
+             {"{" + ok + R"(, "cores": 1e308})", "cores = 1e+308"},
+             {"{" + ok + R"(, "break_bytes": -4})", "break_bytes = -4"},
+             {"{" + ok + R"(, "alpha_small_s": -1e-6})", "alpha_small_s = -1e-06"},
+             {"{" + ok + R"(, "beta_small_s_per_byte": 1e308})", "beta_small_s_per_byte = 1e+308"},
+             {"{" + ok + R"(, "n_half_bytes": -140651})", "n_half_bytes = -140651"},
+             {"{" + ok + R"(, "points": [{"bytes": 4, "seconds": -1}]})", "points[0]"},
+         }) {
+      CAPTURE(b.json);
+      write_tmp(path, b.json);
+      CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(b.says.c_str()), UsageError);
+      CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains(("profile '" + path + "'").c_str()), UsageError);
+    }
+    std::remove(path.c_str());
+  }
+}
