@@ -155,7 +155,7 @@ void draw_timeline(App& app) {
     }
     if (hovered_rect(ImVec2(a, lane_y(ym)), ImVec2(x0 + float(st.end_us * scale), lane_y(yp + 1)))) hover_step = &st;
   }
-  if (!any_pred)
+  if (!any_pred && !sc.steps.empty())
     dl->AddText(ImVec2(x0 + 4, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)),
                 "n/a (no cost model)");
   if (sc.steps.empty())
