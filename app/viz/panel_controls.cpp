@@ -66,9 +66,12 @@ void draw_prediction_source(App& app) {
   using Kind = PredictionSource::Kind;
   const PredictionSource before = src;
   const std::vector<Kind> kinds = {Kind::profile, Kind::preset, Kind::topology};
-  const auto kind_name = [](Kind k) -> std::string_view {
+  // Without a profile the first choice stands in with a preset: say so
+  // in the box too, not only in the label beside it.
+  const bool have_profile = !existing_profile().empty();
+  const auto kind_name = [have_profile](Kind k) -> std::string_view {
     switch (k) {
-      case Kind::profile: return "calibrated profile";
+      case Kind::profile: return have_profile ? "calibrated profile" : "profile (none yet)";
       case Kind::preset: return "link preset";
       case Kind::topology: return "topology";
     }

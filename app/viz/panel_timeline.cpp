@@ -57,7 +57,6 @@ void draw_timeline(App& app) {
   const double scale = w / sc.span_us;
   const float x0 = origin.x + label_w;
   const ImU32 ink = im(from_hex(assets::kInk));
-  const bool show_labels = lane_h >= ImGui::GetFontSize() * 0.9f;
   auto lane_y = [&](int lane) {
     return origin.y + std::min(lane, n) * lane_h + std::max(lane - n, 0) * std::max(step_lane_h, lane_h);
   };
@@ -69,10 +68,16 @@ void draw_timeline(App& app) {
       dl->AddRectFilled(ImVec2(a, origin.y), ImVec2(std::max(b, a + 2), lane_y(lanes)), IM_COL32(0, 114, 178, 28));
     dl->AddLine(ImVec2(a, origin.y), ImVec2(a, lane_y(lanes)), im(from_hex(assets::kFaint)), 1);
   }
-  for (int r = 0; r < n; ++r) {
-    if (show_labels || r % std::max(1, int(ImGui::GetFontSize() / lane_h) + 1) == 0)
-      dl->AddText(ImVec2(origin.x, lane_y(r) + (lane_h - ImGui::GetFontSize()) / 2), ink, fmt::format("R{}", r).c_str());
-  }
+  // Every rank labelled while a label still reads: in lanes lower than the
+  // text it shrinks to the lane, down to 8 px; below that (16+ ranks in a
+  // short panel) every k-th rank at full size, the hover naming the rest.
+  const float fit_px = std::min(ImGui::GetFontSize(), lane_h * 0.95f);
+  const bool every = fit_px >= 8.f;
+  const float label_px = every ? fit_px : ImGui::GetFontSize();
+  const int stride = every ? 1 : std::max(1, int(ImGui::GetFontSize() / lane_h) + 1);
+  for (int r = 0; r < n; r += stride)
+    dl->AddText(ImGui::GetFont(), label_px, ImVec2(origin.x, lane_y(r) + (lane_h - label_px) / 2), ink,
+                fmt::format("R{}", r).c_str());
   const TimelineBar* hover = nullptr;
   // Level of detail, as zoomed-out profilers (Tracy, Perfetto) do: on one
   // lane, neighbouring bars less than a pixel apart are drawn as one

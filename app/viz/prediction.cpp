@@ -12,8 +12,6 @@
 
 namespace microddp::viz {
 
-namespace {
-
 std::string existing_profile() {
   std::string path;
   try {
@@ -24,6 +22,8 @@ std::string existing_profile() {
   std::error_code ec;
   return !path.empty() && std::filesystem::is_regular_file(path, ec) ? path : "";
 }
+
+namespace {
 
 // The profile's date: when calibrate wrote it (the file's modification time).
 std::string file_date(const std::string& path) {

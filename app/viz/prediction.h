@@ -36,6 +36,9 @@ struct PredictionSource {
 inline constexpr const char* kFallbackPreset = "nvlink";
 inline constexpr const char* kCalibrateHint = "run `microddp calibrate` for this machine's numbers";
 
+// The default calibration profile's path when that file exists, else "".
+std::string existing_profile();
+
 // The model a source resolves to for one spec.
 struct ModelInForce {
   CostParams flat;                 // the flat model (kinds profile, preset); the intra class for a topology
