@@ -188,6 +188,18 @@ void apply_options(App& app, Options& o) {
     p = RunParams{};
     p.spec = replay->spec;  // the compare view runs it on threads
   }
+  // A record from the cluster lab: unless a source was given, predict on
+  // the lab's topology (its NIC rate, the lab preset's latencies and
+  // shared-memory link), and say where the measured times come from.
+  std::string measured_note;
+  if (replay)
+    if (const auto lab = lab_replay_source(replay->cluster)) {
+      measured_note = lab->note;
+      if (!o.source_given) {
+        o.source = lab->source;
+        o.source_given = true;
+      }
+    }
   app.vs.edit = p;
   // A lesson's setup may place the ranks on nodes: the source follows
   // unless one was given.
@@ -200,6 +212,7 @@ void apply_options(App& app, Options& o) {
   app.vs.font_px = o.font_px;
   if (replay) {
     app.session.load_replay(*replay);  // the run already happened: Step replays it
+    app.session.set_measured_note(measured_note);
     app.vs.edit = app.session.params();  // backend as recorded, e.g. "mpi"
   } else {
     app.session.configure(p);  // UsageError / ScheduleError name the bad value

@@ -1,14 +1,17 @@
 #include "app/viz/prediction.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/cost_model.h"
+#include "core/model/topology_model.h"
 
 namespace microddp::viz {
 
@@ -37,6 +40,27 @@ std::string file_date(const std::string& path) {
 }
 
 }  // namespace
+
+std::optional<LabReplay> lab_replay_source(const std::string& cluster_json) {
+  if (cluster_json.empty()) return std::nullopt;
+  const auto j = nlohmann::json::parse(cluster_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const auto num = [&](const char* k, double fallback) {
+    const auto it = j.find(k);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+  };
+  const double nic_bps = num("nic_bps", 0);
+  if (!(nic_bps > 0 && std::isfinite(nic_bps))) return std::nullopt;
+  const int nics = std::clamp(static_cast<int>(num("nics_per_node", 1)), 1, 64);
+  LabReplay r;
+  const NamedNetwork& lab = network_preset("lab");
+  r.source.kind = PredictionSource::Kind::topology;
+  r.source.intra = fmt::format("{:g},{:g}", lab.intra.alpha, lab.intra.bandwidth());
+  r.source.inter = fmt::format("{:g},{:g}", lab.inter.alpha, nic_bps / 8);
+  r.source.nics_per_node = nics;
+  r.note = fmt::format("measured: cluster lab, {:g} Mbit/s NIC{}", nic_bps / 1e6, nics > 1 ? fmt::format(" x {}", nics) : "");
+  return r;
+}
 
 ModelInForce resolve_model(const CollectiveSpec& spec, const PredictionSource& src) {
   ModelInForce m;

@@ -39,6 +39,17 @@ inline constexpr const char* kCalibrateHint = "run `microddp calibrate` for this
 // The default calibration profile's path when that file exists, else "".
 std::string existing_profile();
 
+// A record from the cluster lab (RunRecord::cluster, core/record/record_io.h):
+// the topology it ran on as a source (the record's NIC rate; the `lab`
+// network's latencies and shared-memory link: network_presets()) and the
+// note saying where the measured times come from ("measured: cluster lab,
+// 100 Mbit/s NIC"). nullopt for "" or a cluster without a NIC rate.
+struct LabReplay {
+  PredictionSource source;
+  std::string note;
+};
+std::optional<LabReplay> lab_replay_source(const std::string& cluster_json);
+
 // The model a source resolves to for one spec.
 struct ModelInForce {
   CostParams flat;                 // the flat model (kinds profile, preset); the intra class for a topology

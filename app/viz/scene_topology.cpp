@@ -345,6 +345,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     sc.arrows.push_back(std::move(a));
   }
   if (N > 1) add_network_loads(sc, s, N, net_in);
+  if (N > 1 && !ses.measured_note().empty())
+    sc.network_note = ses.measured_note() + (net_in ? "; predicted: this topology" : "");
   return sc;
 }
 

@@ -33,6 +33,7 @@ void check_view_ranks(int n, const char* what) {
 }  // namespace
 
 void Session::configure(const RunParams& p) {
+  measured_note_.clear();
   if (p.backend != "threads")
     throw UsageError(fmt::format("backend '{}' is not available in the viewer (expected: threads)", p.backend));
   check_view_ranks(p.spec.world_size, "ranks");

@@ -83,6 +83,11 @@ class Session {
   // record does not fit its spec; a later configure() leaves replay mode.
   void load_replay(const RunRecord& rec);
   bool replaying() const { return replay_; }
+  // Where the measured times come from when not this machine's threads
+  // (e.g. "measured: cluster lab, 100 Mbit/s NIC" for a
+  // lab record); "" otherwise. configure() clears it.
+  void set_measured_note(std::string note) { measured_note_ = std::move(note); }
+  const std::string& measured_note() const { return measured_note_; }
 
   const RunParams& params() const { return params_; }
   const Schedule& schedule() const { return *schedule_; }
@@ -132,6 +137,7 @@ class Session {
   int position_ = 0;
   int64_t real_steps_ = 0;
   bool replay_ = false;
+  std::string measured_note_;
 };
 
 }  // namespace microddp::viz

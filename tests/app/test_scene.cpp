@@ -258,6 +258,37 @@ TEST_SUITE("scene") {
 }
 
 TEST_SUITE("scene_network") {
+  TEST_CASE("a cluster-lab record is predicted on the lab's topology and says where it was measured") {
+    const auto lab = lab_replay_source(
+        R"({"inter": "tcp", "intra": "shm", "nic_bps": 100000000, "nics_per_node": 1, "nodes": 2, "ranks_per_node": 2})");
+    REQUIRE(lab);
+    CHECK(lab->note == "measured: cluster lab, 100 Mbit/s NIC");
+    CHECK(lab->source.kind == PredictionSource::Kind::topology);
+    CHECK(lab->source.inter == "5e-05,1.25e+07");  // the lab's α, 100 Mbit/s = 12.5 MB/s
+    CHECK(lab->source.nics_per_node == 1);
+    CHECK_FALSE(lab_replay_source(""));
+    CHECK_FALSE(lab_replay_source(R"({"nic_bps": 0})"));
+    CHECK_FALSE(lab_replay_source("not json"));
+
+    RunParams p;
+    p.spec.algorithm = "hierarchical";
+    p.spec.world_size = 4;
+    p.spec.nodes = 2;
+    p.spec.count = 1024;
+    Session ses;
+    ses.configure(p);
+    ses.set_source(lab->source);
+    ses.set_measured_note(lab->note);
+    ses.seek(2);
+    const ModelInForce m = resolve_model(p.spec, lab->source);
+    REQUIRE(m.network);
+    CHECK(m.network->inter.bandwidth() == doctest::Approx(12.5e6));
+    const TopologyScene sc = build_topology(ses, 2, Vec2{800, 400}, 0, &*m.network);
+    CHECK(sc.network_note == "measured: cluster lab, 100 Mbit/s NIC; predicted: this topology");
+    ses.configure(p);  // a new run is this machine's again
+    CHECK(ses.measured_note().empty());
+  }
+
   TEST_CASE("2 nodes x 4: node boxes hold their ranks; loads per link on the hierarchical and the flat ring") {
     RunParams p;
     p.spec.algorithm = "hierarchical";
