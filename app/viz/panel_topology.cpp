@@ -154,9 +154,10 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (!compact) {
     ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
     if (!sc.boxes.empty()) {
-      std::vector<std::string> lines = sc.legend;
+      // Where the times come from first: the line a short panel must keep.
+      std::vector<std::string> lines = {sc.network_note};
+      lines.insert(lines.end(), sc.legend.begin(), sc.legend.end());
       lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", sc.bottleneck));
-      lines.push_back(sc.network_note);
       if (legend_full) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
         for (const std::string& l : lines) ImGui::TextWrapped("%s", l.c_str());
