@@ -227,7 +227,8 @@ TEST_SUITE("scene") {
       CHECK(st.p10_us <= st.median_us);
       CHECK(st.median_us <= st.p90_us);
       CHECK(st.first_run_us > 0);
-      CHECK(st.end_us - st.begin_us >= st.p90_us);  // the whisker fits in its step
+      // the whisker fits in its step (to rounding: the span is a difference of sums)
+      CHECK(st.end_us - st.begin_us >= st.p90_us * (1 - 1e-9));
     }
     // The values shown are those of the one real run.
     REQUIRE(ses.outputs().size() == 3);
