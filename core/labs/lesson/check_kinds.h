@@ -13,7 +13,7 @@
 namespace microddp::lesson::checks {
 
 // The `check:` words of each beat kind, in the order messages list them.
-extern const std::vector<std::string> kCollectiveNames, kDdpNames, kHangNames;
+extern const std::vector<std::string> kCollectiveNames, kDdpNames, kHangNames, kLabNames;
 
 // What a check is validated against while the lesson loads.
 struct BeatContext {
@@ -22,6 +22,8 @@ struct BeatContext {
   const Prepared* prepared = nullptr;  //   and its schedule
   const std::map<std::string, ddp::Options>* runs = nullptr;  // ddp beats: the named runs so far
   int world = 0;                       // hang beats: ranks
+  const LabRequest* lab = nullptr;     // lab beats: the beat's request
+  const std::map<std::string, LabRequest>* lab_runs = nullptr;  //   and the named lab runs so far
 };
 
 // Reads one entry of a beat's `checks:` list. Throws LessonError at the
@@ -37,6 +39,8 @@ Check read_collective_check(const yaml::Ctx& c, const YAML::Node& n, const std::
 Check read_ddp_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind,
                      const std::map<std::string, ddp::Options>& runs);
 Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, int world);
+Check read_lab_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const LabRequest& lab,
+                     const std::map<std::string, LabRequest>& runs);
 
 // Evaluates a collective beat's checks (runs its setup when one needs it).
 std::vector<CheckResult> evaluate_collective(const Beat& b);

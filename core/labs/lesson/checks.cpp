@@ -20,13 +20,19 @@ const std::vector<std::string> kDdpNames = {"allreduce_calls",  "buckets",      
                                             "overlap_fraction", "exposed_comm_ms", "replicas_identical",
                                             "same_params",      "loss"};
 const std::vector<std::string> kHangNames = {"named_ranks", "failure", "all_failed", "elapsed", "sequence", "report"};
+const std::vector<std::string> kLabNames = {"measured_ratio"};
 
 namespace {
 
-const char* kind_name(Beat::Kind k) { return k == Beat::Kind::ddp ? "ddp" : k == Beat::Kind::hang ? "hang" : "collective"; }
+const char* kind_name(Beat::Kind k) {
+  return k == Beat::Kind::ddp ? "ddp" : k == Beat::Kind::hang ? "hang" : k == Beat::Kind::lab ? "lab" : "collective";
+}
 
 const std::vector<std::string>& names_of(Beat::Kind k) {
-  return k == Beat::Kind::ddp ? kDdpNames : k == Beat::Kind::hang ? kHangNames : kCollectiveNames;
+  return k == Beat::Kind::ddp    ? kDdpNames
+         : k == Beat::Kind::hang ? kHangNames
+         : k == Beat::Kind::lab  ? kLabNames
+                                 : kCollectiveNames;
 }
 
 }  // namespace
@@ -39,7 +45,7 @@ Check read_check(const yaml::Ctx& c, const YAML::Node& n, const BeatContext& bea
   // A known kind in the wrong kind of beat says which beat it belongs to.
   const YAML::Node kn = n["check"];
   const std::string want = str(c, kn, "check");
-  for (Beat::Kind other : {Beat::Kind::collective, Beat::Kind::ddp, Beat::Kind::hang}) {
+  for (Beat::Kind other : {Beat::Kind::collective, Beat::Kind::ddp, Beat::Kind::hang, Beat::Kind::lab}) {
     if (other == bk) continue;
     const auto& ok = names_of(other);
     if (std::find(ok.begin(), ok.end(), want) != ok.end() && std::find(kinds.begin(), kinds.end(), want) == kinds.end())
@@ -47,10 +53,11 @@ Check read_check(const yaml::Ctx& c, const YAML::Node& n, const BeatContext& bea
                              kind_name(other), kind_name(other), kind_name(bk), join(kinds)));
   }
   if (std::find(kinds.begin(), kinds.end(), want) == kinds.end())
-    c.fail(kn, fmt::format("'check' must be one of: {}; got '{}' (ddp beats: {}; hang beats: {})", join(kinds), want,
-                           join(kDdpNames), join(kHangNames)));
+    c.fail(kn, fmt::format("'check' must be one of: {}; got '{}' (ddp beats: {}; hang beats: {}; lab beats: {})",
+                           join(kinds), want, join(kDdpNames), join(kHangNames), join(kLabNames)));
   if (bk == Beat::Kind::ddp) return read_ddp_check(c, n, want, *beat.runs);
   if (bk == Beat::Kind::hang) return read_hang_check(c, n, want, beat.world);
+  if (bk == Beat::Kind::lab) return read_lab_check(c, n, want, *beat.lab, *beat.lab_runs);
   return read_collective_check(c, n, want, *beat.setup, *beat.prepared);
 }
 
@@ -77,6 +84,7 @@ std::vector<CheckResult> evaluate(const Beat& b) {
   if (b.checks.empty()) return {};
   if (b.kind == Beat::Kind::ddp) return evaluate(b, ddp::run_ddp(b.ddp));
   if (b.kind == Beat::Kind::hang) return evaluate(b, hang::run_hang_lab(b.hang));
+  if (b.kind == Beat::Kind::lab) return evaluate(b, run_lab(nullptr, b.lab), {});
   return checks::evaluate_collective(b);
 }
 

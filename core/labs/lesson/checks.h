@@ -10,10 +10,12 @@
 //                                            same_params, loss
 //   hang beats        checks_hang.cpp        named_ranks, failure, all_failed,
 //                                            elapsed, sequence, report
+//   lab beats         checks_lab.cpp         measured_ratio
 // A check of one beat kind found in another kind of beat is rejected when
 // the lesson loads; one built by hand into the wrong beat fails when
 // evaluated ("a check that does not belong in a ... beat").
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -170,9 +172,23 @@ struct Report {
   std::string text;
 };
 
+// ---- lab beats: read the beat's LabRun (lesson.h) ----
+
+// The measured median time of `algorithm` (empty = the beat's first) over
+// that of `over_algorithm` in the same run, or, with `over_run`, of the same
+// algorithm (or `over_algorithm`) in the earlier named lab beat's run. The
+// ratio must be above `greater_than` and below `less_than` (NaN = no bound;
+// at least one is set). The result shows the model's ratio beside it
+// (predict_lab).
+struct MeasuredRatio {
+  std::string algorithm, over_algorithm, over_run;
+  double greater_than = std::nan(""), less_than = std::nan("");
+};
+
 using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster, NicBytes,  //
                          AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
                          SameParams, Loss,  //
-                         NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report>;
+                         NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report,  //
+                         MeasuredRatio>;
 
 }  // namespace microddp::lesson::check

@@ -19,6 +19,8 @@
 // expected; unknown keys are errors.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +101,50 @@ struct Check {
   check::Any claim;
 };
 
+// What a lab beat asks the cluster lab for (`microddp cluster`,
+// app/cli/cmd_cluster.cpp): `nodes` emulated hosts of `ranks_per_node` ranks,
+// one NIC each shaped to `nic` (tc's rate syntax, e.g. "100mbit"), and on
+// them an Open MPI benchmark of `collective` with each of `algorithms` at
+// `bytes` per rank, `iters` timed iterations after one warm-up:
+//   microddp cluster --nodes N --ranks-per-node G --nic RATE -- bench
+//     --backend mpi --collective C --algorithm A,B -b BYTES -e BYTES -n ITERS -w 1 --json
+struct LabRequest {
+  int nodes = 2, ranks_per_node = 1;
+  std::string nic = "100mbit";
+  std::string collective = "all_reduce";
+  std::vector<std::string> algorithms = {"ring"};
+  int64_t bytes = int64_t{4} << 20;
+  int iters = 5;
+  double nic_bps() const;  // `nic` in bits per second (validated when the lesson loads)
+};
+
+// One algorithm's measurement: the median of the timed iterations and the
+// 10th and 90th percentiles (seconds).
+struct LabRow {
+  std::string algorithm;
+  double seconds = 0, p10 = 0, p90 = 0;
+};
+
+// A lab run's outcome. unavailable: the lab cannot run here (no root or
+// user namespaces, no mpirun, `microddp cluster` exited 2, or the runner
+// was told not to start it); `reason` says why and the beat's checks are
+// skipped. failed: it ran and broke (`reason` holds the error); its checks
+// fail. ok: `rows` holds one row per requested algorithm.
+struct LabRun {
+  LabRequest request;  // what was asked (set by run_lab)
+  enum class Status { ok, unavailable, failed } status = Status::unavailable;
+  std::string reason;
+  std::vector<LabRow> rows;
+  const LabRow* row(const std::string& algorithm) const;
+};
+
+// Starts the cluster lab. The labs layer cannot start processes in
+// namespaces; the viewer (the CLI's lesson runner) supplies this.
+using LabRunner = std::function<LabRun(const LabRequest&)>;
+// runner(q) with its request recorded; an empty runner, or one that throws,
+// gives an unavailable / failed run saying so.
+LabRun run_lab(const LabRunner& runner, const LabRequest& q);
+
 struct Beat {
   Mark mark;
   Target at;
@@ -113,10 +159,12 @@ struct Beat {
   // training run (ddp; `at` is end, setup is the carried collective setup,
   // unused) or a hang-lab run (hang). A viewer that only knows collective
   // beats shows the text and question of the others and skips their run.
-  enum class Kind { collective, ddp, hang } kind = Kind::collective;
+  // A lab beat (lab) measures on the cluster lab through a LabRunner.
+  enum class Kind { collective, ddp, hang, lab } kind = Kind::collective;
   ddp::Options ddp;      // effective options (lesson's `ddp:`, changed by this and earlier ddp beats)
   hang::LabOptions hang; // effective options (lesson's `hang:`, changed likewise)
-  std::string name;      // ddp beats: a name that later checks compare with ("" = none)
+  LabRequest lab;        // lab beats: the lesson's `lab:`, changed by this and earlier lab beats
+  std::string name;      // ddp and lab beats: a name that later checks compare with ("" = none)
 };
 
 struct Lesson {
@@ -125,6 +173,7 @@ struct Lesson {
   std::vector<Beat> beats;
   ddp::Options ddp;       // the lesson's `ddp:` (defaults of its ddp beats)
   hang::LabOptions hang;  // the lesson's `hang:`
+  LabRequest lab;         // the lesson's `lab:`
 };
 
 // Parse a lesson from text (`file` names it in messages) or from a file.
@@ -163,6 +212,7 @@ int target_step(const Target& t, const Schedule& s);
 
 struct CheckResult {
   bool pass = false;
+  bool skipped = false;  // not decided: the lab it needs did not run here (pass is false)
   std::string what;      // "R0 accum after step 0"
   std::string expected, actual;
   Mark mark;
@@ -181,5 +231,19 @@ std::vector<CheckResult> evaluate(const Beat& b);
 // of the wrong beat kind fails.
 std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
 std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
+
+// Checks of a lab beat against its run and the earlier named lab runs
+// (`runs`, by beat name). When this run or a run a check compares with is
+// unavailable, that check is skipped (CheckResult::skipped), not failed.
+// evaluate(Beat) on a lab beat has no runner: every check is skipped.
+std::vector<CheckResult> evaluate(const Beat& b, const LabRun& run, const std::map<std::string, LabRun>& runs);
+
+// The two-level model's lockstep time (s) of `algorithm` on the lab's
+// shape (core/model/topology_model.h): between nodes the NIC's shaped rate
+// with TCP's α (50 µs), inside a node shared memory at 8 GB/s with α = 2 µs
+// (the lab's calibrate measures 6–9 GB/s), fused_recv_reduce off (every
+// byte crosses a wire or vader's copy). Throws UsageError for a placement
+// or algorithm that does not exist.
+double predict_lab(const LabRequest& q, const std::string& algorithm);
 
 }  // namespace microddp::lesson

@@ -142,6 +142,54 @@ void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
   }
 }
 
+// A lab beat's request. Bounds keep a lab beat to seconds on a small
+// machine (every rank is a process; bench runs iters + 1 all-reduces).
+void read_lab(const Ctx& c, const YAML::Node& n, LabRequest& q) {
+  only_keys(c, n, "lab", {"nodes", "ranks_per_node", "nic", "collective", "algorithms", "bytes", "iters"});
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const YAML::Node v = it->second;
+    if (k == "nodes") q.nodes = static_cast<int>(integer(c, v, k, 1, 8));
+    else if (k == "ranks_per_node") q.ranks_per_node = static_cast<int>(integer(c, v, k, 1, 8));
+    else if (k == "nic") {
+      q.nic = str(c, v, k);
+      double bps = 0;
+      try {
+        bps = q.nic_bps();
+      } catch (const UsageError&) {
+        c.fail(v, fmt::format("'nic' must be a rate such as 100mbit (units: kbit, mbit, gbit); got '{}'", q.nic));
+      }
+      // The bounds `microddp cluster --nic` accepts.
+      if (bps < 1e6 || bps > 1e11) c.fail(v, fmt::format("'nic' must be between 1mbit and 100gbit, got '{}'", q.nic));
+    } else if (k == "collective") q.collective = one_of(c, v, k, {"all_reduce", "all_gather", "reduce_scatter", "broadcast"});
+    else if (k == "algorithms") {
+      q.algorithms.clear();
+      for (const auto& e : seq(c, v, k)) q.algorithms.push_back(str(c, e, k));
+      if (q.algorithms.empty()) c.fail(v, "'algorithms' needs at least one algorithm");
+    } else if (k == "bytes") {
+      // An integer, or one with K or M (powers of 1024, as bench's -b).
+      std::string t = str(c, v, k);
+      int64_t scale = 1;
+      if (!t.empty() && (t.back() == 'K' || t.back() == 'M')) {
+        scale = t.back() == 'K' ? 1024 : 1024 * 1024;
+        t.pop_back();
+      }
+      int64_t b = -1;
+      try {
+        size_t used = 0;
+        b = std::stoll(t, &used);
+        if (used != t.size()) b = -1;
+      } catch (const std::exception&) {
+        b = -1;
+      }
+      if (b < 1 || b * scale > (int64_t{64} << 20) || (b * scale) % 4 != 0)
+        c.fail(v, fmt::format("'bytes' must be a multiple of 4 from 4 to 64M (K, M = powers of 1024); got '{}'",
+                              v.Scalar()));
+      q.bytes = b * scale;
+    } else if (k == "iters") q.iters = static_cast<int>(integer(c, v, k, 1, 50));
+  }
+}
+
 // ---- beats -------------------------------------------------------------------
 
 Target read_target(const Ctx& c, const YAML::Node& n) {
@@ -211,6 +259,41 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
   return q;
 }
 
+// A lab beat: its request merged into the current one and priced by the
+// model now (an algorithm that does not exist, or a placement that cannot
+// run, fails at its mark); no `at` and no `setup`.
+void parse_lab_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, LabRequest& cur_lab,
+                    std::map<std::string, LabRequest>& runs) {
+  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks"});
+  b.setup = cur;
+  b.at.kind = Target::Kind::end;
+  if (bn["lab"]) read_lab(c, bn["lab"], cur_lab);
+  for (const std::string& a : cur_lab.algorithms) {
+    try {
+      (void)predict_lab(cur_lab, a);
+    } catch (const std::exception& e) {
+      c.fail(bn["lab"] ? bn["lab"] : bn, fmt::format("this lab run cannot run {}: {}", a, e.what()));
+    }
+  }
+  b.lab = cur_lab;
+  if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
+  b.text = str(c, bn["text"], "text");
+  if (bn["question"]) b.question = read_question(c, bn["question"]);
+  if (bn["checks"]) {
+    checks::BeatContext ctx;
+    ctx.kind = b.kind;
+    ctx.lab = &b.lab;
+    ctx.lab_runs = &runs;
+    for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
+  }
+  if (bn["name"]) {
+    b.name = str(c, bn["name"], "name");
+    if (b.name.empty() || runs.count(b.name))
+      c.fail(bn["name"], fmt::format("the lab run name '{}' is empty or already used by an earlier beat", b.name));
+    runs[b.name] = b.lab;
+  }
+}
+
 // A ddp or hang beat: options merged into the current ones and
 // validated now, so a bad one fails at its mark; no `at` and no `setup`.
 void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, ddp::Options& cur_ddp,
@@ -275,7 +358,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
     if (root.IsNull()) throw LessonError(fmt::format("{}:1:1: empty lesson (expected title, setup and beats)", file));
     c.fail(root, "a lesson must be a mapping with title, summary, setup and beats");
   }
-  only_keys(c, root, "the lesson", {"title", "summary", "setup", "beats"}, {"ddp", "hang"});
+  only_keys(c, root, "the lesson", {"title", "summary", "setup", "beats"}, {"ddp", "hang", "lab"});
   Lesson l;
   l.file = file;
   // `setup` may be left out when every beat is a ddp or hang beat.
@@ -284,7 +367,8 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
     needs_setup = false;
     for (const auto& bn : root["beats"]) {
       const bool other = bn.IsMap() && bn["kind"] && bn["kind"].IsScalar() &&
-                         (bn["kind"].Scalar() == "ddp" || bn["kind"].Scalar() == "hang");
+                         (bn["kind"].Scalar() == "ddp" || bn["kind"].Scalar() == "hang" ||
+                          bn["kind"].Scalar() == "lab");
       needs_setup |= !other;
     }
   }
@@ -301,18 +385,29 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
   }
   if (root["ddp"]) read_ddp(c, root["ddp"], l.ddp);
   if (root["hang"]) read_hang(c, root["hang"], l.hang);
+  if (root["lab"]) read_lab(c, root["lab"], l.lab);
   const YAML::Node beats = seq(c, root["beats"], "beats");
   if (beats.size() == 0) c.fail(beats, "'beats' is empty (a lesson needs at least one beat)");
   Setup cur = l.setup;
   ddp::Options cur_ddp = l.ddp;
   hang::LabOptions cur_hang = l.hang;
+  LabRequest cur_lab = l.lab;
   std::map<std::string, ddp::Options> runs;  // named ddp beats so far
+  std::map<std::string, LabRequest> lab_runs;  // named lab beats so far
   for (const auto& bn : beats) {
     Beat b;
     b.mark = c.mark(bn);
     if (bn.IsMap() && bn["kind"]) {
-      const std::string k = one_of(c, bn["kind"], "kind", {"collective", "ddp", "hang"});
-      b.kind = k == "ddp" ? Beat::Kind::ddp : k == "hang" ? Beat::Kind::hang : Beat::Kind::collective;
+      const std::string k = one_of(c, bn["kind"], "kind", {"collective", "ddp", "hang", "lab"});
+      b.kind = k == "ddp"    ? Beat::Kind::ddp
+               : k == "hang" ? Beat::Kind::hang
+               : k == "lab"  ? Beat::Kind::lab
+                             : Beat::Kind::collective;
+    }
+    if (b.kind == Beat::Kind::lab) {
+      parse_lab_beat(c, bn, b, cur, cur_lab, lab_runs);
+      l.beats.push_back(std::move(b));
+      continue;
     }
     if (b.kind != Beat::Kind::collective) {
       parse_other_beat(c, bn, b, cur, cur_ddp, cur_hang, runs);
