@@ -20,12 +20,14 @@ bool has(const std::vector<T>& v, const T& x) {
 
 BeatTarget beat_target(const Beat& b) {
   if (b.kind != Beat::Kind::collective) {
-    // DDP and hang-lab beats run their own program: the checks run it for
+    // DDP, hang-lab and lab beats run their own program: the checks run it for
     // real; the step-through panels keep the last collective.
     BeatTarget t;
     t.drive = false;
     t.note = b.kind == Beat::Kind::ddp
                  ? "this beat trains data-parallel for real (see the checks; `microddp ddp` prints the timeline)"
+             : b.kind == Beat::Kind::lab
+                 ? "this beat measures in the cluster lab, which the window does not start (`microddp lesson` does)"
                  : "this beat runs the hang lab for real (see the checks; `microddp hang-lab` prints the report)";
     return t;
   }
