@@ -236,13 +236,20 @@ beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
 if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
   echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
-# the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09
+# the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09 (lab beats off: cluster.lesson runs them)
 for l in 03-naive-tree-ring 09-topology; do
-  n=$("$BIN" lesson "$LESSONS_DIR/$l.yaml" --non-interactive | wc -lc)
+  n=$(MICRODDP_LESSON_NO_LAB=1 "$BIN" lesson "$LESSONS_DIR/$l.yaml" --non-interactive | wc -lc)
   read -r lines bytes <<<"$n"
   if [ "$lines" -gt 500 ] || [ "$bytes" -gt 60000 ]; then
     echo "FAIL: lesson $l printed $lines lines, $bytes bytes"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 done
+# lesson 09 without the lab: each of its 4 lab beats says so, its 3 lab checks are skipped, the lesson passes
+out=$(MICRODDP_LESSON_NO_LAB=1 "$BIN" lesson "$LESSONS_DIR/09-topology.yaml" --non-interactive 2>&1); rc=$?
+if [ $rc -ne 0 ] ||
+   [ "$(grep -cx 'lab beat skipped: MICRODDP_LESSON_NO_LAB is set; the model-only beats follow' <<<"$out")" != 4 ] ||
+   [ "$(grep -c '^  – measured .*: skipped: MICRODDP_LESSON_NO_LAB is set$' <<<"$out")" != 3 ] ||
+   ! grep -qx '31 checks passed, 0 failed, 3 skipped (no cluster lab here)' <<<"$out"; then
+  echo "FAIL: lesson 09 with MICRODDP_LESSON_NO_LAB=1 (rc $rc):"; tail -5 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # the hang lab: every rank stuck is a hang; its size and memory are capped
 expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
 expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000

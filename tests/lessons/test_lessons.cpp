@@ -308,6 +308,37 @@ beats:
 TEST_SUITE("lesson_lab") {
   const char* kHead = "title: t\nsetup: {ranks: 3}\nlab: {nic: 100mbit, bytes: 4M, iters: 5}\nbeats:\n";
 
+  TEST_CASE("lesson 09's lab beats: requests merged from the lesson's lab:, named runs, measured_ratio claims") {
+    const Lesson l = load_lesson((kLessons / "09-topology.yaml").string());
+    std::vector<const Beat*> lab;
+    for (const Beat& b : l.beats)
+      if (b.kind == Beat::Kind::lab) lab.push_back(&b);
+    REQUIRE(lab.size() == 4);
+    CHECK(lab[0]->name == "one_node");
+    CHECK(lab[0]->lab.nodes == 1);
+    CHECK(lab[0]->lab.ranks_per_node == 2);
+    CHECK(lab[1]->lab.nodes == 2);
+    CHECK(lab[1]->lab.ranks_per_node == 1);
+    CHECK(lab[2]->lab.nodes == 4);
+    CHECK(lab[3]->lab.ranks_per_node == 4);
+    CHECK(lab[3]->lab.algorithms == std::vector<std::string>{"ring", "hierarchical"});
+    for (const Beat* b : lab) {
+      CHECK(b->lab.nic == "100mbit");
+      CHECK(b->lab.bytes == 4194304);
+      CHECK(b->lab.iters == 5);
+    }
+    const auto& across = std::get<check::MeasuredRatio>(lab[2]->checks.at(0).claim);
+    CHECK(across.over_run == "two_nodes");
+    CHECK(across.algorithm == "ring");
+    CHECK(across.over_algorithm == "ring");
+    CHECK(across.greater_than == 1.2);
+    CHECK(across.less_than == 2.0);
+    const auto& hier = std::get<check::MeasuredRatio>(lab[3]->checks.at(0).claim);
+    CHECK(hier.over_algorithm == "hierarchical");
+    CHECK(hier.over_run.empty());
+    CHECK(std::isnan(hier.less_than));
+  }
+
   TEST_CASE("the model's price of a lab run: 2 × 1 ring, 4 MiB at 100 Mbit/s") {
     LabRequest q;
     q.nodes = 2;
