@@ -211,7 +211,7 @@ LabRun run_cluster_lab(const LabRequest& q) {
 
 void print_lab(const LabRun& run) {
   if (run.status == LabRun::Status::unavailable) {
-    fmt::print("lab beat skipped: {}; the model-only beats follow\n", run.reason);
+    fmt::print("lab beat skipped: {}; its checks are skipped, the model-only beats stand\n", run.reason);
     return;
   }
   if (run.status == LabRun::Status::failed) {
