@@ -24,6 +24,19 @@ Rgba rank_color(int rank) {
                    : mix(base, Rgba{0, 0, 0, 255}, std::min(amount + 0.1f, 0.6f));
 }
 
+Rgba op_kind_color(OpKind k) {
+  switch (k) {
+    case OpKind::send: return from_hex(0x0072B2);
+    case OpKind::recv: return from_hex(0x56B4E9);
+    case OpKind::recv_reduce: return from_hex(0x009E73);
+    case OpKind::reduce: return from_hex(0xD55E00);
+    case OpKind::copy: return from_hex(0x999999);
+    case OpKind::swap: return from_hex(0xCC79A7);
+  }
+  return from_hex(0x999999);
+}
+
+Rgba predicted_color() { return from_hex(assets::kPredicted); }
 Rgba complete_color() { return from_hex(assets::kComplete); }
 Rgba empty_color() { return from_hex(assets::kEmpty); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/ir/schedule.h"
+
 namespace microddp::viz {
 
 struct Rgba {
@@ -15,6 +17,12 @@ Rgba from_hex(uint32_t rgb, uint8_t alpha = 255);
 // 16..23, and so on alternately.
 Rgba rank_color(int rank);
 Rgba complete_color();
+// The timeline's colour for an op kind (Okabe-Ito hues).
+Rgba op_kind_color(OpKind k);
+// Predicted times wherever they are drawn (timeline bar and label, stats,
+// compare columns): Okabe-Ito orange, a hue no op kind uses, so a predicted
+// bar never reads as a reduce.
+Rgba predicted_color();
 Rgba empty_color();
 // Black or white, whichever reads better on `bg` (WCAG relative luminance).
 Rgba text_on(Rgba bg);

@@ -143,7 +143,9 @@ void draw_compare(App& app) {
     const Stats st = build_stats(*s);
     ImGui::Text("steps %d   busiest rank R%d: %s", st.steps, st.busiest_rank, human_bytes(double(st.busiest_rank_bytes)).c_str());
     ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
     ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    ImGui::PopStyleColor();
     ImGui::EndChild();
   }
   draw_sweep_plot(app, ImGui::GetContentRegionAvail());

@@ -32,6 +32,13 @@ RunParams seed_ring() {
 }  // namespace
 
 TEST_SUITE("scene") {
+  TEST_CASE("the predicted colour is no op kind's colour and is Okabe-Ito orange") {
+    CHECK(predicted_color() == Rgba{0xE6, 0x9F, 0x00, 255});
+    for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::copy, OpKind::reduce, OpKind::swap})
+      CHECK_MESSAGE(!(op_kind_color(k) == predicted_color()), name(k));
+    CHECK(op_kind_color(OpKind::reduce) == Rgba{0xD5, 0x5E, 0x00, 255});
+  }
+
   TEST_CASE("node positions are distinct and inside the canvas for every layout") {
     struct Case {
       Collective c;
