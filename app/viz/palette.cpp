@@ -1,8 +1,11 @@
 #include "app/viz/palette.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "assets/palette.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 
@@ -37,6 +40,20 @@ Rgba op_kind_color(OpKind k) {
 }
 
 Rgba predicted_color() { return from_hex(assets::kPredicted); }
+Rgba algorithm_color(const std::string& name) {
+  // Rank-colour indices: the first three as the compare view always drew
+  // naive, tree, ring; 0 (orange) is skipped, it means "predicted".
+  static constexpr int kSlots[] = {4, 5, 2, 1, 6, 7, 3, 12, 13, 10, 9, 14, 15, 11};
+  std::vector<std::string> order = {"naive", "tree", "ring"};
+  for (Collective c : all_collectives())
+    for (const auto& a : algorithms_for(c))
+      if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
+  auto it = std::find(order.begin(), order.end(), name);
+  size_t i = static_cast<size_t>(it - order.begin());
+  if (it == order.end()) i = std::hash<std::string>{}(name);  // not registered: stable per name
+  return rank_color(kSlots[i % std::size(kSlots)]);
+}
+
 Rgba complete_color() { return from_hex(assets::kComplete); }
 Rgba empty_color() { return from_hex(assets::kEmpty); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }

@@ -2,6 +2,7 @@
 // Plain data, no ImGui: the scene stores these and the panels convert.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/ir/schedule.h"
 
@@ -23,6 +24,12 @@ Rgba op_kind_color(OpKind k);
 // compare columns): Okabe-Ito orange, a hue no op kind uses, so a predicted
 // bar never reads as a reduce.
 Rgba predicted_color();
+// An algorithm's colour in the compare view, from its name alone, so that
+// "ring" keeps its colour across collectives and column choices: naive,
+// tree and ring first (blue, vermillion, bluish green), then the other
+// names in registry order (every collective's list, first appearance),
+// cycling through the remaining rank hues (orange is left to predicted).
+Rgba algorithm_color(const std::string& name);
 Rgba empty_color();
 // Black or white, whichever reads better on `bg` (WCAG relative luminance).
 Rgba text_on(Rgba bg);

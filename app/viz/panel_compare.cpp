@@ -62,7 +62,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
   for (size_t k = 0; k < cmp.sweep.size(); ++k) {
     const auto& c = cmp.sweep[k];
-    const Rgba col = rank_color(k == 0 ? 4 : k == 1 ? 5 : k == 2 ? 2 : int(k) + 3);
+    const Rgba col = algorithm_color(c.algorithm);
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
                   im(col), 2.5f);

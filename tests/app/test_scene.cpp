@@ -32,6 +32,26 @@ RunParams seed_ring() {
 }  // namespace
 
 TEST_SUITE("scene") {
+  TEST_CASE("an algorithm's compare colour depends on its name only") {
+    CHECK(algorithm_color("naive") == rank_color(4));
+    CHECK(algorithm_color("tree") == rank_color(5));
+    CHECK(algorithm_color("ring") == rank_color(2));
+    // The first 11 registered names (naive, tree, ring moved ahead of them
+    // still fit in the 14 slots) get 11 different colours, none orange.
+    std::vector<std::string> names;
+    for (Collective c : all_collectives())
+      for (const auto& a : algorithms_for(c))
+        if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
+    REQUIRE(names.size() >= 5);
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i < names.size() && i < 11; ++i) {
+      const Rgba c = algorithm_color(names[i]);
+      CHECK_MESSAGE(!(c == predicted_color()), names[i]);
+      seen.insert(packed(c));
+    }
+    CHECK(seen.size() == std::min<size_t>(names.size(), 11));
+  }
+
   TEST_CASE("the predicted colour is no op kind's colour and is Okabe-Ito orange") {
     CHECK(predicted_color() == Rgba{0xE6, 0x9F, 0x00, 255});
     for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::copy, OpKind::reduce, OpKind::swap})
