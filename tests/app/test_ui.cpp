@@ -4,6 +4,9 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <memory>
+
+#include "app/viz/options.h"
 #include "app/viz/keys.h"
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
@@ -103,6 +106,26 @@ TEST_SUITE("ui") {
     CHECK(app.vs.error.find("data") != std::string::npos);
     CHECK(app.session.schedule().spec.algorithm == "ring");  // the last good plan stays
     CHECK(ImGui::GetIO().IniFilename == nullptr);
+  }
+
+  TEST_CASE("--step in the compare view ranges over the slider's steps (the longest compared schedule)") {
+    auto apply = [](std::vector<std::string> args) {
+      args.insert(args.begin(), "microddp-viz");
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      Options o;
+      REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
+      auto app = std::make_unique<App>();
+      apply_options(*app, o);
+      return app;
+    };
+    // The step-through ring has 2 steps at 3 ranks; naive, tree, ring: 4 at most.
+    const auto app = apply({"--view", "compare", "--step", "3"});
+    CHECK(app->session.num_steps() == 2);
+    CHECK(app->compare.max_steps() == 4);
+    CHECK_THROWS_WITH_AS(apply({"--view", "compare", "--step", "5"}),
+                         "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)", UsageError);
+    CHECK_THROWS_WITH_AS(apply({"--step", "3"}), "--step 3 is outside 0..2 (the schedule has 2 steps)", UsageError);
   }
 
   TEST_CASE("the compare view steps every column together") {
