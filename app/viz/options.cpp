@@ -10,6 +10,7 @@
 
 #include "app/cli/parse_error.h"
 #include "app/viz/panels.h"
+#include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
 #include "core/record/data.h"
 
@@ -171,6 +172,8 @@ void apply_options(App& app, Options& o) {
   std::unique_ptr<LessonView> opened;
   if (!o.lesson_file.empty()) {
     // A bad file is a LessonError (a UsageError): "file:line:column: ..." and exit 2.
+    // A bare name is looked up where `microddp lesson` looks (the shipped lessons).
+    o.lesson_file = lesson::resolve_lesson_file(o.lesson_file);
     opened = std::make_unique<LessonView>(lesson::load_lesson(o.lesson_file));
     if (o.beat < 1 || o.beat > opened->num_beats())
       throw UsageError(fmt::format("--beat {} is outside 1..{} (the lesson has {} beats)", o.beat, opened->num_beats(),
