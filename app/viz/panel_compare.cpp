@@ -142,9 +142,15 @@ void draw_compare(App& app) {
     draw_topology(app, *s, s->position(), ImVec2(a.x, a.y - text_h), true);
     const Stats st = build_stats(*s);
     ImGui::Text("steps %d   busiest rank R%d: %s", st.steps, st.busiest_rank, human_bytes(double(st.busiest_rank_bytes)).c_str());
-    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps).c_str());
+    // Mid-run both lines are of the same steps; the full-run prediction follows.
+    const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps);
+    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), part.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
-    ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    if (st.finished || st.predicted_run_us < 0)
+      ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    else
+      ImGui::Text("predicted %s%s; all: %s", format_us(st.predicted_run_us).c_str(), part.c_str(),
+                  format_us(st.predicted_us).c_str());
     ImGui::PopStyleColor();
     ImGui::EndChild();
   }

@@ -52,6 +52,30 @@ TEST_SUITE("scene") {
     CHECK(seen.size() == std::min<size_t>(names.size(), 11));
   }
 
+  TEST_CASE("stats: mid-run, the prediction covers the same steps as the measurement") {
+    Session s;
+    RunParams p = seed_ring();
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 8;
+    p.data = "rank";
+    s.configure(p);
+    const viz::Prediction& pred = s.prediction();
+    REQUIRE(pred.available);
+    REQUIRE(pred.step_us.size() == 6);
+    s.step();
+    s.step();
+    Stats st = build_stats(s);
+    CHECK(st.steps_run == 2);
+    CHECK(st.predicted_run_us == doctest::Approx(pred.step_us[0] + pred.step_us[1]));
+    CHECK(st.predicted_run_us < st.predicted_us);
+    CHECK(st.predicted_us == doctest::Approx(pred.total_us));
+    while (s.step()) {}
+    st = build_stats(s);
+    CHECK(st.finished);
+    CHECK(st.predicted_run_us == st.predicted_us);
+  }
+
   TEST_CASE("the predicted colour is no op kind's colour and is Okabe-Ito orange") {
     CHECK(predicted_color() == Rgba{0xE6, 0x9F, 0x00, 255});
     for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::copy, OpKind::reduce, OpKind::swap})
