@@ -692,6 +692,39 @@ TEST_SUITE("scene_network") {
 }
 
 TEST_SUITE("scene") {
+  TEST_CASE("compare: the sweep runs one point per step, up to the chosen size, with both crossovers") {
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 8;
+    p.spec.count = 8;
+    p.data = "rank";
+    Compare cmp;
+    PredictionSource nvlink;
+    nvlink.kind = PredictionSource::Kind::preset;
+    nvlink.preset = "nvlink";
+    cmp.set_source(nvlink);
+    cmp.configure(p, {"naive", "tree", "ring"});
+    cmp.start_sweep(64, 1 << 20, 1, 0);  // 64 B, 256 B, ..., 1 MiB: 8 sizes x 3 algorithms
+    CHECK(cmp.sweeping());
+    CHECK(cmp.sweep_step());
+    CHECK(cmp.sweep[0].bytes == std::vector<double>{64});
+    CHECK(cmp.sweep[1].bytes.empty());
+    int steps = 1;
+    while (cmp.sweep_step()) ++steps;
+    CHECK(steps == 23);  // the 24th point ends the sweep
+    CHECK_FALSE(cmp.sweeping());
+    for (const SweepCurve& c : cmp.sweep) {
+      REQUIRE(c.bytes.size() == 8);
+      CHECK(c.bytes.back() == 1 << 20);
+      CHECK(c.counts.back() == (1 << 20) / 4);
+      CHECK(c.predicted_us.size() == 8);
+      for (double t : c.measured_us) CHECK(t > 0);
+    }
+    // Predicted on the nvlink preset: ring is the fastest from 1 MiB, the last point.
+    CHECK(cmp.crossover_predicted == 7);
+    CHECK(cmp.crossover.find("from 1 MiB on (predicted)") != std::string::npos);
+  }
+
   TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
     RunParams p;
     p.spec.algorithm = "ring";
@@ -699,7 +732,7 @@ TEST_SUITE("scene") {
     p.spec.count = 4;
     Compare cmp;
     cmp.configure(p, {"tree", "ring"});
-    cmp.run_sweep(4, 6, 1);  // 16 and 64 elements
+    cmp.run_sweep(64, 256, 1, 0);  // 16 and 64 float32 elements
     REQUIRE(cmp.sweep.size() == 2);
     const std::vector<double> measured = cmp.sweep[1].measured_us;
     PredictionSource src;
