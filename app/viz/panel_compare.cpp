@@ -87,7 +87,9 @@ void draw_sweep_plot(App& app, ImVec2 size) {
     auto vline = [&](double b, ImU32 col, const char* label, float row) {
       const float x = X(b);
       for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
-      dl->AddText(ImVec2(x + 3, p0.y + lh * (1.3f + row)), col, label);
+      // Right of the line, or left of it when it would run past the plot.
+      const float w = ImGui::CalcTextSize(label).x;
+      dl->AddText(ImVec2(x + 3 + w > p1.x ? x - 3 - w : x + 3, p0.y + lh * (1.3f + row)), col, label);
     };
     if (const int j = cmp.crossover_measured; j >= 0 && j < int(ring->bytes.size())) {
       vline(ring->bytes[j], ink, "crossover (measured)", 0);
