@@ -32,7 +32,7 @@ inline constexpr uint32_t kPanel = 0xF7F7F4;
 inline constexpr uint32_t kInk = 0x202020;        // text, node outlines
 inline constexpr uint32_t kFaint = 0xC8C8C8;      // idle links, grid lines
 inline constexpr uint32_t kActive = 0x0072B2;     // active links, highlights
-inline constexpr uint32_t kPredicted = 0xD55E00;  // predicted times
+inline constexpr uint32_t kPredicted = 0xE69F00;  // predicted times (no op kind uses it)
 inline constexpr uint32_t kMeasured = 0x0072B2;   // measured times
 
 }  // namespace microddp::assets

@@ -17,6 +17,7 @@
 
 #include "app/cli/commands.h"
 #include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/lessons_dir.h"
 #include "core/record/printer.h"
 
 namespace microddp::cli {
@@ -29,19 +30,6 @@ struct Args {
   std::string file;
   bool non_interactive = false, list = false, full = false;
 };
-
-// The shipped lessons: $MICRODDP_LESSONS, ./lessons, or lessons/ above the
-// executable (build/<preset>/app/microddp -> <repo>/lessons).
-std::string lessons_dir() {
-  if (const char* env = std::getenv("MICRODDP_LESSONS"); env && *env) return env;
-  if (fs::is_directory("lessons")) return "lessons";
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-      if (fs::is_directory(p / "lessons") && fs::exists(p / "lessons" / "README.md")) return (p / "lessons").string();
-  return "lessons";
-}
 
 std::string setup_line(const Prepared& p) {
   const auto& s = p.spec;
@@ -244,8 +232,7 @@ bool blank(const std::string& s) {
 }
 
 int run_lesson(const Args& a) {
-  std::string path = a.file;
-  if (!fs::exists(path) && fs::exists(fs::path(lessons_dir()) / path)) path = (fs::path(lessons_dir()) / path).string();
+  const std::string path = resolve_lesson_file(a.file);
   const Lesson l = load_lesson(path);
   const bool ask = !a.non_interactive;
   const PrintOptions po{a.full};

@@ -7,6 +7,7 @@
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/model/bench.h"
 #include "core/model/cost_model.h"
 
 namespace microddp::viz {
@@ -107,61 +108,97 @@ void Compare::reset() {
     if (s) s->reset();
 }
 
-void Compare::run_sweep(int lo, int hi, int reps) {
+void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int warmup) {
   sweep.clear();
   crossover.clear();
+  crossover_measured = crossover_predicted = -1;
+  todo_.clear();
+  next_point_ = 0;
+  iters_ = iters, warmup_ = warmup;
   for (size_t i = 0; i < algorithms.size(); ++i) {
     if (!sessions[i]) continue;
     SweepCurve c;
     c.algorithm = algorithms[i];
-    bool have_pred = true;
-    for (int k = lo; k <= hi; k += 2) {
-      RunParams q = base;
-      q.spec.algorithm = algorithms[i];
-      q.spec.count = int64_t{1} << k;
-      q.data = "rank";
-      q.spec.segments = 1;
-      const CollectiveSpec& spec = q.spec;
-      Schedule s;
-      try {
-        s = make_schedule(spec);
-      } catch (const std::exception&) {
-        continue;
-      }
-      const RankData in = make_inputs(spec, q.data);
-      RunOptions opt;
-      opt.mode = Mode::free;
-      opt.snapshot_limit = 0;
-      double best = 1e300;
-      for (int r = 0; r < reps; ++r) {
-        const RunResult res = run_threads(s, in, opt);
-        best = std::min(best, res.trace.total_ns / 1e3);
-      }
-      c.bytes.push_back(double(bench_bytes(spec)));
-      c.counts.push_back(spec.count);
-      c.measured_us.push_back(best);
-      const Prediction p = predict(s, source);
-      if (p.available) c.predicted_us.push_back(p.total_us);
-      else have_pred = false;
-    }
-    if (!have_pred) c.predicted_us.clear();
     sweep.push_back(std::move(c));
   }
-  // Crossover: the smallest size from which the ring is fastest at every
-  // larger size measured.
-  const auto ring = std::find_if(sweep.begin(), sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
-  if (ring == sweep.end() || ring->bytes.empty()) return;
+  // Size-major: the small sizes of every algorithm come first on screen.
+  for (int64_t b = std::max<int64_t>(min_bytes, 1); b <= max_bytes; b *= 4)
+    for (size_t k = 0; k < sweep.size(); ++k) todo_.push_back({k, b});
+}
+
+bool Compare::sweep_step() {
+  if (!sweeping()) return false;
+  const Point pt = todo_[next_point_++];
+  SweepCurve& c = sweep[pt.curve];
+  BenchOptions o;
+  o.collective = base.spec.collective;
+  o.algorithms = {c.algorithm};
+  o.world_size = base.spec.world_size;
+  o.nodes = base.spec.nodes;
+  o.dtype = base.spec.dtype;
+  o.op = base.spec.op;
+  o.root = base.spec.root;
+  o.min_bytes = o.max_bytes = pt.bytes;
+  o.iters = iters_;
+  o.warmup = warmup_;
+  try {
+    const CollectiveSpec spec = bench_spec(o, c.algorithm, pt.bytes);
+    const Schedule s = make_schedule(spec);
+    const std::vector<BenchRow> rows = run_bench(o);
+    if (!rows.empty()) {
+      c.bytes.push_back(double(rows.front().bytes));
+      c.counts.push_back(spec.count);
+      c.measured_us.push_back(rows.front().time_us);
+      const Prediction p = predict(s, source);
+      if (p.available) c.predicted_us.push_back(p.total_us);
+    }
+  } catch (const std::exception&) {
+    // A size the algorithm refuses (e.g. fewer elements than ranks) has no point.
+  }
+  if (!sweeping()) finish_sweep();
+  return sweeping();
+}
+
+void Compare::run_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int warmup) {
+  start_sweep(min_bytes, max_bytes, iters, warmup);
+  while (sweep_step()) {
+  }
+}
+
+namespace {
+// The smallest index from which `ring` is below every other curve at every
+// larger point (curves compared at the same index, i.e. the same size), or -1.
+int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ring,
+                      std::vector<double> SweepCurve::*times) {
+  const auto& rt = ring.*times;
+  if (rt.size() != ring.bytes.size() || rt.empty()) return -1;
   int from = -1;
-  for (int j = static_cast<int>(ring->bytes.size()) - 1; j >= 0; --j) {
+  for (int j = static_cast<int>(rt.size()) - 1; j >= 0; --j) {
     bool fastest = true;
     for (const auto& c : sweep)
-      if (&c != &*ring && j < static_cast<int>(c.measured_us.size()) && c.measured_us[j] < ring->measured_us[j])
+      if (&c != &ring && j < static_cast<int>((c.*times).size()) && c.bytes[j] == ring.bytes[j] &&
+          (c.*times)[j] < rt[j])
         fastest = false;
     if (!fastest) break;
     from = j;
   }
-  crossover = from < 0 ? "ring was not the fastest at the largest size measured here"
-                       : fmt::format("ring is the fastest from {} on (measured)", human_bytes(ring->bytes[from]));
+  return from;
+}
+}  // namespace
+
+void Compare::finish_sweep() {
+  for (SweepCurve& c : sweep)
+    if (c.predicted_us.size() != c.bytes.size()) c.predicted_us.clear();  // all or nothing
+  const auto ring = std::find_if(sweep.begin(), sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+  if (ring == sweep.end() || ring->bytes.empty()) return;
+  crossover_measured = ring_fastest_from(sweep, *ring, &SweepCurve::measured_us);
+  crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
+  crossover = crossover_measured < 0
+                  ? fmt::format("ring was not the fastest at the largest size measured here ({})",
+                                human_bytes(ring->bytes.back()))
+                  : fmt::format("ring is the fastest from {} on (measured)", human_bytes(ring->bytes[crossover_measured]));
+  if (crossover_predicted >= 0)
+    crossover += fmt::format(", from {} on (predicted)", human_bytes(ring->bytes[crossover_predicted]));
 }
 
 }  // namespace microddp::viz

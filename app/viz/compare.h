@@ -1,6 +1,7 @@
 // Compare view model: several algorithms of one collective on the same input,
-// stepping together, plus a quick size sweep (measured on the threads
-// backend, predicted by the cost model when it is available). No ImGui.
+// stepping together, plus a size sweep (measured on the threads backend as
+// `microddp bench` measures, predicted by the cost model when it is
+// available). No ImGui.
 #pragma once
 #include <memory>
 #include <string>
@@ -13,7 +14,7 @@ namespace microddp::viz {
 struct SweepCurve {
   std::string algorithm;
   std::vector<double> bytes;         // message size S (nccl-tests' size), bytes
-  std::vector<double> measured_us;   // free-running wall time, best of the repetitions
+  std::vector<double> measured_us;   // bench's time: the median timed iteration, microseconds
   std::vector<double> predicted_us;  // empty when the cost model is not available
   std::vector<int64_t> counts;       // elements per rank of each point (re-pricing)
 };
@@ -39,9 +40,40 @@ struct Compare {
   void step();
   void back();
   void reset();
-  // Sizes 2^lo .. 2^hi elements (every other power); `reps` runs per size.
-  void run_sweep(int lo = 4, int hi = 16, int reps = 3);
+  // The sweep, measured as `microddp bench` measures (core/model/bench.h:
+  // run_bench on the threads backend, `warmup` untimed then `iters` timed
+  // iterations, rotated buffers, the median iteration), at sizes min_bytes,
+  // 4·min_bytes, ... up to max_bytes (nccl-tests' size S, bytes). It runs in
+  // increments, one (algorithm, size) point per sweep_step(), so that the
+  // window keeps drawing between points; run_sweep does it all at once.
+  void start_sweep(int64_t min_bytes, int64_t max_bytes, int iters = 5, int warmup = 2);
+  // Measures the next point; false when none is left (the crossovers are
+  // then computed).
+  bool sweep_step();
+  bool sweeping() const { return next_point_ < todo_.size(); }
+  double sweep_progress() const { return todo_.empty() ? 1.0 : double(next_point_) / double(todo_.size()); }
+  void run_sweep(int64_t min_bytes, int64_t max_bytes, int iters = 5, int warmup = 2);
+  // Index into the ring curve's points from which ring is the fastest at
+  // every larger size: by the measured points, and by the predicted lines;
+  // -1 when there is none (or no ring curve, or no prediction).
+  int crossover_measured = -1, crossover_predicted = -1;
+
+ private:
+  struct Point {
+    size_t curve;
+    int64_t bytes;
+  };
+  std::vector<Point> todo_;
+  size_t next_point_ = 0;
+  int iters_ = 5, warmup_ = 2;
+  void finish_sweep();
 };
+
+// The compare view's default largest sweep size, bytes: above the size from
+// which ring beats naive and tree at 8 ranks on the threads backend (on a
+// busy 2-core machine `microddp bench` saw ring first only at 64 MiB).
+inline constexpr int64_t kSweepMaxBytes = int64_t{64} << 20;
+inline constexpr int64_t kSweepMinBytes = 64;
 
 std::string human_bytes(double b);
 

@@ -10,6 +10,7 @@
 
 #include "app/cli/parse_error.h"
 #include "app/viz/panels.h"
+#include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
 #include "core/record/data.h"
 
@@ -171,6 +172,8 @@ void apply_options(App& app, Options& o) {
   std::unique_ptr<LessonView> opened;
   if (!o.lesson_file.empty()) {
     // A bad file is a LessonError (a UsageError): "file:line:column: ..." and exit 2.
+    // A bare name is looked up where `microddp lesson` looks (the shipped lessons).
+    o.lesson_file = lesson::resolve_lesson_file(o.lesson_file);
     opened = std::make_unique<LessonView>(lesson::load_lesson(o.lesson_file));
     if (o.beat < 1 || o.beat > opened->num_beats())
       throw UsageError(fmt::format("--beat {} is outside 1..{} (the lesson has {} beats)", o.beat, opened->num_beats(),
@@ -232,9 +235,13 @@ void apply_options(App& app, Options& o) {
   for (size_t i = 0; i < app.compare.errors.size(); ++i)
     if (!app.compare.errors[i].empty()) throw UsageError(app.compare.errors[i]);
   // -1 means "not given"; a negative value typed by the user is refused too.
-  if (o.step > app.session.num_steps() || o.step < -1 || (o.step < 0 && o.step_given))
-    throw UsageError(fmt::format("--step {} is outside 0..{} (the schedule has {} steps)", o.step,
-                                 app.session.num_steps(), app.session.num_steps()));
+  // The range is the one the position slider shows: in the compare view,
+  // the longest of the compared schedules.
+  const bool cmp = o.view == "compare";
+  const int total = cmp ? app.compare.max_steps() : app.session.num_steps();
+  if (o.step > total || o.step < -1 || (o.step < 0 && o.step_given))
+    throw UsageError(fmt::format("--step {} is outside 0..{} ({} has {} steps)", o.step, total,
+                                 cmp ? "the longest compared schedule" : "the schedule", total));
   if (!o.screenshot.empty()) check_writable_file(o.screenshot, "--screenshot");
   if (!o.probes.empty()) check_writable_file(o.probes, "--probes");
   if (!o.export_dir.empty()) {

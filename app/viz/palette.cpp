@@ -1,8 +1,11 @@
 #include "app/viz/palette.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "assets/palette.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 
@@ -22,6 +25,33 @@ Rgba rank_color(int rank) {
   const float amount = 0.2f + 0.15f * float((shade - 1) / 2);
   return shade % 2 ? mix(base, Rgba{255, 255, 255, 255}, std::min(amount + 0.2f, 0.7f))
                    : mix(base, Rgba{0, 0, 0, 255}, std::min(amount + 0.1f, 0.6f));
+}
+
+Rgba op_kind_color(OpKind k) {
+  switch (k) {
+    case OpKind::send: return from_hex(0x0072B2);
+    case OpKind::recv: return from_hex(0x56B4E9);
+    case OpKind::recv_reduce: return from_hex(0x009E73);
+    case OpKind::reduce: return from_hex(0xD55E00);
+    case OpKind::copy: return from_hex(0x999999);
+    case OpKind::swap: return from_hex(0xCC79A7);
+  }
+  return from_hex(0x999999);
+}
+
+Rgba predicted_color() { return from_hex(assets::kPredicted); }
+Rgba algorithm_color(const std::string& name) {
+  // Rank-colour indices: the first three as the compare view always drew
+  // naive, tree, ring; 0 (orange) is skipped, it means "predicted".
+  static constexpr int kSlots[] = {4, 5, 2, 1, 6, 7, 3, 12, 13, 10, 9, 14, 15, 11};
+  std::vector<std::string> order = {"naive", "tree", "ring"};
+  for (Collective c : all_collectives())
+    for (const auto& a : algorithms_for(c))
+      if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
+  auto it = std::find(order.begin(), order.end(), name);
+  size_t i = static_cast<size_t>(it - order.begin());
+  if (it == order.end()) i = std::hash<std::string>{}(name);  // not registered: stable per name
+  return rank_color(kSlots[i % std::size(kSlots)]);
 }
 
 Rgba complete_color() { return from_hex(assets::kComplete); }

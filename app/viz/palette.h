@@ -2,6 +2,9 @@
 // Plain data, no ImGui: the scene stores these and the panels convert.
 #pragma once
 #include <cstdint>
+#include <string>
+
+#include "core/ir/schedule.h"
 
 namespace microddp::viz {
 
@@ -15,6 +18,18 @@ Rgba from_hex(uint32_t rgb, uint8_t alpha = 255);
 // 16..23, and so on alternately.
 Rgba rank_color(int rank);
 Rgba complete_color();
+// The timeline's colour for an op kind (Okabe-Ito hues).
+Rgba op_kind_color(OpKind k);
+// Predicted times wherever they are drawn (timeline bar and label, stats,
+// compare columns): Okabe-Ito orange, a hue no op kind uses, so a predicted
+// bar never reads as a reduce.
+Rgba predicted_color();
+// An algorithm's colour in the compare view, from its name alone, so that
+// "ring" keeps its colour across collectives and column choices: naive,
+// tree and ring first (blue, vermillion, bluish green), then the other
+// names in registry order (every collective's list, first appearance),
+// cycling through the remaining rank hues (orange is left to predicted).
+Rgba algorithm_color(const std::string& name);
 Rgba empty_color();
 // Black or white, whichever reads better on `bg` (WCAG relative luminance).
 Rgba text_on(Rgba bg);

@@ -62,7 +62,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
   for (size_t k = 0; k < cmp.sweep.size(); ++k) {
     const auto& c = cmp.sweep[k];
-    const Rgba col = rank_color(k == 0 ? 4 : k == 1 ? 5 : k == 2 ? 2 : int(k) + 3);
+    const Rgba col = algorithm_color(c.algorithm);
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
                   im(col), 2.5f);
@@ -79,6 +79,28 @@ void draw_sweep_plot(App& app, ImVec2 size) {
     dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, p0.y + lh * 0.7f), lh * 0.3f, im(col), 16);
     dl->AddText(ImVec2(legend_x + lh * 0.8f, p0.y + lh * 0.2f), ink, c.algorithm.c_str());
     legend_x += lh * 1.5f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh;
+  }
+  // The crossover: a dashed line at the size from which ring is fastest,
+  // measured (ring's dot ringed) and predicted (on ring's line).
+  if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+      ring != cmp.sweep.end()) {
+    auto vline = [&](double b, ImU32 col, const char* label, float row) {
+      const float x = X(b);
+      for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
+      // Right of the line, or left of it when it would run past the plot.
+      const float w = ImGui::CalcTextSize(label).x;
+      dl->AddText(ImVec2(x + 3 + w > p1.x ? x - 3 - w : x + 3, p0.y + lh * (1.3f + row)), col, label);
+    };
+    if (const int j = cmp.crossover_measured; j >= 0 && j < int(ring->bytes.size())) {
+      vline(ring->bytes[j], ink, "crossover (measured)", 0);
+      dl->AddCircle(ImVec2(X(ring->bytes[j]), Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
+    }
+    if (const int j = cmp.crossover_predicted; j >= 0 && j < int(ring->predicted_us.size())) {
+      vline(ring->bytes[j], im(predicted_color()), "crossover (predicted)", 1);
+      const ImVec2 q(X(ring->bytes[j]), Y(ring->predicted_us[j]));
+      dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
+                  im(predicted_color()), 0, 0, 2.f);
+    }
   }
   const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
   // The lines say what they are based on (the columns share one source).
@@ -119,9 +141,24 @@ void draw_compare(App& app) {
     cmp.configure(vs.edit, vs.compare_algorithms);
   }
   ImGui::SameLine(0, 30);
-  if (ImGui::Button("Measure sweep") || (vs.compare_sweep_requested && cmp.sweep.empty())) {
+  // The largest size on a log slider (powers of two, 1 KiB .. 256 MiB).
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  const std::string max_label = "up to " + human_bytes(std::ldexp(1.0, vs.compare_sweep_max_log2));
+  ImGui::SliderInt("##sweep_max", &vs.compare_sweep_max_log2, 10, 28, max_label.c_str());
+  ImGui::SameLine();
+  const int64_t max_bytes = int64_t{1} << vs.compare_sweep_max_log2;
+  if (ImGui::Button("Measure sweep") || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
     vs.compare_sweep_requested = false;
-    cmp.run_sweep();
+    cmp.start_sweep(kSweepMinBytes, max_bytes);
+  }
+  // One point per frame keeps the window drawing; a still frame waits for all.
+  if (cmp.sweeping()) {
+    if (vs.static_frame) while (cmp.sweep_step()) {}
+    else cmp.sweep_step();
+  }
+  if (cmp.sweeping()) {
+    ImGui::SameLine();
+    ImGui::ProgressBar(float(cmp.sweep_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "measuring");
   }
   const size_t cols = std::max<size_t>(1, cmp.sessions.size());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -142,8 +179,16 @@ void draw_compare(App& app) {
     draw_topology(app, *s, s->position(), ImVec2(a.x, a.y - text_h), true);
     const Stats st = build_stats(*s);
     ImGui::Text("steps %d   busiest rank R%d: %s", st.steps, st.busiest_rank, human_bytes(double(st.busiest_rank_bytes)).c_str());
-    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps).c_str());
-    ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    // Mid-run both lines are of the same steps; the full-run prediction follows.
+    const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps);
+    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), part.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+    if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
+      ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
+    else
+      ImGui::Text("predicted %s%s; all: %s", format_us(st.predicted_run_us).c_str(), part.c_str(),
+                  format_us(st.predicted_us).c_str());
+    ImGui::PopStyleColor();
     ImGui::EndChild();
   }
   draw_sweep_plot(app, ImGui::GetContentRegionAvail());

@@ -14,19 +14,6 @@
 
 namespace microddp::viz {
 
-namespace {
-Rgba kind_color(OpKind k) {
-  switch (k) {
-    case OpKind::send: return from_hex(0x0072B2);
-    case OpKind::recv: return from_hex(0x56B4E9);
-    case OpKind::recv_reduce: return from_hex(0x009E73);
-    case OpKind::reduce: return from_hex(0xD55E00);
-    case OpKind::copy: return from_hex(0x999999);
-    case OpKind::swap: return from_hex(0xCC79A7);
-  }
-  return from_hex(0x999999);
-}
-}  // namespace
 
 void draw_timeline(App& app) {
   const Session& ses = app.session;
@@ -38,7 +25,7 @@ void draw_timeline(App& app) {
   const float sz = ImGui::GetTextLineHeight() * 0.8f;
   for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(kind_color(k)));
+    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(op_kind_color(k)));
     ImGui::Dummy(ImVec2(sz + 3, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(std::string(name(k)).c_str());
@@ -97,7 +84,7 @@ void draw_timeline(App& app) {
     Run& u = run[static_cast<size_t>(r)];
     if (u.e < u.a) return;
     const float y = lane_y(r) + 1;
-    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + lane_h - 2), im(kind_color(u.kind)));
+    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + lane_h - 2), im(op_kind_color(u.kind)));
     u.e = u.a - 1;
   };
   for (const TimelineBar& b : sc.bars) {
@@ -126,7 +113,7 @@ void draw_timeline(App& app) {
   const ImU32 measured = im(from_hex(assets::kMeasured));
   dl->AddText(ImVec2(origin.x, lane_y(ym) + (slh - ImGui::GetFontSize()) / 2), ink, "median");
   dl->AddText(ImVec2(origin.x, lane_y(yf) + (slh - ImGui::GetFontSize()) / 2), ink, "first run");
-  dl->AddText(ImVec2(origin.x, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)), "predicted");
+  dl->AddText(ImVec2(origin.x, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(predicted_color()), "predicted");
   const StepSpan* hover_step = nullptr;
   bool any_pred = false;
   for (const StepSpan& st : sc.steps) {
@@ -156,12 +143,12 @@ void draw_timeline(App& app) {
     if (st.predicted_us >= 0) {
       any_pred = true;
       const ImVec2 q0(a, lane_y(yp) + 2), q1(std::max(a + 2, a + float(st.predicted_us * scale)), lane_y(yp) + slh - 2);
-      dl->AddRectFilled(q0, q1, im(from_hex(assets::kPredicted)));
+      dl->AddRectFilled(q0, q1, im(predicted_color()));
     }
     if (hovered_rect(ImVec2(a, lane_y(ym)), ImVec2(x0 + float(st.end_us * scale), lane_y(yp + 1)))) hover_step = &st;
   }
   if (!any_pred && !sc.steps.empty())
-    dl->AddText(ImVec2(x0 + 4, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(from_hex(assets::kPredicted)),
+    dl->AddText(ImVec2(x0 + 4, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(predicted_color()),
                 "n/a (no cost model)");
   if (sc.steps.empty())
     dl->AddText(ImVec2(x0 + 4, origin.y + 4), ink, "Press Step (Right arrow) to run the first step for real.");

@@ -213,6 +213,9 @@ struct Stats {
   double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished
   double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)
   double predicted_us = -1;             // -1: n/a
+  // Predicted time of the steps run so far (the steps `measured_us` covers),
+  // microseconds; equals predicted_us when finished; -1: n/a.
+  double predicted_run_us = -1;
   double error_pct = 0;                 // (measured - predicted) / predicted
   bool error_known = false;             // the prediction is of this machine (calibrated profile)
   bool finished = false;

@@ -139,6 +139,9 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   const auto& pred = ses.prediction();
   if (pred.available) {
     st.predicted_us = pred.total_us;
+    st.predicted_run_us = 0;
+    for (int k = 0; k < st.steps_run && k < static_cast<int>(pred.step_us.size()); ++k) st.predicted_run_us += pred.step_us[k];
+    if (st.finished) st.predicted_run_us = pred.total_us;
     // A preset or a topology describes other hardware: its gap to the
     // time measured here is no model error.
     st.error_known = pred.this_machine;

@@ -47,6 +47,7 @@ struct ViewState {
   float font_px = 18;              // text size (projector control)
   std::vector<std::string> compare_algorithms;
   bool compare_sweep_requested = false;
+  int compare_sweep_max_log2 = 26;  // the sweep's largest size, 2^k bytes (log slider)
   // Filled by the panels when collect_probes is set (screenshot tests).
   bool collect_probes = false;
   std::vector<Probe> probes;

@@ -32,6 +32,57 @@ RunParams seed_ring() {
 }  // namespace
 
 TEST_SUITE("scene") {
+  TEST_CASE("an algorithm's compare colour depends on its name only") {
+    CHECK(algorithm_color("naive") == rank_color(4));
+    CHECK(algorithm_color("tree") == rank_color(5));
+    CHECK(algorithm_color("ring") == rank_color(2));
+    // The first 11 registered names (naive, tree, ring moved ahead of them
+    // still fit in the 14 slots) get 11 different colours, none orange.
+    std::vector<std::string> names;
+    for (Collective c : all_collectives())
+      for (const auto& a : algorithms_for(c))
+        if (std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
+    REQUIRE(names.size() >= 5);
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i < names.size() && i < 11; ++i) {
+      const Rgba c = algorithm_color(names[i]);
+      CHECK_MESSAGE(!(c == predicted_color()), names[i]);
+      seen.insert(packed(c));
+    }
+    CHECK(seen.size() == std::min<size_t>(names.size(), 11));
+  }
+
+  TEST_CASE("stats: mid-run, the prediction covers the same steps as the measurement") {
+    Session s;
+    RunParams p = seed_ring();
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 8;
+    p.data = "rank";
+    s.configure(p);
+    const viz::Prediction& pred = s.prediction();
+    REQUIRE(pred.available);
+    REQUIRE(pred.step_us.size() == 6);
+    s.step();
+    s.step();
+    Stats st = build_stats(s);
+    CHECK(st.steps_run == 2);
+    CHECK(st.predicted_run_us == doctest::Approx(pred.step_us[0] + pred.step_us[1]));
+    CHECK(st.predicted_run_us < st.predicted_us);
+    CHECK(st.predicted_us == doctest::Approx(pred.total_us));
+    while (s.step()) {}
+    st = build_stats(s);
+    CHECK(st.finished);
+    CHECK(st.predicted_run_us == st.predicted_us);
+  }
+
+  TEST_CASE("the predicted colour is no op kind's colour and is Okabe-Ito orange") {
+    CHECK(predicted_color() == Rgba{0xE6, 0x9F, 0x00, 255});
+    for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::copy, OpKind::reduce, OpKind::swap})
+      CHECK_MESSAGE(!(op_kind_color(k) == predicted_color()), name(k));
+    CHECK(op_kind_color(OpKind::reduce) == Rgba{0xD5, 0x5E, 0x00, 255});
+  }
+
   TEST_CASE("node positions are distinct and inside the canvas for every layout") {
     struct Case {
       Collective c;
@@ -641,6 +692,39 @@ TEST_SUITE("scene_network") {
 }
 
 TEST_SUITE("scene") {
+  TEST_CASE("compare: the sweep runs one point per step, up to the chosen size, with both crossovers") {
+    RunParams p;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 8;
+    p.spec.count = 8;
+    p.data = "rank";
+    Compare cmp;
+    PredictionSource nvlink;
+    nvlink.kind = PredictionSource::Kind::preset;
+    nvlink.preset = "nvlink";
+    cmp.set_source(nvlink);
+    cmp.configure(p, {"naive", "tree", "ring"});
+    cmp.start_sweep(64, 1 << 20, 1, 0);  // 64 B, 256 B, ..., 1 MiB: 8 sizes x 3 algorithms
+    CHECK(cmp.sweeping());
+    CHECK(cmp.sweep_step());
+    CHECK(cmp.sweep[0].bytes == std::vector<double>{64});
+    CHECK(cmp.sweep[1].bytes.empty());
+    int steps = 1;
+    while (cmp.sweep_step()) ++steps;
+    CHECK(steps == 23);  // the 24th point ends the sweep
+    CHECK_FALSE(cmp.sweeping());
+    for (const SweepCurve& c : cmp.sweep) {
+      REQUIRE(c.bytes.size() == 8);
+      CHECK(c.bytes.back() == 1 << 20);
+      CHECK(c.counts.back() == (1 << 20) / 4);
+      CHECK(c.predicted_us.size() == 8);
+      for (double t : c.measured_us) CHECK(t > 0);
+    }
+    // Predicted on the nvlink preset: ring is the fastest from 1 MiB, the last point.
+    CHECK(cmp.crossover_predicted == 7);
+    CHECK(cmp.crossover.find("from 1 MiB on (predicted)") != std::string::npos);
+  }
+
   TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
     RunParams p;
     p.spec.algorithm = "ring";
@@ -648,7 +732,7 @@ TEST_SUITE("scene") {
     p.spec.count = 4;
     Compare cmp;
     cmp.configure(p, {"tree", "ring"});
-    cmp.run_sweep(4, 6, 1);  // 16 and 64 elements
+    cmp.run_sweep(64, 256, 1, 0);  // 16 and 64 float32 elements
     REQUIRE(cmp.sweep.size() == 2);
     const std::vector<double> measured = cmp.sweep[1].measured_us;
     PredictionSource src;

@@ -4,6 +4,11 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "app/viz/options.h"
 #include "app/viz/keys.h"
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
@@ -16,6 +21,18 @@ using namespace microddp::viz;
 namespace {
 
 using test::Headless;
+
+// The app as microddp-viz sets it up from a command line (no frame drawn).
+std::unique_ptr<App> apply(std::vector<std::string> args) {
+  args.insert(args.begin(), "microddp-viz");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  Options o;
+  REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
+  auto app = std::make_unique<App>();
+  apply_options(*app, o);
+  return app;
+}
 
 RunParams seed_ring() {
   RunParams p;
@@ -103,6 +120,34 @@ TEST_SUITE("ui") {
     CHECK(app.vs.error.find("data") != std::string::npos);
     CHECK(app.session.schedule().spec.algorithm == "ring");  // the last good plan stays
     CHECK(ImGui::GetIO().IniFilename == nullptr);
+  }
+
+  TEST_CASE("--step in the compare view ranges over the slider's steps (the longest compared schedule)") {
+    // The step-through ring has 2 steps at 3 ranks; naive, tree, ring: 4 at most.
+    const auto app = apply({"--view", "compare", "--step", "3"});
+    CHECK(app->session.num_steps() == 2);
+    CHECK(app->compare.max_steps() == 4);
+    CHECK_THROWS_WITH_AS(apply({"--view", "compare", "--step", "5"}),
+                         "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)", UsageError);
+    CHECK_THROWS_WITH_AS(apply({"--step", "3"}), "--step 3 is outside 0..2 (the schedule has 2 steps)", UsageError);
+  }
+
+  TEST_CASE("--lesson finds a bare lesson name where `microddp lesson` does ($MICRODDP_LESSONS)") {
+    const std::string name = "02-ring-double-buffering.yaml";
+    REQUIRE_FALSE(std::filesystem::exists(name));  // not in the working directory
+    const char* old = std::getenv("MICRODDP_LESSONS");
+    const std::string saved = old ? old : "";
+    setenv("MICRODDP_LESSONS", MICRODDP_SOURCE_DIR "/lessons", 1);
+    const auto app = apply({"--lesson", name});
+    REQUIRE(app->lesson);
+    CHECK(app->lesson->num_beats() == 6);
+    // Elsewhere the error names the file as typed.
+    const std::string empty = std::filesystem::temp_directory_path() / "microddp-no-lessons";
+    std::filesystem::create_directories(empty);
+    setenv("MICRODDP_LESSONS", empty.c_str(), 1);
+    CHECK_THROWS_AS(apply({"--lesson", name}), UsageError);
+    if (old) setenv("MICRODDP_LESSONS", saved.c_str(), 1);
+    else unsetenv("MICRODDP_LESSONS");
   }
 
   TEST_CASE("the compare view steps every column together") {
