@@ -18,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/labs/lesson/lessons_dir.h"
+#include "core/ir/reference.h"
 #include "core/record/printer.h"
 
 namespace microddp::cli {
@@ -269,7 +270,10 @@ int run_lesson(const Args& a) {
       prep = prepare(b.setup);
       run.reset();
       shown = -2;
-      fmt::print("setup: {}\n", setup_line(*prep));
+      fmt::print("setup: {}{}\n", setup_line(*prep),
+                 b.setup.algorithm == prep->spec.algorithm
+                     ? ""
+                     : fmt::format(" · run as {} (the checker rejects it; run anyway)", b.setup.algorithm));
       if (prep->runnable) {
         RunOptions opt;
         opt.mode = prep->mode;
@@ -319,8 +323,16 @@ int run_lesson(const Args& a) {
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
                                  ? format_step(prep->schedule, run->trace, s, -1, po)
                                  : format_step_line(prep->schedule, run->trace, s));
-          if (b.at.kind == Target::Kind::end)
+          if (b.at.kind == Target::Kind::end) {
             fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));
+            // Say whether this one run came out right: a racy schedule (the
+            // single-buffered ring) may or may not, and the table alone
+            // does not tell.
+            std::string why;
+            const bool ok = outputs_match(prep->spec, prep->inputs, run->outputs,
+                                          reference_outputs(prep->spec, prep->inputs), &why);
+            fmt::print("{}\n", ok ? "these outputs match the reference" : "these outputs are WRONG: " + why);
+          }
         }
         shown = upto;
       } else {

@@ -304,7 +304,7 @@ OutputVerdict verify_outputs(const CollectiveSpec& s, const RankData& in, const 
         fail(fmt::format("rank {} output[{}] = {} but the reference gives {}", r, i, load_int(t, got[r].data(), i),
                          load_int(t, want[r].data(), i)));
       } else {
-        fail(tol > 0 ? fmt::format("rank {} output[{}] = {} but the reference gives {} (bound {})", r, i, g, w, tol)
+        fail(tol > 0 ? fmt::format("rank {} output[{}] = {} but the reference gives {} (bound {:.3g})", r, i, g, w, tol)
                      : fmt::format("rank {} output[{}] = {} but the reference gives {}", r, i, g, w));
       }
     }
