@@ -327,4 +327,9 @@ std::string shaped_rate_diagnosis(double measured_Bps, double shaped_Bps, int ni
 void write_profile_topology(const std::string& path, const TopologyProfile& t);
 std::optional<TopologyProfile> load_profile_topology(const std::string& path);
 
+// K empty steps on n ranks (a barrier schedule with no ops): in lockstep,
+// nothing but the barrier after each step. The barrier probes of calibrate
+// (threads) and of the per-link-class calibration (MPI) time it.
+Schedule empty_steps(int n, int K);
+
 }  // namespace microddp

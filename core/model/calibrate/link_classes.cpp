@@ -104,19 +104,6 @@ LinkClassCalibration measure_class(const char* what, int a, int b, int64_t max_b
   return c;
 }
 
-// K empty lockstep steps on every rank through run_mpi: the barrier a
-// lockstep bench step pays (the mode of the iterations / (K + 1)).
-Schedule empty_lockstep_steps(int n, int K) {
-  CollectiveSpec s;
-  s.collective = Collective::barrier;
-  s.algorithm = "naive";
-  s.world_size = n;
-  s.count = 0;
-  s.dtype = DType::int32;
-  ScheduleBuilder b(s);
-  for (int k = 0; k < K; ++k) b.step("barrier");
-  return b.finish();
-}
 
 }  // namespace
 
@@ -150,7 +137,7 @@ TopologyCalibration calibrate_topology_mpi(const TopologyCalibrateOptions& opt) 
     ro.record = false;
     ro.snapshot_limit = 0;
     ro.iterations = warm + iters;
-    const RunResult r = run_mpi(empty_lockstep_steps(n, K), RankData(static_cast<size_t>(n)), ro);
+    const RunResult r = run_mpi(empty_steps(n, K), RankData(static_cast<size_t>(n)), ro);
     if (root && r.trace.iteration_ns.size() == static_cast<size_t>(ro.iterations)) {
       std::vector<double> v;
       for (int i = warm; i < ro.iterations; ++i) v.push_back(r.trace.iteration_ns[i] * 1e-9 / (K + 1));

@@ -62,18 +62,6 @@ Schedule ping_pong(int64_t e, int K) {
   return b.finish();
 }
 
-// K empty steps on n ranks: in lockstep, nothing but barriers.
-Schedule empty_steps(int n, int K) {
-  CollectiveSpec s;
-  s.collective = Collective::barrier;
-  s.algorithm = "naive";
-  s.world_size = n;
-  s.count = 0;
-  s.dtype = DType::int32;
-  ScheduleBuilder b(s);
-  for (int k = 0; k < K; ++k) b.step("barrier");
-  return b.finish();
-}
 
 // K steps on n ranks, each a ring shift of one int32: rank r sends element
 // k of its input to r+1 and receives element k of rank r-1's into its output.
@@ -96,6 +84,18 @@ Schedule ring_shift(int n, int K) {
 }
 
 }  // namespace
+
+Schedule empty_steps(int n, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::barrier;
+  s.algorithm = "naive";
+  s.world_size = n;
+  s.count = 0;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int k = 0; k < K; ++k) b.step("barrier");
+  return b.finish();
+}
 
 namespace {
 // Seconds of each of `iters` lockstep iterations of s (after `warm` untimed ones).
