@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/labs/ddp/ddp.h"
@@ -145,6 +146,24 @@ using LabRunner = std::function<LabRun(const LabRequest&)>;
 // gives an unavailable / failed run saying so.
 LabRun run_lab(const LabRunner& runner, const LabRequest& q);
 
+// What the window (microddp-viz --lesson) shows while a beat is on screen:
+// the beat's `view:` key (lessons/README.md). The terminal runner ignores it.
+//   steps    the step-through of the beat's collective run (collective,
+//            hang and lab beats' default);
+//   compare  the Compare view of the beat's collective and world size:
+//            `algorithms` side by side, and a size sweep from min_bytes to
+//            max_bytes (nccl-tests' message size S, BYTES; the window
+//            measures at min_bytes, 4·min_bytes, ... up to max_bytes);
+//   ddp      the DDP timeline of the beat's `ddp:` run (ddp beats' default);
+//   topology the step-through with the topology panel large (multi-node
+//            setups).
+struct BeatView {
+  enum class Kind { steps, compare, ddp, topology } kind = Kind::steps;
+  std::vector<std::string> algorithms;  // compare: empty = the window's default (naive, tree, ring)
+  int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
+};
+std::string_view name(BeatView::Kind k);  // "steps", "compare", "ddp", "topology"
+
 struct Beat {
   Mark mark;
   Target at;
@@ -165,6 +184,7 @@ struct Beat {
   hang::LabOptions hang; // effective options (lesson's `hang:`, changed likewise)
   LabRequest lab;        // lab beats: the lesson's `lab:`, changed by this and earlier lab beats
   std::string name;      // ddp and lab beats: a name that later checks compare with ("" = none)
+  BeatView view;         // what the window shows (ddp beats: ddp unless `view: steps`)
 };
 
 struct Lesson {

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/algorithms/registry.h"
 #include "core/labs/lesson/check_kinds.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/labs/lesson/read_yaml.h"
@@ -142,6 +143,26 @@ void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
   }
 }
 
+// "4096", "4K", "64M" (K, M = powers of 1024, as bench's -b) in bytes; -1
+// when it is not a positive whole number of bytes below 2^40.
+int64_t bytes_with_unit(std::string t) {
+  int64_t scale = 1;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M')) {
+    scale = t.back() == 'K' ? 1024 : 1024 * 1024;
+    t.pop_back();
+  }
+  int64_t b = -1;
+  try {
+    size_t used = 0;
+    b = std::stoll(t, &used);
+    if (used != t.size()) b = -1;
+  } catch (const std::exception&) {
+    b = -1;
+  }
+  if (b < 1 || b > (int64_t{1} << 40) / scale) return -1;
+  return b * scale;
+}
+
 // A lab beat's request. Bounds keep a lab beat to seconds on a small
 // machine (every rank is a process; bench runs iters + 1 all-reduces).
 void read_lab(const Ctx& c, const YAML::Node& n, LabRequest& q) {
@@ -168,29 +189,59 @@ void read_lab(const Ctx& c, const YAML::Node& n, LabRequest& q) {
       if (q.algorithms.empty()) c.fail(v, "'algorithms' needs at least one algorithm");
     } else if (k == "bytes") {
       // An integer, or one with K or M (powers of 1024, as bench's -b).
-      std::string t = str(c, v, k);
-      int64_t scale = 1;
-      if (!t.empty() && (t.back() == 'K' || t.back() == 'M')) {
-        scale = t.back() == 'K' ? 1024 : 1024 * 1024;
-        t.pop_back();
-      }
-      int64_t b = -1;
-      try {
-        size_t used = 0;
-        b = std::stoll(t, &used);
-        if (used != t.size()) b = -1;
-      } catch (const std::exception&) {
-        b = -1;
-      }
-      if (b < 1 || b * scale > (int64_t{64} << 20) || (b * scale) % 4 != 0)
+      const int64_t b = bytes_with_unit(str(c, v, k));
+      if (b < 4 || b > (int64_t{64} << 20) || b % 4 != 0)
         c.fail(v, fmt::format("'bytes' must be a multiple of 4 from 4 to 64M (K, M = powers of 1024); got '{}'",
                               v.Scalar()));
-      q.bytes = b * scale;
+      q.bytes = b;
     } else if (k == "iters") q.iters = static_cast<int>(integer(c, v, k, 1, 50));
   }
 }
 
 // ---- beats -------------------------------------------------------------------
+
+// The beat's `view:` (one of `allowed`) and, with `view: compare`, its
+// `compare:` map: algorithms of `collective` and the sweep's sizes. The
+// largest size is the window's slider's (256M); sizes are bytes with K / M.
+void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vector<std::string>& allowed,
+               Collective collective) {
+  if (bn["view"]) {
+    const std::string k = one_of(c, bn["view"], "view", allowed);
+    v.kind = k == "compare" ? BeatView::Kind::compare
+             : k == "ddp"   ? BeatView::Kind::ddp
+             : k == "topology" ? BeatView::Kind::topology
+                               : BeatView::Kind::steps;
+  }
+  if (!bn["compare"]) return;
+  const YAML::Node n = bn["compare"];
+  if (v.kind != BeatView::Kind::compare) c.fail(n, "'compare' (algorithms, sizes) needs 'view: compare' in the same beat");
+  only_keys(c, n, "compare", {"algorithms", "sizes"});
+  if (n["algorithms"]) {
+    const auto& known = algorithms_for(collective);
+    for (const auto& e : seq(c, n["algorithms"], "algorithms")) {
+      const std::string a = str(c, e, "algorithms");
+      if (std::find(known.begin(), known.end(), a) == known.end())
+        c.fail(e, fmt::format("'{}' is not an algorithm of {} (expected one of: {})", a, name(collective), join(known)));
+      v.algorithms.push_back(a);
+    }
+    if (v.algorithms.empty()) c.fail(n["algorithms"], "'algorithms' needs at least one algorithm");
+  }
+  if (n["sizes"]) {
+    const YAML::Node z = n["sizes"];
+    only_keys(c, z, "sizes", {"min", "max"});
+    const int64_t kMax = int64_t{256} << 20;
+    for (const char* key : {"min", "max"}) {
+      if (!z[key]) continue;
+      const int64_t b = bytes_with_unit(str(c, z[key], key));
+      if (b < 1 || b > kMax)
+        c.fail(z[key], fmt::format("'{}' must be a size from 1 to 256M bytes (K, M = powers of 1024); got '{}'", key,
+                                   z[key].Scalar()));
+      (std::string(key) == "min" ? v.min_bytes : v.max_bytes) = b;
+    }
+    if (v.min_bytes > v.max_bytes)
+      c.fail(z, fmt::format("'min' ({} bytes) is above 'max' ({} bytes)", v.min_bytes, v.max_bytes));
+  }
+}
 
 Target read_target(const Ctx& c, const YAML::Node& n) {
   Target t;
@@ -301,7 +352,7 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   const bool is_ddp = b.kind == Beat::Kind::ddp;
   const char* opt_key = is_ddp ? "ddp" : "hang";
   if (is_ddp)
-    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"});
+    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"}, {"view"});
   else
     only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks"});
   b.setup = cur;
@@ -321,6 +372,10 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   }
   b.ddp = cur_ddp;
   b.hang = cur_hang;
+  if (is_ddp) {
+    b.view.kind = BeatView::Kind::ddp;
+    read_view(c, bn, b.view, {"ddp", "steps"}, Collective::all_reduce);
+  }
   if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
   b.text = str(c, bn["text"], "text");
   const int world = is_ddp ? cur_ddp.ranks : cur_hang.ranks;
@@ -414,7 +469,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       l.beats.push_back(std::move(b));
       continue;
     }
-    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind"});
+    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind", "view", "compare"});
     if (bn["setup"]) {
       read_setup(c, bn["setup"], cur);
       b.setup_changed = true;
@@ -441,6 +496,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
         c.fail(bn["at"], fmt::format("phase '{}' is not in this run (its phases: {})", b.at.phase, join(names)));
       }
     }
+    read_view(c, bn, b.view, {"steps", "compare", "topology"}, p.spec.collective);
     if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
     for (int r : b.highlight.ranks)
       if (r >= cur.ranks) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, cur.ranks));
@@ -454,6 +510,16 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
     l.beats.push_back(std::move(b));
   }
   return l;
+}
+
+std::string_view name(BeatView::Kind k) {
+  switch (k) {
+    case BeatView::Kind::steps: return "steps";
+    case BeatView::Kind::compare: return "compare";
+    case BeatView::Kind::ddp: return "ddp";
+    case BeatView::Kind::topology: return "topology";
+  }
+  return "steps";
 }
 
 Lesson load_lesson(const std::string& path) {
