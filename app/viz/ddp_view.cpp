@@ -28,6 +28,9 @@ ddp::Options to_options(const DdpParams& p) {
   o.overlap = p.overlap;
   o.layer_delay_us = p.layer_delay_us;
   o.algorithm = p.algorithm;
+  o.sharded = p.sharded;
+  o.prefetch = p.prefetch;
+  o.link_us_per_mb = p.link_us_per_mb;
   return o;
 }
 

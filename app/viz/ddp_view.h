@@ -31,6 +31,10 @@ struct DdpParams {
   int layer_delay_us = 3000;  // sleep per layer and pass: a bigger model's proportions
   std::string algorithm = "ring";
   int iterations = 3;
+  // FSDP-style mode, its prefetch and the link delay (ddp::Options; set by
+  // lesson beats, no control of their own).
+  bool sharded = false, prefetch = true;
+  double link_us_per_mb = 0;
   bool operator==(const DdpParams&) const = default;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <variant>
 
 namespace microddp::viz {
 
@@ -18,29 +19,103 @@ bool has(const std::vector<T>& v, const T& x) {
 
 }  // namespace
 
-BeatTarget beat_target(const Beat& b) {
+DdpParams ddp_params(const ddp::Options& o) {
+  DdpParams p;
+  p.ranks = o.ranks;
+  p.depth = o.depth;
+  p.width = o.width;
+  p.bucket_cap_mb = o.bucket_cap_mb;
+  p.overlap = o.overlap;
+  p.layer_delay_us = o.layer_delay_us;
+  p.algorithm = o.algorithm;
+  p.iterations = o.iterations;
+  p.sharded = o.sharded;
+  p.prefetch = o.prefetch;
+  p.link_us_per_mb = o.link_us_per_mb;
+  return p;
+}
+
+namespace {
+
+std::string seconds_text(double us) {
+  if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
+  if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
+  return fmt::format("{:.3g} us", us);
+}
+
+// "predicted at the real size: 2.93 ms (preset nvlink), 70 ms (preset
+// infiniband)": under each preset the beat's `predicted` checks name, else
+// under `source`.
+std::string real_size_prediction(const Beat& b, const Schedule& real, const PredictionSource& source) {
+  std::vector<PredictionSource> sources;
+  for (const Check& c : b.checks)
+    if (const auto* p = std::get_if<check::Predicted>(&c.claim); p && !p->preset.empty()) {
+      PredictionSource s;
+      s.kind = PredictionSource::Kind::preset;
+      s.preset = p->preset;
+      if (!has(sources, s)) sources.push_back(s);
+    }
+  if (sources.empty()) sources.push_back(source);
+  std::string out;
+  for (const PredictionSource& s : sources) {
+    const Prediction p = predict(real, s);
+    out += out.empty() ? "" : ", ";
+    const size_t paren = p.source.find('(');  // "predicted (preset nvlink)" -> "(preset nvlink)"
+    const std::string what = paren == std::string::npos ? p.source : p.source.substr(paren);
+    out += p.available ? fmt::format("{} {}", seconds_text(p.total_us), what) : p.source;
+  }
+  return out;
+}
+
+}  // namespace
+
+BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
-    // real; the step-through panels keep the last collective.
+    // real; the step-through panels keep the last collective, and a ddp beat
+    // shown in the DDP view runs its options there too.
     BeatTarget t;
     t.drive = false;
+    t.view = b.view;
+    t.ddp = ddp_params(b.ddp);
     t.note = b.kind == Beat::Kind::ddp
-                 ? "this beat trains data-parallel for real (see the checks; `microddp ddp` prints the timeline)"
+                 ? (b.view.kind == BeatView::Kind::ddp
+                        ? "the DDP view above trains this beat's model for real; the checks run it again"
+                        : "this beat trains data-parallel for real (see the checks; `microddp ddp` prints the timeline)")
              : b.kind == Beat::Kind::lab
                  ? "this beat measures in the cluster lab, which the window does not start (`microddp lesson` does)"
                  : "this beat runs the hang lab for real (see the checks; `microddp hang-lab` prints the report)";
     return t;
   }
   const Setup& s = b.setup;
-  const Prepared p = prepare(s);
+  Prepared p = prepare(s);
   BeatTarget t;
+  t.view = b.view;
+  std::vector<std::string> notes;
+  if (!p.runnable && s.counts.empty()) {
+    // The same ranks and algorithm on a small vector, so the panels show the
+    // beat's shape; the beat's own size is priced by the model.
+    Setup small = s;
+    small.count = kStandInCount;
+    small.data.clear();
+    try {
+      const Prepared q = prepare(small);
+      notes.push_back(fmt::format("stand-in run: {} elements per rank on the beat's {} ranks; the beat's {} elements "
+                                  "per rank are too large to run here (prediction only), predicted at that size: {}",
+                                  kStandInCount, s.ranks, p.spec.count,
+                                  real_size_prediction(b, p.schedule, source)));
+      p = q;
+      t.stand_in = true;
+    } catch (const std::exception&) {
+      // No stand-in for this shape: the panels keep the last run (below).
+    }
+  }
   t.num_steps = p.schedule.num_steps();
   t.position = target_step(b.at, p.schedule) + 1;
   RunParams& r = t.params;
   r.spec = p.spec;  // single_buffered_ring is planned as ring_unchunked (prepare)
   r.mode = p.mode;
   r.backend = "threads";
-  std::vector<std::string> notes;
   if (!p.runnable) {
     t.drive = false;
     notes.push_back(fmt::format("prediction only: count {} is too large to run here; the panels keep the last "
@@ -59,7 +134,7 @@ BeatTarget beat_target(const Beat& b) {
   // The session builds its inputs with the functions prepare() used
   // (parse_data / fill_data), so passing the setup's own rows or fill gives
   // the panels the bytes the checks run on.
-  if (t.drive) r.data = !s.data.empty() ? s.data : (s.fill.empty() ? "iota" : s.fill);
+  if (t.drive) r.data = !s.data.empty() && !t.stand_in ? s.data : (s.fill.empty() ? "iota" : s.fill);
   return t;
 }
 

@@ -4,15 +4,22 @@
 // only draws it and calls its actions.
 //
 // What a beat asks of the viewer (beat_target): the RunParams to plan and run
-// (from the beat's effective setup) and the position to show, i.e. the
+// (from the beat's effective setup), the position to show, i.e. the
 // number of steps whose effect is visible: target_step(at) + 1 (0 = before
-// step 0, num_steps = the end). Setups the viewer cannot step are reported in
-// `note` and leave the running session alone:
-//   - too large to run (Prepared::runnable false): prediction only;
+// step 0, num_steps = the end), and the view to show it in (the beat's
+// `view:`: step-through, compare with its algorithms and sweep sizes, the
+// DDP timeline with the beat's ddp options, or the topology panel in front).
+// Setups the viewer cannot step as written are reported in `note`:
+//   - too large to run (Prepared::runnable false): the panels run a
+//     stand-in of kStandInCount elements per rank on the beat's ranks and
+//     algorithm, and the note gives the α-β prediction for the real size
+//     (under each preset the beat's `predicted` checks name, else the
+//     window's prediction source);
 //   - algorithm single_buffered_ring (rejected by the checker): the panels
 //     show ring_unchunked, the double-buffered ring with the same data, and
 //     the one-buffer ring runs only inside the beat's checks;
-//   - delay hooks and per-rank counts are not shown (the checks use them).
+//   - delay hooks and per-rank counts are not shown (the checks use them);
+//     per-rank counts leave the running session alone.
 // Checks run for real (lesson::evaluate), once per beat, on a background
 // thread: the `corrupts` check runs dozens of delayed runs.
 #pragma once
@@ -21,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "app/viz/ddp_view.h"
+#include "app/viz/prediction.h"
 #include "app/viz/session.h"
 #include "core/labs/lesson/lesson.h"
 
@@ -30,16 +39,28 @@ namespace microddp::viz {
 struct BeatTarget {
   RunParams params;
   bool drive = true;     // false: the viewer cannot run this setup (see note)
+  bool stand_in = false; // params run kStandInCount elements, not the beat's count
   int position = 0;      // steps shown: target_step(at) + 1
   int num_steps = 0;     // steps of the beat's schedule
   std::string note;      // why the panels show something else, or ""
+  lesson::BeatView view; // what the window shows (lesson.h)
+  DdpParams ddp;         // view ddp: the DDP view's parameters (ddp_params(beat.ddp))
 };
+
+// Elements per rank of the stand-in run of a setup too large to run.
+inline constexpr int64_t kStandInCount = 1024;
 
 // The beat's run parameters for the viewer: the setup's spec, and its rows
 // or fill as given (the session builds inputs with core's parse_data /
 // fill_data, as prepare() does, so the panels show the values the checks
-// use). Throws UsageError / ScheduleError naming the bad value.
-BeatTarget beat_target(const lesson::Beat& b);
+// use). `source` prices the real size of a stand-in beat when its checks
+// name no preset. Throws UsageError / ScheduleError naming the bad value.
+BeatTarget beat_target(const lesson::Beat& b, const PredictionSource& source = {});
+
+// A ddp beat's options as the DDP view's parameters (the view's fields: ranks,
+// depth, width, bucket cap, overlap, layer delay, algorithm, iterations,
+// sharded, prefetch, link delay; the batch stays the view's 16 per rank).
+DdpParams ddp_params(const ddp::Options& o);
 
 // A question's state on one beat.
 struct Answer {

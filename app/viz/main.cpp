@@ -49,7 +49,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "error: %s; %s\n", e.what(), no_display.c_str());
     return 2;
   }
-  app.vs.view = o.view == "compare" ? View::compare : View::main;
+  // An open lesson's beat has already picked the view (lesson_sync), unless one was asked for.
+  if (!app.lesson || o.view == "compare") app.vs.view = o.view == "compare" ? View::compare : View::main;
   if (o.ddp_view) {  // starts run_ddp on its background thread
     app.vs.view = View::ddp;
     app.ddp.edit.bucket_cap_mb = o.ddp_cap_mb;

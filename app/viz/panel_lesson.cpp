@@ -10,6 +10,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/viz/keys.h"
 #include "app/viz/panels.h"
@@ -177,6 +178,59 @@ void action_prev_beat(App& app) {
   if (app.lesson) app.lesson->previous();
 }
 
+namespace {
+
+// The compare sweep a beat asks for, as a key: a later beat with the same key
+// keeps the points already measured (lesson 03's beats change only the count).
+std::string sweep_key(const RunParams& p, const std::vector<std::string>& algs, const lesson::BeatView& v) {
+  std::string k = fmt::format("{} {} ranks {} nodes {} {} root {} sizes {}..{}:", name(p.spec.collective),
+                              p.spec.world_size, p.spec.nodes, name(p.spec.dtype), name(p.spec.op), p.spec.root,
+                              v.min_bytes, v.max_bytes);
+  for (const auto& a : algs) k += " " + a;
+  return k;
+}
+
+// What a finished sweep leaves in Compare (all of it public).
+struct SavedSweep {
+  std::vector<SweepCurve> sweep;
+  std::string crossover;
+  int measured = -1, predicted = -1;
+  bool finished = false;
+};
+
+SavedSweep save_sweep(const Compare& c) {
+  return SavedSweep{c.sweep, c.crossover, c.crossover_measured, c.crossover_predicted, !c.sweeping()};
+}
+
+// The compare view of beat target t: its algorithms side by side on the
+// beat's run (already configured by apply_params when the setup changed),
+// and the sweep over the beat's sizes, kept from an earlier beat that asked
+// for the same one.
+void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>& algs, SavedSweep saved) {
+  ViewState& vs = app.vs;
+  Compare& cmp = app.compare;
+  vs.compare_algorithms = algs;  // apply_params resets them when the collective changed
+  if (!(cmp.base == t.params) || cmp.algorithms != algs) cmp.configure(t.params, algs);
+  vs.compare_sweep_max_log2 = std::clamp(int(std::lround(std::log2(double(t.view.max_bytes)))), 10, 28);
+  vs.compare_sweep_requested = false;
+  const std::string key = sweep_key(t.params, algs, t.view);
+  const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&
+                    !saved.sweep.front().bytes.empty() && saved.sweep.front().bytes.front() == double(t.view.min_bytes);
+  if (same) {
+    if (cmp.sweep.empty()) {  // configure() cleared it
+      cmp.sweep = std::move(saved.sweep);
+      cmp.crossover = saved.crossover;
+      cmp.crossover_measured = saved.measured;
+      cmp.crossover_predicted = saved.predicted;
+    }
+  } else {
+    cmp.start_sweep(t.view.min_bytes, t.view.max_bytes);
+    vs.lesson_sweep = key;
+  }
+}
+
+}  // namespace
+
 void lesson_sync(App& app) {
   if (!app.lesson) return;
   LessonView& L = *app.lesson;
@@ -189,13 +243,29 @@ void lesson_sync(App& app) {
   L.start_checks();
   BeatTarget t;
   try {
-    t = beat_target(L.current());
+    t = beat_target(L.current(), vs.source);
   } catch (const std::exception& e) {
     vs.lesson_error = e.what();
     return;
   }
   vs.lesson_note = t.note;
+  // The beat's view first: ddp (and hang, lab) beats drive no collective run.
+  using VK = lesson::BeatView::Kind;
+  vs.lesson_topology = t.view.kind == VK::topology;
+  vs.view = t.view.kind == VK::compare ? View::compare : t.view.kind == VK::ddp ? View::ddp : View::main;
+  if (t.view.kind == VK::ddp) {
+    app.ddp.edit = t.ddp;
+    app.ddp.iteration = -1;
+    if (!app.ddp.runner.requested() || !(app.ddp.runner.last_requested() == t.ddp)) app.ddp.runner.request(t.ddp);
+  }
   if (!t.drive) return;
+  SavedSweep saved;
+  std::vector<std::string> algs;
+  if (t.view.kind == VK::compare) {
+    saved = save_sweep(app.compare);
+    algs = t.view.algorithms.empty() ? Compare::default_algorithms(t.params.spec.collective) : t.view.algorithms;
+    vs.compare_algorithms = algs;
+  }
   vs.edit = t.params;
   apply_params(app);  // re-plans and re-runs only when the setup differs
   if (!(app.session.params() == t.params)) {
@@ -203,7 +273,25 @@ void lesson_sync(App& app) {
     return;
   }
   app.session.seek(t.position);
+  if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
   vs.anim = 1;
+}
+
+void draw_view_with_lesson(App& app) {
+  const float h = std::floor((ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.62f);
+  ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
+  if (app.vs.view == View::ddp) {
+    draw_ddp(app);
+  } else {
+    draw_controls(app);
+    apply_params(app);
+    if (app.session.configured()) draw_compare(app);
+    else ImGui::TextWrapped("%s", app.vs.error.c_str());
+  }
+  ImGui::EndChild();
+  ImGui::BeginChild("lesson", ImVec2(0, 0), true);
+  draw_lesson(app);
+  ImGui::EndChild();
 }
 
 void draw_lesson(App& app) {

@@ -19,10 +19,15 @@ void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: i
 
 // Lesson highlights (panel_lesson.cpp). lesson_sync drives the session to the
 // current beat's setup and step when the beat changed (re-planning through
-// vs.edit when the setup differs). The highlight colour outlines what the
+// vs.edit when the setup differs) and puts the window in the beat's view
+// (step-through, compare with its algorithms and sweep, DDP with its options,
+// topology in front). The highlight colour outlines what the
 // beat points at in the topology and buffers panels.
 void lesson_sync(App& app);
 ImU32 lesson_highlight_color();
+// The compare or DDP view with the lesson panel below it (a lesson is open
+// and its beat, or the user, picked that view).
+void draw_view_with_lesson(App& app);
 
 // Shared drawing helpers (ui.cpp).
 inline ImU32 im(Rgba c) { return packed(c); }

@@ -183,6 +183,12 @@ void draw_ui(App& app) {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
+  lesson_sync(app);  // a lesson's beat drives the session and picks the view (no-op without a lesson)
+  if (app.lesson && vs.view != View::main) {  // compare or DDP above the lesson panel (panel_lesson.cpp)
+    draw_view_with_lesson(app);
+    ImGui::End();
+    return;
+  }
   if (vs.view == View::ddp) {  // the DDP view draws its own controls (panel_ddp.cpp)
     draw_ddp(app);
     ImGui::End();
@@ -190,7 +196,6 @@ void draw_ui(App& app) {
   }
   draw_controls(app);
   apply_params(app);
-  lesson_sync(app);  // a lesson's beat drives the session (no-op without a lesson)
   if (!app.session.configured()) {
     ImGui::TextWrapped("%s", vs.error.c_str());
     ImGui::End();
@@ -202,8 +207,8 @@ void draw_ui(App& app) {
     // With a lesson open the lesson panel takes the stats' place and most of
     // the bottom row (its Stats tab keeps the numbers).
     const bool lesson = app.lesson != nullptr;
-    const float top_h = std::floor((avail.y - gap) * (lesson ? 0.48f : 0.60f));
-    const float left_w = std::floor(avail.x * 0.38f);
+    const float top_h = std::floor((avail.y - gap) * (lesson && !vs.lesson_topology ? 0.48f : 0.60f));
+    const float left_w = std::floor(avail.x * (vs.lesson_topology ? 0.62f : 0.38f));  // a beat's view: topology
     ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
     {
       const ImVec2 a = ImGui::GetContentRegionAvail();

@@ -58,6 +58,12 @@ struct ViewState {
   // of the beat's setup (BeatTarget::note).
   float lesson_next_button[4] = {0, 0, 0, 0};
   std::string lesson_error, lesson_note;
+  // A beat's `view: topology`: the step-through's topology panel takes most
+  // of the top row. lesson_sweep: what the compare sweep a beat started
+  // measures (collective, ranks, algorithms, sizes), so that a later beat
+  // asking for the same keeps the measured points.
+  bool lesson_topology = false;
+  std::string lesson_sweep;
 };
 
 struct App {

@@ -225,7 +225,118 @@ TEST_SUITE("lesson_panel") {
     big.setup.data.clear();
     big.setup.count = int64_t{1} << 22;
     const BeatTarget tb = beat_target(big);
-    CHECK_FALSE(tb.drive);
-    CHECK(tb.note.find("prediction only") != std::string::npos);
+    // Too large to run: a stand-in of the same shape runs, the note says so.
+    CHECK(tb.drive);
+    CHECK(tb.stand_in);
+    CHECK(tb.params.spec.count == kStandInCount);
+    CHECK(tb.params.spec.world_size == 3);
+    CHECK(tb.params.spec.algorithm == "ring_unchunked");
+    CHECK(tb.params.data == "iota");
+    CHECK(tb.note.find("stand-in run: 1024 elements per rank on the beat's 3 ranks; the beat's 4194304 elements per "
+                       "rank are too large to run here (prediction only)") == 0);
+  }
+
+  TEST_CASE("a beat too large to run shows a stand-in with the real size's prediction (lesson 05)") {
+    const lesson::Lesson l = lesson::load_lesson(std::string(MICRODDP_SOURCE_DIR) + "/lessons/05-alpha-beta.yaml");
+    const BeatTarget t0 = beat_target(l.beats[0]), t1 = beat_target(l.beats[1]);
+    for (const BeatTarget* t : {&t0, &t1}) {
+      CHECK(t->drive);
+      CHECK(t->params.spec.world_size == 8);  // the beat's 8 GPUs, not a leftover run
+      CHECK(t->params.spec.algorithm == "ring");
+      CHECK(t->params.spec.count == kStandInCount);
+      CHECK(t->position == t->num_steps);     // at: end
+      CHECK(t->num_steps == 14);              // 2 (n - 1)
+    }
+    // The α-β figures of the beats' texts, under the presets their checks name.
+    CHECK(t0.note.find("predicted at that size: 2.93 ms (preset nvlink)") != std::string::npos);
+    CHECK(t1.note.find("predicted at that size: 70 ms (preset infiniband)") != std::string::npos);
+  }
+
+  TEST_CASE("beats pick the window's view: compare with its algorithms and sizes, DDP, topology, back to steps") {
+    const std::string text = R"(title: views
+setup: {collective: all_reduce, algorithm: ring, ranks: 4, count: 8}
+ddp: {ranks: 2, depth: 2, width: 8, batch: 4, iterations: 1}
+beats:
+  - {at: end, text: steps}
+  - at: end
+    view: compare
+    compare: {algorithms: [naive, ring], sizes: {min: 4K, max: 16K}}
+    text: compare
+  - at: end
+    setup: {count: 16}
+    view: compare
+    compare: {algorithms: [naive, ring], sizes: {min: 4K, max: 16K}}
+    text: the same sweep at another count
+  - kind: ddp
+    ddp: {sharded: true, prefetch: false}
+    text: fsdp
+  - at: start
+    setup: {nodes: 2}
+    view: topology
+    text: two nodes
+)";
+    Headless h;
+    App app;
+    app.lesson = std::make_unique<LessonView>(lesson::parse_lesson(text, "views.yaml"));
+    app.vs.edit = beat_target(app.lesson->current()).params;
+    h.frame(app);
+    LessonView& l = *app.lesson;
+    CHECK(app.vs.view == View::main);
+    CHECK(app.session.params().spec.count == 8);
+
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 1);
+    CHECK(app.vs.view == View::compare);
+    CHECK(app.vs.compare_algorithms == std::vector<std::string>{"naive", "ring"});
+    CHECK(app.compare.algorithms == std::vector<std::string>{"naive", "ring"});
+    CHECK(app.compare.base == app.session.params());
+    CHECK(app.compare.base.spec.world_size == 4);
+    CHECK(app.vs.compare_sweep_max_log2 == 14);  // the slider shows the beat's 16 KiB
+    while (app.compare.sweep_step()) {
+    }
+    REQUIRE(app.compare.sweep.size() == 2);
+    CHECK(app.compare.sweep[0].algorithm == "naive");
+    CHECK(app.compare.sweep[0].bytes == std::vector<double>{4096, 16384});  // min, 4·min (= max)
+    CHECK(app.compare.sweep[1].bytes == std::vector<double>{4096, 16384});
+    CHECK(app.vs.lesson_next_button[2] > app.vs.lesson_next_button[0]);  // the lesson panel is drawn below
+
+    h.press(app, Key::next_beat);  // only the count changes: the columns re-run, the sweep is kept
+    REQUIRE(l.beat() == 2);
+    CHECK(app.vs.view == View::compare);
+    CHECK(app.compare.base.spec.count == 16);
+    CHECK_FALSE(app.compare.sweeping());
+    REQUIRE(app.compare.sweep.size() == 2);
+    CHECK(app.compare.sweep[1].bytes == std::vector<double>{4096, 16384});
+
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 3);
+    CHECK(app.vs.view == View::ddp);
+    CHECK(app.ddp.edit.ranks == 2);
+    CHECK(app.ddp.edit.depth == 2);
+    CHECK(app.ddp.edit.width == 8);
+    CHECK(app.ddp.edit.sharded);
+    CHECK_FALSE(app.ddp.edit.prefetch);
+    CHECK(app.ddp.runner.requested());
+    CHECK(app.ddp.runner.last_requested() == app.ddp.edit);
+    app.ddp.runner.wait();
+    app.ddp.runner.poll();
+    CHECK(app.ddp.runner.error() == "");
+    REQUIRE(app.ddp.runner.result() != nullptr);
+    CHECK(app.ddp.runner.result_params().sharded);
+
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 4);
+    CHECK(app.vs.view == View::main);
+    CHECK(app.vs.lesson_topology);
+    CHECK(app.session.params().spec.nodes == 2);
+    CHECK(app.session.position() == 0);
+
+    for (int i = 0; i < 4; ++i) h.press(app, Key::prev_beat);
+    REQUIRE(l.beat() == 0);  // back to a steps beat: the step-through of its run
+    CHECK(app.vs.view == View::main);
+    CHECK_FALSE(app.vs.lesson_topology);
+    CHECK(app.session.params().spec.count == 8);
+    CHECK(app.session.params().spec.nodes == 1);
+    CHECK(app.session.position() == app.session.num_steps());
   }
 }
