@@ -158,6 +158,80 @@ TEST_SUITE("lesson_errors") {
     }
   }
 
+  TEST_CASE("view: defaults, explicit values, compare settings; a bad value names file:line:column and the values") {
+    const Lesson l = parse_lesson(R"(title: t
+setup: {ranks: 4, algorithm: ring, count: 8}
+ddp: {ranks: 2}
+beats:
+  - text: a
+  - text: b
+    view: compare
+    compare: {algorithms: [tree, ring], sizes: {min: 1K, max: 32M}}
+  - text: c
+    view: compare
+  - {text: d, view: topology}
+  - {kind: ddp, text: e}
+  - {kind: ddp, text: f, view: steps}
+  - {kind: hang, text: g}
+)",
+                                  "v.yaml");
+    REQUIRE(l.beats.size() == 7);
+    CHECK(l.beats[0].view.kind == BeatView::Kind::steps);
+    CHECK(l.beats[1].view.kind == BeatView::Kind::compare);
+    CHECK(l.beats[1].view.algorithms == std::vector<std::string>{"tree", "ring"});
+    CHECK(l.beats[1].view.min_bytes == 1024);
+    CHECK(l.beats[1].view.max_bytes == int64_t{32} << 20);
+    CHECK(l.beats[2].view.algorithms.empty());  // the window's default columns
+    CHECK(l.beats[2].view.min_bytes == 4096);
+    CHECK(l.beats[2].view.max_bytes == int64_t{64} << 20);
+    CHECK(l.beats[3].view.kind == BeatView::Kind::topology);
+    CHECK(l.beats[4].view.kind == BeatView::Kind::ddp);
+    CHECK(l.beats[5].view.kind == BeatView::Kind::steps);
+    CHECK(l.beats[6].view.kind == BeatView::Kind::steps);
+    CHECK(name(BeatView::Kind::topology) == "topology");
+
+    const char* bad = "title: t\nsetup: {ranks: 4, algorithm: ring, count: 8}\nbeats:\n  - text: a\n    view: table\n";
+    CHECK_THROWS_WITH_AS(parse_lesson(bad, "v.yaml"),
+                         "v.yaml:5:11: 'view' must be one of: steps, compare, topology; got 'table'", LessonError);
+    const char* hang_view = "title: t\nbeats:\n  - kind: hang\n    text: a\n    view: steps\n";
+    CHECK_THROWS_WITH_AS(parse_lesson(hang_view, "v.yaml"), doctest::Contains("v.yaml:5:5: unknown key 'view' in a hang beat"),
+                         LessonError);
+    const char* min_max = "title: t\nsetup: {ranks: 4, count: 8}\nbeats:\n  - text: a\n    view: compare\n"
+                          "    compare: {sizes: {min: 1M, max: 4K}}\n";
+    CHECK_THROWS_WITH_AS(parse_lesson(min_max, "v.yaml"),
+                         "v.yaml:6:22: 'min' (1048576 bytes) is above 'max' (4096 bytes)", LessonError);
+  }
+
+  TEST_CASE("shipped lessons set the window's views their texts talk about (03, 05, 07, 09, 10)") {
+    const Lesson l3 = load_lesson((kLessons / "03-naive-tree-ring.yaml").string());
+    int compare_beats = 0;
+    for (const Beat& b : l3.beats) {
+      if (b.view.kind != BeatView::Kind::compare) continue;
+      ++compare_beats;
+      CHECK(b.setup.ranks >= 4);
+      CHECK(b.view.algorithms == std::vector<std::string>{"naive", "tree", "ring"});
+      CHECK(b.view.max_bytes >= int64_t{16} << 20);
+    }
+    CHECK(compare_beats == 5);  // the model beats, from "which one wins" to the crossover
+    CHECK(l3.beats[0].view.kind == BeatView::Kind::steps);
+    for (const char* f : {"07-bucketing-overlap.yaml", "10-fsdp-prefetch.yaml"}) {
+      const Lesson l = load_lesson((kLessons / f).string());
+      int ddp = 0, sharded = 0;
+      for (const Beat& b : l.beats)
+        if (b.kind == Beat::Kind::ddp) {
+          ++ddp;
+          sharded += b.ddp.sharded;
+          CHECK(b.view.kind == BeatView::Kind::ddp);
+        }
+      CHECK(ddp >= 3);
+      // Lesson 10: prefetch on, prefetch off (sharded), then plain DDP to compare.
+      CHECK(sharded == (std::string(f) == "10-fsdp-prefetch.yaml" ? 2 : 0));
+    }
+    const Lesson l9 = load_lesson((kLessons / "09-topology.yaml").string());
+    for (const Beat& b : l9.beats)
+      if (b.kind == Beat::Kind::collective) CHECK((b.view.kind == BeatView::Kind::topology) == (b.setup.nodes > 1));
+  }
+
   TEST_CASE("a missing file is a LessonError naming it") {
     CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/x.yaml"), "/nonexistent/x.yaml:0:0: cannot read the lesson file",
                          LessonError);
