@@ -100,9 +100,9 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     small.data.clear();
     try {
       const Prepared q = prepare(small);
-      notes.push_back(fmt::format("stand-in run: {} elements per rank on the beat's {} ranks; the beat's {} elements "
+      notes.push_back(fmt::format("{} {} elements per rank on the beat's {} ranks; the beat's {} elements "
                                   "per rank are too large to run here (prediction only), predicted at that size: {}",
-                                  kStandInCount, s.ranks, p.spec.count,
+                                  kStandInNote, kStandInCount, s.ranks, p.spec.count,
                                   real_size_prediction(b, p.schedule, source)));
       p = q;
       t.stand_in = true;

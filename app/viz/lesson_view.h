@@ -26,6 +26,7 @@
 #include <future>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/viz/ddp_view.h"
@@ -47,8 +48,10 @@ struct BeatTarget {
   DdpParams ddp;         // view ddp: the DDP view's parameters (ddp_params(beat.ddp))
 };
 
-// Elements per rank of the stand-in run of a setup too large to run.
+// Elements per rank of the stand-in run of a setup too large to run; the
+// note of such a beat starts with kStandInNote (the panel shows it first).
 inline constexpr int64_t kStandInCount = 1024;
+inline constexpr std::string_view kStandInNote = "stand-in run:";
 
 // The beat's run parameters for the viewer: the setup's spec, and its rows
 // or fill as given (the session builds inputs with core's parse_data /

@@ -147,8 +147,17 @@ void draw_body(App& app) {
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
+  // A stand-in run is said before the text: the panels above are not the
+  // beat's own size.
+  const bool note_first = vs.lesson_note.rfind(kStandInNote, 0) == 0;
+  if (note_first) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "%s", vs.lesson_note.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+  }
   draw_runs(text_runs(L.current().text));
-  if (!vs.lesson_note.empty()) {
+  if (!vs.lesson_note.empty() && !note_first) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("(%s)", vs.lesson_note.c_str());
