@@ -310,9 +310,13 @@ void draw_ddp(App& app) {
   }
   const int it = d.iteration < 0 ? int(r->timelines.size()) - 1 : std::min(d.iteration, int(r->timelines.size()) - 1);
   const DdpParams& rp = d.runner.result_params();
-  ImGui::Text("DDP, %d ranks, MLP %d x (%d x %d), %s%s, %s, iteration %d of %zu%s", rp.ranks, rp.depth, rp.width,
-              rp.width, std::string(ddp::name(rp.overlap)).c_str(),
-              rp.overlap == ddp::Overlap::bucketed ? fmt::format(" {:.3g} MB -> {} buckets", rp.bucket_cap_mb, r->buckets.size()).c_str() : "",
+  // A sharded run (a lesson's FSDP beat) has no buckets: say what it is instead.
+  const std::string mode = rp.sharded ? fmt::format("sharded, prefetch {}", rp.prefetch ? "on" : "off")
+                           : rp.overlap == ddp::Overlap::bucketed
+                               ? fmt::format("{} {:.3g} MB -> {} buckets", ddp::name(rp.overlap), rp.bucket_cap_mb, r->buckets.size())
+                               : std::string(ddp::name(rp.overlap));
+  ImGui::Text("%s, %d ranks, MLP %d x (%d x %d), %s, %s, iteration %d of %zu%s", rp.sharded ? "FSDP" : "DDP", rp.ranks,
+              rp.depth, rp.width, rp.width, mode.c_str(),
               rp.algorithm.c_str(), it + 1, r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
   stats_line(*r, it);
   legend();
