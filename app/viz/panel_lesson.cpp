@@ -220,6 +220,11 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   Compare& cmp = app.compare;
   vs.compare_algorithms = algs;  // apply_params resets them when the collective changed
   if (!(cmp.base == t.params) || cmp.algorithms != algs) cmp.configure(t.params, algs);
+  // The columns at the beat's step: `at: end` is the end of every column
+  // (their schedules have different lengths), a step number the same step.
+  const int want = t.position >= t.num_steps ? cmp.max_steps() : t.position;
+  if (cmp.position > want) cmp.reset();
+  while (cmp.position < want) cmp.step();
   vs.compare_sweep_max_log2 = std::clamp(int(std::lround(std::log2(double(t.view.max_bytes)))), 10, 28);
   vs.compare_sweep_requested = false;
   const std::string key = sweep_key(t.params, algs, t.view);

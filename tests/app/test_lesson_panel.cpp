@@ -291,6 +291,9 @@ beats:
     CHECK(app.compare.algorithms == std::vector<std::string>{"naive", "ring"});
     CHECK(app.compare.base == app.session.params());
     CHECK(app.compare.base.spec.world_size == 4);
+    CHECK(app.compare.max_steps() == 6);  // naive on 4 ranks: 3 up, 3 down; the ring: 2 (n - 1)
+    CHECK(app.compare.position == 6);     // at: end, every column at its end
+    CHECK(app.compare.sessions[0]->position() == app.compare.sessions[0]->num_steps());
     CHECK(app.vs.compare_sweep_max_log2 == 14);  // the slider shows the beat's 16 KiB
     while (app.compare.sweep_step()) {
     }
