@@ -8,9 +8,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <vector>
 
 #include "app/viz/quick_calibrate.h"
+#include "app/viz/panels.h"
+#include "app/viz/prediction.h"
+#include "headless.h"
 #include "app/viz/view_state.h"
 #include "core/model/calibrate/calibrate.h"
 
@@ -135,5 +139,46 @@ TEST_SUITE("quick_calibrate") {
     CHECK(job.error() == "ping-pong failed");
     CHECK(job.fraction() == 0.4);
     CHECK_FALSE(std::filesystem::exists(default_profile_path()));
+  }
+
+  TEST_CASE("the window: frames drawn while it runs, then the controls re-price on the new profile") {
+    ConfigHome home;
+    test::Headless ui;
+    App app;
+    RunParams p;
+    p.spec.collective = Collective::all_reduce;
+    p.spec.algorithm = "ring_unchunked";
+    p.spec.world_size = 3;
+    p.spec.count = 3;
+    app.vs.edit = p;
+    app.session.configure(p);
+    ui.frame(app);  // the button is drawn (no profile)
+    CHECK(existing_profile().empty());
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    QuickCalibrationHooks hooks;
+    hooks.clock = [] { return fake_epoch(); };
+    hooks.measure = [released](const CalibrateOptions& o) {
+      o.fraction(0.5);
+      released.wait();  // the UI draws frames meanwhile
+      CalibrationResult r;
+      r.params.name = "threads";
+      r.params.alpha = 1e-6;
+      r.params.beta = 1e-9;
+      return r;
+    };
+    QuickCalibrateJob& job = quick_calibrate_job();
+    REQUIRE(job.start(default_profile_path(), hooks));
+    CHECK_FALSE(job.start(default_profile_path(), hooks));  // one at a time
+    for (int i = 0; i < 3; ++i) ui.frame(app);  // the progress bar
+    CHECK(job.running());
+    CHECK(app.session.prediction().source == "predicted (preset nvlink: no calibration yet)");
+    release.set_value();
+    job.wait();
+    ui.frame(app);  // the panel takes the finished run and re-prices
+    CHECK_FALSE(job.take_finished());  // taken by the panel
+    CHECK(app.session.prediction().source == "predicted (calibrated profile, quick, 2030-01-02)");
+    CHECK(app.compare.source == app.vs.source);
+    CHECK(app.vs.error.empty());
   }
 }
