@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -190,7 +191,15 @@ int export_animation(App& app, Frames& f, const Options& o) {
                              "-movflags", "+faststart"});
   }
   argv.push_back(out);
-  const int rc = spawn_and_wait(argv);
+  int rc = spawn_and_wait(argv);
+  if (rc != 0 && o.format == "mp4") {
+    // An ffmpeg built without libx264: its own MPEG-4 Part 2 encoder.
+    std::fprintf(stderr, "note: ffmpeg could not encode H.264 (libx264); trying its mpeg4 encoder\n");
+    const auto c = std::find(argv.begin(), argv.end(), "libx264");
+    *c = "mpeg4";
+    argv.insert(c + 1, {"-q:v", "3"});
+    rc = spawn_and_wait(argv);
+  }
   fs::remove_all(scratch, ec);
   if (rc != 0) throw std::runtime_error(fmt::format("ffmpeg exited with status {} writing {}", rc, out));
   std::printf("wrote %s (%d frames at %d fps, %dx%d, %d steps)\n", out.c_str(), n, kAnimFps, cw, ch, total);

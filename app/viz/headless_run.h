@@ -51,7 +51,10 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //    kAnimFramesPerStep frames per step sampling the step animation's
 //    progress (so chunks travel along the links), a still hold before the
 //    first step and after the last, at kAnimFps frames per second, encoded
-//    by ffmpeg (o.ffmpeg, found by find_ffmpeg). Throws std::runtime_error
+//    by ffmpeg (o.ffmpeg, found by find_ffmpeg): gif with one palette for
+//    the clip (palettegen + paletteuse), mp4 as H.264 (libx264; ffmpeg's
+//    mpeg4 encoder when that fails), yuv420p, padded to even dimensions.
+//    Throws std::runtime_error
 //    when ffmpeg cannot start or exits non-zero (with its status).
 int run_export_frames(App& app, Frames& f, const Options& o);
 inline constexpr int kAnimFramesPerStep = 12, kAnimFps = 12, kAnimHoldFrames = 6;

@@ -5,9 +5,12 @@
 #          pixels match the probes of a --screenshot at --beat 1 and not
 #          those at --beat 2 (after step 0).
 #   gif:   --format gif of the 3-rank ring writes steps.gif, a GIF89a file
-#          with more than one frame (ffprobe counts them).
+#          with 42 frames (ffprobe counts them).
+#   mp4:   --format mp4 at an odd size: H.264 (or ffmpeg's mpeg4 where
+#          libx264 is missing), yuv420p, padded to even dimensions; an
+#          ffmpeg that fails makes the export fail, naming its status.
 # Exit 77 (CTest: skipped) when xvfb-run, or for gif ffmpeg/ffprobe, is missing.
-# usage: export_test.sh beats|gif MICRODDP_VIZ CHECK_PNG WORKDIR
+# usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR
 set -u
 mode=$1 viz=$2 check=$3 dir=$4
 lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
@@ -58,7 +61,31 @@ gif)
   [ "$frames" = 42 ] || { echo "FAIL: $frames frames, expected 42"; fail=1; }
   [ ! -e "$dir/.frames" ] || { echo "FAIL: the scratch frames were left in $dir/.frames"; fail=1; }
   ;;
-*) echo "usage: export_test.sh beats|gif MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+mp4)
+  if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+    echo "SKIP: ffmpeg not found (apt-get install ffmpeg)"
+    exit 77
+  fi
+  # An odd size: padded to even dimensions for yuv420p.
+  xvfb-run -a "$viz" --export-frames "$dir" --format mp4 --size 641x361 || exit 1
+  got=$(ffprobe -v error -count_frames -select_streams v:0 \
+        -show_entries stream=codec_name,pix_fmt,width,height,nb_read_frames -of csv=p=0 "$dir/steps.mp4")
+  case $got in
+    h264,642,362,yuv420p,42|mpeg4,642,362,yuv420p,42) ;;
+    *) echo "FAIL: steps.mp4 is '$got', expected h264 (or mpeg4),642,362,yuv420p,42"; fail=1 ;;
+  esac
+  # An ffmpeg that fails: exit 1 naming its status, no scratch frames left.
+  fake=$dir/fake-bin
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nexit 3\n' > "$fake/ffmpeg"
+  chmod +x "$fake/ffmpeg"
+  out=$(PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/failed" --format gif 2>&1); rc=$?
+  if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -qF "error: ffmpeg exited with status 3 writing $dir/failed/steps.gif"; then
+    echo "FAIL: a failing ffmpeg -> rc $rc: $out"; fail=1
+  fi
+  [ ! -e "$dir/failed/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg failed"; fail=1; }
+  ;;
+*) echo "usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: export $mode"
 exit $fail
