@@ -1,5 +1,7 @@
 // microddp calibrate: measure α, β (ping-pong), γ (reduction kernel) and δ
 // (memcpy) on this machine and write the profile that predict and bench use.
+// --quick: the reduced sweep (quick_calibrate_options: a few seconds), the
+// same profile marked "quick".
 // With --backend mpi (the default inside `microddp cluster`): α and
 // bandwidth per link class, intra- and inter-node, with the NIC's shaped
 // rate beside the measured one, into the profile's "topology" object.
@@ -23,6 +25,7 @@ struct Args {
   int warmup = 3;
   int nodes = 0, ranks_per_node = 0;  // mpi: 0 = the lab's, else the whole job on one node
   bool no_cache_curve = false;
+  bool quick = false;
 };
 
 // Where a lab profile goes unless --out says: beside the default profile,
@@ -111,18 +114,24 @@ int run_mpi_classes(const Args& a, bool max_given) {
   return 0;
 }
 
-int run(Args a, bool backend_given, bool max_given) {
+int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   // Inside the cluster lab every rank runs this: the job is the measurement.
-  if (!backend_given && cluster_lab_from_env()) a.backend = "mpi";
+  if (!backend_given && cluster_lab_from_env() && !a.quick) a.backend = "mpi";
+  if (a.quick && (a.backend != "threads" || sweep_given))
+    throw UsageError(fmt::format("--quick runs its own sweep on the threads backend: drop {}--min, --max, --warmup and "
+                                 "--no-cache-curve (or drop --quick)",
+                                 a.backend != "threads" ? "--backend " + a.backend + ", " : ""));
   if (a.backend == "mpi") return run_mpi_classes(a, max_given);
   if (a.nodes > 0 || a.ranks_per_node > 0) throw UsageError("--nodes and --ranks-per-node need --backend mpi");
-  CalibrateOptions o;
+  CalibrateOptions o = a.quick ? quick_calibrate_options() : CalibrateOptions{};
   o.backend = a.backend;
-  o.min_bytes = parse_size(a.min);
-  o.max_bytes = parse_size(a.max);
-  if (a.warmup < 0) throw UsageError(fmt::format("--warmup {} must not be negative", a.warmup));
-  o.warmup = a.warmup;
-  o.cache_curve = !a.no_cache_curve;
+  if (!a.quick) {
+    o.min_bytes = parse_size(a.min);
+    o.max_bytes = parse_size(a.max);
+    if (a.warmup < 0) throw UsageError(fmt::format("--warmup {} must not be negative", a.warmup));
+    o.warmup = a.warmup;
+    o.cache_curve = !a.no_cache_curve;
+  }
   o.progress = [](const std::string& line) {
     std::printf("  %s\n", line.c_str());
     std::fflush(stdout);
@@ -133,9 +142,23 @@ int run(Args a, bool backend_given, bool max_given) {
     std::printf("warning: the CPUs are already %.0f%% busy with other work; every figure below will be off (calibrate "
                 "on an idle machine)\n",
                 busy * 100);
-  std::printf("calibrating backend %s: ping-pong between 2 ranks, %lld B .. %lld B (median one-way time)\n",
-              a.backend.c_str(), static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
-  const CalibrationResult r = calibrate(o);
+  std::printf("calibrating backend %s%s: ping-pong between 2 ranks, %lld B .. %lld B (median one-way time)\n",
+              a.backend.c_str(), a.quick ? " (quick: sizes x4 apart, one round, no cache curve)" : "",
+              static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
+  CalibrationResult r;
+  if (a.quick) {
+    QuickCalibrationHooks hooks;
+    hooks.progress = [](double, const std::string& line) {
+      if (line.empty() || line.rfind("wrote ", 0) == 0) return;
+      std::printf("  %s\n", line.c_str());
+      std::fflush(stdout);
+    };
+    const QuickCalibrationOutcome q = run_quick_calibration(path, hooks);  // writes the profile, marked quick
+    r = q.result;
+    std::printf("quick calibration: %.1f s\n", q.seconds);
+  } else {
+    r = calibrate(o);
+  }
   const CostParams& p = r.params;
   auto show = [](const char* what, const LineFit& f) { std::printf("%s\n", fit_line_text(what, f).c_str()); };
   std::printf("\n");
@@ -176,8 +199,9 @@ int run(Args a, bool backend_given, bool max_given) {
   if (!p.mem_bw_Bps.empty())
     std::printf("memory bus B(k) = %.3f GB/s with 1 thread, %.3f GB/s with %zu (roofline for min(n, cores) ranks)\n",
                 p.mem_bw_Bps.front() / 1e9, p.mem_bw_Bps.back() / 1e9, p.mem_bw_Bps.size());
-  write_profile(path, p, r.points);
-  std::printf("wrote %s\n", path.c_str());
+  if (!a.quick) write_profile(path, p, r.points);
+  std::printf("wrote %s%s\n", path.c_str(),
+              a.quick ? " (marked quick: run `microddp calibrate` for the full sweep and the cache curve)" : "");
   return 0;
 }
 
@@ -195,7 +219,13 @@ std::function<int()> setup_calibrate(CLI::App* sub) {
   sub->add_option("--max", a.max, "largest ping-pong size")->capture_default_str();
   sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
   sub->add_flag("--no-cache-curve", a.no_cache_curve, "skip the cache curve (flat β, γ, δ, as older profiles)");
-  return [sub] { return run(a, sub->count("--backend") > 0, sub->count("--max") > 0); };
+  sub->add_flag("--quick", a.quick,
+                "a few seconds: sizes 4 B .. 1 MiB x4 apart, one round, no cache curve; the profile is marked quick");
+  return [sub] {
+    const bool sweep = sub->count("--min") || sub->count("--max") || sub->count("--warmup") ||
+                       sub->count("--no-cache-curve");
+    return run(a, sub->count("--backend") > 0, sub->count("--max") > 0, sweep);
+  };
 }
 
 }  // namespace microddp::cli

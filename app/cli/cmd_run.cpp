@@ -134,6 +134,15 @@ void auto_debug_log(const PreparedRun& p) {
                p.auto_choice->chosen.c_str(), best * 1e6, p.auto_model.c_str());
 }
 
+// The hint `run` prints without a profile, preset or --alpha/--bandwidth.
+std::string no_profile_hint(bool chose_auto) {
+  return fmt::format("hint: no calibration profile ({}): {}; `microddp calibrate --quick` measures this machine in a few "
+                     "seconds",
+                     default_profile_path(),
+                     chose_auto ? "--algorithm auto chose on preset nvlink, not on this machine"
+                                : "no predicted times (the window and --algorithm auto use preset nvlink meanwhile)");
+}
+
 int run(const Args& a, const CLI::App& sub) {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
   // Every rank of an MPI job must be given the same options (rank 0 alone
@@ -182,6 +191,10 @@ int run(const Args& a, const CLI::App& sub) {
   } else {
     throw UsageError(fmt::format("unknown backend '{}' (expected one of: threads, mpi, cuda, nccl)", a.run.backend));
   }
+  // No model at all: one line on stderr (stdout stays what scripts parse)
+  // saying what stands in and how to get this machine's numbers.
+  if (!params)
+    std::fprintf(stderr, "%s\n", no_profile_hint(p.auto_choice.has_value()).c_str());
   // The alpha-beta prediction beside the measurement, when parameters are
   // known (--preset, --profile, --alpha/--bandwidth, or a calibrated profile).
   std::vector<double> predicted;

@@ -1,9 +1,17 @@
 #include "app/viz/headless_run.h"
 
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "app/viz/panels.h"
@@ -23,7 +31,7 @@ double cpu_seconds(clockid_t id) {
 
 void Frames::frame(std::vector<uint8_t>* capture, int* cw, int* ch) {
   plat_.new_frame(app_.vs.font_px);
-  tick(app_, plat_.time());
+  tick(app_, fixed_now ? *fixed_now : plat_.time());
   draw_ui(app_);
   plat_.render();
   if (capture) *capture = plat_.read_back_buffer(*cw, *ch);  // before the swap
@@ -64,7 +72,41 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
   return 0;
 }
 
-int run_export_frames(App& app, Frames& f, const Options& o) {
+std::string find_ffmpeg() {
+  const char* path = std::getenv("PATH");
+  if (!path) return "";
+  const std::string dirs = path;
+  size_t i = 0;
+  while (i <= dirs.size()) {
+    const size_t e = std::min(dirs.find(':', i), dirs.size());
+    const std::string dir = e > i ? dirs.substr(i, e - i) : ".";
+    const std::string cand = dir + "/ffmpeg";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(cand, ec) && access(cand.c_str(), X_OK) == 0) return cand;
+    i = e + 1;
+  }
+  return "";
+}
+
+extern "C" char** environ;
+
+int spawn_and_wait(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ); err != 0)
+    throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+namespace {
+
+int export_steps_png(App& app, Frames& f, const Options& o) {
   app.vs.compare_sweep_requested = app.vs.view == View::compare;
   const int total = app.vs.view == View::compare ? app.compare.max_steps() : app.session.num_steps();
   for (int k = 0; k <= total; ++k) {
@@ -74,6 +116,102 @@ int run_export_frames(App& app, Frames& f, const Options& o) {
     std::printf("wrote %s\n", path.c_str());
   }
   return 0;
+}
+
+// One still per beat, through the window's own lesson navigation: go() then
+// lesson_sync (the beat's setup, position and view, as Next would).
+int export_beats_png(App& app, Frames& f, const Options& o) {
+  LessonView& lesson = *app.lesson;
+  const int beats = lesson.num_beats();
+  for (int b = 0; b < beats; ++b) {
+    lesson.go(b);
+    lesson_sync(app);
+    lesson.wait_checks();  // the picture shows the checks' results
+    const std::string path = fmt::format("{}/beat_{:02d}.png", o.export_dir, b + 1);
+    f.still(path, false);
+    std::printf("wrote %s (beat %d of %d, after %d of %d steps)\n", path.c_str(), b + 1, beats,
+                app.session.position(), app.session.num_steps());
+  }
+  return 0;
+}
+
+// The frames of the animation as numbered PNGs in a scratch folder inside
+// DIR (removed afterwards), then one ffmpeg run over them.
+int export_animation(App& app, Frames& f, const Options& o) {
+  namespace fs = std::filesystem;
+  const bool cmp = app.vs.view == View::compare;
+  app.vs.compare_sweep_requested = cmp;
+  const int total = cmp ? app.compare.max_steps() : app.session.num_steps();
+  const fs::path scratch = fs::path(o.export_dir) / ".frames";
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  fs::create_directories(scratch, ec);
+  if (!fs::is_directory(scratch)) throw std::runtime_error(fmt::format("cannot create {}", scratch.string()));
+  int n = 0;
+  std::vector<uint8_t> px;
+  int cw = 0, ch = 0;
+  const auto capture = [&] {
+    f.frame(&px, &cw, &ch);
+    write_png((scratch / fmt::format("f_{:05d}.png", n++)).string(), cw, ch, px);
+  };
+  f.seek_all(0);
+  app.vs.static_frame = true;
+  app.vs.collect_probes = false;
+  for (int i = 0; i < 3; ++i) f.frame();  // let the layout settle
+  for (int i = 0; i < kAnimHoldFrames; ++i) capture();
+  // Each step: the state after it, with the animation's progress sampled
+  // at 1/N .. N/N (tick maps now - anim_start to progress over anim_seconds).
+  app.vs.static_frame = false;
+  app.vs.playing = false;
+  app.vs.anim_seconds = 1.0f;
+  for (int k = 0; k < total; ++k) {
+    f.seek_all(k + 1);
+    app.vs.anim = 0;
+    app.vs.anim_start = 0;
+    for (int i = 1; i <= kAnimFramesPerStep; ++i) {
+      f.fixed_now = double(i) / kAnimFramesPerStep;
+      capture();
+    }
+  }
+  f.fixed_now.reset();
+  app.vs.static_frame = true;
+  for (int i = 0; i < 2 * kAnimHoldFrames; ++i) capture();
+  const std::string out = (fs::path(o.export_dir) / ("steps." + o.format)).string();
+  std::vector<std::string> argv = {o.ffmpeg, "-y", "-hide_banner", "-loglevel", "error", "-framerate",
+                                   std::to_string(kAnimFps), "-i", (scratch / "f_%05d.png").string()};
+  if (o.format == "gif") {
+    // One palette for the whole clip (palettegen), applied with ordered
+    // dithering: flat panel colours stay flat instead of GIF's default
+    // 256-colour web palette.
+    argv.insert(argv.end(), {"-vf", "split[a][b];[a]palettegen=stats_mode=full[p];[b][p]paletteuse=dither=bayer:bayer_scale=5",
+                             "-loop", "0"});
+  } else {
+    // yuv420p (what players expect) needs even dimensions.
+    argv.insert(argv.end(), {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                             "-movflags", "+faststart"});
+  }
+  argv.push_back(out);
+  int rc = spawn_and_wait(argv);
+  if (rc != 0 && o.format == "mp4") {
+    // An ffmpeg built without libx264: its own MPEG-4 Part 2 encoder.
+    std::fprintf(stderr, "note: ffmpeg could not encode H.264 (libx264); trying its mpeg4 encoder\n");
+    const auto c = std::find(argv.begin(), argv.end(), "libx264");
+    *c = "mpeg4";
+    argv.insert(c + 1, {"-q:v", "3"});
+    rc = spawn_and_wait(argv);
+  }
+  fs::remove_all(scratch, ec);
+  if (rc != 0) throw std::runtime_error(fmt::format("ffmpeg exited with status {} writing {}", rc, out));
+  std::printf("wrote %s (%d frames at %d fps, %dx%d, %d steps)\n", out.c_str(), n, kAnimFps, cw, ch, total);
+  return 0;
+}
+
+}  // namespace
+
+int run_export_frames(App& app, Frames& f, const Options& o) {
+  if (o.format != "png") return export_animation(app, f, o);
+  if (app.lesson) return export_beats_png(app, f, o);
+  return export_steps_png(app, f, o);
 }
 
 int run_bench_frames(App& app, Platform& plat, Frames& f, const Options& o,

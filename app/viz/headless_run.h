@@ -1,8 +1,10 @@
 // Drawing the viewer's frames, with a person at the window or without one:
-// --screenshot (one PNG), --export-frames (one PNG per step), --bench-frames
+// --screenshot (one PNG), --export-frames (one PNG per step, one per beat
+// with --lesson, or an animated gif / mp4 through ffmpeg), --bench-frames
 // (average CPU per frame), and the interactive loop.
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +22,10 @@ class Frames {
   // One frame: tick, draw, render; with `capture`, the back buffer (RGBA8,
   // cw x ch pixels) is read back before the swap.
   void frame(std::vector<uint8_t>* capture = nullptr, int* cw = nullptr, int* ch = nullptr);
+  // Frames drawn while set use this time (seconds) instead of the
+  // platform's clock: the animated export samples the step animation at
+  // chosen points.
+  std::optional<double> fixed_now;
   // The session and every compare session at position k (runs missing steps).
   void seek_all(int k);
   // A still picture to the PNG at path after the layout settled; returns its
@@ -34,7 +40,32 @@ class Frames {
 // Each returns the exit code (0). launch: when the process started, for the
 // bench's "first frame drawn" line.
 int run_screenshot(App& app, Frames& f, const Options& o);
+// --export-frames DIR:
+//  - png without a lesson: step_00.png .. step_NN.png, the state after k
+//    steps (k = 0..num_steps);
+//  - png with --lesson: beat_01.png .. beat_NN.png (1-based), one per beat,
+//    each drawn as the window shows that beat (lesson_sync: the beat's setup
+//    and position; `at: start` = before step 0) with its text in the lesson
+//    panel and its checks finished; every --beat is exported;
+//  - gif / mp4: DIR/steps.gif or DIR/steps.mp4, a step-through of the run:
+//    kAnimFramesPerStep frames per step sampling the step animation's
+//    progress (so chunks travel along the links), a still hold before the
+//    first step and after the last, at kAnimFps frames per second, encoded
+//    by ffmpeg (o.ffmpeg, found by find_ffmpeg): gif with one palette for
+//    the clip (palettegen + paletteuse), mp4 as H.264 (libx264; ffmpeg's
+//    mpeg4 encoder when that fails), yuv420p, padded to even dimensions.
+//    Throws std::runtime_error
+//    when ffmpeg cannot start or exits non-zero (with its status).
 int run_export_frames(App& app, Frames& f, const Options& o);
+inline constexpr int kAnimFramesPerStep = 12, kAnimFps = 12, kAnimHoldFrames = 6;
+
+// The ffmpeg executable on $PATH (the Debian `ffmpeg` package), or "" when
+// there is none.
+std::string find_ffmpeg();
+// Runs argv (argv[0] an executable path) with posix_spawn, no shell, and
+// waits for it; returns its exit status (128 + signal when killed). Throws
+// std::runtime_error when it cannot be started.
+int spawn_and_wait(const std::vector<std::string>& argv);
 int run_bench_frames(App& app, Platform& plat, Frames& f, const Options& o,
                      std::chrono::steady_clock::time_point launch);
 

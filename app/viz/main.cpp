@@ -1,7 +1,9 @@
 // microddp-viz: the ImGui step-through visualizer.
 //   microddp-viz [run options]                      window on the display
 //   microddp-viz --screenshot out.png [--size WxH] [--step K] [--view compare] [run options]
-//   microddp-viz --export-frames DIR [run options]  one PNG per step, for slides
+//   microddp-viz --export-frames DIR [run options]  one PNG per step (step_NN.png)
+//   microddp-viz --export-frames DIR --lesson FILE  one PNG per beat (beat_NN.png), for slides
+//   microddp-viz --export-frames DIR --format gif|mp4 [run options]  an animated step-through (ffmpeg)
 //   microddp-viz --bench-frames N [run options]     average CPU ms per frame
 //   microddp-viz --lesson FILE [--beat K] [...]     a lesson panel drives the run (lessons/*.yaml)
 //   microddp-viz --replay FILE [...]                step through a saved run (`microddp run --save-record`)

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli/parse_error.h"
+#include "app/viz/headless_run.h"
 #include "app/viz/panels.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
@@ -68,7 +69,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--step", o.step, "show the state after K steps (screenshot)");
   cli.add_option("--view", o.view, "main | compare");
   cli.add_option("--compare", o.compare_list, "algorithms for the compare view, comma-separated");
-  cli.add_option("--export-frames", o.export_dir, "write one PNG per step into DIR and exit");
+  cli.add_option("--export-frames", o.export_dir,
+                 "write one PNG per step into DIR (one per beat with --lesson) and exit");
+  cli.add_option("--format", o.format, "with --export-frames: png (stills), gif or mp4 (a step-through animation, by ffmpeg)");
   cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
   cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
@@ -161,6 +164,12 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                                  o.replay_file));
   if (cli.count("--probes") && o.screenshot.empty())
     throw UsageError(fmt::format("--probes {} needs --screenshot FILE (the probes are read from that frame)", o.probes));
+  if (o.format != "png" && o.format != "gif" && o.format != "mp4")
+    throw UsageError(fmt::format("--format '{}' (expected png, gif or mp4)", o.format));
+  if (cli.count("--format") && o.export_dir.empty())
+    throw UsageError(fmt::format("--format {} needs --export-frames DIR", o.format));
+  if (o.format != "png" && (o.ffmpeg = find_ffmpeg()).empty())
+    throw UsageError("ffmpeg not found: apt-get install ffmpeg");
   if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
   if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
     throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));

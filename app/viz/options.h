@@ -16,6 +16,9 @@ struct Options {
   std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
   int step = -1, bench = 0, beat = 1;
   std::string lesson_file, replay_file;
+  // --format with --export-frames: png (stills), gif or mp4 (an animation
+  // encoded by ffmpeg, whose path parse_options fills in).
+  std::string format = "png", ffmpeg;
   float font_px = 18;
   bool ddp_view = false;  // the DDP view (panel_ddp.cpp)
   double ddp_cap_mb = 0.25;
@@ -36,7 +39,9 @@ struct Options {
 };
 
 // Parses argv into o and checks what needs no session: names, --size, --view,
-// --font-px, --bench-frames, --bucket-cap-mb. Without --count, the count is
+// --font-px, --bench-frames, --bucket-cap-mb, --format (and, for gif or
+// mp4, that ffmpeg is on $PATH: UsageError "ffmpeg not found: apt-get
+// install ffmpeg" otherwise). Without --count, the count is
 // core's infer_count from --data rows (as `microddp run`), else one element
 // per rank. Returns the exit code when the program must stop now (0 after
 // --help, 2 after a CLI11 parse error, printed on stderr as one line), else

@@ -133,6 +133,7 @@ void draw_prediction_source(App& app) {
     if (ImGui::CalcTextSize(h.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
     ImGui::TextDisabled("%s", h.c_str());
   }
+  draw_quick_calibrate(app);
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ void draw_stats(App& app);                     // panel_stats.cpp
 void draw_compare(App& app);                   // panel_compare.cpp
 void draw_lesson(App& app);                    // panel_lesson.cpp
 void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: its own controls)
+// Beside the prediction source (panel_controls.cpp): while no calibration
+// profile exists, the quick calibration's button, then its progress bar
+// (panel_calibrate.cpp).
+void draw_quick_calibrate(App& app);
 
 // Lesson highlights (panel_lesson.cpp). lesson_sync drives the session to the
 // current beat's setup and step when the beat changed (re-planning through

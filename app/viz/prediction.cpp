@@ -73,7 +73,11 @@ ModelInForce resolve_model(const CollectiveSpec& spec, const PredictionSource& s
         // `microddp calibrate` measured them here.
         m.flat = load_profile(profile);
         m.this_machine = true;
-        m.label = fmt::format("predicted (calibrated profile, {})", file_date(profile));
+        // A quick calibration says so, with the date it recorded.
+        if (const ProfileStamp st = profile_stamp(profile); st.quick)
+          m.label = fmt::format("predicted (calibrated profile, quick, {})", st.date.empty() ? file_date(profile) : st.date);
+        else
+          m.label = fmt::format("predicted (calibrated profile, {})", file_date(profile));
       } else {
         // Without a profile, a named what-if class rather than nothing; the
         // label says it is not this machine.

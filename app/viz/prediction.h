@@ -55,6 +55,7 @@ struct ModelInForce {
   CostParams flat;                 // the flat model (kinds profile, preset); the intra class for a topology
   std::optional<Network> network;  // kind topology
   std::string label;               // "predicted (preset nvlink)", "predicted (calibrated profile, 2026-12-01)",
+                                   // "predicted (calibrated profile, quick, 2026-12-01)",
                                    // "predicted (topology 2x4, intra nvlink, inter infiniband)"
   std::string hint;                // kCalibrateHint while no profile exists, else ""
   bool this_machine = false;       // the calibrated profile is in force

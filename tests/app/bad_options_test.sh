@@ -39,6 +39,15 @@ check "--bench-frames 0 must be at least 1" --bench-frames 0
 check "--screenshot '' is empty: give a path" --screenshot ""
 check "--export-frames '' is empty: give a path" --export-frames ""
 check "--replay '' is empty: give a path" --replay ""
+# --format: png, gif or mp4, only with --export-frames; gif and mp4 need ffmpeg.
+check "--format 'jpg' (expected png, gif or mp4)" --export-frames /tmp/microddp-viz-frames --format jpg
+check "--format gif needs --export-frames DIR" --format gif --screenshot /tmp/x.png
+out=$(env PATH=/nonexistent "$viz" --export-frames /tmp/microddp-viz-frames --format mp4 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "ffmpeg not found: apt-get install ffmpeg"; then
+  echo "FAIL: no ffmpeg on PATH -> rc $rc: $out"; fail=1
+else
+  echo "ok: no ffmpeg on PATH -> $out"
+fi
 # Options that would be dropped are refused; --probes names its path.
 check "--ddp and --replay x exclude each other" --ddp --replay x --screenshot /tmp/x.png
 check "--probes /tmp/p.txt needs --screenshot FILE" --probes /tmp/p.txt

@@ -3,6 +3,11 @@
 # fields, and bad input -> exit 2 with one "error:" line naming the value.
 set -u
 BIN="$1"
+# No calibration profile unless a test writes one: the default profile lives
+# under XDG_CONFIG_HOME, so a profile on this machine changes no output here.
+XDG_CONFIG_HOME=$(mktemp -d /tmp/microddp-cli-config.XXXXXX)
+export XDG_CONFIG_HOME
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 fail=0; passed=0
 expect() {  # expect <exit code> <substring of stdout+stderr> -- args...
   local code="$1" want="$2"; shift 3
@@ -22,9 +27,16 @@ expect 0 "R0  output [12, 15, 18]" -- "${SEED[@]}" --steps
 expect 0 "R2 [12, 15, 18]" -- "${SEED[@]}" --outputs
 expect 0 "R1  output [5, ·, ·]" -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps
 # without --outputs/--steps/--json, run prints no data: the summary, bytes and verdict (3 lines)
-out=$("$BIN" "${SEED[@]}" 2>&1)
+out=$("$BIN" "${SEED[@]}" 2>/dev/null)
 if grep -qF "[12, 15, 18]" <<<"$out" || [ "$(wc -l <<<"$out")" -ne 3 ] || ! grep -qF "ok: matches the reference" <<<"$out"; then
   echo "FAIL: run without --outputs printed:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# without a profile, one hint line on stderr: the preset standing in and the quick calibration
+err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
+if [ "$err" != "hint: no calibration profile ($XDG_CONFIG_HOME/microddp/profile.json): no predicted times (the window and --algorithm auto use preset nvlink meanwhile); \`microddp calibrate --quick\` measures this machine in a few seconds" ]; then
+  echo "FAIL: run without a profile, stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 "hint: no calibration profile ($XDG_CONFIG_HOME/microddp/profile.json): --algorithm auto chose on preset nvlink, not on this machine" -- run -c all_reduce -a auto -n 3 --count 3
+err=$("$BIN" "${SEED[@]}" --preset nvlink 2>&1 >/dev/null)
+if [ -n "$err" ]; then echo "FAIL: run --preset printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # long vectors: elided in the middle, --full prints all, --json never elides
 LONG=(run -c all_reduce -n 4 --count 1024 --fill iota --dtype int64)
 expect 0 "R3 [148, 152, 156, …, 232, 236, 240]" -- "${LONG[@]}" --outputs
@@ -270,5 +282,18 @@ DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
 printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
 expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
 rm -f "$DUP"
+# calibrate --quick: a few seconds, the default profile marked quick; then
+# run predicts with it and prints no hint.
+expect 2 "--quick runs its own sweep on the threads backend: drop --min, --max" -- calibrate --quick --max 4K
+expect 2 "--quick runs its own sweep on the threads backend: drop --backend mpi, --min" -- calibrate --quick --backend mpi
+out=$("$BIN" calibrate --quick 2>&1); rc=$?
+prof="$XDG_CONFIG_HOME/microddp/profile.json"
+if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -qF "ping-pong   1048576 B" <<<"$out" ||
+   grep -qF "ping-pong         8 B" <<<"$out" || ! grep -qF '"quick": true' "$prof"; then
+  echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
+if [ -n "$err" ]; then echo "FAIL: run with a profile printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+if "$BIN" "${SEED[@]}" --json | grep -qF '"predicted_us": null'; then
+  echo "FAIL: run with the quick profile predicted nothing"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

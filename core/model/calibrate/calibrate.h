@@ -56,6 +56,7 @@
 //    the subtraction is noise). Each value is the median of `rounds`
 //    interleaved rounds, then a 3-point running median over F.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -110,9 +111,24 @@ struct CalibrateOptions {
   int rounds = 3;                            // interleaved rounds (>= 1)
   int max_barrier_ranks = 8;                 // b(n) for n = 2..this
   bool cache_curve = true;                   // measure β, γ, δ by footprint (the cache curve)
+  int size_factor = 2;                       // ping-pong sizes: min_bytes, min_bytes·factor, ... <= max_bytes (>= 2)
   // Progress lines ("ping-pong 1048576 B: 123.4 us"), may be empty.
   std::function<void(const std::string&)> progress;
+  // The fraction of the measurements done, in (0, 1], after each piece
+  // (barriers, each ping-pong size of each round, the kernels, the bus, the
+  // peer waits, the cache curve); non-decreasing, the last call is 1. A
+  // share of the pieces, not of the time. May be empty.
+  std::function<void(double)> fraction;
 };
+
+// The quick sweep (`microddp calibrate --quick`, the window's "Quick
+// calibrate"): ping-pong sizes 4 B .. 1 MiB by factors of 4 (10 sizes), one
+// round, at most 20 iterations per size after 1 warm-up, kernels and bus on
+// 4 MiB buffers, barriers and peer waits for n = 2..4, no cache curve. The
+// same method and profile format as the full sweep, with fewer samples:
+// about 2-5 s on a 2-core VM instead of a minute. Larger world sizes take
+// b(n) and w(n) from the n = 4 entry (CostParams::barrier_for).
+CalibrateOptions quick_calibrate_options();
 
 struct CalibrationResult {
   CostParams params;             // name = backend; ready for predict()
@@ -247,6 +263,40 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
 // Throws UsageError naming the path when it is missing, does not parse, or
 // lacks alpha_s / beta_s_per_byte.
 CostParams load_profile(const std::string& path);
+
+// A quick calibration's mark in its profile: "quick": true and
+// "calibrated_on": "YYYY-MM-DD" beside the fields above (load_profile
+// ignores both). mark_profile_quick adds them to the file at `path`
+// (written by write_profile first), throwing std::runtime_error naming the
+// path when it cannot read or write it. profile_stamp reads them back:
+// quick false and date "" when absent or unreadable (a full calibration's
+// profile; its date is the file's).
+struct ProfileStamp {
+  bool quick = false;
+  std::string date;  // "YYYY-MM-DD", or ""
+};
+void mark_profile_quick(const std::string& path, const std::string& date);
+ProfileStamp profile_stamp(const std::string& path);
+
+// The quick calibration as one job, with its clock and measurement
+// injectable (tests drive it with a fake clock and a fake measurement):
+// measure(quick_calibrate_options()) with progress forwarded, then
+// write_profile + mark_profile_quick at `path` dated by clock() (local
+// date). progress(fraction in [0, 1], what) is called with the measurement's
+// fractions (capped below 1 while it runs) and its lines, then once with
+// 1.0 and "wrote PATH" after the profile is written. Errors of measure and
+// of writing propagate.
+struct QuickCalibrationHooks {
+  std::function<CalibrationResult(const CalibrateOptions&)> measure;  // empty: calibrate()
+  std::function<std::chrono::system_clock::time_point()> clock;       // empty: system_clock::now
+  std::function<void(double, const std::string&)> progress;           // may be empty
+};
+struct QuickCalibrationOutcome {
+  CalibrationResult result;
+  std::string path, date;  // the profile written; its "calibrated_on"
+  double seconds = 0;      // clock() after writing minus clock() before measuring
+};
+QuickCalibrationOutcome run_quick_calibration(const std::string& path, const QuickCalibrationHooks& hooks = {});
 
 // The parameters a command was asked for, in this order of precedence:
 // --alpha/--bandwidth (gamma optional; alpha < 0 = not given), --preset,

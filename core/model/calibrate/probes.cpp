@@ -270,17 +270,31 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     check_memory(8.0 * ping_pong_slots(largest) * static_cast<double>(largest),
                  fmt::format("calibrate --max {} (a ping-pong of {} B)", opt.max_bytes, largest));
   }
+  if (opt.size_factor < 2) throw UsageError(fmt::format("calibrate: size factor {} (need >= 2)", opt.size_factor));
   CalibrationResult res;
   const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);
+  // Progress as a share of the pieces: the barriers, each ping-pong size of
+  // each round, the two kernels, the bus, the peer waits, and the cache
+  // curve counted as much as the whole ping-pong (it is as long or longer).
+  int64_t n_sizes = 0;
+  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor) ++n_sizes;
+  const double pieces = 1.0 + double(rounds * n_sizes) + 2 + 1 + 1 + (opt.cache_curve ? double(rounds * n_sizes) : 0.0);
+  double done = 0;
+  const auto advance = [&](double k) {
+    done += k;
+    if (opt.fraction) opt.fraction(std::min(1.0, done / pieces));
+  };
   // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
   res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), rounds);
+  advance(1);
   if (opt.progress)
     for (size_t i = 0; i < res.barrier_s.size(); ++i)
       opt.progress(fmt::format("barrier of {} ranks: {:10.2f} us", i + 2, res.barrier_s[i] * 1e6));
   const double b2 = res.barrier_s.empty() ? 0.0 : res.barrier_s[0];
   std::vector<int64_t> sizes;
-  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= 2) sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
+  for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor)
+    sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
   std::vector<std::vector<double>> samples(sizes.size());
   std::vector<int> slots(sizes.size());
   for (int round = 0; round < rounds; ++round)
@@ -292,6 +306,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                                   std::max(5, opt.max_iters))) / rounds);
       const std::vector<double> got = ping_pong_step_samples(sizes[si], slots[si], opt.warmup, iters);
       samples[si].insert(samples[si].end(), got.begin(), got.end());
+      advance(1);
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
     const double step = mode_estimate(samples[si]);
@@ -316,7 +331,9 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   res.fit = fit_message_times(res.points);
   res.memcpy_Bps = measure_memcpy_Bps(opt.kernel_bytes);
   res.reduce_Bps = measure_reduce_Bps(opt.kernel_bytes);
+  advance(2);
   res.mem_bw_Bps = measure_mem_bw_Bps(std::min(cores, 16), opt.kernel_bytes, rounds);
+  advance(1);
   if (opt.progress)
     for (size_t i = 0; i < res.mem_bw_Bps.size(); ++i)
       opt.progress(fmt::format("memory bus, {} thread(s) copying: {:8.3f} GB/s read + written", i + 1,
@@ -349,6 +366,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
   res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
+  advance(1);
   running_max(res.peer_wait_s);
   p.wait_s = res.peer_wait_s;
   if (opt.progress)
@@ -365,6 +383,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                "sets where the sweep ends)",
                                fps.front(), fps.back(), res.llc_bytes));
     p.cache = measure_cache_curve(fps, p, rounds, opt.progress);
+    advance(double(rounds * n_sizes));
   }
   return res;
 }

@@ -1,5 +1,6 @@
-// check_png IMAGE PROBES WIDTH HEIGHT: the screenshot test's checker. Checks
-// the size, that the image is not blank, and that every probe pixel written
+// check_png IMAGE PROBES WIDTH HEIGHT [MIN_PROBES]: the screenshot test's
+// checker. Checks the size, that the image is not blank, that PROBES holds
+// at least MIN_PROBES probes (default 10) and that every probe pixel written
 // by `microddp-viz --probes` has the colour the scene gave it (within 6 per
 // channel). Exit 0 ok, 1 with a message otherwise.
 #include <cstdio>
@@ -12,8 +13,8 @@
 #include <stb_image.h>  // implementation lives in libstb
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: check_png IMAGE PROBES WIDTH HEIGHT\n");
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: check_png IMAGE PROBES WIDTH HEIGHT [MIN_PROBES]\n");
     return 2;
   }
   int w = 0, h = 0, ch = 0;
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
       ++fails;
     }
   }
-  if (probes < 10) {
+  const int min_probes = argc == 6 ? std::atoi(argv[5]) : 10;
+  if (probes < min_probes) {
     std::fprintf(stderr, "only %d probes\n", probes);
     ++fails;
   }

@@ -1,0 +1,91 @@
+#!/bin/sh
+# --export-frames under a virtual X display.
+#   beats: --lesson 02 writes exactly beat_01.png .. beat_06.png (one per
+#          beat, no step_*.png); beat 1 is the state before step 0: its
+#          pixels match the probes of a --screenshot at --beat 1 and not
+#          those at --beat 2 (after step 0).
+#   gif:   --format gif of the 3-rank ring writes steps.gif, a GIF89a file
+#          with 42 frames (ffprobe counts them).
+#   mp4:   --format mp4 at an odd size: H.264 (or ffmpeg's mpeg4 where
+#          libx264 is missing), yuv420p, padded to even dimensions; an
+#          ffmpeg that fails makes the export fail, naming its status.
+# Exit 77 (CTest: skipped) when xvfb-run, or for gif ffmpeg/ffprobe, is missing.
+# usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR
+set -u
+mode=$1 viz=$2 check=$3 dir=$4
+lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  echo "SKIP: xvfb-run not found (apt-get install xvfb)"
+  exit 77
+fi
+rm -rf "$dir"
+mkdir -p "$dir" || exit 1
+fail=0
+case $mode in
+beats)
+  out=$(xvfb-run -a "$viz" --export-frames "$dir/beats" --lesson "$lesson") || { echo "export failed: $out"; exit 1; }
+  echo "$out"
+  names=$(cd "$dir/beats" && ls | tr '\n' ' ')
+  if [ "$names" != "beat_01.png beat_02.png beat_03.png beat_04.png beat_05.png beat_06.png " ]; then
+    echo "FAIL: files '$names', expected beat_01.png .. beat_06.png"; fail=1
+  fi
+  if ! printf '%s\n' "$out" | grep -qF "beat_01.png (beat 1 of 6, after 0 of 2 steps)"; then
+    echo "FAIL: beat 1 is not shown before step 0"; fail=1
+  fi
+  if ! printf '%s\n' "$out" | grep -qF "beat_02.png (beat 2 of 6, after 1 of 2 steps)"; then
+    echo "FAIL: beat 2 is not shown after step 0"; fail=1
+  fi
+  for b in 1 2; do
+    xvfb-run -a "$viz" --screenshot "$dir/shot$b.png" --lesson "$lesson" --beat $b --probes "$dir/beat$b.probes" >/dev/null ||
+      { echo "FAIL: screenshot at beat $b"; exit 1; }
+  done
+  # Before step 0 only the 9 input cells are filled: 9 probes.
+  if ! "$check" "$dir/beats/beat_01.png" "$dir/beat1.probes" 1280 720 9; then
+    echo "FAIL: beat_01.png differs from the window at beat 1"; fail=1
+  fi
+  if "$check" "$dir/beats/beat_01.png" "$dir/beat2.probes" 1280 720 9 >/dev/null 2>&1; then
+    echo "FAIL: beat_01.png matches the state after step 0 (beat 2)"; fail=1
+  fi
+  ;;
+gif)
+  if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+    echo "SKIP: ffmpeg not found (apt-get install ffmpeg)"
+    exit 77
+  fi
+  xvfb-run -a "$viz" --export-frames "$dir" --format gif --size 640x360 \
+    --collective all_reduce --algorithm ring_unchunked --ranks 3 --data "1,2,3;4,5,6;7,8,9" || exit 1
+  magic=$(head -c 6 "$dir/steps.gif")
+  [ "$magic" = "GIF89a" ] || { echo "FAIL: header '$magic', expected GIF89a"; fail=1; }
+  # 6 still frames, 12 per step for 2 steps, 12 still frames.
+  frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$dir/steps.gif")
+  [ "$frames" = 42 ] || { echo "FAIL: $frames frames, expected 42"; fail=1; }
+  [ ! -e "$dir/.frames" ] || { echo "FAIL: the scratch frames were left in $dir/.frames"; fail=1; }
+  ;;
+mp4)
+  if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+    echo "SKIP: ffmpeg not found (apt-get install ffmpeg)"
+    exit 77
+  fi
+  # An odd size: padded to even dimensions for yuv420p.
+  xvfb-run -a "$viz" --export-frames "$dir" --format mp4 --size 641x361 || exit 1
+  got=$(ffprobe -v error -count_frames -select_streams v:0 \
+        -show_entries stream=codec_name,pix_fmt,width,height,nb_read_frames -of csv=p=0 "$dir/steps.mp4")
+  case $got in
+    h264,642,362,yuv420p,42|mpeg4,642,362,yuv420p,42) ;;
+    *) echo "FAIL: steps.mp4 is '$got', expected h264 (or mpeg4),642,362,yuv420p,42"; fail=1 ;;
+  esac
+  # An ffmpeg that fails: exit 1 naming its status, no scratch frames left.
+  fake=$dir/fake-bin
+  mkdir -p "$fake"
+  printf '#!/bin/sh\nexit 3\n' > "$fake/ffmpeg"
+  chmod +x "$fake/ffmpeg"
+  out=$(PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/failed" --format gif 2>&1); rc=$?
+  if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -qF "error: ffmpeg exited with status 3 writing $dir/failed/steps.gif"; then
+    echo "FAIL: a failing ffmpeg -> rc $rc: $out"; fail=1
+  fi
+  [ ! -e "$dir/failed/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg failed"; fail=1; }
+  ;;
+*) echo "usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+esac
+[ $fail = 0 ] && echo "ok: export $mode"
+exit $fail
