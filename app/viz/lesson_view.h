@@ -10,9 +10,10 @@
 // `note` and leave the running session alone:
 //   - too large to run (Prepared::runnable false): prediction only;
 //   - algorithm single_buffered_ring (rejected by the checker): the panels
-//     show ring_unchunked, the double-buffered ring with the same data, and
-//     the one-buffer ring runs only inside the beat's checks;
-//   - delay hooks and per-rank counts are not shown (the checks use them).
+//     show the one-buffer ring itself, run for real with the beat's delays
+//     (RunParams::broken: the first of the `corrupts` check's seeds, at most
+//     30, that corrupts), its wrong values in red;
+//   - other delay hooks and per-rank counts are not shown (the checks use them).
 // Checks run for real (lesson::evaluate), once per beat, on a background
 // thread: the `corrupts` check runs dozens of delayed runs.
 #pragma once
