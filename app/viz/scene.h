@@ -192,7 +192,9 @@ struct BuffersScene {
   // of a buffer holding the contributions of ranks M must equal the
   // reduction of input element i over M (the provenance's masks, which
   // carry what a send held when it was posted). Ops sum, prod, min, max;
-  // within core's error_bound (core/ir/reference.h).
+  // within core's error_bound (core/ir/reference.h); elements whose correct
+  // value the dtype cannot hold (an integer overflow, a float past its
+  // range) are not judged.
   bool judged = false;
   int wrong_cells = 0;
   FirstWrongDraw first_wrong;

@@ -27,6 +27,21 @@ double reduce_of(ReduceOp op, const std::vector<double>& xs) {
   return v;
 }
 
+// Whether the run can hold `v` as computed here: an integer sum past the
+// dtype wraps, a float one past its range turns infinite, and int64 past
+// 2^53 is not exact in a double; such elements are not judged.
+bool representable(DType t, double v) {
+  switch (t) {
+    case DType::int32: return v >= -2147483648.0 && v <= 2147483647.0;
+    case DType::int64: return std::fabs(v) <= 9007199254740992.0;
+    case DType::float16: return std::fabs(v) <= 65504.0;
+    case DType::bfloat16:
+    case DType::float32: return std::fabs(v) <= 3.4e38;
+    case DType::float64: break;
+  }
+  return std::isfinite(v);
+}
+
 bool is_wrong(double got, double want, double bound) {
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) != std::isnan(got);
   if (std::isinf(want) || std::isinf(got)) return got != want;
@@ -189,7 +204,8 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
               const double want = reduce_of(op, contrib), got = (*vals)[static_cast<size_t>(i)];
               if (!want_txt.empty()) want_txt += ',';
               want_txt += format_value(want);
-              if (!is_wrong(got, want, microddp::error_bound(sp.dtype, op, contrib))) continue;
+              if (!representable(sp.dtype, want) || !is_wrong(got, want, microddp::error_bound(sp.dtype, op, contrib)))
+                continue;
               cell.wrong = true;
               if (sc.first_wrong.row < 0) {
                 sc.first_wrong.row = static_cast<int>(sc.rows.size());

@@ -42,8 +42,10 @@ struct RunParams {
   // by up to max_delay_us (on delay_rank, -1 = all) through the lesson's
   // `corrupts` seed search (core/labs/lesson/lesson.h first_corrupting_seed):
   // seeds 1..max_seeds in order, the first whose outputs differ from the
-  // reference is shown. spec.algorithm is ignored (the schedule is the
-  // one-buffer ring); spec.collective must be all_reduce.
+  // reference is shown. It applies to spec.algorithm "ring_unchunked" (the
+  // one-buffer ring is its broken form; any other algorithm, e.g. picked in
+  // the controls, runs as itself, checked); spec.collective must then be
+  // all_reduce and mode lockstep (UsageError otherwise).
   struct Broken {
     int delay_rank = -1;
     int max_delay_us = 200;

@@ -918,6 +918,18 @@ TEST_SUITE("scene") {
     // A corrupted run's outputs are wrong, so the last position has red cells.
     if (br.corrupted) CHECK(wrong_total > 0);
     else CHECK(wrong_total == 0);
+
+    // Another algorithm picked in the controls runs as itself, checked.
+    RunParams other = t.params;
+    other.spec.algorithm = "ring";
+    ses.configure(other);
+    CHECK_FALSE(ses.broken().has_value());
+    CHECK(ses.num_steps() == 4);
+    ses.seek(4);
+    const BuffersScene sc = build_buffers(ses, 4, BuffersLayout{});
+    CHECK(sc.banner == "");
+    CHECK_FALSE(sc.judged);  // the chunked ring's buffers are not whole vectors
+    CHECK(sc.wrong_cells == 0);
   }
 
   TEST_CASE("a correct run is judged and has no red cell; the double buffer is lettered and its swap marked") {
@@ -966,5 +978,23 @@ TEST_SUITE("scene") {
         CHECK(m.x1 <= lay.width + 1e-3f);
       }
     }
+    // No false alarm on other data: every dtype and judged op, random fill.
+    for (DType dt : {DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32, DType::float64})
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max}) {
+        RunParams p;
+        p.spec.algorithm = "ring_unchunked";
+        p.spec.world_size = 4;
+        p.spec.count = 5;
+        p.spec.dtype = dt;
+        p.spec.op = op;
+        p.data = "random:7";
+        Session s2;
+        s2.configure(p);
+        s2.seek(s2.num_steps());
+        const BuffersScene sc = build_buffers(s2, s2.num_steps(), lay);
+        INFO(name(dt) << " " << name(op));
+        CHECK(sc.judged);
+        CHECK(sc.wrong_cells == 0);
+      }
   }
 }
