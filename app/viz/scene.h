@@ -159,8 +159,10 @@ struct SwapMarkDraw {
   std::string text = "swap";
 };
 
-// The first wrong element at the shown position (rows in drawing order,
-// then elements): "first wrong: R1 accum[0] = 13, expected 12".
+// The first wrong element at the shown position: the result's first (output
+// rows in drawing order, then elements), else the first of any row, so a
+// corrupted run names what the caller gets back before what led to it:
+// "first wrong: R1 output[0] = 16, expected 12".
 struct FirstWrongDraw {
   int row = -1, cell = -1;  // indices into rows and that row's cells; -1: nothing wrong
   int64_t element = 0;

@@ -106,6 +106,7 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
         if (bs.buf == Buf::input) input_vals[static_cast<size_t>(r)] = &bs.values;
   for (const auto* v : input_vals) sc.judged = sc.judged && v != nullptr;
   std::vector<double> contrib;
+  FirstWrongDraw first_output;  // the result's first wrong element, named before any other
   const int cols = std::clamp(lay.columns, 1, std::max(n, 1));
   const float col_w = (lay.width - lay.col_gap * float(cols - 1)) / float(cols);
   const float swap_col = has_swaps ? lay.swap_w : 0.f;
@@ -207,13 +208,14 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
               if (!representable(sp.dtype, want) || !is_wrong(got, want, microddp::error_bound(sp.dtype, op, contrib)))
                 continue;
               cell.wrong = true;
-              if (sc.first_wrong.row < 0) {
-                sc.first_wrong.row = static_cast<int>(sc.rows.size());
-                sc.first_wrong.cell = static_cast<int>(row.cells.size());
-                sc.first_wrong.element = i;
-                sc.first_wrong.got = got;
-                sc.first_wrong.expected = want;
-                sc.first_wrong.text = fmt::format("first wrong: R{} {}[{}] = {}, expected {}", r, row.label, i,
+              FirstWrongDraw& fw = b == Buf::output ? first_output : sc.first_wrong;
+              if (fw.row < 0) {
+                fw.row = static_cast<int>(sc.rows.size());
+                fw.cell = static_cast<int>(row.cells.size());
+                fw.element = i;
+                fw.got = got;
+                fw.expected = want;
+                fw.text = fmt::format("first wrong: R{} {}[{}] = {}, expected {}", r, row.label, i,
                                                   format_value(got), format_value(want));
               }
             }
@@ -254,6 +256,7 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
       }
     }
   }
+  if (first_output.row >= 0) sc.first_wrong = first_output;
   sc.height = group_top + group_h;
   return sc;
 }

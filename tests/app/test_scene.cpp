@@ -878,7 +878,9 @@ TEST_SUITE("scene") {
       CHECK(sc.banner_error == br.corrupted);
       // Every cell against the correct ring's value, from the run's own snapshots.
       const RankStepRecord* recs = pos == 0 ? ses.trace().initial.data() : ses.trace().steps[pos - 1].data();
-      std::string first;
+      std::string first, first_out;  // any row's first wrong element, an output row's
+      int first_row = -1, first_cell = -1, out_row = -1, out_cell = -1;
+      double first_got = 0, first_exp = 0, out_got = 0, out_exp = 0;
       int wrong = 0;
       for (size_t i = 0; i < sc.rows.size(); ++i) {
         const BufferRowDraw& row = sc.rows[i];
@@ -899,20 +901,34 @@ TEST_SUITE("scene") {
           ++wrong;
           CHECK(c.expected == viz::format_value(exp[e]));
           CHECK(c.text == viz::format_value((*got)[e]));
+          const std::string text = fmt::format("first wrong: R{} {}[{}] = {}, expected {}", row.rank, row.label, e,
+                                               viz::format_value((*got)[e]), viz::format_value(exp[e]));
           if (first.empty()) {
-            first = fmt::format("first wrong: R{} {}[{}] = {}, expected {}", row.rank, row.label, e,
-                                viz::format_value((*got)[e]), viz::format_value(exp[e]));
-            CHECK(sc.first_wrong.row == static_cast<int>(i));
-            CHECK(sc.first_wrong.cell == static_cast<int>(e));
-            CHECK(sc.first_wrong.element == static_cast<int64_t>(e));
-            CHECK(sc.first_wrong.got == (*got)[e]);
-            CHECK(sc.first_wrong.expected == exp[e]);
+            first = text;
+            first_row = static_cast<int>(i), first_cell = static_cast<int>(e);
+            first_got = (*got)[e], first_exp = exp[e];
+          }
+          if (first_out.empty() && row.buf == Buf::output) {
+            first_out = text;
+            out_row = static_cast<int>(i), out_cell = static_cast<int>(e);
+            out_got = (*got)[e], out_exp = exp[e];
           }
         }
       }
       CHECK(sc.wrong_cells == wrong);
+      // The result's first wrong element is named before any other.
+      if (!first_out.empty()) {
+        first = first_out;
+        first_row = out_row, first_cell = out_cell, first_got = out_got, first_exp = out_exp;
+      }
       CHECK(sc.first_wrong.text == first);
-      if (first.empty()) CHECK(sc.first_wrong.row == -1);
+      CHECK(sc.first_wrong.row == first_row);
+      CHECK(sc.first_wrong.cell == first_cell);
+      if (first_row >= 0) {
+        CHECK(sc.first_wrong.element == first_cell);  // one element per cell
+        CHECK(sc.first_wrong.got == first_got);
+        CHECK(sc.first_wrong.expected == first_exp);
+      }
       wrong_total += wrong;
     }
     // A corrupted run's outputs are wrong, so the last position has red cells.
