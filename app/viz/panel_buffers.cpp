@@ -122,13 +122,24 @@ void draw_buffers(App& app) {
       }
       if (vs.collect_probes && !animating && (c.x1 - c.x0) / float(c.stripes.size()) >= 12 && c.defined &&
           lay.row_h >= 14) {
-        // Inside the first stripe, clear of the outline and of the centred text.
-        // A wrong cell's value is drawn in full: the probe goes into its corner, inside the outline.
+        // Inside the first stripe, clear of the outline and of the centred
+        // text (its plate on stripes): a narrow cell whose value covers the
+        // spot gets no probe. A wrong cell has no change outline, so its
+        // probe sits closer to the corner.
         const float inset = c.wrong ? 4.5f : 7.f;
-        vs.probes.push_back(Probe{int(std::floor(a.x + inset)), int(std::floor(a.y + inset)),
-                                  c.wrong ? error_color() : c.stripes.front(),
-                                  fmt::format("R{} {} [{}, {}){}", row.rank, row.label, c.begin, c.begin + c.len,
-                                              c.wrong ? " wrong" : "")});
+        const int px = int(std::floor(a.x + inset)), py = int(std::floor(a.y + inset));
+        bool clear = true;
+        if (!c.text.empty()) {
+          const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+          const float pad = !c.wrong && c.stripes.size() > 1 ? 3.f : 0.f;
+          const float tx = (a.x + b.x - ts.x) / 2 - pad, tyc = (a.y + b.y - ts.y) / 2;
+          clear = float(px + 1) <= tx || float(px) >= tx + ts.x + 2 * pad || float(py + 1) <= tyc ||
+                  float(py) >= tyc + ts.y;
+        }
+        if (clear)
+          vs.probes.push_back(Probe{px, py, c.wrong ? error_color() : c.stripes.front(),
+                                    fmt::format("R{} {} [{}, {}){}", row.rank, row.label, c.begin, c.begin + c.len,
+                                                c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
       if (app.lesson && app.lesson->cell_lit(row.rank, row.label, c.chunk))  // lesson highlight: a chunk
