@@ -125,10 +125,25 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     t.drive = false;
     notes.push_back("per-rank counts cannot be stepped in the viewer; the checks run them");
   }
-  if (s.algorithm == "single_buffered_ring")
-    notes.push_back("the panels show ring_unchunked (two buffers): the checker rejects the one-buffer ring, so only "
-                    "the checks run it");
-  if (s.delay) notes.push_back("the checks delay the sends; the panels step without delays");
+  if (s.algorithm == "single_buffered_ring") {
+    // The broken run itself: the one-buffer ring, run for real with the
+    // beat's delays through the `corrupts` check's seed search (at most 30
+    // runs, so the window never waits long), the first corrupting seed shown.
+    RunParams::Broken br;
+    br.max_delay_us = s.delay ? s.delay->max_delay_us : 0;
+    br.delay_rank = s.delay ? s.delay->rank : -1;
+    br.max_seeds = s.delay ? 30 : 1;
+    for (const Check& k : b.checks)
+      if (const auto* res = std::get_if<check::Result>(&k.claim); res && res->expect == "corrupts")
+        br.max_seeds = std::min(br.max_seeds, res->seeds);
+    r.broken = br;
+    notes.push_back(s.delay ? "the panels show the one-buffer ring run for real with delayed sends (the first seed "
+                              "that corrupts); red cells differ from what the correct ring holds"
+                            : "the panels show the one-buffer ring run for real; red cells differ from what the "
+                              "correct ring holds");
+  }
+  if (s.delay && s.algorithm != "single_buffered_ring")
+    notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
   // The session builds its inputs with the functions prepare() used

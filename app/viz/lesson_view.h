@@ -16,9 +16,10 @@
 //     (under each preset the beat's `predicted` checks name, else the
 //     window's prediction source);
 //   - algorithm single_buffered_ring (rejected by the checker): the panels
-//     show ring_unchunked, the double-buffered ring with the same data, and
-//     the one-buffer ring runs only inside the beat's checks;
-//   - delay hooks and per-rank counts are not shown (the checks use them);
+//     show the one-buffer ring itself, run for real with the beat's delays
+//     (RunParams::broken: the first of the `corrupts` check's seeds, at most
+//     30, that corrupts), its wrong values in red;
+//   - other delay hooks and per-rank counts are not shown (the checks use them);
 //     per-rank counts leave the running session alone.
 // Checks run for real (lesson::evaluate), once per beat, on a background
 // thread: the `corrupts` check runs dozens of delayed runs.

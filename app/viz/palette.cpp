@@ -56,6 +56,7 @@ Rgba algorithm_color(const std::string& name) {
 
 Rgba complete_color() { return from_hex(assets::kComplete); }
 Rgba empty_color() { return from_hex(assets::kEmpty); }
+Rgba error_color() { return from_hex(0xB2182B); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }
 
 Rgba text_on(Rgba bg) {

@@ -31,6 +31,12 @@ Rgba predicted_color();
 // cycling through the remaining rank hues (orange is left to predicted).
 Rgba algorithm_color(const std::string& name);
 Rgba empty_color();
+// A value that is wrong (differs from what the correct algorithm holds):
+// ColorBrewer's dark red 0xB2182B. Much darker than every rank hue but the
+// blue, so it stays apart from them by lightness under the common colour
+// blindnesses; the panels pair it with an outline and a label, never colour
+// alone.
+Rgba error_color();
 // Black or white, whichever reads better on `bg` (WCAG relative luminance).
 Rgba text_on(Rgba bg);
 // ImGui's packed IM_COL32 layout (A in the high byte, R in the low byte).

@@ -2,6 +2,11 @@
 // whose contributions they hold (stripes = a partial result's contributors;
 // dark = complete), values printed when they fit; the cells a step changed
 // are outlined, and a swap of send_buff / recv_buff slides the two rows.
+// Still frames show the swap too: the double buffer's rows carry the letter
+// of the storage they point at (A / B), and a step that swapped has a
+// "swap" marker with two arrows right of the pair. Values judged wrong
+// (BuffersScene::judged: the broken single-buffered ring) are filled in the
+// error colour and outlined, the first one named above the rows.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -27,6 +32,7 @@ void draw_buffers(App& app) {
   lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w;
   lay.label_w = ImGui::CalcTextSize("send_buff").x + lay.char_w * 2.5f;
   lay.col_gap = ImGui::GetFontSize();
+  lay.swap_w = ImGui::CalcTextSize("swap").x + lay.char_w * 4;
   const int position = ses.position();
   // Ranks side by side when the rows would not fit one under the other and
   // the cells stay wide enough to read.
@@ -43,6 +49,13 @@ void draw_buffers(App& app) {
     lay = l2;
     sc = std::move(s2);
   }
+
+  const ImU32 error = im(error_color());
+  if (!sc.banner.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc.banner_error ? error : im(from_hex(assets::kInk))), "%s",
+                       sc.banner.c_str());
+  if (!sc.first_wrong.text.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error), "%s (outlined)", sc.first_wrong.text.c_str());
 
   ImGui::BeginChild("rows", ImVec2(0, 0), false);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -71,26 +84,36 @@ void draw_buffers(App& app) {
     }
     // Names that traded storage this step (a swap) are drawn in the accent colour.
     dl->AddText(ImVec2(origin.x + row.x + lay.tag_w, ty), row.swap_partner >= 0 ? accent : ink, row.label.c_str());
-    if (row.swap_partner >= 0) {
-      // A bracket joining the two rows whose names traded storage this step.
-      const float x = origin.x + row.x + lay.tag_w + lay.label_w - lay.char_w * 1.2f;
-      const float y0 = origin.y + row.y + lay.row_h / 2, y1 = origin.y + sc.rows[row.swap_partner].y + lay.row_h / 2;
-      dl->AddLine(ImVec2(x, y0), ImVec2(x + lay.char_w * 0.8f, y0), accent, 2);
-      dl->AddLine(ImVec2(x, y0), ImVec2(x, (y0 + y1) / 2), accent, 2);
+    if (!row.letter.empty()) {
+      // The storage the name points at: a letter on a pale plate just left of the cells.
+      const float bx1 = origin.x + row.x + lay.tag_w + lay.label_w - lay.char_w * 0.4f;
+      const ImVec2 a(std::floor(bx1 - lay.char_w * 1.8f), std::floor(top + 1)), b(std::floor(bx1), std::floor(bot - 1));
+      const Rgba plate = mix(from_hex(assets::kActive), Rgba{255, 255, 255, 255}, 0.8f);
+      dl->AddRectFilled(a, b, im(plate));
+      const ImVec2 ts = ImGui::CalcTextSize(row.letter.c_str());
+      dl->AddText(ImVec2(std::round((a.x + b.x - ts.x) / 2), ty), ink, row.letter.c_str());
+      if (vs.collect_probes && !animating)
+        vs.probes.push_back(Probe{int(a.x) + 2, int(a.y) + 2, plate,
+                                  fmt::format("R{} {} storage {}", row.rank, row.label, row.letter)});
     }
     for (const CellDraw& c : row.cells) {
       const ImVec2 a(origin.x + c.x0, top), b(origin.x + c.x1, bot);
-      fill_stripes(dl, a, b, c.stripes);
+      if (c.wrong) dl->AddRectFilled(a, b, error);
+      else fill_stripes(dl, a, b, c.stripes);
       // Only never-written cells get an outline (their fill is close to the
       // background); coloured cells are told apart by the gap between them.
       // Outlines are thin quads that cost a software rasteriser about as
       // much as the fill they surround, and 16 ranks x 16 chunks is a lot.
       if (!c.defined && c.x1 - c.x0 > 3) dl->AddRect(a, b, im(with_alpha(from_hex(assets::kInk), 90)), 0, 0, 1);
-      if (c.changed && !animating) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), accent, 0, 0, 3);
+      if (c.changed && !animating && !c.wrong)
+        dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), accent, 0, 0, 3);
+      if (c.wrong) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), ink, 0, 0, 2);
       if (!c.text.empty()) {
         const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
         const float tx = (a.x + b.x - ts.x) / 2, tyc = (a.y + b.y - ts.y) / 2;
-        if (c.stripes.size() > 1) {  // a plate behind text on stripes keeps it legible
+        if (c.wrong) {
+          dl->AddText(ImVec2(tx, tyc), im(text_on(error_color())), c.text.c_str());
+        } else if (c.stripes.size() > 1) {  // a plate behind text on stripes keeps it legible
           dl->AddRectFilled(ImVec2(tx - 3, tyc), ImVec2(tx + ts.x + 3, tyc + ts.y), IM_COL32(255, 255, 255, 215), 3);
           dl->AddText(ImVec2(tx, tyc), IM_COL32(0, 0, 0, 255), c.text.c_str());
         } else {
@@ -99,9 +122,24 @@ void draw_buffers(App& app) {
       }
       if (vs.collect_probes && !animating && (c.x1 - c.x0) / float(c.stripes.size()) >= 12 && c.defined &&
           lay.row_h >= 14) {
-        // Inside the first stripe, clear of the outline and of the centred text.
-        vs.probes.push_back(Probe{int(std::floor(a.x + 7)), int(std::floor(a.y + 7)), c.stripes.front(),
-                                  fmt::format("R{} {} [{}, {})", row.rank, row.label, c.begin, c.begin + c.len)});
+        // Inside the first stripe, clear of the outline and of the centred
+        // text (its plate on stripes): a narrow cell whose value covers the
+        // spot gets no probe. A wrong cell has no change outline, so its
+        // probe sits closer to the corner.
+        const float inset = c.wrong ? 4.5f : 7.f;
+        const int px = int(std::floor(a.x + inset)), py = int(std::floor(a.y + inset));
+        bool clear = true;
+        if (!c.text.empty()) {
+          const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+          const float pad = !c.wrong && c.stripes.size() > 1 ? 3.f : 0.f;
+          const float tx = (a.x + b.x - ts.x) / 2 - pad, tyc = (a.y + b.y - ts.y) / 2;
+          clear = float(px + 1) <= tx || float(px) >= tx + ts.x + 2 * pad || float(py + 1) <= tyc ||
+                  float(py) >= tyc + ts.y;
+        }
+        if (clear)
+          vs.probes.push_back(Probe{px, py, c.wrong ? error_color() : c.stripes.front(),
+                                    fmt::format("R{} {} [{}, {}){}", row.rank, row.label, c.begin, c.begin + c.len,
+                                                c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
       if (app.lesson && app.lesson->cell_lit(row.rank, row.label, c.chunk))  // lesson highlight: a chunk
@@ -111,10 +149,37 @@ void draw_buffers(App& app) {
       dl->AddRect(ImVec2(origin.x + row.cells.front().x0 - 3, top - 3), ImVec2(origin.x + row.cells.back().x1 + 3, bot + 3),
                   lesson_highlight_color(), 3, 0, 3);
   }
+  if (sc.first_wrong.row >= 0) {
+    // The first wrong element: a heavy outline, ink outside the cell, clear of its fill.
+    const BufferRowDraw& row = sc.rows[static_cast<size_t>(sc.first_wrong.row)];
+    const CellDraw& c = row.cells[static_cast<size_t>(sc.first_wrong.cell)];
+    dl->AddRect(ImVec2(origin.x + c.x0 - 3, origin.y + c.y0 - 3), ImVec2(origin.x + c.x1 + 3, origin.y + c.y1 + 3), ink,
+                0, 0, 3);
+  }
+  for (const SwapMarkDraw& m : sc.swaps) {
+    // The swap of the shown step: a bracket joining the two rows, an up and a
+    // down arrow, and the word, all in the accent colour; readable in a still frame.
+    const float x0 = origin.x + m.x0, y0 = origin.y + m.y0, y1 = origin.y + m.y1;
+    const float ya = y0 + lay.row_h / 2, yb = y1 - lay.row_h / 2, xm = std::floor(x0 + lay.char_w * 0.6f);
+    if (yb < view_top || ya > view_bot) continue;
+    dl->AddRectFilled(ImVec2(xm - 1, ya), ImVec2(xm + 2, yb), accent);  // the bracket's spine
+    dl->AddLine(ImVec2(x0 - 2, ya), ImVec2(xm, ya), accent, 2);
+    dl->AddLine(ImVec2(x0 - 2, yb), ImVec2(xm, yb), accent, 2);
+    const float xa = xm + lay.char_w * 1.4f, h = lay.char_w * 0.45f;
+    dl->AddLine(ImVec2(xa, ya + 2), ImVec2(xa, yb - 2), accent, 2);
+    dl->AddTriangleFilled(ImVec2(xa, ya), ImVec2(xa - h, ya + h * 1.6f), ImVec2(xa + h, ya + h * 1.6f), accent);
+    dl->AddTriangleFilled(ImVec2(xa, yb), ImVec2(xa + h, yb - h * 1.6f), ImVec2(xa - h, yb - h * 1.6f), accent);
+    const ImVec2 ts = ImGui::CalcTextSize(m.text.c_str());
+    dl->AddText(ImVec2(xa + lay.char_w * 0.9f, std::round((ya + yb - ts.y) / 2)), accent, m.text.c_str());
+    if (vs.collect_probes && !animating)
+      vs.probes.push_back(Probe{int(xm), int(std::floor((ya + yb) / 2)), from_hex(assets::kActive),
+                                fmt::format("R{} swap", m.rank)});
+  }
   ImGui::Dummy(ImVec2(lay.width, sc.height));
   if (hover) {
     std::string vals;
     if (!hover->text.empty()) vals = "\nvalues: " + hover->text;
+    if (hover->wrong) vals += "\nwrong: the correct algorithm holds " + hover->expected;
     ImGui::SetTooltip("R%d %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->rank, hover_row->label.c_str(),
                       static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),
                       hover->chunk >= 0 ? fmt::format(", chunk {}", hover->chunk).c_str() : "",

@@ -126,6 +126,12 @@ struct CellDraw {
   std::vector<Rgba> stripes;   // fill: one stripe per contributor (or one colour)
   Rgba text_color;
   std::string text;            // values when they fit, else empty
+  // Judged against what the correct algorithm holds (BuffersScene::judged):
+  // wrong = some element of the cell is outside the reference's error bound
+  // of the value the schedule means it to hold; expected = those values,
+  // formatted as `text` ("12" or "12,15"), when the cell is wrong.
+  bool wrong = false;
+  std::string expected;
 };
 
 struct BufferRowDraw {
@@ -137,6 +143,31 @@ struct BufferRowDraw {
   bool first_of_rank = false;  // the rank tag is drawn beside this row
   std::vector<CellDraw> cells;
   int swap_partner = -1; // index of the row this one swapped names with in the shown step
+  // Which physical storage the name points at, as a letter, for the names
+  // a swap ever exchanges on this rank (the double buffer): "A" for the
+  // storage send_buff starts on, "B" for the other; "" for other rows.
+  std::string letter;
+};
+
+// The visible swap of one rank in the shown step: the two rows whose names
+// traded storage, and the marker's box (the word "swap" and two arrows) in
+// the column right of the cells, spanning the two rows.
+struct SwapMarkDraw {
+  int rank = 0;
+  int row_a = -1, row_b = -1;  // indices into BuffersScene::rows
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::string text = "swap";
+};
+
+// The first wrong element at the shown position: the result's first (output
+// rows in drawing order, then elements), else the first of any row, so a
+// corrupted run names what the caller gets back before what led to it:
+// "first wrong: R1 output[0] = 16, expected 12".
+struct FirstWrongDraw {
+  int row = -1, cell = -1;  // indices into rows and that row's cells; -1: nothing wrong
+  int64_t element = 0;
+  double got = 0, expected = 0;
+  std::string text;
 };
 
 struct BuffersLayout {
@@ -149,12 +180,30 @@ struct BuffersLayout {
   float char_w = 8;     // average glyph width, for "values fit" decisions
   int columns = 1;      // ranks side by side (rank r in column r mod columns)
   float col_gap = 16;
+  float swap_w = 64;    // column right of the cells for the swap marker (schedules with swaps only)
 };
 
 struct BuffersScene {
   std::vector<BufferRowDraw> rows;
   float height = 0;
   bool values = false;  // values printed (small counts with snapshots)
+  std::vector<SwapMarkDraw> swaps;  // the shown step's swaps, one per rank that swapped
+  // Values judged against the schedule's intent: for the unchunked
+  // all_reduce ring (ring_unchunked, and its one-buffer form shown broken),
+  // whose every buffer is a whole vector aligned with the input, element i
+  // of a buffer holding the contributions of ranks M must equal the
+  // reduction of input element i over M (the provenance's masks, which
+  // carry what a send held when it was posted). Ops sum, prod, min, max;
+  // within core's error_bound (core/ir/reference.h); elements whose correct
+  // value the dtype cannot hold (an integer overflow, a float past its
+  // range) are not judged.
+  bool judged = false;
+  int wrong_cells = 0;
+  FirstWrongDraw first_wrong;
+  // The broken run's banner (Session::broken): "single-buffered ring, send
+  // delays seed 3: corrupted"; error = it did corrupt.
+  std::string banner;
+  bool banner_error = false;
 };
 
 BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& lay);

@@ -6,8 +6,55 @@
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
+#include "core/ir/reference.h"
 
 namespace microddp::viz {
+
+namespace {
+
+// The reduction the schedule means a buffer element to hold: the op over the
+// contributors' input elements, in rank order (the reference's order).
+double reduce_of(ReduceOp op, const std::vector<double>& xs) {
+  double v = xs.front();
+  for (size_t i = 1; i < xs.size(); ++i) {
+    switch (op) {
+      case ReduceOp::prod: v *= xs[i]; break;
+      case ReduceOp::min: v = std::min(v, xs[i]); break;
+      case ReduceOp::max: v = std::max(v, xs[i]); break;
+      default: v += xs[i]; break;
+    }
+  }
+  return v;
+}
+
+// Whether the run can hold `v` as computed here: an integer sum past the
+// dtype wraps, a float one past its range turns infinite, and int64 past
+// 2^53 is not exact in a double; such elements are not judged.
+bool representable(DType t, double v) {
+  switch (t) {
+    case DType::int32: return v >= -2147483648.0 && v <= 2147483647.0;
+    case DType::int64: return std::fabs(v) <= 9007199254740992.0;
+    case DType::float16: return std::fabs(v) <= 65504.0;
+    case DType::bfloat16:
+    case DType::float32: return std::fabs(v) <= 3.4e38;
+    case DType::float64: break;
+  }
+  return std::isfinite(v);
+}
+
+bool is_wrong(double got, double want, double bound) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) != std::isnan(got);
+  if (std::isinf(want) || std::isinf(got)) return got != want;
+  return std::fabs(got - want) > bound;
+}
+
+std::string banner_of(const BrokenRun& b) {
+  if (b.corrupted) return fmt::format("single-buffered ring, send delays seed {}: corrupted", b.seed);
+  return fmt::format("single-buffered ring, send delays seed {}: came out right this time (none of {} seeds corrupted)",
+                     b.seed, b.tries);
+}
+
+}  // namespace
 
 std::string format_value(double v) {
   if (std::isnan(v)) return "nan";
@@ -30,9 +77,40 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   sc.values = have_values;
   static constexpr Buf order[] = {Buf::input, Buf::send_buff, Buf::recv_buff, Buf::accum, Buf::scratch, Buf::output};
   const int64_t chunk_total = s.chunk_offsets.empty() ? -1 : s.chunk_offsets.back();
+  if (const auto& b = ses.broken()) {
+    sc.banner = banner_of(*b);
+    sc.banner_error = b->corrupted;
+  }
+  // The names a swap ever exchanges on each rank (the double buffer), to
+  // letter their storages; with any, a column right of the cells holds the
+  // swap marker.
+  std::vector<std::vector<Buf>> swapped_names(static_cast<size_t>(n));
+  for (const Step& st : s.steps)
+    for (int r = 0; r < n; ++r)
+      for (const Op& o : st.ranks[r])
+        if (o.kind == OpKind::swap)
+          for (Buf b : {o.src.buf, o.dst.buf}) {
+            auto& v = swapped_names[static_cast<size_t>(r)];
+            if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);
+          }
+  bool has_swaps = false;
+  for (const auto& v : swapped_names) has_swaps = has_swaps || !v.empty();
+  // Judging values (see BuffersScene::judged): the inputs as recorded.
+  const ReduceOp op = sp.op;
+  sc.judged = have_values && sp.collective == Collective::all_reduce && sp.algorithm == "ring_unchunked" &&
+              sp.counts.empty() && op != ReduceOp::avg;
+  std::vector<const std::vector<double>*> input_vals(static_cast<size_t>(n), nullptr);
+  if (sc.judged)
+    for (int r = 0; r < n; ++r)
+      for (const auto& bs : tr.initial[r].buffers)
+        if (bs.buf == Buf::input) input_vals[static_cast<size_t>(r)] = &bs.values;
+  for (const auto* v : input_vals) sc.judged = sc.judged && v != nullptr;
+  std::vector<double> contrib;
+  FirstWrongDraw first_output;  // the result's first wrong element, named before any other
   const int cols = std::clamp(lay.columns, 1, std::max(n, 1));
   const float col_w = (lay.width - lay.col_gap * float(cols - 1)) / float(cols);
-  const float cells_w = std::max(col_w - lay.tag_w - lay.label_w - 4, 20.f);
+  const float swap_col = has_swaps ? lay.swap_w : 0.f;
+  const float cells_w = std::max(col_w - lay.tag_w - lay.label_w - 4 - swap_col, 20.f);
   float group_top = 0, group_h = 0;
   for (int r = 0; r < n; ++r) {
     const int col = r % cols;
@@ -46,6 +124,12 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
     const RankStepRecord* rec = nullptr;
     if (have_values) rec = position == 0 ? &tr.initial[r] : &tr.steps[position - 1][r];
     const size_t first_row = sc.rows.size();
+    // Letters by the storages the swapped names start on, in row order.
+    std::vector<int> lettered;
+    for (Buf b : order)
+      for (Buf sb : swapped_names[static_cast<size_t>(r)])
+        if (sb == b)
+          if (const BufferState* st0 = prov.find(0, r, b)) lettered.push_back(st0->storage);
     for (Buf b : order) {
       const BufferState* st = prov.find(position, r, b);
       if (!st) continue;
@@ -58,6 +142,8 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
       row.x = rx;
       row.y = y;
       row.first_of_rank = sc.rows.size() == first_row;
+      for (size_t li = 0; li < lettered.size() && li < 26; ++li)
+        if (lettered[li] == st->storage) row.letter = std::string(1, char('A' + li));
       const std::vector<double>* vals = nullptr;
       if (rec)
         for (const auto& bs : rec->buffers)
@@ -107,6 +193,38 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
           for (int64_t i = 0; i < cell.len; ++i) txt += (i ? "," : "") + format_value((*vals)[cell.begin + i]);
           if (float(txt.size()) * lay.char_w <= cell.x1 - cell.x0 - 4) cell.text = std::move(txt);
         }
+        if (sc.judged && vals && cell.len > 0 && cell.begin + cell.len <= static_cast<int64_t>(vals->size())) {
+          std::string want_txt;
+          for (const Run& run : st->runs) {
+            const int64_t lo = std::max(run.begin, cell.begin), hi = std::min(run.begin + run.len, cell.begin + cell.len);
+            if (lo >= hi || !run.defined || run.mask == 0) continue;
+            for (int64_t i = lo; i < hi; ++i) {
+              contrib.clear();
+              for (int q = 0; q < n; ++q)
+                if (run.mask >> q & 1) contrib.push_back((*input_vals[static_cast<size_t>(q)])[static_cast<size_t>(i)]);
+              const double want = reduce_of(op, contrib), got = (*vals)[static_cast<size_t>(i)];
+              if (!want_txt.empty()) want_txt += ',';
+              want_txt += format_value(want);
+              if (!representable(sp.dtype, want) || !is_wrong(got, want, microddp::error_bound(sp.dtype, op, contrib)))
+                continue;
+              cell.wrong = true;
+              FirstWrongDraw& fw = b == Buf::output ? first_output : sc.first_wrong;
+              if (fw.row < 0) {
+                fw.row = static_cast<int>(sc.rows.size());
+                fw.cell = static_cast<int>(row.cells.size());
+                fw.element = i;
+                fw.got = got;
+                fw.expected = want;
+                fw.text = fmt::format("first wrong: R{} {}[{}] = {}, expected {}", r, row.label, i,
+                                                  format_value(got), format_value(want));
+              }
+            }
+          }
+          if (cell.wrong) {
+            cell.expected = std::move(want_txt);
+            ++sc.wrong_cells;
+          }
+        }
         row.cells.push_back(std::move(cell));
       }
       sc.rows.push_back(std::move(row));
@@ -125,10 +243,20 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
         if (ia >= 0 && ib >= 0) {
           sc.rows[ia].swap_partner = ib;
           sc.rows[ib].swap_partner = ia;
+          SwapMarkDraw m;
+          m.rank = r;
+          m.row_a = std::min(ia, ib);
+          m.row_b = std::max(ia, ib);
+          m.x0 = rx + lay.tag_w + lay.label_w + cells_w + 4;
+          m.x1 = rx + col_w;
+          m.y0 = sc.rows[m.row_a].y;
+          m.y1 = sc.rows[m.row_b].y + lay.row_h;
+          sc.swaps.push_back(m);
         }
       }
     }
   }
+  if (first_output.row >= 0) sc.first_wrong = first_output;
   sc.height = group_top + group_h;
   return sc;
 }

@@ -7,6 +7,7 @@
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/ir/limits.h"
+#include "core/labs/lesson/lesson.h"
 #include "core/record/data.h"
 
 namespace microddp::viz {
@@ -23,6 +24,10 @@ RankData make_inputs(const CollectiveSpec& s, const std::string& data) {
 Session::~Session() { run_.reset(); }
 
 namespace {
+// The one-buffer ring is the unchunked ring's broken form: another
+// algorithm picked in the controls runs as itself, checked.
+bool shows_broken(const RunParams& p) { return p.broken && p.spec.algorithm == "ring_unchunked"; }
+
 // The window's own cap, below the other commands' (core/ir/limits.h).
 void check_view_ranks(int n, const char* what) {
   if (n < 1 || n > kMaxViewRanks)
@@ -44,8 +49,18 @@ void Session::configure(const RunParams& p) {
     choice = choose_algorithm(spec, m.flat, m.network ? &*m.network : nullptr);
     spec.algorithm = choice.chosen;
   }
-  auto sched = std::make_unique<Schedule>(make_schedule(spec));
-  check_schedule(*sched);
+  std::unique_ptr<Schedule> sched;
+  if (shows_broken(p)) {
+    // The one-buffer ring is what the checker rejects: planned unchecked.
+    if (spec.collective != Collective::all_reduce)
+      throw UsageError(fmt::format("the single-buffered ring is an all_reduce, not a {}", name(spec.collective)));
+    if (p.mode != Mode::lockstep)
+      throw UsageError("the single-buffered ring is shown in lockstep mode only (its snapshots are per step)");
+    sched = std::make_unique<Schedule>(make_single_buffered_ring(spec));
+  } else {
+    sched = std::make_unique<Schedule>(make_schedule(spec));
+    check_schedule(*sched);
+  }
   RankData inputs = make_inputs(spec, p.data);
   Provenance prov = compute_provenance(*sched);
   // Commit: the old run refers to the old schedule, so it goes first.
@@ -98,6 +113,7 @@ void Session::load_replay(const RunRecord& rec) {
     if (static_cast<int>(st.size()) != n) throw UsageError("record: a step of the trace does not cover every rank");
   Provenance prov = compute_provenance(*sched);
   run_.reset();
+  broken_.reset();
   schedule_ = std::move(sched);
   params_ = RunParams{};
   params_.spec = spec;
@@ -122,7 +138,22 @@ void Session::start_run() {
   run_.reset();
   done_trace_.reset();
   outputs_.clear();
+  broken_.reset();
   position_ = 0;
+  if (shows_broken(params_)) {
+    // The lesson's own seed search (the `corrupts` check's runs), recorded:
+    // the whole run happens here and stepping replays its snapshots.
+    const RunParams::Broken& b = *params_.broken;
+    DelayHook d;
+    d.rank = b.delay_rank;
+    d.max_delay_us = b.max_delay_us;
+    lesson::SeedSearch found = lesson::first_corrupting_seed(*schedule_, inputs_, d, b.max_seeds, true);
+    real_steps_ += int64_t{found.tries} * schedule_->num_steps();
+    broken_ = BrokenRun{found.found.seed, found.tries, b.max_seeds, found.found.corrupted, found.found.why};
+    outputs_ = std::move(found.found.run.outputs);
+    done_trace_ = std::move(found.found.run.trace);
+    return;
+  }
   RunOptions opt;
   opt.snapshot_limit = 4096;
   opt.repeat_steps = kRepeatStepsAuto;  // step times as warm medians (lockstep)

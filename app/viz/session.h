@@ -35,7 +35,36 @@ struct RunParams {
   std::string data = "iota";
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
+  // A deliberately broken run, for lesson beats whose setup is
+  // single_buffered_ring with a delay hook: the all_reduce ring with ONE
+  // buffer (make_single_buffered_ring, core/algorithms/registry.h), which the
+  // checker rejects, run for real on threads with every send's read delayed
+  // by up to max_delay_us (on delay_rank, -1 = all) through the lesson's
+  // `corrupts` seed search (core/labs/lesson/lesson.h first_corrupting_seed):
+  // seeds 1..max_seeds in order, the first whose outputs differ from the
+  // reference is shown. It applies to spec.algorithm "ring_unchunked" (the
+  // one-buffer ring is its broken form; any other algorithm, e.g. picked in
+  // the controls, runs as itself, checked); spec.collective must then be
+  // all_reduce and mode lockstep (UsageError otherwise).
+  struct Broken {
+    int delay_rank = -1;
+    int max_delay_us = 200;
+    int max_seeds = 30;
+    bool operator==(const Broken&) const = default;
+  };
+  std::optional<Broken> broken;
   bool operator==(const RunParams&) const = default;
+};
+
+// What the broken run (RunParams::broken) came to: the seed shown, how many
+// seeds were run to find it, and whether it corrupted the outputs (false:
+// none of the max_seeds runs did, the last one is shown).
+struct BrokenRun {
+  uint64_t seed = 0;
+  int tries = 0;
+  int max_seeds = 0;
+  bool corrupted = false;
+  std::string why;  // core's outputs_match: the first wrong output element
 };
 
 // True when `data` names a fill pattern rather than rows: "iota", "rank" or
@@ -56,7 +85,8 @@ class Session {
   // Re-plans (make_schedule + check_schedule), computes provenance and the
   // prediction, and starts a fresh real run paused before step 0. Throws
   // UsageError (bad parameters) or ScheduleError; on a throw the previous
-  // configuration stays.
+  // configuration stays. A broken run (p.broken) is planned unchecked and
+  // run to the end here, seeds searched as RunParams::broken says.
   // Algorithm "auto" picks, on the prediction source in force, the algorithm
   // with the lowest predicted time (core's choose_algorithm): the schedule's
   // spec names the chosen one, params() keeps "auto", auto_choice() says why.
@@ -94,6 +124,10 @@ class Session {
   const Provenance& provenance() const { return prov_; }
   const Prediction& prediction() const { return pred_; }
   const RankData& inputs() const { return inputs_; }
+  // Set while a broken run (RunParams::broken) is shown; the run is then
+  // finished at configure() (step/back/seek replay its snapshots, reset()
+  // searches the seeds again).
+  const std::optional<BrokenRun>& broken() const { return broken_; }
 
   // Position = number of steps whose effect is shown (0 = the inputs,
   // num_steps() = the end).
@@ -137,6 +171,7 @@ class Session {
   int position_ = 0;
   int64_t real_steps_ = 0;
   bool replay_ = false;
+  std::optional<BrokenRun> broken_;
   std::string measured_note_;
 };
 

@@ -2,7 +2,10 @@
 // Next button move between the beats of lessons/02, and each beat drives the
 // real session to its setup and step; the beat's checks run for real.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <imgui.h>
+
+#include <set>
 
 #include "app/viz/keys.h"
 #include "app/viz/lesson_view.h"
@@ -100,11 +103,14 @@ TEST_SUITE("lesson_panel") {
     CHECK(app.session.position() == 2);
     require_checks_pass(l, 2);
 
-    h.press(app, Key::next_beat);  // single_buffered_ring: shown as ring_unchunked, with a note
+    h.press(app, Key::next_beat);  // single_buffered_ring: the broken run itself, with delayed sends
     CHECK(l.beat() == 4);
-    CHECK(app.session.schedule().spec.algorithm == "ring_unchunked");
-    CHECK(app.vs.lesson_note.find("the panels show ring_unchunked") != std::string::npos);
-    CHECK(app.vs.lesson_note.find("the checks delay the sends") != std::string::npos);
+    REQUIRE(app.session.broken().has_value());
+    CHECK(app.session.params().broken.has_value());
+    CHECK(app.session.position() == 2);
+    CHECK(app.vs.lesson_note.find("the one-buffer ring run for real with delayed sends") != std::string::npos);
+    CHECK(app.vs.lesson_note.find("ring_unchunked") == std::string::npos);
+    CHECK(app.vs.edit == app.session.params());  // the controls hold what runs
     require_checks_pass(l, 1);  // the one-buffer ring corrupts under delayed sends (real runs)
 
     h.press(app, Key::next_beat);
@@ -119,9 +125,10 @@ TEST_SUITE("lesson_panel") {
 
     h.press(app, Key::next_beat);  // clamped at the last beat
     CHECK(l.beat() == 5);
-    h.press(app, Key::prev_beat);  // back to the unchunked ring: re-planned
+    CHECK_FALSE(app.session.broken().has_value());
+    h.press(app, Key::prev_beat);  // back to the one-buffer ring: re-planned, run again
     CHECK(l.beat() == 4);
-    CHECK(app.session.schedule().spec.algorithm == "ring_unchunked");
+    CHECK(app.session.broken().has_value());
     CHECK(app.session.position() == 2);
   }
 
@@ -341,5 +348,36 @@ beats:
     CHECK(app.session.params().spec.count == 8);
     CHECK(app.session.params().spec.nodes == 1);
     CHECK(app.session.position() == app.session.num_steps());
+  }
+
+  TEST_CASE("beat 5 in a still frame: the wrong cells of the broken run are drawn in the error colour") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    h.frame(app);
+    app.lesson->go(4);
+    app.vs.static_frame = true;
+    app.vs.collect_probes = true;
+    h.frame(app);
+    REQUIRE(app.session.broken().has_value());
+    REQUIRE(app.session.position() == 2);
+    h.frame(app);
+    // The cells the scene judges wrong, named as the panel names its probes.
+    const BuffersScene sc = build_buffers(app.session, 2, BuffersLayout{});
+    std::set<std::string> wrong;
+    for (const auto& row : sc.rows)
+      for (const auto& c : row.cells)
+        if (c.wrong) wrong.insert(fmt::format("R{} {} [{}, {}) wrong", row.rank, row.label, c.begin, c.begin + c.len));
+    CHECK(static_cast<int>(wrong.size()) == sc.wrong_cells);
+    if (app.session.broken()->corrupted) CHECK_FALSE(wrong.empty());  // its outputs differ from the reference
+    std::set<std::string> drawn_red;
+    int probed_cells = 0;
+    for (const Probe& p : app.vs.probes) {
+      if (p.what.find(" [") == std::string::npos) continue;  // cells only
+      ++probed_cells;
+      if (p.color == error_color()) drawn_red.insert(p.what);
+    }
+    CHECK(probed_cells == 3 * 4 * 3);  // 3 ranks x (input, send_buff, accum, output) x 3 elements
+    CHECK(drawn_red == wrong);
   }
 }

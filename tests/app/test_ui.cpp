@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "app/viz/options.h"
@@ -14,6 +15,7 @@
 #include "app/viz/scene.h"
 #include "app/viz/view_state.h"
 #include "app/headless.h"
+#include "assets/palette.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -197,5 +199,43 @@ TEST_SUITE("ui") {
     h.frame(app);
     CHECK(app.session.source().kind == PredictionSource::Kind::preset);
     CHECK(app.vs.error.empty());
+  }
+
+  TEST_CASE("a still frame shows the storage letters A / B and, on the step that swapped, the swap marker") {
+    Headless h;
+    App app;
+    app.vs.edit = seed_ring();
+    app.vs.static_frame = true;  // as --screenshot draws: no animation
+    app.vs.collect_probes = true;
+    h.frame(app);
+    REQUIRE(app.session.configured());
+    // The probes of one still frame at `pos`, by what they mark.
+    auto probes_at = [&](int pos) {
+      app.session.seek(pos);
+      h.frame(app);
+      std::map<std::string, Rgba> out;
+      for (const Probe& p : app.vs.probes) out[p.what] = p.color;
+      return out;
+    };
+    const Rgba accent = from_hex(assets::kActive);
+    for (int pos = 0; pos <= 2; ++pos) {
+      INFO("position " << pos);
+      const auto pr = probes_at(pos);
+      // Step 0 swaps: from position 1 on, send_buff points at storage B.
+      const std::string send = pos == 0 ? "A" : "B", recv = pos == 0 ? "B" : "A";
+      for (int r = 0; r < 3; ++r) {
+        CHECK(pr.count(fmt::format("R{} send_buff storage {}", r, send)) == 1);
+        CHECK(pr.count(fmt::format("R{} recv_buff storage {}", r, recv)) == 1);
+        CHECK(pr.count(fmt::format("R{} accum storage A", r)) == 0);  // only the double buffer is lettered
+        // The marker (its accent-coloured bracket) only on the step that swapped.
+        const auto swap = pr.find(fmt::format("R{} swap", r));
+        if (pos == 1) {
+          REQUIRE(swap != pr.end());
+          CHECK(swap->second == accent);
+        } else {
+          CHECK(swap == pr.end());
+        }
+      }
+    }
   }
 }

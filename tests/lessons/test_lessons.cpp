@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "core/ir/limits.h"
+#include "core/ir/reference.h"
 #include "core/labs/ddp/ddp.h"
 #include "core/labs/lesson/lesson.h"
 
@@ -376,6 +377,35 @@ beats:
     CHECK_FALSE(q.is_right("30"));
     CHECK_FALSE(q.is_right("23.9x"));
     CHECK_FALSE(q.is_right(""));
+  }
+
+  TEST_CASE("the corrupts check's seed search: the one-buffer ring corrupts at the first seed it reports") {
+    Setup s;
+    s.algorithm = "single_buffered_ring";
+    s.data = "1,2,3;4,5,6;7,8,9";
+    const Prepared p = prepare(s);
+    microddp::DelayHook d;
+    d.max_delay_us = 300;
+    const SeedSearch found = first_corrupting_seed(p.schedule, p.inputs, d, 30, true);
+    REQUIRE(found.found.corrupted);  // lesson 02's claim: with delayed sends, some seed corrupts
+    CHECK(found.found.seed == static_cast<uint64_t>(found.tries));  // seeds 1, 2, ... in order
+    CHECK(found.tries <= 30);
+    CHECK(found.found.why.find("output") != std::string::npos);
+    // Recorded: every step's snapshots, and the outputs differ from [12, 15, 18].
+    CHECK(found.found.run.trace.steps.size() == 2);
+    REQUIRE(found.found.run.outputs.size() == 3);
+    const microddp::RankData want = microddp::reference_outputs(p.spec, p.inputs);
+    CHECK(found.found.run.outputs != want);
+    // The double-buffered ring never corrupts: every seed runs, the last is kept.
+    Setup ok = s;
+    ok.algorithm = "ring_unchunked";
+    const Prepared q = prepare(ok);
+    const SeedSearch none = first_corrupting_seed(q.schedule, q.inputs, d, 5, false);
+    CHECK(none.tries == 5);
+    CHECK_FALSE(none.found.corrupted);
+    CHECK(none.found.seed == 5);
+    CHECK(none.found.why == "");
+    CHECK(none.found.run.outputs == microddp::reference_outputs(q.spec, q.inputs));
   }
 }
 

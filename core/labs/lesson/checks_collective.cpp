@@ -252,18 +252,10 @@ CheckResult eval(const check::Result& k, BeatRun& br) {
   int bad = 0, first_bad = -1;
   std::string first_why;
   for (int seed = 1; seed <= k.seeds; ++seed) {
-    DelayHook d = *br.beat.setup.delay;
-    d.seed = static_cast<uint64_t>(seed);
-    RunOptions opt;
-    opt.delay = &d;
-    opt.record = false;
-    const RunResult rr = run_threads(p.schedule, p.inputs, opt);
-    std::string why;
-    if (!outputs_match(p.spec, p.inputs, rr.outputs, want, &why)) {
-      if (bad++ == 0) {
-        first_bad = seed;
-        first_why = why;
-      }
+    const DelayedRun d = run_delayed(p.schedule, p.inputs, *br.beat.setup.delay, static_cast<uint64_t>(seed), false);
+    if (d.corrupted && bad++ == 0) {
+      first_bad = seed;
+      first_why = d.why;
     }
   }
   r.pass = bad > 0;
@@ -398,6 +390,41 @@ CheckResult eval(const check::NicBytes& k, BeatRun& br) {
 }
 
 }  // namespace
+
+}  // namespace microddp::lesson::checks
+
+namespace microddp::lesson {
+
+DelayedRun run_delayed(const Schedule& s, const RankData& inputs, const DelayHook& delay, uint64_t seed,
+                       bool record) {
+  DelayHook d = delay;
+  d.seed = seed;
+  RunOptions opt;
+  opt.delay = &d;
+  opt.record = record;
+  if (record) opt.snapshot_limit = 1 << 12;
+  DelayedRun out;
+  out.seed = seed;
+  out.run = run_threads(s, inputs, opt);
+  out.corrupted = !outputs_match(s.spec, inputs, out.run.outputs, reference_outputs(s.spec, inputs), &out.why);
+  if (!out.corrupted) out.why.clear();
+  return out;
+}
+
+SeedSearch first_corrupting_seed(const Schedule& s, const RankData& inputs, const DelayHook& delay, int max_seeds,
+                                 bool record) {
+  SeedSearch out;
+  for (int seed = 1; seed <= max_seeds; ++seed) {
+    out.found = run_delayed(s, inputs, delay, static_cast<uint64_t>(seed), record);
+    ++out.tries;
+    if (out.found.corrupted) break;
+  }
+  return out;
+}
+
+}  // namespace microddp::lesson
+
+namespace microddp::lesson::checks {
 
 Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string& kind, const Setup& setup,
                             const Prepared& p) {

@@ -258,6 +258,32 @@ std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
 // evaluate(Beat) on a lab beat has no runner: every check is skipped.
 std::vector<CheckResult> evaluate(const Beat& b, const LabRun& run, const std::map<std::string, LabRun>& runs);
 
+// The runs behind a `corrupts` check, for anyone who wants to show one (the
+// window's broken single-buffered ring). One delayed run: `s` on the threads
+// backend in lockstep mode with `delay` at `seed` (delay.seed is replaced),
+// its outputs compared with reference_outputs (core/ir/reference.h, within
+// its error bound). record: keep the trace and, up to 4096 elements a rank,
+// the buffer snapshots of every step. The schedule is run unchecked (it is
+// meant to be the single-buffered ring, which the checker rejects); the
+// threads backend's 30 s watchdog throws should it deadlock.
+struct DelayedRun {
+  uint64_t seed = 0;
+  bool corrupted = false;
+  std::string why;  // the first wrong element (outputs_match), "" when correct
+  RunResult run;
+};
+DelayedRun run_delayed(const Schedule& s, const RankData& inputs, const DelayHook& delay, uint64_t seed,
+                       bool record);
+// The check's seed order, 1, 2, ..., stopped at the first seed that
+// corrupts: at most max_seeds runs. Returns that seed's run, or (none
+// corrupted) the last one with corrupted false; tries = runs made.
+struct SeedSearch {
+  int tries = 0;
+  DelayedRun found;
+};
+SeedSearch first_corrupting_seed(const Schedule& s, const RankData& inputs, const DelayHook& delay, int max_seeds,
+                                 bool record);
+
 // The two-level model's lockstep time (s) of `algorithm` on the lab's
 // shape (core/model/topology_model.h): between nodes the NIC's shaped rate
 // with TCP's α (50 µs), inside a node shared memory at 8 GB/s with α = 2 µs
