@@ -15,12 +15,11 @@ namespace {
 
 // Always in view: the measured time and the prediction with what it is based on.
 void summary(const Stats& st, ImU32 hl) {
-  ImGui::Text("Steps %d of %d run   |   measured %s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
-              st.finished ? "" : " so far");
-  if (st.predicted_us >= 0 && st.finished && st.error_known) {
-    ImGui::SameLine();
-    ImGui::Text("  error %+.1f %%", st.error_pct);
-  }
+  // Wrapped: at large text the line is wider than the panel.
+  const std::string error =
+      st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   error {:+.1f} %", st.error_pct) : "";
+  ImGui::TextWrapped("Steps %d of %d run   |   measured %s%s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
+                     st.finished ? "" : " so far", error.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
@@ -114,7 +113,11 @@ void ranks(const Stats& st, ImU32 hl) {
   const int n = static_cast<int>(st.sent.size());
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y;
-  const float rank_h = std::max(row_h * 3, avail * 0.58f);
+  // Every rank's row when it fits (header + n rows + the table's cell
+  // padding), the pairs table keeping at least three rows below; else the
+  // table scrolls.
+  const float want = row_h * float(n + 1) + ImGui::GetStyle().CellPadding.y * 2 * float(n + 1) + 2;
+  const float rank_h = std::max(std::min(want, row_h * 4.5f), std::min(want, avail - row_h * 3.5f));
   if (ImGui::BeginTable("ranks", 3, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
                         ImVec2(0, rank_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
