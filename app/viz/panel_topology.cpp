@@ -18,25 +18,41 @@ namespace microddp::viz {
 void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool compact) {
   const ViewState& vs = app.vs;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::TextUnformatted("");  // caption line filled below
-  const ImVec2 cap_pos = ImGui::GetItemRectMin();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  const ImVec2 cap_pos = ImGui::GetCursorScreenPos();
   // On several nodes the legend takes four more lines below the canvas.
   // With large text in a short panel the legend folds into one line (the
   // rest on hover), so the canvas keeps room for the node boxes.
   const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
   const bool legend_full = size.y - 6 * line_h >= 140;
   const float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
-  const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h) - legend_h, 40.f));
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
-  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t,
-                                            ses.prediction().network ? &*ses.prediction().network : nullptr);
+  const Network* net = ses.prediction().network ? &*ses.prediction().network : nullptr;
+  // The caption wraps in a narrow panel (large text): the canvas is what
+  // its lines leave.
+  const auto canvas_for = [&](float cap_text_h) {
+    return ImVec2(std::max(size.x, 40.f),
+                  std::max(size.y - cap_text_h - spacing - (compact ? 0 : line_h) - legend_h, 40.f));
+  };
+  float cap_text_h = ImGui::GetTextLineHeight();
+  ImVec2 canvas = canvas_for(cap_text_h);
+  TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
 
   const std::string caption = fmt::format("{} {} - {}", name(s.spec.collective), s.spec.algorithm, sc.caption);
-  dl->AddText(cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str());
+  const float wrap_w = std::max(size.x, 40.f);
+  const float wrapped_h = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap_w).y;
+  if (wrapped_h > cap_text_h + 0.5f) {
+    cap_text_h = wrapped_h;
+    canvas = canvas_for(cap_text_h);
+    sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
+  }
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str(),
+              nullptr, wrap_w);
+  ImGui::Dummy(ImVec2(0, cap_text_h));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
 
   dl->PushClipRect(origin, ImVec2(origin.x + canvas.x, origin.y + canvas.y), true);
   const SmoothLines smooth(dl);  // curves and circles: anti-aliased
@@ -152,7 +168,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                       contributors_text(hover->mask, n).c_str());
   }
   if (!compact) {
-    ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+    // The badge's meaning moves to the hover where the line would be cut.
+    const std::string transfers = fmt::format("{} transfer{}", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+    const std::string line = transfers + "; badge = the chunk in flight";
+    if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
+      ImGui::TextDisabled("%s", line.c_str());
+    } else {
+      ImGui::TextDisabled("%s", transfers.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("badge = the chunk in flight");
+    }
     if (!sc.boxes.empty()) {
       // Where the times come from first: the line a short panel must keep.
       std::vector<std::string> lines = {sc.network_note};
