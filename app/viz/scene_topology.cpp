@@ -264,6 +264,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       // on a grid instead, walked as a snake so ring neighbours are grid
       // neighbours, when the ellipse leaves them too small or does not fit.
       for (int rows = 1; rows <= g; ++rows) {
+        // A node's own ring closes only on one row or a snake of two.
+        if (!chain && sc.kind == TopologyKind::ring && rows > 2) break;
         const int cls = (g + rows - 1) / rows;
         const auto cell_ok = [&](float rr) {
           const float cell_w = room_w / float(cls), cell_h = (room_h0 - below_for(rr)) / float(rows);
