@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "app/viz/keys.h"
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "assets/palette.h"
@@ -164,15 +166,75 @@ void tick(App& app, double now) {
   }
 }
 
-void draw_ui(App& app) {
+namespace {
+
+// The keys. Present mode takes a presentation clicker's keys: Right, Page
+// Down or Space step (a beat in a lesson), Left or Page Up step back, Home
+// starts over, Esc leaves present mode; F5 enters it.
+void handle_keys(App& app) {
   ViewState& vs = app.vs;
-  vs.probes.clear();
+  if (vs.present) {
+    const bool next = key_pressed(Key::step) || key_pressed(Key::page_down) || key_pressed(Key::play);
+    const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);
+    if (next) app.lesson ? action_next_beat(app) : action_step(app);
+    if (prev) app.lesson ? action_prev_beat(app) : action_back(app);
+    if (key_pressed(Key::home)) {
+      if (app.lesson) app.lesson->go(0);
+      else action_reset(app);
+    }
+    if (key_pressed(Key::escape)) vs.present = false;
+    return;
+  }
   if (key_pressed(Key::step)) action_step(app);
   if (key_pressed(Key::back)) action_back(app);
   if (key_pressed(Key::play)) action_toggle_play(app);
   if (key_pressed(Key::reset)) action_reset(app);
   if (app.lesson && key_pressed(Key::next_beat)) action_next_beat(app);
   if (app.lesson && key_pressed(Key::prev_beat)) action_prev_beat(app);
+  if (key_pressed(Key::present)) vs.present = true;
+}
+
+// A bordered child window at the layout's rectangle, recorded as drawn.
+bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags flags = 0) {
+  ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
+  vs.panels_drawn.push_back({id, r});
+  return ImGui::BeginChild(id, ImVec2(r.w, r.h), true, flags);
+}
+
+// The buffers panel at its text scale; then, from what it drew, the scale
+// at which its rows fit without scrolling (used from the next frame on).
+// Only shrinks while the panel and the run keep their shape, so the choice
+// between one and several columns of ranks cannot flip back and forth.
+void buffers_panel(App& app, const Rect& r) {
+  ViewState& vs = app.vs;
+  const CollectiveSpec& sp = app.session.schedule().spec;
+  const std::string key = fmt::format("{}x{} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
+                                      name(sp.collective), sp.algorithm, sp.in_place);
+  if (key != vs.buffers_scale_key) vs.buffers_scale_key = key, vs.buffers_scale = 1;
+  begin_panel(vs, "buffers", r);
+  ImGui::SetWindowFontScale(vs.buffers_scale);
+  draw_buffers(app);
+  ImGuiWindow* outer = ImGui::GetCurrentWindow();
+  const float top = outer->Pos.y + outer->WindowPadding.y;
+  for (ImGuiWindow* w : outer->DC.ChildWindows) {
+    // The rows' own child (panel_buffers.cpp): how far its content reached.
+    const float need_bottom = w->DC.CursorMaxPos.y + w->Scroll.y, seen_bottom = w->Pos.y + w->Size.y;
+    if (need_bottom > seen_bottom + 1 && need_bottom > top) {
+      const float fit = (seen_bottom - top) / (need_bottom - top);
+      vs.buffers_scale = std::max(0.5f, vs.buffers_scale * fit * 0.99f);
+    }
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_ui(App& app) {
+  ViewState& vs = app.vs;
+  vs.probes.clear();
+  vs.controls_drawn.clear();
+  vs.panels_drawn.clear();
+  handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();
   // The full-screen window draws no background: Platform::render's glClear
@@ -188,7 +250,7 @@ void draw_ui(App& app) {
     ImGui::End();
     return;
   }
-  draw_controls(app);
+  if (!vs.present) draw_controls(app);
   apply_params(app);
   lesson_sync(app);  // a lesson's beat drives the session (no-op without a lesson)
   if (!app.session.configured()) {
@@ -196,39 +258,44 @@ void draw_ui(App& app) {
     ImGui::End();
     return;
   }
+  const ImGuiStyle& style = ImGui::GetStyle();
+  LayoutInput in;
+  in.width = io.DisplaySize.x;
+  in.height = io.DisplaySize.y;
+  in.font_px = ImGui::GetFontSize();
+  in.view = vs.view;
+  in.lesson = app.lesson != nullptr;
+  in.present = vs.present;
+  in.controls_bottom = vs.present ? 0.f : ImGui::GetCursorScreenPos().y;
+  in.pad = style.WindowPadding.x;
+  in.gap = style.ItemSpacing.y;
+  vs.layout = compute_layout(in);
+  const Layout& L = vs.layout;
   if (vs.view == View::main) {
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float gap = ImGui::GetStyle().ItemSpacing.y;
-    // With a lesson open the lesson panel takes the stats' place and most of
-    // the bottom row (its Stats tab keeps the numbers).
-    const bool lesson = app.lesson != nullptr;
-    const float top_h = std::floor((avail.y - gap) * (lesson ? 0.48f : 0.60f));
-    const float left_w = std::floor(avail.x * 0.38f);
-    ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
-    {
-      const ImVec2 a = ImGui::GetContentRegionAvail();
-      draw_topology(app, app.session, app.session.position(), a, false);
+    begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
+    draw_topology(app, app.session, app.session.position(), ImGui::GetContentRegionAvail(), false);
+    ImGui::EndChild();
+    buffers_panel(app, L.buffers);
+    if (L.timeline.w > 0) {
+      begin_panel(vs, "timeline", L.timeline, ImGuiWindowFlags_NoScrollbar);
+      draw_timeline(app);
+      ImGui::EndChild();
     }
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("buffers", ImVec2(0, top_h), true);
-    draw_buffers(app);
-    ImGui::EndChild();
-    const float tl_w = std::floor(avail.x * (lesson ? 0.30f : 0.60f));
-    ImGui::BeginChild("timeline", ImVec2(tl_w, 0), true, ImGuiWindowFlags_NoScrollbar);
-    draw_timeline(app);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    if (lesson) {
-      ImGui::BeginChild("lesson", ImVec2(0, 0), true);
+    if (app.lesson) {
+      begin_panel(vs, "lesson", L.side);
       draw_lesson(app);
     } else {
-      ImGui::BeginChild("stats", ImVec2(0, 0), true);
+      begin_panel(vs, "stats", L.side);
       draw_stats(app);
     }
     ImGui::EndChild();
   } else {
+    // panel_compare fills the body: a child of that size, no border.
+    ImGui::SetCursorScreenPos(ImVec2(L.compare.x, L.compare.y));
+    vs.panels_drawn.push_back({"compare", L.compare});
+    ImGui::BeginChild("compare", ImVec2(L.compare.w, L.compare.h), false, ImGuiWindowFlags_NoScrollbar);
     draw_compare(app);
+    ImGui::EndChild();
   }
   ImGui::End();
 }

@@ -9,6 +9,7 @@
 
 #include "app/viz/compare.h"
 #include "app/viz/ddp_view.h"
+#include "app/viz/layout.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/palette.h"
 #include "app/viz/session.h"
@@ -58,6 +59,22 @@ struct ViewState {
   // of the beat's setup (BeatTarget::note).
   float lesson_next_button[4] = {0, 0, 0, 0};
   std::string lesson_error, lesson_note;
+  // --present (or F5): no controls, the view takes the window, and the keys
+  // of a presentation clicker step (keys.h); Esc leaves it.
+  bool present = false;
+  // As last drawn, in screen pixels (tests assert them inside the window):
+  // each control's rectangle (label included) and each panel's.
+  struct Drawn {
+    std::string what;
+    Rect r;
+  };
+  std::vector<Drawn> controls_drawn, panels_drawn;
+  Layout layout;  // the layout of the last frame (compute_layout)
+  // The buffers panel's text scale (1 = the window's text): below 1 when
+  // its rows would otherwise scroll out of view; found again from 1 when
+  // the panel's size, the text size or the run's shape changes.
+  float buffers_scale = 1;
+  std::string buffers_scale_key;
 };
 
 struct App {
