@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <map>
 #include <memory>
@@ -95,6 +96,17 @@ void check_seed_rows_visible(const App& app, float px) {
     }
 }
 
+// What the last frame drew in the full-screen window reached no further
+// than the window (ImGui's extent of the items placed, in screen pixels):
+// no control or line runs off the right or the bottom.
+void check_nothing_runs_off() {
+  ImGuiWindow* w = ImGui::FindWindowByName("microddp-viz");
+  REQUIRE(w != nullptr);
+  const float pad = ImGui::GetStyle().WindowPadding.x;
+  CHECK(w->DC.CursorMaxPos.x <= 1280 - pad + 0.5f);
+  CHECK(w->DC.CursorMaxPos.y <= 720 - pad + 0.5f);
+}
+
 void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
 }
@@ -155,6 +167,7 @@ TEST_SUITE("layout") {
       CHECK(panel(app, "timeline") != nullptr);
       CHECK(panel(app, "stats") != nullptr);
       check_all_inside(app);
+      check_nothing_runs_off();
       check_seed_rows_visible(app, px);
       // Large text folds the run's parameters into the Setup popup.
       bool setup = false;
@@ -164,9 +177,28 @@ TEST_SUITE("layout") {
       app.vs.view = View::compare;
       frames(h, app);
       check_all_inside(app);
+      check_nothing_runs_off();
       const auto* cmp = panel(app, "compare");
       REQUIRE(cmp != nullptr);
       CHECK(cmp->r.bottom() == doctest::Approx(712));
+    }
+  }
+
+  TEST_CASE("the DDP view at 18 and 28 px: its controls and lines stay inside the window") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.edit = seed_ring();
+      app.session.configure(app.vs.edit);
+      app.vs.view = View::ddp;
+      app.ddp.edit.ranks = 4, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
+      h.frame(app);  // requests the run
+      app.ddp.runner.wait();
+      frames(h, app);
+      REQUIRE(app.ddp.runner.result() != nullptr);
+      check_nothing_runs_off();
     }
   }
 
@@ -184,6 +216,7 @@ TEST_SUITE("layout") {
       app.session.seek(app.session.num_steps());
       frames(h, app);
       check_all_inside(app);
+      check_nothing_runs_off();
       const auto* lesson = panel(app, "lesson");
       REQUIRE(lesson != nullptr);
       CHECK(lesson->r.bottom() == doctest::Approx(712));
