@@ -201,6 +201,52 @@ bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags 
   return ImGui::BeginChild(id, ImVec2(r.w, r.h), true, flags);
 }
 
+// The text scale (at most 1) at which the buffers panel's content fits a
+// w x h content region without scrolling, found by bisection over the
+// buffers scene. Mirrors panel_buffers.cpp's measures (rows of 1.35 lines,
+// the legend above, ranks side by side when they would not fit one under
+// the other); the measurement after drawing (buffers_panel) corrects it.
+float buffers_fit_scale(const Session& ses, float w, float h) {
+  const int n = ses.schedule().world_size();
+  const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
+  const auto need = [&](float s) {
+    const float fs = fs1 * s, line = line1 * s;
+    // The legend: one swatch and name per rank, wrapped.
+    float legend_w = 0;
+    for (int r = 0; r < n; ++r) legend_w += fs + 14 + ImGui::CalcTextSize(fmt::format("R{}", r).c_str()).x * s;
+    legend_w += fs + 10 + ImGui::CalcTextSize("all ranks (complete)").x * s;
+    const float legend_h = line * std::ceil(legend_w / std::max(w, 1.f));
+    BuffersLayout lay;
+    lay.width = w - ImGui::GetStyle().ScrollbarSize;
+    lay.row_h = std::round(fs * 1.35f);
+    lay.row_gap = std::round(fs * 0.15f);
+    lay.rank_gap = std::round(fs * 0.7f);
+    lay.char_w = ImGui::CalcTextSize("0").x * s;
+    lay.tag_w = ImGui::CalcTextSize("R00").x * s + lay.char_w;
+    lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
+    lay.col_gap = fs;
+    const float avail_h = h - legend_h - line;
+    BuffersScene sc = build_buffers(ses, ses.position(), lay);
+    for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
+      BuffersLayout l2 = lay;
+      l2.columns = c;
+      const float col_w = (lay.width - lay.col_gap * float(c - 1)) / float(c);
+      int max_cells = 1;
+      for (const auto& row : sc.rows) max_cells = std::max<int>(max_cells, static_cast<int>(row.cells.size()));
+      if (col_w - lay.tag_w - lay.label_w < float(std::min(max_cells, 16)) * lay.char_w * 3) break;
+      sc = build_buffers(ses, ses.position(), l2);
+    }
+    return legend_h + sc.height + (sc.values ? 0.f : line);
+  };
+  if (need(1) <= h) return 1;
+  float lo = 0.5f, hi = 1;
+  for (int i = 0; i < 7; ++i) {
+    const float mid = (lo + hi) / 2;
+    (need(mid) <= h ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 // The buffers panel at its text scale; then, from what it drew, the scale
 // at which its rows fit without scrolling (used from the next frame on).
 // Only shrinks while the panel and the run keep their shape, so the choice
@@ -210,7 +256,11 @@ void buffers_panel(App& app, const Rect& r) {
   const CollectiveSpec& sp = app.session.schedule().spec;
   const std::string key = fmt::format("{}x{} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
                                       name(sp.collective), sp.algorithm, sp.in_place);
-  if (key != vs.buffers_scale_key) vs.buffers_scale_key = key, vs.buffers_scale = 1;
+  if (key != vs.buffers_scale_key) {
+    const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    vs.buffers_scale_key = key;
+    vs.buffers_scale = buffers_fit_scale(app.session, r.w - 2 * pad.x, r.h - 2 * pad.y);
+  }
   begin_panel(vs, "buffers", r);
   ImGui::SetWindowFontScale(vs.buffers_scale);
   draw_buffers(app);
@@ -219,7 +269,7 @@ void buffers_panel(App& app, const Rect& r) {
   for (ImGuiWindow* w : outer->DC.ChildWindows) {
     // The rows' own child (panel_buffers.cpp): how far its content reached.
     const float need_bottom = w->DC.CursorMaxPos.y + w->Scroll.y, seen_bottom = w->Pos.y + w->Size.y;
-    if (need_bottom > seen_bottom + 1 && need_bottom > top) {
+    if (need_bottom > seen_bottom && need_bottom > top) {
       const float fit = (seen_bottom - top) / (need_bottom - top);
       vs.buffers_scale = std::max(0.5f, vs.buffers_scale * fit * 0.99f);
     }
