@@ -30,8 +30,15 @@ void draw_timeline(App& app) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title.c_str());
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  // Legend of op kinds, wrapped onto the next line where the panel ends.
+  // Legend of op kinds, wrapped onto the next line where the panel ends;
+  // where its line would leave the lanes under 0.9 of a line (large text in
+  // a short panel) it moves to the title's hover.
   const float sz = ImGui::GetTextLineHeight() * 0.8f;
+  const float lanes_need = float(n + 3) * ImGui::GetFontSize() * 0.9f + 2 * ImGui::GetTextLineHeightWithSpacing();
+  if (ImGui::GetContentRegionAvail().y < lanes_need) {
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s\nbars: send, recv, recv-reduce, reduce, copy (hover a bar for its op)", title.c_str());
+  } else {
   const float legend_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   bool first = true;
   for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
@@ -46,6 +53,7 @@ void draw_timeline(App& app) {
     ImGui::Dummy(ImVec2(sz + 3, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(kn.c_str());
+  }
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
