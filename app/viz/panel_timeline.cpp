@@ -39,21 +39,21 @@ void draw_timeline(App& app) {
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s\nbars: send, recv, recv-reduce, reduce, copy (hover a bar for its op)", title.c_str());
   } else {
-  const float legend_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  bool first = true;
-  for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
-    const std::string kn(name(k));
-    if (!first) {
-      ImGui::SameLine(0, 12);
-      if (ImGui::GetCursorScreenPos().x + sz + 3 + ImGui::CalcTextSize(kn.c_str()).x > legend_right) ImGui::NewLine();
+    const float legend_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    bool first = true;
+    for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
+      const std::string kn(name(k));
+      if (!first) {
+        ImGui::SameLine(0, 12);
+        if (ImGui::GetCursorScreenPos().x + sz + 3 + ImGui::CalcTextSize(kn.c_str()).x > legend_right) ImGui::NewLine();
+      }
+      first = false;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(op_kind_color(k)));
+      ImGui::Dummy(ImVec2(sz + 3, sz));
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(kn.c_str());
     }
-    first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(op_kind_color(k)));
-    ImGui::Dummy(ImVec2(sz + 3, sz));
-    ImGui::SameLine(0, 0);
-    ImGui::TextUnformatted(kn.c_str());
-  }
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
