@@ -69,6 +69,7 @@ void draw_legend(int n, bool reducing) {
   }
   if (reducing && n > 1) {
     ImGui::SameLine(0, 6);
+    if (ImGui::GetCursorScreenPos().x + sz + 4 + ImGui::CalcTextSize("all ranks (complete)").x > right) ImGui::NewLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();
     dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(complete_color()));
     ImGui::Dummy(ImVec2(sz + 4, sz));
@@ -239,7 +240,9 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
     return legend_h + sc.height + (sc.values ? 0.f : line);
   };
   if (need(1) <= h) return 1;
-  float lo = 0.5f, hi = 1;
+  // Not below 9 px, the topology labels' floor: every rank stays in view
+  // (16 ranks at 28 px), as small as a label can still be read.
+  float lo = std::min(1.f, 9.f / fs1), hi = 1;
   for (int i = 0; i < 7; ++i) {
     const float mid = (lo + hi) / 2;
     (need(mid) <= h ? lo : hi) = mid;
@@ -271,7 +274,8 @@ void buffers_panel(App& app, const Rect& r) {
     const float need_bottom = w->DC.CursorMaxPos.y + w->Scroll.y, seen_bottom = w->Pos.y + w->Size.y;
     if (need_bottom > seen_bottom && need_bottom > top) {
       const float fit = (seen_bottom - top) / (need_bottom - top);
-      vs.buffers_scale = std::max(0.5f, vs.buffers_scale * fit * 0.99f);
+      vs.buffers_scale = std::max(std::min(1.f, 9.f / ImGui::GetFontSize() * vs.buffers_scale),
+                                  vs.buffers_scale * fit * 0.99f);
     }
   }
   ImGui::EndChild();
