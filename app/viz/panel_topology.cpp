@@ -24,8 +24,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   // With large text in a short panel the legend folds into one line (the
   // rest on hover), so the canvas keeps room for the node boxes.
   const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
-  const bool legend_full = size.y - 6 * line_h >= 140;
-  const float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
+  bool legend_full = size.y - 6 * line_h >= 140;
+  float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
   const Network* net = ses.prediction().network ? &*ses.prediction().network : nullptr;
   // The caption wraps in a narrow panel (large text): the canvas is what
@@ -44,8 +44,27 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const std::string caption = fmt::format("{} {} - {}", name(s.spec.collective), s.spec.algorithm, sc.caption);
   const float wrap_w = std::max(size.x, 40.f);
   const float wrapped_h = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap_w).y;
-  if (wrapped_h > cap_text_h + 0.5f) {
-    cap_text_h = wrapped_h;
+  bool rebuild = false;
+  if (wrapped_h > cap_text_h + 0.5f) cap_text_h = wrapped_h, rebuild = true;
+  // The legend's lines wrap too: shown in full while the canvas keeps
+  // 140 px, else folded into its bottleneck line.
+  const auto legend_lines = [](const TopologyScene& t_sc) {
+    std::vector<std::string> lines = {t_sc.network_note};
+    lines.insert(lines.end(), t_sc.legend.begin(), t_sc.legend.end());
+    lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", t_sc.bottleneck));
+    return lines;
+  };
+  const auto folded_line = [](const TopologyScene& t_sc) {
+    return fmt::format("bottleneck: {} (legend: hover)", t_sc.bottleneck);
+  };
+  if (nodes_legend && !sc.boxes.empty()) {
+    float full_h = 0;
+    for (const std::string& l : legend_lines(sc)) full_h += ImGui::CalcTextSize(l.c_str(), nullptr, false, wrap_w).y + spacing;
+    const bool full = size.y - cap_text_h - spacing - line_h - full_h >= 140;
+    const float h = full ? full_h : ImGui::CalcTextSize(folded_line(sc).c_str(), nullptr, false, wrap_w).y + spacing;
+    if (full != legend_full || std::abs(h - legend_h) > 0.5f) legend_full = full, legend_h = h, rebuild = true;
+  }
+  if (rebuild) {
     canvas = canvas_for(cap_text_h);
     sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
   }
@@ -179,15 +198,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     }
     if (!sc.boxes.empty()) {
       // Where the times come from first: the line a short panel must keep.
-      std::vector<std::string> lines = {sc.network_note};
-      lines.insert(lines.end(), sc.legend.begin(), sc.legend.end());
-      lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", sc.bottleneck));
+      const std::vector<std::string> lines = legend_lines(sc);
       if (legend_full) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
         for (const std::string& l : lines) ImGui::TextWrapped("%s", l.c_str());
         ImGui::PopStyleColor();
       } else {
-        ImGui::TextDisabled("bottleneck: %s (legend: hover)", sc.bottleneck.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", folded_line(sc).c_str());
+        ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
           std::string all;
           for (const std::string& l : lines) all += (all.empty() ? "" : "\n") + l;
