@@ -80,8 +80,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddRect(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kInk)), 6, 0, 1.5f);
     const std::string label = fmt::format("node {}", b.node);
     // At most 18 px: the scene keeps a fixed head row above the ranks.
-    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f), ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 3),
-                im(from_hex(assets::kInk)), label.c_str());
+    // Where the scene put it (clear of the chain's wrap arrow).
+    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f),
+                ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3), im(from_hex(assets::kInk)), label.c_str());
   }
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);

@@ -366,8 +366,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
     if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
       // The chain's wrap from the last node back to the first arcs over the
-      // boxes in between, its peak in their label row.
-      const float top = sc.boxes[0].min.y + 6;
+      // boxes in between, its peak in the gap above them: it crosses the
+      // label row only near its ends, clear of the centred node labels.
+      const float top = sc.boxes[0].min.y - 4;
       a.ctrl.y = 2 * top - (a.a.y + a.b.y) / 2;
     }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
@@ -377,6 +378,33 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.badge_w = bw;
     a.badge_h = bh;
     sc.arrows.push_back(std::move(a));
+  }
+  // Node labels clear of the chain's wrap arrow (last node's last rank to
+  // the first rank), whether or not this step draws it: the first of left,
+  // centre, right that the arc's curve does not cross.
+  if (N > 1 && sc.chain) {
+    const Vec2 p = pos[n - 1], q = pos[0];
+    const float dx = q.x - p.x, dy = q.y - p.y;
+    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
+    const float ux = dx / len, uy = dy / len;
+    const Vec2 a{p.x + ux * (radius + 3), p.y + uy * (radius + 3)}, b{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
+    const float top = sc.boxes[0].min.y - 4;
+    const Vec2 c{(a.x + b.x) / 2, 2 * top - (a.y + b.y) / 2};
+    for (NodeBoxDraw& box : sc.boxes) {
+      const float bw = box.max.x - box.min.x;
+      for (const float lx : {6.f, (bw - kNodeLabelW) / 2, bw - 6 - kNodeLabelW}) {
+        const float x0 = box.min.x + lx - 3, x1 = x0 + kNodeLabelW + 6, y0 = box.min.y, y1 = box.min.y + 24;
+        bool crossed = false;
+        for (int k = 0; k <= 40 && !crossed; ++k) {
+          const Vec2 pt = bezier(a, c, b, float(k) / 40);
+          crossed = pt.x >= x0 && pt.x <= x1 && pt.y >= y0 && pt.y <= y1;
+        }
+        if (!crossed) {
+          box.label_x = lx;
+          break;
+        }
+      }
+    }
   }
   if (N > 1) add_network_loads(sc, s, N, net_in);
   if (N > 1 && !ses.measured_note().empty())

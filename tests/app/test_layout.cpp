@@ -302,11 +302,11 @@ TEST_SUITE("layout") {
         s.configure(p);
         const Network* net = s.prediction().network ? &*s.prediction().network : nullptr;
         // The main view's topology canvas at 1280x720, 18 and 28 px.
-        INFO("algorithm ", alg);
+        INFO("algorithm ", std::string(alg));
         for (const Vec2 size : {Vec2{460, 190}, Vec2{380, 230}, Vec2{460, 300}})
           for (int pos = 0; pos <= s.num_steps(); pos += std::max(1, s.num_steps() / 6)) {
             const TopologyScene sc = build_topology(s, pos, size, 0.5f, net);
-            INFO(n, " ranks on ", nodes, " node(s), ", alg, ", canvas ", size.x, " x ", size.y, ", position ", pos);
+            INFO(n, " ranks on ", nodes, " node(s), ", std::string(alg), ", canvas ", size.x, " x ", size.y, ", position ", pos);
             REQUIRE(sc.nodes.size() == size_t(n));
             // A rank's label: its circle's text, at most 2r - 3 wide
             // (panel_topology.cpp shrinks it to fit) and about 1.3r tall.
@@ -317,12 +317,23 @@ TEST_SUITE("layout") {
               labels.push_back(Rect{d.pos.x - d.radius + 1.5f, d.pos.y - d.radius * 0.65f, 2 * d.radius - 3,
                                     d.radius * 1.3f});
             }
-            for (const NodeBoxDraw& b : sc.boxes)  // "node k", at most 18 px tall (panel_topology.cpp)
-              labels.push_back(Rect{b.min.x + 6, b.min.y + 3, 50, 18});
+            for (const NodeBoxDraw& b : sc.boxes)  // "node k", at most 18 px (panel_topology.cpp)
+              labels.push_back(Rect{b.min.x + b.label_x, b.min.y + 3, kNodeLabelW, 18});
             for (size_t i = 0; i < labels.size(); ++i)
               for (size_t j = i + 1; j < labels.size(); ++j) {
                 INFO("labels ", i, " and ", j, ": ", show(labels[i]), " / ", show(labels[j]));
                 CHECK_FALSE(labels[i].overlaps(labels[j]));
+              }
+            // No arrow runs through a node's label (sampled along its curve).
+            for (const ArrowDraw& a : sc.arrows)
+              for (int k = 0; k <= 20; ++k) {
+                const float u = float(k) / 20, v = 1 - u;
+                const float x = v * v * a.a.x + 2 * u * v * a.ctrl.x + u * u * a.b.x;
+                const float y = v * v * a.a.y + 2 * u * v * a.ctrl.y + u * u * a.b.y;
+                for (size_t i = sc.nodes.size(); i < labels.size(); ++i) {
+                  INFO("arrow R", a.from, "->R", a.to, " at (", x, ", ", y, ") through ", show(labels[i]));
+                  CHECK_FALSE(Rect{x, y, 0.01f, 0.01f}.overlaps(labels[i]));
+                }
               }
             // A badge inside a node covers no rank's label. (Arrows between
             // nodes cross a box - hierarchical's, or the chain's wrap over the
