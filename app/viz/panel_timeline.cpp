@@ -94,9 +94,11 @@ void draw_timeline(App& app) {
   const float label_px = one_column ? fit_px : std::min(fs, std::max(8.f, lane_h * 1.9f));
   const float col2_x = origin.x + label_w * 0.5f;
   for (int r = 0; r < n; ++r) {
-    const float x = one_column || r % 2 == 0 ? origin.x : col2_x;
-    dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, lane_y(r) + (lane_h - label_px) / 2), ink,
-                fmt::format("R{}", r).c_str());
+    const float x = one_column || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
+    const std::string label = fmt::format("R{}", r);
+    dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, y), ink, label.c_str());
+    app.vs.labels_drawn.push_back(
+        {"timeline " + label, Rect{x, y, ImGui::CalcTextSize(label.c_str()).x * label_px / fs, label_px}});
   }
   const TimelineBar* hover = nullptr;
   // Level of detail, as zoomed-out profilers (Tracy, Perfetto) do: on one

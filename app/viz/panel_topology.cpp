@@ -145,6 +145,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ImVec2 ts(ts0.x * fit, ts0.y * fit);
     dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
                 label.c_str());
+    if (!compact) app.vs.labels_drawn.push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     if (nd.root) {

@@ -288,6 +288,7 @@ void draw_ui(App& app) {
   vs.probes.clear();
   vs.controls_drawn.clear();
   vs.panels_drawn.clear();
+  vs.labels_drawn.clear();
   handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();

@@ -69,6 +69,9 @@ struct ViewState {
     Rect r;
   };
   std::vector<Drawn> controls_drawn, panels_drawn;
+  // Rank labels as last drawn ("timeline R3", "topology R3"): every rank
+  // carries one.
+  std::vector<Drawn> labels_drawn;
   Layout layout;  // the layout of the last frame (compute_layout)
   // The buffers panel's text scale (1 = the window's text): below 1 when
   // its rows would otherwise scroll out of view; found again from 1 when

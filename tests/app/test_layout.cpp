@@ -286,6 +286,50 @@ TEST_SUITE("layout") {
     CHECK(app.vs.controls_drawn.empty());
   }
 
+  TEST_CASE("8 and 16 ranks at 1280x720: every rank labelled in the topology and the timeline, labels apart") {
+    for (const float px : {18.f, 28.f})
+      for (const auto& [n, nodes] : std::vector<std::pair<int, int>>{{8, 1}, {16, 1}, {16, 2}}) {
+        INFO(px, " px, ", n, " ranks on ", nodes, " node(s)");
+        Sized h(px);
+        App app;
+        app.vs.font_px = px;
+        app.vs.edit.spec.algorithm = "ring";
+        app.vs.edit.spec.world_size = n;
+        app.vs.edit.spec.nodes = nodes;
+        app.vs.edit.spec.count = n;
+        h.frame(app);
+        REQUIRE(app.session.configured());
+        app.session.seek(3);  // the timeline has bars
+        frames(h, app);
+        check_all_inside(app);
+        check_nothing_runs_off();
+        for (const char* where : {"timeline", "topology"}) {
+          const auto* p = panel(app, where);
+          REQUIRE(p != nullptr);
+          std::vector<Rect> rs;
+          for (int r = 0; r < n; ++r) {
+            const std::string what = fmt::format("{} R{}", where, r);
+            int found = 0;
+            for (const auto& d : app.vs.labels_drawn)
+              if (d.what == what) {
+                ++found;
+                INFO(what, " at ", show(d.r), " in ", show(p->r));
+                CHECK(d.r.inside(p->r));
+                CHECK(d.r.h >= 8);
+                rs.push_back(d.r);
+              }
+            INFO(what);
+            CHECK(found == 1);
+          }
+          for (size_t i = 0; i < rs.size(); ++i)
+            for (size_t j = i + 1; j < rs.size(); ++j) {
+              INFO(where, " labels ", show(rs[i]), " / ", show(rs[j]));
+              CHECK_FALSE(rs[i].overlaps(rs[j]));
+            }
+        }
+      }
+  }
+
   TEST_CASE("16 ranks on dgx-h100 (2 x 8) and 8 ranks: rank labels, node labels and badges apart") {
     for (const auto& [n, nodes] : std::vector<std::pair<int, int>>{{16, 2}, {8, 2}, {8, 1}, {16, 1}})
       for (const char* alg : {"ring", "hierarchical"}) {
