@@ -69,7 +69,10 @@ void draw_timeline(App& app) {
   const float k = std::clamp(room / (float(n) * fs * 1.2f + 3 * fs * 1.1f), 0.f, 1.f);
   const float step_lane_h = std::max(fs * 1.1f * k, std::min(fs * 0.7f, room * 0.1f));
   const float step_px = std::min(fs, step_lane_h);
-  const float lane_h = std::max(3.f, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
+  float lane_h = std::max(3.f, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
+  // Step lanes are never lower than rank lanes (lane_y): when the rank
+  // lanes come out taller, all n + 3 share the room.
+  if (lane_h > step_lane_h) lane_h = std::max(step_lane_h, std::min(lane_h, room / float(n + 3)));
   const float w = std::max(avail.x - label_w - 6, 10.f);
   const double scale = w / sc.span_us;
   const float x0 = origin.x + label_w;

@@ -107,6 +107,21 @@ void check_nothing_runs_off() {
   CHECK(w->DC.CursorMaxPos.y <= 720 - pad + 0.5f);
 }
 
+// The panels that do not scroll (topology, timeline) drew nothing past
+// their own edges either.
+void check_fixed_panels_hold_their_content() {
+  ImGuiWindow* w = ImGui::FindWindowByName("microddp-viz");
+  REQUIRE(w != nullptr);
+  for (ImGuiWindow* c : w->DC.ChildWindows) {
+    const std::string name = c->Name;
+    if (name.find("/topology_") == std::string::npos && name.find("/timeline_") == std::string::npos) continue;
+    INFO(name, " content to (", c->DC.CursorMaxPos.x, ", ", c->DC.CursorMaxPos.y, "), window to (",
+         c->Pos.x + c->Size.x, ", ", c->Pos.y + c->Size.y, ")");
+    CHECK(c->DC.CursorMaxPos.x <= c->Pos.x + c->Size.x - c->WindowPadding.x + 0.5f);
+    CHECK(c->DC.CursorMaxPos.y <= c->Pos.y + c->Size.y - c->WindowPadding.y + 0.5f);
+  }
+}
+
 void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
 }
@@ -168,6 +183,7 @@ TEST_SUITE("layout") {
       CHECK(panel(app, "stats") != nullptr);
       check_all_inside(app);
       check_nothing_runs_off();
+      check_fixed_panels_hold_their_content();
       check_seed_rows_visible(app, px);
       // Large text folds the run's parameters into the Setup popup.
       bool setup = false;
@@ -217,6 +233,7 @@ TEST_SUITE("layout") {
       frames(h, app);
       check_all_inside(app);
       check_nothing_runs_off();
+      check_fixed_panels_hold_their_content();
       const auto* lesson = panel(app, "lesson");
       REQUIRE(lesson != nullptr);
       CHECK(lesson->r.bottom() == doctest::Approx(712));
@@ -303,6 +320,7 @@ TEST_SUITE("layout") {
         frames(h, app);
         check_all_inside(app);
         check_nothing_runs_off();
+        check_fixed_panels_hold_their_content();
         for (const char* where : {"timeline", "topology"}) {
           const auto* p = panel(app, where);
           REQUIRE(p != nullptr);
