@@ -218,6 +218,38 @@ TEST_SUITE("layout") {
     }
   }
 
+  TEST_CASE("28 px: the Setup button opens the run's controls in a popup inside the window") {
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.edit = seed_ring();
+    frames(h, app, 2);
+    const ViewState::Drawn* setup = nullptr;
+    for (const auto& d : app.vs.controls_drawn)
+      if (d.what == "setup") setup = &d;
+    REQUIRE(setup != nullptr);
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(setup->r.x + setup->r.w / 2, setup->r.y + setup->r.h / 2);
+    h.frame(app);
+    io.MouseDown[0] = true;
+    h.frame(app);
+    io.MouseDown[0] = false;
+    frames(h, app, 3);
+    ImGuiWindow* popup = nullptr;
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (w->Active && (w->Flags & ImGuiWindowFlags_Popup)) popup = w;
+    REQUIRE(popup != nullptr);
+    INFO("popup at (", popup->Pos.x, ", ", popup->Pos.y, ") ", popup->Size.x, " x ", popup->Size.y);
+    CHECK(popup->Pos.x >= 0);
+    CHECK(popup->Pos.y >= 0);
+    CHECK(popup->Pos.x + popup->Size.x <= 1280);
+    CHECK(popup->Pos.y + popup->Size.y <= 720);
+    // What it holds (the run row, the prediction source, speed and text
+    // size: several lines at 28 px) wrapped inside it.
+    CHECK(popup->DC.CursorMaxPos.x <= popup->Pos.x + popup->Size.x);
+    CHECK(popup->Size.y >= 3 * 28);
+  }
+
   TEST_CASE("a lesson open at 18 and 28 px: the lesson panel in the lower half, the rows in view") {
     for (const float px : {18.f, 28.f}) {
       INFO(px, " px");
