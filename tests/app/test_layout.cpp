@@ -248,6 +248,12 @@ TEST_SUITE("layout") {
     // size: several lines at 28 px) wrapped inside it.
     CHECK(popup->DC.CursorMaxPos.x <= popup->Pos.x + popup->Size.x);
     CHECK(popup->Size.y >= 3 * 28);
+    // With the popup open the edits still apply (a fill, then 4 ranks).
+    app.vs.edit.data = "iota";
+    app.vs.edit.spec.world_size = 4;
+    h.frame(app);
+    CHECK(app.vs.error.empty());
+    CHECK(app.session.schedule().world_size() == 4);
   }
 
   TEST_CASE("a lesson open at 18 and 28 px: the lesson panel in the lower half, the rows in view") {
