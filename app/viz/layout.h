@@ -22,7 +22,7 @@ struct Rect {
 struct LayoutInput {
   float width = 1280, height = 720;  // window (display) size
   float font_px = 18;                // text size
-  View view;
+  View view{};                       // main when not set
   bool lesson = false;               // a lesson panel is open (main view)
   bool present = false;              // --present: no controls, the view takes the window
   // Where the controls end (their measured height this frame, 0 when

@@ -162,10 +162,6 @@ void draw_prediction_source(App& app) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Row 1: what runs. Each item goes on the line while it fits, else on the
 // next (large text wraps instead of running off the window).
 void draw_run_row(App& app) {
