@@ -190,7 +190,8 @@ void draw_timeline(App& app) {
     dl->AddText(ImGui::GetFont(), step_px, ImVec2(x0 + 4, lane_y(yp) + sy), im(predicted_color()),
                 "n/a (no cost model)");
   if (sc.steps.empty())
-    dl->AddText(ImVec2(x0 + 4, origin.y + 4), ink, "Press Step (Right arrow) to run the first step for real.");
+    dl->AddText(ImGui::GetFont(), fs, ImVec2(x0 + 4, origin.y + 4), ink,
+                "Press Step (Right arrow) to run the first step for real.", nullptr, std::max(w - 8, 10.f));
   // Axis.
   const std::string right = format_us(sc.span_us);
   const float ay = lane_y(lanes) + 1;
