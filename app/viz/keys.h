@@ -6,7 +6,10 @@ namespace microddp::viz {
 
 enum class Key { step = 262 /*GLFW_KEY_RIGHT*/, back = 263 /*GLFW_KEY_LEFT*/, play = 32 /*GLFW_KEY_SPACE*/,
                  reset = 82 /*GLFW_KEY_R*/,
-                 next_beat = 78 /*GLFW_KEY_N*/, prev_beat = 80 /*GLFW_KEY_P*/ };
+                 next_beat = 78 /*GLFW_KEY_N*/, prev_beat = 80 /*GLFW_KEY_P*/,
+                 // Present mode: a presentation clicker sends Page Down / Page Up.
+                 page_down = 267 /*GLFW_KEY_PAGE_DOWN*/, page_up = 266 /*GLFW_KEY_PAGE_UP*/,
+                 home = 268 /*GLFW_KEY_HOME*/, escape = 256 /*GLFW_KEY_ESCAPE*/, present = 294 /*GLFW_KEY_F5*/ };
 
 // True in the frame the key went down (with key repeat), unless a text field
 // has the keyboard.

@@ -8,6 +8,7 @@
 //   microddp-viz --lesson FILE [--beat K] [...]     a lesson panel drives the run (lessons/*.yaml)
 //   microddp-viz --replay FILE [...]                step through a saved run (`microddp run --save-record`)
 //   microddp-viz --ddp [--bucket-cap-mb X] [...]    the DDP timeline view (run_ddp for real)
+//   microddp-viz --present [--font-px 28] [...]     no controls, clicker keys (Esc shows the controls)
 // Exit codes: 0 ok, 2 bad options or no display, 1 anything else.
 // Options: options.cpp; the frame loop and the paths without a person at the
 // window: headless_run.cpp.

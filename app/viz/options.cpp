@@ -77,6 +77,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
   cli.add_option("--lesson", o.lesson_file, "open a lesson (lessons/*.yaml): its beats drive the run");
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
+  cli.add_flag("--present", o.present,
+               "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "
+               "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again)");
   cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
   cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
   cli.add_option("--replay", o.replay_file, "step through a record saved by `microddp run --save-record` (e.g. an MPI run)");
@@ -222,6 +225,7 @@ void apply_options(App& app, Options& o) {
   app.session.set_source(o.source);
   app.compare.set_source(o.source);
   app.vs.font_px = o.font_px;
+  app.vs.present = o.present;
   if (replay) {
     app.session.load_replay(*replay);  // the run already happened: Step replays it
     app.session.set_measured_note(measured_note);

@@ -21,6 +21,7 @@ struct Options {
   std::string format = "png", ffmpeg;
   float font_px = 18;
   bool ddp_view = false;  // the DDP view (panel_ddp.cpp)
+  bool present = false;   // --present: no controls, the view big, clicker keys (ui.cpp)
   double ddp_cap_mb = 0.25;
   // Filled by parse_options.
   int width = 1280, height = 720;  // from --size, pixels

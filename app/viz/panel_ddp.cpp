@@ -34,6 +34,14 @@ std::string bucket_params(const ddp::Result& r, int bucket) {
   return s;
 }
 
+// The next item on this line when `w` pixels (plus its label) still fit,
+// else on the next: large text wraps instead of running off the window.
+void wrap_for(float w, const char* label = "", float gap = -1) {
+  ImGui::SameLine(0, gap);
+  const float lw = *label ? ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x : 0;
+  if (ImGui::GetContentRegionAvail().x < w + lw) ImGui::NewLine();
+}
+
 void controls(App& app) {
   DdpView& d = app.ddp;
   DdpParams& p = d.edit;
@@ -51,7 +59,7 @@ void controls(App& app) {
              "per-param: one all-reduce per gradient as soon as it is ready\n"
              "bucketed: one all-reduce per bucket as soon as it is full (PyTorch DDP)");
   }
-  ImGui::SameLine();
+  wrap_for(em * 9, "bucket");
   ImGui::BeginDisabled(p.overlap != ddp::Overlap::bucketed);
   ImGui::SetNextItemWidth(em * 9);
   float cap = float(p.bucket_cap_mb);
@@ -59,26 +67,26 @@ void controls(App& app) {
     p.bucket_cap_mb = std::clamp(double(cap), 0.05, 25.0);
   ImGui::EndDisabled();
   item_tip("bucket cap (bucket_cap_mb; 1 MB = 2^20 bytes). A bucket closes once it reaches the cap.");
-  ImGui::SameLine(0, em);
+  wrap_for(em * 5, "ranks", em);
   ImGui::SetNextItemWidth(em * 5);
   ImGui::InputInt("ranks", &p.ranks, 1, 2);
   p.ranks = std::clamp(p.ranks, 1, 16);
-  ImGui::SameLine(0, em);
+  wrap_for(em * 5, "depth", em);
   ImGui::SetNextItemWidth(em * 5);
   ImGui::InputInt("depth", &p.depth, 1, 4);
   p.depth = std::clamp(p.depth, 1, 32);
   item_tip("linear layers");
-  ImGui::SameLine(0, em);
+  wrap_for(em * 6, "width", em);
   ImGui::SetNextItemWidth(em * 6);
   ImGui::InputInt("width", &p.width, 32, 128);
   p.width = std::clamp(p.width, 8, 1024);
   item_tip("every layer is width x width (float32)");
-  ImGui::SameLine(0, em);
+  wrap_for(em * 6.5f, "delay us", em);
   ImGui::SetNextItemWidth(em * 6.5f);
   ImGui::InputInt("delay us", &p.layer_delay_us, 500, 2000);
   p.layer_delay_us = std::clamp(p.layer_delay_us, 0, 20000);
   item_tip("extra compute per layer and pass (a sleep, microseconds): a bigger model's proportions");
-  ImGui::SameLine(0, em);
+  wrap_for(em * 9, "", em);
   {
     const auto& algs = algorithms_for(Collective::all_reduce);
     ImGui::SetNextItemWidth(em * 9);
@@ -92,23 +100,24 @@ void controls(App& app) {
 
   // Row 2: the view switch, text size, what runs.
   int view = 2;
+  const float radio = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;
   ImGui::RadioButton("Step-through", &view, 0);
-  ImGui::SameLine();
+  wrap_for(radio, "Compare");
   ImGui::RadioButton("Compare", &view, 1);
-  ImGui::SameLine();
+  wrap_for(radio, "DDP");
   ImGui::RadioButton("DDP", &view, 2);
   if (view != 2) {
     app.vs.view = view == 1 ? View::compare : View::main;
     app.vs.playing = false;
     app.vs.anim = 1;
   }
-  ImGui::SameLine();
+  wrap_for(em * 5, "text");
   ImGui::SetNextItemWidth(em * 5);
   float fp = app.vs.font_px;
   if (ImGui::SliderFloat("text", &fp, 12.f, 40.f, "%.0f px")) app.vs.font_px = fp;
   const auto r = d.runner.result();
   if (r && r->timelines.size() > 1) {
-    ImGui::SameLine();
+    wrap_for(em * 8);
     int shown = d.iteration < 0 ? int(r->timelines.size()) : d.iteration + 1;
     ImGui::SetNextItemWidth(em * 8);
     const std::string f = fmt::format("iteration %d of {}", r->timelines.size());
@@ -116,12 +125,14 @@ void controls(App& app) {
       d.iteration = shown == int(r->timelines.size()) ? -1 : shown - 1;
     item_tip("the first iteration includes warm-up (threads starting, caches)");
   }
-  ImGui::SameLine();
   if (d.runner.running()) {
-    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "running... (%d worker threads, training for real)",
-                       d.runner.running_params().ranks);
+    const std::string t = fmt::format("running... ({} worker threads, training for real)", d.runner.running_params().ranks);
+    wrap_for(ImGui::CalcTextSize(t.c_str()).x);
+    ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "%s", t.c_str());
   } else if (r) {
-    ImGui::TextDisabled("ran in %.2f s", d.runner.last_run_seconds());
+    const std::string t = fmt::format("ran in {:.2f} s", d.runner.last_run_seconds());
+    wrap_for(ImGui::CalcTextSize(t.c_str()).x);
+    ImGui::TextDisabled("%s", t.c_str());
   }
   if (!d.runner.error().empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 40, 0, 255));
@@ -135,30 +146,36 @@ void controls(App& app) {
 void stats_line(const ddp::Result& r, int it) {
   const ddp::IterationStats& s = r.iterations[size_t(it)];
   const ImVec4 accent(0.0f, 0.45f, 0.70f, 1);
-  ImGui::TextColored(accent, "overlap %.0f%%", 100 * s.overlap_fraction);
-  ImGui::SameLine(0, 14);
-  ImGui::Text("%d all-reduce%s  |  compute %.1f ms  comm %.1f ms  exposed %.1f ms", s.calls, s.calls == 1 ? "" : "s",
-              s.compute_ms, s.comm_ms, s.exposed_comm_ms);
-  ImGui::SameLine(0, 14);
-  ImGui::TextColored(r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), "replicas %s",
-                     r.replicas_identical ? "identical" : "DIFFER");
-  ImGui::SameLine(0, 14);
+  // Four parts, each on the line while it fits.
+  const std::string overlap = fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction);
+  const std::string times = fmt::format("{} all-reduce{}  |  compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms", s.calls,
+                                        s.calls == 1 ? "" : "s", s.compute_ms, s.comm_ms, s.exposed_comm_ms);
+  const std::string replicas = fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER");
   const std::string ref = std::isnan(r.max_reference_rel_error)
                               ? std::string()
                               : fmt::format(" (vs 1 process: {:.1e})", r.max_reference_rel_error);
-  ImGui::Text("loss %.6g -> %.6g%s", r.iterations.front().loss, r.iterations.back().loss, ref.c_str());
+  const std::string loss = fmt::format("loss {:.6g} -> {:.6g}{}", r.iterations.front().loss, r.iterations.back().loss, ref);
+  ImGui::TextColored(accent, "%s", overlap.c_str());
+  wrap_for(ImGui::CalcTextSize(times.c_str()).x, "", 14);
+  ImGui::TextUnformatted(times.c_str());
+  wrap_for(ImGui::CalcTextSize(replicas.c_str()).x, "", 14);
+  ImGui::TextColored(r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), "%s", replicas.c_str());
+  wrap_for(ImGui::CalcTextSize(loss.c_str()).x, "", 14);
+  ImGui::TextUnformatted(loss.c_str());
 }
 
 void legend() {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float sz = ImGui::GetTextLineHeight();
+  bool first = true;
   auto swatch = [&](const char* label, auto draw) {
+    if (!first) wrap_for(sz * 1.4f + 4 + ImGui::CalcTextSize(label).x, "", 16);
+    first = false;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     draw(p, ImVec2(p.x + sz * 1.4f, p.y + sz));
     ImGui::Dummy(ImVec2(sz * 1.4f + 4, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(label);
-    ImGui::SameLine(0, 16);
   };
   for (DdpBarKind k : {DdpBarKind::forward, DdpBarKind::backward})
     swatch(std::string(name(k)).c_str(), [&](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, im(ddp_kind_color(k))); });
@@ -177,7 +194,13 @@ void legend() {
     const float cx = (a.x + b.x) / 2;
     for (float y = a.y; y < b.y; y += 6) dl->AddLine(ImVec2(cx, y), ImVec2(cx, std::min(y + 3, b.y)), im(from_hex(assets::kInk)), 2);
   });
-  ImGui::NewLine();
+}
+
+// The note under the axis (wrapped to the panel's width).
+std::string note_text(int n) {
+  return fmt::format(
+      "Measured on this machine ({} cores, threads backend): {} worker threads and the collective's threads share the CPUs.",
+      std::thread::hardware_concurrency(), n);
 }
 
 void draw_plot(const ddp::Result& r, int it) {
@@ -186,7 +209,7 @@ void draw_plot(const ddp::Result& r, int it) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize(), lh = ImGui::GetTextLineHeight();
   const int n = r.options.ranks;
-  const float note_h = lh * 1.2f, axis_h = lh + 6;
+  const float note_h = ImGui::CalcTextSize(note_text(n).c_str(), nullptr, false, avail.x).y + lh * 0.2f, axis_h = lh + 6;
   DdpLayout L;
   L.width = avail.x - 8;
   L.label_w = ImGui::CalcTextSize("comm ").x + 6;
@@ -244,11 +267,8 @@ void draw_plot(const ddp::Result& r, int it) {
   for (float y = 0; y < sc.height; y += 8)
     dl->AddLine(P(sc.backward_end_x, y), P(sc.backward_end_x, std::min(y + 4, sc.height)), ink, 2);
   // Note under the axis.
-  const unsigned cores = std::thread::hardware_concurrency();
-  const std::string note = fmt::format(
-      "Measured on this machine ({} cores, threads backend): {} worker threads and the collective's threads share the CPUs.",
-      cores, n);
-  dl->AddText(P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str());
+  const std::string note = note_text(n);
+  dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
   ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
   if (ImGui::GetContentRegionAvail().y > lh * 3) {
     ImGui::Spacing();
@@ -315,7 +335,7 @@ void draw_ddp(App& app) {
                            : rp.overlap == ddp::Overlap::bucketed
                                ? fmt::format("{} {:.3g} MB -> {} buckets", ddp::name(rp.overlap), rp.bucket_cap_mb, r->buckets.size())
                                : std::string(ddp::name(rp.overlap));
-  ImGui::Text("%s, %d ranks, MLP %d x (%d x %d), %s, %s, iteration %d of %zu%s", rp.sharded ? "FSDP" : "DDP", rp.ranks,
+  ImGui::TextWrapped("%s, %d ranks, MLP %d x (%d x %d), %s, %s, iteration %d of %zu%s", rp.sharded ? "FSDP" : "DDP", rp.ranks,
               rp.depth, rp.width, rp.width, mode.c_str(),
               rp.algorithm.c_str(), it + 1, r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
   stats_line(*r, it);

@@ -297,7 +297,7 @@ void draw_view_with_lesson(App& app) {
   if (app.vs.view == View::ddp) {
     draw_ddp(app);
   } else {
-    draw_controls(app);
+    if (!app.vs.present) draw_controls(app);
     apply_params(app);
     if (app.session.configured()) draw_compare(app);
     else ImGui::TextWrapped("%s", app.vs.error.c_str());

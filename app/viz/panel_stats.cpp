@@ -15,17 +15,20 @@ namespace {
 
 // Always in view: the measured time and the prediction with what it is based on.
 void summary(const Stats& st, ImU32 hl) {
-  ImGui::Text("Steps %d of %d run   |   measured %s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
-              st.finished ? "" : " so far");
-  if (st.predicted_us >= 0 && st.finished && st.error_known) {
-    ImGui::SameLine();
-    ImGui::Text("  error %+.1f %%", st.error_pct);
-  }
+  // Wrapped: at large text the line is wider than the panel.
+  const std::string error =
+      st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   error {:+.1f} %", st.error_pct) : "";
+  ImGui::TextWrapped("Steps %d of %d run   |   measured %s%s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
+                     st.finished ? "" : " so far", error.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
   ImGui::PopStyleColor();
-  if (!st.prediction_hint.empty()) ImGui::TextDisabled("%s", st.prediction_hint.c_str());
+  if (!st.prediction_hint.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", st.prediction_hint.c_str());
+    ImGui::PopStyleColor();
+  }
   if (!st.auto_short.empty()) {
     ImGui::TextUnformatted(st.auto_short.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.auto_text.c_str());
@@ -34,8 +37,8 @@ void summary(const Stats& st, ImU32 hl) {
 
 void bandwidth(const Stats& st) {
   if (st.finished && st.size_bytes > 0)
-    ImGui::Text("S = %s   algbw %.3g GB/s   busbw %.3g GB/s (x%.3g)", human_bytes(double(st.size_bytes)).c_str(),
-                st.algbw_gbps, st.busbw_gbps, st.bus_factor);
+    ImGui::TextWrapped("S = %s   algbw %.3g GB/s   busbw %.3g GB/s (x%.3g)", human_bytes(double(st.size_bytes)).c_str(),
+                       st.algbw_gbps, st.busbw_gbps, st.bus_factor);
   else
     ImGui::TextDisabled("algbw / busbw once every step has run");
   ImGui::TextWrapped("%s", st.measured_note.empty()
@@ -75,11 +78,14 @@ void links(const Stats& st, ImU32 hl) {
     row("inter-node", st.inter_step, st.inter_run, st.alpha_inter_us, st.beta_inter_us, st.split && st.by_class);
     ImGui::EndTable();
   }
-  if (st.split)
-    ImGui::TextDisabled("%s+ other %s (reductions, copies, barriers)",
-                        st.by_class ? "each step charged to its busiest port's class; "
-                                    : "* one link for every pair (no topology); ",
-                        format_us(st.other_us).c_str());
+  if (st.split) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s+ other %s (reductions, copies, barriers)",
+                       st.by_class ? "each step charged to its busiest port's class; "
+                                   : "* one link for every pair (no topology); ",
+                       format_us(st.other_us).c_str());
+    ImGui::PopStyleColor();
+  }
   // Busiest ports, the shown step beside the whole run.
   if (ImGui::BeginTable("ports", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerH)) {
     ImGui::TableSetupColumn((step_col + ": port").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
@@ -114,7 +120,11 @@ void ranks(const Stats& st, ImU32 hl) {
   const int n = static_cast<int>(st.sent.size());
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y;
-  const float rank_h = std::max(row_h * 3, avail * 0.58f);
+  // Every rank's row when it fits (header + n rows + the table's cell
+  // padding), the pairs table keeping at least three rows below; else the
+  // table scrolls.
+  const float want = row_h * float(n + 1) + ImGui::GetStyle().CellPadding.y * 2 * float(n + 1) + 2;
+  const float rank_h = std::max(std::min(want, row_h * 4.5f), std::min(want, avail - row_h * 3.5f));
   if (ImGui::BeginTable("ranks", 3, ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame,
                         ImVec2(0, rank_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);

@@ -19,27 +19,60 @@ void draw_timeline(App& app) {
   const Session& ses = app.session;
   const TimelineScene sc = build_timeline(ses);
   const int n = ses.schedule().world_size();
-  ImGui::Text("Timeline - %s", sc.mode_label.c_str());
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  // Legend of op kinds.
-  const float sz = ImGui::GetTextLineHeight() * 0.8f;
-  for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(op_kind_color(k)));
-    ImGui::Dummy(ImVec2(sz + 3, sz));
-    ImGui::SameLine(0, 0);
-    ImGui::TextUnformatted(std::string(name(k)).c_str());
-    ImGui::SameLine(0, 12);
+  // The title on one line: the mode's explanation moves to the hover where
+  // it would be cut.
+  const std::string title = "Timeline - " + sc.mode_label;
+  if (ImGui::CalcTextSize(title.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+    ImGui::TextUnformatted(title.c_str());
+  } else {
+    const std::string short_title = title.substr(0, title.find(" ("));
+    ImGui::TextUnformatted(short_title.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title.c_str());
   }
-  ImGui::NewLine();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  // Legend of op kinds, wrapped onto the next line where the panel ends;
+  // where its line would leave the lanes under 0.9 of a line (large text in
+  // a short panel) it moves to the title's hover.
+  const float sz = ImGui::GetTextLineHeight() * 0.8f;
+  const float lanes_need = float(n + 3) * ImGui::GetFontSize() * 0.9f + 2 * ImGui::GetTextLineHeightWithSpacing();
+  if (ImGui::GetContentRegionAvail().y < lanes_need) {
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s\nbars: send, recv, recv-reduce, reduce, copy (hover a bar for its op)", title.c_str());
+  } else {
+    const float legend_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    bool first = true;
+    for (OpKind k : {OpKind::send, OpKind::recv, OpKind::recv_reduce, OpKind::reduce, OpKind::copy}) {
+      const std::string kn(name(k));
+      if (!first) {
+        ImGui::SameLine(0, 12);
+        if (ImGui::GetCursorScreenPos().x + sz + 3 + ImGui::CalcTextSize(kn.c_str()).x > legend_right) ImGui::NewLine();
+      }
+      first = false;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + sz, p.y + 2 + sz), im(op_kind_color(k)));
+      ImGui::Dummy(ImVec2(sz + 3, sz));
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(kn.c_str());
+    }
+  }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float label_w = std::max(ImGui::CalcTextSize("predicted ").x, ImGui::CalcTextSize("first run ").x);
   const int lanes = n + 3;
   const float axis_h = ImGui::GetTextLineHeight() + 2;
-  // Rank lanes share what the three step lanes (one text line each) leave.
-  const float step_lane_h = ImGui::GetFontSize() * 1.1f;
-  const float lane_h = std::max(3.f, std::min(ImGui::GetFontSize() * 1.2f, (avail.y - axis_h - 3 * step_lane_h) / float(n)));
+  // Rank lanes (1.2 lines) and the three step lanes (1.1 lines) shrink
+  // together in a short panel, so the ranks' lanes stay as readable as the
+  // step lanes; with many ranks the step lanes keep at least 0.7 of a line
+  // (their labels shrinking with them) and the ranks share the rest.
+  const float fs = ImGui::GetFontSize();
+  const float room = avail.y - axis_h;
+  const float k = std::clamp(room / (float(n) * fs * 1.2f + 3 * fs * 1.1f), 0.f, 1.f);
+  const float step_lane_h = std::max(fs * 1.1f * k, std::min(fs * 0.7f, room * 0.1f));
+  const float step_px = std::min(fs, step_lane_h);
+  float lane_h = std::max(3.f, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
+  // Step lanes are never lower than rank lanes (lane_y): when the rank
+  // lanes come out taller, all n + 3 share the room.
+  if (lane_h > step_lane_h) lane_h = std::max(step_lane_h, std::min(lane_h, room / float(n + 3)));
   const float w = std::max(avail.x - label_w - 6, 10.f);
   const double scale = w / sc.span_us;
   const float x0 = origin.x + label_w;
@@ -55,16 +88,21 @@ void draw_timeline(App& app) {
       dl->AddRectFilled(ImVec2(a, origin.y), ImVec2(std::max(b, a + 2), lane_y(lanes)), IM_COL32(0, 114, 178, 28));
     dl->AddLine(ImVec2(a, origin.y), ImVec2(a, lane_y(lanes)), im(from_hex(assets::kFaint)), 1);
   }
-  // Every rank labelled while a label still reads: in lanes lower than the
-  // text it shrinks to the lane, down to 8 px; below that (16+ ranks in a
-  // short panel) every k-th rank at full size, the hover naming the rest.
-  const float fit_px = std::min(ImGui::GetFontSize(), lane_h * 0.95f);
-  const bool every = fit_px >= 8.f;
-  const float label_px = every ? fit_px : ImGui::GetFontSize();
-  const int stride = every ? 1 : std::max(1, int(ImGui::GetFontSize() / lane_h) + 1);
-  for (int r = 0; r < n; r += stride)
-    dl->AddText(ImGui::GetFont(), label_px, ImVec2(origin.x, lane_y(r) + (lane_h - label_px) / 2), ink,
-                fmt::format("R{}", r).c_str());
+  // Every lane carries its rank: in lanes lower than the text the label
+  // shrinks to the lane, down to 8 px; below that (16 ranks in a short
+  // panel) the labels alternate between two columns, each as tall as two
+  // lanes, so neighbours never overlap.
+  const float fit_px = std::min(fs, lane_h * 0.95f);
+  const bool one_column = fit_px >= 8.f;
+  const float label_px = one_column ? fit_px : std::min(fs, std::max(8.f, lane_h * 1.9f));
+  const float col2_x = origin.x + label_w * 0.5f;
+  for (int r = 0; r < n; ++r) {
+    const float x = one_column || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
+    const std::string label = fmt::format("R{}", r);
+    dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, y), ink, label.c_str());
+    app.vs.labels_drawn.push_back(
+        {"timeline " + label, Rect{x, y, ImGui::CalcTextSize(label.c_str()).x * label_px / fs, label_px}});
+  }
   const TimelineBar* hover = nullptr;
   // Level of detail, as zoomed-out profilers (Tracy, Perfetto) do: on one
   // lane, neighbouring bars less than a pixel apart are drawn as one
@@ -111,9 +149,10 @@ void draw_timeline(App& app) {
   const int ym = n, yf = n + 1, yp = n + 2;
   const float slh = std::max(step_lane_h, lane_h);
   const ImU32 measured = im(from_hex(assets::kMeasured));
-  dl->AddText(ImVec2(origin.x, lane_y(ym) + (slh - ImGui::GetFontSize()) / 2), ink, "median");
-  dl->AddText(ImVec2(origin.x, lane_y(yf) + (slh - ImGui::GetFontSize()) / 2), ink, "first run");
-  dl->AddText(ImVec2(origin.x, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(predicted_color()), "predicted");
+  const float sy = (slh - step_px) / 2;
+  dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(ym) + sy), ink, "median");
+  dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(yf) + sy), ink, "first run");
+  dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(yp) + sy), im(predicted_color()), "predicted");
   const StepSpan* hover_step = nullptr;
   bool any_pred = false;
   for (const StepSpan& st : sc.steps) {
@@ -137,8 +176,8 @@ void draw_timeline(App& app) {
     dl->AddRect(f0p, f1p, measured, 0, 0, 1.5f);
     if (cut) {
       const std::string label = ">" + format_us(st.first_run_us);
-      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-      if (ts.x + 4 < end - a) dl->AddText(ImVec2(end - ts.x - 2, lane_y(yf) + (slh - ImGui::GetFontSize()) / 2), ink, label.c_str());
+      const float tw = ImGui::CalcTextSize(label.c_str()).x * step_px / fs;
+      if (tw + 4 < end - a) dl->AddText(ImGui::GetFont(), step_px, ImVec2(end - tw - 2, lane_y(yf) + sy), ink, label.c_str());
     }
     if (st.predicted_us >= 0) {
       any_pred = true;
@@ -148,10 +187,11 @@ void draw_timeline(App& app) {
     if (hovered_rect(ImVec2(a, lane_y(ym)), ImVec2(x0 + float(st.end_us * scale), lane_y(yp + 1)))) hover_step = &st;
   }
   if (!any_pred && !sc.steps.empty())
-    dl->AddText(ImVec2(x0 + 4, lane_y(yp) + (slh - ImGui::GetFontSize()) / 2), im(predicted_color()),
+    dl->AddText(ImGui::GetFont(), step_px, ImVec2(x0 + 4, lane_y(yp) + sy), im(predicted_color()),
                 "n/a (no cost model)");
   if (sc.steps.empty())
-    dl->AddText(ImVec2(x0 + 4, origin.y + 4), ink, "Press Step (Right arrow) to run the first step for real.");
+    dl->AddText(ImGui::GetFont(), fs, ImVec2(x0 + 4, origin.y + 4), ink,
+                "Press Step (Right arrow) to run the first step for real.", nullptr, std::max(w - 8, 10.f));
   // Axis.
   const std::string right = format_us(sc.span_us);
   const float ay = lane_y(lanes) + 1;

@@ -18,25 +18,60 @@ namespace microddp::viz {
 void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool compact) {
   const ViewState& vs = app.vs;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::TextUnformatted("");  // caption line filled below
-  const ImVec2 cap_pos = ImGui::GetItemRectMin();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  const ImVec2 cap_pos = ImGui::GetCursorScreenPos();
   // On several nodes the legend takes four more lines below the canvas.
   // With large text in a short panel the legend folds into one line (the
   // rest on hover), so the canvas keeps room for the node boxes.
   const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
-  const bool legend_full = size.y - 6 * line_h >= 140;
-  const float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
-  const ImVec2 canvas(std::max(size.x, 40.f), std::max(size.y - line_h - (compact ? 0 : line_h) - legend_h, 40.f));
+  bool legend_full = size.y - 6 * line_h >= 140;
+  float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
-  const TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t,
-                                            ses.prediction().network ? &*ses.prediction().network : nullptr);
+  const Network* net = ses.prediction().network ? &*ses.prediction().network : nullptr;
+  // The caption wraps in a narrow panel (large text): the canvas is what
+  // its lines leave.
+  const auto canvas_for = [&](float cap_text_h) {
+    return ImVec2(std::max(size.x, 40.f),
+                  std::max(size.y - cap_text_h - spacing - (compact ? 0 : line_h) - legend_h, 40.f));
+  };
+  float cap_text_h = ImGui::GetTextLineHeight();
+  ImVec2 canvas = canvas_for(cap_text_h);
+  TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
 
   const std::string caption = fmt::format("{} {} - {}", name(s.spec.collective), s.spec.algorithm, sc.caption);
-  dl->AddText(cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str());
+  const float wrap_w = std::max(size.x, 40.f);
+  const float wrapped_h = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap_w).y;
+  bool rebuild = false;
+  if (wrapped_h > cap_text_h + 0.5f) cap_text_h = wrapped_h, rebuild = true;
+  // The legend's lines wrap too: shown in full while the canvas keeps
+  // 140 px, else folded into its bottleneck line.
+  const auto legend_lines = [](const TopologyScene& t_sc) {
+    std::vector<std::string> lines = {t_sc.network_note};
+    lines.insert(lines.end(), t_sc.legend.begin(), t_sc.legend.end());
+    lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", t_sc.bottleneck));
+    return lines;
+  };
+  const auto folded_line = [](const TopologyScene& t_sc) {
+    return fmt::format("bottleneck: {} (legend: hover)", t_sc.bottleneck);
+  };
+  if (nodes_legend && !sc.boxes.empty()) {
+    float full_h = 0;
+    for (const std::string& l : legend_lines(sc)) full_h += ImGui::CalcTextSize(l.c_str(), nullptr, false, wrap_w).y + spacing;
+    const bool full = size.y - cap_text_h - spacing - line_h - full_h >= 140;
+    const float h = full ? full_h : ImGui::CalcTextSize(folded_line(sc).c_str(), nullptr, false, wrap_w).y + spacing;
+    if (full != legend_full || std::abs(h - legend_h) > 0.5f) legend_full = full, legend_h = h, rebuild = true;
+  }
+  if (rebuild) {
+    canvas = canvas_for(cap_text_h);
+    sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
+  }
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str(),
+              nullptr, wrap_w);
+  ImGui::Dummy(ImVec2(0, cap_text_h));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
 
   dl->PushClipRect(origin, ImVec2(origin.x + canvas.x, origin.y + canvas.y), true);
   const SmoothLines smooth(dl);  // curves and circles: anti-aliased
@@ -45,8 +80,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddRect(iv(b.min, origin), iv(b.max, origin), im(from_hex(assets::kInk)), 6, 0, 1.5f);
     const std::string label = fmt::format("node {}", b.node);
     // At most 18 px: the scene keeps a fixed head row above the ranks.
-    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f), ImVec2(origin.x + b.min.x + 6, origin.y + b.min.y + 3),
-                im(from_hex(assets::kInk)), label.c_str());
+    // Where the scene put it (clear of the chain's wrap arrow).
+    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f),
+                ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3), im(from_hex(assets::kInk)), label.c_str());
   }
   for (const LinkDraw& l : sc.links)
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
@@ -109,6 +145,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ImVec2 ts(ts0.x * fit, ts0.y * fit);
     dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
                 label.c_str());
+    if (!compact) app.vs.labels_drawn.push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     if (nd.root) {
@@ -152,18 +189,26 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                       contributors_text(hover->mask, n).c_str());
   }
   if (!compact) {
-    ImGui::TextDisabled("%zu transfer%s; badge = the chunk in flight", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+    // The badge's meaning moves to the hover where the line would be cut.
+    const std::string transfers = fmt::format("{} transfer{}", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
+    const std::string line = transfers + "; badge = the chunk in flight";
+    if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
+      ImGui::TextDisabled("%s", line.c_str());
+    } else {
+      ImGui::TextDisabled("%s", transfers.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("badge = the chunk in flight");
+    }
     if (!sc.boxes.empty()) {
       // Where the times come from first: the line a short panel must keep.
-      std::vector<std::string> lines = {sc.network_note};
-      lines.insert(lines.end(), sc.legend.begin(), sc.legend.end());
-      lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", sc.bottleneck));
+      const std::vector<std::string> lines = legend_lines(sc);
       if (legend_full) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
         for (const std::string& l : lines) ImGui::TextWrapped("%s", l.c_str());
         ImGui::PopStyleColor();
       } else {
-        ImGui::TextDisabled("bottleneck: %s (legend: hover)", sc.bottleneck.c_str());
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", folded_line(sc).c_str());
+        ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
           std::string all;
           for (const std::string& l : lines) all += (all.empty() ? "" : "\n") + l;

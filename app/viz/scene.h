@@ -62,7 +62,12 @@ struct ArrowDraw {
 struct NodeBoxDraw {
   int node = 0;
   Vec2 min, max;
+  // The "node k" label's left edge from min.x (a label of kNodeLabelW x 18
+  // px at most, min.y + 3): left, centred or right, wherever the chain's
+  // wrap arrow does not pass.
+  float label_x = 6;
 };
+inline constexpr float kNodeLabelW = 64;
 struct NicDraw {
   int node = 0, nic = 0;
   Vec2 pos;             // centre of its square

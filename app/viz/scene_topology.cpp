@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
@@ -233,31 +234,63 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
                               : -kPi / 2 + 2 * kPi * float(l) / float(g);
       return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
     };
+    // Neighbours on the ring (l, l+1) have a badge between them on most
+    // steps: their circles stay a badge's width (as build_topology sizes
+    // it below) plus a margin apart, so the badge covers neither label.
+    const auto badge_w = [](float r) { return std::clamp(r * 1.3f, 16.f, 40.f); };
+    const auto badge_h = [](float r) { return std::clamp(r * 0.6f, 9.f, 20.f); };
+    // A small box (4 nodes of 8) may have room for neither: then the ranks
+    // only stay apart (the old spacing) and badges may touch them.
     radius = 6;
     bool fits = false;
-    for (float r = 22; r >= 6 && !fits; r -= 0.5f) {
-      const Vec2 e = ellipse(r);
-      if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
-      float closest = 1e9f;  // every pair: a flat ellipse puts opposite ranks together
-      for (int a = 0; a < g; ++a)
-        for (int b = a + 1; b < g; ++b) {
-          const Vec2 p = at(a, e), q = at(b, e);
-          closest = std::min(closest, std::hypot(p.x - q.x, p.y - q.y));
-        }
-      if (closest >= 2 * r + 4) radius = r, fits = true;
-    }
-    // A short, wide box (e.g. beside a lesson): ranks in rows instead, when
-    // the ellipse leaves them too small or does not fit at all.
     int grid_rows = 0, grid_cols = 0;
     float grid_r = 0;
-    for (int rows = 1; rows <= g; ++rows) {
-      const int cls = (g + rows - 1) / rows;
-      float r = std::min(room_w / float(cls) / 2 - 2, 22.f);
-      while (r >= 6 && float(rows) * (2 * r + 4) > room_h0 - below_for(r)) r -= 0.5f;
-      if (r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
+    for (const bool strict : {true, false}) {
+      const auto nb_w = [&](float r) { return strict ? badge_w(r) + 8 : 4.f; };
+      const auto nb_h = [&](float r) { return strict ? badge_h(r) + 8 : 4.f; };
+      for (float r = 22; r >= 6 && !fits; r -= 0.5f) {
+        const Vec2 e = ellipse(r);
+        if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
+        bool ok = true;  // every pair: a flat ellipse puts opposite ranks together
+        for (int a = 0; a < g && ok; ++a)
+          for (int b = a + 1; b < g && ok; ++b) {
+            const Vec2 p = at(a, e), q = at(b, e);
+            const bool neighbours = b == a + 1 || (a == 0 && b == g - 1);
+            ok = std::hypot(p.x - q.x, p.y - q.y) >= 2 * r + (neighbours && g > 2 ? nb_w(r) : 4);
+          }
+        if (ok) radius = r, fits = true;
+      }
+      // A short, wide box (e.g. beside a lesson), or many ranks: the ranks
+      // on a grid instead, walked as a snake so ring neighbours are grid
+      // neighbours, when the ellipse leaves them too small or does not fit.
+      for (int rows = 1; rows <= g; ++rows) {
+        // A node's own ring closes only on one row or a snake of two.
+        if (!chain && sc.kind == TopologyKind::ring && rows > 2) break;
+        const int cls = (g + rows - 1) / rows;
+        const auto cell_ok = [&](float rr) {
+          const float cell_w = room_w / float(cls), cell_h = (room_h0 - below_for(rr)) / float(rows);
+          return cell_w >= 2 * rr + (cls > 1 ? nb_w(rr) : 4) && cell_h >= 2 * rr + (rows > 1 ? nb_h(rr) : 4);
+        };
+        float r = 22.f;
+        while (r >= 6 && !cell_ok(r)) r -= 0.5f;
+        if (r >= 6 && r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
+      }
+      if (fits || grid_rows > 0) break;
     }
-    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 9 && grid_r > radius + 2));
+    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 && grid_r > radius + 1));
     if (grid) radius = std::max(grid_r, 6.f);
+    // The snake: a chain runs down and up the columns from the top left,
+    // so its last rank ends on the right, beside the next node's first;
+    // otherwise along the rows, every other row backwards.
+    const auto grid_cell = [&](int l) {
+      if (chain) {
+        const int c = l / grid_rows, k = l % grid_rows;
+        return std::pair<int, int>{c, c % 2 == 0 ? k : grid_rows - 1 - k};
+      }
+      const int r = l / grid_cols, k = l % grid_cols;
+      return std::pair<int, int>{r % 2 == 0 ? k : grid_cols - 1 - k, r};
+    };
+    if (grid && chain) grid_cols = (g + grid_rows - 1) / grid_rows;
     const Vec2 e = ellipse(radius);
     // Structural links stay inside a node (each node's ring when the layout
     // is a ring): a faint line across boxes would run through other ranks;
@@ -274,8 +307,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
         Vec2 d = g == 1 ? Vec2{} : at(l, e);
         if (grid) {
           const float room_h = room_h0 - below_for(radius);
-          d = Vec2{(float(l % grid_cols) - float(grid_cols - 1) / 2) * room_w / float(grid_cols),
-                   (float(l / grid_cols) - float(grid_rows - 1) / 2) * room_h / float(grid_rows)};
+          const auto [gc, gr] = grid_cell(l);
+          d = Vec2{(float(gc) - float(grid_cols - 1) / 2) * room_w / float(grid_cols),
+                   (float(gr) - float(grid_rows - 1) / 2) * room_h / float(grid_rows)};
         }
         pos[k * g + l] = Vec2{ccx + d.x, ccy + d.y};
       }
@@ -332,8 +366,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
     if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
       // The chain's wrap from the last node back to the first arcs over the
-      // boxes in between, its peak in their label row.
-      const float top = sc.boxes[0].min.y + 6;
+      // boxes in between, its peak in the gap above them: it crosses the
+      // label row only near its ends, clear of the centred node labels.
+      const float top = sc.boxes[0].min.y - 4;
       a.ctrl.y = 2 * top - (a.a.y + a.b.y) / 2;
     }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
@@ -343,6 +378,33 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.badge_w = bw;
     a.badge_h = bh;
     sc.arrows.push_back(std::move(a));
+  }
+  // Node labels clear of the chain's wrap arrow (last node's last rank to
+  // the first rank), whether or not this step draws it: the first of left,
+  // centre, right that the arc's curve does not cross.
+  if (N > 1 && sc.chain) {
+    const Vec2 p = pos[n - 1], q = pos[0];
+    const float dx = q.x - p.x, dy = q.y - p.y;
+    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
+    const float ux = dx / len, uy = dy / len;
+    const Vec2 a{p.x + ux * (radius + 3), p.y + uy * (radius + 3)}, b{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
+    const float top = sc.boxes[0].min.y - 4;
+    const Vec2 c{(a.x + b.x) / 2, 2 * top - (a.y + b.y) / 2};
+    for (NodeBoxDraw& box : sc.boxes) {
+      const float bw = box.max.x - box.min.x;
+      for (const float lx : {6.f, (bw - kNodeLabelW) / 2, bw - 6 - kNodeLabelW}) {
+        const float x0 = box.min.x + lx - 3, x1 = x0 + kNodeLabelW + 6, y0 = box.min.y, y1 = box.min.y + 24;
+        bool crossed = false;
+        for (int k = 0; k <= 40 && !crossed; ++k) {
+          const Vec2 pt = bezier(a, c, b, float(k) / 40);
+          crossed = pt.x >= x0 && pt.x <= x1 && pt.y >= y0 && pt.y <= y1;
+        }
+        if (!crossed) {
+          box.label_x = lx;
+          break;
+        }
+      }
+    }
   }
   if (N > 1) add_network_loads(sc, s, N, net_in);
   if (N > 1 && !ses.measured_note().empty())

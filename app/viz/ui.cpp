@@ -1,10 +1,12 @@
 #include <fmt/format.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "app/viz/keys.h"
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "assets/palette.h"
@@ -67,6 +69,7 @@ void draw_legend(int n, bool reducing) {
   }
   if (reducing && n > 1) {
     ImGui::SameLine(0, 6);
+    if (ImGui::GetCursorScreenPos().x + sz + 4 + ImGui::CalcTextSize("all ranks (complete)").x > right) ImGui::NewLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();
     dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(complete_color()));
     ImGui::Dummy(ImVec2(sz + 4, sz));
@@ -164,15 +167,129 @@ void tick(App& app, double now) {
   }
 }
 
-void draw_ui(App& app) {
+namespace {
+
+// The keys. Present mode takes a presentation clicker's keys: Right, Page
+// Down or Space step (a beat in a lesson), Left or Page Up step back, Home
+// starts over, Esc leaves present mode; F5 enters it.
+void handle_keys(App& app) {
   ViewState& vs = app.vs;
-  vs.probes.clear();
+  if (vs.present) {
+    const bool next = key_pressed(Key::step) || key_pressed(Key::page_down) || key_pressed(Key::play);
+    const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);
+    if (next) app.lesson ? action_next_beat(app) : action_step(app);
+    if (prev) app.lesson ? action_prev_beat(app) : action_back(app);
+    if (key_pressed(Key::home)) {
+      if (app.lesson) app.lesson->go(0);
+      else action_reset(app);
+    }
+    if (key_pressed(Key::escape)) vs.present = false;
+    return;
+  }
   if (key_pressed(Key::step)) action_step(app);
   if (key_pressed(Key::back)) action_back(app);
   if (key_pressed(Key::play)) action_toggle_play(app);
   if (key_pressed(Key::reset)) action_reset(app);
   if (app.lesson && key_pressed(Key::next_beat)) action_next_beat(app);
   if (app.lesson && key_pressed(Key::prev_beat)) action_prev_beat(app);
+  if (key_pressed(Key::present)) vs.present = true;
+}
+
+// A bordered child window at the layout's rectangle, recorded as drawn.
+bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags flags = 0) {
+  ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
+  vs.panels_drawn.push_back({id, r});
+  return ImGui::BeginChild(id, ImVec2(r.w, r.h), true, flags);
+}
+
+// The text scale (at most 1) at which the buffers panel's content fits a
+// w x h content region without scrolling, found by bisection over the
+// buffers scene. Mirrors panel_buffers.cpp's measures (rows of 1.35 lines,
+// the legend above, ranks side by side when they would not fit one under
+// the other); the measurement after drawing (buffers_panel) corrects it.
+float buffers_fit_scale(const Session& ses, float w, float h) {
+  const int n = ses.schedule().world_size();
+  const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
+  const auto need = [&](float s) {
+    const float fs = fs1 * s, line = line1 * s;
+    // The legend: one swatch and name per rank, wrapped.
+    float legend_w = 0;
+    for (int r = 0; r < n; ++r) legend_w += fs + 14 + ImGui::CalcTextSize(fmt::format("R{}", r).c_str()).x * s;
+    legend_w += fs + 10 + ImGui::CalcTextSize("all ranks (complete)").x * s;
+    const float legend_h = line * std::ceil(legend_w / std::max(w, 1.f));
+    BuffersLayout lay;
+    lay.width = w - ImGui::GetStyle().ScrollbarSize;
+    lay.row_h = std::round(fs * 1.35f);
+    lay.row_gap = std::round(fs * 0.15f);
+    lay.rank_gap = std::round(fs * 0.7f);
+    lay.char_w = ImGui::CalcTextSize("0").x * s;
+    lay.tag_w = ImGui::CalcTextSize("R00").x * s + lay.char_w;
+    lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
+    lay.col_gap = fs;
+    const float avail_h = h - legend_h - line;
+    BuffersScene sc = build_buffers(ses, ses.position(), lay);
+    for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
+      BuffersLayout l2 = lay;
+      l2.columns = c;
+      const float col_w = (lay.width - lay.col_gap * float(c - 1)) / float(c);
+      int max_cells = 1;
+      for (const auto& row : sc.rows) max_cells = std::max<int>(max_cells, static_cast<int>(row.cells.size()));
+      if (col_w - lay.tag_w - lay.label_w < float(std::min(max_cells, 16)) * lay.char_w * 3) break;
+      sc = build_buffers(ses, ses.position(), l2);
+    }
+    return legend_h + sc.height + (sc.values ? 0.f : line);
+  };
+  if (need(1) <= h) return 1;
+  // Not below 9 px, the topology labels' floor: every rank stays in view
+  // (16 ranks at 28 px), as small as a label can still be read.
+  float lo = std::min(1.f, 9.f / fs1), hi = 1;
+  for (int i = 0; i < 7; ++i) {
+    const float mid = (lo + hi) / 2;
+    (need(mid) <= h ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// The buffers panel at its text scale; then, from what it drew, the scale
+// at which its rows fit without scrolling (used from the next frame on).
+// Only shrinks while the panel and the run keep their shape, so the choice
+// between one and several columns of ranks cannot flip back and forth.
+void buffers_panel(App& app, const Rect& r) {
+  ViewState& vs = app.vs;
+  const CollectiveSpec& sp = app.session.schedule().spec;
+  const std::string key = fmt::format("{}x{} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
+                                      name(sp.collective), sp.algorithm, sp.in_place);
+  if (key != vs.buffers_scale_key) {
+    const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    vs.buffers_scale_key = key;
+    vs.buffers_scale = buffers_fit_scale(app.session, r.w - 2 * pad.x, r.h - 2 * pad.y);
+  }
+  begin_panel(vs, "buffers", r);
+  ImGui::SetWindowFontScale(vs.buffers_scale);
+  draw_buffers(app);
+  ImGuiWindow* outer = ImGui::GetCurrentWindow();
+  const float top = outer->Pos.y + outer->WindowPadding.y;
+  for (ImGuiWindow* w : outer->DC.ChildWindows) {
+    // The rows' own child (panel_buffers.cpp): how far its content reached.
+    const float need_bottom = w->DC.CursorMaxPos.y + w->Scroll.y, seen_bottom = w->Pos.y + w->Size.y;
+    if (need_bottom > seen_bottom && need_bottom > top) {
+      const float fit = (seen_bottom - top) / (need_bottom - top);
+      vs.buffers_scale = std::max(std::min(1.f, 9.f / ImGui::GetFontSize() * vs.buffers_scale),
+                                  vs.buffers_scale * fit * 0.99f);
+    }
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_ui(App& app) {
+  ViewState& vs = app.vs;
+  vs.probes.clear();
+  vs.controls_drawn.clear();
+  vs.panels_drawn.clear();
+  vs.labels_drawn.clear();
+  handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();
   // The full-screen window draws no background: Platform::render's glClear
@@ -194,46 +311,52 @@ void draw_ui(App& app) {
     ImGui::End();
     return;
   }
-  draw_controls(app);
+  if (!vs.present) draw_controls(app);
   apply_params(app);
   if (!app.session.configured()) {
     ImGui::TextWrapped("%s", vs.error.c_str());
     ImGui::End();
     return;
   }
+  const ImGuiStyle& style = ImGui::GetStyle();
+  LayoutInput in;
+  in.width = io.DisplaySize.x;
+  in.height = io.DisplaySize.y;
+  in.font_px = ImGui::GetFontSize();
+  in.view = vs.view;
+  in.lesson = app.lesson != nullptr;
+  in.present = vs.present;
+  in.topology_first = vs.lesson_topology;
+  in.controls_bottom = vs.present ? 0.f : ImGui::GetCursorScreenPos().y;
+  in.pad = style.WindowPadding.x;
+  in.gap = style.ItemSpacing.y;
+  vs.layout = compute_layout(in);
+  const Layout& L = vs.layout;
   if (vs.view == View::main) {
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float gap = ImGui::GetStyle().ItemSpacing.y;
-    // With a lesson open the lesson panel takes the stats' place and most of
-    // the bottom row (its Stats tab keeps the numbers).
-    const bool lesson = app.lesson != nullptr;
-    const float top_h = std::floor((avail.y - gap) * (lesson && !vs.lesson_topology ? 0.48f : 0.60f));
-    const float left_w = std::floor(avail.x * (vs.lesson_topology ? 0.62f : 0.38f));  // a beat's view: topology
-    ImGui::BeginChild("topology", ImVec2(left_w, top_h), true, ImGuiWindowFlags_NoScrollbar);
-    {
-      const ImVec2 a = ImGui::GetContentRegionAvail();
-      draw_topology(app, app.session, app.session.position(), a, false);
+    begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
+    draw_topology(app, app.session, app.session.position(), ImGui::GetContentRegionAvail(), false);
+    ImGui::EndChild();
+    buffers_panel(app, L.buffers);
+    if (L.timeline.w > 0) {
+      begin_panel(vs, "timeline", L.timeline, ImGuiWindowFlags_NoScrollbar);
+      draw_timeline(app);
+      ImGui::EndChild();
     }
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("buffers", ImVec2(0, top_h), true);
-    draw_buffers(app);
-    ImGui::EndChild();
-    const float tl_w = std::floor(avail.x * (lesson ? 0.30f : 0.60f));
-    ImGui::BeginChild("timeline", ImVec2(tl_w, 0), true, ImGuiWindowFlags_NoScrollbar);
-    draw_timeline(app);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    if (lesson) {
-      ImGui::BeginChild("lesson", ImVec2(0, 0), true);
+    if (app.lesson) {
+      begin_panel(vs, "lesson", L.side);
       draw_lesson(app);
     } else {
-      ImGui::BeginChild("stats", ImVec2(0, 0), true);
+      begin_panel(vs, "stats", L.side);
       draw_stats(app);
     }
     ImGui::EndChild();
   } else {
+    // panel_compare fills the body: a child of that size, no border.
+    ImGui::SetCursorScreenPos(ImVec2(L.compare.x, L.compare.y));
+    vs.panels_drawn.push_back({"compare", L.compare});
+    ImGui::BeginChild("compare", ImVec2(L.compare.w, L.compare.h), false, ImGuiWindowFlags_NoScrollbar);
     draw_compare(app);
+    ImGui::EndChild();
   }
   ImGui::End();
 }

@@ -9,6 +9,7 @@
 
 #include "app/viz/compare.h"
 #include "app/viz/ddp_view.h"
+#include "app/viz/layout.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/palette.h"
 #include "app/viz/session.h"
@@ -64,6 +65,25 @@ struct ViewState {
   // asking for the same keeps the measured points.
   bool lesson_topology = false;
   std::string lesson_sweep;
+  // --present (or F5): no controls, the view takes the window, and the keys
+  // of a presentation clicker step (keys.h); Esc leaves it.
+  bool present = false;
+  // As last drawn, in screen pixels (tests assert them inside the window):
+  // each control's rectangle (label included) and each panel's.
+  struct Drawn {
+    std::string what;
+    Rect r;
+  };
+  std::vector<Drawn> controls_drawn, panels_drawn;
+  // Rank labels as last drawn ("timeline R3", "topology R3"): every rank
+  // carries one.
+  std::vector<Drawn> labels_drawn;
+  Layout layout;  // the layout of the last frame (compute_layout)
+  // The buffers panel's text scale (1 = the window's text): below 1 when
+  // its rows would otherwise scroll out of view; found again from 1 when
+  // the panel's size, the text size or the run's shape changes.
+  float buffers_scale = 1;
+  std::string buffers_scale_key;
 };
 
 struct App {

@@ -1,0 +1,48 @@
+#include "app/viz/layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/view_state.h"
+
+namespace microddp::viz {
+
+bool compact_controls(float width, float font_px) {
+  // The run row needs about 66 em (combos and fields sized in em) plus the
+  // prediction row; below 64 em of window it would take three or more lines.
+  return width < 64.f * font_px;
+}
+
+Layout compute_layout(const LayoutInput& in) {
+  Layout L;
+  L.window = Rect{0, 0, in.width, in.height};
+  const float top = in.present ? in.pad : std::max(in.pad, in.controls_bottom);
+  L.body = Rect{in.pad, top, std::max(0.f, in.width - 2 * in.pad), std::max(0.f, in.height - in.pad - top)};
+  const Rect& b = L.body;
+  if (in.view == View::compare || in.view == View::ddp) {
+    L.compare = b;
+    return L;
+  }
+  // Large text (a projector) or present mode: the buffers' rows are the
+  // tallest content, so the top row gets more of the height and the
+  // buffers more of its width.
+  const bool large = in.present || in.font_px >= 24;
+  const float usable_h = std::max(0.f, b.h - in.gap);
+  const float top_frac = in.lesson ? 0.5f : large ? 0.64f : 0.60f;
+  const float top_h = std::floor(usable_h * top_frac);
+  const float left_w = std::floor((b.w - in.gap) * (in.topology_first ? 0.62f : large ? 0.32f : 0.38f));
+  L.topology = Rect{b.x, b.y, left_w, top_h};
+  L.buffers = Rect{b.x + left_w + in.gap, b.y, b.w - left_w - in.gap, top_h};
+  const float low_y = b.y + top_h + in.gap, low_h = std::max(0.f, b.bottom() - low_y);
+  // With a lesson the lesson panel takes the lower half (the whole width
+  // with large text, where a narrow timeline would say nothing); the
+  // stats stay in its Stats tab.
+  const float tl_frac = in.lesson ? (large ? 0.f : 0.30f) : 0.60f;
+  const float tl_w = tl_frac > 0 ? std::floor((b.w - in.gap) * tl_frac) : 0.f;
+  L.timeline = Rect{b.x, low_y, tl_w, tl_w > 0 ? low_h : 0.f};
+  const float side_x = tl_w > 0 ? b.x + tl_w + in.gap : b.x;
+  L.side = Rect{side_x, low_y, b.right() - side_x, low_h};
+  return L;
+}
+
+}  // namespace microddp::viz

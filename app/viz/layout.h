@@ -1,0 +1,52 @@
+// Where the window's panels go: a plain function of the window size, the
+// text size, the view and whether a lesson is open, so tests can assert the
+// layout without drawing it (and draw_ui places every panel from it).
+// All lengths are in screen pixels, origin at the window's top-left.
+#pragma once
+
+namespace microddp::viz {
+
+enum class View;
+
+struct Rect {
+  float x = 0, y = 0, w = 0, h = 0;
+  float right() const { return x + w; }
+  float bottom() const { return y + h; }
+  // Inside `o`, allowing half a pixel for rounding.
+  bool inside(const Rect& o) const {
+    return x >= o.x - 0.5f && y >= o.y - 0.5f && right() <= o.right() + 0.5f && bottom() <= o.bottom() + 0.5f;
+  }
+  bool overlaps(const Rect& o) const { return x < o.right() && o.x < right() && y < o.bottom() && o.y < bottom(); }
+};
+
+struct LayoutInput {
+  float width = 1280, height = 720;  // window (display) size
+  float font_px = 18;                // text size
+  View view{};                       // main when not set
+  bool lesson = false;               // a lesson panel is open (main view)
+  bool present = false;              // --present: no controls, the view takes the window
+  bool topology_first = false;       // a lesson beat's `view: topology`: the topology panel takes most of the top row
+  // Where the controls end (their measured height this frame, 0 when
+  // hidden): they wrap or collapse with the text size, so draw_ui measures.
+  float controls_bottom = 0;
+  float pad = 8, gap = 8;            // ImGui's WindowPadding and ItemSpacing
+};
+
+struct Layout {
+  Rect window, body;                           // body: below the controls
+  // Main view: topology | buffers over timeline | stats (or the lesson).
+  Rect topology, buffers, timeline, side;
+  // Compare view: the region panel_compare draws into (columns and sweep).
+  Rect compare;
+};
+
+// True when the run controls no longer fit a line or two at this text size:
+// they fold into a "Setup" popup and the transport row stays.
+bool compact_controls(float width, float font_px);
+
+// The panels' rectangles. With a lesson open the lesson panel takes the
+// whole lower half; with large text (or --present) the top row, where the
+// buffers are, gets a larger share.
+Layout compute_layout(const LayoutInput& in);
+
+}  // namespace microddp::viz

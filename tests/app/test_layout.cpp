@@ -1,0 +1,453 @@
+// The window at projector sizes: 1280x720 with 18 and 28 px text, in the
+// main and compare views and with a lesson open. Every control and panel
+// lies inside the window, the seed's three ranks' buffer rows are inside the
+// buffers panel, present mode draws no controls and its keys step, and the
+// 16-rank topology's labels do not overlap.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/headless.h"
+#include "app/viz/keys.h"
+#include "app/viz/layout.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/options.h"
+#include "app/viz/platform.h"
+#include "app/viz/scene.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+const std::string kLesson02 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/02-ring-double-buffering.yaml";
+
+// A headless ImGui context whose text is the window's font at px (DejaVu
+// Sans where installed, as on screen).
+struct Sized : test::Headless {
+  explicit Sized(float px) {
+    add_fonts(px);
+    unsigned char* data = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&data, &w, &h);
+  }
+};
+
+RunParams seed_ring() {
+  RunParams p;
+  p.spec.algorithm = "ring_unchunked";
+  p.spec.world_size = 3;
+  p.spec.count = 3;
+  p.data = "1,2,3;4,5,6;7,8,9";
+  return p;
+}
+
+std::string show(const Rect& r) { return fmt::format("({}, {}) {} x {}", r.x, r.y, r.w, r.h); }
+
+void check_all_inside(const App& app) {
+  const Rect win{0, 0, 1280, 720};
+  for (const auto& d : app.vs.controls_drawn) {
+    INFO("control ", d.what, " at ", show(d.r));
+    CHECK(d.r.inside(win));
+  }
+  for (const auto& d : app.vs.panels_drawn) {
+    INFO("panel ", d.what, " at ", show(d.r));
+    CHECK(d.r.inside(win));
+    CHECK(d.r.w > 50);
+    CHECK(d.r.h > 50);
+  }
+}
+
+const ViewState::Drawn* panel(const App& app, const std::string& what) {
+  for (const auto& d : app.vs.panels_drawn)
+    if (d.what == what) return &d;
+  return nullptr;
+}
+
+// Every buffer row of every rank of the seed drew a probe (a row is drawn
+// only where it shows), and the whole row is inside the buffers panel.
+void check_seed_rows_visible(const App& app, float px) {
+  const auto* buf = panel(app, "buffers");
+  REQUIRE(buf != nullptr);
+  // panel_buffers.cpp: rows are 1.35 lines of its (scaled) text; probes
+  // sit 7 px inside a cell's top-left corner.
+  const float row_h = std::round(px * app.vs.buffers_scale * 1.35f);
+  std::set<std::string> rows;
+  for (const Probe& pr : app.vs.probes) {
+    const std::string what = pr.what.substr(0, pr.what.find(" ["));
+    rows.insert(what);
+    INFO(pr.what, " at y ", pr.y, "; panel ", show(buf->r), "; row ", row_h);
+    CHECK(float(pr.y - 7) >= buf->r.y);
+    CHECK(float(pr.y - 7) + row_h <= buf->r.bottom());
+    CHECK(float(pr.x) <= buf->r.right());
+  }
+  for (int r = 0; r < 3; ++r)
+    for (const char* b : {"input", "send_buff", "recv_buff", "accum", "output"}) {
+      INFO("R", r, " ", b, " at ", px, " px, buffers scale ", app.vs.buffers_scale);
+      CHECK(rows.count(fmt::format("R{} {}", r, b)) == 1);
+    }
+}
+
+// What the last frame drew in the full-screen window reached no further
+// than the window (ImGui's extent of the items placed, in screen pixels):
+// no control or line runs off the right or the bottom.
+void check_nothing_runs_off() {
+  ImGuiWindow* w = ImGui::FindWindowByName("microddp-viz");
+  REQUIRE(w != nullptr);
+  const float pad = ImGui::GetStyle().WindowPadding.x;
+  CHECK(w->DC.CursorMaxPos.x <= 1280 - pad + 0.5f);
+  CHECK(w->DC.CursorMaxPos.y <= 720 - pad + 0.5f);
+}
+
+// The panels that do not scroll (topology, timeline) drew nothing past
+// their own edges either.
+void check_fixed_panels_hold_their_content() {
+  ImGuiWindow* w = ImGui::FindWindowByName("microddp-viz");
+  REQUIRE(w != nullptr);
+  for (ImGuiWindow* c : w->DC.ChildWindows) {
+    const std::string name = c->Name;
+    if (name.find("/topology_") == std::string::npos && name.find("/timeline_") == std::string::npos) continue;
+    INFO(name, " content to (", c->DC.CursorMaxPos.x, ", ", c->DC.CursorMaxPos.y, "), window to (",
+         c->Pos.x + c->Size.x, ", ", c->Pos.y + c->Size.y, ")");
+    CHECK(c->DC.CursorMaxPos.x <= c->Pos.x + c->Size.x - c->WindowPadding.x + 0.5f);
+    CHECK(c->DC.CursorMaxPos.y <= c->Pos.y + c->Size.y - c->WindowPadding.y + 0.5f);
+  }
+}
+
+void frames(Sized& h, App& app, int k = 4) {
+  for (int i = 0; i < k; ++i) h.frame(app);
+}
+
+}  // namespace
+
+TEST_SUITE("layout") {
+  TEST_CASE("compute_layout: every panel inside the window, the main view's four apart") {
+    for (const float px : {12.f, 18.f, 28.f, 40.f})
+      for (const bool lesson : {false, true})
+        for (const bool present : {false, true}) {
+          LayoutInput in;
+          in.font_px = px;
+          in.view = View::main;
+          in.lesson = lesson;
+          in.present = present;
+          in.controls_bottom = present ? 0 : px * 4;
+          const Layout L = compute_layout(in);
+          INFO(px, " px, lesson ", lesson, ", present ", present);
+          CHECK(L.body.y == doctest::Approx(present ? 8 : px * 4));
+          std::vector<Rect> rs = {L.topology, L.buffers, L.side};
+          if (L.timeline.w > 0) rs.push_back(L.timeline);
+          for (size_t i = 0; i < rs.size(); ++i) {
+            CHECK(rs[i].inside(L.window));
+            CHECK(rs[i].inside(L.body));
+            for (size_t j = i + 1; j < rs.size(); ++j) CHECK_FALSE(rs[i].overlaps(rs[j]));
+          }
+          // The lesson takes the lower half; with large text the whole width.
+          if (lesson) CHECK(L.side.h == doctest::Approx(L.body.h - 8 - std::floor((L.body.h - 8) * 0.5f)));
+          if (lesson && px >= 24) CHECK(L.side.w == doctest::Approx(L.body.w));
+        }
+    LayoutInput in;
+    in.view = View::compare;
+    in.controls_bottom = 100;
+    const Layout L = compute_layout(in);
+    CHECK(L.compare.x == 8);
+    CHECK(L.compare.y == 100);
+    CHECK(L.compare.right() == 1272);
+    CHECK(L.compare.bottom() == 712);
+    CHECK_FALSE(compact_controls(1280, 18));
+    CHECK(compact_controls(1280, 28));
+  }
+
+  TEST_CASE("1280x720 at 18 and 28 px: controls and panels inside, the seed's rows in view") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.edit = seed_ring();
+      app.vs.collect_probes = true;
+      h.frame(app);
+      REQUIRE(app.session.configured());
+      app.session.seek(2);  // every buffer written: a probe in each row
+      frames(h, app);
+      CHECK(app.vs.controls_drawn.size() >= 10);
+      CHECK(panel(app, "topology") != nullptr);
+      CHECK(panel(app, "timeline") != nullptr);
+      CHECK(panel(app, "stats") != nullptr);
+      check_all_inside(app);
+      check_nothing_runs_off();
+      check_fixed_panels_hold_their_content();
+      check_seed_rows_visible(app, px);
+      // Large text folds the run's parameters into the Setup popup.
+      bool setup = false;
+      for (const auto& d : app.vs.controls_drawn) setup = setup || d.what == "setup";
+      CHECK(setup == (px == 28.f));
+
+      app.vs.view = View::compare;
+      frames(h, app);
+      check_all_inside(app);
+      check_nothing_runs_off();
+      const auto* cmp = panel(app, "compare");
+      REQUIRE(cmp != nullptr);
+      CHECK(cmp->r.bottom() == doctest::Approx(712));
+    }
+  }
+
+  TEST_CASE("the DDP view at 18 and 28 px: its controls and lines stay inside the window") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.edit = seed_ring();
+      app.session.configure(app.vs.edit);
+      app.vs.view = View::ddp;
+      app.ddp.edit.ranks = 4, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
+      h.frame(app);  // requests the run
+      app.ddp.runner.wait();
+      frames(h, app);
+      REQUIRE(app.ddp.runner.result() != nullptr);
+      check_nothing_runs_off();
+    }
+  }
+
+  TEST_CASE("28 px: the Setup button opens the run's controls in a popup inside the window") {
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.edit = seed_ring();
+    frames(h, app, 2);
+    const ViewState::Drawn* setup = nullptr;
+    for (const auto& d : app.vs.controls_drawn)
+      if (d.what == "setup") setup = &d;
+    REQUIRE(setup != nullptr);
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(setup->r.x + setup->r.w / 2, setup->r.y + setup->r.h / 2);
+    h.frame(app);
+    io.MouseDown[0] = true;
+    h.frame(app);
+    io.MouseDown[0] = false;
+    frames(h, app, 3);
+    ImGuiWindow* popup = nullptr;
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (w->Active && (w->Flags & ImGuiWindowFlags_Popup)) popup = w;
+    REQUIRE(popup != nullptr);
+    INFO("popup at (", popup->Pos.x, ", ", popup->Pos.y, ") ", popup->Size.x, " x ", popup->Size.y);
+    CHECK(popup->Pos.x >= 0);
+    CHECK(popup->Pos.y >= 0);
+    CHECK(popup->Pos.x + popup->Size.x <= 1280);
+    CHECK(popup->Pos.y + popup->Size.y <= 720);
+    // What it holds (the run row, the prediction source, speed and text
+    // size: several lines at 28 px) wrapped inside it.
+    CHECK(popup->DC.CursorMaxPos.x <= popup->Pos.x + popup->Size.x);
+    CHECK(popup->Size.y >= 3 * 28);
+    // With the popup open the edits still apply (a fill, then 4 ranks).
+    app.vs.edit.data = "iota";
+    app.vs.edit.spec.world_size = 4;
+    h.frame(app);
+    CHECK(app.vs.error.empty());
+    CHECK(app.session.schedule().world_size() == 4);
+  }
+
+  TEST_CASE("a lesson open at 18 and 28 px: the lesson panel in the lower half, the rows in view") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+      app.vs.edit = beat_target(app.lesson->current()).params;
+      app.vs.collect_probes = true;
+      frames(h, app);
+      REQUIRE(app.session.configured());
+      app.session.seek(app.session.num_steps());
+      frames(h, app);
+      check_all_inside(app);
+      check_nothing_runs_off();
+      check_fixed_panels_hold_their_content();
+      const auto* lesson = panel(app, "lesson");
+      REQUIRE(lesson != nullptr);
+      CHECK(lesson->r.bottom() == doctest::Approx(712));
+      CHECK(lesson->r.y >= 360 - 1);
+      CHECK((panel(app, "timeline") != nullptr) == (px == 18.f));
+      if (app.session.schedule().world_size() == 3) check_seed_rows_visible(app, px);
+    }
+  }
+
+  TEST_CASE("--present: no controls, the view takes the window; clicker keys step, Esc leaves") {
+    std::vector<std::string> args = {"microddp-viz", "--present", "--algorithm", "ring_unchunked",
+                                     "--data", "1,2,3;4,5,6;7,8,9"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    Options o;
+    REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
+    CHECK(o.present);
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    apply_options(app, o);
+    CHECK(app.vs.present);
+    h.frame(app);
+    CHECK(app.vs.controls_drawn.empty());
+    REQUIRE(panel(app, "topology") != nullptr);
+    CHECK(panel(app, "topology")->r.y == doctest::Approx(8));
+    check_all_inside(app);
+    CHECK(app.session.position() == 0);
+    h.press(app, Key::page_down);
+    CHECK(app.session.position() == 1);
+    h.press(app, Key::page_up);
+    CHECK(app.session.position() == 0);
+    h.press(app, Key::play);  // Space steps in present mode (it plays outside it)
+    CHECK(app.session.position() == 1);
+    CHECK_FALSE(app.vs.playing);
+    h.press(app, Key::step);
+    CHECK(app.session.position() == 2);
+    h.press(app, Key::back);
+    CHECK(app.session.position() == 1);
+    h.press(app, Key::home);
+    CHECK(app.session.position() == 0);
+    CHECK(app.vs.controls_drawn.empty());
+    h.press(app, Key::escape);
+    CHECK_FALSE(app.vs.present);
+    CHECK_FALSE(app.vs.controls_drawn.empty());
+    h.press(app, Key::present);  // F5 enters it again
+    CHECK(app.vs.present);
+    CHECK(app.vs.controls_drawn.empty());
+  }
+
+  TEST_CASE("--present with a lesson: Page Down / Page Up move between beats, Home goes to the first") {
+    Sized h(18);
+    App app;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+    app.vs.edit = beat_target(app.lesson->current()).params;
+    h.frame(app);
+    CHECK(app.lesson->beat() == 0);
+    h.press(app, Key::page_down);
+    CHECK(app.lesson->beat() == 1);
+    h.press(app, Key::play);
+    CHECK(app.lesson->beat() == 2);
+    h.press(app, Key::page_up);
+    CHECK(app.lesson->beat() == 1);
+    h.press(app, Key::home);
+    CHECK(app.lesson->beat() == 0);
+    CHECK(app.vs.controls_drawn.empty());
+  }
+
+  TEST_CASE("8 and 16 ranks at 1280x720: every rank labelled in the topology and the timeline, labels apart") {
+    for (const float px : {18.f, 28.f})
+      for (const auto& [n, nodes] : std::vector<std::pair<int, int>>{{8, 1}, {16, 1}, {16, 2}}) {
+        INFO(px, " px, ", n, " ranks on ", nodes, " node(s)");
+        Sized h(px);
+        App app;
+        app.vs.font_px = px;
+        app.vs.edit.spec.algorithm = "ring";
+        app.vs.edit.spec.world_size = n;
+        app.vs.edit.spec.nodes = nodes;
+        app.vs.edit.spec.count = n;
+        h.frame(app);
+        REQUIRE(app.session.configured());
+        app.session.seek(3);  // the timeline has bars
+        frames(h, app);
+        check_all_inside(app);
+        check_nothing_runs_off();
+        check_fixed_panels_hold_their_content();
+        for (const char* where : {"timeline", "topology"}) {
+          const auto* p = panel(app, where);
+          REQUIRE(p != nullptr);
+          std::vector<Rect> rs;
+          for (int r = 0; r < n; ++r) {
+            const std::string what = fmt::format("{} R{}", where, r);
+            int found = 0;
+            for (const auto& d : app.vs.labels_drawn)
+              if (d.what == what) {
+                ++found;
+                INFO(what, " at ", show(d.r), " in ", show(p->r));
+                CHECK(d.r.inside(p->r));
+                CHECK(d.r.h >= 8);
+                rs.push_back(d.r);
+              }
+            INFO(what);
+            CHECK(found == 1);
+          }
+          for (size_t i = 0; i < rs.size(); ++i)
+            for (size_t j = i + 1; j < rs.size(); ++j) {
+              INFO(where, " labels ", show(rs[i]), " / ", show(rs[j]));
+              CHECK_FALSE(rs[i].overlaps(rs[j]));
+            }
+        }
+      }
+  }
+
+  TEST_CASE("16 ranks on dgx-h100 (2 x 8) and 8 ranks: rank labels, node labels and badges apart") {
+    for (const auto& [n, nodes] : std::vector<std::pair<int, int>>{{16, 2}, {8, 2}, {8, 1}, {16, 1}})
+      for (const char* alg : {"ring", "hierarchical"}) {
+        RunParams p;
+        p.spec.world_size = n;
+        p.spec.nodes = nodes;
+        p.spec.count = n;
+        p.spec.algorithm = alg;
+        Session s;
+        PredictionSource src;
+        src.kind = PredictionSource::Kind::topology;
+        src.topology = "dgx-h100";
+        s.set_source(src);
+        s.configure(p);
+        const Network* net = s.prediction().network ? &*s.prediction().network : nullptr;
+        // The main view's topology canvas at 1280x720, 18 and 28 px.
+        INFO("algorithm ", std::string(alg));
+        for (const Vec2 size : {Vec2{460, 190}, Vec2{380, 230}, Vec2{460, 300}})
+          for (int pos = 0; pos <= s.num_steps(); pos += std::max(1, s.num_steps() / 6)) {
+            const TopologyScene sc = build_topology(s, pos, size, 0.5f, net);
+            INFO(n, " ranks on ", nodes, " node(s), ", std::string(alg), ", canvas ", size.x, " x ", size.y, ", position ", pos);
+            REQUIRE(sc.nodes.size() == size_t(n));
+            // A rank's label: its circle's text, at most 2r - 3 wide
+            // (panel_topology.cpp shrinks it to fit) and about 1.3r tall.
+            std::vector<Rect> labels;
+            for (const NodeDraw& d : sc.nodes) {
+              const Rect circle{d.pos.x - d.radius, d.pos.y - d.radius, 2 * d.radius, 2 * d.radius};
+              CHECK(circle.inside(Rect{0, 0, size.x, size.y}));
+              labels.push_back(Rect{d.pos.x - d.radius + 1.5f, d.pos.y - d.radius * 0.65f, 2 * d.radius - 3,
+                                    d.radius * 1.3f});
+            }
+            for (const NodeBoxDraw& b : sc.boxes)  // "node k", at most 18 px (panel_topology.cpp)
+              labels.push_back(Rect{b.min.x + b.label_x, b.min.y + 3, kNodeLabelW, 18});
+            for (size_t i = 0; i < labels.size(); ++i)
+              for (size_t j = i + 1; j < labels.size(); ++j) {
+                INFO("labels ", i, " and ", j, ": ", show(labels[i]), " / ", show(labels[j]));
+                CHECK_FALSE(labels[i].overlaps(labels[j]));
+              }
+            // No arrow runs through a node's label (sampled along its curve).
+            for (const ArrowDraw& a : sc.arrows)
+              for (int k = 0; k <= 20; ++k) {
+                const float u = float(k) / 20, v = 1 - u;
+                const float x = v * v * a.a.x + 2 * u * v * a.ctrl.x + u * u * a.b.x;
+                const float y = v * v * a.a.y + 2 * u * v * a.ctrl.y + u * u * a.b.y;
+                for (size_t i = sc.nodes.size(); i < labels.size(); ++i) {
+                  INFO("arrow R", a.from, "->R", a.to, " at (", x, ", ", y, ") through ", show(labels[i]));
+                  CHECK_FALSE(Rect{x, y, 0.01f, 0.01f}.overlaps(labels[i]));
+                }
+              }
+            // A badge inside a node covers no rank's label. (Arrows between
+            // nodes cross a box - hierarchical's, or the chain's wrap over the
+            // label row - and are left out.)
+            if (nodes > 1)
+              for (const ArrowDraw& a : sc.arrows) {
+                if (a.from / (n / nodes) != a.to / (n / nodes)) continue;
+                const Rect br{a.badge.x - a.badge_w / 2, a.badge.y - a.badge_h / 2, a.badge_w, a.badge_h};
+                for (size_t i = 0; i < sc.nodes.size(); ++i) {
+                  INFO("badge R", a.from, "->R", a.to, " ", show(br), " over R", i, " ", show(labels[i]));
+                  CHECK_FALSE(br.overlaps(labels[i]));
+                }
+              }
+          }
+      }
+  }
+}
