@@ -73,6 +73,10 @@ void draw_buffers(App& app) {
     const float top = origin.y + y, bot = top + lay.row_h;
     if (bot < view_top || top > view_bot) continue;  // clipped: draw only what shows
     const float ty = origin.y + row.y + (lay.row_h - ImGui::GetFontSize()) / 2;
+    if (!row.cells.empty()) {
+      const float x0 = origin.x + row.x, x1 = origin.x + row.cells.back().x1;
+      vs.rows_drawn.push_back({fmt::format("R{} {}", row.rank, row.label), Rect{x0, top, x1 - x0, lay.row_h}});
+    }
     if (row.first_of_rank) {
       // Rank tag: the rank's colour as a bar spanning its rows, and its name.
       float last = row.y;

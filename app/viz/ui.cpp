@@ -289,6 +289,7 @@ void draw_ui(App& app) {
   vs.controls_drawn.clear();
   vs.panels_drawn.clear();
   vs.labels_drawn.clear();
+  vs.rows_drawn.clear();
   handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();

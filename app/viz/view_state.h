@@ -78,6 +78,8 @@ struct ViewState {
   // Rank labels as last drawn ("timeline R3", "topology R3"): every rank
   // carries one.
   std::vector<Drawn> labels_drawn;
+  // Buffer rows as last drawn ("R0 accum"): the whole row, tag to last cell.
+  std::vector<Drawn> rows_drawn;
   Layout layout;  // the layout of the last frame (compute_layout)
   // The buffers panel's text scale (1 = the window's text): below 1 when
   // its rows would otherwise scroll out of view; found again from 1 when

@@ -72,27 +72,22 @@ const ViewState::Drawn* panel(const App& app, const std::string& what) {
   return nullptr;
 }
 
-// Every buffer row of every rank of the seed drew a probe (a row is drawn
-// only where it shows), and the whole row is inside the buffers panel.
+// Every buffer row of every rank of the seed was drawn, whole, inside the
+// buffers panel (a row is drawn only where it shows; the panel records each
+// row's rectangle, tag to last cell).
 void check_seed_rows_visible(const App& app, float px) {
   const auto* buf = panel(app, "buffers");
   REQUIRE(buf != nullptr);
-  // panel_buffers.cpp: rows are 1.35 lines of its (scaled) text; probes
-  // sit 7 px inside a cell's top-left corner.
-  const float row_h = std::round(px * app.vs.buffers_scale * 1.35f);
-  std::set<std::string> rows;
-  for (const Probe& pr : app.vs.probes) {
-    const std::string what = pr.what.substr(0, pr.what.find(" ["));
-    rows.insert(what);
-    INFO(pr.what, " at y ", pr.y, "; panel ", show(buf->r), "; row ", row_h);
-    CHECK(float(pr.y - 7) >= buf->r.y);
-    CHECK(float(pr.y - 7) + row_h <= buf->r.bottom());
-    CHECK(float(pr.x) <= buf->r.right());
+  std::map<std::string, int> rows;
+  for (const auto& d : app.vs.rows_drawn) {
+    ++rows[d.what];
+    INFO(d.what, " at ", show(d.r), "; panel ", show(buf->r));
+    CHECK(d.r.inside(buf->r));
   }
   for (int r = 0; r < 3; ++r)
     for (const char* b : {"input", "send_buff", "recv_buff", "accum", "output"}) {
       INFO("R", r, " ", b, " at ", px, " px, buffers scale ", app.vs.buffers_scale);
-      CHECK(rows.count(fmt::format("R{} {}", r, b)) == 1);
+      CHECK(rows[fmt::format("R{} {}", r, b)] == 1);
     }
 }
 
