@@ -366,7 +366,7 @@ beats:
     CHECK(r[2].what == "predicted time (nvlink inside, infiniband between 2 nodes, ring, 16 ranks)");
     // The flat model prices every ring link as InfiniBand: 2 × 15 × 2 µs + 1.875 GB / 25 GB/s.
     CHECK(r[5].pass);
-    CHECK(r[5].actual == "0.07506 s");
+    CHECK(r[5].actual == "75.06 ms");
   }
 
   TEST_CASE("typed answers") {

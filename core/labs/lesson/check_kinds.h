@@ -48,6 +48,9 @@ std::vector<CheckResult> evaluate_collective(const Beat& b);
 // Shared by the results: "%.6g"; "[1, 2]"; the result of a check built by
 // hand into a beat of another kind.
 std::string fmt_num(double v);
+// A time in seconds as a reader says it: 4 significant digits in s, ms,
+// µs or ns ("8.055 µs", "75.06 ms").
+std::string fmt_seconds(double s);
 std::string int_list(const std::vector<int>& v);
 CheckResult wrong_kind(const Mark& m, const char* beat);
 

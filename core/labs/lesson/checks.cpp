@@ -2,6 +2,7 @@
 // the parser of its beat's kind (with a message naming the right beat kind
 // when it is in the wrong one), and evaluate(Beat) runs the beat and sends
 // its checks to the evaluator of its kind.
+#include <cmath>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,6 +63,14 @@ Check read_check(const yaml::Ctx& c, const YAML::Node& n, const BeatContext& bea
 }
 
 std::string fmt_num(double v) { return fmt::format("{:.6g}", v); }
+
+std::string fmt_seconds(double s) {
+  const double a = std::abs(s);
+  if (a >= 1 || a == 0 || !std::isfinite(s)) return fmt::format("{:.4g} s", s);
+  if (a >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
+  if (a >= 1e-6) return fmt::format("{:.4g} µs", s * 1e6);
+  return fmt::format("{:.4g} ns", s * 1e9);
+}
 
 std::string int_list(const std::vector<int>& v) {
   std::string s = "[";

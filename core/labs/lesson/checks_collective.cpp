@@ -282,8 +282,8 @@ CheckResult eval(const check::Predicted& k, BeatRun& br) {
   const double t = predicted_s(br.beat.setup, "", k.preset, k.links);
   r.what = fmt::format("predicted time ({}, {}, {} ranks)", links_what(k.preset, k.links, br.beat.setup),
                        br.p.spec.algorithm, br.p.spec.world_size);
-  r.expected = fmt::format("{} s (±{:g}%)", fmt_num(k.seconds), k.rel_tol * 100);
-  r.actual = fmt::format("{} s", fmt_num(t));
+  r.expected = fmt::format("{} (±{:g}%)", fmt_seconds(k.seconds), k.rel_tol * 100);
+  r.actual = fmt_seconds(t);
   r.pass = rel_close(t, k.seconds, k.rel_tol);
   return r;
 }
@@ -345,7 +345,7 @@ CheckResult eval(const check::Faster& k, BeatRun& br) {
   r.what = fmt::format("{} predicted faster than {} on {} (count {})", k.algorithm, k.other_algorithm,
                        links_what(k.preset, k.links, br.beat.setup), br.p.spec.count);
   r.expected = fmt::format("{} < {}", k.algorithm, k.other_algorithm);
-  r.actual = fmt::format("{} s vs {} s", fmt_num(a), fmt_num(o));
+  r.actual = fmt::format("{} vs {}", fmt_seconds(a), fmt_seconds(o));
   r.pass = a < o;
   return r;
 }
