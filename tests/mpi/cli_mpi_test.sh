@@ -25,7 +25,21 @@ bench_reference)
   [ "$ours" = 5 ] || { echo "expected 5 rows with algorithm \"ring\", got $ours"; exit 1; }
   [ "$bad" = 0 ] || { echo "$bad rows without \"wrong\": 0"; exit 1; }
   grep '"algorithm": "mpi"' "$out" | grep -q '"backend": "mpi"' || { echo "mpi rows lack backend mpi"; exit 1; }
-  echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0"
+  # Open MPI's algorithm on every mpi row; on Open MPI 4.1 with the default
+  # MCA settings, its fixed rule at 2 ranks (coll_tuned_decision_fixed.c):
+  # ring below 8 B and from 4 KiB, recursive doubling 8 KiB, ring 16-32 KiB,
+  # segmented ring 64 KiB.
+  named=$(grep '"algorithm": "mpi"' "$out" | grep -c '"mpi_algorithm": "')
+  [ "$named" = 5 ] || { echo "expected 5 mpi rows with mpi_algorithm, got $named"; exit 1; }
+  if ompi_info --version 2>/dev/null | grep -q 'v4\.1' && ! env | grep -q '^OMPI_MCA_coll'; then
+    got=$(grep '"algorithm": "mpi"' "$out" | sed 's/.*"mpi_algorithm": "\([a-z_]*\) (Open MPI 4.1 fixed rule)".*/\1/' | tr '\n' ' ')
+    [ "$got" = "ring recursive_doubling ring ring segmented_ring " ] || { echo "fixed rule names: $got"; exit 1; }
+  fi
+  forced=$($mpirun -n 2 "$microddp" bench --backend mpi --reference mpi -b 4K -e 4K -n 2 -w 1 \
+    --mpi-algorithm recursive_doubling) || { echo "bench --mpi-algorithm exited $?"; exit 1; }
+  echo "$forced" | grep -qx "# Open MPI's algorithm : all_reduce on 2 ranks, 4096 B: recursive_doubling (forced: coll_tuned_allreduce_algorithm)" ||
+    { echo "$forced"; echo "the forced algorithm is not named"; exit 1; }
+  echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0, Open MPI's algorithm named (fixed rule and forced)"
   ;;
 replay)
   viz=$4 dir=$5

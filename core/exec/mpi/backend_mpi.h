@@ -85,6 +85,27 @@ struct MpiJobUsageError : UsageError {
   using UsageError::UsageError;
 };
 
+// The MCA settings that decide which algorithm Open MPI runs for one of
+// its own collectives (bench --reference mpi), as the job sees them: read
+// through MPI_T control variables, so mpirun --mca, OMPI_MCA_* variables
+// and mca-params.conf files all count. Turned into a name by
+// mpi_algorithm_label (core/model/bench.h).
+struct MpiCollSettings {
+  bool read = false;           // false: not read (no MPI in this build, MPI_T refused)
+  std::string library;         // MPI_Get_library_version's first line, e.g. "Open MPI v4.1.4, ..."
+  std::string function;        // mpi_library_function(spec), e.g. "MPI_Allreduce"
+  std::string coll;            // MCA "coll": "" = every component, "^a,b" excludes, "a,b" only these
+  int tuned_priority = -1;     // coll_tuned_priority; -1: coll/tuned is not loaded
+  // Other loaded coll components that could serve the call instead of
+  // tuned (not the pass-through or special-purpose ones: self, inter,
+  // sync, libnbc, cuda, monitoring): name and coll_<name>_priority.
+  std::vector<std::pair<std::string, int>> priorities;
+  bool dynamic_rules = false;  // coll_tuned_use_dynamic_rules
+  std::string rules_file;      // coll_tuned_dynamic_rules_filename ("" = none)
+  std::string forced_param;    // e.g. "coll_tuned_allreduce_algorithm"; "" when tuned has none for the call
+  std::string forced;          // its value's name when not 0 ("ignore"), e.g. "ring"; else ""
+};
+
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
 
 // True: this build has the MPI backend.
@@ -194,6 +215,10 @@ std::vector<std::string> mpi_library_algorithms(Collective c);
 // rank; throws UsageError naming the algorithm and listing the valid ones,
 // or when MPI is already initialized.
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
+// The MCA settings this process runs the library collective for `spec`
+// with (MpiCollSettings). Needs MPI initialized (mpi_init_once); local, not
+// collective. read = false when MPI_T refuses.
+MpiCollSettings mpi_coll_settings(const CollectiveSpec& spec);
 
 #else  // no MPI in this build
 
@@ -210,6 +235,7 @@ inline void mpi_finalize_if_needed() {}
 inline int mpi_rank() { return 0; }
 inline int mpi_world_size() { return 1; }
 inline RunResult run_mpi(const Schedule&, const RankData&, const RunOptions& = {}) { mpi_unavailable(); }
+inline MpiCollSettings mpi_coll_settings(const CollectiveSpec&) { return {}; }
 
 #endif
 
