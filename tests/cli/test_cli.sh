@@ -32,6 +32,9 @@ expect 0 "R0 [148, 152, 156, …, 232, 236, 240]" -- run -c all_reduce -n 4 --co
 expect 0 "R0 [148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204, 208," -- "${LONG[@]}" --outputs --full
 expect 0 '"outputs": [[148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204,' -- "${LONG[@]}" --json
 expect 0 "R0 [1, 2, 3, …, 24, 25, 26]" -- run -c all_reduce -n 3 --count 26 --fill iota --steps
+# iota wraps at 1000 (exact in float16, exact float32 sums), as --help and the README say
+expect 0 "998, 999, 1000, 1, 2]" -- run -c all_reduce -n 1 --count 1002 --fill iota --outputs --full
+expect 0 "(r*count + i) mod 1000 + 1 (wraps at 1000" -- run --help
 for args in "--outputs" "--outputs --full" "--json"; do
   bytes=$("$BIN" run -c all_reduce -n 4 --count 262144 --fill random:1 $args | wc -c)
   case "$args" in
