@@ -309,12 +309,14 @@ int run(const Args& a, const CLI::App& sub) {
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));
-    fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
+    fmt::print("\n{} · {:.1f} µs measured ({}) · {}\n", count_noun(p.schedule.num_steps(), "step"),
+               res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
   } else {
-    fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
-               sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
+    fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {:.1f} µs ({} on {})\n", name(sp.collective),
+               sp.algorithm, count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
+               count_noun(p.schedule.num_steps(), "step"),
                res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
     // Outputs only when asked: a large run would flood the terminal.

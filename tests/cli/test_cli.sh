@@ -32,6 +32,14 @@ expect 0 "R0 [148, 152, 156, …, 232, 236, 240]" -- run -c all_reduce -n 4 --co
 expect 0 "R0 [148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204, 208," -- "${LONG[@]}" --outputs --full
 expect 0 '"outputs": [[148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204,' -- "${LONG[@]}" --json
 expect 0 "R0 [1, 2, 3, …, 24, 25, 26]" -- run -c all_reduce -n 3 --count 26 --fill iota --steps
+# counts of one are singular: "1 element", "1 rank", "1 step" (never "1 elements")
+expect 0 "R0 → R1  send input chunk 0 [0, 1)  1 element, 4 B" -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps
+expect 0 "all_reduce · ring · 1 rank · count 4 × float32 · op sum · 1 step · " -- run -c all_reduce -a ring -n 1 --count 4
+expect 0 "1 step · " -- run -c all_reduce -a ring -n 1 --count 4 --steps
+expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps
+out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps 2>&1)
+if grep -qE '(^|[^0-9])1 (elements|ranks|steps|reps)' <<<"$out"; then
+  echo "FAIL: a plural after 1:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # iota wraps at 1000 (exact in float16, exact float32 sums), as --help and the README say
 expect 0 "998, 999, 1000, 1, 2]" -- run -c all_reduce -n 1 --count 1002 --fill iota --outputs --full
 expect 0 "(r*count + i) mod 1000 + 1 (wraps at 1000" -- run --help
