@@ -56,9 +56,10 @@ std::string json_step_times(const Trace& t, const std::vector<double>& predicted
 
 // Why the step times were not repeated, when they were not ("" otherwise).
 std::string repetition_note(const Args& a, const Trace& t) {
-  if (a.run.backend != "threads")
-    return fmt::format("step times: one run each (warm repetitions are measured on the threads backend only, not {})\n",
-                       a.run.backend);
+  if (a.run.backend != "threads" && a.run.backend != "mpi")
+    return fmt::format(
+        "step times: one run each (warm repetitions are measured on the threads and mpi backends only, not {})\n",
+        a.run.backend);
   if (t.mode == Mode::free)
     return "step times: one run each (free mode: the steps overlap, so a step cannot be repeated alone)\n";
   return "";

@@ -33,6 +33,14 @@
 //     asynchronously by itself. RunOptions::buffer_sets and
 //     Trace::iteration_ns work as on threads (barriers through rank 0 around
 //     each iteration; times on rank 0's clock).
+//     With RunOptions::repeat_steps (lockstep, record, last iteration):
+//     each rank copies its memory before the step, a barrier opens the
+//     step, and after its closing barrier every rank re-runs the step on a
+//     copy of that state between two more barriers, K times (or auto, as
+//     executor.h); each sample runs from one barrier's release to the
+//     next's on rank 0's clock, which every rank receives, so all ranks
+//     hold the same Trace::step_timing and decide alike when to stop. The
+//     ranks must agree on repeat_steps (checked in step 1).
 //  5. Gather. Ranks != 0 send their outputs and their part of the Trace to
 //     rank 0, which merges them into one Trace (backend "mpi"). Rank 0
 //     checks every size, count and index it reads from another rank against
