@@ -342,7 +342,7 @@ std::function<int()> setup_run(CLI::App* sub) {
   sub->add_flag("--json", a.json, "print one JSON object (never elided)");
   sub->add_option("--repeat-steps", a.repeat_steps,
                   "time each step as the median of N warm repetitions on copies of its input state (0: one cold "
-                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads backend, lockstep)")
+                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads and mpi backends, lockstep)")
       ->check(CLI::Range(0, kRepeatStepsMax));
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
   sub->add_option("--save-record", a.record_file,
