@@ -14,6 +14,7 @@
 #include "core/ir/checker.h"
 #include "core/exec/executor.h"
 #include "core/ir/reference.h"
+#include "core/record/printer.h"
 
 namespace microddp::cli {
 namespace {
@@ -69,7 +70,7 @@ int run(const Args& a) {
         RunResult r = run_threads(sch, in, ro);
         const OutputVerdict v = verify_outputs(s, in, r.outputs, reference_outputs(s, in));
         const int64_t wrong = v.ok ? 0 : std::max<int64_t>(1, v.wrong_elements);
-        verdict = wrong == 0 ? "ok" : fmt::format("WRONG ({} elements: {})", wrong, v.why);
+        verdict = wrong == 0 ? "ok" : fmt::format("WRONG ({}: {})", count_noun(wrong, "element"), v.why);
         if (wrong) ++bad;
       } catch (const UsageError& e) {
         verdict = fmt::format("n/a ({})", e.what());  // the algorithm refuses this world size

@@ -34,7 +34,8 @@ struct Args {
 
 std::string setup_line(const Prepared& p) {
   const auto& s = p.spec;
-  return fmt::format("{} · {} · {} ranks · count {} × {} · op {}{}", name(s.collective), s.algorithm, s.world_size,
+  return fmt::format("{} · {} · {} · count {} × {} · op {}{}", name(s.collective), s.algorithm,
+                     count_noun(s.world_size, "rank"),
                      s.count, name(s.dtype), name(s.op),
                      p.runnable ? "" : " · prediction only (too large to run here)");
 }
@@ -71,7 +72,8 @@ std::string ddp_line(const ddp::Options& o) {
 }
 
 void print_ddp(const ddp::Result& r) {
-  fmt::print("{} parameter tensors, {} elements; {} bucket(s):\n", r.params, r.param_elements, r.buckets.size());
+  fmt::print("{}, {}; {}:\n", count_noun(r.params, "parameter tensor"), count_noun(r.param_elements, "element"),
+             count_noun(static_cast<int64_t>(r.buckets.size()), "bucket"));
   for (size_t i = 0; i < r.buckets.size() && i < 12; ++i) {
     std::string ps;
     for (int p : r.buckets[i].params) ps += (ps.empty() ? "" : ", ") + std::to_string(p);
@@ -336,7 +338,7 @@ int run_lesson(const Args& a) {
         }
         shown = upto;
       } else {
-        fmt::print("({} steps; schedule and prediction only)\n", prep->schedule.num_steps());
+        fmt::print("({}; schedule and prediction only)\n", count_noun(prep->schedule.num_steps(), "step"));
       }
     };
     auto print_checks = [&] {

@@ -2,12 +2,14 @@
 // --steps walk-through, --json, --trace). Vectors wider than a line are
 // elided in the middle unless --full; --json never is.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
@@ -54,9 +56,10 @@ std::string json_step_times(const Trace& t, const std::vector<double>& predicted
 
 // Why the step times were not repeated, when they were not ("" otherwise).
 std::string repetition_note(const Args& a, const Trace& t) {
-  if (a.run.backend != "threads")
-    return fmt::format("step times: one run each (warm repetitions are measured on the threads backend only, not {})\n",
-                       a.run.backend);
+  if (a.run.backend != "threads" && a.run.backend != "mpi")
+    return fmt::format(
+        "step times: one run each (warm repetitions are measured on the threads and mpi backends only, not {})\n",
+        a.run.backend);
   if (t.mode == Mode::free)
     return "step times: one run each (free mode: the steps overlap, so a step cannot be repeated alone)\n";
   return "";
@@ -116,22 +119,88 @@ std::string auto_line(const PreparedRun& p) {
 }
 
 // MICRODDP_DEBUG=INFO (or TRACE), subsystem TUNING (MICRODDP_DEBUG_SUBSYS,
-// core/labs/hang/hang.h): the choice on stderr, shaped like NCCL's tuning
-// log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each
-// algorithm/protocol's time, then "N Bytes -> Algo A proto P time T").
-void auto_debug_log(const PreparedRun& p) {
+// core/labs/hang/hang.h): the choice, shaped like NCCL's tuning log
+// (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints each algorithm/protocol's
+// time, then "N Bytes -> Algo A proto P time T"), in the documented line
+// format (hang::log_line: "microddp:<pid>:<tid> [<rank>] MICRODDP INFO ...").
+void auto_debug_log(const PreparedRun& p, int rank) {
   if (!p.auto_choice || !hang::log_enabled(hang::LogLevel::info, hang::kTuning)) return;
   const int64_t bytes = bench_bytes(p.spec);
   double best = 0;
   for (const auto& x : p.auto_choice->candidates) {
-    std::fprintf(stderr, "microddp INFO %s: %10lld Bytes %-18s time %12.3f us\n",
-                 std::string(name(p.spec.collective)).c_str(), static_cast<long long>(bytes), x.algorithm.c_str(),
-                 x.time_s * 1e6);
+    hang::log_line(hang::LogLevel::info, rank,
+                   fmt::format("{}: {:>10} Bytes {:<18} time {:>12.3f} us", name(p.spec.collective), bytes, x.algorithm,
+                               x.time_s * 1e6),
+                   hang::kTuning);
     if (x.algorithm == p.auto_choice->chosen) best = x.time_s;
   }
-  std::fprintf(stderr, "microddp INFO %s: %lld Bytes -> Algo %s time %.3f us (model: %s)\n",
-               std::string(name(p.spec.collective)).c_str(), static_cast<long long>(bytes),
-               p.auto_choice->chosen.c_str(), best * 1e6, p.auto_model.c_str());
+  hang::log_line(hang::LogLevel::info, rank,
+                 fmt::format("{}: {} Bytes -> Algo {} time {:.3f} us (model: {})", name(p.spec.collective), bytes,
+                             p.auto_choice->chosen, best * 1e6, p.auto_model),
+                 hang::kTuning);
+}
+
+// The ranks this process logs for: every rank on one process (threads,
+// cuda, nccl), its own under mpirun.
+std::vector<int> logged_ranks(const PreparedRun& p, const std::string& backend) {
+  std::vector<int> rs;
+  if (backend == "mpi") rs.push_back(mpi_rank());
+  else
+    for (int r = 0; r < p.spec.world_size; ++r) rs.push_back(r);
+  return rs;
+}
+
+// MICRODDP_DEBUG for the run's one collective call, as the hang lab logs
+// its calls (core/labs/hang/hang.h): INIT a rank joins (INFO), COLL the
+// call with its peers (INFO), P2P its sends and receives (TRACE).
+void run_debug_log_start(const PreparedRun& p, const std::string& backend) {
+  using hang::LogLevel;
+  if (!hang::log_enabled(LogLevel::info, hang::kAllSubsys)) return;
+  const Schedule& s = p.schedule;
+  const int n = p.spec.world_size;
+  const int64_t es = static_cast<int64_t>(dtype_size(p.spec.dtype));
+  const Collective c = p.spec.collective;
+  const bool rooted = c == Collective::broadcast || c == Collective::reduce || c == Collective::gather ||
+                      c == Collective::scatter;
+  for (int r : logged_ranks(p, backend)) {
+    hang::log_line(LogLevel::info, r, fmt::format("init: rank {} nranks {} backend {}", r, n, backend), hang::kInit);
+    int sends = 0, recvs = 0;
+    int64_t sent = 0, received = 0;
+    std::set<int> to, from, peers;
+    for (const auto& st : s.steps)
+      for (const auto& op : st.ranks[r]) {
+        if (op.kind == OpKind::send) {
+          ++sends;
+          sent += op.len * es;
+          to.insert(op.peer);
+        } else if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) {
+          ++recvs;
+          received += op.len * es;
+          from.insert(op.peer);
+        }
+      }
+    peers.insert(to.begin(), to.end());
+    peers.insert(from.begin(), from.end());
+    hang::log_line(LogLevel::info, r,
+                   fmt::format("{}: seq 0 algorithm {} count {} dtype {} op {}{} nranks {} steps {} peers {}",
+                               name(p.spec.collective), p.spec.algorithm, p.spec.count, name(p.spec.dtype),
+                               name(p.spec.op), rooted ? fmt::format(" root {}", p.spec.root) : "",
+                               n, s.num_steps(), peers.empty() ? "-" : fmt::format("{}", fmt::join(peers, ","))),
+                   hang::kColl);
+    hang::log_line(LogLevel::trace, r,
+                   fmt::format("call #0 p2p: {} sends ({} B) to {}, {} recvs ({} B) from {}", sends, sent,
+                               fmt::join(to, ","), recvs, received, fmt::join(from, ",")),
+                   hang::kP2P);
+  }
+}
+
+// The call's end (COLL, TRACE) on the ranks this process holds the verdict
+// for; a mismatch is a WARN line.
+void run_debug_log_end(const PreparedRun& p, const std::string& backend, double us, bool ok, const std::string& why) {
+  using hang::LogLevel;
+  for (int r : logged_ranks(p, backend))
+    hang::log_line(LogLevel::trace, r, fmt::format("call #0 completed in {:.3f} us", us), hang::kColl);
+  if (!ok) hang::log_line(LogLevel::warn, backend == "mpi" ? mpi_rank() : 0, "call #0 MISMATCH: " + why, hang::kColl);
 }
 
 // The hint `run` prints without a profile, preset or --alpha/--bandwidth.
@@ -168,7 +237,8 @@ int run(const Args& a, const CLI::App& sub) {
     mpi_agree_on_options({{"--input", fmt::format("{} (values read: hash {:016x})", a.run.input_file, h)}});
   }
 #endif
-  auto_debug_log(p);
+  auto_debug_log(p, a.run.backend == "mpi" ? mpi_rank() : 0);
+  run_debug_log_start(p, a.run.backend);
   RunOptions opt;
   opt.mode = p.mode;
   if (a.record_file) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
@@ -181,7 +251,12 @@ int run(const Args& a, const CLI::App& sub) {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
     mpi_init_once();
     res = run_mpi(p.schedule, p.inputs, opt);
-    if (mpi_rank() != 0) return 0;  // rank 0 prints for everyone
+    if (mpi_rank() != 0) {  // rank 0 verifies and prints for everyone
+      if (hang::log_enabled(hang::LogLevel::trace, hang::kColl))
+        hang::log_line(hang::LogLevel::trace, mpi_rank(),
+                       fmt::format("call #0 completed in {:.3f} us", res.trace.total_ns / 1000.0), hang::kColl);
+      return 0;
+    }
     clock_error_us = mpi_last_clock_sync().max_error_ns / 1000.0;
 #else
     throw UsageError("--backend mpi: this build has no MPI backend (install libopenmpi-dev and rebuild)");
@@ -203,6 +278,7 @@ int run(const Args& a, const CLI::App& sub) {
   const OutputVerdict verdict = verify_outputs(p.spec, p.inputs, res.outputs, want);
   const bool ok = verdict.ok;
   const std::string& why = verdict.why;
+  run_debug_log_end(p, a.run.backend, res.trace.total_ns / 1000.0, ok, why);
   // Collectives that promise every rank the same result say whether it held.
   const bool same_promised = promises_identical_outputs(p.spec.collective);
   const std::string identical_json =
@@ -247,12 +323,14 @@ int run(const Args& a, const CLI::App& sub) {
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));
-    fmt::print("\n{} steps · {:.1f} µs measured ({}) · {}\n", p.schedule.num_steps(), res.trace.total_ns / 1000.0,
+    fmt::print("\n{} · {:.1f} µs measured ({}) · {}\n", count_noun(p.schedule.num_steps(), "step"),
+               res.trace.total_ns / 1000.0,
                name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
   } else {
-    fmt::print("{} · {} · {} ranks · count {} × {} · op {} · {} steps · {:.1f} µs ({} on {})\n", name(sp.collective),
-               sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), p.schedule.num_steps(),
+    fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {:.1f} µs ({} on {})\n", name(sp.collective),
+               sp.algorithm, count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
+               count_noun(p.schedule.num_steps(), "step"),
                res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
     // Outputs only when asked: a large run would flood the terminal.
@@ -277,7 +355,7 @@ std::function<int()> setup_run(CLI::App* sub) {
   sub->add_flag("--json", a.json, "print one JSON object (never elided)");
   sub->add_option("--repeat-steps", a.repeat_steps,
                   "time each step as the median of N warm repetitions on copies of its input state (0: one cold "
-                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads backend, lockstep)")
+                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads and mpi backends, lockstep)")
       ->check(CLI::Range(0, kRepeatStepsMax));
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
   sub->add_option("--save-record", a.record_file,

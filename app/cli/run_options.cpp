@@ -32,7 +32,10 @@ void add_run_options(CLI::App& app, RunArgs& a) {
   auto* d = app.add_option("--data", a.data, "per-rank values: \"1,2,3;4,5,6;7,8,9\" (';' between ranks)")
                 ->each([&a](const std::string&) { a.data_given = true; });
   auto* f = app.add_option("--input", a.input_file, "JSON file {\"inputs\": [[...], ...]}");
-  auto* fl = app.add_option("--fill", a.fill, "iota | rank | random:SEED");
+  auto* fl = app.add_option("--fill", a.fill,
+                            "iota | rank | random:SEED. iota: rank r, element i holds (r*count + i) mod 1000 + 1 "
+                            "(wraps at 1000: every value exact in float16, sums exact in float32 in any order); "
+                            "rank: r + 1; random:SEED: integers -8..8");
   d->excludes(f)->excludes(fl);
   f->excludes(fl);
   app.add_option("--nodes", a.nodes, "ranks on this many nodes, contiguously (hierarchical; auto's model)")

@@ -148,7 +148,13 @@ bool Compare::sweep_step() {
     if (!rows.empty()) {
       c.bytes.push_back(double(rows.front().bytes));
       c.counts.push_back(spec.count);
-      c.measured_us.push_back(rows.front().time_us);
+      const BenchRow& r = rows.front();
+      c.measured_us.push_back(r.time_us);
+      c.samples.push_back(r.samples);
+      c.min_us.push_back(r.min_us);
+      c.p10_us.push_back(r.p10_us);
+      c.p90_us.push_back(r.p90_us);
+      c.max_us.push_back(r.max_us);
       const Prediction p = predict(s, source);
       if (p.available) c.predicted_us.push_back(p.total_us);
     }

@@ -15,6 +15,11 @@ struct SweepCurve {
   std::string algorithm;
   std::vector<double> bytes;         // message size S (nccl-tests' size), bytes
   std::vector<double> measured_us;   // bench's time: the median timed iteration, microseconds
+  // The spread of each point's timed iterations as bench reports it
+  // (BenchRow: quantiles by linear interpolation, microseconds), drawn as
+  // p10-p90 error bars; samples = the number of timed iterations.
+  std::vector<int> samples;
+  std::vector<double> min_us, p10_us, p90_us, max_us;
   std::vector<double> predicted_us;  // empty when the cost model is not available
   std::vector<int64_t> counts;       // elements per rank of each point (re-pricing)
 };
@@ -74,6 +79,10 @@ struct Compare {
 // busy 2-core machine `microddp bench` saw ring first only at 64 MiB).
 inline constexpr int64_t kSweepMaxBytes = int64_t{64} << 20;
 inline constexpr int64_t kSweepMinBytes = 64;
+// `microddp-viz --view compare` without --ranks runs on this many ranks:
+// at the seed's 3, naive and tree both load their busiest rank with 48 B;
+// at 8 (8 float32 per rank) naive 448 B, tree 192 B, ring 112 B.
+inline constexpr int kCompareDefaultRanks = 8;
 
 std::string human_bytes(double b);
 

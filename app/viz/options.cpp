@@ -105,6 +105,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // --fill takes only fill names (RunParams::data also takes rows): core's
   // fill_data checks the name and seed on an empty spec, with the CLI's message.
   if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);
+  // The compare view without --ranks (and no --data rows, which fix the
+  // ranks): enough ranks for naive, tree and ring to differ (compare.h).
+  if (o.view == "compare" && !o.ranks_given && (p.data.empty() || is_fill(p.data)))
+    p.spec.world_size = kCompareDefaultRanks;
   // Without --count: core's inference from --data rows (as `microddp run`),
   // else one element per rank (the seed's 3 ranks x 3).
   if (!explicit_count) p.spec.count = infer_count(p.spec, is_fill(p.data) ? "" : p.data, "", p.spec.world_size);

@@ -30,10 +30,21 @@ void draw_sweep_plot(App& app, ImVec2 size) {
     for (size_t i = 0; i < c.bytes.size(); ++i) {
       xmin = std::min(xmin, c.bytes[i]), xmax = std::max(xmax, c.bytes[i]);
       ymin = std::min(ymin, c.measured_us[i]), ymax = std::max(ymax, c.measured_us[i]);
+      if (i < c.p10_us.size() && c.p10_us[i] > 0) ymin = std::min(ymin, c.p10_us[i]), ymax = std::max(ymax, c.p90_us[i]);
       if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
     }
   }
-  dl->AddText(ImVec2(o.x, o.y), ink, "Time against message size (log-log): dots measured on this machine, lines predicted");
+  // The bars' meaning is in the title: the p10-p90 of the timed iterations
+  // behind each dot (the median), as `microddp bench` reports them.
+  int iters = 0;
+  for (const auto& c : cmp.sweep)
+    for (int n : c.samples) iters = std::max(iters, n);
+  const std::string title =
+      iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
+                              "iterations, bars p10-p90), lines predicted",
+                              iters)
+                : std::string("Time against message size (log-log): dots measured on this machine, lines predicted");
+  dl->AddText(ImVec2(o.x, o.y), ink, title.c_str());
   if (cmp.sweep.empty() || xmax <= 0) {
     dl->AddText(ImVec2(p0.x + 8, p0.y + 8), ink, "Press \"Measure sweep\" to time every algorithm over message sizes.");
     ImGui::Dummy(size);
@@ -68,12 +79,31 @@ void draw_sweep_plot(App& app, ImVec2 size) {
                   im(col), 2.5f);
     for (size_t i = 0; i < c.bytes.size(); ++i) {
       const ImVec2 p(X(c.bytes[i]), Y(c.measured_us[i]));
+      // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
+      // that a pixel probe at a cap sees the algorithm's colour exactly.
+      const bool spread = i < c.p10_us.size() && c.p10_us[i] > 0 && c.p90_us[i] > 0;
+      if (spread) {
+        const float x = std::floor(p.x), lo = std::floor(Y(c.p10_us[i])), hi = std::floor(Y(c.p90_us[i]));
+        const float cap = std::max(3.f, std::floor(lh * 0.3f));
+        dl->AddRectFilled(ImVec2(x - 1, hi), ImVec2(x + 1, lo + 1), im(col));
+        dl->AddRectFilled(ImVec2(x - cap, hi - 1), ImVec2(x + cap + 1, hi + 1), im(col));
+        dl->AddRectFilled(ImVec2(x - cap, lo - 1), ImVec2(x + cap + 1, lo + 1), im(col));
+        if (app.vs.collect_probes) {
+          // The caps' end pixels, clear of the dot (radius lh·0.28 < cap).
+          const std::string at = fmt::format("{} {}", c.algorithm, human_bytes(c.bytes[i]));
+          app.vs.probes.push_back(Probe{int(x + cap), int(hi - 1), col, "error bar p90 " + at});
+          app.vs.probes.push_back(Probe{int(x + cap), int(lo - 1), col, "error bar p10 " + at});
+        }
+      }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
       if (i + 1 < c.bytes.size() && c.predicted_us.empty())
         dl->AddLine(p, ImVec2(X(c.bytes[i + 1]), Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
       if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
-        ImGui::SetTooltip("%s, %s: measured %s, predicted %s", c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(),
-                          format_us(c.measured_us[i]).c_str(),
+        ImGui::SetTooltip("%s, %s: measured %s (p10 %s, p90 %s, min %s, max %s over %d iterations), predicted %s",
+                          c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(), format_us(c.measured_us[i]).c_str(),
+                          format_us(spread ? c.p10_us[i] : -1).c_str(), format_us(spread ? c.p90_us[i] : -1).c_str(),
+                          format_us(spread ? c.min_us[i] : -1).c_str(), format_us(spread ? c.max_us[i] : -1).c_str(),
+                          i < c.samples.size() ? c.samples[i] : 0,
                           format_us(i < c.predicted_us.size() ? c.predicted_us[i] : -1).c_str());
     }
     dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, p0.y + lh * 0.7f), lh * 0.3f, im(col), 16);

@@ -52,7 +52,8 @@ struct RunOptions {
   // measured 41 µs in one run and 70 µs in the next. Best effort: a refused
   // binding leaves the thread unbound.
   bool pin_threads = true;
-  // Warm repetitions of every step (Trace::step_timing; threads backend,
+  // Warm repetitions of every step (Trace::step_timing; threads and mpi
+  // backends (run_mpi: between barriers through rank 0, see backend_mpi.h),
   // lockstep mode, with record; the last iteration only). After the real run
   // of a step, every rank re-runs it on a private copy of its memory as it
   // was before the step, `repeat_steps` times, each repetition between two

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/algorithms/registry.h"
 #include "core/exec/mpi/backend_mpi.h"
@@ -285,6 +286,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       } else if (alg == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
         MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
+        row.mpi_algorithm = mpi_algorithm_label(mpi_coll_settings(sp), o.collective, o.world_size, row.bytes);
         t = lib.seconds;
         out = std::move(lib.outputs);
 #endif
@@ -330,7 +332,7 @@ std::string bench_table_header(const BenchOptions& o) {
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
   if (o.reference == "mpi")
     h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",
-                     o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice" : o.mpi_algorithm);
+                     o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice, named at the end" : o.mpi_algorithm);
   else if (o.reference == "nccl")
     h += fmt::format("# reference rows \"nccl\": NCCL's own collective, mean of {} calls (NCCL_ALGO: {})\n", o.iters,
                      o.nccl_algo.empty() ? "NCCL's choice" : o.nccl_algo);
@@ -369,6 +371,92 @@ std::string bench_table_row(const BenchRow& r) {
                      r.busbw_gbps, wrong, pred, err, rec);
 }
 
+namespace {
+// A JSON string's contents: quotes, backslashes and control characters escaped.
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '"' || ch == '\\') out += '\\', out += ch;
+    else if (static_cast<unsigned char>(ch) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
+    else out += ch;
+  }
+  return out;
+}
+// Open MPI's numbering of coll_tuned_allreduce_algorithm (1..6).
+constexpr const char* kOmpiAllreduce[] = {"ignore", "basic_linear", "nonoverlapping", "recursive_doubling",
+                                          "ring", "segmented_ring", "rabenseifner"};
+// One band of communicator sizes (below `ranks`): the algorithm for a
+// message below each threshold in turn, else `rest`.
+struct RuleBand {
+  int ranks;  // the band covers sizes below this (INT_MAX: the rest)
+  std::vector<std::pair<int64_t, int>> below;
+  int rest;
+};
+}  // namespace
+
+std::string openmpi41_allreduce_fixed_rule(int comm_size, int64_t bytes, bool commutative) {
+  if (comm_size < 2) return "";
+  constexpr int kMax = std::numeric_limits<int>::max();
+  // Switch points of ompi_coll_tuned_allreduce_intra_dec_fixed (Open MPI
+  // 4.1, coll_tuned_decision_fixed.c), read as tables.
+  static const std::vector<RuleBand> commute{
+      {4, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}}, 6},
+      {8, {{16, 4}, {8192, 3}}, 6},
+      {16, {{8192, 3}}, 6},
+      {32, {{64, 5}, {4096, 3}}, 6},
+      {64, {{128, 5}}, 6},
+      {128, {{262144, 3}}, 6},
+      {256, {{131072, 2}, {262144, 3}}, 6},
+      {512, {{4096, 2}}, 6},
+      {2048, {{2048, 2}, {16384, 3}}, 6},
+      {4096, {{2048, 2}, {4096, 5}, {16384, 3}}, 6},
+      {kMax, {{2048, 2}, {16384, 5}, {32768, 3}}, 6}};
+  static const std::vector<RuleBand> noncommute{
+      {4, {{131072, 3}}, 1},
+      {8, {}, 3},
+      {16, {{1048576, 3}}, 2},
+      {128, {}, 3},
+      {256, {{131072, 2}, {524288, 3}}, 2},
+      {512, {{4096, 2}, {524288, 3}}, 2},
+      {kMax, {{2048, 2}}, 3}};
+  for (const RuleBand& b : commutative ? commute : noncommute) {
+    if (comm_size >= b.ranks) continue;
+    for (const auto& [limit, alg] : b.below)
+      if (bytes < limit) return kOmpiAllreduce[alg];
+    return kOmpiAllreduce[b.rest];
+  }
+  return "";  // not reached: the last band takes every size
+}
+
+std::string mpi_algorithm_label(const MpiCollSettings& s, Collective c, int comm_size, int64_t bytes) {
+  if (!s.read) return "unknown (the MCA settings could not be read through MPI_T)";
+  if (s.library.rfind("Open MPI", 0) != 0) return fmt::format("unknown (not Open MPI: {})", s.library);
+  if (comm_size < 2) return "unknown (one rank: coll/self serves it)";
+  if (s.tuned_priority < 0) return "unknown (coll/tuned is not loaded)";
+  // The "coll" list: "^a,b" excludes a and b, "a,b" allows only a and b.
+  if (!s.coll.empty()) {
+    const bool exclude = s.coll[0] == '^';
+    std::string list = "," + s.coll.substr(exclude ? 1 : 0) + ",";
+    list.erase(std::remove(list.begin(), list.end(), ' '), list.end());
+    const bool listed = list.find(",tuned,") != std::string::npos;
+    if (listed == exclude) return fmt::format("unknown (coll/tuned not selected: coll = \"{}\")", s.coll);
+  }
+  for (const auto& [comp, prio] : s.priorities) {
+    // adapt serves only broadcast and reduce; basic is tuned's own fallback.
+    if (comp == "adapt" && c != Collective::broadcast && c != Collective::reduce) continue;
+    if (prio >= s.tuned_priority)
+      return fmt::format("unknown (coll/{} priority {} is not below coll/tuned's {})", comp, prio, s.tuned_priority);
+  }
+  if (s.dynamic_rules && !s.rules_file.empty())
+    return fmt::format("unknown (coll/tuned dynamic rules file {})", s.rules_file);
+  if (s.dynamic_rules && !s.forced.empty()) return fmt::format("{} (forced: {})", s.forced, s.forced_param);
+  if (c != Collective::all_reduce)
+    return fmt::format("unknown (coll/tuned's fixed rule for {} is not modelled here)", s.function);
+  if (s.library.rfind("Open MPI v4.1", 0) != 0)
+    return fmt::format("unknown (the fixed rule modelled is Open MPI 4.1's; this is {})", s.library);
+  return openmpi41_allreduce_fixed_rule(comm_size, bytes) + " (Open MPI 4.1 fixed rule)";
+}
+
 std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   double bus = 0;
   int64_t wrong = 0;
@@ -383,6 +471,21 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   std::string f = checked ? fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
                           : std::string("# Out of bounds values : not checked (use --check)\n");
   f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : bus / rows.size());
+  // The library's algorithm, one line per run of sizes with the same name.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].mpi_algorithm.empty()) continue;
+    size_t last = i;
+    for (size_t j = i + 1; j < rows.size(); ++j)
+      if (!rows[j].mpi_algorithm.empty()) {
+        if (rows[j].mpi_algorithm != rows[i].mpi_algorithm || rows[j].world_size != rows[i].world_size) break;
+        last = j;
+      }
+    f += fmt::format("# Open MPI's algorithm : {} on {} ranks, {}: {}\n", name(rows[i].collective), rows[i].world_size,
+                     rows[last].bytes == rows[i].bytes ? fmt::format("{} B", rows[i].bytes)
+                                                       : fmt::format("{} B to {} B", rows[i].bytes, rows[last].bytes),
+                     rows[i].mpi_algorithm);
+    i = last;
+  }
   for (const auto& x : summarize(rows))
     f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes\n",
                      x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows);
@@ -419,6 +522,7 @@ std::string bench_json_row(const BenchRow& r) {
   if (r.nodes > 1) topo += fmt::format(", \"nodes\": {}", r.nodes);
   if (!r.auto_pick.empty()) topo += fmt::format(", \"auto_pick\": \"{}\"", r.auto_pick);
   if (!r.cluster.empty()) topo += ", \"cluster\": " + r.cluster;
+  if (!r.mpi_algorithm.empty()) topo += fmt::format(", \"mpi_algorithm\": \"{}\"", json_escape(r.mpi_algorithm));
   return fmt::format(
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "

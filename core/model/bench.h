@@ -51,6 +51,7 @@
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
 #include "core/exec/executor.h"
+#include "core/exec/mpi/backend_mpi.h"
 #include "core/ir/trace.h"
 
 namespace microddp {
@@ -127,7 +128,36 @@ struct BenchRow {
   // record_pairs > 0 they are over the pairs' recording-off medians.
   int samples = 0;
   double min_us = -1, p10_us = -1, p90_us = -1, max_us = -1;
+  // Reference rows "mpi": the algorithm Open MPI ran, as far as it can be
+  // known (mpi_algorithm_label); "" on every other row. JSON
+  // "mpi_algorithm" (on "mpi" rows only); text: a footer line per run of
+  // sizes with the same name.
+  std::string mpi_algorithm;
 };
+
+// Open MPI 4.1's coll/tuned fixed decision for MPI_Allreduce: the algorithm
+// it runs on `comm_size` ranks for a message of `bytes` (datatype size x
+// count), by the switch points of ompi_coll_tuned_allreduce_intra_dec_fixed
+// in ompi/mca/coll/tuned/coll_tuned_decision_fixed.c (open-mpi/ompi
+// v4.1.x, unchanged from v4.1.0 to v4.1.8). Names as coll_tuned_allreduce_algorithm
+// spells them: "basic_linear", "nonoverlapping", "recursive_doubling",
+// "ring", "segmented_ring", "rabenseifner". commutative = false: the rule
+// for non-commutative ops (every op of ours is commutative).
+// comm_size < 2: "" (coll/self serves one rank).
+std::string openmpi41_allreduce_fixed_rule(int comm_size, int64_t bytes, bool commutative = true);
+
+// The name of the algorithm Open MPI runs for the reference row of
+// collective c (comm_size ranks, `bytes` as BenchRow::bytes) under
+// settings s (core/exec/mpi/backend_mpi.h):
+//  - coll/tuned with dynamic rules and its <fn>_algorithm forced:
+//    "<name> (forced: coll_tuned_<fn>_algorithm)";
+//  - coll/tuned on its fixed rule, all_reduce, Open MPI 4.1:
+//    "<name> (Open MPI 4.1 fixed rule)";
+//  - otherwise "unknown (<why>)": coll/tuned not selected (the "coll"
+//    list leaves it out, another component's priority is at least
+//    tuned's), a dynamic rules file, another library or version, a
+//    collective whose fixed rule is not modelled here.
+std::string mpi_algorithm_label(const MpiCollSettings& s, Collective c, int comm_size, int64_t bytes);
 
 // Parse "4K", "64M", "1G" (powers of 1024, as nccl-tests), "512", "1e9".
 // Throws UsageError naming the text when it is negative, empty or malformed.

@@ -184,11 +184,13 @@ std::string port_name(const Topology& t, int id) {
 }
 
 namespace {
-// One message on a port: cost_model.cpp's msgs(p, 1, m), the same arithmetic.
-CostTerms message(const CostParams& p, double bytes, bool alpha_only) {
+// One message on a port: cost_model.cpp's msg_at(p, m, fp), the same
+// arithmetic. fp < 0: a NIC's message, the link's flat β (the cache curve
+// prices memory, not a wire).
+CostTerms message(const CostParams& p, double bytes, bool alpha_only, double fp) {
   CostTerms t;
   t.alpha_s = p.alpha_for(bytes);
-  if (!alpha_only) t.beta_s = bytes * p.beta_for(bytes);
+  if (!alpha_only) t.beta_s = bytes * (fp < 0 ? p.beta_for(bytes) : p.beta_at(bytes, fp));
   return t;
 }
 }  // namespace
@@ -211,8 +213,24 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     std::vector<int64_t> pbytes(P, 0);
     std::vector<std::vector<int>> touched(n);  // NIC ports rank r used
     std::vector<RankStepCost> rc(n);
+    for (int r = 0; r < n; ++r)
+      for (const Op& op : st.ranks[r]) count_op(rc[r], op.kind, op.len * static_cast<int64_t>(es));
+    // The step's footprint per node (cost_model.h's rule, with the ranks
+    // that share a cache being those of one node): the node's largest
+    // per-rank memory traffic x its ranks with traffic, at least
+    // intra.min_footprint_bytes. It prices the node's memory work: intra
+    // messages, reductions, copies.
+    std::vector<int64_t> node_most(T.nodes, 0);
+    std::vector<int> node_sharing(T.nodes, 0);
     for (int r = 0; r < n; ++r) {
-      RankStepCost& c = rc[r];
+      const int nd = T.node_of(r);
+      if (rc[r].bytes_traffic > 0) ++node_sharing[nd];
+      node_most[nd] = std::max(node_most[nd], rc[r].bytes_traffic);
+    }
+    std::vector<double> node_fp(T.nodes);
+    for (int nd = 0; nd < T.nodes; ++nd)
+      node_fp[nd] = std::max(static_cast<double>(node_most[nd]) * node_sharing[nd], net.intra.min_footprint_bytes);
+    for (int r = 0; r < n; ++r) {
       for (const Op& op : st.ranks[r]) {
         const int64_t b = op.len * static_cast<int64_t>(es);
         const bool local = op.peer < 0 || op.peer >= n || T.same_node(r, op.peer);
@@ -220,7 +238,6 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
         const int nic = T.node_of(r) * T.nics_per_node + T.nic_of(r);
         int id = -1;
         bool alpha_only = false;
-        count_op(c, op.kind, b);
         switch (op.kind) {
           case OpKind::send:
             id = port_id(T, local ? Port{PortKind::intra_out, r} : Port{PortKind::nic_out, nic});
@@ -237,7 +254,7 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
           default: break;  // local ops use no port
         }
         if (id < 0) continue;
-        port[id] += message(lp, static_cast<double>(b), alpha_only);
+        port[id] += message(lp, static_cast<double>(b), alpha_only, local ? node_fp[T.node_of(r)] : -1.0);
         pbytes[id] += b;
         if (!local && std::find(touched[r].begin(), touched[r].end(), id) == touched[r].end())
           touched[r].push_back(id);
@@ -253,8 +270,8 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
       std::sort(touched[r].begin(), touched[r].end());
       for (int id : touched[r])
         if (port[id].total() > best.total()) best = port[id];
-      best.gamma_s = rc[r].bytes_reduced * net.intra.gamma;
-      best.delta_s = rc[r].bytes_copied * net.intra.delta;
+      best.gamma_s = rc[r].bytes_reduced * net.intra.gamma_at(node_fp[T.node_of(r)]);
+      best.delta_s = rc[r].bytes_copied * net.intra.delta_at(node_fp[T.node_of(r)]);
       rc[r].terms = best;
       if (best.total() > worst) {
         worst = best.total();
@@ -285,6 +302,7 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);
     pr.bus_s.push_back(0.0);
+    pr.footprint_bytes.push_back(*std::max_element(node_fp.begin(), node_fp.end()));
     pr.lockstep += crit;
     pr.ranks.push_back(std::move(rc));
     pr.finish_s.push_back(fin);

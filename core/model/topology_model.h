@@ -23,6 +23,14 @@
 //                    across nodes), + bytes reduced · γ + bytes copied · δ
 //                    (γ, δ from the intra class: the GPU does them)
 //   step           = the slowest rank, + the intra class's barrier b(n)
+// Cache curve (cost_model.h's cache-aware model): when the intra class
+// carries one, a node's memory work in a step -- its intra-node messages'
+// β, and γ, δ -- is priced at that node's footprint (cost_model.h's rule
+// with the ranks sharing a cache being the node's: its largest per-rank
+// traffic x its ranks with traffic, at least intra.min_footprint_bytes);
+// messages through a NIC keep the inter class's flat β (a wire, not
+// memory), whatever curve that class carries. NetworkPrediction's
+// pr.footprint_bytes holds each step's largest node footprint.
 // With one node, or one rank per node with one NIC each and both classes
 // equal, every rank's ports are its own and this is EXACTLY predict(s, p)
 // of cost_model.h for parameters without cores, peer waits or a memory bus

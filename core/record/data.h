@@ -16,8 +16,9 @@ namespace microddp {
 RankData parse_data(const CollectiveSpec& s, const std::string& text);
 // JSON text {"inputs": [[1,2],[3,4]]}; NaN/inf as the strings "nan", "inf", "-inf".
 RankData parse_input_json(const CollectiveSpec& s, const std::string& json_text);
-// "iota" (rank r, element i: r*count_r + i + 1, wrapped to fit the dtype's
-// exact integers), "rank" (every element r+1), "random:SEED" (small integers
+// "iota" (rank r, element i: (r*count_r + i) mod 1000 + 1 for every dtype:
+// exact in float16, and sums of them exact in float32 in any order; bfloat16
+// rounds values above 256), "rank" (every element r+1), "random:SEED" (small integers
 // -8..8 from a seeded generator, exact in every dtype and op).
 RankData fill_data(const CollectiveSpec& s, const std::string& pattern);
 

@@ -78,13 +78,17 @@ static std::string bytes_str(int64_t b) {
 
 static std::string range(int64_t off, int64_t len) { return fmt::format("[{}, {})", off, off + len); }
 
+std::string count_noun(int64_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 std::string format_step_time(const StepTiming& t) {
   const std::string barrier = t.includes_barrier ? "barrier included" : "";
   if (t.repetitions == 0)
     return fmt::format("measured {:.1f} µs{}", t.first_run_ns / 1000.0,
                        barrier.empty() ? "" : fmt::format(" (one run, {})", barrier));
-  return fmt::format("{:.1f} µs median (p10 {:.1f} µs, p90 {:.1f} µs, {} reps{}; first run {:.1f} µs)",
-                     t.median_ns / 1000.0, t.p10_ns / 1000.0, t.p90_ns / 1000.0, t.repetitions,
+  return fmt::format("{:.1f} µs median (p10 {:.1f} µs, p90 {:.1f} µs, {}{}; first run {:.1f} µs)",
+                     t.median_ns / 1000.0, t.p10_ns / 1000.0, t.p90_ns / 1000.0, count_noun(t.repetitions, "rep"),
                      barrier.empty() ? "" : ", " + barrier, t.first_run_ns / 1000.0);
 }
 
@@ -115,15 +119,17 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
       const std::string seg = o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "";
       switch (o.kind) {
         case OpKind::send:
-          out += fmt::format("  R{} → R{}  send {}{}{} {}  {} elements, {}\n", r, o.peer,
-                             buffer_label(s, r, o.src.buf, st), chunk, seg, range(o.src.offset, o.len), o.len,
+          out += fmt::format("  R{} → R{}  send {}{}{} {}  {}, {}\n", r, o.peer,
+                             buffer_label(s, r, o.src.buf, st), chunk, seg, range(o.src.offset, o.len),
+                             count_noun(o.len, "element"),
                              bytes_str(o.len * es));
           break;
         case OpKind::recv:
         case OpKind::recv_reduce:
-          out += fmt::format("  R{} ← R{}  {} into {}{}{} {}  {} elements, {}\n", r, o.peer,
+          out += fmt::format("  R{} ← R{}  {} into {}{}{} {}  {}, {}\n", r, o.peer,
                              o.kind == OpKind::recv ? "recv" : "recv-reduce", buffer_label(s, r, o.dst.buf, st),
-                             chunk, seg, range(o.dst.offset, o.len), o.len, bytes_str(o.len * es));
+                             chunk, seg, range(o.dst.offset, o.len), count_noun(o.len, "element"),
+                             bytes_str(o.len * es));
           break;
         case OpKind::copy:
         case OpKind::reduce:
@@ -254,8 +260,8 @@ std::string format_inputs(const CollectiveSpec& sp, const RankData& inputs, cons
 std::string format_walkthrough(const Schedule& s, const RankData& inputs, const RunResult& r,
                                const std::vector<double>& predicted_step_us, const PrintOptions& o) {
   const auto& sp = s.spec;
-  std::string out = fmt::format("{} · {} · {} ranks · count {} × {} · op {}{} · {} on {}\n", name(sp.collective),
-                                sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op),
+  std::string out = fmt::format("{} · {} · {} · count {} × {} · op {}{} · {} on {}\n", name(sp.collective),
+                                sp.algorithm, count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
                                 sp.collective == Collective::broadcast || sp.collective == Collective::reduce ||
                                         sp.collective == Collective::gather || sp.collective == Collective::scatter
                                     ? fmt::format(" · root {}", sp.root)

@@ -3,6 +3,7 @@
 // Schedule and the Trace.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "core/exec/executor.h"
 
@@ -31,6 +32,10 @@ std::string join_values(const std::vector<std::string>& items, const PrintOption
 // Name of a buffer together with the storage it refers to on that rank
 // ("send_buff (A)"): work buffers get letters so a swap is visible.
 std::string buffer_label(const Schedule& s, int rank, Buf b, int storage);
+
+// "1 element", "3 elements", "0 elements": n and the noun, plural unless n
+// is exactly 1 (every count the terminal views print goes through it).
+std::string count_noun(int64_t n, std::string_view noun);
 
 // A step's measured time (Trace::timing): "5.9 µs median (p10 5.1 µs, p90
 // 7.3 µs, 20 reps, barrier included; first run 48.0 µs)", or for an

@@ -22,8 +22,10 @@ check "--size '12x'" --size 12x --screenshot /tmp/x.png
 check "/nonexistent-dir/out.png" --screenshot /nonexistent-dir/out.png
 check "--step 9" --step 9 --screenshot /tmp/x.png
 check "--step -1 is outside 0..2" --step -1 --screenshot /tmp/x.png
-# The compare view's range is the slider's: its longest schedule (ring, 4 steps).
-check "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)" --view compare --step 5 --screenshot /tmp/x.png
+# The compare view's range is the slider's: its longest schedule (ring, 4 steps
+# at 3 ranks; without --ranks the compare view runs 8 ranks: naive and ring, 14 steps).
+check "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)" --view compare --ranks 3 --step 5 --screenshot /tmp/x.png
+check "--step 15 is outside 0..14 (the longest compared schedule has 14 steps)" --view compare --step 15 --screenshot /tmp/x.png
 check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
 # Inputs go through core (core/record/data.h): the messages of `microddp run`.

@@ -797,6 +797,14 @@ TEST_SUITE("scene") {
     CHECK(roots(Collective::all_gather, "recursive_doubling") == 0);
     CHECK(roots(Collective::broadcast, "tree") == 1);
     CHECK(roots(Collective::reduce, "naive") == 1);
+    // No root on the composed collectives' symmetric algorithms either; the
+    // rooted ones (a star, a tree through rank 0) keep theirs.
+    CHECK(roots(Collective::all_reduce, "recursive_doubling") == 0);
+    CHECK(roots(Collective::all_reduce, "halving_doubling") == 0);
+    CHECK(roots(Collective::all_reduce, "ring") == 0);
+    CHECK(roots(Collective::all_to_all, "naive") == 0);  // pairwise exchange
+    CHECK(roots(Collective::gather, "binomial") == 1);
+    CHECK(roots(Collective::all_reduce, "tree") == 1);
   }
 }
 

@@ -126,12 +126,73 @@ TEST_SUITE("ui") {
 
   TEST_CASE("--step in the compare view ranges over the slider's steps (the longest compared schedule)") {
     // The step-through ring has 2 steps at 3 ranks; naive, tree, ring: 4 at most.
-    const auto app = apply({"--view", "compare", "--step", "3"});
+    const auto app = apply({"--view", "compare", "--ranks", "3", "--step", "3"});
     CHECK(app->session.num_steps() == 2);
     CHECK(app->compare.max_steps() == 4);
-    CHECK_THROWS_WITH_AS(apply({"--view", "compare", "--step", "5"}),
+    CHECK_THROWS_WITH_AS(apply({"--view", "compare", "--ranks", "3", "--step", "5"}),
                          "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)", UsageError);
     CHECK_THROWS_WITH_AS(apply({"--step", "3"}), "--step 3 is outside 0..2 (the schedule has 2 steps)", UsageError);
+  }
+
+  TEST_CASE("the compare view without --ranks runs 8 ranks, where naive, tree and ring load the busiest rank differently") {
+    const auto app = apply({"--view", "compare"});
+    CHECK(app->session.params().spec.world_size == 8);
+    REQUIRE(app->compare.sessions.size() == 3);  // naive, tree, ring
+    std::vector<int64_t> busiest;
+    for (const auto& s : app->compare.sessions) {
+      REQUIRE(s);
+      busiest.push_back(build_stats(*s, s->num_steps()).busiest_rank_bytes);
+    }
+    // 8 float32 per rank: naive's root sends and receives 7 x 32 B, the
+    // tree's busiest inner node 3 x 32 B each way, ring 14 x 4 B each way.
+    CHECK(busiest == std::vector<int64_t>{448, 192, 112});
+    // Asked for, 3 ranks stay (naive and tree then tie at 48 B).
+    CHECK(apply({"--view", "compare", "--ranks", "3"})->session.params().spec.world_size == 3);
+    CHECK(apply({"--ranks", "3"})->session.params().spec.world_size == 3);
+  }
+
+  TEST_CASE("the compare view draws each measured point's p10-p90 as an error bar around the median") {
+    Headless h;
+    App app;
+    RunParams p = seed_ring();
+    p.spec.world_size = 4;
+    p.spec.count = 4;
+    p.data = "iota";
+    app.vs.edit = p;
+    app.vs.view = View::compare;
+    h.frame(app);
+    REQUIRE(app.compare.sessions.size() == 3);
+    app.compare.run_sweep(64, 256, 5, 1);  // 64 B and 256 B, 5 timed iterations each
+    REQUIRE(app.compare.sweep.size() == 3);
+    app.vs.collect_probes = true;
+    app.vs.static_frame = true;
+    h.frame(app);
+    for (const SweepCurve& c : app.compare.sweep) {
+      REQUIRE(c.bytes.size() == 2);
+      for (size_t i = 0; i < 2; ++i) {
+        CHECK(c.samples[i] == 5);
+        CHECK(c.min_us[i] > 0);
+        CHECK(c.min_us[i] <= c.p10_us[i]);
+        CHECK(c.p10_us[i] <= c.measured_us[i]);
+        CHECK(c.measured_us[i] <= c.p90_us[i]);
+        CHECK(c.p90_us[i] <= c.max_us[i]);
+      }
+    }
+    // Two caps per point (3 algorithms x 2 sizes), the p90 cap above the p10
+    // cap (screen y grows down) in the same column, in the curve's colour.
+    int bars = 0;
+    for (const Probe& top : app.vs.probes) {
+      if (top.what.rfind("error bar p90 ", 0) != 0) continue;
+      const std::string at = top.what.substr(14);
+      for (const Probe& bottom : app.vs.probes)
+        if (bottom.what == "error bar p10 " + at) {
+          ++bars;
+          CHECK(bottom.x == top.x);
+          CHECK(top.y <= bottom.y);
+          CHECK(top.color == algorithm_color(at.substr(0, at.find(' '))));
+        }
+    }
+    CHECK(bars == 6);
   }
 
   TEST_CASE("--lesson finds a bare lesson name where `microddp lesson` does ($MICRODDP_LESSONS)") {

@@ -44,6 +44,17 @@ expect 0 "R0 [148, 152, 156, …, 232, 236, 240]" -- run -c all_reduce -n 4 --co
 expect 0 "R0 [148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204, 208," -- "${LONG[@]}" --outputs --full
 expect 0 '"outputs": [[148, 152, 156, 160, 164, 168, 172, 176, 180, 184, 188, 192, 196, 200, 204,' -- "${LONG[@]}" --json
 expect 0 "R0 [1, 2, 3, …, 24, 25, 26]" -- run -c all_reduce -n 3 --count 26 --fill iota --steps
+# counts of one are singular: "1 element", "1 rank", "1 step" (never "1 elements")
+expect 0 "R0 → R1  send input chunk 0 [0, 1)  1 element, 4 B" -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps
+expect 0 "all_reduce · ring · 1 rank · count 4 × float32 · op sum · 1 step · " -- run -c all_reduce -a ring -n 1 --count 4
+expect 0 "1 step · " -- run -c all_reduce -a ring -n 1 --count 4 --steps
+expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps
+out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps 2>&1)
+if grep -qE '(^|[^0-9])1 (elements|ranks|steps|reps)' <<<"$out"; then
+  echo "FAIL: a plural after 1:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# iota wraps at 1000 (exact in float16, exact float32 sums), as --help and the README say
+expect 0 "998, 999, 1000, 1, 2]" -- run -c all_reduce -n 1 --count 1002 --fill iota --outputs --full
+expect 0 "(r*count + i) mod 1000 + 1 (wraps at 1000" -- run --help
 for args in "--outputs" "--outputs --full" "--json"; do
   bytes=$("$BIN" run -c all_reduce -n 4 --count 262144 --fill random:1 $args | wc -c)
   case "$args" in
@@ -172,10 +183,30 @@ expect 0 '"ok": true' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --coun
 expect 0 '"nodes": 3' -- run -c all_reduce -a hierarchical -n 6 --nodes 3 --count 7 --fill random:2 --json
 MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
 MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
+# The TUNING lines carry the documented prefix (README: microddp:<pid>:<tid> [<rank>] MICRODDP INFO ...)
+out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=TUNING "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
+if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 8 ] || [ "$(wc -l <<<"$out")" -ne 8 ] ||
+   ! grep -qE '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us \(model: nvlink\)$' <<<"$out"; then
+  echo "FAIL: MICRODDP_DEBUG_SUBSYS=TUNING run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# run logs as hang-lab does: per rank an INIT and a COLL line (INFO), P2P and the call's end (TRACE)
+out=$(MICRODDP_DEBUG=INFO "$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" 2>&1 >/dev/null)
+if [ "$(wc -l <<<"$out")" -ne 6 ] ||
+   ! grep -qE '^microddp:[0-9]+:[0-9]+ \[1\] MICRODDP INFO init: rank 1 nranks 3 backend threads$' <<<"$out" ||
+   ! grep -qE '^microddp:[0-9]+:[0-9]+ \[2\] MICRODDP INFO all_reduce: seq 0 algorithm ring count 3 dtype float32 op sum nranks 3 steps 4 peers 0,1$' <<<"$out"; then
+  echo "FAIL: MICRODDP_DEBUG=INFO run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" run -c broadcast -a binomial -n 4 --root 1 --data "1;2;3;4" 2>&1 >/dev/null)
+if [ "$(wc -l <<<"$out")" -ne 4 ] || [ "$(grep -c 'MICRODDP TRACE call #0 p2p: ' <<<"$out")" -ne 4 ]; then
+  echo "FAIL: MICRODDP_DEBUG_SUBSYS=P2P run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # MICRODDP_DEBUG_SUBSYS filters like NCCL_DEBUG_SUBSYS: without TUNING the choice is not logged
 for sub in COLL "^TUNING" "^ALL"; do
   out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS="$sub" "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
-  if [ -n "$out" ]; then echo "FAIL: MICRODDP_DEBUG_SUBSYS=$sub logged: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+  case $sub in
+    COLL) want=4 ;;      # one COLL line per rank
+    "^TUNING") want=8 ;;  # INIT and COLL per rank
+    *) want=0 ;;
+  esac
+  if grep -q 'Bytes' <<<"$out" || [ "$(grep -c MICRODDP <<<"$out")" -ne "$want" ]; then
+    echo "FAIL: MICRODDP_DEBUG_SUBSYS=$sub logged: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 done
 out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" hang-lab --ranks 3 2>&1 >/dev/null)
 if [ "$(grep -c "MICRODDP TRACE call #[0-9] p2p: " <<<"$out")" -ne 9 ] || [ "$(wc -l <<<"$out")" -ne 9 ]; then

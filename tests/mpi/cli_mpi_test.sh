@@ -5,6 +5,8 @@
 #                    one "mpi" row per size (4K..64K: 5), every row #wrong 0
 #   replay           mpirun -n 2 run --backend mpi --save-record, then
 #                    microddp-viz --replay under xvfb-run writes a PNG (77 without xvfb-run)
+#   repeat_steps     mpirun -n 3 run --backend mpi --repeat-steps 4: every step
+#                    repeated 4 times warm, outputs ok
 #   nccl_nogpu       bench --reference nccl exits 2 naming the missing GPU / CUDA
 #                    backend (77 where a GPU is present)
 # MPIRUN is the launcher and its options, one word with spaces (e.g. "mpiexec --oversubscribe").
@@ -25,7 +27,21 @@ bench_reference)
   [ "$ours" = 5 ] || { echo "expected 5 rows with algorithm \"ring\", got $ours"; exit 1; }
   [ "$bad" = 0 ] || { echo "$bad rows without \"wrong\": 0"; exit 1; }
   grep '"algorithm": "mpi"' "$out" | grep -q '"backend": "mpi"' || { echo "mpi rows lack backend mpi"; exit 1; }
-  echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0"
+  # Open MPI's algorithm on every mpi row; on Open MPI 4.1 with the default
+  # MCA settings, its fixed rule at 2 ranks (coll_tuned_decision_fixed.c):
+  # ring below 8 B and from 4 KiB, recursive doubling 8 KiB, ring 16-32 KiB,
+  # segmented ring 64 KiB.
+  named=$(grep '"algorithm": "mpi"' "$out" | grep -c '"mpi_algorithm": "')
+  [ "$named" = 5 ] || { echo "expected 5 mpi rows with mpi_algorithm, got $named"; exit 1; }
+  if ompi_info --version 2>/dev/null | grep -q 'v4\.1' && ! env | grep -q '^OMPI_MCA_coll'; then
+    got=$(grep '"algorithm": "mpi"' "$out" | sed 's/.*"mpi_algorithm": "\([a-z_]*\) (Open MPI 4.1 fixed rule)".*/\1/' | tr '\n' ' ')
+    [ "$got" = "ring recursive_doubling ring ring segmented_ring " ] || { echo "fixed rule names: $got"; exit 1; }
+  fi
+  forced=$($mpirun -n 2 "$microddp" bench --backend mpi --reference mpi -b 4K -e 4K -n 2 -w 1 \
+    --mpi-algorithm recursive_doubling) || { echo "bench --mpi-algorithm exited $?"; exit 1; }
+  echo "$forced" | grep -qx "# Open MPI's algorithm : all_reduce on 2 ranks, 4096 B: recursive_doubling (forced: coll_tuned_allreduce_algorithm)" ||
+    { echo "$forced"; echo "the forced algorithm is not named"; exit 1; }
+  echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0, Open MPI's algorithm named (fixed rule and forced)"
   ;;
 replay)
   viz=$4 dir=$5
@@ -42,6 +58,21 @@ replay)
   [ -s "$png" ] || { echo "no PNG written"; exit 1; }
   [ "$(head -c 4 "$png" | tail -c 3)" = PNG ] || { echo "$png is not a PNG"; exit 1; }
   echo "PASS: replayed $rec into $png"
+  ;;
+repeat_steps)
+  # run --backend mpi --repeat-steps 4: every step's time is the median of 4
+  # warm repetitions (as on threads), the outputs still match the reference.
+  out=$($mpirun -n 3 "$microddp" run --backend mpi -c all_reduce -a ring -n 3 --count 7 --fill random:4 --json \
+    --repeat-steps 4) || { echo "run exited $?"; echo "$out"; exit 1; }
+  echo "$out"
+  echo "$out" | grep -q '"ok": true' || { echo "not ok"; exit 1; }
+  reps=$(echo "$out" | grep -o '"repetitions": 4, ' | wc -l)
+  [ "$reps" = 4 ] || { echo "expected 4 steps with 4 repetitions, got $reps"; exit 1; }
+  txt=$($mpirun -n 2 "$microddp" run --backend mpi -c all_reduce -a ring -n 2 --count 4 --steps --repeat-steps 2) ||
+    { echo "run --steps exited $?"; exit 1; }
+  echo "$txt" | grep -q '2 reps, barrier included; first run ' || { echo "$txt"; echo "no warm step times"; exit 1; }
+  if echo "$txt" | grep -q 'warm repetitions are measured on the threads'; then echo "$txt"; echo "still says threads only"; exit 1; fi
+  echo "PASS: 4 steps x 4 warm repetitions on mpi, outputs ok"
   ;;
 nccl_nogpu)
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then

@@ -88,7 +88,9 @@ add_test(NAME mpi.cli.bench_reference
                  $<TARGET_FILE:microddp> ${CMAKE_CURRENT_BINARY_DIR}/mpi_cli)
 add_test(NAME mpi.cli.nccl_nogpu
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh nccl_nogpu "${mpirun_word}" $<TARGET_FILE:microddp>)
-set(mpi_cli_tests mpi.cli.bench_reference mpi.cli.nccl_nogpu)
+add_test(NAME mpi.cli.repeat_steps
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh repeat_steps "${mpirun_word}" $<TARGET_FILE:microddp>)
+set(mpi_cli_tests mpi.cli.bench_reference mpi.cli.nccl_nogpu mpi.cli.repeat_steps)
 if(MICRODDP_BUILD_APP)
   add_test(NAME mpi.cli.replay
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/cli_mpi_test.sh replay "${mpirun_word}" $<TARGET_FILE:microddp>

@@ -54,6 +54,24 @@ TEST_SUITE("mpi_agreement") {
     CHECK(err == fmt::format("mpi backend: ranks disagree: rank {} called with count 9 but rank 0 with count 8", n - 1));
     still_works();
   }
+  TEST_CASE("a rank called with another repeat_steps: every rank names it") {
+    const int n = mpi_world_size();
+    if (n < 2) return;
+    const CollectiveSpec s = base();
+    const Schedule sch = make_schedule(s);
+    RunOptions opt;
+    opt.repeat_steps = mpi_rank() == n - 1 ? kRepeatStepsAuto : 3;
+    std::string err;
+    try {
+      run_mpi(sch, mixed_inputs(s, 2), opt);
+    } catch (const UsageError& e) {
+      err = e.what();
+    }
+    CHECK(err == fmt::format("mpi backend: ranks disagree: rank {} called with repeat_steps auto but rank 0 with "
+                             "repeat_steps 3",
+                             n - 1));
+    still_works();
+  }
   TEST_CASE("a rank called with another collective or algorithm: every rank names it") {
     const int n = mpi_world_size();
     if (n < 2) return;

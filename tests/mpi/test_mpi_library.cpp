@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/ir/reference.h"
+#include "core/model/bench.h"
 #include "tests/mpi/mpi_test_util.h"
 
 using namespace microddp;
@@ -117,6 +118,38 @@ TEST_SUITE("mpi_library") {
       int dynamic = -1;
       REQUIRE(read_cvar("coll_tuned_use_dynamic_rules", dynamic));
       CHECK(dynamic == 1);
+    }
+  }
+  TEST_CASE("the MCA settings bench names Open MPI's algorithm from, read through MPI_T") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.world_size = mpi_world_size();
+    s.count = 1024;
+    const MpiCollSettings st = mpi_coll_settings(s);
+    REQUIRE(st.read);
+    CHECK(st.function == "MPI_Allreduce");
+    CHECK(st.library.rfind("Open MPI v", 0) == 0);
+    CHECK(st.library.find('\n') == std::string::npos);
+    int tuned = -1;
+    REQUIRE(read_cvar("coll_tuned_priority", tuned));
+    CHECK(st.tuned_priority == tuned);
+    CHECK(st.forced_param == "coll_tuned_allreduce_algorithm");
+    if (const char* forced = std::getenv("MICRODDP_TEST_MPI_ALLREDUCE_ALGORITHM")) {
+      CHECK(st.dynamic_rules);
+      CHECK(st.forced == forced);
+      if (s.world_size > 1)
+        CHECK(mpi_algorithm_label(st, Collective::all_reduce, s.world_size, 4096) ==
+              std::string(forced) + " (forced: coll_tuned_allreduce_algorithm)");
+    } else if (!std::getenv("OMPI_MCA_coll_tuned_use_dynamic_rules")) {
+      CHECK_FALSE(st.dynamic_rules);
+      CHECK(st.forced.empty());
+    }
+    // Both readers agree on every priority read.
+    for (const auto& [comp, prio] : st.priorities) {
+      int v = -1;
+      CAPTURE(comp);
+      REQUIRE(read_cvar(("coll_" + comp + "_priority").c_str(), v));
+      CHECK(prio == v);
     }
   }
 }

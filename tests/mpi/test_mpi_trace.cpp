@@ -3,6 +3,7 @@
 // receive never ends before its send started.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 
 #include "core/record/chrome_trace.h"
 #include "core/exec/rank_program.h"
@@ -132,6 +133,60 @@ void check_trace(const CollectiveSpec& s, Mode mode) {
 }  // namespace
 
 TEST_SUITE("mpi_trace") {
+  TEST_CASE("repeat_steps: each step re-run warm K times on every rank, outputs and first run untouched") {
+    const int n = mpi_world_size();
+    for (const char* alg : {"ring", "tree", "recursive_doubling"}) {
+      CollectiveSpec s;
+      s.collective = Collective::all_reduce;
+      s.algorithm = alg;
+      s.world_size = n;
+      s.count = 2 * n + 3;
+      Schedule sch;
+      if (!try_schedule(s, sch)) continue;
+      CAPTURE(alg);
+      const RankData in = mixed_inputs(s, 7);
+      RunOptions opt;
+      opt.repeat_steps = 3;
+      opt.on_step = [seen = std::make_shared<int>(0)](int st) { CHECK(st == (*seen)++); };
+      const RunResult m = run_mpi(sch, in, opt);
+      // Every rank holds the timings (rank 0's clock, sent to all).
+      REQUIRE(m.trace.step_timing.size() == static_cast<size_t>(sch.num_steps()));
+      for (const StepTiming& t : m.trace.step_timing) {
+        CHECK(t.repetitions == 3);
+        CHECK(t.includes_barrier);
+        CHECK(t.first_run_ns > 0);
+        CHECK(t.p10_ns > 0);
+        CHECK(t.p10_ns <= t.median_ns);
+        CHECK(t.median_ns <= t.p90_ns);
+      }
+      if (mpi_rank() == 0) {
+        // The repetitions ran on copies: the outputs are the threads backend's, bit for bit.
+        RunOptions plain;
+        const RunResult t = run_threads(sch, in, plain);
+        for (int r = 0; r < n; ++r) CHECK(m.outputs[r] == t.outputs[r]);
+      }
+      // Off, and free mode: one cold sample per step, or none.
+      opt.repeat_steps = 0;
+      opt.on_step = nullptr;
+      for (const StepTiming& t : run_mpi(sch, in, opt).trace.step_timing) CHECK(t.repetitions == 0);
+      opt.repeat_steps = 3;
+      opt.mode = Mode::free;
+      CHECK(run_mpi(sch, in, opt).trace.step_timing.empty());
+    }
+    // auto: at least kRepeatAutoMin, at most kRepeatAutoMax.
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring";
+    s.world_size = n;
+    s.count = 16;
+    RunOptions opt;
+    opt.repeat_steps = kRepeatStepsAuto;
+    const Schedule sch = make_schedule(s);
+    for (const StepTiming& t : run_mpi(sch, mixed_inputs(s, 8), opt).trace.step_timing) {
+      CHECK(t.repetitions >= kRepeatAutoMin);
+      CHECK(t.repetitions <= kRepeatAutoMax);
+    }
+  }
   TEST_CASE("ring all_reduce, lockstep, with snapshots: merged, aligned, same as threads") {
     CollectiveSpec s;
     s.collective = Collective::all_reduce;

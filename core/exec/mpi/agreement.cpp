@@ -40,6 +40,7 @@ Header make_header(int kind, const CollectiveSpec& sp, const RunOptions* opt, in
     h.mode = static_cast<int32_t>(opt->mode);
     h.iterations = opt->iterations;
     h.record = opt->record;
+    h.repeat_steps = opt->repeat_steps;
     h.snapshot_limit = opt->snapshot_limit;
   }
   return h;
@@ -82,6 +83,10 @@ std::string difference(const Header& a, const Header& b, int rank_b) {
     return say("mode", std::string(name(static_cast<Mode>(a.mode))), std::string(name(static_cast<Mode>(b.mode))));
   if (a.iterations != b.iterations) return say("iterations", std::to_string(a.iterations), std::to_string(b.iterations));
   if (a.record != b.record) return say("record", std::to_string(a.record), std::to_string(b.record));
+  if (a.repeat_steps != b.repeat_steps) {
+    auto reps = [](int32_t v) { return v == kRepeatStepsAuto ? std::string("auto") : std::to_string(v); };
+    return say("repeat_steps", reps(a.repeat_steps), reps(b.repeat_steps));
+  }
   if (a.snapshot_limit != b.snapshot_limit)
     return say("snapshot limit", std::to_string(a.snapshot_limit), std::to_string(b.snapshot_limit));
   if (!b.inputs_ok) return fmt::format("rank {} was given inputs of the wrong shape", rank_b);

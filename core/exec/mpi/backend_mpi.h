@@ -33,6 +33,14 @@
 //     asynchronously by itself. RunOptions::buffer_sets and
 //     Trace::iteration_ns work as on threads (barriers through rank 0 around
 //     each iteration; times on rank 0's clock).
+//     With RunOptions::repeat_steps (lockstep, record, last iteration):
+//     each rank copies its memory before the step, a barrier opens the
+//     step, and after its closing barrier every rank re-runs the step on a
+//     copy of that state between two more barriers, K times (or auto, as
+//     executor.h); each sample runs from one barrier's release to the
+//     next's on rank 0's clock, which every rank receives, so all ranks
+//     hold the same Trace::step_timing and decide alike when to stop. The
+//     ranks must agree on repeat_steps (checked in step 1).
 //  5. Gather. Ranks != 0 send their outputs and their part of the Trace to
 //     rank 0, which merges them into one Trace (backend "mpi"). Rank 0
 //     checks every size, count and index it reads from another rank against
@@ -83,6 +91,27 @@ constexpr double kMaxMpiTimeoutSeconds = 86400;
 // (mpi_leave_job).
 struct MpiJobUsageError : UsageError {
   using UsageError::UsageError;
+};
+
+// The MCA settings that decide which algorithm Open MPI runs for one of
+// its own collectives (bench --reference mpi), as the job sees them: read
+// through MPI_T control variables, so mpirun --mca, OMPI_MCA_* variables
+// and mca-params.conf files all count. Turned into a name by
+// mpi_algorithm_label (core/model/bench.h).
+struct MpiCollSettings {
+  bool read = false;           // false: not read (no MPI in this build, MPI_T refused)
+  std::string library;         // MPI_Get_library_version's first line, e.g. "Open MPI v4.1.4, ..."
+  std::string function;        // mpi_library_function(spec), e.g. "MPI_Allreduce"
+  std::string coll;            // MCA "coll": "" = every component, "^a,b" excludes, "a,b" only these
+  int tuned_priority = -1;     // coll_tuned_priority; -1: coll/tuned is not loaded
+  // Other loaded coll components that could serve the call instead of
+  // tuned (not the pass-through or special-purpose ones: self, inter,
+  // sync, libnbc, cuda, monitoring): name and coll_<name>_priority.
+  std::vector<std::pair<std::string, int>> priorities;
+  bool dynamic_rules = false;  // coll_tuned_use_dynamic_rules
+  std::string rules_file;      // coll_tuned_dynamic_rules_filename ("" = none)
+  std::string forced_param;    // e.g. "coll_tuned_allreduce_algorithm"; "" when tuned has none for the call
+  std::string forced;          // its value's name when not 0 ("ignore"), e.g. "ring"; else ""
 };
 
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
@@ -194,6 +223,10 @@ std::vector<std::string> mpi_library_algorithms(Collective c);
 // rank; throws UsageError naming the algorithm and listing the valid ones,
 // or when MPI is already initialized.
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
+// The MCA settings this process runs the library collective for `spec`
+// with (MpiCollSettings). Needs MPI initialized (mpi_init_once); local, not
+// collective. read = false when MPI_T refuses.
+MpiCollSettings mpi_coll_settings(const CollectiveSpec& spec);
 
 #else  // no MPI in this build
 
@@ -210,6 +243,7 @@ inline void mpi_finalize_if_needed() {}
 inline int mpi_rank() { return 0; }
 inline int mpi_world_size() { return 1; }
 inline RunResult run_mpi(const Schedule&, const RankData&, const RunOptions& = {}) { mpi_unavailable(); }
+inline MpiCollSettings mpi_coll_settings(const CollectiveSpec&) { return {}; }
 
 #endif
 

@@ -1,6 +1,8 @@
 // The MPI library's own collectives (MPI_Allreduce etc.), timed as the
 // reference rows of bench --reference mpi (core/exec/mpi/backend_mpi.h).
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -114,6 +116,83 @@ void mpi_force_library_algorithm(Collective c, const std::string& algorithm) {
            std::to_string(it - p.names.begin()).c_str(), 1);
   }
   setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+}
+
+namespace {
+
+// One MPI_T control variable by name, as text (ints and booleans in
+// decimal, an enum's value by its item's name when `enum_name`); nullopt
+// when no such variable is loaded or it cannot be read.
+std::optional<std::string> read_cvar(const std::string& name, bool enum_name = false) {
+  int index = -1;
+  if (MPI_T_cvar_get_index(name.c_str(), &index) != MPI_SUCCESS || index < 0) return std::nullopt;
+  char nm[256], desc[8];
+  int nl = sizeof nm, dl = sizeof desc, verbosity = 0, bind = 0, scope = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_enum en = MPI_T_ENUM_NULL;
+  if (MPI_T_cvar_get_info(index, nm, &nl, &verbosity, &type, &en, desc, &dl, &bind, &scope) != MPI_SUCCESS)
+    return std::nullopt;
+  if (bind != MPI_T_BIND_NO_OBJECT) return std::nullopt;
+  MPI_T_cvar_handle h;
+  int count = 0;
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &h, &count) != MPI_SUCCESS) return std::nullopt;
+  std::optional<std::string> out;
+  if (type == MPI_CHAR) {
+    std::vector<char> buf(static_cast<size_t>(std::max(count, 1)) + 1, '\0');
+    if (MPI_T_cvar_read(h, buf.data()) == MPI_SUCCESS) out = std::string(buf.data());
+  } else if (type == MPI_INT || type == MPI_UNSIGNED || type == MPI_C_BOOL) {
+    // Read into a zeroed int-sized buffer: a C bool fills its first byte.
+    int v = 0;
+    if (count == 1 && MPI_T_cvar_read(h, &v) == MPI_SUCCESS) {
+      if (type == MPI_C_BOOL) v = *reinterpret_cast<const bool*>(&v) ? 1 : 0;
+      out = std::to_string(v);
+      int items = 0;
+      nl = sizeof nm;
+      if (enum_name && en != MPI_T_ENUM_NULL && MPI_T_enum_get_info(en, &items, nm, &nl) == MPI_SUCCESS)
+        for (int i = 0; i < items; ++i) {
+          int value = 0;
+          char item[128];
+          int il = sizeof item;
+          if (MPI_T_enum_get_item(en, i, &value, item, &il) == MPI_SUCCESS && value == v) out = std::string(item);
+        }
+    }
+  }
+  MPI_T_cvar_handle_free(&h);
+  return out;
+}
+
+}  // namespace
+
+MpiCollSettings mpi_coll_settings(const CollectiveSpec& spec) {
+  MpiCollSettings st;
+  st.function = mpi_library_function(spec);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  st.library = std::string(version, static_cast<size_t>(std::max(len, 0)));
+  st.library = st.library.substr(0, st.library.find('\n'));
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return st;
+  st.read = true;
+  st.coll = read_cvar("coll").value_or("");
+  if (auto p = read_cvar("coll_tuned_priority")) st.tuned_priority = std::atoi(p->c_str());
+  // Components that serve blocking intra-communicator collectives in place
+  // of tuned when their priority is higher (Open MPI 4.1 and 5.0).
+  for (const char* c : {"basic", "sm", "han", "adapt", "hcoll", "ucc", "acoll", "xhc", "accelerator", "ftagree"})
+    if (auto p = read_cvar(fmt::format("coll_{}_priority", c))) st.priorities.emplace_back(c, std::atoi(p->c_str()));
+  st.dynamic_rules = read_cvar("coll_tuned_use_dynamic_rules").value_or("0") != "0";
+  st.rules_file = read_cvar("coll_tuned_dynamic_rules_filename").value_or("");
+  // MPI_Allreduce -> coll_tuned_allreduce_algorithm (tuned has no v-variant
+  // parameter for gatherv / scatterv: no such variable, nothing forced).
+  std::string fn = st.function.substr(4);
+  std::transform(fn.begin(), fn.end(), fn.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const std::string param = fmt::format("coll_tuned_{}_algorithm", fn);
+  if (auto v = read_cvar(param, true)) {
+    st.forced_param = param;
+    if (*v != "0" && *v != "ignore") st.forced = *v;
+  }
+  MPI_T_finalize();
+  return st;
 }
 
 MpiLibraryResult run_mpi_library(const CollectiveSpec& sp, const RankData& inputs, int iterations, int warmup) {

@@ -109,7 +109,7 @@ int me_world();
 struct Header {
   int32_t kind;  // 1 = run_mpi, 2 = run_mpi_library
   int32_t collective, dtype, op, root, in_place, segments, world_size, mode, iterations, record, inputs_ok;
-  int32_t pad = 0;
+  int32_t repeat_steps = 0;  // RunOptions::repeat_steps
   int64_t count, total, snapshot_limit, num_steps;
   uint64_t counts_hash, algo_hash;
   char algorithm[48];
@@ -156,7 +156,8 @@ class MpiTransport final : public Transport {
   void consumed(int, int64_t) override {}
   int64_t wait_sent(int, int64_t msg) override;
   void barrier(int) override { barrier_at(-1); }
-  void barrier_at(int step, const std::function<void(int)>* on_step = nullptr);
+  // Returns the release time (rank 0's clock, as root_barrier).
+  int64_t barrier_at(int step, const std::function<void(int)>* on_step = nullptr);
   int64_t now_ns() const override { return clock_ns() - base_; }
   void set_base(int64_t base_ns) { base_ = base_ns; }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/exec/mpi/mpi_internal.h"
+#include "core/ir/limits.h"
 
 namespace microddp {
 
@@ -50,6 +51,37 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   Trace trace = new_trace(s, opt, "mpi");
   alloc_snapshots(trace, s, mem.layout, me);
 
+  // Warm step repetitions (RunOptions::repeat_steps), as the threads backend
+  // takes them: lockstep with record, the last iteration only. After the
+  // real run of step st (its closing barrier), every rank restores a copy of
+  // its memory as it was before the step and re-runs the step on it between
+  // two barriers through rank 0; one sample = from the first barrier's
+  // release to the second's (rank 0's clock, which every rank is sent), so
+  // every rank holds the same samples and takes the same decisions. The
+  // decision to repeat and the memory check use the largest rank's memory
+  // (MPI_Allreduce), so that every rank decides alike.
+  const bool timed = opt.mode == Mode::lockstep && opt.record;
+  if (timed) trace.step_timing.assign(s.num_steps(), StepTiming{});
+  if (opt.repeat_steps < 0 && opt.repeat_steps != kRepeatStepsAuto)
+    throw MpiJobUsageError(fmt::format("repeat_steps {}: give 0 (off), a count, or auto", opt.repeat_steps));
+  int reps_wanted = 0;  // > 0: exactly that many; kRepeatStepsAuto; 0: off
+  if (timed && opt.repeat_steps != 0 && s.num_steps() > 0) {
+    double mine = 0, most = 0;
+    for (const auto& st : mem.storage) mine += static_cast<double>(st.size());
+    MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, g_comm);
+    if (opt.repeat_steps == kRepeatStepsAuto) {
+      if (!(2 * most > static_cast<double>(kRepeatAutoMemory_bytes))) reps_wanted = kRepeatStepsAuto;
+    } else {
+      try {
+        check_memory(2 * most, fmt::format("--repeat-steps {} (two more copies of every rank's buffers)",
+                                           opt.repeat_steps));
+      } catch (const UsageError& e) {
+        throw MpiJobUsageError(e.what());  // every rank checked the same size
+      }
+      reps_wanted = opt.repeat_steps;
+    }
+  }
+
   static ClockEntry last_clock;  // this rank's entry of the last alignment
   if (sync_now) last_clock = sync_clocks(me, n);
   const ClockEntry clock = last_clock;
@@ -72,6 +104,20 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   programs.push_back(std::make_unique<RankProgram>(s, plan, me, mem, transport, opt, &trace));
   for (auto& m : extra) programs.push_back(std::make_unique<RankProgram>(s, plan, me, m, transport, opt, &trace));
   if (trace.snapshots) programs[0]->snapshot(trace.initial[me]);
+  // The repetitions' memory: the state before the step, and the copy each
+  // repetition runs on (its program records nothing).
+  RankMemory pre = reps_wanted != 0 ? mem : RankMemory{};
+  RankMemory scratch = pre;
+  std::unique_ptr<RankProgram> scratch_program =
+      reps_wanted != 0 ? std::make_unique<RankProgram>(s, plan, me, scratch, transport, opt, nullptr) : nullptr;
+  std::vector<int64_t> samples;
+  auto want_more = [&](int64_t rep_sum_ns) {
+    const int done = static_cast<int>(samples.size());
+    if (reps_wanted > 0) return done < reps_wanted;
+    if (done >= kRepeatAutoMax || rep_sum_ns >= kRepeatAutoLimit_ns) return false;
+    return done < kRepeatAutoMin || rep_sum_ns < kRepeatAutoTarget_ns;
+  };
+  int64_t excluded_ns = 0;  // time spent repeating, left out of total_ns
 
   // Iteration times as the threads backend takes them: from the barrier that
   // starts an iteration (only when there are several) to the one that ends
@@ -81,11 +127,49 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   int64_t iter_start = t_start;
   for (int it = 0; it < iterations; ++it) {
     RankProgram& program = *programs[it % sets];
+    RankMemory& m = it % sets == 0 ? mem : extra[it % sets - 1];
+    const bool last_it = it == iterations - 1;
+    const bool repeat = reps_wanted != 0 && last_it;
     program.reset_views();
     if (iterations > 1) iter_start = root_barrier(me, n, "start of an iteration", -1);
+    // The release that opened the current step, on rank 0's clock; a step's
+    // first run is timed from it to the release of its closing barrier
+    // (step + barrier, as the threads backend's first_run_ns).
+    int64_t opened = iter_start, prev_arrived = -1;
     for (int st = 0; st < s.num_steps(); ++st) {
+      const auto views_before = program.views();
+      if (repeat) {
+        // The state the repetitions start from, copied before a barrier
+        // that opens the step, so the copy is not part of its time.
+        for (size_t i = 0; i < m.storage.size(); ++i)
+          if (!m.storage[i].empty()) std::memcpy(pre.storage[i].data(), m.storage[i].data(), m.storage[i].size());
+        opened = root_barrier(me, n, "start of a repeated step", st);
+        if (prev_arrived >= 0) excluded_ns += opened - prev_arrived;  // the previous step's repetitions
+      }
       program.run_step(st);
-      if (opt.mode == Mode::lockstep) transport.barrier_at(st, &opt.on_step);
+      if (opt.mode != Mode::lockstep) continue;
+      const int64_t arrived = transport.barrier_at(st, repeat ? nullptr : &opt.on_step);
+      const int64_t first_run_ns = arrived - opened;
+      opened = prev_arrived = arrived;
+      if (timed && last_it && !repeat) trace.step_timing[st] = summarize_step_samples(first_run_ns, {}, true);
+      if (!repeat) continue;
+      samples.clear();
+      int64_t rep_sum_ns = 0;
+      do {
+        for (size_t i = 0; i < pre.storage.size(); ++i)
+          if (!pre.storage[i].empty())
+            std::memcpy(scratch.storage[i].data(), pre.storage[i].data(), pre.storage[i].size());
+        scratch_program->set_views(views_before);
+        const int64_t t0 = root_barrier(me, n, "start of a repetition", st);
+        scratch_program->run_step(st);
+        const int64_t t1 = root_barrier(me, n, "end of a repetition", st);
+        samples.push_back(t1 - t0);
+        rep_sum_ns += t1 - t0;
+      } while (want_more(rep_sum_ns));
+      trace.step_timing[st] = summarize_step_samples(first_run_ns, samples, true);
+      // After the last repetition; other ranks may already be copying for
+      // the next step (no rank sends before the barrier that opens it).
+      if (opt.on_step) opt.on_step(st);
     }
     trace.iteration_ns[it] = root_barrier(me, n, "end of an iteration", -1) - iter_start;
   }
@@ -145,7 +229,7 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
         first = std::min(first, r.begin_ns);
         last = std::max(last, r.end_ns);
       }
-    trace.total_ns = last - first;
+    trace.total_ns = last - first - excluded_ns;
   }
   res.trace = std::move(trace);
   return res;

@@ -48,10 +48,10 @@ int64_t MpiTransport::wait_sent(int, int64_t msg) {
   });
   return now_ns();
 }
-void MpiTransport::barrier_at(int step, const std::function<void(int)>* on_step) {
+int64_t MpiTransport::barrier_at(int step, const std::function<void(int)>* on_step) {
   int n;
   MPI_Comm_size(g_comm, &n);
-  root_barrier(me_, n, "barrier", step, on_step);
+  return root_barrier(me_, n, "barrier", step, on_step);
 }
 
 }  // namespace microddp::mpi_detail

@@ -63,8 +63,8 @@ double predicted_s(const Setup& base, const std::string& algorithm, const std::s
 // "nvlink", or "nvlink inside, infiniband between 2 nodes".
 std::string links_what(const std::string& preset_name, const check::Links& l, const Setup& s) {
   if (l.inter.empty()) return preset_name;
-  std::string w = fmt::format("{} inside, {} between {} nodes", l.intra.empty() ? preset_name : l.intra, l.inter,
-                              s.nodes);
+  std::string w = fmt::format("{} inside, {} between {} node{}", l.intra.empty() ? preset_name : l.intra, l.inter,
+                              s.nodes, s.nodes == 1 ? "" : "s");
   if (l.nics_per_node > 1) w += fmt::format(" ({} NICs each)", l.nics_per_node);
   return w;
 }

@@ -163,6 +163,100 @@ TEST_SUITE("bench") {
     CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
   }
 
+  TEST_CASE("Open MPI 4.1's fixed allreduce rule at its switch points") {
+    // ompi_coll_tuned_allreduce_intra_dec_fixed (coll_tuned_decision_fixed.c,
+    // Open MPI v4.1.x), commutative ops: each threshold is "below".
+    struct P {
+      int ranks;
+      int64_t bytes;
+      const char* alg;
+    };
+    for (const P& p : {P{2, 4, "ring"}, P{2, 8, "recursive_doubling"}, P{2, 4095, "recursive_doubling"},
+                       P{2, 4096, "ring"}, P{2, 8192, "recursive_doubling"}, P{3, 16384, "ring"},
+                       P{3, 65536, "segmented_ring"}, P{3, 262143, "segmented_ring"}, P{3, 262144, "rabenseifner"},
+                       P{4, 15, "ring"}, P{4, 16, "recursive_doubling"}, P{7, 8192, "rabenseifner"},
+                       P{8, 8191, "recursive_doubling"}, P{8, 8192, "rabenseifner"}, P{16, 63, "segmented_ring"},
+                       P{16, 64, "recursive_doubling"}, P{32, 127, "segmented_ring"}, P{64, 262143, "recursive_doubling"},
+                       P{128, 131071, "nonoverlapping"}, P{256, 4096, "rabenseifner"}, P{1024, 2047, "nonoverlapping"},
+                       P{2048, 4095, "segmented_ring"}, P{4096, 16384, "recursive_doubling"},
+                       P{4096, 32768, "rabenseifner"}}) {
+      CAPTURE(p.ranks);
+      CAPTURE(p.bytes);
+      CHECK(openmpi41_allreduce_fixed_rule(p.ranks, p.bytes) == p.alg);
+    }
+    // Non-commutative ops: no ring or rabenseifner.
+    CHECK(openmpi41_allreduce_fixed_rule(2, 131071, false) == "recursive_doubling");
+    CHECK(openmpi41_allreduce_fixed_rule(2, 131072, false) == "basic_linear");
+    CHECK(openmpi41_allreduce_fixed_rule(8, 1 << 20, false) == "nonoverlapping");
+    CHECK(openmpi41_allreduce_fixed_rule(1, 4096).empty());
+  }
+
+  TEST_CASE("the reference row names Open MPI's algorithm: forced, fixed rule or unknown, and why") {
+    MpiCollSettings s;
+    s.read = true;
+    s.library = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022";
+    s.function = "MPI_Allreduce";
+    s.tuned_priority = 30;
+    s.priorities = {{"basic", 10}, {"sm", 0}, {"han", 0}, {"adapt", 0}};
+    s.forced_param = "coll_tuned_allreduce_algorithm";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) == "ring (Open MPI 4.1 fixed rule)");
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 8, 1 << 20) == "rabenseifner (Open MPI 4.1 fixed rule)");
+    // A forced algorithm counts only with dynamic rules on.
+    s.forced = "recursive_doubling";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) == "ring (Open MPI 4.1 fixed rule)");
+    s.dynamic_rules = true;
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) ==
+          "recursive_doubling (forced: coll_tuned_allreduce_algorithm)");
+    s.rules_file = "/etc/rules.conf";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) ==
+          "unknown (coll/tuned dynamic rules file /etc/rules.conf)");
+    s.dynamic_rules = false;
+    // Another component above tuned, or tuned left out of "coll".
+    s.priorities.push_back({"han", 35});
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) ==
+          "unknown (coll/han priority 35 is not below coll/tuned's 30)");
+    s.priorities.pop_back();
+    s.coll = "^tuned";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) ==
+          "unknown (coll/tuned not selected: coll = \"^tuned\")");
+    s.coll = "basic,self";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096).rfind("unknown (coll/tuned not selected", 0) == 0);
+    s.coll = "^han";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096) == "ring (Open MPI 4.1 fixed rule)");
+    // Not modelled: other collectives' fixed rules, other versions; and the settings unread.
+    s.function = "MPI_Bcast";
+    CHECK(mpi_algorithm_label(s, Collective::broadcast, 2, 4096) ==
+          "unknown (coll/tuned's fixed rule for MPI_Bcast is not modelled here)");
+    s.function = "MPI_Allreduce";
+    s.library = "Open MPI v5.0.3, package: Open MPI";
+    CHECK(mpi_algorithm_label(s, Collective::all_reduce, 2, 4096).rfind("unknown (the fixed rule modelled is Open MPI 4.1's", 0) == 0);
+    CHECK(mpi_algorithm_label(MpiCollSettings{}, Collective::all_reduce, 2, 4096) ==
+          "unknown (the MCA settings could not be read through MPI_T)");
+    // The row carries it: JSON "mpi_algorithm", a footer line per run of sizes.
+    BenchRow r;
+    r.algorithm = r.backend = "mpi";
+    r.world_size = 2;
+    std::vector<BenchRow> rows;
+    for (auto [bytes, alg] : {std::pair<int64_t, const char*>{4096, "ring"}, {8192, "recursive_doubling"},
+                              {16384, "ring"}, {32768, "ring"}}) {
+      r.bytes = bytes;
+      r.mpi_algorithm = std::string(alg) + " (Open MPI 4.1 fixed rule)";
+      rows.push_back(r);
+    }
+    CHECK(nlohmann::json::parse(bench_json_row(rows[1]))["mpi_algorithm"] == "recursive_doubling (Open MPI 4.1 fixed rule)");
+    rows[0].mpi_algorithm = "unknown (coll = \"^tuned\")";
+    CHECK(nlohmann::json::parse(bench_json_row(rows[0]))["mpi_algorithm"] == "unknown (coll = \"^tuned\")");
+    rows[0].mpi_algorithm = "ring (Open MPI 4.1 fixed rule)";
+    const std::string f = bench_table_footer(rows);
+    CHECK(f.find("# Open MPI's algorithm : all_reduce on 2 ranks, 4096 B: ring (Open MPI 4.1 fixed rule)\n"
+                 "# Open MPI's algorithm : all_reduce on 2 ranks, 8192 B: recursive_doubling (Open MPI 4.1 fixed rule)\n"
+                 "# Open MPI's algorithm : all_reduce on 2 ranks, 16384 B to 32768 B: ring (Open MPI 4.1 fixed rule)\n") !=
+          std::string::npos);
+    r.algorithm = "ring";
+    r.mpi_algorithm.clear();
+    CHECK_FALSE(nlohmann::json::parse(bench_json_row(r)).contains("mpi_algorithm"));
+  }
+
   TEST_CASE("sizes: parse and errors name the value") {
     CHECK(parse_size("4K") == 4096);
     CHECK(parse_size("64M") == 64 << 20);

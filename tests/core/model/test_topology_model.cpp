@@ -258,3 +258,61 @@ TEST_SUITE("topology_model") {
     CHECK(network_preset("dgx-h100").nics_per_node == 8);
   }
 }
+
+TEST_SUITE("topology_model") {
+  TEST_CASE("a cache curve prices a node's memory work at the node's footprint; NIC messages keep the link's β") {
+    constexpr double MiB = 1024.0 * 1024;
+    // A hand-made curve: 1 MiB, 10 MiB and 1 GiB of working set, β, γ, δ
+    // slower with each level; the flat values are what a NIC is priced at.
+    CacheCurve curve;
+    curve.footprint_bytes = {1 * MiB, 10 * MiB, 1024 * MiB};
+    curve.beta = {1 / 40e9, 1 / 16e9, 1 / 8e9};
+    curve.gamma = {1 / 32e9, 1 / 12.8e9, 1 / 6.4e9};
+    curve.delta = {1 / 50e9, 1 / 20e9, 1 / 10e9};
+    CostParams mem = pow2_link(1e-6, 8e9, 1 / 6.4e9);
+    mem.delta = 1 / 10e9;
+    mem.cache = curve;
+    // One node: exactly predict(s, p), footprints included (cost_model.h's rule).
+    for (int n : {2, 3, 4})
+      for (double bytes : {64.0 * 1024, 4 * MiB, 64 * MiB}) {
+        CAPTURE(n); CAPTURE(bytes);
+        const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", n, static_cast<int64_t>(bytes / 4)));
+        const Prediction want = predict(s, mem);
+        const Prediction got = predict(s, net(n, 1, 1, mem, mem)).pr;
+        CHECK(got.footprint_bytes == want.footprint_bytes);
+        CHECK(got.step_s == want.step_s);
+        CHECK(got.lockstep_s == want.lockstep_s);
+      }
+    // 2 nodes x 2, ring all-reduce of 4 MiB (1 MiB chunks), papers' sends.
+    // Step 0: every rank copies its chunk (2 MiB of traffic) and
+    // recv_reduces its left neighbour's (3 MiB): 5 MiB x 2 ranks = 10 MiB
+    // per node, the curve's middle point. R1 -> R2 and R3 -> R0 cross nodes.
+    CostParams nic = pow2_link(5e-6, 100e9);  // faster than memory, so R1's intra port is its busiest
+    nic.cache = curve;                        // ignored: a NIC is a wire
+    nic.cache.beta = {1.0, 1.0, 1.0};
+    const Network w = net(4, 2, 1, mem, nic);
+    const Schedule s = make_schedule(spec(Collective::all_reduce, "ring", 4, static_cast<int64_t>(MiB)));
+    const NetworkPrediction np = predict(s, w);
+    REQUIRE(np.pr.footprint_bytes.size() == 6);
+    CHECK(np.pr.footprint_bytes[0] == 10 * MiB);
+    // R1, step 0: in from R0 (intra, α + 1 MiB at the curve's 10 MiB β)
+    // beats out to R2 (NIC); reduce and copy at the curve's 10 MiB γ, δ.
+    const CostTerms& t = np.pr.ranks[0][1].terms;
+    CHECK(t.alpha_s == 1e-6);
+    CHECK(t.beta_s == doctest::Approx(MiB / 16e9).epsilon(1e-12));
+    CHECK(t.gamma_s == doctest::Approx(MiB / 12.8e9).epsilon(1e-12));
+    CHECK(t.delta_s == doctest::Approx(MiB / 20e9).epsilon(1e-12));
+    // Node 0's NIC out carries R1's chunk in each of the 6 steps at the
+    // link's flat 100 GB/s, whatever the curve says.
+    const int nic0 = port_id(w.topo, {PortKind::nic_out, 0});
+    CHECK(np.port_bytes[static_cast<size_t>(nic0)] == static_cast<int64_t>(6 * MiB));
+    CHECK(np.port_busy_s[static_cast<size_t>(nic0)] == doctest::Approx(6 * (5e-6 + MiB / 100e9)).epsilon(1e-12));
+    // Without the curve: the flat β, γ, δ (the model as it was).
+    CostParams flat = mem;
+    flat.cache = {};
+    const CostTerms& f = predict(s, net(4, 2, 1, flat, nic)).pr.ranks[0][1].terms;
+    CHECK(f.beta_s == doctest::Approx(MiB / 8e9).epsilon(1e-12));
+    CHECK(f.gamma_s == doctest::Approx(MiB / 6.4e9).epsilon(1e-12));
+    CHECK(f.delta_s == doctest::Approx(MiB / 10e9).epsilon(1e-12));
+  }
+}
