@@ -242,7 +242,10 @@ void draw_sweep_plot(App& app, ImVec2 size) {
       // Right of the line, or left of it when it would run past the plot.
       const float w = ImGui::CalcTextSize(label).x;
       const float ty = p0.y + 2 + lh * row;
-      if (ty + lh <= p1.y) dl->AddText(ImVec2(x + 3 + w > p1.x ? x - 3 - w : x + 3, ty), col, label);
+      if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
+      const float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
+      dl->AddText(ImVec2(tx, ty), col, label);
+      rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
     if (const int j = cmp.crossover_measured; j >= 0 && j < int(ring->bytes.size())) {
       vline(ring->bytes[j], ink, "crossover (measured)", 0);
