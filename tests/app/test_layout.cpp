@@ -8,6 +8,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -218,6 +219,31 @@ void check_compare(const App& app, int ranks) {
     }
   for (const Rect& y : ylab)
     for (const Rect& x : xlab) CHECK_FALSE(y.overlaps(x));
+  for (const auto& d : cd)
+    if (starts_with(d.what, "sweep crossover")) {
+      INFO(d.what, " at ", show(d.r));
+      CHECK(d.r.inside(axes->r));
+    }
+}
+
+// Each algorithm's error bars at one size stand apart: the bars' probes
+// (cap ends, "error bar p90 naive 64 B") of one size and end at distinct x,
+// at least a cap's width apart.
+void check_bars_apart(const App& app) {
+  std::map<std::string, std::vector<int>> xs;  // "p90 64 B" -> x of each algorithm's cap
+  for (const auto& p : app.vs.probes) {
+    if (!starts_with(p.what, "error bar ")) continue;
+    const std::string rest = p.what.substr(10);  // "p90 naive 64 B"
+    const size_t a = rest.find(' '), b = rest.find(' ', a + 1);
+    xs[rest.substr(0, a) + rest.substr(b)].push_back(p.x);
+  }
+  CHECK(!xs.empty());
+  for (auto& [k, v] : xs) {
+    INFO(k);
+    CHECK(v.size() == 3);
+    std::sort(v.begin(), v.end());
+    for (size_t i = 1; i < v.size(); ++i) CHECK(v[i] - v[i - 1] >= 8);
+  }
 }
 
 }  // namespace
@@ -560,8 +586,10 @@ TEST_SUITE("layout") {
       REQUIRE(app.compare.sessions.size() == 3);
       check_compare(app, 8);  // before a sweep: the prompt in the box
       app.compare.run_sweep(64, 16384, 3, 1);  // 64 B .. 16 KiB: 6 sizes
+      app.vs.collect_probes = true;
       frames(h, app, 2);
       check_compare(app, 8);
+      check_bars_apart(app);
       check_nothing_runs_off();
       // Alone at 18 px the columns have room for their drawings.
       if (px == 18.f) CHECK(app.vs.compare_text_only == std::vector<bool>{false, false, false});
