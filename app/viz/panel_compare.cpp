@@ -46,9 +46,10 @@ std::string short_crossover(const Compare& cmp) {
 }
 
 // The sweep's header: one or two lines of text (the title, the crossover
-// and what the lines are based on), shortened at large text so that the
-// plot keeps its height. Returns the text; `full` gets the long form.
-std::string sweep_header(const App& app, float width, std::string* full) {
+// and what the lines are based on), shortened at large text or in a short
+// area (`brief`) so that the plot keeps its height. Returns the text;
+// `full` gets the long form (shown on hover when shortened).
+std::string sweep_header(const App& app, float width, bool brief, std::string* full) {
   const Compare& cmp = app.compare;
   int iters = 0;
   for (const auto& c : cmp.sweep)
@@ -70,7 +71,7 @@ std::string sweep_header(const App& app, float width, std::string* full) {
   const float lh = ImGui::GetTextLineHeight();
   // Two lines of it at most, one with large text (the plot's height).
   const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
-  if (ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
+  if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
   const std::string c = short_crossover(cmp);
   return c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c;
 }
@@ -91,9 +92,9 @@ bool legend_on_header_line(const Compare& cmp, const std::string& header, float 
 
 // Height the sweep needs besides its plot box: the header, the legend
 // when on a line of its own, the x labels.
-float sweep_overhead(const App& app, float width) {
+float sweep_overhead(const App& app, float width, bool brief) {
   std::string full;
-  const std::string h = sweep_header(app, width, &full);
+  const std::string h = sweep_header(app, width, brief, &full);
   const float sp = ImGui::GetStyle().ItemSpacing.y, lh = ImGui::GetTextLineHeight();
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
@@ -101,7 +102,7 @@ float sweep_overhead(const App& app, float width) {
   return ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f + lh + 6;
 }
 
-void draw_sweep_plot(App& app, ImVec2 size) {
+void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ViewState& vs = app.vs;
   Compare& cmp = app.compare;
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -112,7 +113,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
   // Header (wrapped), then the legend: on the header's line at its right
   // end when it fits, else on a line of its own; the plot box below both.
   std::string full;
-  const std::string header = sweep_header(app, size.x, &full);
+  const std::string header = sweep_header(app, size.x, brief, &full);
   ImGui::PushTextWrapPos(o.x + size.x - ImGui::GetWindowPos().x);
   ImGui::TextUnformatted(header.c_str());
   ImGui::PopTextWrapPos();
@@ -413,7 +414,10 @@ void draw_compare(App& app) {
   const float pad2 = 2 * style.WindowPadding.y;
   const float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
   const float need_text = pad2 + cap_short_h + sp + text_h;
-  const float plot_min = std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x) + 3 * lh);
+  // A short area (a lesson open below) gets the sweep's short header, a
+  // line or two more for the plot box.
+  const bool brief = avail.y < 20 * lh;
+  const float plot_min = std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
   const float budget = avail.y - sp - plot_min;
   float col_h;
   bool text_only = false;
@@ -448,7 +452,7 @@ void draw_compare(App& app) {
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
   }
-  draw_sweep_plot(app, ImGui::GetContentRegionAvail());
+  draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
 }
 
 }  // namespace microddp::viz
