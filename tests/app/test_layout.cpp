@@ -593,6 +593,12 @@ TEST_SUITE("layout") {
       check_nothing_runs_off();
       // Alone at 18 px the columns have room for their drawings.
       if (px == 18.f) CHECK(app.vs.compare_text_only == std::vector<bool>{false, false, false});
+      // 16 ranks: drawn with every label apart, or as text.
+      app.vs.edit.spec.world_size = 16;
+      app.vs.edit.spec.count = 16;
+      frames(h, app, 2);
+      REQUIRE(app.compare.base.spec.world_size == 16);
+      check_compare(app, 16);
     }
   }
 
