@@ -2,7 +2,9 @@
 // main and compare views and with a lesson open. Every control and panel
 // lies inside the window, the seed's three ranks' buffer rows are inside the
 // buffers panel, present mode draws no controls and its keys step, and the
-// 16-rank topology's labels do not overlap.
+// 16-rank topology's labels do not overlap. The compare view, alone and above
+// lesson 03: its controls, its columns' text, its sweep plot and the small
+// topologies' rank labels are where they can be read.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
