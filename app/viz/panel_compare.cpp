@@ -16,15 +16,116 @@ namespace microddp::viz {
 
 namespace {
 
-void draw_sweep_plot(App& app, ImVec2 size) {
+void rec(ViewState& vs, std::string what, ImVec2 a, ImVec2 b) {
+  vs.compare_drawn.push_back({std::move(what), Rect{a.x, a.y, b.x - a.x, b.y - a.y}});
+}
+void rec_item(ViewState& vs, std::string what) { rec(vs, std::move(what), ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
+void rec_control(ViewState& vs, const std::string& what) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  vs.controls_drawn.push_back({what, Rect{a.x, a.y, b.x - a.x, b.y - a.y}});
+}
+
+// Starts the next item on this line when `w` pixels still fit, else on the
+// next line (large text wraps instead of running off the window).
+void same_line_if_fits(float w) {
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+}
+
+// "ring is the fastest from 1 MiB on", in few words for the sweep's header
+// line at large text (the full sentence is Compare::crossover, on hover).
+std::string short_crossover(const Compare& cmp) {
+  const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+  if (ring == cmp.sweep.end() || ring->bytes.empty()) return "";
+  std::string out = cmp.crossover_measured < 0
+                        ? fmt::format("ring not fastest up to {}", human_bytes(ring->bytes.back()))
+                        : fmt::format("ring fastest from {}", human_bytes(ring->bytes[cmp.crossover_measured]));
+  if (cmp.crossover_predicted >= 0 && cmp.crossover_predicted < int(ring->bytes.size()))
+    out += fmt::format(" ({} predicted)", human_bytes(ring->bytes[cmp.crossover_predicted]));
+  return out;
+}
+
+// The sweep's header: one or two lines of text (the title, the crossover
+// and what the lines are based on), shortened at large text or in a short
+// area (`brief`) so that the plot keeps its height. Returns the text;
+// `full` gets the long form (shown on hover when shortened).
+std::string sweep_header(const App& app, float width, bool brief, std::string* full) {
+  const Compare& cmp = app.compare;
+  int iters = 0;
+  for (const auto& c : cmp.sweep)
+    for (int n : c.samples) iters = std::max(iters, n);
+  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
+  // The lines say what they are based on (the columns share one source).
+  std::string based;
+  for (const auto& s : cmp.sessions)
+    if (s) {
+      based = s->prediction().source;
+      break;
+    }
+  std::string f = iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
+                                          "iterations, bars p10-p90), lines {}.",
+                                          iters, pred ? based : "predicted (" + based + ")")
+                            : "Time against message size (log-log): dots measured on this machine, lines predicted.";
+  if (!cmp.crossover.empty()) f += " " + cmp.crossover + ".";
+  *full = f;
+  const float lh = ImGui::GetTextLineHeight();
+  // Two lines of it at most, one with large text (the plot's height).
+  const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
+  if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
+  const std::string c = short_crossover(cmp);
+  return c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c;
+}
+
+float legend_width(const Compare& cmp) {
+  const float lh = ImGui::GetTextLineHeight();
+  float w = 0;
+  for (const auto& c : cmp.sweep) w += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  return w;
+}
+
+// The legend goes at the right end of a one-line header when it fits
+// there, else on a line of its own below the header.
+bool legend_on_header_line(const Compare& cmp, const std::string& header, float width) {
+  const ImVec2 h = ImGui::CalcTextSize(header.c_str(), nullptr, false, width);
+  return h.y <= ImGui::GetTextLineHeight() + 1 && h.x + ImGui::GetTextLineHeight() * 2 + legend_width(cmp) <= width;
+}
+
+// Height the sweep needs besides its plot box: the header, the legend
+// when on a line of its own, the x labels.
+float sweep_overhead(const App& app, float width, bool brief) {
+  std::string full;
+  const std::string h = sweep_header(app, width, brief, &full);
+  const float sp = ImGui::GetStyle().ItemSpacing.y, lh = ImGui::GetTextLineHeight();
+  const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
+  // Half a line above the box and below it: the top and bottom y labels
+  // are centred on the box's edges.
+  return ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f + lh + 6;
+}
+
+void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
+  ViewState& vs = app.vs;
   Compare& cmp = app.compare;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
+  rec(vs, "sweep plot", o, ImVec2(o.x + size.x, o.y + size.y));
   const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
-  const float lh = ImGui::GetTextLineHeight();
-  const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh * 1.4f, top = lh * 1.4f;
-  const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - ImGui::CalcTextSize("256 KiB").x * 0.6f, o.y + size.y - bottom);
-  dl->AddRect(p0, p1, faint);
+  const float lh = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.y;
+  // Header (wrapped), then the legend: on the header's line at its right
+  // end when it fits, else on a line of its own; the plot box below both.
+  std::string full;
+  const std::string header = sweep_header(app, size.x, brief, &full);
+  ImGui::PushTextWrapPos(o.x + size.x - ImGui::GetWindowPos().x);
+  ImGui::TextUnformatted(header.c_str());
+  ImGui::PopTextWrapPos();
+  rec_item(vs, "sweep header");
+  if (header != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
+  const float header_h = ImGui::GetItemRectSize().y, legend_w = legend_width(cmp);
+  ImVec2 legend_at(o.x, o.y + header_h + sp);
+  float top = header_h + sp;
+  if (legend_on_header_line(cmp, header, size.x)) legend_at = ImVec2(o.x + size.x - legend_w, o.y);
+  else if (!cmp.sweep.empty()) top += lh + sp;
+  top += lh * 0.5f;  // the top y label is centred on the box's top edge
+  if (!cmp.sweep.empty()) rec(vs, "sweep legend", legend_at, ImVec2(legend_at.x + legend_w, legend_at.y + lh));
   double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
   for (const auto& c : cmp.sweep) {
     for (size_t i = 0; i < c.bytes.size(); ++i) {
@@ -34,57 +135,77 @@ void draw_sweep_plot(App& app, ImVec2 size) {
       if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
     }
   }
-  // The bars' meaning is in the title: the p10-p90 of the timed iterations
-  // behind each dot (the median), as `microddp bench` reports them.
-  int iters = 0;
-  for (const auto& c : cmp.sweep)
-    for (int n : c.samples) iters = std::max(iters, n);
-  const std::string title =
-      iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
-                              "iterations, bars p10-p90), lines predicted",
-                              iters)
-                : std::string("Time against message size (log-log): dots measured on this machine, lines predicted");
-  dl->AddText(ImVec2(o.x, o.y), ink, title.c_str());
+  const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
+  const float right = ImGui::CalcTextSize("256 KiB").x * 0.6f;
+  const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - right, std::max(o.y + top + 8, o.y + size.y - bottom));
+  dl->AddRect(p0, p1, faint);
+  rec(vs, "sweep axes", p0, p1);
   if (cmp.sweep.empty() || xmax <= 0) {
-    dl->AddText(ImVec2(p0.x + 8, p0.y + 8), ink, "Press \"Measure sweep\" to time every algorithm over message sizes.");
+    dl->PushClipRect(p0, p1, true);
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 4), ink,
+                "Press \"Measure sweep\" to time every algorithm over message sizes.", nullptr, p1.x - p0.x - 16);
+    dl->PopClipRect();
+    ImGui::SetCursorScreenPos(o);
     ImGui::Dummy(size);
     return;
   }
+  const float cap = std::max(3.f, std::floor(lh * 0.3f));
+  // Each algorithm's dots and bars sit a little apart at the same size
+  // (centred on the size), so that bars of equal times stay distinct;
+  // the predicted lines stay at the size itself. The sizes map inside the
+  // box by the outermost offset, so no dot or bar crosses its sides.
+  const float spread_px = 2 * cap + 3;
+  const size_t K = cmp.sweep.size();
+  const float inset = float(K - 1) / 2 * spread_px + std::max(cap, lh * 0.28f) + 2;
   const double lx0 = std::log10(xmin), lx1 = std::log10(std::max(xmax, xmin * 2));
   const double ly0 = std::floor(std::log10(std::max(ymin, 1e-3))), ly1 = std::ceil(std::log10(std::max(ymax, ymin * 2)));
-  auto X = [&](double b) { return p0.x + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x); };
+  auto X = [&](double b) { return p0.x + inset + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x - 2 * inset); };
   auto Y = [&](double us) {
     return p1.y - float((std::log10(std::max(us, 1e-3)) - ly0) / std::max(ly1 - ly0, 1e-9)) * (p1.y - p0.y);
   };
+  // y labels: every decade while a line of text fits between two, else
+  // every second or third (the grid keeps every decade).
+  const float decade_px = (p1.y - p0.y) / float(std::max(ly1 - ly0, 1.0));
+  const int every = std::max(1, int(std::ceil(lh * 1.1f / std::max(decade_px, 1.f))));
   for (double d = ly0; d <= ly1; d += 1) {
     const float y = Y(std::pow(10, d));
     dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
+    if (int(std::lround(ly1 - d)) % every != 0) continue;  // the top decade always labelled
     const std::string t = format_us(std::pow(10, d));
-    dl->AddText(ImVec2(o.x, y - lh / 2), ink, t.c_str());
+    const float ty = y - lh / 2;
+    dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
+    rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
   }
+  float last_right = -1e9f;
   for (size_t i = 0; i < cmp.sweep.front().bytes.size(); ++i) {
     const double b = cmp.sweep.front().bytes[i];
     const std::string t = human_bytes(b);
-    const float x = X(b);
+    const float x = X(b), w = ImGui::CalcTextSize(t.c_str()).x;
     dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), ink);
-    dl->AddText(ImVec2(x - ImGui::CalcTextSize(t.c_str()).x / 2, p1.y + 4), ink, t.c_str());
+    // Clear of the y labels (left of the box), and a label only where the
+    // previous one leaves room.
+    const float tx = std::max(x - w / 2, p0.x);
+    if (tx < last_right + lh * 0.5f) continue;
+    dl->AddText(ImVec2(tx, p1.y + 4), ink, t.c_str());
+    rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
+    last_right = tx + w;
   }
-  float legend_x = p0.x + 8;
+  float legend_x = legend_at.x;
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
-  for (size_t k = 0; k < cmp.sweep.size(); ++k) {
+  for (size_t k = 0; k < K; ++k) {
     const auto& c = cmp.sweep[k];
     const Rgba col = algorithm_color(c.algorithm);
+    const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
                   im(col), 2.5f);
     for (size_t i = 0; i < c.bytes.size(); ++i) {
-      const ImVec2 p(X(c.bytes[i]), Y(c.measured_us[i]));
+      const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
       // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
       // that a pixel probe at a cap sees the algorithm's colour exactly.
       const bool spread = i < c.p10_us.size() && c.p10_us[i] > 0 && c.p90_us[i] > 0;
       if (spread) {
         const float x = std::floor(p.x), lo = std::floor(Y(c.p10_us[i])), hi = std::floor(Y(c.p90_us[i]));
-        const float cap = std::max(3.f, std::floor(lh * 0.3f));
         dl->AddRectFilled(ImVec2(x - 1, hi), ImVec2(x + 1, lo + 1), im(col));
         dl->AddRectFilled(ImVec2(x - cap, hi - 1), ImVec2(x + cap + 1, hi + 1), im(col));
         dl->AddRectFilled(ImVec2(x - cap, lo - 1), ImVec2(x + cap + 1, lo + 1), im(col));
@@ -97,7 +218,7 @@ void draw_sweep_plot(App& app, ImVec2 size) {
       }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
       if (i + 1 < c.bytes.size() && c.predicted_us.empty())
-        dl->AddLine(p, ImVec2(X(c.bytes[i + 1]), Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
+        dl->AddLine(p, ImVec2(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
       if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
         ImGui::SetTooltip("%s, %s: measured %s (p10 %s, p90 %s, min %s, max %s over %d iterations), predicted %s",
                           c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(), format_us(c.measured_us[i]).c_str(),
@@ -106,24 +227,30 @@ void draw_sweep_plot(App& app, ImVec2 size) {
                           i < c.samples.size() ? c.samples[i] : 0,
                           format_us(i < c.predicted_us.size() ? c.predicted_us[i] : -1).c_str());
     }
-    dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, p0.y + lh * 0.7f), lh * 0.3f, im(col), 16);
-    dl->AddText(ImVec2(legend_x + lh * 0.8f, p0.y + lh * 0.2f), ink, c.algorithm.c_str());
-    legend_x += lh * 1.5f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh;
+    dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, legend_at.y + lh * 0.5f), lh * 0.3f, im(col), 16);
+    dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
+    legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
   }
-  // The crossover: a dashed line at the size from which ring is fastest,
-  // measured (ring's dot ringed) and predicted (on ring's line).
+  // Where ring becomes and stays the fastest, if it does in the sizes
+  // measured (ring's dot ringed) and predicted (on ring's line); the labels
+  // inside the plot box, at its top.
   if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
       ring != cmp.sweep.end()) {
+    const float ring_off = std::round((float(ring - cmp.sweep.begin()) - float(K - 1) / 2) * spread_px);
     auto vline = [&](double b, ImU32 col, const char* label, float row) {
       const float x = X(b);
       for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
       // Right of the line, or left of it when it would run past the plot.
       const float w = ImGui::CalcTextSize(label).x;
-      dl->AddText(ImVec2(x + 3 + w > p1.x ? x - 3 - w : x + 3, p0.y + lh * (1.3f + row)), col, label);
+      const float ty = p0.y + 2 + lh * row;
+      if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
+      const float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
+      dl->AddText(ImVec2(tx, ty), col, label);
+      rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
     if (const int j = cmp.crossover_measured; j >= 0 && j < int(ring->bytes.size())) {
       vline(ring->bytes[j], ink, "crossover (measured)", 0);
-      dl->AddCircle(ImVec2(X(ring->bytes[j]), Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
+      dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
     }
     if (const int j = cmp.crossover_predicted; j >= 0 && j < int(ring->predicted_us.size())) {
       vline(ring->bytes[j], im(predicted_color()), "crossover (predicted)", 1);
@@ -132,35 +259,53 @@ void draw_sweep_plot(App& app, ImVec2 size) {
                   im(predicted_color()), 0, 0, 2.f);
     }
   }
-  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
-  // The lines say what they are based on (the columns share one source).
-  std::string based;
-  for (const auto& s : cmp.sessions)
-    if (s) {
-      based = s->prediction().source;
-      break;
-    }
-  std::string note = cmp.crossover + (pred ? "   lines: " + based : "   (" + based + ")");
-  dl->AddText(ImVec2(legend_x + lh, p0.y + lh * 0.2f), ink, note.c_str());
+  ImGui::SetCursorScreenPos(o);
   ImGui::Dummy(size);
 }
+
+// A column's text lines: the totals of its run so far.
+std::vector<std::pair<std::string, bool>> column_lines(const Session& s) {
+  const Stats st = build_stats(s);
+  std::vector<std::pair<std::string, bool>> out;  // (text, in the predicted colour)
+  // The step count is in the caption ("step 3 of 4").
+  out.emplace_back(fmt::format("busiest rank R{}: {}", st.busiest_rank, human_bytes(double(st.busiest_rank_bytes))),
+                   false);
+  // Mid-run both lines are of the same steps; the full-run prediction follows.
+  const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps);
+  out.emplace_back(fmt::format("measured {}{}", format_us(st.measured_us), part), false);
+  if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
+    out.emplace_back(fmt::format("predicted {}", format_us(st.predicted_us)), true);
+  else
+    out.emplace_back(fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part, format_us(st.predicted_us)),
+                     true);
+  return out;
+}
+
+float wrapped_h(const std::string& t, float w) { return ImGui::CalcTextSize(t.c_str(), nullptr, false, w).y; }
 
 }  // namespace
 
 void draw_compare(App& app) {
   ViewState& vs = app.vs;
   Compare& cmp = app.compare;
+  vs.compare_drawn.clear();
+  vs.compare_text_only.clear();
   const auto& algs = algorithms_for(vs.edit.spec.collective);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float frame_h = ImGui::GetFrameHeight();
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Algorithms:");
   bool changed = false;
+  // The checkboxes wrap onto further lines instead of running off the right.
   for (const auto& a : algs) {
-    ImGui::SameLine();
+    same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
     bool on = std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end();
     if (ImGui::Checkbox(a.c_str(), &on)) {
       changed = true;
       if (on) vs.compare_algorithms.push_back(a);
       else vs.compare_algorithms.erase(std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a));
     }
+    rec_control(vs, "compare algorithm " + a);
   }
   if (changed) {
     std::vector<std::string> ordered;
@@ -170,14 +315,18 @@ void draw_compare(App& app) {
     vs.compare_algorithms = ordered;
     cmp.configure(vs.edit, vs.compare_algorithms);
   }
-  ImGui::SameLine(0, 30);
   // The largest size on a log slider (powers of two, 1 KiB .. 256 MiB).
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  const float slider_w = ImGui::GetFontSize() * 8;
+  same_line_if_fits(slider_w + 30);
+  ImGui::SetNextItemWidth(slider_w);
   const std::string max_label = "up to " + human_bytes(std::ldexp(1.0, vs.compare_sweep_max_log2));
   ImGui::SliderInt("##sweep_max", &vs.compare_sweep_max_log2, 10, 28, max_label.c_str());
-  ImGui::SameLine();
+  rec_control(vs, "compare sweep size");
+  same_line_if_fits(ImGui::CalcTextSize("Measure sweep").x + 2 * style.FramePadding.x);
   const int64_t max_bytes = int64_t{1} << vs.compare_sweep_max_log2;
-  if (ImGui::Button("Measure sweep") || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
+  const bool measure = ImGui::Button("Measure sweep");
+  rec_control(vs, "compare measure sweep");
+  if (measure || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
     vs.compare_sweep_requested = false;
     cmp.start_sweep(kSweepMinBytes, max_bytes);
   }
@@ -187,41 +336,123 @@ void draw_compare(App& app) {
     else cmp.sweep_step();
   }
   if (cmp.sweeping()) {
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::GetFontSize() * 8);
     ImGui::ProgressBar(float(cmp.sweep_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "measuring");
   }
+  // Naive and tree loading their busiest rank equally (the seed's 3 ranks)
+  // hides the point of the comparison: say so, and offer the ranks at which
+  // they differ (the --view compare default).
+  {
+    const Session *naive = nullptr, *tree = nullptr;
+    for (size_t i = 0; i < cmp.sessions.size(); ++i) {
+      if (!cmp.sessions[i]) continue;
+      if (cmp.algorithms[i] == "naive") naive = cmp.sessions[i].get();
+      if (cmp.algorithms[i] == "tree") tree = cmp.sessions[i].get();
+    }
+    if (naive && tree && cmp.base.spec.world_size != kCompareDefaultRanks) {
+      const Stats a = build_stats(*naive), b = build_stats(*tree);
+      if (a.busiest_rank_bytes == b.busiest_rank_bytes) {
+        const std::string note = fmt::format("At {} ranks naive and tree both load their busiest rank with {}.",
+                                             cmp.base.spec.world_size, human_bytes(double(a.busiest_rank_bytes)));
+        const std::string button = fmt::format("Use {} ranks", kCompareDefaultRanks);
+        const float bw = ImGui::CalcTextSize(button.c_str()).x + 2 * style.FramePadding.x;
+        ImGui::AlignTextToFramePadding();
+        if (ImGui::CalcTextSize(note.c_str()).x + bw + style.ItemSpacing.x <= ImGui::GetContentRegionAvail().x) {
+          ImGui::TextUnformatted(note.c_str());
+          ImGui::SameLine();
+        } else {
+          ImGui::TextWrapped("%s", note.c_str());
+        }
+        rec_item(vs, "hint");
+        if (ImGui::Button(button.c_str())) {
+          RunParams& p = vs.edit;
+          p.spec.world_size = kCompareDefaultRanks;
+          // Explicit rows fix the ranks: a fill then, one element per rank
+          // as the window's --view compare starts.
+          if (!is_fill(p.data)) p.data = "iota";
+          p.spec.count = std::max<int64_t>(p.spec.count, kCompareDefaultRanks);
+        }
+        rec_control(vs, "compare use 8 ranks");
+      }
+    }
+  }
+
+  // The area below the controls: the columns take what their text needs
+  // (and a topology drawing when it has the room for legible ranks), the
+  // sweep plot the rest, never under 30% of the area nor under three
+  // lines of plot box.
   const size_t cols = std::max<size_t>(1, cmp.sessions.size());
+  const ImVec2 area_o = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float col_h = std::floor(avail.y * 0.58f);
-  const float col_w = std::floor((avail.x - ImGui::GetStyle().ItemSpacing.x * float(cols - 1)) / float(cols));
+  rec(vs, "area", area_o, ImVec2(area_o.x + avail.x, area_o.y + avail.y));
+  const float col_w = std::floor((avail.x - style.ItemSpacing.x * float(cols - 1)) / float(cols));
+  const float inner_w = col_w - 2 * style.WindowPadding.x;
+  const float lh = ImGui::GetTextLineHeight(), sp = style.ItemSpacing.y;
+  std::vector<std::vector<std::pair<std::string, bool>>> lines(cmp.sessions.size());
+  float text_h = 0, cap_full_h = 0, cap_short_h = 0;
+  for (size_t i = 0; i < cmp.sessions.size(); ++i) {
+    const Session* s = cmp.sessions[i].get();
+    float h = 0;
+    if (s) {
+      lines[i] = column_lines(*s);
+      const std::string cap = fmt::format("{} {} - step {} of {} (reduce-scatter)", name(s->schedule().spec.collective),
+                                          cmp.algorithms[i], s->num_steps(), s->num_steps());
+      cap_full_h = std::max(cap_full_h, wrapped_h(cap, inner_w));
+      cap_short_h = std::max(cap_short_h, wrapped_h(fmt::format("{} - step {} of {}", cmp.algorithms[i],
+                                                                s->num_steps(), s->num_steps()), inner_w));
+    } else {
+      lines[i] = {{"refused: " + cmp.errors[i], false}};
+      cap_short_h = std::max(cap_short_h, lh);
+    }
+    for (const auto& l : lines[i]) h += wrapped_h(l.first, inner_w) + sp;
+    text_h = std::max(text_h, h);
+  }
+  // A topology drawing of n ranks is legible from about 4.5 lines of
+  // height (8 ranks' circles ~10 px apart at 18 px); below that the
+  // columns show their text alone.
+  const float topo_min = std::max(4.5f * lh, 90.f);
+  const float pad2 = 2 * style.WindowPadding.y;
+  const float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
+  const float need_text = pad2 + cap_short_h + sp + text_h;
+  // A short area (a lesson open below) gets the sweep's short header, a
+  // line or two more for the plot box.
+  const bool brief = avail.y < 20 * lh;
+  const float plot_min = std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
+  const float budget = avail.y - sp - plot_min;
+  float col_h;
+  bool text_only = false;
+  if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
+  else text_only = true, col_h = need_text;  // the text stays whole; the plot takes what is left
   for (size_t i = 0; i < cmp.sessions.size(); ++i) {
     if (i) ImGui::SameLine();
+    const std::string alg = cmp.algorithms[i];
     ImGui::BeginChild(fmt::format("col{}", i).c_str(), ImVec2(col_w, col_h), true, ImGuiWindowFlags_NoScrollbar);
+    rec(vs, "column " + alg, ImGui::GetWindowPos(),
+        ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
     const Session* s = cmp.sessions[i].get();
+    vs.compare_text_only.push_back(text_only || !s);
+    ImGui::PushTextWrapPos(0);
     if (!s) {
-      ImGui::Text("%s", cmp.algorithms[i].c_str());
-      ImGui::TextWrapped("refused: %s", cmp.errors[i].c_str());
-      ImGui::EndChild();
-      continue;
+      ImGui::TextUnformatted(alg.c_str());
+    } else if (text_only) {
+      ImGui::Text("%s - step %d of %d", alg.c_str(), s->position(), s->num_steps());
+    } else {
+      const size_t before = vs.compare_drawn.size();
+      const float topo_h = ImGui::GetContentRegionAvail().y - text_h;
+      draw_topology(app, *s, s->position(), ImVec2(ImGui::GetContentRegionAvail().x, topo_h), true);
+      for (size_t k = before; k < vs.compare_drawn.size(); ++k)  // "topology R3" -> "naive R3"
+        vs.compare_drawn[k].what = alg + vs.compare_drawn[k].what.substr(std::string("topology").size());
     }
-    const float text_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
-    const ImVec2 a = ImGui::GetContentRegionAvail();
-    draw_topology(app, *s, s->position(), ImVec2(a.x, a.y - text_h), true);
-    const Stats st = build_stats(*s);
-    ImGui::Text("steps %d   busiest rank R%d: %s", st.steps, st.busiest_rank, human_bytes(double(st.busiest_rank_bytes)).c_str());
-    // Mid-run both lines are of the same steps; the full-run prediction follows.
-    const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps);
-    ImGui::Text("measured %s%s", format_us(st.measured_us).c_str(), part.c_str());
-    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
-    if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
-      ImGui::Text("predicted %s", format_us(st.predicted_us).c_str());
-    else
-      ImGui::Text("predicted %s%s; all: %s", format_us(st.predicted_run_us).c_str(), part.c_str(),
-                  format_us(st.predicted_us).c_str());
-    ImGui::PopStyleColor();
+    for (size_t k = 0; k < lines[i].size(); ++k) {
+      if (lines[i][k].second) ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+      ImGui::TextUnformatted(lines[i][k].first.c_str());
+      if (lines[i][k].second) ImGui::PopStyleColor();
+      rec_item(vs, fmt::format("{} text {}", alg, k));
+    }
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
   }
-  draw_sweep_plot(app, ImGui::GetContentRegionAvail());
+  draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
 }
 
 }  // namespace microddp::viz

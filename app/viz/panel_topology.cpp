@@ -145,12 +145,22 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ImVec2 ts(ts0.x * fit, ts0.y * fit);
     dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
                 label.c_str());
-    if (!compact) app.vs.labels_drawn.push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
+    // A compare column's small drawing records its labels apart (the
+    // column names them after its algorithm).
+    (compact ? app.vs.compare_drawn : app.vs.labels_drawn)
+        .push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     if (nd.root) {
-      const ImVec2 rs = ImGui::CalcTextSize("root");
-      dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
+      // A compare column's small drawing: "root" at its ranks' label size,
+      // so that it does not cover the ranks around it.
+      if (compact) {
+        const ImVec2 rs(ImGui::CalcTextSize("root").x * fit, ts.y);
+        dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
+      } else {
+        const ImVec2 rs = ImGui::CalcTextSize("root");
+        dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
+      }
     }
   }
   for (const NicDraw& d : sc.nics) {  // a NIC: a square on its node's lower edge, filled by load

@@ -86,6 +86,16 @@ struct ViewState {
   // the panel's size, the text size or the run's shape changes.
   float buffers_scale = 1;
   std::string buffers_scale_key;
+  // The compare view as last drawn, in screen pixels (layout tests): the
+  // area below its controls ("area"), each column ("column naive"), each
+  // column's text lines ("naive text 0".."naive text 3"), each drawn rank
+  // label of a column's small topology ("naive R3"), and the sweep's parts
+  // ("sweep plot" = the whole sweep region, "sweep axes" = the plot box,
+  // "sweep header", "sweep legend", "sweep y label 10 us", "sweep x label 4 KiB").
+  std::vector<Drawn> compare_drawn;
+  // Per column (in order): true when the column was too short for a legible
+  // topology drawing and shows only its text lines.
+  std::vector<bool> compare_text_only;
 };
 
 struct App {

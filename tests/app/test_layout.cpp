@@ -2,12 +2,15 @@
 // main and compare views and with a lesson open. Every control and panel
 // lies inside the window, the seed's three ranks' buffer rows are inside the
 // buffers panel, present mode draws no controls and its keys step, and the
-// 16-rank topology's labels do not overlap.
+// 16-rank topology's labels do not overlap. The compare view, alone and above
+// lesson 03: its controls, its columns' text, its sweep plot and the small
+// topologies' rank labels are where they can be read.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -119,6 +122,130 @@ void check_fixed_panels_hold_their_content() {
 
 void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
+}
+
+const std::string kLesson03 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/03-naive-tree-ring.yaml";
+
+const ViewState::Drawn* drawn(const std::vector<ViewState::Drawn>& v, const std::string& what) {
+  for (const auto& d : v)
+    if (d.what == what) return &d;
+  return nullptr;
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// The compare view as last drawn: its controls inside the window, each
+// column's three text lines inside the column, the sweep plot at least 30%
+// of the area below the controls, its header and legend clear of the axis
+// labels and of the plot box, its axis labels apart, and each column's
+// small topology either with every rank labelled, labels apart, or left out
+// (text only).
+void check_compare(const App& app, int ranks) {
+  const Rect win{0, 0, 1280, 720};
+  const auto& cd = app.vs.compare_drawn;
+  for (const auto& d : app.vs.controls_drawn) {
+    INFO("control ", d.what, " at ", show(d.r));
+    CHECK(d.r.inside(win));
+  }
+  int boxes = 0;
+  for (const auto& d : app.vs.controls_drawn) boxes += starts_with(d.what, "compare algorithm ");
+  // all_reduce: naive, tree, ring, ring_unchunked, recursive_doubling,
+  // halving_doubling, hierarchical.
+  REQUIRE(app.vs.edit.spec.collective == Collective::all_reduce);
+  CHECK(boxes == 7);
+  const auto* area = drawn(cd, "area");
+  REQUIRE(area != nullptr);
+  CHECK(area->r.inside(win));
+  REQUIRE(app.compare.algorithms.size() == app.vs.compare_text_only.size());
+  for (size_t i = 0; i < app.compare.algorithms.size(); ++i) {
+    const std::string& a = app.compare.algorithms[i];
+    const auto* col = drawn(cd, "column " + a);
+    REQUIRE(col != nullptr);
+    INFO("column ", a, " at ", show(col->r), ", area ", show(area->r));
+    CHECK(col->r.inside(area->r));
+    for (int k = 0; k < 3; ++k) {
+      const auto* t = drawn(cd, fmt::format("{} text {}", a, k));
+      REQUIRE(t != nullptr);
+      INFO("line ", k, " at ", show(t->r));
+      CHECK(t->r.inside(col->r));
+      CHECK(t->r.bottom() <= col->r.bottom() - 8 + 0.5f);  // above the column's padding
+    }
+    std::vector<Rect> labels;
+    for (const auto& d : cd)
+      if (starts_with(d.what, a + " R")) labels.push_back(d.r);
+    if (app.vs.compare_text_only[i]) {
+      CHECK(labels.empty());
+      continue;
+    }
+    CHECK(static_cast<int>(labels.size()) == ranks);
+    for (size_t x = 0; x < labels.size(); ++x) {
+      INFO("label ", show(labels[x]));
+      CHECK(labels[x].inside(col->r));
+      CHECK(labels[x].h >= 8);
+      for (size_t y = x + 1; y < labels.size(); ++y) CHECK_FALSE(labels[x].overlaps(labels[y]));
+    }
+  }
+  const auto* plot = drawn(cd, "sweep plot");
+  const auto* axes = drawn(cd, "sweep axes");
+  const auto* header = drawn(cd, "sweep header");
+  REQUIRE(plot != nullptr);
+  REQUIRE(axes != nullptr);
+  REQUIRE(header != nullptr);
+  INFO("sweep at ", show(plot->r), ", box ", show(axes->r), ", area ", show(area->r));
+  CHECK(plot->r.inside(area->r));
+  CHECK(plot->r.h >= 0.3f * area->r.h);
+  CHECK(axes->r.h >= 40);
+  CHECK(header->r.inside(plot->r));
+  CHECK_FALSE(header->r.overlaps(axes->r));
+  std::vector<Rect> ylab, xlab;
+  for (const auto& d : cd) {
+    if (starts_with(d.what, "sweep y label")) ylab.push_back(d.r);
+    if (starts_with(d.what, "sweep x label")) xlab.push_back(d.r);
+  }
+  if (app.compare.sweep.empty()) return;
+  const auto* legend = drawn(cd, "sweep legend");
+  REQUIRE(legend != nullptr);
+  INFO("legend at ", show(legend->r), ", header ", show(header->r));
+  CHECK(legend->r.inside(plot->r));
+  CHECK_FALSE(legend->r.overlaps(axes->r));
+  CHECK_FALSE(legend->r.overlaps(header->r));
+  CHECK(ylab.size() >= 2);
+  CHECK(xlab.size() >= 2);
+  for (const auto* v : {&ylab, &xlab})
+    for (size_t x = 0; x < v->size(); ++x) {
+      INFO("axis label ", show((*v)[x]));
+      CHECK((*v)[x].inside(plot->r));
+      CHECK_FALSE((*v)[x].overlaps(legend->r));
+      CHECK_FALSE((*v)[x].overlaps(header->r));
+      for (size_t y = x + 1; y < v->size(); ++y) CHECK_FALSE((*v)[x].overlaps((*v)[y]));
+    }
+  for (const Rect& y : ylab)
+    for (const Rect& x : xlab) CHECK_FALSE(y.overlaps(x));
+  for (const auto& d : cd)
+    if (starts_with(d.what, "sweep crossover")) {
+      INFO(d.what, " at ", show(d.r));
+      CHECK(d.r.inside(axes->r));
+    }
+}
+
+// Each algorithm's error bars at one size stand apart: the bars' probes
+// (cap ends, "error bar p90 naive 64 B") of one size and end at distinct x,
+// at least a cap's width apart.
+void check_bars_apart(const App& app) {
+  std::map<std::string, std::vector<int>> xs;  // "p90 64 B" -> x of each algorithm's cap
+  for (const auto& p : app.vs.probes) {
+    if (!starts_with(p.what, "error bar ")) continue;
+    const std::string rest = p.what.substr(10);  // "p90 naive 64 B"
+    const size_t a = rest.find(' '), b = rest.find(' ', a + 1);
+    xs[rest.substr(0, a) + rest.substr(b)].push_back(p.x);
+  }
+  CHECK(!xs.empty());
+  for (auto& [k, v] : xs) {
+    INFO(k);
+    CHECK(v.size() == 3);
+    std::sort(v.begin(), v.end());
+    for (size_t i = 1; i < v.size(); ++i) CHECK(v[i] - v[i - 1] >= 8);
+  }
 }
 
 }  // namespace
@@ -444,5 +571,91 @@ TEST_SUITE("layout") {
               }
           }
       }
+  }
+
+  TEST_CASE("the compare view at 1280x720, 18 and 28 px: controls, columns' text, the sweep and the small topologies") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px, alone, 8 ranks");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.edit = seed_ring();
+      app.vs.edit.data = "iota";
+      app.vs.edit.spec.world_size = 8;
+      app.vs.edit.spec.count = 8;
+      app.vs.view = View::compare;
+      frames(h, app, 2);
+      REQUIRE(app.compare.sessions.size() == 3);
+      check_compare(app, 8);  // before a sweep: the prompt in the box
+      app.compare.run_sweep(64, 16384, 3, 1);  // 64 B .. 16 KiB: 6 sizes
+      app.vs.collect_probes = true;
+      frames(h, app, 2);
+      check_compare(app, 8);
+      check_bars_apart(app);
+      check_nothing_runs_off();
+      // Alone at 18 px the columns have room for their drawings.
+      if (px == 18.f) CHECK(app.vs.compare_text_only == std::vector<bool>{false, false, false});
+      // 16 ranks: drawn with every label apart, or as text.
+      app.vs.edit.spec.world_size = 16;
+      app.vs.edit.spec.count = 16;
+      frames(h, app, 2);
+      REQUIRE(app.compare.base.spec.world_size == 16);
+      check_compare(app, 16);
+    }
+  }
+
+  TEST_CASE("compare above lesson 03's beat 4 at 18 and 28 px: text whole, the sweep plot legible") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px, lesson 03 beat 4");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson03));
+      REQUIRE(app.lesson->go(3));
+      app.vs.edit = beat_target(app.lesson->current()).params;
+      frames(h, app, 2);
+      REQUIRE(app.vs.view == View::compare);
+      REQUIRE(app.compare.sessions.size() == 3);
+      // The beat's sweep, run here at small sizes so the test stays quick.
+      app.compare.run_sweep(4096, 65536, 3, 1);
+      frames(h, app, 2);
+      check_compare(app, app.compare.base.spec.world_size);
+    }
+  }
+
+  TEST_CASE("compare at 3 ranks: naive and tree tie, a line says so and \"Use 8 ranks\" sets 8; at 8 no hint") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.edit = seed_ring();  // 3 ranks, explicit rows
+      app.vs.view = View::compare;
+      frames(h, app, 2);
+      REQUIRE(app.compare.base.spec.world_size == 3);
+      const auto* hint = drawn(app.vs.compare_drawn, "hint");
+      const auto* use8 = drawn(app.vs.controls_drawn, "compare use 8 ranks");
+      REQUIRE(hint != nullptr);
+      REQUIRE(use8 != nullptr);
+      CHECK(use8->r.inside(Rect{0, 0, 1280, 720}));
+      check_compare(app, 3);
+      ImGuiIO& io = ImGui::GetIO();
+      io.MousePos = ImVec2(use8->r.x + use8->r.w / 2, use8->r.y + use8->r.h / 2);
+      h.frame(app);
+      io.MouseDown[0] = true;
+      h.frame(app);
+      io.MouseDown[0] = false;
+      frames(h, app, 3);
+      CHECK(app.vs.edit.spec.world_size == 8);
+      CHECK(app.compare.base.spec.world_size == 8);
+      CHECK(app.compare.base.spec.count == 8);
+      CHECK(app.compare.base.data == "iota");
+      CHECK(drawn(app.vs.compare_drawn, "hint") == nullptr);
+      CHECK(drawn(app.vs.controls_drawn, "compare use 8 ranks") == nullptr);
+      // At 8 ranks naive's busiest rank moves 448 B, tree's 192 B.
+      CHECK(build_stats(*app.compare.sessions[0]).busiest_rank_bytes == 448);
+      CHECK(build_stats(*app.compare.sessions[1]).busiest_rank_bytes == 192);
+      check_compare(app, 8);
+    }
   }
 }
