@@ -18,8 +18,14 @@ void summary(const Stats& st, ImU32 hl) {
   // Wrapped: at large text the line is wider than the panel.
   const std::string error =
       st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   error {:+.1f} %", st.error_pct) : "";
-  ImGui::TextWrapped("Steps %d of %d run   |   measured %s%s%s", st.steps_run, st.steps, format_us(st.measured_us).c_str(),
-                     st.finished ? "" : " so far", error.c_str());
+  // With warm repetitions the measured time is the steps' medians and the
+  // cold first run is named apart (it is real, but not the steps' cost).
+  const std::string reps =
+      st.repetitions > 0 ? fmt::format(" (step medians of {} warm runs; first run {})", st.repetitions,
+                                       format_us(st.first_run_us))
+                         : "";
+  ImGui::TextWrapped("Steps %d of %d run   |   measured %s%s%s%s", st.steps_run, st.steps,
+                     format_us(st.measured_us).c_str(), st.finished ? "" : " so far", reps.c_str(), error.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());

@@ -262,7 +262,9 @@ struct Stats {
   int busiest_rank = -1;                // most bytes sent + received
   int64_t busiest_rank_bytes = 0;
   bool busiest_unique = false;          // false when every rank moves the same bytes
-  double measured_us = 0;
+  double measured_us = 0;               // lockstep: the steps' warm medians, summed
+  double first_run_us = 0;              // lockstep: their cold first runs, summed (0: n/a)
+  int repetitions = 0;                  // warm repetitions behind each median (0: one run)
   int64_t size_bytes = 0;               // S of algbw: nccl-tests' size, core's bench_bytes
   double algbw_gbps = 0, busbw_gbps = 0;  // GB = 1e9 bytes; 0 when not finished
   double bus_factor = 1;                // core's busbw_factor (core/model/cost_model.h)

@@ -130,6 +130,8 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   for (int r = 0; r < n; ++r) ties += st.sent[r] + st.received[r] == st.busiest_rank_bytes;
   st.busiest_unique = ties == 1;
   st.measured_us = ses.measured_ns() / 1e3;
+  st.first_run_us = ses.first_run_ns() / 1e3;
+  st.repetitions = ses.repetitions();
   st.size_bytes = bench_bytes(s.spec);
   st.bus_factor = busbw_factor(s.spec.collective, n);
   if (st.finished && st.measured_us > 0) {

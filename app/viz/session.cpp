@@ -238,8 +238,22 @@ int64_t Session::measured_ns() const {
   if (!schedule_) return 0;
   if (params_.mode == Mode::free) return done_trace_ ? done_trace_->total_ns : 0;
   int64_t t = 0;
-  for (int s = 0; s < steps_run(); ++s) t += trace().step_ns(s);
+  for (int s = 0; s < steps_run(); ++s) t += trace().timing(s).median_ns;
   return t;
+}
+
+int64_t Session::first_run_ns() const {
+  if (!schedule_ || params_.mode == Mode::free) return 0;
+  int64_t t = 0;
+  for (int s = 0; s < steps_run(); ++s) t += trace().timing(s).first_run_ns;
+  return t;
+}
+
+int Session::repetitions() const {
+  if (!schedule_ || params_.mode == Mode::free || steps_run() == 0) return 0;
+  int r = trace().timing(0).repetitions;
+  for (int s = 1; s < steps_run(); ++s) r = std::min(r, static_cast<int>(trace().timing(s).repetitions));
+  return r;
 }
 
 }  // namespace microddp::viz

@@ -150,9 +150,14 @@ class Session {
 
   // Measured time of step s (ns), or -1 if it has not run.
   int64_t step_ns(int s) const;
-  // Sum of the measured step times of the steps run (lockstep), or the
-  // free-running wall time once finished (ns).
+  // Sum of the measured step times of the steps run (lockstep: each step's
+  // median over its warm repetitions, Trace::timing, so the cold first run
+  // is not the cost), or the free-running wall time once finished (ns).
   int64_t measured_ns() const;
+  // The same steps' cold first runs, summed (ns; lockstep only, else 0), and
+  // the fewest warm repetitions behind any of their medians (0: none).
+  int64_t first_run_ns() const;
+  int repetitions() const;
 
  private:
   void start_run();

@@ -259,6 +259,14 @@ TEST_SUITE("scene") {
     CHECK(st.size_bytes == 12);
     CHECK(st.bus_factor == doctest::Approx(4.0 / 3));
     CHECK(st.measured_us > 0);
+    // The measured time is the steps' warm medians, the cold first runs are
+    // summed apart: the same numbers as the trace's step timings.
+    const Trace& tr = ses.trace();
+    REQUIRE(tr.step_timing.size() == 2);
+    CHECK(st.measured_us == (tr.step_timing[0].median_ns + tr.step_timing[1].median_ns) / 1e3);
+    CHECK(st.first_run_us == (tr.step_timing[0].first_run_ns + tr.step_timing[1].first_run_ns) / 1e3);
+    CHECK(st.repetitions == std::min(tr.step_timing[0].repetitions, tr.step_timing[1].repetitions));
+    CHECK(st.repetitions > 0);
     const TimelineScene tl = build_timeline(ses);
     CHECK(tl.steps.size() == 2);
     CHECK(tl.compressed);
