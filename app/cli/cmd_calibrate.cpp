@@ -22,6 +22,7 @@ namespace {
 
 struct Args {
   std::string backend = "threads", out, min = "4", max = "64M";
+  bool nodes_given = false, ranks_per_node_given = false;
   int warmup = 3;
   int nodes = 0, ranks_per_node = 0;  // mpi: 0 = the lab's, else the whole job on one node
   bool no_cache_curve = false;
@@ -121,8 +122,12 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
     throw UsageError(fmt::format("--quick runs its own sweep on the threads backend: drop {}--min, --max, --warmup and "
                                  "--no-cache-curve (or drop --quick)",
                                  a.backend != "threads" ? "--backend " + a.backend + ", " : ""));
+  if (a.backend != "mpi" && (a.nodes_given || a.ranks_per_node_given))
+    throw UsageError("--nodes and --ranks-per-node need --backend mpi");
+  // A path that cannot be written is refused before a minute of measuring.
+  check_profile_writable(a.out.empty() ? (a.backend == "mpi" ? default_lab_profile_path() : default_profile_path())
+                                       : a.out);
   if (a.backend == "mpi") return run_mpi_classes(a, max_given);
-  if (a.nodes > 0 || a.ranks_per_node > 0) throw UsageError("--nodes and --ranks-per-node need --backend mpi");
   CalibrateOptions o = a.quick ? quick_calibrate_options() : CalibrateOptions{};
   o.backend = a.backend;
   if (!a.quick) {
@@ -222,6 +227,10 @@ std::function<int()> setup_calibrate(CLI::App* sub) {
   sub->add_flag("--quick", a.quick,
                 "a few seconds: sizes 4 B .. 1 MiB x4 apart, one round, no cache curve; the profile is marked quick");
   return [sub] {
+    if (sub->count("--out") && a.out.empty())
+      throw UsageError("--out is empty: give the profile a file name (or leave --out out for the default)");
+    a.nodes_given = sub->count("--nodes") > 0;
+    a.ranks_per_node_given = sub->count("--ranks-per-node") > 0;
     const bool sweep = sub->count("--min") || sub->count("--max") || sub->count("--warmup") ||
                        sub->count("--no-cache-curve");
     return run(a, sub->count("--backend") > 0, sub->count("--max") > 0, sweep);

@@ -111,6 +111,7 @@ void Compare::reset() {
 void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int warmup) {
   sweep.clear();
   crossover.clear();
+  skipped.clear();
   crossover_measured = crossover_predicted = -1;
   todo_.clear();
   next_point_ = 0;
@@ -158,8 +159,10 @@ bool Compare::sweep_step() {
       const Prediction p = predict(s, source);
       if (p.available) c.predicted_us.push_back(p.total_us);
     }
-  } catch (const std::exception&) {
-    // A size the algorithm refuses (e.g. fewer elements than ranks) has no point.
+  } catch (const std::exception& e) {
+    // A size the algorithm refuses (e.g. fewer elements than ranks), or one
+    // over the memory budget, has no point; the panel says why.
+    skipped.push_back(fmt::format("{} {}: {}", c.algorithm, human_bytes(double(pt.bytes)), e.what()));
   }
   if (!sweeping()) finish_sweep();
   return sweeping();
@@ -174,6 +177,7 @@ void Compare::run_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int war
 namespace {
 // The smallest index from which `ring` is below every other curve at every
 // larger point (curves compared at the same index, i.e. the same size), or -1.
+// A tie is not "fastest" (one rank: every algorithm does nothing).
 int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ring,
                       std::vector<double> SweepCurve::*times) {
   const auto& rt = ring.*times;
@@ -183,7 +187,7 @@ int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ri
     bool fastest = true;
     for (const auto& c : sweep)
       if (&c != &ring && j < static_cast<int>((c.*times).size()) && c.bytes[j] == ring.bytes[j] &&
-          (c.*times)[j] < rt[j])
+          (c.*times)[j] <= rt[j])
         fastest = false;
     if (!fastest) break;
     from = j;
@@ -193,10 +197,18 @@ int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ri
 }  // namespace
 
 void Compare::finish_sweep() {
+  crossover.clear();
+  crossover_measured = crossover_predicted = -1;
   for (SweepCurve& c : sweep)
     if (c.predicted_us.size() != c.bytes.size()) c.predicted_us.clear();  // all or nothing
   const auto ring = std::find_if(sweep.begin(), sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
   if (ring == sweep.end() || ring->bytes.empty()) return;
+  // "Fastest" needs something to be faster than: another algorithm with
+  // points at the ring's sizes.
+  const bool rival = std::any_of(sweep.begin(), sweep.end(), [&](const SweepCurve& c) {
+    return c.algorithm != "ring" && !c.bytes.empty();
+  });
+  if (!rival) return;
   crossover_measured = ring_fastest_from(sweep, *ring, &SweepCurve::measured_us);
   crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
   crossover = crossover_measured < 0

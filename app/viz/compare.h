@@ -32,6 +32,8 @@ struct Compare {
   int position = 0;                        // common step position
   std::vector<SweepCurve> sweep;
   std::string crossover;                   // e.g. "ring is fastest from 64 KiB on"
+  // Points the sweep could not take, each with the reason ("256 MiB: ... exceeds the memory budget").
+  std::vector<std::string> skipped;
   PredictionSource source;                 // what every column's prediction is based on
 
   // Default columns for a collective: naive, tree, ring when offered, else
@@ -62,6 +64,9 @@ struct Compare {
   // every larger size: by the measured points, and by the predicted lines;
   // -1 when there is none (or no ring curve, or no prediction).
   int crossover_measured = -1, crossover_predicted = -1;
+  // Sets the crossovers and their sentence from `sweep` (called when the
+  // last point is in; public so tests can give it hand-made curves).
+  void finish_sweep();
 
  private:
   struct Point {
@@ -71,7 +76,6 @@ struct Compare {
   std::vector<Point> todo_;
   size_t next_point_ = 0;
   int iters_ = 5, warmup_ = 2;
-  void finish_sweep();
 };
 
 // The compare view's default largest sweep size, bytes: above the size from

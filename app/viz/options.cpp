@@ -165,6 +165,23 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  fmt::format("--count {} on {} ranks", p.spec.count, p.spec.world_size));
   }
   // Options that would be silently dropped are refused instead.
+  if (cli.count("--lesson")) {
+    // The lesson's beats set the run and the view.
+    for (const char* run_opt : {"--collective", "--algorithm", "--ranks", "--count", "--data", "--fill", "--view", "--ddp",
+                                "--nodes", "--step"})
+      if (cli.count(run_opt))
+        throw UsageError(fmt::format("{} and --lesson exclude each other (the lesson's beats choose the run and the view; "
+                                     "use --beat K to open at a beat)",
+                                     run_opt));
+    if (o.format != "png")
+      throw UsageError(fmt::format("--format {} and --lesson exclude each other (a lesson exports one PNG per beat; an "
+                                   "animation steps through one run)",
+                                   o.format));
+  }
+  if (!o.export_dir.empty() && !o.screenshot.empty())
+    throw UsageError(fmt::format("--export-frames {} and --screenshot {} exclude each other (frames of every step, or "
+                                 "one picture)",
+                                 o.export_dir, o.screenshot));
   if (o.ddp_view && cli.count("--replay"))
     throw UsageError(fmt::format("--ddp and --replay {} exclude each other (the DDP view trains a model for real; a "
                                  "replay steps through a saved collective)",

@@ -36,7 +36,7 @@ void same_line_if_fits(float w) {
 // line at large text (the full sentence is Compare::crossover, on hover).
 std::string short_crossover(const Compare& cmp) {
   const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
-  if (ring == cmp.sweep.end() || ring->bytes.empty()) return "";
+  if (ring == cmp.sweep.end() || ring->bytes.empty() || cmp.crossover.empty()) return "";
   std::string out = cmp.crossover_measured < 0
                         ? fmt::format("ring not fastest up to {}", human_bytes(ring->bytes.back()))
                         : fmt::format("ring fastest from {}", human_bytes(ring->bytes[cmp.crossover_measured]));
@@ -67,13 +67,18 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                                           iters, pred ? based : "predicted (" + based + ")")
                             : "Time against message size (log-log): dots measured on this machine, lines predicted.";
   if (!cmp.crossover.empty()) f += " " + cmp.crossover + ".";
+  std::string skipped;
+  if (!cmp.skipped.empty()) {
+    skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
+    f += fmt::format(" Not measured: {}{}.", cmp.skipped.front(), cmp.skipped.size() > 1 ? fmt::format(" (and {} more)", cmp.skipped.size() - 1) : "");
+  }
   *full = f;
   const float lh = ImGui::GetTextLineHeight();
   // Two lines of it at most, one with large text (the plot's height).
   const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
   const std::string c = short_crossover(cmp);
-  return c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c;
+  return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
 
 float legend_width(const Compare& cmp) {
@@ -351,7 +356,8 @@ void draw_compare(App& app) {
     }
     if (naive && tree && cmp.base.spec.world_size != kCompareDefaultRanks) {
       const Stats a = build_stats(*naive), b = build_stats(*tree);
-      if (a.busiest_rank_bytes == b.busiest_rank_bytes) {
+      // (A barrier, or one rank, moves no bytes at any world size: no hint.)
+      if (a.busiest_rank_bytes == b.busiest_rank_bytes && a.busiest_rank_bytes > 0) {
         const std::string note = fmt::format("At {} ranks naive and tree both load their busiest rank with {}.",
                                              cmp.base.spec.world_size, human_bytes(double(a.busiest_rank_bytes)));
         const std::string button = fmt::format("Use {} ranks", kCompareDefaultRanks);

@@ -79,6 +79,12 @@ rm -f "$bad_lesson"
 check "/nonexistent-lesson.yaml:0:0: cannot read the lesson file" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
 check "--beat 0" --lesson "$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml" --beat 0 --screenshot /tmp/x.png
 check "--beat 2 needs --lesson" --beat 2 --screenshot /tmp/x.png
+# A lesson's beats choose the run and the view: run options beside it are refused, not dropped.
+l02="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
+check "--ranks and --lesson exclude each other" --lesson "$l02" --ranks 2 --screenshot /tmp/x.png
+check "--view and --lesson exclude each other" --lesson "$l02" --view compare --screenshot /tmp/x.png
+check "--ddp and --lesson exclude each other" --lesson "$l02" --ddp --screenshot /tmp/x.png
+check "--export-frames /tmp and --screenshot /tmp/x.png exclude each other" --export-frames /tmp --screenshot /tmp/x.png
 # The prediction source: a bad preset, link or topology is named.
 check "unknown preset 'foo'" --preset foo --screenshot /tmp/x.png
 check "--preset nvlink and a topology" --preset nvlink --inter infiniband --screenshot /tmp/x.png

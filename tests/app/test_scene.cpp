@@ -33,6 +33,29 @@ RunParams seed_ring() {
 }  // namespace
 
 TEST_SUITE("scene") {
+  TEST_CASE("compare: 'fastest' needs a rival, and a tie is not a win") {
+    const auto curve = [](const char* a, std::vector<double> us) {
+      SweepCurve c;
+      c.algorithm = a;
+      c.bytes = {4096, 16384, 65536};
+      c.measured_us = us;
+      return c;
+    };
+    Compare cmp;
+    cmp.sweep = {curve("ring", {3, 2, 1})};  // ring alone: nothing to be faster than
+    cmp.finish_sweep();
+    CHECK(cmp.crossover.empty());
+    CHECK(cmp.crossover_measured == -1);
+    cmp.sweep = {curve("ring", {5, 5, 5}), curve("tree", {5, 5, 5})};  // one rank: every algorithm ties
+    cmp.finish_sweep();
+    CHECK(cmp.crossover_measured == -1);
+    CHECK(cmp.crossover == "ring was not the fastest at the largest size measured here (64 KiB)");
+    cmp.sweep = {curve("ring", {9, 4, 2}), curve("tree", {3, 5, 8})};  // ring wins from 16 KiB on
+    cmp.finish_sweep();
+    CHECK(cmp.crossover_measured == 1);
+    CHECK(cmp.crossover == "ring is the fastest from 16 KiB on (measured)");
+  }
+
   TEST_CASE("an algorithm's compare colour depends on its name only") {
     CHECK(algorithm_color("naive") == rank_color(4));
     CHECK(algorithm_color("tree") == rank_color(5));

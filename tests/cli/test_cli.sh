@@ -318,6 +318,11 @@ rm -f "$DUP"
 # run predicts with it and prints no hint.
 expect 2 "--quick runs its own sweep on the threads backend: drop --min, --max" -- calibrate --quick --max 4K
 expect 2 "--quick runs its own sweep on the threads backend: drop --backend mpi, --min" -- calibrate --quick --backend mpi
+# a profile path that cannot be written is refused before anything is measured
+expect 2 "error: --out is empty: give the profile a file name" -- calibrate --quick --out ""
+expect 2 "error: --out '/tmp' is a directory" -- calibrate --quick --out /tmp
+expect 2 "error: --out '/proc/microddp-nope/p.json': cannot create the folder '/proc/microddp-nope'" -- calibrate --quick --out /proc/microddp-nope/p.json
+expect 2 "error: --nodes and --ranks-per-node need --backend mpi" -- calibrate --quick --nodes 0
 out=$("$BIN" calibrate --quick 2>&1); rc=$?
 prof="$XDG_CONFIG_HOME/microddp/profile.json"
 if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -qF "ping-pong   1048576 B" <<<"$out" ||

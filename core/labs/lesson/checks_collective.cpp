@@ -86,9 +86,9 @@ void known_preset(const Ctx& c, const YAML::Node& n, const std::string& name) {
 // A check that needs the run cannot be in a beat too large to run.
 void needs_run(const Ctx& c, const YAML::Node& n, const Prepared& p) {
   if (!p.runnable)
-    c.fail(n, fmt::format("this setup is too large to run here (over {} elements): only predicted, ratio, "
-                          "faster and steps checks apply",
-                          kMaxRunElements));
+    c.fail(n, fmt::format("this setup is too large to run here ({} input and output elements over all ranks; the "
+                          "limit is {}): only predicted, ratio, faster and steps checks apply",
+                          p.run_elements, kMaxRunElements));
 }
 
 // The optional intra, inter, nics_per_node keys of a prediction. intra and

@@ -220,9 +220,10 @@ struct Prepared {
   RankData inputs;  // empty when the setup is too large to run (prediction only)
   Mode mode = Mode::lockstep;
   bool runnable = true;
+  int64_t run_elements = 0;  // input + output elements over all ranks (what kMaxRunElements bounds)
 };
-// Largest total input (elements over all ranks) a lesson runs for real;
-// larger setups are prediction-only.
+// Largest total of input and output elements over all ranks that a lesson
+// runs for real; larger setups are prediction-only.
 constexpr int64_t kMaxRunElements = int64_t{1} << 22;
 // Throws UsageError naming the bad value.
 Prepared prepare(const Setup& s);

@@ -222,6 +222,8 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
       const std::string a = str(c, e, "algorithms");
       if (std::find(known.begin(), known.end(), a) == known.end())
         c.fail(e, fmt::format("'{}' is not an algorithm of {} (expected one of: {})", a, name(collective), join(known)));
+      if (std::find(v.algorithms.begin(), v.algorithms.end(), a) != v.algorithms.end())
+        c.fail(e, fmt::format("'{}' is listed twice in 'algorithms' (each algorithm once)", a));
       v.algorithms.push_back(a);
     }
     if (v.algorithms.empty()) c.fail(n["algorithms"], "'algorithms' needs at least one algorithm");
@@ -497,6 +499,18 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       }
     }
     read_view(c, bn, b.view, {"steps", "compare", "topology"}, p.spec.collective);
+    if (b.view.kind == BeatView::Kind::compare) {
+      // The sweep gives every rank the same size: per-rank counts have no
+      // place in it, and a size below one element is no message.
+      if (!cur.counts.empty())
+        c.fail(bn["view"], "'view: compare' sweeps one size for every rank, but this beat's setup has per-rank 'counts' "
+                           "(drop them, or use 'view: steps')");
+      const int64_t es = static_cast<int64_t>(dtype_size(p.spec.dtype));
+      if (bn["compare"] && bn["compare"]["sizes"])
+        for (const char* key : {"min", "max"})
+          if (const YAML::Node z = bn["compare"]["sizes"][key]; z && (std::string(key) == "min" ? b.view.min_bytes : b.view.max_bytes) < es)
+            c.fail(z, fmt::format("'{}' is below one {} element ({} bytes); got '{}'", key, name(p.spec.dtype), es, z.Scalar()));
+    }
     if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
     for (int r : b.highlight.ranks)
       if (r >= cur.ranks) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, cur.ranks));

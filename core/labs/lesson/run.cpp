@@ -35,6 +35,9 @@ Prepared prepare(const Setup& a) {
   if (a.algorithm == "single_buffered_ring") {
     if (s.collective != Collective::all_reduce)
       throw UsageError(fmt::format("algorithm single_buffered_ring is an all_reduce, not a {}", name(s.collective)));
+    if (s.segments > 1)  // the same refusal as its two-buffer twin, ring_unchunked
+      throw UsageError(fmt::format("segments = {} needs the chunked ring; algorithm 'single_buffered_ring' does not pipeline",
+                                   s.segments));
     p.schedule = make_single_buffered_ring(s);
   } else {
     p.schedule = make_schedule(s);
@@ -42,6 +45,7 @@ Prepared prepare(const Setup& a) {
   }
   int64_t total = 0;
   for (int r = 0; r < s.world_size; ++r) total += s.input_count(r) + s.output_count(r);
+  p.run_elements = total;
   p.runnable = total <= kMaxRunElements;
   if (!a.data.empty()) p.inputs = parse_data(s, a.data);
   else if (p.runnable) p.inputs = fill_data(s, a.fill.empty() ? "iota" : a.fill);

@@ -259,6 +259,11 @@ std::string default_profile_path();
 // noise, and the last entry decides every larger world size).
 // write_profile creates missing parent folders and throws
 // std::runtime_error naming the path when it cannot write.
+// Refuses a profile path that cannot be written, before anything is
+// measured: empty, a directory, a parent that is not (or cannot become) a
+// directory, or a file this process may not write. Throws UsageError naming
+// the path and the reason (the system's words).
+void check_profile_writable(const std::string& path);
 void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
 // Throws UsageError naming the path when it is missing, does not parse, or
 // lacks alpha_s / beta_s_per_byte.

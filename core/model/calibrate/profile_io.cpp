@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -50,6 +53,29 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
   f << j.dump(2) << "\n";
   if (!f) throw std::runtime_error(fmt::format("cannot write profile '{}'", path));
+}
+
+void check_profile_writable(const std::string& path) {
+  if (path.empty()) throw UsageError("--out is empty: give the profile a file name (or leave --out out for the default)");
+  const std::filesystem::path fp(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(fp, ec))
+    throw UsageError(fmt::format("--out '{}' is a directory: give the profile a file name inside it", path));
+  const std::filesystem::path dir = fp.has_parent_path() ? fp.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::exists(dir, ec)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw UsageError(fmt::format("--out '{}': cannot create the folder '{}': {}", path, dir.string(), ec.message()));
+  } else if (!std::filesystem::is_directory(dir, ec)) {
+    throw UsageError(fmt::format("--out '{}': '{}' is not a folder", path, dir.string()));
+  }
+  const bool existed = std::filesystem::exists(fp, ec);
+  errno = 0;
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fclose(f);
+    if (!existed) std::filesystem::remove(fp, ec);  // only a probe: the profile is written at the end
+    return;
+  }
+  throw UsageError(fmt::format("--out '{}' cannot be written: {}", path, std::strerror(errno)));
 }
 
 CostParams load_profile(const std::string& path) {
