@@ -120,6 +120,32 @@ void check_fixed_panels_hold_their_content() {
   }
 }
 
+// Every defined buffer cell with recorded values was drawn with its values
+// whole ("12", not elided), the text inside the cell, at least min_px tall;
+// ranks 0..ranks-1 each have such cells. The cells with values come from
+// the scene at the session's position (values do not depend on the layout).
+void check_cell_texts(const App& app, int ranks, float min_px) {
+  BuffersScene sc = build_buffers(app.session, app.session.position(), BuffersLayout{});
+  REQUIRE(sc.values);
+  int with_value = 0;
+  for (const auto& row : sc.rows)
+    for (const auto& c : row.cells) with_value += !c.value.empty();
+  CHECK(int(app.vs.cell_texts.size()) == with_value);
+  std::map<int, int> per_rank;
+  for (const auto& t : app.vs.cell_texts) {
+    INFO(t.what, " value ", t.value, " shown ", t.shown, " at ", t.px, " px, text ", show(t.text), " in cell ",
+         show(t.cell));
+    CHECK(t.shown == t.value);
+    CHECK(t.text.inside(t.cell));
+    CHECK(t.px >= min_px);
+    ++per_rank[std::stoi(t.what.substr(1))];
+  }
+  for (int r = 0; r < ranks; ++r) {
+    INFO("R", r);
+    CHECK(per_rank[r] >= 3);
+  }
+}
+
 void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
 }
@@ -658,4 +684,55 @@ TEST_SUITE("layout") {
       check_compare(app, 8);
     }
   }
+
+  TEST_CASE("buffer cells show their values: lesson 02 beat 2 at 18 and 28 px, the seed at --present 28 px") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px, lesson 02 beat 2");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+      REQUIRE(app.lesson->go(1));
+      app.vs.edit = beat_target(app.lesson->current()).params;
+      frames(h, app);
+      REQUIRE(app.session.configured());
+      REQUIRE(app.session.schedule().world_size() == 3);
+      app.session.seek(1);
+      frames(h, app);
+      // input, send_buff, recv_buff and accum of each of the 3 ranks hold 3 values each.
+      CHECK(app.vs.cell_texts.size() == 36);
+      check_cell_texts(app, 3, 12);
+    }
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.present = true;
+    app.vs.edit = seed_ring();
+    frames(h, app);
+    REQUIRE(app.session.configured());
+    app.session.seek(1);
+    frames(h, app);
+    CHECK(app.vs.cell_texts.size() == 36);
+    check_cell_texts(app, 3, 12);
+  }
+
+  TEST_CASE("8 ranks of 8 elements (recursive doubling): every defined cell carries its value, 3-digit sums included") {
+    Sized h(18);
+    App app;
+    app.vs.font_px = 18;
+    app.vs.edit.spec.algorithm = "recursive_doubling";
+    app.vs.edit.spec.world_size = 8;
+    app.vs.edit.spec.count = 8;
+    frames(h, app);
+    REQUIRE(app.session.configured());
+    app.session.seek(app.session.num_steps());
+    frames(h, app);
+    // iota: rank r holds 8r+1..8r+8, so output element i is the sum over r, 8*(i+1)+224 = 232..288.
+    bool three_digits = false;
+    for (const auto& t : app.vs.cell_texts) three_digits = three_digits || t.value == "288";
+    CHECK(three_digits);
+    // The text may be smaller than the panel's (not below 7 px) but whole.
+    check_cell_texts(app, 8, 7);
+  }
+
 }
