@@ -4,7 +4,9 @@
 // buffers panel, present mode draws no controls and its keys step, and the
 // 16-rank topology's labels do not overlap. The compare view, alone and above
 // lesson 03: its controls, its columns' text, its sweep plot and the small
-// topologies' rank labels are where they can be read.
+// topologies' rank labels are where they can be read. Every defined buffer
+// cell draws its values whole inside the cell (lesson 02, the seed at
+// --present, 8 ranks with 3-digit sums).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
@@ -685,7 +687,7 @@ TEST_SUITE("layout") {
     }
   }
 
-  TEST_CASE("buffer cells show their values: lesson 02 beat 2 at 18 and 28 px, the seed at --present 28 px") {
+  TEST_CASE("buffer cells show their values: lesson 02 beats 1-4 (positions 0..2) at 18 and 28 px, the seed at --present 28 px") {
     for (const float px : {18.f, 28.f}) {
       INFO(px, " px, lesson 02 beat 2");
       Sized h(px);
@@ -702,6 +704,14 @@ TEST_SUITE("layout") {
       // input, send_buff, recv_buff and accum of each of the 3 ranks hold 3 values each.
       CHECK(app.vs.cell_texts.size() == 36);
       check_cell_texts(app, 3, 12);
+      // Beats 1, 3 and 4 show the same run before step 0 and after the last step.
+      for (const int pos : {0, 2}) {
+        INFO("position ", pos);
+        app.session.seek(pos);
+        frames(h, app);
+        check_cell_texts(app, 3, 12);
+      }
+      CHECK(app.vs.cell_texts.size() == 45);  // after the last step the output rows hold values too
     }
     Sized h(28);
     App app;
