@@ -1,6 +1,7 @@
 // Buffers: for each rank, each of its buffers as a row of chunks coloured by
 // whose contributions they hold (stripes = a partial result's contributors;
-// dark = complete), values printed when they fit; the cells a step changed
+// dark = complete), values printed in every defined cell (smaller or elided
+// to ".." where the cell is too narrow, in full on hover); the cells a step changed
 // are outlined, and a swap of send_buff / recv_buff slides the two rows.
 // Still frames show the swap too: the double buffer's rows carry the letter
 // of the storage they point at (A / B), and a step that swapped has a
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <cfloat>
 #include <cmath>
 
 #include "app/viz/panels.h"
@@ -34,21 +36,11 @@ void draw_buffers(App& app) {
   lay.col_gap = ImGui::GetFontSize();
   lay.swap_w = ImGui::CalcTextSize("swap").x + lay.char_w * 4;
   const int position = ses.position();
-  // Ranks side by side when the rows would not fit one under the other and
-  // the cells stay wide enough to read.
+  // Ranks side by side only when the rows would not fit one under the other
+  // and every value still fits its cell (build_buffers_arranged).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();
-  BuffersScene sc = build_buffers(ses, position, lay);
-  for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
-    BuffersLayout l2 = lay;
-    l2.columns = c;
-    const float col_w = (lay.width - lay.col_gap * float(c - 1)) / float(c);
-    int max_cells = 1;
-    for (const auto& row : sc.rows) max_cells = std::max<int>(max_cells, static_cast<int>(row.cells.size()));
-    if (col_w - lay.tag_w - lay.label_w < float(std::min(max_cells, 16)) * lay.char_w * 3) break;
-    BuffersScene s2 = build_buffers(ses, position, l2);
-    lay = l2;
-    sc = std::move(s2);
-  }
+  BuffersScene sc = build_buffers_arranged(ses, position, lay, avail_h);
+  vs.cell_texts.clear();
 
   const ImU32 error = im(error_color());
   if (!sc.banner.empty())
@@ -112,17 +104,37 @@ void draw_buffers(App& app) {
       if (c.changed && !animating && !c.wrong)
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), accent, 0, 0, 3);
       if (c.wrong) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), ink, 0, 0, 2);
-      if (!c.text.empty()) {
-        const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
-        const float tx = (a.x + b.x - ts.x) / 2, tyc = (a.y + b.y - ts.y) / 2;
+      bool has_text = false;
+      Rect text_r;
+      if (!c.value.empty()) {
+        // The values at the panel's text size when they fit, else in a font
+        // shrunk to the cell (not below 7 px), else elided; never an empty
+        // defined cell. The full values are in the hover text.
+        ImFont* font = ImGui::GetFont();
+        float fs = ImGui::GetFontSize();
+        std::string shown = c.value;
+        const float room = c.x1 - c.x0 - 6;
+        ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        if (ts.x > room) {
+          const float fs2 = std::floor(fs * room / ts.x);
+          if (fs2 >= 7) fs = fs2;
+          else shown = "..", fs = std::min(fs, 9.f);
+          ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        }
+        const float tx = std::round((a.x + b.x - ts.x) / 2), tyc = std::round((a.y + b.y - ts.y) / 2);
+        has_text = true;
+        text_r = Rect{tx, tyc, ts.x, ts.y};
         if (c.wrong) {
-          dl->AddText(ImVec2(tx, tyc), im(text_on(error_color())), c.text.c_str());
+          dl->AddText(font, fs, ImVec2(tx, tyc), im(text_on(error_color())), shown.c_str());
         } else if (c.stripes.size() > 1) {  // a plate behind text on stripes keeps it legible
           dl->AddRectFilled(ImVec2(tx - 3, tyc), ImVec2(tx + ts.x + 3, tyc + ts.y), IM_COL32(255, 255, 255, 215), 3);
-          dl->AddText(ImVec2(tx, tyc), IM_COL32(0, 0, 0, 255), c.text.c_str());
+          dl->AddText(font, fs, ImVec2(tx, tyc), IM_COL32(0, 0, 0, 255), shown.c_str());
         } else {
-          dl->AddText(ImVec2(tx, tyc), im(c.text_color), c.text.c_str());
+          dl->AddText(font, fs, ImVec2(tx, tyc), im(c.text_color), shown.c_str());
         }
+        if (!animating)
+          vs.cell_texts.push_back({fmt::format("R{} {} [{}, {})", row.rank, row.label, c.begin, c.begin + c.len), c.value,
+                                   shown, fs, Rect{a.x, a.y, b.x - a.x, b.y - a.y}, Rect{tx, tyc, ts.x, ts.y}});
       }
       if (vs.collect_probes && !animating && (c.x1 - c.x0) / float(c.stripes.size()) >= 12 && c.defined &&
           lay.row_h >= 14) {
@@ -133,12 +145,11 @@ void draw_buffers(App& app) {
         const float inset = c.wrong ? 4.5f : 7.f;
         const int px = int(std::floor(a.x + inset)), py = int(std::floor(a.y + inset));
         bool clear = true;
-        if (!c.text.empty()) {
-          const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+        if (has_text) {
           const float pad = !c.wrong && c.stripes.size() > 1 ? 3.f : 0.f;
-          const float tx = (a.x + b.x - ts.x) / 2 - pad, tyc = (a.y + b.y - ts.y) / 2;
-          clear = float(px + 1) <= tx || float(px) >= tx + ts.x + 2 * pad || float(py + 1) <= tyc ||
-                  float(py) >= tyc + ts.y;
+          const float tx = text_r.x - pad, tyc = text_r.y;
+          clear = float(px + 1) <= tx || float(px) >= tx + text_r.w + 2 * pad || float(py + 1) <= tyc ||
+                  float(py) >= tyc + text_r.h;
         }
         if (clear)
           vs.probes.push_back(Probe{px, py, c.wrong ? error_color() : c.stripes.front(),
@@ -182,7 +193,7 @@ void draw_buffers(App& app) {
   ImGui::Dummy(ImVec2(lay.width, sc.height));
   if (hover) {
     std::string vals;
-    if (!hover->text.empty()) vals = "\nvalues: " + hover->text;
+    if (!hover->value.empty()) vals = "\nvalues: " + hover->value;
     if (hover->wrong) vals += "\nwrong: the correct algorithm holds " + hover->expected;
     ImGui::SetTooltip("R%d %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->rank, hover_row->label.c_str(),
                       static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),

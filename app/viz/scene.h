@@ -130,7 +130,11 @@ struct CellDraw {
   bool changed = false;        // differs from the previous position
   std::vector<Rgba> stripes;   // fill: one stripe per contributor (or one colour)
   Rgba text_color;
-  std::string text;            // values when they fit, else empty
+  std::string text;            // values when they fit at the layout's char_w, else empty
+  // The cell's values ("12" or "12,15") whenever they are recorded and the
+  // cell is defined, fitting or not: a cell too narrow for them draws them
+  // in a smaller font or elided, with this on hover.
+  std::string value;
   // Judged against what the correct algorithm holds (BuffersScene::judged):
   // wrong = some element of the cell is outside the reference's error bound
   // of the value the schedule means it to hold; expected = those values,
@@ -192,6 +196,7 @@ struct BuffersScene {
   std::vector<BufferRowDraw> rows;
   float height = 0;
   bool values = false;  // values printed (small counts with snapshots)
+  int values_hidden = 0;  // cells with a value whose text does not fit at the layout's char_w
   std::vector<SwapMarkDraw> swaps;  // the shown step's swaps, one per rank that swapped
   // Values judged against the schedule's intent: for the unchunked
   // all_reduce ring (ring_unchunked, and its one-buffer form shown broken),
@@ -212,6 +217,12 @@ struct BuffersScene {
 };
 
 BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& lay);
+// The scene with ranks side by side (lay.columns, set here) only when one
+// under the other would be taller than avail_h (pixels) and the wider
+// arrangement hides no value that one column shows and keeps cells at least
+// 2.5 characters wide: fewer columns and a smaller text scale (the caller's)
+// beat slivers. Up to 4 columns.
+BuffersScene build_buffers_arranged(const Session& s, int position, BuffersLayout& lay, float avail_h);
 std::string format_value(double v);
 
 // ---- timeline --------------------------------------------------------------

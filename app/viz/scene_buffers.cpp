@@ -191,7 +191,10 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
             cell.begin + cell.len <= static_cast<int64_t>(vals->size())) {
           std::string txt;
           for (int64_t i = 0; i < cell.len; ++i) txt += (i ? "," : "") + format_value((*vals)[cell.begin + i]);
-          if (float(txt.size()) * lay.char_w <= cell.x1 - cell.x0 - 4) cell.text = std::move(txt);
+          // Room for the plate behind text on stripes (3 px a side) and a margin.
+          if (float(txt.size()) * lay.char_w <= cell.x1 - cell.x0 - 8) cell.text = txt;
+          else ++sc.values_hidden;
+          cell.value = std::move(txt);
         }
         if (sc.judged && vals && cell.len > 0 && cell.begin + cell.len <= static_cast<int64_t>(vals->size())) {
           std::string want_txt;
@@ -258,6 +261,24 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   }
   if (first_output.row >= 0) sc.first_wrong = first_output;
   sc.height = group_top + group_h;
+  return sc;
+}
+
+BuffersScene build_buffers_arranged(const Session& ses, int position, BuffersLayout& lay, float avail_h) {
+  lay.columns = 1;
+  BuffersScene sc = build_buffers(ses, position, lay);
+  const int n = ses.configured() ? ses.schedule().world_size() : 1;
+  for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
+    BuffersLayout l2 = lay;
+    l2.columns = c;
+    BuffersScene s2 = build_buffers(ses, position, l2);
+    float narrowest = 1e9f;
+    for (const auto& row : s2.rows)
+      for (const auto& cell : row.cells) narrowest = std::min(narrowest, cell.x1 - cell.x0);
+    if (s2.values_hidden > sc.values_hidden || narrowest < lay.char_w * 2.5f) break;
+    lay = l2;
+    sc = std::move(s2);
+  }
   return sc;
 }
 

@@ -205,8 +205,10 @@ bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags 
 // The text scale (at most 1) at which the buffers panel's content fits a
 // w x h content region without scrolling, found by bisection over the
 // buffers scene. Mirrors panel_buffers.cpp's measures (rows of 1.35 lines,
-// the legend above, ranks side by side when they would not fit one under
-// the other); the measurement after drawing (buffers_panel) corrects it.
+// the legend above, ranks side by side only when they would not fit one
+// under the other and every value still fits its cell, as
+// build_buffers_arranged decides); the measurement after drawing
+// (buffers_panel) corrects it.
 float buffers_fit_scale(const Session& ses, float w, float h) {
   const int n = ses.schedule().world_size();
   const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
@@ -226,17 +228,8 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
     lay.tag_w = ImGui::CalcTextSize("R00").x * s + lay.char_w;
     lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
     lay.col_gap = fs;
-    const float avail_h = h - legend_h - line;
-    BuffersScene sc = build_buffers(ses, ses.position(), lay);
-    for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
-      BuffersLayout l2 = lay;
-      l2.columns = c;
-      const float col_w = (lay.width - lay.col_gap * float(c - 1)) / float(c);
-      int max_cells = 1;
-      for (const auto& row : sc.rows) max_cells = std::max<int>(max_cells, static_cast<int>(row.cells.size()));
-      if (col_w - lay.tag_w - lay.label_w < float(std::min(max_cells, 16)) * lay.char_w * 3) break;
-      sc = build_buffers(ses, ses.position(), l2);
-    }
+    lay.swap_w = ImGui::CalcTextSize("swap").x * s + lay.char_w * 4;
+    BuffersScene sc = build_buffers_arranged(ses, ses.position(), lay, h - legend_h - line);
     return legend_h + sc.height + (sc.values ? 0.f : line);
   };
   if (need(1) <= h) return 1;

@@ -80,6 +80,15 @@ struct ViewState {
   std::vector<Drawn> labels_drawn;
   // Buffer rows as last drawn ("R0 accum"): the whole row, tag to last cell.
   std::vector<Drawn> rows_drawn;
+  // Each buffer cell's value text as last drawn: the cell ("R0 accum [0, 1)"),
+  // its values, what was drawn (the values, or ".." elided), the text size
+  // in pixels, and the cell's and the text's rectangles.
+  struct CellText {
+    std::string what, value, shown;
+    float px = 0;
+    Rect cell, text;
+  };
+  std::vector<CellText> cell_texts;
   Layout layout;  // the layout of the last frame (compute_layout)
   // The buffers panel's text scale (1 = the window's text): below 1 when
   // its rows would otherwise scroll out of view; found again from 1 when

@@ -4,7 +4,9 @@
 // buffers panel, present mode draws no controls and its keys step, and the
 // 16-rank topology's labels do not overlap. The compare view, alone and above
 // lesson 03: its controls, its columns' text, its sweep plot and the small
-// topologies' rank labels are where they can be read.
+// topologies' rank labels are where they can be read. Every defined buffer
+// cell draws its values whole inside the cell (lesson 02, the seed at
+// --present, 8 ranks with 3-digit sums).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
@@ -117,6 +119,32 @@ void check_fixed_panels_hold_their_content() {
          c->Pos.x + c->Size.x, ", ", c->Pos.y + c->Size.y, ")");
     CHECK(c->DC.CursorMaxPos.x <= c->Pos.x + c->Size.x - c->WindowPadding.x + 0.5f);
     CHECK(c->DC.CursorMaxPos.y <= c->Pos.y + c->Size.y - c->WindowPadding.y + 0.5f);
+  }
+}
+
+// Every defined buffer cell with recorded values was drawn with its values
+// whole ("12", not elided), the text inside the cell, at least min_px tall;
+// ranks 0..ranks-1 each have such cells. The cells with values come from
+// the scene at the session's position (values do not depend on the layout).
+void check_cell_texts(const App& app, int ranks, float min_px) {
+  BuffersScene sc = build_buffers(app.session, app.session.position(), BuffersLayout{});
+  REQUIRE(sc.values);
+  int with_value = 0;
+  for (const auto& row : sc.rows)
+    for (const auto& c : row.cells) with_value += !c.value.empty();
+  CHECK(int(app.vs.cell_texts.size()) == with_value);
+  std::map<int, int> per_rank;
+  for (const auto& t : app.vs.cell_texts) {
+    INFO(t.what, " value ", t.value, " shown ", t.shown, " at ", t.px, " px, text ", show(t.text), " in cell ",
+         show(t.cell));
+    CHECK(t.shown == t.value);
+    CHECK(t.text.inside(t.cell));
+    CHECK(t.px >= min_px);
+    ++per_rank[std::stoi(t.what.substr(1))];
+  }
+  for (int r = 0; r < ranks; ++r) {
+    INFO("R", r);
+    CHECK(per_rank[r] >= 3);
   }
 }
 
@@ -658,4 +686,63 @@ TEST_SUITE("layout") {
       check_compare(app, 8);
     }
   }
+
+  TEST_CASE("buffer cells show their values: lesson 02 beats 1-4 (positions 0..2) at 18 and 28 px, the seed at --present 28 px") {
+    for (const float px : {18.f, 28.f}) {
+      INFO(px, " px, lesson 02 beat 2");
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+      REQUIRE(app.lesson->go(1));
+      app.vs.edit = beat_target(app.lesson->current()).params;
+      frames(h, app);
+      REQUIRE(app.session.configured());
+      REQUIRE(app.session.schedule().world_size() == 3);
+      app.session.seek(1);
+      frames(h, app);
+      // input, send_buff, recv_buff and accum of each of the 3 ranks hold 3 values each.
+      CHECK(app.vs.cell_texts.size() == 36);
+      check_cell_texts(app, 3, 12);
+      // Beats 1, 3 and 4 show the same run before step 0 and after the last step.
+      for (const int pos : {0, 2}) {
+        INFO("position ", pos);
+        app.session.seek(pos);
+        frames(h, app);
+        check_cell_texts(app, 3, 12);
+      }
+      CHECK(app.vs.cell_texts.size() == 45);  // after the last step the output rows hold values too
+    }
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.present = true;
+    app.vs.edit = seed_ring();
+    frames(h, app);
+    REQUIRE(app.session.configured());
+    app.session.seek(1);
+    frames(h, app);
+    CHECK(app.vs.cell_texts.size() == 36);
+    check_cell_texts(app, 3, 12);
+  }
+
+  TEST_CASE("8 ranks of 8 elements (recursive doubling): every defined cell carries its value, 3-digit sums included") {
+    Sized h(18);
+    App app;
+    app.vs.font_px = 18;
+    app.vs.edit.spec.algorithm = "recursive_doubling";
+    app.vs.edit.spec.world_size = 8;
+    app.vs.edit.spec.count = 8;
+    frames(h, app);
+    REQUIRE(app.session.configured());
+    app.session.seek(app.session.num_steps());
+    frames(h, app);
+    // iota: rank r holds 8r+1..8r+8, so output element i is the sum over r, 8*(i+1)+224 = 232..288.
+    bool three_digits = false;
+    for (const auto& t : app.vs.cell_texts) three_digits = three_digits || t.value == "288";
+    CHECK(three_digits);
+    // The text may be smaller than the panel's (not below 7 px) but whole.
+    check_cell_texts(app, 8, 7);
+  }
+
 }
