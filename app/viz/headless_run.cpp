@@ -126,7 +126,9 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);
     lesson_sync(app);
-    lesson.wait_checks();  // the picture shows the checks' results
+    // The picture shows the checks' results; a beat's question stays
+    // unanswered, so (as in the window) its checks show only how many pass.
+    lesson.wait_checks();
     const std::string path = fmt::format("{}/beat_{:02d}.png", o.export_dir, b + 1);
     f.still(path, false);
     std::printf("wrote %s (beat %d of %d, after %d of %d steps)\n", path.c_str(), b + 1, beats,

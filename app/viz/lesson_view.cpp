@@ -69,6 +69,17 @@ std::string real_size_prediction(const Beat& b, const Schedule& real, const Pred
 
 }  // namespace
 
+std::string beat_preset(const Beat& b) {
+  for (const Check& c : b.checks) {
+    std::string preset;
+    if (const auto* p = std::get_if<check::Predicted>(&c.claim); p && p->links.inter.empty()) preset = p->preset;
+    if (const auto* f = std::get_if<check::Faster>(&c.claim); f && f->links.inter.empty()) preset = f->preset;
+    if (const auto* r = std::get_if<check::Ratio>(&c.claim); r && r->links.inter.empty()) preset = r->preset;
+    if (!preset.empty()) return preset;
+  }
+  return "";
+}
+
 BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
@@ -91,6 +102,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   Prepared p = prepare(s);
   BeatTarget t;
   t.view = b.view;
+  t.preset = beat_preset(b);
   std::vector<std::string> notes;
   if (!p.runnable && s.counts.empty()) {
     // The same ranks and algorithm on a small vector, so the panels show the
@@ -204,6 +216,43 @@ std::vector<TextRun> text_runs(const std::string& text) {
     flush();
   }
   return out;
+}
+
+std::vector<std::string> wrap_words(const std::string& text, float width,
+                                    const std::function<float(std::string_view)>& measure) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    const size_t e = std::min(text.find(' ', i), text.size());
+    const std::string word = text.substr(i, e - i);
+    i = e;
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (!line.empty() && measure(joined) > width) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = joined;
+    }
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::string check_line(const CheckResult& r) {
+  if (r.skipped || r.pass) return fmt::format("{}: {}", r.what, r.actual);
+  return fmt::format("{}: expected {}, got {}", r.what, r.expected, r.actual);
+}
+
+std::string checks_summary(const std::vector<CheckResult>& rs) {
+  int run = 0, pass = 0;
+  for (const CheckResult& r : rs)
+    if (!r.skipped) ++run, pass += r.pass ? 1 : 0;
+  return fmt::format("{} of {} check{} pass{}", pass, run, run == 1 ? "" : "s", run == 1 ? "es" : "");
 }
 
 LessonView::LessonView(Lesson l)

@@ -24,6 +24,7 @@
 // Checks run for real (lesson::evaluate), once per beat, on a background
 // thread: the `corrupts` check runs dozens of delayed runs.
 #pragma once
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
@@ -47,7 +48,14 @@ struct BeatTarget {
   std::string note;      // why the panels show something else, or ""
   lesson::BeatView view; // what the window shows (lesson.h)
   DdpParams ddp;         // view ddp: the DDP view's parameters (ddp_params(beat.ddp))
+  std::string preset;    // beat_preset(beat): the window predicts with it on this beat, or ""
 };
+
+// The link preset the beat's flat-model checks (`predicted`, `faster`,
+// `ratio`, first one with a `preset:` and no `inter:` links) price with, or
+// "" when none names one. On such a beat the window predicts with that
+// preset, so the compare cards, the predicted lines and the checks agree.
+std::string beat_preset(const lesson::Beat& b);
 
 // Elements per rank of the stand-in run of a setup too large to run; the
 // note of such a beat starts with kStandInNote (the panel shows it first).
@@ -84,6 +92,19 @@ struct TextRun {
   bool pre = false;        // an indented line: drawn as is, not wrapped
 };
 std::vector<TextRun> text_runs(const std::string& text);
+
+// `text` in lines no wider than `width` (measure(word) = a word's width, in
+// the same unit), broken only at spaces: a number such as 1.40898e-08 is
+// never split (ImGui's own wrapping breaks after '.' and ','). A word wider
+// than `width` gets a line of its own.
+std::vector<std::string> wrap_words(const std::string& text, float width,
+                                    const std::function<float(std::string_view)>& measure);
+
+// A check's line in the panel: "what: actual" when it passed, "what:
+// expected E, got A" when it failed, "what: note" when skipped.
+std::string check_line(const lesson::CheckResult& r);
+// "3 of 4 checks pass" (the line shown while checks_hidden()).
+std::string checks_summary(const std::vector<lesson::CheckResult>& rs);
 
 class LessonView {
  public:
@@ -125,6 +146,16 @@ class LessonView {
   // "Right." / "Not quite: the answer is ..." (empty before an answer).
   std::string feedback() const;
   std::string right_answer() const;
+
+  // True while the current beat has a question not yet answered: the
+  // checks' values would give the answer away, so the panel (and the slide
+  // export) shows only how many checks passed.
+  bool checks_hidden() const { return current().question.has_value() && !answer().answered; }
+
+  // The prediction source the lesson set for a beat naming a preset
+  // (beat_preset), so lesson_sync can give "follow the run" back when the
+  // viewer leaves the beat without picking another source.
+  std::optional<PredictionSource> lesson_source;
 
   // Checks of the current beat: start() launches them (once per beat);
   // results() is null while they run; error() says why they could not run.

@@ -252,7 +252,9 @@ void draw_run_row(App& app) {
 void draw_speed(ViewState& vs) {
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(em * 6);
-  ImGui::SliderFloat("##speed", &vs.steps_per_second, 0.25f, 8.f, "%.2g steps/s");
+  // "1 step/s", "2 steps/s": singular when the shown value is 1.
+  const char* speed_fmt = fmt::format("{:.2g}", vs.steps_per_second) == "1" ? "%.2g step/s" : "%.2g steps/s";
+  ImGui::SliderFloat("##speed", &vs.steps_per_second, 0.25f, 8.f, speed_fmt);
   rec(vs, "speed");
 }
 
@@ -265,6 +267,12 @@ void draw_text_size(ViewState& vs) {
 }
 
 }  // namespace
+
+std::string position_text(int position, int total) {
+  if (total <= 0) return "no steps";
+  if (position <= 0) return fmt::format("before step 0 of {}", total);
+  return fmt::format("after step {} of {}", std::min(position, total) - 1, total);
+}
 
 void draw_controls(App& app) {
   ViewState& vs = app.vs;
@@ -329,7 +337,7 @@ void draw_controls(App& app) {
   const float slider_w = em * (compact ? 9 : 12);
   same_line_for(slider_w, "");
   ImGui::SetNextItemWidth(slider_w);
-  const std::string fmt_s = fmt::format("after %d of {} steps", total);
+  const std::string fmt_s = position_text(pos, total);
   if (ImGui::SliderInt("##position", &slider, 0, std::max(total, 0), fmt_s.c_str())) {
     // The slider replays what ran; moving past it runs the missing steps.
     if (cmp) {

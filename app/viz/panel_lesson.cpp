@@ -62,12 +62,26 @@ void draw_runs(const std::vector<TextRun>& runs) {
   }
 }
 
+// `text` wrapped at spaces only, from the cursor's x (a number never breaks
+// mid-number, as ImGui::TextWrapped does after '.'); `color` when given.
+void draw_wrapped(const std::string& text, const ImVec4* color = nullptr) {
+  const float x = ImGui::GetCursorPosX();
+  const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
+  bool first = true;
+  for (const std::string& line : wrap_words(text, ImGui::GetContentRegionAvail().x, measure)) {
+    if (!first) ImGui::SetCursorPosX(x);
+    first = false;
+    if (color) ImGui::TextColored(*color, "%s", line.c_str());
+    else ImGui::TextUnformatted(line.c_str());
+  }
+}
+
 void draw_question(App& app) {
   LessonView& L = *app.lesson;
   const auto& q = *L.current().question;
   Answer& a = L.answer();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
-  ImGui::TextWrapped("%s", q.ask.c_str());
+  draw_wrapped(q.ask);
   if (!q.choices.empty()) {
     for (size_t i = 0; i < q.choices.size(); ++i) {
       const bool picked = a.answered && a.chosen == static_cast<int>(i);
@@ -80,7 +94,9 @@ void draw_question(App& app) {
       if (ImGui::Button(label.c_str())) L.choose(static_cast<int>(i));
       if (picked) ImGui::PopStyleColor();
       ImGui::SameLine();
-      ImGui::TextWrapped("%s", q.choices[i].c_str());
+      ImGui::BeginGroup();
+      draw_wrapped(q.choices[i]);
+      ImGui::EndGroup();
       if (ImGui::IsItemClicked()) L.choose(static_cast<int>(i));
     }
   } else {
@@ -92,7 +108,7 @@ void draw_question(App& app) {
   if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
-    if (!q.explain.empty()) ImGui::TextWrapped("%s", q.explain.c_str());
+    if (!q.explain.empty()) draw_wrapped(q.explain);
   }
 }
 
@@ -100,26 +116,35 @@ void draw_checks(App& app) {
   LessonView& L = *app.lesson;
   const auto& checks = L.current().checks;
   if (checks.empty()) return;
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Checks (real run)");
+  const ImVec4 title = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+  if (L.checks_hidden()) {
+    // The checks' values would answer the question: only how many pass.
+    ImGui::TextColored(title, "Checks: shown after you answer");
+    if (L.checks_ready() && L.check_error().empty()) ImGui::TextDisabled("%s", checks_summary(*L.results()).c_str());
+    return;
+  }
+  ImGui::TextColored(title, "Checks (real run)");
   if (!L.checks_ready()) {
     ImGui::TextDisabled("running %zu check%s...", checks.size(), checks.size() == 1 ? "" : "s");
     return;
   }
   if (!L.check_error().empty()) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "could not run: %s",
-                       L.check_error().c_str());
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail)));
+    draw_wrapped("could not run: " + L.check_error(), &c);
     return;
   }
+  const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
   for (const auto& r : *L.results()) {
     if (r.skipped) {  // a lab check: the window does not start the cluster lab
-      ImGui::TextDisabled("\u2013 %s: %s", r.what.c_str(), r.actual.c_str());
+      draw_wrapped("\u2013 " + check_line(r), &disabled);
       continue;
     }
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(r.pass ? kPass : kFail)));
     ImGui::TextColored(c, "%s", r.pass ? "\u2713" : "\u2717");
     ImGui::SameLine();
-    if (r.pass) ImGui::TextWrapped("%s: %s", r.what.c_str(), r.actual.c_str());
-    else ImGui::TextWrapped("%s: expected %s, got %s", r.what.c_str(), r.expected.c_str(), r.actual.c_str());
+    ImGui::BeginGroup();
+    draw_wrapped(check_line(r));
+    ImGui::EndGroup();
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("expected %s\nactual %s\n%s", r.expected.c_str(), r.actual.c_str(), r.mark.str().c_str());
   }
@@ -255,12 +280,28 @@ void lesson_sync(App& app) {
   vs.lesson_note.clear();
   vs.playing = false;
   L.start_checks();
+  // Leaving a beat that set the prediction source: the source follows the
+  // run again, unless the viewer picked another one meanwhile.
+  if (L.lesson_source) {
+    if (vs.source == *L.lesson_source) vs.source_follows_nodes = true;
+    L.lesson_source.reset();
+  }
   BeatTarget t;
   try {
     t = beat_target(L.current(), vs.source);
   } catch (const std::exception& e) {
     vs.lesson_error = e.what();
     return;
+  }
+  // A beat whose checks price with a preset is shown under that preset, as
+  // "predict with" would set it, so the cards, the predicted lines and the
+  // checks tell the same numbers. A source the viewer picked stays.
+  if (!t.preset.empty() && vs.source_follows_nodes) {
+    vs.source = PredictionSource{};
+    vs.source.kind = PredictionSource::Kind::preset;
+    vs.source.preset = t.preset;
+    vs.source_follows_nodes = false;
+    L.lesson_source = vs.source;
   }
   vs.lesson_note = t.note;
   // The beat's view first: ddp (and hang, lab) beats drive no collective run.

@@ -15,6 +15,13 @@
 
 namespace microddp::viz {
 
+std::string run_algorithm_name(const RunParams& p) {
+  // The session runs the one-buffer ring only in place of ring_unchunked.
+  if (!p.broken || p.spec.algorithm != "ring_unchunked") return p.spec.algorithm;
+  return p.broken->max_delay_us > 0 ? "single_buffered_ring (one buffer, sends delayed)"
+                                    : "single_buffered_ring (one buffer)";
+}
+
 void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool compact) {
   const ViewState& vs = app.vs;
   const float line_h = ImGui::GetTextLineHeightWithSpacing();
@@ -41,7 +48,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
 
-  const std::string caption = fmt::format("{} {} - {}", name(s.spec.collective), s.spec.algorithm, sc.caption);
+  const std::string caption =
+      fmt::format("{} {} - {}", name(s.spec.collective), run_algorithm_name(ses.params()), sc.caption);
   const float wrap_w = std::max(size.x, 40.f);
   const float wrapped_h = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap_w).y;
   bool rebuild = false;

@@ -60,6 +60,16 @@ class SmoothLines {
 void draw_legend(int n, bool reducing);
 std::string contributors_text(uint64_t mask, int n);
 std::string format_us(double us);  // "12.3 us", "4.56 ms"; "n/a" when us < 0
+// The position slider's text, with the 0-based step numbers the topology
+// title and the CLI print ("step 0 of 2" is the first of two steps):
+// "before step 0 of 2", "after step 0 of 2", "after step 1 of 2" (the end);
+// "no steps" when total is 0. printf-safe (no '%'). Short: it must fit the
+// slider.
+std::string position_text(int position, int total);
+// The name of what a run executes (the topology title): spec.algorithm, or
+// for a broken run (RunParams::broken) "single_buffered_ring (one buffer,
+// sends delayed)" ("(one buffer)" without a delay).
+std::string run_algorithm_name(const RunParams& p);
 // A tooltip with the given text when the mouse is inside [a, b).
 bool hovered_rect(ImVec2 a, ImVec2 b);
 
