@@ -308,6 +308,20 @@ expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 2
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- run -n 256 --segments 4096
 expect 2 "error: calibrate --max 107374182400 (a ping-pong of 68719476736 B) needs" -- calibrate --min 1G --max 100G --out /tmp/microddp-cli-unwritten.json
 expect 2 "error: ddp with 64 ranks, depth 256, width 4096, batch 64 needs" -- ddp --ranks 64 --depth 256 --width 4096
+# lessons by bare name, as the README writes them, from any directory: the
+# name, the name + .yaml, in the shipped lessons; a name matching nothing is
+# exit 2 naming it and the lessons there
+for name in 02-ring-double-buffering 02-ring-double-buffering.yaml; do
+  for dir in /tmp "$(dirname "$0")/../.."; do
+    out=$(cd "$dir" && "$BIN" lesson "$name" --non-interactive 2>&1); rc=$?
+    if [ $rc -ne 0 ] || ! grep -qF "checks passed, 0 failed" <<<"$out"; then
+      echo "FAIL: (cd $dir && microddp lesson $name) -> exit $rc:"; tail -3 <<<"$out"; fail=$((fail + 1))
+    else passed=$((passed + 1)); fi
+  done
+done
+out=$(cd /tmp && "$BIN" lesson no-such-lesson --non-interactive 2>&1); rc=$?
+if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/lessons; the lessons: 01-[a-z-]+, 02-ring-double-buffering, 03-" <<<"$out"; then
+  echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
 expect 2 "error: /tmp:0:0: is a directory, not a lesson file" -- lesson /tmp --non-interactive
 DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
