@@ -79,6 +79,13 @@ rm -f "$bad_lesson"
 check "/nonexistent-lesson.yaml:0:0: cannot read the lesson file" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
 check "--beat 0" --lesson "$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml" --beat 0 --screenshot /tmp/x.png
 check "--beat 2 needs --lesson" --beat 2 --screenshot /tmp/x.png
+# A bare lesson name (the README's commands) opens the shipped lesson from any
+# directory: the lesson loads, so --beat 0 is what is refused.
+for name in 02-ring-double-buffering 02-ring-double-buffering.yaml; do
+  (cd /tmp && check "--beat 0 is outside 1..6 (the lesson has 6 beats)" --lesson "$name" --beat 0 --export-frames /tmp/microddp-viz-frames; exit $fail) || fail=1
+done
+(cd /tmp && check "lesson 'no-such-lesson' not found in " --lesson no-such-lesson --export-frames /tmp/microddp-viz-frames; exit $fail) || fail=1
+check "; the lessons: 01-primitives, 02-ring-double-buffering, 03-" --lesson no-such-lesson --screenshot /tmp/x.png
 # The prediction source: a bad preset, link or topology is named.
 check "unknown preset 'foo'" --preset foo --screenshot /tmp/x.png
 check "--preset nvlink and a topology" --preset nvlink --inter infiniband --screenshot /tmp/x.png
