@@ -266,13 +266,33 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
     if (b.kind != DdpBarKind::wait) {
       // The full label when it fits, else the short one ("L3" for "AG L3":
       // the colour still tells the collective).
+      bool labelled = false;
       for (const std::string* text : {&b.label, &b.short_label}) {
         if (text->empty()) continue;
         const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
         if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2) {
           dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), text->c_str());
           if (b.kind == DdpBarKind::comm) drawn.bar_labels.push_back(*text);
+          labelled = true;
           break;
+        }
+      }
+      // A call too short for its label (a fast all-gather) is labelled just
+      // after its bar, in ink, when no other call's bar lies there.
+      if (!labelled && b.kind == DdpBarKind::comm) {
+        for (const std::string* text : {&b.label, &b.short_label}) {
+          if (text->empty()) continue;
+          const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
+          const float tx0 = b.x1 + 2, tx1 = tx0 + ts.x + 2;
+          const bool free = tx1 <= sc.plot_x1 && ts.y <= e.y - a.y + 2 &&
+                            std::none_of(sc.bars.begin(), sc.bars.end(), [&](const DdpBar& o2) {
+                              return o2.kind == DdpBarKind::comm && &o2 != &b && o2.x0 < tx1 && o2.x1 > tx0;
+                            });
+          if (free) {
+            dl->AddText(P(tx0, (b.y0 + b.y1 - ts.y) / 2), ink, text->c_str());
+            drawn.bar_labels.push_back(*text);
+            break;
+          }
         }
       }
     }
