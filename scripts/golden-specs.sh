@@ -49,9 +49,9 @@ for s in "${specs[@]}"; do
     echo "### $s $out"
     "$BIN" run "${args[@]}" $out 2>&1 | sed -E \
       -e 's/"time_us": *[-0-9.e+]+/"time_us": T/g' \
-      -e 's/"(median|p10|p90|first_run)_us": *[-0-9.e+]+/"\1_us": T/g' \
+      -e 's/"(median|p10|p90|first_run|median_total|first_run_total)_us": *[-0-9.e+]+/"\1_us": T/g' \
       -e 's/"repetitions": *[0-9]+/"repetitions": N/g' \
-      -e 's/[0-9]+ reps\b/N reps/g' \
+      -e 's/[0-9]+ (reps|warm runs)\b/N \1/g' \
       -e 's/[0-9]+(\.[0-9]+)? (us|µs|ms|s)\b/T \2/g'
     echo "exit ${PIPESTATUS[0]}"
   done

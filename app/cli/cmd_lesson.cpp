@@ -451,7 +451,7 @@ int list() {
 
 std::function<int()> setup_lesson(CLI::App* sub) {
   static Args a;
-  sub->add_option("file", a.file, "lesson file (lessons/*.yaml)");
+  sub->add_option("file", a.file, "lesson file, or a shipped lesson's name (02-ring-double-buffering; see --list)");
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
   sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
   sub->add_flag("--full", a.full, "print every element of long vectors instead of eliding them in the middle");

@@ -54,6 +54,17 @@ std::string json_step_times(const Trace& t, const std::vector<double>& predicted
   return out + "]";
 }
 
+// The run's totals over its steps (core/record/printer.h run_totals), in µs:
+// median_total_us, the sum of the warm step medians (null when the steps were
+// not repeated), and first_run_total_us, the sum of the cold first runs.
+// time_us stays the wall time of the whole run (every rank's span, barriers
+// and first runs included; repetitions left out).
+std::string json_totals(const Trace& t) {
+  const RunTotals r = run_totals(t);
+  return fmt::format(", \"median_total_us\": {}, \"first_run_total_us\": {:.3f}", json_num_or_null(r.median_us),
+                     r.first_run_us);
+}
+
 // Why the step times were not repeated, when they were not ("" otherwise).
 std::string repetition_note(const Args& a, const Trace& t) {
   if (a.run.backend != "threads" && a.run.backend != "mpi")
@@ -319,13 +330,15 @@ int run(const Args& a, const CLI::App& sub) {
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
         clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us),
         (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") + json_auto(p) +
-            fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
+            json_totals(res.trace) + fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));
-    fmt::print("\n{} · {:.1f} µs measured ({}) · {}\n", count_noun(p.schedule.num_steps(), "step"),
-               res.trace.total_ns / 1000.0,
-               name(res.trace.mode), ok ? "matches the reference" : "MISMATCH: " + why);
+    // The headline is the warm steps' medians: the cold first run (page
+    // faults, thread wake-ups) is named apart, not mistaken for the cost.
+    fmt::print("\n{} · {} · {}\n", count_noun(p.schedule.num_steps(), "step"),
+               format_measured_total(res.trace, res.trace.total_ns / 1000.0),
+               ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
   } else {
     fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {:.1f} µs ({} on {})\n", name(sp.collective),
@@ -352,7 +365,10 @@ std::function<int()> setup_run(CLI::App* sub) {
   sub->add_flag("--steps", a.steps, "print every step: transfers, buffers, swaps");
   sub->add_flag("--outputs", a.outputs, "print every rank's output (long vectors elided in the middle)");
   sub->add_flag("--full", a.full, "with --steps/--outputs: print every element instead of eliding long vectors");
-  sub->add_flag("--json", a.json, "print one JSON object (never elided)");
+  sub->add_flag("--json", a.json,
+                "print one JSON object (never elided); times in µs: time_us the run's wall time (first runs and "
+                "barriers included), median_total_us the sum of the warm step medians (null when not repeated), "
+                "first_run_total_us the sum of the steps' cold first runs");
   sub->add_option("--repeat-steps", a.repeat_steps,
                   "time each step as the median of N warm repetitions on copies of its input state (0: one cold "
                   "run per step; default: enough for ~5 ms per step, 5 to 50; threads and mpi backends, lockstep)")

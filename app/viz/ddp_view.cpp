@@ -99,6 +99,49 @@ std::string_view name(DdpBarKind k) {
   return "?";
 }
 
+std::string collective_text(std::string_view collective) {
+  std::string s(collective);
+  std::replace(s.begin(), s.end(), '_', '-');
+  return s;
+}
+
+Rgba collective_color(std::string_view collective) {
+  if (collective == "all_gather") return op_kind_color(OpKind::send);
+  if (collective == "reduce_scatter") return op_kind_color(OpKind::recv_reduce);
+  return ddp_kind_color(DdpBarKind::comm);
+}
+
+std::string ddp_calls_text(const ddp::IterationTimeline& tl) {
+  std::vector<std::pair<std::string, int>> counts;  // collective, calls; in order of first use
+  for (const auto& c : tl.comm) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == c.collective; });
+    if (it == counts.end()) counts.emplace_back(c.collective, 1);
+    else ++it->second;
+  }
+  if (counts.empty()) return "0 collectives";
+  std::string out;
+  for (const auto& [coll, n] : counts)
+    out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", n, collective_text(coll), n == 1 ? "" : "s");
+  return out;
+}
+
+std::vector<DdpLegendItem> ddp_legend(bool sharded) {
+  std::vector<DdpLegendItem> items = {
+      {"forward", DdpSwatch::fill, ddp_kind_color(DdpBarKind::forward)},
+      {"backward", DdpSwatch::fill, ddp_kind_color(DdpBarKind::backward)},
+  };
+  if (sharded) {
+    items.push_back({"all-gather of layer k (AG Lk)", DdpSwatch::fill, collective_color("all_gather")});
+    items.push_back({"reduce-scatter of layer k (RS Lk)", DdpSwatch::fill, collective_color("reduce_scatter")});
+  } else {
+    items.push_back({"all-reduce of bucket 0, 1, 2...", DdpSwatch::bucket_hues, bucket_color(0)});
+    items.push_back({"bucket full", DdpSwatch::marker, bucket_color(1)});
+  }
+  items.push_back({"exposed wait", DdpSwatch::hatch, ddp_kind_color(DdpBarKind::wait)});
+  items.push_back({"backward ends", DdpSwatch::dashed, from_hex(assets::kInk)});
+  return items;
+}
+
 Rgba bucket_color(int bucket) {
   // Okabe-Ito without yellow and grey (too pale on a projector next to white).
   static const uint32_t hues[] = {0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0x56B4E9, 0xD55E00};
@@ -193,12 +236,23 @@ DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& L
     b.lane = comm_lane;
     b.bucket = c.bucket >= 0 ? c.bucket : c.layer;
     b.call = c.call, b.bytes = c.bytes;
+    b.collective = c.collective;
     b.begin_ms = c.begin_ms, b.end_ms = c.end_ms;
     bar_x(b);
     b.y0 = sc.lanes[size_t(comm_lane)].y0;
     b.y1 = sc.lanes[size_t(comm_lane)].y1;
-    b.color = c.bucket >= 0 ? bucket_color(c.bucket) : ddp_kind_color(DdpBarKind::comm);
-    b.label = c.bucket >= 0 ? fmt::format("b{}", c.bucket) : fmt::format("#{}", c.call);
+    if (c.bucket >= 0) {
+      b.color = bucket_color(c.bucket);
+      b.label = fmt::format("b{}", c.bucket);
+    } else if (c.layer >= 0) {  // sharded: the collective and its layer
+      b.color = collective_color(c.collective);
+      b.label = fmt::format("{} L{}", c.collective == "all_gather" ? "AG" : c.collective == "reduce_scatter" ? "RS" : "AR",
+                            c.layer);
+      b.short_label = fmt::format("L{}", c.layer);
+    } else {
+      b.color = ddp_kind_color(DdpBarKind::comm);
+      b.label = fmt::format("#{}", c.call);
+    }
     sc.bars.push_back(std::move(b));
   }
   // Exposed waits, over the rank's lane.

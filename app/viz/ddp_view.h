@@ -83,7 +83,11 @@ class DdpRunner {
 // ---- draw structs ------------------------------------------------------------
 
 enum class DdpBarKind { forward, backward, comm, wait };
-std::string_view name(DdpBarKind k);  // "forward", "backward", "all-reduce", "exposed wait"
+// "forward", "backward", "all-reduce", "exposed wait" (a comm bar's own
+// collective is DdpBar::collective: sharded runs all-gather and reduce-scatter).
+std::string_view name(DdpBarKind k);
+// A collective as the view writes it: "all_gather" -> "all-gather".
+std::string collective_text(std::string_view collective);
 
 struct DdpLane {
   std::string label;  // "R0".."R{n-1}", "comm"
@@ -101,10 +105,12 @@ struct DdpBar {
   int bucket = -1;               // comm (DDP: the bucket all-reduced)
   int call = -1;                 // comm and wait: sequence number in the iteration
   int64_t bytes = 0;             // comm: per rank
+  std::string collective;        // comm: "all_reduce", "all_gather", "reduce_scatter" (ddp::CommSpan)
   double begin_ms = 0, end_ms = 0;
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // x1 >= x0 + min_bar_px
   Rgba color;
-  std::string label;             // short text drawn inside when it fits ("L3", "b2")
+  std::string label;             // short text drawn inside when it fits ("L3", "b2", "AG L3", "RS L3")
+  std::string short_label;       // drawn instead when `label` does not fit ("L3" for "AG L3"); may be empty
 };
 
 // A bucket became complete on a rank (all its gradients ready) at ready_ms,
@@ -147,6 +153,27 @@ struct DdpScene {
 // Bucket b's colour (comm bars and fill markers): Okabe-Ito hues in turn.
 Rgba bucket_color(int bucket);
 Rgba ddp_kind_color(DdpBarKind k);
+// A sharded run's comm bar colour by its collective, from the timeline's op
+// colours (palette.h op_kind_color): all-gather blue (a send: every rank
+// hands out its shard), reduce-scatter bluish green (a recv_reduce: every
+// rank receives and sums its block). Any other collective: the comm colour.
+Rgba collective_color(std::string_view collective);
+
+// The collectives of one iteration, counted by kind in order of first use:
+// "12 all-reduces", "6 all-gathers, 3 reduce-scatters" ("0 collectives" when none).
+std::string ddp_calls_text(const ddp::IterationTimeline& tl);
+
+// One legend entry of the DDP view: its text and how its swatch is drawn.
+enum class DdpSwatch { fill, bucket_hues, marker, hatch, dashed };
+struct DdpLegendItem {
+  std::string text;
+  DdpSwatch swatch = DdpSwatch::fill;
+  Rgba color;  // fill: the colour; marker: the triangle's
+};
+// The legend: DDP names its all-reduces by bucket and the bucket-full
+// marker; a sharded run (no buckets) names the all-gather and the
+// reduce-scatter of each layer in their colours.
+std::vector<DdpLegendItem> ddp_legend(bool sharded);
 
 // The scene of iteration `iteration` (clamped to the result's range; the
 // result must hold at least one timeline, else the scene has lanes only).
@@ -158,10 +185,20 @@ namespace microddp::viz {
 
 // The DDP view's state (held by App): what the controls show, the runner, the
 // iteration shown (-1: the last one; the first includes warm-up).
+// What the DDP panel drew in its last frame (for the headless tests).
+struct DdpDrawn {
+  std::string header;                  // the first line: "FSDP, 2 ranks, ..."
+  std::string calls;                   // ddp_calls_text of the iteration shown
+  std::vector<std::string> legend;     // the legend's texts, in order
+  std::vector<std::string> bar_labels; // comm bar labels drawn inside their bars
+  bool bucket_controls = false;        // the overlap mode and bucket cap controls
+};
+
 struct DdpView {
   DdpParams edit;
   DdpRunner runner;
   int iteration = -1;
+  DdpDrawn drawn;
 };
 
 }  // namespace microddp::viz

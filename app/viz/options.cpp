@@ -75,7 +75,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
   cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
-  cli.add_option("--lesson", o.lesson_file, "open a lesson (lessons/*.yaml): its beats drive the run");
+  cli.add_option("--lesson", o.lesson_file, "open a lesson: a file, or a shipped lesson's name (02-ring-double-buffering): its beats drive the run");
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
   cli.add_flag("--present", o.present,
                "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "

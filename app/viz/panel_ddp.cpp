@@ -2,8 +2,11 @@
 // background thread), drawn as a timeline of one iteration: a lane per rank
 // with forward and backward per layer, the moment each gradient bucket is
 // full, each bucket's all-reduce on the communication lane, and the time a
-// rank waits for results (exposed communication) shaded. Changing a control
-// re-runs the training; hover shows the numbers.
+// rank waits for results (exposed communication) shaded. A sharded run
+// (FSDP-style, a lesson's beat) has no buckets: its communication lane shows
+// each layer's all-gather and reduce-scatter in their own colours, and the
+// bucket controls are hidden. Changing a control re-runs the training; hover
+// shows the numbers.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -46,8 +49,11 @@ void controls(App& app) {
   DdpView& d = app.ddp;
   DdpParams& p = d.edit;
   const float em = ImGui::GetFontSize();
-  // Row 1: what trains.
-  {
+  // Row 1: what trains. A sharded run has no buckets and always runs the
+  // ring (ddp.h): its overlap, bucket and algorithm controls would change
+  // nothing, so they are not shown.
+  d.drawn.bucket_controls = !p.sharded;
+  if (!p.sharded) {
     static const ddp::Overlap modes[] = {ddp::Overlap::none, ddp::Overlap::per_param, ddp::Overlap::bucketed};
     ImGui::SetNextItemWidth(em * 7);
     if (ImGui::BeginCombo("##overlap", std::string(ddp::name(p.overlap)).c_str())) {
@@ -59,15 +65,17 @@ void controls(App& app) {
              "per-param: one all-reduce per gradient as soon as it is ready\n"
              "bucketed: one all-reduce per bucket as soon as it is full (PyTorch DDP)");
   }
-  wrap_for(em * 9, "bucket");
-  ImGui::BeginDisabled(p.overlap != ddp::Overlap::bucketed);
-  ImGui::SetNextItemWidth(em * 9);
-  float cap = float(p.bucket_cap_mb);
-  if (ImGui::SliderFloat("bucket", &cap, 0.05f, 25.f, "%.3g MB", ImGuiSliderFlags_Logarithmic))
-    p.bucket_cap_mb = std::clamp(double(cap), 0.05, 25.0);
-  ImGui::EndDisabled();
-  item_tip("bucket cap (bucket_cap_mb; 1 MB = 2^20 bytes). A bucket closes once it reaches the cap.");
-  wrap_for(em * 5, "ranks", em);
+  if (!p.sharded) {
+    wrap_for(em * 9, "bucket");
+    ImGui::BeginDisabled(p.overlap != ddp::Overlap::bucketed);
+    ImGui::SetNextItemWidth(em * 9);
+    float cap = float(p.bucket_cap_mb);
+    if (ImGui::SliderFloat("bucket", &cap, 0.05f, 25.f, "%.3g MB", ImGuiSliderFlags_Logarithmic))
+      p.bucket_cap_mb = std::clamp(double(cap), 0.05, 25.0);
+    ImGui::EndDisabled();
+    item_tip("bucket cap (bucket_cap_mb; 1 MB = 2^20 bytes). A bucket closes once it reaches the cap.");
+    wrap_for(em * 5, "ranks", em);
+  }
   ImGui::SetNextItemWidth(em * 5);
   ImGui::InputInt("ranks", &p.ranks, 1, 2);
   p.ranks = std::clamp(p.ranks, 1, 16);
@@ -86,8 +94,8 @@ void controls(App& app) {
   ImGui::InputInt("delay us", &p.layer_delay_us, 500, 2000);
   p.layer_delay_us = std::clamp(p.layer_delay_us, 0, 20000);
   item_tip("extra compute per layer and pass (a sleep, microseconds): a bigger model's proportions");
-  wrap_for(em * 9, "", em);
-  {
+  if (!p.sharded) {
+    wrap_for(em * 9, "", em);
     const auto& algs = algorithms_for(Collective::all_reduce);
     ImGui::SetNextItemWidth(em * 9);
     if (ImGui::BeginCombo("##ddp_algorithm", p.algorithm.c_str())) {
@@ -143,13 +151,15 @@ void controls(App& app) {
   if (!d.runner.requested() || !(p == d.runner.last_requested())) d.runner.request(p);
 }
 
-void stats_line(const ddp::Result& r, int it) {
+void stats_line(const ddp::Result& r, int it, DdpDrawn& drawn) {
   const ddp::IterationStats& s = r.iterations[size_t(it)];
   const ImVec4 accent(0.0f, 0.45f, 0.70f, 1);
   // Four parts, each on the line while it fits.
   const std::string overlap = fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction);
-  const std::string times = fmt::format("{} all-reduce{}  |  compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms", s.calls,
-                                        s.calls == 1 ? "" : "s", s.compute_ms, s.comm_ms, s.exposed_comm_ms);
+  // The calls by their collective: a sharded run all-gathers and reduce-scatters.
+  drawn.calls = ddp_calls_text(r.timelines[size_t(std::min(it, int(r.timelines.size()) - 1))]);
+  const std::string times = fmt::format("{}  |  compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms", drawn.calls,
+                                        s.compute_ms, s.comm_ms, s.exposed_comm_ms);
   const std::string replicas = fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER");
   const std::string ref = std::isnan(r.max_reference_rel_error)
                               ? std::string()
@@ -164,36 +174,43 @@ void stats_line(const ddp::Result& r, int it) {
   ImGui::TextUnformatted(loss.c_str());
 }
 
-void legend() {
+void legend(bool sharded, DdpDrawn& drawn) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float sz = ImGui::GetTextLineHeight();
   bool first = true;
-  auto swatch = [&](const char* label, auto draw) {
+  drawn.legend.clear();
+  for (const DdpLegendItem& item : ddp_legend(sharded)) {
+    const char* label = item.text.c_str();
     if (!first) wrap_for(sz * 1.4f + 4 + ImGui::CalcTextSize(label).x, "", 16);
     first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    draw(p, ImVec2(p.x + sz * 1.4f, p.y + sz));
+    const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + sz * 1.4f, a.y + sz);
+    const float cx = (a.x + b.x) / 2;
+    switch (item.swatch) {
+      case DdpSwatch::fill:
+        dl->AddRectFilled(a, b, im(item.color));
+        break;
+      case DdpSwatch::bucket_hues: {
+        const float w = (b.x - a.x) / 3;
+        for (int i = 0; i < 3; ++i)
+          dl->AddRectFilled(ImVec2(a.x + w * i, a.y), ImVec2(a.x + w * (i + 1), b.y), im(bucket_color(i)));
+        break;
+      }
+      case DdpSwatch::marker:
+        dl->AddTriangleFilled(ImVec2(cx - 6, a.y), ImVec2(cx + 6, a.y), ImVec2(cx, a.y + 9), im(item.color));
+        dl->AddLine(ImVec2(cx, a.y), ImVec2(cx, b.y), im(item.color), 2);
+        break;
+      case DdpSwatch::hatch:
+        dl->AddRectFilled(a, b, im(item.color));
+        break;
+      case DdpSwatch::dashed:
+        for (float y = a.y; y < b.y; y += 6) dl->AddLine(ImVec2(cx, y), ImVec2(cx, std::min(y + 3, b.y)), im(item.color), 2);
+        break;
+    }
     ImGui::Dummy(ImVec2(sz * 1.4f + 4, sz));
     ImGui::SameLine(0, 0);
     ImGui::TextUnformatted(label);
-  };
-  for (DdpBarKind k : {DdpBarKind::forward, DdpBarKind::backward})
-    swatch(std::string(name(k)).c_str(), [&](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, im(ddp_kind_color(k))); });
-  swatch("all-reduce of bucket 0, 1, 2...", [&](ImVec2 a, ImVec2 b) {
-    const float w = (b.x - a.x) / 3;
-    for (int i = 0; i < 3; ++i)
-      dl->AddRectFilled(ImVec2(a.x + w * i, a.y), ImVec2(a.x + w * (i + 1), b.y), im(bucket_color(i)));
-  });
-  swatch("bucket full", [&](ImVec2 a, ImVec2 b) {
-    const float cx = (a.x + b.x) / 2;
-    dl->AddTriangleFilled(ImVec2(cx - 6, a.y), ImVec2(cx + 6, a.y), ImVec2(cx, a.y + 9), im(bucket_color(1)));
-    dl->AddLine(ImVec2(cx, a.y), ImVec2(cx, b.y), im(bucket_color(1)), 2);
-  });
-  swatch("exposed wait", [&](ImVec2 a, ImVec2 b) { dl->AddRectFilled(a, b, im(ddp_kind_color(DdpBarKind::wait))); });
-  swatch("backward ends", [&](ImVec2 a, ImVec2 b) {
-    const float cx = (a.x + b.x) / 2;
-    for (float y = a.y; y < b.y; y += 6) dl->AddLine(ImVec2(cx, y), ImVec2(cx, std::min(y + 3, b.y)), im(from_hex(assets::kInk)), 2);
-  });
+    drawn.legend.push_back(item.text);
+  }
 }
 
 // The note under the axis (wrapped to the panel's width).
@@ -203,7 +220,7 @@ std::string note_text(int n) {
       std::thread::hardware_concurrency(), n);
 }
 
-void draw_plot(const ddp::Result& r, int it) {
+void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -246,10 +263,38 @@ void draw_plot(const ddp::Result& r, int it) {
     } else if (e.x - a.x >= 3) {  // a thin white edge separates neighbouring layers / calls
       dl->AddRect(a, e, IM_COL32(255, 255, 255, 255), 0, 0, 1);
     }
-    if (!b.label.empty() && b.kind != DdpBarKind::wait) {
-      const ImVec2 ts = ImGui::CalcTextSize(b.label.c_str());
-      if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2)
-        dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), b.label.c_str());
+    if (b.kind != DdpBarKind::wait) {
+      // The full label when it fits, else the short one ("L3" for "AG L3":
+      // the colour still tells the collective).
+      bool labelled = false;
+      for (const std::string* text : {&b.label, &b.short_label}) {
+        if (text->empty()) continue;
+        const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
+        if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2) {
+          dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), text->c_str());
+          if (b.kind == DdpBarKind::comm) drawn.bar_labels.push_back(*text);
+          labelled = true;
+          break;
+        }
+      }
+      // A call too short for its label (a fast all-gather) is labelled just
+      // after its bar, in ink, when no other call's bar lies there.
+      if (!labelled && b.kind == DdpBarKind::comm) {
+        for (const std::string* text : {&b.label, &b.short_label}) {
+          if (text->empty()) continue;
+          const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
+          const float tx0 = b.x1 + 2, tx1 = tx0 + ts.x + 2;
+          const bool free = tx1 <= sc.plot_x1 && ts.y <= e.y - a.y + 2 &&
+                            std::none_of(sc.bars.begin(), sc.bars.end(), [&](const DdpBar& o2) {
+                              return o2.kind == DdpBarKind::comm && &o2 != &b && o2.x0 < tx1 && o2.x1 > tx0;
+                            });
+          if (free) {
+            dl->AddText(P(tx0, (b.y0 + b.y1 - ts.y) / 2), ink, text->c_str());
+            drawn.bar_labels.push_back(*text);
+            break;
+          }
+        }
+      }
     }
     if (hovered_rect(a, e)) hover_bar = &b;
   }
@@ -270,7 +315,14 @@ void draw_plot(const ddp::Result& r, int it) {
   const std::string note = note_text(n);
   dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
   ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
-  if (ImGui::GetContentRegionAvail().y > lh * 3) {
+  if (ImGui::GetContentRegionAvail().y > lh * 3 && r.options.sharded) {
+    ImGui::Spacing();
+    ImGui::TextWrapped(
+        "How to read it: each rank keeps one shard of every layer. Before using a layer (forward, then backward in "
+        "reverse) the ranks all-gather its full parameters (AG, prefetched one layer ahead when prefetch is on); "
+        "after a layer's backward they reduce-scatter its gradients (RS), each rank keeping the averaged block of its "
+        "own shard. A rank blocked on an all-gather or, after backward, on the reduce-scatters, waits (shaded).");
+  } else if (ImGui::GetContentRegionAvail().y > lh * 3) {
     ImGui::Spacing();
     ImGui::TextWrapped(
         "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
@@ -301,7 +353,8 @@ void draw_plot(const ddp::Result& r, int it) {
         const auto it = std::find_if(tl.comm.begin(), tl.comm.end(), [&](const auto& c) { return c.call == b.call; });
         ImGui::Text("call %d: %s %s", b.call, it != tl.comm.end() ? it->collective.c_str() : "?",
                     it != tl.comm.end() ? it->what.c_str() : "");
-        ImGui::Text("%s per rank, %s", human_bytes(double(b.bytes)).c_str(), r.options.algorithm.c_str());
+        ImGui::Text("%s per rank, %s", human_bytes(double(b.bytes)).c_str(),
+                    r.options.sharded ? "ring" : r.options.algorithm.c_str());
         if (b.bucket >= 0 && r.options.overlap == ddp::Overlap::bucketed)
           ImGui::Text("holds %s", bucket_params(r, b.bucket).c_str());
         const double hidden = std::max(0.0, std::min(b.end_ms, tl.backward_end_ms) - b.begin_ms);
@@ -335,12 +388,15 @@ void draw_ddp(App& app) {
                            : rp.overlap == ddp::Overlap::bucketed
                                ? fmt::format("{} {:.3g} MB -> {} buckets", ddp::name(rp.overlap), rp.bucket_cap_mb, r->buckets.size())
                                : std::string(ddp::name(rp.overlap));
-  ImGui::TextWrapped("%s, %d ranks, MLP %d x (%d x %d), %s, %s, iteration %d of %zu%s", rp.sharded ? "FSDP" : "DDP", rp.ranks,
-              rp.depth, rp.width, rp.width, mode.c_str(),
-              rp.algorithm.c_str(), it + 1, r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
-  stats_line(*r, it);
-  legend();
-  draw_plot(*r, it);
+  // Sharded collectives always run the ring (ddp.h), whatever the algorithm option says.
+  d.drawn.header = fmt::format("{}, {} ranks, MLP {} x ({} x {}), {}, {}, iteration {} of {}{}", rp.sharded ? "FSDP" : "DDP",
+                               rp.ranks, rp.depth, rp.width, rp.width, mode, rp.sharded ? "ring" : rp.algorithm, it + 1,
+                               r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
+  ImGui::TextWrapped("%s", d.drawn.header.c_str());
+  d.drawn.bar_labels.clear();
+  stats_line(*r, it, d.drawn);
+  legend(rp.sharded, d.drawn);
+  draw_plot(*r, it, d.drawn);
 }
 
 }  // namespace microddp::viz

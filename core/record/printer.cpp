@@ -92,6 +92,29 @@ std::string format_step_time(const StepTiming& t) {
                      barrier.empty() ? "" : ", " + barrier, t.first_run_ns / 1000.0);
 }
 
+RunTotals run_totals(const Trace& t) {
+  RunTotals r;
+  double median_ns = 0, first_ns = 0;
+  bool all_repeated = !t.steps.empty();
+  for (int k = 0; k < static_cast<int>(t.steps.size()); ++k) {
+    const StepTiming st = t.timing(k);
+    median_ns += static_cast<double>(st.median_ns);
+    first_ns += static_cast<double>(st.first_run_ns);
+    if (st.repetitions == 0) all_repeated = false;
+    r.repetitions = k ? std::min(r.repetitions, st.repetitions) : st.repetitions;
+  }
+  r.first_run_us = first_ns / 1000.0;
+  if (all_repeated) r.median_us = median_ns / 1000.0;
+  return r;
+}
+
+std::string format_measured_total(const Trace& t, double total_us) {
+  const RunTotals r = run_totals(t);
+  if (r.median_us < 0) return fmt::format("{:.1f} µs measured ({})", total_us, name(t.mode));
+  return fmt::format("{:.1f} µs measured (sum of step medians over {} warm runs; first run {:.1f} µs)", r.median_us,
+                     r.repetitions, r.first_run_us);
+}
+
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {
   const int n = s.world_size();
   const size_t es = dtype_size(s.spec.dtype);

@@ -43,6 +43,24 @@ std::string count_noun(int64_t n, std::string_view noun);
 // 48.0 µs" when the time is the slowest rank's own span, without barrier).
 std::string format_step_time(const StepTiming& t);
 
+// A run's totals over its steps (Trace::timing of each), in µs. The sum of
+// the warm step medians is what a repeated step costs once the caches,
+// pages and threads are warm; the first runs' sum is the cold run, which
+// can be tens of times larger (page faults, thread wake-ups). median_us is
+// < 0 when the steps were not repeated (free mode, a backend that does not
+// repeat, --repeat-steps 0); repetitions is the steps' repetition count.
+struct RunTotals {
+  double median_us = -1, first_run_us = 0;
+  int32_t repetitions = 0;
+};
+RunTotals run_totals(const Trace& t);
+
+// The measured time of `run --steps`' last line: with repeated steps "29.4 µs
+// measured (sum of step medians over 50 warm runs; first run 679.3 µs)";
+// without, the trace's wall time `total_us` and mode, "721.3 µs measured
+// (lockstep)".
+std::string format_measured_total(const Trace& t, double total_us);
+
 // One step: phase, each rank's ops in order (transfers with rank -> rank,
 // chunk, elements and bytes), the buffers after the step (when recorded),
 // measured time (format_step_time) and, if given (>= 0), the predicted time in µs. Elements no

@@ -85,6 +85,13 @@ check "--ranks and --lesson exclude each other" --lesson "$l02" --ranks 2 --scre
 check "--view and --lesson exclude each other" --lesson "$l02" --view compare --screenshot /tmp/x.png
 check "--ddp and --lesson exclude each other" --lesson "$l02" --ddp --screenshot /tmp/x.png
 check "--export-frames /tmp and --screenshot /tmp/x.png exclude each other" --export-frames /tmp --screenshot /tmp/x.png
+# A bare lesson name (the README's commands) opens the shipped lesson from any
+# directory: the lesson loads, so --beat 0 is what is refused.
+for name in 02-ring-double-buffering 02-ring-double-buffering.yaml; do
+  (cd /tmp && check "--beat 0 is outside 1..6 (the lesson has 6 beats)" --lesson "$name" --beat 0 --export-frames /tmp/microddp-viz-frames; exit $fail) || fail=1
+done
+(cd /tmp && check "lesson 'no-such-lesson' not found in " --lesson no-such-lesson --export-frames /tmp/microddp-viz-frames; exit $fail) || fail=1
+check "; the lessons: 01-primitives, 02-ring-double-buffering, 03-" --lesson no-such-lesson --screenshot /tmp/x.png
 # The prediction source: a bad preset, link or topology is named.
 check "unknown preset 'foo'" --preset foo --screenshot /tmp/x.png
 check "--preset nvlink and a topology" --preset nvlink --inter infiniband --screenshot /tmp/x.png

@@ -9,6 +9,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "app/viz/ddp_view.h"
 #include "app/viz/platform.h"
@@ -161,5 +165,102 @@ TEST_SUITE("ddp_view") {
       CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
       CHECK(app.vs.view == View::ddp);
     }
+  }
+
+  TEST_CASE("a sharded run names its calls by collective: all-gather and reduce-scatter of layer k, apart in colour") {
+    ddp::Options o = small(0.25);
+    o.sharded = true;
+    o.prefetch = true;
+    const ddp::Result r = ddp::run_ddp(o);
+    REQUIRE(r.timelines.size() == 1);
+    DdpLayout L;
+    L.width = 800, L.label_w = 50, L.lane_h = 30, L.comm_h = 30, L.gap = 5;
+    const DdpScene sc = build_ddp_scene(r, 0, L);
+    std::map<std::string, int> calls;
+    for (const DdpBar& b : sc.bars) {
+      if (b.kind != DdpBarKind::comm) continue;
+      ++calls[b.collective];
+      const auto it = std::find_if(r.timelines[0].comm.begin(), r.timelines[0].comm.end(),
+                                   [&](const auto& c) { return c.call == b.call; });
+      REQUIRE(it != r.timelines[0].comm.end());
+      if (b.collective == "all_gather") {
+        CHECK(b.label == "AG L" + std::to_string(it->layer));
+        CHECK(b.color == from_hex(0x0072B2));
+      } else {
+        CHECK(b.collective == "reduce_scatter");
+        CHECK(b.label == "RS L" + std::to_string(it->layer));
+        CHECK(b.color == from_hex(0x009E73));
+      }
+      CHECK(b.short_label == "L" + std::to_string(it->layer));
+    }
+    // 3 layers: each all-gathered for forward and again for backward (the
+    // parameters are dropped after use), one reduce-scatter per layer's gradients.
+    CHECK(calls["all_gather"] == 6);
+    CHECK(calls["reduce_scatter"] == 3);
+    CHECK(calls.size() == 2);
+    CHECK(ddp_calls_text(r.timelines[0]) == "6 all-gathers, 3 reduce-scatters");
+    CHECK(collective_color("all_gather") != collective_color("reduce_scatter"));
+    CHECK(collective_text("reduce_scatter") == "reduce-scatter");
+    // DDP counts its all-reduces.
+    const ddp::Result d = ddp::run_ddp(small(0.001));
+    CHECK(ddp_calls_text(d.timelines[0]) == "3 all-reduces");
+    CHECK(ddp_calls_text(ddp::IterationTimeline{}) == "0 collectives");
+  }
+
+  TEST_CASE("the legend: buckets for DDP, all-gather and reduce-scatter for a sharded run") {
+    auto texts = [](bool sharded) {
+      std::vector<std::string> t;
+      for (const auto& i : ddp_legend(sharded)) t.push_back(i.text);
+      return t;
+    };
+    CHECK(texts(false) == std::vector<std::string>{"forward", "backward", "all-reduce of bucket 0, 1, 2...", "bucket full",
+                                                   "exposed wait", "backward ends"});
+    CHECK(texts(true) == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
+                                                  "reduce-scatter of layer k (RS Lk)", "exposed wait", "backward ends"});
+    const auto sharded = ddp_legend(true);
+    CHECK(sharded[2].color == collective_color("all_gather"));
+    CHECK(sharded[3].color == collective_color("reduce_scatter"));
+  }
+
+  TEST_CASE("a sharded run in the DDP view: FSDP header, calls by collective, no bucket controls, labelled bars") {
+    test::Headless ui;
+    App app;
+    RunParams rp;
+    app.vs.edit = rp;
+    app.session.configure(rp);
+    app.vs.view = View::ddp;
+    // Calls long enough to hold their labels at 1280 px: 1e6 us per MB of the
+    // rank's buffer (a 32 x 32 layer and its bias, 4224 B; its shard 2112 B)
+    // makes each call 2 to 4 ms beside 1 ms per layer and pass.
+    DdpParams& p = app.ddp.edit;
+    p.ranks = 2, p.depth = 2, p.width = 32, p.layer_delay_us = 1000, p.iterations = 1;
+    p.sharded = true, p.prefetch = true, p.link_us_per_mb = 1e6;
+    ui.frame(app);
+    app.ddp.runner.wait();
+    ui.frame(app);
+    REQUIRE(app.ddp.runner.result() != nullptr);
+    const DdpDrawn& d = app.ddp.drawn;
+    CHECK_FALSE(d.bucket_controls);
+    CHECK(d.header == "FSDP, 2 ranks, MLP 2 x (32 x 32), sharded, prefetch on, ring, iteration 1 of 1");
+    CHECK(d.calls == "4 all-gathers, 2 reduce-scatters");
+    CHECK(d.legend == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
+                                               "reduce-scatter of layer k (RS Lk)", "exposed wait", "backward ends"});
+    // Every call is labelled inside its bar, by collective and layer.
+    std::vector<std::string> want;
+    for (const auto& c : app.ddp.runner.result()->timelines[0].comm)
+      want.push_back(fmt::format("{} L{}", c.collective == "all_gather" ? "AG" : "RS", c.layer));
+    std::vector<std::string> got = d.bar_labels;
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == want);
+    // Back to DDP: the bucket controls return, the calls are all-reduces.
+    p.sharded = false, p.link_us_per_mb = 0, p.layer_delay_us = 0;
+    ui.frame(app);
+    app.ddp.runner.wait();
+    ui.frame(app);
+    CHECK(d.bucket_controls);
+    CHECK(d.header.rfind("DDP, 2 ranks", 0) == 0);
+    CHECK(d.calls.find(" all-reduce") != std::string::npos);
+    CHECK(d.legend[2] == "all-reduce of bucket 0, 1, 2...");
   }
 }

@@ -93,8 +93,36 @@ for k, s in enumerate(t):
     assert s["step"] == k and s["repetitions"] == 5 and s["predicted_us"] is None, s
     assert 0 < s["p10_us"] <= s["median_us"] <= s["p90_us"], s
     assert s["first_run_us"] > 0 and s["includes_barrier"] is True, s
+# the totals: the sum of the step medians and of the first runs (3 decimals each)
+assert abs(d["median_total_us"] - sum(s["median_us"] for s in t)) < 0.01, d
+assert abs(d["first_run_total_us"] - sum(s["first_run_us"] for s in t)) < 0.01, d
+assert d["time_us"] > 0, d
 ' "$out"; then passed=$((passed + 1)); else echo "FAIL: step_times of the 4-step ring: $out"; fail=$((fail + 1)); fi
+  # unrepeated steps have no median total
+  out=$("$BIN" "${SEED[@]}" --json --repeat-steps 0)
+  if python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["median_total_us"] is None and d["first_run_total_us"] > 0, d
+' "$out"; then passed=$((passed + 1)); else echo "FAIL: --repeat-steps 0 totals: $out"; fail=$((fail + 1)); fi
 fi
+# run --steps' last line: the sum of the warm step medians, the cold first run named apart
+out=$("$BIN" "${SEED[@]}" --steps --repeat-steps 7 2>&1)
+last=$(grep -E '^2 steps · ' <<<"$out")
+if ! python3 -c '
+import re, sys
+out, last = sys.argv[1], sys.argv[2]
+m = re.fullmatch(r"2 steps · ([0-9.]+) µs measured \(sum of step medians over 7 warm runs; first run ([0-9.]+) µs\) · matches the reference", last)
+assert m, last
+med = [float(x) for x in re.findall(r"· ([0-9.]+) µs median \(", out)]
+first = [float(x) for x in re.findall(r"; first run ([0-9.]+) µs\)", out)][:2]
+assert len(med) == 2 and len(first) == 2, (med, first)
+assert abs(float(m.group(1)) - sum(med)) <= 0.11, (m.group(1), med)
+assert abs(float(m.group(2)) - sum(first)) <= 0.11, (m.group(2), first)
+' "$out" "$last"; then echo "FAIL: run --steps headline: $last"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 "2 steps · " -- "${SEED[@]}" --steps --repeat-steps 0
+expect 0 " µs measured (lockstep) · matches the reference" -- "${SEED[@]}" --steps --repeat-steps 0
+expect 0 " µs measured (free) · matches the reference" -- "${SEED[@]}" --steps --mode free
 # bad input: exit 2, one error line naming the value
 expect 2 "error: unknown algorithm 'rign' for all_reduce" -- run -c all_reduce -a rign -n 3
 expect 2 "error: unknown collective 'allreduce'" -- run -c allreduce -n 3
@@ -308,6 +336,20 @@ expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 2
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- run -n 256 --segments 4096
 expect 2 "error: calibrate --max 107374182400 (a ping-pong of 68719476736 B) needs" -- calibrate --min 1G --max 100G --out /tmp/microddp-cli-unwritten.json
 expect 2 "error: ddp with 64 ranks, depth 256, width 4096, batch 64 needs" -- ddp --ranks 64 --depth 256 --width 4096
+# lessons by bare name, as the README writes them, from any directory: the
+# name, the name + .yaml, in the shipped lessons; a name matching nothing is
+# exit 2 naming it and the lessons there
+for name in 02-ring-double-buffering 02-ring-double-buffering.yaml; do
+  for dir in /tmp "$(dirname "$0")/../.."; do
+    out=$(cd "$dir" && "$BIN" lesson "$name" --non-interactive 2>&1); rc=$?
+    if [ $rc -ne 0 ] || ! grep -qF "checks passed, 0 failed" <<<"$out"; then
+      echo "FAIL: (cd $dir && microddp lesson $name) -> exit $rc:"; tail -3 <<<"$out"; fail=$((fail + 1))
+    else passed=$((passed + 1)); fi
+  done
+done
+out=$(cd /tmp && "$BIN" lesson no-such-lesson --non-interactive 2>&1); rc=$?
+if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/lessons; the lessons: 01-[a-z-]+, 02-ring-double-buffering, 03-" <<<"$out"; then
+  echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
 expect 2 "error: /tmp:0:0: is a directory, not a lesson file" -- lesson /tmp --non-interactive
 DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)

@@ -1,7 +1,13 @@
 #include "core/labs/lesson/lessons_dir.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
+
+#include "core/ir/types.h"
 
 namespace microddp::lesson {
 
@@ -19,8 +25,21 @@ std::string lessons_dir() {
 }
 
 std::string resolve_lesson_file(const std::string& file) {
-  if (!fs::exists(file) && fs::exists(fs::path(lessons_dir()) / file)) return (fs::path(lessons_dir()) / file).string();
-  return file;
+  if (fs::exists(file)) return file;
+  const fs::path dir = lessons_dir();
+  for (const std::string& name : {file, file + ".yaml"})
+    if (std::error_code ec; fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  if (file.find('/') != std::string::npos) return file;
+  // A bare name that matches nothing: say which names would.
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw UsageError(fmt::format("lesson '{}' not found in {}; the lessons: {}", file, dir.string(),
+                               list.empty() ? "(none; set MICRODDP_LESSONS)" : list));
 }
 
 }  // namespace microddp::lesson
