@@ -169,39 +169,21 @@ void run_debug_log_start(const PreparedRun& p, const std::string& backend) {
   if (!hang::log_enabled(LogLevel::info, hang::kAllSubsys)) return;
   const Schedule& s = p.schedule;
   const int n = p.spec.world_size;
-  const int64_t es = static_cast<int64_t>(dtype_size(p.spec.dtype));
   const Collective c = p.spec.collective;
   const bool rooted = c == Collective::broadcast || c == Collective::reduce || c == Collective::gather ||
                       c == Collective::scatter;
   for (int r : logged_ranks(p, backend)) {
     hang::log_line(LogLevel::info, r, fmt::format("init: rank {} nranks {} backend {}", r, n, backend), hang::kInit);
-    int sends = 0, recvs = 0;
-    int64_t sent = 0, received = 0;
-    std::set<int> to, from, peers;
-    for (const auto& st : s.steps)
-      for (const auto& op : st.ranks[r]) {
-        if (op.kind == OpKind::send) {
-          ++sends;
-          sent += op.len * es;
-          to.insert(op.peer);
-        } else if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) {
-          ++recvs;
-          received += op.len * es;
-          from.insert(op.peer);
-        }
-      }
-    peers.insert(to.begin(), to.end());
-    peers.insert(from.begin(), from.end());
+    const hang::P2pTraffic t = hang::p2p_traffic(s, r);
+    std::set<int> peers(t.to.begin(), t.to.end());
+    peers.insert(t.from.begin(), t.from.end());
     hang::log_line(LogLevel::info, r,
                    fmt::format("{}: seq 0 algorithm {} count {} dtype {} op {}{} nranks {} steps {} peers {}",
                                name(p.spec.collective), p.spec.algorithm, p.spec.count, name(p.spec.dtype),
                                name(p.spec.op), rooted ? fmt::format(" root {}", p.spec.root) : "",
                                n, s.num_steps(), peers.empty() ? "-" : fmt::format("{}", fmt::join(peers, ","))),
                    hang::kColl);
-    hang::log_line(LogLevel::trace, r,
-                   fmt::format("call #0 p2p: {} sends ({} B) to {}, {} recvs ({} B) from {}", sends, sent,
-                               fmt::join(to, ","), recvs, received, fmt::join(from, ",")),
-                   hang::kP2P);
+    hang::log_line(LogLevel::trace, r, hang::p2p_line(s, r, 0), hang::kP2P);
   }
 }
 

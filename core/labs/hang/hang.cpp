@@ -330,29 +330,6 @@ std::vector<int> peers_of(const Schedule& s, int rank) {
   return {p.begin(), p.end()};
 }
 
-// Call k's messages on rank r, from the schedule: "call #1 p2p: 4 sends
-// (1024 B) to 1, 4 recvs (1024 B) from 2".
-std::string p2p_line(const Schedule& s, int r, int k) {
-  int sends = 0, recvs = 0;
-  int64_t sent = 0, received = 0;
-  std::set<int> to, from;
-  const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
-  for (const auto& st : s.steps)
-    for (const auto& op : st.ranks[r]) {
-      if (op.kind == OpKind::send) {
-        ++sends;
-        sent += op.len * es;
-        to.insert(op.peer);
-      } else if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) {
-        ++recvs;
-        received += op.len * es;
-        from.insert(op.peer);
-      }
-    }
-  return fmt::format("call #{} p2p: {} sends ({} B) to {}, {} recvs ({} B) from {}", k, sends, sent,
-                     fmt::join(to, ","), recvs, received, fmt::join(from, ","));
-}
-
 // The data exchange after a passed barrier: the last rank to deposit runs
 // the collective for every rank with run_threads.
 struct Exchange {
@@ -634,6 +611,30 @@ std::string LabResult::report() const {
   }
   out += fmt::format("all ranks {} in {:.2f} s\n", all_passed ? "passed" : all_failed ? "failed together" : "did NOT agree", seconds);
   return out;
+}
+
+P2pTraffic p2p_traffic(const Schedule& s, int r) {
+  P2pTraffic t;
+  const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  for (const auto& st : s.steps)
+    for (const auto& op : st.ranks[static_cast<size_t>(r)]) {
+      if (op.kind == OpKind::send) {
+        ++t.sends;
+        t.sent += op.len * es;
+        t.to.insert(op.peer);
+      } else if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) {
+        ++t.recvs;
+        t.received += op.len * es;
+        t.from.insert(op.peer);
+      }
+    }
+  return t;
+}
+
+std::string p2p_line(const Schedule& s, int r, int k) {
+  const P2pTraffic t = p2p_traffic(s, r);
+  return fmt::format("call #{} p2p: {} sends ({} B) to {}, {} recvs ({} B) from {}", k, t.sends, t.sent,
+                     fmt::join(t.to, ","), t.recvs, t.received, fmt::join(t.from, ","));
 }
 
 }  // namespace microddp::hang

@@ -26,6 +26,7 @@
 #include <memory>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -33,6 +34,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/ir/schedule.h"
 
 namespace microddp::hang {
 
@@ -70,6 +73,17 @@ void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: st
 // No-op above the env level or outside the enabled subsystems; WARN lines
 // pass any enabled subsystem.
 void log_line(LogLevel level, int rank, const std::string& text, uint32_t subsys = kAllSubsys);
+
+// A rank's point-to-point traffic over a whole schedule (what the P2P debug
+// line reports): messages and bytes sent and received, and the peers.
+struct P2pTraffic {
+  int sends = 0, recvs = 0;
+  int64_t sent = 0, received = 0;  // bytes
+  std::set<int> to, from;
+};
+P2pTraffic p2p_traffic(const Schedule& s, int rank);
+// "call #k p2p: 2 sends (8 B) to 2,3, 0 recvs (0 B) from " (a TRACE line's text).
+std::string p2p_line(const Schedule& s, int rank, int k);
 
 // ---- flight recorder -------------------------------------------------------
 
