@@ -310,7 +310,7 @@ TEST_SUITE("topology_model") {
     // Without the curve: the flat β, γ, δ (the model as it was).
     CostParams flat = mem;
     flat.cache = {};
-    const CostTerms& f = predict(s, net(4, 2, 1, flat, nic)).pr.ranks[0][1].terms;
+    const CostTerms f = predict(s, net(4, 2, 1, flat, nic)).pr.ranks[0][1].terms;  // a copy: the prediction is a temporary
     CHECK(f.beta_s == doctest::Approx(MiB / 8e9).epsilon(1e-12));
     CHECK(f.gamma_s == doctest::Approx(MiB / 6.4e9).epsilon(1e-12));
     CHECK(f.delta_s == doctest::Approx(MiB / 10e9).epsilon(1e-12));
