@@ -1,6 +1,7 @@
 #include "app/viz/headless_run.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,18 +91,48 @@ std::string find_ffmpeg() {
 
 extern "C" char** environ;
 
-int spawn_and_wait(const std::vector<std::string>& argv) {
+int spawn_and_wait(const std::vector<std::string>& argv, double timeout_s) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
   if (const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ); err != 0)
     throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+  for (;;) {
+    const pid_t got = waitpid(pid, &status, timeout_s > 0 ? WNOHANG : 0);
+    if (got == pid) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      // SIGKILL, not SIGTERM: a process that stopped making progress may
+      // ignore a polite request too, and its output is discarded anyway.
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return kSpawnTimedOut;
+    }
+    // Polling (no SIGCHLD handler to install and restore): 20 ms is far
+    // below an encode's duration and costs nothing while it runs.
+    const timespec nap{0, 20'000'000};
+    nanosleep(&nap, nullptr);
+  }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+double ffmpeg_timeout_s(int frames) {
+  if (const char* env = std::getenv("MICRODDP_FFMPEG_TIMEOUT_S"); env && *env) {
+    char* end = nullptr;
+    const double t = std::strtod(env, &end);
+    if (*end != '\0' || !(t > 0) || t > 1e6)
+      throw std::runtime_error(fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", env));
+    return t;
+  }
+  return kFfmpegTimeoutBaseS + kFfmpegTimeoutPerFrameS * frames;
 }
 
 namespace {
@@ -193,14 +224,31 @@ int export_animation(App& app, Frames& f, const Options& o) {
                              "-movflags", "+faststart"});
   }
   argv.push_back(out);
-  int rc = spawn_and_wait(argv);
+  const double timeout_s = ffmpeg_timeout_s(n);
+  // A hung ffmpeg is stopped; its partial output and the frames go, and the
+  // export fails naming the limit (a runtime failure like a non-zero exit:
+  // exit 1, the command line was fine).
+  const auto timed_out = [&] {
+    fs::remove(out, ec);
+    fs::remove_all(scratch, ec);
+    const char* env = std::getenv("MICRODDP_FFMPEG_TIMEOUT_S");
+    const std::string why = env && *env ? "MICRODDP_FFMPEG_TIMEOUT_S"
+                                        : fmt::format("{:g} s + {:g} s per frame, {} frames", kFfmpegTimeoutBaseS,
+                                                      kFfmpegTimeoutPerFrameS, n);
+    return std::runtime_error(
+        fmt::format("ffmpeg did not finish within {:g} s writing {}: stopped, the file removed (limit: {})", timeout_s,
+                    out, why));
+  };
+  int rc = spawn_and_wait(argv, timeout_s);
+  if (rc == kSpawnTimedOut) throw timed_out();
   if (rc != 0 && o.format == "mp4") {
     // An ffmpeg built without libx264: its own MPEG-4 Part 2 encoder.
     std::fprintf(stderr, "note: ffmpeg could not encode H.264 (libx264); trying its mpeg4 encoder\n");
     const auto c = std::find(argv.begin(), argv.end(), "libx264");
     *c = "mpeg4";
     argv.insert(c + 1, {"-q:v", "3"});
-    rc = spawn_and_wait(argv);
+    rc = spawn_and_wait(argv, timeout_s);
+    if (rc == kSpawnTimedOut) throw timed_out();
   }
   fs::remove_all(scratch, ec);
   if (rc != 0) throw std::runtime_error(fmt::format("ffmpeg exited with status {} writing {}", rc, out));

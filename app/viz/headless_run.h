@@ -54,18 +54,31 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //    by ffmpeg (o.ffmpeg, found by find_ffmpeg): gif with one palette for
 //    the clip (palettegen + paletteuse), mp4 as H.264 (libx264; ffmpeg's
 //    mpeg4 encoder when that fails), yuv420p, padded to even dimensions.
-//    Throws std::runtime_error
-//    when ffmpeg cannot start or exits non-zero (with its status).
+//    Throws std::runtime_error when ffmpeg cannot start, exits non-zero
+//    (with its status), or runs past ffmpeg_timeout_s (it is killed and its
+//    partial output removed; the message names the limit and the file).
 int run_export_frames(App& app, Frames& f, const Options& o);
 inline constexpr int kAnimFramesPerStep = 12, kAnimFps = 12, kAnimHoldFrames = 6;
+
+// How long ffmpeg may encode an animation of `frames` frames, in seconds:
+// kFfmpegTimeoutBaseS + kFfmpegTimeoutPerFrameS per frame (the 3-rank
+// ring's 42 frames: 130.5 s; a 1280x720 H.264 encode runs far faster than
+// 4 frames/s, so only a hung ffmpeg reaches it). The environment variable
+// MICRODDP_FFMPEG_TIMEOUT_S (seconds, in (0, 1e6]) replaces it, for tests
+// of the timeout; std::runtime_error when it is set to anything else.
+double ffmpeg_timeout_s(int frames);
+inline constexpr double kFfmpegTimeoutBaseS = 120, kFfmpegTimeoutPerFrameS = 0.25;
 
 // The ffmpeg executable on $PATH (the Debian `ffmpeg` package), or "" when
 // there is none.
 std::string find_ffmpeg();
 // Runs argv (argv[0] an executable path) with posix_spawn, no shell, and
-// waits for it; returns its exit status (128 + signal when killed). Throws
+// waits for it; returns its exit status (128 + signal when killed). With
+// timeout_s > 0 (seconds) a process still running after it is killed
+// (SIGKILL) and reaped, and kSpawnTimedOut is returned. Throws
 // std::runtime_error when it cannot be started.
-int spawn_and_wait(const std::vector<std::string>& argv);
+int spawn_and_wait(const std::vector<std::string>& argv, double timeout_s = 0);
+inline constexpr int kSpawnTimedOut = -1;
 int run_bench_frames(App& app, Platform& plat, Frames& f, const Options& o,
                      std::chrono::steady_clock::time_point launch);
 

@@ -71,7 +71,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--compare", o.compare_list, "algorithms for the compare view, comma-separated");
   cli.add_option("--export-frames", o.export_dir,
                  "write one PNG per step into DIR (one per beat with --lesson) and exit");
-  cli.add_option("--format", o.format, "with --export-frames: png (stills), gif or mp4 (a step-through animation, by ffmpeg)");
+  cli.add_option("--format", o.format,
+                 fmt::format("with --export-frames: png (stills), gif or mp4 (a step-through animation, by ffmpeg; "
+                             "ffmpeg is stopped and the export fails after {:g} s + {:g} s per frame)",
+                             kFfmpegTimeoutBaseS, kFfmpegTimeoutPerFrameS));
   cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
   cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");

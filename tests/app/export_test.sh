@@ -9,8 +9,12 @@
 #   mp4:   --format mp4 at an odd size: H.264 (or ffmpeg's mpeg4 where
 #          libx264 is missing), yuv420p, padded to even dimensions; an
 #          ffmpeg that fails makes the export fail, naming its status.
-# Exit 77 (CTest: skipped) when xvfb-run, or for gif ffmpeg/ffprobe, is missing.
-# usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR
+#   hung_ffmpeg: a fake ffmpeg that writes part of its output and never
+#          exits is killed after MICRODDP_FFMPEG_TIMEOUT_S; the export
+#          fails (exit 1) naming ffmpeg, the limit and the file, and
+#          leaves neither the partial file nor the scratch frames.
+# Exit 77 (CTest: skipped) when xvfb-run, or for gif/mp4 ffmpeg/ffprobe, is missing.
+# usage: export_test.sh beats|gif|mp4|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR
 set -u
 mode=$1 viz=$2 check=$3 dir=$4
 lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
@@ -86,7 +90,24 @@ mp4)
   fi
   [ ! -e "$dir/failed/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg failed"; fail=1; }
   ;;
-*) echo "usage: export_test.sh beats|gif|mp4 MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+hung_ffmpeg)
+  fake=$dir/fake-bin
+  mkdir -p "$fake"
+  # The last argument is the output file.
+  printf '#!/bin/sh\nfor last; do :; done\necho partial > "$last"\nexec sleep 600\n' > "$fake/ffmpeg"
+  chmod +x "$fake/ffmpeg"
+  start=$(date +%s)
+  out=$(MICRODDP_FFMPEG_TIMEOUT_S=2 PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -qxF "error: ffmpeg did not finish within 2 s writing $dir/hung/steps.mp4: stopped, the file removed (limit: MICRODDP_FFMPEG_TIMEOUT_S)"; then
+    echo "FAIL: a hung ffmpeg -> rc $rc: $out"; fail=1
+  fi
+  [ ! -e "$dir/hung/steps.mp4" ] || { echo "FAIL: the partial steps.mp4 was left"; fail=1; }
+  [ ! -e "$dir/hung/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg was stopped"; fail=1; }
+  # The frames take a few seconds under Xvfb; a minute means the limit was not applied.
+  [ $took -lt 60 ] || { echo "FAIL: the export took $took s with a 2 s limit"; fail=1; }
+  ;;
+*) echo "usage: export_test.sh beats|gif|mp4|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: export $mode"
 exit $fail

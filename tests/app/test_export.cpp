@@ -1,0 +1,106 @@
+// --export-frames' helpers that need no display (app/viz/headless_run.h):
+// running ffmpeg under a time limit. The whole export under Xvfb is
+// tests/app/export_test.sh.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "app/viz/headless_run.h"
+
+using namespace microddp::viz;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch folder, removed afterwards.
+struct TempDir {
+  fs::path dir;
+  explicit TempDir(const char* what) {
+    dir = fs::temp_directory_path() / fmt::format("microddp-{}-{}", what, ::getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string script(const std::string& name, const std::string& body) const {
+    const fs::path p = dir / name;
+    std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+    fs::permissions(p, fs::perms::owner_all);
+    return p.string();
+  }
+};
+
+// Sets an environment variable for one scope, then restores it.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* o = std::getenv(n)) old = o;
+    ::setenv(n, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old) ::setenv(name.c_str(), old->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("export") {
+  TEST_CASE("spawn_and_wait: the exit status, and a process past its time limit is killed") {
+    TempDir t("spawn");
+    CHECK(spawn_and_wait({t.script("exit3", "exit 3")}) == 3);
+    CHECK(spawn_and_wait({t.script("exit0", "exit 0")}, 5.0) == 0);
+    CHECK(spawn_and_wait({t.script("killed", "kill -TERM $$")}, 5.0) == 128 + SIGTERM);
+
+    // A hung child: it records its pid, then sleeps far past the limit.
+    const std::string pidfile = (t.dir / "pid").string();
+    const std::string hung = t.script("hung", fmt::format("echo $$ > {}\nexec sleep 300", pidfile));
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(spawn_and_wait({hung}, 0.3) == kSpawnTimedOut);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(took >= 0.3);
+    CHECK(took < 10);
+    // Killed and reaped: the pid names no process any more.
+    int pid = 0;
+    std::ifstream(pidfile) >> pid;
+    REQUIRE(pid > 0);
+    errno = 0;
+    CHECK(::kill(pid, 0) == -1);
+    CHECK(errno == ESRCH);
+
+    CHECK_THROWS_AS(spawn_and_wait({(t.dir / "missing").string()}), std::runtime_error);
+  }
+
+  TEST_CASE("ffmpeg's time limit: 120 s + 0.25 s per frame; MICRODDP_FFMPEG_TIMEOUT_S replaces it") {
+    {
+      ScopedEnv unset("MICRODDP_FFMPEG_TIMEOUT_S", "");
+      CHECK(ffmpeg_timeout_s(42) == 130.5);  // the 3-rank ring's animation
+      CHECK(ffmpeg_timeout_s(0) == 120);
+      CHECK(ffmpeg_timeout_s(1000) == 370);
+    }
+    {
+      ScopedEnv env("MICRODDP_FFMPEG_TIMEOUT_S", "1.5");
+      CHECK(ffmpeg_timeout_s(42) == 1.5);
+    }
+    for (const char* bad : {"x", "0", "-2", "2s", "nan", "1e7"}) {
+      ScopedEnv env("MICRODDP_FFMPEG_TIMEOUT_S", bad);
+      INFO(bad);
+      CHECK_THROWS_WITH_AS(ffmpeg_timeout_s(42),
+                           fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", bad).c_str(),
+                           std::runtime_error);
+    }
+  }
+}
