@@ -135,6 +135,35 @@ double ffmpeg_timeout_s(int frames) {
   return kFfmpegTimeoutBaseS + kFfmpegTimeoutPerFrameS * frames;
 }
 
+int remove_stale_frames(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const auto ours = [](const std::string& name) {
+    for (const char* prefix : {"step_", "beat_"}) {
+      const size_t p = std::strlen(prefix);
+      if (name.size() < p + 2 + 4 || name.compare(0, p, prefix) != 0 || name.compare(name.size() - 4, 4, ".png") != 0)
+        continue;
+      if (std::all_of(name.begin() + p, name.end() - 4, [](char c) { return c >= '0' && c <= '9'; })) return true;
+    }
+    return false;
+  };
+  std::vector<fs::path> stale;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code kind_ec;
+    // A folder with a frame's name is not a frame: only files (or links) go.
+    if (ours(it->path().filename().string()) && !it->is_directory(kind_ec)) stale.push_back(it->path());
+  }
+  if (ec) throw std::runtime_error(fmt::format("cannot list {}: {}", dir, ec.message()));
+  int removed = 0;
+  for (const fs::path& p : stale) {
+    removed += fs::remove(p, ec) ? 1 : 0;  // false without ec: someone else removed it meanwhile
+    if (ec)
+      throw std::runtime_error(fmt::format("cannot remove {} (a frame of an earlier export): {}", p.string(),
+                                           ec.message()));
+  }
+  return removed;
+}
+
 namespace {
 
 int export_steps_png(App& app, Frames& f, const Options& o) {
@@ -260,6 +289,10 @@ int export_animation(App& app, Frames& f, const Options& o) {
 
 int run_export_frames(App& app, Frames& f, const Options& o) {
   if (o.format != "png") return export_animation(app, f, o);
+  // DIR then holds this export's frames only, not the tail of a longer one.
+  if (const int removed = remove_stale_frames(o.export_dir); removed > 0)
+    std::printf("removed %d frame file%s (step_NN.png, beat_NN.png) of an earlier export from %s\n", removed,
+                removed == 1 ? "" : "s", o.export_dir.c_str());
   if (app.lesson) return export_beats_png(app, f, o);
   return export_steps_png(app, f, o);
 }

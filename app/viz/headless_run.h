@@ -47,6 +47,9 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //    each drawn as the window shows that beat (lesson_sync: the beat's setup
 //    and position; `at: start` = before step 0) with its text in the lesson
 //    panel and its checks finished; every --beat is exported;
+//  - png: first removes the frames of an earlier export from DIR
+//    (remove_stale_frames) and prints how many, so that DIR never mixes a
+//    longer earlier export's tail into this one;
 //  - gif / mp4: DIR/steps.gif or DIR/steps.mp4, a step-through of the run:
 //    kAnimFramesPerStep frames per step sampling the step animation's
 //    progress (so chunks travel along the links), a still hold before the
@@ -59,6 +62,13 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //    partial output removed; the message names the limit and the file).
 int run_export_frames(App& app, Frames& f, const Options& o);
 inline constexpr int kAnimFramesPerStep = 12, kAnimFps = 12, kAnimHoldFrames = 6;
+
+// Removes, from the folder dir, the files named as --export-frames names its
+// PNG frames: step_ or beat_, then two or more digits, then .png. Nothing
+// else (other files, folders of any name) is touched. Returns how many were
+// removed; throws std::runtime_error naming the file or folder when one
+// cannot be removed or dir cannot be listed.
+int remove_stale_frames(const std::string& dir);
 
 // How long ffmpeg may encode an animation of `frames` frames, in seconds:
 // kFfmpegTimeoutBaseS + kFfmpegTimeoutPerFrameS per frame (the 3-rank

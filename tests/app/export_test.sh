@@ -9,12 +9,15 @@
 #   mp4:   --format mp4 at an odd size: H.264 (or ffmpeg's mpeg4 where
 #          libx264 is missing), yuv420p, padded to even dimensions; an
 #          ffmpeg that fails makes the export fail, naming its status.
+#   stale: exporting the 2-step ring's PNGs into a folder that holds a
+#          longer earlier export (step_00 .. step_05, a beat) removes those
+#          frames, says how many, and leaves other files alone.
 #   hung_ffmpeg: a fake ffmpeg that writes part of its output and never
 #          exits is killed after MICRODDP_FFMPEG_TIMEOUT_S; the export
 #          fails (exit 1) naming ffmpeg, the limit and the file, and
 #          leaves neither the partial file nor the scratch frames.
 # Exit 77 (CTest: skipped) when xvfb-run, or for gif/mp4 ffmpeg/ffprobe, is missing.
-# usage: export_test.sh beats|gif|mp4|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR
+# usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR
 set -u
 mode=$1 viz=$2 check=$3 dir=$4
 lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
@@ -90,6 +93,24 @@ mp4)
   fi
   [ ! -e "$dir/failed/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg failed"; fail=1; }
   ;;
+stale)
+  for f in step_00.png step_01.png step_02.png step_03.png step_04.png step_05.png beat_03.png notes.txt step_1.png; do
+    echo old > "$dir/$f"
+  done
+  out=$(xvfb-run -a "$viz" --export-frames "$dir" --size 640x360 2>&1) || { echo "export failed: $out"; exit 1; }
+  echo "$out"
+  if ! printf '%s\n' "$out" | grep -qxF "removed 7 frame files (step_NN.png, beat_NN.png) of an earlier export from $dir"; then
+    echo "FAIL: no line saying that 7 stale frames were removed"; fail=1
+  fi
+  names=$(cd "$dir" && LC_ALL=C ls | tr '\n' ' ')
+  if [ "$names" != "notes.txt step_00.png step_01.png step_02.png step_1.png " ]; then
+    echo "FAIL: files '$names', expected notes.txt step_00.png step_01.png step_02.png step_1.png"; fail=1
+  fi
+  [ "$(cat "$dir/notes.txt")" = old ] || { echo "FAIL: notes.txt was changed"; fail=1; }
+  for f in step_00.png step_02.png; do
+    [ "$(head -c 4 "$dir/$f" | tail -c 3)" = PNG ] || { echo "FAIL: $f is not this export's PNG"; fail=1; }
+  done
+  ;;
 hung_ffmpeg)
   fake=$dir/fake-bin
   mkdir -p "$fake"
@@ -107,7 +128,7 @@ hung_ffmpeg)
   # The frames take a few seconds under Xvfb; a minute means the limit was not applied.
   [ $took -lt 60 ] || { echo "FAIL: the export took $took s with a 2 s limit"; fail=1; }
   ;;
-*) echo "usage: export_test.sh beats|gif|mp4|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+*) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: export $mode"
 exit $fail

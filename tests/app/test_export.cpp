@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "app/viz/headless_run.h"
 
@@ -102,5 +104,36 @@ TEST_SUITE("export") {
                            fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", bad).c_str(),
                            std::runtime_error);
     }
+  }
+}
+
+TEST_SUITE("export") {
+  TEST_CASE("remove_stale_frames removes our step_NN.png / beat_NN.png files and nothing else") {
+    TempDir t("stale");
+    const auto touch = [&](const std::string& name) { std::ofstream(t.dir / name) << "x"; };
+    // An earlier, longer export: steps 0..11 and a lesson's beats.
+    for (int k = 0; k <= 11; ++k) touch(fmt::format("step_{:02d}.png", k));
+    touch("step_100.png");
+    touch("beat_01.png");
+    touch("beat_02.png");
+    // Not ours: other names, near misses, our animation, a folder.
+    const std::vector<std::string> foreign = {"notes.txt", "step_1.png",   "step_01.PNG", "step_01.png.bak",
+                                              "step_ab.png", "mystep_01.png", "steps.gif",  "step_.png",
+                                              "beat_01.jpg"};
+    for (const std::string& f : foreign) touch(f);
+    fs::create_directory(t.dir / "step_99.png");
+    fs::create_symlink("notes.txt", t.dir / "beat_03.png");  // a link goes, its target stays
+
+    CHECK(remove_stale_frames(t.dir.string()) == 12 + 1 + 2 + 1);
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(t.dir)) left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    std::vector<std::string> expect = foreign;
+    expect.push_back("step_99.png");
+    std::sort(expect.begin(), expect.end());
+    CHECK(left == expect);
+    CHECK(remove_stale_frames(t.dir.string()) == 0);
+
+    CHECK_THROWS_AS(remove_stale_frames((t.dir / "missing").string()), std::runtime_error);
   }
 }
