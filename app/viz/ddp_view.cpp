@@ -134,7 +134,7 @@ std::vector<DdpLegendItem> ddp_legend(bool sharded) {
     items.push_back({"all-gather of layer k (AG Lk)", DdpSwatch::fill, collective_color("all_gather")});
     items.push_back({"reduce-scatter of layer k (RS Lk)", DdpSwatch::fill, collective_color("reduce_scatter")});
   } else {
-    items.push_back({"all-reduce of bucket 0, 1, 2...", DdpSwatch::bucket_hues, bucket_color(0)});
+    items.push_back({"all-reduce of bucket 0, 1, 2, …", DdpSwatch::bucket_hues, bucket_color(0)});
     items.push_back({"bucket full", DdpSwatch::marker, bucket_color(1)});
   }
   items.push_back({"exposed wait", DdpSwatch::hatch, ddp_kind_color(DdpBarKind::wait)});

@@ -118,7 +118,7 @@ void draw_buffers(App& app) {
         if (ts.x > room) {
           const float fs2 = std::floor(fs * room / ts.x);
           if (fs2 >= 7) fs = fs2;
-          else shown = "..", fs = std::min(fs, 9.f);
+          else shown = "…", fs = std::min(fs, 9.f);
           ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
         }
         const float tx = std::round((a.x + b.x - ts.x) / 2), tyc = std::round((a.y + b.y - ts.y) / 2);

@@ -286,7 +286,7 @@ void draw_controls(App& app) {
     draw_run_row(app);
     draw_prediction_source(app);
   } else {
-    if (ImGui::Button("Setup...")) ImGui::OpenPopup("setup");
+    if (ImGui::Button("Setup…")) ImGui::OpenPopup("setup");
     rec(vs, "setup");
     tooltip("the run (collective, algorithm, ranks, data), the prediction source, speed and text size");
     ImGui::SetNextWindowSizeConstraints(ImVec2(display.x * 0.9f, 0), ImVec2(display.x * 0.9f, display.y * 0.9f));

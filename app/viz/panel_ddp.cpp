@@ -33,7 +33,7 @@ std::string bucket_params(const ddp::Result& r, int bucket) {
   const auto& ps = r.buckets[size_t(bucket)].params;
   std::string s;
   for (size_t i = 0; i < ps.size() && i < 8; ++i) s += (i ? ", " : "") + param_name(ps[i]);
-  if (ps.size() > 8) s += fmt::format(", ... ({} tensors)", ps.size());
+  if (ps.size() > 8) s += fmt::format(", … ({} tensors)", ps.size());
   return s;
 }
 
@@ -134,7 +134,7 @@ void controls(App& app) {
     item_tip("the first iteration includes warm-up (threads starting, caches)");
   }
   if (d.runner.running()) {
-    const std::string t = fmt::format("running... ({} worker threads, training for real)", d.runner.running_params().ranks);
+    const std::string t = fmt::format("running… ({} worker threads, training for real)", d.runner.running_params().ranks);
     wrap_for(ImGui::CalcTextSize(t.c_str()).x);
     ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "%s", t.c_str());
   } else if (r) {
@@ -378,7 +378,7 @@ void draw_ddp(App& app) {
   controls(app);
   const auto r = d.runner.result();
   if (!r || r->timelines.empty() || r->iterations.empty()) {
-    ImGui::TextUnformatted(d.runner.running() ? "running run_ddp for real..." : "no result yet");
+    ImGui::TextUnformatted(d.runner.running() ? "running run_ddp for real…" : "no result yet");
     return;
   }
   const int it = d.iteration < 0 ? int(r->timelines.size()) - 1 : std::min(d.iteration, int(r->timelines.size()) - 1);

@@ -125,7 +125,7 @@ void draw_checks(App& app) {
   }
   ImGui::TextColored(title, "Checks (real run)");
   if (!L.checks_ready()) {
-    ImGui::TextDisabled("running %zu check%s...", checks.size(), checks.size() == 1 ? "" : "s");
+    ImGui::TextDisabled("running %zu check%s…", checks.size(), checks.size() == 1 ? "" : "s");
     return;
   }
   if (!L.check_error().empty()) {

@@ -79,17 +79,27 @@ void setup_style() {
   st.Colors[ImGuiCol_FrameBg] = c(0xE6E6E2);
 }
 
+namespace {
+// Latin-1 plus the Greek letters (α, β, γ), dashes, the ellipsis …, arrows,
+// ≈ ≤ ≥ − and the ✓ / ✗ marks that lesson texts and the panels use.
+// ImGui's glyph ranges: inclusive [first, last] pairs, zero-terminated.
+const ImWchar kUiGlyphRanges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2013, 0x2014, 0x2026, 0x2026,
+                                  0x2190, 0x2193, 0x2212, 0x2212, 0x2248, 0x2248, 0x2264, 0x2265,
+                                  0x2713, 0x2713, 0x2717, 0x2717, 0};
+}  // namespace
+
+bool ui_font_covers(char32_t c) {
+  for (const ImWchar* r = kUiGlyphRanges; r[0] != 0; r += 2)
+    if (c >= r[0] && c <= r[1]) return true;
+  return false;
+}
+
 void add_fonts(float px) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   const char* path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   if (std::filesystem::exists(path)) {
-    // Latin-1 plus the Greek letters (α, β, γ), dashes, arrows, ≈ ≤ ≥ − and
-    // the ✓ / ✗ marks that lesson texts and the lesson panel use.
-    static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0391, 0x03C9, 0x2013, 0x2014, 0x2190, 0x2193,
-                                     0x2212, 0x2212, 0x2248, 0x2248, 0x2264, 0x2265, 0x2713, 0x2713,
-                                     0x2717, 0x2717, 0};
-    io.Fonts->AddFontFromFileTTF(path, px, nullptr, ranges);
+    io.Fonts->AddFontFromFileTTF(path, px, nullptr, kUiGlyphRanges);
   } else {
     ImFontConfig cfg;
     cfg.SizePixels = px;

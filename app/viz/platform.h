@@ -51,6 +51,10 @@ class Platform {
 // friendly) and the fonts (DejaVu Sans when installed, else ImGui's default).
 void setup_style();
 void add_fonts(float px);
+// Whether add_fonts loads code point c from DejaVu Sans (the ranges it asks
+// the atlas for). Text outside them shows ImGui's fallback glyph "?", and
+// ImGui's default font (no DejaVu) has ASCII only.
+bool ui_font_covers(char32_t c);
 
 // A rectangle [a, b) filled with m vertical stripes of equal width, colours[i]
 // (ImGui's packed RGBA) from left to right, drawn as ONE textured quad: the

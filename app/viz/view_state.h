@@ -81,7 +81,7 @@ struct ViewState {
   // Buffer rows as last drawn ("R0 accum"): the whole row, tag to last cell.
   std::vector<Drawn> rows_drawn;
   // Each buffer cell's value text as last drawn: the cell ("R0 accum [0, 1)"),
-  // its values, what was drawn (the values, or ".." elided), the text size
+  // its values, what was drawn (the values, or "…" elided), the text size
   // in pixels, and the cell's and the text's rectangles.
   struct CellText {
     std::string what, value, shown;

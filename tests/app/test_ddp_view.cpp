@@ -213,7 +213,7 @@ TEST_SUITE("ddp_view") {
       for (const auto& i : ddp_legend(sharded)) t.push_back(i.text);
       return t;
     };
-    CHECK(texts(false) == std::vector<std::string>{"forward", "backward", "all-reduce of bucket 0, 1, 2...", "bucket full",
+    CHECK(texts(false) == std::vector<std::string>{"forward", "backward", "all-reduce of bucket 0, 1, 2, …", "bucket full",
                                                    "exposed wait", "backward ends"});
     CHECK(texts(true) == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
                                                   "reduce-scatter of layer k (RS Lk)", "exposed wait", "backward ends"});
@@ -261,6 +261,6 @@ TEST_SUITE("ddp_view") {
     CHECK(d.bucket_controls);
     CHECK(d.header.rfind("DDP, 2 ranks", 0) == 0);
     CHECK(d.calls.find(" all-reduce") != std::string::npos);
-    CHECK(d.legend[2] == "all-reduce of bucket 0, 1, 2...");
+    CHECK(d.legend[2] == "all-reduce of bucket 0, 1, 2, …");
   }
 }
