@@ -192,11 +192,17 @@ void draw_timeline(App& app) {
   if (sc.steps.empty())
     dl->AddText(ImGui::GetFont(), fs, ImVec2(x0 + 4, origin.y + 4), ink,
                 "Press Step (Right arrow) to run the first step for real.", nullptr, std::max(w - 8, 10.f));
-  // Axis.
-  const std::string right = format_us(sc.span_us);
-  const float ay = lane_y(lanes) + 1;
-  dl->AddText(ImVec2(x0, ay), ink, "0");
-  dl->AddText(ImVec2(x0 + w - ImGui::CalcTextSize(right.c_str()).x, ay), ink, right.c_str());
+  // The axis, once a step has run: before that the span is a placeholder
+  // (1 ns) that would read as a measurement.
+  if (!sc.steps.empty()) {
+    const float ay = lane_y(lanes) + 1;
+    const std::string right = format_us(sc.span_us);
+    const float right_w = ImGui::CalcTextSize(right.c_str()).x;
+    dl->AddText(ImVec2(x0, ay), ink, "0");
+    dl->AddText(ImVec2(x0 + w - right_w, ay), ink, right.c_str());
+    app.vs.labels_drawn.push_back({"timeline axis 0", Rect{x0, ay, ImGui::CalcTextSize("0").x, fs}});
+    app.vs.labels_drawn.push_back({"timeline axis " + right, Rect{x0 + w - right_w, ay, right_w, fs}});
+  }
   ImGui::Dummy(ImVec2(avail.x, lane_y(lanes) - origin.y + axis_h));
   if (hover) {
     ImGui::SetTooltip("R%d step %d: %s%s\nmeasured %s\n%lld bytes", hover->rank, hover->step,

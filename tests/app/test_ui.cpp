@@ -11,6 +11,7 @@
 
 #include "app/viz/options.h"
 #include "app/viz/keys.h"
+#include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
 #include "app/viz/view_state.h"
@@ -83,6 +84,38 @@ TEST_SUITE("ui") {
     h.press(app, Key::reset);
     CHECK(app.session.position() == 0);
     CHECK(app.session.steps_run() == 0);
+  }
+
+  TEST_CASE("the timeline's time axis has no scale until a step has run, then reads 0 .. the run's span") {
+    Headless h;
+    App app;
+    app.vs.edit = seed_ring();
+    const auto drawn = [&](const std::string& prefix) {
+      std::vector<std::string> v;
+      for (const auto& d : app.vs.labels_drawn)
+        if (d.what.rfind(prefix, 0) == 0) v.push_back(d.what);
+      return v;
+    };
+    h.frame(app);
+    h.frame(app);
+    REQUIRE(app.session.steps_run() == 0);
+    // The panel is drawn (its rank labels are), its axis is not: no "0 .. 1 ns".
+    CHECK(drawn("timeline R") == std::vector<std::string>{"timeline R0", "timeline R1", "timeline R2"});
+    CHECK(drawn("timeline axis").empty());
+    h.press(app, Key::step);
+    REQUIRE(app.session.steps_run() == 1);
+    const TimelineScene sc = build_timeline(app.session);
+    REQUIRE(sc.steps.size() == 1);
+    CHECK(sc.span_us > 0.001);  // the measured step, not the empty axis' placeholder
+    CHECK(drawn("timeline axis") == std::vector<std::string>{"timeline axis 0", "timeline axis " + format_us(sc.span_us)});
+    // Back replays: the step stays recorded, and so does the scale.
+    h.press(app, Key::back);
+    CHECK(app.session.position() == 0);
+    CHECK(drawn("timeline axis").size() == 2);
+    // Reset forgets the run: no scale again.
+    h.press(app, Key::reset);
+    REQUIRE(app.session.steps_run() == 0);
+    CHECK(drawn("timeline axis").empty());
   }
 
   TEST_CASE("clicking the Step button advances and runs the step") {
