@@ -70,7 +70,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--view", o.view, "main | compare");
   cli.add_option("--compare", o.compare_list, "algorithms for the compare view, comma-separated");
   cli.add_option("--export-frames", o.export_dir,
-                 "write one PNG per step into DIR (one per beat with --lesson) and exit");
+                 "write one PNG per step into DIR (one per beat with --lesson) and exit; step_NN.png / beat_NN.png "
+                 "frames of an earlier export in DIR are removed first");
   cli.add_option("--format", o.format,
                  fmt::format("with --export-frames: png (stills), gif or mp4 (a step-through animation, by ffmpeg; "
                              "ffmpeg is stopped and the export fails after {:g} s + {:g} s per frame)",
