@@ -158,6 +158,10 @@ int run(const Args& a, const CLI::App& sub) {
   // A calibrated threads profile: is the machine still in that state?
   if (o.params && o.backend == "threads")
     if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
+  // ... and before every size: the footer says which sizes ran in another state.
+  if (o.params && o.backend == "threads" && !o.params->barrier_s.empty())
+    o.state_probe = [p = *o.params, pt = profile_point_s(a.params.profile.empty() ? default_profile_path() : a.params.profile,
+                                                         kStateProbeBytes)] { return state_probe_ratio(p, pt); };
   if (a.json || a.csv) {
     std::fputs(mline.c_str(), stderr);
     std::fputs(pline.c_str(), stderr);

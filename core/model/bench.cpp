@@ -223,6 +223,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
   std::vector<std::string> row_algorithms = o.algorithms;
   if (!o.reference.empty()) row_algorithms.push_back(o.reference);
   while (true) {
+    const double state_x = o.state_probe ? std::max(0.0, o.state_probe()) : 0.0;
     for (const auto& alg : row_algorithms) {
       const bool library = !o.reference.empty() && &alg == &row_algorithms.back();
       std::string run_alg = library ? o.algorithms.front() : alg;
@@ -235,6 +236,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       }
       const CollectiveSpec sp = bench_spec(o, run_alg, bytes);
       BenchRow row;
+      row.state_x = state_x;
       row.nodes = o.nodes;
       row.auto_pick = pick;
       row.cluster = o.cluster;
@@ -486,10 +488,46 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
                      rows[i].mpi_algorithm);
     i = last;
   }
-  for (const auto& x : summarize(rows))
-    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes\n",
+  f += bench_state_text(rows);
+  for (const auto& x : summarize(rows)) {
+    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes",
                      x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows);
+    if (x.probed_rows > 0)
+      f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median {:.1f}% over {} sizes", x.in_state_median_err_pct, x.in_state_rows)
+                               : std::string("; no size was measured in the profile's state");
+    f += "\n";
+  }
   return f;
+}
+
+bool in_profile_state(double state_x) { return state_x >= 1 / 1.25 && state_x <= 1.25; }
+
+std::string bench_state_text(const std::vector<BenchRow>& rows) {
+  // One entry per size (every row of a size shares its probe).
+  std::vector<std::pair<int64_t, double>> sizes;
+  for (const auto& r : rows)
+    if (r.state_x > 0 && (sizes.empty() || sizes.back().first != r.bytes)) sizes.push_back({r.bytes, r.state_x});
+  if (sizes.empty()) return "";
+  double lo = sizes[0].second, hi = lo;
+  std::string off;
+  int n_off = 0;
+  for (const auto& [b, x] : sizes) {
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    if (!in_profile_state(x)) {
+      off += fmt::format("{}{} B (x{:.2f})", n_off ? ", " : "", b, x);
+      ++n_off;
+    }
+  }
+  std::string t = fmt::format(
+      "# Machine state        : the profile's reference step (calibrate.h), measured again before each size, ran at "
+      "x{:.2f} .. x{:.2f} of the profile\n",
+      lo, hi);
+  if (n_off == 0) return t + "# Machine state        : every size was measured in the profile's state (within 25%)\n";
+  return t + fmt::format(
+                 "# Machine state        : {} of {} sizes were measured off the profile's state (more than 25% away), "
+                 "so their predictions are not a test of the model: {}\n",
+                 n_off, sizes.size(), off);
 }
 
 std::string bench_busbw_note(const BenchOptions& o, const std::vector<BenchRow>& rows) {
@@ -528,7 +566,7 @@ std::string bench_json_row(const BenchRow& r) {
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
       "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
-      "\"p90_us\": {}, \"max_us\": {}{}}}",
+      "\"p90_us\": {}, \"max_us\": {}, \"state_x\": {}{}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
@@ -536,7 +574,8 @@ std::string bench_json_row(const BenchRow& r) {
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
       r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.samples,
       r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
-      r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us), topo);
+      r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us),
+      r.state_x > 0 ? fmt::format("{:.3f}", r.state_x) : std::string("null"), topo);
 }
 
 std::string bench_csv_header() {
@@ -557,6 +596,7 @@ std::string bench_csv_row(const BenchRow& r) {
 std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
   std::vector<BenchSummary> out;
   std::vector<std::vector<std::pair<double, int64_t>>> errs;
+  std::vector<std::vector<double>> in_state;
   for (const auto& r : rows) {
     if (r.predicted_us < 0 || r.time_us <= 0) continue;
     size_t i = 0;
@@ -564,8 +604,14 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
     if (i == out.size()) {
       out.push_back({r.algorithm, r.world_size});
       errs.emplace_back();
+      in_state.emplace_back();
     }
-    errs[i].push_back({std::abs(r.predicted_us - r.time_us) / r.time_us * 100.0, r.bytes});
+    const double e = std::abs(r.predicted_us - r.time_us) / r.time_us * 100.0;
+    errs[i].push_back({e, r.bytes});
+    if (r.state_x > 0) {
+      ++out[i].probed_rows;
+      if (in_profile_state(r.state_x)) in_state[i].push_back(e);
+    }
   }
   for (size_t i = 0; i < out.size(); ++i) {
     std::vector<double> e;
@@ -578,17 +624,28 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
     }
     out[i].rows = static_cast<int>(e.size());
     out[i].median_err_pct = median(e);
+    out[i].in_state_rows = static_cast<int>(in_state[i].size());
+    if (!in_state[i].empty()) out[i].in_state_median_err_pct = median(in_state[i]);
   }
   return out;
 }
 
 std::string bench_summary_text(const std::vector<BenchSummary>& s) {
+  // Two more columns when the rows were probed: the sizes measured in the
+  // profile's state and the median over them.
+  const bool probed = std::any_of(s.begin(), s.end(), [](const BenchSummary& x) { return x.probed_rows > 0; });
   std::string t = "# prediction error |predicted - measured| / measured over the sizes\n";
-  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12}\n", "algorithm", "ranks", "sizes", "median(%)", "max(%)",
+  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12}", "algorithm", "ranks", "sizes", "median(%)", "max(%)",
                    "worst at (B)");
-  for (const auto& x : s)
-    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12}\n", x.algorithm, x.world_size, x.rows,
+  t += probed ? fmt::format(" {:>9} {:>14}\n", "in-state", "its median(%)") : "\n";
+  for (const auto& x : s) {
+    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12}", x.algorithm, x.world_size, x.rows,
                      x.median_err_pct, x.max_err_pct, x.worst_bytes);
+    if (probed)
+      t += x.in_state_rows > 0 ? fmt::format(" {:>9} {:>14.1f}", x.in_state_rows, x.in_state_median_err_pct)
+                               : fmt::format(" {:>9} {:>14}", 0, "-");
+    t += "\n";
+  }
   if (s.empty()) t += "#   (no predictions: give --profile FILE or run `microddp calibrate` first)\n";
   return t;
 }

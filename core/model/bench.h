@@ -104,6 +104,12 @@ struct BenchOptions {
     RankData outputs;
   };
   std::function<LibraryCall(const CollectiveSpec& spec, const RankData& inputs, int iters, int warmup)> nccl_runner;
+  // Machine-state probe, called once before each size's rows (outside any
+  // timed region): the ratio measured / profile of one reference step
+  // (calibrate.h, state_probe_ratio), or <= 0 when it cannot say. Empty =
+  // no probe (presets, the mpi backend). Every row of the size carries the
+  // ratio in BenchRow::state_x.
+  std::function<double()> state_probe;
 };
 
 struct BenchRow {
@@ -133,7 +139,17 @@ struct BenchRow {
   // "mpi_algorithm" (on "mpi" rows only); text: a footer line per run of
   // sizes with the same name.
   std::string mpi_algorithm;
+  // BenchOptions::state_probe's ratio before this row's size; 0 = not
+  // probed. In the profile's state when in_profile_state(state_x). JSON
+  // "state_x" (null when 0).
+  double state_x = 0;
 };
+
+// The band of state ratios counted as "the machine is in the state the
+// profile was measured in": 1/1.25 .. 1.25 (within 25% either way; over
+// five calibrations in one state the reference step of 32 KiB spread by
+// about ±10%, and the two states seen on a 2-vCPU VM differ by 2-4x).
+bool in_profile_state(double state_x);
 
 // Open MPI 4.1's coll/tuned fixed decision for MPI_Allreduce: the algorithm
 // it runs on `comm_size` ranks for a message of `bytes` (datatype size x
@@ -182,7 +198,8 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 // "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
 // end with the same two fields (empty when not measured). JSON rows also
 // carry the spread: "samples", "min_us", "p10_us", "p90_us", "max_us" (null
-// when not available).
+// when not available), and "state_x" (null when not probed). The footer
+// adds bench_state_text() when the rows were probed.
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
 std::string bench_table_footer(const std::vector<BenchRow>& rows);
@@ -199,14 +216,23 @@ std::string bench_csv_header();
 std::string bench_csv_row(const BenchRow& r);
 
 // Per algorithm and world size: median and maximum of |predicted -
-// measured| / measured (in %) over the sizes, and the worst size.
+// measured| / measured (in %) over the sizes, and the worst size. When the
+// rows were probed (state_x > 0): probed_rows, and the median over the
+// rows measured in the profile's state (in_state_rows of them; median -1
+// when none), so a reader can tell a model that misses from a machine
+// that moved.
 struct BenchSummary {
   std::string algorithm;
   int world_size = 0;
   int rows = 0;
   double median_err_pct = 0, max_err_pct = 0;
   int64_t worst_bytes = 0;
+  int probed_rows = 0, in_state_rows = 0;
+  double in_state_median_err_pct = -1;
 };
+// The footer's machine-state line(s): the range of the ratios and the sizes
+// measured outside the profile's state; "" when no row was probed.
+std::string bench_state_text(const std::vector<BenchRow>& rows);
 std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows);
 std::string bench_summary_text(const std::vector<BenchSummary>& s);
 

@@ -23,6 +23,13 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
   return c;
 }
 
+double state_probe_ratio(const CostParams& p, double point_s) {
+  const double one_way = point_s > 0 ? point_s : p.message_s(static_cast<double>(kStateProbeBytes));
+  const double profile_s = one_way + p.barrier_for(2);
+  if (p.barrier_s.empty() || !(profile_s > 0)) return 0;
+  return measure_message_step_s(kStateProbeBytes, 1) / profile_s;
+}
+
 std::string profile_check_text(const ProfileCheck& c) {
   std::string s = fmt::format(
       "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "

@@ -260,4 +260,15 @@ std::optional<TopologyProfile> load_profile_topology(const std::string& path) {
   return t;
 }
 
+double profile_point_s(const std::string& path, int64_t bytes) {
+  std::ifstream f(path);
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) return 0;
+  for (const auto& pt : j["points"])
+    if (pt.is_object() && pt.contains("bytes") && pt["bytes"].is_number() && pt.contains("seconds") &&
+        pt["seconds"].is_number() && pt["bytes"].get<double>() == static_cast<double>(bytes))
+      return std::max(0.0, pt["seconds"].get<double>());
+  return 0;
+}
+
 }  // namespace microddp

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -161,6 +163,98 @@ TEST_SUITE("bench") {
     CHECK(f.find("# Prediction error     : tree on 2 ranks: median 30.0%, worst 30.0% (at 4096 B)") != std::string::npos);
     for (auto& x : rows) x.predicted_us = -1;  // no profile: no error lines
     CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
+  }
+
+  TEST_CASE("machine state: the probe runs once per size, its ratio rides on every row of the size") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"naive", "ring"};
+    o.min_bytes = 1024;
+    o.max_bytes = 4096;
+    o.factor = 2;  // sizes 1024, 2048, 4096
+    std::vector<double> ratios = {1.0, 3.0, 0.5};
+    int calls = 0;
+    o.state_probe = [&] { return ratios[static_cast<size_t>(calls++)]; };
+    const auto rows = run_bench(o);
+    REQUIRE(rows.size() == 6);
+    CHECK(calls == 3);
+    for (size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].state_x == ratios[i / 2]);
+    CHECK(nlohmann::json::parse(bench_json_row(rows[2]))["state_x"] == 3.0);
+    BenchOptions none = tiny(Collective::all_reduce, 2);
+    none.min_bytes = none.max_bytes = 1024;
+    const auto plain = run_bench(none);  // no probe: 0, null, no footer line
+    CHECK(plain[0].state_x == 0);
+    CHECK(nlohmann::json::parse(bench_json_row(plain[0]))["state_x"].is_null());
+    CHECK(bench_state_text(plain).empty());
+    CHECK(bench_table_footer(plain).find("Machine state") == std::string::npos);
+  }
+
+  TEST_CASE("machine state: the band, the footer's sizes and the in-state median") {
+    CHECK(in_profile_state(1.0));
+    CHECK(in_profile_state(1.25));
+    CHECK(in_profile_state(0.8));
+    CHECK(!in_profile_state(1.26));
+    CHECK(!in_profile_state(0.79));
+    CHECK(!in_profile_state(0));  // not probed is not "in state"
+    BenchRow r;
+    r.algorithm = "ring";
+    r.world_size = 2;
+    std::vector<BenchRow> rows;
+    // errors 10%, 50%, 20%, 30%; the 8192 B size ran at x2.00
+    for (auto [bytes, t, pred, x] : {std::tuple{4096, 10.0, 11.0, 1.1}, std::tuple{8192, 20.0, 10.0, 2.0},
+                                     std::tuple{16384, 40.0, 48.0, 0.9}, std::tuple{32768, 80.0, 104.0, 1.0}}) {
+      r.bytes = bytes;
+      r.time_us = t;
+      r.predicted_us = pred;
+      r.state_x = x;
+      rows.push_back(r);
+    }
+    const auto s = summarize(rows);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].rows == 4);
+    CHECK(s[0].median_err_pct == doctest::Approx(25.0));  // 10, 20, 30, 50
+    CHECK(s[0].probed_rows == 4);
+    CHECK(s[0].in_state_rows == 3);
+    CHECK(s[0].in_state_median_err_pct == doctest::Approx(20.0));  // 10, 20, 30
+    CHECK(bench_state_text(rows) ==
+          "# Machine state        : the profile's reference step (calibrate.h), measured again before each size, ran "
+          "at x0.90 .. x2.00 of the profile\n"
+          "# Machine state        : 1 of 4 sizes were measured off the profile's state (more than 25% away), so their "
+          "predictions are not a test of the model: 8192 B (x2.00)\n");
+    const std::string f = bench_table_footer(rows);
+    CHECK(f.find("over 4 sizes; in the profile's state: median 20.0% over 3 sizes\n") != std::string::npos);
+    const std::string t = bench_summary_text(s);
+    CHECK(t.find("in-state  its median(%)") != std::string::npos);
+    CHECK(t.find("    4       25.0       50.0         8192         3           20.0\n") != std::string::npos);
+    for (auto& x : rows) x.state_x = 1.0;
+    CHECK(bench_state_text(rows).find("every size was measured in the profile's state (within 25%)") != std::string::npos);
+    for (auto& x : rows) x.state_x = 3.0;
+    CHECK(bench_table_footer(rows).find("; no size was measured in the profile's state") != std::string::npos);
+    CHECK(bench_summary_text(summarize(rows)).find("         0              -\n") != std::string::npos);
+    for (auto& x : rows) x.state_x = 0;  // not probed: the summary keeps its old columns
+    CHECK(bench_summary_text(summarize(rows)).find("in-state") == std::string::npos);
+  }
+
+  TEST_CASE("machine state: the profile's own point, else its fitted line") {
+    const std::string path = "/tmp/microddp-test-state-probe.json";
+    {
+      std::ofstream f(path);
+      f << R"({"points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 32768, "seconds": 1.1e-6}]})";
+    }
+    CHECK(profile_point_s(path, 32768) == doctest::Approx(1.1e-6));
+    CHECK(profile_point_s(path, 65536) == 0);
+    CHECK(profile_point_s("/tmp/microddp-no-such-profile.json", 32768) == 0);
+    {
+      std::ofstream f(path);
+      f << "{ not json";
+    }
+    CHECK(profile_point_s(path, 32768) == 0);
+    std::remove(path.c_str());
+    CHECK(state_probe_ratio(preset("nvlink"), 1e-6) == 0);  // no barrier table: nothing to compare
+    CostParams p;
+    p.alpha = 1e-6;
+    p.beta = 1e-9;
+    p.barrier_s = {1e-7};
+    CHECK(state_probe_ratio(p, 1e-6) > 0);  // measured now over (point + b(2))
   }
 
   TEST_CASE("Open MPI 4.1's fixed allreduce rule at its switch points") {
