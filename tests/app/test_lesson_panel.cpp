@@ -321,18 +321,18 @@ beats:
     h.press(app, Key::next_beat);
     REQUIRE(l.beat() == 3);
     CHECK(app.vs.view == View::ddp);
-    CHECK(app.ddp.edit.ranks == 2);
-    CHECK(app.ddp.edit.depth == 2);
-    CHECK(app.ddp.edit.width == 8);
-    CHECK(app.ddp.edit.sharded);
-    CHECK_FALSE(app.ddp.edit.prefetch);
+    CHECK(app.ddp.edit.run.ranks == 2);
+    CHECK(app.ddp.edit.run.depth == 2);
+    CHECK(app.ddp.edit.run.width == 8);
+    CHECK(app.ddp.edit.run.sharded);
+    CHECK_FALSE(app.ddp.edit.run.prefetch);
     CHECK(app.ddp.runner.requested());
     CHECK(app.ddp.runner.last_requested() == app.ddp.edit);
     app.ddp.runner.wait();
     app.ddp.runner.poll();
     CHECK(app.ddp.runner.error() == "");
     REQUIRE(app.ddp.runner.result() != nullptr);
-    CHECK(app.ddp.runner.result_params().sharded);
+    CHECK(app.ddp.runner.result_params().run.sharded);
 
     h.press(app, Key::next_beat);
     REQUIRE(l.beat() == 4);
