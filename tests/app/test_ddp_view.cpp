@@ -118,6 +118,26 @@ TEST_SUITE("ddp_view") {
     CHECK(count(per_param, DdpBarKind::comm) == 6);  // one per gradient (2 per layer)
   }
 
+  TEST_CASE("the DDP view's defaults: a deeper, slower model than ddp::Options', 16 samples per rank") {
+    const ddp::Options o = to_options(DdpParams{});
+    CHECK(o.ranks == 4);
+    CHECK(o.depth == 8);
+    CHECK(o.width == 256);
+    CHECK(o.batch == 64);
+    CHECK(o.iterations == 3);
+    CHECK(o.bucket_cap_mb == 0.25);
+    CHECK(o.overlap == ddp::Overlap::bucketed);
+    CHECK(o.layer_delay_us == 3000);
+    CHECK(o.algorithm == "ring");
+    CHECK_FALSE(o.sharded);
+    CHECK(o.prefetch);
+    CHECK(o.link_us_per_mb == 0);
+    CHECK(o.lr == 0.05);
+    CHECK(o.seed == 1);
+    CHECK(o.check_reference);
+    CHECK(o.shuffled_ready_rank == -1);
+  }
+
   TEST_CASE("the runner trains on a background thread and reports bad values") {
     DdpRunner runner;
     DdpParams p;
