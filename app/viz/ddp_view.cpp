@@ -18,19 +18,8 @@ double now_s() {
 }  // namespace
 
 ddp::Options to_options(const DdpParams& p) {
-  ddp::Options o;
-  o.ranks = p.ranks;
-  o.depth = p.depth;
-  o.width = p.width;
-  o.batch = 16 * int64_t(std::max(p.ranks, 1));
-  o.iterations = p.iterations;
-  o.bucket_cap_mb = p.bucket_cap_mb;
-  o.overlap = p.overlap;
-  o.layer_delay_us = p.layer_delay_us;
-  o.algorithm = p.algorithm;
-  o.sharded = p.sharded;
-  o.prefetch = p.prefetch;
-  o.link_us_per_mb = p.link_us_per_mb;
+  ddp::Options o = p.run;
+  o.batch = 16 * int64_t(std::max(o.ranks, 1));
   return o;
 }
 

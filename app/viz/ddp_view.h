@@ -19,27 +19,22 @@
 
 namespace microddp::viz {
 
-// What the DDP panel's controls edit. Everything else of ddp::Options keeps
-// its default, except the global batch (16 samples per rank, so that it
-// always divides by the world size).
+// What the DDP panel's controls and the lesson beats edit: the options of
+// the run. The view's defaults differ from ddp::Options' in depth (8),
+// iterations (3), bucket cap (0.25 MB, so that a default run has several
+// buckets) and layer delay (3000 µs of sleep per layer and pass: a bigger
+// model's proportions). The panel edits ranks, depth, width, bucket_cap_mb,
+// overlap, layer_delay_us and algorithm; a lesson beat sets any field
+// (ddp_params in lesson_view.h). check_reference keeps its default (on): the
+// panel shows the loss agreement with the single-process reference.
 struct DdpParams {
-  int ranks = 4;
-  int depth = 8;
-  int width = 256;
-  double bucket_cap_mb = 0.25;
-  ddp::Overlap overlap = ddp::Overlap::bucketed;
-  int layer_delay_us = 3000;  // sleep per layer and pass: a bigger model's proportions
-  std::string algorithm = "ring";
-  int iterations = 3;
-  // FSDP-style mode, its prefetch and the link delay (ddp::Options; set by
-  // lesson beats, no control of their own).
-  bool sharded = false, prefetch = true;
-  double link_us_per_mb = 0;
+  ddp::Options run{.depth = 8, .iterations = 3, .bucket_cap_mb = 0.25, .layer_delay_us = 3000};
   bool operator==(const DdpParams&) const = default;
 };
 
-// The options run_ddp gets: batch = 16 * ranks; the reference run is on
-// (the panel shows its loss agreement).
+// The options run_ddp gets: `p.run` with the global batch set to 16 samples
+// per rank (run.batch is not used: the panel's ranks control must not make
+// the batch indivisible by the world size).
 ddp::Options to_options(const DdpParams& p);
 
 // Runs run_ddp on a background thread, one run at a time. request() starts a

@@ -21,17 +21,7 @@ bool has(const std::vector<T>& v, const T& x) {
 
 DdpParams ddp_params(const ddp::Options& o) {
   DdpParams p;
-  p.ranks = o.ranks;
-  p.depth = o.depth;
-  p.width = o.width;
-  p.bucket_cap_mb = o.bucket_cap_mb;
-  p.overlap = o.overlap;
-  p.layer_delay_us = o.layer_delay_us;
-  p.algorithm = o.algorithm;
-  p.iterations = o.iterations;
-  p.sharded = o.sharded;
-  p.prefetch = o.prefetch;
-  p.link_us_per_mb = o.link_us_per_mb;
+  p.run = o;
   return p;
 }
 

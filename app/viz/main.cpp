@@ -56,9 +56,9 @@ int run(int argc, char** argv) {
   if (!app.lesson || o.view == "compare") app.vs.view = o.view == "compare" ? View::compare : View::main;
   if (o.ddp_view) {  // starts run_ddp on its background thread
     app.vs.view = View::ddp;
-    app.ddp.edit.bucket_cap_mb = o.ddp_cap_mb;
-    if (o.ranks_given) app.ddp.edit.ranks = o.params.spec.world_size;
-    if (o.algorithm_given) app.ddp.edit.algorithm = o.params.spec.algorithm;
+    app.ddp.edit.run.bucket_cap_mb = o.ddp_cap_mb;
+    if (o.ranks_given) app.ddp.edit.run.ranks = o.params.spec.world_size;
+    if (o.algorithm_given) app.ddp.edit.run.algorithm = o.params.spec.algorithm;
     app.ddp.runner.request(app.ddp.edit);
   }
 

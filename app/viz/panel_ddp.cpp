@@ -47,7 +47,7 @@ void wrap_for(float w, const char* label = "", float gap = -1) {
 
 void controls(App& app) {
   DdpView& d = app.ddp;
-  DdpParams& p = d.edit;
+  ddp::Options& p = d.edit.run;
   const float em = ImGui::GetFontSize();
   // Row 1: what trains. A sharded run has no buckets and always runs the
   // ring (ddp.h): its overlap, bucket and algorithm controls would change
@@ -134,7 +134,8 @@ void controls(App& app) {
     item_tip("the first iteration includes warm-up (threads starting, caches)");
   }
   if (d.runner.running()) {
-    const std::string t = fmt::format("running… ({} worker threads, training for real)", d.runner.running_params().ranks);
+    const std::string t =
+        fmt::format("running… ({} worker threads, training for real)", d.runner.running_params().run.ranks);
     wrap_for(ImGui::CalcTextSize(t.c_str()).x);
     ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "%s", t.c_str());
   } else if (r) {
@@ -148,7 +149,7 @@ void controls(App& app) {
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
-  if (!d.runner.requested() || !(p == d.runner.last_requested())) d.runner.request(p);
+  if (!d.runner.requested() || !(d.edit == d.runner.last_requested())) d.runner.request(d.edit);
 }
 
 void stats_line(const ddp::Result& r, int it, DdpDrawn& drawn) {
@@ -382,7 +383,7 @@ void draw_ddp(App& app) {
     return;
   }
   const int it = d.iteration < 0 ? int(r->timelines.size()) - 1 : std::min(d.iteration, int(r->timelines.size()) - 1);
-  const DdpParams& rp = d.runner.result_params();
+  const ddp::Options& rp = d.runner.result_params().run;
   // A sharded run (a lesson's FSDP beat) has no buckets: say what it is instead.
   const std::string mode = rp.sharded ? fmt::format("sharded, prefetch {}", rp.prefetch ? "on" : "off")
                            : rp.overlap == ddp::Overlap::bucketed

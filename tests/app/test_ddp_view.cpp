@@ -118,10 +118,31 @@ TEST_SUITE("ddp_view") {
     CHECK(count(per_param, DdpBarKind::comm) == 6);  // one per gradient (2 per layer)
   }
 
+  TEST_CASE("the DDP view's defaults: a deeper, slower model than ddp::Options', 16 samples per rank") {
+    const ddp::Options o = to_options(DdpParams{});
+    CHECK(o.ranks == 4);
+    CHECK(o.depth == 8);
+    CHECK(o.width == 256);
+    CHECK(o.batch == 64);
+    CHECK(o.iterations == 3);
+    CHECK(o.bucket_cap_mb == 0.25);
+    CHECK(o.overlap == ddp::Overlap::bucketed);
+    CHECK(o.layer_delay_us == 3000);
+    CHECK(o.algorithm == "ring");
+    CHECK_FALSE(o.sharded);
+    CHECK(o.prefetch);
+    CHECK(o.link_us_per_mb == 0);
+    CHECK(o.lr == 0.05);
+    CHECK(o.seed == 1);
+    CHECK(o.check_reference);
+    CHECK(o.shuffled_ready_rank == -1);
+  }
+
   TEST_CASE("the runner trains on a background thread and reports bad values") {
     DdpRunner runner;
     DdpParams p;
-    p.ranks = 2, p.depth = 2, p.width = 16, p.layer_delay_us = 0, p.iterations = 2, p.bucket_cap_mb = 25;
+    p.run.ranks = 2, p.run.depth = 2, p.run.width = 16, p.run.layer_delay_us = 0;
+    p.run.iterations = 2, p.run.bucket_cap_mb = 25;
     runner.request(p);
     CHECK(runner.requested());
     runner.wait();
@@ -132,7 +153,7 @@ TEST_SUITE("ddp_view") {
     CHECK(runner.result()->replicas_identical);
     CHECK(runner.error().empty());
     DdpParams bad = p;
-    bad.algorithm = "no_such_algorithm";
+    bad.run.algorithm = "no_such_algorithm";
     runner.request(bad);
     runner.wait();
     CHECK(runner.error().find("no_such_algorithm") != std::string::npos);
@@ -148,7 +169,8 @@ TEST_SUITE("ddp_view") {
       app.vs.edit = rp;
       app.session.configure(rp);
       app.vs.view = View::ddp;
-      app.ddp.edit.ranks = 2, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
+      ddp::Options& o = app.ddp.edit.run;
+      o.ranks = 2, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
       auto frame = [&] { ui.frame(app); };
       frame();  // the first frame requests the run
       CHECK(app.ddp.runner.requested());
@@ -157,11 +179,11 @@ TEST_SUITE("ddp_view") {
       REQUIRE(app.ddp.runner.result() != nullptr);
       CHECK(app.ddp.runner.result()->options.ranks == 2);
       // Editing a control re-runs: the next frame requests the new parameters.
-      app.ddp.edit.overlap = ddp::Overlap::none;
+      app.ddp.edit.run.overlap = ddp::Overlap::none;
       frame();
       app.ddp.runner.wait();
       frame();
-      CHECK(app.ddp.runner.result_params().overlap == ddp::Overlap::none);
+      CHECK(app.ddp.runner.result_params().run.overlap == ddp::Overlap::none);
       CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
       CHECK(app.vs.view == View::ddp);
     }
@@ -232,7 +254,7 @@ TEST_SUITE("ddp_view") {
     // Calls long enough to hold their labels at 1280 px: 1e6 us per MB of the
     // rank's buffer (a 32 x 32 layer and its bias, 4224 B; its shard 2112 B)
     // makes each call 2 to 4 ms beside 1 ms per layer and pass.
-    DdpParams& p = app.ddp.edit;
+    ddp::Options& p = app.ddp.edit.run;
     p.ranks = 2, p.depth = 2, p.width = 32, p.layer_delay_us = 1000, p.iterations = 1;
     p.sharded = true, p.prefetch = true, p.link_us_per_mb = 1e6;
     ui.frame(app);

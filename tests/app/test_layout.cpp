@@ -359,7 +359,8 @@ TEST_SUITE("layout") {
       app.vs.edit = seed_ring();
       app.session.configure(app.vs.edit);
       app.vs.view = View::ddp;
-      app.ddp.edit.ranks = 4, app.ddp.edit.depth = 2, app.ddp.edit.width = 16, app.ddp.edit.layer_delay_us = 0;
+      ddp::Options& o = app.ddp.edit.run;
+      o.ranks = 4, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
       h.frame(app);  // requests the run
       app.ddp.runner.wait();
       frames(h, app);

@@ -243,6 +243,33 @@ TEST_SUITE("lesson_panel") {
                        "rank are too large to run here (prediction only)") == 0);
   }
 
+  TEST_CASE("a ddp beat's options reach the DDP view's run unchanged; only the batch is the view's") {
+    // The lesson's ddp: and the beat's own ddp: together, with fields no
+    // panel control edits (lr, seed, link delay, prefetch) off their defaults.
+    const lesson::Lesson l = lesson::parse_lesson(R"(title: knobs
+ddp: {ranks: 2, depth: 3, width: 16, batch: 8, iterations: 2, lr: 0.125, seed: 7, link_us_per_mb: 250}
+beats:
+  - kind: ddp
+    ddp: {sharded: true, prefetch: false, layer_delay_us: 1500}
+    text: sharded, no prefetch
+)");
+    const BeatTarget t = beat_target(l.beats[0]);
+    CHECK(t.view.kind == lesson::BeatView::Kind::ddp);
+    CHECK(t.ddp.run == l.beats[0].ddp);
+    CHECK(t.ddp.run.ranks == 2);
+    CHECK(t.ddp.run.lr == 0.125);
+    CHECK(t.ddp.run.seed == 7);
+    CHECK(t.ddp.run.link_us_per_mb == 250);
+    CHECK(t.ddp.run.sharded);
+    CHECK_FALSE(t.ddp.run.prefetch);
+    CHECK(t.ddp.run.layer_delay_us == 1500);
+    // What the runner trains with: the same options at 16 samples per rank.
+    ddp::Options ran = to_options(t.ddp);
+    CHECK(ran.batch == 32);
+    ran.batch = 8;
+    CHECK(ran == l.beats[0].ddp);
+  }
+
   TEST_CASE("a beat too large to run shows a stand-in with the real size's prediction (lesson 05)") {
     const lesson::Lesson l = lesson::load_lesson(std::string(MICRODDP_SOURCE_DIR) + "/lessons/05-alpha-beta.yaml");
     const BeatTarget t0 = beat_target(l.beats[0]), t1 = beat_target(l.beats[1]);
@@ -321,18 +348,18 @@ beats:
     h.press(app, Key::next_beat);
     REQUIRE(l.beat() == 3);
     CHECK(app.vs.view == View::ddp);
-    CHECK(app.ddp.edit.ranks == 2);
-    CHECK(app.ddp.edit.depth == 2);
-    CHECK(app.ddp.edit.width == 8);
-    CHECK(app.ddp.edit.sharded);
-    CHECK_FALSE(app.ddp.edit.prefetch);
+    CHECK(app.ddp.edit.run.ranks == 2);
+    CHECK(app.ddp.edit.run.depth == 2);
+    CHECK(app.ddp.edit.run.width == 8);
+    CHECK(app.ddp.edit.run.sharded);
+    CHECK_FALSE(app.ddp.edit.run.prefetch);
     CHECK(app.ddp.runner.requested());
     CHECK(app.ddp.runner.last_requested() == app.ddp.edit);
     app.ddp.runner.wait();
     app.ddp.runner.poll();
     CHECK(app.ddp.runner.error() == "");
     REQUIRE(app.ddp.runner.result() != nullptr);
-    CHECK(app.ddp.runner.result_params().sharded);
+    CHECK(app.ddp.runner.result_params().run.sharded);
 
     h.press(app, Key::next_beat);
     REQUIRE(l.beat() == 4);

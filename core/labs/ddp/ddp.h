@@ -114,6 +114,7 @@ struct Options {
   // An upper estimate of the bytes the run allocates (all ranks and the
   // reference together).
   double buffer_bytes() const;
+  bool operator==(const Options&) const = default;
 };
 
 // ---- the timeline (what the app's DDP panel draws) --------------------------
