@@ -356,6 +356,14 @@ DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
 printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
 expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
 rm -f "$DUP"
+# --mpi-algorithm names an algorithm of the call bench makes (equal counts:
+# MPI_Reduce_scatter_block, MPI_Allgather): a name only the v-variant has
+# would be set on a variable that call never reads. Refused before MPI starts.
+if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
+  expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
+  expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
+  expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus
+fi
 # calibrate --quick: a few seconds, the default profile marked quick; then
 # run predicts with it and prints no hint.
 expect 2 "--quick runs its own sweep on the threads backend: drop --min, --max" -- calibrate --quick --max 4K
