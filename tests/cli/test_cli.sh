@@ -150,6 +150,9 @@ expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s
 expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
 if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a flag of the wrong JSON type is refused, not read as "absent" (a full calibration)
+echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "quick": "yes"}' > "$CHECKED"
+expect 2 "error: profile '$CHECKED': quick = \"yes\" (expected true or false)" -- run -n 2 --profile "$CHECKED"
 rm -f "$CHECKED"
 expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
 expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
