@@ -206,6 +206,7 @@ std::string no_profile_hint(bool chose_auto) {
 }
 
 int run(const Args& a, const CLI::App& sub) {
+  check_debug_env();
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
   // Every rank of an MPI job must be given the same options (rank 0 alone
   // reads --data, writes --trace, prints): compared before any of them is

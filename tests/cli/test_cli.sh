@@ -229,6 +229,12 @@ if [ "$(wc -l <<<"$out")" -ne 6 ] ||
 out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" run -c broadcast -a binomial -n 4 --root 1 --data "1;2;3;4" 2>&1 >/dev/null | grep -v "^hint: no calibration profile")
 if [ "$(wc -l <<<"$out")" -ne 4 ] || [ "$(grep -c 'MICRODDP TRACE call #0 p2p: ' <<<"$out")" -ne 4 ]; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=P2P run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a level or subsystem the logger does not know is refused, not read as WARN / skipped
+MICRODDP_DEBUG=LOUD expect 2 "error: MICRODDP_DEBUG 'LOUD' is not a log level (expected WARN, INFO or TRACE, any case; unset or empty: no log)" -- "${SEED[@]}"
+MICRODDP_DEBUG=LOUD expect 2 "error: MICRODDP_DEBUG 'LOUD' is not a log level" -- hang-lab
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=coll,NET expect 2 "error: MICRODDP_DEBUG_SUBSYS 'coll,NET': unknown subsystem 'NET' (expected a comma list of INIT, COLL, P2P, TUNING, ALL, optionally after one leading '^')" -- "${SEED[@]}"
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=^^P2P expect 2 "error: MICRODDP_DEBUG_SUBSYS '^^P2P': unknown subsystem '^P2P'" -- "${SEED[@]}"
+MICRODDP_DEBUG=trace MICRODDP_DEBUG_SUBSYS=^p2p,Tuning expect 0 "MICRODDP TRACE call #0 completed in" -- "${SEED[@]}"
 # MICRODDP_DEBUG_SUBSYS filters like NCCL_DEBUG_SUBSYS: without TUNING the choice is not logged
 for sub in COLL "^TUNING" "^ALL"; do
   out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS="$sub" "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
