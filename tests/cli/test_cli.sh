@@ -81,6 +81,11 @@ expect 0 ' reps, barrier included; first run ' -- "${SEED[@]}" --steps --repeat-
 expect 0 '· predicted 1.0 µs' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
 expect 0 "step times: one run each (free mode" -- "${SEED[@]}" --steps --mode free
 expect 2 "--repeat-steps: Value -1 not in range" -- "${SEED[@]}" --repeat-steps -1
+# a count where nothing repeats steps is refused, not dropped (0 = off stays fine)
+expect 2 "error: --repeat-steps 10 times lockstep steps; --mode free has no step boundaries to repeat between (use --mode lockstep, or drop --repeat-steps)" -- "${SEED[@]}" --mode free --repeat-steps 10
+expect 0 "ok: matches the reference" -- "${SEED[@]}" --mode free --repeat-steps 0
+expect 2 "error: --repeat-steps 3: the cuda backend does not repeat steps (threads and mpi do); drop --repeat-steps" -- "${SEED[@]}" --backend cuda --repeat-steps 3
+expect 2 "error: --repeat-steps 3: the nccl backend does not repeat steps" -- "${SEED[@]}" --backend nccl --repeat-steps 3
 if command -v python3 >/dev/null; then
   # Every step of a 4-step ring: the fields present, p10 <= median <= p90.
   out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json --repeat-steps 5)
