@@ -365,7 +365,13 @@ out=$(cd /tmp && "$BIN" lesson no-such-lesson --non-interactive 2>&1); rc=$?
 if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/lessons; the lessons: 01-[a-z-]+, 02-ring-double-buffering, 03-" <<<"$out"; then
   echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
-expect 2 "error: /tmp:0:0: is a directory, not a lesson file" -- lesson /tmp --non-interactive
+expect 2 "error: /tmp is a directory, not a lesson file" -- lesson /tmp --non-interactive
+# a path that is not there: the system's reason, and no file:line:col (there is no text to point into)
+out=$("$BIN" lesson /tmp/microddp-no-such-lesson.yaml --non-interactive 2>&1); rc=$?
+if [ $rc -ne 2 ] || [ "$out" != "error: cannot open /tmp/microddp-no-such-lesson.yaml: No such file or directory" ]; then
+  echo "FAIL: lesson /tmp/microddp-no-such-lesson.yaml -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" lesson /tmp --non-interactive 2>&1)
+if grep -q ':0:0' <<<"$out"; then echo "FAIL: lesson /tmp printed a fake position: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
 printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
 expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
