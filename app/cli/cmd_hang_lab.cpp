@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 #include "core/labs/hang/hang.h"
 #include "core/ir/types.h"
 
@@ -66,6 +67,7 @@ std::vector<int> parse_ranks(const std::string& s) {
 }
 
 int run(const Args& a) {
+  check_debug_env();
   hang::LabOptions o;
   o.ranks = a.ranks;
   o.fault = hang::parse_fault(a.fault);

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/reference.h"
@@ -235,6 +236,7 @@ bool blank(const std::string& s) {
 }
 
 int run_lesson(const Args& a) {
+  check_debug_env();  // hang beats log through it
   const std::string path = resolve_lesson_file(a.file);
   const Lesson l = load_lesson(path);
   const bool ask = !a.non_interactive;

@@ -206,6 +206,19 @@ std::string no_profile_hint(bool chose_auto) {
 }
 
 int run(const Args& a, const CLI::App& sub) {
+  check_debug_env();
+  // Warm repetitions exist only where the executor fences each step off
+  // (RunOptions::repeat_steps): elsewhere a count would be dropped silently.
+  if (a.repeat_steps && *a.repeat_steps > 0) {
+    if (parse_mode(a.run.mode) == Mode::free)
+      throw UsageError(fmt::format("--repeat-steps {} times lockstep steps; --mode free has no step boundaries to "
+                                   "repeat between (use --mode lockstep, or drop --repeat-steps)",
+                                   *a.repeat_steps));
+    if (a.run.backend == "cuda" || a.run.backend == "nccl")
+      throw UsageError(fmt::format("--repeat-steps {}: the {} backend does not repeat steps (threads and mpi do); "
+                                   "drop --repeat-steps",
+                                   *a.repeat_steps, a.run.backend));
+  }
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
   // Every rank of an MPI job must be given the same options (rank 0 alone
   // reads --data, writes --trace, prints): compared before any of them is

@@ -71,12 +71,14 @@ if command -v python3 >/dev/null && [ -f "$corpus" ]; then
 fi
 check "--data has 2 rows (separated by ';') but there are 3 ranks" --data "1,2;3,4" --screenshot /tmp/x.png
 check "rank 0 value 0: '1e9' is too large for float16 (largest finite 65504)" --dtype float16 --data "1e9,1,1;1,1,1;1,1,1" --screenshot /tmp/x.png
-# --lesson FILE: the loader's "file:line:column: ..." message, exit 2.
+# --lesson FILE: the loader's "file:line:column: ..." message, exit 2 (no
+# position for a file that cannot be opened or is a directory: as `microddp lesson`).
 bad_lesson=$(mktemp /tmp/microddp-viz-bad-lesson.XXXXXX)
 printf 'title: t\nsetup: {collective: all_reduce}\nbeats:\n  - at: 0\n    txet: typo\n' > "$bad_lesson"
 check "$bad_lesson:5:5: unknown key 'txet'" --lesson "$bad_lesson" --screenshot /tmp/x.png
 rm -f "$bad_lesson"
-check "/nonexistent-lesson.yaml:0:0: cannot read the lesson file" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
+check "cannot open /nonexistent-lesson.yaml: No such file or directory" --lesson /nonexistent-lesson.yaml --screenshot /tmp/x.png
+check "/tmp is a directory, not a lesson file" --lesson /tmp --screenshot /tmp/x.png
 check "--beat 0" --lesson "$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml" --beat 0 --screenshot /tmp/x.png
 check "--beat 2 needs --lesson" --beat 2 --screenshot /tmp/x.png
 # A lesson's beats choose the run and the view: run options beside it are refused, not dropped.

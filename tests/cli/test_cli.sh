@@ -81,6 +81,11 @@ expect 0 ' reps, barrier included; first run ' -- "${SEED[@]}" --steps --repeat-
 expect 0 '· predicted 1.0 µs' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
 expect 0 "step times: one run each (free mode" -- "${SEED[@]}" --steps --mode free
 expect 2 "--repeat-steps: Value -1 not in range" -- "${SEED[@]}" --repeat-steps -1
+# a count where nothing repeats steps is refused, not dropped (0 = off stays fine)
+expect 2 "error: --repeat-steps 10 times lockstep steps; --mode free has no step boundaries to repeat between (use --mode lockstep, or drop --repeat-steps)" -- "${SEED[@]}" --mode free --repeat-steps 10
+expect 0 "ok: matches the reference" -- "${SEED[@]}" --mode free --repeat-steps 0
+expect 2 "error: --repeat-steps 3: the cuda backend does not repeat steps (threads and mpi do); drop --repeat-steps" -- "${SEED[@]}" --backend cuda --repeat-steps 3
+expect 2 "error: --repeat-steps 3: the nccl backend does not repeat steps" -- "${SEED[@]}" --backend nccl --repeat-steps 3
 if command -v python3 >/dev/null; then
   # Every step of a 4-step ring: the fields present, p10 <= median <= p90.
   out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json --repeat-steps 5)
@@ -155,6 +160,9 @@ expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times a
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
 if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if grep -q "Machine state" <<<"$out"; then echo "FAIL: a preset got a machine-state probe"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a flag of the wrong JSON type is refused, not read as "absent" (a full calibration)
+echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "quick": "yes"}' > "$CHECKED"
+expect 2 "error: profile '$CHECKED': quick = \"yes\" (expected true or false)" -- run -n 2 --profile "$CHECKED"
 rm -f "$CHECKED"
 expect 2 "error: cannot read input file '/nonexistent.json'" -- run -n 2 --input /nonexistent.json
 expect 2 "error: unknown fill 'zeros'" -- run -n 2 --fill zeros
@@ -231,6 +239,12 @@ if [ "$(wc -l <<<"$out")" -ne 6 ] ||
 out=$(MICRODDP_DEBUG=TRACE MICRODDP_DEBUG_SUBSYS=P2P "$BIN" run -c broadcast -a binomial -n 4 --root 1 --data "1;2;3;4" 2>&1 >/dev/null | grep -v "^hint: no calibration profile")
 if [ "$(wc -l <<<"$out")" -ne 4 ] || [ "$(grep -c 'MICRODDP TRACE call #0 p2p: ' <<<"$out")" -ne 4 ]; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=P2P run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a level or subsystem the logger does not know is refused, not read as WARN / skipped
+MICRODDP_DEBUG=LOUD expect 2 "error: MICRODDP_DEBUG 'LOUD' is not a log level (expected WARN, INFO or TRACE, any case; unset or empty: no log)" -- "${SEED[@]}"
+MICRODDP_DEBUG=LOUD expect 2 "error: MICRODDP_DEBUG 'LOUD' is not a log level" -- hang-lab
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=coll,NET expect 2 "error: MICRODDP_DEBUG_SUBSYS 'coll,NET': unknown subsystem 'NET' (expected a comma list of INIT, COLL, P2P, TUNING, ALL, optionally after one leading '^')" -- "${SEED[@]}"
+MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=^^P2P expect 2 "error: MICRODDP_DEBUG_SUBSYS '^^P2P': unknown subsystem '^P2P'" -- "${SEED[@]}"
+MICRODDP_DEBUG=trace MICRODDP_DEBUG_SUBSYS=^p2p,Tuning expect 0 "MICRODDP TRACE call #0 completed in" -- "${SEED[@]}"
 # MICRODDP_DEBUG_SUBSYS filters like NCCL_DEBUG_SUBSYS: without TUNING the choice is not logged
 for sub in COLL "^TUNING" "^ALL"; do
   out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS="$sub" "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
@@ -356,11 +370,25 @@ out=$(cd /tmp && "$BIN" lesson no-such-lesson --non-interactive 2>&1); rc=$?
 if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/lessons; the lessons: 01-[a-z-]+, 02-ring-double-buffering, 03-" <<<"$out"; then
   echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
-expect 2 "error: /tmp:0:0: is a directory, not a lesson file" -- lesson /tmp --non-interactive
+expect 2 "error: /tmp is a directory, not a lesson file" -- lesson /tmp --non-interactive
+# a path that is not there: the system's reason, and no file:line:col (there is no text to point into)
+out=$("$BIN" lesson /tmp/microddp-no-such-lesson.yaml --non-interactive 2>&1); rc=$?
+if [ $rc -ne 2 ] || [ "$out" != "error: cannot open /tmp/microddp-no-such-lesson.yaml: No such file or directory" ]; then
+  echo "FAIL: lesson /tmp/microddp-no-such-lesson.yaml -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" lesson /tmp --non-interactive 2>&1)
+if grep -q ':0:0' <<<"$out"; then echo "FAIL: lesson /tmp printed a fake position: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
 printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
 expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
 rm -f "$DUP"
+# --mpi-algorithm names an algorithm of the call bench makes (equal counts:
+# MPI_Reduce_scatter_block, MPI_Allgather): a name only the v-variant has
+# would be set on a variable that call never reads. Refused before MPI starts.
+if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
+  expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
+  expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
+  expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus
+fi
 # calibrate --quick: a few seconds, the default profile marked quick; then
 # run predicts with it and prints no hint.
 expect 2 "--quick runs its own sweep on the threads backend: drop --min, --max" -- calibrate --quick --max 4K

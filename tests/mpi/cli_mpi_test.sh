@@ -41,6 +41,12 @@ bench_reference)
     --mpi-algorithm recursive_doubling) || { echo "bench --mpi-algorithm exited $?"; exit 1; }
   echo "$forced" | grep -qx "# Open MPI's algorithm : all_reduce on 2 ranks, 4096 B: recursive_doubling (forced: coll_tuned_allreduce_algorithm)" ||
     { echo "$forced"; echo "the forced algorithm is not named"; exit 1; }
+  # reduce_scatter with equal counts is MPI_Reduce_scatter_block: forced
+  # through its own variable (read back through MPI_T for the label).
+  forced=$($mpirun -n 2 "$microddp" bench --backend mpi --reference mpi --collective reduce_scatter -b 4K -e 4K -n 2 -w 1 \
+    --mpi-algorithm recursive_halving) || { echo "bench --collective reduce_scatter --mpi-algorithm exited $?"; exit 1; }
+  echo "$forced" | grep -qx "# Open MPI's algorithm : reduce_scatter on 2 ranks, 4096 B: recursive_halving (forced: coll_tuned_reduce_scatter_block_algorithm)" ||
+    { echo "$forced"; echo "the forced reduce_scatter_block algorithm is not named"; exit 1; }
   echo "PASS: 5 mpi rows, 5 ring rows, #wrong 0, Open MPI's algorithm named (fixed rule and forced)"
   ;;
 replay)

@@ -213,15 +213,29 @@ struct MpiLibraryResult {
 MpiLibraryResult run_mpi_library(const CollectiveSpec& spec, const RankData& inputs, int iterations = 1,
                                  int warmup = 1);
 
-// Open MPI's own algorithm names that --mpi-algorithm accepts for c
-// (coll/tuned's, from `ompi_info --param coll tuned --level 9`, Open MPI 4.1).
+// Open MPI's own algorithm names that --mpi-algorithm accepts for c: those
+// of the call bench --reference mpi makes, which has equal counts
+// (MPI_Reduce_scatter_block, MPI_Allgather, ...; coll/tuned's names from
+// `ompi_info --param coll tuned --level 9`, Open MPI 4.1), in Open MPI's
+// order (number 1 first).
 std::vector<std::string> mpi_library_algorithms(Collective c);
+// The coll/tuned MCA parameter that tunes that call and the number Open MPI
+// gives `algorithm` there: e.g. reduce_scatter, "recursive_halving" ->
+// {"coll_tuned_reduce_scatter_block_algorithm", 3} (the v-variant's own
+// numbering, coll_tuned_reduce_scatter_algorithm, would say 2). Throws
+// UsageError naming the algorithm and listing the valid ones, also for a
+// name only the v-variant has (reduce_scatter "ring", "non-overlapping";
+// all_gather "default"). Needs no MPI started.
+struct MpiTunedChoice {
+  std::string param;  // "coll_tuned_<call>_algorithm"
+  int number = 0;     // 1..: Open MPI's number for the algorithm
+};
+MpiTunedChoice mpi_tuned_choice(Collective c, const std::string& algorithm);
 // Forces coll/tuned's algorithm for c through its MCA parameters
-// (OMPI_MCA_coll_tuned_use_dynamic_rules=1 and
-// OMPI_MCA_coll_tuned_<coll>_algorithm=<name>, also for the "v"/"block"
-// variant where the name exists). Must run BEFORE mpi_init_once() on every
-// rank; throws UsageError naming the algorithm and listing the valid ones,
-// or when MPI is already initialized.
+// (OMPI_MCA_coll_tuned_use_dynamic_rules=1 and the variable of
+// mpi_tuned_choice set to its number). Must run BEFORE mpi_init_once() on
+// every rank; throws UsageError as mpi_tuned_choice does, or when MPI is
+// already initialized.
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
 // The MCA settings this process runs the library collective for `spec`
 // with (MpiCollSettings). Needs MPI initialized (mpi_init_once); local, not

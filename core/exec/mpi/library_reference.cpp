@@ -21,7 +21,11 @@ struct LibCall {
   const char* param;                  // coll_tuned_<param>_algorithm
   std::vector<std::string> names;     // index = Open MPI's number
 };
-// From `ompi_info --param coll tuned --level 9` (Open MPI 4.1.4).
+// coll/tuned's parameters for c: first the one of the call with equal
+// counts (the only call bench --reference mpi makes: MPI_Allgather,
+// MPI_Reduce_scatter_block, ...), then the "v" variant's where tuned has
+// one. Each has its own numbering. From `ompi_info --param coll tuned
+// --level 9` (Open MPI 4.1.4; coll_tuned_<coll>_decision.c).
 const std::vector<LibCall>& lib_params(Collective c) {
   static const std::vector<LibCall> allreduce{
       {"allreduce",
@@ -59,6 +63,12 @@ const std::vector<LibCall>& lib_params(Collective c) {
   return barrier;
 }
 
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& a : v) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
 // The reduction MPI should apply for float16 / bfloat16 (no MPI type).
 DType g_user_dtype = DType::float16;
 ReduceOp g_user_op = ReduceOp::sum;
@@ -90,31 +100,40 @@ std::string mpi_library_function(const CollectiveSpec& sp) {
 }
 
 std::vector<std::string> mpi_library_algorithms(Collective c) {
-  std::vector<std::string> out;
-  for (const auto& p : lib_params(c))
-    for (size_t i = 1; i < p.names.size(); ++i)
-      if (std::find(out.begin(), out.end(), p.names[i]) == out.end()) out.push_back(p.names[i]);
-  return out;
+  const LibCall& p = lib_params(c).front();
+  return {p.names.begin() + 1, p.names.end()};
+}
+
+MpiTunedChoice mpi_tuned_choice(Collective c, const std::string& algorithm) {
+  const auto& params = lib_params(c);
+  const LibCall& call = params.front();
+  const std::string param = fmt::format("coll_tuned_{}_algorithm", call.param);
+  if (auto it = std::find(call.names.begin() + 1, call.names.end(), algorithm); it != call.names.end())
+    return {param, static_cast<int>(it - call.names.begin())};
+  const std::string valid = join(mpi_library_algorithms(c));
+  // A name of the "v" variant only: forcing it would leave the call bench
+  // makes to Open MPI's own choice while the header named the forced one.
+  const auto function = [](std::string p) {  // "reduce_scatter_block" -> "MPI_Reduce_scatter_block"
+    p[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p[0])));
+    return "MPI_" + p;
+  };
+  for (size_t i = 1; i < params.size(); ++i)
+    if (std::find(params[i].names.begin() + 1, params[i].names.end(), algorithm) != params[i].names.end())
+      throw UsageError(fmt::format(
+          "Open MPI algorithm '{}' is {}'s (counts that differ per rank), but bench calls {} (equal counts), whose "
+          "{} has no '{}' (expected one of: {})",
+          algorithm, function(params[i].param), function(call.param), param, algorithm, valid));
+  throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), valid));
 }
 
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm) {
-  const auto names = mpi_library_algorithms(c);
-  if (std::find(names.begin(), names.end(), algorithm) == names.end()) {
-    std::string list;
-    for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
-    throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), list));
-  }
+  const MpiTunedChoice choice = mpi_tuned_choice(c, algorithm);
   int inited = 0;
   MPI_Initialized(&inited);
   if (inited)
     throw UsageError(fmt::format("--mpi-algorithm {} must be chosen before MPI starts", algorithm));
-  for (const auto& p : lib_params(c)) {
-    auto it = std::find(p.names.begin() + 1, p.names.end(), algorithm);
-    if (it == p.names.end()) continue;
-    // Numbers rather than names: every Open MPI version parses those.
-    setenv(fmt::format("OMPI_MCA_coll_tuned_{}_algorithm", p.param).c_str(),
-           std::to_string(it - p.names.begin()).c_str(), 1);
-  }
+  // Numbers rather than names: every Open MPI version parses those.
+  setenv(("OMPI_MCA_" + choice.param).c_str(), std::to_string(choice.number).c_str(), 1);
   setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
 }
 

@@ -14,9 +14,11 @@
 //     ... run steps 0..upto (SteppedRun), show l.beats[b].text / highlights
 //     std::vector<CheckResult> r = evaluate(l.beats[b]); // runs for real
 //   }
-// Errors: every loading error is a LessonError whose message starts with
-// "FILE:LINE:COLUMN: " (1-based, from yaml-cpp's marks) and says what was
-// expected; unknown keys are errors.
+// Errors: every loading error is a LessonError. One in the file's text
+// starts with "FILE:LINE:COLUMN: " (1-based, from yaml-cpp's marks) and says
+// what was expected; unknown keys are errors. A file that cannot be opened
+// or is a directory has no position: "cannot open FILE: <strerror>", "FILE
+// is a directory, not a lesson file (...)".
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -199,7 +201,8 @@ struct Lesson {
 // Parse a lesson from text (`file` names it in messages) or from a file.
 // Throws LessonError (file:line:column: ...) for malformed YAML, unknown
 // keys, duplicate keys, missing keys, wrong types and values out of range,
-// and for a path that is a directory or cannot be read. Setups are
+// and (without a position) for a path that is a directory or cannot be
+// opened. Setups are
 // validated by building their schedule, so a beat with an impossible setup
 // fails here, at its mark.
 Lesson parse_lesson(const std::string& text, const std::string& file = "<lesson>");

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -539,12 +541,14 @@ std::string_view name(BeatView::Kind k) {
 Lesson load_lesson(const std::string& path) {
   // A directory opens as an empty stream here, and read as "empty lesson".
   std::error_code ec;
+  // No position in these two messages: there is no text to point into.
   if (std::filesystem::is_directory(path, ec))
-    throw LessonError(fmt::format("{}:0:0: is a directory, not a lesson file (lessons are YAML files such as "
+    throw LessonError(fmt::format("{} is a directory, not a lesson file (lessons are YAML files such as "
                                   "lessons/01-primitives.yaml; `microddp lesson --list` lists them)",
                                   path));
+  errno = 0;
   std::ifstream in(path);
-  if (!in) throw LessonError(fmt::format("{}:0:0: cannot read the lesson file", path));
+  if (!in) throw LessonError(fmt::format("cannot open {}: {}", path, std::strerror(errno != 0 ? errno : ENOENT)));
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_lesson(ss.str(), path);

@@ -289,14 +289,17 @@ std::string default_profile_path();
 void check_profile_writable(const std::string& path);
 void write_profile(const std::string& path, const CostParams& p, const std::vector<FitPoint>& points);
 // Throws UsageError naming the path when it is missing, does not parse, or
-// lacks alpha_s / beta_s_per_byte.
+// lacks alpha_s / beta_s_per_byte, and naming the path, the field and the
+// expected type or range for a field that has the wrong one (a number out
+// of range, a flag such as "quick" or "fused_recv_reduce" that is not true
+// or false, a "backend" or "calibrated_on" that is not a string).
 CostParams load_profile(const std::string& path);
 
 // A quick calibration's mark in its profile: "quick": true and
 // "calibrated_on": "YYYY-MM-DD" beside the fields above (load_profile
-// ignores both). mark_profile_quick adds them to the file at `path`
-// (written by write_profile first), throwing std::runtime_error naming the
-// path when it cannot read or write it. profile_stamp reads them back:
+// checks their types and otherwise ignores them). mark_profile_quick adds
+// them to the file at `path` (written by write_profile first), throwing
+// std::runtime_error naming the path when it cannot read or write it. profile_stamp reads them back:
 // quick false and date "" when absent or unreadable (a full calibration's
 // profile; its date is the file's).
 struct ProfileStamp {

@@ -120,8 +120,17 @@ CostParams load_profile(const std::string& path) {
   p.delta = num("delta_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
   num("n_half_bytes", 0, 0.0, kMaxBytes, false, " of bytes");  // derived; checked, not used
   p.cores = j.contains("cores") ? static_cast<int>(integer("cores", 1, 65536)) : 0;
-  p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].is_boolean() &&
-                        j["fused_recv_reduce"].get<bool>();
+  // Flags and labels of the wrong JSON type are refused, not read as their
+  // default: "quick": "yes" would otherwise say a full calibration.
+  auto typed = [&](const char* k, bool (nlohmann::json::*is)() const noexcept, const char* expected) {
+    if (j.contains(k) && !(j[k].*is)())
+      throw UsageError(fmt::format("profile '{}': {} = {} (expected {})", path, k, j[k].dump(), expected));
+  };
+  typed("fused_recv_reduce", &nlohmann::json::is_boolean, "true or false");
+  typed("quick", &nlohmann::json::is_boolean, "true or false");  // calibrate --quick's mark (profile_stamp)
+  typed("calibrated_on", &nlohmann::json::is_string, "a date string \"YYYY-MM-DD\"");
+  typed("backend", &nlohmann::json::is_string, "a string");
+  p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].get<bool>();
   p.break_bytes = static_cast<int64_t>(integer("break_bytes", 0, kMaxBytes));
   p.alpha_small = num("alpha_small_s", 0, 0.0, 1.0, false, " of seconds");
   p.beta_small = num("beta_small_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");

@@ -457,6 +457,31 @@ TEST_SUITE("cost_model") {
     std::remove(path.c_str());
   }
 
+  TEST_CASE("profile: flags and labels of the wrong JSON type are refused, naming file, field and type") {
+    const std::string path = "cost_model_test_profile3.json";
+    const auto load_with = [&](const char* field) {
+      {
+        std::ofstream f(path);
+        f << R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, )" << field << "}";
+      }
+      return load_profile(path);
+    };
+    CHECK_THROWS_WITH_AS(load_with(R"("quick": "yes")"),
+                         ("profile '" + path + "': quick = \"yes\" (expected true or false)").c_str(), UsageError);
+    CHECK_THROWS_WITH_AS(load_with(R"("fused_recv_reduce": 1)"),
+                         ("profile '" + path + "': fused_recv_reduce = 1 (expected true or false)").c_str(), UsageError);
+    CHECK_THROWS_WITH_AS(load_with(R"("calibrated_on": 20261201)"),
+                         ("profile '" + path + "': calibrated_on = 20261201 (expected a date string \"YYYY-MM-DD\")")
+                             .c_str(),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(load_with(R"("backend": null)"),
+                         ("profile '" + path + "': backend = null (expected a string)").c_str(), UsageError);
+    // The right types load, and the flag is read.
+    CHECK(load_with(R"("quick": true, "calibrated_on": "2026-12-01", "fused_recv_reduce": true)").fused_recv_reduce);
+    CHECK_FALSE(load_with(R"("fused_recv_reduce": false)").fused_recv_reduce);
+    std::remove(path.c_str());
+  }
+
   TEST_CASE("mode_estimate: the densest half of the samples") {
     CHECK(mode_estimate({}) == 0.0);
     CHECK(mode_estimate({3.0}) == 3.0);
