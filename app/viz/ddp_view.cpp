@@ -19,7 +19,8 @@ double now_s() {
 
 ddp::Options to_options(const DdpParams& p) {
   ddp::Options o = p.run;
-  o.batch = 16 * int64_t(std::max(o.ranks, 1));
+  const int64_t n = std::max(o.ranks, 1);
+  if (!p.lesson_batch || o.batch < n || o.batch % n != 0) o.batch = 16 * n;
   return o;
 }
 

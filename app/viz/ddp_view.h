@@ -29,12 +29,16 @@ namespace microddp::viz {
 // panel shows the loss agreement with the single-process reference.
 struct DdpParams {
   ddp::Options run{.depth = 8, .iterations = 3, .bucket_cap_mb = 0.25, .layer_delay_us = 3000};
+  // A lesson beat's batch is the lesson's (its text and checks are about
+  // that batch); the panel's is 16 samples per rank. Set by ddp_params.
+  bool lesson_batch = false;
   bool operator==(const DdpParams&) const = default;
 };
 
-// The options run_ddp gets: `p.run` with the global batch set to 16 samples
-// per rank (run.batch is not used: the panel's ranks control must not make
-// the batch indivisible by the world size).
+// The options run_ddp gets: `p.run`, with the global batch set to 16
+// samples per rank unless it is a lesson's batch that divides among the
+// ranks (the panel's ranks control must not make the batch indivisible by
+// the world size).
 ddp::Options to_options(const DdpParams& p);
 
 // Runs run_ddp on a background thread, one run at a time. request() starts a

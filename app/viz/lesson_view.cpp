@@ -22,6 +22,7 @@ bool has(const std::vector<T>& v, const T& x) {
 DdpParams ddp_params(const ddp::Options& o) {
   DdpParams p;
   p.run = o;
+  p.lesson_batch = true;
   return p;
 }
 

@@ -69,9 +69,8 @@ inline constexpr std::string_view kStandInNote = "stand-in run:";
 // name no preset. Throws UsageError / ScheduleError naming the bad value.
 BeatTarget beat_target(const lesson::Beat& b, const PredictionSource& source = {});
 
-// A ddp beat's options as the DDP view's parameters: all of them, except
-// that the view runs 16 samples per rank whatever the beat's batch
-// (to_options in ddp_view.h).
+// A ddp beat's options as the DDP view's parameters: all of them, batch
+// included (lesson_batch; to_options in ddp_view.h).
 DdpParams ddp_params(const ddp::Options& o);
 
 // A question's state on one beat.

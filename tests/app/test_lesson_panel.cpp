@@ -263,11 +263,14 @@ beats:
     CHECK(t.ddp.run.sharded);
     CHECK_FALSE(t.ddp.run.prefetch);
     CHECK(t.ddp.run.layer_delay_us == 1500);
-    // What the runner trains with: the same options at 16 samples per rank.
-    ddp::Options ran = to_options(t.ddp);
-    CHECK(ran.batch == 32);
-    ran.batch = 8;
-    CHECK(ran == l.beats[0].ddp);
+    // What the runner trains with: the beat's options whole, batch included
+    // (the lesson's text and checks are about its batch of 8).
+    CHECK(t.ddp.lesson_batch);
+    CHECK(to_options(t.ddp) == l.beats[0].ddp);
+    // The panel set 3 ranks on top: 8 samples do not split, so 16 per rank.
+    DdpParams edited = t.ddp;
+    edited.run.ranks = 3;
+    CHECK(to_options(edited).batch == 48);
   }
 
   TEST_CASE("a beat too large to run shows a stand-in with the real size's prediction (lesson 05)") {
