@@ -17,7 +17,7 @@ namespace {
 void summary(const Stats& st, ImU32 hl) {
   // Wrapped: at large text the line is wider than the panel.
   const std::string error =
-      st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   error {:+.1f} %", st.error_pct) : "";
+      st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   prediction error {:+.1f} % of measured", st.error_pct) : "";
   // With warm repetitions the measured time is the steps' medians and the
   // cold first run is named apart (it is real, but not the steps' cost).
   const std::string reps =

@@ -283,7 +283,7 @@ struct Stats {
   // Predicted time of the steps run so far (the steps `measured_us` covers),
   // microseconds; equals predicted_us when finished; -1: n/a.
   double predicted_run_us = -1;
-  double error_pct = 0;                 // (measured - predicted) / predicted
+  double error_pct = 0;                 // (predicted - measured) / measured, in %, as bench's error column
   bool error_known = false;             // the prediction is of this machine (calibrated profile)
   bool finished = false;
 

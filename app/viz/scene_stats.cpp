@@ -147,7 +147,8 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
     // A preset or a topology describes other hardware: its gap to the
     // time measured here is no model error.
     st.error_known = pred.this_machine;
-    if (st.finished && pred.total_us > 0) st.error_pct = (st.measured_us - pred.total_us) / pred.total_us * 100;
+    if (st.finished && pred.total_us > 0 && st.measured_us > 0)
+      st.error_pct = (pred.total_us - st.measured_us) / st.measured_us * 100;  // as bench's error column
   }
   st.prediction_label = pred.source;
   st.prediction_hint = pred.hint;
