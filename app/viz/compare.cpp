@@ -79,6 +79,7 @@ void Compare::set_source(const PredictionSource& src) {
       c.predicted_us.push_back(p.total_us);
     }
   }
+  if (!sweep.empty() && !sweeping()) finish_sweep();  // the predicted crossover moves with the lines
 }
 
 int Compare::max_steps() const {
@@ -113,6 +114,7 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
   crossover.clear();
   skipped.clear();
   crossover_measured = crossover_predicted = -1;
+  crossover_predicted_bytes = crossover_predicted_us = -1;
   todo_.clear();
   next_point_ = 0;
   iters_ = iters, warmup_ = warmup;
@@ -131,17 +133,7 @@ bool Compare::sweep_step() {
   if (!sweeping()) return false;
   const Point pt = todo_[next_point_++];
   SweepCurve& c = sweep[pt.curve];
-  BenchOptions o;
-  o.collective = base.spec.collective;
-  o.algorithms = {c.algorithm};
-  o.world_size = base.spec.world_size;
-  o.nodes = base.spec.nodes;
-  o.dtype = base.spec.dtype;
-  o.op = base.spec.op;
-  o.root = base.spec.root;
-  o.min_bytes = o.max_bytes = pt.bytes;
-  o.iters = iters_;
-  o.warmup = warmup_;
+  const BenchOptions o = options_for(c.algorithm, pt.bytes);
   try {
     const CollectiveSpec spec = bench_spec(o, c.algorithm, pt.bytes);
     const Schedule s = make_schedule(spec);
@@ -166,6 +158,30 @@ bool Compare::sweep_step() {
   }
   if (!sweeping()) finish_sweep();
   return sweeping();
+}
+
+BenchOptions Compare::options_for(const std::string& algorithm, int64_t bytes) const {
+  BenchOptions o;
+  o.collective = base.spec.collective;
+  o.algorithms = {algorithm};
+  o.world_size = base.spec.world_size;
+  o.nodes = base.spec.nodes;
+  o.dtype = base.spec.dtype;
+  o.op = base.spec.op;
+  o.root = base.spec.root;
+  o.min_bytes = o.max_bytes = bytes;
+  o.iters = iters_;
+  o.warmup = warmup_;
+  return o;
+}
+
+double Compare::predicted_at(const std::string& algorithm, int64_t bytes) const {
+  try {
+    const Prediction p = predict(make_schedule(bench_spec(options_for(algorithm, bytes), algorithm, bytes)), source);
+    return p.available ? p.total_us : -1;
+  } catch (const std::exception&) {
+    return -1;  // a size the algorithm refuses
+  }
 }
 
 void Compare::run_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int warmup) {
@@ -199,6 +215,7 @@ int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ri
 void Compare::finish_sweep() {
   crossover.clear();
   crossover_measured = crossover_predicted = -1;
+  crossover_predicted_bytes = crossover_predicted_us = -1;
   for (SweepCurve& c : sweep)
     if (c.predicted_us.size() != c.bytes.size()) c.predicted_us.clear();  // all or nothing
   const auto ring = std::find_if(sweep.begin(), sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
@@ -215,8 +232,32 @@ void Compare::finish_sweep() {
                   ? fmt::format("ring was not the fastest at the largest size measured here ({})",
                                 human_bytes(ring->bytes.back()))
                   : fmt::format("ring is the fastest from {} on (measured)", human_bytes(ring->bytes[crossover_measured]));
-  if (crossover_predicted >= 0)
-    crossover += fmt::format(", from {} on (predicted)", human_bytes(ring->bytes[crossover_predicted]));
+  if (crossover_predicted >= 0) {
+    const int j = crossover_predicted;
+    crossover_predicted_bytes = ring->bytes[j];
+    crossover_predicted_us = ring->predicted_us[j];
+    if (j > 0) {
+      // Bisect in log(size) between the two points: ring is not the fastest
+      // at lo, it is at hi (by the same rule as ring_fastest_from).
+      const auto ring_wins = [&](int64_t b) {
+        const double r = predicted_at("ring", b);
+        if (r < 0) return false;
+        for (const SweepCurve& c : sweep)
+          if (&c != &*ring && !c.predicted_us.empty())
+            if (const double t = predicted_at(c.algorithm, b); t >= 0 && t <= r) return false;
+        return true;
+      };
+      const int64_t unit = int64_t(dtype_size(base.spec.dtype)) * std::max(1, base.spec.world_size);
+      int64_t lo = int64_t(ring->bytes[j - 1]), hi = int64_t(ring->bytes[j]);
+      while (hi - lo >= 2 * unit) {
+        const int64_t mid = std::clamp(int64_t(std::sqrt(double(lo) * double(hi))) / unit * unit, lo + unit, hi - unit);
+        (ring_wins(mid) ? hi : lo) = mid;
+      }
+      crossover_predicted_bytes = double(hi);
+      crossover_predicted_us = predicted_at("ring", hi);
+    }
+    crossover += fmt::format(", from {} on (predicted)", human_bytes(crossover_predicted_bytes));
+  }
 }
 
 }  // namespace microddp::viz

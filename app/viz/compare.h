@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/viz/session.h"
+#include "core/model/bench.h"
 
 namespace microddp::viz {
 
@@ -64,6 +65,13 @@ struct Compare {
   // every larger size: by the measured points, and by the predicted lines;
   // -1 when there is none (or no ring curve, or no prediction).
   int crossover_measured = -1, crossover_predicted = -1;
+  // Where the predicted lines cross (S in bytes), found by bisecting the
+  // model between the point before crossover_predicted and it, and the
+  // ring's predicted time there (µs); the sweep's own point when the ring
+  // is fastest from the first one; -1 when there is no predicted crossover.
+  // The points are 4x apart: the crossover a lesson derives from α/β lies
+  // between two of them.
+  double crossover_predicted_bytes = -1, crossover_predicted_us = -1;
   // Sets the crossovers and their sentence from `sweep` (called when the
   // last point is in; public so tests can give it hand-made curves).
   void finish_sweep();
@@ -73,6 +81,11 @@ struct Compare {
     size_t curve;
     int64_t bytes;
   };
+  // bench's options for one algorithm at one size (the sweep's points).
+  BenchOptions options_for(const std::string& algorithm, int64_t bytes) const;
+  // The model's time (µs) of `algorithm` at `bytes` under `source`; -1
+  // when it has none or refuses the size.
+  double predicted_at(const std::string& algorithm, int64_t bytes) const;
   std::vector<Point> todo_;
   size_t next_point_ = 0;
   int iters_ = 5, warmup_ = 2;

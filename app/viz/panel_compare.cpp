@@ -40,8 +40,7 @@ std::string short_crossover(const Compare& cmp) {
   std::string out = cmp.crossover_measured < 0
                         ? fmt::format("ring not fastest up to {}", human_bytes(ring->bytes.back()))
                         : fmt::format("ring fastest from {}", human_bytes(ring->bytes[cmp.crossover_measured]));
-  if (cmp.crossover_predicted >= 0 && cmp.crossover_predicted < int(ring->bytes.size()))
-    out += fmt::format(" ({} predicted)", human_bytes(ring->bytes[cmp.crossover_predicted]));
+  if (cmp.crossover_predicted_bytes > 0) out += fmt::format(" ({} predicted)", human_bytes(cmp.crossover_predicted_bytes));
   return out;
 }
 
@@ -257,9 +256,9 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       vline(ring->bytes[j], ink, "crossover (measured)", 0);
       dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
     }
-    if (const int j = cmp.crossover_predicted; j >= 0 && j < int(ring->predicted_us.size())) {
-      vline(ring->bytes[j], im(predicted_color()), "crossover (predicted)", 1);
-      const ImVec2 q(X(ring->bytes[j]), Y(ring->predicted_us[j]));
+    if (cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
+      vline(cmp.crossover_predicted_bytes, im(predicted_color()), "crossover (predicted)", 1);
+      const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
                   im(predicted_color()), 0, 0, 2.f);
     }

@@ -229,11 +229,13 @@ struct SavedSweep {
   std::vector<SweepCurve> sweep;
   std::string crossover;
   int measured = -1, predicted = -1;
+  double predicted_bytes = -1, predicted_us = -1;
   bool finished = false;
 };
 
 SavedSweep save_sweep(const Compare& c) {
-  return SavedSweep{c.sweep, c.crossover, c.crossover_measured, c.crossover_predicted, !c.sweeping()};
+  return SavedSweep{c.sweep,       c.crossover, c.crossover_measured, c.crossover_predicted, c.crossover_predicted_bytes,
+                    c.crossover_predicted_us, !c.sweeping()};
 }
 
 // The compare view of beat target t: its algorithms side by side on the
@@ -261,6 +263,8 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
       cmp.crossover = saved.crossover;
       cmp.crossover_measured = saved.measured;
       cmp.crossover_predicted = saved.predicted;
+      cmp.crossover_predicted_bytes = saved.predicted_bytes;
+      cmp.crossover_predicted_us = saved.predicted_us;
     }
   } else {
     cmp.start_sweep(t.view.min_bytes, t.view.max_bytes);

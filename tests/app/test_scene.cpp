@@ -752,9 +752,25 @@ TEST_SUITE("scene") {
       CHECK(c.predicted_us.size() == 8);
       for (double t : c.measured_us) CHECK(t > 0);
     }
-    // Predicted on the nvlink preset: ring is the fastest from 1 MiB, the last point.
+    // Predicted on the nvlink preset: ring is the fastest from 1 MiB, the
+    // last point; the lines themselves cross between 256 KiB and 1 MiB, where
+    // bisecting the model puts the sentence and the marker.
     CHECK(cmp.crossover_predicted == 7);
-    CHECK(cmp.crossover.find("from 1 MiB on (predicted)") != std::string::npos);
+    const double x = cmp.crossover_predicted_bytes;
+    CHECK(x > 256 * 1024);
+    CHECK(x < 1024 * 1024);
+    CHECK(std::fmod(x, 32.0) == 0);  // whole float32 elements on 8 ranks
+    const auto at = [&](const char* alg, double bytes) {
+      CollectiveSpec sp = p.spec;
+      sp.algorithm = alg;
+      sp.count = int64_t(bytes) / 4;
+      return predict(make_schedule(sp), nvlink).total_us;
+    };
+    CHECK(at("ring", x) < at("tree", x));            // ring ahead at the crossover...
+    CHECK(at("ring", x - 32) >= at("tree", x - 32));  // ...and not one step below it
+    CHECK(at("ring", x) < at("naive", x));
+    CHECK(cmp.crossover_predicted_us == doctest::Approx(at("ring", x)));
+    CHECK(cmp.crossover.find(fmt::format("from {} on (predicted)", human_bytes(x))) != std::string::npos);
   }
 
   TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
