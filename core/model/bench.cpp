@@ -520,13 +520,13 @@ std::string bench_state_text(const std::vector<BenchRow>& rows) {
     }
   }
   std::string t = fmt::format(
-      "# Machine state        : the profile's reference step (calibrate.h), measured again before each size, ran at "
-      "x{:.2f} .. x{:.2f} of the profile\n",
+      "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x{:.2f} .. "
+      "x{:.2f} of its time in the profile\n",
       lo, hi);
-  if (n_off == 0) return t + "# Machine state        : every size was measured in the profile's state (within 25%)\n";
+  if (n_off == 0) return t + "# Machine state        : every size ran in the profile's state (within 25%)\n";
   return t + fmt::format(
-                 "# Machine state        : {} of {} sizes were measured off the profile's state (more than 25% away), "
-                 "so their predictions are not a test of the model: {}\n",
+                 "# Machine state        : {} of {} sizes ran more than 25% away from it, so their errors say more "
+                 "about the machine than about the model: {}\n",
                  n_off, sizes.size(), off);
 }
 
@@ -637,13 +637,13 @@ std::string bench_summary_text(const std::vector<BenchSummary>& s) {
   std::string t = "# prediction error |predicted - measured| / measured over the sizes\n";
   t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12}", "algorithm", "ranks", "sizes", "median(%)", "max(%)",
                    "worst at (B)");
-  t += probed ? fmt::format(" {:>9} {:>14}\n", "in-state", "its median(%)") : "\n";
+  t += probed ? fmt::format(" {:>14} {:>19}\n", "sizes in state", "median in state(%)") : "\n";
   for (const auto& x : s) {
     t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12}", x.algorithm, x.world_size, x.rows,
                      x.median_err_pct, x.max_err_pct, x.worst_bytes);
     if (probed)
-      t += x.in_state_rows > 0 ? fmt::format(" {:>9} {:>14.1f}", x.in_state_rows, x.in_state_median_err_pct)
-                               : fmt::format(" {:>9} {:>14}", 0, "-");
+      t += x.in_state_rows > 0 ? fmt::format(" {:>14} {:>19.1f}", x.in_state_rows, x.in_state_median_err_pct)
+                               : fmt::format(" {:>14} {:>19}", 0, "-");
     t += "\n";
   }
   if (s.empty()) t += "#   (no predictions: give --profile FILE or run `microddp calibrate` first)\n";

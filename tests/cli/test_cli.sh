@@ -152,8 +152,8 @@ JSON
 expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
 # ... and before every size, the reference step again: the footer says in which state each size ran
-expect 0 "# Machine state        : the profile's reference step (calibrate.h), measured again before each size, ran at x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
-expect 0 "in-state  its median(%)" -- bench -b 4K -e 8K -n 2 -w 1 --summary --profile "$CHECKED"
+expect 0 "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "sizes in state  median in state(%)" -- bench -b 4K -e 8K -n 2 -w 1 --summary --profile "$CHECKED"
 expect 0 '"state_x": ' -- bench -b 4K -e 4K -n 2 -w 1 --json --profile "$CHECKED"
 expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"

@@ -216,22 +216,22 @@ TEST_SUITE("bench") {
     CHECK(s[0].in_state_rows == 3);
     CHECK(s[0].in_state_median_err_pct == doctest::Approx(20.0));  // 10, 20, 30
     CHECK(bench_state_text(rows) ==
-          "# Machine state        : the profile's reference step (calibrate.h), measured again before each size, ran "
-          "at x0.90 .. x2.00 of the profile\n"
-          "# Machine state        : 1 of 4 sizes were measured off the profile's state (more than 25% away), so their "
-          "predictions are not a test of the model: 8192 B (x2.00)\n");
+          "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x0.90 .. "
+          "x2.00 of its time in the profile\n"
+          "# Machine state        : 1 of 4 sizes ran more than 25% away from it, so their errors say more about the "
+          "machine than about the model: 8192 B (x2.00)\n");
     const std::string f = bench_table_footer(rows);
     CHECK(f.find("over 4 sizes; in the profile's state: median 20.0% over 3 sizes\n") != std::string::npos);
     const std::string t = bench_summary_text(s);
-    CHECK(t.find("in-state  its median(%)") != std::string::npos);
-    CHECK(t.find("    4       25.0       50.0         8192         3           20.0\n") != std::string::npos);
+    CHECK(t.find("sizes in state  median in state(%)") != std::string::npos);
+    CHECK(t.find("    4       25.0       50.0         8192              3                20.0\n") != std::string::npos);
     for (auto& x : rows) x.state_x = 1.0;
-    CHECK(bench_state_text(rows).find("every size was measured in the profile's state (within 25%)") != std::string::npos);
+    CHECK(bench_state_text(rows).find("every size ran in the profile's state (within 25%)") != std::string::npos);
     for (auto& x : rows) x.state_x = 3.0;
     CHECK(bench_table_footer(rows).find("; no size was measured in the profile's state") != std::string::npos);
-    CHECK(bench_summary_text(summarize(rows)).find("         0              -\n") != std::string::npos);
+    CHECK(bench_summary_text(summarize(rows)).find("              0                   -\n") != std::string::npos);
     for (auto& x : rows) x.state_x = 0;  // not probed: the summary keeps its old columns
-    CHECK(bench_summary_text(summarize(rows)).find("in-state") == std::string::npos);
+    CHECK(bench_summary_text(summarize(rows)).find("in state") == std::string::npos);
   }
 
   TEST_CASE("machine state: the profile's own point, else its fitted line") {
