@@ -159,9 +159,12 @@ int run(const Args& a, const CLI::App& sub) {
   if (o.params && o.backend == "threads")
     if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
   // ... and before every size: the footer says which sizes ran in another state.
+  // (Only a profile whose ping-pong has the reference size: not a quick one.)
   if (o.params && o.backend == "threads" && !o.params->barrier_s.empty())
-    o.state_probe = [p = *o.params, pt = profile_point_s(a.params.profile.empty() ? default_profile_path() : a.params.profile,
-                                                         kStateProbeBytes)] { return state_probe_ratio(p, pt); };
+    if (const double pt = profile_point_s(a.params.profile.empty() ? default_profile_path() : a.params.profile,
+                                          kStateProbeBytes);
+        pt > 0)
+      o.state_probe = [p = *o.params, pt] { return state_probe_ratio(p, pt); };
   if (a.json || a.csv) {
     std::fputs(mline.c_str(), stderr);
     std::fputs(pline.c_str(), stderr);
@@ -178,6 +181,7 @@ int run(const Args& a, const CLI::App& sub) {
     std::fflush(stdout);
   });
   if (!a.json && !a.csv) std::fputs(bench_table_footer(rows).c_str(), stdout);
+  else std::fputs(bench_state_text(rows).c_str(), stderr);  // the rows carry state_x; the sizes off it, said once
   std::fputs(bench_busbw_note(o, rows).c_str(), a.json || a.csv ? stderr : stdout);
   if (a.summary) std::fputs(bench_summary_text(summarize(rows)).c_str(), a.json || a.csv ? stderr : stdout);
   for (const auto& r : rows)

@@ -490,10 +490,11 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   }
   f += bench_state_text(rows);
   for (const auto& x : summarize(rows)) {
-    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} sizes",
-                     x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows);
+    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} size{}",
+                     x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
     if (x.probed_rows > 0)
-      f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median {:.1f}% over {} sizes", x.in_state_median_err_pct, x.in_state_rows)
+      f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median {:.1f}% over {} size{}", x.in_state_median_err_pct,
+                                             x.in_state_rows, x.in_state_rows == 1 ? "" : "s")
                                : std::string("; no size was measured in the profile's state");
     f += "\n";
   }
@@ -503,6 +504,8 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
 bool in_profile_state(double state_x) { return state_x >= 1 / 1.25 && state_x <= 1.25; }
 
 std::string bench_state_text(const std::vector<BenchRow>& rows) {
+  // Two decimals, or two significant digits for a ratio that would print as 0.00.
+  const auto ratio_text = [](double x) { return x >= 0.01 ? fmt::format("{:.2f}", x) : fmt::format("{:.2g}", x); };
   // One entry per size (every row of a size shares its probe).
   std::vector<std::pair<int64_t, double>> sizes;
   for (const auto& r : rows)
@@ -515,14 +518,14 @@ std::string bench_state_text(const std::vector<BenchRow>& rows) {
     lo = std::min(lo, x);
     hi = std::max(hi, x);
     if (!in_profile_state(x)) {
-      off += fmt::format("{}{} B (x{:.2f})", n_off ? ", " : "", b, x);
+      off += fmt::format("{}{} B (x{})", n_off ? ", " : "", b, ratio_text(x));
       ++n_off;
     }
   }
   std::string t = fmt::format(
-      "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x{:.2f} .. "
-      "x{:.2f} of its time in the profile\n",
-      lo, hi);
+      "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x{} .. "
+      "x{} of its time in the profile\n",
+      ratio_text(lo), ratio_text(hi));
   if (n_off == 0) return t + "# Machine state        : every size ran in the profile's state (within 25%)\n";
   return t + fmt::format(
                  "# Machine state        : {} of {} sizes ran more than 25% away from it, so their errors say more "
@@ -575,22 +578,23 @@ std::string bench_json_row(const BenchRow& r) {
       r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.samples,
       r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
       r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us),
-      r.state_x > 0 ? fmt::format("{:.3f}", r.state_x) : std::string("null"), topo);
+      r.state_x > 0 ? fmt::format("{:.4g}", r.state_x) : std::string("null"), topo);
 }
 
 std::string bench_csv_header() {
   return "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
-         "predicted_us,error_pct,recorded_us,record_overhead_pct\n";
+         "predicted_us,error_pct,recorded_us,record_overhead_pct,state_x\n";
 }
 
 std::string bench_csv_row(const BenchRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{},{},{},{}\n", name(r.collective),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{},{},{},{},{},{}\n", name(r.collective),
                      r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root, r.bytes,
                      r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "" : std::to_string(r.wrong),
                      r.predicted_us < 0 ? "" : fmt::format("{:.3f}", r.predicted_us),
                      r.predicted_us < 0 ? "" : fmt::format("{:.2f}", r.error_pct),
                      r.recorded_us < 0 ? "" : fmt::format("{:.3f}", r.recorded_us),
-                     r.recorded_us < 0 ? "" : fmt::format("{:.2f}", r.record_overhead_pct));
+                     r.recorded_us < 0 ? "" : fmt::format("{:.2f}", r.record_overhead_pct),
+                     r.state_x > 0 ? fmt::format("{:.4g}", r.state_x) : "");
 }
 
 std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {

@@ -196,7 +196,8 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 // over the sizes, as summarize()). With record_pairs > 0 the header
 // and rows gain two columns: recorded (us) and rec.ovh (%). JSON rows carry
 // "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
-// end with the same two fields (empty when not measured). JSON rows also
+// end with the same two fields (empty when not measured) and state_x (empty
+// when not probed). JSON rows also
 // carry the spread: "samples", "min_us", "p10_us", "p90_us", "max_us" (null
 // when not available), and "state_x" (null when not probed). The footer
 // adds bench_state_text() when the rows were probed.

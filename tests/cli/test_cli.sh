@@ -147,7 +147,8 @@ expect 2 "error: --record and --record-overhead exclude each other" -- bench -b 
 # a calibrated profile gets a check of the machine's state; a preset has none to check
 CHECKED=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 cat > "$CHECKED" <<'JSON'
-{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}
+{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6],
+ "points": [{"bytes": 4, "seconds": 1e-6}, {"bytes": 32768, "seconds": 2e-6}]}
 JSON
 expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
@@ -155,6 +156,13 @@ expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
 expect 0 "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "sizes in state  median in state(%)" -- bench -b 4K -e 8K -n 2 -w 1 --summary --profile "$CHECKED"
 expect 0 '"state_x": ' -- bench -b 4K -e 4K -n 2 -w 1 --json --profile "$CHECKED"
+expect 0 "# Machine state        : " -- bench -b 4K -e 4K -n 2 -w 1 --csv --profile "$CHECKED"
+# a profile without the 32 KiB point (calibrate --quick) has no reference step to time again
+NOPOINT=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$NOPOINT"
+out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --profile "$NOPOINT" 2>&1)
+if grep -q "Machine state" <<<"$out" || ! grep -q "profile check" <<<"$out"; then echo "FAIL: a profile without the 32 KiB point: $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -f "$NOPOINT"
 expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)

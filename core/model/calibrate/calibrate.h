@@ -231,18 +231,19 @@ std::string profile_check_text(const ProfileCheck& c);
 // size of a bench (a few ms): a lockstep step of one 32 KiB message between
 // 2 ranks, through calibrate's rotating ping-pong slots (so the receiver
 // reads data that sits in the other core's cache, as a collective's
-// receiver does), measured now (measure_message_step_s, one round) over the
-// same step as calibrate measured it (point_s, the profile's one-way time
-// at 32768 B from profile_point_s, + p.barrier_for(2); when point_s <= 0 the
-// fitted p.message_s(32768) + b(2), which can be 20-30% off where the
-// ping-pong curve bends). 32 KiB:
+// receiver does), measured now (measure_message_step_s, the mode over three
+// rounds: one round caught a descheduled moment now and then and read x3 on
+// a normal size) over the same step as calibrate measured it (point_s, the
+// profile's one-way time at 32768 B from profile_point_s, + p.barrier_for(2)).
+// A profile without that point (calibrate --quick) is not probed: its
+// fitted line can be 20-40% off at 32 KiB, as wide as the band. 32 KiB:
 // large enough that the bytes, not α, set the step, small enough that the
 // probe stays short. On the developers' 2-vCPU VM this ratio swung between
 // about 1 and 3-4 from one minute to the next, with nothing else running:
 // the host moves the virtual CPUs (a standalone two-thread copy of 64 KiB
 // written by the other core ran at 36-38 GB/s in one minute and 10-11 GB/s
 // in the next). Returns 0 when p has no barrier table (not a calibrated
-// threads profile) or predicts no time for the step.
+// threads profile) or point_s <= 0.
 constexpr int64_t kStateProbeBytes = 32768;
 double state_probe_ratio(const CostParams& p, double point_s);
 // The one-way time (s) of the profile's "points" entry for exactly `bytes`

@@ -24,10 +24,9 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
 }
 
 double state_probe_ratio(const CostParams& p, double point_s) {
-  const double one_way = point_s > 0 ? point_s : p.message_s(static_cast<double>(kStateProbeBytes));
-  const double profile_s = one_way + p.barrier_for(2);
-  if (p.barrier_s.empty() || !(profile_s > 0)) return 0;
-  return measure_message_step_s(kStateProbeBytes, 1) / profile_s;
+  const double profile_s = point_s + p.barrier_for(2);
+  if (p.barrier_s.empty() || !(point_s > 0) || !(profile_s > 0)) return 0;
+  return measure_message_step_s(kStateProbeBytes, 3) / profile_s;
 }
 
 std::string profile_check_text(const ProfileCheck& c) {

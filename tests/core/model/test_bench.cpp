@@ -89,12 +89,12 @@ TEST_SUITE("bench") {
     CHECK(j["record_overhead_pct"].is_number());
     CHECK(bench_csv_header() ==
           "collective,algorithm,backend,mode,world_size,dtype,op,root,bytes,count,time_us,algbw_gbps,busbw_gbps,wrong,"
-          "predicted_us,error_pct,recorded_us,record_overhead_pct\n");
+          "predicted_us,error_pct,recorded_us,record_overhead_pct,state_x\n");
     // without pairs: null / empty
     BenchRow plain = rows[0];
     plain.recorded_us = -1;
     CHECK(nlohmann::json::parse(bench_json_row(plain))["recorded_us"].is_null());
-    CHECK(bench_csv_row(plain).substr(bench_csv_row(plain).size() - 3) == ",,\n");
+    CHECK(bench_csv_row(plain).substr(bench_csv_row(plain).size() - 4) == ",,,\n");
     o.record_pairs = -1;
     CHECK_THROWS_WITH_AS(validate_bench(o), doctest::Contains("--record-overhead -1"), UsageError);
     o.record_pairs = 2;
@@ -179,6 +179,10 @@ TEST_SUITE("bench") {
     CHECK(calls == 3);
     for (size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].state_x == ratios[i / 2]);
     CHECK(nlohmann::json::parse(bench_json_row(rows[2]))["state_x"] == 3.0);
+    CHECK(bench_csv_row(rows[2]).substr(bench_csv_row(rows[2]).size() - 3) == ",3\n");
+    BenchRow tiny_x = rows[0];
+    tiny_x.state_x = 1e-6;  // a hand-made profile point 1e6x too slow: shown, not rounded to "0"
+    CHECK(nlohmann::json::parse(bench_json_row(tiny_x))["state_x"] == doctest::Approx(1e-6));
     BenchOptions none = tiny(Collective::all_reduce, 2);
     none.min_bytes = none.max_bytes = 1024;
     const auto plain = run_bench(none);  // no probe: 0, null, no footer line
@@ -255,6 +259,7 @@ TEST_SUITE("bench") {
     p.beta = 1e-9;
     p.barrier_s = {1e-7};
     CHECK(state_probe_ratio(p, 1e-6) > 0);  // measured now over (point + b(2))
+    CHECK(state_probe_ratio(p, 0) == 0);     // no point (a quick profile): not probed
   }
 
   TEST_CASE("Open MPI 4.1's fixed allreduce rule at its switch points") {
