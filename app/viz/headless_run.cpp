@@ -129,7 +129,7 @@ double ffmpeg_timeout_s(int frames) {
     char* end = nullptr;
     const double t = std::strtod(env, &end);
     if (*end != '\0' || !(t > 0) || t > 1e6)
-      throw std::runtime_error(fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", env));
+      throw UsageError(fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", env));
     return t;
   }
   return kFfmpegTimeoutBaseS + kFfmpegTimeoutPerFrameS * frames;
@@ -197,18 +197,27 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
   return 0;
 }
 
-// The frames of the animation as numbered PNGs in a scratch folder inside
-// DIR (removed afterwards), then one ffmpeg run over them.
+// The frames of the animation as numbered PNGs in a scratch folder of our
+// own inside DIR (a fresh mkdtemp name, so nothing of the user's is ever
+// reused or removed; removed afterwards, on every way out), then one
+// ffmpeg run over them.
 int export_animation(App& app, Frames& f, const Options& o) {
   namespace fs = std::filesystem;
   const bool cmp = app.vs.view == View::compare;
   app.vs.compare_sweep_requested = cmp;
   const int total = cmp ? app.compare.max_steps() : app.session.num_steps();
-  const fs::path scratch = fs::path(o.export_dir) / ".frames";
+  std::string tmpl = (fs::path(o.export_dir) / ".microddp-frames-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error(fmt::format("cannot create a scratch folder in {}: {}", o.export_dir, std::strerror(errno)));
+  const fs::path scratch = tmpl;
   std::error_code ec;
-  fs::remove_all(scratch, ec);
-  fs::create_directories(scratch, ec);
-  if (!fs::is_directory(scratch)) throw std::runtime_error(fmt::format("cannot create {}", scratch.string()));
+  struct RemoveScratch {
+    const fs::path& dir;
+    ~RemoveScratch() {
+      std::error_code e;
+      fs::remove_all(dir, e);
+    }
+  } remove_scratch{scratch};
   int n = 0;
   std::vector<uint8_t> px;
   int cw = 0, ch = 0;
@@ -259,7 +268,6 @@ int export_animation(App& app, Frames& f, const Options& o) {
   // exit 1, the command line was fine).
   const auto timed_out = [&] {
     fs::remove(out, ec);
-    fs::remove_all(scratch, ec);
     const char* env = std::getenv("MICRODDP_FFMPEG_TIMEOUT_S");
     const std::string why = env && *env ? "MICRODDP_FFMPEG_TIMEOUT_S"
                                         : fmt::format("{:g} s + {:g} s per frame, {} frames", kFfmpegTimeoutBaseS,
@@ -279,7 +287,6 @@ int export_animation(App& app, Frames& f, const Options& o) {
     rc = spawn_and_wait(argv, timeout_s);
     if (rc == kSpawnTimedOut) throw timed_out();
   }
-  fs::remove_all(scratch, ec);
   if (rc != 0) throw std::runtime_error(fmt::format("ffmpeg exited with status {} writing {}", rc, out));
   std::printf("wrote %s (%d frames at %d fps, %dx%d, %d steps)\n", out.c_str(), n, kAnimFps, cw, ch, total);
   return 0;

@@ -75,7 +75,9 @@ int remove_stale_frames(const std::string& dir);
 // ring's 42 frames: 130.5 s; a 1280x720 H.264 encode runs far faster than
 // 4 frames/s, so only a hung ffmpeg reaches it). The environment variable
 // MICRODDP_FFMPEG_TIMEOUT_S (seconds, in (0, 1e6]) replaces it, for tests
-// of the timeout; std::runtime_error when it is set to anything else.
+// of the timeout; UsageError (exit 2) naming the value when it is set to
+// anything else. microddp-viz checks it with the options, before any frame
+// is drawn.
 double ffmpeg_timeout_s(int frames);
 inline constexpr double kFfmpegTimeoutBaseS = 120, kFfmpegTimeoutPerFrameS = 0.25;
 

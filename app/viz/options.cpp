@@ -198,6 +198,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     throw UsageError(fmt::format("--format {} needs --export-frames DIR", o.format));
   if (o.format != "png" && (o.ffmpeg = find_ffmpeg()).empty())
     throw UsageError("ffmpeg not found: apt-get install ffmpeg");
+  if (o.format != "png") ffmpeg_timeout_s(0);  // a bad MICRODDP_FFMPEG_TIMEOUT_S: exit 2 now, not after the frames
   if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
   if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
     throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));

@@ -117,6 +117,7 @@ hung_ffmpeg)
   # The last argument is the output file.
   printf '#!/bin/sh\nfor last; do :; done\necho partial > "$last"\nexec sleep 600\n' > "$fake/ffmpeg"
   chmod +x "$fake/ffmpeg"
+  mkdir -p "$dir/hung/.frames" && echo precious > "$dir/hung/.frames/mine.txt"
   start=$(date +%s)
   out=$(MICRODDP_FFMPEG_TIMEOUT_S=2 PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$?
   took=$(( $(date +%s) - start ))
@@ -124,7 +125,15 @@ hung_ffmpeg)
     echo "FAIL: a hung ffmpeg -> rc $rc: $out"; fail=1
   fi
   [ ! -e "$dir/hung/steps.mp4" ] || { echo "FAIL: the partial steps.mp4 was left"; fail=1; }
-  [ ! -e "$dir/hung/.frames" ] || { echo "FAIL: the scratch frames were left after ffmpeg was stopped"; fail=1; }
+  ls -A "$dir/hung" | grep -q '^\.microddp-frames-' && { echo "FAIL: the scratch frames were left after ffmpeg was stopped"; fail=1; }
+  # ... and a folder of the user's named .frames is not ours to touch
+  [ "$(cat "$dir/hung/.frames/mine.txt")" = "precious" ] || { echo "FAIL: the user's .frames/mine.txt was touched"; fail=1; }
+  # a bad limit is refused before any frame is drawn: exit 2, nothing left
+  out=$(MICRODDP_FFMPEG_TIMEOUT_S=-1 PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$?
+  if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_FFMPEG_TIMEOUT_S '-1' is not a number of seconds in (0, 1e6]"; then
+    echo "FAIL: MICRODDP_FFMPEG_TIMEOUT_S=-1 -> rc $rc: $out"; fail=1
+  fi
+  ls -A "$dir/hung" | grep -q '^\.microddp-frames-' && { echo "FAIL: a refused export left scratch frames"; fail=1; }
   # The frames take a few seconds under Xvfb; a minute means the limit was not applied.
   [ $took -lt 60 ] || { echo "FAIL: the export took $took s with a 2 s limit"; fail=1; }
   ;;

@@ -102,7 +102,7 @@ TEST_SUITE("export") {
       INFO(bad);
       CHECK_THROWS_WITH_AS(ffmpeg_timeout_s(42),
                            fmt::format("MICRODDP_FFMPEG_TIMEOUT_S '{}' is not a number of seconds in (0, 1e6]", bad).c_str(),
-                           std::runtime_error);
+                           microddp::UsageError);
     }
   }
 }
