@@ -11,6 +11,7 @@
 #include "app/cli/parse_error.h"
 #include "app/viz/headless_run.h"
 #include "app/viz/panels.h"
+#include "core/algorithms/registry.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
 #include "core/record/data.h"
@@ -103,6 +104,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
 
   // Everything about the options is checked before the display is touched.
   p.spec.collective = parse_collective(o.collective);
+  // Another collective without --algorithm: its own first choice, as the
+  // window's collective combo picks (the default ring_unchunked is all_reduce's).
+  if (!o.algorithm_given && p.spec.collective != Collective::all_reduce)
+    p.spec.algorithm = preferred_algorithm(p.spec.collective);
   p.spec.dtype = parse_dtype(o.dtype);
   p.spec.op = parse_op(o.op);
   p.mode = parse_mode(o.mode);

@@ -4,6 +4,8 @@
 // options give BIT-IDENTICAL inputs: every fill, every dtype, and --data rows
 // with nan, inf and -0.0. The last case runs the built `microddp` binary.
 #include <doctest/doctest.h>
+
+#include "core/algorithms/registry.h"
 #include <unistd.h>
 
 #include <cmath>
@@ -64,6 +66,19 @@ void check_same_bytes(const RankData& got, const RankData& want) {
 }  // namespace
 
 TEST_SUITE("inputs") {
+  TEST_CASE("--collective without --algorithm: that collective's first choice, not all_reduce's default") {
+    for (Collective c : {Collective::broadcast, Collective::reduce, Collective::gather, Collective::scatter,
+                         Collective::barrier, Collective::all_gather, Collective::reduce_scatter, Collective::all_to_all}) {
+      Session s;
+      INFO(name(c));
+      viewer_session(s, {"--collective", std::string(name(c)), "--ranks", "2"});
+      CHECK(s.params().spec.algorithm == preferred_algorithm(c));
+    }
+    Session s;
+    CHECK(viewer_session(s, {"--collective", "all_reduce"}).params().spec.algorithm == "ring_unchunked");  // the seed's
+    CHECK(viewer_session(s, {"--collective", "broadcast", "--algorithm", "binomial"}).params().spec.algorithm == "binomial");
+  }
+
   TEST_CASE("the window's fills are core's fill_data, byte for byte, in every dtype") {
     for (const auto& dt : kDtypes)
       for (const auto& fill : kFills)
