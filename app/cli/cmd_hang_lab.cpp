@@ -67,7 +67,7 @@ std::vector<int> parse_ranks(const std::string& s) {
 }
 
 int run(const Args& a) {
-  check_debug_env();
+  hang::check_debug_env();
   hang::LabOptions o;
   o.ranks = a.ranks;
   o.fault = hang::parse_fault(a.fault);

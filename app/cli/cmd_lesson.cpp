@@ -236,7 +236,7 @@ bool blank(const std::string& s) {
 }
 
 int run_lesson(const Args& a) {
-  check_debug_env();  // hang beats log through it
+  hang::check_debug_env();  // hang beats log through it
   const std::string path = resolve_lesson_file(a.file);
   const Lesson l = load_lesson(path);
   const bool ask = !a.non_interactive;

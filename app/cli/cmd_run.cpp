@@ -206,7 +206,7 @@ std::string no_profile_hint(bool chose_auto) {
 }
 
 int run(const Args& a, const CLI::App& sub) {
-  check_debug_env();
+  hang::check_debug_env();
   // Warm repetitions exist only where the executor fences each step off
   // (RunOptions::repeat_steps): elsewhere a count would be dropped silently.
   if (a.repeat_steps && *a.repeat_steps > 0) {

@@ -58,14 +58,4 @@ struct PreparedRun {
 // command resolved); without it and without --inter, the nvlink preset.
 PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model = std::nullopt);
 
-// The logging variables (core/labs/hang/hang.h) of a command that runs
-// collectives (run, hang-lab, lesson): MICRODDP_DEBUG must be unset, empty
-// or WARN / INFO / TRACE (any case), MICRODDP_DEBUG_SUBSYS unset, empty or
-// a comma list of INIT, COLL, P2P, TUNING, ALL (any case) with an optional
-// leading '^'. The library reads an unknown level as WARN and skips an
-// unknown subsystem, which leaves a typo silent (WARN logs only failures);
-// a command refuses it instead: throws UsageError naming the variable, the
-// value and the valid ones.
-void check_debug_env();
-
 }  // namespace microddp::cli

@@ -84,6 +84,32 @@ uint32_t subsys_from_env() {
   return v ? parse_subsys(v) : kAllSubsys;
 }
 
+void check_debug_env() {
+  if (const char* v = std::getenv("MICRODDP_DEBUG"); v && *v) {
+    std::string u(v);
+    for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (u != "WARN" && u != "INFO" && u != "TRACE")
+      throw UsageError(fmt::format("MICRODDP_DEBUG '{}' is not a log level (expected WARN, INFO or TRACE, any case; "
+                                   "unset or empty: no log)",
+                                   v));
+  }
+  if (const char* v = std::getenv("MICRODDP_DEBUG_SUBSYS"); v && *v) {
+    std::string_view list(v);
+    if (list.front() == '^') list.remove_prefix(1);
+    while (true) {
+      const size_t comma = list.find(',');
+      const std::string_view item = list.substr(0, comma);
+      // parse_subsys gives each known name (alone) a nonzero mask.
+      if (item.empty() || item.front() == '^' || hang::parse_subsys(item) == 0)
+        throw UsageError(fmt::format("MICRODDP_DEBUG_SUBSYS '{}': unknown subsystem '{}' (expected a comma list of INIT, "
+                                     "COLL, P2P, TUNING, ALL, optionally after one leading '^')",
+                                     v, item));
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  }
+}
+
 bool log_enabled(LogLevel level, uint32_t subsys) {
   if (level == LogLevel::none || level > log_level_from_env()) return false;
   const uint32_t enabled = subsys_from_env();

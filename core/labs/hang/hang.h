@@ -69,6 +69,16 @@ uint32_t subsys_from_env();  // reads MICRODDP_DEBUG_SUBSYS each call
 // True when a line of this level and subsystem would be printed now.
 bool log_enabled(LogLevel level, uint32_t subsys);
 
+// The logging variables above, for a command that runs
+// collectives (run, hang-lab, lesson): MICRODDP_DEBUG must be unset, empty
+// or WARN / INFO / TRACE (any case), MICRODDP_DEBUG_SUBSYS unset, empty or
+// a comma list of INIT, COLL, P2P, TUNING, ALL (any case) with an optional
+// leading '^'. The library reads an unknown level as WARN and skips an
+// unknown subsystem, which leaves a typo silent (WARN logs only failures);
+// a command refuses it instead: throws UsageError naming the variable, the
+// value and the valid ones.
+void check_debug_env();
+
 void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr
 // No-op above the env level or outside the enabled subsystems; WARN lines
 // pass any enabled subsystem.
