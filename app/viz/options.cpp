@@ -12,6 +12,7 @@
 #include "app/viz/headless_run.h"
 #include "app/viz/panels.h"
 #include "core/algorithms/registry.h"
+#include "core/labs/hang/hang.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
 #include "core/record/data.h"
@@ -103,6 +104,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   o.algorithm_given = cli.count("--algorithm") > 0;
 
   // Everything about the options is checked before the display is touched.
+  hang::check_debug_env();  // lesson beats and the hang lab log through it
   p.spec.collective = parse_collective(o.collective);
   // Another collective without --algorithm: its own first choice, as the
   // window's collective combo picks (the default ring_unchunked is all_reduce's).

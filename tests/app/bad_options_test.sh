@@ -17,6 +17,13 @@ check() {  # check EXPECTED_SUBSTRING args...
   fi
 }
 check "unknown algorithm 'bogus'" --algorithm bogus --screenshot /tmp/x.png
+# the logging variables, as `microddp run` refuses them
+out=$(MICRODDP_DEBUG=LOUD "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG 'LOUD' is not a log level"; then
+  echo "FAIL: MICRODDP_DEBUG=LOUD microddp-viz -> rc $rc: $out"; fail=1; else echo "ok: MICRODDP_DEBUG=LOUD -> $out"; fi
+out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=NET "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG_SUBSYS 'NET': unknown subsystem 'NET'"; then
+  echo "FAIL: MICRODDP_DEBUG_SUBSYS=NET microddp-viz -> rc $rc: $out"; fail=1; else echo "ok: MICRODDP_DEBUG_SUBSYS=NET -> $out"; fi
 check "--size 0x0" --size 0x0 --screenshot /tmp/x.png
 check "--size '12x'" --size 12x --screenshot /tmp/x.png
 check "/nonexistent-dir/out.png" --screenshot /nonexistent-dir/out.png

@@ -45,7 +45,8 @@ namespace microddp::hang {
 // arrivals and verdicts). Lines: "microddp:<pid>:<tid> [<rank>] MICRODDP
 // <LEVEL> <text>", to stderr unless a sink is set.
 enum class LogLevel { none = 0, warn = 1, info = 2, trace = 3 };
-// Unset or empty: none. Unknown values: warn (and one WARN line says so).
+// Unset or empty: none. Unknown values: warn (the library's reading;
+// microddp and microddp-viz refuse them first, check_debug_env below).
 LogLevel parse_log_level(std::string_view s);
 LogLevel log_level_from_env();  // reads MICRODDP_DEBUG each call
 
@@ -75,8 +76,9 @@ bool log_enabled(LogLevel level, uint32_t subsys);
 // a comma list of INIT, COLL, P2P, TUNING, ALL (any case) with an optional
 // leading '^'. The library reads an unknown level as WARN and skips an
 // unknown subsystem, which leaves a typo silent (WARN logs only failures);
-// a command refuses it instead: throws UsageError naming the variable, the
-// value and the valid ones.
+// a command (microddp run, hang-lab, lesson; microddp-viz) refuses it
+// instead: throws UsageError naming the variable, the value and the valid
+// ones.
 void check_debug_env();
 
 void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr
