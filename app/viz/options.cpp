@@ -206,6 +206,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   if (o.format != "png" && (o.ffmpeg = find_ffmpeg()).empty())
     throw UsageError("ffmpeg not found: apt-get install ffmpeg");
   if (o.format != "png") ffmpeg_timeout_s(0);  // a bad MICRODDP_FFMPEG_TIMEOUT_S: exit 2 now, not after the frames
+  if (o.ddp_view && o.ranks_given && (p.spec.world_size < 1 || p.spec.world_size > 16))
+    throw UsageError(fmt::format("--ddp --ranks {}: the DDP view trains on 1..16 ranks (one worker thread each)",
+                                 p.spec.world_size));
   if (cli.count("--bucket-cap-mb") && !o.ddp_view) throw UsageError(fmt::format("--bucket-cap-mb {} needs --ddp", o.ddp_cap_mb));
   if (!(o.ddp_cap_mb > 0) || o.ddp_cap_mb > 1024)
     throw UsageError(fmt::format("--bucket-cap-mb {} is outside (0, 1024]", o.ddp_cap_mb));

@@ -17,6 +17,7 @@ check() {  # check EXPECTED_SUBSTRING args...
   fi
 }
 check "unknown algorithm 'bogus'" --algorithm bogus --screenshot /tmp/x.png
+check "--ddp --ranks 17: the DDP view trains on 1..16 ranks" --ddp --ranks 17 --screenshot /tmp/x.png
 # the logging variables, as `microddp run` refuses them
 out=$(MICRODDP_DEBUG=LOUD "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG 'LOUD' is not a log level"; then
