@@ -160,11 +160,8 @@ int run(const Args& a, const CLI::App& sub) {
     if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
   // ... and before every size: the footer says which sizes ran in another state.
   // (Only a profile whose ping-pong has the reference size: not a quick one.)
-  if (o.params && o.backend == "threads" && !o.params->barrier_s.empty())
-    if (const double pt = profile_point_s(a.params.profile.empty() ? default_profile_path() : a.params.profile,
-                                          kStateProbeBytes);
-        pt > 0)
-      o.state_probe = [p = *o.params, pt] { return state_probe_ratio(p, pt); };
+  if (o.params && o.backend == "threads" && !o.params->barrier_s.empty() && o.params->point_32k_s > 0)
+    o.state_probe = [p = *o.params] { return state_probe_ratio(p, p.point_32k_s); };
   if (a.json || a.csv) {
     std::fputs(mline.c_str(), stderr);
     std::fputs(pline.c_str(), stderr);

@@ -160,6 +160,11 @@ struct CostParams {
   // a step's data was last touched that many bytes ago. 0 = the step's own
   // footprint, as above.
   double min_footprint_bytes = 0;
+  // The profile's own measured one-way time (seconds, barrier taken out) of
+  // a 32 KiB message, calibrate's "points" entry for 32768 B: bench's
+  // machine-state probe compares with it (calibrate.h, state_probe_ratio).
+  // 0 = no such point (presets, quick profiles); load_profile sets it.
+  double point_32k_s = 0;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

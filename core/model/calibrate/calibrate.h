@@ -234,7 +234,7 @@ std::string profile_check_text(const ProfileCheck& c);
 // receiver does), measured now (measure_message_step_s, the mode over three
 // rounds: one round caught a descheduled moment now and then and read x3 on
 // a normal size) over the same step as calibrate measured it (point_s, the
-// profile's one-way time at 32768 B from profile_point_s, + p.barrier_for(2)).
+// profile's one-way time at 32768 B, CostParams::point_32k_s, + p.barrier_for(2)).
 // A profile without that point (calibrate --quick) is not probed: its
 // fitted line can be 20-40% off at 32 KiB, as wide as the band. 32 KiB:
 // large enough that the bytes, not α, set the step, small enough that the
@@ -246,11 +246,6 @@ std::string profile_check_text(const ProfileCheck& c);
 // threads profile) or point_s <= 0.
 constexpr int64_t kStateProbeBytes = 32768;
 double state_probe_ratio(const CostParams& p, double point_s);
-// The one-way time (s) of the profile's "points" entry for exactly `bytes`
-// (as calibrate measured it, barrier subtracted); 0 when the file has no
-// such point or cannot be read (load_profile reports a broken file).
-double profile_point_s(const std::string& path, int64_t bytes);
-
 // How busy the CPUs already are: the fraction (0..1) of all CPU time, over
 // `seconds`, that /proc/stat counts as not idle (user, nice, system, irq,
 // softirq, steal), summed over every CPU of the machine. Measured before

@@ -147,6 +147,7 @@ CostParams load_profile(const std::string& path) {
         throw UsageError(fmt::format(
             "profile '{}': points[{}] = {} (expected {{\"bytes\": 1..2^50, \"seconds\": a number in (0, 1000]}})", path, i,
             pt.dump()));
+      if (pt["bytes"].get<double>() == static_cast<double>(kStateProbeBytes)) p.point_32k_s = pt["seconds"].get<double>();
     }
   }
   if (j.contains("cache_curve")) p.cache = cache_curve_from_json(j["cache_curve"], path);
@@ -267,17 +268,6 @@ std::optional<TopologyProfile> load_profile_topology(const std::string& path) {
       t.shaped_Bps = number(c, where, "shaped_Bps", 1.0, 1e15);
   }
   return t;
-}
-
-double profile_point_s(const std::string& path, int64_t bytes) {
-  std::ifstream f(path);
-  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) return 0;
-  for (const auto& pt : j["points"])
-    if (pt.is_object() && pt.contains("bytes") && pt["bytes"].is_number() && pt.contains("seconds") &&
-        pt["seconds"].is_number() && pt["bytes"].get<double>() == static_cast<double>(bytes))
-      return std::max(0.0, pt["seconds"].get<double>());
-  return 0;
 }
 
 }  // namespace microddp

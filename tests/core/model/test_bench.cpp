@@ -242,16 +242,14 @@ TEST_SUITE("bench") {
     const std::string path = "/tmp/microddp-test-state-probe.json";
     {
       std::ofstream f(path);
-      f << R"({"points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 32768, "seconds": 1.1e-6}]})";
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 32768, "seconds": 1.1e-6}]})";
     }
-    CHECK(profile_point_s(path, 32768) == doctest::Approx(1.1e-6));
-    CHECK(profile_point_s(path, 65536) == 0);
-    CHECK(profile_point_s("/tmp/microddp-no-such-profile.json", 32768) == 0);
+    CHECK(load_profile(path).point_32k_s == doctest::Approx(1.1e-6));
     {
       std::ofstream f(path);
-      f << "{ not json";
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 65536, "seconds": 1.1e-6}]})";
     }
-    CHECK(profile_point_s(path, 32768) == 0);
+    CHECK(load_profile(path).point_32k_s == 0);  // no 32 KiB point (a quick profile): not probed
     std::remove(path.c_str());
     CHECK(state_probe_ratio(preset("nvlink"), 1e-6) == 0);  // no barrier table: nothing to compare
     CostParams p;
