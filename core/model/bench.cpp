@@ -523,8 +523,8 @@ std::string bench_state_text(const std::vector<BenchRow>& rows) {
     }
   }
   std::string t = fmt::format(
-      "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x{} .. "
-      "x{} of its time in the profile\n",
+      "# Machine state        : the profile's reference steps (32 KiB between 2 ranks, one way and both ways at "
+      "once), timed again before each size, took x{} .. x{} of their times in the profile\n",
       ratio_text(lo), ratio_text(hi));
   if (n_off == 0) return t + "# Machine state        : every size ran in the profile's state (within 25%)\n";
   return t + fmt::format(

@@ -165,6 +165,11 @@ struct CostParams {
   // machine-state probe compares with it (calibrate.h, state_probe_ratio).
   // 0 = no such point (presets, quick profiles); load_profile sets it.
   double point_32k_s = 0;
+  // The same probe with both ranks busy: seconds of one lockstep step in
+  // which each of 2 ranks receives 32 KiB from the other at once (barrier
+  // included), as calibrate measured it (measure_exchange_step_s). 0 = not
+  // measured (older profiles).
+  double exchange_32k_s = 0;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

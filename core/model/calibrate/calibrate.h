@@ -197,6 +197,13 @@ double measure_message_step_s(int64_t bytes, int rounds = 3);
 // buffers every time: the data stays where the last step left it), `iters`
 // iterations after `warmup`.
 std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters);
+// Seconds of one lockstep step in which each of 2 ranks receives a
+// `bytes`-long message from the other at once (+ one barrier of 2 ranks),
+// through the ping-pong's rotating slots: the mode of `rounds` runs of 20
+// iterations. Both ranks busy at once, where the ping-pong has one: on a VM
+// whose two virtual CPUs compete (for a physical core or the memory), this
+// step slows while the ping-pong does not.
+double measure_exchange_step_s(int64_t bytes, int rounds = 3);
 
 // Is the machine still in the state a profile was measured in? On a VM the
 // host can move the virtual CPUs. Measured here: a 4-byte message took
@@ -242,10 +249,23 @@ std::string profile_check_text(const ProfileCheck& c);
 // about 1 and 3-4 from one minute to the next, with nothing else running:
 // the host moves the virtual CPUs (a standalone two-thread copy of 64 KiB
 // written by the other core ran at 36-38 GB/s in one minute and 10-11 GB/s
-// in the next). Returns 0 when p has no barrier table (not a calibrated
-// threads profile) or point_s <= 0.
+// in the next).
+// A second step asks the same question with both ranks busy: each of 2
+// ranks receives 32 KiB from the other at once (measure_exchange_step_s),
+// over the same step in the profile (p.exchange_32k_s). The ping-pong keeps
+// one rank busy at a time and can miss a state in which the two virtual
+// CPUs slow each other down: here it read x1.07 in a minute when a 32 KiB
+// ring all-reduce on 2 ranks took twice the predicted time. The ratio
+// returned is the one of the two farther from 1 (by |log ratio|); only the
+// ping-pong's when the profile has no exchange step (older profiles).
+// Returns 0 when p has no barrier table (not a calibrated threads profile)
+// or point_s <= 0.
 constexpr int64_t kStateProbeBytes = 32768;
 double state_probe_ratio(const CostParams& p, double point_s);
+// The choice above: of two ratios (> 0), the one farther from 1 by
+// |log ratio| (x0.5 and x2 are equally far; a tie keeps one_way); one_way
+// alone when both <= 0.
+double farther_state_ratio(double one_way, double both);
 // How busy the CPUs already are: the fraction (0..1) of all CPU time, over
 // `seconds`, that /proc/stat counts as not idle (user, nice, system, irq,
 // softirq, steal), summed over every CPU of the machine. Measured before

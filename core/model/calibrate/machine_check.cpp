@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -26,7 +27,15 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
 double state_probe_ratio(const CostParams& p, double point_s) {
   const double profile_s = point_s + p.barrier_for(2);
   if (p.barrier_s.empty() || !(point_s > 0) || !(profile_s > 0)) return 0;
-  return measure_message_step_s(kStateProbeBytes, 3) / profile_s;
+  const double one_way = measure_message_step_s(kStateProbeBytes, 3) / profile_s;
+  if (!(p.exchange_32k_s > 0)) return one_way;
+  return farther_state_ratio(one_way, measure_exchange_step_s(kStateProbeBytes, 3) / p.exchange_32k_s);
+}
+
+double farther_state_ratio(double one_way, double both) {
+  if (!(both > 0)) return one_way;
+  if (!(one_way > 0)) return both;
+  return std::abs(std::log(both)) > std::abs(std::log(one_way)) ? both : one_way;
 }
 
 std::string profile_check_text(const ProfileCheck& c) {

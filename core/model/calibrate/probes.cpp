@@ -62,6 +62,26 @@ Schedule ping_pong(int64_t e, int K) {
   return b.finish();
 }
 
+// K steps over K rotating slots of e elements (int32): in step j both ranks
+// send slot j of their input to the other and receive it into slot j of
+// their output, at once.
+Schedule exchange(int64_t e, int K) {
+  CollectiveSpec s;
+  s.collective = Collective::broadcast;  // only the buffer shapes matter: input and output of e·K
+  s.algorithm = "naive";
+  s.world_size = 2;
+  s.count = e * K;
+  s.dtype = DType::int32;
+  ScheduleBuilder b(s);
+  for (int j = 0; j < K; ++j) {
+    b.step("exchange");
+    for (int r = 0; r < 2; ++r) {
+      b.send(r, 1 - r, {Buf::input, j * e}, e);
+      b.recv(r, 1 - r, {Buf::output, j * e}, e);
+    }
+  }
+  return b.finish();
+}
 
 // K steps on n ranks, each a ring shift of one int32: rank r sends element
 // k of its input to r+1 and receives element k of rank r-1's into its output.
@@ -214,11 +234,13 @@ int ping_pong_slots(int64_t bytes) {
 }
 }  // namespace
 
-std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters) {
-  const int64_t e = std::max<int64_t>(1, bytes / 4);
-  const int K = std::max(1, slots);
-  const Schedule s = ping_pong(e, K);
-  RankData in(2, std::vector<std::byte>(static_cast<size_t>(e * K * 4), std::byte{1}));
+namespace {
+// Seconds of every timed step of lockstep runs of s (2 ranks, every input
+// of `bytes_per_rank` bytes set to 1), `iters` iterations after `warmup`:
+// the gap between consecutive on_step marks (the first step of each
+// iteration is left out: its gap holds the iteration's closing barrier).
+std::vector<double> step_samples(const Schedule& s, int64_t bytes_per_rank, int warmup, int iters) {
+  RankData in(2, std::vector<std::byte>(static_cast<size_t>(bytes_per_rank), std::byte{1}));
   std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
   int64_t idx = 0;
   RunOptions ro;
@@ -238,6 +260,13 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup,
     }
   return out;
 }
+}  // namespace
+
+std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = std::max(1, slots);
+  return step_samples(ping_pong(e, K), e * K * 4, warmup, iters);
+}
 
 namespace {
 // Keeps a table non-decreasing (running max): more ranks never make a
@@ -246,6 +275,17 @@ void running_max(std::vector<double>& v) {
   for (size_t i = 1; i < v.size(); ++i) v[i] = std::max(v[i], v[i - 1]);
 }
 }  // namespace
+
+double measure_exchange_step_s(int64_t bytes, int rounds) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = ping_pong_slots(bytes);
+  std::vector<double> all;
+  for (int r = 0; r < std::max(1, rounds); ++r) {
+    const std::vector<double> got = step_samples(exchange(e, K), e * K * 4, 3, 20);
+    all.insert(all.end(), got.begin(), got.end());
+  }
+  return mode_estimate(all);
+}
 
 double measure_message_step_s(int64_t bytes, int rounds) {
   std::vector<double> all;
@@ -329,6 +369,8 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     res.points = sm;
   }
   res.fit = fit_message_times(res.points);
+  // The machine-state probe's second reference (state_probe_ratio): both ranks busy at once.
+  res.params.exchange_32k_s = measure_exchange_step_s(kStateProbeBytes, rounds);
   res.memcpy_Bps = measure_memcpy_Bps(opt.kernel_bytes);
   res.reduce_Bps = measure_reduce_Bps(opt.kernel_bytes);
   advance(2);

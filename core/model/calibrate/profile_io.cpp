@@ -39,6 +39,7 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["fused_recv_reduce"] = p.fused_recv_reduce;
   j["break_bytes"] = p.break_bytes;
   j["alpha_small_s"] = p.alpha_small;
+  if (p.exchange_32k_s > 0) j["exchange_32k_step_s"] = p.exchange_32k_s;
   j["beta_small_s_per_byte"] = p.beta_small;
   j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
   j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
@@ -133,6 +134,7 @@ CostParams load_profile(const std::string& path) {
   p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].get<bool>();
   p.break_bytes = static_cast<int64_t>(integer("break_bytes", 0, kMaxBytes));
   p.alpha_small = num("alpha_small_s", 0, 0.0, 1.0, false, " of seconds");
+  p.exchange_32k_s = num("exchange_32k_step_s", 0, 0.0, 1.0, false, " of seconds");
   p.beta_small = num("beta_small_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
   if (j.contains("points")) {
     const auto& pts = j["points"];

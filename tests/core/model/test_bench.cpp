@@ -220,8 +220,8 @@ TEST_SUITE("bench") {
     CHECK(s[0].in_state_rows == 3);
     CHECK(s[0].in_state_median_err_pct == doctest::Approx(20.0));  // 10, 20, 30
     CHECK(bench_state_text(rows) ==
-          "# Machine state        : one 32 KiB message between 2 ranks, timed again before each size, took x0.90 .. "
-          "x2.00 of its time in the profile\n"
+          "# Machine state        : the profile's reference steps (32 KiB between 2 ranks, one way and both ways at "
+          "once), timed again before each size, took x0.90 .. x2.00 of their times in the profile\n"
           "# Machine state        : 1 of 4 sizes ran more than 25% away from it, so their errors say more about the "
           "machine than about the model: 8192 B (x2.00)\n");
     const std::string f = bench_table_footer(rows);
@@ -250,6 +250,23 @@ TEST_SUITE("bench") {
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 65536, "seconds": 1.1e-6}]})";
     }
     CHECK(load_profile(path).point_32k_s == 0);  // no 32 KiB point (a quick profile): not probed
+    CHECK(load_profile(path).exchange_32k_s == 0);  // an older profile: the one-way step alone
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": 2.5e-6})";
+    }
+    CHECK(load_profile(path).exchange_32k_s == doctest::Approx(2.5e-6));
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": -1})";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains("exchange_32k_step_s"), UsageError);
+    // the probe reports the farther of its two steps from the profile
+    CHECK(farther_state_ratio(1.07, 2.1) == doctest::Approx(2.1));
+    CHECK(farther_state_ratio(0.4, 2.1) == doctest::Approx(0.4));  // |log 0.4| > |log 2.1|
+    CHECK(farther_state_ratio(1.3, 1.0) == doctest::Approx(1.3));
+    CHECK(farther_state_ratio(1.3, 0) == doctest::Approx(1.3));
+    CHECK(farther_state_ratio(0, 0.7) == doctest::Approx(0.7));
     std::remove(path.c_str());
     CHECK(state_probe_ratio(preset("nvlink"), 1e-6) == 0);  // no barrier table: nothing to compare
     CostParams p;
@@ -465,6 +482,7 @@ TEST_SUITE("bench") {
     co.cache_curve = false;  // its sweep runs to 4x the last-level cache (test_cache_curve.cpp measures two points)
     const CalibrationResult r = calibrate(co);
     CHECK(r.params.cache.empty());
+    CHECK(r.params.exchange_32k_s > 0);  // the state probe's both-ranks step, measured whatever the sizes
     REQUIRE(r.barrier_s.size() == 2);  // n = 2, 3
     for (double b : r.barrier_s) CHECK(b > 0);
     CHECK(r.params.barrier_s == r.barrier_s);
