@@ -195,6 +195,25 @@ void handle_keys(App& app) {
   if (key_pressed(Key::present)) vs.present = true;
 }
 
+// What compute_layout needs of this frame: the window, the text size, the
+// view and where the controls drawn so far end (0 when none are).
+LayoutInput layout_input(const App& app, float controls_bottom) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  LayoutInput in;
+  in.width = io.DisplaySize.x;
+  in.height = io.DisplaySize.y;
+  in.font_px = ImGui::GetFontSize();
+  in.view = app.vs.view;
+  in.lesson = app.lesson != nullptr;
+  in.present = app.vs.present;
+  in.topology_first = app.vs.lesson_topology;
+  in.controls_bottom = controls_bottom;
+  in.pad = style.WindowPadding.x;
+  in.gap = style.ItemSpacing.y;
+  return in;
+}
+
 // A bordered child window at the layout's rectangle, recorded as drawn.
 bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags flags = 0) {
   ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
@@ -295,13 +314,26 @@ void draw_ui(App& app) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   lesson_sync(app);  // a lesson's beat drives the session and picks the view (no-op without a lesson)
-  if (app.lesson && vs.view != View::main) {  // compare or DDP above the lesson panel (panel_lesson.cpp)
+  if (app.lesson && vs.view == View::compare) {  // compare above the lesson panel (panel_lesson.cpp)
     draw_view_with_lesson(app);
     ImGui::End();
     return;
   }
-  if (vs.view == View::ddp) {  // the DDP view draws its own controls (panel_ddp.cpp)
+  if (vs.view == View::ddp) {
+    // The DDP view draws its own controls (none in present mode) in its
+    // region (panel_ddp.cpp); the lesson panel, when open, below it.
+    vs.layout = compute_layout(layout_input(app, 0.f));
+    const Layout& L = vs.layout;
+    ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
+    vs.panels_drawn.push_back({"ddp", L.ddp});
+    ImGui::BeginChild("ddp", ImVec2(L.ddp.w, L.ddp.h), false, ImGuiWindowFlags_NoScrollbar);
     draw_ddp(app);
+    ImGui::EndChild();
+    if (app.lesson) {
+      begin_panel(vs, "lesson", L.side);
+      draw_lesson(app);
+      ImGui::EndChild();
+    }
     ImGui::End();
     return;
   }
@@ -312,19 +344,7 @@ void draw_ui(App& app) {
     ImGui::End();
     return;
   }
-  const ImGuiStyle& style = ImGui::GetStyle();
-  LayoutInput in;
-  in.width = io.DisplaySize.x;
-  in.height = io.DisplaySize.y;
-  in.font_px = ImGui::GetFontSize();
-  in.view = vs.view;
-  in.lesson = app.lesson != nullptr;
-  in.present = vs.present;
-  in.topology_first = vs.lesson_topology;
-  in.controls_bottom = vs.present ? 0.f : ImGui::GetCursorScreenPos().y;
-  in.pad = style.WindowPadding.x;
-  in.gap = style.ItemSpacing.y;
-  vs.layout = compute_layout(in);
+  vs.layout = compute_layout(layout_input(app, vs.present ? 0.f : ImGui::GetCursorScreenPos().y));
   const Layout& L = vs.layout;
   if (vs.view == View::main) {
     begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
