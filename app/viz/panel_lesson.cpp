@@ -332,6 +332,7 @@ void lesson_sync(App& app) {
     return;
   }
   app.session.seek(t.position);
+  L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
   vs.anim = 1;
 }

@@ -34,6 +34,11 @@ ImU32 lesson_highlight_color();
 // from compute_layout (ui.cpp).
 void draw_view_with_lesson(App& app);
 
+// The position whose values the buffers panel shows (ui.cpp): the session's,
+// or one step earlier while the open lesson's question would be answered by
+// them (LessonView::buffers_position).
+int buffers_position(const App& app);
+
 // Shared drawing helpers (ui.cpp).
 inline ImU32 im(Rgba c) { return packed(c); }
 inline ImVec2 iv(Vec2 v, ImVec2 o) { return ImVec2(o.x + v.x, o.y + v.y); }

@@ -43,6 +43,11 @@ std::string format_us(double us) {
   return fmt::format("{:.3g} us", us);
 }
 
+int buffers_position(const App& app) {
+  const int p = app.session.position();
+  return app.lesson ? app.lesson->buffers_position(p) : p;
+}
+
 bool hovered_rect(ImVec2 a, ImVec2 b) {
   const ImVec2 m = ImGui::GetIO().MousePos;
   return ImGui::IsWindowHovered() && m.x >= a.x && m.x < b.x && m.y >= a.y && m.y < b.y;
@@ -228,7 +233,7 @@ bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags 
 // under the other and every value still fits its cell, as
 // build_buffers_arranged decides); the measurement after drawing
 // (buffers_panel) corrects it.
-float buffers_fit_scale(const Session& ses, float w, float h) {
+float buffers_fit_scale(const Session& ses, int position, float w, float h) {
   const int n = ses.schedule().world_size();
   const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
   const auto need = [&](float s) {
@@ -248,7 +253,7 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
     lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
     lay.col_gap = fs;
     lay.swap_w = ImGui::CalcTextSize("swap").x * s + lay.char_w * 4;
-    BuffersScene sc = build_buffers_arranged(ses, ses.position(), lay, h - legend_h - line);
+    BuffersScene sc = build_buffers_arranged(ses, position, lay, h - legend_h - line);
     return legend_h + sc.height + (sc.values ? 0.f : line);
   };
   if (need(1) <= h) return 1;
@@ -269,12 +274,16 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
 void buffers_panel(App& app, const Rect& r) {
   ViewState& vs = app.vs;
   const CollectiveSpec& sp = app.session.schedule().spec;
-  const std::string key = fmt::format("{}x{} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
-                                      name(sp.collective), sp.algorithm, sp.in_place);
+  // Before the beat's step (an open question), a line above the rows says so.
+  const int shown = buffers_position(app);
+  const bool before_note = shown != app.session.position();
+  const std::string key = fmt::format("{}x{} {} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
+                                      name(sp.collective), sp.algorithm, sp.in_place, before_note);
   if (key != vs.buffers_scale_key) {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    const float note_h = before_note ? ImGui::GetTextLineHeightWithSpacing() : 0.f;
     vs.buffers_scale_key = key;
-    vs.buffers_scale = buffers_fit_scale(app.session, r.w - 2 * pad.x, r.h - 2 * pad.y);
+    vs.buffers_scale = buffers_fit_scale(app.session, shown, r.w - 2 * pad.x, r.h - 2 * pad.y - note_h);
   }
   begin_panel(vs, "buffers", r);
   ImGui::SetWindowFontScale(vs.buffers_scale);
