@@ -191,21 +191,31 @@ void Compare::run_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int war
 }
 
 namespace {
-// The smallest index from which `ring` is below every other curve at every
-// larger point (curves compared at the same index, i.e. the same size), or -1.
-// A tie is not "fastest" (one rank: every algorithm does nothing).
+// The one rule of both crossovers: ring is the fastest at a size when its
+// time there is below every other algorithm's. A tie is not a win (one
+// rank: every algorithm does nothing). Times in µs; a negative time is none
+// (the model refuses the size): ring without one is not the fastest, a
+// rival without one is no rival.
+bool ring_fastest_at(double ring_us, const std::vector<double>& others_us) {
+  if (ring_us < 0) return false;
+  return std::none_of(others_us.begin(), others_us.end(), [&](double t) { return t >= 0 && t <= ring_us; });
+}
+
+// The smallest index from which `ring` is the fastest (ring_fastest_at) at
+// every larger point (curves compared at the same index, i.e. the same
+// size; a curve without that point is no rival there), or -1.
 int ring_fastest_from(const std::vector<SweepCurve>& sweep, const SweepCurve& ring,
                       std::vector<double> SweepCurve::*times) {
   const auto& rt = ring.*times;
   if (rt.size() != ring.bytes.size() || rt.empty()) return -1;
   int from = -1;
+  std::vector<double> others;
   for (int j = static_cast<int>(rt.size()) - 1; j >= 0; --j) {
-    bool fastest = true;
+    others.clear();
     for (const auto& c : sweep)
-      if (&c != &ring && j < static_cast<int>((c.*times).size()) && c.bytes[j] == ring.bytes[j] &&
-          (c.*times)[j] <= rt[j])
-        fastest = false;
-    if (!fastest) break;
+      if (&c != &ring && j < static_cast<int>((c.*times).size()) && c.bytes[j] == ring.bytes[j])
+        others.push_back((c.*times)[j]);
+    if (!ring_fastest_at(rt[j], others)) break;
     from = j;
   }
   return from;
@@ -238,14 +248,13 @@ void Compare::finish_sweep() {
     crossover_predicted_us = ring->predicted_us[j];
     if (j > 0) {
       // Bisect in log(size) between the two points: ring is not the fastest
-      // at lo, it is at hi (by the same rule as ring_fastest_from).
+      // at lo, it is at hi (ring_fastest_at on the model's times, of the
+      // algorithms whose lines are drawn).
       const auto ring_wins = [&](int64_t b) {
-        const double r = predicted_at("ring", b);
-        if (r < 0) return false;
+        std::vector<double> others;
         for (const SweepCurve& c : sweep)
-          if (&c != &*ring && !c.predicted_us.empty())
-            if (const double t = predicted_at(c.algorithm, b); t >= 0 && t <= r) return false;
-        return true;
+          if (&c != &*ring && !c.predicted_us.empty()) others.push_back(predicted_at(c.algorithm, b));
+        return ring_fastest_at(predicted_at("ring", b), others);
       };
       const int64_t unit = int64_t(dtype_size(base.spec.dtype)) * std::max(1, base.spec.world_size);
       int64_t lo = int64_t(ring->bytes[j - 1]), hi = int64_t(ring->bytes[j]);

@@ -190,7 +190,15 @@ struct DdpDrawn {
   std::string calls;                   // ddp_calls_text of the iteration shown
   std::vector<std::string> legend;     // the legend's texts, in order
   std::vector<std::string> bar_labels; // comm bar labels drawn inside their bars
+  bool controls = false;               // the run's controls (none in present mode)
   bool bucket_controls = false;        // the overlap mode and bucket cap controls
+  // Where the legend and the timeline (lanes and time axis) were drawn:
+  // x0, y0, x1, y1 in screen pixels. Each lane's height in pixels; whether
+  // the note under the axis was drawn (it gives way to lanes at least a
+  // line of text tall).
+  float legend_box[4] = {0, 0, 0, 0}, timeline_box[4] = {0, 0, 0, 0};
+  float lane_h = 0;
+  bool note = false;
 };
 
 struct DdpView {

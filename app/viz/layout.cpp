@@ -16,11 +16,25 @@ bool compact_controls(float width, float font_px) {
 Layout compute_layout(const LayoutInput& in) {
   Layout L;
   L.window = Rect{0, 0, in.width, in.height};
-  const float top = in.present ? in.pad : std::max(in.pad, in.controls_bottom);
+  const float top = in.present || in.view == View::ddp ? in.pad : std::max(in.pad, in.controls_bottom);
   L.body = Rect{in.pad, top, std::max(0.f, in.width - 2 * in.pad), std::max(0.f, in.height - in.pad - top)};
   const Rect& b = L.body;
-  if (in.view == View::compare || in.view == View::ddp) {
+  if (in.view == View::compare) {
     L.compare = b;
+    return L;
+  }
+  if (in.view == View::ddp) {
+    // The timeline needs the height more than the lesson's text, which
+    // scrolls: 62% above the lesson panel. --present frees the controls'
+    // lines inside this region (panel_ddp.cpp), not a different split.
+    if (!in.lesson) {
+      L.ddp = b;
+      return L;
+    }
+    const float ddp_h = std::floor(std::max(0.f, b.h - in.gap) * 0.62f);
+    L.ddp = Rect{b.x, b.y, b.w, ddp_h};
+    const float low_y = b.y + ddp_h + in.gap;
+    L.side = Rect{b.x, low_y, b.w, std::max(0.f, b.bottom() - low_y)};
     return L;
   }
   // Large text (a projector) or present mode: the buffers' rows are the

@@ -38,6 +38,10 @@ struct Layout {
   Rect topology, buffers, timeline, side;
   // Compare view: the region panel_compare draws into (columns and sweep).
   Rect compare;
+  // DDP view: the region panel_ddp draws into (its own controls unless
+  // --present, the run's header and stats, the legend, the timeline); with a
+  // lesson open, the lesson panel is `side`, below it.
+  Rect ddp;
 };
 
 // True when the run controls no longer fit a line or two at this text size:
@@ -45,8 +49,10 @@ struct Layout {
 bool compact_controls(float width, float font_px);
 
 // The panels' rectangles. With a lesson open the lesson panel takes the
-// whole lower half; with large text (or --present) the top row, where the
-// buffers are, gets a larger share.
+// whole lower half (below the DDP view, the lower 38%); with large text (or
+// --present) the top row, where the buffers are, gets a larger share. The
+// DDP view draws its controls inside its own region, so its body starts at
+// the top whatever controls_bottom says.
 Layout compute_layout(const LayoutInput& in);
 
 }  // namespace microddp::viz

@@ -282,6 +282,14 @@ bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const 
          (h.buffers.empty() || has(h.buffers, buffer));
 }
 
+int LessonView::buffers_position(int position) const {
+  const auto& checks = current().checks;
+  const bool buffer_values = std::any_of(checks.begin(), checks.end(), [](const lesson::Check& c) {
+    return std::holds_alternative<lesson::check::Buffer>(c.claim);
+  });
+  return checks_hidden() && buffer_values && position > 0 && position == beat_position_ ? position - 1 : position;
+}
+
 void LessonView::choose(int choice) {
   const auto& q = current().question;
   if (!q || choice < 0 || choice >= static_cast<int>(q->choices.size())) return;

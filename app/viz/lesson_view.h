@@ -123,7 +123,12 @@ class LessonView {
   bool previous();
   bool go(int beat);
   int driven_beat() const { return driven_; }
-  void mark_driven() { driven_ = beat_; }
+  void mark_driven() { driven_ = beat_, beat_position_ = -1; }
+  // The session position the driven beat shows (BeatTarget::position), set
+  // once the caller drove the session there; -1 before, and on a beat
+  // that drives no step-through run.
+  void set_beat_position(int position) { beat_position_ = position; }
+  int beat_position() const { return beat_position_; }
 
   // Highlights of the current beat. A buffer row is lit when it matches the
   // beat's ranks (or there are none) and buffers (or there are none), and at
@@ -150,6 +155,17 @@ class LessonView {
   // checks' values would give the answer away, so the panel (and the slide
   // export) shows only how many checks passed.
   bool checks_hidden() const { return current().question.has_value() && !answer().answered; }
+  // The same rule for the buffers panel: the position whose buffer values
+  // it shows while the session is at `position`. One step earlier while
+  // checks_hidden(), the beat checks buffer values (a `buffer` check: the
+  // values its hidden checks would show) and the session is at the driven
+  // beat's own position: the values after the beat's step would answer the
+  // question (lesson 02 asks for R0's accum after step 0 on the beat that
+  // shows step 0), so the viewer works it out from the state before the
+  // step. `position` otherwise: answered, no question, a question about
+  // something else (lesson 02's broken ring shows its wrong values while
+  // asking why), or a position the viewer stepped to.
+  int buffers_position(int position) const;
 
   // The prediction source the lesson set for a beat naming a preset
   // (beat_preset), so lesson_sync can give "follow the run" back when the
@@ -168,7 +184,7 @@ class LessonView {
   void collect(size_t b);
 
   lesson::Lesson lesson_;
-  int beat_ = 0, driven_ = -1;
+  int beat_ = 0, driven_ = -1, beat_position_ = -1;
   std::vector<Answer> answers_;
   std::vector<std::future<std::vector<lesson::CheckResult>>> pending_;
   std::vector<std::optional<std::vector<lesson::CheckResult>>> results_;

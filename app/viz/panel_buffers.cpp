@@ -7,7 +7,9 @@
 // of the storage they point at (A / B), and a step that swapped has a
 // "swap" marker with two arrows right of the pair. Values judged wrong
 // (BuffersScene::judged: the broken single-buffered ring) are filled in the
-// error colour and outlined, the first one named above the rows.
+// error colour and outlined, the first one named above the rows. On a
+// lesson beat whose open question its values would answer, the panel shows
+// the state before the beat's step (buffers_position) and says so.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -35,7 +37,12 @@ void draw_buffers(App& app) {
   lay.label_w = ImGui::CalcTextSize("send_buff").x + lay.char_w * 2.5f;
   lay.col_gap = ImGui::GetFontSize();
   lay.swap_w = ImGui::CalcTextSize("swap").x + lay.char_w * 4;
-  const int position = ses.position();
+  // Before the beat's step while its question is open (buffers_position):
+  // a line says so, as the lesson panel says its checks wait.
+  const int position = buffers_position(app);
+  if (position != ses.position())
+    ImGui::TextDisabled("buffers %s: after step %d once you answer", position_text(position, ses.num_steps()).c_str(),
+                        ses.position() - 1);
   // Ranks side by side only when the rows would not fit one under the other
   // and every value still fits its cell (build_buffers_arranged).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();

@@ -143,13 +143,6 @@ void controls(App& app) {
     wrap_for(ImGui::CalcTextSize(t.c_str()).x);
     ImGui::TextDisabled("%s", t.c_str());
   }
-  if (!d.runner.error().empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 40, 0, 255));
-    ImGui::TextWrapped("%s", d.runner.error().c_str());
-    ImGui::PopStyleColor();
-  }
-  ImGui::Separator();
-  if (!d.runner.requested() || !(d.edit == d.runner.last_requested())) d.runner.request(d.edit);
 }
 
 void stats_line(const ddp::Result& r, int it, DdpDrawn& drawn) {
@@ -180,6 +173,7 @@ void legend(bool sharded, DdpDrawn& drawn) {
   const float sz = ImGui::GetTextLineHeight();
   bool first = true;
   drawn.legend.clear();
+  ImGui::BeginGroup();
   for (const DdpLegendItem& item : ddp_legend(sharded)) {
     const char* label = item.text.c_str();
     if (!first) wrap_for(sz * 1.4f + 4 + ImGui::CalcTextSize(label).x, "", 16);
@@ -212,6 +206,9 @@ void legend(bool sharded, DdpDrawn& drawn) {
     ImGui::TextUnformatted(label);
     drawn.legend.push_back(item.text);
   }
+  ImGui::EndGroup();
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  drawn.legend_box[0] = a.x, drawn.legend_box[1] = a.y, drawn.legend_box[2] = b.x, drawn.legend_box[3] = b.y;
 }
 
 // The note under the axis (wrapped to the panel's width).
@@ -227,14 +224,21 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize(), lh = ImGui::GetTextLineHeight();
   const int n = r.options.ranks;
-  const float note_h = ImGui::CalcTextSize(note_text(n).c_str(), nullptr, false, avail.x).y + lh * 0.2f, axis_h = lh + 6;
+  float note_h = ImGui::CalcTextSize(note_text(n).c_str(), nullptr, false, avail.x).y + lh * 0.2f;
+  const float axis_h = lh + 6;
   DdpLayout L;
   L.width = avail.x - 8;
   L.label_w = ImGui::CalcTextSize("comm ").x + 6;
   L.gap = std::max(2.f, fs * 0.25f);
-  const float lanes_h = avail.y - axis_h - note_h - 4;
-  L.lane_h = std::clamp((lanes_h - L.gap * float(n)) / float(n + 1), 6.f, fs * 4.f);
+  const auto lane_h = [&](float note) { return (avail.y - axis_h - note - 4 - L.gap * float(n)) / float(n + 1); };
+  // The note is a footnote: it gives way when keeping it would leave a
+  // lane shorter than a line of text (large text above a lesson), where
+  // lanes' labels and the bars' "L3" would no longer be drawn.
+  drawn.note = lane_h(note_h) >= fs;
+  if (!drawn.note) note_h = 0;
+  L.lane_h = std::clamp(lane_h(note_h), 6.f, fs * 4.f);
   L.comm_h = L.lane_h;
+  drawn.lane_h = L.lane_h;
   const DdpScene sc = build_ddp_scene(r, it, L);
   const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
   auto P = [&](float x, float y) { return ImVec2(o.x + x, o.y + y); };
@@ -312,9 +316,13 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // Backward end: a dashed line across all lanes.
   for (float y = 0; y < sc.height; y += 8)
     dl->AddLine(P(sc.backward_end_x, y), P(sc.backward_end_x, std::min(y + 4, sc.height)), ink, 2);
+  drawn.timeline_box[0] = o.x, drawn.timeline_box[1] = o.y;
+  drawn.timeline_box[2] = o.x + avail.x, drawn.timeline_box[3] = o.y + sc.height + axis_h;
   // Note under the axis.
-  const std::string note = note_text(n);
-  dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
+  if (drawn.note) {
+    const std::string note = note_text(n);
+    dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
+  }
   ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
   if (ImGui::GetContentRegionAvail().y > lh * 3 && r.options.sharded) {
     ImGui::Spacing();
@@ -376,7 +384,20 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
 void draw_ddp(App& app) {
   DdpView& d = app.ddp;
   d.runner.poll();
-  controls(app);
+  // Present mode folds the controls away, as the main view does: the room
+  // sees the run's header, stats, legend and timeline (a lesson's beat
+  // text below). A run's error still shows.
+  d.drawn.controls = !app.vs.present;
+  d.drawn.bucket_controls = false;
+  if (d.drawn.controls) controls(app);
+  if (!d.runner.error().empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 40, 0, 255));
+    ImGui::TextWrapped("%s", d.runner.error().c_str());
+    ImGui::PopStyleColor();
+  }
+  if (d.drawn.controls) ImGui::Separator();
+  // A control or a lesson beat changed the options: train again.
+  if (!d.runner.requested() || !(d.edit == d.runner.last_requested())) d.runner.request(d.edit);
   const auto r = d.runner.result();
   if (!r || r->timelines.empty() || r->iterations.empty()) {
     ImGui::TextUnformatted(d.runner.running() ? "running run_ddp for real…" : "no result yet");

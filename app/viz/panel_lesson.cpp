@@ -332,6 +332,7 @@ void lesson_sync(App& app) {
     return;
   }
   app.session.seek(t.position);
+  L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
   vs.anim = 1;
 }
@@ -340,17 +341,13 @@ void draw_view_with_lesson(App& app) {
   // With large text the compare view's controls wrap onto more lines:
   // it gets more of the height so that its columns' text and the sweep
   // plot both stay legible (the lesson's text scrolls).
-  const float share = app.vs.view == View::compare && ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
+  const float share = ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
   const float h = std::floor((ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * share);
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
-  if (app.vs.view == View::ddp) {
-    draw_ddp(app);
-  } else {
-    if (!app.vs.present) draw_controls(app);
-    apply_params(app);
-    if (app.session.configured()) draw_compare(app);
-    else ImGui::TextWrapped("%s", app.vs.error.c_str());
-  }
+  if (!app.vs.present) draw_controls(app);
+  apply_params(app);
+  if (app.session.configured()) draw_compare(app);
+  else ImGui::TextWrapped("%s", app.vs.error.c_str());
   ImGui::EndChild();
   ImGui::BeginChild("lesson", ImVec2(0, 0), true);
   draw_lesson(app);

@@ -15,7 +15,7 @@ void draw_timeline(App& app);                  // panel_timeline.cpp
 void draw_stats(App& app);                     // panel_stats.cpp
 void draw_compare(App& app);                   // panel_compare.cpp
 void draw_lesson(App& app);                    // panel_lesson.cpp
-void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: its own controls)
+void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: its own controls, none in present mode)
 // Beside the prediction source (panel_controls.cpp): while no calibration
 // profile exists, the quick calibration's button, then its progress bar
 // (panel_calibrate.cpp).
@@ -29,9 +29,15 @@ void draw_quick_calibrate(App& app);
 // beat points at in the topology and buffers panels.
 void lesson_sync(App& app);
 ImU32 lesson_highlight_color();
-// The compare or DDP view with the lesson panel below it (a lesson is open
-// and its beat, or the user, picked that view).
+// The compare view with the lesson panel below it (a lesson is open and its
+// beat, or the user, picked that view). The DDP view places its lesson panel
+// from compute_layout (ui.cpp).
 void draw_view_with_lesson(App& app);
+
+// The position whose values the buffers panel shows (ui.cpp): the session's,
+// or one step earlier while the open lesson's question would be answered by
+// them (LessonView::buffers_position).
+int buffers_position(const App& app);
 
 // Shared drawing helpers (ui.cpp).
 inline ImU32 im(Rgba c) { return packed(c); }

@@ -43,6 +43,11 @@ std::string format_us(double us) {
   return fmt::format("{:.3g} us", us);
 }
 
+int buffers_position(const App& app) {
+  const int p = app.session.position();
+  return app.lesson ? app.lesson->buffers_position(p) : p;
+}
+
 bool hovered_rect(ImVec2 a, ImVec2 b) {
   const ImVec2 m = ImGui::GetIO().MousePos;
   return ImGui::IsWindowHovered() && m.x >= a.x && m.x < b.x && m.y >= a.y && m.y < b.y;
@@ -195,6 +200,25 @@ void handle_keys(App& app) {
   if (key_pressed(Key::present)) vs.present = true;
 }
 
+// What compute_layout needs of this frame: the window, the text size, the
+// view and where the controls drawn so far end (0 when none are).
+LayoutInput layout_input(const App& app, float controls_bottom) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  LayoutInput in;
+  in.width = io.DisplaySize.x;
+  in.height = io.DisplaySize.y;
+  in.font_px = ImGui::GetFontSize();
+  in.view = app.vs.view;
+  in.lesson = app.lesson != nullptr;
+  in.present = app.vs.present;
+  in.topology_first = app.vs.lesson_topology;
+  in.controls_bottom = controls_bottom;
+  in.pad = style.WindowPadding.x;
+  in.gap = style.ItemSpacing.y;
+  return in;
+}
+
 // A bordered child window at the layout's rectangle, recorded as drawn.
 bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags flags = 0) {
   ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
@@ -209,7 +233,7 @@ bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags 
 // under the other and every value still fits its cell, as
 // build_buffers_arranged decides); the measurement after drawing
 // (buffers_panel) corrects it.
-float buffers_fit_scale(const Session& ses, float w, float h) {
+float buffers_fit_scale(const Session& ses, int position, float w, float h) {
   const int n = ses.schedule().world_size();
   const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
   const auto need = [&](float s) {
@@ -229,7 +253,7 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
     lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
     lay.col_gap = fs;
     lay.swap_w = ImGui::CalcTextSize("swap").x * s + lay.char_w * 4;
-    BuffersScene sc = build_buffers_arranged(ses, ses.position(), lay, h - legend_h - line);
+    BuffersScene sc = build_buffers_arranged(ses, position, lay, h - legend_h - line);
     return legend_h + sc.height + (sc.values ? 0.f : line);
   };
   if (need(1) <= h) return 1;
@@ -250,12 +274,16 @@ float buffers_fit_scale(const Session& ses, float w, float h) {
 void buffers_panel(App& app, const Rect& r) {
   ViewState& vs = app.vs;
   const CollectiveSpec& sp = app.session.schedule().spec;
-  const std::string key = fmt::format("{}x{} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
-                                      name(sp.collective), sp.algorithm, sp.in_place);
+  // Before the beat's step (an open question), a line above the rows says so.
+  const int shown = buffers_position(app);
+  const bool before_note = shown != app.session.position();
+  const std::string key = fmt::format("{}x{} {} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
+                                      name(sp.collective), sp.algorithm, sp.in_place, before_note);
   if (key != vs.buffers_scale_key) {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    const float note_h = before_note ? ImGui::GetTextLineHeightWithSpacing() : 0.f;
     vs.buffers_scale_key = key;
-    vs.buffers_scale = buffers_fit_scale(app.session, r.w - 2 * pad.x, r.h - 2 * pad.y);
+    vs.buffers_scale = buffers_fit_scale(app.session, shown, r.w - 2 * pad.x, r.h - 2 * pad.y - note_h);
   }
   begin_panel(vs, "buffers", r);
   ImGui::SetWindowFontScale(vs.buffers_scale);
@@ -295,13 +323,26 @@ void draw_ui(App& app) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   lesson_sync(app);  // a lesson's beat drives the session and picks the view (no-op without a lesson)
-  if (app.lesson && vs.view != View::main) {  // compare or DDP above the lesson panel (panel_lesson.cpp)
+  if (app.lesson && vs.view == View::compare) {  // compare above the lesson panel (panel_lesson.cpp)
     draw_view_with_lesson(app);
     ImGui::End();
     return;
   }
-  if (vs.view == View::ddp) {  // the DDP view draws its own controls (panel_ddp.cpp)
+  if (vs.view == View::ddp) {
+    // The DDP view draws its own controls (none in present mode) in its
+    // region (panel_ddp.cpp); the lesson panel, when open, below it.
+    vs.layout = compute_layout(layout_input(app, 0.f));
+    const Layout& L = vs.layout;
+    ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
+    vs.panels_drawn.push_back({"ddp", L.ddp});
+    ImGui::BeginChild("ddp", ImVec2(L.ddp.w, L.ddp.h), false, ImGuiWindowFlags_NoScrollbar);
     draw_ddp(app);
+    ImGui::EndChild();
+    if (app.lesson) {
+      begin_panel(vs, "lesson", L.side);
+      draw_lesson(app);
+      ImGui::EndChild();
+    }
     ImGui::End();
     return;
   }
@@ -312,19 +353,7 @@ void draw_ui(App& app) {
     ImGui::End();
     return;
   }
-  const ImGuiStyle& style = ImGui::GetStyle();
-  LayoutInput in;
-  in.width = io.DisplaySize.x;
-  in.height = io.DisplaySize.y;
-  in.font_px = ImGui::GetFontSize();
-  in.view = vs.view;
-  in.lesson = app.lesson != nullptr;
-  in.present = vs.present;
-  in.topology_first = vs.lesson_topology;
-  in.controls_bottom = vs.present ? 0.f : ImGui::GetCursorScreenPos().y;
-  in.pad = style.WindowPadding.x;
-  in.gap = style.ItemSpacing.y;
-  vs.layout = compute_layout(in);
+  vs.layout = compute_layout(layout_input(app, vs.present ? 0.f : ImGui::GetCursorScreenPos().y));
   const Layout& L = vs.layout;
   if (vs.view == View::main) {
     begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);

@@ -42,6 +42,26 @@ int count(const DdpScene& sc, DdpBarKind k, int rank = -2) {
                            [&](const DdpBar& b) { return b.kind == k && (rank == -2 || b.rank == rank); }));
 }
 
+// A headless window in the DDP view, as the tests below draw it: the
+// ImGui context first (it outlives the App), the default step-through run
+// configured (draw_ui needs one), the view switched to DDP.
+struct DdpWindow : test::Headless {
+  App app;
+  DdpWindow() {
+    RunParams rp;
+    app.vs.edit = rp;
+    app.session.configure(rp);
+    app.vs.view = View::ddp;
+  }
+  // A frame that requests the run the options say (when they changed),
+  // the run, and a frame that draws its result.
+  void train_and_draw() {
+    frame(app);
+    app.ddp.runner.wait();
+    frame(app);
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("ddp_view") {
@@ -161,32 +181,22 @@ TEST_SUITE("ddp_view") {
     CHECK(to_options(p).batch == 32);
   }
 
-  TEST_CASE("the DDP view draws headless through draw_ui") {
-    test::Headless ui;
-    {
-      App app;
-      RunParams rp;
-      app.vs.edit = rp;
-      app.session.configure(rp);
-      app.vs.view = View::ddp;
-      ddp::Options& o = app.ddp.edit.run;
-      o.ranks = 2, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
-      auto frame = [&] { ui.frame(app); };
-      frame();  // the first frame requests the run
-      CHECK(app.ddp.runner.requested());
-      app.ddp.runner.wait();
-      frame();
-      REQUIRE(app.ddp.runner.result() != nullptr);
-      CHECK(app.ddp.runner.result()->options.ranks == 2);
-      // Editing a control re-runs: the next frame requests the new parameters.
-      app.ddp.edit.run.overlap = ddp::Overlap::none;
-      frame();
-      app.ddp.runner.wait();
-      frame();
-      CHECK(app.ddp.runner.result_params().run.overlap == ddp::Overlap::none);
-      CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
-      CHECK(app.vs.view == View::ddp);
-    }
+  TEST_CASE_FIXTURE(DdpWindow, "the DDP view draws headless through draw_ui") {
+    ddp::Options& o = app.ddp.edit.run;
+    o.ranks = 2, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
+    CHECK_FALSE(app.ddp.runner.requested());
+    frame(app);  // the first frame requests the run
+    CHECK(app.ddp.runner.requested());
+    app.ddp.runner.wait();
+    frame(app);
+    REQUIRE(app.ddp.runner.result() != nullptr);
+    CHECK(app.ddp.runner.result()->options.ranks == 2);
+    // Editing a control re-runs: the next frame requests the new parameters.
+    app.ddp.edit.run.overlap = ddp::Overlap::none;
+    train_and_draw();
+    CHECK(app.ddp.runner.result_params().run.overlap == ddp::Overlap::none);
+    CHECK(app.ddp.runner.result()->iterations.back().calls == 1);
+    CHECK(app.vs.view == View::ddp);
   }
 
   TEST_CASE("a sharded run names its calls by collective: all-gather and reduce-scatter of layer k, apart in colour") {
@@ -244,22 +254,14 @@ TEST_SUITE("ddp_view") {
     CHECK(sharded[3].color == collective_color("reduce_scatter"));
   }
 
-  TEST_CASE("a sharded run in the DDP view: FSDP header, calls by collective, no bucket controls, labelled bars") {
-    test::Headless ui;
-    App app;
-    RunParams rp;
-    app.vs.edit = rp;
-    app.session.configure(rp);
-    app.vs.view = View::ddp;
+  TEST_CASE_FIXTURE(DdpWindow, "a sharded run in the DDP view: FSDP header, calls by collective, no bucket controls, labelled bars") {
     // Calls long enough to hold their labels at 1280 px: 1e6 us per MB of the
     // rank's buffer (a 32 x 32 layer and its bias, 4224 B; its shard 2112 B)
     // makes each call 2 to 4 ms beside 1 ms per layer and pass.
     ddp::Options& p = app.ddp.edit.run;
     p.ranks = 2, p.depth = 2, p.width = 32, p.layer_delay_us = 1000, p.iterations = 1;
     p.sharded = true, p.prefetch = true, p.link_us_per_mb = 1e6;
-    ui.frame(app);
-    app.ddp.runner.wait();
-    ui.frame(app);
+    train_and_draw();
     REQUIRE(app.ddp.runner.result() != nullptr);
     const DdpDrawn& d = app.ddp.drawn;
     CHECK_FALSE(d.bucket_controls);
@@ -277,9 +279,7 @@ TEST_SUITE("ddp_view") {
     CHECK(got == want);
     // Back to DDP: the bucket controls return, the calls are all-reduces.
     p.sharded = false, p.link_us_per_mb = 0, p.layer_delay_us = 0;
-    ui.frame(app);
-    app.ddp.runner.wait();
-    ui.frame(app);
+    train_and_draw();
     CHECK(d.bucket_controls);
     CHECK(d.header.rfind("DDP, 2 ranks", 0) == 0);
     CHECK(d.calls.find(" all-reduce") != std::string::npos);

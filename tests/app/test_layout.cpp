@@ -1,7 +1,8 @@
 // The window at projector sizes: 1280x720 with 18 and 28 px text, in the
 // main and compare views and with a lesson open. Every control and panel
 // lies inside the window, the seed's three ranks' buffer rows are inside the
-// buffers panel, present mode draws no controls and its keys step, and the
+// buffers panel, present mode draws no controls and its keys step (in the
+// DDP view and lesson 10's FSDP beat too, their lanes a line of text tall), and the
 // 16-rank topology's labels do not overlap. The compare view, alone and above
 // lesson 03: its controls, its columns' text, its sweep plot and the small
 // topologies' rank labels are where they can be read. Every defined buffer
@@ -56,6 +57,8 @@ RunParams seed_ring() {
 }
 
 std::string show(const Rect& r) { return fmt::format("({}, {}) {} x {}", r.x, r.y, r.w, r.h); }
+
+Rect box(const float (&b)[4]) { return Rect{b[0], b[1], b[2] - b[0], b[3] - b[1]}; }
 
 void check_all_inside(const App& app) {
   const Rect win{0, 0, 1280, 720};
@@ -153,6 +156,7 @@ void frames(Sized& h, App& app, int k = 4) {
 }
 
 const std::string kLesson03 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/03-naive-tree-ring.yaml";
+const std::string kLesson10 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/10-fsdp-prefetch.yaml";
 
 const ViewState::Drawn* drawn(const std::vector<ViewState::Drawn>& v, const std::string& what) {
   for (const auto& d : v)
@@ -315,6 +319,26 @@ TEST_SUITE("layout") {
     CHECK(compact_controls(1280, 28));
   }
 
+  TEST_CASE("compute_layout, DDP view: the body from the top (its controls are inside), 62% above a lesson") {
+    for (const float px : {18.f, 28.f})
+      for (const bool present : {false, true}) {
+        INFO(px, " px, present ", present);
+        LayoutInput in;
+        in.font_px = px;
+        in.view = View::ddp;
+        in.present = present;
+        in.controls_bottom = 100;  // the step-through's controls are not drawn above the DDP view
+        Layout L = compute_layout(in);
+        CHECK(show(L.ddp) == "(8, 8) 1264 x 704");
+        CHECK(L.side.h == 0);
+        in.lesson = true;
+        L = compute_layout(in);
+        // floor((704 - 8) * 0.62) = 431 above, the gap, then the lesson to 712.
+        CHECK(show(L.ddp) == "(8, 8) 1264 x 431");
+        CHECK(show(L.side) == "(8, 447) 1264 x 265");
+      }
+  }
+
   TEST_CASE("1280x720 at 18 and 28 px: controls and panels inside, the seed's rows in view") {
     for (const float px : {18.f, 28.f}) {
       INFO(px, " px");
@@ -366,6 +390,89 @@ TEST_SUITE("layout") {
       frames(h, app);
       REQUIRE(app.ddp.runner.result() != nullptr);
       check_nothing_runs_off();
+    }
+  }
+
+  TEST_CASE("--present in the DDP and FSDP views at 18 and 28 px: no controls, the timeline's lanes a line of text tall") {
+    for (const float px : {18.f, 28.f}) {
+      // The DDP view alone: the header, stats, legend and timeline take the window.
+      {
+        INFO("DDP at ", px, " px");
+        Sized h(px);
+        App app;
+        app.vs.font_px = px;
+        app.vs.present = true;
+        app.vs.view = View::ddp;
+        ddp::Options& o = app.ddp.edit.run;
+        o.ranks = 4, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
+        h.frame(app);  // requests the run: present mode still trains what the options say
+        app.ddp.runner.wait();
+        frames(h, app);
+        REQUIRE(app.ddp.runner.result() != nullptr);
+        const DdpDrawn& d = app.ddp.drawn;
+        CHECK_FALSE(d.controls);
+        CHECK_FALSE(d.bucket_controls);
+        CHECK(app.vs.controls_drawn.empty());
+        const auto* view = panel(app, "ddp");
+        REQUIRE(view != nullptr);
+        CHECK(show(view->r) == "(8, 8) 1264 x 704");
+        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
+        INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
+        CHECK(legend.inside(view->r));
+        CHECK(timeline.inside(view->r));
+        CHECK(legend.bottom() <= timeline.y);
+        // Header, stats and legend take at most 5 lines: the rest is the timeline's.
+        CHECK(legend.bottom() <= 8 + 5 * (px + 8));
+        CHECK(d.lane_h >= px);
+        CHECK(d.note);  // room for the note under the axis
+        check_nothing_runs_off();
+      }
+      // Lesson 10's beat 4 (FSDP with prefetch): the timeline above, the
+      // beat's text below, as the layout says.
+      {
+        INFO("FSDP at ", px, " px");
+        Sized h(px);
+        App app;
+        app.vs.font_px = px;
+        app.vs.present = true;
+        app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson10));
+        app.lesson->go(3);
+        h.frame(app);  // lesson_sync: the DDP view, the beat's sharded run requested
+        REQUIRE(app.vs.view == View::ddp);
+        REQUIRE(app.ddp.edit.run.sharded);
+        app.ddp.runner.wait();
+        frames(h, app);
+        REQUIRE(app.ddp.runner.result() != nullptr);
+        const DdpDrawn& d = app.ddp.drawn;
+        CHECK_FALSE(d.controls);
+        CHECK(d.header.rfind("FSDP, 4 ranks", 0) == 0);
+        CHECK(d.legend.size() == 6);
+        const auto* view = panel(app, "ddp");
+        const auto* lesson = panel(app, "lesson");
+        REQUIRE(view != nullptr);
+        REQUIRE(lesson != nullptr);
+        // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
+        CHECK(show(view->r) == "(8, 8) 1264 x 432");
+        CHECK(show(lesson->r) == "(8, 446) 1264 x 266");
+        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
+        INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
+        CHECK(legend.inside(view->r));
+        CHECK(timeline.inside(view->r));
+        CHECK(legend.bottom() <= timeline.y);
+        // 4 rank lanes and the comm lane, each at least a line of text
+        // tall: every lane's label and the bars' "L3" are drawn.
+        CHECK(d.lane_h >= px);
+        CHECK(timeline.h >= 5 * px);
+        CHECK(d.note == (px == 18.f));  // at 28 px the note gives way to the lanes
+        check_all_inside(app);
+        check_nothing_runs_off();
+        // Esc: the controls return above the same timeline, which shrinks.
+        const float present_lane = d.lane_h;
+        h.press(app, Key::escape);
+        CHECK(d.controls);
+        CHECK(d.lane_h < present_lane);
+        app.lesson->wait_checks();
+      }
     }
   }
 
@@ -701,6 +808,7 @@ TEST_SUITE("layout") {
       REQUIRE(app.session.configured());
       REQUIRE(app.session.schedule().world_size() == 3);
       app.session.seek(1);
+      app.lesson->choose(2);  // until answered, the buffers show the state before the beat's step
       frames(h, app);
       // input, send_buff, recv_buff and accum of each of the 3 ranks hold 3 values each.
       CHECK(app.vs.cell_texts.size() == 36);

@@ -1,13 +1,17 @@
 // The lesson panel through a real ImGui context with no GL: N / P and the
 // Next button move between the beats of lessons/02, and each beat drives the
-// real session to its setup and step; the beat's checks run for real.
+// real session to its setup and step; the beat's checks run for real; a
+// beat's open question about buffer values holds the buffers panel one step
+// back until it is answered.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <map>
 #include <set>
 
 #include "app/viz/keys.h"
+#include "app/viz/panels.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
@@ -90,6 +94,92 @@ TEST_SUITE("lesson_panel") {
     h.press(app, Key::prev_beat);  // clamped at the first beat
     CHECK(l.beat() == 0);
     CHECK(app.session.position() == 0);
+  }
+
+  TEST_CASE("a question's beat: the buffers show the state before its step until it is answered, as the checks wait") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    h.frame(app);
+    LessonView& l = *app.lesson;
+    const auto drawn = [&] {  // cell -> value, as the buffers panel drew them
+      std::map<std::string, std::string> m;
+      for (const auto& t : app.vs.cell_texts) m[t.what] = t.value;
+      return m;
+    };
+    CHECK(l.beat_position() == 0);
+    CHECK(buffers_position(app) == 0);
+    // Beat 2 shows step 0 and asks what R0's accum holds after it.
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 1);
+    REQUIRE(app.session.position() == 1);
+    CHECK(l.beat_position() == 1);
+    CHECK(l.checks_hidden());
+    CHECK(buffers_position(app) == 0);
+    // Before step 0 only the inputs hold values: no accum, no [8, 10, 12].
+    const std::map<std::string, std::string> before = {
+        {"R0 input [0, 1)", "1"}, {"R0 input [1, 2)", "2"}, {"R0 input [2, 3)", "3"},
+        {"R1 input [0, 1)", "4"}, {"R1 input [1, 2)", "5"}, {"R1 input [2, 3)", "6"},
+        {"R2 input [0, 1)", "7"}, {"R2 input [1, 2)", "8"}, {"R2 input [2, 3)", "9"}};
+    CHECK(drawn() == before);
+    // A position the viewer steps to shows its own values; back at the
+    // beat's position they wait again.
+    app.session.seek(2);
+    h.frame(app);
+    CHECK(buffers_position(app) == 2);
+    CHECK(drawn()["R0 accum [0, 1)"] == "12");
+    app.session.seek(1);
+    h.frame(app);
+    CHECK(drawn() == before);
+    // Any answer, right or wrong, shows the values after step 0.
+    l.choose(0);
+    CHECK_FALSE(l.right_answer().empty());
+    h.frame(app);
+    CHECK(buffers_position(app) == 1);
+    std::map<std::string, std::string> after = drawn();
+    CHECK(after.size() == 36);
+    CHECK(after["R0 accum [0, 1)"] == "8");
+    CHECK(after["R0 accum [2, 3)"] == "12");
+    CHECK(after["R0 send_buff [0, 1)"] == "7");
+    // Beats 3 and 4 show their step's values at once: beat 3 asks nothing,
+    // beat 4 asks for the bytes sent (its checks count bytes, no buffer
+    // values), its answer not in the buffers.
+    h.press(app, Key::next_beat);
+    CHECK(app.session.position() == 2);
+    CHECK(buffers_position(app) == 2);
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 3);
+    CHECK(l.checks_hidden());
+    CHECK(app.session.position() == 2);
+    CHECK(buffers_position(app) == 2);
+    CHECK(drawn()["R0 output [0, 1)"] == "12");
+    // Back on beat 2 its answer stands.
+    h.press(app, Key::prev_beat);
+    h.press(app, Key::prev_beat);
+    REQUIRE(l.beat() == 1);
+    CHECK(buffers_position(app) == 1);
+    CHECK(drawn() == after);
+    l.wait_checks();
+  }
+
+  TEST_CASE("lesson 01's reduce beat asks for the root's result: its buffers wait one step (4 ranks, naive: 3 steps)") {
+    LessonView l(lesson::load_lesson(std::string(MICRODDP_SOURCE_DIR) + "/lessons/01-primitives.yaml"));
+    REQUIRE(l.go(1));
+    REQUIRE(l.current().question.has_value());
+    CHECK(l.buffers_position(3) == 3);  // not yet driven: no beat position
+    l.mark_driven();
+    l.set_beat_position(3);
+    CHECK(l.beat_position() == 3);
+    CHECK(l.buffers_position(3) == 2);
+    CHECK(l.buffers_position(2) == 2);
+    CHECK(l.buffers_position(1) == 1);
+    l.submit("16");
+    CHECK(l.answer().right);
+    CHECK(l.buffers_position(3) == 3);
+    // The next beat, driven, starts with no position until the caller sets it.
+    REQUIRE(l.go(2));
+    l.mark_driven();
+    CHECK(l.beat_position() == -1);
   }
 
   TEST_CASE("a beat that switches the setup re-plans: the chunked ring of the last beat") {
