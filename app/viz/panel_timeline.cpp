@@ -205,10 +205,12 @@ void draw_timeline(App& app) {
   }
   ImGui::Dummy(ImVec2(avail.x, lane_y(lanes) - origin.y + axis_h));
   if (hover) {
-    ImGui::SetTooltip("R%d step %d: %s%s\nmeasured %s\n%lld bytes", hover->rank, hover->step,
+    ImGui::SetTooltip("R%d step %d: %s%s\nmeasured %s%s\n%lld bytes", hover->rank, hover->step,
                       std::string(name(hover->kind)).c_str(),
                       hover->peer >= 0 ? fmt::format(" {} R{}", hover->kind == OpKind::send ? "to" : "from", hover->peer).c_str() : "",
-                      format_us(hover->dur_us).c_str(), static_cast<long long>(hover->bytes));
+                      format_us(hover->dur_us).c_str(),
+                      hover->cut ? " (the real, cold run: drawn cut off at the step's end)" : "",
+                      static_cast<long long>(hover->bytes));
   } else if (hover_step) {
     const StepSpan& h = *hover_step;
     const std::string barrier = h.includes_barrier ? ", barrier included" : ", slowest rank, no barrier";

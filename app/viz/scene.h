@@ -234,6 +234,7 @@ struct TimelineBar {
   int64_t bytes = 0;
   double begin_us = 0, end_us = 0;  // on the display axis
   double dur_us = 0;                // measured duration
+  bool cut = false;                 // ends past its step's slot (lockstep): drawn up to the slot's end
 };
 
 struct StepSpan {
@@ -247,6 +248,11 @@ struct StepSpan {
   double median_us = 0, p10_us = 0, p90_us = 0, first_run_us = 0;
   int repetitions = 0;
   bool includes_barrier = false;
+  // Lockstep: the slot [begin_us, end_us) is sized by the warm time (the
+  // p90 and the prediction, w), stretched for the real run's bars up to
+  // kSlotStretch × w; a real (cold) run longer than that is cut off at the
+  // slot's end. So a first run of 100 µs does not squash 9 µs medians.
+  static constexpr double kSlotStretch = 2.0;
 };
 
 struct TimelineScene {

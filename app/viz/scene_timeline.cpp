@@ -38,9 +38,12 @@ TimelineScene build_timeline(const Session& ses) {
     if (sc.compressed) {
       origin[k] = cursor - b / 1e3;
       span.begin_us = cursor;
-      // Wide enough for the real run's bars, the spread and the prediction;
-      // a first run far beyond them is drawn cut off with its number.
-      const double width = std::max({(e - b) / 1e3, span.predicted_us, span.p90_us, 0.001});
+      // Sized by the warm time (the spread and the prediction); the real
+      // run's bars get up to kSlotStretch times that, and a cold run far
+      // beyond it is drawn cut off (its bars here, its number in the
+      // first-run lane), so one cold step does not squash every median.
+      const double warm = std::max({span.predicted_us, span.p90_us, 0.001});
+      const double width = std::max(warm, std::min((e - b) / 1e3, StepSpan::kSlotStretch * warm));
       span.end_us = cursor + width;
       cursor = span.end_us + width * 0.05;
     } else {
@@ -63,6 +66,12 @@ TimelineScene build_timeline(const Session& ses) {
       bar.dur_us = (ev.end_ns - ev.begin_ns) / 1e3;
       bar.begin_us = ev.begin_ns / 1e3 + (sc.compressed ? origin[ev.step] : 0);
       bar.end_us = bar.begin_us + bar.dur_us;
+      if (sc.compressed) {
+        const double slot_end = sc.steps[static_cast<size_t>(ev.step)].end_us;
+        bar.cut = bar.end_us > slot_end;
+        bar.begin_us = std::min(bar.begin_us, slot_end);
+        bar.end_us = std::min(bar.end_us, slot_end);
+      }
       sc.bars.push_back(bar);
     }
   return sc;

@@ -326,6 +326,9 @@ TEST_SUITE("scene") {
     rec.trace = res.trace;
     rec.trace.step_timing[0] = StepTiming{48000, 5900, 5100, 7300, 20, true};
     rec.trace.step_timing[1] = StepTiming{6000, 6000, 6000, 6000, 0, true};
+    for (auto& rank_events : rec.trace.events)  // a cold real run: every op of step 0 takes 200 us
+      for (Event& ev : rank_events)
+        if (ev.step == 0) ev.end_ns = ev.begin_ns + 200000;
     Session rep;
     rep.load_replay(record_from_json(record_to_json(rec)));
     rep.seek(2);
@@ -335,6 +338,18 @@ TEST_SUITE("scene") {
     CHECK(rt.steps[0].p10_us == doctest::Approx(5.1));
     CHECK(rt.steps[0].p90_us == doctest::Approx(7.3));
     CHECK(rt.steps[0].first_run_us == doctest::Approx(48.0));
+    // Step 0's slot is sized by its warm time, not by the real run's bars
+    // (made 200 us long above): 2 x max(p90, prediction), its bars cut there.
+    const double warm0 = std::max(rt.steps[0].p90_us, rt.steps[0].predicted_us);
+    CHECK(rt.steps[0].end_us - rt.steps[0].begin_us == doctest::Approx(StepSpan::kSlotStretch * warm0));
+    int cut = 0;
+    for (const TimelineBar& b : rt.bars)
+      if (b.step == 0) {
+        CHECK(b.end_us <= rt.steps[0].end_us);
+        CHECK(b.dur_us == doctest::Approx(200.0));  // the tooltip keeps the real duration
+        cut += b.cut ? 1 : 0;
+      }
+    CHECK(cut > 0);
     CHECK(rt.steps[0].repetitions == 20);
     CHECK(rt.steps[1].repetitions == 0);
     CHECK(rt.steps[1].median_us == doctest::Approx(6.0));
