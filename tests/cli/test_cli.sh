@@ -379,6 +379,15 @@ if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/
   echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
 expect 2 "error: /tmp is a directory, not a lesson file" -- lesson /tmp --non-interactive
+# a FIFO or a device: refused by what it is, at once (opening a FIFO for
+# reading would wait for a writer forever; timeout turns a hang into a FAIL)
+FIFO_DIR=$(mktemp -d /tmp/microddp-cli-fifo.XXXXXX); mkfifo "$FIFO_DIR/l.yaml"
+for f in "$FIFO_DIR/l.yaml:a FIFO (named pipe)" "/dev/zero:a character device"; do
+  out=$(timeout 10 "$BIN" lesson "${f%%:*}" --non-interactive 2>&1); rc=$?
+  if [ $rc -ne 2 ] || [ "$out" != "error: ${f%%:*} is ${f#*:}, not a lesson file (lessons are YAML files such as lessons/01-primitives.yaml; \`microddp lesson --list\` lists them)" ]; then
+    echo "FAIL: lesson ${f%%:*} -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
+rm -rf "$FIFO_DIR"
 # a path that is not there: the system's reason, and no file:line:col (there is no text to point into)
 out=$("$BIN" lesson /tmp/microddp-no-such-lesson.yaml --non-interactive 2>&1); rc=$?
 if [ $rc -ne 2 ] || [ "$out" != "error: cannot open /tmp/microddp-no-such-lesson.yaml: No such file or directory" ]; then
