@@ -405,6 +405,9 @@ if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
   expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
   expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
   expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus
+  # two_proc runs on 2 ranks only (Open MPI aborts the job on 3; mpi_launch_test.sh
+  # early_exit runs that job); outside mpirun the singleton job has 1
+  expect 2 "error: Open MPI algorithm 'two_proc' (coll_tuned_allgather_algorithm 6) runs on exactly 2 ranks, not on 1: coll/self serves a 1-rank call, so two_proc would never run; run it under mpirun -n 2, or force another all_gather algorithm: linear, bruck, recursive_doubling, ring, neighbor" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm two_proc
 fi
 # calibrate --quick: a few seconds, the default profile marked quick; then
 # run predicts with it and prints no hint.
