@@ -351,6 +351,12 @@ if [ $rc -ne 0 ] ||
   echo "FAIL: lesson 09 with MICRODDP_LESSON_NO_LAB=1 (rc $rc):"; tail -5 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # the hang lab: every rank stuck is a hang; its size and memory are capped
 expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
+# hang-lab without --rank faults the last rank, valid on any world size; a
+# --rank given out of range is still refused
+expect 0 "hang lab: 2 ranks, fault none on rank(s) 1, monitored barrier timeout 2 s" -- hang-lab --ranks 2
+expect 1 "hang lab: 3 ranks, fault sleep on rank(s) 2, monitored barrier timeout 0.2 s" -- hang-lab --ranks 3 --fault sleep --timeout 0.2
+expect 2 "error: rank 2 is out of range for 2 ranks" -- hang-lab --ranks 2 --rank 2
+expect 0 "--rank TEXT                 faulty rank, or a list such as 1,3 (default: the last rank, ranks - 1)" -- hang-lab --help
 expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000
 expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 3000000000
 # ddp: a NaN never passes; the learning rate is a positive finite number
