@@ -363,6 +363,13 @@ expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 300000
 expect 2 "error: lr inf: must be a positive finite number" -- ddp --lr inf
 expect 2 "error: lr nan: must be a positive finite number" -- ddp --lr nan
 expect 1 "max rel. error inf (MISMATCH, tolerance 0.001)" -- ddp --lr 1e30 --iterations 2 --width 16 --depth 2 --batch 8
+# ddp: a run whose sleeps alone pass 30 s says so on stderr before it starts
+# (stopped after 2 s here); a short one prints nothing there
+err=$(timeout 2 "$BIN" ddp --iterations 100 --layer-delay-us 100000 --width 16 --batch 8 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 124 ] || [ "$err" != "warning: this run takes at least 80 s (its sleeps alone: --iterations 100 × 2 passes × --depth 4 × --layer-delay-us 100000 = 80 s); lower --iterations, --depth or --layer-delay-us for a shorter one" ]; then
+  echo "FAIL: ddp --iterations 100 --layer-delay-us 100000 -> exit $rc, stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+err=$("$BIN" ddp --iterations 2 --layer-delay-us 1000 --width 16 --depth 2 --batch 8 2>&1 >/dev/null)
+if [ -n "$err" ]; then echo "FAIL: a short ddp run printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # one rank cap and one memory budget for every command (core/ir/limits.h)
 expect 2 "error: --ranks 4096 is more than this tool runs (at most 256)" -- predict -n 4096 --preset nvlink
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 256 -a ring --segments 4096 --preset nvlink

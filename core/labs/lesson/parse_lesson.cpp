@@ -374,6 +374,16 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   } catch (const std::exception& e) {
     c.fail(bn[opt_key] ? bn[opt_key] : bn, fmt::format("this {} run cannot run: {}", opt_key, e.what()));
   }
+  // Each key is bounded on its own, but not their product: a beat the
+  // reader would wait minutes for, silently, is refused here with its cost.
+  if (is_ddp)
+    if (const ddp::SleepEstimate t = ddp::min_sleep_time(cur_ddp); t.seconds() > ddp::kLongRunSeconds)
+      c.fail(bn["ddp"] ? bn["ddp"] : bn,
+             fmt::format("this ddp run sleeps at least {:.0f} s ({}), more than the {:.0f} s one run of a lesson "
+                         "beat may take; lower {}",
+                         t.seconds(), t.str(cur_ddp, {}), ddp::kLongRunSeconds,
+                         t.compute_s >= t.link_s ? "iterations, depth or layer_delay_us"
+                                                 : "iterations, link_us_per_mb or the model (depth, width)"));
   b.ddp = cur_ddp;
   b.hang = cur_hang;
   if (is_ddp) {
