@@ -47,6 +47,19 @@ int run(Args& a) {
     throw UsageError(fmt::format("backend '{}': the DDP loop runs on the threads backend only", a.backend));
   a.o.overlap = ddp::parse_overlap(a.overlap);
   a.o.prefetch = !a.no_prefetch;
+  // A long run is the user's to ask for (--layer-delay-us allows 1 s per
+  // layer), but not silently: one line with its cost before it starts.
+  // (The options are validated first: a refused run gets no warning.)
+  a.o.validate();
+  if (const ddp::SleepEstimate t = ddp::min_sleep_time(a.o); t.seconds() > ddp::kLongRunSeconds) {
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("warning: this run takes at least {:.0f} s (its sleeps alone: {}); lower --iterations, "
+                             "--depth or --layer-delay-us for a shorter one",
+                             t.seconds(),
+                             t.str(a.o, {"--iterations", "--depth", "--layer-delay-us", "link_us_per_mb"}))
+                     .c_str());
+    std::fflush(stderr);
+  }
   const ddp::Result r = ddp::run_ddp(a.o);
   double compute = 0, comm = 0, exposed = 0, hidden = 0;
   for (const auto& it : r.iterations) {

@@ -21,7 +21,7 @@ namespace {
 
 struct Args {
   int ranks = 4;
-  std::string fault = "none", rank = "2", timeout = "2s", algorithm = "ring";
+  std::string fault = "none", rank, timeout = "2s", algorithm = "ring";
   int64_t count = 1024;
   int call = 1;
   bool json = false;
@@ -66,12 +66,15 @@ std::vector<int> parse_ranks(const std::string& s) {
   return out;
 }
 
-int run(const Args& a) {
+int run(const Args& a, bool rank_given) {
   hang::check_debug_env();
   hang::LabOptions o;
   o.ranks = a.ranks;
   o.fault = hang::parse_fault(a.fault);
-  o.fault_ranks = parse_ranks(a.rank);
+  // Without --rank: the last rank, which every world size the lab runs (2
+  // and up) has. A given --rank is taken as typed: out of range, refused.
+  const std::string rank = rank_given ? a.rank : std::to_string(a.ranks - 1);
+  o.fault_ranks = parse_ranks(rank);
   o.timeout_s = parse_timeout(a.timeout);
   o.count = a.count;
   o.algorithm = a.algorithm;
@@ -94,7 +97,7 @@ int run(const Args& a) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("hang lab: %d ranks, fault %s on rank(s) %s, monitored barrier timeout %g s\n", o.ranks,
-                std::string(hang::name(o.fault)).c_str(), a.rank.c_str(), o.timeout_s);
+                std::string(hang::name(o.fault)).c_str(), rank.c_str(), o.timeout_s);
     std::printf("program of every rank: #0 all_reduce count %lld, #1 all_reduce count %lld, #2 all_gather count %lld, "
                 "then an end-of-step barrier; each call is preceded by a monitored barrier checking its fingerprint\n",
                 static_cast<long long>(o.count), static_cast<long long>(o.count / 2), static_cast<long long>(o.count / 4));
@@ -110,13 +113,13 @@ std::function<int()> setup_hang_lab(CLI::App* sub) {
   static Args a;
   sub->add_option("--ranks,-n", a.ranks, "world size (threads)")->capture_default_str();
   sub->add_option("--fault", a.fault, "none | skip-collective | wrong-count | wrong-order | sleep")->capture_default_str();
-  sub->add_option("--rank", a.rank, "faulty rank, or a list such as 1,3")->capture_default_str();
+  sub->add_option("--rank", a.rank, "faulty rank, or a list such as 1,3 (default: the last rank, ranks - 1)");
   sub->add_option("--timeout", a.timeout, "monitored barrier timeout (2s, 300ms, 0.5)")->capture_default_str();
   sub->add_option("--count", a.count, "elements of call #0 (call #1: count/2, call #2: count/4)")->capture_default_str();
   sub->add_option("--algorithm", a.algorithm, "all_reduce algorithm")->capture_default_str();
   sub->add_option("--call", a.call, "which call the fault hits (0 or 1)")->capture_default_str();
   sub->add_flag("--json", a.json, "print the result as JSON");
-  return [] { return run(a); };
+  return [sub] { return run(a, sub->count("--rank") > 0); };
 }
 
 }  // namespace microddp::cli

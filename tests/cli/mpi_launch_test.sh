@@ -63,6 +63,18 @@ early_exit)
   expect 2 "error: The following argument was not expected: --no-such-option"
   echo "parse error on rank 1: exit $rc"
 
+  # bench --mpi-algorithm two_proc on 3 ranks: refused on every rank before
+  # MPI starts, naming the algorithm and the size (Open MPI itself would
+  # fail MPI_Allgather with MPI_ERR_UNSUPPORTED_OPERATION and abort).
+  job 60 -n 3 "$microddp" bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm two_proc -b 64 -e 64 -n 1 -w 0
+  expect 2 "error: Open MPI algorithm 'two_proc' (coll_tuned_allgather_algorithm 6) runs on exactly 2 ranks, not on 3: Open MPI fails the call (MPI_ERR_UNSUPPORTED_OPERATION) and aborts the job; run it under mpirun -n 2, or force another all_gather algorithm: linear, bruck, recursive_doubling, ring, neighbor"
+  ! grep -q "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported" "$work/err" || fail "two_proc on 3 ranks reached Open MPI"
+  echo "bench --mpi-algorithm two_proc on 3 ranks: exit $rc"
+  job 60 -n 2 "$microddp" bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm two_proc -b 64 -e 64 -n 1 -w 0
+  [[ $rc == 0 ]] || fail "two_proc on 2 ranks: exit $rc"
+  grep -qF "two_proc (forced: coll_tuned_allgather_algorithm)" "$work/out" || fail "two_proc on 2 ranks: not named as forced"
+  echo "bench --mpi-algorithm two_proc on 2 ranks: exit $rc"
+
   # A usage error on rank 1 (threads backend: it never reaches MPI itself).
   job 60 -n 1 "$microddp" "${run2[@]}" : -n 1 "$microddp" run --backend threads --dtype bogus
   expect 2 "error: unknown dtype 'bogus' (expected one of: int32, int64, float16, bfloat16, float32, float64)"

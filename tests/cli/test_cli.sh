@@ -351,12 +351,25 @@ if [ $rc -ne 0 ] ||
   echo "FAIL: lesson 09 with MICRODDP_LESSON_NO_LAB=1 (rc $rc):"; tail -5 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # the hang lab: every rank stuck is a hang; its size and memory are capped
 expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
+# hang-lab without --rank faults the last rank, valid on any world size; a
+# --rank given out of range is still refused
+expect 0 "hang lab: 2 ranks, fault none on rank(s) 1, monitored barrier timeout 2 s" -- hang-lab --ranks 2
+expect 1 "hang lab: 3 ranks, fault sleep on rank(s) 2, monitored barrier timeout 0.2 s" -- hang-lab --ranks 3 --fault sleep --timeout 0.2
+expect 2 "error: rank 2 is out of range for 2 ranks" -- hang-lab --ranks 2 --rank 2
+expect 0 "--rank TEXT                 faulty rank, or a list such as 1,3 (default: the last rank, ranks - 1)" -- hang-lab --help
 expect 2 "error: --ranks 1000 is more than this tool runs (at most 256)" -- hang-lab -n 1000
 expect 2 "error: --count 3000000000 on 4 ranks needs" -- hang-lab --count 3000000000
 # ddp: a NaN never passes; the learning rate is a positive finite number
 expect 2 "error: lr inf: must be a positive finite number" -- ddp --lr inf
 expect 2 "error: lr nan: must be a positive finite number" -- ddp --lr nan
 expect 1 "max rel. error inf (MISMATCH, tolerance 0.001)" -- ddp --lr 1e30 --iterations 2 --width 16 --depth 2 --batch 8
+# ddp: a run whose sleeps alone pass 30 s says so on stderr before it starts
+# (stopped after 2 s here); a short one prints nothing there
+err=$(timeout 2 "$BIN" ddp --iterations 100 --layer-delay-us 100000 --width 16 --batch 8 2>&1 >/dev/null); rc=$?
+if [ $rc -ne 124 ] || [ "$err" != "warning: this run takes at least 80 s (its sleeps alone: --iterations 100 × 2 passes × --depth 4 × --layer-delay-us 100000 = 80 s); lower --iterations, --depth or --layer-delay-us for a shorter one" ]; then
+  echo "FAIL: ddp --iterations 100 --layer-delay-us 100000 -> exit $rc, stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+err=$("$BIN" ddp --iterations 2 --layer-delay-us 1000 --width 16 --depth 2 --batch 8 2>&1 >/dev/null)
+if [ -n "$err" ]; then echo "FAIL: a short ddp run printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # one rank cap and one memory budget for every command (core/ir/limits.h)
 expect 2 "error: --ranks 4096 is more than this tool runs (at most 256)" -- predict -n 4096 --preset nvlink
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 256 -a ring --segments 4096 --preset nvlink
@@ -379,6 +392,15 @@ if [ $rc -ne 2 ] || ! grep -qE "^error: lesson 'no-such-lesson' not found in .*/
   echo "FAIL: microddp lesson no-such-lesson -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons: a directory and a repeated key are named as such
 expect 2 "error: /tmp is a directory, not a lesson file" -- lesson /tmp --non-interactive
+# a FIFO or a device: refused by what it is, at once (opening a FIFO for
+# reading would wait for a writer forever; timeout turns a hang into a FAIL)
+FIFO_DIR=$(mktemp -d /tmp/microddp-cli-fifo.XXXXXX); mkfifo "$FIFO_DIR/l.yaml"
+for f in "$FIFO_DIR/l.yaml:a FIFO (named pipe)" "/dev/zero:a character device"; do
+  out=$(timeout 10 "$BIN" lesson "${f%%:*}" --non-interactive 2>&1); rc=$?
+  if [ $rc -ne 2 ] || [ "$out" != "error: ${f%%:*} is ${f#*:}, not a lesson file (lessons are YAML files such as lessons/01-primitives.yaml; \`microddp lesson --list\` lists them)" ]; then
+    echo "FAIL: lesson ${f%%:*} -> exit $rc: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+done
+rm -rf "$FIFO_DIR"
 # a path that is not there: the system's reason, and no file:line:col (there is no text to point into)
 out=$("$BIN" lesson /tmp/microddp-no-such-lesson.yaml --non-interactive 2>&1); rc=$?
 if [ $rc -ne 2 ] || [ "$out" != "error: cannot open /tmp/microddp-no-such-lesson.yaml: No such file or directory" ]; then
@@ -396,6 +418,9 @@ if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
   expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
   expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
   expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus
+  # two_proc runs on 2 ranks only (Open MPI aborts the job on 3; mpi_launch_test.sh
+  # early_exit runs that job); outside mpirun the singleton job has 1
+  expect 2 "error: Open MPI algorithm 'two_proc' (coll_tuned_allgather_algorithm 6) runs on exactly 2 ranks, not on 1: coll/self serves a 1-rank call, so two_proc would never run; run it under mpirun -n 2, or force another all_gather algorithm: linear, bruck, recursive_doubling, ring, neighbor" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm two_proc
 fi
 # calibrate --quick: a few seconds, the default profile marked quick; then
 # run predicts with it and prints no hint.

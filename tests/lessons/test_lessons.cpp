@@ -13,6 +13,9 @@
 #include <sstream>
 #include <variant>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/ir/limits.h"
 #include "core/ir/reference.h"
 #include "core/labs/ddp/ddp.h"
@@ -242,6 +245,27 @@ beats:
     const std::string dir = fs::temp_directory_path().string();
     const std::string want = dir + " is a directory, not a lesson file (lessons are YAML files such as";
     CHECK_THROWS_WITH_AS(load_lesson(dir), doctest::Contains(want.c_str()), LessonError);
+  }
+
+  TEST_CASE("a FIFO or a device is refused by what it is, before it is opened (opening a FIFO would block)") {
+    const fs::path dir = fs::temp_directory_path() / fmt::format("microddp-lesson-fifo-{}", ::getpid());
+    fs::create_directories(dir);
+    const std::string fifo = (dir / "x.yaml").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string tail =
+        ", not a lesson file (lessons are YAML files such as lessons/01-primitives.yaml; `microddp lesson --list` lists "
+        "them)";
+    CHECK_THROWS_WITH_AS(load_lesson(fifo), (fifo + " is a FIFO (named pipe)" + tail).c_str(), LessonError);
+    CHECK_THROWS_WITH_AS(load_lesson("/dev/zero"), ("/dev/zero is a character device" + tail).c_str(), LessonError);
+    // --list loads every *.yaml of the folder: the FIFO is listed as an error.
+    const auto listed = list_lessons(dir.string());
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].title == "(error: " + fifo + " is a FIFO (named pipe)" + tail + ")");
+    // A symlink to a lesson file is followed and loads.
+    const fs::path link = dir / "link.yaml";
+    fs::create_symlink(kLessons / "01-primitives.yaml", link);
+    CHECK(load_lesson(link.string()).title == load_lesson((kLessons / "01-primitives.yaml").string()).title);
+    fs::remove_all(dir);
   }
 
   TEST_CASE("duplicate keys are refused at the repeat, in any mapping; aliases are not expanded to find them") {

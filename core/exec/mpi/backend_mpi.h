@@ -231,11 +231,21 @@ struct MpiTunedChoice {
   int number = 0;     // 1..: Open MPI's number for the algorithm
 };
 MpiTunedChoice mpi_tuned_choice(Collective c, const std::string& algorithm);
+// Throws UsageError (as mpi_tuned_choice, or naming the algorithm, the world
+// size and what it needs) when `algorithm` cannot run on `world_size` ranks:
+// "two_proc" (allgather, alltoall, barrier) runs on exactly 2, and Open MPI
+// aborts the whole job on any larger size (coll/base's *_intra_two_procs
+// fail the call with MPI_ERR_UNSUPPORTED_OPERATION); on 1 rank coll/self
+// serves the call, so the forced algorithm would never run. Needs no MPI.
+void mpi_check_library_algorithm_ranks(Collective c, const std::string& algorithm, int world_size);
 // Forces coll/tuned's algorithm for c through its MCA parameters
 // (OMPI_MCA_coll_tuned_use_dynamic_rules=1 and the variable of
 // mpi_tuned_choice set to its number). Must run BEFORE mpi_init_once() on
-// every rank; throws UsageError as mpi_tuned_choice does, or when MPI is
-// already initialized.
+// every rank; throws UsageError as mpi_tuned_choice does, when MPI is
+// already initialized, or as mpi_check_library_algorithm_ranks does for the
+// world size mpirun gave (OMPI_COMM_WORLD_SIZE or PMI_SIZE; 1 outside
+// mpirun, the singleton MPI then starts; not checked when a launcher gives
+// no size).
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm);
 // The MCA settings this process runs the library collective for `spec`
 // with (MpiCollSettings). Needs MPI initialized (mpi_init_once); local, not

@@ -126,12 +126,51 @@ MpiTunedChoice mpi_tuned_choice(Collective c, const std::string& algorithm) {
   throw UsageError(fmt::format("unknown Open MPI algorithm '{}' for {} (expected one of: {})", algorithm, name(c), valid));
 }
 
+void mpi_check_library_algorithm_ranks(Collective c, const std::string& algorithm, int world_size) {
+  const MpiTunedChoice choice = mpi_tuned_choice(c, algorithm);
+  // coll/base's *_intra_two_procs (allgather, alltoall, barrier) return
+  // MPI_ERR_UNSUPPORTED_OPERATION on any other size, which
+  // MPI_ERRORS_ARE_FATAL turns into an abort of the whole job. On one rank
+  // coll/self serves the call and the forced algorithm never runs.
+  if (algorithm == "two_proc" && world_size != 2) {
+    std::string others;
+    for (const auto& a : mpi_library_algorithms(c))
+      if (a != algorithm) others += (others.empty() ? "" : ", ") + a;
+    throw UsageError(fmt::format(
+        "Open MPI algorithm 'two_proc' ({} {}) runs on exactly 2 ranks, not on {}: {}; run it under mpirun -n 2, "
+        "or force another {} algorithm: {}",
+        choice.param, choice.number, world_size,
+        world_size == 1 ? "coll/self serves a 1-rank call, so two_proc would never run"
+                        : "Open MPI fails the call (MPI_ERR_UNSUPPORTED_OPERATION) and aborts the job",
+        name(c), others));
+  }
+}
+
+namespace {
+
+// The world size mpirun gave this process, read before MPI starts: 1 for
+// a process mpirun did not start (MPI then runs it as a singleton), -1
+// when a launcher started it without saying how many.
+int launch_world_size() {
+  if (!mpi_launched()) return 1;
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* e = std::getenv(v); e && *e) {
+      char* end = nullptr;
+      const long n = std::strtol(e, &end, 10);
+      if (*end == '\0' && n > 0 && n <= INT_MAX) return static_cast<int>(n);
+    }
+  return -1;
+}
+
+}  // namespace
+
 void mpi_force_library_algorithm(Collective c, const std::string& algorithm) {
   const MpiTunedChoice choice = mpi_tuned_choice(c, algorithm);
   int inited = 0;
   MPI_Initialized(&inited);
   if (inited)
     throw UsageError(fmt::format("--mpi-algorithm {} must be chosen before MPI starts", algorithm));
+  if (const int n = launch_world_size(); n > 0) mpi_check_library_algorithm_ranks(c, algorithm, n);
   // Numbers rather than names: every Open MPI version parses those.
   setenv(("OMPI_MCA_" + choice.param).c_str(), std::to_string(choice.number).c_str(), 1);
   setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);

@@ -117,6 +117,41 @@ struct Options {
   bool operator==(const Options&) const = default;
 };
 
+// ---- how long a run takes at least -------------------------------------------
+
+// A lower bound on run_ddp's wall time from its sleeps alone, for all
+// iterations (seconds). Compute: every rank sleeps layer_delay_us in each
+// layer's forward and in its backward, 2 x depth sleeps per iteration, the
+// ranks side by side. Link: the communication thread sleeps link_us_per_mb
+// per MB (2^20 B) of each collective's per-rank input (rank 0's), one call
+// after another: DDP all-reduces every gradient once (param_elements x 4 B
+// per iteration, whatever the buckets); sharded all-gathers each layer's
+// block twice (forward, backward) and reduce-scatters its full gradient
+// once. The two overlap at best, so the run takes at least the larger;
+// real compute, the collectives themselves and the single-process
+// reference come on top.
+struct SleepEstimate {
+  double compute_s = 0;
+  double link_s = 0;
+  double link_mb_per_iteration = 0;  // MB (2^20 B) the link delay applies to
+  double seconds() const { return compute_s > link_s ? compute_s : link_s; }
+  // The larger part as the product it comes from, with the option names
+  // `names` gives (lesson keys or CLI flags), e.g. "iterations 100 × 2
+  // passes × depth 4 × layer_delay_us 100000 = 80 s".
+  struct Names {
+    const char* iterations = "iterations";
+    const char* depth = "depth";
+    const char* layer_delay_us = "layer_delay_us";
+    const char* link_us_per_mb = "link_us_per_mb";
+  };
+  std::string str(const Options& o, const Names& names) const;
+};
+SleepEstimate min_sleep_time(const Options& o);
+// Above this many seconds of sleeps a run is "long": a lesson refuses such
+// a ddp beat (a lesson runs in seconds) and `microddp ddp` warns before it
+// starts.
+inline constexpr double kLongRunSeconds = 30;
+
 // ---- the timeline (what the app's DDP panel draws) --------------------------
 // All times are milliseconds since the iteration began (every worker
 // released together from a start barrier), on one steady clock.

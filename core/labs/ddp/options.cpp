@@ -6,6 +6,7 @@
 
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
+#include "core/ir/schedule.h"
 #include "core/ir/types.h"
 #include "core/labs/ddp/ddp.h"
 
@@ -65,6 +66,32 @@ double Options::buffer_bytes() const {
   const double f = sizeof(float), w = width, d = depth, b = static_cast<double>(batch);
   const double model = d * (w * w + w) * f;
   return (4.0 * ranks + 3) * model + 2 * 2 * b * w * (d + 1) * f + 2 * b * w * f;
+}
+
+SleepEstimate min_sleep_time(const Options& o) {
+  SleepEstimate e;
+  const double iters = o.iterations;
+  e.compute_s = iters * 2.0 * o.depth * o.layer_delay_us * 1e-6;
+  const double w = o.width, layer_elems = w * w + w, mb = 1024.0 * 1024.0;
+  if (o.sharded) {
+    // Rank 0's all-gather input is its block (even_chunks gives it the
+    // larger share); the reduce-scatter's is the layer's full gradient.
+    const std::vector<int64_t> offs = even_chunks(static_cast<int64_t>(layer_elems), std::max(o.ranks, 1));
+    const double block = static_cast<double>(offs[1] - offs[0]);
+    e.link_mb_per_iteration = o.depth * (2.0 * block + layer_elems) * sizeof(float) / mb;
+  } else {
+    e.link_mb_per_iteration = o.depth * layer_elems * sizeof(float) / mb;
+  }
+  e.link_s = iters * o.link_us_per_mb * e.link_mb_per_iteration * 1e-6;
+  return e;
+}
+
+std::string SleepEstimate::str(const Options& o, const Names& n) const {
+  if (compute_s >= link_s)
+    return fmt::format("{} {} × 2 passes × {} {} × {} {} = {:.0f} s", n.iterations, o.iterations, n.depth, o.depth,
+                       n.layer_delay_us, o.layer_delay_us, compute_s);
+  return fmt::format("{} {} × {} {} × {:.3g} MB of collectives per iteration = {:.0f} s", n.iterations, o.iterations,
+                     n.link_us_per_mb, o.link_us_per_mb, link_mb_per_iteration, link_s);
 }
 
 }  // namespace microddp::ddp

@@ -17,8 +17,11 @@
 // Errors: every loading error is a LessonError. One in the file's text
 // starts with "FILE:LINE:COLUMN: " (1-based, from yaml-cpp's marks) and says
 // what was expected; unknown keys are errors. A file that cannot be opened
-// or is a directory has no position: "cannot open FILE: <strerror>", "FILE
-// is a directory, not a lesson file (...)".
+// or is not a regular file has no position: "cannot open FILE: <strerror>",
+// "FILE is a directory, not a lesson file (...)", "FILE is a FIFO (named
+// pipe), not a lesson file (...)" (likewise "a character device", "a block
+// device", "a socket"): load_lesson stats the path before opening it, so a
+// FIFO or /dev/zero is refused at once instead of blocking or never ending.
 #pragma once
 #include <cstdint>
 #include <functional>

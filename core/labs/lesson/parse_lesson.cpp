@@ -374,6 +374,16 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   } catch (const std::exception& e) {
     c.fail(bn[opt_key] ? bn[opt_key] : bn, fmt::format("this {} run cannot run: {}", opt_key, e.what()));
   }
+  // Each key is bounded on its own, but not their product: a beat the
+  // reader would wait minutes for, silently, is refused here with its cost.
+  if (is_ddp)
+    if (const ddp::SleepEstimate t = ddp::min_sleep_time(cur_ddp); t.seconds() > ddp::kLongRunSeconds)
+      c.fail(bn["ddp"] ? bn["ddp"] : bn,
+             fmt::format("this ddp run sleeps at least {:.0f} s ({}), more than the {:.0f} s one run of a lesson "
+                         "beat may take; lower {}",
+                         t.seconds(), t.str(cur_ddp, {}), ddp::kLongRunSeconds,
+                         t.compute_s >= t.link_s ? "iterations, depth or layer_delay_us"
+                                                 : "iterations, link_us_per_mb or the model (depth, width)"));
   b.ddp = cur_ddp;
   b.hang = cur_hang;
   if (is_ddp) {
@@ -538,14 +548,36 @@ std::string_view name(BeatView::Kind k) {
   return "steps";
 }
 
+namespace {
+
+// What a file that is neither a regular file nor a directory is, in words.
+std::string_view kind_of(std::filesystem::file_type t) {
+  switch (t) {
+    case std::filesystem::file_type::fifo: return "a FIFO (named pipe)";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+}  // namespace
+
 Lesson load_lesson(const std::string& path) {
-  // A directory opens as an empty stream here, and read as "empty lesson".
+  // Look before opening: a directory opens as an empty stream (read as an
+  // "empty lesson"), opening a FIFO for reading blocks until a writer comes
+  // (forever, for the user), and a device such as /dev/zero never ends.
+  // stat follows symlinks, so a link to a lesson file still loads.
   std::error_code ec;
-  // No position in these two messages: there is no text to point into.
-  if (std::filesystem::is_directory(path, ec))
-    throw LessonError(fmt::format("{} is a directory, not a lesson file (lessons are YAML files such as "
-                                  "lessons/01-primitives.yaml; `microddp lesson --list` lists them)",
-                                  path));
+  const auto type = std::filesystem::status(path, ec).type();
+  // No position in these messages: there is no text to point into.
+  constexpr std::string_view kWhatIs =
+      "lessons are YAML files such as lessons/01-primitives.yaml; `microddp lesson --list` lists them";
+  if (type == std::filesystem::file_type::directory)
+    throw LessonError(fmt::format("{} is a directory, not a lesson file ({})", path, kWhatIs));
+  // Not there (or not stat-able): the open below says why, with strerror.
+  if (!ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found)
+    throw LessonError(fmt::format("{} is {}, not a lesson file ({})", path, kind_of(type), kWhatIs));
   errno = 0;
   std::ifstream in(path);
   if (!in) throw LessonError(fmt::format("cannot open {}: {}", path, std::strerror(errno != 0 ? errno : ENOENT)));

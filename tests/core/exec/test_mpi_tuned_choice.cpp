@@ -46,6 +46,26 @@ TEST_SUITE("mpi_tuned_choice") {
                                            "coll_tuned_allgather_algorithm has no 'default'"),
                          UsageError);
   }
+  TEST_CASE("two_proc runs on 2 ranks only: any other world size is refused before MPI starts") {
+    for (Collective c : {Collective::all_gather, Collective::all_to_all, Collective::barrier}) {
+      CAPTURE(name(c));
+      CHECK_NOTHROW(mpi_check_library_algorithm_ranks(c, "two_proc", 2));
+    }
+    CHECK_THROWS_WITH_AS(mpi_check_library_algorithm_ranks(Collective::all_gather, "two_proc", 3),
+                         "Open MPI algorithm 'two_proc' (coll_tuned_allgather_algorithm 6) runs on exactly 2 ranks, "
+                         "not on 3: Open MPI fails the call (MPI_ERR_UNSUPPORTED_OPERATION) and aborts the job; run it "
+                         "under mpirun -n 2, or force another all_gather algorithm: linear, bruck, recursive_doubling, "
+                         "ring, neighbor",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(mpi_check_library_algorithm_ranks(Collective::barrier, "two_proc", 1),
+                         doctest::Contains("(coll_tuned_barrier_algorithm 5) runs on exactly 2 ranks, not on 1: "
+                                           "coll/self serves a 1-rank call, so two_proc would never run;"),
+                         UsageError);
+    // Other algorithms take any size; an unknown name is still refused by name.
+    CHECK_NOTHROW(mpi_check_library_algorithm_ranks(Collective::all_gather, "ring", 3));
+    CHECK_THROWS_WITH_AS(mpi_check_library_algorithm_ranks(Collective::all_reduce, "two_proc", 2),
+                         doctest::Contains("unknown Open MPI algorithm 'two_proc' for all_reduce"), UsageError);
+  }
   TEST_CASE("all_reduce and barrier: one variable each") {
     const MpiTunedChoice rd = mpi_tuned_choice(Collective::all_reduce, "recursive_doubling");
     CHECK(rd.param == "coll_tuned_allreduce_algorithm");

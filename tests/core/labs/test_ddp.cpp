@@ -255,6 +255,57 @@ TEST_SUITE("ddp") {
       CHECK(std::abs(rep.final_params[i] - sh.final_params[i]) <= 1e-5f * (1 + std::abs(rep.final_params[i])));
   }
 
+  TEST_CASE("the sleeps' lower bound on a run's time: layer delays, link delays, the larger one named") {
+    Options o;  // no delays: nothing to add up
+    CHECK(min_sleep_time(o).seconds() == 0);
+    o.iterations = 100;
+    o.layer_delay_us = 100000;  // 100 ms, forward and backward of 4 layers
+    SleepEstimate e = min_sleep_time(o);
+    CHECK(e.compute_s == doctest::Approx(80.0));
+    CHECK(e.link_s == 0);
+    CHECK(e.str(o, {}) == "iterations 100 × 2 passes × depth 4 × layer_delay_us 100000 = 80 s");
+    CHECK(e.str(o, {"--iterations", "--depth", "--layer-delay-us", "--link"}) ==
+          "--iterations 100 × 2 passes × --depth 4 × --layer-delay-us 100000 = 80 s");
+    // DDP all-reduces every gradient once: 4 layers of 1024 x 1024 + 1024
+    // floats = 16793600 B = 16.015625 MB per iteration, at 0.1 s per MB.
+    o.layer_delay_us = 0;
+    o.width = 1024;
+    o.link_us_per_mb = 100000;
+    e = min_sleep_time(o);
+    CHECK(e.link_mb_per_iteration == doctest::Approx(16.015625));
+    CHECK(e.link_s == doctest::Approx(160.15625));
+    CHECK(e.seconds() == doctest::Approx(160.15625));
+    CHECK(e.str(o, {}) == "iterations 100 × link_us_per_mb 100000 × 16 MB of collectives per iteration = 160 s");
+    // Sharded on 3 ranks: per layer two all-gathers of rank 0's block
+    // (272 = 91 + 91 + 90 elements) and a reduce-scatter of all 272.
+    o.sharded = true;
+    o.ranks = 3;
+    o.width = 16;
+    o.depth = 2;
+    e = min_sleep_time(o);
+    CHECK(e.link_mb_per_iteration * 1024 * 1024 == doctest::Approx(2 * (2 * 91 + 272) * 4.0));
+  }
+
+  TEST_CASE("the bound holds on real runs: the communication thread's sleeps, every rank's layer delays") {
+    for (bool sharded : {false, true}) {
+      CAPTURE(sharded);
+      Options o = small(Overlap::bucketed);
+      o.ranks = 2;
+      o.depth = 2;
+      o.width = 64;
+      o.iterations = 1;
+      o.sharded = sharded;
+      o.link_us_per_mb = 200000;  // DDP: 33280 B -> 6.3 ms; sharded: 66560 B -> 12.7 ms
+      o.layer_delay_us = 2000;    // 2 passes x 2 layers -> 8 ms
+      const SleepEstimate e = min_sleep_time(o);
+      CHECK(e.link_s * 1e3 == doctest::Approx(sharded ? 12.6953125 : 6.34765625));
+      CHECK(e.compute_s * 1e3 == doctest::Approx(8.0));
+      const Result r = run_ddp(o);
+      CHECK(r.iterations[0].comm_ms >= e.link_s * 1e3);
+      CHECK(r.timelines[0].end_ms >= e.seconds() * 1e3);
+    }
+  }
+
   TEST_CASE("bad options name the value") {
     Options o;
     o.batch = 10;
