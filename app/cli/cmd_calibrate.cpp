@@ -201,6 +201,10 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 c.footprint_bytes.size(), c.footprint_bytes.front(), c.footprint_bytes.back(), 1e-9 / c.beta.front(),
                 1e-9 / c.beta.back(), 1e-9 / c.delta.front(), 1e-9 / c.delta.back());
   }
+  if (p.exchange_32k_s > 0 && !a.quick)
+    std::printf("state probe: a 32 KiB step with both ranks receiving at once takes %.3f us (bench times it again before "
+                "every size)\n",
+                p.exchange_32k_s * 1e6);
   if (!p.mem_bw_Bps.empty())
     std::printf("memory bus B(k) = %.3f GB/s with 1 thread, %.3f GB/s with %zu (roofline for min(n, cores) ranks)\n",
                 p.mem_bw_Bps.front() / 1e9, p.mem_bw_Bps.back() / 1e9, p.mem_bw_Bps.size());

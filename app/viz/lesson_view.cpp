@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <variant>
 
@@ -282,12 +283,45 @@ bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const 
          (h.buffers.empty() || has(h.buffers, buffer));
 }
 
+namespace {
+// The numbers of an answer: a numeric question's value, or every number in
+// the right choice's text ("[8, 10, 12]" gives 8, 10, 12).
+std::vector<double> answer_numbers(const lesson::Question& q) {
+  if (q.choices.empty()) return {q.value};
+  if (q.answer < 1 || q.answer > static_cast<int>(q.choices.size())) return {};
+  std::vector<double> out;
+  const std::string& t = q.choices[static_cast<size_t>(q.answer - 1)];
+  for (size_t i = 0; i < t.size();) {
+    const bool starts = std::isdigit(static_cast<unsigned char>(t[i])) ||
+                        (t[i] == '-' && i + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1])));
+    if (!starts) {
+      ++i;
+      continue;
+    }
+    size_t used = 0;
+    out.push_back(std::stod(t.substr(i), &used));
+    i += std::max<size_t>(used, 1);
+  }
+  return out;
+}
+}  // namespace
+
+bool LessonView::question_about_buffers() const {
+  const auto& b = current();
+  if (!b.question) return false;
+  const std::vector<double> want = answer_numbers(*b.question);
+  if (want.empty()) return false;
+  for (const lesson::Check& c : b.checks)
+    if (const auto* buf = std::get_if<lesson::check::Buffer>(&c.claim))
+      if (std::all_of(want.begin(), want.end(), [&](double x) {
+            return std::find(buf->values.begin(), buf->values.end(), x) != buf->values.end();
+          }))
+        return true;
+  return false;
+}
+
 int LessonView::buffers_position(int position) const {
-  const auto& checks = current().checks;
-  const bool buffer_values = std::any_of(checks.begin(), checks.end(), [](const lesson::Check& c) {
-    return std::holds_alternative<lesson::check::Buffer>(c.claim);
-  });
-  return checks_hidden() && buffer_values && position > 0 && position == beat_position_ ? position - 1 : position;
+  return checks_hidden() && question_about_buffers() && position > 0 && position == beat_position_ ? 0 : position;
 }
 
 void LessonView::choose(int choice) {

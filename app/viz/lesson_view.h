@@ -155,16 +155,22 @@ class LessonView {
   // checks' values would give the answer away, so the panel (and the slide
   // export) shows only how many checks passed.
   bool checks_hidden() const { return current().question.has_value() && !answer().answered; }
+  // Is the open question about buffer values? True when every number of
+  // its answer (a numeric answer, or the numbers in the right choice's
+  // text) is among the values of one of the beat's `buffer` checks: lesson
+  // 02 beat 2's "[8, 10, 12]" is R0's accum. False for a question about
+  // something else (lesson 06's busbw factor 1.5 beside a buffer check).
+  bool question_about_buffers() const;
   // The same rule for the buffers panel: the position whose buffer values
-  // it shows while the session is at `position`. One step earlier while
-  // checks_hidden(), the beat checks buffer values (a `buffer` check: the
-  // values its hidden checks would show) and the session is at the driven
-  // beat's own position: the values after the beat's step would answer the
-  // question (lesson 02 asks for R0's accum after step 0 on the beat that
-  // shows step 0), so the viewer works it out from the state before the
-  // step. `position` otherwise: answered, no question, a question about
-  // something else (lesson 02's broken ring shows its wrong values while
-  // asking why), or a position the viewer stepped to.
+  // it shows while the session is at `position`. Position 0 (the inputs,
+  // before step 0) while checks_hidden(), question_about_buffers() and the
+  // session is at the driven beat's own position: any later state can give
+  // the answer away, not only the beat's own step (lesson 01 beat 8 asks
+  // which block R3 keeps; the step before it already shows the whole sum in
+  // R0's accum and the other ranks' blocks), so the viewer works it out from
+  // the inputs. `position` otherwise: answered, no question, a question
+  // about something else (lesson 02's broken ring shows its wrong values
+  // while asking why), or a position the viewer stepped to.
   int buffers_position(int position) const;
 
   // The prediction source the lesson set for a beat naming a preset

@@ -32,6 +32,11 @@ void same_line_if_fits(float w) {
   if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
 }
 
+// While a lesson's question is open the crossover stays hidden, as the
+// beat's checks wait: lesson 03 asks where the ring starts to win.
+bool crossover_hidden(const App& app) { return app.lesson && app.lesson->checks_hidden(); }
+constexpr const char* kCrossoverWaits = "the crossover shows once you answer";
+
 // "ring is the fastest from 1 MiB on", in few words for the sweep's header
 // line at large text (the full sentence is Compare::crossover, on hover).
 std::string short_crossover(const Compare& cmp) {
@@ -65,7 +70,7 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                                           "iterations, bars p10-p90), lines {}.",
                                           iters, pred ? based : "predicted (" + based + ")")
                             : "Time against message size (log-log): dots measured on this machine, lines predicted.";
-  if (!cmp.crossover.empty()) f += " " + cmp.crossover + ".";
+  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? std::string(kCrossoverWaits) : cmp.crossover) + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {
     skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
@@ -76,7 +81,7 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   // Two lines of it at most, one with large text (the plot's height).
   const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
-  const std::string c = short_crossover(cmp);
+  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
 
@@ -252,11 +257,12 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       dl->AddText(ImVec2(tx, ty), col, label);
       rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
-    if (const int j = cmp.crossover_measured; j >= 0 && j < int(ring->bytes.size())) {
+    const bool hide = crossover_hidden(app);
+    if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->bytes.size())) {
       vline(ring->bytes[j], ink, "crossover (measured)", 0);
       dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
     }
-    if (cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
+    if (!hide && cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
       vline(cmp.crossover_predicted_bytes, im(predicted_color()), "crossover (predicted)", 1);
       const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),

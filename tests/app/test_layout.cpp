@@ -759,6 +759,31 @@ TEST_SUITE("layout") {
     }
   }
 
+  TEST_CASE("lesson 03 beat 8 asks where the crossover is: the sweep hides it until the question is answered") {
+    Sized h(18.f);
+    App app;
+    app.vs.font_px = 18.f;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson03));
+    REQUIRE(app.lesson->go(7));
+    REQUIRE(app.lesson->current().question.has_value());
+    app.vs.edit = beat_target(app.lesson->current()).params;
+    frames(h, app, 2);
+    REQUIRE(app.vs.view == View::compare);
+    app.compare.run_sweep(4096, 4 << 20, 4, 1);  // up to 4 MiB: past the nvlink crossover (373 KiB)
+    frames(h, app, 2);
+    REQUIRE(app.compare.crossover_predicted_bytes > 0);
+    const auto crossover_drawn = [&] {
+      return std::any_of(app.vs.compare_drawn.begin(), app.vs.compare_drawn.end(),
+                         [](const auto& d) { return starts_with(d.what, "sweep crossover"); });
+    };
+    CHECK(app.lesson->checks_hidden());
+    CHECK_FALSE(crossover_drawn());
+    app.lesson->submit("380");
+    frames(h, app, 2);
+    CHECK(crossover_drawn());
+    app.lesson->wait_checks();
+  }
+
   TEST_CASE("compare at 3 ranks: naive and tree tie, a line says so and \"Use 8 ranks\" sets 8; at 8 no hint") {
     for (const float px : {18.f, 28.f}) {
       INFO(px, " px");

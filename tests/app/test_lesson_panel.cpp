@@ -162,7 +162,7 @@ TEST_SUITE("lesson_panel") {
     l.wait_checks();
   }
 
-  TEST_CASE("lesson 01's reduce beat asks for the root's result: its buffers wait one step (4 ranks, naive: 3 steps)") {
+  TEST_CASE("lesson 01's reduce beat asks for the root's result: its buffers show the inputs (4 ranks, naive: 3 steps)") {
     LessonView l(lesson::load_lesson(std::string(MICRODDP_SOURCE_DIR) + "/lessons/01-primitives.yaml"));
     REQUIRE(l.go(1));
     REQUIRE(l.current().question.has_value());
@@ -170,7 +170,8 @@ TEST_SUITE("lesson_panel") {
     l.mark_driven();
     l.set_beat_position(3);
     CHECK(l.beat_position() == 3);
-    CHECK(l.buffers_position(3) == 2);
+    CHECK(l.question_about_buffers());  // 16 is in the root's output [16, 20]
+    CHECK(l.buffers_position(3) == 0);
     CHECK(l.buffers_position(2) == 2);
     CHECK(l.buffers_position(1) == 1);
     l.submit("16");
@@ -180,6 +181,26 @@ TEST_SUITE("lesson_panel") {
     REQUIRE(l.go(2));
     l.mark_driven();
     CHECK(l.beat_position() == -1);
+    // Beat 8 asks which block R3 keeps ([18, 19]): a step earlier R0's accum
+    // already held the whole sum, so the panel goes back to the inputs.
+    REQUIRE(l.go(7));
+    REQUIRE(l.current().question.has_value());
+    CHECK(l.question_about_buffers());
+    l.mark_driven();
+    l.set_beat_position(6);
+    CHECK(l.buffers_position(6) == 0);
+    CHECK(l.buffers_position(5) == 5);
+  }
+
+  TEST_CASE("a question about something else keeps the buffers where they are: lesson 06's busbw factor") {
+    LessonView l(lesson::load_lesson(std::string(MICRODDP_SOURCE_DIR) + "/lessons/06-reduce-scatter-all-gather.yaml"));
+    REQUIRE(l.go(2));
+    REQUIRE(l.current().question.has_value());
+    CHECK(l.checks_hidden());
+    CHECK_FALSE(l.question_about_buffers());  // 1.5 is in no buffer check
+    l.mark_driven();
+    l.set_beat_position(6);
+    CHECK(l.buffers_position(6) == 6);
   }
 
   TEST_CASE("a beat that switches the setup re-plans: the chunked ring of the last beat") {

@@ -153,7 +153,7 @@ JSON
 expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
 # ... and before every size, the reference step again: the footer says in which state each size ran
-expect 0 "# Machine state        : the profile's reference steps (32 KiB between 2 ranks, one way and both ways at once), timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "# Machine state        : the profile's 32 KiB reference step between 2 ranks (and its both-ranks-at-once step, when the profile has one), timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "sizes in state  median in state(%)" -- bench -b 4K -e 8K -n 2 -w 1 --summary --profile "$CHECKED"
 expect 0 '"state_x": ' -- bench -b 4K -e 4K -n 2 -w 1 --json --profile "$CHECKED"
 expect 0 "# Machine state        : " -- bench -b 4K -e 4K -n 2 -w 1 --csv --profile "$CHECKED"

@@ -262,9 +262,9 @@ std::string profile_check_text(const ProfileCheck& c);
 // or point_s <= 0.
 constexpr int64_t kStateProbeBytes = 32768;
 double state_probe_ratio(const CostParams& p, double point_s);
-// The choice above: of two ratios (> 0), the one farther from 1 by
-// |log ratio| (x0.5 and x2 are equally far; a tie keeps one_way); one_way
-// alone when both <= 0.
+// The choice above: of two ratios, the one farther from 1 by |log ratio|
+// (x0.5 and x2 are equally far; a tie keeps one_way). A ratio that is not a
+// finite number > 0 is left out; 0 when neither is one.
 double farther_state_ratio(double one_way, double both);
 // How busy the CPUs already are: the fraction (0..1) of all CPU time, over
 // `seconds`, that /proc/stat counts as not idle (user, nice, system, irq,

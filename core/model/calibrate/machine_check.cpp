@@ -28,13 +28,16 @@ double state_probe_ratio(const CostParams& p, double point_s) {
   const double profile_s = point_s + p.barrier_for(2);
   if (p.barrier_s.empty() || !(point_s > 0) || !(profile_s > 0)) return 0;
   const double one_way = measure_message_step_s(kStateProbeBytes, 3) / profile_s;
-  if (!(p.exchange_32k_s > 0)) return one_way;
+  if (!(p.exchange_32k_s > 0)) return farther_state_ratio(one_way, 0);
   return farther_state_ratio(one_way, measure_exchange_step_s(kStateProbeBytes, 3) / p.exchange_32k_s);
 }
 
 double farther_state_ratio(double one_way, double both) {
-  if (!(both > 0)) return one_way;
-  if (!(one_way > 0)) return both;
+  // A ratio that is not a finite positive number (a reference time of
+  // 5e-324 s in a hand-edited profile) says nothing: 0, as not probed.
+  if (!std::isfinite(one_way) || !(one_way > 0)) one_way = 0;
+  if (!std::isfinite(both) || !(both > 0)) return one_way;
+  if (one_way == 0) return both;
   return std::abs(std::log(both)) > std::abs(std::log(one_way)) ? both : one_way;
 }
 

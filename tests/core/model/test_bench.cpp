@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -220,8 +223,8 @@ TEST_SUITE("bench") {
     CHECK(s[0].in_state_rows == 3);
     CHECK(s[0].in_state_median_err_pct == doctest::Approx(20.0));  // 10, 20, 30
     CHECK(bench_state_text(rows) ==
-          "# Machine state        : the profile's reference steps (32 KiB between 2 ranks, one way and both ways at "
-          "once), timed again before each size, took x0.90 .. x2.00 of their times in the profile\n"
+          "# Machine state        : the profile's 32 KiB reference step between 2 ranks (and its both-ranks-at-once "
+          "step, when the profile has one), timed again before each size, took x0.90 .. x2.00 of the profile's time\n"
           "# Machine state        : 1 of 4 sizes ran more than 25% away from it, so their errors say more about the "
           "machine than about the model: 8192 B (x2.00)\n");
     const std::string f = bench_table_footer(rows);
@@ -267,6 +270,10 @@ TEST_SUITE("bench") {
     CHECK(farther_state_ratio(1.3, 1.0) == doctest::Approx(1.3));
     CHECK(farther_state_ratio(1.3, 0) == doctest::Approx(1.3));
     CHECK(farther_state_ratio(0, 0.7) == doctest::Approx(0.7));
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(farther_state_ratio(1.1, inf) == doctest::Approx(1.1));  // a 5e-324 s reference: left out
+    CHECK(farther_state_ratio(inf, 0) == 0);                       // nothing to say: as not probed
+    CHECK(farther_state_ratio(std::nan(""), 2.0) == doctest::Approx(2.0));
     std::remove(path.c_str());
     CHECK(state_probe_ratio(preset("nvlink"), 1e-6) == 0);  // no barrier table: nothing to compare
     CostParams p;
