@@ -174,18 +174,32 @@ void tick(App& app, double now) {
 
 namespace {
 
+// The DDP view's iteration selector by a clicker key: +1 / -1 / 0 = the
+// first iteration. DdpView::iteration -1 means the last one.
+void ddp_iteration_key(App& app, int delta) {
+  const auto r = app.ddp.runner.result();
+  if (!r || r->timelines.empty()) return;
+  const int n = static_cast<int>(r->timelines.size());
+  const int now = app.ddp.iteration < 0 ? n - 1 : std::min(app.ddp.iteration, n - 1);
+  const int next = delta == 0 ? 0 : std::clamp(now + delta, 0, n - 1);
+  app.ddp.iteration = next == n - 1 ? -1 : next;
+}
+
 // The keys. Present mode takes a presentation clicker's keys: Right, Page
-// Down or Space step (a beat in a lesson), Left or Page Up step back, Home
-// starts over, Esc leaves present mode; F5 enters it.
+// Down or Space step (a beat in a lesson, an iteration in the DDP view),
+// Left or Page Up step back, Home starts over, Esc leaves present mode; F5
+// enters it.
 void handle_keys(App& app) {
   ViewState& vs = app.vs;
   if (vs.present) {
     const bool next = key_pressed(Key::step) || key_pressed(Key::page_down) || key_pressed(Key::play);
     const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);
-    if (next) app.lesson ? action_next_beat(app) : action_step(app);
-    if (prev) app.lesson ? action_prev_beat(app) : action_back(app);
+    const bool ddp = !app.lesson && vs.view == View::ddp;
+    if (next) app.lesson ? action_next_beat(app) : ddp ? ddp_iteration_key(app, +1) : action_step(app);
+    if (prev) app.lesson ? action_prev_beat(app) : ddp ? ddp_iteration_key(app, -1) : action_back(app);
     if (key_pressed(Key::home)) {
       if (app.lesson) app.lesson->go(0);
+      else if (ddp) ddp_iteration_key(app, 0);
       else action_reset(app);
     }
     if (key_pressed(Key::escape)) vs.present = false;

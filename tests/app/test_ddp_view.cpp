@@ -181,6 +181,32 @@ TEST_SUITE("ddp_view") {
     CHECK(to_options(p).batch == 32);
   }
 
+  TEST_CASE_FIXTURE(DdpWindow, "present mode: the clicker's keys step the DDP view's iterations") {
+    ddp::Options& o = app.ddp.edit.run;
+    o.ranks = 2, o.depth = 2, o.width = 16, o.layer_delay_us = 0, o.iterations = 3;
+    app.vs.present = true;
+    train_and_draw();
+    REQUIRE(app.ddp.runner.result() != nullptr);
+    REQUIRE(app.ddp.runner.result()->timelines.size() == 3);
+    CHECK(app.ddp.iteration == -1);  // the last iteration
+    press(app, Key::back);
+    CHECK(app.ddp.iteration == 1);
+    press(app, Key::page_up);
+    CHECK(app.ddp.iteration == 0);
+    press(app, Key::back);
+    CHECK(app.ddp.iteration == 0);  // no iteration before the first
+    press(app, Key::step);
+    CHECK(app.ddp.iteration == 1);
+    press(app, Key::page_down);
+    CHECK(app.ddp.iteration == -1);
+    press(app, Key::play);
+    CHECK(app.ddp.iteration == -1);  // stays on the last
+    press(app, Key::home);
+    CHECK(app.ddp.iteration == 0);
+    CHECK(app.session.position() == 0);  // the hidden step-through session did not move
+    CHECK(app.vs.present);
+  }
+
   TEST_CASE_FIXTURE(DdpWindow, "the DDP view draws headless through draw_ui") {
     ddp::Options& o = app.ddp.edit.run;
     o.ranks = 2, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
