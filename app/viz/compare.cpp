@@ -236,6 +236,12 @@ void Compare::finish_sweep() {
     return c.algorithm != "ring" && !c.bytes.empty();
   });
   if (!rival) return;
+  // On one rank every algorithm is the same local copy: which one "wins" is
+  // the noise of the measurement, not a crossover.
+  if (base.spec.world_size < 2) {
+    crossover = "one rank: every algorithm is the same local copy, so there is no crossover";
+    return;
+  }
   crossover_measured = ring_fastest_from(sweep, *ring, &SweepCurve::measured_us);
   crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
   crossover = crossover_measured < 0

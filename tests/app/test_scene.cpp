@@ -42,11 +42,12 @@ TEST_SUITE("scene") {
       return c;
     };
     Compare cmp;
+    cmp.base.spec.world_size = 4;
     cmp.sweep = {curve("ring", {3, 2, 1})};  // ring alone: nothing to be faster than
     cmp.finish_sweep();
     CHECK(cmp.crossover.empty());
     CHECK(cmp.crossover_measured == -1);
-    cmp.sweep = {curve("ring", {5, 5, 5}), curve("tree", {5, 5, 5})};  // one rank: every algorithm ties
+    cmp.sweep = {curve("ring", {5, 5, 5}), curve("tree", {5, 5, 5})};  // a tie is not a win
     cmp.finish_sweep();
     CHECK(cmp.crossover_measured == -1);
     CHECK(cmp.crossover == "ring was not the fastest at the largest size measured here (64 KiB)");
@@ -54,6 +55,12 @@ TEST_SUITE("scene") {
     cmp.finish_sweep();
     CHECK(cmp.crossover_measured == 1);
     CHECK(cmp.crossover == "ring is the fastest from 16 KiB on (measured)");
+    // On one rank the same numbers are noise: no crossover is claimed.
+    cmp.base.spec.world_size = 1;
+    cmp.finish_sweep();
+    CHECK(cmp.crossover_measured == -1);
+    CHECK(cmp.crossover_predicted_bytes == -1);
+    CHECK(cmp.crossover == "one rank: every algorithm is the same local copy, so there is no crossover");
   }
 
   TEST_CASE("an algorithm's compare colour depends on its name only") {
