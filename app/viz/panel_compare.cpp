@@ -303,11 +303,17 @@ void draw_compare(App& app) {
   const auto& algs = algorithms_for(vs.edit.spec.collective);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float frame_h = ImGui::GetFrameHeight();
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("Algorithms:");
+  // Present mode (--present, F5) shows the comparison without its controls,
+  // as the other views do; a sweep a lesson beat asks for still runs.
+  const bool controls = !vs.present;
   bool changed = false;
+  if (controls) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("Algorithms:");
+  }
   // The checkboxes wrap onto further lines instead of running off the right.
   for (const auto& a : algs) {
+    if (!controls) break;
     same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
     bool on = std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end();
     if (ImGui::Checkbox(a.c_str(), &on)) {
@@ -326,16 +332,19 @@ void draw_compare(App& app) {
     cmp.configure(vs.edit, vs.compare_algorithms);
   }
   // The largest size on a log slider (powers of two, 1 KiB .. 256 MiB).
-  const float slider_w = ImGui::GetFontSize() * 8;
-  same_line_if_fits(slider_w + 30);
-  ImGui::SetNextItemWidth(slider_w);
-  const std::string max_label = "up to " + human_bytes(std::ldexp(1.0, vs.compare_sweep_max_log2));
-  ImGui::SliderInt("##sweep_max", &vs.compare_sweep_max_log2, 10, 28, max_label.c_str());
-  rec_control(vs, "compare sweep size");
-  same_line_if_fits(ImGui::CalcTextSize("Measure sweep").x + 2 * style.FramePadding.x);
+  bool measure = false;
+  if (controls) {
+    const float slider_w = ImGui::GetFontSize() * 8;
+    same_line_if_fits(slider_w + 30);
+    ImGui::SetNextItemWidth(slider_w);
+    const std::string max_label = "up to " + human_bytes(std::ldexp(1.0, vs.compare_sweep_max_log2));
+    ImGui::SliderInt("##sweep_max", &vs.compare_sweep_max_log2, 10, 28, max_label.c_str());
+    rec_control(vs, "compare sweep size");
+    same_line_if_fits(ImGui::CalcTextSize("Measure sweep").x + 2 * style.FramePadding.x);
+    measure = ImGui::Button("Measure sweep");
+    rec_control(vs, "compare measure sweep");
+  }
   const int64_t max_bytes = int64_t{1} << vs.compare_sweep_max_log2;
-  const bool measure = ImGui::Button("Measure sweep");
-  rec_control(vs, "compare measure sweep");
   if (measure || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
     vs.compare_sweep_requested = false;
     cmp.start_sweep(kSweepMinBytes, max_bytes);
@@ -346,7 +355,7 @@ void draw_compare(App& app) {
     else cmp.sweep_step();
   }
   if (cmp.sweeping()) {
-    same_line_if_fits(ImGui::GetFontSize() * 8);
+    if (controls) same_line_if_fits(ImGui::GetFontSize() * 8);
     ImGui::ProgressBar(float(cmp.sweep_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "measuring");
   }
   // Naive and tree loading their busiest rank equally (the seed's 3 ranks)
@@ -359,7 +368,7 @@ void draw_compare(App& app) {
       if (cmp.algorithms[i] == "naive") naive = cmp.sessions[i].get();
       if (cmp.algorithms[i] == "tree") tree = cmp.sessions[i].get();
     }
-    if (naive && tree && cmp.base.spec.world_size != kCompareDefaultRanks) {
+    if (controls && naive && tree && cmp.base.spec.world_size != kCompareDefaultRanks) {
       const Stats a = build_stats(*naive), b = build_stats(*tree);
       // (A barrier, or one rank, moves no bytes at any world size: no hint.)
       if (a.busiest_rank_bytes == b.busiest_rank_bytes && a.busiest_rank_bytes > 0) {

@@ -580,6 +580,28 @@ TEST_SUITE("layout") {
     CHECK(app.vs.controls_drawn.empty());
   }
 
+  TEST_CASE("--present in the compare view: no algorithm boxes, no sweep size, no Measure button") {
+    Sized h(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.edit = seed_ring();
+    app.vs.view = View::compare;
+    frames(h, app, 2);
+    const auto compare_controls = [&] {
+      return std::count_if(app.vs.controls_drawn.begin(), app.vs.controls_drawn.end(),
+                           [](const auto& d) { return starts_with(d.what, "compare "); });
+    };
+    CHECK(compare_controls() > 0);
+    app.vs.present = true;
+    frames(h, app, 2);
+    CHECK(compare_controls() == 0);
+    CHECK(app.vs.controls_drawn.empty());
+    REQUIRE(app.compare.sessions.size() >= 2);  // the columns are still there
+    app.vs.present = false;
+    frames(h, app, 2);
+    CHECK(compare_controls() > 0);
+  }
+
   TEST_CASE("--present with a lesson: Page Down / Page Up move between beats, Home goes to the first") {
     Sized h(18);
     App app;
