@@ -42,15 +42,22 @@ double time_kernel(int64_t bytes, int reps, F&& f) {
   return median(t);
 }
 
-// The ping-pong schedule over K rotating slots of e elements (int32).
-Schedule ping_pong(int64_t e, int K) {
+// The buffers of the 2-rank probes: K rotating slots of e elements (int32)
+// in each rank's input and output (only the shapes matter).
+ScheduleBuilder two_rank_slots(int64_t e, int K) {
   CollectiveSpec s;
   s.collective = Collective::broadcast;
   s.algorithm = "naive";
   s.world_size = 2;
   s.count = e * K;
   s.dtype = DType::int32;
-  ScheduleBuilder b(s);
+  return ScheduleBuilder(s);
+}
+
+// The ping-pong over the slots: in step 2j rank 0 sends slot j to rank 1,
+// in step 2j + 1 rank 1 sends it back.
+Schedule ping_pong(int64_t e, int K) {
+  ScheduleBuilder b = two_rank_slots(e, K);
   for (int j = 0; j < K; ++j) {
     b.step("ping");
     b.send(0, 1, {Buf::input, j * e}, e);
@@ -62,17 +69,10 @@ Schedule ping_pong(int64_t e, int K) {
   return b.finish();
 }
 
-// K steps over K rotating slots of e elements (int32): in step j both ranks
-// send slot j of their input to the other and receive it into slot j of
-// their output, at once.
+// Both at once: in step j both ranks send slot j of their input to the
+// other and receive it into slot j of their output.
 Schedule exchange(int64_t e, int K) {
-  CollectiveSpec s;
-  s.collective = Collective::broadcast;  // only the buffer shapes matter: input and output of e·K
-  s.algorithm = "naive";
-  s.world_size = 2;
-  s.count = e * K;
-  s.dtype = DType::int32;
-  ScheduleBuilder b(s);
+  ScheduleBuilder b = two_rank_slots(e, K);
   for (int j = 0; j < K; ++j) {
     b.step("exchange");
     for (int r = 0; r < 2; ++r) {
