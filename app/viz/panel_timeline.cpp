@@ -175,7 +175,7 @@ void draw_timeline(App& app) {
     const ImVec2 f0p(a, lane_y(yf) + 3), f1p(std::max(a + 2, cut ? end : f1), lane_y(yf) + slh - 3);
     dl->AddRect(f0p, f1p, measured, 0, 0, 1.5f);
     if (cut) {
-      const std::string label = ">" + format_us(st.first_run_us);
+      const std::string label = format_us(st.first_run_us);
       const float tw = ImGui::CalcTextSize(label.c_str()).x * step_px / fs;
       if (tw + 4 < end - a) dl->AddText(ImGui::GetFont(), step_px, ImVec2(end - tw - 2, lane_y(yf) + sy), ink, label.c_str());
     }
@@ -209,7 +209,9 @@ void draw_timeline(App& app) {
                       std::string(name(hover->kind)).c_str(),
                       hover->peer >= 0 ? fmt::format(" {} R{}", hover->kind == OpKind::send ? "to" : "from", hover->peer).c_str() : "",
                       format_us(hover->dur_us).c_str(),
-                      hover->cut ? " (the real, cold run: drawn cut off at the step's end)" : "",
+                      hover->squeeze > 1 ? fmt::format(" (the real, cold run, drawn {:.1f}x shorter to fit the step)",
+                                                       hover->squeeze).c_str()
+                                         : "",
                       static_cast<long long>(hover->bytes));
   } else if (hover_step) {
     const StepSpan& h = *hover_step;

@@ -234,7 +234,9 @@ struct TimelineBar {
   int64_t bytes = 0;
   double begin_us = 0, end_us = 0;  // on the display axis
   double dur_us = 0;                // measured duration
-  bool cut = false;                 // ends past its step's slot (lockstep): drawn up to the slot's end
+  // Lockstep: its step's real run was longer than the slot, so the step's
+  // bars are drawn that many times shorter (> 1), in proportion; 1 = to scale.
+  double squeeze = 1;
 };
 
 struct StepSpan {
@@ -250,9 +252,12 @@ struct StepSpan {
   bool includes_barrier = false;
   // Lockstep: the slot [begin_us, end_us) is sized by the warm time (the
   // p90 and the prediction, w), stretched for the real run's bars up to
-  // kSlotStretch × w; a real (cold) run longer than that is cut off at the
-  // slot's end. So a first run of 100 µs does not squash 9 µs medians.
+  // kSlotStretch × w; a real (cold) run longer than that has its bars drawn
+  // in proportion, squeezed into the slot (squeeze = its span / the slot's,
+  // > 1). So a first run of 100 µs does not squash 9 µs medians, and every
+  // rank's ops still show, in their order.
   static constexpr double kSlotStretch = 2.0;
+  double squeeze = 1;
 };
 
 struct TimelineScene {

@@ -16,9 +16,17 @@ TimelineScene build_timeline(const Session& ses) {
                                 : "free-running (each rank runs ahead as its data arrives)";
   // Display axis: lockstep steps laid end to end; free-running: raw times.
   std::vector<double> origin(done, 0);
+  // Each step's real extent: its ranks' records and every op drawn in it.
+  std::vector<int64_t> first(done, INT64_MAX), last(done, 0);
+  for (const auto& rank_events : tr.events)
+    for (const Event& ev : rank_events)
+      if (ev.step >= 0 && ev.step < done && ev.end_ns >= ev.begin_ns) {
+        first[ev.step] = std::min(first[ev.step], ev.begin_ns);
+        last[ev.step] = std::max(last[ev.step], ev.end_ns);
+      }
   double cursor = 0;
   for (int k = 0; k < done; ++k) {
-    int64_t b = INT64_MAX, e = 0;
+    int64_t b = first[k], e = last[k];
     for (const auto& rr : tr.steps[k]) {
       b = std::min(b, rr.begin_ns);
       e = std::max(e, rr.end_ns);
@@ -43,7 +51,9 @@ TimelineScene build_timeline(const Session& ses) {
       // beyond it is drawn cut off (its bars here, its number in the
       // first-run lane), so one cold step does not squash every median.
       const double warm = std::max({span.predicted_us, span.p90_us, 0.001});
-      const double width = std::max(warm, std::min((e - b) / 1e3, StepSpan::kSlotStretch * warm));
+      const double real = (e - b) / 1e3;
+      const double width = std::max(warm, std::min(real, StepSpan::kSlotStretch * warm));
+      span.squeeze = real > width ? real / width : 1.0;
       span.end_us = cursor + width;
       cursor = span.end_us + width * 0.05;
     } else {
@@ -66,11 +76,11 @@ TimelineScene build_timeline(const Session& ses) {
       bar.dur_us = (ev.end_ns - ev.begin_ns) / 1e3;
       bar.begin_us = ev.begin_ns / 1e3 + (sc.compressed ? origin[ev.step] : 0);
       bar.end_us = bar.begin_us + bar.dur_us;
-      if (sc.compressed) {
-        const double slot_end = sc.steps[static_cast<size_t>(ev.step)].end_us;
-        bar.cut = bar.end_us > slot_end;
-        bar.begin_us = std::min(bar.begin_us, slot_end);
-        bar.end_us = std::min(bar.end_us, slot_end);
+      if (sc.compressed) {  // a squeezed step: its bars in proportion, inside the slot
+        const StepSpan& st = sc.steps[static_cast<size_t>(ev.step)];
+        bar.squeeze = st.squeeze;
+        bar.begin_us = st.begin_us + (bar.begin_us - st.begin_us) / st.squeeze;
+        bar.end_us = st.begin_us + (bar.end_us - st.begin_us) / st.squeeze;
       }
       sc.bars.push_back(bar);
     }

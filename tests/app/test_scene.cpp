@@ -346,17 +346,25 @@ TEST_SUITE("scene") {
     CHECK(rt.steps[0].p90_us == doctest::Approx(7.3));
     CHECK(rt.steps[0].first_run_us == doctest::Approx(48.0));
     // Step 0's slot is sized by its warm time, not by the real run's bars
-    // (made 200 us long above): 2 x max(p90, prediction), its bars cut there.
-    const double warm0 = std::max(rt.steps[0].p90_us, rt.steps[0].predicted_us);
-    CHECK(rt.steps[0].end_us - rt.steps[0].begin_us == doctest::Approx(StepSpan::kSlotStretch * warm0));
-    int cut = 0;
+    // (made 200 us long above): 2 x max(p90, prediction); the bars are drawn
+    // in proportion inside it, squeezed by the real span over the slot.
+    const StepSpan& s0 = rt.steps[0];
+    const double warm0 = std::max(s0.p90_us, s0.predicted_us);
+    const double slot = s0.end_us - s0.begin_us;
+    CHECK(slot == doctest::Approx(StepSpan::kSlotStretch * warm0));
+    REQUIRE(s0.squeeze > 1);
+    int bars0 = 0;
     for (const TimelineBar& b : rt.bars)
       if (b.step == 0) {
-        CHECK(b.end_us <= rt.steps[0].end_us);
+        ++bars0;
+        CHECK(b.begin_us >= s0.begin_us - 1e-9);
+        CHECK(b.end_us <= s0.end_us + 1e-9);
         CHECK(b.dur_us == doctest::Approx(200.0));  // the tooltip keeps the real duration
-        cut += b.cut ? 1 : 0;
+        CHECK(b.squeeze == s0.squeeze);
+        CHECK(b.end_us - b.begin_us == doctest::Approx(200.0 / s0.squeeze));  // every op keeps its share
       }
-    CHECK(cut > 0);
+    CHECK(bars0 > 0);
+    CHECK(rt.steps[1].squeeze == 1.0);
     CHECK(rt.steps[0].repetitions == 20);
     CHECK(rt.steps[1].repetitions == 0);
     CHECK(rt.steps[1].median_us == doctest::Approx(6.0));
