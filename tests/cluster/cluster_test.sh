@@ -199,15 +199,19 @@ calibrate)
   echo "PASS: both link classes measured (inter $pct % of 100 Mbit/s); the profile's topology drives predict; lab removed"
   ;;
 kill | stop | signal)
-  # 8 MiB per rank at 10 Mbit/s: the ring moves ~12 MB through each
-  # node's NIC, ~10 s -- long enough to act mid-run even on a busy machine.
-  # A stopped rank is "missing" after this long; on a busy machine a healthy
-  # one may be named too, which is why the patterns below ask for rank 2
-  # among the named, not alone. One ring step here is ~2 MB at 10 Mbit/s
-  # (~1.7 s), well under it.
+  # 16 MiB per rank at 10 Mbit/s: the ring moves ~24 MB through each
+  # node's NIC, ~20 s -- long enough to act mid-run even on a busy machine
+  # (with 8 MiB, ~10 s, the placement checks below once took longer under
+  # a full ctest -j 2 plus other work: the stop landed after the
+  # collective and the job waited at MPI_Finalize until the watchdog).
+  # The action ends the job early, so the test does not take the 20 s.
+  # A stopped rank is "missing" after MICRODDP_MPI_TIMEOUT; on a busy
+  # machine a healthy one may be named too, which is why the patterns below
+  # ask for rank 2 among the named, not alone. One ring step here is ~4 MB
+  # at 10 Mbit/s (~3.4 s), well under it.
   export MICRODDP_MPI_TIMEOUT=8
   "$microddp" cluster --nodes 2 --ranks-per-node 2 --nic 10mbit --keep-going -- \
-    run --backend mpi --ranks 4 --count 2097152 --fill random:1 >"$work/out" 2>"$work/err" &
+    run --backend mpi --ranks 4 --count 4194304 --fill random:1 >"$work/out" 2>"$work/err" &
   lab=$!
   victim=
   for _ in $(seq 600); do  # up to 60 s for the ranks to start
