@@ -160,8 +160,21 @@ int run(const Args& a, const CLI::App& sub) {
     if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
   // ... and before every size: the footer says which sizes ran in another state.
   // (Only a profile whose ping-pong has the reference size: not a quick one.)
-  if (o.params && o.backend == "threads" && !o.params->barrier_s.empty() && o.params->point_32k_s > 0)
-    o.state_probe = [p = *o.params] { return state_probe_ratio(p, p.point_32k_s); };
+  if (o.params && o.backend == "threads" && !o.params->barrier_s.empty()) {
+    if (o.params->point_32k_s > 0) {
+      o.state_probe = [p = *o.params] { return state_probe_ratio(p, p.point_32k_s); };
+      pline += o.params->exchange_32k_s > 0
+                   ? "# machine-state probe: before each size, a 32 KiB lockstep message between 2 ranks and a step in "
+                     "which both ranks receive 32 KiB at once are timed again against the profile (the footer keeps "
+                     "the ratio farther from 1)\n"
+                   : "# machine-state probe: before each size, a 32 KiB lockstep message between 2 ranks is timed again "
+                     "against the profile (an older profile: it has no both-ranks step; `microddp calibrate` "
+                     "measures one)\n";
+    } else {
+      pline += "# machine-state probe: none (the profile has no 32 KiB point: a quick calibration; `microddp "
+               "calibrate` runs the full sweep)\n";
+    }
+  }
   if (a.json || a.csv) {
     std::fputs(mline.c_str(), stderr);
     std::fputs(pline.c_str(), stderr);

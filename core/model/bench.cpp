@@ -523,8 +523,8 @@ std::string bench_state_text(const std::vector<BenchRow>& rows) {
     }
   }
   std::string t = fmt::format(
-      "# Machine state        : the profile's 32 KiB reference step between 2 ranks (and its both-ranks-at-once "
-      "step, when the profile has one), timed again before each size, took x{} .. x{} of the profile's time\n",
+      "# Machine state        : the 32 KiB reference steps (the header's machine-state probe), timed again before "
+      "each size, took x{} .. x{} of the profile's time\n",
       ratio_text(lo), ratio_text(hi));
   if (n_off == 0) return t + "# Machine state        : every size ran in the profile's state (within 25%)\n";
   return t + fmt::format(

@@ -153,15 +153,23 @@ JSON
 expect 0 "by the profile (x" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "takes" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED" --json
 # ... and before every size, the reference step again: the footer says in which state each size ran
-expect 0 "# Machine state        : the profile's 32 KiB reference step between 2 ranks (and its both-ranks-at-once step, when the profile has one), timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "# Machine state        : the 32 KiB reference steps (the header's machine-state probe), timed again before each size, took x" -- bench -b 4K -e 8K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "sizes in state  median in state(%)" -- bench -b 4K -e 8K -n 2 -w 1 --summary --profile "$CHECKED"
 expect 0 '"state_x": ' -- bench -b 4K -e 4K -n 2 -w 1 --json --profile "$CHECKED"
 expect 0 "# Machine state        : " -- bench -b 4K -e 4K -n 2 -w 1 --csv --profile "$CHECKED"
+# the header says what the probe times: one way only for a profile without the both-ranks step ...
+expect 0 "# machine-state probe: before each size, a 32 KiB lockstep message between 2 ranks is timed again against the profile (an older profile: it has no both-ranks step" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
+# ... both ways when calibrate measured that step
+BOTH=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6], "exchange_32k_step_s": 3e-6, "points": [{"bytes": 32768, "seconds": 2e-6}]}' > "$BOTH"
+expect 0 "# machine-state probe: before each size, a 32 KiB lockstep message between 2 ranks and a step in which both ranks receive 32 KiB at once are timed again" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$BOTH"
+rm -f "$BOTH"
 # a profile without the 32 KiB point (calibrate --quick) has no reference step to time again
 NOPOINT=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$NOPOINT"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --profile "$NOPOINT" 2>&1)
 if grep -q "Machine state" <<<"$out" || ! grep -q "profile check" <<<"$out"; then echo "FAIL: a profile without the 32 KiB point: $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+if ! grep -q "# machine-state probe: none (the profile has no 32 KiB point: a quick calibration" <<<"$out"; then echo "FAIL: no word on the missing probe: $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$NOPOINT"
 expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"

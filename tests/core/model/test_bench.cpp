@@ -223,8 +223,8 @@ TEST_SUITE("bench") {
     CHECK(s[0].in_state_rows == 3);
     CHECK(s[0].in_state_median_err_pct == doctest::Approx(20.0));  // 10, 20, 30
     CHECK(bench_state_text(rows) ==
-          "# Machine state        : the profile's 32 KiB reference step between 2 ranks (and its both-ranks-at-once "
-          "step, when the profile has one), timed again before each size, took x0.90 .. x2.00 of the profile's time\n"
+          "# Machine state        : the 32 KiB reference steps (the header's machine-state probe), timed again before "
+          "each size, took x0.90 .. x2.00 of the profile's time\n"
           "# Machine state        : 1 of 4 sizes ran more than 25% away from it, so their errors say more about the "
           "machine than about the model: 8192 B (x2.00)\n");
     const std::string f = bench_table_footer(rows);
