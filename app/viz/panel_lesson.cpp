@@ -340,8 +340,10 @@ void lesson_sync(App& app) {
 void draw_view_with_lesson(App& app) {
   // With large text the compare view's controls wrap onto more lines:
   // it gets more of the height so that its columns' text and the sweep
-  // plot both stay legible (the lesson's text scrolls).
-  const float share = ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
+  // plot both stay legible (the lesson's text scrolls). Present mode has
+  // no controls: the lesson gets the height they took, so that a
+  // question's answer field shows at 28 px (lesson 03 beat 8).
+  const float share = app.vs.present ? 0.55f : ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
   const float h = std::floor((ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * share);
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
