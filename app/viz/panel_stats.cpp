@@ -28,7 +28,13 @@ void summary(const Stats& st, ImU32 hl) {
                      format_us(st.measured_us).c_str(), st.finished ? "" : " so far", reps.c_str(), error.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
-  ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
+  // Mid-run the measured time covers the steps run so far: so does the
+  // prediction beside it, with the whole run's after it.
+  if (!st.finished && st.steps_run > 0 && st.predicted_run_us >= 0 && st.predicted_us >= 0)
+    ImGui::TextWrapped("%s %s so far; all %d steps: %s", format_us(st.predicted_run_us).c_str(), label.c_str(), st.steps,
+                       format_us(st.predicted_us).c_str());
+  else
+    ImGui::TextWrapped("%s %s", format_us(st.predicted_us).c_str(), label.c_str());
   ImGui::PopStyleColor();
   if (!st.prediction_hint.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
