@@ -89,6 +89,30 @@ TEST_SUITE("lesson_ddp") {
     CHECK(l.beats[1].question->is_right("2"));
   }
 
+  TEST_CASE("a hang beat on 2 ranks without fault_ranks faults the last rank; a named rank stays as written") {
+    const Lesson l = parse_lesson(R"(title: two
+beats:
+  - kind: hang
+    hang: {ranks: 2, fault: sleep}
+    text: the last rank sleeps
+)", "two.yaml");
+    CHECK(l.beats[0].hang.fault_ranks == std::vector<int>{1});
+    const Lesson three = parse_lesson(R"(title: three
+beats:
+  - kind: hang
+    hang: {ranks: 3, fault: sleep}
+    text: rank 2 exists on 3 ranks
+)", "three.yaml");
+    CHECK(three.beats[0].hang.fault_ranks == std::vector<int>{2});
+    CHECK_THROWS_WITH_AS(parse_lesson(R"(title: bad
+beats:
+  - kind: hang
+    hang: {ranks: 2, fault: sleep, fault_ranks: 2}
+    text: rank 2 does not exist
+)", "bad.yaml"),
+                         doctest::Contains("bad.yaml"), LessonError);
+  }
+
   TEST_CASE("lesson 07: every check passes against real DDP runs") {
     CHECK(run_all_checks(load_lesson((kLessonsDir / "07-bucketing-overlap.yaml").string())) == 28);
   }

@@ -123,6 +123,13 @@ void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
 
 void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
   only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call"});
+  // The default faulty rank (2) does not exist on 2 ranks: there the last
+  // rank takes it, as `microddp hang-lab` does without --rank. A rank the
+  // lesson names stays as written (and is refused when out of range).
+  if (n["ranks"] && !n["fault_ranks"] && o.fault_ranks == hang::LabOptions{}.fault_ranks) {
+    const int ranks = static_cast<int>(integer(c, n["ranks"], "ranks", 2, 16));
+    if (o.fault_ranks.front() >= ranks) o.fault_ranks = {ranks - 1};
+  }
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
     const YAML::Node v = it->second;
