@@ -397,8 +397,14 @@ int run_lesson(const Args& a) {
           fmt::print("{}> ", q.choices.empty() ? "your value" : "your choice");
           std::fflush(stdout);
           line = read_line();
-          if (!line || !blank(*line)) break;
-          fmt::print("(nothing typed; type your answer)\n");
+          if (!line) break;
+          if (blank(*line)) {
+            fmt::print("(nothing typed; type your answer)\n");
+            continue;
+          }
+          const std::string why = q.not_an_answer(*line);
+          if (why.empty()) break;
+          fmt::print("({}; type your answer)\n", why);
         }
         if (!line) {
           stdin_open = false;  // EOF: stop asking, show the answers

@@ -324,16 +324,18 @@ expect 2 "more than half of this machine's memory" -- bench -b 64G -e 64G
 # lessons, interactively (stdin piped): a question comes before its answer.
 # Lesson 02 beat 2 shows the inputs, asks, and prints step 0 (with accum
 # [8, 10, 12]) only after the answer; empty lines re-ask instead of counting
-# as wrong. Input: Enter after beat 1; two stray Enters, then 3; Enter; Enter;
-# a wrong 20 for beat 4; Enter; 2 for beat 5; Enter.
+# as wrong, and so does a choice that does not exist. Input: Enter after
+# beat 1; two stray Enters, a 7 (of 4 choices), then 3; Enter; Enter; a
+# wrong 20 for beat 4; Enter; 2 for beat 5; Enter.
 LESSONS_DIR="$(cd "$(dirname "$0")/../../lessons" && pwd)"
-out=$(printf '\n\n\n3\n\n\n20\n\n2\n\n' | "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" 2>&1); rc=$?
+out=$(printf '\n\n\n7\n3\n\n\n20\n\n2\n\n' | "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" 2>&1); rc=$?
 beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold after step 0?" <<<"$beat2" | cut -d: -f1)
 s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
 acc=$(grep -n "accum \[8, 10, 12\]" <<<"$beat2" | head -1 | cut -d: -f1)
 if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge "$s0" ] || [ "$q" -ge "$acc" ] \
    || [ "$(grep -c '(nothing typed; type your answer)' <<<"$beat2")" -ne 2 ] || ! grep -q "^your choice> right.$" <<<"$beat2" \
+   || ! grep -qF "(7 is not one of the choices 1-4; type your answer)" <<<"$beat2" \
    || ! grep -qF "not quite: the answer is 24" <<<"$out" || ! grep -qF "21 checks passed, 0 failed · 2 of 3 questions right" <<<"$out"; then
   echo "FAIL: lesson 02 interactive (question line $q, step 0 at $s0, accum at $acc, rc $rc):"; echo "$beat2" | head -40
   fail=$((fail + 1)); else passed=$((passed + 1)); fi

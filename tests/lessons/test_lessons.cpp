@@ -84,6 +84,15 @@ TEST_SUITE("lessons") {
     CHECK(l.beats[1].question->is_right("3"));
     CHECK(l.beats[1].question->is_right("[8, 10, 12]"));
     CHECK_FALSE(l.beats[1].question->is_right("2"));
+    // A typo is not an answer: the terminal asks again.
+    CHECK(l.beats[1].question->not_an_answer("2").empty());
+    CHECK(l.beats[1].question->not_an_answer(" [5, 7, 9] ").empty());
+    CHECK(l.beats[1].question->not_an_answer("7") == "7 is not one of the choices 1-4");
+    CHECK(l.beats[1].question->not_an_answer("eight") == "eight is not one of the choices 1-4");
+    Question numeric;
+    numeric.value = 24;
+    CHECK(numeric.not_an_answer("20").empty());
+    CHECK(numeric.not_an_answer("2o") == "2o is not a number");
     CHECK(l.beats[1].highlight.links == std::vector<std::pair<int, int>>{{2, 0}});
     CHECK(l.beats[4].setup.algorithm == "single_buffered_ring");
     CHECK(l.beats[4].setup.delay.has_value());

@@ -98,6 +98,11 @@ struct Question {
   std::string explain;  // shown after the answer, right or wrong
   // True when `typed` is right ("2" or the choice's text; or a number).
   bool is_right(const std::string& typed) const;
+  // "" when `typed` is an answer at all (a choice's number 1..N or its
+  // text; a number for a question without choices), else why not, in a
+  // few words ("7 is not one of the choices 1-4"): the terminal asks again
+  // instead of marking a typo wrong.
+  std::string not_an_answer(const std::string& typed) const;
 };
 
 // A claim checked against the run: where it is written and what it claims

@@ -52,6 +52,24 @@ Prepared prepare(const Setup& a) {
   return p;
 }
 
+std::string Question::not_an_answer(const std::string& typed) const {
+  std::string t = typed;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
+  if (!choices.empty()) {
+    for (size_t i = 0; i < choices.size(); ++i)
+      if (t == std::to_string(i + 1) || t == choices[i]) return "";
+    return fmt::format("{} is not one of the choices 1-{}", t, choices.size());
+  }
+  try {
+    size_t used = 0;
+    (void)std::stod(t, &used);
+    if (used == t.size()) return "";
+  } catch (const std::exception&) {
+  }
+  return fmt::format("{} is not a number", t);
+}
+
 bool Question::is_right(const std::string& typed) const {
   std::string t = typed;
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
