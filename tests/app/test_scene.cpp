@@ -364,7 +364,8 @@ TEST_SUITE("scene") {
         CHECK(b.end_us - b.begin_us == doctest::Approx(200.0 / s0.squeeze));  // every op keeps its share
       }
     CHECK(bars0 > 0);
-    CHECK(rt.steps[1].squeeze == 1.0);
+    // (Step 1 keeps the real run's own times, which may or may not fit its
+    // slot: nothing to assert about its squeeze.)
     CHECK(rt.steps[0].repetitions == 20);
     CHECK(rt.steps[1].repetitions == 0);
     CHECK(rt.steps[1].median_us == doctest::Approx(6.0));
