@@ -280,14 +280,15 @@ std::string default_profile_path();
 // JSON profile: {"backend", "alpha_s", "beta_s_per_byte", "bandwidth_Bps",
 // "gamma_s_per_byte", "delta_s_per_byte", "n_half_bytes", "cores",
 // "fused_recv_reduce", "break_bytes", "alpha_small_s", "beta_small_s_per_byte",
-// "barrier_s_by_ranks" ([n-2], seconds), "peer_wait_s_by_ranks" ([n-2],
+// "exchange_32k_step_s" (seconds, the state probe's both-ranks step; absent
+// in older profiles), "barrier_s_by_ranks" ([n-2], seconds), "peer_wait_s_by_ranks" ([n-2],
 // seconds), "mem_bw_Bps_by_threads" ([k-1],
 // bytes/s), "points": [{"bytes", "seconds"}]}. Profiles written before the
 // barrier and bus fields existed still load (missing = empty = not modelled);
 // a table that is not an array of numbers in range (b, w: 0..1 s; B: 1..1e15
 // B/s) is refused with a UsageError naming the key and the entry. Every
-// scalar is checked too (validate_profile_number): alpha_s, alpha_small_s
-// in [0, 1] s; beta_s_per_byte in (0, 1] s/B; beta_small_s_per_byte,
+// scalar is checked too (validate_profile_number): alpha_s, alpha_small_s,
+// exchange_32k_step_s in [0, 1] s; beta_s_per_byte in (0, 1] s/B; beta_small_s_per_byte,
 // gamma_s_per_byte, delta_s_per_byte in [0, 1] s/B; bandwidth_Bps in
 // (0, 1e15] B/s; n_half_bytes, break_bytes in [0, 2^50]; cores an integer
 // in [1, 65536] (write_profile leaves it out for cores = 0, one per rank); points' bytes in [1, 2^50] and seconds in (0, 1e3]. NaN,
