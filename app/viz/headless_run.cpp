@@ -138,11 +138,13 @@ double ffmpeg_timeout_s(int frames) {
 int remove_stale_frames(const std::string& dir) {
   namespace fs = std::filesystem;
   const auto ours = [](const std::string& name) {
-    for (const char* prefix : {"step_", "beat_"}) {
-      const size_t p = std::strlen(prefix);
-      if (name.size() < p + 2 + 4 || name.compare(0, p, prefix) != 0 || name.compare(name.size() - 4, 4, ".png") != 0)
+    // step_NN.png, beat_NN.png, and beat_NN_answer.png (a beat's question answered)
+    for (const auto& [prefix, suffix] : {std::pair<std::string, std::string>{"step_", ".png"},
+                                         {"beat_", ".png"}, {"beat_", "_answer.png"}}) {
+      const size_t p = prefix.size(), s = suffix.size();
+      if (name.size() < p + 2 + s || name.compare(0, p, prefix) != 0 || name.compare(name.size() - s, s, suffix) != 0)
         continue;
-      if (std::all_of(name.begin() + p, name.end() - 4, [](char c) { return c >= '0' && c <= '9'; })) return true;
+      if (std::all_of(name.begin() + p, name.end() - s, [](char c) { return c >= '0' && c <= '9'; })) return true;
     }
     return false;
   };
@@ -193,6 +195,19 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
     f.still(path, false);
     std::printf("wrote %s (beat %d of %d, after %d of %d steps)\n", path.c_str(), b + 1, beats,
                 app.session.position(), app.session.num_steps());
+    // A beat that asks gets a second slide with the right answer given: the
+    // state the question held back (the buffers after the step, the
+    // crossover) and the checks, for the slide after the question.
+    if (const auto& q = lesson.current().question) {
+      if (q->choices.empty()) lesson.submit(fmt::format("{:g}", q->value));
+      else lesson.choose(q->answer - 1);
+      lesson_sync(app);
+      lesson.wait_checks();
+      const std::string answered = fmt::format("{}/beat_{:02d}_answer.png", o.export_dir, b + 1);
+      f.still(answered, false);
+      std::printf("wrote %s (beat %d of %d answered, after %d of %d steps)\n", answered.c_str(), b + 1, beats,
+                  app.session.position(), app.session.num_steps());
+    }
   }
   return 0;
 }
@@ -298,7 +313,7 @@ int run_export_frames(App& app, Frames& f, const Options& o) {
   if (o.format != "png") return export_animation(app, f, o);
   // DIR then holds this export's frames only, not the tail of a longer one.
   if (const int removed = remove_stale_frames(o.export_dir); removed > 0)
-    std::printf("removed %d frame file%s (step_NN.png, beat_NN.png) of an earlier export from %s\n", removed,
+    std::printf("removed %d frame file%s (step_NN.png, beat_NN.png, beat_NN_answer.png) of an earlier export from %s\n", removed,
                 removed == 1 ? "" : "s", o.export_dir.c_str());
   if (app.lesson) return export_beats_png(app, f, o);
   return export_steps_png(app, f, o);

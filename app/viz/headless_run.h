@@ -46,7 +46,9 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //  - png with --lesson: beat_01.png .. beat_NN.png (1-based), one per beat,
 //    each drawn as the window shows that beat (lesson_sync: the beat's setup
 //    and position; `at: start` = before step 0) with its text in the lesson
-//    panel and its checks finished; every --beat is exported;
+//    panel and its checks finished; every --beat is exported; a beat with a
+//    question also gets beat_NN_answer.png, the same beat with the right
+//    answer given (what the question held back, and the checks);
 //  - png: first removes the frames of an earlier export from DIR
 //    (remove_stale_frames) and prints how many, so that DIR never mixes a
 //    longer earlier export's tail into this one;
@@ -64,7 +66,8 @@ int run_export_frames(App& app, Frames& f, const Options& o);
 inline constexpr int kAnimFramesPerStep = 12, kAnimFps = 12, kAnimHoldFrames = 6;
 
 // Removes, from the folder dir, the files named as --export-frames names its
-// PNG frames: step_ or beat_, then two or more digits, then .png. Nothing
+// PNG frames: step_ or beat_, then two or more digits, then .png (or, for
+// beat_, _answer.png). Nothing
 // else (other files, folders of any name) is touched. Returns how many were
 // removed; throws std::runtime_error naming the file or folder when one
 // cannot be removed or dir cannot be listed.

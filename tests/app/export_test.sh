@@ -1,7 +1,8 @@
 #!/bin/sh
 # --export-frames under a virtual X display.
 #   beats: --lesson 02 writes exactly beat_01.png .. beat_06.png (one per
-#          beat, no step_*.png); beat 1 is the state before step 0: its
+#          beat, no step_*.png) and beat_NN_answer.png for its three beats
+#          that ask (2, 4, 5); beat 1 is the state before step 0: its
 #          pixels match the probes of a --screenshot at --beat 1 and not
 #          those at --beat 2 (after step 0).
 #   gif:   --format gif of the 3-rank ring writes steps.gif, a GIF89a file
@@ -33,8 +34,11 @@ beats)
   out=$(xvfb-run -a "$viz" --export-frames "$dir/beats" --lesson "$lesson") || { echo "export failed: $out"; exit 1; }
   echo "$out"
   names=$(cd "$dir/beats" && ls | tr '\n' ' ')
-  if [ "$names" != "beat_01.png beat_02.png beat_03.png beat_04.png beat_05.png beat_06.png " ]; then
-    echo "FAIL: files '$names', expected beat_01.png .. beat_06.png"; fail=1
+  if [ "$names" != "beat_01.png beat_02.png beat_02_answer.png beat_03.png beat_04.png beat_04_answer.png beat_05.png beat_05_answer.png beat_06.png " ]; then
+    echo "FAIL: files '$names', expected beat_01.png .. beat_06.png and beat_02/04/05_answer.png"; fail=1
+  fi
+  if ! printf '%s\n' "$out" | grep -qF "beat_02_answer.png (beat 2 of 6 answered, after 1 of 2 steps)"; then
+    echo "FAIL: beat 2's answer slide is not the state after step 0"; fail=1
   fi
   if ! printf '%s\n' "$out" | grep -qF "beat_01.png (beat 1 of 6, after 0 of 2 steps)"; then
     echo "FAIL: beat 1 is not shown before step 0"; fail=1
@@ -99,7 +103,7 @@ stale)
   done
   out=$(xvfb-run -a "$viz" --export-frames "$dir" --size 640x360 2>&1) || { echo "export failed: $out"; exit 1; }
   echo "$out"
-  if ! printf '%s\n' "$out" | grep -qxF "removed 7 frame files (step_NN.png, beat_NN.png) of an earlier export from $dir"; then
+  if ! printf '%s\n' "$out" | grep -qxF "removed 7 frame files (step_NN.png, beat_NN.png, beat_NN_answer.png) of an earlier export from $dir"; then
     echo "FAIL: no line saying that 7 stale frames were removed"; fail=1
   fi
   names=$(cd "$dir" && LC_ALL=C ls | tr '\n' ' ')

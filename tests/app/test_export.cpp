@@ -116,15 +116,16 @@ TEST_SUITE("export") {
     touch("step_100.png");
     touch("beat_01.png");
     touch("beat_02.png");
+    touch("beat_02_answer.png");
     // Not ours: other names, near misses, our animation, a folder.
-    const std::vector<std::string> foreign = {"notes.txt", "step_1.png",   "step_01.PNG", "step_01.png.bak",
-                                              "step_ab.png", "mystep_01.png", "steps.gif",  "step_.png",
-                                              "beat_01.jpg"};
+    const std::vector<std::string> foreign = {"notes.txt",   "step_1.png",        "step_01.PNG",      "step_01.png.bak",
+                                              "step_ab.png", "mystep_01.png",     "steps.gif",        "step_.png",
+                                              "beat_01.jpg", "step_01_answer.png", "beat_2_answer.png", "beat_02_answer.jpg"};
     for (const std::string& f : foreign) touch(f);
     fs::create_directory(t.dir / "step_99.png");
     fs::create_symlink("notes.txt", t.dir / "beat_03.png");  // a link goes, its target stays
 
-    CHECK(remove_stale_frames(t.dir.string()) == 12 + 1 + 2 + 1);
+    CHECK(remove_stale_frames(t.dir.string()) == 12 + 1 + 2 + 1 + 1);
     std::vector<std::string> left;
     for (const auto& e : fs::directory_iterator(t.dir)) left.push_back(e.path().filename().string());
     std::sort(left.begin(), left.end());
