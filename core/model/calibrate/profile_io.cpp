@@ -135,6 +135,12 @@ CostParams load_profile(const std::string& path) {
   p.break_bytes = static_cast<int64_t>(integer("break_bytes", 0, kMaxBytes));
   p.alpha_small = num("alpha_small_s", 0, 0.0, 1.0, false, " of seconds");
   p.exchange_32k_s = num("exchange_32k_step_s", 0, 0.0, 1.0, false, " of seconds");
+  // A 32 KiB step takes far more than a nanosecond: a smaller time is not a
+  // measurement, and would make every probe ratio absurd.
+  if (p.exchange_32k_s > 0 && p.exchange_32k_s < 1e-9)
+    throw UsageError(fmt::format("profile '{}': exchange_32k_step_s = {:g} (expected 0, absent, or at least 1e-09 "
+                                 "seconds: a 32 KiB step takes far more than a nanosecond)",
+                                 path, p.exchange_32k_s));
   p.beta_small = num("beta_small_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
   if (j.contains("points")) {
     const auto& pts = j["points"];
@@ -149,7 +155,9 @@ CostParams load_profile(const std::string& path) {
         throw UsageError(fmt::format(
             "profile '{}': points[{}] = {} (expected {{\"bytes\": 1..2^50, \"seconds\": a number in (0, 1000]}})", path, i,
             pt.dump()));
-      if (pt["bytes"].get<double>() == static_cast<double>(kStateProbeBytes)) p.point_32k_s = pt["seconds"].get<double>();
+      // The first entry at 32 KiB, as calibrate writes one per size.
+      if (pt["bytes"].get<double>() == static_cast<double>(kStateProbeBytes) && p.point_32k_s == 0)
+        p.point_32k_s = pt["seconds"].get<double>();
     }
   }
   if (j.contains("cache_curve")) p.cache = cache_curve_from_json(j["cache_curve"], path);

@@ -264,6 +264,17 @@ TEST_SUITE("bench") {
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": -1})";
     }
     CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains("exchange_32k_step_s"), UsageError);
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": 5e-324})";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains("exchange_32k_step_s = 4.94066e-324 (expected 0"),
+                         UsageError);
+    {  // two points at 32 KiB: the first, as calibrate writes one per size
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 32768, "seconds": 1e-6}, {"bytes": 32768, "seconds": 9e-6}]})";
+    }
+    CHECK(load_profile(path).point_32k_s == doctest::Approx(1e-6));
     // the probe reports the farther of its two steps from the profile
     CHECK(farther_state_ratio(1.07, 2.1) == doctest::Approx(2.1));
     CHECK(farther_state_ratio(0.4, 2.1) == doctest::Approx(0.4));  // |log 0.4| > |log 2.1|
