@@ -185,28 +185,27 @@ int export_steps_png(App& app, Frames& f, const Options& o) {
 int export_beats_png(App& app, Frames& f, const Options& o) {
   LessonView& lesson = *app.lesson;
   const int beats = lesson.num_beats();
+  // The beat as the window shows it now, its checks finished, as one still.
+  const auto slide = [&](int b, const char* suffix, const char* state) {
+    lesson_sync(app);
+    lesson.wait_checks();
+    const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
+    f.still(path, false);
+    std::printf("wrote %s (beat %d of %d%s, after %d of %d steps)\n", path.c_str(), b + 1, beats, state,
+                app.session.position(), app.session.num_steps());
+  };
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);
-    lesson_sync(app);
-    // The picture shows the checks' results; a beat's question stays
-    // unanswered, so (as in the window) its checks show only how many pass.
-    lesson.wait_checks();
-    const std::string path = fmt::format("{}/beat_{:02d}.png", o.export_dir, b + 1);
-    f.still(path, false);
-    std::printf("wrote %s (beat %d of %d, after %d of %d steps)\n", path.c_str(), b + 1, beats,
-                app.session.position(), app.session.num_steps());
+    // A beat's question stays unanswered, so (as in the window) its checks
+    // show only how many pass.
+    slide(b, "", "");
     // A beat that asks gets a second slide with the right answer given: the
     // state the question held back (the buffers after the step, the
     // crossover) and the checks, for the slide after the question.
     if (const auto& q = lesson.current().question) {
       if (q->choices.empty()) lesson.submit(fmt::format("{:g}", q->value));
       else lesson.choose(q->answer - 1);
-      lesson_sync(app);
-      lesson.wait_checks();
-      const std::string answered = fmt::format("{}/beat_{:02d}_answer.png", o.export_dir, b + 1);
-      f.still(answered, false);
-      std::printf("wrote %s (beat %d of %d answered, after %d of %d steps)\n", answered.c_str(), b + 1, beats,
-                  app.session.position(), app.session.num_steps());
+      slide(b, "_answer", " answered");
     }
   }
   return 0;

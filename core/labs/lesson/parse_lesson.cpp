@@ -123,13 +123,7 @@ void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
 
 void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
   only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call"});
-  // The default faulty rank (2) does not exist on 2 ranks: there the last
-  // rank takes it, as `microddp hang-lab` does without --rank. A rank the
-  // lesson names stays as written (and is refused when out of range).
-  if (n["ranks"] && !n["fault_ranks"] && o.fault_ranks == hang::LabOptions{}.fault_ranks) {
-    const int ranks = static_cast<int>(integer(c, n["ranks"], "ranks", 2, 16));
-    if (o.fault_ranks.front() >= ranks) o.fault_ranks = {ranks - 1};
-  }
+  const bool default_fault_ranks = o.fault_ranks == hang::LabOptions{}.fault_ranks;
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
     const YAML::Node v = it->second;
@@ -150,6 +144,11 @@ void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
     else if (k == "algorithm") o.algorithm = str(c, v, k);
     else if (k == "fault_call") o.fault_call = static_cast<int>(integer(c, v, k, 0, 1));
   }
+  // The default faulty rank (2) does not exist on 2 ranks: there the last
+  // rank takes it, as `microddp hang-lab` does without --rank. A rank the
+  // lesson names stays as written (and is refused when out of range).
+  if (n["ranks"] && !n["fault_ranks"] && default_fault_ranks && o.fault_ranks.front() >= o.ranks)
+    o.fault_ranks = {o.ranks - 1};
 }
 
 // "4096", "4K", "64M" (K, M = powers of 1024, as bench's -b) in bytes; -1
