@@ -18,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
 #include "core/labs/lesson/lesson.h"
+#include "core/model/calibrate/calibrate.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/reference.h"
 #include "core/record/printer.h"
@@ -249,6 +250,16 @@ int run_lesson(const Args& a) {
   std::map<std::string, LabRun> lab_runs;  // named lab beats run so far
   std::optional<Prepared> prep;
   std::optional<RunResult> run;
+  std::vector<double> predicted;  // [step] µs for the current setup; empty: no model
+  // Predicted step times come from this machine's profile when there is one
+  // (as in `run` and the window); a broken profile costs the predictions, not
+  // the lesson.
+  std::optional<CostParams> model;
+  try {
+    model = resolve_params({});
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "no predicted step times: %s\n", e.what());
+  }
   int shown = -2;  // last step printed for the current setup
   for (size_t bi = 0; bi < l.beats.size(); ++bi) {
     const Beat& b = l.beats[bi];
@@ -282,8 +293,12 @@ int run_lesson(const Args& a) {
         RunOptions opt;
         opt.mode = prep->mode;
         opt.snapshot_limit = 1 << 12;
+        // A step's time is the median of warm repetitions (the first, cold
+        // run apart), as `run --steps` and the window show it.
+        opt.repeat_steps = kRepeatStepsAuto;
         run = run_threads(prep->schedule, prep->inputs, opt);
       }
+      predicted = model ? predicted_step_us(prep->schedule, *model) : std::vector<double>{};
     }
     // The run's part of the beat, printed now or after the question.
     auto run_beat = [&] {
@@ -325,7 +340,8 @@ int run_lesson(const Args& a) {
           // state it talks about); the others get a line each, unless --full.
           for (int s = from; s <= upto; ++s)
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
-                                 ? format_step(prep->schedule, run->trace, s, -1, po)
+                                 ? format_step(prep->schedule, run->trace, s,
+                                               s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0, po)
                                  : format_step_line(prep->schedule, run->trace, s));
           if (b.at.kind == Target::Kind::end) {
             fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));

@@ -345,6 +345,20 @@ beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
 if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
   echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# lessons time each step as `run --steps` does: the median of warm repetitions,
+# the cold first run apart, and the prediction from this machine's profile
+LX=$(mktemp -d /tmp/microddp-lesson-prof.XXXXXX); mkdir -p "$LX/microddp"
+echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$LX/microddp/profile.json"
+out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
+n=$(grep -cE '^step [01] of 2 · phase ring · [0-9.]+ µs median \(p10 [0-9.]+ µs, p90 [0-9.]+ µs, [0-9]+ reps, barrier included; first run [0-9.]+ µs\) · predicted 3\.0 µs$' <<<"$out")
+if [ $rc -ne 0 ] || [ "$n" -lt 2 ] || grep -q "(one run" <<<"$out"; then
+  echo "FAIL: lesson 02 step times (rc $rc, $n warm step lines)"; grep "^step" <<<"$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a broken profile costs the lesson its predictions (one line says why), not the lesson
+echo '{"alpha_s": "x"}' > "$LX/microddp/profile.json"
+out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
+if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/profile.json' lacks numeric alpha_s and beta_s_per_byte" <<<"$out" || grep -q "predicted [0-9]" <<<"$out"; then
+  echo "FAIL: lesson 02 with a broken profile (rc $rc)"; head -3 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -rf "$LX"
 # the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09 (lab beats off: cluster.lesson runs them)
 for l in 03-naive-tree-ring 09-topology; do
   n=$(MICRODDP_LESSON_NO_LAB=1 "$BIN" lesson "$LESSONS_DIR/$l.yaml" --non-interactive | wc -lc)
