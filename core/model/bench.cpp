@@ -167,6 +167,7 @@ void validate_bench(const BenchOptions& o) {
   if (o.factor < 2) throw UsageError(fmt::format("-f {} must be at least 2", o.factor));
   if (o.iters < 1) throw UsageError(fmt::format("-n {} must be at least 1", o.iters));
   if (o.warmup < 0) throw UsageError(fmt::format("-w {} must not be negative", o.warmup));
+  if (o.passes < 1 || o.passes > 100) throw UsageError(fmt::format("--passes {} must be 1 to 100", o.passes));
   if (o.record_pairs < 0 || o.record_pairs > 1000)
     throw UsageError(fmt::format("--record-overhead {} must be 0 (off) to 1000 pairs", o.record_pairs));
   if (o.record_pairs > 0 && o.backend != "threads")
@@ -204,6 +205,25 @@ void validate_bench(const BenchOptions& o) {
   }
 }
 
+namespace {
+// What one pass measured of one (size, algorithm).
+struct PassResult {
+  double t = 0;                       // s: the pass's median (library rows: the mean per call)
+  std::vector<double> samples;        // s: its timed iterations (empty for library rows)
+  double recorded = -1, overhead = 0; // record_pairs > 0: median on (s), median of on/off - 1
+  double state_x = 0;                 // the machine-state probe before this size in this pass
+};
+
+// One row's rotation-independent identity: its spec (the algorithm "auto"
+// resolved at this size) and the row fields that do not depend on timing.
+struct RowPlan {
+  BenchRow row;
+  CollectiveSpec spec;
+  int64_t size = 0;  // the sweep's size (nccl-tests' "size"; seeds the --check inputs)
+  bool library = false;
+};
+}  // namespace
+
 std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
   validate_bench(o);
 
@@ -218,113 +238,172 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
   // Rank 0 of an MPI job (or the only process) holds every rank's output.
   const bool holds_all = o.backend != "mpi" || mpi_rank() == 0;
 
-  std::vector<BenchRow> rows;
-  int64_t bytes = o.min_bytes;
+  std::vector<int64_t> sizes;
+  for (int64_t bytes = o.min_bytes;;) {
+    sizes.push_back(bytes);
+    if (bytes >= o.max_bytes) break;
+    bytes = bytes == 0 ? 1 : (bytes > o.max_bytes / o.factor ? o.max_bytes : bytes * o.factor);
+  }
   std::vector<std::string> row_algorithms = o.algorithms;
   if (!o.reference.empty()) row_algorithms.push_back(o.reference);
-  while (true) {
-    const double state_x = o.state_probe ? std::max(0.0, o.state_probe()) : 0.0;
-    for (const auto& alg : row_algorithms) {
-      const bool library = !o.reference.empty() && &alg == &row_algorithms.back();
-      std::string run_alg = library ? o.algorithms.front() : alg;
-      std::string pick;
+  const size_t n_alg = row_algorithms.size();
+
+  // The rows' fixed part, in output order (size by size, algorithm by algorithm).
+  std::vector<RowPlan> plan;
+  for (const int64_t bytes : sizes)
+    for (size_t ai = 0; ai < n_alg; ++ai) {
+      const std::string& alg = row_algorithms[ai];
+      RowPlan rp;
+      rp.library = !o.reference.empty() && ai + 1 == n_alg;
+      std::string run_alg = rp.library ? o.algorithms.front() : alg;
       if (run_alg == "auto") {
         const AutoChoice ch =
             choose_algorithm(bench_spec(o, "auto", bytes), o.params ? *o.params : CostParams{}, o.network ? &*o.network : nullptr);
         run_alg = ch.chosen;
-        if (!library) pick = ch.chosen;
+        if (!rp.library) rp.row.auto_pick = ch.chosen;
       }
-      const CollectiveSpec sp = bench_spec(o, run_alg, bytes);
-      BenchRow row;
-      row.state_x = state_x;
+      rp.spec = bench_spec(o, run_alg, bytes);
+      rp.size = bytes;
+      BenchRow& row = rp.row;
       row.nodes = o.nodes;
-      row.auto_pick = pick;
       row.cluster = o.cluster;
       row.collective = o.collective;
       row.algorithm = alg;
-      row.backend = library ? alg : o.backend;
+      row.backend = rp.library ? alg : o.backend;
       row.world_size = o.world_size;
       row.dtype = o.dtype;
       row.op = o.op;
       row.root = has_root(o.collective) ? o.root : -1;
       row.mode = o.mode;
-      row.bytes = bench_bytes(sp);
+      row.bytes = bench_bytes(rp.spec);
       row.count = row.bytes / static_cast<int64_t>(dtype_size(o.dtype));
-      RankData in;
-      if (o.check) {
-        in = fill_data(sp, "random:" + std::to_string(bytes + 1));
-      } else {
-        in.resize(sp.world_size);
-        for (int r = 0; r < sp.world_size; ++r)
-          in[r].assign(static_cast<size_t>(sp.input_count(r)) * dtype_size(sp.dtype), std::byte{0});
-      }
-      RankData out;
-      double t = 0;
-      std::optional<Schedule> s;
-      if (!library) {
-        s.emplace(make_schedule(sp));
-        if (o.record_pairs > 0) {
-          std::vector<double> off, on, ratio;
-          BenchOptions oo = o;
-          for (int k = 0; k < o.record_pairs; ++k) {
-            // alternate which goes first, so a bias of the first or second
-            // run of a pair (allocation, caches) cancels out
-            for (int half = 0; half < 2; ++half) {
-              oo.record = (half == 0) == (k % 2 == 1);
-              const double t_one = time_run(*s, in, oo, k == 0 && half == 0 && o.check ? &out : nullptr);
-              (oo.record ? on : off).push_back(t_one);
-            }
-            if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
-          }
-          t = median(off);
-          set_spread(row, off);
-          row.recorded_us = median(on) * 1e6;
-          row.record_overhead_pct = median(ratio) * 100.0;
-        } else {
-          std::vector<double> samples;
-          t = time_run(*s, in, o, o.check ? &out : nullptr, &samples);
-          set_spread(row, samples);
-        }
-      } else if (alg == "mpi") {
-#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
-        MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
-        row.mpi_algorithm = mpi_algorithm_label(mpi_coll_settings(sp), o.collective, o.world_size, row.bytes);
-        t = lib.seconds;
-        out = std::move(lib.outputs);
-#endif
-      } else {
-        BenchOptions::LibraryCall lib = o.nccl_runner(sp, in, o.iters, std::max(1, o.warmup));
-        t = lib.seconds;
-        out = std::move(lib.outputs);
-      }
-      row.time_us = t * 1e6;
-      row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
-      row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
-      if (o.check && holds_all) row.wrong = count_wrong(sp, in, out);
-      if (o.network && s) {
-        const NetworkPrediction np = predict(*s, *o.network);
-        row.predicted_us = ((o.mode == Mode::lockstep ? np.pr.lockstep_s : np.pr.pipelined_s) +
-                            o.network->intra.barrier_for(sp.world_size)) *
-                           1e6;
-        row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
-      } else if (o.params && s) {
-        // A step's data was last touched one whole rotation ago (all sets'
-        // bytes): the cache curve prices it at least at that footprint.
-        CostParams params = *o.params;
-        const auto [sets, per_set] = rotation(*s);
-        if (o.backend != "mpi") params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
-        const Prediction p = predict(*s, params);
-        // The iteration clock also holds the barrier that closes the
-        // iteration (both modes), on top of the model's per-step barriers.
-        row.predicted_us =
-            ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
-        row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
-      }
-      rows.push_back(row);
-      if (on_row) on_row(row);
+      plan.push_back(std::move(rp));
     }
-    if (bytes >= o.max_bytes) break;
-    bytes = bytes == 0 ? 1 : (bytes > o.max_bytes / o.factor ? o.max_bytes : bytes * o.factor);
+
+  // Measures one row once: a fresh schedule, inputs and buffers, as a
+  // single pass always did. The first pass also checks the outputs.
+  const auto measure = [&](RowPlan& rp, bool first_pass) {
+    const CollectiveSpec& sp = rp.spec;
+    RankData in;
+    if (o.check) {
+      in = fill_data(sp, "random:" + std::to_string(rp.size + 1));
+    } else {
+      in.resize(sp.world_size);
+      for (int r = 0; r < sp.world_size; ++r)
+        in[r].assign(static_cast<size_t>(sp.input_count(r)) * dtype_size(sp.dtype), std::byte{0});
+    }
+    const bool check_now = o.check && first_pass;
+    RankData out;
+    PassResult pr;
+    if (!rp.library) {
+      const Schedule s = make_schedule(sp);
+      if (o.record_pairs > 0) {
+        std::vector<double> off, on, ratio;
+        BenchOptions oo = o;
+        for (int k = 0; k < o.record_pairs; ++k) {
+          // alternate which goes first, so a bias of the first or second
+          // run of a pair (allocation, caches) cancels out
+          for (int half = 0; half < 2; ++half) {
+            oo.record = (half == 0) == (k % 2 == 1);
+            const double t_one = time_run(s, in, oo, k == 0 && half == 0 && check_now ? &out : nullptr);
+            (oo.record ? on : off).push_back(t_one);
+          }
+          if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
+        }
+        pr.t = median(off);
+        pr.samples = off;
+        pr.recorded = median(on);
+        pr.overhead = median(ratio);
+      } else {
+        pr.t = time_run(s, in, o, check_now ? &out : nullptr, &pr.samples);
+      }
+    } else if (rp.row.algorithm == "mpi") {
+#if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
+      MpiLibraryResult lib = run_mpi_library(sp, in, o.iters, std::max(1, o.warmup));
+      rp.row.mpi_algorithm = mpi_algorithm_label(mpi_coll_settings(sp), o.collective, o.world_size, rp.row.bytes);
+      pr.t = lib.seconds;
+      out = std::move(lib.outputs);
+#endif
+    } else {
+      BenchOptions::LibraryCall lib = o.nccl_runner(sp, in, o.iters, std::max(1, o.warmup));
+      pr.t = lib.seconds;
+      out = std::move(lib.outputs);
+    }
+    if (check_now && holds_all) rp.row.wrong = count_wrong(sp, in, out);
+    return pr;
+  };
+
+  // The row from its passes: the median of the pass medians (a pass that
+  // caught a slow moment of the machine is outvoted), the spread over every
+  // timed iteration of every pass, and the prediction.
+  const auto finish = [&](RowPlan& rp, const std::vector<PassResult>& passes) {
+    BenchRow& row = rp.row;
+    std::vector<double> ts, all, rec, ovh, states;
+    for (const PassResult& pr : passes) {
+      ts.push_back(pr.t);
+      all.insert(all.end(), pr.samples.begin(), pr.samples.end());
+      if (pr.recorded >= 0) rec.push_back(pr.recorded), ovh.push_back(pr.overhead);
+      states.push_back(pr.state_x);
+    }
+    const double t = median(ts);
+    set_spread(row, all);
+    row.passes = static_cast<int>(passes.size());
+    row.state_x = median(states);
+    if (!rec.empty()) {
+      row.recorded_us = median(rec) * 1e6;
+      row.record_overhead_pct = median(ovh) * 100.0;
+    }
+    row.time_us = t * 1e6;
+    row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
+    row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
+    if (rp.library) return;
+    const CollectiveSpec& sp = rp.spec;
+    const Schedule s = make_schedule(sp);
+    if (o.network) {
+      const NetworkPrediction np = predict(s, *o.network);
+      row.predicted_us = ((o.mode == Mode::lockstep ? np.pr.lockstep_s : np.pr.pipelined_s) +
+                          o.network->intra.barrier_for(sp.world_size)) *
+                         1e6;
+      row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
+    } else if (o.params) {
+      // A step's data was last touched one whole rotation ago (all sets'
+      // bytes): the cache curve prices it at least at that footprint.
+      CostParams params = *o.params;
+      const auto [sets, per_set] = rotation(s);
+      if (o.backend != "mpi") params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+      const Prediction p = predict(s, params);
+      // The iteration clock also holds the barrier that closes the
+      // iteration (both modes), on top of the model's per-step barriers.
+      row.predicted_us =
+          ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
+      row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
+    }
+  };
+
+  // Passes over the sizes, alternating direction and ending ascending, so
+  // each size is measured at P moments spread over the run and the rows
+  // come out in order during the last pass.
+  const int P = std::max(1, o.passes);
+  std::vector<std::vector<PassResult>> got(plan.size());
+  std::vector<BenchRow> rows;
+  for (int pass = 0; pass < P; ++pass) {
+    const bool ascending = (P - 1 - pass) % 2 == 0;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      const size_t si = ascending ? k : sizes.size() - 1 - k;
+      const double state_x = o.state_probe ? std::max(0.0, o.state_probe()) : 0.0;
+      for (size_t ai = 0; ai < n_alg; ++ai) {
+        const size_t i = si * n_alg + ai;
+        PassResult pr = measure(plan[i], pass == 0);
+        pr.state_x = state_x;
+        got[i].push_back(std::move(pr));
+        if (pass == P - 1) {
+          finish(plan[i], got[i]);
+          got[i].clear();
+          rows.push_back(plan[i].row);
+          if (on_row) on_row(rows.back());
+        }
+      }
+    }
   }
   return rows;
 }
@@ -332,6 +411,10 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 std::string bench_table_header(const BenchOptions& o) {
   std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up (at least one per rotating buffer set)\n",
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
+  if (o.passes > 1)
+    h += fmt::format("# {} passes over the sizes (ascending, descending, ..., ascending): a row's time is the median of its {} "
+                     "pass medians, its spread is over all {} x {} iterations\n",
+                     o.passes, o.passes, o.passes, o.iters);
   if (o.reference == "mpi")
     h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",
                      o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice, named at the end" : o.mpi_algorithm);
@@ -568,14 +651,14 @@ std::string bench_json_row(const BenchRow& r) {
       "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
-      "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
+      "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"passes\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
       "\"p90_us\": {}, \"max_us\": {}, \"state_x\": {}{}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
       r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
-      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.samples,
+      r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.passes, r.samples,
       r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
       r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us),
       r.state_x > 0 ? fmt::format("{:.4g}", r.state_x) : std::string("null"), topo);

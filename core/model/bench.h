@@ -12,7 +12,9 @@
 // warmup + iters iterations; the executor clocks each iteration from the
 // barrier that opens it to the barrier that closes it (trace.iteration_ns,
 // thread start-up excluded), in either mode, and the row reports the MEDIAN
-// iteration (robust on a shared 2-core machine).
+// iteration (robust on a shared 2-core machine). With passes > 1 that is
+// repeated over the whole sweep `passes` times (BenchOptions::passes) and the
+// row reports the median of the pass medians.
 //
 // Buffer rotation (the OSU caveat): iterations rotate over enough buffer
 // sets (RunOptions::buffer_sets, up to 16) to span 32 MiB together, so only
@@ -64,6 +66,15 @@ struct BenchOptions {
   int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
   int64_t factor = 2;  // multiply the size by this between rows (>= 2)
   int iters = 20, warmup = 5;
+  // Passes over the whole sweep (>= 1), alternating direction and ending
+  // ascending: every row is measured `passes` times, at moments spread over
+  // the run, and reports the MEDIAN of its pass medians, so a size that ran
+  // while the machine was busy elsewhere (a descheduled virtual CPU, a
+  // neighbour on the memory bus) is outvoted instead of setting the row.
+  // Hoefler & Belli, "Scientific Benchmarking of Parallel Computing
+  // Systems", SC'15: repeat measurements at different times and report
+  // medians. Each pass builds fresh buffers; --check runs in the first pass.
+  int passes = 1;
   ReduceOp op = ReduceOp::sum;
   DType dtype = DType::float32;
   int root = 0;
@@ -134,6 +145,10 @@ struct BenchRow {
   // record_pairs > 0 they are over the pairs' recording-off medians.
   int samples = 0;
   double min_us = -1, p10_us = -1, p90_us = -1, max_us = -1;
+  // BenchOptions::passes: time_us is the median of this many pass medians
+  // (pass medians of recorded_us and record_overhead_pct likewise; state_x
+  // is the median of the probes before the size in each pass). JSON "passes".
+  int passes = 1;
   // Reference rows "mpi": the algorithm Open MPI ran, as far as it can be
   // known (mpi_algorithm_label); "" on every other row. JSON
   // "mpi_algorithm" (on "mpi" rows only); text: a footer line per run of

@@ -195,6 +195,50 @@ TEST_SUITE("bench") {
     CHECK(bench_table_footer(plain).find("Machine state") == std::string::npos);
   }
 
+  TEST_CASE("passes: every size measured once per pass, ascending/descending/ascending; a row is the median over passes") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"naive", "ring"};
+    o.min_bytes = 1024;
+    o.max_bytes = 4096;
+    o.factor = 2;  // sizes 1024, 2048, 4096
+    o.passes = 3;
+    // The probe runs before each size in each pass; call k returns k, so a
+    // row's state_x (the median of its size's three probes) tells the order:
+    // pass 1 ascending (calls 1, 2, 3), pass 2 descending (4 = 4096, 5, 6 = 1024),
+    // pass 3 ascending (7, 8, 9).
+    int calls = 0;
+    o.state_probe = [&] { return static_cast<double>(++calls); };
+    std::vector<int64_t> streamed;
+    const auto rows = run_bench(o, [&](const BenchRow& r) { streamed.push_back(r.bytes); });
+    CHECK(calls == 9);
+    REQUIRE(rows.size() == 6);
+    CHECK(streamed == std::vector<int64_t>{1024, 1024, 2048, 2048, 4096, 4096});  // in order, during the last pass
+    const double want_state[] = {6, 5, 4};  // median{1,6,7}, median{2,5,8}, median{3,4,9}
+    for (size_t i = 0; i < rows.size(); ++i) {
+      CAPTURE(i);
+      CHECK(rows[i].state_x == want_state[i / 2]);
+      CHECK(rows[i].passes == 3);
+      CHECK(rows[i].samples == 3 * o.iters);  // the spread is over every pass's iterations
+      CHECK(rows[i].wrong == 0);              // checked (in the first pass)
+      CHECK(rows[i].min_us <= rows[i].time_us);
+      CHECK(rows[i].time_us <= rows[i].max_us);
+    }
+    const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
+    CHECK(j["passes"] == 3);
+    CHECK(j["samples"] == 6);
+    CHECK(bench_table_header(o).find("# 3 passes over the sizes (ascending, descending, ..., ascending): a row's time is "
+                                     "the median of its 3 pass medians, its spread is over all 3 x 2 iterations\n") !=
+          std::string::npos);
+    BenchOptions one = tiny(Collective::all_reduce, 2);
+    CHECK(bench_table_header(one).find("passes") == std::string::npos);  // one pass: as before
+    CHECK(run_bench(one)[0].passes == 1);
+    for (int bad : {0, -1, 101}) {
+      BenchOptions b = tiny(Collective::all_reduce, 2);
+      b.passes = bad;
+      CHECK_THROWS_WITH_AS(run_bench(b), fmt::format("--passes {} must be 1 to 100", bad).c_str(), UsageError);
+    }
+  }
+
   TEST_CASE("machine state: the band, the footer's sizes and the in-state median") {
     CHECK(in_profile_state(1.0));
     CHECK(in_profile_state(1.25));
