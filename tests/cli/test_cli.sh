@@ -219,6 +219,34 @@ if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"m
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
+# a profile with a cache curve: the closed form prices bytes at the flat β, γ (data from memory), the schedule
+# each step at its footprint on the curve; two lines say so with the numbers, and --json carries them
+CURVE=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+cat > "$CURVE" <<'JSON'
+{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "gamma_s_per_byte": 1e-10, "fused_recv_reduce": true, "cores": 2,
+ "cache_curve": {"footprint_bytes": [1048576, 4194304], "beta_s_per_byte": [2e-11, 1e-10],
+                 "gamma_s_per_byte": [4e-11, 1e-10], "delta_s_per_byte": [2e-11, 1e-10]}}
+JSON
+out=$("$BIN" predict -n 4 --bytes 512K -a tree --profile "$CURVE" 2>&1)
+if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+    the schedule prices each step at its footprint (1 MiB..5 MiB) on the profile's cache curve: β = 2e-11..6e-11 s/B (50..16.67 GB/s), γ = 8.755e-11..1e-10 s/B" ]; then
+  echo "FAIL: predict with a cache curve, tree:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" predict -n 4 --bytes 256K -a ring --profile "$CURVE" 2>&1)
+if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 0.000046 s, pipelined 0.000046 s
+  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+    the schedule prices each step at its footprint (512 KiB..1.25 MiB) on the profile's cache curve: β = 2e-11 s/B (50 GB/s), γ = 4.966e-11 s/B" ]; then
+  echo "FAIL: predict with a cache curve, ring:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# --json: total_s is the text's lockstep time (shared cores included), beside the closed form and the β, γ of both
+expect 0 '"total_s": 4.63183894e-05, "pipelined_s": 4.63183894e-05, "closed_form_s": 6.49824e-05, ' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
+expect 0 '"model": "profile", "closed_form_beta_s_per_byte": 1e-10, "closed_form_gamma_s_per_byte": 1e-10, "schedule_beta_s_per_byte": [2e-11, 2e-11], "schedule_gamma_s_per_byte": [4.96578428e-11, 4.96578428e-11], "schedule_footprint_bytes": [524288, 1310720]}' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
+# below the small-message break both use the small-message line: only γ differs, and the line says so
+sed -i 's/"cores": 2,/"cores": 2, "break_bytes": 1048576, "alpha_small_s": 1e-6, "beta_small_s_per_byte": 5e-11,/' "$CURVE"
+expect 0 "  closed form vs schedule: the closed form prices its bytes at the profile's flat γ = 1e-10 s/B (data from memory); messages below 1048576 B: the small-message β in both;" -- predict -n 4 --bytes 256K -a ring --profile "$CURVE"
+rm -f "$CURVE"
+# without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
+out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
+if grep -q "closed form vs schedule\|closed_form_beta" <<<"$out"; then
+  echo "FAIL: predict on a preset explained a cache curve:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
