@@ -248,6 +248,14 @@ out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" pred
 if grep -q "closed form vs schedule\|closed_form_beta" <<<"$out"; then
   echo "FAIL: predict on a preset explained a cache curve:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
+# ddp: one untimed warm-up iteration first (its 4 all-reduces, one per bucket), in no figure; --warmup 0 says iteration 0 is cold
+TINY=(ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1 --bucket-cap-mb 0.00001)
+expect 0 "warm-up: 1 untimed iteration ran first (4 collectives; no sleeps, no SGD step), left out of every figure below: the first collectives pay thread start-up and the first touch of buffers" -- "${TINY[@]}"
+expect 0 "no warm-up (--warmup 0): iteration 0 is cold (its collectives pay thread start-up and the first touch of buffers)" -- "${TINY[@]}" --warmup 0
+out=$("$BIN" "${TINY[@]}" --warmup 2 --json 2>&1)
+if ! grep -qF '"warmup_iterations": 2,' <<<"$out" || ! grep -qF '"warmup_calls": 8,' <<<"$out" || ! grep -qF '"iterations": 1,' <<<"$out"; then
+  echo "FAIL: ddp --warmup 2 --json:"; echo "$out" | head -30; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 2 "error: warmup 11: must be in 0..10" -- ddp --warmup 11
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
 # topology: ranks on nodes, two link classes, the hierarchical all-reduce, auto
