@@ -482,6 +482,21 @@ prof="$XDG_CONFIG_HOME/microddp/profile.json"
 if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -qF "ping-pong   1048576 B" <<<"$out" ||
    grep -qF "ping-pong         8 B" <<<"$out" || ! grep -qF '"quick": true' "$prof"; then
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
+head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
+re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 3 rounds, where the data comes from memory\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+if ! [[ "$head" =~ $re ]]; then
+  echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
+else
+  # the sizes it names are the ping-pong sizes from the line's first one; a break starts the large msgs line
+  from=${BASH_REMATCH[3]}
+  sizes=$(grep -oE '^  ping-pong +[0-9]+ B' <<<"$out" | awk -v f="$from" '$2 >= f' | wc -l)
+  brk=$(grep -oE '^one line does not fit \(max residual above 15%\): split at [0-9]+ B' <<<"$out" | grep -oE '[0-9]+ B$' | grep -oE '[0-9]+')
+  if [ "$sizes" -ne "${BASH_REMATCH[2]}" ] || { [ -n "$brk" ] && { [ "${BASH_REMATCH[1]}" != "large msgs" ] || [ "$from" != "$brk" ] || [ "${BASH_REMATCH[5]}" != "$brk" ]; }; } ||
+     { [ -z "$brk" ] && { [ "${BASH_REMATCH[1]}" != "one" ] || [ "$from" != 4 ]; }; }; then
+    echo "FAIL: calibrate --quick headline note ($sizes sizes from $from B, break '$brk'): $head"; fail=$((fail + 1))
+  else passed=$((passed + 1)); fi
+fi
 err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
 if [ -n "$err" ]; then echo "FAIL: run with a profile printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if "$BIN" "${SEED[@]}" --json | grep -qF '"predicted_us": null'; then
