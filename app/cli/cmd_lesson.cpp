@@ -81,7 +81,7 @@ void print_ddp(const ddp::Result& r) {
     fmt::print("  bucket {}: params [{}] · {} bytes\n", i, ps, r.buckets[i].bytes);
   }
   if (r.warmup_iterations > 0)
-    fmt::print("  (after {} untimed warm-up iteration{}, left out below: the first all-reduces pay thread start-up and "
+    fmt::print("  (after {} untimed warm-up iteration{}, left out below: the first collectives pay thread start-up and "
                "the first touch of buffers)\n",
                r.warmup_iterations, r.warmup_iterations == 1 ? "" : "s");
   fmt::print("  iter  calls  compute ms  comm ms  exposed ms  overlap  loss (reference)\n");

@@ -85,13 +85,13 @@ struct Options {
   int iterations = 5;          // timed iterations (what the Result reports)
   // Untimed iterations before the timed ones: the first collectives pay
   // thread start-up, the schedules' construction and the first touch of
-  // buffers (measured here: a 15 ms first all-reduce, ~1 ms later ones), so
-  // the timed iterations are warm, as `run --steps` keeps its cold first run
-  // apart. A warm-up iteration runs forward, backward and every collective
-  // of a real iteration, without the sleeps (layer_delay_us,
-  // link_us_per_mb: they warm nothing) and without the SGD step, so the
-  // parameters and losses are those of a run without it. 0 = none: the
-  // cold iteration is iteration 0.
+  // buffers (one run of lesson 07: 15 ms for the first all-reduce, about
+  // 1 ms for the later ones), so the timed iterations are warm, as `run
+  // --steps` keeps its cold first run apart. A warm-up iteration runs
+  // forward, backward and every collective of a real iteration, without
+  // the sleeps (layer_delay_us, link_us_per_mb: they warm nothing) and
+  // without the SGD step, so the parameters and losses are those of a run
+  // without it. 0 = none: the cold iteration is iteration 0.
   int warmup = 1;
   double lr = 0.05;            // plain SGD
   double bucket_cap_mb = 25;   // 1 MB = 2^20 bytes (PyTorch's convention)
