@@ -20,6 +20,35 @@
 namespace microddp::cli {
 namespace {
 
+// What the quick sweep's headline α and bandwidth rest on and what it did
+// not measure, in the words of the full run's output ("one line", "large
+// msgs", the cache curve, the machine-state probe): next to a full
+// calibration's headline, the quick one's α and bandwidth come from fewer,
+// smaller sizes (up to 1 MiB, where a message's data may still sit in
+// cache) and need not agree with it.
+std::string quick_headline_note(const CalibrationResult& r) {
+  const CalibrateOptions quick = quick_calibrate_options(), full;
+  const int64_t from = r.fit.break_bytes;  // 0: the one line through every size
+  int sizes = 0;
+  int64_t lo = 0, hi = 0, last = -1;
+  for (const FitPoint& pt : r.points) {
+    if (pt.bytes < from || pt.bytes == last) continue;
+    if (sizes++ == 0) lo = pt.bytes;
+    hi = last = pt.bytes;
+  }
+  const std::string below =
+      from ? fmt::format("below {} B the profile uses the small msgs line, α = {:.3f} us; ", from,
+                         r.params.alpha_small * 1e6)
+           : "";
+  return fmt::format("(quick: α and bandwidth are the {} line above, fitted on {} size{}, {} B .. {} B, x{} apart, "
+                     "{} round{}; {}not measured: sizes above {} B (the full calibrate fits up to {} B, x{} apart, {} "
+                     "rounds, where the data comes from memory), the cache curve, the machine-state probe's 32 KiB "
+                     "reference)",
+                     from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
+                     quick.rounds, quick.rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
+                     full.size_factor, full.rounds);
+}
+
 struct Args {
   std::string backend = "threads", out, min = "4", max = "64M";
   bool nodes_given = false, ranks_per_node_given = false;
@@ -185,8 +214,9 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 "profile uses the copy's δ as β; run calibrate again on an idle machine\n");
   std::printf("γ (float32 sum kernel, 1 thread) = %.4g s/B  (%.3f GB/s)\n", p.gamma, r.reduce_Bps / 1e9);
   std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
-  std::printf("profile: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n", p.alpha * 1e6,
-              p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
+  std::printf("profile%s: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n",
+              a.quick ? " (quick)" : "", p.alpha * 1e6, p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
+  if (a.quick) std::printf("  %s\n", quick_headline_note(r).c_str());
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);

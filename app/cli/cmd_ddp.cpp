@@ -2,7 +2,8 @@
 // gradient buckets all-reduced on a communication thread while backward
 // continues (PyTorch DDP's overlap), or the FSDP-style sharded mode with
 // all-gather prefetch. Prints per-iteration compute, communication, exposed
-// communication and overlap; --json prints one summary object.
+// communication and overlap; --json prints one summary object. The
+// iterations shown are warm: --warmup untimed ones run first (default 1).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,17 @@ nlohmann::json timeline_json(const ddp::IterationTimeline& t) {
   return j;
 }
 
+// One line on the warm-up (ddp::Options::warmup), before the table.
+std::string warmup_line(const ddp::Result& r) {
+  if (r.warmup_iterations == 0)
+    return "no warm-up (--warmup 0): iteration 0 is cold (its collectives pay thread start-up and the first touch of "
+           "buffers)";
+  return fmt::format("warm-up: {} untimed iteration{} ran first ({} collective{}; no sleeps, no SGD step), left out "
+                     "of every figure below: the first collectives pay thread start-up and the first touch of buffers",
+                     r.warmup_iterations, r.warmup_iterations == 1 ? "" : "s", r.warmup_calls,
+                     r.warmup_calls == 1 ? "" : "s");
+}
+
 int run(Args& a) {
   if (a.backend != "threads")
     throw UsageError(fmt::format("backend '{}': the DDP loop runs on the threads backend only", a.backend));
@@ -76,6 +88,8 @@ int run(Args& a) {
   if (a.json) {
     nlohmann::json j;
     j["iterations"] = r.iterations.size();
+    j["warmup_iterations"] = r.warmup_iterations;  // untimed, before them; in no figure below
+    j["warmup_calls"] = r.warmup_calls;
     j["world_size"] = a.o.ranks;
     j["mode"] = a.o.sharded ? "sharded" : "ddp";
     j["overlap"] = std::string(ddp::name(a.o.overlap));
@@ -122,6 +136,7 @@ int run(Args& a) {
                     fmt::format("{}", fmt::join(r.buckets[k].params, ",")).c_str());
       if (r.buckets.size() > 16) std::printf("  ... %zu more\n", r.buckets.size() - 16);
     }
+    std::printf("%s\n", warmup_line(r).c_str());
     std::printf("%5s %12s %12s %11s %9s %12s %8s %6s\n", "iter", "loss", "reference", "compute_ms", "comm_ms",
                 "exposed_ms", "overlap", "calls");
     for (size_t i = 0; i < r.iterations.size(); ++i) {
@@ -162,7 +177,10 @@ std::function<int()> setup_ddp(CLI::App* sub) {
   sub->add_option("--depth", a.o.depth, "linear layers")->capture_default_str();
   sub->add_option("--width", a.o.width, "layer width (every layer is width x width)")->capture_default_str();
   sub->add_option("--batch", a.o.batch, "global batch (divisible by ranks)")->capture_default_str();
-  sub->add_option("--iterations", a.o.iterations, "training iterations")->capture_default_str();
+  sub->add_option("--iterations", a.o.iterations, "timed training iterations")->capture_default_str();
+  sub->add_option("--warmup", a.o.warmup, "untimed iterations before them (0..10; no sleeps, no SGD step): the first "
+                                          "collectives pay thread start-up and first touch; 0 shows that cold "
+                                          "iteration as iteration 0")->capture_default_str();
   sub->add_option("--lr", a.o.lr, "SGD learning rate")->capture_default_str();
   sub->add_option("--bucket-cap-mb", a.o.bucket_cap_mb, "bucket capacity in MB (2^20 bytes, as PyTorch)")->capture_default_str();
   sub->add_option("--overlap", a.overlap, "none | per-param | bucketed")->capture_default_str();

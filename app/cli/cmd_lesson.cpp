@@ -81,6 +81,10 @@ void print_ddp(const ddp::Result& r) {
     for (int p : r.buckets[i].params) ps += (ps.empty() ? "" : ", ") + std::to_string(p);
     fmt::print("  bucket {}: params [{}] · {} bytes\n", i, ps, r.buckets[i].bytes);
   }
+  if (r.warmup_iterations > 0)
+    fmt::print("  (after {} untimed warm-up iteration{}, left out below: the first collectives pay thread start-up and "
+               "the first touch of buffers)\n",
+               r.warmup_iterations, r.warmup_iterations == 1 ? "" : "s");
   fmt::print("  iter  calls  compute ms  comm ms  exposed ms  overlap  loss (reference)\n");
   for (size_t i = 0; i < r.iterations.size(); ++i) {
     const auto& it = r.iterations[i];

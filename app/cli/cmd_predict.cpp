@@ -2,6 +2,14 @@
 // link you may not have (presets), on explicit α/bandwidth, or on this
 // machine (a calibrated profile). Prints the α, β and γ terms and the total,
 // both from the literature's closed form and from the schedule itself.
+// With a profile that has a cache curve the two price bytes differently
+// (the closed form at the flat β and γ, the schedule at each step's
+// footprint on the curve): two lines, and in --json the fields
+// closed_form_{beta,gamma}_s_per_byte and schedule_{beta,gamma}_s_per_byte,
+// schedule_footprint_bytes ([low, high] over the steps), say by how much.
+// --json on one flat link prices with the same flat model as the text
+// (total_s = the text's lockstep time, barriers, peer waits and memory bus
+// included); with a topology, with the per-port model (topology_model.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -138,6 +146,84 @@ std::vector<CostParams> chosen(const Args& a) {
   return out;
 }
 
+// The cache-curve values the schedule's steps were priced at (cost_model.h:
+// each step at its footprint), beside the flat β and γ the closed form
+// prices its bytes at. β counts only where the model charges m·β (a recv;
+// a send and a recv_reduce too unless the profile fuses them), and only for
+// messages of at least break_bytes: below it both use the small-message
+// line (small_any says some did). γ counts every step that reduces.
+struct CurvePricing {
+  bool beta_any = false, gamma_any = false, small_any = false;
+  double beta_lo = 0, beta_hi = 0, gamma_lo = 0, gamma_hi = 0;  // s/B
+  double fp_lo = 0, fp_hi = 0;                                  // bytes, over the steps counted
+};
+CurvePricing curve_pricing(const Schedule& sch, const Prediction& pr, const CostParams& p) {
+  CurvePricing c;
+  if (p.cache.empty()) return c;
+  const size_t es = dtype_size(sch.spec.dtype);
+  bool any = false;
+  const auto widen = [](bool& seen, double& lo, double& hi, double v) {
+    lo = seen ? std::min(lo, v) : v;
+    hi = seen ? std::max(hi, v) : v;
+    seen = true;
+  };
+  for (size_t i = 0; i < sch.steps.size() && i < pr.footprint_bytes.size(); ++i) {
+    const double fp = pr.footprint_bytes[i];
+    bool counted = false;
+    for (const auto& ops : sch.steps[i].ranks)
+      for (const Op& op : ops) {
+        const double m = static_cast<double>(op.len * static_cast<int64_t>(es));
+        if (!(m > 0)) continue;
+        const bool priced_beta = op.kind == OpKind::recv ||
+                                 (!p.fused_recv_reduce && (op.kind == OpKind::send || op.kind == OpKind::recv_reduce));
+        if (priced_beta && m < static_cast<double>(p.break_bytes)) c.small_any = true;
+        else if (priced_beta) {
+          widen(c.beta_any, c.beta_lo, c.beta_hi, p.beta_at(m, fp));
+          counted = true;
+        }
+        if (op.kind == OpKind::recv_reduce || op.kind == OpKind::reduce) {
+          widen(c.gamma_any, c.gamma_lo, c.gamma_hi, p.gamma_at(fp));
+          counted = true;
+        }
+      }
+    if (counted) widen(any, c.fp_lo, c.fp_hi, fp);
+  }
+  return c;
+}
+
+// "a" or "a..b" (lo and hi formatted alike; one value when they print the same).
+std::string range_text(const std::string& lo, const std::string& hi) { return lo == hi ? lo : lo + ".." + hi; }
+std::string range_text(double lo, double hi) {
+  return range_text(fmt::format("{:.4g}", lo), fmt::format("{:.4g}", hi));
+}
+std::string footprint_text(double bytes) {
+  return bytes < 1024.0 * 1024 ? fmt::format("{:.0f} KiB", bytes / 1024) : fmt::format("{:.4g} MiB", bytes / 1024 / 1024);
+}
+
+// Two lines on why the closed form and the schedule disagree when the
+// profile has a cache curve: the closed form's flat β and γ (measured on
+// data from memory) against the cache-curve values of the steps.
+void print_curve_pricing(const CurvePricing& c, const CostParams& p) {
+  if (!c.beta_any && !c.gamma_any) return;
+  std::string flat, steps;
+  if (c.beta_any) {
+    flat = fmt::format("β = {:.4g} s/B ({:.4g} GB/s)", p.beta, p.bandwidth() / 1e9);
+    steps = fmt::format("β = {} s/B ({} GB/s)", range_text(c.beta_lo, c.beta_hi),
+                        range_text(1e-9 / c.beta_lo, 1e-9 / c.beta_hi));
+  }
+  if (c.gamma_any) {
+    flat += fmt::format("{}γ = {:.4g} s/B", flat.empty() ? "" : ", ", p.gamma);
+    steps += fmt::format("{}γ = {} s/B", steps.empty() ? "" : ", ", range_text(c.gamma_lo, c.gamma_hi));
+  }
+  const std::string small =
+      c.small_any ? fmt::format("; messages below {} B: the small-message β in both", p.break_bytes) : "";
+  std::printf("  closed form vs schedule: the closed form prices its bytes at the profile's flat %s (data from "
+              "memory)%s;\n",
+              flat.c_str(), small.c_str());
+  std::printf("    the schedule prices each step at its footprint (%s) on the profile's cache curve: %s\n",
+              range_text(footprint_text(c.fp_lo), footprint_text(c.fp_hi)).c_str(), steps.c_str());
+}
+
 void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
   const CollectiveSpec s = make_spec(a, a.algorithm, bytes);
   const Schedule sch = make_schedule(s);
@@ -164,6 +250,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
       std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s, peer waits %.6f s\n",
                   pr.lockstep.bus_s, pr.lockstep.barrier_s, pr.lockstep.wait_s);
+    if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();
     else if (first > 0)
       std::printf("  %.1fx the time on %s\n", t.total() / first, ps[0].name.c_str());
@@ -253,8 +340,13 @@ struct NetRow {
   NetworkPrediction np;
   std::optional<CostTerms> cf;
   CollectiveSpec spec;
+  CurvePricing curve;  // flat link with a cache curve: what the steps were priced at
 };
-NetRow net_row(const Args& a, const Network& net, const std::string& alg, int64_t bytes) {
+// flat: the one link of a flat prediction (--json without a topology). Its
+// times come from the flat model, as the text view's: the per-port model
+// has no memory bus, peer waits or shared cores, so a calibrated profile's
+// lockstep time there was not the one `predict` prints.
+NetRow net_row(const Args& a, const Network& net, const std::string& alg, int64_t bytes, const CostParams* flat) {
   NetRow r;
   r.alg = alg;
   r.spec = make_spec(a, alg, bytes);
@@ -263,7 +355,27 @@ NetRow net_row(const Args& a, const Network& net, const std::string& alg, int64_
   r.steps = sch.num_steps();
   r.np = predict(sch, net);
   r.cf = closed_form(r.spec, net);
+  if (flat) {
+    r.np.pr = predict(sch, *flat);
+    r.curve = curve_pricing(sch, r.np.pr, *flat);
+  }
   return r;
+}
+
+// The JSON fields that say why a flat profile's closed form and schedule
+// differ (the text view's two lines): "" without a cache curve.
+std::string curve_json(const NetRow& r, const CostParams* flat) {
+  if (!flat || flat->cache.empty() || !r.cf) return "";
+  const auto pair = [](bool any, double lo, double hi) {
+    return any ? fmt::format("[{:.9g}, {:.9g}]", lo, hi) : std::string("null");
+  };
+  const CurvePricing& c = r.curve;
+  return fmt::format(", \"closed_form_beta_s_per_byte\": {:.9g}, \"closed_form_gamma_s_per_byte\": {:.9g}, "
+                     "\"schedule_beta_s_per_byte\": {}, \"schedule_gamma_s_per_byte\": {}, "
+                     "\"schedule_footprint_bytes\": {}",
+                     flat->beta, flat->gamma, pair(c.beta_any, c.beta_lo, c.beta_hi),
+                     pair(c.gamma_any, c.gamma_lo, c.gamma_hi),
+                     pair(c.beta_any || c.gamma_any, c.fp_lo, c.fp_hi));
 }
 
 std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
@@ -277,10 +389,10 @@ std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
   return algs;
 }
 
-void network_table(const Args& a, const Network& net, int64_t bytes) {
+void network_table(const Args& a, const Network& net, int64_t bytes, const CostParams* flat = nullptr) {
   const Collective c = parse_collective(a.collective);
   std::vector<NetRow> rows;
-  for (const auto& alg : algorithms_asked(a, c)) rows.push_back(net_row(a, net, alg, bytes));
+  for (const auto& alg : algorithms_asked(a, c)) rows.push_back(net_row(a, net, alg, bytes, flat));
   if (a.algorithm == "auto" && !a.json) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     s.nodes = net.topo.nodes;
@@ -293,13 +405,13 @@ void network_table(const Args& a, const Network& net, int64_t bytes) {
                  "\"nics_per_node\": {}, \"bytes\": {}, \"steps\": {}, \"alpha_s\": {:.9g}, \"beta_s\": {:.9g}, "
                  "\"gamma_s\": {:.9g}, \"total_s\": {:.9g}, \"pipelined_s\": {:.9g}, \"closed_form_s\": {}, "
                  "\"bytes_intra\": {}, \"bytes_inter\": {}, \"bottleneck\": \"{}\", \"bottleneck_bytes\": {}, \"algbw_GBps\": {:.6g}, "
-                 "\"busbw_GBps\": {:.6g}, \"model\": \"{}\"}}\n",
+                 "\"busbw_GBps\": {:.6g}, \"model\": \"{}\"{}}}\n",
                  r.alg, name(c), a.ranks, net.topo.nodes, net.topo.nics_per_node, bench_bytes(r.spec), r.steps,
                  r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, r.np.pr.lockstep.gamma_s, t, r.np.pr.pipelined_s,
                  r.cf ? fmt::format("{:.9g}", r.cf->total()) : "null", r.np.bytes_intra, r.np.bytes_inter,
                  port_name(net.topo, r.np.bottleneck), r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck],
                  t > 0 ? S / t / 1e9 : 0.0,
-                 t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0, net.name);
+                 t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0, net.name, curve_json(r, flat));
     }
     return;
   }
@@ -417,7 +529,7 @@ int run(Args a, bool ranks_given) {
         net.name = p.name;
         net.topo = Topology::make(a.ranks, 1, 1);
         net.intra = net.inter = p;
-        network_table(a, net, bytes);
+        network_table(a, net, bytes, &p);
       } else if (a.sweep) {
         sweep(a, &p, nullptr);
       } else if (a.algorithm == "auto") {
@@ -466,7 +578,8 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--inter", a.inter, "topology: inter-node link per NIC, a preset or ALPHA,BW (α in seconds, "
                                       "bandwidth in bytes/s per direction)");
   sub->add_option("--topology", a.topology, "a named topology: dgx-h100 | pcie-box | lab (nodes from --ranks)");
-  sub->add_flag("--json", a.json, "one JSON object per line and algorithm");
+  sub->add_flag("--json", a.json, "one JSON object per line and algorithm (total_s: the lockstep prediction; with a "
+                                  "profile's cache curve also the β and γ of the closed form and of the steps)");
   sub->add_flag("--table", a.table, "what --algorithm auto picks at each size, with every candidate's time");
   sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();

@@ -219,7 +219,43 @@ if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"m
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
+# a profile with a cache curve: the closed form prices bytes at the flat β, γ (data from memory), the schedule
+# each step at its footprint on the curve; two lines say so with the numbers, and --json carries them
+CURVE=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+cat > "$CURVE" <<'JSON'
+{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "gamma_s_per_byte": 1e-10, "fused_recv_reduce": true, "cores": 2,
+ "cache_curve": {"footprint_bytes": [1048576, 4194304], "beta_s_per_byte": [2e-11, 1e-10],
+                 "gamma_s_per_byte": [4e-11, 1e-10], "delta_s_per_byte": [2e-11, 1e-10]}}
+JSON
+out=$("$BIN" predict -n 4 --bytes 512K -a tree --profile "$CURVE" 2>&1)
+if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+    the schedule prices each step at its footprint (1 MiB..5 MiB) on the profile's cache curve: β = 2e-11..6e-11 s/B (50..16.67 GB/s), γ = 8.755e-11..1e-10 s/B" ]; then
+  echo "FAIL: predict with a cache curve, tree:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+out=$("$BIN" predict -n 4 --bytes 256K -a ring --profile "$CURVE" 2>&1)
+if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 0.000046 s, pipelined 0.000046 s
+  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+    the schedule prices each step at its footprint (512 KiB..1.25 MiB) on the profile's cache curve: β = 2e-11 s/B (50 GB/s), γ = 4.966e-11 s/B" ]; then
+  echo "FAIL: predict with a cache curve, ring:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# --json: total_s is the text's lockstep time (shared cores included), beside the closed form and the β, γ of both
+expect 0 '"total_s": 4.63183894e-05, "pipelined_s": 4.63183894e-05, "closed_form_s": 6.49824e-05, ' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
+expect 0 '"model": "profile", "closed_form_beta_s_per_byte": 1e-10, "closed_form_gamma_s_per_byte": 1e-10, "schedule_beta_s_per_byte": [2e-11, 2e-11], "schedule_gamma_s_per_byte": [4.96578428e-11, 4.96578428e-11], "schedule_footprint_bytes": [524288, 1310720]}' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
+# below the small-message break both use the small-message line: only γ differs, and the line says so
+sed -i 's/"cores": 2,/"cores": 2, "break_bytes": 1048576, "alpha_small_s": 1e-6, "beta_small_s_per_byte": 5e-11,/' "$CURVE"
+expect 0 "  closed form vs schedule: the closed form prices its bytes at the profile's flat γ = 1e-10 s/B (data from memory); messages below 1048576 B: the small-message β in both;" -- predict -n 4 --bytes 256K -a ring --profile "$CURVE"
+rm -f "$CURVE"
+# without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
+out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
+if grep -q "closed form vs schedule\|closed_form_beta" <<<"$out"; then
+  echo "FAIL: predict on a preset explained a cache curve:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
+# ddp: one untimed warm-up iteration first (its 4 all-reduces, one per bucket), in no figure; --warmup 0 says iteration 0 is cold
+TINY=(ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1 --bucket-cap-mb 0.00001)
+expect 0 "warm-up: 1 untimed iteration ran first (4 collectives; no sleeps, no SGD step), left out of every figure below: the first collectives pay thread start-up and the first touch of buffers" -- "${TINY[@]}"
+expect 0 "no warm-up (--warmup 0): iteration 0 is cold (its collectives pay thread start-up and the first touch of buffers)" -- "${TINY[@]}" --warmup 0
+out=$("$BIN" "${TINY[@]}" --warmup 2 --json 2>&1)
+if ! grep -qF '"warmup_iterations": 2,' <<<"$out" || ! grep -qF '"warmup_calls": 8,' <<<"$out" || ! grep -qF '"iterations": 1,' <<<"$out"; then
+  echo "FAIL: ddp --warmup 2 --json:"; echo "$out" | head -30; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 2 "error: warmup 11: must be in 0..10" -- ddp --warmup 11
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
 # topology: ranks on nodes, two link classes, the hierarchical all-reduce, auto
@@ -460,6 +496,21 @@ prof="$XDG_CONFIG_HOME/microddp/profile.json"
 if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -qF "ping-pong   1048576 B" <<<"$out" ||
    grep -qF "ping-pong         8 B" <<<"$out" || ! grep -qF '"quick": true' "$prof"; then
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
+head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
+re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 3 rounds, where the data comes from memory\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+if ! [[ "$head" =~ $re ]]; then
+  echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
+else
+  # the sizes it names are the ping-pong sizes from the line's first one; a break starts the large msgs line
+  from=${BASH_REMATCH[3]}
+  sizes=$(grep -oE '^  ping-pong +[0-9]+ B' <<<"$out" | awk -v f="$from" '$2 >= f' | wc -l)
+  brk=$(grep -oE '^one line does not fit \(max residual above 15%\): split at [0-9]+ B' <<<"$out" | grep -oE '[0-9]+ B$' | grep -oE '[0-9]+')
+  if [ "$sizes" -ne "${BASH_REMATCH[2]}" ] || { [ -n "$brk" ] && { [ "${BASH_REMATCH[1]}" != "large msgs" ] || [ "$from" != "$brk" ] || [ "${BASH_REMATCH[5]}" != "$brk" ]; }; } ||
+     { [ -z "$brk" ] && { [ "${BASH_REMATCH[1]}" != "one" ] || [ "$from" != 4 ]; }; }; then
+    echo "FAIL: calibrate --quick headline note ($sizes sizes from $from B, break '$brk'): $head"; fail=$((fail + 1))
+  else passed=$((passed + 1)); fi
+fi
 err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
 if [ -n "$err" ]; then echo "FAIL: run with a profile printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if "$BIN" "${SEED[@]}" --json | grep -qF '"predicted_us": null'; then

@@ -261,28 +261,34 @@ beats:
   }
 
   TEST_CASE("a ddp beat whose sleeps alone exceed 30 s is refused at its options, with the estimate") {
-    // Each value is within its own bounds; their product is 80 s.
-    CHECK_THROWS_WITH_AS(parse_lesson(R"(title: long
+    // Each value within its own bounds, their product 80 s; and the link
+    // delay, from the top-level defaults: 100 × 0.1 s × 16 MB.
+    const struct {
+      const char *file, *yaml, *error;
+    } too_long[] = {
+        {"long.yaml", R"(title: long
 beats:
   - kind: ddp
     ddp: {iterations: 100, layer_delay_us: 100000}
     text: slow
-)", "long.yaml"),
-                         "long.yaml:4:10: this ddp run sleeps at least 80 s (iterations 100 × 2 passes × depth 4 × "
-                         "layer_delay_us 100000 = 80 s), more than the 30 s one run of a lesson beat may take; lower "
-                         "iterations, depth or layer_delay_us",
-                         LessonError);
-    // The link delay, from the top-level defaults: 100 × 0.1 s × 16 MB.
-    CHECK_THROWS_WITH_AS(parse_lesson(R"(title: long
+)",
+         "long.yaml:4:10: this ddp run sleeps at least 80 s (iterations 100 × 2 passes × depth 4 × layer_delay_us "
+         "100000 = 80 s), more than the 30 s one run of a lesson beat may take; lower iterations, depth or "
+         "layer_delay_us"},
+        {"link.yaml", R"(title: long
 ddp: {width: 1024, iterations: 100, link_us_per_mb: 100000}
 beats:
   - kind: ddp
     text: slow
-)", "link.yaml"),
-                         "link.yaml:4:5: this ddp run sleeps at least 160 s (iterations 100 × link_us_per_mb 100000 × "
-                         "16 MB of collectives per iteration = 160 s), more than the 30 s one run of a lesson beat may "
-                         "take; lower iterations, link_us_per_mb or the model (depth, width)",
-                         LessonError);
+)",
+         "link.yaml:4:5: this ddp run sleeps at least 160 s (iterations 100 × link_us_per_mb 100000 × 16 MB of "
+         "collectives per iteration = 160 s), more than the 30 s one run of a lesson beat may take; lower "
+         "iterations, link_us_per_mb or the model (depth, width)"},
+    };
+    for (const auto& t : too_long) {
+      CAPTURE(t.file);
+      CHECK_THROWS_WITH_AS(parse_lesson(t.yaml, t.file), t.error, LessonError);
+    }
     // 3 × 2 × 4 × 1 s = 24 s: under the bound, it loads.
     CHECK_NOTHROW(parse_lesson(R"(title: ok
 beats:

@@ -82,7 +82,17 @@ struct Options {
   int depth = 4;               // linear layers
   int width = 256;             // every layer is width x width
   int64_t batch = 64;          // GLOBAL batch; each rank gets batch / n samples
-  int iterations = 5;
+  int iterations = 5;          // timed iterations (what the Result reports)
+  // Untimed iterations before the timed ones: the first collectives pay
+  // thread start-up, the schedules' construction and the first touch of
+  // buffers (one run of lesson 07: 15 ms for the first all-reduce, about
+  // 1 ms for the later ones), so the timed iterations are warm, as `run
+  // --steps` keeps its cold first run apart. A warm-up iteration runs
+  // forward, backward and every collective of a real iteration, without
+  // the sleeps (layer_delay_us, link_us_per_mb: they warm nothing) and
+  // without the SGD step, so the parameters and losses are those of a run
+  // without it. 0 = none: the cold iteration is iteration 0.
+  int warmup = 1;
   double lr = 0.05;            // plain SGD
   double bucket_cap_mb = 25;   // 1 MB = 2^20 bytes (PyTorch's convention)
   Overlap overlap = Overlap::bucketed;
@@ -106,7 +116,8 @@ struct Options {
   int shuffled_ready_rank = -1;
   bool check_reference = true; // run the single-process reference too
   // Throws UsageError naming the bad value: ranks < 1, depth < 1, width < 1,
-  // batch < 1 or not divisible by ranks, iterations < 1, lr or
+  // batch < 1 or not divisible by ranks, iterations < 1, warmup outside
+  // 0..10, lr or
   // bucket_cap_mb not a positive finite number (NaN included), layer_delay_us
   // outside 0..1e6, link_us_per_mb < 0 or over 1e6, unknown algorithm,
   // buffer_bytes() beyond the memory budget (core/ir/limits.h).
@@ -120,7 +131,7 @@ struct Options {
 // ---- how long a run takes at least -------------------------------------------
 
 // A lower bound on run_ddp's wall time from its sleeps alone, for all
-// iterations (seconds). Compute: every rank sleeps layer_delay_us in each
+// timed iterations (seconds; the warm-up iterations sleep nothing). Compute: every rank sleeps layer_delay_us in each
 // layer's forward and in its backward, 2 x depth sleeps per iteration, the
 // ranks side by side. Link: the communication thread sleeps link_us_per_mb
 // per MB (2^20 B) of each collective's per-rank input (rank 0's), one call
@@ -225,8 +236,13 @@ struct Result {
   int params = 0;                      // parameter tensors (2 * depth)
   int64_t param_elements = 0;          // elements in all of them
   std::vector<Bucket> buckets;         // DDP: as used (none: one bucket of all)
-  std::vector<IterationStats> iterations;
+  std::vector<IterationStats> iterations;   // the timed ones only (Options::iterations)
   std::vector<IterationTimeline> timelines;
+  // The untimed warm-up before them (Options::warmup): the iterations run
+  // and the collectives the communication thread ran in them (DDP: the
+  // buckets' all-reduces, once per warm-up iteration).
+  int warmup_iterations = 0;
+  int warmup_calls = 0;
   // Every rank's parameters are the same bytes after the run (sharded: the
   // all-gathered full parameters every rank used last are the same bytes).
   bool replicas_identical = false;

@@ -39,6 +39,7 @@ void Options::validate() const {
     throw UsageError(fmt::format("batch {} is not divisible by {} ranks (every rank gets batch / ranks samples)",
                                  batch, ranks));
   if (iterations < 1) throw UsageError(fmt::format("iterations {}: must be >= 1", iterations));
+  if (warmup < 0 || warmup > 10) throw UsageError(fmt::format("warmup {}: must be in 0..10", warmup));
   // Written so that NaN fails every test: an infinite or NaN learning rate
   // trains on NaN from the first step.
   if (!(lr > 0 && std::isfinite(lr))) throw UsageError(fmt::format("lr {}: must be a positive finite number", lr));

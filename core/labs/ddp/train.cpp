@@ -139,6 +139,18 @@ void run_iteration(const Options& o, int calls, bool after_backward, std::map<st
   res.launch_order = group.order;
 }
 
+Options warmup_options(const Options& o) {
+  Options w = o;
+  w.layer_delay_us = 0;
+  w.link_us_per_mb = 0;
+  return w;
+}
+
+void count_warmup(const Result& scratch, Result& res) {
+  ++res.warmup_iterations;
+  if (!scratch.timelines.empty()) res.warmup_calls += static_cast<int>(scratch.timelines.back().comm.size());
+}
+
 }  // namespace detail
 
 using namespace detail;

@@ -47,7 +47,14 @@ using RankWork = std::function<void(int r, RankRecord& R, Group& group, Clock::t
 void run_iteration(const Options& o, int calls, bool after_backward, std::map<std::string, Schedule>& cache,
                    Result& res, const RankWork& work);
 
-// The two loops (train_ddp.cpp, train_sharded.cpp).
+// The warm-up (Options::warmup): o without the sleeps, which warm nothing.
+Options warmup_options(const Options& o);
+// Adds a warm-up iteration that ran into `scratch` (by run_iteration) to
+// res's warm-up counts; its stats and timeline stay out of res.
+void count_warmup(const Result& scratch, Result& res);
+
+// The two loops (train_ddp.cpp, train_sharded.cpp). Each runs o.warmup
+// untimed iterations (no SGD step), then o.iterations timed ones.
 void run_ddp_iterations(const Options& o, const Data& data, Result& res);
 void run_sharded_iterations(const Options& o, const Data& data, Result& res);
 

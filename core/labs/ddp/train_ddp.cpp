@@ -34,8 +34,12 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
   std::vector<Model> replicas(n, init);
   std::map<std::string, Schedule> cache;
 
-  for (int it = 0; it < o.iterations; ++it) {
-    run_iteration(o, B, true, cache, res, [&](int r, RankRecord& R, Group& group, Clock::time_point t0) {
+  const Options quiet = warmup_options(o);
+  for (int it = -o.warmup; it < o.iterations; ++it) {
+    const bool warm = it < 0;  // untimed: its record goes to `scratch`, and no SGD step
+    const Options& oi = warm ? quiet : o;
+    Result scratch;
+    run_iteration(oi, B, true, cache, warm ? scratch : res, [&](int r, RankRecord& R, Group& group, Clock::time_point t0) {
       Model& m = replicas[r];
       Activations act{std::vector<Mat>(L + 1), std::vector<Mat>(L)};
       act.a[0] = data.x.middleCols(r * b, b);
@@ -43,7 +47,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
       for (int l = 0; l < L; ++l) {
         const double s = ms_since(t0, Clock::now());
         layer_forward(m.params[2 * l].data(), m.params[2 * l + 1].data(), W, l, L, act);
-        delay(o.layer_delay_us);
+        delay(oi.layer_delay_us);
         R.layers.push_back({r, l, false, s, ms_since(t0, Clock::now())});
       }
       Mat dz;
@@ -77,7 +81,7 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
       for (int l = L - 1; l >= 0; --l) {
         const double s = ms_since(t0, Clock::now());
         layer_backward(m.params[2 * l].data(), W, l, act, dz, g[2 * l].data(), g[2 * l + 1].data());
-        delay(o.layer_delay_us);
+        delay(oi.layer_delay_us);
         R.layers.push_back({r, l, true, s, ms_since(t0, Clock::now())});
         ++backward_layers_done;
         if (!shuffled) {
@@ -95,12 +99,13 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
       while (next_post < B) post_bucket(next_post++);  // none: everything after backward
       for (int k = 0; k < B; ++k)
         R.waits.push_back(group.wait(r, seq[k], bucket_buf[k].data(), buckets[k].elements));
-      for (int p = 0; p < P; ++p) {
+      for (int p = 0; p < P && !warm; ++p) {
         const float* avg = bucket_buf[bucket_of[p]].data() + buckets[bucket_of[p]].offsets[index_in[p]];
         for (int64_t i = 0; i < elems[p]; ++i) m.params[p][i] -= static_cast<float>(o.lr) * avg[i];
       }
       R.end_ms = ms_since(t0, Clock::now());
     });
+    if (warm) count_warmup(scratch, res);
   }
 
   res.replicas_identical = true;

@@ -30,8 +30,12 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
   const CollectiveSpec ag = shard_spec(o, Collective::all_gather, blocks);
   const CollectiveSpec rs = shard_spec(o, Collective::reduce_scatter, blocks);
 
-  for (int it = 0; it < o.iterations; ++it) {
-    run_iteration(o, 3 * L, false, cache, res, [&](int r, RankRecord& R, Group& group, Clock::time_point t0) {
+  const Options quiet = warmup_options(o);
+  for (int it = -o.warmup; it < o.iterations; ++it) {
+    const bool warm = it < 0;  // untimed: its record goes to `scratch`, and no SGD step
+    const Options& oi = warm ? quiet : o;
+    Result scratch;
+    run_iteration(oi, 3 * L, false, cache, warm ? scratch : res, [&](int r, RankRecord& R, Group& group, Clock::time_point t0) {
       std::vector<std::vector<float>> full(L);
       std::vector<int> ag_seq(L, -1), rs_seq(L, -1);
       auto post_ag = [&](int l, bool pre) {
@@ -51,7 +55,7 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
         if (o.prefetch && l + 1 < L) post_ag(l + 1, true);
         const double s = ms_since(t0, Clock::now());
         layer_forward(full[l].data(), full[l].data() + int64_t{W} * W, W, l, L, act);
-        delay(o.layer_delay_us);
+        delay(oi.layer_delay_us);
         R.layers.push_back({r, l, false, s, ms_since(t0, Clock::now())});
         std::vector<float>().swap(full[l]);  // reshard: drop the gathered parameters
         if (!o.prefetch && l + 1 < L) post_ag(l + 1, false);
@@ -66,7 +70,7 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
         const double s = ms_since(t0, Clock::now());
         gfull[l].resize(layer_elems);
         layer_backward(full[l].data(), W, l, act, dz, gfull[l].data(), gfull[l].data() + int64_t{W} * W);
-        delay(o.layer_delay_us);
+        delay(oi.layer_delay_us);
         R.layers.push_back({r, l, true, s, ms_since(t0, Clock::now())});
         rs_seq[l] = group.post(r, rs, gfull[l].data(), layer_elems, CallMeta{fmt::format("layer {} grads", l), -1, l});
         last_full[r][l] = full[l];
@@ -77,10 +81,12 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
       for (int l = L - 1; l >= 0; --l) {
         gshard[l].resize(blocks[r]);
         R.waits.push_back(group.wait(r, rs_seq[l], gshard[l].data(), blocks[r]));
-        for (int64_t i = 0; i < blocks[r]; ++i) shard[r][l][i] -= static_cast<float>(o.lr) * gshard[l][i];
+        if (!warm)
+          for (int64_t i = 0; i < blocks[r]; ++i) shard[r][l][i] -= static_cast<float>(o.lr) * gshard[l][i];
       }
       R.end_ms = ms_since(t0, Clock::now());
     });
+    if (warm) count_warmup(scratch, res);
   }
   res.replicas_identical = true;
   for (int r = 1; r < n; ++r)

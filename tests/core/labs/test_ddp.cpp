@@ -306,7 +306,47 @@ TEST_SUITE("ddp") {
     }
   }
 
+  TEST_CASE("the warm-up iterations run every collective, are not counted, and change no parameter") {
+    for (bool sharded : {false, true}) {
+      CAPTURE(sharded);
+      Options o = small(Overlap::bucketed);  // 2 buckets; sharded: 3 layers x 3 calls
+      o.sharded = sharded;
+      if (sharded) {
+        o.algorithm = "ring";
+        o.ranks = 3;
+        o.batch = 12;
+      }
+      const int calls = sharded ? 9 : 2;
+      o.warmup = 0;
+      const Result cold = run_ddp(o);
+      CHECK(cold.warmup_iterations == 0);
+      CHECK(cold.warmup_calls == 0);
+      for (int w : {1, 3}) {
+        CAPTURE(w);
+        o.warmup = w;
+        const Result warm = run_ddp(o);
+        CHECK(warm.warmup_iterations == w);
+        CHECK(warm.warmup_calls == w * calls);  // the collectives the communication thread ran
+        // the timed iterations only, and the same training: no SGD step in the warm-up
+        REQUIRE(warm.iterations.size() == 2u);
+        CHECK(warm.timelines.size() == 2u);
+        CHECK(warm.iterations[0].calls == calls);
+        CHECK(warm.timelines[0].comm.size() == static_cast<size_t>(calls));
+        for (size_t i = 0; i < 2; ++i) CHECK(warm.iterations[i].loss == cold.iterations[i].loss);
+        CHECK(same_bits(warm.final_params, cold.final_params));
+        CHECK(warm.max_reference_rel_error < 1e-4);
+      }
+    }
+    Options d;
+    CHECK(d.warmup == 1);  // the default: iteration 0 is warm
+  }
+
   TEST_CASE("bad options name the value") {
+    Options w;
+    w.warmup = 11;
+    CHECK_THROWS_WITH_AS(w.validate(), "warmup 11: must be in 0..10", UsageError);
+    w.warmup = -1;
+    CHECK_THROWS_WITH_AS(w.validate(), "warmup -1: must be in 0..10", UsageError);
     Options o;
     o.batch = 10;
     o.ranks = 4;
