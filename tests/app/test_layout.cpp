@@ -155,6 +155,20 @@ void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
 }
 
+// The DDP view's legend and timeline, as drawn (DdpDrawn's boxes), both
+// inside the view's region `view`, the legend above the timeline.
+struct DdpBoxes {
+  Rect legend, timeline;
+};
+DdpBoxes check_ddp_boxes(const DdpDrawn& d, const Rect& view) {
+  const DdpBoxes b{box(d.legend_box), box(d.timeline_box)};
+  INFO("legend ", show(b.legend), ", timeline ", show(b.timeline), ", lane ", d.lane_h, ", view ", show(view));
+  CHECK(b.legend.inside(view));
+  CHECK(b.timeline.inside(view));
+  CHECK(b.legend.bottom() <= b.timeline.y);
+  return b;
+}
+
 const std::string kLesson03 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/03-naive-tree-ring.yaml";
 const std::string kLesson10 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/10-fsdp-prefetch.yaml";
 
@@ -416,11 +430,9 @@ TEST_SUITE("layout") {
         const auto* view = panel(app, "ddp");
         REQUIRE(view != nullptr);
         CHECK(show(view->r) == "(8, 8) 1264 x 704");
-        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
+        const DdpBoxes boxes = check_ddp_boxes(d, view->r);
+        const Rect &legend = boxes.legend, &timeline = boxes.timeline;
         INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
-        CHECK(legend.inside(view->r));
-        CHECK(timeline.inside(view->r));
-        CHECK(legend.bottom() <= timeline.y);
         // Header, stats and legend take at most 5 lines: the rest is the timeline's.
         CHECK(legend.bottom() <= 8 + 5 * (px + 8));
         CHECK(d.lane_h >= px);
@@ -454,11 +466,8 @@ TEST_SUITE("layout") {
         // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
         CHECK(show(view->r) == "(8, 8) 1264 x 432");
         CHECK(show(lesson->r) == "(8, 446) 1264 x 266");
-        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
-        INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
-        CHECK(legend.inside(view->r));
-        CHECK(timeline.inside(view->r));
-        CHECK(legend.bottom() <= timeline.y);
+        const Rect timeline = check_ddp_boxes(d, view->r).timeline;
+        INFO("timeline ", show(timeline), ", lane ", d.lane_h);
         // 4 rank lanes and the comm lane, each at least a line of text
         // tall: every lane's label and the bars' "L3" are drawn.
         CHECK(d.lane_h >= px);
