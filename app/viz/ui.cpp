@@ -345,7 +345,11 @@ void draw_ui(App& app) {
   if (vs.view == View::ddp) {
     // The DDP view draws its own controls (none in present mode) in its
     // region (panel_ddp.cpp); the lesson panel, when open, below it.
-    vs.layout = compute_layout(layout_input(app, 0.f));
+    LayoutInput in = layout_input(app, 0.f);
+    // The lanes drawn: the shown run's, else those of the run requested.
+    const auto r = app.ddp.runner.result();
+    in.ddp_lanes = (r ? app.ddp.runner.result_params().run.ranks : app.ddp.edit.run.ranks) + 1;
+    vs.layout = compute_layout(in);
     const Layout& L = vs.layout;
     ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
     vs.panels_drawn.push_back({"ddp", L.ddp});
