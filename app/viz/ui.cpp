@@ -35,14 +35,6 @@ std::string contributors_text(uint64_t mask, int n) {
   return s.empty() ? "nothing yet" : s;
 }
 
-std::string format_us(double us) {
-  if (us < 0) return "n/a";
-  if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
-  if (us > 0 && us < 0.1) return fmt::format("{:.3g} ns", us * 1e3);  // e.g. the β of a few bytes on NVLink
-  return fmt::format("{:.3g} us", us);
-}
-
 int buffers_position(const App& app) {
   const int p = app.session.position();
   return app.lesson ? app.lesson->buffers_position(p) : p;
