@@ -94,9 +94,9 @@ void controls(App& app) {
   ImGui::InputInt("width", &p.width, 32, 128);
   p.width = std::clamp(p.width, 8, 1024);
   item_tip("every layer is width x width (float32)");
-  wrap_for(em * 6.5f, "delay us", em);
+  wrap_for(em * 6.5f, "delay µs", em);
   ImGui::SetNextItemWidth(em * 6.5f);
-  ImGui::InputInt("delay us", &p.layer_delay_us, 500, 2000);
+  ImGui::InputInt("delay µs", &p.layer_delay_us, 500, 2000);
   p.layer_delay_us = std::clamp(p.layer_delay_us, 0, 20000);
   item_tip("extra compute per layer and pass (a sleep, microseconds): a bigger model's proportions");
   if (!p.sharded) {
