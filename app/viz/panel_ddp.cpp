@@ -2,7 +2,7 @@
 // background thread), drawn as a timeline of one iteration: a lane per rank
 // with forward and backward per layer, the moment each gradient bucket is
 // full, each bucket's all-reduce on the communication lane, and the time a
-// rank waits for results (exposed communication) shaded. A sharded run
+// rank waits for results shaded (exposed while a collective runs). A sharded run
 // (FSDP-style, a lesson's beat) has no buckets: its communication lane shows
 // each layer's all-gather and reduce-scatter in their own colours, and the
 // bucket controls are hidden. Changing a control re-runs the training; hover
@@ -170,7 +170,10 @@ std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn
   return {
       {fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction), ImVec4(0.0f, 0.45f, 0.70f, 1), false},
       {drawn.calls, {}, true},
-      {fmt::format("compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms", s.compute_ms, s.comm_ms, s.exposed_comm_ms), {}, true},
+      // exposed <= comm; waited also holds waiting for slower ranks (ddp.h).
+      {fmt::format("compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms  waited {:.1f} ms", s.compute_ms, s.comm_ms,
+                   s.exposed_comm_ms, s.waited_ms),
+       {}, true},
       {fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER"),
        r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), false},
       {fmt::format("loss {:.6g} -> {:.6g}{}", r.iterations.front().loss, r.iterations.back().loss, ref), {}, true},
@@ -386,14 +389,17 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
         "How to read it: each rank keeps one shard of every layer. Before using a layer (forward, then backward in "
         "reverse) the ranks all-gather its full parameters (AG, prefetched one layer ahead when prefetch is on); "
         "after a layer's backward they reduce-scatter its gradients (RS), each rank keeping the averaged block of its "
-        "own shard. A rank blocked on an all-gather or, after backward, on the reduce-scatters, waits (shaded).");
+        "own shard. A rank blocked on an all-gather or, after backward, on the reduce-scatters, waits (shaded): "
+        "exposed is the part of those waits while a collective ran, waited all of them (a slower rank included). "
+        "overlap = 1 - exposed / comm.");
   } else if (ImGui::GetContentRegionAvail().y > lh * 3) {
     ImGui::Spacing();
     ImGui::TextWrapped(
         "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
         "all its gradients are ready; it is posted in bucket order, and when every rank has posted it the communication "
-        "thread all-reduces it while backward continues. What is still running when a rank finishes backward is exposed: "
-        "the rank waits (shaded). overlap = 1 - exposed / comm.");
+        "thread all-reduces it while backward continues. A rank that finished backward waits (shaded) for its last "
+        "result: waited. The part of that wait while an all-reduce ran is exposed communication (at most comm); the "
+        "rest is waiting for a slower rank to post and for the hand-off. overlap = 1 - exposed / comm.");
   }
 
   const auto& tl = r.timelines[size_t(sc.iteration)];
@@ -427,7 +433,7 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
         break;
       }
       case DdpBarKind::wait:
-        ImGui::Text("R%d waits for call %d's result (exposed communication)", b.rank, b.call);
+        ImGui::Text("R%d waits for call %d's result (exposed while a collective runs)", b.rank, b.call);
         break;
     }
     ImGui::Text("%.2f -> %.2f ms (%.2f ms)", b.begin_ms, b.end_ms, b.end_ms - b.begin_ms);
