@@ -115,6 +115,20 @@ std::string ddp_calls_text(const ddp::IterationTimeline& tl) {
   return out;
 }
 
+int greedy_lines(const std::vector<float>& widths, float gap, float avail) {
+  int lines = 0;
+  float x = 0;
+  for (const float w : widths) {
+    if (lines == 0 || x + gap + w > avail) {
+      ++lines;
+      x = w;
+    } else {
+      x += gap + w;
+    }
+  }
+  return lines;
+}
+
 std::vector<DdpLegendItem> ddp_legend(bool sharded) {
   std::vector<DdpLegendItem> items = {
       {"forward", DdpSwatch::fill, ddp_kind_color(DdpBarKind::forward)},

@@ -162,6 +162,12 @@ Rgba collective_color(std::string_view collective);
 // "12 all-reduces", "6 all-gathers, 3 reduce-scatters" ("0 collectives" when none).
 std::string ddp_calls_text(const ddp::IterationTimeline& tl);
 
+// Lines that items of these widths take when placed left to right, `gap`
+// pixels apart, a new line started when the next would pass `avail` (an
+// item wider than `avail` takes a line of its own): what the panel's
+// wrapping of its stats and legend does. 0 for no items.
+int greedy_lines(const std::vector<float>& widths, float gap, float avail);
+
 // One legend entry of the DDP view: its text and how its swatch is drawn.
 enum class DdpSwatch { fill, bucket_hues, marker, hatch, dashed };
 struct DdpLegendItem {
@@ -194,11 +200,17 @@ struct DdpDrawn {
   bool bucket_controls = false;        // the overlap mode and bucket cap controls
   // Where the legend and the timeline (lanes and time axis) were drawn:
   // x0, y0, x1, y1 in screen pixels. Each lane's height in pixels; whether
-  // the note under the axis was drawn (it gives way to lanes at least a
-  // line of text tall).
+  // the note under the axis was drawn (it gives way to lanes of
+  // kDdpMinLaneLines lines, layout.h).
   float legend_box[4] = {0, 0, 0, 0}, timeline_box[4] = {0, 0, 0, 0};
   float lane_h = 0;
   bool note = false;
+  // The header, stats and legend give way to the lanes' least height: drawn
+  // at this fraction of the text size (at most 1, the text no smaller than
+  // kDdpMinTextPx), and cut off (an ellipsis drawn) when even that did not
+  // fit.
+  float text_scale = 1;
+  bool text_clipped = false;
 };
 
 struct DdpView {

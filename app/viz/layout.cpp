@@ -13,6 +13,13 @@ bool compact_controls(float width, float font_px) {
   return width < 64.f * font_px;
 }
 
+float ddp_lane_gap(float font_px) { return std::max(2.f, font_px * 0.25f); }
+
+float ddp_timeline_min_height(int lanes, float font_px) {
+  if (lanes < 1) return 0;
+  return float(lanes) * kDdpMinLaneLines * font_px + float(lanes - 1) * ddp_lane_gap(font_px) + font_px + 6 + 4;
+}
+
 Layout compute_layout(const LayoutInput& in) {
   Layout L;
   L.window = Rect{0, 0, in.width, in.height};
@@ -31,7 +38,14 @@ Layout compute_layout(const LayoutInput& in) {
       L.ddp = b;
       return L;
     }
-    const float ddp_h = std::floor(std::max(0.f, b.h - in.gap) * 0.62f);
+    const float usable = std::max(0.f, b.h - in.gap);
+    float ddp_h = std::floor(usable * 0.62f);
+    if (in.ddp_lanes > 0) {
+      const float line = in.font_px + in.gap;
+      const float want = ddp_timeline_min_height(in.ddp_lanes, in.font_px) + 3 * line;
+      const float lesson_min = 4 * line + 2 * in.pad;
+      ddp_h = std::max(ddp_h, std::floor(std::min(want, usable - lesson_min)));
+    }
     L.ddp = Rect{b.x, b.y, b.w, ddp_h};
     const float low_y = b.y + ddp_h + in.gap;
     L.side = Rect{b.x, low_y, b.w, std::max(0.f, b.bottom() - low_y)};

@@ -30,6 +30,9 @@ struct LayoutInput {
   // hidden): they wrap or collapse with the text size, so draw_ui measures.
   float controls_bottom = 0;
   float pad = 8, gap = 8;            // ImGui's WindowPadding and ItemSpacing
+  // DDP view: the timeline's lanes (one per rank and the communication
+  // lane); 0 before a run, when nothing claims a least height.
+  int ddp_lanes = 0;
 };
 
 struct Layout {
@@ -44,6 +47,26 @@ struct Layout {
   Rect ddp;
 };
 
+// The DDP timeline's lanes are at least this many lines of text tall: a
+// lane shows its rank label and the bars' layer names ("L3") at the text
+// size, with a margin. Two lines would not fit five lanes, the axis and a
+// lesson's beat in 720 px at 40 px text.
+inline constexpr float kDdpMinLaneLines = 1.25f;
+
+// The DDP view's texts above the timeline (header, stats, legend) shrink
+// to fit above the lanes' least height, down to this text size (pixels),
+// and are cut off below it.
+inline constexpr float kDdpMinTextPx = 14;
+
+// The gap between two DDP lanes at font_px (pixels).
+float ddp_lane_gap(float font_px);
+
+// The DDP timeline's least height (pixels) with `lanes` lanes at font_px:
+// the lanes at kDdpMinLaneLines lines each, the gaps between them and the
+// time axis below (a line and 6 px, then 4 px), as panel_ddp.cpp draws
+// them. The texts above the timeline (header, stats, legend) give way to it.
+float ddp_timeline_min_height(int lanes, float font_px);
+
 // True when the run controls no longer fit a line or two at this text size:
 // they fold into a "Setup" popup and the transport row stays.
 bool compact_controls(float width, float font_px);
@@ -52,7 +75,10 @@ bool compact_controls(float width, float font_px);
 // whole lower half (below the DDP view, the lower 38%); with large text (or
 // --present) the top row, where the buffers are, gets a larger share. The
 // DDP view draws its controls inside its own region, so its body starts at
-// the top whatever controls_bottom says.
+// the top whatever controls_bottom says; above a lesson it takes 62% of the
+// height, more when its lanes (ddp_lanes) need it at large text: their
+// least height and three lines of text, the lesson keeping its tabs, its
+// beat navigation and two lines of its text (which scrolls).
 Layout compute_layout(const LayoutInput& in);
 
 }  // namespace microddp::viz

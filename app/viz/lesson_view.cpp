@@ -7,6 +7,8 @@
 #include <chrono>
 #include <variant>
 
+#include "app/viz/units.h"
+
 namespace microddp::viz {
 
 using namespace microddp::lesson;
@@ -29,12 +31,6 @@ DdpParams ddp_params(const ddp::Options& o) {
 
 namespace {
 
-std::string seconds_text(double us) {
-  if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
-  return fmt::format("{:.3g} us", us);
-}
-
 // "predicted at the real size: 2.93 ms (preset nvlink), 70 ms (preset
 // infiniband)": under each preset the beat's `predicted` checks name, else
 // under `source`.
@@ -54,7 +50,7 @@ std::string real_size_prediction(const Beat& b, const Schedule& real, const Pred
     out += out.empty() ? "" : ", ";
     const size_t paren = p.source.find('(');  // "predicted (preset nvlink)" -> "(preset nvlink)"
     const std::string what = paren == std::string::npos ? p.source : p.source.substr(paren);
-    out += p.available ? fmt::format("{} {}", seconds_text(p.total_us), what) : p.source;
+    out += p.available ? fmt::format("{} {}", format_us(p.total_us), what) : p.source;
   }
   return out;
 }

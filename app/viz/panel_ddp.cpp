@@ -2,7 +2,7 @@
 // background thread), drawn as a timeline of one iteration: a lane per rank
 // with forward and backward per layer, the moment each gradient bucket is
 // full, each bucket's all-reduce on the communication lane, and the time a
-// rank waits for results (exposed communication) shaded. A sharded run
+// rank waits for results shaded (exposed while a collective runs). A sharded run
 // (FSDP-style, a lesson's beat) has no buckets: its communication lane shows
 // each layer's all-gather and reduce-scatter in their own colours, and the
 // bucket controls are hidden. Changing a control re-runs the training; hover
@@ -11,9 +11,11 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <thread>
 
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
@@ -39,10 +41,13 @@ std::string bucket_params(const ddp::Result& r, int bucket) {
 
 // The next item on this line when `w` pixels (plus its label) still fit,
 // else on the next: large text wraps instead of running off the window.
+// Decided before moving the cursor: a SameLine taken back with NewLine
+// would leave the window's (and a group's) extent at the gap past the edge.
 void wrap_for(float w, const char* label = "", float gap = -1) {
-  ImGui::SameLine(0, gap);
+  const float g = gap < 0 ? ImGui::GetStyle().ItemSpacing.x : gap;
   const float lw = *label ? ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x : 0;
-  if (ImGui::GetContentRegionAvail().x < w + lw) ImGui::NewLine();
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + g + w + lw <= right) ImGui::SameLine(0, gap);
 }
 
 void controls(App& app) {
@@ -89,9 +94,9 @@ void controls(App& app) {
   ImGui::InputInt("width", &p.width, 32, 128);
   p.width = std::clamp(p.width, 8, 1024);
   item_tip("every layer is width x width (float32)");
-  wrap_for(em * 6.5f, "delay us", em);
+  wrap_for(em * 6.5f, "delay µs", em);
   ImGui::SetNextItemWidth(em * 6.5f);
-  ImGui::InputInt("delay us", &p.layer_delay_us, 500, 2000);
+  ImGui::InputInt("delay µs", &p.layer_delay_us, 500, 2000);
   p.layer_delay_us = std::clamp(p.layer_delay_us, 0, 20000);
   item_tip("extra compute per layer and pass (a sleep, microseconds): a bigger model's proportions");
   if (!p.sharded) {
@@ -145,27 +150,44 @@ void controls(App& app) {
   }
 }
 
-void stats_line(const ddp::Result& r, int it, DdpDrawn& drawn) {
+// The stats line's parts, each kept whole and placed on the line while it
+// fits (wrap_for): the overlap, the calls, the times, the replicas' check
+// and the loss.
+struct StatsPart {
+  std::string text;
+  ImVec4 color;
+  bool plain = true;  // in the text colour, else in `color`
+};
+constexpr float kStatsGap = 14, kLegendGap = 16;
+
+std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn) {
   const ddp::IterationStats& s = r.iterations[size_t(it)];
-  const ImVec4 accent(0.0f, 0.45f, 0.70f, 1);
-  // Four parts, each on the line while it fits.
-  const std::string overlap = fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction);
   // The calls by their collective: a sharded run all-gathers and reduce-scatters.
   drawn.calls = ddp_calls_text(r.timelines[size_t(std::min(it, int(r.timelines.size()) - 1))]);
-  const std::string times = fmt::format("{}  |  compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms", drawn.calls,
-                                        s.compute_ms, s.comm_ms, s.exposed_comm_ms);
-  const std::string replicas = fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER");
   const std::string ref = std::isnan(r.max_reference_rel_error)
                               ? std::string()
                               : fmt::format(" (vs 1 process: {:.1e})", r.max_reference_rel_error);
-  const std::string loss = fmt::format("loss {:.6g} -> {:.6g}{}", r.iterations.front().loss, r.iterations.back().loss, ref);
-  ImGui::TextColored(accent, "%s", overlap.c_str());
-  wrap_for(ImGui::CalcTextSize(times.c_str()).x, "", 14);
-  ImGui::TextUnformatted(times.c_str());
-  wrap_for(ImGui::CalcTextSize(replicas.c_str()).x, "", 14);
-  ImGui::TextColored(r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), "%s", replicas.c_str());
-  wrap_for(ImGui::CalcTextSize(loss.c_str()).x, "", 14);
-  ImGui::TextUnformatted(loss.c_str());
+  return {
+      {fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction), ImVec4(0.0f, 0.45f, 0.70f, 1), false},
+      {drawn.calls, {}, true},
+      // exposed <= comm; waited also holds waiting for slower ranks (ddp.h).
+      {fmt::format("compute {:.1f} ms  comm {:.1f} ms  exposed {:.1f} ms  waited {:.1f} ms", s.compute_ms, s.comm_ms,
+                   s.exposed_comm_ms, s.waited_ms),
+       {}, true},
+      {fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER"),
+       r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), false},
+      {fmt::format("loss {:.6g} -> {:.6g}{}", r.iterations.front().loss, r.iterations.back().loss, ref), {}, true},
+  };
+}
+
+void stats_line(const std::vector<StatsPart>& parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) wrap_for(ImGui::CalcTextSize(parts[i].text.c_str()).x, "", kStatsGap);
+    if (parts[i].plain)
+      ImGui::TextUnformatted(parts[i].text.c_str());
+    else
+      ImGui::TextColored(parts[i].color, "%s", parts[i].text.c_str());
+  }
 }
 
 void legend(bool sharded, DdpDrawn& drawn) {
@@ -176,7 +198,7 @@ void legend(bool sharded, DdpDrawn& drawn) {
   ImGui::BeginGroup();
   for (const DdpLegendItem& item : ddp_legend(sharded)) {
     const char* label = item.text.c_str();
-    if (!first) wrap_for(sz * 1.4f + 4 + ImGui::CalcTextSize(label).x, "", 16);
+    if (!first) wrap_for(sz * 1.4f + 4 + ImGui::CalcTextSize(label).x, "", kLegendGap);
     first = false;
     const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + sz * 1.4f, a.y + sz);
     const float cx = (a.x + b.x) / 2;
@@ -211,6 +233,43 @@ void legend(bool sharded, DdpDrawn& drawn) {
   drawn.legend_box[0] = a.x, drawn.legend_box[1] = a.y, drawn.legend_box[2] = b.x, drawn.legend_box[3] = b.y;
 }
 
+// The height the header, the stats and the legend take at `scale` times
+// the text size in a region `avail_w` wide, spacing included: the header
+// wrapped as TextWrapped wraps it, the stats' parts and the legend's items
+// as wrap_for places them (greedy_lines), each line a line of text.
+float text_blocks_height(const std::string& header, const std::vector<StatsPart>& parts, bool sharded, float scale,
+                         float avail_w) {
+  ImFont* font = ImGui::GetFont();
+  const float px = ImGui::GetFontSize() * scale, sp = ImGui::GetStyle().ItemSpacing.y;
+  // Rounded up as ImGui::CalcTextSize rounds, and a pixel more: at the scale
+  // where a line just fits, a part that wraps after all adds a line.
+  const auto width = [&](const std::string& t) {
+    return std::floor(font->CalcTextSizeA(px, FLT_MAX, 0, t.c_str()).x + 0.95f) + 1;
+  };
+  const float header_h = font->CalcTextSizeA(px, FLT_MAX, avail_w, header.c_str(), nullptr).y;
+  std::vector<float> stats_w, legend_w;
+  for (const StatsPart& p : parts) stats_w.push_back(width(p.text));
+  for (const DdpLegendItem& item : ddp_legend(sharded)) legend_w.push_back(px * 1.4f + 4 + width(item.text));
+  const int lines = greedy_lines(stats_w, kStatsGap, avail_w) + greedy_lines(legend_w, kLegendGap, avail_w);
+  return header_h + sp + float(lines) * (px + sp);
+}
+
+// The largest text scale (at most 1) at which the text blocks fit `budget`
+// pixels of height (bisection, as buffers_fit_scale does for the buffers),
+// the text no smaller than kDdpMinTextPx; that least scale when none fits.
+float text_blocks_scale(const std::string& header, const std::vector<StatsPart>& parts, bool sharded, float budget,
+                        float avail_w) {
+  const auto fits = [&](float s) { return text_blocks_height(header, parts, sharded, s, avail_w) <= budget; };
+  if (fits(1)) return 1;
+  float lo = std::min(1.f, kDdpMinTextPx / ImGui::GetFontSize()), hi = 1;
+  if (!fits(lo)) return lo;
+  for (int i = 0; i < 12; ++i) {
+    const float mid = (lo + hi) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 // The note under the axis (wrapped to the panel's width).
 std::string note_text(int n) {
   return fmt::format(
@@ -229,12 +288,12 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   DdpLayout L;
   L.width = avail.x - 8;
   L.label_w = ImGui::CalcTextSize("comm ").x + 6;
-  L.gap = std::max(2.f, fs * 0.25f);
+  L.gap = ddp_lane_gap(fs);
   const auto lane_h = [&](float note) { return (avail.y - axis_h - note - 4 - L.gap * float(n)) / float(n + 1); };
   // The note is a footnote: it gives way when keeping it would leave a
-  // lane shorter than a line of text (large text above a lesson), where
-  // lanes' labels and the bars' "L3" would no longer be drawn.
-  drawn.note = lane_h(note_h) >= fs;
+  // lane shorter than its least height (large text above a lesson), where
+  // lanes' labels and the bars' "L3" would be cramped or no longer drawn.
+  drawn.note = lane_h(note_h) >= kDdpMinLaneLines * fs;
   if (!drawn.note) note_h = 0;
   L.lane_h = std::clamp(lane_h(note_h), 6.f, fs * 4.f);
   L.comm_h = L.lane_h;
@@ -330,14 +389,17 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
         "How to read it: each rank keeps one shard of every layer. Before using a layer (forward, then backward in "
         "reverse) the ranks all-gather its full parameters (AG, prefetched one layer ahead when prefetch is on); "
         "after a layer's backward they reduce-scatter its gradients (RS), each rank keeping the averaged block of its "
-        "own shard. A rank blocked on an all-gather or, after backward, on the reduce-scatters, waits (shaded).");
+        "own shard. A rank blocked on an all-gather or, after backward, on the reduce-scatters, waits (shaded): "
+        "exposed is the part of those waits while a collective ran, waited all of them (a slower rank included). "
+        "overlap = 1 - exposed / comm.");
   } else if (ImGui::GetContentRegionAvail().y > lh * 3) {
     ImGui::Spacing();
     ImGui::TextWrapped(
         "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
         "all its gradients are ready; it is posted in bucket order, and when every rank has posted it the communication "
-        "thread all-reduces it while backward continues. What is still running when a rank finishes backward is exposed: "
-        "the rank waits (shaded). overlap = 1 - exposed / comm.");
+        "thread all-reduces it while backward continues. A rank that finished backward waits (shaded) for its last "
+        "result: waited. The part of that wait while an all-reduce ran is exposed communication (at most comm); the "
+        "rest is waiting for a slower rank to post and for the hand-off. overlap = 1 - exposed / comm.");
   }
 
   const auto& tl = r.timelines[size_t(sc.iteration)];
@@ -371,7 +433,7 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
         break;
       }
       case DdpBarKind::wait:
-        ImGui::Text("R%d waits for call %d's result (exposed communication)", b.rank, b.call);
+        ImGui::Text("R%d waits for call %d's result (exposed while a collective runs)", b.rank, b.call);
         break;
     }
     ImGui::Text("%.2f -> %.2f ms (%.2f ms)", b.begin_ms, b.end_ms, b.end_ms - b.begin_ms);
@@ -414,10 +476,32 @@ void draw_ddp(App& app) {
   d.drawn.header = fmt::format("{}, {} ranks, MLP {} x ({} x {}), {}, {}, iteration {} of {}{}", rp.sharded ? "FSDP" : "DDP",
                                rp.ranks, rp.depth, rp.width, rp.width, mode, rp.sharded ? "ring" : rp.algorithm, it + 1,
                                r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
-  ImGui::TextWrapped("%s", d.drawn.header.c_str());
   d.drawn.bar_labels.clear();
-  stats_line(*r, it, d.drawn);
+  const std::vector<StatsPart> parts = stats_parts(*r, it, d.drawn);
+  // The lanes come first: the header, stats and legend get what their
+  // least height leaves, at a smaller text size when they need it, cut off
+  // below that.
+  const ImVec2 top = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
+  const float budget =
+      std::max(ImGui::GetFontSize(), avail.y - ddp_timeline_min_height(r->options.ranks + 1, ImGui::GetFontSize()));
+  d.drawn.text_scale = text_blocks_scale(d.drawn.header, parts, rp.sharded, budget, avail.x);
+  ImGui::SetWindowFontScale(d.drawn.text_scale);
+  ImGui::PushClipRect(top, ImVec2(top.x + avail.x, top.y + budget), true);
+  ImGui::TextWrapped("%s", d.drawn.header.c_str());
+  stats_line(parts);
   legend(rp.sharded, d.drawn);
+  ImGui::PopClipRect();
+  d.drawn.text_clipped = ImGui::GetCursorScreenPos().y > top.y + budget + 0.5f;
+  if (d.drawn.text_clipped) {
+    // What did not fit stays cut off, and says so at the edge.
+    const char* more = "…";
+    const ImVec2 ts = ImGui::CalcTextSize(more);
+    ImGui::GetWindowDrawList()->AddText(ImVec2(top.x + avail.x - ts.x, top.y + budget - ts.y),
+                                        im(from_hex(assets::kInk)), more);
+    ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + budget));
+    for (const int i : {1, 3}) d.drawn.legend_box[i] = std::min(d.drawn.legend_box[i], top.y + budget);
+  }
+  ImGui::SetWindowFontScale(1);
   draw_plot(*r, it, d.drawn);
 }
 

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app/viz/scene.h"
+#include "app/viz/units.h"
 #include "app/viz/view_state.h"
 
 namespace microddp::viz {
@@ -65,7 +66,6 @@ class SmoothLines {
 // Rank colour legend on one wrapped line, plus the "complete" swatch.
 void draw_legend(int n, bool reducing);
 std::string contributors_text(uint64_t mask, int n);
-std::string format_us(double us);  // "12.3 us", "4.56 ms"; "n/a" when us < 0
 // The position slider's text, with the 0-based step numbers the topology
 // title and the CLI print ("step 0 of 2" is the first of two steps):
 // "before step 0 of 2", "after step 0 of 2", "after step 1 of 2" (the end);

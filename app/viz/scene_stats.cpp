@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/viz/scene.h"
+#include "app/viz/units.h"
 #include "core/model/cost_model.h"
 
 namespace microddp::viz {
@@ -157,7 +158,7 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   if (const AutoChoice& ac = ses.auto_choice(); !ac.chosen.empty()) {
     st.auto_text = fmt::format("auto chose {}:", ac.chosen);
     for (const auto& c : ac.candidates)
-      st.auto_text += fmt::format(" {} {:.3g} us{}", c.algorithm, c.time_s * 1e6, &c == &ac.candidates.back() ? "" : ",");
+      st.auto_text += fmt::format(" {} {}{}", c.algorithm, format_us(c.time_s * 1e6), &c == &ac.candidates.back() ? "" : ",");
     const AutoChoice::Candidate* best = nullptr;
     const AutoChoice::Candidate* next = nullptr;
     for (const auto& c : ac.candidates) {
@@ -166,8 +167,8 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
     }
     st.auto_short = fmt::format("auto chose {}", ac.chosen);
     if (best && next)
-      st.auto_short += fmt::format(" ({:.3g} us; next: {} {:.3g} us)", best->time_s * 1e6, next->algorithm,
-                                   next->time_s * 1e6);
+      st.auto_short += fmt::format(" ({}; next: {} {})", format_us(best->time_s * 1e6), next->algorithm,
+                                   format_us(next->time_s * 1e6));
   }
   if (position < 0) position = ses.position();
   const int shown = st.steps == 0 ? -1 : position > 0 ? std::min(position, st.steps) - 1 : 0;

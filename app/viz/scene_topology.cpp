@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "app/viz/scene.h"
+#include "app/viz/units.h"
 #include "core/algorithms/registry.h"
 
 namespace microddp::viz {
@@ -91,10 +92,10 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
     }
   sc.bottleneck = port_name(T, busiest);
   // Bandwidths per direction: per rank inside a node, per NIC across.
-  sc.legend.push_back(fmt::format("intra-node (thin): {}, {:.3g} us, {:.4g} GB/s per rank", net.intra.name,
-                                  net.intra.alpha * 1e6, net.intra.bandwidth() / 1e9));
-  sc.legend.push_back(fmt::format("inter-node (thick): {}, {:.3g} us, {:.4g} GB/s x {} NIC/node", net.inter.name,
-                                  net.inter.alpha * 1e6, net.inter.bandwidth() / 1e9, T.nics_per_node));
+  sc.legend.push_back(fmt::format("intra-node (thin): {}, {}, {:.4g} GB/s per rank", net.intra.name,
+                                  format_us(net.intra.alpha * 1e6), net.intra.bandwidth() / 1e9));
+  sc.legend.push_back(fmt::format("inter-node (thick): {}, {}, {:.4g} GB/s x {} NIC/node", net.inter.name,
+                                  format_us(net.inter.alpha * 1e6), net.inter.bandwidth() / 1e9, T.nics_per_node));
   // The run executes on this machine's threads: the measured times are
   // shared memory's, whatever the topology drawn.
   sc.network_note = net_in ? "measured: shared memory here; predicted: this topology"

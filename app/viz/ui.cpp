@@ -35,14 +35,6 @@ std::string contributors_text(uint64_t mask, int n) {
   return s.empty() ? "nothing yet" : s;
 }
 
-std::string format_us(double us) {
-  if (us < 0) return "n/a";
-  if (us >= 1e6) return fmt::format("{:.3g} s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.3g} ms", us / 1e3);
-  if (us > 0 && us < 0.1) return fmt::format("{:.3g} ns", us * 1e3);  // e.g. the β of a few bytes on NVLink
-  return fmt::format("{:.3g} us", us);
-}
-
 int buffers_position(const App& app) {
   const int p = app.session.position();
   return app.lesson ? app.lesson->buffers_position(p) : p;
@@ -345,7 +337,11 @@ void draw_ui(App& app) {
   if (vs.view == View::ddp) {
     // The DDP view draws its own controls (none in present mode) in its
     // region (panel_ddp.cpp); the lesson panel, when open, below it.
-    vs.layout = compute_layout(layout_input(app, 0.f));
+    LayoutInput in = layout_input(app, 0.f);
+    // The lanes drawn: the shown run's, else those of the run requested.
+    const auto r = app.ddp.runner.result();
+    in.ddp_lanes = (r ? app.ddp.runner.result_params().run.ranks : app.ddp.edit.run.ranks) + 1;
+    vs.layout = compute_layout(in);
     const Layout& L = vs.layout;
     ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
     vs.panels_drawn.push_back({"ddp", L.ddp});

@@ -65,6 +65,15 @@ struct DdpWindow : test::Headless {
 }  // namespace
 
 TEST_SUITE("ddp_view") {
+  TEST_CASE("greedy_lines: items left to right, a new line when the next would pass the width") {
+    CHECK(greedy_lines({}, 10, 200) == 0);
+    CHECK(greedy_lines({100, 90}, 10, 200) == 1);       // 100 + 10 + 90 = 200: fits exactly
+    CHECK(greedy_lines({100, 91}, 10, 200) == 2);
+    CHECK(greedy_lines({100, 100, 100}, 10, 210) == 2);
+    CHECK(greedy_lines({300}, 10, 200) == 1);           // too wide: a line of its own
+    CHECK(greedy_lines({50, 300, 50}, 10, 200) == 3);
+  }
+
   TEST_CASE("one bar per layer per rank, one comm bar per all-reduce, inside the lanes, in time order") {
     // cap 0.001 MB = 1048 bytes: every W_l closes its bucket -> {b2,W2}, {b1,W1}, {b0,W0}.
     const ddp::Result r = ddp::run_ddp(small(0.001));

@@ -118,7 +118,7 @@ TEST_SUITE("font") {
     for (const auto& [c, where] : missing) FAIL_CHECK(fmt::format("U+{:04X} in {} is not in the font's ranges", uint32_t(c), where));
   }
 
-  TEST_CASE("DejaVu Sans, as add_fonts loads it, has the ellipsis") {
+  TEST_CASE("DejaVu Sans, as add_fonts loads it, has the ellipsis and the micro sign of \"µs\"") {
     const char* dejavu = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
     if (!fs::exists(dejavu)) {
       MESSAGE("DejaVu Sans is not installed: ImGui's default font (ASCII) is used instead; not checked");
@@ -132,7 +132,7 @@ TEST_SUITE("font") {
     io.Fonts->GetTexDataAsRGBA32(&px, &w, &ht);
     REQUIRE(io.Fonts->Fonts.Size == 1);
     const ImFont* font = io.Fonts->Fonts[0];
-    for (const char32_t c : {U'…', U'α', U'✓'}) {
+    for (const char32_t c : {U'…', U'α', U'✓', U'µ'}) {
       INFO(fmt::format("U+{:04X}", uint32_t(c)));
       const ImFontGlyph* g = font->FindGlyphNoFallback(static_cast<ImWchar>(c));
       REQUIRE(g != nullptr);

@@ -2,8 +2,9 @@
 // main and compare views and with a lesson open. Every control and panel
 // lies inside the window, the seed's three ranks' buffer rows are inside the
 // buffers panel, present mode draws no controls and its keys step (in the
-// DDP view and lesson 10's FSDP beat too, their lanes a line of text tall), and the
-// 16-rank topology's labels do not overlap. The compare view, alone and above
+// DDP view and lesson 10's FSDP beat too, their lanes a line of text tall;
+// at 36 and 40 px and in 640x480 the lanes keep 1.25 lines and the texts
+// above shrink), and the 16-rank topology's labels do not overlap. The compare view, alone and above
 // lesson 03: its controls, its columns' text, its sweep plot and the small
 // topologies' rank labels are where they can be read. Every defined buffer
 // cell draws its values whole inside the cell (lesson 02, the seed at
@@ -153,6 +154,20 @@ void check_cell_texts(const App& app, int ranks, float min_px) {
 
 void frames(Sized& h, App& app, int k = 4) {
   for (int i = 0; i < k; ++i) h.frame(app);
+}
+
+// The DDP view's legend and timeline, as drawn (DdpDrawn's boxes), both
+// inside the view's region `view`, the legend above the timeline.
+struct DdpBoxes {
+  Rect legend, timeline;
+};
+DdpBoxes check_ddp_boxes(const DdpDrawn& d, const Rect& view) {
+  const DdpBoxes b{box(d.legend_box), box(d.timeline_box)};
+  INFO("legend ", show(b.legend), ", timeline ", show(b.timeline), ", lane ", d.lane_h, ", view ", show(view));
+  CHECK(b.legend.inside(view));
+  CHECK(b.timeline.inside(view));
+  CHECK(b.legend.bottom() <= b.timeline.y);
+  return b;
 }
 
 const std::string kLesson03 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/03-naive-tree-ring.yaml";
@@ -416,11 +431,9 @@ TEST_SUITE("layout") {
         const auto* view = panel(app, "ddp");
         REQUIRE(view != nullptr);
         CHECK(show(view->r) == "(8, 8) 1264 x 704");
-        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
+        const DdpBoxes boxes = check_ddp_boxes(d, view->r);
+        const Rect &legend = boxes.legend, &timeline = boxes.timeline;
         INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
-        CHECK(legend.inside(view->r));
-        CHECK(timeline.inside(view->r));
-        CHECK(legend.bottom() <= timeline.y);
         // Header, stats and legend take at most 5 lines: the rest is the timeline's.
         CHECK(legend.bottom() <= 8 + 5 * (px + 8));
         CHECK(d.lane_h >= px);
@@ -454,11 +467,8 @@ TEST_SUITE("layout") {
         // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
         CHECK(show(view->r) == "(8, 8) 1264 x 432");
         CHECK(show(lesson->r) == "(8, 446) 1264 x 266");
-        const Rect legend = box(d.legend_box), timeline = box(d.timeline_box);
-        INFO("legend ", show(legend), ", timeline ", show(timeline), ", lane ", d.lane_h);
-        CHECK(legend.inside(view->r));
-        CHECK(timeline.inside(view->r));
-        CHECK(legend.bottom() <= timeline.y);
+        const Rect timeline = check_ddp_boxes(d, view->r).timeline;
+        INFO("timeline ", show(timeline), ", lane ", d.lane_h);
         // 4 rank lanes and the comm lane, each at least a line of text
         // tall: every lane's label and the bars' "L3" are drawn.
         CHECK(d.lane_h >= px);
@@ -474,6 +484,94 @@ TEST_SUITE("layout") {
         app.lesson->wait_checks();
       }
     }
+  }
+
+  TEST_CASE("compute_layout, DDP view above a lesson: large text takes the lanes' least height and three lines, the lesson keeps four") {
+    // 5 lanes (4 ranks and comm) of 1.25 lines, 4 gaps of a quarter line,
+    // the axis (a line, 6 and 4 px).
+    CHECK(ddp_timeline_min_height(5, 40) == doctest::Approx(5 * 50 + 4 * 10 + 40 + 10));
+    CHECK(ddp_timeline_min_height(5, 18) == doctest::Approx(5 * 22.5 + 4 * 4.5 + 18 + 10));
+    CHECK(ddp_timeline_min_height(0, 18) == 0);
+    LayoutInput in;
+    in.view = View::ddp;
+    in.lesson = in.present = true;
+    in.ddp_lanes = 5;
+    // 36 px: 307 + 3 x 44 = 439 above (more than 62%, 431); the lesson from 455.
+    in.font_px = 36;
+    Layout L = compute_layout(in);
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 439");
+    CHECK(show(L.side) == "(8, 455) 1264 x 257");
+    // 40 px: 340 + 3 x 48 = 484, the lesson keeping 4 x 48 + 16 = 208 of the 696.
+    in.font_px = 40;
+    L = compute_layout(in);
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 484");
+    CHECK(show(L.side) == "(8, 500) 1264 x 212");
+    // 17 lanes at 40 px do not fit: the lesson still keeps its 208 px.
+    in.ddp_lanes = 17;
+    L = compute_layout(in);
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 488");
+    // 640x480 at 18 px: 164.5 + 3 x 26 < 62% of 456: the split stays.
+    in.ddp_lanes = 5;
+    in.font_px = 18;
+    in.width = 640, in.height = 480;
+    L = compute_layout(in);
+    CHECK(show(L.ddp) == "(8, 8) 624 x 282");
+    CHECK(show(L.side) == "(8, 298) 624 x 174");
+  }
+
+  TEST_CASE("--present at 36 and 40 px (1280x720) and at 640x480 (18 px), DDP and FSDP: the lanes keep their least height, inside the window") {
+    struct Size {
+      float w, h, px;
+    };
+    for (const Size sz : {Size{1280, 720, 36}, Size{1280, 720, 40}, Size{640, 480, 18}})
+      for (const bool fsdp : {false, true}) {
+        INFO(sz.w, "x", sz.h, " at ", sz.px, " px, ", std::string(fsdp ? "FSDP (lesson 10 beat 4)" : "DDP"));
+        Sized h(sz.px);
+        ImGui::GetIO().DisplaySize = ImVec2(sz.w, sz.h);
+        App app;
+        app.vs.font_px = sz.px;
+        app.vs.present = true;
+        if (fsdp) {
+          app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson10));
+          app.lesson->go(3);
+        } else {
+          app.vs.view = View::ddp;
+          ddp::Options& o = app.ddp.edit.run;
+          o.ranks = 4, o.depth = 2, o.width = 16, o.layer_delay_us = 0;
+        }
+        h.frame(app);  // requests the run
+        REQUIRE(app.vs.view == View::ddp);
+        app.ddp.runner.wait();
+        frames(h, app);
+        REQUIRE(app.ddp.runner.result() != nullptr);
+        REQUIRE(app.ddp.runner.result()->options.ranks == 4);
+        const DdpDrawn& d = app.ddp.drawn;
+        const Rect window{0, 0, sz.w, sz.h};
+        const auto* view = panel(app, "ddp");
+        REQUIRE(view != nullptr);
+        CHECK(view->r.inside(window));
+        const Rect timeline = check_ddp_boxes(d, view->r).timeline;
+        INFO("view ", show(view->r), ", timeline ", show(timeline), ", lane ", d.lane_h, ", text scale ", d.text_scale,
+             std::string(d.text_clipped ? " (cut off)" : ""));
+        CHECK(timeline.inside(window));
+        CHECK(d.lane_h >= kDdpMinLaneLines * sz.px);
+        // 4 rank lanes and the comm lane, their gaps and the axis.
+        CHECK(timeline.h >= ddp_timeline_min_height(5, sz.px) - 4 - 0.5f);
+        // The texts above gave way (the DDP view alone has room: 1 x), no
+        // smaller than 14 px, and they fit whole.
+        CHECK(d.text_scale * sz.px >= kDdpMinTextPx - 0.01f);
+        CHECK(d.text_scale <= 1.f);
+        if (!fsdp) CHECK(d.text_scale == 1.f);
+        CHECK_FALSE(d.text_clipped);
+        if (fsdp) {
+          const auto* lesson = panel(app, "lesson");
+          REQUIRE(lesson != nullptr);
+          CHECK(lesson->r.inside(window));
+          CHECK(view->r.bottom() < lesson->r.y);
+        }
+        app.ddp.runner.wait();
+        if (app.lesson) app.lesson->wait_checks();
+      }
   }
 
   TEST_CASE("28 px: the Setup button opens the run's controls in a popup inside the window") {

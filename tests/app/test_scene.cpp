@@ -437,6 +437,9 @@ TEST_SUITE("scene_network") {
     CHECK(sc.bottleneck == "node 0 NIC 0 out");
     REQUIRE(sc.legend.size() == 2);
     CHECK(sc.legend[1].find("infiniband") != std::string::npos);
+    INFO(sc.legend[0], " / ", sc.legend[1]);
+    CHECK(sc.legend[0].find(", 1 µs, ") != std::string::npos);  // nvlink's α (format_us)
+    CHECK(sc.legend[1].find(", 2 µs, ") != std::string::npos);  // infiniband's
 
     // An intra step (position 1 = after step 0): 8 bytes per rank on its own
     // intra port, nothing on the NICs.

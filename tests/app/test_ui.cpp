@@ -14,6 +14,7 @@
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
+#include "app/viz/units.h"
 #include "app/viz/view_state.h"
 #include "app/headless.h"
 #include "assets/palette.h"
@@ -56,6 +57,17 @@ std::string accum0_text(const App& app, int cell) {
 }  // namespace
 
 TEST_SUITE("ui") {
+  TEST_CASE("format_us writes durations as the CLI does: µs (U+00B5, UTF-8), ms, s, ns below 0.1 µs") {
+    CHECK(format_us(12.34) == "12.3 \u00b5s");
+    CHECK(format_us(12.34) == "12.3 µs");  // the source's literal is the same UTF-8
+    CHECK(format_us(0) == "0 µs");
+    CHECK(format_us(999) == "999 µs");
+    CHECK(format_us(4560) == "4.56 ms");
+    CHECK(format_us(1.5e6) == "1.5 s");
+    CHECK(format_us(0.05) == "50 ns");
+    CHECK(format_us(-1) == "n/a");
+  }
+
   TEST_CASE("the Right key runs the next step for real; Left replays the previous snapshot") {
     Headless h;
     App app;

@@ -213,10 +213,17 @@ struct IterationTimeline {
 struct IterationStats {
   double loss = 0;             // global mean-squared error before the step
   double reference_loss = 0;   // single-process run on the whole batch (NaN if not run)
-  double compute_ms = 0;       // mean over ranks: iteration time minus waits
-  double comm_ms = 0;          // sum of the collectives' durations
-  double exposed_comm_ms = 0;  // mean over ranks: DDP: last result minus end of backward; sharded: time blocked in waits
-  double overlap_fraction = 0; // clamp(1 - exposed / comm, 0, 1); 0 when comm = 0
+  double compute_ms = 0;       // mean over ranks: iteration time minus waited_ms
+  double comm_ms = 0;          // sum of the collectives' durations (one at a time)
+  // Mean over ranks of the time a rank waited: DDP: its last result minus
+  // its end of backward; sharded: its time blocked in waits. It includes
+  // waiting for a slower rank to post a call and the hand-off to and from
+  // the communication thread, so it can exceed comm_ms.
+  double waited_ms = 0;
+  // Mean over ranks of the part of that wait during which a collective ran
+  // (communication not hidden behind compute): 0 <= exposed <= comm_ms.
+  double exposed_comm_ms = 0;
+  double overlap_fraction = 0; // 1 - exposed / comm (0..1); 0 when comm = 0
   int calls = 0;               // collectives issued (DDP: all-reduces)
   // The same iteration's schedule on the MODEL CLOCK (DDP only; NaN for
   // sharded runs): every layer's forward and backward take exactly

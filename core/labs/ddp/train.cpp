@@ -33,19 +33,32 @@ void model_clock(const Options& o, const std::vector<RankRecord>& rec, const std
   st.model_overlap_fraction = total > 0 ? std::clamp(1.0 - st.model_exposed_comm_ms / total, 0.0, 1.0) : 0.0;
 }
 
+// How long collectives ran inside [a, b] (ms): the communication thread
+// runs one at a time, so the spans do not overlap and their parts add up.
+double comm_within(const std::vector<CommSpan>& comm, double a, double b) {
+  double t = 0;
+  for (const CommSpan& c : comm) t += std::max(0.0, std::min(b, c.end_ms) - std::max(a, c.begin_ms));
+  return t;
+}
+
 // Merges the ranks' records of one iteration into its timeline and stats.
-// Exposed communication per rank: DDP (after_backward) counts from the end
-// of the rank's backward until its last result arrived — everything it
-// still waits for once it has nothing left to compute, so with --overlap
-// none (collectives start after the last backward) the overlap is exactly
-// 0; the sharded mode waits inside forward and backward too, so there it
-// is the time blocked in waits.
+// The time a rank waited: DDP (after_backward) from the end of its
+// backward until its last result arrived, everything it still waits for
+// once it has nothing left to compute; the sharded mode waits inside
+// forward and backward too, so there the time blocked in waits. Its
+// exposed communication is the part of that wait during which a
+// collective ran: the rest is waiting for a slower rank to post, the
+// communication thread to pick the call up, the result to be handed back.
+// So exposed <= comm, and with --overlap none (collectives start after the
+// last backward and end before the results arrive) exposed = comm exactly:
+// overlap 0.
 void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
                          bool after_backward, Result& res) {
   const int n = static_cast<int>(rec.size());
   IterationTimeline tl;
   IterationStats st;
   double loss = 0, waits = 0, compute = 0;
+  std::vector<double> exposed;  // per rank
   for (const auto& R : rec) {
     tl.layers.insert(tl.layers.end(), R.layers.begin(), R.layers.end());
     tl.fills.insert(tl.fills.end(), R.fills.begin(), R.fills.end());
@@ -58,8 +71,13 @@ void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, s
       double last = R.backward_end_ms;
       for (const auto& ws : R.waits) last = std::max(last, ws.end_ms);
       w = last - R.backward_end_ms;
+      exposed.push_back(comm_within(comm, R.backward_end_ms, last));
     } else {
-      for (const auto& ws : R.waits) w += ws.end_ms - ws.begin_ms;
+      exposed.push_back(0);
+      for (const auto& ws : R.waits) {
+        w += ws.end_ms - ws.begin_ms;
+        exposed.back() += comm_within(comm, ws.begin_ms, ws.end_ms);
+      }
     }
     waits += w;
     compute += R.end_ms - w;
@@ -67,9 +85,18 @@ void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, s
   tl.comm = std::move(comm);
   st.loss = loss / n;
   st.compute_ms = compute / n;
-  st.exposed_comm_ms = waits / n;
+  st.waited_ms = waits / n;
+  double exposed_sum = 0, exposed_share = 0;
   for (const auto& c : tl.comm) st.comm_ms += c.end_ms - c.begin_ms;
-  st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - st.exposed_comm_ms / st.comm_ms, 0.0, 1.0) : 0.0;
+  for (const double e : exposed) {
+    exposed_sum += e;
+    if (st.comm_ms > 0) exposed_share += e / st.comm_ms;
+  }
+  st.exposed_comm_ms = exposed_sum / n;
+  // 1 - mean(exposed) / comm as the mean of each rank's share: a rank that
+  // waited through all of it gives exactly 1 (its spans add up in the same
+  // order as comm_ms), so --overlap none gives exactly 0, not a rounding.
+  st.overlap_fraction = st.comm_ms > 0 ? std::clamp(1.0 - exposed_share / n, 0.0, 1.0) : 0.0;
   st.calls = calls;
   st.reference_loss = std::numeric_limits<double>::quiet_NaN();
   if (after_backward) {

@@ -10,6 +10,7 @@
 
 #include "core/labs/ddp/model.h"
 #include "core/labs/ddp/process_group.h"
+#include "core/labs/ddp/summary.h"
 
 namespace microddp::ddp::detail {
 
@@ -17,18 +18,6 @@ inline void delay(int us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
-// Per-rank record of one iteration.
-struct RankRecord {
-  std::vector<LayerSpan> layers;
-  std::vector<BucketFill> fills;
-  std::vector<WaitSpan> waits;
-  double backward_end_ms = 0, end_ms = 0;
-  float loss = 0;
-};
-
-// Merges the ranks' records of one iteration into res (see train.cpp).
-void summarize_iteration(const Options& o, const std::vector<RankRecord>& rec, std::vector<CommSpan> comm, int calls,
-                         bool after_backward, Result& res);
 CollectiveSpec all_reduce_spec(const Options& o, int64_t count);
 CollectiveSpec shard_spec(const Options& o, Collective c, const std::vector<int64_t>& blocks);
 void collect(std::vector<std::exception_ptr>& errs);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/labs/ddp/ddp.h"
+#include "core/labs/ddp/summary.h"
 #include "core/model/stats.h"
 #include "core/ir/types.h"
 
@@ -36,6 +37,54 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace
 
 TEST_SUITE("ddp") {
+  TEST_CASE("waited vs exposed: a rank that waits for a slower peer waits longer than the communication, exposed stays within it") {
+    // Constructed records (ms). 2 ranks, one all-reduce after backward
+    // (overlap none): R0 ends backward at 10, R1 at 14; the call runs from
+    // 14.5 to 15.5 once both posted; R0's result arrives at 16, R1's at 16.2.
+    Options o;
+    o.ranks = 2;
+    detail::RankRecord r0, r1;
+    r0.backward_end_ms = 10, r0.end_ms = 16.5, r0.waits = {{0, 0, 10.5, 16}};
+    r1.backward_end_ms = 14, r1.end_ms = 16.5, r1.waits = {{1, 0, 14.2, 16.2}};
+    CommSpan c;
+    c.begin_ms = 14.5, c.end_ms = 15.5;
+    Result res;
+    detail::summarize_iteration(o, {r0, r1}, {c}, 1, true, res);
+    const IterationStats& s = res.iterations.at(0);
+    CHECK(s.comm_ms == doctest::Approx(1));
+    CHECK(s.waited_ms == doctest::Approx((6 + 2.2) / 2));  // R0 waited 4 ms for R1 before the call began
+    CHECK(s.waited_ms > s.comm_ms);
+    CHECK(s.exposed_comm_ms == doctest::Approx(1));        // each rank waited through the whole call
+    CHECK(s.overlap_fraction == 0.0);                      // exactly: nothing hidden
+    CHECK(s.compute_ms == doctest::Approx((16.5 - 6 + 16.5 - 2.2) / 2));
+
+    // Two buckets: the first all-reduce (5..7) runs during backward, the
+    // second (12..13) after R0's backward (10) and half after R1's (12.5).
+    r0.backward_end_ms = 10, r0.waits = {{0, 0, 10.2, 10.3}, {0, 1, 10.3, 13.4}};
+    r1.backward_end_ms = 12.5, r1.waits = {{1, 0, 12.6, 12.7}, {1, 1, 12.7, 13.2}};
+    CommSpan c0 = c, c1 = c;
+    c0.begin_ms = 5, c0.end_ms = 7, c1.call = 1, c1.begin_ms = 12, c1.end_ms = 13;
+    detail::summarize_iteration(o, {r0, r1}, {c0, c1}, 2, true, res);
+    const IterationStats& b = res.iterations.at(1);
+    CHECK(b.comm_ms == doctest::Approx(3));
+    CHECK(b.waited_ms == doctest::Approx((3.4 + 0.7) / 2));
+    CHECK(b.exposed_comm_ms == doctest::Approx((1 + 0.5) / 2));
+    CHECK(b.overlap_fraction == doctest::Approx(0.75));    // 1 - 0.75 / 3
+
+    // Sharded (waits inside forward and backward): R0 blocked 1..2 and 5..6
+    // while calls ran 1.5..2.5 and 4..5.5: 2 ms waited, 1 ms of it exposed.
+    o.ranks = 1;
+    detail::RankRecord f;
+    f.backward_end_ms = 7, f.end_ms = 8, f.waits = {{0, 0, 1, 2}, {0, 1, 5, 6}};
+    c0.begin_ms = 1.5, c0.end_ms = 2.5, c1.begin_ms = 4, c1.end_ms = 5.5;
+    detail::summarize_iteration(o, {f}, {c0, c1}, 2, false, res);
+    const IterationStats& sh = res.iterations.at(2);
+    CHECK(sh.comm_ms == doctest::Approx(2.5));
+    CHECK(sh.waited_ms == doctest::Approx(2));
+    CHECK(sh.exposed_comm_ms == doctest::Approx(1));
+    CHECK(sh.overlap_fraction == doctest::Approx(0.6));
+  }
+
   TEST_CASE("buckets: reverse parameter order, closed at the cap, last partial bucket kept") {
     // params (elements): 0:100 1:10 2:100 3:10 4:100 5:10; 4-byte elements.
     const std::vector<int64_t> e = {100, 10, 100, 10, 100, 10};
