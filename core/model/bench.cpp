@@ -411,10 +411,18 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 std::string bench_table_header(const BenchOptions& o) {
   std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up (at least one per rotating buffer set)\n",
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
-  if (o.passes > 1)
-    h += fmt::format("# {} passes over the sizes (ascending, descending, ..., ascending): a row's time is the median of its {} "
-                     "pass medians, its spread is over all {} x {} iterations\n",
-                     o.passes, o.passes, o.passes, o.iters);
+  if (o.passes > 1) {
+    // The passes alternate direction and the last one ascends.
+    std::string order;
+    for (int p = 0; p < o.passes; ++p)
+      order += std::string(p ? ", " : "") + ((o.passes - 1 - p) % 2 == 0 ? "ascending" : "descending");
+    if (o.passes > 4) order = fmt::format("{}, ..., descending, ascending", (o.passes - 1) % 2 == 0 ? "ascending" : "descending");
+    h += fmt::format("# {} passes over the sizes ({}): a row's time is the median of its {} pass medians{}; its spread "
+                     "(--json: min, p10, p90, max) is over all {} x {} {}\n",
+                     o.passes, order, o.passes, o.passes % 2 == 0 ? " (with an even count, the mean of the middle two)" : "",
+                     o.passes, o.record_pairs > 0 ? o.record_pairs : o.iters,
+                     o.record_pairs > 0 ? "recording-off runs" : "iterations");
+  }
   if (o.reference == "mpi")
     h += fmt::format("# reference rows \"mpi\": Open MPI's own collective, mean of {} calls (coll/tuned algorithm: {})\n",
                      o.iters, o.mpi_algorithm.empty() ? "Open MPI's choice, named at the end" : o.mpi_algorithm);

@@ -226,9 +226,18 @@ TEST_SUITE("bench") {
     const auto j = nlohmann::json::parse(bench_json_row(rows[0]));
     CHECK(j["passes"] == 3);
     CHECK(j["samples"] == 6);
-    CHECK(bench_table_header(o).find("# 3 passes over the sizes (ascending, descending, ..., ascending): a row's time is "
-                                     "the median of its 3 pass medians, its spread is over all 3 x 2 iterations\n") !=
+    CHECK(bench_table_header(o).find("# 3 passes over the sizes (ascending, descending, ascending): a row's time is the "
+                                     "median of its 3 pass medians; its spread (--json: min, p10, p90, max) is over all 3 x "
+                                     "2 iterations\n") != std::string::npos);
+    BenchOptions two = o;
+    two.passes = 2;  // descending first, so the last pass ascends; an even count averages the middle two
+    two.record_pairs = 5;
+    CHECK(bench_table_header(two).find("# 2 passes over the sizes (descending, ascending): a row's time is the median of "
+                                       "its 2 pass medians (with an even count, the mean of the middle two); its spread "
+                                       "(--json: min, p10, p90, max) is over all 2 x 5 recording-off runs\n") !=
           std::string::npos);
+    two.passes = 6;
+    CHECK(bench_table_header(two).find("(descending, ..., descending, ascending)") != std::string::npos);
     BenchOptions one = tiny(Collective::all_reduce, 2);
     CHECK(bench_table_header(one).find("passes") == std::string::npos);  // one pass: as before
     CHECK(run_bench(one)[0].passes == 1);
