@@ -84,7 +84,7 @@ std::string_view name(DdpBarKind k) {
     case DdpBarKind::forward: return "forward";
     case DdpBarKind::backward: return "backward";
     case DdpBarKind::comm: return "all-reduce";
-    case DdpBarKind::wait: return "exposed wait";
+    case DdpBarKind::wait: return "waiting";
   }
   return "?";
 }
@@ -141,7 +141,7 @@ std::vector<DdpLegendItem> ddp_legend(bool sharded) {
     items.push_back({"all-reduce of bucket 0, 1, 2, …", DdpSwatch::bucket_hues, bucket_color(0)});
     items.push_back({"bucket full", DdpSwatch::marker, bucket_color(1)});
   }
-  items.push_back({"exposed wait", DdpSwatch::hatch, ddp_kind_color(DdpBarKind::wait)});
+  items.push_back({"waiting", DdpSwatch::hatch, ddp_kind_color(DdpBarKind::wait)});
   items.push_back({"backward ends", DdpSwatch::dashed, from_hex(assets::kInk)});
   return items;
 }

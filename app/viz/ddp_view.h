@@ -82,7 +82,7 @@ class DdpRunner {
 // ---- draw structs ------------------------------------------------------------
 
 enum class DdpBarKind { forward, backward, comm, wait };
-// "forward", "backward", "all-reduce", "exposed wait" (a comm bar's own
+// "forward", "backward", "all-reduce", "waiting" (a comm bar's own
 // collective is DdpBar::collective: sharded runs all-gather and reduce-scatter).
 std::string_view name(DdpBarKind k);
 // A collective as the view writes it: "all_gather" -> "all-gather".
@@ -95,7 +95,7 @@ struct DdpLane {
 };
 
 // One bar: a layer's forward or backward on a rank's lane, a collective on
-// the communication lane, or a rank's exposed wait (drawn over its lane).
+// the communication lane, or a rank's wait (drawn over its lane).
 struct DdpBar {
   DdpBarKind kind = DdpBarKind::backward;
   int lane = 0;                  // index into DdpScene::lanes
@@ -189,7 +189,7 @@ DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& l
 namespace microddp::viz {
 
 // The DDP view's state (held by App): what the controls show, the runner, the
-// iteration shown (-1: the last one; the first includes warm-up).
+// iteration shown (-1: the last one; an untimed warm-up iteration precedes the first).
 // What the DDP panel drew in its last frame (for the headless tests).
 struct DdpDrawn {
   std::string header;                  // the first line: "FSDP, 2 ranks, ..."

@@ -136,7 +136,7 @@ void controls(App& app) {
     const std::string f = fmt::format("iteration %d of {}", r->timelines.size());
     if (ImGui::SliderInt("##ddp_iter", &shown, 1, int(r->timelines.size()), f.c_str()))
       d.iteration = shown == int(r->timelines.size()) ? -1 : shown - 1;
-    item_tip("the first iteration includes warm-up (threads starting, caches)");
+    item_tip("an untimed warm-up iteration ran before the first one shown (threads starting, first touch of buffers), so every iteration here is warm");
   }
   if (d.runner.running()) {
     const std::string t =

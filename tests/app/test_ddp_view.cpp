@@ -281,9 +281,9 @@ TEST_SUITE("ddp_view") {
       return t;
     };
     CHECK(texts(false) == std::vector<std::string>{"forward", "backward", "all-reduce of bucket 0, 1, 2, …", "bucket full",
-                                                   "exposed wait", "backward ends"});
+                                                   "waiting", "backward ends"});
     CHECK(texts(true) == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
-                                                  "reduce-scatter of layer k (RS Lk)", "exposed wait", "backward ends"});
+                                                  "reduce-scatter of layer k (RS Lk)", "waiting", "backward ends"});
     const auto sharded = ddp_legend(true);
     CHECK(sharded[2].color == collective_color("all_gather"));
     CHECK(sharded[3].color == collective_color("reduce_scatter"));
@@ -303,7 +303,7 @@ TEST_SUITE("ddp_view") {
     CHECK(d.header == "FSDP, 2 ranks, MLP 2 x (32 x 32), sharded, prefetch on, ring, iteration 1 of 1");
     CHECK(d.calls == "4 all-gathers, 2 reduce-scatters");
     CHECK(d.legend == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
-                                               "reduce-scatter of layer k (RS Lk)", "exposed wait", "backward ends"});
+                                               "reduce-scatter of layer k (RS Lk)", "waiting", "backward ends"});
     // Every call is labelled inside its bar, by collective and layer.
     std::vector<std::string> want;
     for (const auto& c : app.ddp.runner.result()->timelines[0].comm)

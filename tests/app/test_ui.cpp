@@ -62,6 +62,9 @@ TEST_SUITE("ui") {
     CHECK(format_us(12.34) == "12.3 µs");  // the source's literal is the same UTF-8
     CHECK(format_us(0) == "0 µs");
     CHECK(format_us(999) == "999 µs");
+    CHECK(format_us(999.7) == "1 ms");       // not "1e+03 µs"
+    CHECK(format_us(999.4e3) == "999 ms");
+    CHECK(format_us(999.7e3) == "1 s");
     CHECK(format_us(4560) == "4.56 ms");
     CHECK(format_us(1.5e6) == "1.5 s");
     CHECK(format_us(0.05) == "50 ns");
