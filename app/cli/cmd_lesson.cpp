@@ -346,7 +346,8 @@ int run_lesson(const Args& a) {
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
                                  ? format_step(prep->schedule, run->trace, s,
                                                s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0, po)
-                                 : format_step_line(prep->schedule, run->trace, s));
+                                 : format_step_line(prep->schedule, run->trace, s,
+                                                    s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0));
           if (b.at.kind == Target::Kind::end) {
             fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));
             // Say whether this one run came out right: a racy schedule (the

@@ -375,7 +375,12 @@ std::string curve_json(const NetRow& r, const CostParams* flat) {
                      "\"schedule_footprint_bytes\": {}",
                      flat->beta, flat->gamma, pair(c.beta_any, c.beta_lo, c.beta_hi),
                      pair(c.gamma_any, c.gamma_lo, c.gamma_hi),
-                     pair(c.beta_any || c.gamma_any, c.fp_lo, c.fp_hi));
+                     pair(c.beta_any || c.gamma_any, c.fp_lo, c.fp_hi)) +
+         // Messages below the break are priced on the small-message line in
+         // both (the text's "; messages below N B" clause): say so, with its β.
+         (c.small_any ? fmt::format(", \"small_message_below_bytes\": {}, \"small_message_beta_s_per_byte\": {:.9g}",
+                                    flat->break_bytes, flat->beta_small)
+                      : std::string());
 }
 
 std::vector<std::string> algorithms_asked(const Args& a, Collective c) {

@@ -336,10 +336,13 @@ int run(const Args& a, const CLI::App& sub) {
                ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
   } else {
-    fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {:.1f} µs ({} on {})\n", name(sp.collective),
-               sp.algorithm, count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
-               count_noun(p.schedule.num_steps(), "step"),
-               res.trace.total_ns / 1000.0, name(res.trace.mode), res.trace.backend);
+    // As with --steps, the headline is the warm steps' medians with the cold
+    // first run named apart (the one run's wall time, first runs and
+    // barriers included, was 10-100x the warm figure on a small step).
+    fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {} · {} on {}\n", name(sp.collective), sp.algorithm,
+               count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
+               count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0),
+               name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
     // Outputs only when asked: a large run would flood the terminal.
     if (a.outputs) fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs, PrintOptions{a.full}));

@@ -171,7 +171,7 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
   return rows.empty() ? out : out + "  after this step:\n" + rows;
 }
 
-std::string format_step_line(const Schedule& s, const Trace& t, int step) {
+std::string format_step_line(const Schedule& s, const Trace& t, int step, double predicted_us) {
   int64_t messages = 0, bytes = 0;
   for (const auto& ops : s.steps[step].ranks)
     for (const Op& o : ops)
@@ -183,6 +183,7 @@ std::string format_step_line(const Schedule& s, const Trace& t, int step) {
                                 s.phases[s.steps[step].phase].name, messages, messages == 1 ? "" : "s",
                                 bytes_str(bytes));
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
+  if (predicted_us >= 0) out += fmt::format(" · predicted {:.1f} µs", predicted_us);
   return out + "\n";
 }
 

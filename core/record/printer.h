@@ -70,9 +70,10 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
                         const PrintOptions& o = {});
 
 // One step as one line: "step 3 of 12 · phase reduce · 6 messages, 336 B
-// · measured 15.2 µs" (messages and bytes summed over the ranks' sends).
+// · measured 15.2 µs" (messages and bytes summed over the ranks' sends),
+// then " · predicted X µs" when predicted_us >= 0, as format_step.
 // For walk-throughs that skip over many steps.
-std::string format_step_line(const Schedule& s, const Trace& t, int step);
+std::string format_step_line(const Schedule& s, const Trace& t, int step, double predicted_us = -1);
 
 // Only the buffer rows of format_step: each rank's buffers after `step`
 // ("    R0  accum (A) [8, 10, 12]  ...", one row per rank), or "" when the

@@ -80,6 +80,10 @@ expect 0 '"predicted_us": 1.000, "includes_barrier": true}' -- "${SEED[@]}" --js
 expect 0 ' reps, barrier included; first run ' -- "${SEED[@]}" --steps --repeat-steps 4
 expect 0 '· predicted 1.0 µs' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
 expect 0 "step times: one run each (free mode" -- "${SEED[@]}" --steps --mode free
+# without --steps the headline is also the warm steps' medians, the first run apart
+expect 0 " · 2 steps · " -- "${SEED[@]}"
+expect 0 "µs measured (sum of step medians over " -- "${SEED[@]}"
+expect 0 "µs measured (free) · free on threads" -- "${SEED[@]}" --mode free
 expect 2 "--repeat-steps: Value -1 not in range" -- "${SEED[@]}" --repeat-steps -1
 # a count where nothing repeats steps is refused, not dropped (0 = off stays fine)
 expect 2 "error: --repeat-steps 10 times lockstep steps; --mode free has no step boundaries to repeat between (use --mode lockstep, or drop --repeat-steps)" -- "${SEED[@]}" --mode free --repeat-steps 10
@@ -242,6 +246,8 @@ expect 0 '"model": "profile", "closed_form_beta_s_per_byte": 1e-10, "closed_form
 # below the small-message break both use the small-message line: only γ differs, and the line says so
 sed -i 's/"cores": 2,/"cores": 2, "break_bytes": 1048576, "alpha_small_s": 1e-6, "beta_small_s_per_byte": 5e-11,/' "$CURVE"
 expect 0 "  closed form vs schedule: the closed form prices its bytes at the profile's flat γ = 1e-10 s/B (data from memory); messages below 1048576 B: the small-message β in both;" -- predict -n 4 --bytes 256K -a ring --profile "$CURVE"
+expect 0 '"schedule_beta_s_per_byte": null, ' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
+expect 0 ', "small_message_below_bytes": 1048576, "small_message_beta_s_per_byte": 5e-11' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 rm -f "$CURVE"
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
@@ -394,6 +400,13 @@ echo '{"alpha_s": "x"}' > "$LX/microddp/profile.json"
 out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
 if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/profile.json' lacks numeric alpha_s and beta_s_per_byte" <<<"$out" || grep -q "predicted [0-9]" <<<"$out"; then
   echo "FAIL: lesson 02 with a broken profile (rc $rc)"; head -3 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a FIFO or a directory where the profile should be: refused by what it is, at once (a FIFO used to block the read)
+rm -f "$LX/microddp/profile.json"; mkfifo "$LX/microddp/profile.json"
+out=$(XDG_CONFIG_HOME="$LX" timeout 20 "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
+if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/profile.json' is a FIFO, not a profile file (run \`microddp calibrate\` to write one)" <<<"$out"; then
+  echo "FAIL: lesson 02 with a FIFO as profile (rc $rc)"; head -3 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -f "$LX/microddp/profile.json"; mkdir "$LX/microddp/profile.json"
+expect 2 "error: profile '$LX/microddp/profile.json' is a directory, not a profile file" -- run -c all_reduce -n 2 --count 4 --profile "$LX/microddp/profile.json"
 rm -rf "$LX"
 # the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09 (lab beats off: cluster.lesson runs them)
 for l in 03-naive-tree-ring 09-topology; do

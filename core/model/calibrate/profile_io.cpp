@@ -80,6 +80,19 @@ void check_profile_writable(const std::string& path) {
 }
 
 CostParams load_profile(const std::string& path) {
+  // A FIFO would block the read, a device could stream forever, and a
+  // directory "parses" as empty: only a regular file (through symlinks) is
+  // a profile.
+  {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      throw UsageError(fmt::format("profile '{}' is {}, not a profile file (run `microddp calibrate` to write one)", path,
+                                   std::filesystem::is_directory(st) ? "a directory"
+                                   : std::filesystem::is_fifo(st)    ? "a FIFO"
+                                   : std::filesystem::is_socket(st)  ? "a socket"
+                                                                     : "a device"));
+  }
   std::ifstream f(path);
   if (!f) throw UsageError(fmt::format("profile '{}' cannot be read (run `microddp calibrate` first)", path));
   std::stringstream ss;

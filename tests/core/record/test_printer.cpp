@@ -69,6 +69,9 @@ TEST_SUITE("printer") {
                                            "    R2  output [12, 15, 18]\n");
     CHECK(format_step(s, r.trace, 0).find("  after this step:\n    R0  output [·, ·, 12]") != std::string::npos);
     CHECK(format_step_line(s, r.trace, 0).rfind("step 0 of 4 · phase scatter-reduce · 3 messages, 12 B", 0) == 0);
+    const std::string with = format_step_line(s, r.trace, 0, 6.75);
+    CHECK(with.ends_with(" · predicted 6.8 µs\n"));  // as format_step
+    CHECK(format_step_line(s, r.trace, 0).find("predicted") == std::string::npos);
     CHECK(format_outputs(s, r.outputs) == "  R0 [12, 15, 18]\n  R1 [12, 15, 18]\n  R2 [12, 15, 18]\n");
   }
 
