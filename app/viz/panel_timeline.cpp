@@ -202,6 +202,21 @@ void draw_timeline(App& app) {
     dl->AddText(ImVec2(x0 + w - right_w, ay), ink, right.c_str());
     app.vs.labels_drawn.push_back({"timeline axis 0", Rect{x0, ay, ImGui::CalcTextSize("0").x, fs}});
     app.vs.labels_drawn.push_back({"timeline axis " + right, Rect{x0 + w - right_w, ay, right_w, fs}});
+    // The rank bars are the one real run; where a cold step outgrew its
+    // slot they are drawn shorter than the axis says. Say so on the axis,
+    // not only in the hover, so nobody reads an op's time off it.
+    double most = 1;
+    for (const StepSpan& st : sc.steps) most = std::max(most, st.squeeze);
+    if (most > 1.05) {
+      const std::string note = fmt::format("rank bars: the first run, drawn up to {:.1f}x shorter", most);
+      const float nw = ImGui::CalcTextSize(note.c_str()).x * step_px / fs;
+      const float left = x0 + ImGui::CalcTextSize("0").x + 8, room = w - right_w - 16 - ImGui::CalcTextSize("0").x;
+      if (nw <= room) {
+        const float nx = left + (room - nw) / 2;
+        dl->AddText(ImGui::GetFont(), step_px, ImVec2(nx, ay + (fs - step_px) / 2), ink, note.c_str());
+        app.vs.labels_drawn.push_back({"timeline squeeze note", Rect{nx, ay, nw, step_px}});
+      }
+    }
   }
   ImGui::Dummy(ImVec2(avail.x, lane_y(lanes) - origin.y + axis_h));
   if (hover) {
