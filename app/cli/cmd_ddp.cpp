@@ -187,6 +187,10 @@ std::function<int()> setup_ddp(CLI::App* sub) {
   sub->add_option("--algorithm", a.o.algorithm, "all_reduce algorithm")->capture_default_str();
   sub->add_option("--seed", a.o.seed, "model and data seed")->capture_default_str();
   sub->add_option("--layer-delay-us", a.o.layer_delay_us, "extra compute per layer and pass (a sleep), for a bigger model's proportions")->capture_default_str();
+  sub->add_option("--link-us-per-mb", a.o.link_us_per_mb,
+                  "extra link time per MB (2^20 B) of each collective's per-rank buffer (a sleep on the communication thread), "
+                  "for a slower network's proportions, as lesson 07's overlap beats use")
+      ->capture_default_str();
   sub->add_option("--backend", a.backend, "threads (the only one for the DDP loop)")->capture_default_str();
   sub->add_flag("--sharded", a.o.sharded, "FSDP-style: shard parameters, all-gather per layer, reduce-scatter gradients");
   sub->add_flag("--no-prefetch", a.no_prefetch, "sharded: all-gather each layer only when it is needed");

@@ -438,6 +438,15 @@ expect 2 "error: lr nan: must be a positive finite number" -- ddp --lr nan
 expect 1 "max rel. error inf (MISMATCH, tolerance 0.001)" -- ddp --lr 1e30 --iterations 2 --width 16 --depth 2 --batch 8
 # ddp: a run whose sleeps alone pass 30 s says so on stderr before it starts
 # (stopped after 2 s here); a short one prints nothing there
+# --link-us-per-mb, as lesson 07's overlap beats: every call sleeps at least its bytes' share (16640 B x 0.1 s/MB = 1.587 ms)
+out=$("$BIN" ddp --ranks 2 --depth 1 --width 64 --batch 8 --iterations 2 --link-us-per-mb 100000 --json 2>&1); rc=$?
+if [ $rc -ne 0 ] || ! python3 -c "
+import json, sys
+j = json.loads(sys.argv[1])
+assert j['bucket_bytes'] == [16640], j['bucket_bytes']
+assert all(i['comm_ms'] >= 16640 / 2**20 * 100 for i in j['per_iteration']), j['per_iteration']
+" "$out"; then echo "FAIL: ddp --link-us-per-mb 100000 (rc $rc): $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 2 "error: link delay -1 us per MB: must be in 0..1000000" -- ddp --link-us-per-mb -1
 err=$(timeout 2 "$BIN" ddp --iterations 100 --layer-delay-us 100000 --width 16 --batch 8 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 124 ] || [ "$err" != "warning: this run takes at least 80 s (its sleeps alone: --iterations 100 × 2 passes × --depth 4 × --layer-delay-us 100000 = 80 s); lower --iterations, --depth or --layer-delay-us for a shorter one" ]; then
   echo "FAIL: ddp --iterations 100 --layer-delay-us 100000 -> exit $rc, stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
