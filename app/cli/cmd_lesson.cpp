@@ -340,9 +340,14 @@ int run_lesson(const Args& a) {
         if (upto < 0) {
           fmt::print("before step 0:\n{}", input_rows());  // the state before step 0: the inputs
         } else {
+          // A beat that stays where the last one left off (a step, then the
+          // end of the same run) says so in a line instead of printing the
+          // step again.
+          if (shown == upto)
+            fmt::print("(the state after step {} of {}, as above)\n", upto, prep->schedule.num_steps());
           // A beat that jumps over many steps details only the last one (the
           // state it talks about); the others get a line each, unless --full.
-          for (int s = from; s <= upto; ++s)
+          for (int s = from; shown != upto && s <= upto; ++s)
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
                                  ? format_step(prep->schedule, run->trace, s,
                                                s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0, po)

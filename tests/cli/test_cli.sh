@@ -395,6 +395,10 @@ out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering
 n=$(grep -cE '^step [01] of 2 · phase ring · [0-9.]+ µs median \(p10 [0-9.]+ µs, p90 [0-9.]+ µs, [0-9]+ reps, barrier included; first run [0-9.]+ µs\) · predicted 3\.0 µs$' <<<"$out")
 if [ $rc -ne 0 ] || [ "$n" -lt 2 ] || grep -q "(one run" <<<"$out"; then
   echo "FAIL: lesson 02 step times (rc $rc, $n warm step lines)"; grep "^step" <<<"$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a beat that stays at the step the last one showed (beat 3 at step 1, beat 4 at the end of the same 2-step run)
+# says so in a line and does not print the step again
+if [ "$(grep -c '^step 1 of 2 · ' <<<"$out")" != 2 ] || ! grep -qx "(the state after step 1 of 2, as above)" <<<"$out"; then
+  echo "FAIL: lesson 02 reprints step 1 in beat 4"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # a broken profile costs the lesson its predictions (one line says why), not the lesson
 echo '{"alpha_s": "x"}' > "$LX/microddp/profile.json"
 out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
