@@ -305,13 +305,22 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // Lanes and grid.
   for (const DdpLane& l : sc.lanes) {
     dl->AddRectFilled(P(sc.plot_x0, l.y0), P(sc.plot_x1, l.y1), im(from_hex(assets::kPanel)));
-    const float ty = l.y0 + (l.y1 - l.y0 - fs) / 2;
-    if (l.y1 - l.y0 >= fs * 0.8f || l.rank % 2 == 0) dl->AddText(P(0, ty), ink, l.label.c_str());
+    // Every lane keeps its name: in a lane thinner than the text, the name
+    // shrinks to the lane (it used to be left out on every other lane).
+    const float px = std::min(fs, std::max(8.f, l.y1 - l.y0));
+    const float ty = l.y0 + (l.y1 - l.y0 - px) / 2;
+    dl->AddText(ImGui::GetFont(), px, P(0, ty), ink, l.label.c_str());
   }
+  // Tick labels that would run into the one before (large text in a narrow
+  // view) are left out; the grid line stays.
+  float last_right = -1e9f;
   for (const DdpTick& t : sc.ticks) {
     dl->AddLine(P(t.x, 0), P(t.x, sc.height + 3), faint, 1);
     const float tw = ImGui::CalcTextSize(t.text.c_str()).x;
-    dl->AddText(P(std::min(t.x - tw / 2, sc.plot_x1 - tw), sc.height + 4), ink, t.text.c_str());
+    const float tx = std::min(t.x - tw / 2, sc.plot_x1 - tw);
+    if (tx < last_right + fs * 0.5f) continue;
+    dl->AddText(P(tx, sc.height + 4), ink, t.text.c_str());
+    last_right = tx + tw;
   }
   // Bars (waits are drawn last: they shade the rank lane over nothing else).
   const DdpBar* hover_bar = nullptr;
