@@ -451,7 +451,7 @@ assert j['bucket_bytes'] == [16640], j['bucket_bytes']
 assert all(i['comm_ms'] >= 16640 / 2**20 * 100 for i in j['per_iteration']), j['per_iteration']
 " "$out"; then echo "FAIL: ddp --link-us-per-mb 100000 (rc $rc): $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: link delay -1 us per MB: must be in 0..1000000" -- ddp --link-us-per-mb -1
-err=$(timeout 2 "$BIN" ddp --iterations 100 --layer-delay-us 100000 --width 16 --batch 8 2>&1 >/dev/null); rc=$?
+err=$(timeout 10 "$BIN" ddp --iterations 100 --layer-delay-us 100000 --width 16 --batch 8 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 124 ] || [ "$err" != "warning: this run takes at least 80 s (its sleeps alone: --iterations 100 × 2 passes × --depth 4 × --layer-delay-us 100000 = 80 s); lower --iterations, --depth or --layer-delay-us for a shorter one" ]; then
   echo "FAIL: ddp --iterations 100 --layer-delay-us 100000 -> exit $rc, stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 err=$("$BIN" ddp --iterations 2 --layer-delay-us 1000 --width 16 --depth 2 --batch 8 2>&1 >/dev/null)
