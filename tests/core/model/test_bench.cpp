@@ -37,6 +37,15 @@ BenchOptions tiny(Collective c, int n) {
   o.params = p;
   return o;
 }
+// naive and ring all-reduce on 2 ranks over 1024, 2048 and 4096 B.
+BenchOptions three_sizes() {
+  BenchOptions o = tiny(Collective::all_reduce, 2);
+  o.algorithms = {"naive", "ring"};
+  o.min_bytes = 1024;
+  o.max_bytes = 4096;
+  o.factor = 2;
+  return o;
+}
 }  // namespace
 
 TEST_SUITE("bench") {
@@ -169,11 +178,7 @@ TEST_SUITE("bench") {
   }
 
   TEST_CASE("machine state: the probe runs once per size, its ratio rides on every row of the size") {
-    BenchOptions o = tiny(Collective::all_reduce, 2);
-    o.algorithms = {"naive", "ring"};
-    o.min_bytes = 1024;
-    o.max_bytes = 4096;
-    o.factor = 2;  // sizes 1024, 2048, 4096
+    BenchOptions o = three_sizes();
     std::vector<double> ratios = {1.0, 3.0, 0.5};
     int calls = 0;
     o.state_probe = [&] { return ratios[static_cast<size_t>(calls++)]; };
@@ -196,11 +201,7 @@ TEST_SUITE("bench") {
   }
 
   TEST_CASE("passes: every size measured once per pass, ascending/descending/ascending; a row is the median over passes") {
-    BenchOptions o = tiny(Collective::all_reduce, 2);
-    o.algorithms = {"naive", "ring"};
-    o.min_bytes = 1024;
-    o.max_bytes = 4096;
-    o.factor = 2;  // sizes 1024, 2048, 4096
+    BenchOptions o = three_sizes();
     o.passes = 3;
     // The probe runs before each size in each pass; call k returns k, so a
     // row's state_x (the median of its size's three probes) tells the order:
