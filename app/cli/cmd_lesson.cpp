@@ -347,12 +347,11 @@ int run_lesson(const Args& a) {
             fmt::print("(the state after step {} of {}, as above)\n", upto, prep->schedule.num_steps());
           // A beat that jumps over many steps details only the last one (the
           // state it talks about); the others get a line each, unless --full.
+          const auto predicted_at = [&](int s) { return s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0; };
           for (int s = from; shown != upto && s <= upto; ++s)
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
-                                 ? format_step(prep->schedule, run->trace, s,
-                                               s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0, po)
-                                 : format_step_line(prep->schedule, run->trace, s,
-                                                    s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0));
+                                 ? format_step(prep->schedule, run->trace, s, predicted_at(s), po)
+                                 : format_step_line(prep->schedule, run->trace, s, predicted_at(s)));
           if (b.at.kind == Target::Kind::end) {
             fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));
             // Say whether this one run came out right: a racy schedule (the

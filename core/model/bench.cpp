@@ -206,6 +206,10 @@ void validate_bench(const BenchOptions& o) {
 }
 
 namespace {
+// Pass `pass` of `passes` sweeps the sizes upward: the passes alternate
+// direction and the last one ascends, so rows come out in order.
+bool pass_ascends(int pass, int passes) { return (passes - 1 - pass) % 2 == 0; }
+
 // What one pass measured of one (size, algorithm).
 struct PassResult {
   double t = 0;                       // s: the pass's median (library rows: the mean per call)
@@ -219,6 +223,7 @@ struct PassResult {
 struct RowPlan {
   BenchRow row;
   CollectiveSpec spec;
+  std::optional<Schedule> schedule;  // built once for every pass and the prediction (none: a library row)
   int64_t size = 0;  // the sweep's size (nccl-tests' "size"; seeds the --check inputs)
   bool library = false;
 };
@@ -263,6 +268,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
         if (!rp.library) rp.row.auto_pick = ch.chosen;
       }
       rp.spec = bench_spec(o, run_alg, bytes);
+      if (!rp.library) rp.schedule.emplace(make_schedule(rp.spec));
       rp.size = bytes;
       BenchRow& row = rp.row;
       row.nodes = o.nodes;
@@ -295,8 +301,8 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
     const bool check_now = o.check && first_pass;
     RankData out;
     PassResult pr;
-    if (!rp.library) {
-      const Schedule s = make_schedule(sp);
+    if (rp.schedule) {
+      const Schedule& s = *rp.schedule;
       if (o.record_pairs > 0) {
         std::vector<double> off, on, ratio;
         BenchOptions oo = o;
@@ -356,9 +362,9 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
     row.time_us = t * 1e6;
     row.algbw_gbps = t > 0 ? row.bytes / t / 1e9 : 0;
     row.busbw_gbps = row.algbw_gbps * busbw_factor(o.collective, o.world_size);
-    if (rp.library) return;
+    if (!rp.schedule) return;
     const CollectiveSpec& sp = rp.spec;
-    const Schedule s = make_schedule(sp);
+    const Schedule& s = *rp.schedule;
     if (o.network) {
       const NetworkPrediction np = predict(s, *o.network);
       row.predicted_us = ((o.mode == Mode::lockstep ? np.pr.lockstep_s : np.pr.pipelined_s) +
@@ -387,7 +393,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
   std::vector<std::vector<PassResult>> got(plan.size());
   std::vector<BenchRow> rows;
   for (int pass = 0; pass < P; ++pass) {
-    const bool ascending = (P - 1 - pass) % 2 == 0;
+    const bool ascending = pass_ascends(pass, P);
     for (size_t k = 0; k < sizes.size(); ++k) {
       const size_t si = ascending ? k : sizes.size() - 1 - k;
       const double state_x = o.state_probe ? std::max(0.0, o.state_probe()) : 0.0;
@@ -412,11 +418,10 @@ std::string bench_table_header(const BenchOptions& o) {
   std::string h = fmt::format("# microddp bench: {} on {} ranks, backend {}, {} mode; median of {} iterations after {} warm-up (at least one per rotating buffer set)\n",
                               name(o.collective), o.world_size, o.backend, name(o.mode), o.iters, o.warmup);
   if (o.passes > 1) {
-    // The passes alternate direction and the last one ascends.
+    const auto dir = [&](int p) { return pass_ascends(p, o.passes) ? "ascending" : "descending"; };
     std::string order;
-    for (int p = 0; p < o.passes; ++p)
-      order += std::string(p ? ", " : "") + ((o.passes - 1 - p) % 2 == 0 ? "ascending" : "descending");
-    if (o.passes > 4) order = fmt::format("{}, ..., descending, ascending", (o.passes - 1) % 2 == 0 ? "ascending" : "descending");
+    for (int p = 0; p < o.passes; ++p) order += std::string(p ? ", " : "") + dir(p);
+    if (o.passes > 4) order = fmt::format("{}, ..., descending, ascending", dir(0));
     h += fmt::format("# {} passes over the sizes ({}): a row's time is the median of its {} pass medians{}; its spread "
                      "(--json: min, p10, p90, max) is over all {} x {} {}\n",
                      o.passes, order, o.passes, o.passes % 2 == 0 ? " (with an even count, the mean of the middle two)" : "",
