@@ -123,9 +123,12 @@ hung_ffmpeg)
   chmod +x "$fake/ffmpeg"
   mkdir -p "$dir/hung/.frames" && echo precious > "$dir/hung/.frames/mine.txt"
   start=$(date +%s)
-  out=$(MICRODDP_FFMPEG_TIMEOUT_S=2 PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$?
+  # The app's own exit status, not xvfb-run's: xvfb-run exits 5 when its
+  # temporary folder cannot be cleaned up (seen once under a parallel ctest).
+  app_rc() { printf '%s\n' "$1" | sed -n 's/^app-exit=//p' | tail -1; }
+  out=$(MICRODDP_FFMPEG_TIMEOUT_S=2 PATH="$fake:$PATH" xvfb-run -a sh -c '"$@"; echo "app-exit=$?"' sh "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$(app_rc "$out")
   took=$(( $(date +%s) - start ))
-  if [ $rc -ne 1 ] || ! printf '%s' "$out" | grep -qxF "error: ffmpeg did not finish within 2 s writing $dir/hung/steps.mp4: stopped, the file removed (limit: MICRODDP_FFMPEG_TIMEOUT_S)"; then
+  if [ "$rc" != 1 ] || ! printf '%s' "$out" | grep -qxF "error: ffmpeg did not finish within 2 s writing $dir/hung/steps.mp4: stopped, the file removed (limit: MICRODDP_FFMPEG_TIMEOUT_S)"; then
     echo "FAIL: a hung ffmpeg -> rc $rc: $out"; fail=1
   fi
   [ ! -e "$dir/hung/steps.mp4" ] || { echo "FAIL: the partial steps.mp4 was left"; fail=1; }
@@ -133,8 +136,8 @@ hung_ffmpeg)
   # ... and a folder of the user's named .frames is not ours to touch
   [ "$(cat "$dir/hung/.frames/mine.txt")" = "precious" ] || { echo "FAIL: the user's .frames/mine.txt was touched"; fail=1; }
   # a bad limit is refused before any frame is drawn: exit 2, nothing left
-  out=$(MICRODDP_FFMPEG_TIMEOUT_S=-1 PATH="$fake:$PATH" xvfb-run -a "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$?
-  if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_FFMPEG_TIMEOUT_S '-1' is not a number of seconds in (0, 1e6]"; then
+  out=$(MICRODDP_FFMPEG_TIMEOUT_S=-1 PATH="$fake:$PATH" xvfb-run -a sh -c '"$@"; echo "app-exit=$?"' sh "$viz" --export-frames "$dir/hung" --format mp4 2>&1); rc=$(app_rc "$out")
+  if [ "$rc" != 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_FFMPEG_TIMEOUT_S '-1' is not a number of seconds in (0, 1e6]"; then
     echo "FAIL: MICRODDP_FFMPEG_TIMEOUT_S=-1 -> rc $rc: $out"; fail=1
   fi
   ls -A "$dir/hung" | grep -q '^\.microddp-frames-' && { echo "FAIL: a refused export left scratch frames"; fail=1; }
