@@ -44,7 +44,8 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p) {
   else s = fmt::format("profile {}", c.profile.empty() ? default_profile_path() : c.profile);
   const std::string curve =
       p.cache.empty() ? ""
-                      : fmt::format("; β, γ, δ by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
+                      : fmt::format("; β, γ, δ{} by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
+                                    p.cache.coherence.empty() ? "" : ", ε (writes over what another core read)",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
                                     p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "app/cli/commands.h"
@@ -230,6 +231,12 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 "step is priced at its footprint (per-rank bytes read + written x ranks sharing the cache)\n",
                 c.footprint_bytes.size(), c.footprint_bytes.front(), c.footprint_bytes.back(), 1e-9 / c.beta.front(),
                 1e-9 / c.beta.back(), 1e-9 / c.delta.front(), 1e-9 / c.delta.back());
+    if (!c.coherence.empty()) {
+      const auto [lo, hi] = std::minmax_element(c.coherence.begin(), c.coherence.end());
+      std::printf("coherence ε = %.1f .. %.1f ps per byte a rank writes over bytes another core has read (bench charges "
+                  "it for every such byte: its iterations rewrite what the last one read)\n",
+                  *lo * 1e12, *hi * 1e12);
+    }
   }
   if (p.exchange_32k_s > 0 && !a.quick)
     std::printf("state probe: a 32 KiB step with both ranks receiving at once takes %.3f us (bench times it again before "

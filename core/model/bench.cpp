@@ -376,7 +376,10 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       // bytes): the cache curve prices it at least at that footprint.
       CostParams params = *o.params;
       const auto [sets, per_set] = rotation(s);
-      if (o.backend != "mpi") params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+      if (o.backend != "mpi") {
+        params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+        params.back_to_back = true;  // the iterations rewrite what the last one read: ε
+      }
       const Prediction p = predict(s, params);
       // The iteration clock also holds the barrier that closes the
       // iteration (both modes), on top of the model's per-step barriers.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace microddp {
@@ -42,6 +44,7 @@ CostTerms& CostTerms::operator+=(const CostTerms& o) {
   gamma_s += o.gamma_s;
   delta_s += o.delta_s;
   bus_s += o.bus_s;
+  coherence_s += o.coherence_s;
   barrier_s += o.barrier_s;
   wait_s += o.wait_s;
   return *this;
@@ -87,6 +90,9 @@ double CostParams::beta_at(double bytes, double footprint) const {
 }
 double CostParams::gamma_at(double footprint) const { return cache.empty() ? gamma : cache.at(cache.gamma, footprint); }
 double CostParams::delta_at(double footprint) const { return cache.empty() ? delta : cache.at(cache.delta, footprint); }
+double CostParams::coherence_at(double footprint) const {
+  return cache.empty() || cache.coherence.empty() ? 0.0 : cache.at(cache.coherence, footprint);
+}
 double CostParams::mem_bw_at(int threads, double footprint) const {
   const double B = mem_bw_for(threads);
   if (cache.empty() || !(delta > 0)) return B;
@@ -121,6 +127,81 @@ void count_op(RankStepCost& c, OpKind kind, int64_t b) {
       break;
     case OpKind::swap: break;
   }
+}
+
+namespace {
+// Disjoint half-open ranges [a, b) of one storage, merged as they are added.
+class RangeSet {
+ public:
+  void add(int64_t a, int64_t b) {
+    if (a >= b) return;
+    auto it = m_.upper_bound(a);
+    if (it != m_.begin() && std::prev(it)->second >= a) --it;
+    while (it != m_.end() && it->first <= b) {
+      a = std::min(a, it->first);
+      b = std::max(b, it->second);
+      it = m_.erase(it);
+    }
+    m_[a] = b;
+  }
+  // The length of [a, b) inside the set; that part leaves the set.
+  int64_t take(int64_t a, int64_t b) {
+    int64_t got = 0;
+    auto it = m_.upper_bound(a);
+    if (it != m_.begin()) --it;
+    while (it != m_.end() && it->first < b) {
+      const int64_t lo = it->first, hi = it->second;
+      if (hi <= a) {
+        ++it;
+        continue;
+      }
+      got += std::min(hi, b) - std::max(lo, a);
+      it = m_.erase(it);
+      if (lo < a) m_[lo] = a;
+      if (hi > b) m_[b] = hi;
+    }
+    return got;
+  }
+
+ private:
+  std::map<int64_t, int64_t> m_;  // start -> end
+};
+}  // namespace
+
+std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int cores) {
+  const int n = s.world_size();
+  const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  std::vector<std::vector<int64_t>> out(s.steps.size(), std::vector<int64_t>(static_cast<size_t>(n), 0));
+  // Only rank r writes its buffers, and a peer reads them only through r's
+  // own sends, so each rank's ops in program order say everything.
+  for (int r = 0; r < n; ++r) {
+    RankLayout layout = rank_layout(s, r);
+    std::vector<RangeSet> read(layout.storage_size.size());  // [storage]: read by a peer since r wrote it
+    // elements [a, b) of the storage that the range names now
+    const auto place = [&](const BufRange& br, int64_t len) {
+      const RankLayout::View& v = layout.view[static_cast<int>(br.buf)];
+      return std::tuple{v.storage, v.offset + br.offset, v.offset + br.offset + len};
+    };
+    for (int walk = 0; walk < 2; ++walk) {  // the first walk leaves what the run before left
+      layout = rank_layout(s, r);
+      for (size_t k = 0; k < s.steps.size(); ++k)
+        for (const Op& op : s.steps[k].ranks[r]) {
+          if (op.kind == OpKind::swap) {
+            std::swap(layout.view[static_cast<int>(op.src.buf)], layout.view[static_cast<int>(op.dst.buf)]);
+          } else if (op.kind == OpKind::send) {
+            const bool other_core = op.peer != r && (cores <= 0 || op.peer % cores != r % cores);
+            const auto [sto, lo, hi] = place(op.src, op.len);
+            if (other_core && sto >= 0) read[static_cast<size_t>(sto)].add(lo, hi);
+          } else {
+            const auto [sto, lo, hi] = place(op.dst, op.len);
+            if (sto < 0) continue;
+            const int64_t over = read[static_cast<size_t>(sto)].take(lo, hi);
+            if (walk == 1) out[k][static_cast<size_t>(r)] += over * es;
+          }
+        }
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -186,13 +267,22 @@ Prediction predict(const Schedule& s, const CostParams& p) {
   const int n = s.world_size();
   const size_t es = dtype_size(s.spec.dtype);
   std::vector<double> prev(n, 0.0);
-  for (const Step& st : s.steps) {
+  // ε's bytes, when the schedule runs back to back and the profile measured ε
+  const std::vector<std::vector<int64_t>> over = p.back_to_back && !p.cache.empty() && !p.cache.coherence.empty()
+                                                     ? bytes_over_peer_reads(s, p.cores)
+                                                     : std::vector<std::vector<int64_t>>{};
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const Step& st = s.steps[si];
     std::vector<RankStepCost> rc(n);
     double worst = -1;
     int worst_r = 0;
     const double fp = std::max(step_footprint(st, es), p.min_footprint_bytes);
     for (int r = 0; r < n; ++r) {
       rc[r] = rank_cost(st.ranks[r], es, p, fp);
+      if (!over.empty()) {
+        rc[r].bytes_over_peer_reads = over[si][r];
+        rc[r].terms.coherence_s = static_cast<double>(over[si][r]) * p.coherence_at(fp);
+      }
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;
@@ -221,7 +311,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     // Oversubscribed cores: the rank threads are bound round-robin, rank r
     // to core r mod cores (RunOptions::pin_threads), and a core runs the
     // byte work of its ranks one after another, so a rank's byte terms
-    // (β, γ, δ) stretch to the byte work of every rank on its core. Equal
+    // (β, γ, δ, ε) stretch to the byte work of every rank on its core. Equal
     // works on 3 ranks and 2 cores take 2× one rank's work on the shared
     // core, not the 1.5× of perfect time slicing (measured here: ring at
     // n = 3 runs 1.9–2.1× at 64 MiB). The placement is fixed, so this is
@@ -230,16 +320,17 @@ Prediction predict(const Schedule& s, const CostParams& p) {
       std::vector<double> load(static_cast<size_t>(p.cores), 0.0);
       for (int r = 0; r < n; ++r) {
         const auto& t = rc[r].terms;
-        load[static_cast<size_t>(r % p.cores)] += t.beta_s + t.gamma_s + t.delta_s;
+        load[static_cast<size_t>(r % p.cores)] += t.beta_s + t.gamma_s + t.delta_s + t.coherence_s;
       }
       worst = -1;
       for (int r = 0; r < n; ++r) {
         auto& t = rc[r].terms;
-        const double own = t.beta_s + t.gamma_s + t.delta_s;
+        const double own = t.beta_s + t.gamma_s + t.delta_s + t.coherence_s;
         const double k = own > 0 ? load[static_cast<size_t>(r % p.cores)] / own : 1.0;
         t.beta_s *= k;
         t.gamma_s *= k;
         t.delta_s *= k;
+        t.coherence_s *= k;
         if (t.total() > worst) {
           worst = t.total();
           worst_r = r;

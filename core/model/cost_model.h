@@ -79,11 +79,32 @@
 // beyond the caches) rises by the same factor as δ falls at that footprint
 // (δ_flat / δ(footprint), never below 1): the cache level's ceiling. Without
 // a curve (presets, older profiles) the flat β, γ, δ and B apply as before.
+// Coherence ε (caches stay coherent: before a core writes a line that
+// another core's cache holds, that copy is invalidated, the "read for
+// ownership" of invalidation protocols such as MESI: Papamarcos &
+// Patel, ISCA 1984; Hennessy & Patterson, Computer Architecture: A
+// Quantitative Approach, 6th ed., section 5.2). A rank that writes bytes a
+// peer has read since the rank last wrote them pays ε(footprint) seconds per
+// such byte on top of its op's β, γ or δ. Which bytes: every op that writes
+// (recv, recv_reduce, copy, reduce) is checked against the regions of the
+// writer's buffers that ranks on other cores read as message sources since
+// its last write there, with the schedule running back to back over the same
+// buffers (bench's timed iterations), so the reads of its later steps count
+// against the writes of its earlier ones (bytes_over_peer_reads below).
+// Charged only when CostParams::back_to_back says the schedule runs so:
+// `run`, the window and lessons time each step in warm repetitions on
+// private copies of the ranks' memory, which no peer has read. calibrate
+// measures ε on the cache curve (calibrate.h): large while the reader's
+// private cache still holds the lines, about 0 once the footprint between
+// the read and the write has pushed them out. Measured on a 2-vCPU EPYC VM:
+// about 100 ps per byte (5× a local copy's δ) up to 1-2 MiB, a tenth of that
+// beyond 4 MiB.
+// Without a measured ε (presets, older profiles) the term is 0.
 // Messages below break_bytes keep the small-message line α_small + m·β_small:
 // calibrate fits that line on messages whose buffers already sit in cache.
 // Known limits (say them to learners): no contention between links, no
 // overlap of a reduction with the next segment's transfer, cache effects only
-// through the measured β, γ, δ and B (without a cache curve all measured
+// through the measured β, γ, δ, ε and B (without a cache curve all measured
 // beyond the caches, so small messages that stay in cache are
 // over-predicted; with one, a step's data is assumed to be where a warm
 // repetition of that step would find it), and scheduler noise from
@@ -105,6 +126,10 @@ namespace microddp {
 struct CacheCurve {
   std::vector<double> footprint_bytes;
   std::vector<double> beta, gamma, delta;
+  // ε: SECONDS PER BYTE written over bytes a peer has read (the coherence
+  // term above); empty = not measured (profiles before it), else as long as
+  // footprint_bytes.
+  std::vector<double> coherence;
   bool empty() const { return footprint_bytes.empty(); }
   // v (one of beta, gamma, delta) at `footprint` bytes: linear in
   // log2(footprint) between the two measured footprints around it, the end
@@ -131,7 +156,7 @@ struct CostParams {
   // CPU cores the ranks share (0 = one per rank, the papers' assumption).
   // When ranks outnumber cores, rank r runs on core r mod cores (the threads
   // backend binds its threads so, RunOptions::pin_threads), and a rank's
-  // byte-proportional terms (β, γ, δ) stretch to the sum of those terms
+  // byte-proportional terms (β, γ, δ, ε) stretch to the sum of those terms
   // over every rank on its core: 3 equal ranks on 2 cores take 2× one
   // rank's work. (bench's MPI rows use the same profile, but mpirun binds
   // its own way, by default not at all when oversubscribed: for them this
@@ -160,6 +185,11 @@ struct CostParams {
   // a step's data was last touched that many bytes ago. 0 = the step's own
   // footprint, as above.
   double min_footprint_bytes = 0;
+  // The schedule runs back to back over the same buffers (bench's timed
+  // iterations): charge ε for writes over what a peer read in the run
+  // before (the coherence term above). false: no ε (one run, or steps timed
+  // on private copies, as `run` and the window do).
+  bool back_to_back = false;
   // The profile's own measured one-way time (seconds, barrier taken out) of
   // a 32 KiB message, calibrate's "points" entry for 32768 B: bench's
   // machine-state probe compares with it (calibrate.h, state_probe_ratio).
@@ -183,6 +213,8 @@ struct CostParams {
   double beta_at(double bytes, double footprint) const;
   double gamma_at(double footprint) const;
   double delta_at(double footprint) const;
+  // ε at a footprint (s/byte); 0 without a measured one.
+  double coherence_at(double footprint) const;
   // B(k) at a footprint: mem_bw_for(threads) × max(1, delta / delta_at(footprint)).
   double mem_bw_at(int threads, double footprint) const;
   double barrier_for(int n) const;         // seconds
@@ -206,11 +238,12 @@ CostParams preset(const std::string& name);
 // The terms of a time, in seconds.
 // bus_s: what the shared memory bus adds on top of the slowest rank
 // (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers;
-// wait_s: the peer waits w(n).
+// wait_s: the peer waits w(n); coherence_s: bytes written over what a peer
+// read, times ε.
 struct CostTerms {
   double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
-  double bus_s = 0, barrier_s = 0, wait_s = 0;
-  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s + wait_s; }
+  double bus_s = 0, barrier_s = 0, wait_s = 0, coherence_s = 0;
+  double total() const { return alpha_s + beta_s + gamma_s + delta_s + bus_s + barrier_s + wait_s + coherence_s; }
   CostTerms& operator+=(const CostTerms& o);
 };
 
@@ -219,6 +252,7 @@ struct RankStepCost {
   int sends = 0, recvs = 0;
   int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
   int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
+  int64_t bytes_over_peer_reads = 0;  // written over bytes a peer read since (ε above)
   CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
 };
 
@@ -227,6 +261,19 @@ struct RankStepCost {
 // and the per-port topology model (topology_model.h), which differ only in
 // how they price the messages.
 void count_op(RankStepCost& c, OpKind kind, int64_t b);
+
+// For every step and rank ([step][rank]): the bytes the rank's ops write
+// into its own buffers over bytes that another rank read (as the source of
+// a message it received) since this rank last wrote them; the ε term above.
+// The schedule is taken to repeat: it is walked twice, and the second walk
+// is counted, so a read in the last step counts against a write in the
+// first. A rank's ops count in program order (a send's source is read
+// after the ops before it wrote it); swap ops exchange the two buffers'
+// storages.
+// cores > 0: ranks share cores as in CostParams::cores (rank r on core
+// r mod cores), and a read by a rank on the writer's own core does not
+// count (one core's caches hold one copy; nothing to take away).
+std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int cores = 0);
 
 struct Prediction {
   std::vector<std::vector<RankStepCost>> ranks;  // [step][rank]

@@ -99,10 +99,12 @@ std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_byte
   return f;
 }
 
+constexpr int kCoherenceSamplesPerRound = 5;
+
 CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams& flat, int rounds,
                                const std::function<void(const std::string&)>& progress) {
   const size_t k = fps.size();
-  std::vector<std::vector<double>> sb(k), sg(k), sd(k);
+  std::vector<std::vector<double>> sb(k), sg(k), sd(k), se(k);
   for (int round = 0; round < std::max(1, rounds); ++round)
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
@@ -124,6 +126,21 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
       const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / std::max<int64_t>(copy_bytes, 1), 8, 100));
       for (double t : ping_pong_step_samples(copy_bytes, 1, 2, iters)) sb[i].push_back(t);
     }
+  // ε: copies of m bytes over what the peer read, against the same copies
+  // over what nobody read, in slots rotating over about F bytes
+  // (measure_coherence_s_per_byte: 4 · slots · m bytes between a read and
+  // the write over it). On a VM the cost changes from moment to moment
+  // (measured here: about 0, 110 and 530 ps/B, switching within 0.2 s, as
+  // the host moves the two virtual CPUs), so ε takes more, shorter samples
+  // than β, γ and δ, spread over several seconds, and keeps their median.
+  for (int round = 0; round < kCoherenceSamplesPerRound * std::max(1, rounds); ++round)
+    for (size_t i = 0; i < k; ++i) {
+      const double F = fps[i];
+      const int64_t m = std::clamp<int64_t>(static_cast<int64_t>(F / 8) / 4 * 4, 4, int64_t{64} << 10);
+      const int slots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (4 * m)));
+      const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (4 * slots * m), 8, 100));
+      se[i].push_back(measure_coherence_s_per_byte(m, slots, 2, iters));
+    }
   CacheCurve c;
   for (size_t i = 0; i < k; ++i) {
     const double m = std::max<double>(4, std::floor(fps[i] / 2 / 4) * 4);
@@ -133,8 +150,10 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     const double step = mode_estimate(sb[i]);
     c.beta.push_back((step - flat.barrier_for(2) - flat.alpha_for(m)) / m);
   }
+  for (size_t i = 0; i < k; ++i) c.coherence.push_back(median(se[i]));
   smooth(c.delta);
   smooth(c.gamma);
+  smooth(c.coherence);
   // A recv is one copy out of the peer's buffer: never cheaper than a local
   // copy of the same footprint (at small F the step is mostly α and b(2),
   // and the subtraction above is noise).
@@ -142,8 +161,10 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
   smooth(c.beta);
   if (progress)
     for (size_t i = 0; i < k; ++i)
-      progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination)",
-                           c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i]));
+      progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination); "
+                           "ε {:5.1f} ps per byte written over what the other core read",
+                           c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i],
+                           c.coherence[i] * 1e12));
   return c;
 }
 
@@ -153,9 +174,11 @@ nlohmann::json cache_curve_json(const CacheCurve& c) {
   j["beta_s_per_byte"] = c.beta;
   j["gamma_s_per_byte"] = c.gamma;
   j["delta_s_per_byte"] = c.delta;
+  if (!c.coherence.empty()) j["coherence_s_per_byte"] = c.coherence;
   j["rule"] =
       "a step is priced at footprint = largest per-rank bytes read + written in the step x ranks with traffic in the "
-      "step; values interpolated linearly in log2(footprint), end values outside";
+      "step; values interpolated linearly in log2(footprint), end values outside; coherence: extra seconds per byte a "
+      "rank writes over bytes another rank read since its last write";
   return j;
 }
 
@@ -180,12 +203,15 @@ CacheCurve cache_curve_from_json(const nlohmann::json& j, const std::string& pat
   c.beta = arr("beta_s_per_byte", 0.0, 1e-3, true);
   c.gamma = arr("gamma_s_per_byte", 0.0, 1e-3, false);
   c.delta = arr("delta_s_per_byte", 0.0, 1e-3, false);
+  if (j.contains("coherence_s_per_byte")) c.coherence = arr("coherence_s_per_byte", 0.0, 1e-3, false);  // optional
   const size_t n = c.footprint_bytes.size();
-  if (n == 0 || c.beta.size() != n || c.gamma.size() != n || c.delta.size() != n)
+  if (n == 0 || c.beta.size() != n || c.gamma.size() != n || c.delta.size() != n ||
+      (!c.coherence.empty() && c.coherence.size() != n))
     throw UsageError(fmt::format(
         "profile '{}': cache_curve arrays must be non-empty and of one length (footprint_bytes {}, beta {}, gamma {}, "
-        "delta {})",
-        path, n, c.beta.size(), c.gamma.size(), c.delta.size()));
+        "delta {}{})",
+        path, n, c.beta.size(), c.gamma.size(), c.delta.size(),
+        c.coherence.empty() ? "" : fmt::format(", coherence {}", c.coherence.size())));
   for (size_t i = 1; i < n; ++i)
     if (!(c.footprint_bytes[i] > c.footprint_bytes[i - 1]))
       throw UsageError(fmt::format("profile '{}': cache_curve.footprint_bytes[{}] = {:g} is not above the entry before it",

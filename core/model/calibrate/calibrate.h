@@ -53,8 +53,13 @@
 //    ping-pong of F/2-byte messages on ONE buffer slot (the receiver reads
 //    F/2 and writes F/2 per step), (step - b(2) - α) / message bytes, never
 //    below δ(F) (a recv is one copy out of the peer's buffer; at small F
-//    the subtraction is noise). Each value is the median of `rounds`
-//    interleaved rounds, then a 3-point running median over F.
+//    the subtraction is noise); ε(F) = measure_coherence_s_per_byte below,
+//    with copies of m = min(F/8, 64 KiB) bytes in F / (4m) slots (at least
+//    2), so that about F bytes are touched between rank 1's read of a
+//    region and rank 0's next write over it. Each value is the median of
+//    `rounds` interleaved rounds (ε: of 5 × rounds shorter ones, because
+//    on a VM it changes within a fraction of a second), then a 3-point
+//    running median over F.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -157,8 +162,9 @@ std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_byte
 CacheCurve measure_cache_curve(const std::vector<double>& footprints, const CostParams& flat, int rounds,
                                const std::function<void(const std::string&)>& progress = {});
 // The profile's "cache_curve" object: {"footprint_bytes": [..], "beta_s_per_byte": [..],
-// "gamma_s_per_byte": [..], "delta_s_per_byte": [..], "rule": text}. Absent
-// = flat model. Reading throws UsageError naming the file and the key when
+// "gamma_s_per_byte": [..], "delta_s_per_byte": [..], "coherence_s_per_byte":
+// [..] (ε; optional, absent in profiles before it = no ε term), "rule":
+// text}. Absent = flat model. Reading throws UsageError naming the file and the key when
 // the arrays differ in length, a footprint is not > 0 and ascending, or a
 // value is not a finite number of seconds per byte in [0, 1e-3] (β > 0).
 nlohmann::json cache_curve_json(const CacheCurve& c);
@@ -197,6 +203,19 @@ double measure_message_step_s(int64_t bytes, int rounds = 3);
 // buffers every time: the data stays where the last step left it), `iters`
 // iterations after `warmup`.
 std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters);
+// Writing over lines another core has read (the coherence term ε of
+// core/model/cost_model.h): seconds per byte that rank 0's copy of
+// `bytes` bytes into a region rank 1 has read costs beyond the same copy
+// into a region nobody read. Lockstep, 2 ranks, `slots` rotating slots (at least 2);
+// for each slot j three steps: rank 0 copies its input slot j into region
+// X_j (which rank 1 read one rotation ago), rank 1 receives X_j (reads
+// it), rank 0 copies input slot j into region Z_j (read by nobody). The
+// value is the median over slots and iterations of (X step - Z step) /
+// bytes: the same copy, the same barrier, paired in time so that a slow
+// moment of the machine hits both. Never below 0. Between rank 1's read
+// of X_j and rank 0's next write of it, the ranks touch about
+// 4 · slots · bytes bytes (the footprint it stands for in the cache curve).
+double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters);
 // Seconds of one lockstep step in which each of 2 ranks receives a
 // `bytes`-long message from the other at once (+ one barrier of 2 ranks),
 // through the ping-pong's rotating slots: the mode of `rounds` runs of 20

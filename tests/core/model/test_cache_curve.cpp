@@ -1,8 +1,10 @@
 // The cache-aware model: steps priced at their footprint on hand-made curves
-// of two machines, the negative-intercept fit text, the cache curve's sweep
+// of two machines, the coherence term ε and the bytes it charges, the
+// negative-intercept fit text, the cache curve's sweep
 // and profile round trip, and the validation of every profile number.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -192,6 +194,64 @@ TEST_SUITE("cache_curve") {
     CHECK(fit_line_text("one line   ", good).rfind("one line   : α = 1.000 us, bandwidth = 10.000 GB/s, n½ = α/β = 10000 B", 0) == 0);
   }
 
+  TEST_CASE("ε's bytes: writes over what a peer read since the writer's last write, the schedule repeating") {
+    const auto sched = [](Collective c, const char* alg, int n, int64_t count) {
+      CollectiveSpec s;
+      s.collective = c;
+      s.algorithm = alg;
+      s.world_size = n;
+      s.count = count;
+      return make_schedule(s);
+    };
+    using Table = std::vector<std::vector<int64_t>>;
+    // naive all_reduce, 2 ranks, 8 floats: in step 1 rank 1 reads rank 0's
+    // output; in the next run's step 0 rank 0 copies its input over it
+    // (32 B); its recv_reduce then writes the same bytes again (0 more).
+    CHECK(bytes_over_peer_reads(sched(Collective::all_reduce, "naive", 2, 8)) == Table{{32, 0}, {0, 0}});
+    // ring all_reduce, 2 ranks, 8 floats (chunks of 16 B): each rank's
+    // reduced chunk is read by the peer in the all-gather and written over
+    // by the next run's scatter-reduce; the all-gather's receives land in
+    // the chunk the peer did not read.
+    CHECK(bytes_over_peer_reads(sched(Collective::all_reduce, "ring", 2, 8)) == Table{{16, 16}, {0, 0}});
+    // the same recv-reduce in a reduce-scatter: nobody reads the result
+    CHECK(bytes_over_peer_reads(sched(Collective::reduce_scatter, "ring", 2, 8)) == Table{{0, 0}});
+    // ring all_gather, 3 ranks, 1 float each: in step 0 every rank copies
+    // its input over its own chunk (read by the next rank in the run
+    // before, 4 B) and receives over the chunk it forwarded in step 1 (4 B)
+    const Schedule ag = sched(Collective::all_gather, "ring", 3, 1);
+    CHECK(bytes_over_peer_reads(ag) == Table{{8, 8, 8}, {0, 0, 0}});
+    // on 2 cores rank 2 shares core 0 with its reader, rank 0: nothing to take away
+    CHECK(bytes_over_peer_reads(ag, 2) == Table{{8, 8, 0}, {0, 0, 0}});
+    // a broadcast writes nothing a peer read: the root only sends
+    for (const auto& step : bytes_over_peer_reads(sched(Collective::broadcast, "naive", 3, 9)))
+      for (int64_t b : step) CHECK(b == 0);
+  }
+
+  TEST_CASE("ε: bytes written over a peer's reads cost ε(footprint) each, on top of β, γ, δ") {
+    CollectiveSpec sp;
+    sp.collective = Collective::all_reduce;
+    sp.algorithm = "naive";
+    sp.world_size = 2;
+    sp.count = 8;
+    const Schedule s = make_schedule(sp);
+    CostParams without = small_l3();
+    CostParams with = without;
+    with.cache.coherence.assign(with.cache.footprint_bytes.size(), 1e-9);  // 1 ns per byte
+    CHECK(predict(s, with).lockstep.coherence_s == 0);  // one run (run, the window): no ε
+    without.back_to_back = with.back_to_back = true;    // bench's back-to-back iterations
+    const Prediction a = predict(s, without), b = predict(s, with);
+    CHECK(a.lockstep.coherence_s == 0);
+    CHECK(b.ranks[0][0].bytes_over_peer_reads == 32);
+    CHECK(b.ranks[0][0].terms.coherence_s == doctest::Approx(32e-9));
+    CHECK(b.ranks[1][0].terms.coherence_s == 0);
+    CHECK(b.lockstep.coherence_s == doctest::Approx(32e-9));  // rank 0 is step 0's slowest rank
+    CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(32e-9));
+    // ε follows the curve: 0 where the curve says the peer's copy is gone
+    with.cache.coherence.back() = 0;
+    with.min_footprint_bytes = 1024 * MiB;
+    CHECK(predict(s, with).lockstep.coherence_s == 0);
+  }
+
   TEST_CASE("sweep: a few KiB to at least 4x the last-level cache, within the memory budget") {
     const auto f = cache_sweep_footprints(32 << 20, 64e9);
     CHECK(f.front() == 8192);
@@ -210,10 +270,13 @@ TEST_SUITE("cache_curve") {
     flat.beta = 1e-10;
     const CacheCurve c = measure_cache_curve({8 * KiB, 64 * KiB}, flat, 1);
     REQUIRE(c.footprint_bytes.size() == 2);
+    REQUIRE(c.coherence.size() == 2);
     for (size_t i = 0; i < 2; ++i) {
       CHECK(c.delta[i] > 0);
       CHECK(c.gamma[i] > 0);
       CHECK(c.beta[i] >= c.delta[i]);
+      CHECK(c.coherence[i] >= 0);  // a difference of two times, kept at 0 or above
+      CHECK(std::isfinite(c.coherence[i]));
     }
   }
 
@@ -232,6 +295,10 @@ TEST_SUITE("cache_curve") {
     CHECK(q.cache.beta == p.cache.beta);
     CHECK(q.cache.gamma == p.cache.gamma);
     CHECK(q.cache.delta == p.cache.delta);
+    CHECK(q.cache.coherence.empty());  // none measured, none written
+    p.cache.coherence.assign(p.cache.footprint_bytes.size(), 2e-11);
+    write_profile(path, p, {});
+    CHECK(load_profile(path).cache.coherence == p.cache.coherence);
     const std::string base = R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cache_curve": )";
     struct Bad {
       const char *curve, *says;
@@ -248,6 +315,10 @@ TEST_SUITE("cache_curve") {
              Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [0]})",
                  "cache_curve.delta_s_per_byte must be an array"},
              Bad{R"([1, 2])", "cache_curve must be an object"},
+             Bad{R"({"footprint_bytes": [8192, 16384], "beta_s_per_byte": [1e-10, 1e-10], "gamma_s_per_byte": [0, 0], "delta_s_per_byte": [0, 0], "coherence_s_per_byte": [0]})",
+                 "one length (footprint_bytes 2, beta 2, gamma 2, delta 2, coherence 1)"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [0], "delta_s_per_byte": [0], "coherence_s_per_byte": [-1e-12]})",
+                 "cache_curve.coherence_s_per_byte[0] = -1e-12"},
          }) {
       CAPTURE(b.curve);
       write_tmp(path, base + b.curve + "}");
