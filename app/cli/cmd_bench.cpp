@@ -33,7 +33,8 @@ struct Args {
 // Where the prediction comes from, with the α and bandwidth it uses: both
 // lines when calibrate split the fit (the small-message line is the one
 // most rows of a 4 KiB start use).
-std::string prediction_source(const ParamChoice& c, const CostParams& p) {
+// charges_coherence: the rows charge ε (threads backend, no network model).
+std::string prediction_source(const ParamChoice& c, const CostParams& p, bool charges_coherence) {
   const auto line = [](double alpha, double beta) {
     return fmt::format("α = {:.3f} us, bandwidth = {:.3f} GB/s", alpha * 1e6, beta > 0 ? 1e-9 / beta : 0.0);
   };
@@ -45,7 +46,9 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p) {
   const std::string curve =
       p.cache.empty() ? ""
                       : fmt::format("; β, γ, δ{} by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
-                                    p.cache.coherence.empty() ? "" : ", ε (writes over what another core read)",
+                                    p.cache.coherence.empty() || !charges_coherence
+                                        ? ""
+                                        : ", ε (writes over what a rank on another core read)",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
                                     p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)
@@ -161,7 +164,7 @@ int run(const Args& a, const CLI::App& sub) {
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
   const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
-  std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params) + "\n"
+  std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params, o.backend != "mpi" && !o.network) + "\n"
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
   // A calibrated threads profile: is the machine still in that state?
   if (o.params && o.backend == "threads")

@@ -234,7 +234,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
     if (!c.coherence.empty()) {
       const auto [lo, hi] = std::minmax_element(c.coherence.begin(), c.coherence.end());
       std::printf("coherence ε = %.1f .. %.1f ps per byte a rank writes over bytes another core has read (bench charges "
-                  "it for every such byte: its iterations rewrite what the last one read)\n",
+                  "it for every such byte: each iteration rewrites what a peer read when its buffers were last used)\n",
                   *lo * 1e12, *hi * 1e12);
     }
   }

@@ -378,7 +378,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       const auto [sets, per_set] = rotation(s);
       if (o.backend != "mpi") {
         params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
-        params.back_to_back = true;  // the iterations rewrite what the last one read: ε
+        params.back_to_back = true;  // each iteration rewrites what a peer read in the last one over its set: ε
       }
       const Prediction p = predict(s, params);
       // The iteration clock also holds the barrier that closes the

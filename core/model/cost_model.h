@@ -81,24 +81,29 @@
 // a curve (presets, older profiles) the flat β, γ, δ and B apply as before.
 // Coherence ε (caches stay coherent: before a core writes a line that
 // another core's cache holds, that copy is invalidated, the "read for
-// ownership" of invalidation protocols such as MESI: Papamarcos &
-// Patel, ISCA 1984; Hennessy & Patterson, Computer Architecture: A
-// Quantitative Approach, 6th ed., section 5.2). A rank that writes bytes a
-// peer has read since the rank last wrote them pays ε(footprint) seconds per
-// such byte on top of its op's β, γ or δ. Which bytes: every op that writes
-// (recv, recv_reduce, copy, reduce) is checked against the regions of the
-// writer's buffers that ranks on other cores read as message sources since
-// its last write there, with the schedule running back to back over the same
-// buffers (bench's timed iterations), so the reads of its later steps count
-// against the writes of its earlier ones (bytes_over_peer_reads below).
-// Charged only when CostParams::back_to_back says the schedule runs so:
-// `run`, the window and lessons time each step in warm repetitions on
-// private copies of the ranks' memory, which no peer has read. calibrate
-// measures ε on the cache curve (calibrate.h): large while the reader's
-// private cache still holds the lines, about 0 once the footprint between
-// the read and the write has pushed them out. Measured on a 2-vCPU EPYC VM:
-// about 100 ps per byte (5× a local copy's δ) up to 1-2 MiB, a tenth of that
-// beyond 4 MiB.
+// ownership" of invalidation protocols such as MESI: Papamarcos & Patel,
+// ISCA 1984; Hennessy & Patterson, Computer Architecture: A Quantitative
+// Approach, 6th ed., section 5.2). A rank that writes bytes a peer on
+// another core has read since the rank last wrote them pays ε(footprint)
+// seconds per such byte on top of its op's β, γ or δ. Which bytes: every op
+// that writes (recv, recv_reduce, copy, reduce) is checked against the
+// regions of the writer's buffers that ranks on other cores read as message
+// sources since its last write there, with the schedule running back to back
+// over the same buffers, so the reads of its later steps count against the
+// writes of its earlier ones (bytes_over_peer_reads below). Charged only
+// when CostParams::back_to_back says the schedule runs so: bench's timed
+// iterations do (a rotation of up to 16 buffer sets puts the peer's read one
+// rotation back, which the footprint floor min_footprint_bytes prices).
+// `run`, the window and lessons time each step in warm repetitions whose
+// owning rank restores the step's memory before the timing barrier, taking
+// its lines back untimed, so their predictions leave ε out (a cold single
+// run of an in-place schedule does pay it for writes over what a peer read
+// earlier in the same run). calibrate measures ε on the cache curve
+// (calibrate.h) with copies; the model charges the same per byte for recv
+// and recv_reduce, an approximation. It is large while the reader's private
+// cache still holds the lines and small once the footprint between the read
+// and the write has pushed them out. Measured on a 2-vCPU EPYC VM: about 100
+// ps per byte (5× a local copy's δ) up to 1-2 MiB.
 // Without a measured ε (presets, older profiles) the term is 0.
 // Messages below break_bytes keep the small-message line α_small + m·β_small:
 // calibrate fits that line on messages whose buffers already sit in cache.
@@ -126,12 +131,12 @@ namespace microddp {
 struct CacheCurve {
   std::vector<double> footprint_bytes;
   std::vector<double> beta, gamma, delta;
-  // ε: SECONDS PER BYTE written over bytes a peer has read (the coherence
-  // term above); empty = not measured (profiles before it), else as long as
-  // footprint_bytes.
+  // ε: SECONDS PER BYTE written over bytes a peer on another core has read
+  // (the coherence term above); empty = not measured (profiles before it),
+  // else as long as footprint_bytes (a mismatch counts as not measured).
   std::vector<double> coherence;
   bool empty() const { return footprint_bytes.empty(); }
-  // v (one of beta, gamma, delta) at `footprint` bytes: linear in
+  // v (one of beta, gamma, delta, coherence) at `footprint` bytes: linear in
   // log2(footprint) between the two measured footprints around it, the end
   // value outside the measured range. Requires !empty().
   double at(const std::vector<double>& v, double footprint) const;
@@ -186,9 +191,9 @@ struct CostParams {
   // footprint, as above.
   double min_footprint_bytes = 0;
   // The schedule runs back to back over the same buffers (bench's timed
-  // iterations): charge ε for writes over what a peer read in the run
-  // before (the coherence term above). false: no ε (one run, or steps timed
-  // on private copies, as `run` and the window do).
+  // iterations): charge ε for writes over what a peer read in the last run
+  // over the same buffer set (the coherence term above). false: no ε
+  // (`run` and the window, whose warm step repetitions do not pay it).
   bool back_to_back = false;
   // The profile's own measured one-way time (seconds, barrier taken out) of
   // a 32 KiB message, calibrate's "points" entry for 32768 B: bench's

@@ -128,7 +128,7 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     }
   // ε: copies of m bytes over what the peer read, against the same copies
   // over what nobody read, in slots rotating over about F bytes
-  // (measure_coherence_s_per_byte: 4 · slots · m bytes between a read and
+  // (measure_coherence_s_per_byte: 5 · slots · m bytes between a read and
   // the write over it). On a VM the cost changes from moment to moment
   // (measured here: about 0, 110 and 530 ps/B, switching within 0.2 s, as
   // the host moves the two virtual CPUs), so ε takes more, shorter samples
@@ -137,8 +137,8 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
       const int64_t m = std::clamp<int64_t>(static_cast<int64_t>(F / 8) / 4 * 4, 4, int64_t{64} << 10);
-      const int slots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (4 * m)));
-      const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (4 * slots * m), 8, 100));
+      const int slots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (5 * m)));
+      const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (5 * slots * m), 8, 100));
       se[i].push_back(measure_coherence_s_per_byte(m, slots, 2, iters));
     }
   CacheCurve c;
@@ -178,7 +178,7 @@ nlohmann::json cache_curve_json(const CacheCurve& c) {
   j["rule"] =
       "a step is priced at footprint = largest per-rank bytes read + written in the step x ranks with traffic in the "
       "step; values interpolated linearly in log2(footprint), end values outside; coherence: extra seconds per byte a "
-      "rank writes over bytes another rank read since its last write";
+      "rank writes over bytes a rank on another core read since its last write";
   return j;
 }
 

@@ -54,7 +54,7 @@
 //    F/2 and writes F/2 per step), (step - b(2) - α) / message bytes, never
 //    below δ(F) (a recv is one copy out of the peer's buffer; at small F
 //    the subtraction is noise); ε(F) = measure_coherence_s_per_byte below,
-//    with copies of m = min(F/8, 64 KiB) bytes in F / (4m) slots (at least
+//    with copies of m = min(F/8, 64 KiB) bytes in F / (5m) slots (at least
 //    2), so that about F bytes are touched between rank 1's read of a
 //    region and rank 0's next write over it. Each value is the median of
 //    `rounds` interleaved rounds (ε: of 5 × rounds shorter ones, because
@@ -209,12 +209,14 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup,
 // into a region nobody read. Lockstep, 2 ranks, `slots` rotating slots (at least 2);
 // for each slot j three steps: rank 0 copies its input slot j into region
 // X_j (which rank 1 read one rotation ago), rank 1 receives X_j (reads
-// it), rank 0 copies input slot j into region Z_j (read by nobody). The
-// value is the median over slots and iterations of (X step - Z step) /
-// bytes: the same copy, the same barrier, paired in time so that a slow
-// moment of the machine hits both. Never below 0. Between rank 1's read
-// of X_j and rank 0's next write of it, the ranks touch about
-// 4 · slots · bytes bytes (the footprint it stands for in the cache curve).
+// it), rank 0 copies input slot K + j into region Z_j (read by nobody). The
+// two copies' sources were both last read one rotation ago, so they come
+// from the same level of the caches. The value is the median over slots
+// and iterations of (X step - Z step) / bytes: the same copy, the same
+// barrier, paired in time so that a slow moment of the machine hits both;
+// never below 0. Between rank 1's read of X_j and rank 0's next write of
+// it, the ranks touch about 5 · slots · bytes bytes (the footprint it
+// stands for in the cache curve).
 double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters);
 // Seconds of one lockstep step in which each of 2 ranks receives a
 // `bytes`-long message from the other at once (+ one barrier of 2 ranks),

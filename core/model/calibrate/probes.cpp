@@ -280,10 +280,10 @@ double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int it
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   const int K = std::max(2, slots);  // slot 0's first step is not timed (below)
   CollectiveSpec spec;
-  spec.collective = Collective::all_gather;  // only the shapes matter: input K·e, output 2·K·e
+  spec.collective = Collective::all_gather;  // only the shapes matter: input 2·K·e, output 4·K·e
   spec.algorithm = "naive";
   spec.world_size = 2;
-  spec.count = e * K;
+  spec.count = 2 * e * K;
   spec.dtype = DType::int32;
   ScheduleBuilder b(spec);
   for (int j = 0; j < K; ++j) {
@@ -292,13 +292,13 @@ double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int it
     b.step("peer reads");
     b.send(0, 1, {Buf::output, j * e}, e);
     b.recv(1, 0, {Buf::output, j * e}, e);
-    b.step("write over what nobody read");
-    b.copy(0, {Buf::input, j * e}, {Buf::output, (K + j) * e}, e);
+    b.step("write over what nobody read");  // from a slot of its own, as cold as X's source
+    b.copy(0, {Buf::input, (K + j) * e}, {Buf::output, (K + j) * e}, e);
   }
   const Schedule s = b.finish();
   // step_samples leaves out each iteration's step 0 (its gap holds the
   // closing barrier), so slot 0's X step is not timed: samples[i] is step i + 1.
-  const std::vector<double> t = step_samples(s, e * K * 4, warmup, iters);
+  const std::vector<double> t = step_samples(s, 2 * e * K * 4, warmup, iters);
   const int steps = s.num_steps();
   std::vector<double> d;
   for (int it = 0; it < iters; ++it)

@@ -4,7 +4,6 @@
 // and profile round trip, and the validation of every profile number.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -222,6 +221,17 @@ TEST_SUITE("cache_curve") {
     CHECK(bytes_over_peer_reads(ag) == Table{{8, 8, 8}, {0, 0, 0}});
     // on 2 cores rank 2 shares core 0 with its reader, rank 0: nothing to take away
     CHECK(bytes_over_peer_reads(ag, 2) == Table{{8, 8, 0}, {0, 0, 0}});
+    // in place (input and output one buffer), ring all_reduce, 2 ranks, 8
+    // floats: each rank sends chunk c in step 0 and receives over it in
+    // step 1 (16 B), sends chunk c+1 in step 1 and recv-reduces over it in
+    // the next run's step 0 (16 B)
+    CollectiveSpec ip;
+    ip.collective = Collective::all_reduce;
+    ip.algorithm = "ring";
+    ip.world_size = 2;
+    ip.count = 8;
+    ip.in_place = true;
+    CHECK(bytes_over_peer_reads(make_schedule(ip)) == Table{{16, 16}, {16, 16}});
     // a broadcast writes nothing a peer read: the root only sends
     for (const auto& step : bytes_over_peer_reads(sched(Collective::broadcast, "naive", 3, 9)))
       for (int64_t b : step) CHECK(b == 0);
@@ -246,6 +256,22 @@ TEST_SUITE("cache_curve") {
     CHECK(b.ranks[1][0].terms.coherence_s == 0);
     CHECK(b.lockstep.coherence_s == doctest::Approx(32e-9));  // rank 0 is step 0's slowest rank
     CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(32e-9));
+    // 3 ranks on 2 cores (ring all_gather, 1 float each): rank 2 shares core 0
+    // with its reader, rank 0, and pays nothing
+    CollectiveSpec ag;
+    ag.collective = Collective::all_gather;
+    ag.algorithm = "ring";
+    ag.world_size = 3;
+    ag.count = 1;
+    const Prediction c = predict(make_schedule(ag), with);  // with.cores = 2 (small_l3)
+    CHECK(c.ranks[0][0].bytes_over_peer_reads == 8);
+    CHECK(c.ranks[0][1].bytes_over_peer_reads == 8);
+    CHECK(c.ranks[0][2].bytes_over_peer_reads == 0);
+    CHECK(c.ranks[0][2].terms.coherence_s == 0);
+    // an ε array that does not match the footprints counts as not measured
+    CostParams odd = with;
+    odd.cache.coherence.pop_back();
+    CHECK(predict(s, odd).lockstep.coherence_s == 0);
     // ε follows the curve: 0 where the curve says the peer's copy is gone
     with.cache.coherence.back() = 0;
     with.min_footprint_bytes = 1024 * MiB;
@@ -275,8 +301,6 @@ TEST_SUITE("cache_curve") {
       CHECK(c.delta[i] > 0);
       CHECK(c.gamma[i] > 0);
       CHECK(c.beta[i] >= c.delta[i]);
-      CHECK(c.coherence[i] >= 0);  // a difference of two times, kept at 0 or above
-      CHECK(std::isfinite(c.coherence[i]));
     }
   }
 
