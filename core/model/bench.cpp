@@ -385,6 +385,10 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       // iteration (both modes), on top of the model's per-step barriers.
       row.predicted_us =
           ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
+      // ε's share of the lockstep sum (pipelined mode has no per-term split)
+      if (params.back_to_back && !params.cache.empty() &&
+          params.cache.coherence.size() == params.cache.footprint_bytes.size() && o.mode == Mode::lockstep)
+        row.predicted_coherence_us = p.lockstep.coherence_s * 1e6;
       row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
     }
   };
@@ -668,7 +672,7 @@ std::string bench_json_row(const BenchRow& r) {
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
       "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"passes\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
-      "\"p90_us\": {}, \"max_us\": {}, \"state_x\": {}{}}}",
+      "\"p90_us\": {}, \"max_us\": {}, \"state_x\": {}, \"predicted_coherence_us\": {}{}}}",
       name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
       r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
@@ -677,7 +681,8 @@ std::string bench_json_row(const BenchRow& r) {
       r.recorded_us < 0 ? "null" : fmt::format("{:.2f}", r.record_overhead_pct), r.passes, r.samples,
       r.min_us < 0 ? "null" : fmt::format("{:.3f}", r.min_us), r.p10_us < 0 ? "null" : fmt::format("{:.3f}", r.p10_us),
       r.p90_us < 0 ? "null" : fmt::format("{:.3f}", r.p90_us), r.max_us < 0 ? "null" : fmt::format("{:.3f}", r.max_us),
-      r.state_x > 0 ? fmt::format("{:.4g}", r.state_x) : std::string("null"), topo);
+      r.state_x > 0 ? fmt::format("{:.4g}", r.state_x) : std::string("null"),
+      r.predicted_coherence_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_coherence_us), topo);
 }
 
 std::string bench_csv_header() {

@@ -135,6 +135,12 @@ struct BenchRow {
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0;
   int64_t wrong = -1;  // -1 = not checked
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
+  // The part of predicted_us that is the coherence term ε (µs; cost_model.h:
+  // bytes this iteration writes over what a rank on another core read when
+  // the buffers were last used). < 0: not charged (no profile, a profile
+  // without ε, the MPI backend or the network model). JSON
+  // "predicted_coherence_us".
+  double predicted_coherence_us = -1;
   double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
   int nodes = 1;            // JSON "nodes" when > 1
   std::string auto_pick;    // algorithm "auto": the algorithm it ran (JSON "auto_pick"; table "auto->ring")

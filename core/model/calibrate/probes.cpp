@@ -383,11 +383,17 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
     const double step = mode_estimate(samples[si]);
-    const double t = std::max(0.1 * step, step - b2);  // the message alone
+    const bool floored = step - b2 < 0.1 * step;
+    const double t = floored ? 0.1 * step : step - b2;  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= step {:.2f} us minus the barrier b(2); {} samples, {} rotating buffer slots)",
-                               sizes[si], t * 1e6, step * 1e6, samples[si].size(), slots[si]));
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {} samples, {} rotating buffer slots)",
+                               sizes[si], t * 1e6,
+                               floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
+                                                     "{:.2f} us, nearly the whole step",
+                                                     step * 1e6, b2 * 1e6)
+                                       : fmt::format("step {:.2f} us minus the barrier b(2)", step * 1e6),
+                               samples[si].size(), slots[si]));
   }
   // An isolated dip or spike (a size that happened to catch a quiet or a
   // busy moment) would dominate a 1/t²-weighted fit: a 3-point running

@@ -512,6 +512,26 @@ TEST_SUITE("bench") {
     CHECK(predict(s, *o.params).lockstep_s < p.lockstep_s);
   }
 
+  TEST_CASE("ε in the predicted column: bench's iterations rewrite what the peer read, and the row says how much") {
+    BenchOptions o = tiny(Collective::all_reduce, 2);
+    o.algorithms = {"naive"};
+    o.check = false;
+    o.min_bytes = o.max_bytes = 1024;
+    o.params->cache.footprint_bytes = {64.0 * 1024, 32.0 * 1024 * 1024};
+    o.params->cache.beta = o.params->cache.gamma = o.params->cache.delta = {1e-10, 1e-10};
+    const auto plain = run_bench(o);
+    REQUIRE(plain.size() == 1);
+    CHECK(plain[0].predicted_coherence_us < 0);  // a profile without ε: none charged
+    CHECK(nlohmann::json::parse(bench_json_row(plain[0]))["predicted_coherence_us"].is_null());
+    o.params->cache.coherence = {1e-9, 1e-9};  // 1 ns per byte
+    const auto rows = run_bench(o);
+    // naive, 2 ranks, 1 KiB: rank 0 copies its input over the output rank 1
+    // read in the last iteration over the same buffers: 1024 B x 1 ns
+    CHECK(rows[0].predicted_coherence_us == doctest::Approx(1.024));
+    CHECK(rows[0].predicted_us - plain[0].predicted_us == doctest::Approx(1.024));
+    CHECK(nlohmann::json::parse(bench_json_row(rows[0]))["predicted_coherence_us"] == doctest::Approx(1.024));
+  }
+
   TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
     const double f = cpu_busy_fraction(0.05);
     CHECK(f >= 0.0);  // -1 would mean /proc/stat did not parse
