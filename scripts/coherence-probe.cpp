@@ -6,7 +6,10 @@
 // = the median of (X copy − Z copy) / bytes over 200 rounds; a sample every
 // 0.2 s for 20 s. On the developers' 2-vCPU VM the samples fell into three
 // groups, about 0, 110 and 530 ps per byte, switching from one sample to the
-// next as the host moved the virtual CPUs (docs/performance.md).
+// next as the host moved the virtual CPUs (docs/performance.md). On a
+// machine where CPUs 0 and 1 are two hardware threads of one core, they
+// share their caches and ε is about 0: find two cores with `lscpu -e` and
+// change the two pin() calls.
 //   g++ -O3 -pthread scripts/coherence-probe.cpp -o /tmp/coherence-probe && /tmp/coherence-probe
 #include <pthread.h>
 #include <sched.h>
@@ -66,12 +69,16 @@ int main() {
       request.store(++round, std::memory_order_release);  // cpu 1 reads X now
       while (done.load(std::memory_order_acquire) != round) {
       }
+      // the two copies take turns going first, so neither always finds the
+      // source warmed by the other
+      const bool x_first = it % 2 == 0;
       auto a = Clock::now();
-      std::memcpy(x.data(), src.data(), kFloats * 4);  // over what cpu 1 read
+      std::memcpy(x_first ? x.data() : z.data(), src.data(), kFloats * 4);
       auto b = Clock::now();
-      std::memcpy(z.data(), src.data(), kFloats * 4);  // over what nobody read
+      std::memcpy(x_first ? z.data() : x.data(), src.data(), kFloats * 4);
       auto c = Clock::now();
-      diff.push_back(std::chrono::duration<double>((b - a) - (c - b)).count());
+      const auto over_read = x_first ? b - a : c - b, over_unread = x_first ? c - b : b - a;
+      diff.push_back(std::chrono::duration<double>(over_read - over_unread).count());
     }
     const double ps = std::max(0.0, median(diff)) / (kFloats * 4) * 1e12;
     samples.push_back(ps);
