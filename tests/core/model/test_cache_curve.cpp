@@ -26,6 +26,16 @@ CollectiveSpec ring_all_reduce(int n, int64_t bytes) {
   return s;
 }
 
+Schedule schedule_of(Collective c, const char* alg, int n, int64_t count, bool in_place = false) {
+  CollectiveSpec s;
+  s.collective = c;
+  s.algorithm = alg;
+  s.world_size = n;
+  s.count = count;
+  s.in_place = in_place;
+  return make_schedule(s);
+}
+
 // A calibrate-shaped curve (footprints 8 KiB .. 1 GiB, doubling) with three
 // plateaus: `l2` up to l2_end, `l3` up to l3_end, `dram` beyond; β, γ and δ
 // share the plateaus' speeds (bytes/s), scaled so they stay distinguishable.
@@ -194,30 +204,22 @@ TEST_SUITE("cache_curve") {
   }
 
   TEST_CASE("ε's bytes: writes over what a peer read since the writer's last write, the schedule repeating") {
-    const auto sched = [](Collective c, const char* alg, int n, int64_t count) {
-      CollectiveSpec s;
-      s.collective = c;
-      s.algorithm = alg;
-      s.world_size = n;
-      s.count = count;
-      return make_schedule(s);
-    };
     using Table = std::vector<std::vector<int64_t>>;
     // naive all_reduce, 2 ranks, 8 floats: in step 1 rank 1 reads rank 0's
     // output; in the next run's step 0 rank 0 copies its input over it
     // (32 B); its recv_reduce then writes the same bytes again (0 more).
-    CHECK(bytes_over_peer_reads(sched(Collective::all_reduce, "naive", 2, 8)) == Table{{32, 0}, {0, 0}});
+    CHECK(bytes_over_peer_reads(schedule_of(Collective::all_reduce, "naive", 2, 8)) == Table{{32, 0}, {0, 0}});
     // ring all_reduce, 2 ranks, 8 floats (chunks of 16 B): each rank's
     // reduced chunk is read by the peer in the all-gather and written over
     // by the next run's scatter-reduce; the all-gather's receives land in
     // the chunk the peer did not read.
-    CHECK(bytes_over_peer_reads(sched(Collective::all_reduce, "ring", 2, 8)) == Table{{16, 16}, {0, 0}});
+    CHECK(bytes_over_peer_reads(schedule_of(Collective::all_reduce, "ring", 2, 8)) == Table{{16, 16}, {0, 0}});
     // the same recv-reduce in a reduce-scatter: nobody reads the result
-    CHECK(bytes_over_peer_reads(sched(Collective::reduce_scatter, "ring", 2, 8)) == Table{{0, 0}});
+    CHECK(bytes_over_peer_reads(schedule_of(Collective::reduce_scatter, "ring", 2, 8)) == Table{{0, 0}});
     // ring all_gather, 3 ranks, 1 float each: in step 0 every rank copies
     // its input over its own chunk (read by the next rank in the run
     // before, 4 B) and receives over the chunk it forwarded in step 1 (4 B)
-    const Schedule ag = sched(Collective::all_gather, "ring", 3, 1);
+    const Schedule ag = schedule_of(Collective::all_gather, "ring", 3, 1);
     CHECK(bytes_over_peer_reads(ag) == Table{{8, 8, 8}, {0, 0, 0}});
     // on 2 cores rank 2 shares core 0 with its reader, rank 0: nothing to take away
     CHECK(bytes_over_peer_reads(ag, 2) == Table{{8, 8, 0}, {0, 0, 0}});
@@ -225,25 +227,14 @@ TEST_SUITE("cache_curve") {
     // floats: each rank sends chunk c in step 0 and receives over it in
     // step 1 (16 B), sends chunk c+1 in step 1 and recv-reduces over it in
     // the next run's step 0 (16 B)
-    CollectiveSpec ip;
-    ip.collective = Collective::all_reduce;
-    ip.algorithm = "ring";
-    ip.world_size = 2;
-    ip.count = 8;
-    ip.in_place = true;
-    CHECK(bytes_over_peer_reads(make_schedule(ip)) == Table{{16, 16}, {16, 16}});
+    CHECK(bytes_over_peer_reads(schedule_of(Collective::all_reduce, "ring", 2, 8, true)) == Table{{16, 16}, {16, 16}});
     // a broadcast writes nothing a peer read: the root only sends
-    for (const auto& step : bytes_over_peer_reads(sched(Collective::broadcast, "naive", 3, 9)))
+    for (const auto& step : bytes_over_peer_reads(schedule_of(Collective::broadcast, "naive", 3, 9)))
       for (int64_t b : step) CHECK(b == 0);
   }
 
   TEST_CASE("ε: bytes written over a peer's reads cost ε(footprint) each, on top of β, γ, δ") {
-    CollectiveSpec sp;
-    sp.collective = Collective::all_reduce;
-    sp.algorithm = "naive";
-    sp.world_size = 2;
-    sp.count = 8;
-    const Schedule s = make_schedule(sp);
+    const Schedule s = schedule_of(Collective::all_reduce, "naive", 2, 8);
     CostParams without = small_l3();
     CostParams with = without;
     with.cache.coherence.assign(with.cache.footprint_bytes.size(), 1e-9);  // 1 ns per byte
@@ -258,12 +249,7 @@ TEST_SUITE("cache_curve") {
     CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(32e-9));
     // 3 ranks on 2 cores (ring all_gather, 1 float each): rank 2 shares core 0
     // with its reader, rank 0, and pays nothing
-    CollectiveSpec ag;
-    ag.collective = Collective::all_gather;
-    ag.algorithm = "ring";
-    ag.world_size = 3;
-    ag.count = 1;
-    const Prediction c = predict(make_schedule(ag), with);  // with.cores = 2 (small_l3)
+    const Prediction c = predict(schedule_of(Collective::all_gather, "ring", 3, 1), with);  // with.cores = 2 (small_l3)
     CHECK(c.ranks[0][0].bytes_over_peer_reads == 8);
     CHECK(c.ranks[0][1].bytes_over_peer_reads == 8);
     CHECK(c.ranks[0][2].bytes_over_peer_reads == 0);
