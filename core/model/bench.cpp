@@ -123,6 +123,14 @@ int64_t parse_size(const std::string& text) {
   return static_cast<int64_t>(b);
 }
 
+CostParams bench_params(const Schedule& s, const CostParams& p) {
+  CostParams q = p;
+  const auto [sets, per_set] = rotation(s);
+  q.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
+  q.back_to_back = true;
+  return q;
+}
+
 CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes) {
   CollectiveSpec s;
   s.collective = o.collective;
@@ -372,23 +380,22 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
                          1e6;
       row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
     } else if (o.params) {
-      // A step's data was last touched one whole rotation ago (all sets'
-      // bytes): the cache curve prices it at least at that footprint.
-      CostParams params = *o.params;
-      const auto [sets, per_set] = rotation(s);
-      if (o.backend != "mpi") {
-        params.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
-        params.back_to_back = true;  // each iteration rewrites what a peer read in the last one over its set: ε
-      }
-      const Prediction p = predict(s, params);
-      // The iteration clock also holds the barrier that closes the
-      // iteration (both modes), on top of the model's per-step barriers.
-      row.predicted_us =
-          ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
-      // ε's share of the lockstep sum (pipelined mode has no per-term split)
+      // On threads a step's data was last touched one whole rotation ago,
+      // and each iteration writes over what a peer read then (bench_params).
+      const CostParams params = o.backend != "mpi" ? bench_params(s, *o.params) : *o.params;
+      const auto total_us = [&](const CostParams& q) {
+        const Prediction p = predict(s, q);
+        // The iteration clock also holds the barrier that closes the
+        // iteration (both modes), on top of the model's per-step barriers.
+        return ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
+      };
+      row.predicted_us = total_us(params);
       if (params.back_to_back && !params.cache.empty() &&
-          params.cache.coherence.size() == params.cache.footprint_bytes.size() && o.mode == Mode::lockstep)
-        row.predicted_coherence_us = p.lockstep.coherence_s * 1e6;
+          params.cache.coherence.size() == params.cache.footprint_bytes.size()) {
+        CostParams without = params;
+        without.back_to_back = false;
+        row.predicted_coherence_us = row.predicted_us - total_us(without);
+      }
       row.error_pct = row.time_us > 0 ? 100.0 * (row.predicted_us - row.time_us) / row.time_us : 0;
     }
   };

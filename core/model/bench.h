@@ -135,11 +135,12 @@ struct BenchRow {
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0;
   int64_t wrong = -1;  // -1 = not checked
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
-  // The part of predicted_us that is the coherence term ε (µs; cost_model.h:
-  // bytes this iteration writes over what a rank on another core read when
-  // the buffers were last used). < 0: not charged (no profile, a profile
-  // without ε, the MPI backend or the network model). JSON
-  // "predicted_coherence_us".
+  // What the coherence term ε adds to predicted_us (µs; cost_model.h: bytes
+  // an iteration writes over what a rank on another core read when its
+  // buffers were last used): predicted_us minus the same prediction without
+  // ε, in either mode (ε can add less than its own term where the memory
+  // bus binds the step). < 0: not charged (no profile, a profile without ε,
+  // the MPI backend or the network model). JSON "predicted_coherence_us".
   double predicted_coherence_us = -1;
   double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
   int nodes = 1;            // JSON "nodes" when > 1
@@ -207,6 +208,13 @@ int64_t parse_size(const std::string& text);
 // initialized (mpi_init_once) and its world size must equal world_size.
 void validate_bench(const BenchOptions& o);
 std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
+
+// The cost parameters bench prices a threads row of schedule s with: p with
+// the footprint floor of bench's buffer rotation (min_footprint_bytes = the
+// sets × the bytes of one set: a step's data was last touched one rotation
+// ago) and back_to_back (the coherence term ε: each iteration writes over
+// what a peer read when its buffers were last used). `predict` shows the same.
+CostParams bench_params(const Schedule& s, const CostParams& p);
 
 // The spec bench runs for one row (count derived from bytes as above).
 CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes);

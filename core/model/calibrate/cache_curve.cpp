@@ -163,10 +163,10 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     for (size_t i = 0; i < k; ++i) {
       const auto [lo, hi] = std::minmax_element(se[i].begin(), se[i].end());
       progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination); "
-                           "ε {:5.1f} ps per byte written over what the other core read ({} samples from {:.1f} "
-                           "to {:.1f})",
+                           "ε {:5.1f} ps per byte written over what the other core read ({} samples from {:.1f} to "
+                           "{:.1f}, median {:.1f}, then the running median over footprints)",
                            c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i],
-                           c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12));
+                           c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12));
     }
   return c;
 }

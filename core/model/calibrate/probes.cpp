@@ -390,7 +390,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
       opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {} samples, {} rotating buffer slots)",
                                sizes[si], t * 1e6,
                                floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
-                                                     "{:.2f} us, nearly the whole step",
+                                                     "{:.2f} us, 90% of the step or more",
                                                      step * 1e6, b2 * 1e6)
                                        : fmt::format("step {:.2f} us minus the barrier b(2)", step * 1e6),
                                samples[si].size(), slots[si]));

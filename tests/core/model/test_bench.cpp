@@ -530,6 +530,8 @@ TEST_SUITE("bench") {
     CHECK(rows[0].predicted_coherence_us == doctest::Approx(1.024));
     CHECK(rows[0].predicted_us - plain[0].predicted_us == doctest::Approx(1.024));
     CHECK(nlohmann::json::parse(bench_json_row(rows[0]))["predicted_coherence_us"] == doctest::Approx(1.024));
+    o.mode = Mode::free;  // the same difference in the other mode (free-running: the pipelined prediction)
+    CHECK(run_bench(o)[0].predicted_coherence_us == doctest::Approx(1.024));
   }
 
   TEST_CASE("cpu_busy_fraction reads /proc/stat: a fraction of all CPU time") {
