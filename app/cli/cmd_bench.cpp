@@ -46,7 +46,7 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p, bool ch
   const std::string curve =
       p.cache.empty() ? ""
                       : fmt::format("; β, γ, δ{} by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
-                                    p.cache.coherence.empty() || !charges_coherence
+                                    !p.cache.has_coherence() || !charges_coherence
                                         ? ""
                                         : ", ε (writes over what a rank on another core read)",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),

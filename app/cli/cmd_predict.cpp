@@ -250,7 +250,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
       std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s, peer waits %.6f s\n",
                   pr.lockstep.bus_s, pr.lockstep.barrier_s, pr.lockstep.wait_s);
-    if (!p.cache.empty() && p.cache.coherence.size() == p.cache.footprint_bytes.size()) {
+    if (p.cache.has_coherence()) {
       // ε (cost_model.h): what running the collective back to back, as bench does, adds
       const CostParams b2b = bench_params(sch, p);
       CostParams without = b2b;

@@ -390,8 +390,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
         return ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
       };
       row.predicted_us = total_us(params);
-      if (params.back_to_back && !params.cache.empty() &&
-          params.cache.coherence.size() == params.cache.footprint_bytes.size()) {
+      if (params.back_to_back && params.cache.has_coherence()) {
         CostParams without = params;
         without.back_to_back = false;
         row.predicted_coherence_us = row.predicted_us - total_us(without);

@@ -91,10 +91,7 @@ double CostParams::beta_at(double bytes, double footprint) const {
 double CostParams::gamma_at(double footprint) const { return cache.empty() ? gamma : cache.at(cache.gamma, footprint); }
 double CostParams::delta_at(double footprint) const { return cache.empty() ? delta : cache.at(cache.delta, footprint); }
 double CostParams::coherence_at(double footprint) const {
-  // an ε array that does not match the footprints (built in code; the
-  // profile loader refuses one) counts as not measured
-  return cache.empty() || cache.coherence.size() != cache.footprint_bytes.size() ? 0.0
-                                                                                 : cache.at(cache.coherence, footprint);
+  return cache.has_coherence() ? cache.at(cache.coherence, footprint) : 0.0;
 }
 double CostParams::mem_bw_at(int threads, double footprint) const {
   const double B = mem_bw_for(threads);
@@ -271,8 +268,7 @@ Prediction predict(const Schedule& s, const CostParams& p) {
   const size_t es = dtype_size(s.spec.dtype);
   std::vector<double> prev(n, 0.0);
   // ε's bytes, when the schedule runs back to back and the profile measured ε
-  const std::vector<std::vector<int64_t>> over = p.back_to_back && !p.cache.empty() &&
-                                                         p.cache.coherence.size() == p.cache.footprint_bytes.size()
+  const std::vector<std::vector<int64_t>> over = p.back_to_back && p.cache.has_coherence()
                                                      ? bytes_over_peer_reads(s, p.cores)
                                                      : std::vector<std::vector<int64_t>>{};
   for (size_t si = 0; si < s.steps.size(); ++si) {

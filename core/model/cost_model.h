@@ -136,6 +136,9 @@ struct CacheCurve {
   // else as long as footprint_bytes (a mismatch counts as not measured).
   std::vector<double> coherence;
   bool empty() const { return footprint_bytes.empty(); }
+  // A measured ε, one value per footprint: what coherence_at and the
+  // ε term need (a mismatch counts as not measured).
+  bool has_coherence() const { return !empty() && coherence.size() == footprint_bytes.size(); }
   // v (one of beta, gamma, delta, coherence) at `footprint` bytes: linear in
   // log2(footprint) between the two measured footprints around it, the end
   // value outside the measured range. Requires !empty().
