@@ -91,11 +91,14 @@ int run(const Args& a, const CLI::App& sub) {
   o.factor = a.factor;
   o.iters = a.iters;
   o.warmup = a.warmup;
-  // Threads share this machine's cores with everything else on it, and a
-  // size that caught a busy moment would set its row: three passes outvote
-  // it. Under MPI (the cluster lab's shaped links) one pass keeps a sweep
+  // Threads share this machine's cores with everything else on it, and its
+  // speed changes from one fraction of a second to the next (a 4 KiB
+  // all-reduce on the project's VM: 0.7, 1.5 or 5 µs, each for 0.1-0.5 s),
+  // so a size measured once lands in whichever state the machine was in:
+  // nine passes, spread over the run, let the usual state set the row.
+  // Under MPI (the cluster lab's shaped links) one pass keeps a sweep
   // short; --passes asks for more.
-  o.passes = a.passes.value_or(a.backend == "mpi" ? 1 : 3);  // validate_bench names a bad count
+  o.passes = a.passes.value_or(a.backend == "mpi" ? 1 : 9);  // validate_bench names a bad count
   o.op = parse_op(a.op);
   o.dtype = parse_dtype(a.dtype);
   o.root = a.root;
@@ -229,7 +232,7 @@ std::function<int()> setup_bench(CLI::App* sub) {
   sub->add_option("-n,--iters", a.iters, "timed iterations")->capture_default_str();
   sub->add_option("-w,--warmup_iters", a.warmup, "warm-up iterations")->capture_default_str();
   sub->add_option("--passes", a.passes,
-                  "passes over the sizes; a row is the median of its pass medians (default: 3 on threads, 1 on mpi)");
+                  "passes over the sizes; a row is the median of its pass medians (default: 9 on threads, 1 on mpi)");
   sub->add_option("--op", a.op, "reduce op")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
   sub->add_option("--root", a.root, "root rank (rooted collectives)")->capture_default_str();

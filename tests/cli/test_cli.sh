@@ -147,6 +147,8 @@ expect 2 "is not a number" -- run -n 2 --data "1,x;1,2"
 expect 2 "error: --ranks was given 2 times; give it once" -- run -n 3 --ranks 4
 expect 2 "error: --record-overhead -1 must be 0 (off) to 1000 pairs" -- bench -b 4K -e 4K --record-overhead -1
 expect 0 "rec.ovh" -- bench -b 4K -e 8K -n 2 -w 1 --record-overhead 2
+# on threads a row is the median of 9 passes unless --passes says otherwise
+expect 0 "# 9 passes over the sizes (ascending, ..., descending, ascending): a row's time is the median of its 9 pass medians" -- bench -b 4K -e 4K -n 2 -w 1
 expect 2 "error: --record and --record-overhead exclude each other" -- bench -b 4K -e 4K --record --record-overhead 2
 # a calibrated profile gets a check of the machine's state; a preset has none to check
 CHECKED=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
