@@ -534,7 +534,7 @@ if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
 head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
-re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 3 rounds, where the data comes from memory\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds, where the data comes from memory\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
 if ! [[ "$head" =~ $re ]]; then
   echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
 else

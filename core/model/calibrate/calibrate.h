@@ -32,12 +32,17 @@
 //    (as STREAM reports the best of its trials: the roofline is a ceiling;
 //    threads bound to one core each, as the rank threads are).
 // Robust statistics for a shared, loaded machine: every quantity is measured
-// in `rounds` interleaved rounds (round 1 of every size, then round 2, ...),
-// so a burst of load hits all sizes a little instead of one size a lot; the
-// ping-pong and barrier estimates are the MODE of the samples (the midpoint
-// of the densest half, "shorth"), which ignores a slow mode made of
-// descheduled samples when the fast one is the majority; B(k) is the best
-// over the rounds. Before the fit, a 3-point running median over the sizes
+// in interleaved rounds (round 1 of every size, then round 2, ...; the
+// barriers and the ping-pong in `latency_rounds`, the rest in `rounds`), so
+// a burst of load hits all sizes a little instead of one size a lot. The
+// ping-pong and barrier estimates are, per size (world size), the MEDIAN
+// over the rounds of each round's MODE (the midpoint of the densest half of
+// its samples, "shorth"): the mode ignores descheduled samples within a
+// round; a round lasts a few ms, less than the machine's speed states (on
+// the project's VM a 4-byte step moves between about 0.3 and 1.4 µs, each
+// for 0.1-0.5 s), so the median over nine rounds is the usual state where
+// the pooled mode of three followed whichever state two of them caught.
+// B(k) is the best over the rounds. Before the fit, a 3-point running median over the sizes
 // removes a size that caught an isolated quiet or busy moment (points holds
 // the smoothed times).
 //  - cache curve (the cache-aware model of core/model/cost_model.h, after
@@ -113,7 +118,8 @@ struct CalibrateOptions {
   int warmup = 3;
   int max_iters = 200;                       // iterations of the K-slot ping-pong per size (>= 5 run)
   int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ, δ and B(k)
-  int rounds = 3;                            // interleaved rounds (>= 1)
+  int rounds = 3;                            // interleaved rounds of the cache curve, w(n), B(k), the state probe (>= 1)
+  int latency_rounds = 9;                    // interleaved rounds of the barriers b(n) and the ping-pong (>= 1)
   int max_barrier_ranks = 8;                 // b(n) for n = 2..this
   bool cache_curve = true;                   // measure β, γ, δ by footprint (the cache curve)
   int size_factor = 2;                       // ping-pong sizes: min_bytes, min_bytes·factor, ... <= max_bytes (>= 2)

@@ -134,13 +134,17 @@ constexpr int kSteps = 32, kIters = 20, kWarm = 3;  // b(n) and w(n) runs: K ste
 }  // namespace
 
 std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
-  std::vector<std::vector<double>> samples(static_cast<size_t>(std::max(0, max_ranks - 1)));
+  // per world size, the mode of each round (one short run: one machine state)
+  std::vector<std::vector<double>> modes(static_cast<size_t>(std::max(0, max_ranks - 1)));
   for (int round = 0; round < std::max(1, rounds); ++round)
-    for (int n = 2; n <= max_ranks; ++n)
+    for (int n = 2; n <= max_ranks; ++n) {
+      std::vector<double> v;
       for (double t : lockstep_iterations_s(empty_steps(n, kSteps), RankData(static_cast<size_t>(n)), kWarm, kIters))
-        samples[n - 2].push_back(t / (kSteps + 1));
+        v.push_back(t / (kSteps + 1));
+      modes[n - 2].push_back(mode_estimate(v));
+    }
   std::vector<double> b;
-  for (auto& v : samples) b.push_back(mode_estimate(v));
+  for (auto& m : modes) b.push_back(median(m));
   return b;
 }
 
@@ -356,10 +360,12 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   double done = 0;
   const auto advance = [&](double k) {
     done += k;
-    if (opt.fraction) opt.fraction(std::min(1.0, done / pieces));
+    // (snapped to 1 at the end: the ping-pong adds its pieces in fractions)
+    if (opt.fraction) opt.fraction(done / pieces > 1 - 1e-9 ? 1.0 : done / pieces);
   };
   // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
-  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), rounds);
+  const int latency_rounds = std::max(1, opt.latency_rounds);
+  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), latency_rounds);
   advance(1);
   if (opt.progress)
     for (size_t i = 0; i < res.barrier_s.size(); ++i)
@@ -368,32 +374,39 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   std::vector<int64_t> sizes;
   for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor)
     sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
-  std::vector<std::vector<double>> samples(sizes.size());
+  // Per size, the mode of each round's samples, then the median over the
+  // rounds: a round is a few ms, shorter than the machine's speed states
+  // (on a VM they last 0.1-0.5 s), so each round's mode is one state, and
+  // the median over rounds spread across the sweep is the usual one.
+  std::vector<std::vector<double>> modes(sizes.size());
+  std::vector<int64_t> counts(sizes.size(), 0);
   std::vector<int> slots(sizes.size());
-  for (int round = 0; round < rounds; ++round)
+  for (int round = 0; round < latency_rounds; ++round)
     for (size_t si = 0; si < sizes.size(); ++si) {
       slots[si] = ping_pong_slots(sizes[si]);
       const int64_t per_iter = 2 * slots[si] * sizes[si];
       const int iters = std::max(
           2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
-                                                  std::max(5, opt.max_iters))) / rounds);
+                                                  std::max(5, opt.max_iters))) / latency_rounds);
       const std::vector<double> got = ping_pong_step_samples(sizes[si], slots[si], opt.warmup, iters);
-      samples[si].insert(samples[si].end(), got.begin(), got.end());
-      advance(1);
+      modes[si].push_back(mode_estimate(got));
+      counts[si] += static_cast<int64_t>(got.size());
+      advance(double(rounds) / latency_rounds);
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
-    const double step = mode_estimate(samples[si]);
+    const double step = median(modes[si]);
     const bool floored = step - b2 < 0.1 * step;
     const double t = floored ? 0.1 * step : step - b2;  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {} samples, {} rotating buffer slots)",
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; median of {} rounds' modes, {} samples, {} "
+                               "rotating buffer slots)",
                                sizes[si], t * 1e6,
                                floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
                                                      "{:.2f} us, 90% of the step or more",
                                                      step * 1e6, b2 * 1e6)
                                        : fmt::format("step {:.2f} us minus the barrier b(2)", step * 1e6),
-                               samples[si].size(), slots[si]));
+                               modes[si].size(), counts[si], slots[si]));
   }
   // An isolated dip or spike (a size that happened to catch a quiet or a
   // busy moment) would dominate a 1/t²-weighted fit: a 3-point running

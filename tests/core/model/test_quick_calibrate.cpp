@@ -20,10 +20,14 @@ TEST_SUITE("calibrate_quick") {
     CHECK(o.max_bytes == 1048576);
     CHECK(o.size_factor == 4);
     CHECK(o.rounds == 1);
+    CHECK(o.latency_rounds == 1);
     CHECK(o.warmup == 1);
     CHECK(o.max_iters == 20);
     CHECK(o.max_barrier_ranks == 4);
     CHECK_FALSE(o.cache_curve);
+    // the full calibrate: nine rounds of the barriers and the ping-pong, three of the rest
+    CHECK(CalibrateOptions{}.latency_rounds == 9);
+    CHECK(CalibrateOptions{}.rounds == 3);
   }
 
   TEST_CASE("calibrate reports a non-decreasing fraction per piece, ending at 1") {
@@ -35,6 +39,7 @@ TEST_SUITE("calibrate_quick") {
     co.max_iters = 5;
     co.kernel_bytes = 1 << 20;
     co.rounds = 1;
+    co.latency_rounds = 1;
     co.max_barrier_ranks = 3;
     co.cache_curve = false;
     std::vector<double> f;
@@ -49,6 +54,18 @@ TEST_SUITE("calibrate_quick") {
     CHECK(f.front() == doctest::Approx(1.0 / 11));
     for (size_t i = 1; i < f.size(); ++i) CHECK(f[i] > f[i - 1]);
     CHECK(f.back() == 1.0);
+    // Three ping-pong rounds: each size's piece comes in three thirds, so
+    // 18 calls for the sizes; the ping-pong still ends at 7 of 11 pieces.
+    CalibrateOptions three = co;
+    three.latency_rounds = 3;
+    std::vector<double> g;
+    three.fraction = [&](double x) { g.push_back(x); };
+    const CalibrationResult r3 = calibrate(three);
+    CHECK(r3.points.size() == 6);
+    REQUIRE(g.size() == 1 + 18 + 1 + 1 + 1);
+    CHECK(g[1] == doctest::Approx(1.0 / 11 + 1.0 / 33));
+    CHECK(g[18] == doctest::Approx(7.0 / 11));
+    CHECK(g.back() == 1.0);
     CalibrateOptions bad = co;
     bad.size_factor = 1;
     CHECK_THROWS_WITH_AS(calibrate(bad), "calibrate: size factor 1 (need >= 2)", UsageError);
