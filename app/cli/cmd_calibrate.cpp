@@ -47,7 +47,7 @@ std::string quick_headline_note(const CalibrationResult& r) {
                      "reference)",
                      from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
                      quick.rounds, quick.rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
-                     full.size_factor, full.latency_rounds);
+                     full.size_factor, full.state_rounds);
 }
 
 struct Args {

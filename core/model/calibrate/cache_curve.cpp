@@ -99,10 +99,8 @@ std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_byte
   return f;
 }
 
-constexpr int kCoherenceSamplesPerRound = 5;
-
 CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams& flat, int rounds,
-                               const std::function<void(const std::string&)>& progress) {
+                               const std::function<void(const std::string&)>& progress, int coherence_samples) {
   const size_t k = fps.size();
   std::vector<std::vector<double>> sb(k), sg(k), sd(k), se(k);
   for (int round = 0; round < std::max(1, rounds); ++round)
@@ -110,21 +108,23 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
       const double F = fps[i];
       // δ: a copy of F/2 bytes reads F/2 and writes F/2.
       const int64_t copy_bytes = std::max<int64_t>(4, static_cast<int64_t>(F / 2) / 4 * 4);
-      for (double v : kernel_samples(copy_bytes, 7, [](float* d, const float* s, int64_t n) {
-             kernels::copy(DType::float32, d, s, n);
-           }))
-        sd[i].push_back(v);
+      // Each round gives one estimate per quantity (its samples' median; β:
+      // their mode) and the curve takes the median over the rounds: a round
+      // is one of the machine's speed states, and the rounds are spread over
+      // the sweep (as the ping-pong's, calibrate.h).
+      sd[i].push_back(median(kernel_samples(copy_bytes, 7, [](float* d, const float* s, int64_t n) {
+        kernels::copy(DType::float32, d, s, n);
+      })));
       // γ: a sum into F/3 bytes reads 2·F/3 and writes F/3.
       const int64_t red_bytes = std::max<int64_t>(4, static_cast<int64_t>(F / 3) / 4 * 4);
-      for (double v : kernel_samples(red_bytes, 7, [](float* d, const float* s, int64_t n) {
-             kernels::reduce(DType::float32, ReduceOp::sum, d, s, n);
-           }))
-        sg[i].push_back(v);
+      sg[i].push_back(median(kernel_samples(red_bytes, 7, [](float* d, const float* s, int64_t n) {
+        kernels::reduce(DType::float32, ReduceOp::sum, d, s, n);
+      })));
       // β: one slot, so the message's source and destination stay where the
       // previous step left them; enough iterations to move >= 64 MiB (at least 8,
       // 16 steps: the mode needs a majority of undisturbed ones).
       const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / std::max<int64_t>(copy_bytes, 1), 8, 100));
-      for (double t : ping_pong_step_samples(copy_bytes, 1, 2, iters)) sb[i].push_back(t);
+      sb[i].push_back(mode_estimate(ping_pong_step_samples(copy_bytes, 1, 2, iters)));
     }
   // ε: copies of m bytes over what the peer read, against the same copies
   // over what nobody read, in slots rotating over about F bytes
@@ -133,7 +133,7 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
   // (measured here: about 0, 110 and 530 ps/B, switching within 0.2 s, as
   // the host moves the two virtual CPUs), so ε takes more, shorter samples
   // than β, γ and δ, spread over several seconds, and keeps their median.
-  for (int round = 0; round < kCoherenceSamplesPerRound * std::max(1, rounds); ++round)
+  for (int round = 0; round < std::max(1, coherence_samples); ++round)
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
       const int64_t m = std::clamp<int64_t>(static_cast<int64_t>(F / 8) / 4 * 4, 4, int64_t{64} << 10);
@@ -147,7 +147,7 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     c.footprint_bytes.push_back(fps[i]);
     c.delta.push_back(median(sd[i]));
     c.gamma.push_back(median(sg[i]));
-    const double step = mode_estimate(sb[i]);
+    const double step = median(sb[i]);
     c.beta.push_back((step - flat.barrier_for(2) - flat.alpha_for(m)) / m);
   }
   for (size_t i = 0; i < k; ++i) c.coherence.push_back(median(se[i]));

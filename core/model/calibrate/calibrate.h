@@ -33,9 +33,10 @@
 //    threads bound to one core each, as the rank threads are).
 // Robust statistics for a shared, loaded machine: every quantity is measured
 // in interleaved rounds (round 1 of every size, then round 2, ...; the
-// barriers and the ping-pong in `latency_rounds`, the rest in `rounds`), so
+// barriers, the ping-pong, the peer waits and the cache curve in
+// `state_rounds`, the rest in `rounds`), so
 // a burst of load hits all sizes a little instead of one size a lot. The
-// ping-pong and barrier estimates are, per size (world size), the MEDIAN
+// ping-pong, barrier and peer-wait estimates are, per size (world size), the MEDIAN
 // over the rounds of each round's MODE (the midpoint of the densest half of
 // its samples, "shorth"): the mode ignores descheduled samples within a
 // round; a round lasts a few ms, less than the machine's speed states (on
@@ -61,9 +62,11 @@
 //    the subtraction is noise); ε(F) = measure_coherence_s_per_byte below,
 //    with copies of m = min(F/8, 64 KiB) bytes in F / (5m) slots (at least
 //    2), so that about F bytes are touched between rank 1's read of a
-//    region and rank 0's next write over it. Each value is the median of
-//    `rounds` interleaved rounds (ε: of 5 × rounds shorter ones, because
-//    on a VM it changes within a fraction of a second), then a 3-point
+//    region and rank 0's next write over it. β, γ and δ are the median over
+//    `state_rounds` interleaved rounds of each round's estimate (β: the
+//    mode of its steps; γ, δ: the median of its passes), ε the median of
+//    5 × `rounds` shorter samples (on a VM it changes within a fraction of
+//    a second), then a 3-point
 //    running median over F.
 #pragma once
 #include <chrono>
@@ -118,8 +121,10 @@ struct CalibrateOptions {
   int warmup = 3;
   int max_iters = 200;                       // iterations of the K-slot ping-pong per size (>= 5 run)
   int64_t kernel_bytes = int64_t{16} << 20;  // buffer size for timing γ, δ and B(k)
-  int rounds = 3;                            // interleaved rounds of the cache curve, w(n), B(k), the state probe (>= 1)
-  int latency_rounds = 9;                    // interleaved rounds of the barriers b(n) and the ping-pong (>= 1)
+  int rounds = 3;        // interleaved rounds of B(k) and the state probe; ε takes 5 × rounds samples (>= 1)
+  // Interleaved rounds of b(n), the ping-pong, w(n) and the cache curve's β, γ, δ,
+  // each round one estimate, the median over them taken (>= 1; see above).
+  int state_rounds = 9;
   int max_barrier_ranks = 8;                 // b(n) for n = 2..this
   bool cache_curve = true;                   // measure β, γ, δ by footprint (the cache curve)
   int size_factor = 2;                       // ping-pong sizes: min_bytes, min_bytes·factor, ... <= max_bytes (>= 2)
@@ -164,9 +169,13 @@ int64_t last_level_cache_bytes();
 // 2 entries.
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
 // The curve at those footprints (see the method above); `flat` supplies α
-// and b(2) for β. progress may be empty.
+// and b(2) for β. β, γ and δ come from `rounds` interleaved rounds (each
+// round's estimate, then the median over the rounds), ε from
+// `coherence_samples` shorter interleaved samples (their median). progress
+// may be empty.
 CacheCurve measure_cache_curve(const std::vector<double>& footprints, const CostParams& flat, int rounds,
-                               const std::function<void(const std::string&)>& progress = {});
+                               const std::function<void(const std::string&)>& progress = {},
+                               int coherence_samples = 15);
 // The profile's "cache_curve" object: {"footprint_bytes": [..], "beta_s_per_byte": [..],
 // "gamma_s_per_byte": [..], "delta_s_per_byte": [..], "coherence_s_per_byte":
 // [..] (ε; optional, absent in profiles before it = no ε term), "rule":

@@ -150,17 +150,18 @@ std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
 
 std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds) {
   const int max_ranks = static_cast<int>(barrier_s.size()) + 1;
-  std::vector<std::vector<double>> samples(barrier_s.size());
+  std::vector<std::vector<double>> modes(barrier_s.size());  // per world size, each round's mode
   for (int round = 0; round < std::max(1, rounds); ++round)
     for (int n = 2; n <= max_ranks; ++n) {
       const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(kSteps) * 4, std::byte{1}));
       // one iteration = K steps (message + barrier) + the closing barrier
+      std::vector<double> v;
       for (double t : lockstep_iterations_s(ring_shift(n, kSteps), in, kWarm, kIters))
-        samples[n - 2].push_back((t - barrier_s[n - 2]) / kSteps);
+        v.push_back((t - barrier_s[n - 2]) / kSteps);
+      modes[n - 2].push_back(mode_estimate(v));
     }
   std::vector<double> w;
-  for (size_t i = 0; i < samples.size(); ++i)
-    w.push_back(std::max(0.0, mode_estimate(samples[i]) - barrier_s[i] - message_s));
+  for (size_t i = 0; i < modes.size(); ++i) w.push_back(std::max(0.0, median(modes[i]) - barrier_s[i] - message_s));
   return w;
 }
 
@@ -364,8 +365,8 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     if (opt.fraction) opt.fraction(done / pieces > 1 - 1e-9 ? 1.0 : done / pieces);
   };
   // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
-  const int latency_rounds = std::max(1, opt.latency_rounds);
-  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), latency_rounds);
+  const int state_rounds = std::max(1, opt.state_rounds);
+  res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), state_rounds);
   advance(1);
   if (opt.progress)
     for (size_t i = 0; i < res.barrier_s.size(); ++i)
@@ -381,17 +382,17 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   std::vector<std::vector<double>> modes(sizes.size());
   std::vector<int64_t> counts(sizes.size(), 0);
   std::vector<int> slots(sizes.size());
-  for (int round = 0; round < latency_rounds; ++round)
+  for (int round = 0; round < state_rounds; ++round)
     for (size_t si = 0; si < sizes.size(); ++si) {
       slots[si] = ping_pong_slots(sizes[si]);
       const int64_t per_iter = 2 * slots[si] * sizes[si];
       const int iters = std::max(
           2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
-                                                  std::max(5, opt.max_iters))) / latency_rounds);
+                                                  std::max(5, opt.max_iters))) / state_rounds);
       const std::vector<double> got = ping_pong_step_samples(sizes[si], slots[si], opt.warmup, iters);
       modes[si].push_back(mode_estimate(got));
       counts[si] += static_cast<int64_t>(got.size());
-      advance(double(rounds) / latency_rounds);
+      advance(double(rounds) / state_rounds);
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
     const double step = median(modes[si]);
@@ -459,7 +460,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.barrier_s = res.barrier_s;
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
-  res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), rounds);
+  res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), state_rounds);
   advance(1);
   running_max(res.peer_wait_s);
   p.wait_s = res.peer_wait_s;
@@ -476,7 +477,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
       opt.progress(fmt::format("cache curve: footprints {:.0f} B .. {:.0f} B (largest data cache of this CPU: {} B; it only "
                                "sets where the sweep ends)",
                                fps.front(), fps.back(), res.llc_bytes));
-    p.cache = measure_cache_curve(fps, p, rounds, opt.progress);
+    p.cache = measure_cache_curve(fps, p, state_rounds, opt.progress, 5 * rounds);
     advance(double(rounds * n_sizes));
   }
   return res;

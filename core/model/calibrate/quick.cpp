@@ -23,7 +23,7 @@ CalibrateOptions quick_calibrate_options() {
   o.max_iters = 20;
   o.kernel_bytes = int64_t{4} << 20;
   o.rounds = 1;
-  o.latency_rounds = 1;
+  o.state_rounds = 1;
   o.max_barrier_ranks = 4;
   o.cache_curve = false;  // its sweep to 4x the last-level cache alone takes longer than the budget
   return o;

@@ -20,13 +20,13 @@ TEST_SUITE("calibrate_quick") {
     CHECK(o.max_bytes == 1048576);
     CHECK(o.size_factor == 4);
     CHECK(o.rounds == 1);
-    CHECK(o.latency_rounds == 1);
+    CHECK(o.state_rounds == 1);
     CHECK(o.warmup == 1);
     CHECK(o.max_iters == 20);
     CHECK(o.max_barrier_ranks == 4);
     CHECK_FALSE(o.cache_curve);
     // the full calibrate: nine rounds of the barriers and the ping-pong, three of the rest
-    CHECK(CalibrateOptions{}.latency_rounds == 9);
+    CHECK(CalibrateOptions{}.state_rounds == 9);
     CHECK(CalibrateOptions{}.rounds == 3);
   }
 
@@ -39,7 +39,7 @@ TEST_SUITE("calibrate_quick") {
     co.max_iters = 5;
     co.kernel_bytes = 1 << 20;
     co.rounds = 1;
-    co.latency_rounds = 1;
+    co.state_rounds = 1;
     co.max_barrier_ranks = 3;
     co.cache_curve = false;
     std::vector<double> f;
@@ -57,7 +57,7 @@ TEST_SUITE("calibrate_quick") {
     // Three ping-pong rounds: each size's piece comes in three thirds, so
     // 18 calls for the sizes; the ping-pong still ends at 7 of 11 pieces.
     CalibrateOptions three = co;
-    three.latency_rounds = 3;
+    three.state_rounds = 3;
     std::vector<double> g;
     three.fraction = [&](double x) { g.push_back(x); };
     const CalibrationResult r3 = calibrate(three);
