@@ -24,7 +24,7 @@ struct Args {
   std::string mode = "lockstep", min = "4K", max = "64M", reference, mpi_algorithm, nccl_algo;
   int ranks = 2, iters = 20, warmup = 5, root = 0, record_pairs = 0;
   int nodes = 0, nics = 0;  // 0 = the cluster lab's, else the profile's topology, else 1
-  std::optional<int> passes;  // unset: 3 on the threads backend, 1 under MPI
+  std::optional<int> passes;  // unset: 9 on the threads backend, 1 under MPI
   int64_t factor = 2;
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
@@ -95,7 +95,8 @@ int run(const Args& a, const CLI::App& sub) {
   // speed changes from one fraction of a second to the next (a 4 KiB
   // all-reduce on the project's VM: 0.7, 1.5 or 5 µs, each for 0.1-0.5 s),
   // so a size measured once lands in whichever state the machine was in:
-  // nine passes, spread over the run, let the usual state set the row.
+  // the median of nine passes, spread over the run, follows the usual state
+  // more often than the median of three.
   // Under MPI (the cluster lab's shaped links) one pass keeps a sweep
   // short; --passes asks for more.
   o.passes = a.passes.value_or(a.backend == "mpi" ? 1 : 9);  // validate_bench names a bad count

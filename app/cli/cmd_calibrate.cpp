@@ -46,7 +46,7 @@ std::string quick_headline_note(const CalibrationResult& r) {
                      "rounds, where the data comes from memory), the cache curve, the machine-state probe's 32 KiB "
                      "reference)",
                      from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
-                     quick.rounds, quick.rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
+                     quick.state_rounds, quick.state_rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
                      full.size_factor, full.state_rounds);
 }
 

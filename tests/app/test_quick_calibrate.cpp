@@ -95,6 +95,7 @@ TEST_SUITE("quick_calibrate") {
     CHECK(seen.min_bytes == 4);
     CHECK(seen.max_bytes == int64_t{1} << 20);
     CHECK(seen.rounds == 1);
+    CHECK(seen.state_rounds == 1);
     CHECK_FALSE(seen.cache_curve);
     // The line, then 0.25 and 0.5; the measurement's 1.0 is held at 0.99
     // until the profile is on disk; then 1.0.

@@ -121,8 +121,9 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
         kernels::reduce(DType::float32, ReduceOp::sum, d, s, n);
       })));
       // β: one slot, so the message's source and destination stay where the
-      // previous step left them; enough iterations to move >= 64 MiB (at least 8,
-      // 16 steps: the mode needs a majority of undisturbed ones).
+      // previous step left them; enough iterations to move >= 64 MiB (at least
+      // 8: one timed step each, and the round's mode needs a majority of
+      // undisturbed ones).
       const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / std::max<int64_t>(copy_bytes, 1), 8, 100));
       sb[i].push_back(mode_estimate(ping_pong_step_samples(copy_bytes, 1, 2, iters)));
     }

@@ -33,7 +33,7 @@
 //    threads bound to one core each, as the rank threads are).
 // Robust statistics for a shared, loaded machine: every quantity is measured
 // in interleaved rounds (round 1 of every size, then round 2, ...; the
-// barriers, the ping-pong, the peer waits and the cache curve in
+// barriers, the ping-pong, the peer waits and the cache curve's β, γ, δ in
 // `state_rounds`, the rest in `rounds`), so
 // a burst of load hits all sizes a little instead of one size a lot. The
 // ping-pong, barrier and peer-wait estimates are, per size (world size), the MEDIAN
@@ -191,10 +191,10 @@ CacheCurve cache_curve_from_json(const nlohmann::json& j, const std::string& pat
 double mode_estimate(std::vector<double> v);
 
 // b(n) for n = 2..max_ranks in seconds ([n-2]); see the method above.
-std::vector<double> measure_barrier_s(int max_ranks, int rounds = 3);
+std::vector<double> measure_barrier_s(int max_ranks, int rounds = 9);
 // w(n) for n = 2..barrier_s.size() + 1 in seconds ([n-2]), given b(n)
 // (barrier_s[n-2], seconds) and the time of one 4-byte message (seconds).
-std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds = 3);
+std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds = 9);
 // B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
 std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
 

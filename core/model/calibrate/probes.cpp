@@ -352,20 +352,20 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   CalibrationResult res;
   const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);
+  const int state_rounds = std::max(1, opt.state_rounds);
   // Progress as a share of the pieces: the barriers, each ping-pong size of
   // each round, the two kernels, the bus, the peer waits, and the cache
   // curve counted as much as the whole ping-pong (it is as long or longer).
   int64_t n_sizes = 0;
   for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor) ++n_sizes;
-  const double pieces = 1.0 + double(rounds * n_sizes) + 2 + 1 + 1 + (opt.cache_curve ? double(rounds * n_sizes) : 0.0);
+  const double sweep = double(state_rounds * n_sizes);
+  const double pieces = 1.0 + sweep + 2 + 1 + 1 + (opt.cache_curve ? sweep : 0.0);
   double done = 0;
   const auto advance = [&](double k) {
     done += k;
-    // (snapped to 1 at the end: the ping-pong adds its pieces in fractions)
-    if (opt.fraction) opt.fraction(done / pieces > 1 - 1e-9 ? 1.0 : done / pieces);
+    if (opt.fraction) opt.fraction(std::min(1.0, done / pieces));
   };
   // Barriers first: the ping-pong times below hold one barrier of 2 ranks each.
-  const int state_rounds = std::max(1, opt.state_rounds);
   res.barrier_s = measure_barrier_s(std::max(2, opt.max_barrier_ranks), state_rounds);
   advance(1);
   if (opt.progress)
@@ -376,9 +376,11 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor)
     sizes.push_back(std::max<int64_t>(1, m / 4) * 4);
   // Per size, the mode of each round's samples, then the median over the
-  // rounds: a round is a few ms, shorter than the machine's speed states
-  // (on a VM they last 0.1-0.5 s), so each round's mode is one state, and
-  // the median over rounds spread across the sweep is the usual one.
+  // rounds: up to 1 MiB a round lasts a few ms, shorter than the machine's
+  // speed states (on a VM they last 0.1-0.5 s), so each round's mode is one
+  // state, and the median over rounds spread across the sweep is the usual
+  // one. Every round takes at least 5 samples (one per step after the
+  // first), so its mode is not simply its fastest sample.
   std::vector<std::vector<double>> modes(sizes.size());
   std::vector<int64_t> counts(sizes.size(), 0);
   std::vector<int> slots(sizes.size());
@@ -386,13 +388,15 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     for (size_t si = 0; si < sizes.size(); ++si) {
       slots[si] = ping_pong_slots(sizes[si]);
       const int64_t per_iter = 2 * slots[si] * sizes[si];
+      const int per_iter_samples = 2 * slots[si] - 1;  // step_samples leaves out each iteration's first step
       const int iters = std::max(
-          2, static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
-                                                  std::max(5, opt.max_iters))) / state_rounds);
+          (5 + per_iter_samples - 1) / per_iter_samples,
+          static_cast<int>(std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(per_iter, 1), 5,
+                                               std::max(5, opt.max_iters))) / state_rounds);
       const std::vector<double> got = ping_pong_step_samples(sizes[si], slots[si], opt.warmup, iters);
       modes[si].push_back(mode_estimate(got));
       counts[si] += static_cast<int64_t>(got.size());
-      advance(double(rounds) / state_rounds);
+      advance(1);
     }
   for (size_t si = 0; si < sizes.size(); ++si) {
     const double step = median(modes[si]);
@@ -400,14 +404,16 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     const double t = floored ? 0.1 * step : step - b2;  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; median of {} rounds' modes, {} samples, {} "
-                               "rotating buffer slots)",
-                               sizes[si], t * 1e6,
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {}, {} rotating buffer slots)", sizes[si],
+                               t * 1e6,
                                floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
                                                      "{:.2f} us, 90% of the step or more",
                                                      step * 1e6, b2 * 1e6)
                                        : fmt::format("step {:.2f} us minus the barrier b(2)", step * 1e6),
-                               modes[si].size(), counts[si], slots[si]));
+                               modes[si].size() == 1
+                                   ? fmt::format("the mode of {} samples", counts[si])
+                                   : fmt::format("the median of {} rounds' modes, {} samples", modes[si].size(), counts[si]),
+                               slots[si]));
   }
   // An isolated dip or spike (a size that happened to catch a quiet or a
   // busy moment) would dominate a 1/t²-weighted fit: a 3-point running
@@ -478,7 +484,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                "sets where the sweep ends)",
                                fps.front(), fps.back(), res.llc_bytes));
     p.cache = measure_cache_curve(fps, p, state_rounds, opt.progress, 5 * rounds);
-    advance(double(rounds * n_sizes));
+    advance(sweep);
   }
   return res;
 }

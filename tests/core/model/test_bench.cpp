@@ -572,6 +572,7 @@ TEST_SUITE("bench") {
     co.max_iters = 5;
     co.kernel_bytes = 1 << 20;
     co.rounds = 1;
+    co.state_rounds = 1;
     co.max_barrier_ranks = 3;
     co.cache_curve = false;  // its sweep runs to 4x the last-level cache (test_cache_curve.cpp measures two points)
     const CalibrationResult r = calibrate(co);

@@ -280,7 +280,7 @@ TEST_SUITE("cache_curve") {
     CostParams flat;
     flat.alpha = 0;
     flat.beta = 1e-10;
-    const CacheCurve c = measure_cache_curve({8 * KiB, 64 * KiB}, flat, 1);
+    const CacheCurve c = measure_cache_curve({8 * KiB, 64 * KiB}, flat, 1, {}, 5);
     REQUIRE(c.footprint_bytes.size() == 2);
     REQUIRE(c.coherence.size() == 2);
     for (size_t i = 0; i < 2; ++i) {

@@ -54,8 +54,8 @@ TEST_SUITE("calibrate_quick") {
     CHECK(f.front() == doctest::Approx(1.0 / 11));
     for (size_t i = 1; i < f.size(); ++i) CHECK(f[i] > f[i - 1]);
     CHECK(f.back() == 1.0);
-    // Three ping-pong rounds: each size's piece comes in three thirds, so
-    // 18 calls for the sizes; the ping-pong still ends at 7 of 11 pieces.
+    // Three state rounds: the ping-pong is 3 x 6 pieces of 23 (barriers 1,
+    // sizes 18, kernels 2, bus 1, peer waits 1), one call each.
     CalibrateOptions three = co;
     three.state_rounds = 3;
     std::vector<double> g;
@@ -63,8 +63,8 @@ TEST_SUITE("calibrate_quick") {
     const CalibrationResult r3 = calibrate(three);
     CHECK(r3.points.size() == 6);
     REQUIRE(g.size() == 1 + 18 + 1 + 1 + 1);
-    CHECK(g[1] == doctest::Approx(1.0 / 11 + 1.0 / 33));
-    CHECK(g[18] == doctest::Approx(7.0 / 11));
+    CHECK(g[0] == doctest::Approx(1.0 / 23));
+    CHECK(g[18] == doctest::Approx(19.0 / 23));
     CHECK(g.back() == 1.0);
     CalibrateOptions bad = co;
     bad.size_factor = 1;
