@@ -177,7 +177,8 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
     std::printf("warning: the CPUs are already %.0f%% busy with other work; every figure below will be off (calibrate "
                 "on an idle machine)\n",
                 busy * 100);
-  std::printf("calibrating backend %s%s: ping-pong between 2 ranks, %lld B .. %lld B (median one-way time)\n",
+  std::printf("calibrating backend %s%s: ping-pong between 2 ranks, %lld B .. %lld B (one-way time: per size, the "
+              "mode of each round's steps, then the median over the rounds)\n",
               a.backend.c_str(), a.quick ? " (quick: sizes x4 apart, one round, no cache curve)" : "",
               static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes));
   CalibrationResult r;

@@ -404,7 +404,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     const double t = floored ? 0.1 * step : step - b2;  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {}, {} rotating buffer slots)", sizes[si],
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {}, {} rotating buffer slot{})", sizes[si],
                                t * 1e6,
                                floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
                                                      "{:.2f} us, 90% of the step or more",
@@ -413,7 +413,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                modes[si].size() == 1
                                    ? fmt::format("the mode of {} samples", counts[si])
                                    : fmt::format("the median of {} rounds' modes, {} samples", modes[si].size(), counts[si]),
-                               slots[si]));
+                               slots[si], slots[si] == 1 ? "" : "s"));
   }
   // An isolated dip or spike (a size that happened to catch a quiet or a
   // busy moment) would dominate a 1/t²-weighted fit: a 3-point running
