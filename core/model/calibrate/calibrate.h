@@ -34,18 +34,18 @@
 // Robust statistics for a shared, loaded machine: every quantity is measured
 // in interleaved rounds (round 1 of every size, then round 2, ...; the
 // barriers, the ping-pong, the peer waits and the cache curve's β, γ, δ in
-// `state_rounds`, the rest in `rounds`), so
-// a burst of load hits all sizes a little instead of one size a lot. The
-// ping-pong, barrier and peer-wait estimates are, per size (world size), the MEDIAN
-// over the rounds of each round's MODE (the midpoint of the densest half of
-// its samples, "shorth"): the mode ignores descheduled samples within a
-// round; a round lasts a few ms, less than the machine's speed states (on
-// the project's VM a 4-byte step moves between about 0.3 and 1.4 µs, each
-// for 0.1-0.5 s), so the median over nine rounds is the usual state where
-// the pooled mode of three followed whichever state two of them caught.
-// B(k) is the best over the rounds. Before the fit, a 3-point running median over the sizes
-// removes a size that caught an isolated quiet or busy moment (points holds
-// the smoothed times).
+// `state_rounds`, the rest in `rounds`), so a burst of load hits all sizes a
+// little instead of one size a lot. The ping-pong, barrier and peer-wait
+// estimates are, per size (world size), the MEDIAN over the rounds of each
+// round's MODE (the midpoint of the densest half of its samples, "shorth"):
+// the mode ignores descheduled samples within a round; a round lasts a few
+// ms, less than the machine's speed states (on the project's VM a 4-byte
+// step moves between about 0.3 and 1.4 µs, each for 0.1-0.5 s), so the
+// median over nine rounds is the usual state where the pooled mode of three
+// followed whichever state two of them caught. B(k) is the best over the
+// rounds. Before the fit, a 3-point running median over the sizes removes a
+// size that caught an isolated quiet or busy moment (points holds the
+// smoothed times).
 //  - cache curve (the cache-aware model of core/model/cost_model.h, after
 //    Ilic, Pratas & Sousa, IEEE CAL 13(1), 2014): β, γ and δ at footprints
 //    F from 8 KiB, doubling, to at least 4× the last-level cache (the cache
