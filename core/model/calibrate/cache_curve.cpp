@@ -50,6 +50,22 @@ void smooth(std::vector<double>& v) {
 // `bytes`-long buffers, repeated so the data stays where the last pass left
 // it: one sample per batch of passes (a batch spans at least 1 MiB of
 // destination so the clock's resolution does not matter).
+// Above 64 MiB one round of a probe lasts 0.4 s to 10 s (measured on a
+// 2-core Xeon VM with a 260 MiB L3, most of it the kernel zeroing fresh
+// pages): longer than one of the machine's speed states, so it averages
+// over them by itself. Such a footprint is measured in 3 of the rounds,
+// which keeps calibrate to minutes on a CPU whose sweep reaches 1 GiB.
+constexpr double kLargeFootprintBytes = 64.0 * (1 << 20);
+constexpr int kLargeFootprintRounds = 3;
+}  // namespace
+
+bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds) {
+  // 3·round mod total < 3 holds for exactly min(total, 3) rounds, evenly spread.
+  return footprint_bytes <= kLargeFootprintBytes ||
+         (kLargeFootprintRounds * round) % std::max(1, total_rounds) < kLargeFootprintRounds;
+}
+
+namespace {
 template <typename F>
 std::vector<double> kernel_samples(int64_t bytes, int samples, F&& f) {
   const size_t n = static_cast<size_t>(std::max<int64_t>(1, bytes / 4));
@@ -90,11 +106,17 @@ int64_t last_level_cache_bytes() {
 
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes) {
   const double want = llc_bytes > 0 ? std::max(4.0 * static_cast<double>(llc_bytes), 64.0 * (1 << 20)) : 128.0 * (1 << 20);
+  // The last footprint is `want` itself (a multiple of 4 KiB) rather than
+  // the next power of two, and a power of two within 1.5× below it is left
+  // out: on a 260 MiB L3 the sweep ends 512 MiB, 1040 MiB, not 1 GiB, 2 GiB,
+  // whose probes alone took a minute a round.
+  const double last = std::ceil(want / 4096) * 4096;
   std::vector<double> f;
   for (double x = 8192; ; x *= 2) {
-    if (f.size() >= 2 && 4 * x > budget_bytes) break;  // no room: the sweep ends below
-    f.push_back(x);
-    if (x >= want) break;
+    const double at = 1.5 * x < last ? x : last;
+    if (f.size() >= 2 && 4 * at > budget_bytes) break;  // no room: the sweep ends below
+    f.push_back(at);
+    if (at >= last) break;
   }
   return f;
 }
@@ -106,6 +128,7 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
   for (int round = 0; round < std::max(1, rounds); ++round)
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
+      if (!cache_curve_measures_in_round(F, round, rounds)) continue;
       // δ: a copy of F/2 bytes reads F/2 and writes F/2.
       const int64_t copy_bytes = std::max<int64_t>(4, static_cast<int64_t>(F / 2) / 4 * 4);
       // Each round gives one estimate per quantity (its samples' median; β:
@@ -137,6 +160,7 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
   for (int round = 0; round < std::max(1, coherence_samples); ++round)
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
+      if (!cache_curve_measures_in_round(F, round, coherence_samples)) continue;
       const int64_t m = std::clamp<int64_t>(static_cast<int64_t>(F / 8) / 4 * 4, 4, int64_t{64} << 10);
       const int slots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (5 * m)));
       const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (5 * slots * m), 8, 100));

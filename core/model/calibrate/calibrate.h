@@ -66,8 +66,10 @@
 //    `state_rounds` interleaved rounds of each round's estimate (β: the
 //    mode of its steps; γ, δ: the median of its passes), ε the median of
 //    5 × `rounds` shorter samples (on a VM it changes within a fraction of
-//    a second), then a 3-point
-//    running median over F.
+//    a second), then a 3-point running median over F. Above 64 MiB of
+//    footprint a round lasts longer than a speed state (up to 10 s at
+//    1 GiB, mostly the kernel zeroing fresh pages), so those footprints
+//    take 3 of the rounds and 3 of the ε samples.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -162,16 +164,23 @@ struct CalibrationResult {
 // else sysconf), 0 when unknown. Used only to choose
 // the cache sweep.
 int64_t last_level_cache_bytes();
-// Footprints for the cache curve: 8 KiB doubling up to the first power of
-// two >= max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB), ending
-// before the first F with 4·F > budget_bytes (the ping-pong's buffers, its
-// input copies and the kernels' pair hold about 3·F). Ascending, at least
-// 2 entries.
+// Footprints for the cache curve: 8 KiB doubling while below
+// want / 1.5, want = max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB),
+// then want rounded up to 4 KiB (260 MiB of L3: ..., 512 MiB, 1040 MiB),
+// ending before the first F with 4·F > budget_bytes (the ping-pong's
+// buffers, its input copies and the kernels' pair hold about 3·F).
+// Ascending, at least 2 entries.
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
+// Whether measure_cache_curve measures `footprint_bytes` in round `round`
+// (0-based) of `total_rounds`: every round up to 64 MiB; above it (one round
+// there lasts longer than the machine's speed states) 3 rounds spread over
+// the sweep, all of them when total_rounds <= 3 (of 9: 0, 3, 6).
+bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds);
 // The curve at those footprints (see the method above); `flat` supplies α
 // and b(2) for β. β, γ and δ come from `rounds` interleaved rounds (each
 // round's estimate, then the median over the rounds), ε from
-// `coherence_samples` shorter interleaved samples (their median). progress
+// `coherence_samples` shorter interleaved samples (their median); above
+// 64 MiB of footprint from 3 of them (cache_curve_measures_in_round). progress
 // may be empty.
 CacheCurve measure_cache_curve(const std::vector<double>& footprints, const CostParams& flat, int rounds,
                                const std::function<void(const std::string&)>& progress = {},

@@ -269,11 +269,29 @@ TEST_SUITE("cache_curve") {
     CHECK(f.front() == 8192);
     CHECK(f.back() == 128 * MiB);  // 4 × 32 MiB
     CHECK(f.size() == 15);
-    CHECK(cache_sweep_footprints(260 << 20, 64e9).back() == 2048 * MiB);  // first power of two >= 4 × 260 MiB
+    const auto big = cache_sweep_footprints(260 << 20, 64e9);
+    REQUIRE(big.size() == 18);
+    CHECK(big.back() == 1040 * MiB);  // 4 × 260 MiB itself, not the 2 GiB above it
+    CHECK(big[16] == 512 * MiB);
     CHECK(cache_sweep_footprints(1 << 20, 64e9).back() == 64 * MiB);      // at least 64 MiB
     CHECK(cache_sweep_footprints(0, 64e9).back() == 128 * MiB);           // unknown cache
     CHECK(cache_sweep_footprints(260 << 20, 1e9).back() == 128 * MiB);    // 4 × F <= 1 GB
     CHECK(cache_sweep_footprints(260 << 20, 1e3).size() == 2);            // never fewer than 2
+  }
+
+  TEST_CASE("footprints above 64 MiB are measured in 3 rounds spread over the sweep, smaller ones in every round") {
+    auto rounds_of = [](double F, int total) {
+      std::vector<int> r;
+      for (int i = 0; i < total; ++i)
+        if (cache_curve_measures_in_round(F, i, total)) r.push_back(i);
+      return r;
+    };
+    CHECK(rounds_of(64 * MiB, 9).size() == 9);
+    CHECK(rounds_of(128 * MiB, 9) == std::vector<int>{0, 3, 6});
+    CHECK(rounds_of(1040 * MiB, 15) == std::vector<int>{0, 5, 10});
+    CHECK(rounds_of(128 * MiB, 1) == std::vector<int>{0});
+    CHECK(rounds_of(128 * MiB, 3) == std::vector<int>{0, 1, 2});
+    CHECK(rounds_of(128 * MiB, 4).size() == 3);
   }
 
   TEST_CASE("measure_cache_curve on two small footprints: positive costs, β never below δ") {
