@@ -46,26 +46,30 @@ void smooth(std::vector<double>& v) {
   v = out;
 }
 
-// Seconds per destination byte of f(dst, src, n floats) on one pair of
-// `bytes`-long buffers, repeated so the data stays where the last pass left
-// it: one sample per batch of passes (a batch spans at least 1 MiB of
-// destination so the clock's resolution does not matter).
-// Above 64 MiB one round of a probe lasts 0.4 s to 10 s (measured on a
-// 2-core Xeon VM with a 260 MiB L3, most of it the kernel zeroing fresh
-// pages): longer than one of the machine's speed states, so it averages
-// over them by itself. Such a footprint is measured in 3 of the rounds,
-// which keeps calibrate to minutes on a CPU whose sweep reaches 1 GiB.
+// Above 64 MiB one round of a probe lasts from 0.4 s to over 10 s
+// (measured on a 2-core Xeon VM with a 260 MiB L3, most of it the kernel
+// zeroing fresh pages): longer than one of the machine's speed states, so
+// it averages over them by itself. Such a footprint is measured in 3 of the
+// rounds, which keeps calibrate to minutes on a CPU whose sweep reaches
+// 1 GiB.
 constexpr double kLargeFootprintBytes = 64.0 * (1 << 20);
 constexpr int kLargeFootprintRounds = 3;
 }  // namespace
 
 bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds) {
-  // 3·round mod total < 3 holds for exactly min(total, 3) rounds, evenly spread.
-  return footprint_bytes <= kLargeFootprintBytes ||
-         (kLargeFootprintRounds * round) % std::max(1, total_rounds) < kLargeFootprintRounds;
+  if (footprint_bytes <= kLargeFootprintBytes) return true;
+  // rounds floor(j·T / 3), j = 0, 1, 2: of 9, 0, 3, 6; of 15, 0, 5, 10; of 2, 0 and 1
+  const int T = std::max(1, total_rounds);
+  for (int j = 0; j < kLargeFootprintRounds; ++j)
+    if (round == j * T / kLargeFootprintRounds) return true;
+  return false;
 }
 
 namespace {
+// Seconds per destination byte of f(dst, src, n floats) on one pair of
+// `bytes`-long buffers, repeated so the data stays where the last pass left
+// it: one sample per batch of passes (a batch spans at least 1 MiB of
+// destination so the clock's resolution does not matter).
 template <typename F>
 std::vector<double> kernel_samples(int64_t bytes, int samples, F&& f) {
   const size_t n = static_cast<size_t>(std::max<int64_t>(1, bytes / 4));
@@ -107,14 +111,18 @@ int64_t last_level_cache_bytes() {
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes) {
   const double want = llc_bytes > 0 ? std::max(4.0 * static_cast<double>(llc_bytes), 64.0 * (1 << 20)) : 128.0 * (1 << 20);
   // The last footprint is `want` itself (a multiple of 4 KiB) rather than
-  // the next power of two, and a power of two within 1.5× below it is left
-  // out: on a 260 MiB L3 the sweep ends 512 MiB, 1040 MiB, not 1 GiB, 2 GiB,
-  // whose probes alone took a minute a round.
+  // the next power of two, and a power of two within 1.25× below it is
+  // left out: on a 260 MiB L3 the sweep ends 512 MiB, 1040 MiB, not 1 GiB,
+  // 2 GiB, whose probes alone took a minute a round.
   const double last = std::ceil(want / 4096) * 4096;
   std::vector<double> f;
   for (double x = 8192; ; x *= 2) {
-    const double at = 1.5 * x < last ? x : last;
-    if (f.size() >= 2 && 4 * at > budget_bytes) break;  // no room: the sweep ends below
+    const double at = 1.25 * x < last ? x : last;
+    if (f.size() >= 2 && 4 * at > budget_bytes) {
+      // no room for `last`: the power of two it replaced may still fit
+      if (at > x && 4 * x <= budget_bytes) f.push_back(x);
+      break;
+    }
     f.push_back(at);
     if (at >= last) break;
   }

@@ -48,7 +48,7 @@
 // smoothed times).
 //  - cache curve (the cache-aware model of core/model/cost_model.h, after
 //    Ilic, Pratas & Sousa, IEEE CAL 13(1), 2014): β, γ and δ at footprints
-//    F from 8 KiB, doubling, to at least 4× the last-level cache (the cache
+//    F from 8 KiB, doubling, then 4× the last-level cache itself (the cache
 //    sizes are read from the system only to choose where the sweep ends;
 //    every value is measured), no footprint above a quarter of the memory
 //    budget (core/ir/limits.h). F is in the model's unit (bytes read + written by
@@ -67,7 +67,7 @@
 //    mode of its steps; γ, δ: the median of its passes), ε the median of
 //    5 × `rounds` shorter samples (on a VM it changes within a fraction of
 //    a second), then a 3-point running median over F. Above 64 MiB of
-//    footprint a round lasts longer than a speed state (up to 10 s at
+//    footprint a round lasts longer than a speed state (over 10 s at
 //    1 GiB, mostly the kernel zeroing fresh pages), so those footprints
 //    take 3 of the rounds and 3 of the ε samples.
 #pragma once
@@ -95,10 +95,16 @@ struct LineFit {
   double rms_rel = 0;           // root-mean-square of (fit - t) / t
   double max_rel = 0;           // largest |fit - t| / t
   int64_t worst_bytes = 0;      // where max_rel occurs
+  // The free line's intercept was below zero (no latency is negative), so
+  // this is the line through zero instead: alpha = 0, and beta, rms_rel,
+  // max_rel are that line's (the one the profile keeps).
+  bool through_zero = false;
 };
 
-// Weighted least squares (weights 1/t²) of t = α + m·β. Needs >= 2 points
-// with distinct sizes; throws std::invalid_argument otherwise.
+// Weighted least squares (weights 1/t²) of t = α + m·β. When the intercept
+// comes out below zero the fit is made again with α = 0 (the best line with
+// α >= 0: β = Σ(m/t) / Σ(m²/t²)) and through_zero is set. Needs >= 2
+// points with distinct sizes; throws std::invalid_argument otherwise.
 LineFit fit_line(const std::vector<FitPoint>& pts);
 
 struct CalibrationFit {
@@ -111,10 +117,10 @@ struct CalibrationFit {
 CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 
 // One line describing a fit for calibrate's output (no newline), prefixed
-// by `what`. A line with alpha >= 0: "α = .. us, bandwidth = .. GB/s, n½ =
-// α/β = .. B, residuals ...". A line whose intercept is negative is not a
-// latency and gets no α or n½: "bandwidth only: bandwidth = .. GB/s
-// (intercept below zero: ...), residuals ...".
+// by `what`. A free line: "α = .. us, bandwidth = .. GB/s, n½ = α/β = .. B,
+// residuals ...". A line through zero (through_zero) gets no α or n½:
+// "bandwidth only: bandwidth = .. GB/s, residuals ... (the free line's
+// intercept was below zero, ...)"; its residuals are the stored line's.
 std::string fit_line_text(const std::string& what, const LineFit& f);
 
 struct CalibrateOptions {
@@ -165,16 +171,19 @@ struct CalibrationResult {
 // the cache sweep.
 int64_t last_level_cache_bytes();
 // Footprints for the cache curve: 8 KiB doubling while below
-// want / 1.5, want = max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB),
+// want / 1.25, want = max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB),
 // then want rounded up to 4 KiB (260 MiB of L3: ..., 512 MiB, 1040 MiB),
 // ending before the first F with 4·F > budget_bytes (the ping-pong's
-// buffers, its input copies and the kernels' pair hold about 3·F).
-// Ascending, at least 2 entries.
+// buffers, its input copies and the kernels' pair hold about 3·F; when
+// want does not fit, the power of two it replaced still may). Ascending,
+// multiples of 4 KiB, at least 2 entries.
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
 // Whether measure_cache_curve measures `footprint_bytes` in round `round`
 // (0-based) of `total_rounds`: every round up to 64 MiB; above it (one round
-// there lasts longer than the machine's speed states) 3 rounds spread over
-// the sweep, all of them when total_rounds <= 3 (of 9: 0, 3, 6).
+// there lasts longer than the machine's speed states) rounds
+// floor(j·total_rounds / 3), j = 0, 1, 2 (of 9: 0, 3, 6; of 15: 0, 5, 10;
+// all of them when total_rounds <= 3; round 0 always, so no footprint is
+// left without a sample).
 bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds);
 // The curve at those footprints (see the method above); `flat` supplies α
 // and b(2) for β. β, γ and δ come from `rounds` interleaved rounds (each

@@ -55,6 +55,14 @@ LineFit fit_line(const std::vector<FitPoint>& pts) {
   LineFit f;
   f.alpha = (sxx * st - sx * sxt) / det;
   f.beta = (sw * sxt - sx * st) / det / kMiB;
+  if (f.alpha < 0) {
+    // No latency is negative: the best line with α >= 0 then has α = 0
+    // (the weighted squares are convex in α), and its β minimises
+    // Σ w (x·β - t)², i.e. β = Σ w·x·t / Σ w·x².
+    f.alpha = 0;
+    f.beta = sxt / sxx / kMiB;
+    f.through_zero = true;
+  }
   residuals(f, pts);
   return f;
 }
@@ -85,9 +93,9 @@ std::string fit_line_text(const std::string& what, const LineFit& f) {
   const double bw = f.beta > 0 ? 1e-9 / f.beta : 0.0;
   const std::string res = fmt::format("residuals rms {:.1f}%, max {:.1f}% (at {} B)", f.rms_rel * 100, f.max_rel * 100,
                                       f.worst_bytes);
-  if (f.alpha < 0)
-    return fmt::format("{}: bandwidth only: bandwidth = {:.3f} GB/s, {} (the line's intercept is below zero, which is no "
-                       "latency: these sizes are bandwidth bound, so the profile takes α = 0 for them)",
+  if (f.through_zero)
+    return fmt::format("{}: bandwidth only: bandwidth = {:.3f} GB/s, {} (the free line's intercept was below zero, which "
+                       "is no latency: these sizes are bandwidth bound, so the line is fitted through zero, α = 0)",
                        what, bw, res);
   return fmt::format("{}: α = {:.3f} us, bandwidth = {:.3f} GB/s, n½ = α/β = {:.0f} B, {}", what, f.alpha * 1e6, bw,
                      f.beta > 0 ? f.alpha / f.beta : 0.0, res);

@@ -4,6 +4,10 @@
 // and profile round trip, and the validation of every profile number.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -192,13 +196,35 @@ TEST_SUITE("cache_curve") {
     for (int64_t m : {int64_t{1} << 20, int64_t{2} << 20, int64_t{4} << 20, int64_t{8} << 20})
       pts.push_back({m, -2e-6 + m * 1e-10});
     const LineFit f = fit_line(pts);
-    REQUIRE(f.alpha == doctest::Approx(-2e-6));
+    // the free line would be t = -2 µs + m·1e-10; the stored one goes through zero
+    REQUIRE(f.through_zero);
+    CHECK(f.alpha == 0);
+    double num = 0, den = 0, ss = 0, worst = 0;
+    for (const auto& p : pts) {
+      num += p.bytes / p.seconds;
+      den += double(p.bytes) * p.bytes / (p.seconds * p.seconds);
+    }
+    CHECK(f.beta == doctest::Approx(num / den).epsilon(1e-12));
+    CHECK(f.beta < 1e-10);  // slower than the free line's slope: the line must also cover the small sizes
+    for (const auto& p : pts) {
+      const double rel = (p.bytes * f.beta - p.seconds) / p.seconds;
+      ss += rel * rel;
+      worst = std::max(worst, std::abs(rel));
+    }
+    // the residuals printed are the stored line's
+    CHECK(f.rms_rel == doctest::Approx(std::sqrt(ss / 4)));
+    CHECK(f.max_rel == doctest::Approx(worst));
+    CHECK(f.max_rel > 0.005);
     const std::string t = fit_line_text("large msgs ", f);
-    CHECK(t.rfind("large msgs : bandwidth only: bandwidth = 10.000 GB/s", 0) == 0);
-    CHECK(t.find("intercept is below zero") != std::string::npos);
+    CHECK(t.rfind(fmt::format("large msgs : bandwidth only: bandwidth = {:.3f} GB/s, residuals rms {:.1f}%",
+                              1e-9 / f.beta, f.rms_rel * 100),
+                  0) == 0);
+    CHECK(t.find("intercept was below zero") != std::string::npos);
     CHECK(t.find("n½") == std::string::npos);
     CHECK(t.find('-') == std::string::npos);  // no negative number anywhere
     LineFit good = f;
+    good.through_zero = false;
+    good.beta = 1e-10;
     good.alpha = 1e-6;
     CHECK(fit_line_text("one line   ", good).rfind("one line   : α = 1.000 us, bandwidth = 10.000 GB/s, n½ = α/β = 10000 B", 0) == 0);
   }
@@ -277,6 +303,31 @@ TEST_SUITE("cache_curve") {
     CHECK(cache_sweep_footprints(0, 64e9).back() == 128 * MiB);           // unknown cache
     CHECK(cache_sweep_footprints(260 << 20, 1e9).back() == 128 * MiB);    // 4 × F <= 1 GB
     CHECK(cache_sweep_footprints(260 << 20, 1e3).size() == 2);            // never fewer than 2
+    // a power of two is left out only within 1.25× below the end: 24 MiB of
+    // L3 keeps 64 MiB before 96 MiB; 48 MiB keeps 128 before 192
+    auto tail2 = [](int64_t llc) {
+      const auto v = cache_sweep_footprints(llc, 64e9);
+      return std::vector<double>(v.end() - 2, v.end());
+    };
+    CHECK(tail2(24 << 20) == std::vector<double>{64 * MiB, 96 * MiB});
+    CHECK(tail2(48 << 20) == std::vector<double>{128 * MiB, 192 * MiB});
+    CHECK(tail2(300 << 20) == std::vector<double>{512 * MiB, 1200 * MiB});  // 1024 within 1.25× of 1200: out
+    CHECK(tail2(int64_t{205} << 20) == std::vector<double>{512 * MiB, 820 * MiB});  // 512 × 1.25 = 640 < 820: kept
+    // an LLC that is no multiple of 4 KiB: the end rounds up to one
+    CHECK(cache_sweep_footprints((int64_t{40} << 20) + 1000, 64e9).back() == 160 * MiB + 4096);
+    // when the end does not fit the budget, the power of two it replaced still may
+    CHECK(cache_sweep_footprints(384 << 20, 4160.0 * MiB).back() == 1024 * MiB);
+    // whatever the cache and budget: ascending, multiples of 4 KiB, at least 2
+    for (int64_t llc : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{24} << 20, int64_t{96} << 20,
+                        (int64_t{260} << 20) + 123, int64_t{1} << 30})
+      for (double budget : {0.0, 1e6, 300.0 * MiB, 4160.0 * MiB, 64e9}) {
+        const auto v = cache_sweep_footprints(llc, budget);
+        CHECK(v.size() >= 2);
+        for (size_t i = 0; i < v.size(); ++i) {
+          CHECK(std::fmod(v[i], 4096.0) == 0);
+          if (i > 0) CHECK(v[i] > v[i - 1]);
+        }
+      }
   }
 
   TEST_CASE("footprints above 64 MiB are measured in 3 rounds spread over the sweep, smaller ones in every round") {
@@ -291,7 +342,12 @@ TEST_SUITE("cache_curve") {
     CHECK(rounds_of(1040 * MiB, 15) == std::vector<int>{0, 5, 10});
     CHECK(rounds_of(128 * MiB, 1) == std::vector<int>{0});
     CHECK(rounds_of(128 * MiB, 3) == std::vector<int>{0, 1, 2});
-    CHECK(rounds_of(128 * MiB, 4).size() == 3);
+    CHECK(rounds_of(128 * MiB, 4) == std::vector<int>{0, 1, 2});
+    CHECK(rounds_of(128 * MiB, 10) == std::vector<int>{0, 3, 6});
+    // no footprint is ever left without a sample: round 0 always counts
+    for (int total : {-3, 0, 1, 2})
+      CHECK(cache_curve_measures_in_round(1040 * MiB, 0, total));
+    CHECK(rounds_of(128 * MiB, 2) == std::vector<int>{0, 1});
   }
 
   TEST_CASE("measure_cache_curve on two small footprints: positive costs, β never below δ") {
