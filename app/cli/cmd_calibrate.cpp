@@ -219,6 +219,10 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   std::printf("profile%s: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n",
               a.quick ? " (quick)" : "", p.alpha * 1e6, p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
   if (a.quick) std::printf("  %s\n", quick_headline_note(r).c_str());
+  else if (p.break_bytes > 0)
+    // The headline's α is the large messages' (often 0): say which line prices the small ones.
+    std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s)\n",
+                static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, 1e-9 / p.beta_small);
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);

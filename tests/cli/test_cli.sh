@@ -547,6 +547,20 @@ else
     echo "FAIL: calibrate --quick headline note ($sizes sizes from $from B, break '$brk'): $head"; fail=$((fail + 1))
   else passed=$((passed + 1)); fi
 fi
+# a full (not quick) calibrate whose fit splits names, under its headline, the line that prices the small messages
+FULL=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+out=$("$BIN" calibrate --no-cache-curve --max 65536 --out "$FULL" 2>&1); rc=$?
+brk=$(grep -oE '^one line does not fit \(max residual above 15%\): split at [0-9]+ B' <<<"$out" | grep -oE '[0-9]+ B$' | grep -oE '[0-9]+')
+note=$(grep -A1 '^profile: α = ' <<<"$out" | tail -1)
+if [ -n "$brk" ]; then
+  small=$(grep -oE '^small msgs : α = [0-9.]+ us, bandwidth = [0-9.]+ GB/s' <<<"$out" | sed 's/^small msgs : //')
+  want="  (messages below $brk B: the small msgs line above, $small)"
+else
+  want=$(grep -m1 '^lockstep barrier' <<<"$out")  # no split: no note, the next line follows
+fi
+if [ $rc -ne 0 ] || [ -z "$want" ] || [ "$note" != "$want" ]; then
+  echo "FAIL: calibrate headline note (break '$brk'): got '$note', want '$want'"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -f "$FULL"
 err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
 if [ -n "$err" ]; then echo "FAIL: run with a profile printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if "$BIN" "${SEED[@]}" --json | grep -qF '"predicted_us": null'; then

@@ -119,8 +119,8 @@ CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 // One line describing a fit for calibrate's output (no newline), prefixed
 // by `what`. A free line: "α = .. us, bandwidth = .. GB/s, n½ = α/β = .. B,
 // residuals ...". A line through zero (through_zero) gets no α or n½:
-// "bandwidth only: bandwidth = .. GB/s, residuals ... (the free line's
-// intercept was below zero, ...)"; its residuals are the stored line's.
+// "bandwidth only, through zero: .. GB/s, residuals ...; the free line's
+// intercept was below zero, ..."; its residuals are the stored line's.
 std::string fit_line_text(const std::string& what, const LineFit& f);
 
 struct CalibrateOptions {
@@ -150,7 +150,7 @@ struct CalibrateOptions {
 // round, at most 20 iterations per size after 1 warm-up, kernels and bus on
 // 4 MiB buffers, barriers and peer waits for n = 2..4, no cache curve. The
 // same method and profile format as the full sweep, with fewer samples:
-// about 2-5 s on a 2-core VM instead of a minute. Larger world sizes take
+// about 2-5 s on a 2-core VM instead of 1-4 minutes. Larger world sizes take
 // b(n) and w(n) from the n = 4 entry (CostParams::barrier_for).
 CalibrateOptions quick_calibrate_options();
 

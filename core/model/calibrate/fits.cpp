@@ -94,8 +94,9 @@ std::string fit_line_text(const std::string& what, const LineFit& f) {
   const std::string res = fmt::format("residuals rms {:.1f}%, max {:.1f}% (at {} B)", f.rms_rel * 100, f.max_rel * 100,
                                       f.worst_bytes);
   if (f.through_zero)
-    return fmt::format("{}: bandwidth only: bandwidth = {:.3f} GB/s, {} (the free line's intercept was below zero, which "
-                       "is no latency: these sizes are bandwidth bound, so the line is fitted through zero, α = 0)",
+    return fmt::format("{}: bandwidth only, through zero: {:.3f} GB/s, {}; the free line's intercept was below zero, and "
+                       "no latency is negative: the time per byte grows across these sizes (a cache edge lies among "
+                       "them), so the line is fitted through zero, α = 0",
                        what, bw, res);
   return fmt::format("{}: α = {:.3f} us, bandwidth = {:.3f} GB/s, n½ = α/β = {:.0f} B, {}", what, f.alpha * 1e6, bw,
                      f.beta > 0 ? f.alpha / f.beta : 0.0, res);

@@ -216,7 +216,7 @@ TEST_SUITE("cache_curve") {
     CHECK(f.max_rel == doctest::Approx(worst));
     CHECK(f.max_rel > 0.005);
     const std::string t = fit_line_text("large msgs ", f);
-    CHECK(t.rfind(fmt::format("large msgs : bandwidth only: bandwidth = {:.3f} GB/s, residuals rms {:.1f}%",
+    CHECK(t.rfind(fmt::format("large msgs : bandwidth only, through zero: {:.3f} GB/s, residuals rms {:.1f}%",
                               1e-9 / f.beta, f.rms_rel * 100),
                   0) == 0);
     CHECK(t.find("intercept was below zero") != std::string::npos);
