@@ -46,26 +46,6 @@ void smooth(std::vector<double>& v) {
   v = out;
 }
 
-// Above 64 MiB one round of a probe lasts from 0.4 s to over 10 s
-// (measured on a 2-core Xeon VM with a 260 MiB L3, most of it the kernel
-// zeroing fresh pages): longer than one of the machine's speed states, so
-// it averages over them by itself. Such a footprint is measured in 3 of the
-// rounds, which keeps calibrate to minutes on a CPU whose sweep reaches
-// 1 GiB.
-constexpr double kLargeFootprintBytes = 64.0 * (1 << 20);
-constexpr int kLargeFootprintRounds = 3;
-}  // namespace
-
-bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds) {
-  if (footprint_bytes <= kLargeFootprintBytes) return true;
-  // rounds floor(j·T / 3), j = 0, 1, 2: of 9, 0, 3, 6; of 15, 0, 5, 10; of 2, 0 and 1
-  const int T = std::max(1, total_rounds);
-  for (int j = 0; j < kLargeFootprintRounds; ++j)
-    if (round == j * T / kLargeFootprintRounds) return true;
-  return false;
-}
-
-namespace {
 // Seconds per destination byte of f(dst, src, n floats) on one pair of
 // `bytes`-long buffers, repeated so the data stays where the last pass left
 // it: one sample per batch of passes (a batch spans at least 1 MiB of
@@ -106,6 +86,23 @@ int64_t last_level_cache_bytes() {
     best = std::max<int64_t>(best, sysconf(name));
 #endif
   return best;
+}
+
+bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds) {
+  // Above 64 MiB one round of a probe lasts from 0.4 s to over 10 s
+  // (measured on a 2-core Xeon VM with a 260 MiB L3, most of it the kernel
+  // zeroing fresh pages): longer than one of the machine's speed states, so
+  // it averages over them by itself. Such a footprint is measured in 3 of the
+  // rounds, which keeps calibrate to minutes on a CPU whose sweep reaches
+  // 1 GiB.
+  constexpr double kLargeFootprintBytes = 64.0 * (1 << 20);
+  constexpr int kLargeFootprintRounds = 3;
+  if (footprint_bytes <= kLargeFootprintBytes) return true;
+  // rounds floor(j·T / 3), j = 0, 1, 2: of 9, 0, 3, 6; of 15, 0, 5, 10; of 2, 0 and 1
+  const int T = std::max(1, total_rounds);
+  for (int j = 0; j < kLargeFootprintRounds; ++j)
+    if (round == j * T / kLargeFootprintRounds) return true;
+  return false;
 }
 
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes) {
