@@ -222,7 +222,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   else if (p.break_bytes > 0)
     // The headline's α is the large messages' (often 0): say which line prices the small ones.
     std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s)\n",
-                static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, 1e-9 / p.beta_small);
+                static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0);
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
