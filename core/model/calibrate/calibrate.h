@@ -7,8 +7,11 @@
 //    (powers of two; 4 B is the smallest float32 message), a warm-up, then
 //    the MEDIAN of many one-way times. Each measured step is one message plus
 //    one lockstep barrier, which is exactly what a lockstep step costs.
-//    Buffers rotate: the pings walk through up to 64 slots of a pool of at
-//    least 32 MiB, so consecutive messages do not find their data in cache.
+//    Buffers rotate: the pings walk through min(64, 32 MiB / m) slots (at
+//    least one), so from 512 KiB up consecutive messages do not find their
+//    data in L1 or L2. In L3 they may: a 32 MiB pool fits in the L3 of many
+//    server CPUs (260 MiB and 508 MiB on two of the project's VMs). The
+//    cache curve below measures β at each footprint instead.
 //  - α, β: weighted least squares on t = α + m·β with weights 1/t² (relative
 //    residuals), so small messages pin α and large ones pin β. When one line
 //    leaves a relative residual above 15%, the points are split in two at the
@@ -219,6 +222,26 @@ std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{
 // Run the measurements. Only "threads" is supported here; throws UsageError
 // naming any other backend.
 CalibrationResult calibrate(const CalibrateOptions& opt);
+
+// While one is alive, memory the process frees stays in the process (glibc:
+// no mmap for large blocks, no trimming of the heap), so the next probe's
+// buffers reuse pages that are already mapped. calibrate() holds one for the
+// whole run: its probes allocate and free buffers of up to several GiB, many
+// times, and by default glibc returns every block above 32 MiB to the kernel
+// at free(), so each probe paid the first touch of every page again. On the
+// project's AMD EPYC guest (2026-12-02) a first touch cost about 3.4 µs per
+// 4 KiB page (0.3 GB/s), and calibrate spent 8.5 of its 13.4 minutes in the
+// kernel. The destructor restores glibc's defaults (mmap from 32 MiB up,
+// heap trimmed above 128 KiB free) and gives the memory back (malloc_trim).
+// Without effect under a sanitizer's allocator. Not thread-safe to nest
+// from several threads; calibrate() is not reentrant anyway.
+class KeepFreedMemory {
+ public:
+  KeepFreedMemory();
+  ~KeepFreedMemory();
+  KeepFreedMemory(const KeepFreedMemory&) = delete;
+  KeepFreedMemory& operator=(const KeepFreedMemory&) = delete;
+};
 
 // Single-thread bandwidth (bytes/s) of kernels::copy over `bytes`-long
 // buffers (rotating through a pool of >= 4 buffers), median of `reps`.
