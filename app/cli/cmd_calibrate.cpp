@@ -43,11 +43,37 @@ std::string quick_headline_note(const CalibrationResult& r) {
            : "";
   return fmt::format("(quick: α and bandwidth are the {} line above, fitted on {} size{}, {} B .. {} B, x{} apart, "
                      "{} round{}; {}not measured: sizes above {} B (the full calibrate fits up to {} B, x{} apart, {} "
-                     "rounds, where the data comes from memory), the cache curve, the machine-state probe's 32 KiB "
+                     "rounds, the large messages from buffers past L2), the cache curve, the machine-state probe's 32 KiB "
                      "reference)",
                      from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
                      quick.state_rounds, quick.state_rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
                      full.size_factor, full.state_rounds);
+}
+
+// Where the split falls among this CPU's caches: a message of m bytes
+// touches 2m (the sender's source, the receiver's destination). The split is
+// where two lines fit best, often but not always at a cache edge, so the
+// sentence names the level 2m lies in rather than claiming an edge. Empty
+// when the system reports no cache sizes.
+std::string split_cache_text(int64_t break_bytes) {
+  const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE),
+             l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const int64_t touched = 2 * break_bytes;
+  const struct {
+    const char* name;
+    long bytes;
+    const char* per;
+  } levels[] = {{"L1d", l1, " per core"}, {"L2", l2, " per core"}, {"L3", l3, ""}};
+  std::string sizes, in;
+  for (const auto& lv : levels) {
+    if (lv.bytes <= 0) continue;
+    sizes += fmt::format("{}{} {} B{}", sizes.empty() ? "" : ", ", lv.name, lv.bytes, lv.per);
+    if (in.empty() && touched <= lv.bytes) in = lv.name;
+  }
+  if (sizes.empty()) return "";
+  return fmt::format("(a message of m bytes touches 2m: at the split, {} B, which fits in {}; this CPU's caches: {}; "
+                     "the split is where two lines fit best, not always a cache edge)",
+                     touched, in.empty() ? "none of the caches" : "the " + in, sizes);
 }
 
 struct Args {
@@ -204,11 +230,8 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 static_cast<long long>(r.fit.break_bytes));
     show("small msgs ", r.fit.small);
     show("large msgs ", r.fit.large);
-    // A break usually sits at a cache edge: a message of m bytes touches 2m
-    // (the sender's source, the receiver's destination).
-    if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0)
-      std::printf("(this CPU's L2 cache: %ld B per core; a message of m bytes touches 2m, so up to %ld B can stay in it)\n",
-                  l2, l2 / 2);
+    if (const std::string where = split_cache_text(r.fit.break_bytes); !where.empty())
+      std::printf("%s\n", where.c_str());
   }
   const LineFit& large = r.fit.break_bytes ? r.fit.large : r.fit.one;
   if (!(large.beta > 0))

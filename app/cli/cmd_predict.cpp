@@ -202,7 +202,7 @@ std::string footprint_text(double bytes) {
 
 // Two lines on why the closed form and the schedule disagree when the
 // profile has a cache curve: the closed form's flat β and γ (measured on
-// data from memory) against the cache-curve values of the steps.
+// on rotating buffers past L2) against the cache-curve values of the steps.
 void print_curve_pricing(const CurvePricing& c, const CostParams& p) {
   if (!c.beta_any && !c.gamma_any) return;
   std::string flat, steps;
@@ -217,8 +217,8 @@ void print_curve_pricing(const CurvePricing& c, const CostParams& p) {
   }
   const std::string small =
       c.small_any ? fmt::format("; messages below {} B: the small-message β in both", p.break_bytes) : "";
-  std::printf("  closed form vs schedule: the closed form prices its bytes at the profile's flat %s (data from "
-              "memory)%s;\n",
+  std::printf("  closed form vs schedule: the closed form prices its bytes at the profile's flat %s (measured on "
+              "rotating buffers past L2)%s;\n",
               flat.c_str(), small.c_str());
   std::printf("    the schedule prices each step at its footprint (%s) on the profile's cache curve: %s\n",
               range_text(footprint_text(c.fp_lo), footprint_text(c.fp_hi)).c_str(), steps.c_str());

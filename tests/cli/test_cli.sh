@@ -225,7 +225,7 @@ if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"m
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
-# a profile with a cache curve: the closed form prices bytes at the flat β, γ (data from memory), the schedule
+# a profile with a cache curve: the closed form prices bytes at the flat β, γ (measured on rotating buffers past L2), the schedule
 # each step at its footprint on the curve; two lines say so with the numbers, and --json carries them
 CURVE=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 cat > "$CURVE" <<'JSON'
@@ -234,12 +234,12 @@ cat > "$CURVE" <<'JSON'
                  "gamma_s_per_byte": [4e-11, 1e-10], "delta_s_per_byte": [2e-11, 1e-10]}}
 JSON
 out=$("$BIN" predict -n 4 --bytes 512K -a tree --profile "$CURVE" 2>&1)
-if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (measured on rotating buffers past L2);
     the schedule prices each step at its footprint (1 MiB..5 MiB) on the profile's cache curve: β = 2e-11..6e-11 s/B (50..16.67 GB/s), γ = 8.755e-11..1e-10 s/B" ]; then
   echo "FAIL: predict with a cache curve, tree:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --profile "$CURVE" 2>&1)
 if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 0.000046 s, pipelined 0.000046 s
-  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (data from memory);
+  closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (measured on rotating buffers past L2);
     the schedule prices each step at its footprint (512 KiB..1.25 MiB) on the profile's cache curve: β = 2e-11 s/B (50 GB/s), γ = 4.966e-11 s/B" ]; then
   echo "FAIL: predict with a cache curve, ring:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # --json: total_s is the text's lockstep time (shared cores included), beside the closed form and the β, γ of both
@@ -247,7 +247,7 @@ expect 0 '"total_s": 4.63183894e-05, "pipelined_s": 4.63183894e-05, "closed_form
 expect 0 '"model": "profile", "closed_form_beta_s_per_byte": 1e-10, "closed_form_gamma_s_per_byte": 1e-10, "schedule_beta_s_per_byte": [2e-11, 2e-11], "schedule_gamma_s_per_byte": [4.96578428e-11, 4.96578428e-11], "schedule_footprint_bytes": [524288, 1310720]}' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 # below the small-message break both use the small-message line: only γ differs, and the line says so
 sed -i 's/"cores": 2,/"cores": 2, "break_bytes": 1048576, "alpha_small_s": 1e-6, "beta_small_s_per_byte": 5e-11,/' "$CURVE"
-expect 0 "  closed form vs schedule: the closed form prices its bytes at the profile's flat γ = 1e-10 s/B (data from memory); messages below 1048576 B: the small-message β in both;" -- predict -n 4 --bytes 256K -a ring --profile "$CURVE"
+expect 0 "  closed form vs schedule: the closed form prices its bytes at the profile's flat γ = 1e-10 s/B (measured on rotating buffers past L2); messages below 1048576 B: the small-message β in both;" -- predict -n 4 --bytes 256K -a ring --profile "$CURVE"
 expect 0 '"schedule_beta_s_per_byte": null, ' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 expect 0 ', "small_message_below_bytes": 1048576, "small_message_beta_s_per_byte": 5e-11' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 # with ε on the curve, predict says what running back to back as bench does adds: naive on 2 ranks, rank 0
@@ -534,7 +534,7 @@ if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
 head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
-re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds, where the data comes from memory\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds, the large messages from buffers past L2\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
 if ! [[ "$head" =~ $re ]]; then
   echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
 else
@@ -560,6 +560,22 @@ else
 fi
 if [ $rc -ne 0 ] || [ -z "$want" ] || [ "$note" != "$want" ]; then
   echo "FAIL: calibrate headline note (break '$brk'): got '$note', want '$want'"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# ... and, after the two lines, where 2 x the split lies among this CPU's caches (getconf's sizes), claiming no edge
+if [ -n "$brk" ]; then
+  sizes="" in=""
+  for lv in "L1d LEVEL1_DCACHE_SIZE  per core" "L2 LEVEL2_CACHE_SIZE  per core" "L3 LEVEL3_CACHE_SIZE "; do
+    read -r name key per <<<"$lv"
+    b=$(getconf "$key" 2>/dev/null); [ -n "$b" ] && [ "$b" -gt 0 ] 2>/dev/null || continue
+    sizes="${sizes:+$sizes, }$name $b B${per:+ $per}"
+    [ -z "$in" ] && [ $((2 * brk)) -le "$b" ] && in="the $name"
+  done
+  got=$(grep -A1 '^large msgs : ' <<<"$out" | tail -1)
+  if [ -n "$sizes" ]; then
+    want="(a message of m bytes touches 2m: at the split, $((2 * brk)) B, which fits in ${in:-none of the caches}; this CPU's caches: $sizes; the split is where two lines fit best, not always a cache edge)"
+  else want="(no cache sizes reported: no sentence)"; grep -q 'touches 2m' <<<"$got" || got=$want; fi
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: calibrate split cache sentence: got '$got', want '$want'"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+fi
 rm -f "$FULL"
 err=$("$BIN" "${SEED[@]}" 2>&1 >/dev/null)
 if [ -n "$err" ]; then echo "FAIL: run with a profile printed on stderr: $err"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
