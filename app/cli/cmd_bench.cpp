@@ -155,6 +155,10 @@ int run(const Args& a, const CLI::App& sub) {
     o.network = network_from_profile(*topo, *o.params, o.world_size, o.nodes, nics);
   }
   validate_bench(o);  // before spending time on memcpy
+  // Each size allocates and frees every rank's buffers: keep the pages in the
+  // process, as calibrate does (calibrate.h), or a guest VM spends most of
+  // the run faulting them in again. Timed passes never touch fresh pages.
+  const KeepFreedMemory keep;
   if (quiet) {
     run_bench(o);  // every rank runs the same sequence; rank 0 prints
     return 0;

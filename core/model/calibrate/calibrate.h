@@ -231,7 +231,9 @@ CalibrationResult calibrate(const CalibrateOptions& opt);
 // at free(), so each probe paid the first touch of every page again. On the
 // project's AMD EPYC guest (2026-12-02) a first touch cost about 3.4 µs per
 // 4 KiB page (0.3 GB/s), and calibrate spent 8.5 of its 13.4 minutes in the
-// kernel. The destructor restores glibc's defaults (mmap from 32 MiB up,
+// kernel. `microddp bench` holds one too (its sizes allocate and free every
+// rank's buffers: 137 s for n = 2, 4 KiB .. 64 MiB, 72 s of it in the
+// kernel). The destructor restores glibc's defaults (mmap from 32 MiB up,
 // heap trimmed above 128 KiB free) and gives the memory back (malloc_trim).
 // Without effect under a sanitizer's allocator. Not thread-safe to nest
 // from several threads; calibrate() is not reentrant anyway.
