@@ -280,6 +280,8 @@ int run(const Args& a, const CLI::App& sub) {
   // known (--preset, --profile, --alpha/--bandwidth, or a calibrated profile).
   std::vector<double> predicted;
   if (params) predicted = predicted_step_us(p.schedule, *params);
+  double predicted_total_us = predicted.empty() ? -1 : 0;  // the headline's prediction: the steps' summed
+  for (double x : predicted) predicted_total_us += x;
   const RankData want = reference_outputs(p.spec, p.inputs);
   const OutputVerdict verdict = verify_outputs(p.spec, p.inputs, res.outputs, want);
   const bool ok = verdict.ok;
@@ -317,11 +319,7 @@ int run(const Args& a, const CLI::App& sub) {
         sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
         res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json,
-        predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", [&] {
-          double t = 0;
-          for (double x : predicted) t += x;
-          return t;
-        }()),
+        predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", predicted_total_us),
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
         clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us),
         (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") + json_auto(p) +
@@ -332,7 +330,7 @@ int run(const Args& a, const CLI::App& sub) {
     // The headline is the warm steps' medians: the cold first run (page
     // faults, thread wake-ups) is named apart, not mistaken for the cost.
     fmt::print("\n{} · {} · {}\n", count_noun(p.schedule.num_steps(), "step"),
-               format_measured_total(res.trace, res.trace.total_ns / 1000.0),
+               format_measured_total(res.trace, res.trace.total_ns / 1000.0, predicted_total_us),
                ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
   } else {
@@ -341,7 +339,7 @@ int run(const Args& a, const CLI::App& sub) {
     // barriers included, was 10-100x the warm figure on a small step).
     fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {} · {} on {}\n", name(sp.collective), sp.algorithm,
                count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
-               count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0),
+               count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0, predicted_total_us),
                name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
     // Outputs only when asked: a large run would flood the terminal.

@@ -108,11 +108,29 @@ RunTotals run_totals(const Trace& t) {
   return r;
 }
 
-std::string format_measured_total(const Trace& t, double total_us) {
+std::string format_predicted(double predicted_us, double measured_median_us) {
+  if (predicted_us < 0) return "";
+  std::string out = fmt::format(" · predicted {:.1f} µs", predicted_us);
+  if (measured_median_us > 0)
+    out += fmt::format(" (error {:+.1f}%)", (predicted_us - measured_median_us) / measured_median_us * 100.0);
+  return out;
+}
+
+namespace {
+// The step's warm median in µs, or -1 when it ran once (or not at all).
+double step_median_us(const Trace& t, int step) {
+  if (step >= static_cast<int>(t.steps.size())) return -1;
+  const StepTiming st = t.timing(step);
+  return st.repetitions > 0 ? static_cast<double>(st.median_ns) / 1000.0 : -1;
+}
+}  // namespace
+
+std::string format_measured_total(const Trace& t, double total_us, double predicted_total_us) {
   const RunTotals r = run_totals(t);
-  if (r.median_us < 0) return fmt::format("{:.1f} µs measured ({})", total_us, name(t.mode));
-  return fmt::format("{:.1f} µs measured (sum of step medians over {} warm runs; first run {:.1f} µs)", r.median_us,
-                     r.repetitions, r.first_run_us);
+  if (r.median_us < 0)
+    return fmt::format("{:.1f} µs measured ({})", total_us, name(t.mode));
+  return fmt::format("{:.1f} µs measured (sum of step medians over {} warm runs; first run {:.1f} µs){}", r.median_us,
+                     r.repetitions, r.first_run_us, format_predicted(predicted_total_us, r.median_us));
 }
 
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {
@@ -120,7 +138,7 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
   const size_t es = dtype_size(s.spec.dtype);
   std::string out = fmt::format("step {} of {} · phase {}", step, s.num_steps(), s.phases[s.steps[step].phase].name);
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
-  if (predicted_us >= 0) out += fmt::format(" · predicted {:.1f} µs", predicted_us);
+  out += format_predicted(predicted_us, step_median_us(t, step));
   out += "\n";
   const AlgorithmInfo* info = find_algorithm(s.spec.algorithm, s.spec.collective);
   const bool whole_inputs = info && info->whole_input_chunks;
@@ -183,7 +201,7 @@ std::string format_step_line(const Schedule& s, const Trace& t, int step, double
                                 s.phases[s.steps[step].phase].name, messages, messages == 1 ? "" : "s",
                                 bytes_str(bytes));
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
-  if (predicted_us >= 0) out += fmt::format(" · predicted {:.1f} µs", predicted_us);
+  out += format_predicted(predicted_us, step_median_us(t, step));
   return out + "\n";
 }
 

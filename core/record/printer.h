@@ -58,12 +58,23 @@ RunTotals run_totals(const Trace& t);
 // The measured time of `run --steps`' last line: with repeated steps "29.4 µs
 // measured (sum of step medians over 50 warm runs; first run 679.3 µs)";
 // without, the trace's wall time `total_us` and mode, "721.3 µs measured
-// (lockstep)".
-std::string format_measured_total(const Trace& t, double total_us);
+// (lockstep)". With repeated steps and predicted_total_us >= 0 (the steps'
+// predictions summed) it goes on " · predicted 12.0 µs (error +5.2%)", the
+// error as format_predicted gives it, against the sum of the medians; a
+// wall time (pipelined, or one cold run) gets no prediction beside it.
+std::string format_measured_total(const Trace& t, double total_us, double predicted_total_us = -1);
+
+// " · predicted 8.9 µs" for predicted_us >= 0 ("" below 0), and beside a
+// measured median " (error +12.3%)": (predicted - measured) / measured, the
+// sign as bench's error column (+ = the model expected more time). Against a
+// median of warm repetitions only: a single cold run is no step's cost
+// (format_step_time), so it gets no error. measured_median_us < 0: none.
+std::string format_predicted(double predicted_us, double measured_median_us);
 
 // One step: phase, each rank's ops in order (transfers with rank -> rank,
 // chunk, elements and bytes), the buffers after the step (when recorded),
-// measured time (format_step_time) and, if given (>= 0), the predicted time in µs. Elements no
+// measured time (format_step_time) and, if given (>= 0), the predicted time in µs with its error
+// (format_predicted). Elements no
 // op of steps 0..step has written (the schedule's ops, swaps replayed) print as
 // "·".
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us = -1,
@@ -71,7 +82,7 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
 
 // One step as one line: "step 3 of 12 · phase reduce · 6 messages, 336 B
 // · measured 15.2 µs" (messages and bytes summed over the ranks' sends),
-// then " · predicted X µs" when predicted_us >= 0, as format_step.
+// then format_predicted's " · predicted X µs (error ...)" when predicted_us >= 0, as format_step.
 // For walk-throughs that skip over many steps.
 std::string format_step_line(const Schedule& s, const Trace& t, int step, double predicted_us = -1);
 

@@ -2,6 +2,7 @@
 // middle unless asked for in full, and elements no op has written yet print
 // as "·" instead of the zeros the storage happens to hold.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -72,7 +73,39 @@ TEST_SUITE("printer") {
     const std::string with = format_step_line(s, r.trace, 0, 6.75);
     CHECK(with.ends_with(" · predicted 6.8 µs\n"));  // as format_step
     CHECK(format_step_line(s, r.trace, 0).find("predicted") == std::string::npos);
+    // one cold run: no error beside the prediction, and no prediction beside the wall time
+    CHECK(with.find("error") == std::string::npos);
+    CHECK(format_measured_total(r.trace, 721.3, 30.0).find("predicted") == std::string::npos);
     CHECK(format_outputs(s, r.outputs) == "  R0 [12, 15, 18]\n  R1 [12, 15, 18]\n  R2 [12, 15, 18]\n");
+  }
+
+  TEST_CASE("beside a warm median the prediction carries its error, (predicted - measured) / measured, as bench's") {
+    CHECK(format_predicted(-1, 5.0).empty());
+    CHECK(format_predicted(6.0, -1) == " · predicted 6.0 µs");
+    CHECK(format_predicted(6.0, 5.0) == " · predicted 6.0 µs (error +20.0%)");
+    CHECK(format_predicted(4.0, 5.0) == " · predicted 4.0 µs (error -20.0%)");
+    CollectiveSpec sp;
+    sp.collective = Collective::all_reduce;
+    sp.algorithm = "ring_unchunked";
+    sp.world_size = 3;
+    sp.count = 3;
+    sp.dtype = DType::float32;
+    const Schedule s = make_schedule(sp);
+    RunOptions ro;
+    ro.mode = Mode::lockstep;
+    ro.repeat_steps = 3;
+    const RunResult r = run_threads(s, parse_data(sp, "1,2,3;4,5,6;7,8,9"), ro);
+    const double m0 = static_cast<double>(r.trace.timing(0).median_ns) / 1000.0;
+    REQUIRE(r.trace.timing(0).repetitions == 3);
+    REQUIRE(m0 > 0);
+    CHECK(format_step_line(s, r.trace, 0, 6.5).ends_with(fmt::format(" · predicted 6.5 µs (error {:+.1f}%)\n",
+                                                                      (6.5 - m0) / m0 * 100)));
+    CHECK(format_step(s, r.trace, 0, 6.5).find(fmt::format(" · predicted 6.5 µs (error {:+.1f}%)\n", (6.5 - m0) / m0 * 100)) !=
+          std::string::npos);
+    const double sum =  // as run_totals adds them
+        (static_cast<double>(r.trace.timing(0).median_ns) + static_cast<double>(r.trace.timing(1).median_ns)) / 1000.0;
+    CHECK(format_measured_total(r.trace, 0, 13.0).ends_with(fmt::format(" · predicted 13.0 µs (error {:+.1f}%)",
+                                                                         (13.0 - sum) / sum * 100)));
   }
 
   TEST_CASE("after a swap the written marks follow the storages, whatever the backend's events say") {
