@@ -462,6 +462,7 @@ std::string bench_table_header(const BenchOptions& o) {
                      "median on, rec.ovh = median of the pairs' on/off - 1\n",
                      o.record_pairs);
   const bool rec = o.record_pairs > 0;
+  h += "# error = (predicted - measured) / measured: + where the model expected more time than the run took, - less\n";
   h += fmt::format("# {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11} {:>8} {:>8} {:>6} {:>11} {:>7}{}\n", "algorithm",
                    "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted", "error",
                    rec ? fmt::format(" {:>11} {:>7}", "recorded", "rec.ovh") : "");

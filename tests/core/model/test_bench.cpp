@@ -124,6 +124,8 @@ TEST_SUITE("bench") {
     for (const char* col : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "predicted",
                             "error"})
       CHECK(h.find(col) != std::string::npos);
+    CHECK(h.find("\n# error = (predicted - measured) / measured: + where the model expected more time than the run "
+                 "took, - less\n") != std::string::npos);  // the sign, said once
     const std::string row = bench_table_row(rows[0]);
     CHECK(row.find("4096") != std::string::npos);
     CHECK(row.find("1024") != std::string::npos);
