@@ -43,37 +43,11 @@ std::string quick_headline_note(const CalibrationResult& r) {
            : "";
   return fmt::format("(quick: α and bandwidth are the {} line above, fitted on {} size{}, {} B .. {} B, x{} apart, "
                      "{} round{}; {}not measured: sizes above {} B (the full calibrate fits up to {} B, x{} apart, {} "
-                     "rounds, the large messages from buffers past L2), the cache curve, the machine-state probe's 32 KiB "
+                     "rounds), the cache curve, the machine-state probe's 32 KiB "
                      "reference)",
                      from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
                      quick.state_rounds, quick.state_rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
                      full.size_factor, full.state_rounds);
-}
-
-// Where the split falls among this CPU's caches: a message of m bytes
-// touches 2m (the sender's source, the receiver's destination). The split is
-// where two lines fit best, often but not always at a cache edge, so the
-// sentence names the level 2m lies in rather than claiming an edge. Empty
-// when the system reports no cache sizes.
-std::string split_cache_text(int64_t break_bytes) {
-  const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE),
-             l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  const int64_t touched = 2 * break_bytes;
-  const struct {
-    const char* name;
-    long bytes;
-    const char* per;
-  } levels[] = {{"L1d", l1, " per core"}, {"L2", l2, " per core"}, {"L3", l3, ""}};
-  std::string sizes, in;
-  for (const auto& lv : levels) {
-    if (lv.bytes <= 0) continue;
-    sizes += fmt::format("{}{} {} B{}", sizes.empty() ? "" : ", ", lv.name, lv.bytes, lv.per);
-    if (in.empty() && touched <= lv.bytes) in = lv.name;
-  }
-  if (sizes.empty()) return "";
-  return fmt::format("(a message of m bytes touches 2m: at the split, {} B, which fits in {}; this CPU's caches: {}; "
-                     "the split is where two lines fit best, not always a cache edge)",
-                     touched, in.empty() ? "none of the caches" : "the " + in, sizes);
 }
 
 struct Args {
@@ -184,6 +158,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   check_profile_writable(a.out.empty() ? (a.backend == "mpi" ? default_lab_profile_path() : default_profile_path())
                                        : a.out);
   if (a.backend == "mpi") return run_mpi_classes(a, max_given);
+  const KeepFreedMemory keep;  // each probe reuses the last one's pages (calibrate.h)
   CalibrateOptions o = a.quick ? quick_calibrate_options() : CalibrateOptions{};
   o.backend = a.backend;
   if (!a.quick) {
@@ -230,7 +205,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 static_cast<long long>(r.fit.break_bytes));
     show("small msgs ", r.fit.small);
     show("large msgs ", r.fit.large);
-    if (const std::string where = split_cache_text(r.fit.break_bytes); !where.empty())
+    if (const std::string where = split_cache_text(r.fit.break_bytes, data_cache_sizes()); !where.empty())
       std::printf("%s\n", where.c_str());
   }
   const LineFit& large = r.fit.break_bytes ? r.fit.large : r.fit.one;

@@ -202,7 +202,7 @@ std::string footprint_text(double bytes) {
 
 // Two lines on why the closed form and the schedule disagree when the
 // profile has a cache curve: the closed form's flat β and γ (measured on
-// on rotating buffers past L2) against the cache-curve values of the steps.
+// rotating buffers past L2) against the cache-curve values of the steps.
 void print_curve_pricing(const CurvePricing& c, const CostParams& p) {
   if (!c.beta_any && !c.gamma_any) return;
   std::string flat, steps;

@@ -333,6 +333,15 @@ int run(const Args& a, const CLI::App& sub) {
                format_measured_total(res.trace, res.trace.total_ns / 1000.0, predicted_total_us),
                ok ? "matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
+    // The errors printed beside the medians: their sign, once, and what they
+    // compare when the prediction is a preset's rather than this machine's.
+    if (!predicted.empty() && run_totals(res.trace).median_us >= 0)
+      fmt::print("{}\n",
+                 a.params.preset.empty()
+                     ? "(error = (predicted - measured) / measured median: - where the model expected less time, + more)"
+                     : fmt::format("(predicted with preset {}: a what-if for that hardware, so each error compares "
+                                   "it with this machine, not the model with its own measurement)",
+                                   a.params.preset));
   } else {
     // As with --steps, the headline is the warm steps' medians with the cold
     // first run named apart (the one run's wall time, first runs and

@@ -67,6 +67,55 @@ std::vector<double> kernel_samples(int64_t bytes, int samples, F&& f) {
 }
 }  // namespace
 
+DataCacheSizes data_cache_sizes() {
+  DataCacheSizes c;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
+    std::ifstream type(dir + "type"), size(dir + "size"), level(dir + "level");
+    std::string t, z;
+    int lv = 0;
+    if (!(type >> t) || !(size >> z) || !(level >> lv) || t == "Instruction") continue;
+    int64_t* slot = lv == 1 ? &c.l1d : lv == 2 ? &c.l2 : lv == 3 ? &c.l3 : nullptr;
+    if (slot) *slot = std::max(*slot, sysfs_size(z));
+  }
+  if (c.l1d > 0 || c.l2 > 0 || c.l3 > 0) return c;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  c.l1d = std::max<int64_t>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
+  c.l2 = std::max<int64_t>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+  c.l3 = std::max<int64_t>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+#endif
+  return c;
+}
+
+namespace {
+// 48 KiB, 1 MiB, 508 MiB; bytes when not a whole number of KiB.
+std::string size_text(int64_t b) {
+  if (b >= (int64_t{1} << 20) && b % (int64_t{1} << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+}  // namespace
+
+std::string split_cache_text(int64_t break_bytes, const DataCacheSizes& caches) {
+  const struct {
+    const char* name;
+    int64_t bytes;
+  } levels[] = {{"L1d", caches.l1d}, {"L2", caches.l2}, {"L3", caches.l3}};
+  const int slots = ping_pong_slots(break_bytes);
+  const int64_t pool = static_cast<int64_t>(slots) * break_bytes;
+  std::string sizes, in;
+  for (const auto& lv : levels) {
+    if (lv.bytes <= 0) continue;
+    sizes += fmt::format("{}{} {}", sizes.empty() ? "" : ", ", lv.name, size_text(lv.bytes));
+    if (in.empty() && pool <= lv.bytes) in = lv.name;
+  }
+  if (sizes.empty()) return "";
+  return fmt::format("(this CPU's caches: {}; at the split, {} messages, the ping-pong rotates {} buffer slot{}, {} "
+                     "per rank, which fits in {}: the split is where two lines fit best, not always a cache edge)",
+                     sizes, size_text(break_bytes), slots, slots == 1 ? "" : "s", size_text(pool),
+                     in.empty() ? "none of them" : "the " + in);
+}
+
 int64_t last_level_cache_bytes() {
   // The kernel's view first: glibc's sysconf derives the sizes from CPUID,
   // which a VM may fill with the host's figures (here: 320 MiB of "L3" on a
@@ -106,6 +155,11 @@ bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_
 }
 
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes) {
+  // The memory a footprint F needs at its peak, in units of F: measured
+  // 5.0·F for β's ping-pong and 5.6·F for an ε sample (F = 2 GiB, each probe
+  // alone), 6.25·F for a whole calibrate that keeps freed pages
+  // (KeepFreedMemory); 8 leaves room for the heap's fragments.
+  constexpr double kSweepPeakPerFootprint = 8;
   const double want = llc_bytes > 0 ? std::max(4.0 * static_cast<double>(llc_bytes), 64.0 * (1 << 20)) : 128.0 * (1 << 20);
   // The last footprint is `want` itself (a multiple of 4 KiB) rather than
   // the next power of two, and a power of two within 1.25× below it is
@@ -115,9 +169,9 @@ std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_byte
   std::vector<double> f;
   for (double x = 8192; ; x *= 2) {
     const double at = 1.25 * x < last ? x : last;
-    if (f.size() >= 2 && 4 * at > budget_bytes) {
+    if (f.size() >= 2 && kSweepPeakPerFootprint * at > budget_bytes) {
       // no room for `last`: the power of two it replaced may still fit
-      if (at > x && 4 * x <= budget_bytes) f.push_back(x);
+      if (at > x && kSweepPeakPerFootprint * x <= budget_bytes) f.push_back(x);
       break;
     }
     f.push_back(at);

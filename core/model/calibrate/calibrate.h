@@ -8,10 +8,11 @@
 //    the MEDIAN of many one-way times. Each measured step is one message plus
 //    one lockstep barrier, which is exactly what a lockstep step costs.
 //    Buffers rotate: the pings walk through min(64, 32 MiB / m) slots (at
-//    least one), so from 512 KiB up consecutive messages do not find their
-//    data in L1 or L2. In L3 they may: a 32 MiB pool fits in the L3 of many
-//    server CPUs (260 MiB and 508 MiB on two of the project's VMs). The
-//    cache curve below measures β at each footprint instead.
+//    least one, ping_pong_slots), so once that pool exceeds L2 consecutive
+//    messages do not find their data in L1 or L2. In L3 they may: a 32 MiB
+//    pool fits in the L3 of many server CPUs (260 MiB and 508 MiB reported
+//    on two of the project's VMs). The cache curve below measures β at each
+//    footprint instead.
 //  - α, β: weighted least squares on t = α + m·β with weights 1/t² (relative
 //    residuals), so small messages pin α and large ones pin β. When one line
 //    leaves a relative residual above 15%, the points are split in two at the
@@ -53,7 +54,7 @@
 //    Ilic, Pratas & Sousa, IEEE CAL 13(1), 2014): β, γ and δ at footprints
 //    F from 8 KiB, doubling, then 4× the last-level cache itself (the cache
 //    sizes are read from the system only to choose where the sweep ends;
-//    every value is measured), no footprint above a quarter of the memory
+//    every value is measured), no footprint above an eighth of the memory
 //    budget (core/ir/limits.h). F is in the model's unit (bytes read + written by
 //    the ranks of one step): δ(F) = one copy of F/2 bytes (reads F/2,
 //    writes F/2), γ(F) = one float32 sum of F/3 bytes (reads 2·F/3, writes
@@ -169,6 +170,20 @@ struct CalibrationResult {
   int64_t llc_bytes = 0;           // last-level cache the sweep was sized by (0 = unknown)
 };
 
+// This CPU's data caches in bytes, 0 where unknown: cpu0's entries in
+// /sys/devices/system/cpu/cpu0/cache (Data or Unified, by level), else
+// sysconf (which a VM may fill with the host's figures).
+struct DataCacheSizes {
+  int64_t l1d = 0, l2 = 0, l3 = 0;
+};
+DataCacheSizes data_cache_sizes();
+// The line calibrate prints after a two-line split at `break_bytes`: the
+// caches, and where the ping-pong's pool (ping_pong_slots × message, per
+// rank) at the split fits. "(this CPU's caches: L1d 48 KiB, L2 1 MiB, L3
+// 508 MiB; at the split, 64 KiB messages, the ping-pong rotates 64 buffer
+// slots, 4 MiB per rank, which fits in the L3: the split is where two lines
+// fit best, not always a cache edge)". "" when no size is known.
+std::string split_cache_text(int64_t break_bytes, const DataCacheSizes& caches);
 // The largest data cache of this CPU in bytes (/sys/devices/system/cpu/cpu0/cache,
 // else sysconf), 0 when unknown. Used only to choose
 // the cache sweep.
@@ -176,9 +191,10 @@ int64_t last_level_cache_bytes();
 // Footprints for the cache curve: 8 KiB doubling while below
 // want / 1.25, want = max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB),
 // then want rounded up to 4 KiB (260 MiB of L3: ..., 512 MiB, 1040 MiB),
-// ending before the first F with 4·F > budget_bytes (the ping-pong's
-// buffers, its input copies and the kernels' pair hold about 3·F; when
-// want does not fit, the power of two it replaced still may). Ascending,
+// ending before the first F with 8·F > budget_bytes (measured at F = 2 GiB:
+// β's ping-pong alone peaked at 5.0·F, an ε sample at 5.6·F, a whole
+// calibrate at 6.25·F; when want does not fit, the power of two it
+// replaced still may). Ascending,
 // multiples of 4 KiB, at least 2 entries.
 std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_bytes);
 // Whether measure_cache_curve measures `footprint_bytes` in round `round`
@@ -225,18 +241,21 @@ CalibrationResult calibrate(const CalibrateOptions& opt);
 
 // While one is alive, memory the process frees stays in the process (glibc:
 // no mmap for large blocks, no trimming of the heap), so the next probe's
-// buffers reuse pages that are already mapped. calibrate() holds one for the
-// whole run: its probes allocate and free buffers of up to several GiB, many
-// times, and by default glibc returns every block above 32 MiB to the kernel
-// at free(), so each probe paid the first touch of every page again. On the
-// project's AMD EPYC guest (2026-12-02) a first touch cost about 3.4 µs per
-// 4 KiB page (0.3 GB/s), and calibrate spent 8.5 of its 13.4 minutes in the
-// kernel. `microddp bench` holds one too (its sizes allocate and free every
-// rank's buffers: 137 s for n = 2, 4 KiB .. 64 MiB, 72 s of it in the
-// kernel). The destructor restores glibc's defaults (mmap from 32 MiB up,
-// heap trimmed above 128 KiB free) and gives the memory back (malloc_trim).
-// Without effect under a sanitizer's allocator. Not thread-safe to nest
-// from several threads; calibrate() is not reentrant anyway.
+// buffers reuse pages that are already mapped. `microddp calibrate` and
+// `microddp bench` (threads backend) hold one for their whole run: the
+// probes and the sizes allocate and free buffers of up to several GiB, many
+// times, and glibc returns a block that large to the kernel at free(), so
+// each one paid the first touch of every page again. On the project's AMD
+// EPYC guest (2026-12-02) a first touch cost about 13 µs per 4 KiB page
+// (0.3 GB/s); calibrate spent 8.5 of its 13.4 minutes in the kernel, bench
+// (n = 2, 4 KiB .. 64 MiB) 72 of its 137 s. Only in the main arena: a rank
+// thread's own arena still maps a block above 64 MiB (all probe buffers
+// are allocated on the calling thread). The destructor cannot give glibc
+// back its sliding thresholds (any mallopt call fixes them): it sets where
+// they end up (mmap from 32 MiB, trim above 64 MiB free) and returns the
+// memory (malloc_trim), so hold one in a process that ends soon after, not
+// in a long-lived one (the window). Guards nest (a count: the outermost
+// one acts); without effect under a sanitizer's allocator.
 class KeepFreedMemory {
  public:
   KeepFreedMemory();
@@ -255,6 +274,14 @@ double measure_reduce_Bps(int64_t bytes = int64_t{16} << 20, int reps = 5);
 // backend: one `bytes`-long message plus one barrier of 2 ranks (the mode of
 // `rounds` runs of 20 iterations; a few ms for small messages).
 double measure_message_step_s(int64_t bytes, int rounds = 3);
+// The buffer slots calibrate's ping-pong of `bytes`-long messages walks
+// through: min(64, 32 MiB / bytes), at least 1. A rank's pool is slots ×
+// bytes: 64 messages up to 512 KiB, then 32 MiB, then one message. Once the
+// pool exceeds L2 (from 16 KiB messages with a 1 MiB L2), the next ping
+// finds its data past L2; a CPU whose L3 holds 32 MiB still serves it from
+// L3 (the cache curve measures each footprint on its own).
+int ping_pong_slots(int64_t bytes);
+
 // Seconds of every timed step of a lockstep ping-pong between 2 ranks of
 // the threads backend (one `bytes`-long message + one barrier of 2 ranks
 // each), the pings walking through `slots` buffer slots (1 = the same

@@ -228,20 +228,10 @@ double measure_reduce_Bps(int64_t bytes, int reps) {
   return s > 0 ? bytes / s : 0;
 }
 
-namespace {
-// Lockstep ping-pong of `bytes`-long messages between 2 ranks: the seconds of
-// every timed step (one message + one barrier of 2 ranks), `iters`
-// iterations after `warmup`. The pings walk through ping_pong_slots(bytes)
-// slots: min(64, 32 MiB / bytes), at least 1, so the pool holds 64 messages
-// up to 512 KiB each, then 32 MiB, then one message. A message of 512 KiB
-// or more is thus not found in L1 or L2 by the next ping; a CPU whose L3
-// holds 32 MiB still serves it from L3 (the cache curve measures each
-// footprint on its own).
 int ping_pong_slots(int64_t bytes) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   return static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / (e * 4), 1, 64));
 }
-}  // namespace
 
 namespace {
 // Seconds of every timed step of lockstep runs of s (2 ranks, every input
@@ -338,13 +328,21 @@ double measure_message_step_s(int64_t bytes, int rounds) {
   return mode_estimate(all);
 }
 
+namespace {
+std::atomic<int> keep_freed_depth{0};
+}
 KeepFreedMemory::KeepFreedMemory() {
-  mallopt(M_MMAP_MAX, 0);        // every block from the heap (brk) ...
+  if (keep_freed_depth.fetch_add(1) > 0) return;  // an outer guard holds
+  mallopt(M_MMAP_MAX, 0);         // every block from the heap (brk) ...
   mallopt(M_TRIM_THRESHOLD, -1);  // ... and the heap never shrinks
 }
 KeepFreedMemory::~KeepFreedMemory() {
-  mallopt(M_MMAP_MAX, 65536);  // glibc's defaults (mallopt(3))
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  if (keep_freed_depth.fetch_sub(1) > 1) return;
+  // Where glibc's own sliding thresholds end up (mallopt(3)): mmap from
+  // 32 MiB, trim above 64 MiB free. Any mallopt call fixes them for good.
+  mallopt(M_MMAP_MAX, 65536);
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
   malloc_trim(0);
 }
 
@@ -363,7 +361,6 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                  fmt::format("calibrate --max {} (a ping-pong of {} B)", opt.max_bytes, largest));
   }
   if (opt.size_factor < 2) throw UsageError(fmt::format("calibrate: size factor {} (need >= 2)", opt.size_factor));
-  const KeepFreedMemory keep;  // each probe reuses the last one's pages (calibrate.h)
   CalibrationResult res;
   const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);

@@ -290,6 +290,28 @@ TEST_SUITE("cache_curve") {
     CHECK(predict(s, with).lockstep.coherence_s == 0);
   }
 
+  TEST_CASE("after a split, calibrate says where the ping-pong's pool at the split fits, and claims no edge") {
+    const DataCacheSizes epyc{48 * 1024, 1 << 20, int64_t{508} << 20};
+    CHECK(split_cache_text(65536, epyc) ==
+          "(this CPU's caches: L1d 48 KiB, L2 1 MiB, L3 508 MiB; at the split, 64 KiB messages, the ping-pong rotates 64 "
+          "buffer slots, 4 MiB per rank, which fits in the L3: the split is where two lines fit best, not always a "
+          "cache edge)");
+    CHECK(split_cache_text(1024, {48 * 1024, 1 << 20, 0}) ==
+          "(this CPU's caches: L1d 48 KiB, L2 1 MiB; at the split, 1 KiB messages, the ping-pong rotates 64 buffer "
+          "slots, 64 KiB per rank, which fits in the L2: the split is where two lines fit best, not always a cache "
+          "edge)");
+    CHECK(split_cache_text(48, epyc).find("at the split, 48 B messages, the ping-pong rotates 64 buffer slots, 3 KiB "
+                                          "per rank, which fits in the L1d:") != std::string::npos);
+    // 64 MiB messages: one slot, past a 32 MiB L3
+    CHECK(split_cache_text(int64_t{64} << 20, {0, 0, int64_t{32} << 20}) ==
+          "(this CPU's caches: L3 32 MiB; at the split, 64 MiB messages, the ping-pong rotates 1 buffer slot, 64 MiB "
+          "per rank, which fits in none of them: the split is where two lines fit best, not always a cache edge)");
+    CHECK(split_cache_text(65536, DataCacheSizes{}).empty());  // no size known: no sentence
+    CHECK(ping_pong_slots(4) == 64);
+    CHECK(ping_pong_slots(int64_t{1} << 20) == 32);
+    CHECK(ping_pong_slots(int64_t{64} << 20) == 1);
+  }
+
   TEST_CASE("sweep: a few KiB to at least 4x the last-level cache, within the memory budget") {
     const auto f = cache_sweep_footprints(32 << 20, 64e9);
     CHECK(f.front() == 8192);
@@ -301,7 +323,8 @@ TEST_SUITE("cache_curve") {
     CHECK(big[16] == 512 * MiB);
     CHECK(cache_sweep_footprints(1 << 20, 64e9).back() == 64 * MiB);      // at least 64 MiB
     CHECK(cache_sweep_footprints(0, 64e9).back() == 128 * MiB);           // unknown cache
-    CHECK(cache_sweep_footprints(260 << 20, 1e9).back() == 128 * MiB);    // 4 × F <= 1 GB
+    CHECK(cache_sweep_footprints(260 << 20, 1e9).back() == 64 * MiB);     // 8 × F <= 1 GB
+    CHECK(cache_sweep_footprints(260 << 20, 8.0 * 128 * MiB).back() == 128 * MiB);  // 8 × F = budget: fits
     CHECK(cache_sweep_footprints(260 << 20, 1e3).size() == 2);            // never fewer than 2
     // a power of two is left out only within 1.25× below the end: 24 MiB of
     // L3 keeps 64 MiB before 96 MiB; 48 MiB keeps 128 before 192
@@ -316,7 +339,8 @@ TEST_SUITE("cache_curve") {
     // an LLC that is no multiple of 4 KiB: the end rounds up to one
     CHECK(cache_sweep_footprints((int64_t{40} << 20) + 1000, 64e9).back() == 160 * MiB + 4096);
     // when the end does not fit the budget, the power of two it replaced still may
-    CHECK(cache_sweep_footprints(384 << 20, 4160.0 * MiB).back() == 1024 * MiB);
+    CHECK(cache_sweep_footprints(384 << 20, 8320.0 * MiB).back() == 1024 * MiB);
+    CHECK(cache_sweep_footprints(384 << 20, 8191.0 * MiB).back() == 512 * MiB);  // not even 1024 MiB
     // whatever the cache and budget: ascending, multiples of 4 KiB, at least 2
     for (int64_t llc : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{24} << 20, int64_t{96} << 20,
                         (int64_t{260} << 20) + 123, int64_t{1} << 30})
@@ -450,8 +474,9 @@ TEST_SUITE("cache_curve") {
   }
 }
 
-// calibrate() holds a KeepFreedMemory so that each probe reuses the pages of
-// the last one (a first touch cost 3.4 µs per 4 KiB page on an EPYC guest).
+// `microddp calibrate` and `bench` hold a KeepFreedMemory so that each probe
+// reuses the pages of the last one (a first touch cost 13 µs per 4 KiB page
+// on an EPYC guest).
 // glibc's own counters (mallinfo2) say where a 64 MiB block lives: mmapped
 // by default, from the heap and kept after free() under the guard, mmapped
 // again once the guard is gone. A sanitizer's allocator has its own rules.
@@ -485,7 +510,11 @@ TEST_CASE("KeepFreedMemory: a freed 64 MiB block stays in the process while the 
     const struct mallinfo2 after_free = mallinfo2();
     CHECK(after_free.fordblks >= big);  // ... and, freed, still held by the process
     CHECK(after_free.arena >= big);
+    {
+      const KeepFreedMemory inner;  // guards nest: the inner one's end leaves the outer in force
+    }
+    CHECK(mapped_with_block() < before + big);
   }
-  CHECK(mapped_with_block() >= before + big);  // the defaults are back
+  CHECK(mapped_with_block() >= before + big);  // blocks this large are mmapped again
 }
 #endif
