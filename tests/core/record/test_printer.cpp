@@ -25,6 +25,16 @@ int count_of(const std::string& s, const std::string& what) {
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
   return n;
 }
+// The seed's shape: an all-reduce of 3 float32 on 3 ranks.
+CollectiveSpec seed_spec(const char* algorithm) {
+  CollectiveSpec sp;
+  sp.collective = Collective::all_reduce;
+  sp.algorithm = algorithm;
+  sp.world_size = 3;
+  sp.count = 3;
+  sp.dtype = DType::float32;
+  return sp;
+}
 }  // namespace
 
 TEST_SUITE("printer") {
@@ -51,12 +61,7 @@ TEST_SUITE("printer") {
   }
 
   TEST_CASE("a step's buffers mark what no op has written yet (the schedule's writes, swaps replayed)") {
-    CollectiveSpec sp;
-    sp.collective = Collective::all_reduce;
-    sp.algorithm = "ring";
-    sp.world_size = 3;
-    sp.count = 3;
-    sp.dtype = DType::float32;
+    const CollectiveSpec sp = seed_spec("ring");
     const Schedule s = make_schedule(sp);
     const RunResult r = run_threads(s, parse_data(sp, "1,2,3;4,5,6;7,8,9"), RunOptions{});
     REQUIRE(r.trace.snapshots);
@@ -84,12 +89,7 @@ TEST_SUITE("printer") {
     CHECK(format_predicted(6.0, -1) == " · predicted 6.0 µs");
     CHECK(format_predicted(6.0, 5.0) == " · predicted 6.0 µs (error +20.0%)");
     CHECK(format_predicted(4.0, 5.0) == " · predicted 4.0 µs (error -20.0%)");
-    CollectiveSpec sp;
-    sp.collective = Collective::all_reduce;
-    sp.algorithm = "ring_unchunked";
-    sp.world_size = 3;
-    sp.count = 3;
-    sp.dtype = DType::float32;
+    const CollectiveSpec sp = seed_spec("ring_unchunked");
     const Schedule s = make_schedule(sp);
     RunOptions ro;
     ro.mode = Mode::lockstep;
@@ -109,12 +109,7 @@ TEST_SUITE("printer") {
   }
 
   TEST_CASE("after a swap the written marks follow the storages, whatever the backend's events say") {
-    CollectiveSpec sp;
-    sp.collective = Collective::all_reduce;
-    sp.algorithm = "ring_unchunked";
-    sp.world_size = 3;
-    sp.count = 3;
-    sp.dtype = DType::float32;
+    const CollectiveSpec sp = seed_spec("ring_unchunked");
     const Schedule s = make_schedule(sp);
     RunResult r = run_threads(s, parse_data(sp, "1,2,3;4,5,6;7,8,9"), RunOptions{});
     const std::string want = "    R0  output [·, ·, ·]  send_buff (B) [7, 8, 9]  recv_buff (A) [1, 2, 3]  accum [8, 10, 12]\n";
