@@ -96,7 +96,9 @@ std::string describe(const Network& n) {
                      n.topo.nics_per_node, link_text(n.intra), link_text(n.inter));
 }
 
-std::string describe(const CostParams& p) {
+// The parameters as they apply to a call on n ranks: the barrier b(n), the
+// peer wait w(n) and the memory bus B(min(n, cores)) of that world size.
+std::string describe(const CostParams& p, int n) {
   std::string s = fmt::format("{}: α = {:.3g} us, bandwidth = {:.4g} GB/s (β = {:.4g} s/B)", p.name, p.alpha * 1e6,
                               p.bandwidth() / 1e9, p.beta);
   if (p.gamma > 0) s += fmt::format(", γ = {:.4g} s/B", p.gamma);
@@ -104,9 +106,10 @@ std::string describe(const CostParams& p) {
   if (p.break_bytes > 0)
     s += fmt::format(", below {} B: α = {:.3g} us, {:.4g} GB/s", p.break_bytes, p.alpha_small * 1e6,
                      p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0);
-  if (!p.barrier_s.empty()) s += fmt::format(", barrier b(2) = {:.3g} us", p.barrier_for(2) * 1e6);
-  if (!p.wait_s.empty()) s += fmt::format(", peer wait w(3) = {:.3g} us", p.wait_for(3) * 1e6);
-  if (!p.mem_bw_Bps.empty()) s += fmt::format(", memory bus B({}) = {:.4g} GB/s", p.mem_bw_Bps.size(), p.mem_bw_Bps.back() / 1e9);
+  if (!p.barrier_s.empty()) s += fmt::format(", barrier b({}) = {:.3g} us", n, p.barrier_for(n) * 1e6);
+  if (!p.wait_s.empty()) s += fmt::format(", peer wait w({}) = {:.3g} us", n, p.wait_for(n) * 1e6);
+  if (!p.mem_bw_Bps.empty())
+    s += fmt::format(", memory bus B({}) = {:.4g} GB/s", p.bus_threads(n), p.mem_bw_for(p.bus_threads(n)) / 1e9);
   return s;
 }
 
@@ -240,7 +243,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     const Prediction pr = predict(sch, p);
     const auto cf = closed_form(s, p);
     const CostTerms t = cf ? *cf : pr.lockstep;
-    std::printf("\n%s\n", describe(p).c_str());
+    std::printf("\n%s\n", describe(p, s.world_size).c_str());
     std::printf("  α term   %14.6f s\n", t.alpha_s);
     std::printf("  β term   %14.6f s\n", t.beta_s);
     if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %14.6f s\n", t.gamma_s);
@@ -275,7 +278,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
 void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   const Collective c = parse_collective(a.collective);
   std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
-              describe(p).c_str());
+              describe(p, a.ranks).c_str());
   std::printf("%-20s %6s %14s %14s %14s %14s %14s %14s\n", "algorithm", "steps", "α term (s)", "β term (s)",
               "γ term (s)", "lockstep (s)", "pipelined (s)", "closed form (s)");
   for (const auto& alg : algorithms_for(c)) {
@@ -300,7 +303,7 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
         (net && net->topo.nodes > 1 && alg == "hierarchical"))
       algs.push_back(alg);
   std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
-              net ? describe(*net).c_str() : describe(*flat).c_str());
+              net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::printf("%14s", "size (B)");
   for (const auto& alg : algs) std::printf(" %18s", alg.c_str());
   std::printf("\n");
@@ -462,7 +465,7 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   if (!(a.factor > 1) || !std::isfinite(a.factor))
     throw UsageError(fmt::format("-f {} must be a number above 1", a.factor));
   std::printf("%s, %d ranks: what auto picks (lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
-              net ? describe(*net).c_str() : describe(*flat).c_str());
+              net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::vector<std::string> header;
   std::string last;
   std::vector<std::string> changes;

@@ -338,7 +338,9 @@ int run(const Args& a, const CLI::App& sub) {
     if (!predicted.empty() && run_totals(res.trace).median_us >= 0)
       fmt::print("{}\n",
                  a.params.preset.empty()
-                     ? "(error = (predicted - measured) / measured median: - where the model expected less time, + more)"
+                     ? "(error = (predicted - measured) / measured median: - where the model expected less time, + more; "
+                       "a step's prediction is its α-β terms plus the barrier b(n) and any peer wait w(n), which "
+                       "`microddp predict` lists apart)"
                      : fmt::format("(predicted with preset {}: a what-if for that hardware, so each error compares "
                                    "it with this machine, not the model with its own measurement)",
                                    a.params.preset));
@@ -348,7 +350,7 @@ int run(const Args& a, const CLI::App& sub) {
     // barriers included, was 10-100x the warm figure on a small step).
     fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {} · {} on {}\n", name(sp.collective), sp.algorithm,
                count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
-               count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0, predicted_total_us),
+               count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0),
                name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));
     // Outputs only when asked: a large run would flood the terminal.
