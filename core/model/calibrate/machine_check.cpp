@@ -47,8 +47,9 @@ std::string profile_check_text(const ProfileCheck& c) {
       "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
       c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
   if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
-  return s + ": does NOT match, so the predictions below will miss (another CPU set, a VM whose host moved the "
-             "virtual CPUs, or a profile from an older build); run `microddp calibrate` again";
+  return s + ": does NOT match, so the predictions below will miss (other work on the CPUs now or during the "
+             "calibration, another CPU set, a VM whose host moved the virtual CPUs, or a profile from an older "
+             "build); on an idle machine, run `microddp calibrate` again";
 }
 
 namespace {

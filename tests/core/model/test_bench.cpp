@@ -556,6 +556,7 @@ TEST_SUITE("bench") {
     c.now_s = 3.2e-6;
     CHECK(!c.matches());
     CHECK(profile_check_text(c).find("(x1.60); 2 CPUs now, 2 in the profile: does NOT match") != std::string::npos);
+    CHECK(profile_check_text(c).find("(other work on the CPUs now or during the calibration, ") != std::string::npos);
     c.now_s = 1.0e-6;  // x0.50: faster than the profile is a different state too
     CHECK(!c.matches());
     c.now_s = 1.4e-6;  // x0.70
