@@ -264,7 +264,8 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
         for (const RankStepCost& rc : step) over += rc.bytes_over_peer_reads;
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
                   "%.6f s, of which ε adds %.6f s (%lld B, all ranks together, written over bytes a rank on another "
-                  "core read since they were last written)\n",
+                  "core read since they were last written, each priced at its reuse distance: the traffic between that read "
+                  "and the write)\n",
                   b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s - predict(sch, without).lockstep_s,
                   static_cast<long long>(over));
     }

@@ -128,6 +128,7 @@ CostParams bench_params(const Schedule& s, const CostParams& p) {
   const auto [sets, per_set] = rotation(s);
   q.min_footprint_bytes = static_cast<double>(sets) * static_cast<double>(per_set);
   q.back_to_back = true;
+  q.rotation_sets = sets;
   return q;
 }
 

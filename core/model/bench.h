@@ -212,8 +212,9 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
 // The cost parameters bench prices a threads row of schedule s with: p with
 // the footprint floor of bench's buffer rotation (min_footprint_bytes = the
 // sets × the bytes of one set: a step's data was last touched one rotation
-// ago) and back_to_back (the coherence term ε: each iteration writes over
-// what a peer read when its buffers were last used). `predict` shows the same.
+// ago), back_to_back (the coherence term ε: each iteration writes over
+// what a peer read when its buffers were last used) and rotation_sets = the
+// sets (ε's reuse distance). `predict` shows the same.
 CostParams bench_params(const Schedule& s, const CostParams& p);
 
 // The spec bench runs for one row (count derived from bytes as above).

@@ -130,53 +130,79 @@ void count_op(RankStepCost& c, OpKind kind, int64_t b) {
 }
 
 namespace {
-// Disjoint half-open ranges [a, b) of one storage, merged as they are added.
-class RangeSet {
+// Disjoint half-open ranges [a, b) of one storage, each with the global
+// step of the read that put it there (a later read of the same bytes
+// replaces the earlier one).
+class ReadRanges {
  public:
-  void add(int64_t a, int64_t b) {
+  void add(int64_t a, int64_t b, int step) {
     if (a >= b) return;
-    auto it = m_.upper_bound(a);
-    if (it != m_.begin() && std::prev(it)->second >= a) --it;
-    while (it != m_.end() && it->first <= b) {
-      a = std::min(a, it->first);
-      b = std::max(b, it->second);
-      it = m_.erase(it);
-    }
-    m_[a] = b;
+    take(a, b);
+    m_[a] = {b, step};
   }
-  // The length of [a, b) inside the set; that part leaves the set.
-  int64_t take(int64_t a, int64_t b) {
-    int64_t got = 0;
+  // The pieces of [a, b) inside the set, as (length, read step); they leave the set.
+  std::vector<std::pair<int64_t, int>> take(int64_t a, int64_t b) {
+    std::vector<std::pair<int64_t, int>> got;
     auto it = m_.upper_bound(a);
     if (it != m_.begin()) --it;
     while (it != m_.end() && it->first < b) {
-      const int64_t lo = it->first, hi = it->second;
+      const int64_t lo = it->first, hi = it->second.first;
+      const int step = it->second.second;
       if (hi <= a) {
         ++it;
         continue;
       }
-      got += std::min(hi, b) - std::max(lo, a);
+      got.emplace_back(std::min(hi, b) - std::max(lo, a), step);
       it = m_.erase(it);
-      if (lo < a) m_[lo] = a;
-      if (hi > b) m_[b] = hi;
+      if (lo < a) m_[lo] = {a, step};
+      if (hi > b) m_[b] = {hi, step};
     }
     return got;
   }
 
  private:
-  std::map<int64_t, int64_t> m_;  // start -> end
+  std::map<int64_t, std::pair<int64_t, int>> m_;  // start -> (end, read step)
 };
+
+// Memory traffic of every rank together in each step (count_op's bytes).
+std::vector<double> step_traffic(const Schedule& s) {
+  const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
+  std::vector<double> t;
+  for (const Step& st : s.steps) {
+    RankStepCost c;
+    for (const auto& ops : st.ranks)
+      for (const Op& op : ops) count_op(c, op.kind, op.len * es);
+    t.push_back(static_cast<double>(c.bytes_traffic));
+  }
+  return t;
+}
 }  // namespace
 
-std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int cores) {
+std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores,
+                                                                              int rotation_sets) {
   const int n = s.world_size();
+  const int S = s.num_steps();
   const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
-  std::vector<std::vector<int64_t>> out(s.steps.size(), std::vector<int64_t>(static_cast<size_t>(n), 0));
+  std::vector<std::vector<std::vector<PeerReadOverwrite>>> out(
+      s.steps.size(), std::vector<std::vector<PeerReadOverwrite>>(static_cast<size_t>(n)));
+  // Reuse distance of a read in global step gr (walk 0: the run before) and
+  // a write in global step gw (walk 1): the traffic of steps gr .. gw-1, or
+  // of step gr alone when both fall in it, plus the other buffer sets' runs
+  // in between when the read was one run back.
+  const std::vector<double> traffic = step_traffic(s);
+  double run_traffic = 0;
+  for (double t : traffic) run_traffic += t;
+  std::vector<double> prefix(static_cast<size_t>(2 * S) + 1, 0.0);  // traffic of global steps [0, g)
+  for (int g = 0; g < 2 * S; ++g) prefix[g + 1] = prefix[g] + traffic[static_cast<size_t>(g % S)];
+  const auto distance = [&](int gr, int gw) {
+    const double between = gr == gw ? traffic[static_cast<size_t>(gr % S)] : prefix[gw] - prefix[gr];
+    return between + (gr < S ? (std::max(1, rotation_sets) - 1) * run_traffic : 0.0);
+  };
   // Only rank r writes its buffers, and a peer reads them only through r's
   // own sends, so each rank's ops in program order say everything.
   for (int r = 0; r < n; ++r) {
     RankLayout layout = rank_layout(s, r);
-    std::vector<RangeSet> read(layout.storage_size.size());  // [storage]: read by a peer since r wrote it
+    std::vector<ReadRanges> read(layout.storage_size.size());  // [storage]: read by a peer since r wrote it
     // elements [a, b) of the storage that the range names now
     const auto place = [&](const BufRange& br, int64_t len) {
       const RankLayout::View& v = layout.view[static_cast<int>(br.buf)];
@@ -184,21 +210,35 @@ std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int c
     };
     for (int walk = 0; walk < 2; ++walk) {  // the first walk leaves what the run before left
       layout = rank_layout(s, r);
-      for (size_t k = 0; k < s.steps.size(); ++k)
-        for (const Op& op : s.steps[k].ranks[r]) {
+      for (int k = 0; k < S; ++k)
+        for (const Op& op : s.steps[static_cast<size_t>(k)].ranks[r]) {
+          const int g = walk * S + k;
           if (op.kind == OpKind::swap) {
             std::swap(layout.view[static_cast<int>(op.src.buf)], layout.view[static_cast<int>(op.dst.buf)]);
           } else if (op.kind == OpKind::send) {
             const bool other_core = op.peer != r && (cores <= 0 || op.peer % cores != r % cores);
             const auto [sto, lo, hi] = place(op.src, op.len);
-            if (other_core && sto >= 0) read[static_cast<size_t>(sto)].add(lo, hi);
+            if (other_core && sto >= 0) read[static_cast<size_t>(sto)].add(lo, hi, g);
           } else {
             const auto [sto, lo, hi] = place(op.dst, op.len);
             if (sto < 0) continue;
-            const int64_t over = read[static_cast<size_t>(sto)].take(lo, hi);
-            if (walk == 1) out[k][static_cast<size_t>(r)] += over * es;
+            for (const auto& [len, gr] : read[static_cast<size_t>(sto)].take(lo, hi))
+              if (walk == 1) out[static_cast<size_t>(k)][static_cast<size_t>(r)].push_back({len * es, distance(gr, g)});
           }
         }
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int cores) {
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& step : peer_read_overwrites(s, cores)) {
+    out.emplace_back();
+    for (const auto& pieces : step) {
+      int64_t b = 0;
+      for (const PeerReadOverwrite& p : pieces) b += p.bytes;
+      out.back().push_back(b);
     }
   }
   return out;
@@ -268,9 +308,9 @@ Prediction predict(const Schedule& s, const CostParams& p) {
   const size_t es = dtype_size(s.spec.dtype);
   std::vector<double> prev(n, 0.0);
   // ε's bytes, when the schedule runs back to back and the profile measured ε
-  const std::vector<std::vector<int64_t>> over = p.back_to_back && p.cache.has_coherence()
-                                                     ? bytes_over_peer_reads(s, p.cores)
-                                                     : std::vector<std::vector<int64_t>>{};
+  const auto over = p.back_to_back && p.cache.has_coherence()
+                        ? peer_read_overwrites(s, p.cores, p.rotation_sets)
+                        : std::vector<std::vector<std::vector<PeerReadOverwrite>>>{};
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step& st = s.steps[si];
     std::vector<RankStepCost> rc(n);
@@ -279,10 +319,11 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     const double fp = std::max(step_footprint(st, es), p.min_footprint_bytes);
     for (int r = 0; r < n; ++r) {
       rc[r] = rank_cost(st.ranks[r], es, p, fp);
-      if (!over.empty()) {
-        rc[r].bytes_over_peer_reads = over[si][r];
-        rc[r].terms.coherence_s = static_cast<double>(over[si][r]) * p.coherence_at(fp);
-      }
+      if (!over.empty())
+        for (const PeerReadOverwrite& w : over[si][static_cast<size_t>(r)]) {
+          rc[r].bytes_over_peer_reads += w.bytes;
+          rc[r].terms.coherence_s += static_cast<double>(w.bytes) * p.coherence_at(w.distance_bytes);
+        }
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;

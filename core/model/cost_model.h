@@ -84,16 +84,31 @@
 // ownership" of invalidation protocols such as MESI: Papamarcos & Patel,
 // ISCA 1984; Hennessy & Patterson, Computer Architecture: A Quantitative
 // Approach, 6th ed., section 5.2). A rank that writes bytes a peer on
-// another core has read since the rank last wrote them pays ε(footprint)
-// seconds per such byte on top of its op's β, γ or δ. Which bytes: every op
+// another core has read since the rank last wrote them pays ε(d) seconds
+// per such byte on top of its op's β, γ or δ, where d is the REUSE
+// DISTANCE: the memory traffic of every rank between the peer's read and
+// this write (the traffic of the steps from the read's step up to the
+// write's step, not counting the write's; the read's step alone when both
+// fall in one step; plus, when the read was in the previous run and bench
+// rotates R buffer sets, the R - 1 runs over the other sets in between).
+// It is the unit calibrate measures ε in (measure_coherence_s_per_byte:
+// about F bytes touched between the read and the write), and what decides
+// whether the reader's cache still holds the lines. (Until 2026-12-02 ε
+// was priced at the writing step's footprint, at least bench's rotation:
+// for a ring all-reduce whose all-gather reads a chunk that the next
+// run's scatter-reduce writes right after, that priced a line the peer
+// read one step ago as if 32 MiB had passed, and on an AMD EPYC Zen 5
+// guest, where ε falls from about 100 ps/B below 16 MiB to under 20 beyond
+// 32 MiB, bench measured 2× the predicted scatter-reduce step at 8 MiB.)
+// Which bytes: every op
 // that writes (recv, recv_reduce, copy, reduce) is checked against the
 // regions of the writer's buffers that ranks on other cores read as message
 // sources since its last write there, with the schedule running back to back
 // over the same buffers, so the reads of its later steps count against the
-// writes of its earlier ones (bytes_over_peer_reads below). Charged only
+// writes of its earlier ones (peer_read_overwrites below). Charged only
 // when CostParams::back_to_back says the schedule runs so: bench's timed
-// iterations do (a rotation of up to 16 buffer sets puts the peer's read one
-// rotation back, which the footprint floor min_footprint_bytes prices).
+// iterations do (a rotation of up to 16 buffer sets puts a read in the run
+// before one rotation back: CostParams::rotation_sets).
 // `run`, the window and lessons time each step in warm repetitions whose
 // owning rank restores the step's memory before the timing barrier, taking
 // its lines back untimed, so their predictions leave ε out (a cold single
@@ -198,6 +213,10 @@ struct CostParams {
   // over the same buffer set (the coherence term above). false: no ε
   // (`run` and the window, whose warm step repetitions do not pay it).
   bool back_to_back = false;
+  // Buffer sets the back-to-back runs rotate over (bench: up to 16; >= 1):
+  // a peer's read in the run before is that many runs back, which adds
+  // rotation_sets - 1 runs' traffic to ε's reuse distance (above).
+  int rotation_sets = 1;
   // The profile's own measured one-way time (seconds, barrier taken out) of
   // a 32 KiB message, calibrate's "points" entry for 32768 B: bench's
   // machine-state probe compares with it (calibrate.h, state_probe_ratio).
@@ -270,6 +289,18 @@ struct RankStepCost {
 // how they price the messages.
 void count_op(RankStepCost& c, OpKind kind, int64_t b);
 
+// ε's bytes with their reuse distance: [step][rank] lists the pieces the
+// rank's ops write over bytes that a rank on another core read since this
+// rank last wrote them (rules below, as bytes_over_peer_reads), each with
+// distance_bytes = the memory traffic of every rank between that read and
+// this write (the rule above; bytes read + written, as count_op counts
+// them; > 0). rotation_sets as in CostParams.
+struct PeerReadOverwrite {
+  int64_t bytes = 0;
+  double distance_bytes = 0;
+};
+std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores = 0,
+                                                                              int rotation_sets = 1);
 // For every step and rank ([step][rank]): the bytes the rank's ops write
 // into its own buffers over bytes that another rank read (as the source of
 // a message it received) since this rank last wrote them; the ε term above.

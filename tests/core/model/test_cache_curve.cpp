@@ -259,7 +259,76 @@ TEST_SUITE("cache_curve") {
       for (int64_t b : step) CHECK(b == 0);
   }
 
-  TEST_CASE("ε: bytes written over a peer's reads cost ε(footprint) each, on top of β, γ, δ") {
+  TEST_CASE("ε's reuse distance: the traffic between the peer's read and the write, the rotation's runs included") {
+    using Pieces = std::vector<PeerReadOverwrite>;
+    const auto same = [](const Pieces& a, const Pieces& b) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].bytes != b[i].bytes || a[i].distance_bytes != b[i].distance_bytes) return false;
+      return true;
+    };
+    // ring all_reduce, 2 ranks, 8 floats (chunks of 16 B). Traffic: step 0
+    // each rank copies 16 B (32) and recv-reduces 16 B (48): 160 in all;
+    // step 1 each receives 16 B (32): 64; one run 224. Rank 0's copy in
+    // step 0 writes over its output chunk 1, which rank 1 read in the
+    // previous run's step 1: the traffic between is step 1's, 64 B.
+    const Schedule ring = schedule_of(Collective::all_reduce, "ring", 2, 8);
+    auto w = peer_read_overwrites(ring);
+    CHECK(same(w[0][0], Pieces{{16, 64}}));
+    CHECK(same(w[0][1], Pieces{{16, 64}}));
+    CHECK(w[1][0].empty());
+    CHECK(w[1][1].empty());
+    // rotating 4 buffer sets: the other 3 sets' runs come in between
+    w = peer_read_overwrites(ring, 0, 4);
+    CHECK(same(w[0][0], Pieces{{16, 64 + 3 * 224}}));
+    // in place: step 0 recv-reduces 16 B per rank (96 in all), step 1
+    // receives 16 B per rank (64). A rank sends chunk c in step 0 and
+    // receives over it in step 1 of the same run (96 B between: step 0's);
+    // it sends chunk c+1 in step 1 and recv-reduces over it in the next
+    // run's step 0 (64 B between, plus 2 × 160 with 3 sets).
+    const Schedule ip = schedule_of(Collective::all_reduce, "ring", 2, 8, true);
+    w = peer_read_overwrites(ip, 0, 3);
+    CHECK(same(w[0][0], Pieces{{16, 64 + 2 * 160}}));
+    CHECK(same(w[1][0], Pieces{{16, 96}}));  // a read in the same run: the rotation does not count
+    // a read and a write in one step: that step's traffic
+    CollectiveSpec spec;
+    spec.collective = Collective::all_gather;  // only the shapes matter
+    spec.algorithm = "naive";
+    spec.world_size = 2;
+    spec.count = 4;
+    spec.dtype = DType::int32;
+    ScheduleBuilder b(spec);
+    b.step("read, then write over it");
+    b.send(0, 1, {Buf::output, 0}, 4);
+    b.recv(1, 0, {Buf::output, 0}, 4);             // 32 B of traffic
+    b.copy(0, {Buf::input, 0}, {Buf::output, 0}, 4);  // 32 B
+    w = peer_read_overwrites(b.finish(), 0, 5);
+    CHECK(same(w[0][0], Pieces{{16, 64}}));
+    // the byte counts agree with bytes_over_peer_reads
+    CHECK(bytes_over_peer_reads(ring) == std::vector<std::vector<int64_t>>{{16, 16}, {0, 0}});
+  }
+
+  TEST_CASE("ε is priced at the reuse distance, not at the step's footprint") {
+    // ring all_reduce, 2 ranks, 8 MiB: ε high (100 ps/B) up to 16 MiB of
+    // distance, 10 ps/B beyond; every step's footprint is 32 MiB or more
+    // (bench's one buffer set), but the peer read the overwritten chunk in
+    // the step just before (16 MiB of traffic between): ε = 100 ps/B.
+    const Schedule s = schedule_of(Collective::all_reduce, "ring", 2, 2 * 1024 * 1024);
+    CostParams p = small_l3();
+    p.cache.coherence.clear();
+    for (double f : p.cache.footprint_bytes) p.cache.coherence.push_back(f <= 16 * MiB ? 100e-12 : 10e-12);
+    p.back_to_back = true;
+    p.min_footprint_bytes = 32 * MiB;
+    const Prediction one = predict(s, p);
+    CHECK(one.footprint_bytes[0] >= 32 * MiB);
+    CHECK(one.ranks[0][0].bytes_over_peer_reads == 4 * MiB);
+    CHECK(one.ranks[0][0].terms.coherence_s == doctest::Approx(4 * MiB * 100e-12));
+    // 16 sets: 15 runs (840 MiB) between: ε = 10 ps/B
+    p.rotation_sets = 16;
+    CHECK(predict(s, p).ranks[0][0].terms.coherence_s == doctest::Approx(4 * MiB * 10e-12));
+  }
+
+  TEST_CASE("ε: bytes written over a peer's reads cost ε(reuse distance) each, on top of β, γ, δ") {
     const Schedule s = schedule_of(Collective::all_reduce, "naive", 2, 8);
     CostParams without = small_l3();
     CostParams with = without;
@@ -284,10 +353,15 @@ TEST_SUITE("cache_curve") {
     CostParams odd = with;
     odd.cache.coherence.pop_back();
     CHECK(predict(s, odd).lockstep.coherence_s == 0);
-    // ε follows the curve: 0 where the curve says the peer's copy is gone
-    with.cache.coherence.back() = 0;
-    with.min_footprint_bytes = 1024 * MiB;
-    CHECK(predict(s, with).lockstep.coherence_s == 0);
+    // ε follows the curve: 0 where the curve says the peer's copy is gone.
+    // naive, 2 ranks, 256 KiB: rank 1 reads rank 0's output in step 1 (512
+    // KiB of traffic), one run moves 1.75 MiB; ε 1 ns/B up to 1 MiB, 0 beyond
+    const Schedule big = schedule_of(Collective::all_reduce, "naive", 2, 64 * 1024);
+    with.cache.coherence.clear();
+    for (double f : with.cache.footprint_bytes) with.cache.coherence.push_back(f <= 1 * MiB ? 1e-9 : 0);
+    CHECK(predict(big, with).lockstep.coherence_s == doctest::Approx(256 * KiB * 1e-9));
+    with.rotation_sets = 16;  // 15 runs of 1.75 MiB between the read and the write
+    CHECK(predict(big, with).lockstep.coherence_s == 0);
   }
 
   TEST_CASE("after a split, calibrate says where the ping-pong's pool at the split fits, and claims no edge") {
