@@ -95,9 +95,11 @@ double CostParams::coherence_at(double footprint) const {
 }
 double CostParams::mem_bw_at(int threads, double footprint) const {
   const double B = mem_bw_for(threads);
-  if (cache.empty() || !(delta > 0)) return B;
-  const double d = delta_at(footprint);
-  return d > 0 ? B * std::max(1.0, delta / d) : B;
+  if (cache.empty()) return B;
+  // relative to the curve's own δ beyond the caches (its last point), not
+  // the flat δ, which calibrate measures at another footprint
+  const double beyond = cache.delta.back(), d = delta_at(footprint);
+  return beyond > 0 && d > 0 ? B * std::max(1.0, beyond / d) : B;
 }
 
 void count_op(RankStepCost& c, OpKind kind, int64_t b) {

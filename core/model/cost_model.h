@@ -77,7 +77,11 @@
 // footprints are interpolated linearly in log2(footprint); below the first
 // and beyond the last the end values hold. The bus ceiling B(k) (measured
 // beyond the caches) rises by the same factor as δ falls at that footprint
-// (δ_flat / δ(footprint), never below 1): the cache level's ceiling. Without
+// (δ(last footprint) / δ(footprint), never below 1): the cache level's
+// ceiling. The reference is the curve's own value beyond the caches, not
+// the flat δ: calibrate measures that one on 16 MiB buffers, and on the
+// Zen 5 guest it came out 10% slower than the curve's last point, which
+// raised B by 10-20% at footprints far beyond every cache. Without
 // a curve (presets, older profiles) the flat β, γ, δ and B apply as before.
 // Coherence ε (caches stay coherent: before a core writes a line that
 // another core's cache holds, that copy is invalidated, the "read for
@@ -242,7 +246,7 @@ struct CostParams {
   double delta_at(double footprint) const;
   // ε at a footprint (s/byte); 0 without a measured one.
   double coherence_at(double footprint) const;
-  // B(k) at a footprint: mem_bw_for(threads) × max(1, delta / delta_at(footprint)).
+  // B(k) at a footprint: mem_bw_for(threads) × max(1, cache.delta.back() / delta_at(footprint)).
   double mem_bw_at(int threads, double footprint) const;
   double barrier_for(int n) const;         // seconds
   double wait_for(int n) const;            // seconds

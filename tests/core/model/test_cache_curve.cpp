@@ -182,11 +182,16 @@ TEST_SUITE("cache_curve") {
     CHECK(p.delta_at(8 * KiB) == kDram.delta);
   }
 
-  TEST_CASE("bus ceiling rises with the cache level: B x delta / delta(footprint)") {
+  TEST_CASE("bus ceiling rises with the cache level: B x delta(beyond the caches) / delta(footprint)") {
     CostParams p = small_l3();
     p.mem_bw_Bps = {20e9, 30e9};
     CHECK(p.mem_bw_at(2, 64 * KiB) == doctest::Approx(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the flat δ
     CHECK(p.mem_bw_at(2, 512 * MiB) == doctest::Approx(30e9));             // DRAM: as measured
+    // the reference is the curve's δ beyond the caches, not the flat δ
+    // (measured at another footprint): a flat δ 10% slower changes nothing
+    p.delta = kDram.delta * 1.1;
+    CHECK(p.mem_bw_at(2, 512 * MiB) == doctest::Approx(30e9));
+    CHECK(p.mem_bw_at(2, 64 * KiB) == doctest::Approx(30e9 * 40 / 7.8));
     p.cache = {};
     CHECK(p.mem_bw_at(1, 64 * KiB) == 20e9);
   }
