@@ -68,6 +68,9 @@ std::vector<double> kernel_samples(int64_t bytes, int samples, F&& f) {
 }  // namespace
 
 DataCacheSizes data_cache_sizes() {
+  // The kernel's view first: glibc's sysconf derives the sizes from CPUID,
+  // which a VM may fill with the host's figures (here: 320 MiB of "L3" on a
+  // guest whose sysfs says 32 MiB).
   DataCacheSizes c;
   for (int i = 0; i < 8; ++i) {
     const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
@@ -75,14 +78,15 @@ DataCacheSizes data_cache_sizes() {
     std::string t, z;
     int lv = 0;
     if (!(type >> t) || !(size >> z) || !(level >> lv) || t == "Instruction") continue;
-    int64_t* slot = lv == 1 ? &c.l1d : lv == 2 ? &c.l2 : lv == 3 ? &c.l3 : nullptr;
+    int64_t* slot = lv == 1 ? &c.l1d : lv == 2 ? &c.l2 : lv == 3 ? &c.l3 : lv == 4 ? &c.l4 : nullptr;
     if (slot) *slot = std::max(*slot, sysfs_size(z));
   }
-  if (c.l1d > 0 || c.l2 > 0 || c.l3 > 0) return c;
+  if (c.largest() > 0) return c;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
   c.l1d = std::max<int64_t>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
   c.l2 = std::max<int64_t>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
   c.l3 = std::max<int64_t>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+  c.l4 = std::max<int64_t>(0, sysconf(_SC_LEVEL4_CACHE_SIZE));
 #endif
   return c;
 }
@@ -100,7 +104,7 @@ std::string split_cache_text(int64_t break_bytes, const DataCacheSizes& caches) 
   const struct {
     const char* name;
     int64_t bytes;
-  } levels[] = {{"L1d", caches.l1d}, {"L2", caches.l2}, {"L3", caches.l3}};
+  } levels[] = {{"L1d", caches.l1d}, {"L2", caches.l2}, {"L3", caches.l3}, {"L4", caches.l4}};
   const int slots = ping_pong_slots(break_bytes);
   const int64_t pool = static_cast<int64_t>(slots) * break_bytes;
   std::string sizes, in;
@@ -116,26 +120,7 @@ std::string split_cache_text(int64_t break_bytes, const DataCacheSizes& caches) 
                      in.empty() ? "none of them" : "the " + in);
 }
 
-int64_t last_level_cache_bytes() {
-  // The kernel's view first: glibc's sysconf derives the sizes from CPUID,
-  // which a VM may fill with the host's figures (here: 320 MiB of "L3" on a
-  // guest whose sysfs says 32 MiB).
-  int64_t best = 0;
-  for (int i = 0; i < 8; ++i) {
-    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
-    std::ifstream type(dir + "type"), size(dir + "size");
-    std::string t, z;
-    if (!(type >> t) || !(size >> z)) continue;
-    if (t == "Instruction") continue;
-    best = std::max(best, sysfs_size(z));
-  }
-  if (best > 0) return best;
-#ifdef _SC_LEVEL1_DCACHE_SIZE
-  for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
-    best = std::max<int64_t>(best, sysconf(name));
-#endif
-  return best;
-}
+int64_t last_level_cache_bytes() { return data_cache_sizes().largest(); }
 
 bool cache_curve_measures_in_round(double footprint_bytes, int round, int total_rounds) {
   // Above 64 MiB one round of a probe lasts from 0.4 s to over 10 s

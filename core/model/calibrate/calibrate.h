@@ -75,6 +75,7 @@
 //    1 GiB, mostly the kernel zeroing fresh pages), so those footprints
 //    take 3 of the rounds and 3 of the ε samples.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -171,10 +172,11 @@ struct CalibrationResult {
 };
 
 // This CPU's data caches in bytes, 0 where unknown: cpu0's entries in
-// /sys/devices/system/cpu/cpu0/cache (Data or Unified, by level), else
+// /sys/devices/system/cpu/cpu0/cache (Data or Unified, levels 1-4), else
 // sysconf (which a VM may fill with the host's figures).
 struct DataCacheSizes {
-  int64_t l1d = 0, l2 = 0, l3 = 0;
+  int64_t l1d = 0, l2 = 0, l3 = 0, l4 = 0;
+  int64_t largest() const { return std::max({l1d, l2, l3, l4}); }
 };
 DataCacheSizes data_cache_sizes();
 // The line calibrate prints after a two-line split at `break_bytes`: the
@@ -184,9 +186,8 @@ DataCacheSizes data_cache_sizes();
 // slots, 4 MiB per rank, which fits in the L3: the split is where two lines
 // fit best, not always a cache edge)". "" when no size is known.
 std::string split_cache_text(int64_t break_bytes, const DataCacheSizes& caches);
-// The largest data cache of this CPU in bytes (/sys/devices/system/cpu/cpu0/cache,
-// else sysconf), 0 when unknown. Used only to choose
-// the cache sweep.
+// The largest data cache of this CPU in bytes (data_cache_sizes().largest()),
+// 0 when unknown. Used only to choose the cache sweep.
 int64_t last_level_cache_bytes();
 // Footprints for the cache curve: 8 KiB doubling while below
 // want / 1.25, want = max(4 × llc_bytes, 64 MiB) (llc_bytes = 0: 128 MiB),

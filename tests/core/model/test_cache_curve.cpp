@@ -386,6 +386,13 @@ TEST_SUITE("cache_curve") {
           "(this CPU's caches: L3 32 MiB; at the split, 64 MiB messages, the ping-pong rotates 1 buffer slot, 64 MiB "
           "per rank, which fits in none of them: the split is where two lines fit best, not always a cache edge)");
     CHECK(split_cache_text(65536, DataCacheSizes{}).empty());  // no size known: no sentence
+    // an L4 (some Intel parts' eDRAM) is named too, and is the largest
+    const DataCacheSizes l4{32 * 1024, 256 * 1024, 6 << 20, 128 << 20};
+    CHECK(l4.largest() == 128 << 20);
+    CHECK(split_cache_text(int64_t{1} << 20, l4).find("L3 6 MiB, L4 128 MiB; at the split, 1 MiB messages, the "
+                                                      "ping-pong rotates 32 buffer slots, 32 MiB per rank, which fits "
+                                                      "in the L4:") != std::string::npos);
+    CHECK(DataCacheSizes{}.largest() == 0);
     CHECK(ping_pong_slots(4) == 64);
     CHECK(ping_pong_slots(int64_t{1} << 20) == 32);
     CHECK(ping_pong_slots(int64_t{64} << 20) == 1);
