@@ -259,15 +259,15 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
       CostParams without = b2b;
       without.back_to_back = false;
       const Prediction rep = predict(sch, b2b);
-      int64_t over = 0, fresh = 0;
+      int64_t over = 0;
       for (const auto& step : rep.ranks)
-        for (const RankStepCost& rc : step) over += rc.bytes_over_peer_reads, fresh += rc.bytes_fresh_from_peers;
+        for (const RankStepCost& rc : step) over += rc.bytes_over_peer_reads;
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
-                  "%.6f s, of which ε adds %.6f s (all ranks together: %lld B written over bytes a rank on another "
-                  "core read since they were last written, %lld B received from a sender on another core that wrote "
-                  "them since; each byte priced at its reuse distance, the traffic between the two accesses)\n",
+                  "%.6f s, of which ε adds %.6f s (%lld B, all ranks together, written over bytes a rank on another "
+                  "core read since they were last written, each priced at its reuse distance: the traffic between that read "
+                  "and the write)\n",
                   b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s - predict(sch, without).lockstep_s,
-                  static_cast<long long>(over), static_cast<long long>(fresh));
+                  static_cast<long long>(over));
     }
     if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();

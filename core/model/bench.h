@@ -137,8 +137,7 @@ struct BenchRow {
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
   // What the coherence term ε adds to predicted_us (µs; cost_model.h: bytes
   // an iteration writes over what a rank on another core read when its
-  // buffers were last used, and bytes a rank receives that their sender on
-  // another core wrote since): predicted_us minus the same prediction without
+  // buffers were last used): predicted_us minus the same prediction without
   // ε, in either mode (ε can add less than its own term where the memory
   // bus binds the step). < 0: not charged (no profile, a profile without ε,
   // the MPI backend or the network model). JSON "predicted_coherence_us".

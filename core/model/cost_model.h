@@ -104,17 +104,6 @@
 // read one step ago as if 32 MiB had passed, and on an AMD EPYC Zen 5
 // guest, where ε falls from about 100 ps/B below 16 MiB to under 20 beyond
 // 32 MiB, bench measured 2× the predicted scatter-reduce step at 8 MiB.)
-// The same move happens the other way: a collective mostly sends what it
-// has just written (a reduced chunk, a partial sum), and the receiver on
-// another core pulls those lines out of the sender's private cache. So a
-// rank that receives bytes its sender wrote since a rank on another core
-// last read them pays ε(d) per byte too, d the traffic between that write
-// and this read (fresh_peer_reads). calibrate measures ε with writes only;
-// one price for a line that moves between two cores' caches either way is
-// an approximation. Its ping-pong cannot see this cost: it sends from an
-// input nobody writes. Measured on the Zen 5 guest (2026-12-02, 16 KiB,
-// lockstep): a message whose source the sender had just written took
-// 3.2 µs a step, the same message sent again right after 1.6 µs.
 // Which bytes: every op
 // that writes (recv, recv_reduce, copy, reduce) is checked against the
 // regions of the writer's buffers that ranks on other cores read as message
@@ -295,7 +284,6 @@ struct RankStepCost {
   int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
   int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
   int64_t bytes_over_peer_reads = 0;  // written over bytes a peer read since (ε above)
-  int64_t bytes_fresh_from_peers = 0; // received bytes their sender wrote since a peer read them (ε above)
   CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
 };
 
@@ -317,15 +305,6 @@ struct PeerReadOverwrite {
 };
 std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores = 0,
                                                                               int rotation_sets = 1);
-// The other direction, the same rules and distances: [step][rank] lists
-// the pieces the rank RECEIVES (recv, recv_reduce) from a sender on
-// another core that the sender wrote since a rank on another core last read
-// them, each with distance_bytes = the traffic between that write and
-// this read. A collective mostly sends what it just wrote (a reduced
-// chunk, a partial sum); those lines sit dirty in the sender's private
-// cache and must move to the reader's.
-std::vector<std::vector<std::vector<PeerReadOverwrite>>> fresh_peer_reads(const Schedule& s, int cores = 0,
-                                                                          int rotation_sets = 1);
 // For every step and rank ([step][rank]): the bytes the rank's ops write
 // into its own buffers over bytes that another rank read (as the source of
 // a message it received) since this rank last wrote them; the ε term above.

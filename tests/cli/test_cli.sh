@@ -261,13 +261,13 @@ expect 0 "  closed form vs schedule: the closed form prices its bytes at the pro
 expect 0 '"schedule_beta_s_per_byte": null, ' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 expect 0 ', "small_message_below_bytes": 1048576, "small_message_beta_s_per_byte": 5e-11' -- predict -n 4 --bytes 256K -a ring --profile "$CURVE" --json
 # with ε on the curve, predict says what running back to back as bench does adds: naive on 2 ranks, rank 0
-# copies its input over the 256 KiB output rank 1 read in the run before, and rank 1 then receives that
-# output fresh from rank 0, each at 1 ns per byte (bench's rotation: 16 sets of 1 MiB)
+# copies its input over the 256 KiB output rank 1 read in the run before, at 1 ns per byte, priced at
+# bench's rotation (16 sets of 1 MiB)
 expect 0 "; β, γ, δ by step footprint from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-10], "coherence_s_per_byte": [1e-9, 1e-9]}/' "$CURVE"
 # bench names ε in its header when it charges it
-expect 0 "; β, γ, δ by step footprint and ε (lines moved between two cores: writes over what a rank on another core read, reads of what one wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000592 s, of which ε adds 0.000524 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, 262144 B received from a sender on another core that wrote them since; each byte priced at its reuse distance, the traffic between the two accesses)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "; β, γ, δ, ε (writes over what a rank on another core read) by step footprint" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
+expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s, of which ε adds 0.000262 s (262144 B, all ranks together, written over bytes a rank on another core read since they were last written)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 rm -f "$CURVE"
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)

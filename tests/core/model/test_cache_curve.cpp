@@ -264,7 +264,7 @@ TEST_SUITE("cache_curve") {
       for (int64_t b : step) CHECK(b == 0);
   }
 
-  TEST_CASE("ε's reuse distance: the traffic between a peer's read and the write (or a write and a peer's read), the rotation's runs included") {
+  TEST_CASE("ε's reuse distance: the traffic between the peer's read and the write, the rotation's runs included") {
     using Pieces = std::vector<PeerReadOverwrite>;
     const auto same = [](const Pieces& a, const Pieces& b) {
       if (a.size() != b.size()) return false;
@@ -311,20 +311,6 @@ TEST_SUITE("cache_curve") {
     CHECK(same(w[0][0], Pieces{{16, 64}}));
     // the byte counts agree with bytes_over_peer_reads
     CHECK(bytes_over_peer_reads(ring) == std::vector<std::vector<int64_t>>{{16, 16}, {0, 0}});
-    // fresh reads: in step 1 each rank receives the chunk its peer wrote in
-    // step 0 (160 B of traffic: step 0's); step 0 reads inputs nobody writes
-    auto f = fresh_peer_reads(ring, 0, 4);
-    CHECK(f[0][0].empty());
-    CHECK(f[0][1].empty());
-    CHECK(same(f[1][0], Pieces{{16, 160}}));
-    CHECK(same(f[1][1], Pieces{{16, 160}}));
-    // in place: step 0 recv-reduces the chunk the peer received in the
-    // previous run's step 1 (64 B, plus 2 runs of 160 with 3 sets); step 1
-    // receives the chunk the peer recv-reduced in step 0 (96 B)
-    f = fresh_peer_reads(ip, 0, 3);
-    CHECK(same(f[0][0], Pieces{{16, 64 + 2 * 160}}));
-    CHECK(same(f[1][0], Pieces{{16, 96}}));
-    CHECK(same(f[1][1], Pieces{{16, 96}}));
   }
 
   TEST_CASE("ε is priced at the reuse distance, not at the step's footprint") {
@@ -356,26 +342,18 @@ TEST_SUITE("cache_curve") {
     without.back_to_back = with.back_to_back = true;    // bench's back-to-back iterations
     const Prediction a = predict(s, without), b = predict(s, with);
     CHECK(a.lockstep.coherence_s == 0);
-    // (Approx(..).scale(0): relative, as these are a few ns)
     CHECK(b.ranks[0][0].bytes_over_peer_reads == 32);
-    CHECK(b.ranks[0][0].terms.coherence_s == doctest::Approx(32e-9).scale(0));
-    CHECK(b.ranks[1][0].terms.coherence_s == 0);  // rank 0 only sends in step 1
-    // rank 1 receives in step 1 the 32 B rank 0 wrote in step 0
-    CHECK(b.ranks[1][1].bytes_fresh_from_peers == 32);
-    CHECK(b.ranks[1][1].terms.coherence_s == doctest::Approx(32e-9).scale(0));
-    CHECK(b.lockstep.coherence_s == doctest::Approx(64e-9).scale(0));  // each step's slowest rank pays 32 ns
-    CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(64e-9).scale(0));
+    CHECK(b.ranks[0][0].terms.coherence_s == doctest::Approx(32e-9));
+    CHECK(b.ranks[1][0].terms.coherence_s == 0);
+    CHECK(b.lockstep.coherence_s == doctest::Approx(32e-9));  // rank 0 is step 0's slowest rank
+    CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(32e-9));
     // 3 ranks on 2 cores (ring all_gather, 1 float each): rank 2 shares core 0
-    // with its reader, rank 0, and nothing of its own is taken away; it
-    // receives from rank 1 (core 1) the chunk rank 1 just wrote; rank 0
-    // receives from rank 2 on its own core, for free
+    // with its reader, rank 0, and pays nothing
     const Prediction c = predict(schedule_of(Collective::all_gather, "ring", 3, 1), with);  // with.cores = 2 (small_l3)
     CHECK(c.ranks[0][0].bytes_over_peer_reads == 8);
     CHECK(c.ranks[0][1].bytes_over_peer_reads == 8);
     CHECK(c.ranks[0][2].bytes_over_peer_reads == 0);
-    CHECK(c.ranks[0][0].bytes_fresh_from_peers == 0);
-    CHECK(c.ranks[0][1].bytes_fresh_from_peers == 4);
-    CHECK(c.ranks[0][2].bytes_fresh_from_peers == 4);
+    CHECK(c.ranks[0][2].terms.coherence_s == 0);
     // an ε array that does not match the footprints counts as not measured
     CostParams odd = with;
     odd.cache.coherence.pop_back();
@@ -386,13 +364,9 @@ TEST_SUITE("cache_curve") {
     const Schedule big = schedule_of(Collective::all_reduce, "naive", 2, 64 * 1024);
     with.cache.coherence.clear();
     for (double f : with.cache.footprint_bytes) with.cache.coherence.push_back(f <= 1 * MiB ? 1e-9 : 0);
-    // and rank 1 receives in step 1 what rank 0 wrote in step 0 (1.25 MiB of
-    // traffic between: ε interpolated between 1 and 2 MiB)
-    const double fresh = 256 * KiB * with.coherence_at(1.25 * MiB);
-    CHECK(fresh == doctest::Approx(256 * KiB * 1e-9 * (1 - std::log2(1.25))).scale(0));
-    CHECK(predict(big, with).lockstep.coherence_s == doctest::Approx(256 * KiB * 1e-9 + fresh).scale(0));
-    with.rotation_sets = 16;  // 15 runs of 1.75 MiB between the read and the write; the fresh read is in one run
-    CHECK(predict(big, with).lockstep.coherence_s == doctest::Approx(fresh).scale(0));
+    CHECK(predict(big, with).lockstep.coherence_s == doctest::Approx(256 * KiB * 1e-9));
+    with.rotation_sets = 16;  // 15 runs of 1.75 MiB between the read and the write
+    CHECK(predict(big, with).lockstep.coherence_s == 0);
   }
 
   TEST_CASE("after a split, calibrate says where the ping-pong's pool at the split fits, and claims no edge") {
