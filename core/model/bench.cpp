@@ -724,6 +724,7 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
     }
     const double e = std::abs(r.predicted_us - r.time_us) / r.time_us * 100.0;
     errs[i].push_back({e, r.bytes});
+    if (r.predicted_us < r.time_us) ++out[i].under_rows;
     if (r.state_x > 0) {
       ++out[i].probed_rows;
       if (in_profile_state(r.state_x)) in_state[i].push_back(e);
@@ -750,13 +751,14 @@ std::string bench_summary_text(const std::vector<BenchSummary>& s) {
   // Two more columns when the rows were probed: the sizes measured in the
   // profile's state and the median over them.
   const bool probed = std::any_of(s.begin(), s.end(), [](const BenchSummary& x) { return x.probed_rows > 0; });
-  std::string t = "# prediction error |predicted - measured| / measured over the sizes\n";
-  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12}", "algorithm", "ranks", "sizes", "median(%)", "max(%)",
-                   "worst at (B)");
+  std::string t = "# prediction error |predicted - measured| / measured over the sizes (unsigned; under: the sizes "
+                  "the model under-predicted, a negative error in the table)\n";
+  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12} {:>6}", "algorithm", "ranks", "sizes", "median(%)",
+                   "max(%)", "worst at (B)", "under");
   t += probed ? fmt::format(" {:>14} {:>19}\n", "sizes in state", "median in state(%)") : "\n";
   for (const auto& x : s) {
-    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12}", x.algorithm, x.world_size, x.rows,
-                     x.median_err_pct, x.max_err_pct, x.worst_bytes);
+    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12} {:>6}", x.algorithm, x.world_size, x.rows,
+                     x.median_err_pct, x.max_err_pct, x.worst_bytes, x.under_rows);
     if (probed)
       t += x.in_state_rows > 0 ? fmt::format(" {:>14} {:>19.1f}", x.in_state_rows, x.in_state_median_err_pct)
                                : fmt::format(" {:>14} {:>19}", 0, "-");

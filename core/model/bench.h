@@ -258,6 +258,7 @@ struct BenchSummary {
   int rows = 0;
   double median_err_pct = 0, max_err_pct = 0;
   int64_t worst_bytes = 0;
+  int under_rows = 0;  // sizes the model under-predicted (predicted < measured: a negative error)
   int probed_rows = 0, in_state_rows = 0;
   double in_state_median_err_pct = -1;
 };

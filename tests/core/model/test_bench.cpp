@@ -287,7 +287,9 @@ TEST_SUITE("bench") {
     CHECK(f.find("over 4 sizes; in the profile's state: median 20.0% over 3 sizes\n") != std::string::npos);
     const std::string t = bench_summary_text(s);
     CHECK(t.find("sizes in state  median in state(%)") != std::string::npos);
-    CHECK(t.find("    4       25.0       50.0         8192              3                20.0\n") != std::string::npos);
+    CHECK(s[0].under_rows == 1);  // only 8192 B: predicted 10 us, measured 20
+    CHECK(t.find("    4       25.0       50.0         8192      1              3                20.0\n") != std::string::npos);
+    CHECK(t.find("worst at (B)  under") != std::string::npos);
     for (auto& x : rows) x.state_x = 1.0;
     CHECK(bench_state_text(rows).find("every size ran in the profile's state (within 25%)") != std::string::npos);
     for (auto& x : rows) x.state_x = 3.0;
