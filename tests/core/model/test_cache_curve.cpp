@@ -4,6 +4,8 @@
 // and profile round trip, and the validation of every profile number.
 #include <doctest/doctest.h>
 
+#include "approx.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -98,7 +100,7 @@ TEST_SUITE("cache_curve") {
     c.gamma = c.delta = c.beta;
     CHECK(c.at(c.beta, 8 * KiB) == 1.0);
     CHECK(c.at(c.beta, 32 * KiB) == 3.0);
-    CHECK(c.at(c.beta, 16 * KiB) == doctest::Approx(2.0));  // halfway in log2
+    CHECK(c.at(c.beta, 16 * KiB) == rel(2.0));  // halfway in log2
     CHECK(c.at(c.beta, 1 * KiB) == 1.0);                    // below the first point
     CHECK(c.at(c.beta, 0) == 1.0);
     CHECK(c.at(c.beta, 1024 * MiB) == 5.0);  // beyond the last
@@ -147,12 +149,12 @@ TEST_SUITE("cache_curve") {
       REQUIRE(pr.ranks.size() == 2);
       const double chunk = static_cast<double>(w.bytes) / 2;
       // step 0: copy (chunk·δ) + fused recv_reduce (α + chunk·γ); step 1: recv (α + chunk·β)
-      CHECK(pr.ranks[0][0].terms.gamma_s == doctest::Approx(chunk * w.step0->gamma).epsilon(1e-12));
-      CHECK(pr.ranks[0][0].terms.delta_s == doctest::Approx(chunk * w.step0->delta).epsilon(1e-12));
+      CHECK(pr.ranks[0][0].terms.gamma_s == rel(chunk * w.step0->gamma).epsilon(1e-12));
+      CHECK(pr.ranks[0][0].terms.delta_s == rel(chunk * w.step0->delta).epsilon(1e-12));
       CHECK(pr.ranks[0][0].terms.beta_s == 0.0);
-      CHECK(pr.ranks[1][0].terms.beta_s == doctest::Approx(chunk * w.step1->beta).epsilon(1e-12));
-      CHECK(pr.step_s[0] == doctest::Approx(1e-6 + chunk * (w.step0->gamma + w.step0->delta)).epsilon(1e-12));
-      CHECK(pr.step_s[1] == doctest::Approx(1e-6 + chunk * w.step1->beta).epsilon(1e-12));
+      CHECK(pr.ranks[1][0].terms.beta_s == rel(chunk * w.step1->beta).epsilon(1e-12));
+      CHECK(pr.step_s[0] == rel(1e-6 + chunk * (w.step0->gamma + w.step0->delta)).epsilon(1e-12));
+      CHECK(pr.step_s[1] == rel(1e-6 + chunk * w.step1->beta).epsilon(1e-12));
     }
   }
 
@@ -163,9 +165,9 @@ TEST_SUITE("cache_curve") {
     flat.cache = {};
     const Schedule s = make_schedule(ring_all_reduce(2, 4 * MiB));
     const double t_flat = predict(s, flat).lockstep_s, t_curve = predict(s, huge_l3()).lockstep_s;
-    CHECK(t_flat == doctest::Approx(2e-6 + 2 * MiB * (kDram.gamma + kDram.delta + kDram.beta)).epsilon(1e-12));
-    CHECK(t_curve == doctest::Approx(2e-6 + 2 * MiB * (kL3.gamma + kL3.delta + kL3.beta)).epsilon(1e-12));
-    CHECK(t_flat / t_curve == doctest::Approx(2.05).epsilon(0.01));
+    CHECK(t_flat == rel(2e-6 + 2 * MiB * (kDram.gamma + kDram.delta + kDram.beta)).epsilon(1e-12));
+    CHECK(t_curve == rel(2e-6 + 2 * MiB * (kL3.gamma + kL3.delta + kL3.beta)).epsilon(1e-12));
+    CHECK(t_flat / t_curve == rel(2.05).epsilon(0.01));
   }
 
   TEST_CASE("old profiles without a curve keep the flat values; small messages keep the small line") {
@@ -185,13 +187,13 @@ TEST_SUITE("cache_curve") {
   TEST_CASE("bus ceiling rises with the cache level: B x delta(beyond the caches) / delta(footprint)") {
     CostParams p = small_l3();
     p.mem_bw_Bps = {20e9, 30e9};
-    CHECK(p.mem_bw_at(2, 64 * KiB) == doctest::Approx(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the flat δ
-    CHECK(p.mem_bw_at(2, 512 * MiB) == doctest::Approx(30e9));             // DRAM: as measured
+    CHECK(p.mem_bw_at(2, 64 * KiB) == rel(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the flat δ
+    CHECK(p.mem_bw_at(2, 512 * MiB) == rel(30e9));             // DRAM: as measured
     // the reference is the curve's δ beyond the caches, not the flat δ
     // (measured at another footprint): a flat δ 10% slower changes nothing
     p.delta = kDram.delta * 1.1;
-    CHECK(p.mem_bw_at(2, 512 * MiB) == doctest::Approx(30e9));
-    CHECK(p.mem_bw_at(2, 64 * KiB) == doctest::Approx(30e9 * 40 / 7.8));
+    CHECK(p.mem_bw_at(2, 512 * MiB) == rel(30e9));
+    CHECK(p.mem_bw_at(2, 64 * KiB) == rel(30e9 * 40 / 7.8));
     p.cache = {};
     CHECK(p.mem_bw_at(1, 64 * KiB) == 20e9);
   }
@@ -209,7 +211,7 @@ TEST_SUITE("cache_curve") {
       num += p.bytes / p.seconds;
       den += double(p.bytes) * p.bytes / (p.seconds * p.seconds);
     }
-    CHECK(f.beta == doctest::Approx(num / den).epsilon(1e-12));
+    CHECK(f.beta == rel(num / den).epsilon(1e-12));
     CHECK(f.beta < 1e-10);  // slower than the free line's slope: the line must also cover the small sizes
     for (const auto& p : pts) {
       const double rel = (p.bytes * f.beta - p.seconds) / p.seconds;
@@ -217,8 +219,8 @@ TEST_SUITE("cache_curve") {
       worst = std::max(worst, std::abs(rel));
     }
     // the residuals printed are the stored line's
-    CHECK(f.rms_rel == doctest::Approx(std::sqrt(ss / 4)));
-    CHECK(f.max_rel == doctest::Approx(worst));
+    CHECK(f.rms_rel == rel(std::sqrt(ss / 4)));
+    CHECK(f.max_rel == rel(worst));
     CHECK(f.max_rel > 0.005);
     const std::string t = fit_line_text("large msgs ", f);
     CHECK(t.rfind(fmt::format("large msgs : bandwidth only, through zero: {:.3f} GB/s, residuals rms {:.1f}%",
@@ -327,10 +329,10 @@ TEST_SUITE("cache_curve") {
     const Prediction one = predict(s, p);
     CHECK(one.footprint_bytes[0] >= 32 * MiB);
     CHECK(one.ranks[0][0].bytes_over_peer_reads == 4 * MiB);
-    CHECK(one.ranks[0][0].terms.coherence_s == doctest::Approx(4 * MiB * 100e-12));
+    CHECK(one.ranks[0][0].terms.coherence_s == rel(4 * MiB * 100e-12));
     // 16 sets: 15 runs (840 MiB) between: ε = 10 ps/B
     p.rotation_sets = 16;
-    CHECK(predict(s, p).ranks[0][0].terms.coherence_s == doctest::Approx(4 * MiB * 10e-12));
+    CHECK(predict(s, p).ranks[0][0].terms.coherence_s == rel(4 * MiB * 10e-12));
   }
 
   TEST_CASE("ε: bytes written over a peer's reads cost ε(reuse distance) each, on top of β, γ, δ") {
@@ -343,10 +345,10 @@ TEST_SUITE("cache_curve") {
     const Prediction a = predict(s, without), b = predict(s, with);
     CHECK(a.lockstep.coherence_s == 0);
     CHECK(b.ranks[0][0].bytes_over_peer_reads == 32);
-    CHECK(b.ranks[0][0].terms.coherence_s == doctest::Approx(32e-9));
+    CHECK(b.ranks[0][0].terms.coherence_s == rel(32e-9));
     CHECK(b.ranks[1][0].terms.coherence_s == 0);
-    CHECK(b.lockstep.coherence_s == doctest::Approx(32e-9));  // rank 0 is step 0's slowest rank
-    CHECK(b.lockstep_s - a.lockstep_s == doctest::Approx(32e-9));
+    CHECK(b.lockstep.coherence_s == rel(32e-9));  // rank 0 is step 0's slowest rank
+    CHECK(b.lockstep_s - a.lockstep_s == rel(32e-9));
     // 3 ranks on 2 cores (ring all_gather, 1 float each): rank 2 shares core 0
     // with its reader, rank 0, and pays nothing
     const Prediction c = predict(schedule_of(Collective::all_gather, "ring", 3, 1), with);  // with.cores = 2 (small_l3)
@@ -364,7 +366,7 @@ TEST_SUITE("cache_curve") {
     const Schedule big = schedule_of(Collective::all_reduce, "naive", 2, 64 * 1024);
     with.cache.coherence.clear();
     for (double f : with.cache.footprint_bytes) with.cache.coherence.push_back(f <= 1 * MiB ? 1e-9 : 0);
-    CHECK(predict(big, with).lockstep.coherence_s == doctest::Approx(256 * KiB * 1e-9));
+    CHECK(predict(big, with).lockstep.coherence_s == rel(256 * KiB * 1e-9));
     with.rotation_sets = 16;  // 15 runs of 1.75 MiB between the read and the write
     CHECK(predict(big, with).lockstep.coherence_s == 0);
   }

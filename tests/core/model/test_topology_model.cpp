@@ -3,6 +3,8 @@
 // against the schedule; --algorithm auto's choices.
 #include <doctest/doctest.h>
 
+#include "approx.h"
+
 #include <cmath>
 
 #include "core/algorithms/registry.h"
@@ -164,7 +166,7 @@ TEST_SUITE("topology_model") {
             const Prediction pr = predict(s, a);
             const auto cf = closed_form(sp, a);
             REQUIRE(cf);
-            if (even) CHECK(cf->total() == doctest::Approx(pr.lockstep_s).epsilon(1e-12));
+            if (even) CHECK(cf->total() == rel(pr.lockstep_s).epsilon(1e-12));
             else CHECK(std::abs(cf->total() - pr.lockstep_s) <= steps * es * (a.beta + a.gamma) + 1e-15);
           }
           for (int K = 1; K <= g; ++K) {
@@ -174,7 +176,7 @@ TEST_SUITE("topology_model") {
             const auto cf = closed_form(sp, w);
             REQUIRE(cf);
             const double share = (g + K - 1) / K;
-            if (even) CHECK(cf->total() == doctest::Approx(pr.lockstep_s).epsilon(1e-12));
+            if (even) CHECK(cf->total() == rel(pr.lockstep_s).epsilon(1e-12));
             else
               CHECK(std::abs(cf->total() - pr.lockstep_s) <=
                     steps * share * es * (a.beta + a.gamma + b.beta) + 1e-15);
@@ -186,7 +188,7 @@ TEST_SUITE("topology_model") {
     const CollectiveSpec sp = spec(Collective::all_reduce, "hierarchical", 4, 4, 2);
     const Network w = net(4, 2, 1, a, b);
     const double want = 2 * (a.alpha + 8 * a.beta) + 8 * a.gamma + 2 * 2 * (b.alpha + 4 * b.beta) + 4 * a.gamma;
-    CHECK(predict(make_schedule(sp), w).pr.lockstep_s == doctest::Approx(want).epsilon(1e-12));
+    CHECK(predict(make_schedule(sp), w).pr.lockstep_s == rel(want).epsilon(1e-12));
   }
 
   TEST_CASE("the flat ring's two-level closed form equals the schedule (contiguous placement)") {
@@ -201,12 +203,12 @@ TEST_SUITE("topology_model") {
           const Network w = net(n, N, K, a, b);
           const auto cf = closed_form(sp, w);
           REQUIRE(cf);
-          CHECK(cf->total() == doctest::Approx(predict(make_schedule(sp), w).pr.lockstep_s).epsilon(1e-12));
+          CHECK(cf->total() == rel(predict(make_schedule(sp), w).pr.lockstep_s).epsilon(1e-12));
         }
         // and with a fast inter link, the intra message sets the pace (g > 1)
         const Network fast = net(n, N, 1, b, a);
         CHECK(closed_form(sp, fast)->total() ==
-              doctest::Approx(predict(make_schedule(sp), fast).pr.lockstep_s).epsilon(1e-12));
+              rel(predict(make_schedule(sp), fast).pr.lockstep_s).epsilon(1e-12));
       }
   }
 
@@ -299,20 +301,20 @@ TEST_SUITE("topology_model") {
     // beats out to R2 (NIC); reduce and copy at the curve's 10 MiB γ, δ.
     const CostTerms& t = np.pr.ranks[0][1].terms;
     CHECK(t.alpha_s == 1e-6);
-    CHECK(t.beta_s == doctest::Approx(MiB / 16e9).epsilon(1e-12));
-    CHECK(t.gamma_s == doctest::Approx(MiB / 12.8e9).epsilon(1e-12));
-    CHECK(t.delta_s == doctest::Approx(MiB / 20e9).epsilon(1e-12));
+    CHECK(t.beta_s == rel(MiB / 16e9).epsilon(1e-12));
+    CHECK(t.gamma_s == rel(MiB / 12.8e9).epsilon(1e-12));
+    CHECK(t.delta_s == rel(MiB / 20e9).epsilon(1e-12));
     // Node 0's NIC out carries R1's chunk in each of the 6 steps at the
     // link's flat 100 GB/s, whatever the curve says.
     const int nic0 = port_id(w.topo, {PortKind::nic_out, 0});
     CHECK(np.port_bytes[static_cast<size_t>(nic0)] == static_cast<int64_t>(6 * MiB));
-    CHECK(np.port_busy_s[static_cast<size_t>(nic0)] == doctest::Approx(6 * (5e-6 + MiB / 100e9)).epsilon(1e-12));
+    CHECK(np.port_busy_s[static_cast<size_t>(nic0)] == rel(6 * (5e-6 + MiB / 100e9)).epsilon(1e-12));
     // Without the curve: the flat β, γ, δ (the model as it was).
     CostParams flat = mem;
     flat.cache = {};
     const CostTerms f = predict(s, net(4, 2, 1, flat, nic)).pr.ranks[0][1].terms;  // a copy: the prediction is a temporary
-    CHECK(f.beta_s == doctest::Approx(MiB / 8e9).epsilon(1e-12));
-    CHECK(f.gamma_s == doctest::Approx(MiB / 6.4e9).epsilon(1e-12));
-    CHECK(f.delta_s == doctest::Approx(MiB / 10e9).epsilon(1e-12));
+    CHECK(f.beta_s == rel(MiB / 8e9).epsilon(1e-12));
+    CHECK(f.gamma_s == rel(MiB / 6.4e9).epsilon(1e-12));
+    CHECK(f.delta_s == rel(MiB / 10e9).epsilon(1e-12));
   }
 }
