@@ -45,10 +45,10 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p, bool ch
   else s = fmt::format("profile {}", c.profile.empty() ? default_profile_path() : c.profile);
   const std::string curve =
       p.cache.empty() ? ""
-                      : fmt::format("; β, γ, δ{} by step footprint from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
+                      : fmt::format("; β, γ, δ by step footprint{} from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
                                     !p.cache.has_coherence() || !charges_coherence
                                         ? ""
-                                        : ", ε (writes over what a rank on another core read)",
+                                        : " and ε (writes over what a rank on another core read) by reuse distance",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
                                     p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)

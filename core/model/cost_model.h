@@ -81,7 +81,15 @@
 // ceiling. The reference is the curve's own value beyond the caches, not
 // the flat δ: calibrate measures that one on 16 MiB buffers, and on the
 // Zen 5 guest it came out 10% slower than the curve's last point, which
-// raised B by 10-20% at footprints far beyond every cache. Without
+// raised B by 10-20% at footprints far beyond every cache (the ring at
+// n = 2 went from 34% to 12% median error with this and ε's distance).
+// Limits: B(k) itself is still measured on those 16 MiB buffers, so where
+// their δ is slower than the curve's last point, B(1) sits below one
+// thread's own copy speed by that much (B(k) for k >= 2, what collectives
+// use, is measured with k threads at once); and when the memory budget
+// cuts the sweep short of the last-level cache, the last point is not
+// beyond the caches. B measured on the curve, per footprint, would fix
+// both. Without
 // a curve (presets, older profiles) the flat β, γ, δ and B apply as before.
 // Coherence ε (caches stay coherent: before a core writes a line that
 // another core's cache holds, that copy is invalidated, the "read for
@@ -95,15 +103,22 @@
 // write's step, not counting the write's; the read's step alone when both
 // fall in one step; plus, when the read was in the previous run and bench
 // rotates R buffer sets, the R - 1 runs over the other sets in between).
-// It is the unit calibrate measures ε in (measure_coherence_s_per_byte:
-// about F bytes touched between the read and the write), and what decides
-// whether the reader's cache still holds the lines. (Until 2026-12-02 ε
+// It stands for what calibrate measures ε against
+// (measure_coherence_s_per_byte: about F bytes touched between the read and
+// the write), and decides whether the reader's cache still holds the
+// lines. (Until 2026-12-02 ε
 // was priced at the writing step's footprint, at least bench's rotation:
 // for a ring all-reduce whose all-gather reads a chunk that the next
 // run's scatter-reduce writes right after, that priced a line the peer
-// read one step ago as if 32 MiB had passed, and on an AMD EPYC Zen 5
-// guest, where ε falls from about 100 ps/B below 16 MiB to under 20 beyond
-// 32 MiB, bench measured 2× the predicted scatter-reduce step at 8 MiB.)
+// read one step ago at the step's 40 MiB, and on an AMD EPYC Zen 5 guest,
+// where ε falls from about 100 ps/B below 16 MiB to under 20 beyond
+// 32 MiB, bench measured about 1.8× the predicted scatter-reduce step at
+// 8 MiB.) The unit is the model's traffic; calibrate's footprint F for ε
+// counts about 5 of the 6 copies between its read and its write, so the
+// model's count of that probe's schedule is about 1.2 F, and a rotation's
+// runs count their traffic, not their distinct bytes (about 1.75× the
+// bytes of one set for a ring at n = 2): close on the curve's log scale,
+// not exact.
 // Which bytes: every op
 // that writes (recv, recv_reduce, copy, reduce) is checked against the
 // regions of the writer's buffers that ranks on other cores read as message

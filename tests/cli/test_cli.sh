@@ -266,8 +266,8 @@ expect 0 ', "small_message_below_bytes": 1048576, "small_message_beta_s_per_byte
 expect 0 "; β, γ, δ by step footprint from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-10], "coherence_s_per_byte": [1e-9, 1e-9]}/' "$CURVE"
 # bench names ε in its header when it charges it
-expect 0 "; β, γ, δ, ε (writes over what a rank on another core read) by step footprint" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s, of which ε adds 0.000262 s (262144 B, all ranks together, written over bytes a rank on another core read since they were last written)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "; β, γ, δ by step footprint and ε (writes over what a rank on another core read) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
+expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s, of which ε adds 0.000262 s (262144 B, all ranks together, written over bytes a rank on another core read since they were last written, each priced at its reuse distance: the traffic between that read and the write)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 rm -f "$CURVE"
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)

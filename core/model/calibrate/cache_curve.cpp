@@ -77,7 +77,8 @@ DataCacheSizes data_cache_sizes() {
     std::ifstream type(dir + "type"), size(dir + "size"), level(dir + "level");
     std::string t, z;
     int lv = 0;
-    if (!(type >> t) || !(size >> z) || !(level >> lv) || t == "Instruction") continue;
+    if (!(type >> t) || !(size >> z) || t == "Instruction") continue;
+    if (!(level >> lv)) lv = 3;  // no level given: counted with the L3, so largest() still sees it
     int64_t* slot = lv == 1 ? &c.l1d : lv == 2 ? &c.l2 : lv == 3 ? &c.l3 : lv == 4 ? &c.l4 : nullptr;
     if (slot) *slot = std::max(*slot, sysfs_size(z));
   }

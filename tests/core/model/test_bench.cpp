@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <doctest/doctest.h>
 
+#include "approx.h"
+
 #include <cmath>
 #include <limits>
 
@@ -192,7 +194,7 @@ TEST_SUITE("bench") {
     CHECK(bench_csv_row(rows[2]).substr(bench_csv_row(rows[2]).size() - 3) == ",3\n");
     BenchRow tiny_x = rows[0];
     tiny_x.state_x = 1e-6;  // a hand-made profile point 1e6x too slow: shown, not rounded to "0"
-    CHECK(nlohmann::json::parse(bench_json_row(tiny_x))["state_x"] == doctest::Approx(1e-6));
+    CHECK(nlohmann::json::parse(bench_json_row(tiny_x))["state_x"] == rel(1e-6));
     BenchOptions none = tiny(Collective::all_reduce, 2);
     none.min_bytes = none.max_bytes = 1024;
     const auto plain = run_bench(none);  // no probe: 0, null, no footer line
@@ -305,7 +307,7 @@ TEST_SUITE("bench") {
       std::ofstream f(path);
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 32768, "seconds": 1.1e-6}]})";
     }
-    CHECK(load_profile(path).point_32k_s == doctest::Approx(1.1e-6));
+    CHECK(load_profile(path).point_32k_s == rel(1.1e-6));
     {
       std::ofstream f(path);
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 4, "seconds": 2e-7}, {"bytes": 65536, "seconds": 1.1e-6}]})";
@@ -316,7 +318,7 @@ TEST_SUITE("bench") {
       std::ofstream f(path);
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": 2.5e-6})";
     }
-    CHECK(load_profile(path).exchange_32k_s == doctest::Approx(2.5e-6));
+    CHECK(load_profile(path).exchange_32k_s == rel(2.5e-6));
     {
       std::ofstream f(path);
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "exchange_32k_step_s": -1})";
@@ -332,7 +334,7 @@ TEST_SUITE("bench") {
       std::ofstream f(path);
       f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "points": [{"bytes": 32768, "seconds": 1e-6}, {"bytes": 32768, "seconds": 9e-6}]})";
     }
-    CHECK(load_profile(path).point_32k_s == doctest::Approx(1e-6));
+    CHECK(load_profile(path).point_32k_s == rel(1e-6));
     // the probe reports the farther of its two steps from the profile
     CHECK(farther_state_ratio(1.07, 2.1) == doctest::Approx(2.1));
     CHECK(farther_state_ratio(0.4, 2.1) == doctest::Approx(0.4));  // |log 0.4| > |log 2.1|
@@ -509,6 +511,11 @@ TEST_SUITE("bench") {
     CHECK(sets == 16);  // a 4 KiB all-reduce: 16 sets of a few KiB, far below 32 MiB
     CostParams at = *o.params;
     at.min_footprint_bytes = static_cast<double>(sets * per_set);
+    // bench prices it so: the floor, back to back, and the sets for ε's reuse distance
+    const CostParams bp = bench_params(s, *o.params);
+    CHECK(bp.min_footprint_bytes == at.min_footprint_bytes);
+    CHECK(bp.back_to_back);
+    CHECK(bp.rotation_sets == 16);
     const Prediction p = predict(s, at);
     for (double fp : p.footprint_bytes) CHECK(fp == static_cast<double>(sets * per_set));
     CHECK(rows[0].predicted_us == doctest::Approx((p.lockstep_s + o.params->barrier_for(2)) * 1e6).epsilon(1e-12));

@@ -187,7 +187,7 @@ TEST_SUITE("cache_curve") {
   TEST_CASE("bus ceiling rises with the cache level: B x delta(beyond the caches) / delta(footprint)") {
     CostParams p = small_l3();
     p.mem_bw_Bps = {20e9, 30e9};
-    CHECK(p.mem_bw_at(2, 64 * KiB) == rel(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the flat δ
+    CHECK(p.mem_bw_at(2, 64 * KiB) == rel(30e9 * 40 / 7.8));  // L2: δ 40/7.8 times the curve's last δ
     CHECK(p.mem_bw_at(2, 512 * MiB) == rel(30e9));             // DRAM: as measured
     // the reference is the curve's δ beyond the caches, not the flat δ
     // (measured at another footprint): a flat δ 10% slower changes nothing
@@ -311,6 +311,26 @@ TEST_SUITE("cache_curve") {
     b.copy(0, {Buf::input, 0}, {Buf::output, 0}, 4);  // 32 B
     w = peer_read_overwrites(b.finish(), 0, 5);
     CHECK(same(w[0][0], Pieces{{16, 64}}));
+    // one write over two reads in different steps, partly overlapping: rank
+    // 1 reads rank 0's output [0, 8) in step 0 and [4, 12) in step 1 (the
+    // later read takes [4, 8) over); in step 2 rank 0 writes [2, 10): [2, 4)
+    // was read in step 0 (distance: steps 0 and 1, 64 + 64 B), [4, 10) in
+    // step 1 (64 B); [0, 2) and [10, 12) stay read and are not charged
+    CollectiveSpec wide = spec;
+    wide.count = 8;  // input 8, output 16 int32
+    ScheduleBuilder two(wide);
+    two.step("read [0, 8)");
+    two.send(0, 1, {Buf::output, 0}, 8);
+    two.recv(1, 0, {Buf::output, 0}, 8);  // 32 B moved: 64 B of traffic
+    two.step("read [4, 12)");
+    two.send(0, 1, {Buf::output, 4}, 8);
+    two.recv(1, 0, {Buf::output, 0}, 8);  // 64 B of traffic
+    two.step("write [2, 10)");
+    two.copy(0, {Buf::input, 0}, {Buf::output, 2}, 8);  // 64 B of traffic
+    w = peer_read_overwrites(two.finish());
+    CHECK(same(w[2][0], Pieces{{8, 128}, {24, 64}}));
+    CHECK(w[0][0].empty());
+    CHECK(w[1][0].empty());
     // the byte counts agree with bytes_over_peer_reads
     CHECK(bytes_over_peer_reads(ring) == std::vector<std::vector<int64_t>>{{16, 16}, {0, 0}});
   }
