@@ -33,7 +33,7 @@ struct Args {
 // Where the prediction comes from, with the α and bandwidth it uses: both
 // lines when calibrate split the fit (the small-message line is the one
 // most rows of a 4 KiB start use).
-// charges_coherence: the rows charge ε (threads backend, no network model).
+// charges_coherence: the rows charge ε and φ (threads backend, no network model).
 std::string prediction_source(const ParamChoice& c, const CostParams& p, bool charges_coherence) {
   const auto line = [](double alpha, double beta) {
     return fmt::format("α = {:.3f} us, bandwidth = {:.3f} GB/s", alpha * 1e6, beta > 0 ? 1e-9 / beta : 0.0);
@@ -46,9 +46,10 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p, bool ch
   const std::string curve =
       p.cache.empty() ? ""
                       : fmt::format("; β, γ, δ by step footprint{} from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
-                                    !p.cache.has_coherence() || !charges_coherence
+                                    !(p.cache.has_coherence() || p.cache.has_fresh_read()) || !charges_coherence
                                         ? ""
-                                        : " and ε (writes over what a rank on another core read) by reuse distance",
+                                        : " and ε, φ (lines moved between two cores: writes over what a rank on "
+                                          "another core read, reads of what one wrote) by reuse distance",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
                                     p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)

@@ -41,10 +41,13 @@ std::string quick_headline_note(const CalibrationResult& r) {
       from ? fmt::format("below {} B the profile uses the small msgs line, α = {:.3f} us; ", from,
                          r.params.alpha_small * 1e6)
            : "";
-  return fmt::format("(quick: α and bandwidth are the {} line above, fitted on {} size{}, {} B .. {} B, x{} apart, "
+  const bool borrowed = from && r.fit.large.through_zero;  // set_message_lines: α from the small line
+  return fmt::format("(quick: {} the {} line above, fitted on {} size{}, {} B .. {} B, x{} apart, "
                      "{} round{}; {}not measured: sizes above {} B (the full calibrate fits up to {} B, x{} apart, {} "
                      "rounds), the cache curve, the machine-state probe's 32 KiB "
                      "reference)",
+                     borrowed ? "α is the small msgs line's (the large one is bandwidth only), bandwidth is"
+                              : "α and bandwidth are",
                      from ? "large msgs" : "one", sizes, sizes == 1 ? "" : "s", lo, hi, quick.size_factor,
                      quick.state_rounds, quick.state_rounds == 1 ? "" : "s", below, quick.max_bytes, full.max_bytes,
                      full.size_factor, full.state_rounds);
@@ -219,8 +222,12 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   if (a.quick) std::printf("  %s\n", quick_headline_note(r).c_str());
   else if (p.break_bytes > 0)
     // The headline's α is the large messages' (often 0): say which line prices the small ones.
-    std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s)\n",
-                static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0);
+    std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s%s)\n",
+                static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0,
+                r.fit.large.through_zero
+                    ? "; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's "
+                      "fixed cost does not shrink with its size"
+                    : "");
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
@@ -238,6 +245,12 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
       const auto [lo, hi] = std::minmax_element(c.coherence.begin(), c.coherence.end());
       std::printf("coherence ε = %.1f .. %.1f ps per byte a rank writes over bytes another core has read (bench charges "
                   "it for every such byte: each iteration rewrites what a peer read when its buffers were last used)\n",
+                  *lo * 1e12, *hi * 1e12);
+    }
+    if (!c.fresh_read.empty()) {
+      const auto [lo, hi] = std::minmax_element(c.fresh_read.begin(), c.fresh_read.end());
+      std::printf("fresh reads φ = %.1f .. %.1f ps per byte a rank receives that its sender on another core wrote since "
+                  "(bench charges it for every such byte: collectives send what they have just written)\n",
                   *lo * 1e12, *hi * 1e12);
     }
   }

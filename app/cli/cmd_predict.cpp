@@ -253,21 +253,34 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
       std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s, peer waits %.6f s\n",
                   pr.lockstep.bus_s, pr.lockstep.barrier_s, pr.lockstep.wait_s);
-    if (p.cache.has_coherence()) {
-      // ε (cost_model.h): what running the collective back to back, as bench does, adds
+    if (p.cache.has_coherence() || p.cache.has_fresh_read()) {
+      // ε and φ (cost_model.h): what running the collective back to back, as bench does, adds
       const CostParams b2b = bench_params(sch, p);
       CostParams without = b2b;
       without.back_to_back = false;
       const Prediction rep = predict(sch, b2b);
-      int64_t over = 0;
-      for (const auto& step : rep.ranks)
-        for (const RankStepCost& rc : step) over += rc.bytes_over_peer_reads;
+      int64_t over = 0, fresh = 0;
+      double own = 0;  // the terms themselves, on each step's slowest rank
+      for (size_t k = 0; k < rep.ranks.size(); ++k) {
+        double most = 0;
+        for (const RankStepCost& rc : rep.ranks[k]) {
+          over += rc.bytes_over_peer_reads;
+          fresh += rc.bytes_fresh_from_peers;
+          most = std::max(most, rc.terms.coherence_s);
+        }
+        own += most;
+      }
+      const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
-                  "%.6f s, of which ε adds %.6f s (%lld B, all ranks together, written over bytes a rank on another "
-                  "core read since they were last written, each priced at its reuse distance: the traffic between that read "
-                  "and the write)\n",
-                  b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s - predict(sch, without).lockstep_s,
-                  static_cast<long long>(over));
+                  "%.6f s, of which ε and φ add %.6f s (all ranks together: %lld B written over bytes a rank on another "
+                  "core read since they were last written, at ε; %lld B received from a sender on another core that "
+                  "wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two "
+                  "accesses%s)\n",
+                  b2b.min_footprint_bytes, rep.lockstep_s, adds, static_cast<long long>(over),
+                  static_cast<long long>(fresh),
+                  adds < 0.5 * own ? fmt::format("; they would add {:.6f} s, but the memory bus sets the time of "
+                                                 "steps that pay them, not the ranks", own).c_str()
+                                   : "");
     }
     if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();

@@ -391,7 +391,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
         return ((o.mode == Mode::lockstep ? p.lockstep_s : p.pipelined_s) + o.params->barrier_for(sp.world_size)) * 1e6;
       };
       row.predicted_us = total_us(params);
-      if (params.back_to_back && params.cache.has_coherence()) {
+      if (params.back_to_back && (params.cache.has_coherence() || params.cache.has_fresh_read())) {
         CostParams without = params;
         without.back_to_back = false;
         row.predicted_coherence_us = row.predicted_us - total_us(without);

@@ -135,12 +135,14 @@ struct BenchRow {
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0;
   int64_t wrong = -1;  // -1 = not checked
   double predicted_us = -1, error_pct = 0;  // predicted < 0: no profile
-  // What the coherence term ε adds to predicted_us (µs; cost_model.h: bytes
-  // an iteration writes over what a rank on another core read when its
-  // buffers were last used): predicted_us minus the same prediction without
-  // ε, in either mode (ε can add less than its own term where the memory
-  // bus binds the step). < 0: not charged (no profile, a profile without ε,
-  // the MPI backend or the network model). JSON "predicted_coherence_us".
+  // What the coherence terms ε and φ add to predicted_us (µs;
+  // cost_model.h: bytes an iteration writes over what a rank on another
+  // core read when its buffers were last used, and bytes a rank receives
+  // that their sender on another core wrote since): predicted_us minus the
+  // same prediction without them, in either mode (they can add less than
+  // their own terms where the memory bus binds the step). < 0: not charged
+  // (no profile, a profile with neither, the MPI backend or the network
+  // model). JSON "predicted_coherence_us".
   double predicted_coherence_us = -1;
   double recorded_us = -1, record_overhead_pct = 0;  // recorded < 0: not measured (record_pairs = 0)
   int nodes = 1;            // JSON "nodes" when > 1

@@ -93,6 +93,9 @@ double CostParams::delta_at(double footprint) const { return cache.empty() ? del
 double CostParams::coherence_at(double footprint) const {
   return cache.has_coherence() ? cache.at(cache.coherence, footprint) : 0.0;
 }
+double CostParams::fresh_read_at(double distance) const {
+  return cache.has_fresh_read() ? cache.at(cache.fresh_read, distance) : 0.0;
+}
 double CostParams::mem_bw_at(int threads, double footprint) const {
   const double B = mem_bw_for(threads);
   if (cache.empty()) return B;
@@ -133,9 +136,9 @@ void count_op(RankStepCost& c, OpKind kind, int64_t b) {
 
 namespace {
 // Disjoint half-open ranges [a, b) of one storage, each with the global
-// step of the read that put it there (a later read of the same bytes
-// replaces the earlier one).
-class ReadRanges {
+// step of the access (a peer's read, or the owner's write) that put it
+// there; a later access to the same bytes replaces the earlier one.
+class AccessRanges {
  public:
   void add(int64_t a, int64_t b, int step) {
     if (a >= b) return;
@@ -180,31 +183,39 @@ std::vector<double> step_traffic(const Schedule& s) {
 }
 }  // namespace
 
-std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores,
-                                                                              int rotation_sets) {
+namespace {
+// Both of the coherence terms' byte lists ([step][rank] pieces): what a rank
+// writes over bytes a peer read (ε's writes), and what a rank receives that
+// its sender wrote (fresh reads), each with its reuse distance.
+struct CoherencePieces {
+  std::vector<std::vector<std::vector<PeerReadOverwrite>>> overwrites, fresh_reads;
+};
+CoherencePieces coherence_pieces(const Schedule& s, int cores, int rotation_sets) {
   const int n = s.world_size();
   const int S = s.num_steps();
   const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
-  std::vector<std::vector<std::vector<PeerReadOverwrite>>> out(
-      s.steps.size(), std::vector<std::vector<PeerReadOverwrite>>(static_cast<size_t>(n)));
-  // Reuse distance of a read in global step gr (walk 0: the run before) and
-  // a write in global step gw (walk 1): the traffic of steps gr .. gw-1, or
-  // of step gr alone when both fall in it, plus the other buffer sets' runs
-  // in between when the read was one run back.
+  CoherencePieces out;
+  out.overwrites.assign(s.steps.size(), std::vector<std::vector<PeerReadOverwrite>>(static_cast<size_t>(n)));
+  out.fresh_reads = out.overwrites;
+  // Reuse distance from an access in global step g0 (walk 0: the run
+  // before) to one in global step g1 (walk 1): the traffic of steps
+  // g0 .. g1-1, or of step g0 alone when both fall in it, plus the other
+  // buffer sets' runs in between when g0 was one run back.
   const std::vector<double> traffic = step_traffic(s);
   double run_traffic = 0;
   for (double t : traffic) run_traffic += t;
   std::vector<double> prefix(static_cast<size_t>(2 * S) + 1, 0.0);  // traffic of global steps [0, g)
   for (int g = 0; g < 2 * S; ++g) prefix[g + 1] = prefix[g] + traffic[static_cast<size_t>(g % S)];
-  const auto distance = [&](int gr, int gw) {
-    const double between = gr == gw ? traffic[static_cast<size_t>(gr % S)] : prefix[gw] - prefix[gr];
-    return between + (gr < S ? (std::max(1, rotation_sets) - 1) * run_traffic : 0.0);
+  const auto distance = [&](int g0, int g1) {
+    const double between = g0 == g1 ? traffic[static_cast<size_t>(g0 % S)] : prefix[g1] - prefix[g0];
+    return between + (g0 < S ? (std::max(1, rotation_sets) - 1) * run_traffic : 0.0);
   };
   // Only rank r writes its buffers, and a peer reads them only through r's
   // own sends, so each rank's ops in program order say everything.
   for (int r = 0; r < n; ++r) {
     RankLayout layout = rank_layout(s, r);
-    std::vector<ReadRanges> read(layout.storage_size.size());  // [storage]: read by a peer since r wrote it
+    // [storage]: read by a peer on another core since r wrote it; written by r since a peer read it
+    std::vector<AccessRanges> read(layout.storage_size.size()), written(layout.storage_size.size());
     // elements [a, b) of the storage that the range names now
     const auto place = [&](const BufRange& br, int64_t len) {
       const RankLayout::View& v = layout.view[static_cast<int>(br.buf)];
@@ -220,17 +231,35 @@ std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(co
           } else if (op.kind == OpKind::send) {
             const bool other_core = op.peer != r && (cores <= 0 || op.peer % cores != r % cores);
             const auto [sto, lo, hi] = place(op.src, op.len);
-            if (other_core && sto >= 0) read[static_cast<size_t>(sto)].add(lo, hi, g);
+            if (!other_core || sto < 0) continue;
+            read[static_cast<size_t>(sto)].add(lo, hi, g);
+            for (const auto& [len, gw] : written[static_cast<size_t>(sto)].take(lo, hi))
+              if (walk == 1 && op.peer >= 0 && op.peer < n)
+                out.fresh_reads[static_cast<size_t>(k)][static_cast<size_t>(op.peer)].push_back(
+                    {len * es, distance(gw, g)});
           } else {
             const auto [sto, lo, hi] = place(op.dst, op.len);
             if (sto < 0) continue;
+            written[static_cast<size_t>(sto)].add(lo, hi, g);
             for (const auto& [len, gr] : read[static_cast<size_t>(sto)].take(lo, hi))
-              if (walk == 1) out[static_cast<size_t>(k)][static_cast<size_t>(r)].push_back({len * es, distance(gr, g)});
+              if (walk == 1)
+                out.overwrites[static_cast<size_t>(k)][static_cast<size_t>(r)].push_back({len * es, distance(gr, g)});
           }
         }
     }
   }
   return out;
+}
+}  // namespace
+
+std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores,
+                                                                              int rotation_sets) {
+  return coherence_pieces(s, cores, rotation_sets).overwrites;
+}
+
+std::vector<std::vector<std::vector<PeerReadOverwrite>>> fresh_peer_reads(const Schedule& s, int cores,
+                                                                          int rotation_sets) {
+  return coherence_pieces(s, cores, rotation_sets).fresh_reads;
 }
 
 std::vector<std::vector<int64_t>> bytes_over_peer_reads(const Schedule& s, int cores) {
@@ -309,10 +338,10 @@ Prediction predict(const Schedule& s, const CostParams& p) {
   const int n = s.world_size();
   const size_t es = dtype_size(s.spec.dtype);
   std::vector<double> prev(n, 0.0);
-  // ε's bytes, when the schedule runs back to back and the profile measured ε
-  const auto over = p.back_to_back && p.cache.has_coherence()
-                        ? peer_read_overwrites(s, p.cores, p.rotation_sets)
-                        : std::vector<std::vector<std::vector<PeerReadOverwrite>>>{};
+  // ε's and φ's bytes, when the schedule runs back to back and the profile measured either
+  const CoherencePieces coh = p.back_to_back && (p.cache.has_coherence() || p.cache.has_fresh_read())
+                                  ? coherence_pieces(s, p.cores, p.rotation_sets)
+                                  : CoherencePieces{};
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step& st = s.steps[si];
     std::vector<RankStepCost> rc(n);
@@ -321,11 +350,16 @@ Prediction predict(const Schedule& s, const CostParams& p) {
     const double fp = std::max(step_footprint(st, es), p.min_footprint_bytes);
     for (int r = 0; r < n; ++r) {
       rc[r] = rank_cost(st.ranks[r], es, p, fp);
-      if (!over.empty())
-        for (const PeerReadOverwrite& w : over[si][static_cast<size_t>(r)]) {
+      if (!coh.overwrites.empty()) {
+        for (const PeerReadOverwrite& w : coh.overwrites[si][static_cast<size_t>(r)]) {
           rc[r].bytes_over_peer_reads += w.bytes;
           rc[r].terms.coherence_s += static_cast<double>(w.bytes) * p.coherence_at(w.distance_bytes);
         }
+        for (const PeerReadOverwrite& w : coh.fresh_reads[si][static_cast<size_t>(r)]) {
+          rc[r].bytes_fresh_from_peers += w.bytes;
+          rc[r].terms.coherence_s += static_cast<double>(w.bytes) * p.fresh_read_at(w.distance_bytes);
+        }
+      }
       if (rc[r].terms.total() > worst) {
         worst = rc[r].terms.total();
         worst_r = r;

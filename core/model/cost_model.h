@@ -139,6 +139,23 @@
 // and the write has pushed them out. Measured on a 2-vCPU EPYC VM: about 100
 // ps per byte (5× a local copy's δ) up to 1-2 MiB.
 // Without a measured ε (presets, older profiles) the term is 0.
+// The read side φ (the same move the other way): a collective mostly sends
+// what it has just written (a reduced chunk, a partial sum), and a receiver
+// on another core pulls those lines out of the sender's private cache,
+// where they sit modified. calibrate's ping-pong sends from inputs nobody
+// writes and cannot see it (measured on the Zen 5 guest, 2026-12-02, 16
+// KiB, lockstep: 3.2 µs a step for a message whose source the sender had
+// just written, 1.6 µs for the same message sent again). So a rank that
+// receives bytes its sender on another core wrote since a rank on another
+// core last read them pays φ(d) seconds per such byte, d the reuse
+// distance from that write to this read (the same rule as ε's, with the
+// roles swapped: fresh_peer_reads). φ has its own curve, measured with
+// receives (measure_fresh_read_s_per_byte, calibrate.h): pricing these
+// reads with ε's curve over-predicted a 2-rank ring by 13-43% from 512 KiB
+// to 2 MiB, where a line written some MiB ago costs the reader far less
+// than a write over a line the reader holds. Charged with ε (bench's back
+// to back runs only) and reported in the same coherence term; without a
+// measured φ (profiles before it) 0.
 // Messages below break_bytes keep the small-message line α_small + m·β_small:
 // calibrate fits that line on messages whose buffers already sit in cache.
 // Known limits (say them to learners): no contention between links, no
@@ -173,6 +190,12 @@ struct CacheCurve {
   // A measured ε, one value per footprint: what coherence_at and the
   // ε term need (a mismatch counts as not measured).
   bool has_coherence() const { return !empty() && coherence.size() == footprint_bytes.size(); }
+  // φ: SECONDS PER BYTE a rank receives that its sender on another core
+  // wrote since a rank on another core last read them (the read side of
+  // the coherence term above), by reuse distance; empty = not measured
+  // (profiles before 2026-12-02 evening), else as long as footprint_bytes.
+  std::vector<double> fresh_read;
+  bool has_fresh_read() const { return !empty() && fresh_read.size() == footprint_bytes.size(); }
   // v (one of beta, gamma, delta, coherence) at `footprint` bytes: linear in
   // log2(footprint) between the two measured footprints around it, the end
   // value outside the measured range. Requires !empty().
@@ -261,6 +284,8 @@ struct CostParams {
   double delta_at(double footprint) const;
   // ε at a footprint (s/byte); 0 without a measured one.
   double coherence_at(double footprint) const;
+  // φ at a reuse distance (s/byte); 0 without a measured one.
+  double fresh_read_at(double distance) const;
   // B(k) at a footprint: mem_bw_for(threads) × max(1, cache.delta.back() / delta_at(footprint)).
   double mem_bw_at(int threads, double footprint) const;
   double barrier_for(int n) const;         // seconds
@@ -285,7 +310,7 @@ CostParams preset(const std::string& name);
 // bus_s: what the shared memory bus adds on top of the slowest rank
 // (max(0, traffic / B - slowest rank)); barrier_s: the lockstep barriers;
 // wait_s: the peer waits w(n); coherence_s: bytes written over what a peer
-// read, times ε.
+// read, times ε, plus bytes received fresh from a peer's writes, times φ.
 struct CostTerms {
   double alpha_s = 0, beta_s = 0, gamma_s = 0, delta_s = 0;
   double bus_s = 0, barrier_s = 0, wait_s = 0, coherence_s = 0;
@@ -299,6 +324,7 @@ struct RankStepCost {
   int64_t bytes_sent = 0, bytes_received = 0, bytes_reduced = 0, bytes_copied = 0;
   int64_t bytes_traffic = 0;  // memory traffic (read + written) of its ops, as above
   int64_t bytes_over_peer_reads = 0;  // written over bytes a peer read since (ε above)
+  int64_t bytes_fresh_from_peers = 0; // received bytes their sender wrote since a peer read them (φ above)
   CostTerms terms;            // α..δ and the peer wait (the per-rank part; no bus, no barrier)
 };
 
@@ -320,6 +346,15 @@ struct PeerReadOverwrite {
 };
 std::vector<std::vector<std::vector<PeerReadOverwrite>>> peer_read_overwrites(const Schedule& s, int cores = 0,
                                                                               int rotation_sets = 1);
+// The other direction, the same rules and distances: [step][rank] lists
+// the pieces the rank RECEIVES (recv, recv_reduce) from a sender on
+// another core that the sender wrote since a rank on another core last read
+// them, each with distance_bytes = the traffic between that write and
+// this read. A collective mostly sends what it just wrote (a reduced
+// chunk, a partial sum); those lines sit dirty in the sender's private
+// cache and must move to the reader's.
+std::vector<std::vector<std::vector<PeerReadOverwrite>>> fresh_peer_reads(const Schedule& s, int cores = 0,
+                                                                          int rotation_sets = 1);
 // For every step and rank ([step][rank]): the bytes the rank's ops write
 // into its own buffers over bytes that another rank read (as the source of
 // a message it received) since this rank last wrote them; the ε term above.

@@ -265,9 +265,15 @@ expect 0 ', "small_message_below_bytes": 1048576, "small_message_beta_s_per_byte
 # bench's rotation (16 sets of 1 MiB)
 expect 0 "; β, γ, δ by step footprint from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-10], "coherence_s_per_byte": [1e-9, 1e-9]}/' "$CURVE"
-# bench names ε in its header when it charges it
-expect 0 "; β, γ, δ by step footprint and ε (writes over what a rank on another core read) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s, of which ε adds 0.000262 s (262144 B, all ranks together, written over bytes a rank on another core read since they were last written, each priced at its reuse distance: the traffic between that read and the write)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+# bench names ε and φ in its header when it charges them
+expect 0 "; β, γ, δ by step footprint and ε, φ (lines moved between two cores: writes over what a rank on another core read, reads of what one wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
+expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s, of which ε and φ add 0.000262 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, at ε; 262144 B received from a sender on another core that wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two accesses)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+# φ at 0.5 ns per byte: rank 1 receives in step 1 the 256 KiB rank 0 wrote in step 0, 131 µs more
+sed -i 's/"coherence_s_per_byte": \[1e-9, 1e-9\]}/"coherence_s_per_byte": [1e-9, 1e-9], "fresh_read_s_per_byte": [5e-10, 5e-10]}/' "$CURVE"
+expect 0 "lockstep 0.000461 s, of which ε and φ add 0.000393 s (all ranks together: 262144 B written" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+# a memory bus of 1 GB/s sets both steps (1.25 MiB and 512 KiB of traffic): ε and φ add nothing, and the line says why
+sed -i 's/"cores": 2,/"cores": 2, "mem_bw_Bps_by_threads": [1e9, 1e9],/' "$CURVE"
+expect 0 "of which ε and φ add 0.000000 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, at ε; 262144 B received from a sender on another core that wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two accesses; they would add 0.000393 s, but the memory bus sets the time of steps that pay them, not the ranks)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 rm -f "$CURVE"
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
@@ -544,16 +550,20 @@ if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
 head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
-re='^  \(quick: α and bandwidth are the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+re='^  \(quick: (α and bandwidth are|α is the small msgs line.s \(the large one is bandwidth only\), bandwidth is) the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
 if ! [[ "$head" =~ $re ]]; then
   echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
 else
   # the sizes it names are the ping-pong sizes from the line's first one; a break starts the large msgs line
-  from=${BASH_REMATCH[3]}
+  # (a large msgs line fitted through zero lends the headline the small line's α, and the note says so)
+  from=${BASH_REMATCH[4]}
   sizes=$(grep -oE '^  ping-pong +[0-9]+ B' <<<"$out" | awk -v f="$from" '$2 >= f' | wc -l)
   brk=$(grep -oE '^one line does not fit \(max residual above 15%\): split at [0-9]+ B' <<<"$out" | grep -oE '[0-9]+ B$' | grep -oE '[0-9]+')
-  if [ "$sizes" -ne "${BASH_REMATCH[2]}" ] || { [ -n "$brk" ] && { [ "${BASH_REMATCH[1]}" != "large msgs" ] || [ "$from" != "$brk" ] || [ "${BASH_REMATCH[5]}" != "$brk" ]; }; } ||
-     { [ -z "$brk" ] && { [ "${BASH_REMATCH[1]}" != "one" ] || [ "$from" != 4 ]; }; }; then
+  borrowed=no; [ -n "$brk" ] && grep -qE '^large msgs : bandwidth only' <<<"$out" && borrowed=yes
+  said=no; [[ "${BASH_REMATCH[1]}" == α\ is* ]] && said=yes
+  if [ "$sizes" -ne "${BASH_REMATCH[3]}" ] || [ "$borrowed" != "$said" ] ||
+     { [ -n "$brk" ] && { [ "${BASH_REMATCH[2]}" != "large msgs" ] || [ "$from" != "$brk" ] || [ "${BASH_REMATCH[6]}" != "$brk" ]; }; } ||
+     { [ -z "$brk" ] && { [ "${BASH_REMATCH[2]}" != "one" ] || [ "$from" != 4 ]; }; }; then
     echo "FAIL: calibrate --quick headline note ($sizes sizes from $from B, break '$brk'): $head"; fail=$((fail + 1))
   else passed=$((passed + 1)); fi
 fi
@@ -565,6 +575,9 @@ note=$(grep -A1 '^profile: α = ' <<<"$out" | tail -1)
 if [ -n "$brk" ]; then
   small=$(grep -oE '^small msgs : α = [0-9.]+ us, bandwidth = [0-9.]+ GB/s' <<<"$out" | sed 's/^small msgs : //')
   want="  (messages below $brk B: the small msgs line above, $small)"
+  if grep -qE '^large msgs : bandwidth only' <<<"$out"; then
+    want="  (messages below $brk B: the small msgs line above, $small; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's fixed cost does not shrink with its size)"
+  fi
 else
   want=$(grep -m1 '^lockstep barrier' <<<"$out")  # no split: no note, the next line follows
 fi

@@ -169,7 +169,7 @@ std::vector<double> cache_sweep_footprints(int64_t llc_bytes, double budget_byte
 CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams& flat, int rounds,
                                const std::function<void(const std::string&)>& progress, int coherence_samples) {
   const size_t k = fps.size();
-  std::vector<std::vector<double>> sb(k), sg(k), sd(k), se(k);
+  std::vector<std::vector<double>> sb(k), sg(k), sd(k), se(k), sf(k);
   for (int round = 0; round < std::max(1, rounds); ++round)
     for (size_t i = 0; i < k; ++i) {
       const double F = fps[i];
@@ -210,6 +210,12 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
       const int slots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (5 * m)));
       const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (5 * slots * m), 8, 100));
       se[i].push_back(measure_coherence_s_per_byte(m, slots, 2, iters));
+      // φ: receives of m bytes out of what the sender wrote about F bytes
+      // of traffic ago, against receives out of what nobody wrote
+      // (measure_fresh_read_s_per_byte: 6 · slots · m bytes between).
+      const int fslots = static_cast<int>(std::max<int64_t>(2, static_cast<int64_t>(F) / (6 * m)));
+      const int fiters = static_cast<int>(std::clamp<int64_t>((int64_t{64} << 20) / (6 * fslots * m), 8, 100));
+      sf[i].push_back(measure_fresh_read_s_per_byte(m, fslots, 2, fiters));
     }
   CacheCurve c;
   for (size_t i = 0; i < k; ++i) {
@@ -221,9 +227,11 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
     c.beta.push_back((step - flat.barrier_for(2) - flat.alpha_for(m)) / m);
   }
   for (size_t i = 0; i < k; ++i) c.coherence.push_back(median(se[i]));
+  for (size_t i = 0; i < k; ++i) c.fresh_read.push_back(median(sf[i]));
   smooth(c.delta);
   smooth(c.gamma);
   smooth(c.coherence);
+  smooth(c.fresh_read);
   // A recv is one copy out of the peer's buffer: never cheaper than a local
   // copy of the same footprint (at small F the step is mostly α and b(2),
   // and the subtraction above is noise).
@@ -234,9 +242,11 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
       const auto [lo, hi] = std::minmax_element(se[i].begin(), se[i].end());
       progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination); "
                            "ε {:5.1f} ps per byte written over what the other core read ({} samples from {:.1f} to "
-                           "{:.1f}, median {:.1f}, then the running median over footprints)",
+                           "{:.1f}, median {:.1f}, then the running median over footprints); φ {:5.1f} ps per byte "
+                           "read that the other core wrote (median {:.1f})",
                            c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i],
-                           c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12));
+                           c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12,
+                           c.fresh_read[i] * 1e12, median(sf[i]) * 1e12));
     }
   return c;
 }
@@ -248,10 +258,13 @@ nlohmann::json cache_curve_json(const CacheCurve& c) {
   j["gamma_s_per_byte"] = c.gamma;
   j["delta_s_per_byte"] = c.delta;
   if (!c.coherence.empty()) j["coherence_s_per_byte"] = c.coherence;
+  if (!c.fresh_read.empty()) j["fresh_read_s_per_byte"] = c.fresh_read;
   j["rule"] =
       "a step is priced at footprint = largest per-rank bytes read + written in the step x ranks with traffic in the "
       "step; values interpolated linearly in log2(footprint), end values outside; coherence: extra seconds per byte a "
-      "rank writes over bytes a rank on another core read since its last write";
+      "rank writes over bytes a rank on another core read since its last write; fresh_read: extra seconds per byte a "
+      "rank receives that its sender on another core wrote since a rank on another core last read them; both "
+      "indexed by reuse distance (the traffic between the two accesses) instead of a step's footprint";
   return j;
 }
 
@@ -277,14 +290,16 @@ CacheCurve cache_curve_from_json(const nlohmann::json& j, const std::string& pat
   c.gamma = arr("gamma_s_per_byte", 0.0, 1e-3, false);
   c.delta = arr("delta_s_per_byte", 0.0, 1e-3, false);
   if (j.contains("coherence_s_per_byte")) c.coherence = arr("coherence_s_per_byte", 0.0, 1e-3, false);  // optional
+  if (j.contains("fresh_read_s_per_byte")) c.fresh_read = arr("fresh_read_s_per_byte", 0.0, 1e-3, false);  // optional
   const size_t n = c.footprint_bytes.size();
   if (n == 0 || c.beta.size() != n || c.gamma.size() != n || c.delta.size() != n ||
-      (!c.coherence.empty() && c.coherence.size() != n))
+      (!c.coherence.empty() && c.coherence.size() != n) || (!c.fresh_read.empty() && c.fresh_read.size() != n))
     throw UsageError(fmt::format(
         "profile '{}': cache_curve arrays must be non-empty and of one length (footprint_bytes {}, beta {}, gamma {}, "
-        "delta {}{})",
+        "delta {}{}{})",
         path, n, c.beta.size(), c.gamma.size(), c.delta.size(),
-        c.coherence.empty() ? "" : fmt::format(", coherence {}", c.coherence.size())));
+        c.coherence.empty() ? "" : fmt::format(", coherence {}", c.coherence.size()),
+        c.fresh_read.empty() ? "" : fmt::format(", fresh_read {}", c.fresh_read.size())));
   for (size_t i = 1; i < n; ++i)
     if (!(c.footprint_bytes[i] > c.footprint_bytes[i - 1]))
       throw UsageError(fmt::format("profile '{}': cache_curve.footprint_bytes[{}] = {:g} is not above the entry before it",

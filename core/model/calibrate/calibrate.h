@@ -66,14 +66,17 @@
 //    the subtraction is noise); ε(F) = measure_coherence_s_per_byte below,
 //    with copies of m = min(F/8, 64 KiB) bytes in F / (5m) slots (at least
 //    2), so that about F bytes are touched between rank 1's read of a
-//    region and rank 0's next write over it. β, γ and δ are the median over
+//    region and rank 0's next write over it; φ(F) =
+//    measure_fresh_read_s_per_byte below, with the same m in F / (6m)
+//    slots (at least 2): about F bytes between rank 0's write of a region
+//    and rank 1's read of it. β, γ and δ are the median over
 //    `state_rounds` interleaved rounds of each round's estimate (β: the
-//    mode of its steps; γ, δ: the median of its passes), ε the median of
+//    mode of its steps; γ, δ: the median of its passes), ε and φ the median of
 //    5 × `rounds` shorter samples (on a VM it changes within a fraction of
 //    a second), then a 3-point running median over F. Above 64 MiB of
 //    footprint a round lasts longer than a speed state (over 10 s at
 //    1 GiB, mostly the kernel zeroing fresh pages), so those footprints
-//    take 3 of the rounds and 3 of the ε samples.
+//    take 3 of the rounds and 3 of the ε and φ samples.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -120,6 +123,19 @@ struct CalibrationFit {
 // One line, or two split at the best break (>= 3 points each side) when the
 // single line's max relative residual exceeds 15%.
 CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
+
+// The profile's message lines from the ping-pong's fit: α and β from the
+// large-message line (the single line when there is no break), the small
+// line's α and β below break_bytes. When the large line is fitted through
+// zero (its free intercept fell below 0: the time per byte grows across a
+// cache edge among its sizes, so the line resolves no latency), its α is
+// the small line's: a message's fixed cost (posting it, the receiver
+// seeing it) does not shrink because the message is large, and with α = 0
+// the messages just above the break lost about 0.7 µs each (measured on
+// the Zen 5 guest, 2026-12-02: bench's naive and tree all-reduce on 2
+// ranks came out 25-40% under at 32-256 KiB; 10-16% with it). No value
+// below 0 is kept.
+void set_message_lines(CostParams& p, const CalibrationFit& fit);
 
 // One line describing a fit for calibrate's output (no newline), prefixed
 // by `what`. A free line: "α = .. us, bandwidth = .. GB/s, n½ = α/β = .. B,
@@ -216,7 +232,8 @@ CacheCurve measure_cache_curve(const std::vector<double>& footprints, const Cost
                                int coherence_samples = 15);
 // The profile's "cache_curve" object: {"footprint_bytes": [..], "beta_s_per_byte": [..],
 // "gamma_s_per_byte": [..], "delta_s_per_byte": [..], "coherence_s_per_byte":
-// [..] (ε; optional, absent in profiles before it = no ε term), "rule":
+// [..] (ε; optional, absent in profiles before it = no ε term),
+// "fresh_read_s_per_byte": [..] (φ; optional likewise), "rule":
 // text}. Absent = flat model. Reading throws UsageError naming the file and the key when
 // the arrays differ in length, a footprint is not > 0 and ascending, or a
 // value is not a finite number of seconds per byte in [0, 1e-3] (β > 0).
@@ -304,6 +321,22 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup,
 // it, the ranks touch about 5 · slots · bytes bytes (the footprint it
 // stands for in the cache curve).
 double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters);
+// Reading lines another core has just written (the read side of the
+// coherence term, φ in core/model/cost_model.h): seconds per byte that rank
+// 1's receive of `bytes` bytes out of a region rank 0 wrote costs beyond
+// the same receive out of a region nobody wrote. Lockstep, 2 ranks,
+// `slots` rotating slots (at least 2); for each slot j three steps: rank 0
+// copies its input slot j into region X_j; rank 1 receives X_(j+1 mod
+// slots), which rank 0 wrote one rotation ago; rank 1 receives Z_j, which
+// nobody writes (rank 1 read it one rotation ago). Both reads come from
+// the same rotation, so the difference is where the written lines are:
+// in the writer's private cache (modified) rather than where a clean line
+// read before would be. The value is the median over slots and iterations
+// of (X step - Z step) / bytes, never below 0. Between rank 0's write of a
+// region and rank 1's read of it the ranks touch about 6 · slots · bytes
+// bytes (3 copies of `bytes` per slot, each read + write): the reuse
+// distance it stands for in the cache curve.
+double measure_fresh_read_s_per_byte(int64_t bytes, int slots, int warmup, int iters);
 // Seconds of one lockstep step in which each of 2 ranks receives a
 // `bytes`-long message from the other at once (+ one barrier of 2 ranks),
 // through the ping-pong's rotating slots: the mode of `rounds` runs of 20

@@ -275,6 +275,19 @@ void running_max(std::vector<double>& v) {
 }
 }  // namespace
 
+void set_message_lines(CostParams& p, const CalibrationFit& fit) {
+  const LineFit& main = fit.break_bytes ? fit.large : fit.one;
+  p.alpha = std::max(0.0, main.alpha);
+  p.beta = std::max(0.0, main.beta);
+  p.break_bytes = fit.break_bytes;
+  p.alpha_small = p.beta_small = 0;
+  if (fit.break_bytes) {
+    p.alpha_small = std::max(0.0, fit.small.alpha);
+    p.beta_small = std::max(0.0, fit.small.beta);
+    if (fit.large.through_zero) p.alpha = p.alpha_small;
+  }
+}
+
 double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   const int K = std::max(2, slots);  // slot 0's first step is not timed (below)
@@ -304,6 +317,40 @@ double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int it
     for (int j = 1; j < K; ++j) {
       const size_t base = static_cast<size_t>(it) * static_cast<size_t>(steps - 1);
       d.push_back(t[base + static_cast<size_t>(3 * j) - 1] - t[base + static_cast<size_t>(3 * j + 2) - 1]);
+    }
+  return d.empty() ? 0.0 : std::max(0.0, median(d)) / static_cast<double>(e * 4);
+}
+
+double measure_fresh_read_s_per_byte(int64_t bytes, int slots, int warmup, int iters) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = std::max(2, slots);
+  CollectiveSpec spec;
+  spec.collective = Collective::all_gather;  // only the shapes matter: input 2·K·e, output 4·K·e
+  spec.algorithm = "naive";
+  spec.world_size = 2;
+  spec.count = 2 * e * K;
+  spec.dtype = DType::int32;
+  ScheduleBuilder b(spec);
+  for (int j = 0; j < K; ++j) {
+    b.step("sender writes X_j");
+    b.copy(0, {Buf::input, j * e}, {Buf::output, j * e}, e);
+    b.step("read X_j+1, written one rotation ago");
+    b.send(0, 1, {Buf::output, ((j + 1) % K) * e}, e);
+    b.recv(1, 0, {Buf::output, j * e}, e);
+    b.step("read Z_j, written by nobody");
+    b.send(0, 1, {Buf::output, (K + j) * e}, e);
+    b.recv(1, 0, {Buf::output, (K + j) * e}, e);
+  }
+  const Schedule s = b.finish();
+  // samples[i] is step i + 1 (step_samples leaves out step 0): slot j's
+  // fresh read is step 3j + 1, its clean read step 3j + 2.
+  const std::vector<double> t = step_samples(s, 2 * e * K * 4, warmup, iters);
+  const size_t steps = static_cast<size_t>(s.num_steps());
+  std::vector<double> d;
+  for (int it = 0; it < iters; ++it)
+    for (int j = 0; j < K; ++j) {
+      const size_t base = static_cast<size_t>(it) * (steps - 1);
+      d.push_back(t[base + static_cast<size_t>(3 * j)] - t[base + static_cast<size_t>(3 * j + 1)]);
     }
   return d.empty() ? 0.0 : std::max(0.0, median(d)) / static_cast<double>(e * 4);
 }
@@ -453,14 +500,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                                res.mem_bw_Bps[i] / 1e9));
   CostParams& p = res.params;
   p.name = opt.backend;
-  const LineFit& main = res.fit.break_bytes ? res.fit.large : res.fit.one;
-  p.alpha = std::max(0.0, main.alpha);
-  p.beta = std::max(0.0, main.beta);
-  if (res.fit.break_bytes) {
-    p.break_bytes = res.fit.break_bytes;
-    p.alpha_small = std::max(0.0, res.fit.small.alpha);
-    p.beta_small = std::max(0.0, res.fit.small.beta);
-  }
+  set_message_lines(p, res.fit);
   p.gamma = res.reduce_Bps > 0 ? 1.0 / res.reduce_Bps : 0;
   p.delta = res.memcpy_Bps > 0 ? 1.0 / res.memcpy_Bps : 0;
   // A large-message line that does not grow with size is a disturbed

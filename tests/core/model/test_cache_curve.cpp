@@ -229,6 +229,37 @@ TEST_SUITE("cache_curve") {
     CHECK(t.find("intercept was below zero") != std::string::npos);
     CHECK(t.find("n½") == std::string::npos);
     CHECK(t.find('-') == std::string::npos);  // no negative number anywhere
+    // the profile keeps no negative α: a large msgs line through zero takes
+    // the small line's α (a message's fixed cost), a free one keeps its own
+    CalibrationFit cf;
+    cf.break_bytes = 1 << 20;
+    cf.large = f;
+    cf.small.alpha = 7e-7;
+    cf.small.beta = 2e-11;
+    CostParams p;
+    set_message_lines(p, cf);
+    CHECK(p.alpha == 7e-7);
+    CHECK(p.beta == f.beta);
+    CHECK(p.break_bytes == 1 << 20);
+    CHECK(p.alpha_small == 7e-7);
+    CHECK(p.beta_small == 2e-11);
+    cf.large.through_zero = false;
+    cf.large.alpha = 3e-7;
+    set_message_lines(p, cf);
+    CHECK(p.alpha == 3e-7);
+    cf.small.alpha = -1e-7;  // a negative small intercept is kept at 0
+    cf.large = f;
+    set_message_lines(p, cf);
+    CHECK(p.alpha_small == 0);
+    CHECK(p.alpha == 0);
+    // one line (no break) through zero: nothing to borrow, α = 0, no small line
+    CalibrationFit one;
+    one.one = f;
+    set_message_lines(p, one);
+    CHECK(p.alpha == 0);
+    CHECK(p.beta == f.beta);
+    CHECK(p.break_bytes == 0);
+    CHECK(p.alpha_small == 0);
     LineFit good = f;
     good.through_zero = false;
     good.beta = 1e-10;
@@ -327,12 +358,38 @@ TEST_SUITE("cache_curve") {
     two.recv(1, 0, {Buf::output, 0}, 8);  // 64 B of traffic
     two.step("write [2, 10)");
     two.copy(0, {Buf::input, 0}, {Buf::output, 2}, 8);  // 64 B of traffic
-    w = peer_read_overwrites(two.finish());
+    const Schedule twice = two.finish();
+    w = peer_read_overwrites(twice);
     CHECK(same(w[2][0], Pieces{{8, 128}, {24, 64}}));
     CHECK(w[0][0].empty());
     CHECK(w[1][0].empty());
     // the byte counts agree with bytes_over_peer_reads
     CHECK(bytes_over_peer_reads(ring) == std::vector<std::vector<int64_t>>{{16, 16}, {0, 0}});
+    // φ's reads, the other way round: in step 1 each rank receives the
+    // chunk its peer wrote in step 0 (160 B of traffic between: step 0's);
+    // step 0 reads inputs nobody writes; the rotation does not count (the
+    // write and the read fall in one run)
+    auto f = fresh_peer_reads(ring, 0, 4);
+    CHECK(f[0][0].empty());
+    CHECK(f[0][1].empty());
+    CHECK(same(f[1][0], Pieces{{16, 160}}));
+    CHECK(same(f[1][1], Pieces{{16, 160}}));
+    // in place: step 0 recv-reduces the chunk the peer received in the
+    // previous run's step 1 (64 B, plus 2 runs of 160 with 3 sets); step 1
+    // receives the chunk the peer recv-reduced in step 0 (96 B)
+    f = fresh_peer_reads(ip, 0, 3);
+    CHECK(same(f[0][0], Pieces{{16, 64 + 2 * 160}}));
+    CHECK(same(f[1][0], Pieces{{16, 96}}));
+    CHECK(same(f[1][1], Pieces{{16, 96}}));
+    // a second read of the same bytes, with no write between, is not fresh:
+    // rank 1 reads rank 0's output [0, 8) in step 0 and [4, 12) in step 1,
+    // and only rank 0's write in step 2 makes [2, 10) fresh for the next
+    // run's reads: [2, 8) in step 0 (64 B of traffic between: step 2's),
+    // [8, 10) in step 1 (step 2's and step 0's, 128 B)
+    f = fresh_peer_reads(twice);
+    CHECK(same(f[0][1], Pieces{{24, 64}}));
+    CHECK(same(f[1][1], Pieces{{8, 128}}));
+    CHECK(f[2][1].empty());
   }
 
   TEST_CASE("ε is priced at the reuse distance, not at the step's footprint") {
@@ -389,6 +446,52 @@ TEST_SUITE("cache_curve") {
     CHECK(predict(big, with).lockstep.coherence_s == rel(256 * KiB * 1e-9));
     with.rotation_sets = 16;  // 15 runs of 1.75 MiB between the read and the write
     CHECK(predict(big, with).lockstep.coherence_s == 0);
+  }
+
+  TEST_CASE("φ: bytes received fresh from a peer's writes cost φ(reuse distance) each, apart from ε") {
+    const Schedule s = schedule_of(Collective::all_reduce, "naive", 2, 8);
+    CostParams p = small_l3();
+    p.cache.fresh_read.assign(p.cache.footprint_bytes.size(), 1e-9);  // 1 ns per byte; no ε
+    CHECK(predict(s, p).lockstep.coherence_s == 0);  // one run (run, the window): no φ
+    p.back_to_back = true;
+    const Prediction b = predict(s, p);
+    // step 0: rank 0 copies and recv-reduces into its output (nothing read fresh);
+    // step 1: rank 1 receives the 32 B rank 0 wrote in step 0
+    CHECK(b.ranks[0][0].bytes_fresh_from_peers == 0);
+    CHECK(b.ranks[0][0].bytes_over_peer_reads == 32);  // counted, but no ε measured: free
+    CHECK(b.ranks[0][0].terms.coherence_s == 0);
+    CHECK(b.ranks[1][1].bytes_fresh_from_peers == 32);
+    CHECK(b.ranks[1][1].terms.coherence_s == rel(32e-9));
+    CHECK(b.lockstep.coherence_s == rel(32e-9));
+    // with ε too, each side pays its own curve: ε 2 ns on the write, φ 1 ns on the read
+    p.cache.coherence.assign(p.cache.footprint_bytes.size(), 2e-9);
+    const Prediction both = predict(s, p);
+    CHECK(both.ranks[0][0].terms.coherence_s == rel(64e-9));
+    CHECK(both.ranks[1][1].terms.coherence_s == rel(32e-9));
+    p.cache.coherence.clear();
+    // 3 ranks on 2 cores (ring all_gather, 1 float each; small_l3 has 2
+    // cores): rank 0 receives from rank 2, on its own core, for free; ranks
+    // 1 and 2 receive what ranks 0 and 1 (the other core) just wrote
+    const Prediction c = predict(schedule_of(Collective::all_gather, "ring", 3, 1), p);
+    CHECK(c.ranks[0][0].bytes_fresh_from_peers == 0);
+    CHECK(c.ranks[0][1].bytes_fresh_from_peers == 4);
+    CHECK(c.ranks[0][2].bytes_fresh_from_peers == 4);
+    // a φ array that does not match the footprints counts as not measured
+    CostParams odd = p;
+    odd.cache.fresh_read.pop_back();
+    CHECK(predict(s, odd).lockstep.coherence_s == 0);
+    // φ follows its curve by distance: naive, 2 ranks, 256 KiB; rank 0's
+    // step 0 moves 1.25 MiB (copy 2 x 256 KiB, recv-reduce 3 x 256 KiB)
+    // between its write and rank 1's read; φ 1 ns/B up to 1 MiB, 0 from
+    // 2 MiB: interpolated in log2 between
+    const Schedule big = schedule_of(Collective::all_reduce, "naive", 2, 64 * 1024);
+    p.cache.fresh_read.clear();
+    for (double f : p.cache.footprint_bytes) p.cache.fresh_read.push_back(f <= 1 * MiB ? 1e-9 : 0);
+    REQUIRE(p.fresh_read_at(2 * MiB) == 0);
+    const double want = 256 * KiB * 1e-9 * (1 - std::log2(1.25));
+    CHECK(predict(big, p).lockstep.coherence_s == rel(want));
+    p.rotation_sets = 16;  // the write and the read fall in one run: the rotation does not count
+    CHECK(predict(big, p).lockstep.coherence_s == rel(want));
   }
 
   TEST_CASE("after a split, calibrate says where the ping-pong's pool at the split fits, and claims no edge") {
@@ -489,7 +592,10 @@ TEST_SUITE("cache_curve") {
     const CacheCurve c = measure_cache_curve({8 * KiB, 64 * KiB}, flat, 1, {}, 5);
     REQUIRE(c.footprint_bytes.size() == 2);
     REQUIRE(c.coherence.size() == 2);
+    REQUIRE(c.fresh_read.size() == 2);
     for (size_t i = 0; i < 2; ++i) {
+      CHECK(c.coherence[i] >= 0);
+      CHECK(c.fresh_read[i] >= 0);
       CHECK(c.delta[i] > 0);
       CHECK(c.gamma[i] > 0);
       CHECK(c.beta[i] >= c.delta[i]);
@@ -515,6 +621,10 @@ TEST_SUITE("cache_curve") {
     p.cache.coherence.assign(p.cache.footprint_bytes.size(), 2e-11);
     write_profile(path, p, {});
     CHECK(load_profile(path).cache.coherence == p.cache.coherence);
+    CHECK(load_profile(path).cache.fresh_read.empty());
+    p.cache.fresh_read.assign(p.cache.footprint_bytes.size(), 3e-11);
+    write_profile(path, p, {});
+    CHECK(load_profile(path).cache.fresh_read == p.cache.fresh_read);
     const std::string base = R"({"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cache_curve": )";
     struct Bad {
       const char *curve, *says;
@@ -535,6 +645,10 @@ TEST_SUITE("cache_curve") {
                  "one length (footprint_bytes 2, beta 2, gamma 2, delta 2, coherence 1)"},
              Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [0], "delta_s_per_byte": [0], "coherence_s_per_byte": [-1e-12]})",
                  "cache_curve.coherence_s_per_byte[0] = -1e-12"},
+             Bad{R"({"footprint_bytes": [8192, 16384], "beta_s_per_byte": [1e-10, 1e-10], "gamma_s_per_byte": [0, 0], "delta_s_per_byte": [0, 0], "fresh_read_s_per_byte": [0, 0, 0]})",
+                 "one length (footprint_bytes 2, beta 2, gamma 2, delta 2, fresh_read 3)"},
+             Bad{R"({"footprint_bytes": [8192], "beta_s_per_byte": [1e-10], "gamma_s_per_byte": [0], "delta_s_per_byte": [0], "fresh_read_s_per_byte": ["x"]})",
+                 "cache_curve.fresh_read_s_per_byte[0] = \"x\""},
          }) {
       CAPTURE(b.curve);
       write_tmp(path, base + b.curve + "}");
