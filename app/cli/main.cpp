@@ -16,7 +16,7 @@ const Command kCommands[] = {
     {"run", "plan, check and run one collective for real; print what moved", setup_run},
     {"predict", "alpha-beta prediction of a collective: α, β, γ terms and total", setup_predict},
     {"bench", "nccl-tests-style benchmark with the prediction beside each measurement", setup_bench},
-    {"calibrate", "measure this machine's α, β, γ, δ, b(n), w(n), B(k), ε and cache curve (--quick: neither of the last two); write a profile", setup_calibrate},
+    {"calibrate", "measure this machine's α, β, γ, δ, b(n), w(n), B(k), and its cache curve with ε and φ (--quick: no curve); write a profile", setup_calibrate},
     {"lesson", "follow a lesson script: real runs, step tables, questions, checks", setup_lesson},
     {"ddp", "data-parallel training for real: gradient buckets overlapping backward (DDP), or --sharded (FSDP-style)", setup_ddp},
     {"hang-lab", "inject a fault (skip-collective, wrong-count, wrong-order, sleep) and find it with a monitored barrier", setup_hang_lab},

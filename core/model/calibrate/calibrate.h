@@ -132,8 +132,9 @@ CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 // the small line's: a message's fixed cost (posting it, the receiver
 // seeing it) does not shrink because the message is large, and with α = 0
 // the messages just above the break lost about 0.7 µs each (measured on
-// the Zen 5 guest, 2026-12-02: bench's naive and tree all-reduce on 2
-// ranks came out 25-40% under at 32-256 KiB; 10-16% with it). No value
+// the Zen 5 guest, 2026-12-02: with one profile, bench's naive and tree
+// all-reduce on 2 ranks came out 21-39% under at 32-256 KiB; with the
+// same profile and this α, 5-17% under, two runs minutes apart). No value
 // below 0 is kept.
 void set_message_lines(CostParams& p, const CalibrationFit& fit);
 
