@@ -272,11 +272,13 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
       }
       const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
-                  "%.6f s, of which ε and φ add %.6f s (all ranks together: %lld B written over bytes a rank on another "
+                  "%.6f s (bench predicts %.6f s: one more barrier b(n) closes each iteration), of which ε and φ "
+                  "add %.6f s (all ranks together: %lld B written over bytes a rank on another "
                   "core read since they were last written, at ε; %lld B received from a sender on another core that "
                   "wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two "
                   "accesses%s)\n",
-                  b2b.min_footprint_bytes, rep.lockstep_s, adds, static_cast<long long>(over),
+                  b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s + p.barrier_for(sch.world_size()), adds,
+                  static_cast<long long>(over),
                   static_cast<long long>(fresh),
                   adds < 0.5 * own ? fmt::format("; they would add {:.6f} s, but the memory bus sets the time of "
                                                  "steps that pay them, not the ranks", own).c_str()

@@ -601,8 +601,8 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   }
   f += bench_state_text(rows);
   for (const auto& x : summarize(rows)) {
-    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:.1f}% (at {} B), |predicted - measured| / measured over {} size{}",
-                     x.algorithm, x.world_size, x.median_err_pct, x.max_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
+    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:+.1f}% (at {} B), |predicted - measured| / measured over {} size{}",
+                     x.algorithm, x.world_size, x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
     if (x.probed_rows > 0)
       f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median {:.1f}% over {} size{}", x.in_state_median_err_pct,
                                              x.in_state_rows, x.in_state_rows == 1 ? "" : "s")
@@ -722,8 +722,9 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
       errs.emplace_back();
       in_state.emplace_back();
     }
-    const double e = std::abs(r.predicted_us - r.time_us) / r.time_us * 100.0;
-    errs[i].push_back({e, r.bytes});
+    const double signed_e = (r.predicted_us - r.time_us) / r.time_us * 100.0;
+    const double e = std::abs(signed_e);
+    errs[i].push_back({signed_e, r.bytes});
     if (r.predicted_us < r.time_us) ++out[i].under_rows;
     if (r.state_x > 0) {
       ++out[i].probed_rows;
@@ -732,10 +733,12 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
   }
   for (size_t i = 0; i < out.size(); ++i) {
     std::vector<double> e;
-    for (const auto& [v, b] : errs[i]) {
+    for (const auto& [sv, b] : errs[i]) {
+      const double v = std::abs(sv);
       e.push_back(v);
       if (v >= out[i].max_err_pct) {
         out[i].max_err_pct = v;
+        out[i].worst_err_pct = sv;
         out[i].worst_bytes = b;
       }
     }
@@ -751,14 +754,14 @@ std::string bench_summary_text(const std::vector<BenchSummary>& s) {
   // Two more columns when the rows were probed: the sizes measured in the
   // profile's state and the median over them.
   const bool probed = std::any_of(s.begin(), s.end(), [](const BenchSummary& x) { return x.probed_rows > 0; });
-  std::string t = "# prediction error |predicted - measured| / measured over the sizes (unsigned; under: the sizes "
-                  "the model under-predicted, a negative error in the table)\n";
+  std::string t = "# prediction error |predicted - measured| / measured over the sizes (median unsigned; worst: the "
+                  "largest, with its sign, - = under-predicted; under: how many sizes the model under-predicted)\n";
   t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12} {:>6}", "algorithm", "ranks", "sizes", "median(%)",
-                   "max(%)", "worst at (B)", "under");
+                   "worst(%)", "worst at (B)", "under");
   t += probed ? fmt::format(" {:>14} {:>19}\n", "sizes in state", "median in state(%)") : "\n";
   for (const auto& x : s) {
-    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>10.1f} {:>12} {:>6}", x.algorithm, x.world_size, x.rows,
-                     x.median_err_pct, x.max_err_pct, x.worst_bytes, x.under_rows);
+    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>+10.1f} {:>12} {:>6}", x.algorithm, x.world_size, x.rows,
+                     x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.under_rows);
     if (probed)
       t += x.in_state_rows > 0 ? fmt::format(" {:>14} {:>19.1f}", x.in_state_rows, x.in_state_median_err_pct)
                                : fmt::format(" {:>14} {:>19}", 0, "-");

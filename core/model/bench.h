@@ -249,7 +249,8 @@ std::string bench_csv_header();
 std::string bench_csv_row(const BenchRow& r);
 
 // Per algorithm and world size: median and maximum of |predicted -
-// measured| / measured (in %) over the sizes, and the worst size. When the
+// measured| / measured (in %) over the sizes, the worst size, and the
+// signed error there (worst_err_pct: < 0 = under-predicted). When the
 // rows were probed (state_x > 0): probed_rows, and the median over the
 // rows measured in the profile's state (in_state_rows of them; median -1
 // when none), so a reader can tell a model that misses from a machine
@@ -259,6 +260,7 @@ struct BenchSummary {
   int world_size = 0;
   int rows = 0;
   double median_err_pct = 0, max_err_pct = 0;
+  double worst_err_pct = 0;  // (predicted - measured) / measured at worst_bytes, signed
   int64_t worst_bytes = 0;
   int under_rows = 0;  // sizes the model under-predicted (predicted < measured: a negative error)
   int probed_rows = 0, in_state_rows = 0;

@@ -174,9 +174,13 @@ TEST_SUITE("bench") {
     r.predicted_us = 13;
     rows.push_back(r);
     const std::string f = bench_table_footer(rows);
-    // ring: |errors| 10%, 25%, 5% -> median 10%, worst 25% at 8192 B
-    CHECK(f.find("# Prediction error     : ring on 2 ranks: median 10.0%, worst 25.0% (at 8192 B)") != std::string::npos);
-    CHECK(f.find("# Prediction error     : tree on 2 ranks: median 30.0%, worst 30.0% (at 4096 B)") != std::string::npos);
+    // ring: errors +10%, -25%, +5% -> median 10%, worst -25% at 8192 B (under-predicted)
+    CHECK(f.find("# Prediction error     : ring on 2 ranks: median 10.0%, worst -25.0% (at 8192 B)") != std::string::npos);
+    CHECK(f.find("# Prediction error     : tree on 2 ranks: median 30.0%, worst +30.0% (at 4096 B)") != std::string::npos);
+    const auto sum = summarize(rows);
+    CHECK(sum[0].max_err_pct == rel(25.0));
+    CHECK(sum[0].worst_err_pct == rel(-25.0));
+    CHECK(sum[1].worst_err_pct == rel(30.0));
     for (auto& x : rows) x.predicted_us = -1;  // no profile: no error lines
     CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
   }
@@ -290,8 +294,8 @@ TEST_SUITE("bench") {
     const std::string t = bench_summary_text(s);
     CHECK(t.find("sizes in state  median in state(%)") != std::string::npos);
     CHECK(s[0].under_rows == 1);  // only 8192 B: predicted 10 us, measured 20
-    CHECK(t.find("    4       25.0       50.0         8192      1              3                20.0\n") != std::string::npos);
-    CHECK(t.find("worst at (B)  under") != std::string::npos);
+    CHECK(t.find("    4       25.0      -50.0         8192      1              3                20.0\n") != std::string::npos);
+    CHECK(t.find("worst(%) worst at (B)  under") != std::string::npos);
     for (auto& x : rows) x.state_x = 1.0;
     CHECK(bench_state_text(rows).find("every size ran in the profile's state (within 25%)") != std::string::npos);
     for (auto& x : rows) x.state_x = 3.0;
