@@ -288,16 +288,24 @@ void set_message_lines(CostParams& p, const CalibrationFit& fit) {
   }
 }
 
-double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters) {
-  const int64_t e = std::max<int64_t>(1, bytes / 4);
-  const int K = std::max(2, slots);  // slot 0's first step is not timed (below)
+namespace {
+// The ε and φ probes' shapes: 2 ranks, int32, input 2·K·e and output 4·K·e
+// elements per rank (an all_gather's; only the shapes matter).
+CollectiveSpec coherence_probe_spec(int64_t e, int K) {
   CollectiveSpec spec;
-  spec.collective = Collective::all_gather;  // only the shapes matter: input 2·K·e, output 4·K·e
+  spec.collective = Collective::all_gather;
   spec.algorithm = "naive";
   spec.world_size = 2;
   spec.count = 2 * e * K;
   spec.dtype = DType::int32;
-  ScheduleBuilder b(spec);
+  return spec;
+}
+}  // namespace
+
+double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters) {
+  const int64_t e = std::max<int64_t>(1, bytes / 4);
+  const int K = std::max(2, slots);  // slot 0's first step is not timed (below)
+  ScheduleBuilder b(coherence_probe_spec(e, K));
   for (int j = 0; j < K; ++j) {
     b.step("write over what the peer read");
     b.copy(0, {Buf::input, j * e}, {Buf::output, j * e}, e);
@@ -324,13 +332,7 @@ double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int it
 double measure_fresh_read_s_per_byte(int64_t bytes, int slots, int warmup, int iters) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   const int K = std::max(2, slots);
-  CollectiveSpec spec;
-  spec.collective = Collective::all_gather;  // only the shapes matter: input 2·K·e, output 4·K·e
-  spec.algorithm = "naive";
-  spec.world_size = 2;
-  spec.count = 2 * e * K;
-  spec.dtype = DType::int32;
-  ScheduleBuilder b(spec);
+  ScheduleBuilder b(coherence_probe_spec(e, K));
   for (int j = 0; j < K; ++j) {
     b.step("sender writes X_j");
     b.copy(0, {Buf::input, j * e}, {Buf::output, j * e}, e);
