@@ -242,11 +242,12 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
       const auto [lo, hi] = std::minmax_element(se[i].begin(), se[i].end());
       progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination); "
                            "ε {:5.1f} ps per byte written over what the other core read ({} samples from {:.1f} to "
-                           "{:.1f}, median {:.1f}, then the running median over footprints); φ {:5.1f} ps per byte "
-                           "read that the other core wrote (median {:.1f})",
+                           "{:.1f}, median {:.1f}, {:.1f} after the running median over footprints); φ {:5.1f} ps per "
+                           "byte read that the other core wrote (median {:.1f}, {:.1f} after the running median)",
                            c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i],
                            c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12,
-                           c.fresh_read[i] * 1e12, median(sf[i]) * 1e12));
+                           c.coherence[i] * 1e12, c.fresh_read[i] * 1e12, median(sf[i]) * 1e12,
+                           c.fresh_read[i] * 1e12));
     }
   return c;
 }
