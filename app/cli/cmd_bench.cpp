@@ -46,10 +46,15 @@ std::string prediction_source(const ParamChoice& c, const CostParams& p, bool ch
   const std::string curve =
       p.cache.empty() ? ""
                       : fmt::format("; β, γ, δ by step footprint{} from its cache curve ({} footprints, {:.0f} B .. {:.0f} B)",
-                                    !(p.cache.has_coherence() || p.cache.has_fresh_read()) || !charges_coherence
-                                        ? ""
-                                        : " and ε, φ (lines moved between two cores: writes over what a rank on "
-                                          "another core read, reads of what one wrote) by reuse distance",
+                                    !charges_coherence ? ""
+                                    : p.cache.has_coherence() && p.cache.has_fresh_read()
+                                        ? " and ε, φ (lines moved between two cores: writes over what a rank on "
+                                          "another core read, reads of what one wrote) by reuse distance"
+                                    : p.cache.has_coherence()
+                                        ? " and ε (writes over what a rank on another core read) by reuse distance"
+                                    : p.cache.has_fresh_read()
+                                        ? " and φ (reads of what a rank on another core wrote) by reuse distance"
+                                        : "",
                                     p.cache.footprint_bytes.size(), p.cache.footprint_bytes.front(),
                                     p.cache.footprint_bytes.back());
   if (p.break_bytes > 0)

@@ -221,7 +221,8 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
               a.quick ? " (quick)" : "", p.alpha * 1e6, p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
   if (a.quick) std::printf("  %s\n", quick_headline_note(r).c_str());
   else if (p.break_bytes > 0)
-    // The headline's α is the large messages' (often 0): say which line prices the small ones.
+    // The headline's α is the large messages' (the small line's when theirs is bandwidth only,
+    // set_message_lines): say which line prices the small ones.
     std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s%s)\n",
                 static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0,
                 r.fit.large.through_zero

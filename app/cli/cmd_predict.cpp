@@ -260,29 +260,43 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
       without.back_to_back = false;
       const Prediction rep = predict(sch, b2b);
       int64_t over = 0, fresh = 0;
-      double own = 0;  // the terms themselves, on each step's slowest rank
+      // the terms themselves (the largest rank's in each step), and the part
+      // of them in steps the memory bus sets (bus time above every rank's)
+      double own = 0, on_bus = 0;
       for (size_t k = 0; k < rep.ranks.size(); ++k) {
-        double most = 0;
+        double most = 0, slowest = 0;
         for (const RankStepCost& rc : rep.ranks[k]) {
           over += rc.bytes_over_peer_reads;
           fresh += rc.bytes_fresh_from_peers;
           most = std::max(most, rc.terms.coherence_s);
+          slowest = std::max(slowest, rc.terms.total());
         }
         own += most;
+        if (rep.bus_s[k] > slowest) on_bus += most;
       }
       const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
+      // name only the terms the profile measured
+      const bool eps = p.cache.has_coherence(), phi = p.cache.has_fresh_read();
+      std::string parts;
+      if (eps)
+        parts += fmt::format("{} B written over bytes a rank on another core read since they were last written, at ε",
+                             over);
+      if (phi)
+        parts += fmt::format("{}{} B received from a sender on another core that wrote them since, at φ",
+                             eps ? "; " : "", fresh);
+      std::string why;
+      if (adds < 0.5 * own && on_bus > 0)
+        why = fmt::format("; they would add {:.6f} s, but the memory bus sets the time of steps that pay them, not the "
+                          "ranks", own);
+      else if (adds < 0.5 * own)
+        why = fmt::format("; they would add {:.6f} s, but they fall on ranks that are not the slowest of their step",
+                          own);
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
-                  "%.6f s (bench predicts %.6f s: one more barrier b(n) closes each iteration), of which ε and φ "
-                  "add %.6f s (all ranks together: %lld B written over bytes a rank on another "
-                  "core read since they were last written, at ε; %lld B received from a sender on another core that "
-                  "wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two "
-                  "accesses%s)\n",
-                  b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s + p.barrier_for(sch.world_size()), adds,
-                  static_cast<long long>(over),
-                  static_cast<long long>(fresh),
-                  adds < 0.5 * own ? fmt::format("; they would add {:.6f} s, but the memory bus sets the time of "
-                                                 "steps that pay them, not the ranks", own).c_str()
-                                   : "");
+                  "%.6f s (bench predicts %.6f s in its default lockstep mode: one more barrier b(n) closes each "
+                  "iteration), of which %s add%s %.6f s (all ranks together: %s; each byte priced at its reuse "
+                  "distance, the traffic between the two accesses%s)\n",
+                  b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s + p.barrier_for(sch.world_size()),
+                  eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", adds, parts.c_str(), why.c_str());
     }
     if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();

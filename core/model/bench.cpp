@@ -601,10 +601,10 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
   }
   f += bench_state_text(rows);
   for (const auto& x : summarize(rows)) {
-    f += fmt::format("# Prediction error     : {} on {} ranks: median {:.1f}%, worst {:+.1f}% (at {} B), |predicted - measured| / measured over {} size{}",
+    f += fmt::format("# Prediction error     : {} on {} ranks: median |error| {:.1f}%, worst error {:+.1f}% (at {} B), error = (predicted - measured) / measured over {} size{}",
                      x.algorithm, x.world_size, x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
     if (x.probed_rows > 0)
-      f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median {:.1f}% over {} size{}", x.in_state_median_err_pct,
+      f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median |error| {:.1f}% over {} size{}", x.in_state_median_err_pct,
                                              x.in_state_rows, x.in_state_rows == 1 ? "" : "s")
                                : std::string("; no size was measured in the profile's state");
     f += "\n";

@@ -155,7 +155,19 @@
 // to 2 MiB, where a line written some MiB ago costs the reader far less
 // than a write over a line the reader holds. Charged with ε (bench's back
 // to back runs only) and reported in the same coherence term; without a
-// measured φ (profiles before it) 0.
+// measured φ (profiles before it) 0. Approximations, to say to learners:
+//  - φ is charged per byte, but on the Zen 5 guest part of it is a fixed
+//    cost per message (about 0.45 µs); the probe's messages are F/8 bytes,
+//    so a message much smaller or larger than d/8 at distance d gets that
+//    part scaled wrongly (a fit a + b·m per distance would fix it).
+//  - only the first reader on another core pays: the first such read takes
+//    the bytes out of the fresh set, so a second reader on a third core
+//    reads them for free. Exact with 2 cores, where every figure was
+//    measured; an under-count with more.
+//  - `run`, the window and lessons leave φ out, although their warm step
+//    repetitions restore the sender's memory just before each repetition,
+//    so its receivers read freshly written lines too (not measured; at the
+//    seed example's 12 bytes a few ns).
 // Messages below break_bytes keep the small-message line α_small + m·β_small:
 // calibrate fits that line on messages whose buffers already sit in cache.
 // Known limits (say them to learners): no contention between links, no
@@ -196,7 +208,7 @@ struct CacheCurve {
   // (profiles before 2026-12-02 evening), else as long as footprint_bytes.
   std::vector<double> fresh_read;
   bool has_fresh_read() const { return !empty() && fresh_read.size() == footprint_bytes.size(); }
-  // v (one of beta, gamma, delta, coherence) at `footprint` bytes: linear in
+  // v (one of beta, gamma, delta, coherence, fresh_read) at `footprint` bytes (for ε and φ: at a reuse distance): linear in
   // log2(footprint) between the two measured footprints around it, the end
   // value outside the measured range. Requires !empty().
   double at(const std::vector<double>& v, double footprint) const;

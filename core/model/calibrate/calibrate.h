@@ -134,8 +134,10 @@ CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 // the messages just above the break lost about 0.7 µs each (measured on
 // the Zen 5 guest, 2026-12-02: with one profile, bench's naive and tree
 // all-reduce on 2 ranks came out 21-39% under at 32-256 KiB; with the
-// same profile and this α, 5-17% under, two runs minutes apart). No value
-// below 0 is kept.
+// same profile and this α, 5-17% under, two runs minutes apart). β is
+// not fitted again with that α: the kept line, α_small + m·β, lies α above
+// the through-zero line calibrate prints (about 0.7 µs; at the split about
+// 20% of a message's time, under 1% from 1 MiB). No value below 0 is kept.
 void set_message_lines(CostParams& p, const CalibrationFit& fit);
 
 // One line describing a fit for calibrate's output (no newline), prefixed
@@ -322,6 +324,15 @@ std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup,
 // it, the ranks touch about 5 · slots · bytes bytes (the footprint it
 // stands for in the cache curve).
 double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int iters);
+// The ε and φ probes' pairing of step times: `samples` as step_samples
+// gives them for a schedule of `steps` steps, 3 per slot (each iteration's
+// step 0 left out: samples[it · (steps - 1) + i] is step i + 1 of iteration
+// it), `iters` iterations. For each iteration and each slot j from
+// first_slot to slots - 1: the time of step 3j + a minus that of step 3j + b
+// (seconds), in that order. Throws std::out_of_range when a step is out of
+// the samples (step 0 included).
+std::vector<double> slot_step_differences(const std::vector<double>& samples, int steps, int iters, int slots,
+                                          int first_slot, int a, int b);
 // Reading lines another core has just written (the read side of the
 // coherence term, φ in core/model/cost_model.h): seconds per byte that rank
 // 1's receive of `bytes` bytes out of a region rank 0 wrote costs beyond

@@ -10,6 +10,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 #include "core/exec/executor.h"
@@ -288,6 +289,19 @@ void set_message_lines(CostParams& p, const CalibrationFit& fit) {
   }
 }
 
+std::vector<double> slot_step_differences(const std::vector<double>& samples, int steps, int iters, int slots,
+                                          int first_slot, int a, int b) {
+  std::vector<double> d;
+  const auto at = [&](int it, int step) {  // samples[i] is step i + 1 of its iteration
+    if (step < 1 || step >= steps)
+      throw std::out_of_range(fmt::format("slot_step_differences: step {} is not sampled (1 .. {})", step, steps - 1));
+    return samples.at(static_cast<size_t>(it) * static_cast<size_t>(steps - 1) + static_cast<size_t>(step - 1));
+  };
+  for (int it = 0; it < iters; ++it)
+    for (int j = first_slot; j < slots; ++j) d.push_back(at(it, 3 * j + a) - at(it, 3 * j + b));
+  return d;
+}
+
 namespace {
 // The ε and φ probes' shapes: 2 ranks, int32, input 2·K·e and output 4·K·e
 // elements per rank (an all_gather's; only the shapes matter).
@@ -317,15 +331,10 @@ double measure_coherence_s_per_byte(int64_t bytes, int slots, int warmup, int it
   }
   const Schedule s = b.finish();
   // step_samples leaves out each iteration's step 0 (its gap holds the
-  // closing barrier), so slot 0's X step is not timed: samples[i] is step i + 1.
+  // closing barrier), so slot 0's X step is not timed: slots 1 .. K-1, X step
+  // 3j against Z step 3j + 2.
   const std::vector<double> t = step_samples(s, 2 * e * K * 4, warmup, iters);
-  const int steps = s.num_steps();
-  std::vector<double> d;
-  for (int it = 0; it < iters; ++it)
-    for (int j = 1; j < K; ++j) {
-      const size_t base = static_cast<size_t>(it) * static_cast<size_t>(steps - 1);
-      d.push_back(t[base + static_cast<size_t>(3 * j) - 1] - t[base + static_cast<size_t>(3 * j + 2) - 1]);
-    }
+  const std::vector<double> d = slot_step_differences(t, s.num_steps(), iters, K, 1, 0, 2);
   return d.empty() ? 0.0 : std::max(0.0, median(d)) / static_cast<double>(e * 4);
 }
 
@@ -344,16 +353,10 @@ double measure_fresh_read_s_per_byte(int64_t bytes, int slots, int warmup, int i
     b.recv(1, 0, {Buf::output, (K + j) * e}, e);
   }
   const Schedule s = b.finish();
-  // samples[i] is step i + 1 (step_samples leaves out step 0): slot j's
-  // fresh read is step 3j + 1, its clean read step 3j + 2.
+  // slot j's fresh read is step 3j + 1, its clean read step 3j + 2 (every
+  // slot's: step 0, which step_samples leaves out, is a write)
   const std::vector<double> t = step_samples(s, 2 * e * K * 4, warmup, iters);
-  const size_t steps = static_cast<size_t>(s.num_steps());
-  std::vector<double> d;
-  for (int it = 0; it < iters; ++it)
-    for (int j = 0; j < K; ++j) {
-      const size_t base = static_cast<size_t>(it) * (steps - 1);
-      d.push_back(t[base + static_cast<size_t>(3 * j)] - t[base + static_cast<size_t>(3 * j + 1)]);
-    }
+  const std::vector<double> d = slot_step_differences(t, s.num_steps(), iters, K, 0, 1, 2);
   return d.empty() ? 0.0 : std::max(0.0, median(d)) / static_cast<double>(e * 4);
 }
 

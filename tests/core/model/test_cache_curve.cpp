@@ -594,12 +594,27 @@ TEST_SUITE("cache_curve") {
     REQUIRE(c.coherence.size() == 2);
     REQUIRE(c.fresh_read.size() == 2);
     for (size_t i = 0; i < 2; ++i) {
-      CHECK(c.coherence[i] >= 0);
-      CHECK(c.fresh_read[i] >= 0);
       CHECK(c.delta[i] > 0);
       CHECK(c.gamma[i] > 0);
       CHECK(c.beta[i] >= c.delta[i]);
     }
+  }
+
+  TEST_CASE("the coherence probes pair each slot's steps: step 3j + a against 3j + b, step 0 left out") {
+    // 2 slots (6 steps), 2 iterations; sample value = 100 · iteration + step
+    std::vector<double> t;
+    for (int it = 0; it < 2; ++it)
+      for (int step = 1; step < 6; ++step) t.push_back(100.0 * it + step);
+    // φ's pairing: fresh read 3j + 1 against clean read 3j + 2, every slot
+    CHECK(slot_step_differences(t, 6, 2, 2, 0, 1, 2) == std::vector<double>{-1, -1, -1, -1});
+    // ε's: X step 3j against Z step 3j + 2, from slot 1 (slot 0's X is step 0)
+    CHECK(slot_step_differences(t, 6, 2, 2, 1, 0, 2) == std::vector<double>{-2, -2});
+    // the order and the values, not just the differences: the step each pair reads
+    std::vector<double> u(t.size());
+    for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<double>(i * i);  // sample i is step i % 5 + 1
+    // iteration 1, slot 1: steps 4 and 5 are samples 8 and 9: 64 - 81
+    CHECK(slot_step_differences(u, 6, 2, 2, 0, 1, 2).back() == -17);
+    CHECK_THROWS_AS(slot_step_differences(t, 6, 2, 2, 0, 0, 2), std::out_of_range);  // step 0 is not sampled
   }
 
   TEST_CASE("profile round trip keeps the curve in its own object; a bad curve names the key") {
