@@ -90,6 +90,18 @@ Network network(const Args& a) {
 std::string link_text(const CostParams& p) {
   return fmt::format("{} (α = {:.3g} us, {:.4g} GB/s)", p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
 }
+// A time unit for one block of figures: µs below 1 ms, ms below 1 s, else s.
+struct Unit {
+  double scale;  // seconds per unit
+  int decimals;
+  const char* name;
+};
+Unit unit_for(double seconds) {
+  if (seconds < 1e-3) return {1e-6, 2, "us"};
+  if (seconds < 1) return {1e-3, 3, "ms"};
+  return {1, 3, "s"};
+}
+
 std::string describe(const Network& n) {
   return fmt::format("{}{} node(s) x {} rank(s), {} NIC(s) per node; intra {}; inter {}",
                      n.name == "custom" ? "" : n.name + ": ", n.topo.nodes, n.topo.ranks_per_node,
@@ -244,15 +256,19 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     const auto cf = closed_form(s, p);
     const CostTerms t = cf ? *cf : pr.lockstep;
     std::printf("\n%s\n", describe(p, s.world_size).c_str());
-    std::printf("  α term   %14.6f s\n", t.alpha_s);
-    std::printf("  β term   %14.6f s\n", t.beta_s);
-    if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %14.6f s\n", t.gamma_s);
-    if (t.delta_s > 0) std::printf("  δ term   %14.6f s\n", t.delta_s);
-    std::printf("  total    %14.6f s   (%s)\n", t.total(), cf ? "closed form" : "schedule");
-    std::printf("  schedule: lockstep %.6f s, pipelined %.6f s\n", pr.lockstep_s, pr.pipelined_s);
+    // one unit per block, chosen by the total, so the column lines up and a
+    // 12-byte step reads "10.0 us", not "0.000010 s"
+    const Unit u = unit_for(std::max(t.total(), pr.lockstep_s));
+    const auto tm = [&](double sec) { return fmt::format("{:.{}f} {}", sec / u.scale, u.decimals, u.name); };
+    std::printf("  α term   %17s\n", tm(t.alpha_s).c_str());
+    std::printf("  β term   %17s\n", tm(t.beta_s).c_str());
+    if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %17s\n", tm(t.gamma_s).c_str());
+    if (t.delta_s > 0) std::printf("  δ term   %17s\n", tm(t.delta_s).c_str());
+    std::printf("  total    %17s   (%s)\n", tm(t.total()).c_str(), cf ? "closed form" : "schedule");
+    std::printf("  schedule: lockstep %s, pipelined %s\n", tm(pr.lockstep_s).c_str(), tm(pr.pipelined_s).c_str());
     if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
-      std::printf("  of which (lockstep, not in the closed form): memory bus %.6f s, barriers %.6f s, peer waits %.6f s\n",
-                  pr.lockstep.bus_s, pr.lockstep.barrier_s, pr.lockstep.wait_s);
+      std::printf("  of which (lockstep, not in the closed form): memory bus %s, barriers %s, peer waits %s\n",
+                  tm(pr.lockstep.bus_s).c_str(), tm(pr.lockstep.barrier_s).c_str(), tm(pr.lockstep.wait_s).c_str());
     if (p.cache.has_coherence() || p.cache.has_fresh_read()) {
       // ε and φ (cost_model.h): what running the collective back to back, as bench does, adds
       const CostParams b2b = bench_params(sch, p);
@@ -277,26 +293,26 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
       const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
       // name only the terms the profile measured
       const bool eps = p.cache.has_coherence(), phi = p.cache.has_fresh_read();
-      std::string parts;
+      std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint):\n",
+                  b2b.min_footprint_bytes);
+      std::printf("    lockstep %s; bench predicts %s (its default lockstep mode closes each iteration with one more "
+                  "barrier b(n))\n",
+                  tm(rep.lockstep_s).c_str(), tm(rep.lockstep_s + p.barrier_for(sch.world_size())).c_str());
+      std::printf("    of which %s add%s %s, all ranks together, each byte priced at its reuse distance (the traffic "
+                  "between the two accesses):\n",
+                  eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", tm(adds).c_str());
       if (eps)
-        parts += fmt::format("{} B written over bytes a rank on another core read since they were last written, at ε",
-                             over);
+        std::printf("      ε: %lld B written over bytes a rank on another core read since they were last written\n",
+                    static_cast<long long>(over));
       if (phi)
-        parts += fmt::format("{}{} B received from a sender on another core that wrote them since, at φ",
-                             eps ? "; " : "", fresh);
-      std::string why;
+        std::printf("      φ: %lld B received from a sender on another core that wrote them since\n",
+                    static_cast<long long>(fresh));
       if (adds < 0.5 * own && on_bus > 0)
-        why = fmt::format("; they would add {:.6f} s, but the memory bus sets the time of steps that pay them, not the "
-                          "ranks", own);
+        std::printf("      they would add %s, but the memory bus sets the time of the steps that pay them, not the "
+                    "ranks\n", tm(own).c_str());
       else if (adds < 0.5 * own)
-        why = fmt::format("; they would add {:.6f} s, but they fall on ranks that are not the slowest of their step",
-                          own);
-      std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint): lockstep "
-                  "%.6f s (bench predicts %.6f s in its default lockstep mode: one more barrier b(n) closes each "
-                  "iteration), of which %s add%s %.6f s (all ranks together: %s; each byte priced at its reuse "
-                  "distance, the traffic between the two accesses%s)\n",
-                  b2b.min_footprint_bytes, rep.lockstep_s, rep.lockstep_s + p.barrier_for(sch.world_size()),
-                  eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", adds, parts.c_str(), why.c_str());
+        std::printf("      they would add %s, but they fall on ranks that are not the slowest of their step\n",
+                    tm(own).c_str());
     }
     if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();

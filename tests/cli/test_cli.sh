@@ -9,11 +9,12 @@ XDG_CONFIG_HOME=$(mktemp -d /tmp/microddp-cli-config.XXXXXX)
 export XDG_CONFIG_HOME
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 fail=0; passed=0
-expect() {  # expect <exit code> <substring of stdout+stderr> -- args...
+expect() {  # expect <exit code> <substring of stdout+stderr, lines included> -- args...
   local code="$1" want="$2"; shift 3
   local out rc
   out=$("$BIN" "$@" 2>&1); rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$want" <<<"$out"; then
+  # a plain substring test: a want of several lines must appear as one block
+  if [ "$rc" -ne "$code" ] || [[ "$out" != *"$want"* ]]; then
     echo "FAIL: microddp $* -> exit $rc (wanted $code), output:"; echo "$out" | head -5
     echo "      wanted to see: $want"; fail=$((fail + 1))
   else
@@ -248,7 +249,7 @@ if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form price
     the schedule prices each step at its footprint (1 MiB..5 MiB) on the profile's cache curve: β = 2e-11..6e-11 s/B (50..16.67 GB/s), γ = 8.755e-11..1e-10 s/B" ]; then
   echo "FAIL: predict with a cache curve, tree:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --profile "$CURVE" 2>&1)
-if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 0.000046 s, pipelined 0.000046 s
+if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 46.32 us, pipelined 46.32 us
   closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (measured on rotating buffers past L2);
     the schedule prices each step at its footprint (512 KiB..1.25 MiB) on the profile's cache curve: β = 2e-11 s/B (50 GB/s), γ = 4.966e-11 s/B" ]; then
   echo "FAIL: predict with a cache curve, ring:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
@@ -267,18 +268,29 @@ expect 0 "; β, γ, δ by step footprint from its cache curve" -- bench -b 4K -e
 sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-10], "coherence_s_per_byte": [1e-9, 1e-9]}/' "$CURVE"
 # bench names ε in its header when it charges it, and only the terms the profile measured
 expect 0 "; β, γ, δ by step footprint and ε (writes over what a rank on another core read) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "(its buffer rotation, 16777216 B, as the least footprint): lockstep 0.000330 s (bench predicts 0.000330 s in its default lockstep mode: one more barrier b(n) closes each iteration), of which ε adds 0.000262 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, at ε; each byte priced at its reuse distance, the traffic between the two accesses)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "  run back to back as bench runs it (its buffer rotation, 16777216 B, as the least footprint):
+    lockstep 329.68 us; bench predicts 329.68 us (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε adds 262.14 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+      ε: 262144 B written over bytes a rank on another core read since they were last written
+  closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ at 0.5 ns per byte: rank 1 receives in step 1 the 256 KiB rank 0 wrote in step 0, 131 µs more
 sed -i 's/"coherence_s_per_byte": \[1e-9, 1e-9\]}/"coherence_s_per_byte": [1e-9, 1e-9], "fresh_read_s_per_byte": [5e-10, 5e-10]}/' "$CURVE"
 expect 0 "; β, γ, δ by step footprint and ε, φ (lines moved between two cores: writes over what a rank on another core read, reads of what one wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "lockstep 0.000461 s (bench predicts 0.000461 s in its default lockstep mode: one more barrier b(n) closes each iteration), of which ε and φ add 0.000393 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, at ε; 262144 B received from a sender on another core that wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two accesses)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "    lockstep 460.75 us; bench predicts 460.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε and φ add 393.22 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+      ε: 262144 B written over bytes a rank on another core read since they were last written
+      φ: 262144 B received from a sender on another core that wrote them since
+  closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # with a barrier b(2) = 10 µs: two in the lockstep steps, and bench's figure one more for the iteration's close
 sed -i 's/"cores": 2,/"cores": 2, "barrier_s_by_ranks": [1e-5],/' "$CURVE"
-expect 0 "lockstep 0.000481 s (bench predicts 0.000491 s in its default lockstep mode: one more barrier b(n) closes each iteration), of which ε and φ add 0.000393 s" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "    lockstep 480.75 us; bench predicts 490.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε and φ add 393.22 us," -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ only (ε dropped from the profile): the header and the line name φ alone
 sed 's/"coherence_s_per_byte": \[1e-9, 1e-9\], //' "$CURVE" > "$CURVE.phi"
 expect 0 "; β, γ, δ by step footprint and φ (reads of what a rank on another core wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE.phi"
-expect 0 "of which φ adds 0.000131 s (all ranks together: 262144 B received from a sender on another core that wrote them since, at φ; each byte" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE.phi"
+expect 0 "    of which φ adds 131.07 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+      φ: 262144 B received from a sender on another core that wrote them since
+  closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE.phi"
 rm -f "$CURVE.phi"
 # no memory bus, 8 cores, tree all_reduce of 4 KiB on 3 ranks: the receivers' φ hides behind rank 0's two sends,
 # and the line says that, not the bus
@@ -287,11 +299,17 @@ cat > "$CURVE.tree" <<'JSON'
  "cache_curve": {"footprint_bytes": [1048576, 4194304], "beta_s_per_byte": [2e-11, 1e-10], "gamma_s_per_byte": [4e-11, 1e-10],
                  "delta_s_per_byte": [2e-11, 1e-10], "fresh_read_s_per_byte": [2e-10, 2e-10]}}
 JSON
-expect 0 "; they would add 0.000001 s, but they fall on ranks that are not the slowest of their step)" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
+expect 0 "      φ: 4096 B received from a sender on another core that wrote them since
+      they would add 0.82 us, but they fall on ranks that are not the slowest of their step
+" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
 rm -f "$CURVE.tree"
 # a memory bus of 1 GB/s sets both steps (1.25 MiB and 512 KiB of traffic): ε and φ add nothing, and the line says why
 sed -i 's/"cores": 2,/"cores": 2, "mem_bw_Bps_by_threads": [1e9, 1e9],/' "$CURVE"
-expect 0 "of which ε and φ add 0.000000 s (all ranks together: 262144 B written over bytes a rank on another core read since they were last written, at ε; 262144 B received from a sender on another core that wrote them since, at φ; each byte priced at its reuse distance, the traffic between the two accesses; they would add 0.000393 s, but the memory bus sets the time of steps that pay them, not the ranks)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "    of which ε and φ add 0.00 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+      ε: 262144 B written over bytes a rank on another core read since they were last written
+      φ: 262144 B received from a sender on another core that wrote them since
+      they would add 393.22 us, but the memory bus sets the time of the steps that pay them, not the ranks
+" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 rm -f "$CURVE"
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
