@@ -237,18 +237,24 @@ CacheCurve measure_cache_curve(const std::vector<double>& fps, const CostParams&
   // and the subtraction above is noise).
   for (size_t i = 0; i < k; ++i) c.beta[i] = std::max(c.beta[i], c.delta[i]);
   smooth(c.beta);
-  if (progress)
+  if (progress) {
+    // one table: β, γ, δ as bandwidths; ε and φ as the median of their
+    // samples, then the value kept after the running median over footprints
+    // (the profile's), ε with the range of its samples
+    progress("cache curve by footprint: β, γ, δ in GB/s (per byte of the destination); ε, φ in ps per byte, "
+             "the median of the samples -> after a running median over footprints (kept)");
+    progress("ε: extra per byte written over what the other core read; φ: extra per byte read that the other core wrote");
+    progress(fmt::format("{:>12}  {:>8} {:>8} {:>8}   {:>20} {:>16}   {:>16}", "footprint", "β", "γ", "δ",
+                         "ε samples (range)", "ε", "φ"));
     for (size_t i = 0; i < k; ++i) {
       const auto [lo, hi] = std::minmax_element(se[i].begin(), se[i].end());
-      progress(fmt::format("footprint {:>10.0f} B: β {:6.3f} GB/s, γ {:6.3f} GB/s, δ {:6.3f} GB/s (per byte of the destination); "
-                           "ε {:5.1f} ps per byte written over what the other core read ({} samples from {:.1f} to "
-                           "{:.1f}, median {:.1f}, {:.1f} after the running median over footprints); φ {:5.1f} ps per "
-                           "byte read that the other core wrote (median {:.1f}, {:.1f} after the running median)",
-                           c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i],
-                           c.coherence[i] * 1e12, se[i].size(), *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12,
-                           c.coherence[i] * 1e12, c.fresh_read[i] * 1e12, median(sf[i]) * 1e12,
-                           c.fresh_read[i] * 1e12));
+      progress(fmt::format("{:>10.0f} B  {:8.3f} {:8.3f} {:8.3f}   {:>3} ({:6.1f}..{:6.1f}) {:6.1f} -> {:6.1f}   "
+                           "{:6.1f} -> {:6.1f}",
+                           c.footprint_bytes[i], 1e-9 / c.beta[i], 1e-9 / c.gamma[i], 1e-9 / c.delta[i], se[i].size(),
+                           *lo * 1e12, *hi * 1e12, median(se[i]) * 1e12, c.coherence[i] * 1e12,
+                           median(sf[i]) * 1e12, c.fresh_read[i] * 1e12));
     }
+  }
   return c;
 }
 
