@@ -217,7 +217,7 @@ int run(const Args& a, const CLI::App& sub) {
     else std::fputs(bench_table_row(r).c_str(), stdout);
     std::fflush(stdout);
   });
-  if (!a.json && !a.csv) std::fputs(bench_table_footer(rows).c_str(), stdout);
+  if (!a.json && !a.csv) std::fputs(bench_table_footer(rows, a.summary).c_str(), stdout);
   else std::fputs(bench_state_text(rows).c_str(), stderr);  // the rows carry state_x; the sizes off it, said once
   std::fputs(bench_busbw_note(o, rows).c_str(), a.json || a.csv ? stderr : stdout);
   if (a.summary) std::fputs(bench_summary_text(summarize(rows)).c_str(), a.json || a.csv ? stderr : stdout);

@@ -570,20 +570,35 @@ std::string mpi_algorithm_label(const MpiCollSettings& s, Collective c, int comm
   return openmpi41_allreduce_fixed_rule(comm_size, bytes) + " (Open MPI 4.1 fixed rule)";
 }
 
-std::string bench_table_footer(const std::vector<BenchRow>& rows) {
-  double bus = 0;
+std::string bench_table_footer(const std::vector<BenchRow>& rows, bool summary_follows) {
   int64_t wrong = 0;
   bool checked = false;
+  // busbw summed per (algorithm, world size), in the rows' order
+  std::vector<std::pair<std::pair<std::string, int>, std::pair<double, int>>> bus;
   for (const auto& r : rows) {
-    bus += r.busbw_gbps;
     if (r.wrong >= 0) {
       checked = true;
       wrong += r.wrong;
     }
+    const auto key = std::make_pair(r.algorithm, r.world_size);
+    auto it = std::find_if(bus.begin(), bus.end(), [&](const auto& b) { return b.first == key; });
+    if (it == bus.end()) it = bus.insert(bus.end(), {key, {0.0, 0}});
+    it->second.first += r.busbw_gbps;
+    ++it->second.second;
   }
   std::string f = checked ? fmt::format("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
                           : std::string("# Out of bounds values : not checked (use --check)\n");
-  f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : bus / rows.size());
+  if (bus.size() <= 1) {
+    f += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", bus.empty() ? 0.0 : bus[0].second.first / bus[0].second.second);
+  } else {
+    // a mean over different algorithms says nothing: one per algorithm
+    const bool many_n = std::any_of(bus.begin(), bus.end(), [&](const auto& b) { return b.first.second != bus[0].first.second; });
+    std::string parts;
+    for (const auto& [key, sum] : bus)
+      parts += fmt::format("{}{}{} {:.3f}", parts.empty() ? "" : ", ", key.first,
+                           many_n ? fmt::format(" on {}", key.second) : "", sum.first / sum.second);
+    f += fmt::format("# Avg bus bandwidth    : {} GB/s (each the mean over its sizes)\n", parts);
+  }
   // The library's algorithm, one line per run of sizes with the same name.
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].mpi_algorithm.empty()) continue;
@@ -600,6 +615,7 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows) {
     i = last;
   }
   f += bench_state_text(rows);
+  if (summary_follows) return f;
   for (const auto& x : summarize(rows)) {
     f += fmt::format("# Prediction error     : {} on {} ranks: median |error| {:.1f}%, worst error {:+.1f}% (at {} B), error = (predicted - measured) / measured over {} size{}",
                      x.algorithm, x.world_size, x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
@@ -754,17 +770,20 @@ std::string bench_summary_text(const std::vector<BenchSummary>& s) {
   // Two more columns when the rows were probed: the sizes measured in the
   // profile's state and the median over them.
   const bool probed = std::any_of(s.begin(), s.end(), [](const BenchSummary& x) { return x.probed_rows > 0; });
-  std::string t = "# prediction error |predicted - measured| / measured over the sizes (median unsigned; worst: the "
-                  "largest, with its sign, - = under-predicted; under: how many sizes the model under-predicted)\n";
-  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12} {:>6}", "algorithm", "ranks", "sizes", "median(%)",
-                   "worst(%)", "worst at (B)", "under");
-  t += probed ? fmt::format(" {:>14} {:>19}\n", "sizes in state", "median in state(%)") : "\n";
+  std::string t = "# prediction error = (predicted - measured) / measured at each size; median(%): of |error| over the "
+                  "sizes; worst(%): the largest, with its sign (- = under-predicted); under(#): sizes under-predicted";
+  t += probed ? "; in state(#): sizes measured in the profile's machine state (the probe within 25%), and the "
+                "median over them\n"
+              : "\n";
+  t += fmt::format("# {:>18} {:>5} {:>5} {:>10} {:>10} {:>12} {:>9}", "algorithm", "ranks", "sizes", "median(%)",
+                   "worst(%)", "worst at (B)", "under(#)");
+  t += probed ? fmt::format(" {:>12} {:>19}\n", "in state(#)", "median in state(%)") : "\n";
   for (const auto& x : s) {
-    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>+10.1f} {:>12} {:>6}", x.algorithm, x.world_size, x.rows,
+    t += fmt::format("  {:>18} {:>5} {:>5} {:>10.1f} {:>+10.1f} {:>12} {:>9}", x.algorithm, x.world_size, x.rows,
                      x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.under_rows);
     if (probed)
-      t += x.in_state_rows > 0 ? fmt::format(" {:>14} {:>19.1f}", x.in_state_rows, x.in_state_median_err_pct)
-                               : fmt::format(" {:>14} {:>19}", 0, "-");
+      t += x.in_state_rows > 0 ? fmt::format(" {:>12} {:>19.1f}", x.in_state_rows, x.in_state_median_err_pct)
+                               : fmt::format(" {:>12} {:>19}", 0, "-");
     t += "\n";
   }
   if (s.empty()) t += "#   (no predictions: give --profile FILE or run `microddp calibrate` first)\n";

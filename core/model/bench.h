@@ -223,9 +223,12 @@ CostParams bench_params(const Schedule& s, const CostParams& p);
 CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, int64_t bytes);
 
 // Text output: the header lines (start with '#'), one row, the footer
-// (number of wrong values, average busbw, and per algorithm and world size
-// with predictions the median and worst |predicted - measured| / measured
-// over the sizes, as summarize()). With record_pairs > 0 the header
+// (number of wrong values; average busbw as nccl-tests prints it, the mean
+// over the rows, one figure per algorithm and world size when the rows mix
+// them; and, unless summary_follows (bench_summary_text prints the same
+// figures as a table), per algorithm and world size with predictions the
+// median and worst |predicted - measured| / measured over the sizes, as
+// summarize()). With record_pairs > 0 the header
 // and rows gain two columns: recorded (us) and rec.ovh (%). JSON rows carry
 // "recorded_us" and "record_overhead_pct" (null when not measured); CSV rows
 // end with the same two fields (empty when not measured) and state_x (empty
@@ -235,7 +238,7 @@ CollectiveSpec bench_spec(const BenchOptions& o, const std::string& algorithm, i
 // adds bench_state_text() when the rows were probed.
 std::string bench_table_header(const BenchOptions& o);
 std::string bench_table_row(const BenchRow& r);
-std::string bench_table_footer(const std::vector<BenchRow>& rows);
+std::string bench_table_footer(const std::vector<BenchRow>& rows, bool summary_follows = false);
 // With a topology (o.network, more than one node): why rows whose busbw is
 // above one NIC's rate per direction do not break physics -- busbw counts
 // every rank's traffic as if it crossed one link, most of it stays inside

@@ -172,6 +172,7 @@ TEST_SUITE("bench") {
     r.bytes = 4096;
     r.time_us = 10;
     r.predicted_us = 13;
+    r.busbw_gbps = 4;
     rows.push_back(r);
     const std::string f = bench_table_footer(rows);
     // ring: errors +10%, -25%, +5% -> median 10%, worst -25% at 8192 B (under-predicted)
@@ -181,8 +182,18 @@ TEST_SUITE("bench") {
     CHECK(sum[0].max_err_pct == rel(25.0));
     CHECK(sum[0].worst_err_pct == rel(-25.0));
     CHECK(sum[1].worst_err_pct == rel(30.0));
+    // a mean busbw over two algorithms says nothing: one per algorithm (ring's three rows at 1 GB/s, tree's at 4)
+    CHECK(f.find("# Avg bus bandwidth    : ring 1.000, tree 4.000 GB/s (each the mean over its sizes)\n") != std::string::npos);
+    // with --summary the table below carries the errors: the footer does not say them twice
+    const std::string fs = bench_table_footer(rows, true);
+    CHECK(fs.find("Prediction error") == std::string::npos);
+    CHECK(fs.find("# Avg bus bandwidth    : ring 1.000, tree 4.000 GB/s") != std::string::npos);
     for (auto& x : rows) x.predicted_us = -1;  // no profile: no error lines
     CHECK(bench_table_footer(rows).find("Prediction error") == std::string::npos);
+    // one algorithm: nccl-tests' line, the mean over the rows
+    rows.pop_back();
+    rows[0].busbw_gbps = 4;
+    CHECK(bench_table_footer(rows).find("# Avg bus bandwidth    : 2.000 GB/s\n") != std::string::npos);
   }
 
   TEST_CASE("machine state: the probe runs once per size, its ratio rides on every row of the size") {
@@ -292,15 +303,15 @@ TEST_SUITE("bench") {
     const std::string f = bench_table_footer(rows);
     CHECK(f.find("over 4 sizes; in the profile's state: median |error| 20.0% over 3 sizes\n") != std::string::npos);
     const std::string t = bench_summary_text(s);
-    CHECK(t.find("sizes in state  median in state(%)") != std::string::npos);
+    CHECK(t.find("under(#)  in state(#)  median in state(%)") != std::string::npos);
     CHECK(s[0].under_rows == 1);  // only 8192 B: predicted 10 us, measured 20
-    CHECK(t.find("    4       25.0      -50.0         8192      1              3                20.0\n") != std::string::npos);
-    CHECK(t.find("worst(%) worst at (B)  under") != std::string::npos);
+    CHECK(t.find("    4       25.0      -50.0         8192         1            3                20.0\n") != std::string::npos);
+    CHECK(t.find("worst(%) worst at (B)  under(#)") != std::string::npos);
     for (auto& x : rows) x.state_x = 1.0;
     CHECK(bench_state_text(rows).find("every size ran in the profile's state (within 25%)") != std::string::npos);
     for (auto& x : rows) x.state_x = 3.0;
     CHECK(bench_table_footer(rows).find("; no size was measured in the profile's state") != std::string::npos);
-    CHECK(bench_summary_text(summarize(rows)).find("              0                   -\n") != std::string::npos);
+    CHECK(bench_summary_text(summarize(rows)).find("            0                   -\n") != std::string::npos);
     for (auto& x : rows) x.state_x = 0;  // not probed: the summary keeps its old columns
     CHECK(bench_summary_text(summarize(rows)).find("in state") == std::string::npos);
   }
