@@ -94,6 +94,15 @@ struct RunResult {
 std::vector<int> cpus_for_threads(int n);
 void bind_this_thread(int cpu);
 int allowed_cpu_count();
+// How long (ns) a rank of a threads run with `ranks` ranks spins on a flag
+// (a message, a completion, a barrier) before it yields its core:
+// kThreadsSpinOwnCoreNs when every rank has a CPU of its own (ranks <=
+// allowed_cpu_count()), 0 when they share, after a few pause instructions
+// either way. Open MPI's ranks poll the same way (they yield only when
+// oversubscribed, mpi_yield_when_idle); a rank that yields notices its data
+// up to a system call late, about 1 µs on the 2-vCPU VM it was measured on.
+constexpr int64_t kThreadsSpinOwnCoreNs = 50'000;
+int64_t threads_spin_budget_ns(int ranks);
 
 // Runs on the threads backend. Throws UsageError when inputs have the wrong
 // shape. The schedule should have passed check_schedule (an unchecked one

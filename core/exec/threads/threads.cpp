@@ -67,15 +67,39 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spin, then yield, then sleep: cheap when the data is about to arrive,
-// polite when 16 rank threads share 2 cores.
+}  // namespace
+
+// A rank with a core to itself spins, as MPI ranks do: sched_yield is a
+// system call, and a rank that only checks its flag between yields notices
+// the data late (measured on a 2-vCPU VM: in naive's first step at 8 KiB,
+// the sender saw its message consumed 1.3 µs after the receiver finished,
+// and its step took 3.1 µs instead of 2.0), by an amount that depends on how
+// long it had waited, which the cost model's α and b(n) cannot price. When
+// the ranks outnumber the cores, spinning would steal the core of the very
+// rank it waits for: a few pauses, then yield.
+int64_t threads_spin_budget_ns(int ranks) { return ranks <= allowed_cpu_count() ? kThreadsSpinOwnCoreNs : 0; }
+
+namespace {
+
+// Spin (for spin_ns), then yield, then sleep: cheap when the data is about
+// to arrive, polite when 16 rank threads share 2 cores.
 // `what` (a callable giving a description) is only called on a timeout, so
 // the hot path allocates nothing.
 template <typename Ready, typename What>
-void wait_until(Ready ready, const std::atomic<bool>& abort, What what, int rank) {
+void wait_until(Ready ready, const std::atomic<bool>& abort, What what, int rank, int64_t spin_ns = 0) {
   for (int i = 0; i < 64; ++i) {
     if (ready()) return;
     cpu_relax();
+  }
+  if (spin_ns > 0) {
+    const auto until = Clock::now() + std::chrono::nanoseconds(spin_ns);
+    for (;;) {
+      for (int i = 0; i < 64; ++i) {
+        if (ready()) return;
+        cpu_relax();
+      }
+      if (abort.load(std::memory_order_relaxed) || Clock::now() > until) break;
+    }
   }
   for (int i = 0; i < 2000; ++i) {
     if (ready()) return;
@@ -94,7 +118,7 @@ void wait_until(Ready ready, const std::atomic<bool>& abort, What what, int rank
 // A reusable barrier that can be abandoned when a rank fails.
 class SpinBarrier {
  public:
-  explicit SpinBarrier(int n) : n_(n) {}
+  SpinBarrier(int n, int64_t spin_ns) : n_(n), spin_ns_(spin_ns) {}
   template <typename F>
   void arrive_and_wait(int rank, const std::atomic<bool>& abort, F&& on_complete) {
     const uint32_t gen = gen_.load(std::memory_order_acquire);
@@ -105,12 +129,13 @@ class SpinBarrier {
       return;
     }
     wait_until([&] { return gen_.load(std::memory_order_acquire) != gen; }, abort, [] { return std::string("the other ranks at a barrier"); },
-               rank);
+               rank, spin_ns_);
   }
   void arrive_and_wait(int rank, const std::atomic<bool>& abort) { arrive_and_wait(rank, abort, [] {}); }
 
  private:
   int n_;
+  int64_t spin_ns_;
   std::atomic<int> count_{0};
   std::atomic<uint32_t> gen_{0};
 };
@@ -118,7 +143,8 @@ class SpinBarrier {
 class ThreadsTransport final : public Transport {
  public:
   ThreadsTransport(const MessagePlan& plan, int n, const DelayHook* delay, std::atomic<bool>& abort)
-      : plan_(plan), slots_(plan.num_messages), gen_(n, 0), barrier_(n), delay_(delay), abort_(abort) {
+      : plan_(plan), slots_(plan.num_messages), gen_(n, 0), spin_ns_(threads_spin_budget_ns(n)), barrier_(n, spin_ns_),
+        delay_(delay), abort_(abort) {
     for (int r = 0; r < n; ++r) rng_.emplace_back(delay ? delay->seed * 7919 + r : r);
     t0_ = Clock::now();
   }
@@ -138,7 +164,7 @@ class ThreadsTransport final : public Transport {
     Slot& s = slots_[msg];
     const uint32_t want = 2 * gen_[rank] + 1;
     wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
-               [&] { return waiting_for(msg); }, rank);
+               [&] { return waiting_for(msg); }, rank, spin_ns_);
     if (s.ready_at) wait_until([&] { return now_ns() >= s.ready_at; }, abort_, [] { return std::string("a delayed send"); }, rank);
     return s.data;
   }
@@ -151,7 +177,7 @@ class ThreadsTransport final : public Transport {
     Slot& s = slots_[msg];
     const uint32_t want = 2 * gen_[rank] + 2;
     wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
-               [&] { return fmt::format("rank {} to receive its message", plan_.dst[msg]); }, rank);
+               [&] { return fmt::format("rank {} to receive its message", plan_.dst[msg]); }, rank, spin_ns_);
     return s.done_ns;
   }
   void barrier(int rank) override { barrier_.arrive_and_wait(rank, abort_); }
@@ -175,6 +201,7 @@ class ThreadsTransport final : public Transport {
   const MessagePlan& plan_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> gen_;
+  int64_t spin_ns_;  // threads_spin_budget_ns: before barrier_, which is built from it
   SpinBarrier barrier_;
   const DelayHook* delay_;
   std::atomic<bool>& abort_;

@@ -43,6 +43,14 @@ TEST_SUITE("executor") {
     t.join();
   }
 
+  TEST_CASE("waiting ranks spin while each has a CPU of its own, and yield at once when they share") {
+    const int count = allowed_cpu_count();
+    CHECK(threads_spin_budget_ns(1) == 50'000);
+    CHECK(threads_spin_budget_ns(count) == kThreadsSpinOwnCoreNs);
+    CHECK(threads_spin_budget_ns(count + 1) == 0);
+    CHECK(threads_spin_budget_ns(16 * count) == 0);
+  }
+
   TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
     CollectiveSpec s;
     s.collective = Collective::all_reduce;
