@@ -179,7 +179,7 @@ int run(const Args& a, const CLI::App& sub) {
                             busy * 100);
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
-  const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers)\n", memcpy_gbps, mb);
+  const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers, bytes copied per second, as busbw counts them; a yardstick for the table, not used by the prediction)\n", memcpy_gbps, mb);
   std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params, o.backend != "mpi" && !o.network) + "\n"
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
   // A calibrated threads profile: is the machine still in that state?
