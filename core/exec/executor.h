@@ -52,6 +52,13 @@ struct RunOptions {
   // measured 41 µs in one run and 70 µs in the next. Best effort: a refused
   // binding leaves the thread unbound.
   bool pin_threads = true;
+  // How long a waiting rank spins on its flag before it yields its CPU (ns):
+  // kSpinAuto takes threads_spin_budget_ns(ranks) (spin while every rank has
+  // a CPU of its own); 0 yields after a few pauses. A caller whose own
+  // threads work beside the run (the DDP lab's backward pass, the hang lab's
+  // ranks) passes 0: a spinning rank would take their CPU.
+  static constexpr int64_t kSpinAuto = -1;
+  int64_t spin_ns = kSpinAuto;
   // Warm repetitions of every step (Trace::step_timing; threads and mpi
   // backends (run_mpi: between barriers through rank 0, see backend_mpi.h),
   // lockstep mode, with record; the last iteration only). After the real run

@@ -142,8 +142,10 @@ class SpinBarrier {
 
 class ThreadsTransport final : public Transport {
  public:
-  ThreadsTransport(const MessagePlan& plan, int n, const DelayHook* delay, std::atomic<bool>& abort)
-      : plan_(plan), slots_(plan.num_messages), gen_(n, 0), spin_ns_(threads_spin_budget_ns(n)), barrier_(n, spin_ns_),
+  ThreadsTransport(const MessagePlan& plan, int n, int64_t spin_ns, const DelayHook* delay, std::atomic<bool>& abort)
+      : plan_(plan), slots_(plan.num_messages), gen_(n, 0),
+        spin_ns_(spin_ns == RunOptions::kSpinAuto ? threads_spin_budget_ns(n) : std::max<int64_t>(0, spin_ns)),
+        barrier_(n, spin_ns_),
         delay_(delay), abort_(abort) {
     for (int r = 0; r < n; ++r) rng_.emplace_back(delay ? delay->seed * 7919 + r : r);
     t0_ = Clock::now();
@@ -244,7 +246,7 @@ struct SteppedRun::Impl {
       allowed = 0;
     }
     plan = plan_messages(s);
-    transport = std::make_unique<ThreadsTransport>(plan, n, opt.delay, abort);
+    transport = std::make_unique<ThreadsTransport>(plan, n, opt.spin_ns, opt.delay, abort);
     trace = new_trace(s, opt, "threads");
     const bool small = trace.snapshots;
     for (int r = 0; r < n; ++r) mem.push_back(make_rank_memory(s, r));

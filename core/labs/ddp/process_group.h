@@ -142,6 +142,7 @@ class Group {
         ro.mode = Mode::free;
         ro.record = false;
         ro.snapshot_limit = 0;
+        ro.spin_ns = 0;  // the ranks' backward passes run beside it: a spinning rank would take their CPU
         const auto b = Clock::now();
         RunResult r = run_threads(it->second, inputs, ro);
         if (link_us_per_mb_ > 0 && !inputs.empty())

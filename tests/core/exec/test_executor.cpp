@@ -2,6 +2,8 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <cstring>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -43,12 +45,44 @@ TEST_SUITE("executor") {
     t.join();
   }
 
-  TEST_CASE("waiting ranks spin while each has a CPU of its own, and yield at once when they share") {
+  TEST_CASE("waiting ranks spin while each has a CPU of its own, and only pause when they share") {
     const int count = allowed_cpu_count();
     CHECK(threads_spin_budget_ns(1) == 50'000);
     CHECK(threads_spin_budget_ns(count) == kThreadsSpinOwnCoreNs);
     CHECK(threads_spin_budget_ns(count + 1) == 0);
     CHECK(threads_spin_budget_ns(16 * count) == 0);
+  }
+
+  TEST_CASE("a rank that fails unwinds the others, spinning or not, with its own error") {
+    // The last rank to reach step 0's barrier runs on_step, which throws: the
+    // other rank waits at that barrier forever unless the abort reaches it
+    // (through the spin, the yields and the sleeps). Its own error comes
+    // back, not the 30 s watchdog's.
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring";
+    s.world_size = 2;
+    s.count = 1024;
+    const Schedule sch = make_schedule(s);
+    // rank 0 holds 1.0f everywhere, rank 1 2.0f: both end with 3.0f
+    const auto filled = [](float v) {
+      std::vector<std::byte> b(4096);
+      for (size_t i = 0; i < 1024; ++i) std::memcpy(b.data() + 4 * i, &v, 4);
+      return b;
+    };
+    const RankData in = {filled(1.0f), filled(2.0f)};
+    for (const int64_t spin : {RunOptions::kSpinAuto, int64_t{0}, int64_t{1'000'000'000}}) {
+      CAPTURE(spin);
+      RunOptions ro;
+      ro.spin_ns = spin;
+      ro.on_step = [](int) { throw std::runtime_error("on_step failed on purpose"); };
+      CHECK_THROWS_WITH_AS(run_threads(sch, in, ro), "on_step failed on purpose", std::runtime_error);
+      // and the same options without the fault run to the right answer
+      ro.on_step = nullptr;
+      const RunResult ok = run_threads(sch, in, ro);
+      CHECK(ok.outputs[0] == filled(3.0f));
+      CHECK(ok.outputs[1] == filled(3.0f));
+    }
   }
 
   TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
