@@ -98,8 +98,13 @@ struct Unit {
 };
 Unit unit_for(double seconds) {
   if (seconds < 1e-3) return {1e-6, 2, "us"};
-  if (seconds < 1) return {1e-3, 3, "ms"};
-  return {1, 3, "s"};
+  if (seconds < 1) return {1e-3, 4, "ms"};
+  return {1, 6, "s"};
+}
+// One time alone, in its own unit, to 4 significant digits.
+std::string time_text(double seconds) {
+  const Unit u = unit_for(seconds);
+  return fmt::format("{:.4g} {}", seconds / u.scale, u.name);
 }
 
 std::string describe(const Network& n) {
@@ -257,7 +262,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     const CostTerms t = cf ? *cf : pr.lockstep;
     std::printf("\n%s\n", describe(p, s.world_size).c_str());
     // one unit per block, chosen by the total, so the column lines up and a
-    // 12-byte step reads "10.0 us", not "0.000010 s"
+    // 12-byte step reads "10.00 us", not "0.000010 s"
     const Unit u = unit_for(std::max(t.total(), pr.lockstep_s));
     const auto tm = [&](double sec) { return fmt::format("{:.{}f} {}", sec / u.scale, u.decimals, u.name); };
     std::printf("  α term   %17s\n", tm(t.alpha_s).c_str());
@@ -293,14 +298,17 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
       const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
       // name only the terms the profile measured
       const bool eps = p.cache.has_coherence(), phi = p.cache.has_fresh_read();
+      // its own unit: back to back can cross 1 ms where the block did not
+      const Unit ub = unit_for(rep.lockstep_s + p.barrier_for(sch.world_size()));
+      const auto tb = [&](double sec) { return fmt::format("{:.{}f} {}", sec / ub.scale, ub.decimals, ub.name); };
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint):\n",
                   b2b.min_footprint_bytes);
       std::printf("    lockstep %s; bench predicts %s (its default lockstep mode closes each iteration with one more "
                   "barrier b(n))\n",
-                  tm(rep.lockstep_s).c_str(), tm(rep.lockstep_s + p.barrier_for(sch.world_size())).c_str());
+                  tb(rep.lockstep_s).c_str(), tb(rep.lockstep_s + p.barrier_for(sch.world_size())).c_str());
       std::printf("    of which %s add%s %s, all ranks together, each byte priced at its reuse distance (the traffic "
                   "between the two accesses):\n",
-                  eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", tm(adds).c_str());
+                  eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", tb(adds).c_str());
       if (eps)
         std::printf("      ε: %lld B written over bytes a rank on another core read since they were last written\n",
                     static_cast<long long>(over));
@@ -308,11 +316,11 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
         std::printf("      φ: %lld B received from a sender on another core that wrote them since\n",
                     static_cast<long long>(fresh));
       if (adds < 0.5 * own && on_bus > 0)
-        std::printf("      they would add %s, but the memory bus sets the time of the steps that pay them, not the "
-                    "ranks\n", tm(own).c_str());
+        std::printf("      (they would add %s, but the memory bus sets the time of the steps that pay them, not the "
+                    "ranks)\n", tb(own).c_str());
       else if (adds < 0.5 * own)
-        std::printf("      they would add %s, but they fall on ranks that are not the slowest of their step\n",
-                    tm(own).c_str());
+        std::printf("      (they would add %s, but they fall on ranks that are not the slowest of their step)\n",
+                    tb(own).c_str());
     }
     if (cf) print_curve_pricing(curve_pricing(sch, pr, p), p);
     if (i == 0) first = t.total();
@@ -605,7 +613,7 @@ int run(Args a, bool ranks_given) {
         CollectiveSpec s = make_spec(a, "auto", bytes);
         const AutoChoice ch = choose_algorithm(s, p);
         std::printf("auto picks %s on %s:", ch.chosen.c_str(), p.name.c_str());
-        for (const auto& c : ch.candidates) std::printf(" %s %.6g s;", c.algorithm.c_str(), c.time_s);
+        for (const auto& c : ch.candidates) std::printf(" %s %s;", c.algorithm.c_str(), time_text(c.time_s).c_str());
         std::printf("\n\n");
         Args b = a;
         b.algorithm = ch.chosen;

@@ -15,7 +15,7 @@ expect() {  # expect <exit code> <substring of stdout+stderr, lines included> --
   out=$("$BIN" "$@" 2>&1); rc=$?
   # a plain substring test: a want of several lines must appear as one block
   if [ "$rc" -ne "$code" ] || [[ "$out" != *"$want"* ]]; then
-    echo "FAIL: microddp $* -> exit $rc (wanted $code), output:"; echo "$out" | head -5
+    echo "FAIL: microddp $* -> exit $rc (wanted $code), output:"; echo "$out" | head -40
     echo "      wanted to see: $want"; fail=$((fail + 1))
   else
     passed=$((passed + 1))
@@ -300,17 +300,24 @@ cat > "$CURVE.tree" <<'JSON'
                  "delta_s_per_byte": [2e-11, 1e-10], "fresh_read_s_per_byte": [2e-10, 2e-10]}}
 JSON
 expect 0 "      φ: 4096 B received from a sender on another core that wrote them since
-      they would add 0.82 us, but they fall on ranks that are not the slowest of their step
-" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
+      (they would add 0.82 us, but they fall on ranks that are not the slowest of their step)" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
 rm -f "$CURVE.tree"
 # a memory bus of 1 GB/s sets both steps (1.25 MiB and 512 KiB of traffic): ε and φ add nothing, and the line says why
 sed -i 's/"cores": 2,/"cores": 2, "mem_bw_Bps_by_threads": [1e9, 1e9],/' "$CURVE"
-expect 0 "    of which ε and φ add 0.00 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+# (the back-to-back block, 1.865 ms, takes its own unit: ms)
+expect 0 "    of which ε and φ add 0.0000 ms, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
       φ: 262144 B received from a sender on another core that wrote them since
-      they would add 393.22 us, but the memory bus sets the time of the steps that pay them, not the ranks
-" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+      (they would add 0.3932 ms, but the memory bus sets the time of the steps that pay them, not the ranks)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 rm -f "$CURVE"
+# one unit per block, chosen by its total: ms from 1 ms (4 decimals), s from 1 s (6, so that α's 350 µs still shows)
+expect 0 "  α term           0.0140 ms
+  β term           3.1317 ms
+  total            3.1457 ms   (closed form)" -- predict -n 8 --bytes 1G -a ring --preset nvlink
+expect 0 "  α term          0.000350 s
+  β term          6.012954 s
+  total           6.013304 s   (closed form)" -- predict -n 8 --bytes 4G -a ring --preset ethernet-10g
+expect 0 "auto picks halving_doubling on nvlink: naive 25.07 ms; tree 17.91 ms; ring 3.146 ms;" -- predict -n 8 --bytes 1G -a auto --preset nvlink
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
 if grep -q "closed form vs schedule\|closed_form_beta" <<<"$out"; then
