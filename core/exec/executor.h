@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/ir/trace.h"
@@ -54,9 +56,10 @@ struct RunOptions {
   bool pin_threads = true;
   // How long a waiting rank spins on its flag before it yields its CPU (ns):
   // kSpinAuto takes threads_spin_budget_ns(ranks) (spin while every rank has
-  // a CPU of its own); 0 yields after a few pauses. A caller whose own
-  // threads work beside the run (the DDP lab's backward pass, the hang lab's
-  // ranks) passes 0: a spinning rank would take their CPU.
+  // a CPU of its own); 0 yields after a few pauses; a time above the 30 s
+  // deadlock watchdog counts as 30 s; another negative value throws
+  // UsageError. A caller whose own threads work beside the run (the DDP
+  // lab's backward passes) passes 0: a spinning rank would take their CPU.
   static constexpr int64_t kSpinAuto = -1;
   int64_t spin_ns = kSpinAuto;
   // Warm repetitions of every step (Trace::step_timing; threads and mpi
@@ -104,12 +107,22 @@ int allowed_cpu_count();
 // How long (ns) a rank of a threads run with `ranks` ranks spins on a flag
 // (a message, a completion, a barrier) before it yields its core:
 // kThreadsSpinOwnCoreNs when every rank has a CPU of its own (ranks <=
-// allowed_cpu_count()), 0 when they share, after a few pause instructions
-// either way. Open MPI's ranks poll the same way (they yield only when
+// allowed_cpu_count() and <= the cgroup's CPU quota, cgroup_cpu_quota()),
+// 0 when they share, after a few pause instructions either way. Open MPI's ranks poll the same way (they yield only when
 // oversubscribed, mpi_yield_when_idle); a rank that yields notices its data
 // up to a system call late, about 1 µs on the 2-vCPU VM it was measured on.
 constexpr int64_t kThreadsSpinOwnCoreNs = 50'000;
 int64_t threads_spin_budget_ns(int ranks);
+// A cgroup v2 CPU quota in whole CPUs: the text of a cpu.max file ("QUOTA
+// PERIOD", both µs, or "max PERIOD") -> floor(QUOTA / PERIOD), at least 1;
+// nullopt for "max" (no quota) or text that is not two positive integers.
+// A container limited to 2 CPUs (docker --cpus=2) often sees every host CPU
+// in its affinity mask: only the quota says that 8 ranks would share 2.
+std::optional<int> cpu_quota_cpus(const std::string& cpu_max);
+// The least quota on this process's cgroup and its ancestors
+// (/proc/self/cgroup, /sys/fs/cgroup/.../cpu.max); nullopt when none is set
+// or cgroup v2 is not mounted there.
+std::optional<int> cgroup_cpu_quota();
 
 // Runs on the threads backend. Throws UsageError when inputs have the wrong
 // shape. The schedule should have passed check_schedule (an unchecked one

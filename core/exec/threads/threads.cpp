@@ -10,6 +10,11 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -77,7 +82,51 @@ inline void cpu_relax() {
 // long it had waited, which the cost model's α and b(n) cannot price. When
 // the ranks outnumber the cores, spinning would steal the core of the very
 // rank it waits for: a few pauses, then yield.
-int64_t threads_spin_budget_ns(int ranks) { return ranks <= allowed_cpu_count() ? kThreadsSpinOwnCoreNs : 0; }
+int64_t threads_spin_budget_ns(int ranks) {
+  static const std::optional<int> quota = cgroup_cpu_quota();  // read once: a file walk per run would cost µs
+  int cpus = allowed_cpu_count();
+  if (quota) cpus = std::min(cpus, *quota);
+  return ranks <= cpus ? kThreadsSpinOwnCoreNs : 0;
+}
+
+std::optional<int> cpu_quota_cpus(const std::string& cpu_max) {
+  // "max 100000" (no quota) or "QUOTA PERIOD" in µs, one line
+  std::istringstream in(cpu_max);
+  std::string quota;
+  long long period = 0;
+  if (!(in >> quota >> period) || quota == "max" || period <= 0) return std::nullopt;
+  long long q = 0;
+  try {
+    size_t used = 0;
+    q = std::stoll(quota, &used);
+    if (used != quota.size() || q <= 0) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  // a quota of 1.5 CPUs runs one spinning rank, not two
+  return static_cast<int>(std::max<long long>(1, q / period));
+}
+
+std::optional<int> cgroup_cpu_quota() {
+  // cgroup v2: /proc/self/cgroup holds "0::/PATH"; the quota that binds is
+  // the smallest on the way from PATH up to the root
+  std::ifstream self("/proc/self/cgroup");
+  std::string line, path;
+  while (std::getline(self, line))
+    if (line.rfind("0::", 0) == 0) path = line.substr(3);
+  const std::filesystem::path root = "/sys/fs/cgroup";
+  std::filesystem::path dir = root / std::filesystem::path(path).relative_path();
+  std::optional<int> least;
+  for (int depth = 0; depth < 64; ++depth) {
+    std::ifstream f(dir / "cpu.max");
+    std::string text;
+    if (std::getline(f, text))
+      if (const auto q = cpu_quota_cpus(text); q && (!least || *q < *least)) least = q;
+    if (dir == root || !dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return least;
+}
 
 namespace {
 
@@ -91,21 +140,22 @@ void wait_until(Ready ready, const std::atomic<bool>& abort, What what, int rank
     if (ready()) return;
     cpu_relax();
   }
+  // the watchdog counts from here, the spin included (spin_ns <= kWatchdogNs)
+  const auto start = Clock::now();
   if (spin_ns > 0) {
-    const auto until = Clock::now() + std::chrono::nanoseconds(spin_ns);
     for (;;) {
       for (int i = 0; i < 64; ++i) {
         if (ready()) return;
         cpu_relax();
       }
-      if (abort.load(std::memory_order_relaxed) || Clock::now() > until) break;
+      if (abort.load(std::memory_order_relaxed)) throw Aborted{};
+      if (Clock::now() - start > std::chrono::nanoseconds(spin_ns)) break;
     }
   }
   for (int i = 0; i < 2000; ++i) {
     if (ready()) return;
     std::this_thread::yield();
   }
-  const auto start = Clock::now();
   while (!ready()) {
     if (abort.load(std::memory_order_relaxed)) throw Aborted{};
     if (Clock::now() - start > std::chrono::nanoseconds(kWatchdogNs))
@@ -144,7 +194,7 @@ class ThreadsTransport final : public Transport {
  public:
   ThreadsTransport(const MessagePlan& plan, int n, int64_t spin_ns, const DelayHook* delay, std::atomic<bool>& abort)
       : plan_(plan), slots_(plan.num_messages), gen_(n, 0),
-        spin_ns_(spin_ns == RunOptions::kSpinAuto ? threads_spin_budget_ns(n) : std::max<int64_t>(0, spin_ns)),
+        spin_ns_(spin_ns == RunOptions::kSpinAuto ? threads_spin_budget_ns(n) : std::min(spin_ns, kWatchdogNs)),
         barrier_(n, spin_ns_),
         delay_(delay), abort_(abort) {
     for (int r = 0; r < n; ++r) rng_.emplace_back(delay ? delay->seed * 7919 + r : r);
@@ -246,6 +296,8 @@ struct SteppedRun::Impl {
       allowed = 0;
     }
     plan = plan_messages(s);
+    if (opt.spin_ns < 0 && opt.spin_ns != RunOptions::kSpinAuto)
+      throw UsageError(fmt::format("spin_ns {}: give 0 (pause, then yield), a time in ns, or kSpinAuto", opt.spin_ns));
     transport = std::make_unique<ThreadsTransport>(plan, n, opt.spin_ns, opt.delay, abort);
     trace = new_trace(s, opt, "threads");
     const bool small = trace.snapshots;

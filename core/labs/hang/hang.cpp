@@ -506,7 +506,6 @@ LabResult run_hang_lab(const LabOptions& o) {
                 RunOptions ro;
                 ro.mode = Mode::free;
                 ro.record = false;
-                ro.spin_ns = 0;  // the lab's rank threads run beside it
                 ex.outputs = run_threads(sched, ex.inputs, ro).outputs;
               } catch (const std::exception& e) {
                 ex.error = e.what();

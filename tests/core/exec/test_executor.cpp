@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -71,18 +72,49 @@ TEST_SUITE("executor") {
       return b;
     };
     const RankData in = {filled(1.0f), filled(2.0f)};
-    for (const int64_t spin : {RunOptions::kSpinAuto, int64_t{0}, int64_t{1'000'000'000}}) {
+    // an hour of spin counts as the watchdog's 30 s: a waiting rank that
+    // did not look at the abort flag while it spins would hold the run that
+    // long. The bound below is a hang guard (the unwinding takes
+    // milliseconds), not a speed claim.
+    for (const int64_t spin : {RunOptions::kSpinAuto, int64_t{0}, int64_t{3'600'000'000'000}}) {
       CAPTURE(spin);
       RunOptions ro;
       ro.spin_ns = spin;
       ro.on_step = [](int) { throw std::runtime_error("on_step failed on purpose"); };
+      const auto t0 = std::chrono::steady_clock::now();
       CHECK_THROWS_WITH_AS(run_threads(sch, in, ro), "on_step failed on purpose", std::runtime_error);
+      CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
       // and the same options without the fault run to the right answer
       ro.on_step = nullptr;
       const RunResult ok = run_threads(sch, in, ro);
       CHECK(ok.outputs[0] == filled(3.0f));
       CHECK(ok.outputs[1] == filled(3.0f));
     }
+  }
+
+  TEST_CASE("spin_ns: a negative value other than kSpinAuto is refused, naming it") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring";
+    s.world_size = 2;
+    s.count = 4;
+    RunOptions ro;
+    ro.spin_ns = -5;
+    CHECK_THROWS_WITH_AS(run_threads(make_schedule(s), fill_data(s, "rank"), ro),
+                         "spin_ns -5: give 0 (pause, then yield), a time in ns, or kSpinAuto", UsageError);
+  }
+
+  TEST_CASE("a cgroup's cpu.max in whole CPUs: floor(quota / period), at least 1; no quota, no number") {
+    CHECK(cpu_quota_cpus("200000 100000") == 2);
+    CHECK(cpu_quota_cpus("150000 100000\n") == 1);  // 1.5 CPUs run one spinning rank, not two
+    CHECK(cpu_quota_cpus("50000 100000") == 1);
+    CHECK(cpu_quota_cpus("1600000 100000") == 16);
+    CHECK_FALSE(cpu_quota_cpus("max 100000").has_value());
+    CHECK_FALSE(cpu_quota_cpus("").has_value());
+    CHECK_FALSE(cpu_quota_cpus("-1 100000").has_value());
+    CHECK_FALSE(cpu_quota_cpus("2e5 100000").has_value());
+    CHECK_FALSE(cpu_quota_cpus("200000 0").has_value());
+    CHECK_FALSE(cpu_quota_cpus("200000").has_value());
   }
 
   TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
