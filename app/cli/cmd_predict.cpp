@@ -96,16 +96,19 @@ struct Unit {
   int decimals;
   const char* name;
 };
+// Chosen on the value as printed: 999.996 µs would print "1000.00 us", so
+// it takes ms ("1.0000 ms").
 Unit unit_for(double seconds) {
-  if (seconds < 1e-3) return {1e-6, 2, "us"};
-  if (seconds < 1) return {1e-3, 4, "ms"};
+  const double a = std::fabs(seconds);
+  if (std::round(a * 1e8) < 1e5) return {1e-6, 2, "us"};  // below 1000.00 us as printed
+  if (std::round(a * 1e7) < 1e7) return {1e-3, 4, "ms"};  // below 1000.0000 ms
   return {1, 6, "s"};
 }
-// One time alone, in its own unit, to 4 significant digits.
-std::string time_text(double seconds) {
-  const Unit u = unit_for(seconds);
-  return fmt::format("{:.4g} {}", seconds / u.scale, u.name);
+std::string in_unit(double seconds, const Unit& u) {
+  return fmt::format("{:.{}f} {}", seconds / u.scale, u.decimals, u.name);
 }
+// One time alone, in its own unit, with that unit's decimals.
+std::string time_text(double seconds) { return in_unit(seconds, unit_for(seconds)); }
 
 std::string describe(const Network& n) {
   return fmt::format("{}{} node(s) x {} rank(s), {} NIC(s) per node; intra {}; inter {}",
@@ -264,7 +267,7 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     // one unit per block, chosen by the total, so the column lines up and a
     // 12-byte step reads "10.00 us", not "0.000010 s"
     const Unit u = unit_for(std::max(t.total(), pr.lockstep_s));
-    const auto tm = [&](double sec) { return fmt::format("{:.{}f} {}", sec / u.scale, u.decimals, u.name); };
+    const auto tm = [&](double sec) { return in_unit(sec, u); };
     std::printf("  α term   %17s\n", tm(t.alpha_s).c_str());
     std::printf("  β term   %17s\n", tm(t.beta_s).c_str());
     if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %17s\n", tm(t.gamma_s).c_str());
@@ -295,18 +298,19 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
         own += most;
         if (rep.bus_s[k] > slowest) on_bus += most;
       }
-      const double adds = rep.lockstep_s - predict(sch, without).lockstep_s;
+      // never below 0: a rounding difference would print "-0.00 us"
+      const double adds = std::max(0.0, rep.lockstep_s - predict(sch, without).lockstep_s);
       // name only the terms the profile measured
       const bool eps = p.cache.has_coherence(), phi = p.cache.has_fresh_read();
       // its own unit: back to back can cross 1 ms where the block did not
       const Unit ub = unit_for(rep.lockstep_s + p.barrier_for(sch.world_size()));
-      const auto tb = [&](double sec) { return fmt::format("{:.{}f} {}", sec / ub.scale, ub.decimals, ub.name); };
+      const auto tb = [&](double sec) { return in_unit(sec, ub); };
       std::printf("  run back to back as bench runs it (its buffer rotation, %.0f B, as the least footprint):\n",
                   b2b.min_footprint_bytes);
       std::printf("    lockstep %s; bench predicts %s (its default lockstep mode closes each iteration with one more "
                   "barrier b(n))\n",
                   tb(rep.lockstep_s).c_str(), tb(rep.lockstep_s + p.barrier_for(sch.world_size())).c_str());
-      std::printf("    of which %s add%s %s, all ranks together, each byte priced at its reuse distance (the traffic "
+      std::printf("    of which %s add%s %s to the lockstep time, each byte priced at its reuse distance (the traffic "
                   "between the two accesses):\n",
                   eps && phi ? "ε and φ" : eps ? "ε" : "φ", eps && phi ? "" : "s", tb(adds).c_str());
       if (eps)

@@ -270,25 +270,25 @@ sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-1
 expect 0 "; β, γ, δ by step footprint and ε (writes over what a rank on another core read) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 expect 0 "  run back to back as bench runs it (its buffer rotation, 16777216 B, as the least footprint):
     lockstep 329.68 us; bench predicts 329.68 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε adds 262.14 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+    of which ε adds 262.14 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ at 0.5 ns per byte: rank 1 receives in step 1 the 256 KiB rank 0 wrote in step 0, 131 µs more
 sed -i 's/"coherence_s_per_byte": \[1e-9, 1e-9\]}/"coherence_s_per_byte": [1e-9, 1e-9], "fresh_read_s_per_byte": [5e-10, 5e-10]}/' "$CURVE"
 expect 0 "; β, γ, δ by step footprint and ε, φ (lines moved between two cores: writes over what a rank on another core read, reads of what one wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 expect 0 "    lockstep 460.75 us; bench predicts 460.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε and φ add 393.22 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+    of which ε and φ add 393.22 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
       φ: 262144 B received from a sender on another core that wrote them since
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # with a barrier b(2) = 10 µs: two in the lockstep steps, and bench's figure one more for the iteration's close
 sed -i 's/"cores": 2,/"cores": 2, "barrier_s_by_ranks": [1e-5],/' "$CURVE"
 expect 0 "    lockstep 480.75 us; bench predicts 490.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε and φ add 393.22 us," -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+    of which ε and φ add 393.22 us to the lockstep time," -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ only (ε dropped from the profile): the header and the line name φ alone
 sed 's/"coherence_s_per_byte": \[1e-9, 1e-9\], //' "$CURVE" > "$CURVE.phi"
 expect 0 "; β, γ, δ by step footprint and φ (reads of what a rank on another core wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE.phi"
-expect 0 "    of which φ adds 131.07 us, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+expect 0 "    of which φ adds 131.07 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       φ: 262144 B received from a sender on another core that wrote them since
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE.phi"
 rm -f "$CURVE.phi"
@@ -305,7 +305,7 @@ rm -f "$CURVE.tree"
 # a memory bus of 1 GB/s sets both steps (1.25 MiB and 512 KiB of traffic): ε and φ add nothing, and the line says why
 sed -i 's/"cores": 2,/"cores": 2, "mem_bw_Bps_by_threads": [1e9, 1e9],/' "$CURVE"
 # (the back-to-back block, 1.865 ms, takes its own unit: ms)
-expect 0 "    of which ε and φ add 0.0000 ms, all ranks together, each byte priced at its reuse distance (the traffic between the two accesses):
+expect 0 "    of which ε and φ add 0.0000 ms to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
       φ: 262144 B received from a sender on another core that wrote them since
       (they would add 0.3932 ms, but the memory bus sets the time of the steps that pay them, not the ranks)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
@@ -317,7 +317,9 @@ expect 0 "  α term           0.0140 ms
 expect 0 "  α term          0.000350 s
   β term          6.012954 s
   total           6.013304 s   (closed form)" -- predict -n 8 --bytes 4G -a ring --preset ethernet-10g
-expect 0 "auto picks halving_doubling on nvlink: naive 25.07 ms; tree 17.91 ms; ring 3.146 ms;" -- predict -n 8 --bytes 1G -a auto --preset nvlink
+expect 0 "auto picks halving_doubling on nvlink: naive 25.0680 ms; tree 17.9057 ms; ring 3.1457 ms;" -- predict -n 8 --bytes 1G -a auto --preset nvlink
+# the unit is chosen on the value as printed: 999.9998 us would read "1000.00 us"
+expect 0 "  total            1.0000 ms   (closed form)" -- predict -n 2 -a ring --bytes 8 --alpha 0.0004999999 --bandwidth 1e15
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
 if grep -q "closed form vs schedule\|closed_form_beta" <<<"$out"; then
