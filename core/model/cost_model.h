@@ -281,6 +281,13 @@ struct CostParams {
   // included), as calibrate measured it (measure_exchange_step_s). 0 = not
   // measured (older profiles).
   double exchange_32k_s = 0;
+  // How the threads backend's waiting ranks waited while calibrate measured
+  // (the profile's "threads_wait"): "spin" since 2026-12-02 evening (a rank
+  // with a CPU of its own spins before it yields, threads_spin_budget_ns);
+  // "" for older profiles, measured with ranks that yielded at once, whose
+  // barriers and steps are slower than this build's (bench's profile check
+  // says so), and for presets.
+  std::string threads_wait;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

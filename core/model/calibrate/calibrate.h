@@ -376,8 +376,12 @@ double measure_exchange_step_s(int64_t bytes, int rounds = 3);
 struct ProfileCheck {
   double now_s = 0, profile_s = 0;
   int cores_now = 0, cores_profile = 0;
+  // the profile was measured with waiting ranks that spin (CostParams::threads_wait == "spin")
+  bool profile_spins = true;
   double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
-  bool matches() const { return ratio() >= 1 / 1.5 && ratio() <= 1.5 && cores_now == cores_profile; }
+  bool matches() const {
+    return ratio() >= 1 / 1.5 && ratio() <= 1.5 && cores_now == cores_profile && profile_spins;
+  }
 };
 // nullopt when p was not calibrated on the threads backend (no barrier
 // table: presets and --alpha/--bandwidth have no machine state to check) or

@@ -20,6 +20,7 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
   if (p.barrier_s.empty() || !(c.profile_s > 0)) return std::nullopt;
   c.cores_profile = p.cores;
   c.cores_now = allowed_cpu_count();
+  c.profile_spins = p.threads_wait == "spin";
   c.now_s = measure_message_step_s(4, rounds);
   return c;
 }
@@ -47,6 +48,10 @@ std::string profile_check_text(const ProfileCheck& c) {
       "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
       c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
   if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
+  if (!c.profile_spins)
+    return s + ": does NOT match: the profile is from before waiting ranks spin (it has no \"threads_wait\": "
+               "\"spin\"), so its barriers and steps were measured with ranks that yielded at once and are slower "
+               "than this build's; run `microddp calibrate` again";
   return s + ": does NOT match, so the predictions below will miss (other work on the CPUs now or during the "
              "calibration, another CPU set, a VM whose host moved the virtual CPUs, or a profile from an older "
              "build); on an idle machine, run `microddp calibrate` again";

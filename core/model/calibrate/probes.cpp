@@ -521,6 +521,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   // be real (two virtual CPUs on one physical core).
   running_max(res.barrier_s);
   p.barrier_s = res.barrier_s;
+  p.threads_wait = "spin";  // threads_spin_budget_ns: the wait the barriers and steps were measured with
   p.mem_bw_Bps = res.mem_bw_Bps;
   // Last, with α known: what a step of n ranks costs beyond α and b(n).
   res.peer_wait_s = measure_peer_wait_s(res.barrier_s, p.message_s(4), state_rounds);

@@ -40,6 +40,7 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["break_bytes"] = p.break_bytes;
   j["alpha_small_s"] = p.alpha_small;
   if (p.exchange_32k_s > 0) j["exchange_32k_step_s"] = p.exchange_32k_s;
+  if (!p.threads_wait.empty()) j["threads_wait"] = p.threads_wait;
   j["beta_small_s_per_byte"] = p.beta_small;
   j["barrier_s_by_ranks"] = p.barrier_s;      // [n-2]
   j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
@@ -144,6 +145,13 @@ CostParams load_profile(const std::string& path) {
   typed("quick", &nlohmann::json::is_boolean, "true or false");  // calibrate --quick's mark (profile_stamp)
   typed("calibrated_on", &nlohmann::json::is_string, "a date string \"YYYY-MM-DD\"");
   typed("backend", &nlohmann::json::is_string, "a string");
+  typed("threads_wait", &nlohmann::json::is_string, "\"spin\"");
+  if (j.contains("threads_wait")) {
+    p.threads_wait = j["threads_wait"].get<std::string>();
+    if (p.threads_wait != "spin")
+      throw UsageError(fmt::format("profile '{}': threads_wait = \"{}\" (expected \"spin\", or no such key)", path,
+                                   p.threads_wait));
+  }
   p.fused_recv_reduce = j.contains("fused_recv_reduce") && j["fused_recv_reduce"].get<bool>();
   p.break_bytes = static_cast<int64_t>(integer("break_bytes", 0, kMaxBytes));
   p.alpha_small = num("alpha_small_s", 0, 0.0, 1.0, false, " of seconds");

@@ -591,6 +591,46 @@ TEST_SUITE("bench") {
     CHECK(ProfileCheck{}.ratio() == 0.0);
   }
 
+  TEST_CASE("profile check: a profile from before waiting ranks spin does not match, and the text says why") {
+    ProfileCheck c;
+    c.profile_s = 2e-6;
+    c.now_s = 2e-6;
+    c.cores_now = c.cores_profile = 2;
+    c.profile_spins = false;
+    CHECK(!c.matches());
+    CHECK(profile_check_text(c) ==
+          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 2.000 us "
+          "now, 2.000 us by the profile (x1.00); 2 CPUs now, 2 in the profile: does NOT match: the profile is from "
+          "before waiting ranks spin (it has no \"threads_wait\": \"spin\"), so its barriers and steps were "
+          "measured with ranks that yielded at once and are slower than this build's; run `microddp calibrate` "
+          "again");
+  }
+
+  TEST_CASE("threads_wait: written and read back as \"spin\", absent in older profiles, anything else refused") {
+    const std::string path = "/tmp/microddp-test-threads-wait.json";
+    CostParams p;
+    p.alpha = 1e-7;
+    p.beta = 1e-10;
+    write_profile(path, p, {});
+    CHECK(load_profile(path).threads_wait.empty());  // a profile that says nothing: an older one
+    p.threads_wait = "spin";
+    write_profile(path, p, {});
+    CHECK(load_profile(path).threads_wait == "spin");
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "threads_wait": "yield"})";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path),
+                         doctest::Contains("threads_wait = \"yield\" (expected \"spin\", or no such key)"),
+                         UsageError);
+    {
+      std::ofstream f(path);
+      f << R"({"alpha_s": 1e-7, "beta_s_per_byte": 1e-10, "threads_wait": 1})";
+    }
+    CHECK_THROWS_WITH_AS(load_profile(path), doctest::Contains("threads_wait = 1 (expected \"spin\")"), UsageError);
+    std::remove(path.c_str());
+  }
+
   TEST_CASE("calibrate on tiny sizes: a positive bandwidth and a loadable profile") {
     CalibrateOptions co;
     co.min_bytes = 4;
@@ -619,6 +659,7 @@ TEST_SUITE("bench") {
     CHECK(r.points.back().bytes == 4096);
     for (const auto& p : r.points) CHECK(p.seconds > 0);
     CHECK(r.params.fused_recv_reduce);
+    CHECK(r.params.threads_wait == "spin");  // the wait its barriers and steps were measured with
     CHECK(r.params.gamma > 0);
     CHECK(r.params.delta > 0);
     // tables are kept non-decreasing (a dip is noise)
