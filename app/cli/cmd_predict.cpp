@@ -165,6 +165,7 @@ std::vector<CostParams> chosen(const Args& a) {
   if (!p)
     throw UsageError("no link to predict for: give --preset NAME (nvlink, infiniband, pcie5, ethernet-100g, "
                      "ethernet-10g), --alpha S --bandwidth B_PER_S, or --profile FILE (or run `microddp calibrate`)");
+  if (const std::string note = stale_profile_note(*p); !note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
   out.push_back(*p);
   return out;
 }

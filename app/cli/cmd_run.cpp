@@ -232,6 +232,8 @@ int run(const Args& a, const CLI::App& sub) {
   for (const auto& [opt, path] : {std::pair{"--trace", &a.trace_file}, std::pair{"--save-record", &a.record_file}})
     if (*path && (*path)->empty()) throw UsageError(fmt::format("{} '' is empty: give a file path", opt));
   const auto params = resolve_params(a.params);
+  if (params && a.run.backend == "threads")
+    if (const std::string note = stale_profile_note(*params); !note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
   PreparedRun p = prepare_run(a.run, params);
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
   // --input names a file each rank reads on its own host: the same path may

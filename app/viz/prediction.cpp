@@ -78,6 +78,9 @@ ModelInForce resolve_model(const CollectiveSpec& spec, const PredictionSource& s
           m.label = fmt::format("predicted (calibrated profile, quick, {})", st.date.empty() ? file_date(profile) : st.date);
         else
           m.label = fmt::format("predicted (calibrated profile, {})", file_date(profile));
+        // measured before waiting ranks spun: the label says to calibrate again
+        if (!stale_profile_note(m.flat).empty())
+          m.label.insert(m.label.size() - 1, "; older than this build's waits: calibrate again");
       } else {
         // Without a profile, a named what-if class rather than nothing; the
         // label says it is not this machine.

@@ -193,6 +193,18 @@ expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times a
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
 if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if grep -q "Machine state" <<<"$out"; then echo "FAIL: a preset got a machine-state probe"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# a threads profile from before waiting ranks spin (no "threads_wait": "spin"): bench's check calls it no match,
+# predict and run say so once on stderr; with the key, nothing
+OLD=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
+echo '{"backend": "threads", "alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$OLD"
+STALE='note: the profile is from before waiting ranks spin (it has no "threads_wait": "spin"): its barriers, peer waits and steps were measured with ranks that yielded at once; run `microddp calibrate` again'
+expect 0 "$STALE" -- predict -n 2 --bytes 4K -a ring --profile "$OLD"
+expect 0 "$STALE" -- run -n 2 -c all_reduce -a ring --count 4 --profile "$OLD"
+expect 0 'in the profile: does NOT match: the profile is from before waiting ranks spin (it has no "threads_wait": "spin")' -- bench -b 4K -e 4K -n 2 -w 1 --profile "$OLD"
+sed -i 's/"backend": "threads",/"backend": "threads", "threads_wait": "spin",/' "$OLD"
+out=$("$BIN" predict -n 2 --bytes 4K -a ring --profile "$OLD" 2>&1)
+if grep -q "before waiting ranks spin" <<<"$out"; then echo "FAIL: a current profile called stale: $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+rm -f "$OLD"
 # a flag of the wrong JSON type is refused, not read as "absent" (a full calibration)
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "quick": "yes"}' > "$CHECKED"
 expect 2 "error: profile '$CHECKED': quick = \"yes\" (expected true or false)" -- run -n 2 --profile "$CHECKED"

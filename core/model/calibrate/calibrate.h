@@ -389,6 +389,12 @@ struct ProfileCheck {
 std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
 // One line (no '#', no newline) saying both times, the ratio and what it means.
 std::string profile_check_text(const ProfileCheck& c);
+// A profile that calibrate measured on the threads backend (name "threads",
+// a barrier table) before waiting ranks spun (threads_wait != "spin"): one
+// line (no newline) saying so, for `run`, `predict` and the window, which
+// predict from it without a profile check; "" for any other profile, a
+// preset or --alpha/--bandwidth.
+std::string stale_profile_note(const CostParams& p);
 
 // The bandwidth side of the same question, cheap enough to ask before every
 // size of a bench (a few ms): a lockstep step of one 32 KiB message between

@@ -50,11 +50,17 @@ std::string profile_check_text(const ProfileCheck& c) {
   if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
   if (!c.profile_spins)
     return s + ": does NOT match: the profile is from before waiting ranks spin (it has no \"threads_wait\": "
-               "\"spin\"), so its barriers and steps were measured with ranks that yielded at once and are slower "
-               "than this build's; run `microddp calibrate` again";
+               "\"spin\"): its barriers, peer waits and steps were measured with ranks that yielded at once, which "
+               "this build's ranks no longer do, whatever this one step says; run `microddp calibrate` again";
   return s + ": does NOT match, so the predictions below will miss (other work on the CPUs now or during the "
              "calibration, another CPU set, a VM whose host moved the virtual CPUs, or a profile from an older "
              "build); on an idle machine, run `microddp calibrate` again";
+}
+
+std::string stale_profile_note(const CostParams& p) {
+  if (p.name != "threads" || p.barrier_s.empty() || p.threads_wait == "spin") return "";
+  return "the profile is from before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer "
+         "waits and steps were measured with ranks that yielded at once; run `microddp calibrate` again";
 }
 
 namespace {

@@ -16,6 +16,17 @@
 
 using namespace microddp;
 
+namespace {
+CollectiveSpec all_reduce_spec(const char* algorithm, int ranks, int64_t count) {
+  CollectiveSpec s;
+  s.collective = Collective::all_reduce;
+  s.algorithm = algorithm;
+  s.world_size = ranks;
+  s.count = count;
+  return s;
+}
+}  // namespace
+
 TEST_SUITE("executor") {
   TEST_CASE("CPU binding: thread t on allowed CPU number t mod C, distinct while t < C") {
     cpu_set_t allowed;
@@ -59,12 +70,7 @@ TEST_SUITE("executor") {
     // other rank waits at that barrier forever unless the abort reaches it
     // (through the spin, the yields and the sleeps). Its own error comes
     // back, not the 30 s watchdog's.
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring";
-    s.world_size = 2;
-    s.count = 1024;
-    const Schedule sch = make_schedule(s);
+    const Schedule sch = make_schedule(all_reduce_spec("ring", 2, 1024));
     // rank 0 holds 1.0f everywhere, rank 1 2.0f: both end with 3.0f
     const auto filled = [](float v) {
       std::vector<std::byte> b(4096);
@@ -93,11 +99,7 @@ TEST_SUITE("executor") {
   }
 
   TEST_CASE("spin_ns: a negative value other than kSpinAuto is refused, naming it") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring";
-    s.world_size = 2;
-    s.count = 4;
+    const CollectiveSpec s = all_reduce_spec("ring", 2, 4);
     RunOptions ro;
     ro.spin_ns = -5;
     CHECK_THROWS_WITH_AS(run_threads(make_schedule(s), fill_data(s, "rank"), ro),
@@ -118,11 +120,7 @@ TEST_SUITE("executor") {
   }
 
   TEST_CASE("the seed example: ring_unchunked on [1,2,3] [4,5,6] [7,8,9]") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring_unchunked";
-    s.world_size = 3;
-    s.count = 3;
+    CollectiveSpec s = all_reduce_spec("ring_unchunked", 3, 3);
     s.dtype = DType::float32;
     const Schedule sch = make_schedule(s);
     check_schedule(sch);

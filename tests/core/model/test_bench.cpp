@@ -601,9 +601,24 @@ TEST_SUITE("bench") {
     CHECK(profile_check_text(c) ==
           "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 2.000 us "
           "now, 2.000 us by the profile (x1.00); 2 CPUs now, 2 in the profile: does NOT match: the profile is from "
-          "before waiting ranks spin (it has no \"threads_wait\": \"spin\"), so its barriers and steps were "
-          "measured with ranks that yielded at once and are slower than this build's; run `microddp calibrate` "
-          "again");
+          "before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer waits and steps "
+          "were measured with ranks that yielded at once, which this build's ranks no longer do, whatever this one "
+          "step says; run `microddp calibrate` again");
+  }
+
+  TEST_CASE("stale_profile_note: only a threads profile with barriers and no threads_wait") {
+    CostParams p;
+    p.name = "threads";
+    p.barrier_s = {1e-6};
+    CHECK(stale_profile_note(p) ==
+          "the profile is from before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer "
+          "waits and steps were measured with ranks that yielded at once; run `microddp calibrate` again");
+    p.threads_wait = "spin";
+    CHECK(stale_profile_note(p).empty());
+    p.threads_wait.clear();
+    p.barrier_s.clear();  // a hand-made line: no barrier was measured, nothing to be stale
+    CHECK(stale_profile_note(p).empty());
+    CHECK(stale_profile_note(preset("nvlink")).empty());
   }
 
   TEST_CASE("threads_wait: written and read back as \"spin\", absent in older profiles, anything else refused") {
