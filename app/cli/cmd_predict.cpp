@@ -334,6 +334,19 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
   }
 }
 
+// Under a table of a calibrated profile's times: what its figures are, and
+// where bench's figure is (a student compares the two). Nothing for a
+// preset or --alpha/--bandwidth, whose terms add up to the total.
+void print_profile_table_note(const CostParams& p, bool terms) {
+  if (p.barrier_s.empty() && p.cache.empty() && !(p.delta > 0) && p.mem_bw_Bps.empty()) return;
+  if (terms)
+    std::printf("(the α, β and γ terms are the lockstep schedule's; lockstep adds δ's copies, the barriers b(n), the "
+                "peer waits and the memory bus: `predict -a ALG --bytes N` lists each)\n");
+  if (!p.cache.empty())
+    std::printf("(one run on warm buffers; bench runs the collective back to back over rotating buffers, so its data "
+                "lies farther from the cores: `predict -a ALG --bytes N` gives bench's figure too)\n");
+}
+
 void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   const Collective c = parse_collective(a.collective);
   std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
@@ -350,6 +363,7 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
                 pr.lockstep.alpha_s, pr.lockstep.beta_s, pr.lockstep.gamma_s, pr.lockstep_s, pr.pipelined_s,
                 cf ? fmt::format("{:.6g}", cf->total()).c_str() : "-");
   }
+  print_profile_table_note(p, true);
 }
 
 void sweep(const Args& a, const CostParams* flat, const Network* net) {
@@ -381,6 +395,7 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
     }
     std::printf("\n");
   }
+  if (!net) print_profile_table_note(*flat, false);
   const auto ring = std::find(algs.begin(), algs.end(), "ring");
   if (ring == algs.end()) return;
   const size_t ri = ring - algs.begin();

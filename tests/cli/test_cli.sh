@@ -321,6 +321,15 @@ expect 0 "    of which ε and φ add 0.0000 ms to the lockstep time, each byte p
       ε: 262144 B written over bytes a rank on another core read since they were last written
       φ: 262144 B received from a sender on another core that wrote them since
       (they would add 0.3932 ms, but the memory bus sets the time of the steps that pay them, not the ranks)" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+# tables of a calibrated profile say what their columns are and where bench's figure is; a preset's add up: no note
+NOTE_TERMS="(the α, β and γ terms are the lockstep schedule's; lockstep adds δ's copies, the barriers b(n), the peer waits and the memory bus: \`predict -a ALG --bytes N\` lists each)"
+NOTE_B2B="(one run on warm buffers; bench runs the collective back to back over rotating buffers, so its data lies farther from the cores: \`predict -a ALG --bytes N\` gives bench's figure too)"
+expect 0 "$NOTE_TERMS
+$NOTE_B2B" -- predict -n 2 --bytes 256K -a all --profile "$CURVE"
+expect 0 "$NOTE_B2B
+crossover:" -- predict -n 2 -a ring --sweep --from 4K --to 64K --profile "$CURVE"
+out=$("$BIN" predict -n 2 --bytes 256K -a all --preset nvlink 2>&1; "$BIN" predict -n 2 -a ring --sweep --from 4K --to 64K --preset nvlink 2>&1)
+if grep -q "lockstep schedule's\|one run on warm buffers" <<<"$out"; then echo "FAIL: a preset's table got the profile note"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$CURVE"
 # one unit per block, chosen by its total: ms from 1 ms (4 decimals), s from 1 s (6, so that α's 350 µs still shows)
 expect 0 "  α term           0.0140 ms
