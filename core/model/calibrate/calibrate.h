@@ -253,6 +253,12 @@ std::vector<double> measure_barrier_s(int max_ranks, int rounds = 9);
 // w(n) for n = 2..barrier_s.size() + 1 in seconds ([n-2]), given b(n)
 // (barrier_s[n-2], seconds) and the time of one 4-byte message (seconds).
 std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds = 9);
+// The step w(n) is taken from, alone: a lockstep ring shift of one int32
+// among n ranks (each sends to r+1 and receives from r-1), seconds per
+// step (message + barrier + any wait), with `barrier_s` (b(n), seconds)
+// taken out once per iteration for its closing barrier; the median over
+// `rounds` rounds of each round's mode. Throws UsageError for n < 2.
+double measure_ring_shift_step_s(int n, double barrier_s, int rounds = 9);
 // B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
 std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
 
@@ -389,6 +395,31 @@ struct ProfileCheck {
 std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds = 3);
 // One line (no '#', no newline) saying both times, the ratio and what it means.
 std::string profile_check_text(const ProfileCheck& c);
+
+// The same question for a world size with more ranks than CPUs, where the
+// model adds the peer wait w(n) to each receiving step of a rank that
+// shares a core: calibrate's ring-shift step of n ranks measured again.
+//   now_s     = measure_ring_shift_step_s(n, p.barrier_for(n)) now
+//   profile_s = p.barrier_for(n) + p.message_s(4) + p.wait_for(n), the same
+//               step by the profile (w(n) was measured as this step minus
+//               b(n) and α)
+// matches() within 15% either way: over nine rounds the step spread about
+// ±3% within a minute on the Zen 5 guest, and moved from 7.9 to 9.7 µs in
+// ten (docs/performance.md, 2026-12-03); a collective pays the difference
+// once per receiving step.
+struct PeerWaitCheck {
+  int ranks = 0, cores = 0;
+  double now_s = 0, profile_s = 0, wait_s = 0;  // wait_s: the profile's w(n)
+  double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
+  bool matches() const { return ratio() >= 1 / 1.15 && ratio() <= 1.15; }
+};
+// nullopt unless p has a barrier and a peer-wait table (a threads
+// calibration), p.cores > 0 and ranks > p.cores (no wait is predicted
+// otherwise; so also for ranks < 2).
+std::optional<PeerWaitCheck> check_peer_wait(const CostParams& p, int ranks, int rounds = 9);
+// One line (no '#', no newline): both times, the ratio, and the µs per
+// receiving step the predictions at this world size are off by if it holds.
+std::string peer_wait_check_text(const PeerWaitCheck& c);
 // A profile that calibrate measured on the threads backend (name "threads",
 // a barrier table) before waiting ranks spun (threads_wait != "spin"): one
 // line (no newline) saying so, for `run`, `predict` and the window, which

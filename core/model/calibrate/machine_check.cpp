@@ -25,6 +25,30 @@ std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
   return c;
 }
 
+std::optional<PeerWaitCheck> check_peer_wait(const CostParams& p, int ranks, int rounds) {
+  if (p.barrier_s.empty() || p.wait_s.empty() || p.cores <= 0 || ranks <= p.cores) return std::nullopt;
+  PeerWaitCheck c;
+  c.ranks = ranks;
+  c.cores = p.cores;
+  c.wait_s = p.wait_for(ranks);
+  c.profile_s = p.barrier_for(ranks) + p.message_s(4) + c.wait_s;
+  if (!(c.profile_s > 0)) return std::nullopt;
+  c.now_s = measure_ring_shift_step_s(ranks, p.barrier_for(ranks), rounds);
+  return c;
+}
+
+std::string peer_wait_check_text(const PeerWaitCheck& c) {
+  std::string s = fmt::format(
+      "peer-wait check: a lockstep ring shift of one 4-byte message among {} ranks on {} CPUs (message + barrier + "
+      "peer wait) takes {:.3f} us a step now, {:.3f} us by the profile, with w({}) = {:.3f} us (x{:.2f})",
+      c.ranks, c.cores, c.now_s * 1e6, c.profile_s * 1e6, c.ranks, c.wait_s * 1e6, c.ratio());
+  if (c.matches()) return s + ": matches";
+  const double d = (c.now_s - c.profile_s) * 1e6;
+  return s + fmt::format(": does NOT match: if it holds, each receiving step at {} ranks takes about {:.1f} us {} than "
+                         "predicted, so small sizes will read {}-predicted; `microddp calibrate` again on an idle machine",
+                         c.ranks, std::abs(d), d > 0 ? "more" : "less", d > 0 ? "under" : "over");
+}
+
 double state_probe_ratio(const CostParams& p, double point_s) {
   const double profile_s = point_s + p.barrier_for(2);
   if (p.barrier_s.empty() || !(point_s > 0) || !(profile_s > 0)) return 0;

@@ -150,18 +150,30 @@ std::vector<double> measure_barrier_s(int max_ranks, int rounds) {
   return b;
 }
 
+namespace {
+// One round of the ring-shift probe: the mode of its per-step times, each
+// (iteration - the closing barrier b) / K; one iteration is K steps
+// (message + barrier) and the closing barrier.
+double ring_shift_round_s(int n, double barrier_s) {
+  const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(kSteps) * 4, std::byte{1}));
+  std::vector<double> v;
+  for (double t : lockstep_iterations_s(ring_shift(n, kSteps), in, kWarm, kIters)) v.push_back((t - barrier_s) / kSteps);
+  return mode_estimate(v);
+}
+}  // namespace
+
+double measure_ring_shift_step_s(int n, double barrier_s, int rounds) {
+  if (n < 2) throw UsageError(fmt::format("ring-shift step: {} ranks (need >= 2)", n));
+  std::vector<double> modes;
+  for (int round = 0; round < std::max(1, rounds); ++round) modes.push_back(ring_shift_round_s(n, barrier_s));
+  return median(modes);
+}
+
 std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, double message_s, int rounds) {
   const int max_ranks = static_cast<int>(barrier_s.size()) + 1;
   std::vector<std::vector<double>> modes(barrier_s.size());  // per world size, each round's mode
   for (int round = 0; round < std::max(1, rounds); ++round)
-    for (int n = 2; n <= max_ranks; ++n) {
-      const RankData in(static_cast<size_t>(n), std::vector<std::byte>(static_cast<size_t>(kSteps) * 4, std::byte{1}));
-      // one iteration = K steps (message + barrier) + the closing barrier
-      std::vector<double> v;
-      for (double t : lockstep_iterations_s(ring_shift(n, kSteps), in, kWarm, kIters))
-        v.push_back((t - barrier_s[n - 2]) / kSteps);
-      modes[n - 2].push_back(mode_estimate(v));
-    }
+    for (int n = 2; n <= max_ranks; ++n) modes[n - 2].push_back(ring_shift_round_s(n, barrier_s[n - 2]));
   std::vector<double> w;
   for (size_t i = 0; i < modes.size(); ++i) w.push_back(std::max(0.0, median(modes[i]) - barrier_s[i] - message_s));
   return w;

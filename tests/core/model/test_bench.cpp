@@ -606,6 +606,60 @@ TEST_SUITE("bench") {
           "step says; run `microddp calibrate` again");
   }
 
+  TEST_CASE("peer-wait check: within 15% either way matches; a miss names the µs per step and its direction") {
+    PeerWaitCheck c;
+    c.ranks = 3;
+    c.cores = 2;
+    c.profile_s = 8e-6;
+    c.wait_s = 4e-6;
+    c.now_s = 9.1e-6;  // x1.14
+    CHECK(c.matches());
+    CHECK(peer_wait_check_text(c) ==
+          "peer-wait check: a lockstep ring shift of one 4-byte message among 3 ranks on 2 CPUs (message + barrier + "
+          "peer wait) takes 9.100 us a step now, 8.000 us by the profile, with w(3) = 4.000 us (x1.14): matches");
+    c.now_s = 9.6e-6;  // x1.20: the prediction is 1.6 us low per receiving step
+    CHECK(!c.matches());
+    CHECK(peer_wait_check_text(c) ==
+          "peer-wait check: a lockstep ring shift of one 4-byte message among 3 ranks on 2 CPUs (message + barrier + "
+          "peer wait) takes 9.600 us a step now, 8.000 us by the profile, with w(3) = 4.000 us (x1.20): does NOT "
+          "match: if it holds, each receiving step at 3 ranks takes about 1.6 us more than predicted, so small sizes "
+          "will read under-predicted; `microddp calibrate` again on an idle machine");
+    c.now_s = 6.8e-6;  // x0.85, below 1 / 1.15
+    CHECK(!c.matches());
+    CHECK(peer_wait_check_text(c).find("about 1.2 us less than predicted, so small sizes will read over-predicted") !=
+          std::string::npos);
+    CHECK(PeerWaitCheck{}.ratio() == 0.0);
+    CHECK(!PeerWaitCheck{}.matches());
+  }
+
+  TEST_CASE("peer-wait check: only a profile with a wait table, and only for more ranks than its CPUs") {
+    CostParams p;
+    p.name = "threads";
+    p.alpha = 1e-6;
+    p.beta = 1e-10;
+    p.barrier_s = {0.5e-6, 3e-6};
+    p.wait_s = {0.0, 4e-6};
+    p.cores = 2;
+    CHECK(!check_peer_wait(p, 2));  // a core each: no wait predicted
+    CHECK(!check_peer_wait(p, 1));
+    CHECK(!check_peer_wait(preset("nvlink"), 3));  // no tables
+    CostParams no_wait = p;
+    no_wait.wait_s.clear();
+    CHECK(!check_peer_wait(no_wait, 3));
+    CostParams no_cores = p;
+    no_cores.cores = 0;
+    CHECK(!check_peer_wait(no_cores, 3));
+    // 3 ranks on 2 CPUs: the profile's step is b(3) + α + w(3), and the step is measured (one round)
+    const auto c = check_peer_wait(p, 3, 1);
+    REQUIRE(c);
+    CHECK(c->ranks == 3);
+    CHECK(c->cores == 2);
+    CHECK(c->wait_s == 4e-6);
+    CHECK(c->profile_s == doctest::Approx(3e-6 + p.message_s(4) + 4e-6));
+    CHECK(c->now_s > 0);
+    CHECK_THROWS_WITH_AS(measure_ring_shift_step_s(1, 0.0, 1), "ring-shift step: 1 ranks (need >= 2)", UsageError);
+  }
+
   TEST_CASE("stale_profile_note: only a threads profile with barriers and no threads_wait") {
     CostParams p;
     p.name = "threads";
