@@ -189,11 +189,16 @@ if grep -q "Machine state" <<<"$out" || ! grep -q "profile check" <<<"$out"; the
 if ! grep -q "# machine-state probe: none (the profile has no 32 KiB point: a quick calibration" <<<"$out"; then echo "FAIL: no word on the missing probe: $out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$NOPOINT"
 # more ranks than the profile's CPUs: the step w(n) came from is timed again against b(n) + α + w(n); not at n <= cores
+# (tables for n = 2 .. CPUs + 1 of this machine, as its calibrate writes them)
+NC=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the CPUs this process may run on, as the ranks
+BT=$(seq 2 $((NC + 1)) | sed 's/.*/2e-6/' | paste -sd,)
+WT=$(seq 2 $((NC + 1)) | awk -v c="$NC" '{ print ($1 > c ? "3e-6" : "0") }' | paste -sd,)
 PW=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
-echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6], "peer_wait_s_by_ranks": [0, 3e-6]}' > "$PW"
-expect 0 "us by the profile, with w(3) = 3.000 us (x" -- bench -b 4K -e 4K -n 3 -w 1 --ranks 3 --profile "$PW"
-out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --ranks 2 --profile "$PW" 2>&1)
-if grep -q "peer-wait check" <<<"$out"; then echo "FAIL: a peer-wait check at 2 ranks on 2 CPUs"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+echo "{\"alpha_s\": 1e-6, \"beta_s_per_byte\": 1e-10, \"cores\": $NC, \"barrier_s_by_ranks\": [$BT], \"peer_wait_s_by_ranks\": [$WT]}" > "$PW"
+expect 0 "# peer-wait check: a lockstep ring shift of one 4-byte message among $((NC + 1)) ranks on $NC CPUs (message + barrier + peer wait) takes" -- bench -b 4K -e 4K -n 2 -w 1 --ranks $((NC + 1)) --profile "$PW"
+expect 0 "; its w($((NC + 1))) = 3.000 us)" -- bench -b 4K -e 4K -n 2 -w 1 --ranks $((NC + 1)) --profile "$PW"
+out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --ranks "$NC" --profile "$PW" 2>&1)
+if grep -q "peer-wait check" <<<"$out"; then echo "FAIL: a peer-wait check at $NC ranks on $NC CPUs"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$PW"
 expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
 expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"

@@ -400,25 +400,30 @@ std::string profile_check_text(const ProfileCheck& c);
 // model adds the peer wait w(n) to each receiving step of a rank that
 // shares a core: calibrate's ring-shift step of n ranks measured again.
 //   now_s     = measure_ring_shift_step_s(n, p.barrier_for(n)) now
-//   profile_s = p.barrier_for(n) + p.message_s(4) + p.wait_for(n), the same
-//               step by the profile (w(n) was measured as this step minus
-//               b(n) and α)
-// matches() within 15% either way: over nine rounds the step spread about
-// ±3% within a minute on the Zen 5 guest, and moved from 7.9 to 9.7 µs in
-// ten (docs/performance.md, 2026-12-03); a collective pays the difference
-// once per receiving step.
+//   profile_s = p.barrier_for(n) + p.message_s(4) + p.wait_for(n), the
+//               step as the profile charges it (calibrate took w(n) as the
+//               measured step minus b(n) and α, then kept w non-decreasing
+//               in n, so a raised w(n) reads as a slower step)
+// matches() within 15% either way: nine-round medians of this step read
+// 7.9–8.3 µs within a minute on the Zen 5 guest, and 7.9 then 9.7 µs ten
+// minutes apart (docs/performance.md, 2026-12-03); a collective pays the
+// difference about once per step.
 struct PeerWaitCheck {
   int ranks = 0, cores = 0;
-  double now_s = 0, profile_s = 0, wait_s = 0;  // wait_s: the profile's w(n)
+  double now_s = 0, profile_s = 0, wait_s = 0;  // seconds; wait_s: the profile's w(n)
   double ratio() const { return profile_s > 0 ? now_s / profile_s : 0.0; }
   bool matches() const { return ratio() >= 1 / 1.15 && ratio() <= 1.15; }
 };
-// nullopt unless p has a barrier and a peer-wait table (a threads
-// calibration), p.cores > 0 and ranks > p.cores (no wait is predicted
-// otherwise; so also for ranks < 2).
+// nullopt unless p has barrier and peer-wait tables (a threads
+// calibration) that reach `ranks` (calibrate measured that world size; no
+// extrapolation), ranks > p.cores > 0 (no wait is predicted otherwise, so
+// also for ranks < 2), and allowed_cpu_count() == p.cores (with another CPU
+// count the ranks share other cores; the profile check says so). now_s is
+// the median of `rounds` rounds, or of those done within one second (at
+// least one): under load a round of n > cores ranks can take seconds.
 std::optional<PeerWaitCheck> check_peer_wait(const CostParams& p, int ranks, int rounds = 9);
 // One line (no '#', no newline): both times, the ratio, and the µs per
-// receiving step the predictions at this world size are off by if it holds.
+// step the predictions at this world size are off by if it holds.
 std::string peer_wait_check_text(const PeerWaitCheck& c);
 // A profile that calibrate measured on the threads backend (name "threads",
 // a barrier table) before waiting ranks spun (threads_wait != "spin"): one
