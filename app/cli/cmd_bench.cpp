@@ -183,11 +183,11 @@ int run(const Args& a, const CLI::App& sub) {
   std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params, o.backend != "mpi" && !o.network) + "\n"
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
   // A calibrated threads profile: is the machine still in that state?
-  if (o.params && o.backend == "threads")
-    if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
   // ... and, with more ranks than CPUs, the step its peer wait w(n) came from
-  if (o.params && o.backend == "threads")
+  if (o.params && o.backend == "threads") {
+    if (const auto check = check_profile(*o.params)) pline += "# " + profile_check_text(*check) + "\n";
     if (const auto check = check_peer_wait(*o.params, o.world_size)) pline += "# " + peer_wait_check_text(*check) + "\n";
+  }
   // ... and before every size: the footer says which sizes ran in another state.
   // (Only a profile whose ping-pong has the reference size: not a quick one.)
   if (o.params && o.backend == "threads" && !o.params->barrier_s.empty()) {

@@ -257,8 +257,10 @@ std::vector<double> measure_peer_wait_s(const std::vector<double>& barrier_s, do
 // among n ranks (each sends to r+1 and receives from r-1), seconds per
 // step (message + barrier + any wait), with `barrier_s` (b(n), seconds)
 // taken out once per iteration for its closing barrier; the median over
-// `rounds` rounds of each round's mode. Throws UsageError for n < 2.
-double measure_ring_shift_step_s(int n, double barrier_s, int rounds = 9);
+// `rounds` rounds of each round's mode, or of those begun within
+// `max_seconds` (> 0; at least one round) when a run must stay short. Throws
+// UsageError for n < 2.
+double measure_ring_shift_step_s(int n, double barrier_s, int rounds = 9, double max_seconds = 0);
 // B(k) for k = 1..max_threads in bytes/s ([k-1]); see the method above.
 std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{16} << 20, int rounds = 3);
 

@@ -11,9 +11,15 @@
 
 #include "core/exec/executor.h"
 #include "core/model/calibrate/calibrate.h"
-#include "core/model/stats.h"
 
 namespace microddp {
+
+namespace {
+// What a threads profile without "threads_wait": "spin" is, for the check and the note.
+const std::string kYieldedProfile =
+    "the profile is from before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer waits "
+    "and steps were measured with ranks that yielded at once";
+}  // namespace
 
 std::optional<ProfileCheck> check_profile(const CostParams& p, int rounds) {
   ProfileCheck c;
@@ -39,15 +45,10 @@ std::optional<PeerWaitCheck> check_peer_wait(const CostParams& p, int ranks, int
   c.wait_s = p.wait_for(ranks);
   c.profile_s = p.barrier_for(ranks) + p.message_s(4) + c.wait_s;
   if (!(c.profile_s > 0)) return std::nullopt;
-  // Rounds until `rounds` or one second: a round takes about 7 ms on an
-  // idle 2-CPU guest, but under load every yield of a shared core gives it
-  // away for a time slice, and nine rounds took 41 s beside a build.
-  std::vector<double> got;
-  const auto start = std::chrono::steady_clock::now();
-  while (static_cast<int>(got.size()) < std::max(1, rounds) &&
-         (got.empty() || std::chrono::steady_clock::now() - start < std::chrono::seconds(1)))
-    got.push_back(measure_ring_shift_step_s(ranks, p.barrier_for(ranks), 1));
-  c.now_s = median(got);
+  // At most one second of rounds: a round takes about 7 ms on an idle
+  // 2-CPU guest, but under load every yield of a shared core gives it away
+  // for a time slice, and nine rounds took 41 s beside a build.
+  c.now_s = measure_ring_shift_step_s(ranks, p.barrier_for(ranks), rounds, 1.0);
   return c;
 }
 
@@ -88,9 +89,8 @@ std::string profile_check_text(const ProfileCheck& c) {
       c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
   if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
   if (!c.profile_spins)
-    return s + ": does NOT match: the profile is from before waiting ranks spin (it has no \"threads_wait\": "
-               "\"spin\"): its barriers, peer waits and steps were measured with ranks that yielded at once, which "
-               "this build's ranks no longer do, whatever this one step says; run `microddp calibrate` again";
+    return s + ": does NOT match: " + kYieldedProfile +
+           ", which this build's ranks no longer do, whatever this one step says; run `microddp calibrate` again";
   return s + ": does NOT match, so the predictions below will miss (other work on the CPUs now or during the "
              "calibration, another CPU set, a VM whose host moved the virtual CPUs, or a profile from an older "
              "build); on an idle machine, run `microddp calibrate` again";
@@ -98,8 +98,7 @@ std::string profile_check_text(const ProfileCheck& c) {
 
 std::string stale_profile_note(const CostParams& p) {
   if (p.name != "threads" || p.barrier_s.empty() || p.threads_wait == "spin") return "";
-  return "the profile is from before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer "
-         "waits and steps were measured with ranks that yielded at once; run `microddp calibrate` again";
+  return kYieldedProfile + "; run `microddp calibrate` again";
 }
 
 namespace {

@@ -162,10 +162,15 @@ double ring_shift_round_s(int n, double barrier_s) {
 }
 }  // namespace
 
-double measure_ring_shift_step_s(int n, double barrier_s, int rounds) {
+double measure_ring_shift_step_s(int n, double barrier_s, int rounds, double max_seconds) {
   if (n < 2) throw UsageError(fmt::format("ring-shift step: {} ranks (need >= 2)", n));
   std::vector<double> modes;
-  for (int round = 0; round < std::max(1, rounds); ++round) modes.push_back(ring_shift_round_s(n, barrier_s));
+  const auto start = Clock::now();
+  const auto in_budget = [&] {
+    return !(max_seconds > 0) || std::chrono::duration<double>(Clock::now() - start).count() < max_seconds;
+  };
+  while (static_cast<int>(modes.size()) < std::max(1, rounds) && (modes.empty() || in_budget()))
+    modes.push_back(ring_shift_round_s(n, barrier_s));
   return median(modes);
 }
 
