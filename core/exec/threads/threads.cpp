@@ -281,17 +281,24 @@ class ThreadsTransport final : public Transport {
         }
       }
     int64_t units = 0, wire = 0;
+    // ll: every message starts on a 64-byte cache line (ll_load's polling)
+    const int64_t align = protocol_ == Protocol::ll ? proto::kLLWordsPerCacheLine : 1;
     for (int64_t m = 0; m < plan_.num_messages; ++m) {
       slots_[m].line0 = units;
-      units += flag_count(protocol_, bytes[m]);
+      units += (flag_count(protocol_, bytes[m]) + align - 1) / align * align;
       wire += wire_bytes(protocol_, bytes[m]);
     }
     double staged = 0;
     for (int64_t b : stage) staged += static_cast<double>(b);
     check_memory(static_cast<double>(wire) + staged,
                  fmt::format("--protocol {} (a receive buffer of {} wire bytes for every message)", name(protocol_), wire));
-    if (protocol_ == Protocol::ll) ll_words_.reset(new std::atomic<uint64_t>[static_cast<size_t>(std::max<int64_t>(1, units))]());
-    else ll128_lines_.reset(new proto::LL128Line[static_cast<size_t>(std::max<int64_t>(1, units))]());
+    if (protocol_ == Protocol::ll) {
+      // 7 words more, so that the first word can sit on a 64-byte boundary
+      ll_store_ = std::vector<std::atomic<uint64_t>>(static_cast<size_t>(std::max<int64_t>(1, units) + align - 1));
+      size_t first = 0;
+      while (reinterpret_cast<uintptr_t>(&ll_store_[first]) % 64 != 0) ++first;
+      ll_words_ = &ll_store_[first];
+    } else ll128_lines_.reset(new proto::LL128Line[static_cast<size_t>(std::max<int64_t>(1, units))]());
     for (int64_t b : stage) staging_.emplace_back(static_cast<size_t>(b));
   }
   // The sender writes the whole message into the receiver's buffer; its send
@@ -308,7 +315,7 @@ class ThreadsTransport final : public Transport {
       resume_at = now_ns() + static_cast<int64_t>(rng_[rank]() % (delay_->max_delay_us + 1)) * 1000;
     }
     const auto write = [&](int64_t first, int64_t last) {
-      if (protocol_ == Protocol::ll) proto::ll_store(ll_words_.get() + s.line0, src, bytes, flag, first, last);
+      if (protocol_ == Protocol::ll) proto::ll_store(ll_words_ + s.line0, src, bytes, flag, first, last);
       else proto::ll128_store(ll128_lines_.get() + s.line0, src, bytes, flag, first, last);
     };
     write(0, split);
@@ -323,7 +330,7 @@ class ThreadsTransport final : public Transport {
     const uint32_t flag = gen_[rank] + 1;
     std::byte* out = s.rreduce ? staging_[rank].data() : s.rdst;
     const auto wait = [&](auto&& ready) { wait_until(ready, abort_, [&] { return waiting_for(msg); }, rank, spin_ns_); };
-    if (protocol_ == Protocol::ll) proto::ll_load(ll_words_.get() + s.line0, out, s.rbytes, flag, wait);
+    if (protocol_ == Protocol::ll) proto::ll_load(ll_words_ + s.line0, out, s.rbytes, flag, wait);
     else proto::ll128_load(ll128_lines_.get() + s.line0, out, s.rbytes, uint64_t{flag}, wait);
     return s.rreduce ? out : nullptr;  // a recv landed in its destination
   }
@@ -347,7 +354,8 @@ class ThreadsTransport final : public Transport {
   SpinBarrier barrier_;
   const DelayHook* delay_;
   Protocol protocol_;
-  std::unique_ptr<std::atomic<uint64_t>[]> ll_words_;
+  std::vector<std::atomic<uint64_t>> ll_store_;  // ll: every message's words
+  std::atomic<uint64_t>* ll_words_ = nullptr;
   std::unique_ptr<proto::LL128Line[]> ll128_lines_;
   std::vector<std::vector<std::byte>> staging_;  // [rank]
   std::atomic<bool>& abort_;
