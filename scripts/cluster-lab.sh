@@ -66,7 +66,7 @@ on_signal() {
     kill -TERM "$mpirun_pid" 2>/dev/null || true
     for ((i = 0; i < 50; i++)); do
       st=Z
-      read -r _ _ st _ <"/proc/$mpirun_pid/stat" 2>/dev/null || break
+      read -r _ _ st _ 2>/dev/null <"/proc/$mpirun_pid/stat" || break
       [[ $st == Z ]] && break
       sleep 0.1
     done

@@ -229,6 +229,12 @@ int run(const Args& a) {
     // The child: only async-signal-safe calls until exec.
     close(sync[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent killed -> the lab goes
+    // The lab's script traps INT, TERM and HUP, but a shell cannot trap a
+    // signal that was ignored when it started (POSIX trap; bash): a
+    // `microddp cluster ... &` from a script inherits SIGINT ignored.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &dfl, nullptr);
     char c;
     if (read(sync[0], &c, 1) != 1) _exit(1);  // the parent died, or failed the uid map
     // READY_FD stays open across exec (the script writes, then closes it).
