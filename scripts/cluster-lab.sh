@@ -16,7 +16,10 @@
 # named on the host (no /run/netns entries), so nothing can be left there.
 #
 # usage (from cmd_cluster.cpp):
-#   cluster-lab.sh lab NODES RANKS_PER_NODE NIC_BPS NICS_PER_NODE KEEP_GOING -- MICRODDP SUBCOMMAND [ARGS...]
+#   cluster-lab.sh lab NODES RANKS_PER_NODE NIC_BPS NICS_PER_NODE KEEP_GOING READY_FD -- MICRODDP SUBCOMMAND [ARGS...]
+# READY_FD: a pipe to `microddp cluster`; one byte on it says the signal
+# traps are set (before that the parent stops the lab with SIGKILL: a
+# signal to a PID 1 without a handler is dropped).
 #   cluster-lab.sh agent [ssh-style options] HOST COMMAND...   (mpirun's plm_rsh_agent)
 # NIC_BPS is in bits per second (tc's "bit"), as parsed by cmd_cluster.cpp.
 #
@@ -45,27 +48,45 @@ if [[ ${1:-} == agent ]]; then
 fi
 
 [[ ${1:-} == lab ]] || { echo "error: cluster-lab.sh is started by 'microddp cluster'" >&2; exit 2; }
+[[ $# -ge 9 && $8 == -- ]] || { echo "error: cluster-lab.sh: expected -- before the command" >&2; exit 2; }
+
+mpirun_pid=
+# The signal the user sent (forwarded by `microddp cluster` as sent): named,
+# the job stopped, exit 128 + its number. No command substitution here: a
+# trap runs between any two commands of the script.
+on_signal() {
+  local sig=$1 num=$2 st _
+  trap '' INT TERM HUP
+  echo "cluster: $sig received: stopping the job and removing the lab" >&2
+  if [[ -n $mpirun_pid ]]; then
+    # mpirun relays the signal to every rank and reports; give it a moment,
+    # the kernel kills whatever is left when this PID 1 exits. A dead
+    # mpirun stays a zombie until waited for (kill -0 still succeeds):
+    # its state in /proc says when it is gone.
+    kill -TERM "$mpirun_pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      st=Z
+      read -r _ _ st _ 2>/dev/null <"/proc/$mpirun_pid/stat" || break
+      [[ $st == Z ]] && break
+      sleep 0.1
+    done
+  fi
+  exit $((128 + num))
+}
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
+
+# Everything else runs as one function, read whole before it starts: a trap
+# that fires while bash is still reading a later part of the script file
+# broke bash's parser ("unexpected EOF while looking for matching ')'", exit
+# 2 instead of the signal's).
+lab_main() {
 nodes=$2 gpn=$3 nic_bps=$4 nics=$5 keep_going=$6
-[[ $7 == -- ]] || { echo "error: cluster-lab.sh: expected -- before the command" >&2; exit 2; }
-shift 7
+shift 8
 microddp=$1
 shift
 [[ $$ == 1 ]] || { echo "error: cluster-lab.sh must run as PID 1 of its own namespaces (microddp cluster)" >&2; exit 2; }
-
-mpirun_pid=
-on_signal() {
-  local sig=$1
-  echo "cluster: $sig received: stopping the job and removing the lab" >&2
-  trap - INT TERM HUP
-  if [[ -n $mpirun_pid ]]; then
-    # mpirun relays the signal to every rank and reports; give it a moment,
-    # the kernel kills whatever is left when this PID 1 exits.
-    kill -TERM "$mpirun_pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$mpirun_pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  exit $((128 + $(kill -l "$sig")))
-}
-for s in INT TERM HUP; do trap "on_signal $s" "$s"; done
 
 fail() { echo "error: cluster: $*" >&2; exit 1; }
 
@@ -223,3 +244,8 @@ mpirun_pid=
 set -e
 echo >&2 "cluster: job exit $rc; removing the lab (namespaces, links, bridges, processes)"
 exit $rc
+}
+# The traps are set and the script is read: from now on `microddp cluster`
+# forwards a signal here.
+echo r >&"$7" && eval "exec $7>&-"
+lab_main "$@"

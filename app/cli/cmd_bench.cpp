@@ -26,7 +26,7 @@ struct Args {
   int ranks = 2, iters = 20, warmup = 5, root = 0, record_pairs = 0;
   int nodes = 0, nics = 0;  // 0 = the cluster lab's, else the profile's topology, else 1
   std::optional<int> passes;  // unset: 9 on the threads backend, 1 under MPI
-  int64_t factor = 2;
+  std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as predict --table
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
 };
@@ -80,6 +80,9 @@ void force_mpi_algorithm(const Args& a) {
 
 int run(const Args& a, const CLI::App& sub) {
   const bool ranks_given = sub.count("--ranks") > 0;
+  // A given --nodes is checked as run checks it (0 is the default's "the
+  // lab's" here, never a value the user may give); --nics-per-node below.
+  if (sub.count("--nodes")) check_nodes(a.nodes);
   if (a.json && a.csv) throw UsageError("--json and --csv exclude each other");
   if (a.record && a.record_pairs > 0)
     throw UsageError("--record and --record-overhead exclude each other (the overhead runs time both)");
@@ -105,7 +108,7 @@ int run(const Args& a, const CLI::App& sub) {
   o.world_size = a.ranks;
   o.min_bytes = parse_size(a.min);
   o.max_bytes = parse_size(a.max);
-  o.factor = a.factor;
+  o.factor = parse_step_factor(a.factor);
   o.iters = a.iters;
   o.warmup = a.warmup;
   // Threads share this machine's cores with everything else on it, and its
@@ -165,6 +168,7 @@ int run(const Args& a, const CLI::App& sub) {
             : lab && lab->nodes * lab->ranks_per_node == o.world_size      ? lab->nodes
             : topo && topo->nodes > 0 && o.world_size % topo->nodes == 0   ? topo->nodes
                                                                            : 1;
+  if (sub.count("--nics-per-node")) Topology::make(o.world_size, o.nodes, a.nics);  // run's rule and words
   if (topo) {
     const int nics = a.nics > 0 ? a.nics : lab ? lab->nics_per_node : 0;
     if (o.world_size % o.nodes != 0)
@@ -259,7 +263,10 @@ std::function<int()> setup_bench(CLI::App* sub) {
   sub->add_option("--ranks", a.ranks, "world size")->capture_default_str();
   sub->add_option("-b,--minbytes", a.min, "smallest size (B; K, M, G = powers of 1024)")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max, "largest size")->capture_default_str();
-  sub->add_option("-f,--stepfactor", a.factor, "multiply the size by this between rows")->capture_default_str();
+  sub->add_option("-f,--stepfactor", a.factor,
+                  "multiply the size by this between rows (a number above 1; each row at least one element above the "
+                  "one before)")
+      ->capture_default_str();
   sub->add_option("-n,--iters", a.iters, "timed iterations")->capture_default_str();
   sub->add_option("-w,--warmup_iters", a.warmup, "warm-up iterations")->capture_default_str();
   sub->add_option("--passes", a.passes,

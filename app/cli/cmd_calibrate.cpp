@@ -88,10 +88,7 @@ int run_mpi_classes(const Args& a, bool max_given) {
   o.shaped_Bps = lab ? lab->nic_bps / 8 : 0;
   o.max_bytes = max_given ? parse_size(a.max) : int64_t{4} << 20;
   // Refuse a job that cannot be measured before printing anything.
-  if (n < 2) throw UsageError("calibrate --backend mpi: one rank has no link to measure (start 2 or more)");
-  if (o.nodes < 1 || o.ranks_per_node < 1 || o.nodes * o.ranks_per_node != n)
-    throw UsageError(fmt::format("calibrate: {} nodes x {} ranks per node = {} ranks, but mpirun started {}", o.nodes,
-                                 o.ranks_per_node, o.nodes * o.ranks_per_node, n));
+  validate_topology_calibrate(o, n);
   const bool root = mpi_rank() == 0;
   const std::string path = a.out.empty() ? default_lab_profile_path() : a.out;
   const double busy = busy_before;
@@ -172,6 +169,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
     o.warmup = a.warmup;
     o.cache_curve = !a.no_cache_curve;
   }
+  validate_calibrate(o);  // refused before any output (the header below)
   o.progress = [](const std::string& line) {
     std::printf("  %s\n", line.c_str());
     std::fflush(stdout);

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/lab_exit.h"
 #include "core/ir/types.h"
 
 namespace microddp::cli {
@@ -124,19 +125,29 @@ bool in_path(const std::string& tool) {
 
 volatile sig_atomic_t g_lab_pid = 0;
 volatile sig_atomic_t g_signals = 0;
+volatile sig_atomic_t g_user_signal = 0;  // the first signal the user sent
+volatile sig_atomic_t g_lab_ready = 0;    // the lab's traps are set (its READY_FD byte came)
+volatile sig_atomic_t g_killed = 0;       // LabKill: why this process sent SIGKILL
 
-// First signal: SIGTERM to the lab's PID 1, which stops mpirun and exits
-// (its trap). The kernel drops a signal to a namespace's init that has no
-// handler yet (one that came in the first milliseconds), so 10 s later, or
-// on a second signal, SIGKILL: the kernel then kills the whole lab.
-void kill_lab(int) {
+void kill_lab(LabKill why) {
+  if (g_killed == 0) g_killed = static_cast<sig_atomic_t>(why);
   if (g_lab_pid > 0) kill(g_lab_pid, SIGKILL);
 }
 
+// SIGALRM: the grace period after the first signal is over.
+void grace_over(int) { kill_lab(LabKill::grace_over); }
+
+// The first signal goes to the lab's PID 1 as it was sent (its trap names
+// it, stops mpirun and exits 128 + its number). Before the lab's traps are
+// set the kernel would drop it (a namespace's init without a handler), and
+// nothing runs yet that needs a graceful stop: SIGKILL, which removes the
+// whole lab. 10 s later, or on a second signal, SIGKILL too.
 void forward_signal(int sig) {
   g_signals = g_signals + 1;
-  if (g_signals > 1) return kill_lab(sig);
-  if (g_lab_pid > 0) kill(g_lab_pid, SIGTERM);
+  if (g_user_signal == 0) g_user_signal = sig;
+  if (g_signals > 1) return kill_lab(LabKill::second_signal);
+  if (!g_lab_ready) return kill_lab(LabKill::before_ready);
+  if (g_lab_pid > 0) kill(g_lab_pid, sig);
   alarm(10);
 }
 
@@ -175,9 +186,12 @@ int run(const Args& a) {
 
   std::error_code ec;
   const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  // The lab says on this pipe when its signal traps are set (READY_FD).
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   std::vector<std::string> argv_s = {"bash", script, "lab", std::to_string(a.nodes), std::to_string(a.ranks_per_node),
                                      std::to_string(nic_bps), std::to_string(a.nics_per_node), a.keep_going ? "1" : "0",
-                                     "--", self};
+                                     std::to_string(ready[1]), "--", self};
   argv_s.insert(argv_s.end(), a.command.begin(), a.command.end());
   std::vector<char*> argv;
   for (auto& s : argv_s) argv.push_back(s.data());
@@ -192,7 +206,11 @@ int run(const Args& a) {
   const bool userns = geteuid() != 0;
   int flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWUTS | (userns ? CLONE_NEWUSER : 0);
   int sync[2];
-  if (pipe2(sync, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  if (pipe2(sync, O_CLOEXEC) != 0) {
+    close(ready[0]);
+    close(ready[1]);
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  }
   std::fflush(stdout);
   std::fflush(stderr);
   // A fork with namespace flags: the child is PID 1 of the new PID namespace
@@ -200,8 +218,7 @@ int run(const Args& a) {
   const long pid = syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid < 0) {
     const int e = errno;
-    close(sync[0]);
-    close(sync[1]);
+    for (int fd : {sync[0], sync[1], ready[0], ready[1]}) close(fd);
     throw UsageError(fmt::format(
         "cluster: cannot create the lab's namespaces (clone: {}): {}", std::strerror(e),
         userns ? "run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
@@ -212,8 +229,16 @@ int run(const Args& a) {
     // The child: only async-signal-safe calls until exec.
     close(sync[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent killed -> the lab goes
+    // The lab's script traps INT, TERM and HUP, but a shell cannot trap a
+    // signal that was ignored when it started (POSIX trap; bash): a
+    // `microddp cluster ... &` from a script inherits SIGINT ignored.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &dfl, nullptr);
     char c;
     if (read(sync[0], &c, 1) != 1) _exit(1);  // the parent died, or failed the uid map
+    // READY_FD stays open across exec (the script writes, then closes it).
+    if (fcntl(ready[1], F_SETFD, 0) != 0) _exit(1);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       const char msg[] = "error: cluster: cannot make the lab's mounts private or mount its /proc\n";
@@ -224,12 +249,15 @@ int run(const Args& a) {
     _exit(127);
   }
   close(sync[0]);
+  close(ready[1]);
   g_lab_pid = static_cast<sig_atomic_t>(pid);
   struct sigaction sa {};
   sa.sa_handler = forward_signal;
   sigemptyset(&sa.sa_mask);
+  // One handler at a time: the counts and the first signal stay consistent.
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGALRM}) sigaddset(&sa.sa_mask, s);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
-  sa.sa_handler = kill_lab;
+  sa.sa_handler = grace_over;
   sigaction(SIGALRM, &sa, nullptr);
   if (userns) {
     const std::string proc = fmt::format("/proc/{}/", pid);
@@ -237,21 +265,29 @@ int run(const Args& a) {
         !write_file(proc + "gid_map", fmt::format("0 {} 1", getegid()))) {
       kill(static_cast<pid_t>(pid), SIGKILL);
       waitpid(static_cast<pid_t>(pid), nullptr, 0);
+      close(ready[0]);
       throw UsageError("cluster: cannot map our uid into the lab's user namespace; run as root");
     }
   }
   (void)!write(sync[1], "x", 1);
   close(sync[1]);
+  // Until the lab's byte (or its end: EOF), a signal kills the lab at once.
+  for (char c = 0;;) {
+    const ssize_t n = read(ready[0], &c, 1);
+    if (n == 1) g_lab_ready = 1;
+    if (n >= 0 || errno != EINTR) break;
+  }
+  close(ready[0]);
+  // A signal that came while g_lab_ready was being set found it 0 and
+  // killed the lab: nothing is lost either way.
   int status = 0;
   while (waitpid(static_cast<pid_t>(pid), &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  alarm(0);
   g_lab_pid = 0;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) {
-    std::fprintf(stderr, "error: cluster: the lab ended on signal %d\n", WTERMSIG(status));
-    return 128 + WTERMSIG(status);
-  }
-  return 1;
+  const LabEnd end = lab_end(status, g_user_signal, static_cast<LabKill>(g_killed));
+  if (!end.line.empty()) std::fprintf(stderr, "%s\n", end.line.c_str());
+  return end.code;
 }
 
 }  // namespace

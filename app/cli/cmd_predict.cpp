@@ -25,6 +25,7 @@
 #include "core/ir/limits.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/sweep.h"
 #include "core/model/topology_model.h"
 
 namespace microddp::cli {
@@ -41,7 +42,7 @@ struct Args {
   std::string intra, inter, topology;
   bool json = false, table = false;
   std::string min_bytes = "8", max_bytes = "1G";
-  double factor = 2;
+  std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as bench
   std::string protocol = "simple";  // simple | ll | ll128 | auto (core/model/protocol_model.h)
 };
 
@@ -60,6 +61,13 @@ Network network(const Args& a) {
     const NamedNetwork& nn = network_preset(a.topology);
     net.name = nn.name;
     if (nodes == 0) {
+      // The topology's own node count: a --ranks it does not divide names
+      // the topology (the user gave no --nodes).
+      if (nn.nodes > 0 && a.ranks % nn.nodes != 0)
+        throw UsageError(fmt::format("--ranks {} is not divisible by the {} nodes of --topology {} (placement is "
+                                     "contiguous: every node holds the same number of ranks; give a multiple of {}, "
+                                     "or --nodes N)",
+                                     a.ranks, nn.nodes, nn.name, nn.nodes));
       if (nn.nodes > 0) nodes = nn.nodes;
       else if (a.ranks % nn.ranks_per_node != 0)
         throw UsageError(fmt::format("--ranks {} is not divisible by the {} ranks per node of --topology {}", a.ranks,
@@ -533,22 +541,28 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
 }
 
 // "What would NCCL pick" over sizes: the chosen algorithm and every
-// candidate's predicted time.
+// candidate's predicted time. At most kTableMaxSizes rows (sweep_sizes).
+constexpr int kTableMaxSizes = 1000;
 void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   const Collective c = parse_collective(a.collective);
   const int64_t lo = parse_size(a.min_bytes), hi = parse_size(a.max_bytes);
   if (lo <= 0 || lo > hi)
     throw UsageError(fmt::format("-b {} must be positive and not above -e {}", a.min_bytes, a.max_bytes));
-  if (!(a.factor > 1) || !std::isfinite(a.factor))
-    throw UsageError(fmt::format("-f {} must be a number above 1", a.factor));
+  // Every size before any output: a factor that makes no sweep is refused first.
+  SweepRange range;
+  range.min_bytes = lo;
+  range.max_bytes = hi;
+  range.factor = parse_step_factor(a.factor);
+  range.unit_bytes = size_unit_bytes(c, parse_dtype(a.dtype), a.ranks);
+  range.max_sizes = kTableMaxSizes;
+  const std::vector<int64_t> sizes = sweep_sizes(range);
   std::printf("%s, %d ranks: what auto picks (lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::vector<std::string> header;
   std::string last;
   std::vector<std::string> changes;
   bool first = true;
-  for (double b = static_cast<double>(lo); b <= static_cast<double>(hi) * (1 + 1e-12); b *= a.factor) {
-    const int64_t bytes = static_cast<int64_t>(std::llround(b));
+  for (const int64_t bytes : sizes) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     if (net) s.nodes = net->topo.nodes;
     const AutoChoice ch = choose_algorithm(s, flat ? *flat : CostParams{}, net);
@@ -716,8 +730,19 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_flag("--table", a.table, "what --algorithm auto picks at each size, with every candidate's time");
   sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();
-  sub->add_option("-f,--stepfactor", a.factor, "table: multiply the size by this between rows")->capture_default_str();
-  return [sub] { return run(a, sub->count("--ranks") > 0); };
+  sub->add_option("-f,--stepfactor", a.factor,
+                  "table: multiply the size by this between rows (a number above 1; each row at least one element "
+                  "above the one before)")
+      ->capture_default_str();
+  return [sub] {
+    // A given --nodes is checked as run and the window check it (0 is the
+    // default's "not given" here, never a value the user may give).
+    if (sub->count("--nodes")) check_nodes(a.nodes);
+    if (sub->count("--stepfactor")) parse_step_factor(a.factor);  // named even without --table
+    if (sub->count("--nics-per-node") && a.nics < 0)  // 0: Topology::make names it with the range
+      throw UsageError(fmt::format("--nics-per-node {} is out of range (1..the ranks per node)", a.nics));
+    return run(a, sub->count("--ranks") > 0);
+  };
 }
 
 }  // namespace microddp::cli

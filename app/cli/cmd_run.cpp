@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "core/exec/repeat_budget.h"
 #include "core/labs/hang/hang.h"
 #include "core/record/chrome_trace.h"
 #include "core/exec/cuda/backend_cuda.h"
@@ -263,6 +264,11 @@ int run(const Args& a, const CLI::App& sub) {
   if (params && a.run.backend == "threads")
     if (const std::string note = stale_profile_note(*params); !note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
   PreparedRun p = prepare_run(a.run, params);
+  // An explicit --repeat-steps that would run for minutes is refused before
+  // it starts, with the estimate (core/exec/repeat_budget.h).
+  if (a.repeat_steps)
+    check_repeat_steps(p.schedule, *a.repeat_steps,
+                       std::min(allowed_cpu_count(), cgroup_cpu_quota().value_or(allowed_cpu_count())));
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
   // --input names a file each rank reads on its own host: the same path may
   // hold other values there. Compare what was read (FNV-1a of every row).
@@ -411,7 +417,8 @@ std::function<int()> setup_run(CLI::App* sub) {
                 "first_run_total_us the sum of the steps' cold first runs");
   sub->add_option("--repeat-steps", a.repeat_steps,
                   "time each step as the median of N warm repetitions on copies of its input state (0: one cold "
-                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads and mpi backends, lockstep)")
+                  "run per step; default: enough for ~5 ms per step, 5 to 50; threads and mpi backends, lockstep; refused "
+                  "when it would take more than a minute, with the estimate)")
       ->check(CLI::Range(0, kRepeatStepsMax));
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
   sub->add_option("--save-record", a.record_file,

@@ -14,6 +14,15 @@
 
 namespace microddp {
 
+// --nodes as every command reads a given value (run, predict, bench, the
+// window, a lesson's setup): at least 1, or UsageError "--nodes N must be
+// at least 1". A command whose --nodes has a default of its own (bench: the
+// cluster lab's) checks a value the user gave with this all the same: a
+// given 0 is never taken as "not given".
+inline void check_nodes(int nodes) {
+  if (nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", nodes));
+}
+
 struct Topology {
   int nodes = 1;
   int ranks_per_node = 1;  // g
@@ -30,7 +39,7 @@ struct Topology {
   // UsageError naming the value: nodes < 1, world_size not divisible by
   // nodes (names both), nics < 1 or nics > ranks per node.
   static Topology make(int world_size, int nodes, int nics = 1) {
-    if (nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", nodes));
+    check_nodes(nodes);
     if (world_size % nodes != 0)
       throw UsageError(fmt::format("--ranks {} is not divisible by --nodes {} (placement is contiguous: every "
                                    "node holds the same number of ranks)",

@@ -126,6 +126,19 @@ int64_t parse_size(const std::string& text) {
   return static_cast<int64_t>(b);
 }
 
+std::vector<int64_t> bench_sizes(const BenchOptions& o) {
+  SweepRange r;
+  r.min_bytes = o.min_bytes;
+  r.max_bytes = o.max_bytes;
+  r.factor = o.factor;
+  r.unit_bytes = size_unit_bytes(o.collective, o.dtype, o.world_size);
+  r.end_at_max = true;  // -e is the last row, as before
+  r.max_sizes = kBenchMaxSizes;
+  r.why_cap = fmt::format("; bench times each size {} pass{} x {} iterations per algorithm", o.passes,
+                          o.passes == 1 ? "" : "es", o.warmup + o.iters);
+  return sweep_sizes(r);
+}
+
 CostParams bench_params(const Schedule& s, const CostParams& p) {
   CostParams q = p;
   const auto [sets, per_set] = rotation(s);
@@ -176,10 +189,10 @@ void validate_bench(const BenchOptions& o) {
     throw UsageError(fmt::format("sizes must not be negative (-b {} -e {})", o.min_bytes, o.max_bytes));
   if (o.min_bytes > o.max_bytes)
     throw UsageError(fmt::format("-b {} is larger than -e {}", o.min_bytes, o.max_bytes));
-  if (o.factor < 2) throw UsageError(fmt::format("-f {} must be at least 2", o.factor));
   if (o.iters < 1) throw UsageError(fmt::format("-n {} must be at least 1", o.iters));
   if (o.warmup < 0) throw UsageError(fmt::format("-w {} must not be negative", o.warmup));
   if (o.passes < 1 || o.passes > 100) throw UsageError(fmt::format("--passes {} must be 1 to 100", o.passes));
+  (void)bench_sizes(o);  // names a factor that makes no sweep
   if (o.record_pairs < 0 || o.record_pairs > 1000)
     throw UsageError(fmt::format("--record-overhead {} must be 0 (off) to 1000 pairs", o.record_pairs));
   if (o.record_pairs > 0 && o.backend != "threads")
@@ -260,12 +273,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
   // Rank 0 of an MPI job (or the only process) holds every rank's output.
   const bool holds_all = o.backend != "mpi" || mpi_rank() == 0;
 
-  std::vector<int64_t> sizes;
-  for (int64_t bytes = o.min_bytes;;) {
-    sizes.push_back(bytes);
-    if (bytes >= o.max_bytes) break;
-    bytes = bytes == 0 ? 1 : (bytes > o.max_bytes / o.factor ? o.max_bytes : bytes * o.factor);
-  }
+  const std::vector<int64_t> sizes = bench_sizes(o);
   // Per size: every algorithm in every protocol, then the library's row.
   // (nullopt: --protocol auto, chosen per size below)
   std::vector<std::pair<std::string, std::optional<Protocol>>> row_algorithms;

@@ -55,6 +55,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/ir/trace.h"
+#include "core/model/sweep.h"
 
 namespace microddp {
 
@@ -75,7 +76,9 @@ struct BenchOptions {
   std::string backend = "threads";
   int world_size = 2;
   int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
-  int64_t factor = 2;  // multiply the size by this between rows (>= 2)
+  // Multiply the size by this between rows (> 1; core/model/sweep.h: each
+  // row at least one element above the one before, at most kBenchMaxSizes).
+  double factor = 2;
   int iters = 20, warmup = 5;
   // Passes over the whole sweep (>= 1), alternating direction and ending
   // ascending: every row is measured `passes` times, at moments spread over
@@ -220,7 +223,14 @@ std::string mpi_algorithm_label(const MpiCollSettings& s, Collective c, int comm
 // Throws UsageError naming the text when it is negative, empty or malformed.
 int64_t parse_size(const std::string& text);
 
-// Validates options (UsageError naming the bad value: -b > -e, factor < 2,
+// The most sizes one bench sweeps: each is timed passes × (warmup + iters)
+// times per algorithm, so a factor near 1 would run for hours.
+inline constexpr int kBenchMaxSizes = 100;
+// The sizes bench times (sweep_sizes: -b, then × factor, -e last).
+std::vector<int64_t> bench_sizes(const BenchOptions& o);
+
+// Validates options (UsageError naming the bad value: -b > -e, a factor that
+// makes no sweep (bench_sizes),
 // iters < 1, warmup < 0, record_pairs < 0 or > 0 with the mpi backend, world size < 1, unknown backend (threads, mpi),
 // unknown reference (mpi, nccl) or one that does not fit the backend), then
 // runs every row, calling on_row as each finishes. Backend mpi: MPI must be

@@ -21,6 +21,8 @@
 #   stop       the same, rank 2 stopped (SIGSTOP) instead: the other ranks
 #              name it after MICRODDP_MPI_TIMEOUT (8 s), the job fails, teardown
 #   signal     SIGTERM to `microddp cluster` mid-run: exit 143, teardown
+#   sigint     SIGINT (a Ctrl-C) to `microddp cluster` during the NIC check:
+#              reported as INT, exit 130 (it said "ended on signal 9"), teardown
 # Teardown = afterwards no process carries this test's marker, none of the
 # lab's network namespaces (printed in its header) exists any more, and the
 # host has no link named like the lab's (br<r>, n<k>r<r>) that it lacked before.
@@ -281,6 +283,26 @@ kill | stop | signal)
   ((took <= 60)) || fail "took $took s"
   check_teardown
   echo "PASS: $mode mid-run ended the job (exit $rc) and removed the lab"
+  ;;
+sigint)
+  # From a script, `cmd &` starts with SIGINT ignored: the lab must still
+  # trap it (cmd_cluster.cpp resets it for the lab's shell).
+  "$microddp" cluster --nodes 2 --ranks-per-node 1 --nic 10mbit -- doctor --ranks 2 >"$work/out" 2>"$work/err" &
+  lab=$!
+  for _ in $(seq 600); do grep -q '^cluster: transport:' "$work/err" && break; sleep 0.1; done
+  grep -q '^cluster: transport:' "$work/err" || { kill -KILL $lab; wait $lab || true; cat "$work/err"; fail "the lab never came up"; }
+  sleep 0.3  # the NIC check (a 2-rank bench over the 10 Mbit/s link, about 1 s) is under way
+  grep -q '^cluster: NIC check node0' "$work/err" && echo "note: the NIC check had already finished"
+  kill -INT $lab
+  rc=0
+  wait $lab || rc=$?
+  lab_ended
+  cat "$work/err" "$work/out"
+  [[ $rc == 130 ]] || fail "exit $rc, expected 130 (SIGINT)"
+  grep -q '^cluster: INT received: stopping the job and removing the lab$' "$work/err" || fail "no INT message"
+  grep -q 'signal 9\|SIGKILL\|TERM received' "$work/err" && fail "reported another signal than the one sent"
+  check_teardown
+  echo "PASS: SIGINT during the NIC check reported as INT (exit 130); lab removed"
   ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac

@@ -60,25 +60,34 @@ LogLevel log_level_from_env();  // reads MICRODDP_DEBUG each call
 //   ALL     every subsystem
 // MICRODDP_DEBUG_SUBSYS is a comma list of these names (case-insensitive);
 // a leading '^' inverts the whole list ("^P2P,TUNING": all but those), as
-// in NCCL. Unknown names are ignored, as NCCL does. Unset or empty: ALL,
+// in NCCL. NCCL's other names (NET, SHM, BOOTSTRAP, ENV, ...) select
+// kNcclOnly, under which microddp logs nothing; any other name is ignored,
+// as NCCL ignores it (NCCL 2.18 src/debug.cc: a name that matches none adds
+// nothing to the mask), so a list of unknown names alone enables nothing,
+// not even WARN. Unset or empty: ALL,
 // unlike NCCL's default (INIT,BOOTSTRAP,ENV): microddp logs few lines and
 // MICRODDP_DEBUG=INFO alone shows each call. WARN lines belong to every
 // subsystem: they print unless the list enables none (e.g. "^ALL").
-enum Subsys : uint32_t { kInit = 1u << 0, kColl = 1u << 1, kP2P = 1u << 2, kTuning = 1u << 3, kAllSubsys = ~0u };
+enum Subsys : uint32_t {
+  kInit = 1u << 0,
+  kColl = 1u << 1,
+  kP2P = 1u << 2,
+  kTuning = 1u << 3,
+  kNcclOnly = 1u << 4,  // NCCL's subsystems microddp has no lines for
+  kAllSubsys = ~0u
+};
 uint32_t parse_subsys(std::string_view s);
 uint32_t subsys_from_env();  // reads MICRODDP_DEBUG_SUBSYS each call
 // True when a line of this level and subsystem would be printed now.
 bool log_enabled(LogLevel level, uint32_t subsys);
 
-// The logging variables above, for a command that runs
-// collectives (run, hang-lab, lesson): MICRODDP_DEBUG must be unset, empty
-// or WARN / INFO / TRACE (any case), MICRODDP_DEBUG_SUBSYS unset, empty or
-// a comma list of INIT, COLL, P2P, TUNING, ALL (any case) with an optional
-// leading '^'. The library reads an unknown level as WARN and skips an
-// unknown subsystem, which leaves a typo silent (WARN logs only failures);
-// a command (microddp run, hang-lab, lesson; microddp-viz) refuses it
-// instead: throws UsageError naming the variable, the value and the valid
-// ones.
+// The logging level, for a command that runs collectives (run, hang-lab,
+// lesson; microddp-viz): MICRODDP_DEBUG must be unset, empty or WARN /
+// INFO / TRACE (any case). The library reads an unknown level as WARN,
+// which would leave a typo silent (WARN logs only failures); a command
+// refuses it instead: throws UsageError naming the variable, the value and
+// the valid ones. MICRODDP_DEBUG_SUBSYS is not checked: unknown names are
+// ignored, as in NCCL (parse_subsys).
 void check_debug_env();
 
 void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr

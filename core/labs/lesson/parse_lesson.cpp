@@ -425,8 +425,10 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+    no_open_quote(text, file);  // yaml-cpp 0.7 accepts one left open before a final line break
     no_duplicate_keys(text, file);
   } catch (const YAML::Exception& e) {
+    if (e.msg == YAML::ErrorMsg::EOF_IN_SCALAR) open_quote_error(text, file, e);
     throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) {

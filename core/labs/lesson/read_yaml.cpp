@@ -6,10 +6,12 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
 namespace microddp::lesson {
@@ -25,6 +27,62 @@ Mark Ctx::mark(const YAML::Node& n) const {
 }
 
 void Ctx::fail(const YAML::Node& n, const std::string& msg) const { throw LessonError(mark(n).str() + ": " + msg); }
+
+namespace {
+// The mark of the last quoted scalar (tag "!": yaml-cpp's non-plain scalar).
+class LastQuoted : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> at;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t, const std::string&) override {
+    if (tag == "!") at = m;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where the quoted string that runs to the end of `text` opens: the last
+// quoted scalar of `text` read with a final line break (which yaml-cpp
+// accepts), or nullopt.
+std::optional<YAML::Mark> open_quote_at(const std::string& text) {
+  try {
+    std::istringstream in(text + "\n");
+    YAML::Parser p(in);
+    LastQuoted h;
+    while (p.HandleNextDocument(h)) {
+    }
+    return h.at;
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
+}  // namespace
+
+void open_quote_error(const std::string& text, const std::string& file, const YAML::Exception& e) {
+  const YAML::Mark m = open_quote_at(text).value_or(e.mark);
+  throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {} (the quoted string that starts here is never closed)",
+                                file, m.line + 1, m.column + 1, e.msg));
+}
+
+void no_open_quote(const std::string& text, const std::string& file) {
+  size_t end = text.size();
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+  if (end == text.size()) return;  // no final break: YAML::Load has raised it already
+  try {
+    std::istringstream in(text.substr(0, end));
+    YAML::Parser p(in);
+    LastQuoted h;
+    while (p.HandleNextDocument(h)) {
+    }
+  } catch (const YAML::Exception& e) {
+    if (e.msg == YAML::ErrorMsg::EOF_IN_SCALAR) open_quote_error(text.substr(0, end), file, e);
+  }
+}
 
 namespace {
 class DuplicateKeys : public YAML::EventHandler {

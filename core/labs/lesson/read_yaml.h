@@ -29,6 +29,21 @@ struct Ctx {
 // expansion. Call it on text that YAML::Load accepted.
 void no_duplicate_keys(const std::string& text, const std::string& file);
 
+// yaml-cpp 0.7 accepts a quoted scalar left open when the text ends in a
+// line break: its scanner checks for the end of the input only inside a
+// line (src/scanscalar.cpp, ScanScalar: the EOF test follows phase 1 and
+// is never reached after the last break), so the rest of the file becomes
+// the string's value and the lesson then lacks its later keys. The same
+// text without its final line break raises yaml-cpp's own "illegal EOF in
+// scalar". Throws LessonError("file:L:C: not valid YAML: illegal EOF in
+// scalar (the quoted string that starts here is never closed)") with L:C
+// the opening quote. Call it on text that YAML::Load accepted.
+void no_open_quote(const std::string& text, const std::string& file);
+// The same message for yaml-cpp's own EOF_IN_SCALAR error on `text` (no
+// final line break): e is that error; the mark is the opening quote when
+// it can be found, else e's.
+[[noreturn]] void open_quote_error(const std::string& text, const std::string& file, const YAML::Exception& e);
+
 // "a, b, c".
 std::string join(const std::vector<std::string>& v);
 

@@ -268,6 +268,11 @@ std::vector<double> measure_mem_bw_Bps(int max_threads, int64_t bytes = int64_t{
 // Run the measurements. Only "threads" is supported here; throws UsageError
 // naming any other backend.
 CalibrationResult calibrate(const CalibrateOptions& opt);
+// What calibrate refuses, alone (a command calls it before printing its
+// header): backend not "threads", sizes outside 4 <= min <= max, a largest
+// ping-pong whose buffers exceed the memory budget (check_memory, naming
+// --max), size_factor < 2. Throws UsageError.
+void validate_calibrate(const CalibrateOptions& opt);
 
 // While one is alive, memory the process frees stays in the process (glibc:
 // no mmap for large blocks, no trimming of the heap), so the next probe's
@@ -616,6 +621,10 @@ struct TopologyCalibration {
 // no MPI, when MPI's world size is not nodes · ranks_per_node (naming
 // both), or when no pair of either class exists (one rank in all).
 TopologyCalibration calibrate_topology_mpi(const TopologyCalibrateOptions& opt);
+// What calibrate_topology_mpi refuses for a job of `world_size` ranks,
+// alone (a command calls it before printing its header): nodes x ranks per
+// node != world_size, fewer than 2 ranks, max_bytes < 4. Throws UsageError.
+void validate_topology_calibrate(const TopologyCalibrateOptions& opt, int world_size);
 
 // Why a measured inter-node rate is off the shaped one: "" when within 10%
 // (|measured / (shaped · nics) - 1| <= 0.10), else lines (no newline at the

@@ -19,6 +19,14 @@
 
 namespace microddp {
 
+void validate_topology_calibrate(const TopologyCalibrateOptions& opt, int n) {
+  if (opt.nodes < 1 || opt.ranks_per_node < 1 || n != opt.nodes * opt.ranks_per_node)
+    throw UsageError(fmt::format("calibrate: {} nodes x {} ranks per node = {} ranks, but mpirun started {}",
+                                 opt.nodes, opt.ranks_per_node, opt.nodes * opt.ranks_per_node, n));
+  if (n < 2) throw UsageError("calibrate --backend mpi: one rank has no link to measure (start 2 or more)");
+  if (opt.max_bytes < 4) throw UsageError(fmt::format("calibrate: --max {} B must be at least 4", opt.max_bytes));
+}
+
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
 namespace {
 
@@ -110,11 +118,7 @@ LinkClassCalibration measure_class(const char* what, int a, int b, int64_t max_b
 TopologyCalibration calibrate_topology_mpi(const TopologyCalibrateOptions& opt) {
   mpi_init_once();
   const int n = mpi_world_size();
-  if (opt.nodes < 1 || opt.ranks_per_node < 1 || n != opt.nodes * opt.ranks_per_node)
-    throw UsageError(fmt::format("calibrate: {} nodes x {} ranks per node = {} ranks, but mpirun started {}",
-                                 opt.nodes, opt.ranks_per_node, opt.nodes * opt.ranks_per_node, n));
-  if (n < 2) throw UsageError("calibrate --backend mpi: one rank has no link to measure (start 2 or more)");
-  if (opt.max_bytes < 4) throw UsageError(fmt::format("calibrate: --max {} B must be at least 4", opt.max_bytes));
+  validate_topology_calibrate(opt, n);
   TopologyCalibration res;
   TopologyProfile& t = res.profile;
   t.nodes = opt.nodes;

@@ -417,7 +417,7 @@ KeepFreedMemory::~KeepFreedMemory() {
   malloc_trim(0);
 }
 
-CalibrationResult calibrate(const CalibrateOptions& opt) {
+void validate_calibrate(const CalibrateOptions& opt) {
   if (opt.backend != "threads")
     throw UsageError(fmt::format("calibrate: backend '{}' is not supported here (expected: threads)", opt.backend));
   if (opt.min_bytes < 4 || opt.max_bytes < opt.min_bytes)
@@ -432,6 +432,10 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
                  fmt::format("calibrate --max {} (a ping-pong of {} B)", opt.max_bytes, largest));
   }
   if (opt.size_factor < 2) throw UsageError(fmt::format("calibrate: size factor {} (need >= 2)", opt.size_factor));
+}
+
+CalibrationResult calibrate(const CalibrateOptions& opt) {
+  validate_calibrate(opt);
   CalibrationResult res;
   const int cores = allowed_cpu_count();  // the CPUs the rank threads are bound to (taskset, cgroups)
   const int rounds = std::max(1, opt.rounds);

@@ -216,7 +216,26 @@ TEST_SUITE("hang") {
     CHECK(parse_subsys("^TUNING") == ~uint32_t{kTuning});
     CHECK(parse_subsys("^INIT,COLL") == ~uint32_t{kInit | kColl});  // one '^' inverts the whole list
     CHECK(parse_subsys("^ALL") == 0u);
-    CHECK(parse_subsys("NET,BOGUS") == 0u);  // unknown names are ignored
+    // NCCL's names microddp has no lines for select kNcclOnly (WARN lines
+    // still print, as in NCCL); names neither knows are ignored.
+    CHECK(parse_subsys("NET,BOGUS") == kNcclOnly);
+    CHECK(parse_subsys("BOOTSTRAP") == kNcclOnly);
+    CHECK(parse_subsys("BOGUS") == 0u);
+    CHECK(parse_subsys("coll,TUNNING") == kColl);  // a typo adds nothing
+    CHECK(parse_subsys("^^P2P") == kAllSubsys);  // '^P2P' after the one '^' is an unknown name
+    // A command accepts every list (NCCL ignores unknown names): only the level is checked.
+    ::setenv("MICRODDP_DEBUG", "INFO", 1);
+    for (const char* v : {"BOOTSTRAP", "coll,NET", "^^P2P", "BOGUS", ",", "^"}) {
+      ::setenv("MICRODDP_DEBUG_SUBSYS", v, 1);
+      CHECK_NOTHROW(check_debug_env());
+    }
+    ::setenv("MICRODDP_DEBUG_SUBSYS", "^ALL", 1);
+    CHECK_FALSE(log_enabled(LogLevel::warn, kColl));  // every subsystem off, WARN too
+    ::setenv("MICRODDP_DEBUG_SUBSYS", "BOOTSTRAP", 1);
+    CHECK(log_enabled(LogLevel::warn, kColl));   // NCCL: WARN passes any enabled subsystem
+    CHECK_FALSE(log_enabled(LogLevel::info, kColl));
+    ::unsetenv("MICRODDP_DEBUG_SUBSYS");
+    ::unsetenv("MICRODDP_DEBUG");
     // Counts the lines of a 3-rank clean lab under MICRODDP_DEBUG=level and
     // MICRODDP_DEBUG_SUBSYS=subsys (nullptr: unset), by the text they carry.
     struct Count {
