@@ -311,6 +311,9 @@ RankStepCost rank_cost(const std::vector<Op>& ops, size_t es, const CostParams& 
     else if (op.kind == OpKind::recv_reduce)
       in += p.fused_recv_reduce ? CostTerms{p.alpha_for(m), 0, 0, 0} : msg_at(p, m, fp);
   }
+  // the protocol's extra cost per received byte (protocol_model.h)
+  if (p.protocol_extra_s_per_byte != 0)
+    in.beta_s = std::max(0.0, in.beta_s + static_cast<double>(c.bytes_received) * p.protocol_extra_s_per_byte);
   c.terms = out.total() >= in.total() ? out : in;
   c.terms.gamma_s = c.bytes_reduced * p.gamma_at(fp);
   c.terms.delta_s = c.bytes_copied * p.delta_at(fp);

@@ -302,6 +302,10 @@ struct CostParams {
   // presets and profiles before it: protocol_costs() (protocol_model.h)
   // derives them. The model prices a protocol through for_protocol().
   std::vector<ProtocolCost> protocols;
+  // Seconds per byte the run's protocol adds to every received message
+  // (recv and recv_reduce, fused or not) on top of β: for_protocol() sets
+  // it to β_P - β_simple (protocol_model.h); 0 for simple.
+  double protocol_extra_s_per_byte = 0;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

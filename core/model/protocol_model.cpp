@@ -24,13 +24,10 @@ CostParams for_protocol(const CostParams& p, Protocol proto) {
   const ProtocolCost& s = c[static_cast<int>(Protocol::simple)];
   const ProtocolCost& q = c[static_cast<int>(proto)];
   const double da = q.alpha - s.alpha;
-  const double rb = s.beta > 0 ? q.beta / s.beta : wire_ratio(proto);
   CostParams r = p;
   r.alpha = std::max(0.0, p.alpha + da);
   r.alpha_small = std::max(0.0, p.alpha_small + da);
-  r.beta = p.beta * rb;
-  r.beta_small = p.beta_small * rb;
-  for (double& b : r.cache.beta) b *= rb;
+  r.protocol_extra_s_per_byte = q.beta - s.beta;
   return r;
 }
 

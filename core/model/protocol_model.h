@@ -12,9 +12,12 @@
 // about 120/128 of it on a ring).
 //
 // for_protocol(p, P) keeps every other term of the model (barriers, cache
-// curve, bus, coherence) and moves the message line by what the probe
-// measured between P and simple: α + (α_P - α_S), β × (β_P / β_S) (also the
-// small-message line and the cache curve's β). For simple it returns p.
+// curve, bus, coherence) and adds what the probe measured between P and
+// simple on the same messages: α_P - α_S to every message's α (both lines
+// of a split fit), and β_P - β_S per byte to every RECEIVED message, recv
+// and recv_reduce alike (CostParams::protocol_extra_s_per_byte: the
+// receiver unpacks the lines; a shared-memory profile's fused recv_reduce
+// charges no β of its own). For simple it returns p.
 // Approximation (say it to learners): the probe is a one-way ping-pong, so
 // β_P holds the sender's stores and the receiver's polling together; a rank
 // that sends and receives in one step under ll / ll128 does both in turn,

@@ -46,12 +46,13 @@ TEST_SUITE("protocol_model") {
     CHECK(protocol_costs_text(flat(1e-6, 1e-9)).find("(derived: simple's α, β × the wire ratio") != std::string::npos);
   }
 
-  TEST_CASE("for_protocol moves the message line by the probe's difference; simple is unchanged") {
+  TEST_CASE("for_protocol adds the probe's difference to every message; simple is unchanged") {
     CostParams p = flat(2e-6, 1e-9);
     p.protocols = {{1e-6, 1e-9, false}, {0.25e-6, 4e-9, false}, {0.6e-6, 1.5e-9, false}};
     const CostParams ll = for_protocol(p, Protocol::ll);
     CHECK(ll.alpha == rel(1.25e-6));  // 2 µs + (0.25 - 1) µs
-    CHECK(ll.beta == rel(4e-9));      // 1 ns/B x 4
+    CHECK(ll.beta == rel(1e-9));      // simple's, plus ...
+    CHECK(ll.protocol_extra_s_per_byte == rel(3e-9));  // ... 4 - 1 ns per received byte
     CHECK(for_protocol(p, Protocol::simple).alpha == rel(2e-6));
     // one message of m bytes between 2 ranks: lockstep = alpha + m beta exactly (no barrier, no bus)
     CollectiveSpec s;
