@@ -168,7 +168,9 @@ int run(const Args& a, const CLI::App& sub) {
             : lab && lab->nodes * lab->ranks_per_node == o.world_size      ? lab->nodes
             : topo && topo->nodes > 0 && o.world_size % topo->nodes == 0   ? topo->nodes
                                                                            : 1;
-  if (sub.count("--nics-per-node")) Topology::make(o.world_size, o.nodes, a.nics);  // run's rule and words
+  // A given placement: run's rule and words (Topology::make).
+  if (sub.count("--nodes") || sub.count("--nics-per-node"))
+    Topology::make(o.world_size, o.nodes, sub.count("--nics-per-node") ? a.nics : 1);
   if (topo) {
     const int nics = a.nics > 0 ? a.nics : lab ? lab->nics_per_node : 0;
     if (o.world_size % o.nodes != 0)

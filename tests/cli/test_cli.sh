@@ -435,6 +435,8 @@ for cmd in "run" "predict --preset nvlink -n 4" "bench"; do
   refuse "error: --nodes -2 must be at least 1" -- $cmd --nodes -2
 done
 refuse "error: --nics-per-node 0 is out of range" -- bench --nics-per-node 0
+refuse "error: --ranks 4 is not divisible by --nodes 3 (placement is contiguous: every node holds the same number of ranks)" -- bench --ranks 4 --nodes 3
+refuse "error: --ranks 4 is not divisible by --nodes 3 (placement is contiguous: every node holds the same number of ranks)" -- run --ranks 4 --nodes 3
 refuse "error: --nics-per-node -1 is out of range" -- predict --nics-per-node -1 --preset nvlink
 # the option the user gave: the named topology's two nodes, not a --nodes 2 never typed
 refuse "error: --ranks 7 is not divisible by the 2 nodes of --topology lab (placement is contiguous: every node holds the same number of ranks; give a multiple of 2, or --nodes N)" -- predict --topology lab -n 7
