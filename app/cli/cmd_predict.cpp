@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/nccl_choice.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
 #include "core/model/bench.h"
@@ -681,7 +682,17 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();
   sub->add_option("-f,--stepfactor", a.factor, "table: multiply the size by this between rows")->capture_default_str();
-  return [sub] { return run(a, sub->count("--ranks") > 0); };
+  static NcclChoiceArgs nccl;
+  add_nccl_choice_options(sub, nccl);
+  return [sub] {
+    if (nccl.system.empty()) return run(a, sub->count("--ranks") > 0);
+    NcclPredictInputs in{a.collective, a.ranks, sub->count("--ranks") > 0, a.bytes, sub->count("--bytes") > 0,
+                         a.min_bytes, a.max_bytes, a.factor, {}};
+    for (const char* o : {"--algorithm", "--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
+                          "--nodes", "--nics-per-node", "--intra", "--inter", "--topology", "--json", "--segments"})
+      if (sub->count(o) > 0) in.conflicting.push_back(o);
+    return run_nccl_choice(nccl, in);
+  };
 }
 
 }  // namespace microddp::cli

@@ -1,0 +1,104 @@
+// predict --nccl-system (nccl_choice.h): a thin printer over
+// core/model/nccl_tuner.h.
+#include "app/cli/nccl_choice.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/labs/hang/hang.h"
+#include "core/model/bench.h"
+#include "core/model/nccl_tuner.h"
+
+namespace microddp::cli {
+namespace {
+
+using namespace microddp::nccl;
+
+std::string names() {
+  std::string s;
+  for (const SystemDesc& d : system_presets()) s += (s.empty() ? "" : " | ") + d.name;
+  return s;
+}
+
+void header(const SystemDesc& s, const Graphs& g) {
+  std::printf("NCCL-shaped tuner (NCCL %s tuning.cc constants), not microddp's textbook α-β choice "
+              "(--algorithm auto)\n",
+              std::string(kNcclVersion).c_str());
+  std::printf("system %s: %s; %d node(s) x %d GPUs (source: %s)\n", s.name.c_str(), s.hardware.c_str(), s.nodes,
+              s.gpus_per_node, s.source.c_str());
+  std::string nvls = g.nvls.channels ? fmt::format(", NVLS {} x {:g} GB/s ({} NVLS channels)", g.nvls.channels,
+                                                   g.nvls.bw_intra, g.nvls_channels)
+                                     : "";
+  std::printf("graphs: ring %d x %g GB/s, tree %d x %g GB/s%s; %d channels\n", g.ring.channels, g.ring.bw_intra,
+              g.tree.channels, g.tree.bw_intra, nvls.c_str(), g.comm_channels);
+}
+
+void log_choice(const Choice& c) {
+  if (hang::log_enabled(hang::LogLevel::info, hang::kTuning))
+    hang::log_line(hang::LogLevel::info, 0, nccl_line(c), hang::kTuning);
+}
+
+void explain(const Choice& c) {
+  fmt::print("{:<27} {:<7} {:>12}  {:<34} {:>8} {:>8} {:>5} {:>8} {:>12}\n", "algorithm", "proto", "latency (us)",
+             "= terms", "busbw", "algbw", "corr", "channels", "time (us)");
+  for (size_t i = 0; i < c.candidates.size(); ++i) {
+    const Candidate& x = c.candidates[i];
+    const std::string alg = fmt::format("{} ({})", registry_name(x.algo), nccl_name(x.algo));
+    if (!x.enabled) {
+      fmt::print("{:<27} {:<7} off: {}\n", alg, proto_label(x.proto), x.disabled_why);
+      continue;
+    }
+    fmt::print("{:<27} {:<7} {:>12.3f}  {:<34} {:>8.2f} {:>8.2f} {:>5.2f} {:>8} {:>12.3f}{}\n", alg,
+               proto_label(x.proto), x.latency_us, x.latency_terms, x.bus_bw, x.alg_bw, x.correction, x.channels,
+               x.time_us, static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
+  }
+  fmt::print("(time = latency + bytes / (1000 x algbw x corr) us, algbw and busbw in GB/s; the lowest time is "
+             "chosen, as NCCL's topoGetAlgoInfo does)\n");
+}
+
+}  // namespace
+
+void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a) {
+  sub->add_option("--nccl-system", a.system,
+                  "what NCCL's own tuner would pick on a named system (" + names() +
+                      "), per size or at --bytes, in NCCL's INFO line shape");
+}
+
+int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
+  if (!in.conflicting.empty())
+    throw UsageError(fmt::format("--nccl-system {} takes its model from the system: leave out {}", a.system,
+                                 in.conflicting.front()));
+  hang::check_debug_env();
+  SystemDesc s = system_preset(a.system);
+  if (in.ranks_given) s = with_ranks(s, in.ranks);
+  const Collective c = parse_collective(in.collective);
+  const Graphs g = derive_graphs(s);
+  if (in.bytes_given) {
+    const Choice ch = tune(s, c, parse_size(in.bytes));
+    header(s, g);
+    std::printf("%s   predicted %.3f us\n", nccl_line(ch).c_str(), ch.best().time_us);
+    log_choice(ch);
+    explain(ch);
+    return 0;
+  }
+  const int64_t lo = parse_size(in.min_bytes), hi = parse_size(in.max_bytes);
+  if (lo <= 0 || lo > hi)
+    throw UsageError(fmt::format("-b {} must be positive and not above -e {}", in.min_bytes, in.max_bytes));
+  if (!(in.factor > 1) || !std::isfinite(in.factor))
+    throw UsageError(fmt::format("-f {} must be a number above 1", in.factor));
+  std::vector<Choice> rows;  // every size priced before printing: a bad one prints nothing
+  for (double b = static_cast<double>(lo); b <= static_cast<double>(hi) * (1 + 1e-12); b *= in.factor)
+    rows.push_back(tune(s, c, static_cast<int64_t>(std::llround(b))));
+  header(s, g);
+  for (const Choice& ch : rows) {
+    fmt::print("{:<80} {:>12.3f} us\n", nccl_line(ch), ch.best().time_us);
+    log_choice(ch);
+  }
+  std::printf("(predicted time of NCCL's choice per size; --bytes S lists every algorithm and protocol with its "
+              "terms)\n");
+  return 0;
+}
+
+}  // namespace microddp::cli
