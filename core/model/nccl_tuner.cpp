@@ -92,16 +92,22 @@ Graphs derive_graphs(const SystemDesc& s) {
       out.comm_channels < S("hopperMultiNodeBoostMaxChannels"))
     out.comm_channels *= 2;
   if (s.nvls && s.arch >= Arch::hopper && s.intra == IntraLink::nvlink) {
+    // One NVLS channel per GPU, each GPU the head of one: a GPU's NVLink
+    // carries (ch + 1) × bwIntra each way (search.cc ncclTopoSearchTryNvls
+    // follows the head's path twice). The first speed tried fits ch × speed
+    // in n/(n−1) of the GPU's bandwidth (patterns other than Ring), then
+    // slower ones until the heads fit.
     const int ch = std::min(s.gpus_per_node, 32);
-    // Patterns other than Ring need not return to the starting NIC: NCCL
-    // lets them use n/(n−1) of the GPU's bandwidth (search.cc).
     const double total = intra_total * s.gpus_per_node / std::max(1, s.gpus_per_node - 1);
     const double cap = multi ? std::min(intra_total, s.nic_bw) : intra_total;
-    for (const Constant& c : speeds)
-      if (c.value <= cap && c.value * ch <= total) {
-        out.nvls = {ch, c.value, c.value};
-        break;
-      }
+    size_t k = 0;
+    while (k + 1 < speeds.size() && (speeds[k].value > cap || speeds[k].value * ch > total)) ++k;
+    while (k + 1 < speeds.size() && (ch + 1) * speeds[k].value > intra_total) ++k;
+    out.nvls = {ch, speeds[k].value, speeds[k].value};
+    // Pass 2 raises NVLS's bwInter one speed at a time while below twice
+    // bwIntra (search.cc ncclTopoCompute); across nodes no higher than a NIC.
+    while (k > 0 && out.nvls.bw_inter < 2 * out.nvls.bw_intra && (!multi || speeds[k - 1].value <= s.nic_bw))
+      out.nvls.bw_inter = speeds[--k].value;
     out.nvls_channels = static_cast<int>(s.arch == Arch::blackwell
                                              ? (multi ? S("nvlsChannelsBlackwellMultiNode")
                                                       : S("nvlsChannelsBlackwellOneNode"))
@@ -261,7 +267,7 @@ Choice tune(const SystemDesc& s, Collective coll, int64_t bytes) {
         c.latency_terms = fmt::format("{:g} + 2×({:g}×{:g} + {}×{:g})", base, ppn - 1, intra_lat, log_nodes, inter_lat);
       } else if (a == Algo::nvls) {
         lat = intra_lat + (nodes > 1 ? inter_lat : 0);
-        c.latency_terms = fmt::format("{:g}", intra_lat);
+        c.latency_terms = nodes > 1 ? fmt::format("{:g} + {:g}", intra_lat, inter_lat) : fmt::format("{:g}", intra_lat);
       } else {
         lat += intra_lat + 2 * log_nodes * inter_lat;
         c.latency_terms = fmt::format("{:g} + {:g} + 2×{}×{:g}", base, intra_lat, log_nodes, inter_lat);

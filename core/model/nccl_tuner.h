@@ -112,9 +112,11 @@ struct Graphs {
 // several) that fits, keeping the largest channels × speed over the speeds
 // within 0.49 of it; channels = what fits in the GPU's NVLink / PCIe
 // bandwidth (one node) or one per NIC (several); fast graphs get their
-// channels doubled at half the speed. NVLS: one channel per GPU. Tree =
-// Ring's graph. Deterministic; on DGX A100 it gives 12 × 20 GB/s (24 comm
-// channels), on DGX H100 12 × 30 GB/s.
+// channels doubled at half the speed. NVLS: one channel per GPU, each GPU
+// the head of one (its NVLink carries channels + 1 of them), bwInter raised
+// toward twice bwIntra. Tree = Ring's graph. Deterministic; on DGX A100 it
+// gives 12 × 20 GB/s (24 comm channels), on DGX H100 ring 12 × 30 and NVLS
+// 8 × 40 (bwInter 60).
 Graphs derive_graphs(const SystemDesc& s);
 
 struct Candidate {

@@ -36,13 +36,17 @@ TEST_SUITE("nccl_tuner") {
     // H100: 18 × 20.6 = 370.8 GB/s. sm90SpeedArrayIntra: 60 → 6 ch = 360;
     // 50 → 7 = 350, 40 → 9 = 360, 30 → 12 = 360 (not larger), 24/60 < 0.49
     // stops. 6 × 60, 60 ≥ 50 → duplicated: 12 × 30; comm 24. NVLS: 8
-    // channels, 370.8·8/7 = 423.8 fits 8 × 50 (not 8 × 60); 16 NVLS channels.
+    // channels; the first speed with 8 × speed ≤ 370.8·8/7 = 423.8 is 50, but
+    // each GPU heads one channel, so its NVLink carries 9 × speed ≤ 370.8:
+    // 40. bwInter is raised toward 2 × 40: 50, then 60 (the array's top).
+    // 16 NVLS channels.
     const Graphs h = derive_graphs(system_preset("dgx-h100"));
     CHECK(h.ring.channels == 12);
     CHECK(h.ring.bw_intra == 30.0);
     CHECK(h.comm_channels == 24);
     CHECK(h.nvls.channels == 8);
-    CHECK(h.nvls.bw_intra == 50.0);
+    CHECK(h.nvls.bw_intra == 40.0);
+    CHECK(h.nvls.bw_inter == 60.0);
     CHECK(h.nvls_channels == 16);
   }
 
@@ -98,18 +102,19 @@ TEST_SUITE("nccl_tuner") {
     const Choice c8 = tune(s, Collective::all_reduce, 8);
     CHECK(nccl_line(c8) == "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
     CHECK(c8.best().time_us == rel(15.000099291));
-    // NVLS, 64 MiB: per channel min(50 · 0.85 · 7/8 · 2 = 74.4, bwInter 50) =
-    // 50; busBw 8 × 50 = 400; algBw 400·8/14 = 228.571; latency hwLat NVLink
-    // NVLS Simple 25 µs: 25 + 293.601 = 318.601 µs. Ring Simple: 12·30 = 360,
+    // NVLS, 64 MiB: per channel min(40 · 0.85 · 7/8 · 2 = 59.5, bwInter 60) =
+    // 59.5; busBw 8 × 59.5 = 476; algBw 476·8/14 = 272; latency hwLat NVLink
+    // NVLS Simple 25 µs: 25 + 246.724 = 271.724 µs. Ring Simple: 12·30 = 360,
     // algBw 205.714: 56 + 326.224 = 382.224. 16 NVLS channels.
     const Choice c64 = tune(s, Collective::all_reduce, 64 << 20);
     CHECK(nccl_line(c64) == "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
-    CHECK(c64.best().time_us == rel(318.60128));
+    CHECK(c64.best().time_us == rel(271.723764706));
     CHECK(find(c64, Algo::ring, Proto::simple).time_us == rel(382.223644444));
 
-    // Two nodes, 16 ranks, 1 GiB. NVLS graph over the network: sm90
-    // speedArrayInter's 48 ≤ the 50 GB/s NIC, 8 × 48 = 384 ≤ 423.8. NVLS_TREE
-    // per channel: min(48·0.85·7/8·2 = 71.4, 48 × 2 (two nodes) = 96,
+    // Two nodes, 16 ranks, 1 GiB. NVLS graph over the network (sm90
+    // speedArrayInter): 9 × 40 ≤ 370.8 of NVLink, bwInter raised to 48 (the
+    // last speed ≤ the 50 GB/s NIC). NVLS_TREE per channel:
+    // min(40·0.85·7/8·2 = 59.5, 48 × 2 (two nodes) = 96,
     // perChMaxNVLSTreeBws[Hopper][N2] = 57.7) = 57.7; busBw 461.6; algBw
     // 461.6·16/30 = 246.187; latency 0 + hwLat NVLink 25 + 2·log2(2)·hwLat NET
     // NVLS_TREE 20.9 = 66.8; 66.8 + 4361.49 = 4428.295 µs. Tree Simple: ring
