@@ -28,11 +28,16 @@ void header(const SystemDesc& s, const Graphs& g) {
               std::string(kNcclVersion).c_str());
   std::printf("system %s: %s; %d node(s) x %d GPUs (source: %s)\n", s.name.c_str(), s.hardware.c_str(), s.nodes,
               s.gpus_per_node, s.source.c_str());
-  std::string nvls = g.nvls.channels ? fmt::format(", NVLS {} x {:g} GB/s ({} NVLS channels)", g.nvls.channels,
-                                                   g.nvls.bw_intra, g.nvls_channels)
-                                     : "";
-  std::printf("graphs: ring %d x %g GB/s, tree %d x %g GB/s%s; %d channels\n", g.ring.channels, g.ring.bw_intra,
-              g.tree.channels, g.tree.bw_intra, nvls.c_str(), g.comm_channels);
+  const std::string nvls = g.nvls.channels ? fmt::format(", NVLS {} x {:g}/{:g} GB/s (intra/inter; {} NVLS channels)",
+                                                         g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter,
+                                                         g.nvls_channels)
+                                           : "";
+  const auto bw = [](const Graph& x) {
+    return x.bw_intra == x.bw_inter ? fmt::format("{:g} GB/s", x.bw_intra)
+                                    : fmt::format("{:g}/{:g} GB/s (intra/inter)", x.bw_intra, x.bw_inter);
+  };
+  fmt::print("graphs (NCCL's topology search, approximated): ring {} x {}, tree {} x {}{}; {} channels\n",
+             g.ring.channels, bw(g.ring), g.tree.channels, bw(g.tree), nvls, g.comm_channels);
 }
 
 void log_choice(const Choice& c) {

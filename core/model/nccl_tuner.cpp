@@ -87,6 +87,16 @@ Graphs derive_graphs(const SystemDesc& s) {
   }
   dup_channels(out.ring, s.arch);
   out.tree = out.ring;
+  if (multi) {
+    // Pass 2 raises a tree's bwIntra one speed at a time while below twice
+    // bwInter and the channels still fit in the GPU's bandwidth (search.cc
+    // ncclTopoCompute, "increase bwIntra for trees"); on ≤ 2 nodes the
+    // tuner prices trees at bwIntra.
+    size_t k = 0;
+    while (k < speeds.size() && speeds[k].value > out.tree.bw_intra) ++k;
+    while (k > 0 && out.tree.bw_intra < 2 * out.tree.bw_inter && out.tree.channels * speeds[k - 1].value <= intra_total)
+      out.tree.bw_intra = speeds[--k].value;
+  }
   out.comm_channels = std::min(static_cast<int>(S("maxChannels")), 2 * out.ring.channels);
   if (multi && s.arch >= Arch::hopper && out.ring.bw_intra > S("hopperMultiNodeBoostMinBw") &&
       out.comm_channels < S("hopperMultiNodeBoostMaxChannels"))

@@ -114,7 +114,8 @@ struct Graphs {
 // bandwidth (one node) or one per NIC (several); fast graphs get their
 // channels doubled at half the speed. NVLS: one channel per GPU, each GPU
 // the head of one (its NVLink carries channels + 1 of them), bwInter raised
-// toward twice bwIntra. Tree = Ring's graph. Deterministic; on DGX A100 it
+// toward twice bwIntra. Tree = Ring's graph, its bwIntra raised across
+// nodes toward twice bwInter while the channels fit. Deterministic; on DGX A100 it
 // gives 12 × 20 GB/s (24 comm channels), on DGX H100 ring 12 × 30 and NVLS
 // 8 × 40 (bwInter 60).
 Graphs derive_graphs(const SystemDesc& s);

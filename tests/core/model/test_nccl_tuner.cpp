@@ -48,6 +48,16 @@ TEST_SUITE("nccl_tuner") {
     CHECK(h.nvls.bw_intra == 40.0);
     CHECK(h.nvls.bw_inter == 60.0);
     CHECK(h.nvls_channels == 16);
+    // Two DGX A100: sm80 speedArrayInter's first speed within a 25 GB/s NIC
+    // is 24: one channel per NIC, 8 × 24 (24 < 25: not duplicated); comm 16.
+    // The tree's bwIntra is raised toward 2 × 24 while 8 channels fit in
+    // 240 GB/s of NVLink: 28, 30 (48 would need 384).
+    const Graphs a2 = derive_graphs(system_preset("dgx-a100-2node"));
+    CHECK(a2.ring.channels == 8);
+    CHECK(a2.ring.bw_intra == 24.0);
+    CHECK(a2.comm_channels == 16);
+    CHECK(a2.tree.bw_intra == 30.0);
+    CHECK(a2.tree.bw_inter == 24.0);
   }
 
   TEST_CASE("DGX A100, all_reduce on 8 ranks: choice, time and channels") {
