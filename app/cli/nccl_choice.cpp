@@ -47,7 +47,7 @@ void log_choice(const Choice& c) {
 
 void explain(const Choice& c) {
   fmt::print("{:<27} {:<7} {:>12}  {:<34} {:>8} {:>8} {:>5} {:>8} {:>12}\n", "algorithm", "proto", "latency (us)",
-             "= terms", "busbw", "algbw", "corr", "channels", "time (us)");
+             "= terms", "busbw", "algbw", "corr", "max ch", "time (us)");
   for (size_t i = 0; i < c.candidates.size(); ++i) {
     const Candidate& x = c.candidates[i];
     const std::string alg = fmt::format("{} ({})", registry_name(x.algo), nccl_name(x.algo));
@@ -60,7 +60,8 @@ void explain(const Choice& c) {
                x.time_us, static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
   }
   fmt::print("(time = latency + bytes / (1000 x algbw x corr) us, algbw and busbw in GB/s; the lowest time is "
-             "chosen, as NCCL's topoGetAlgoInfo does)\n");
+             "chosen, as NCCL's topoGetAlgoInfo does; max ch: the tuner's channel limit at this size, the line above "
+             "gives the channels the call is dealt over)\n");
 }
 
 }  // namespace

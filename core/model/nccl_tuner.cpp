@@ -66,6 +66,42 @@ void dup_channels(Graph& g, Arch a) {
   g.channels = dup;
 }
 
+int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The channels one collective call is spread over (channel{Lo..Hi} =
+// {0..result−1}): enqueue.cc scheduleCollTasksToPlan for a plan holding
+// this one call. Its bytes are cut into cells of about 32 KiB of traffic
+// (traffic = bytes × 2 for all_reduce, × n for all_gather / reduce_scatter,
+// × 4 more for LL's flags) and dealt to channels a channel's share of the
+// call's traffic at a time, so LL can spread wider than the tuner's
+// channel count; kind_max is the communicator's channels (NVLS: its NVLS
+// channels). `count_bytes` is count × element size (elements of 1 byte).
+int plan_channels(int64_t count_bytes, int tuner_channels, int kind_max, int64_t traffic_per_byte, bool ll) {
+  const int64_t min_traffic = static_cast<int64_t>(S("minTrafficPerChannel"));
+  const int64_t align = static_cast<int64_t>(S("cellAlignment"));
+  const int nch = std::min(tuner_channels, kind_max);
+  const int64_t traffic = std::max(min_traffic, count_bytes * traffic_per_byte);
+  const int64_t per_channel = div_up(traffic / nch, align) * align;
+  const int64_t tpb = traffic_per_byte * (ll ? static_cast<int64_t>(S("llTrafficFactor")) : 1);
+  const int64_t cell = div_up(div_up(min_traffic, tpb), align) * align;
+  const int64_t cells = div_up(count_bytes, cell);
+  const int64_t per_cell = cell * tpb;
+  int64_t cells_per_channel = std::min(cells, div_up(per_channel, per_cell));
+  const int64_t lo = kind_max == 1 ? cells : std::min(cells, div_up(per_channel, per_cell));
+  int64_t mid = (cells - lo) / cells_per_channel;
+  int64_t hi = (cells - lo) % cells_per_channel;
+  if (kind_max < (lo ? 1 : 0) + mid + (hi ? 1 : 0)) {  // more than the communicator has: re-deal
+    mid = kind_max - 2;
+    cells_per_channel = (cells - lo) / (mid + 1);
+    hi = cells_per_channel + (cells - lo) % (mid + 1);
+  }
+  if (hi == 0 && mid != 0) {
+    hi = cells_per_channel;
+    mid -= 1;
+  }
+  return static_cast<int>((lo ? 1 : 0) + mid + (hi ? 1 : 0));
+}
+
 }  // namespace
 
 Graphs derive_graphs(const SystemDesc& s) {
@@ -167,7 +203,7 @@ std::string_view nccl_func_name(Collective c) {
 std::string nccl_line(const Choice& c) {
   const Candidate& b = c.best();
   return fmt::format("{}: {} Bytes -> Algo {} proto {} channel{{Lo..Hi}}={{0..{}}}", nccl_func_name(c.collective),
-                     c.logged_bytes, nccl_name(b.algo), nccl_name(b.proto), b.channels - 1);
+                     c.logged_bytes, nccl_name(b.algo), nccl_name(b.proto), c.launched_channels - 1);
 }
 
 Choice tune(const SystemDesc& s, Collective coll, int64_t bytes) {
@@ -327,6 +363,11 @@ Choice tune(const SystemDesc& s, Collective coll, int64_t bytes) {
     }
   }
   if (ch.chosen < 0) throw UsageError(fmt::format("no NCCL algorithm/protocol is enabled for {} on {}", name(coll), s.name));
+  const Candidate& b = ch.best();
+  const bool nv = b.algo == Algo::nvls || b.algo == Algo::nvls_tree;
+  const int64_t tpb = ar ? static_cast<int64_t>(S("allReduceTrafficPerByte")) : ag_rs ? n : 1;
+  ch.launched_channels = plan_channels(ch.logged_bytes, b.channels, nv ? g.nvls_channels : g.comm_channels, tpb,
+                                       b.proto == Proto::ll);
   return ch;
 }
 

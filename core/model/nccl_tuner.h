@@ -36,7 +36,9 @@
 //   choice     = the lowest time over the enabled (a, p); ties keep NCCL's order
 //   channels   = for Ring/Tree, comm channels reduced while bytes <
 //                channels × maxThreads[a][p] × threadThreshold[p] (× n for Ring
-//                LL); NVLS uses the NVLS channel count (enqueue.cc)
+//                LL); NVLS uses the NVLS channel count (enqueue.cc
+//                topoGetAlgoInfo); the call is then dealt over channels in
+//                cells of traffic (scheduleCollTasksToPlan): launched_channels
 // `bytes` is nccl-tests' size: the buffer NCCL's tuner sees
 // (ncclFuncMaxSendRecvCount: the whole gathered / scattered buffer for
 // all_gather / reduce_scatter); NCCL's INFO line prints count × element
@@ -142,6 +144,11 @@ struct Choice {
   int64_t logged_bytes = 0;  // what NCCL's INFO line prints (count × element size)
   std::vector<Candidate> candidates;  // every (algorithm, protocol) of the collective, NCCL's order
   int chosen = -1;                    // index into candidates
+  // Channels the call is dealt over, channel{Lo..Hi} = {0..launched_channels−1}
+  // (enqueue.cc scheduleCollTasksToPlan, one call per plan): cells of about
+  // 32 KiB of traffic, a channel's share at a time; LL's 4× traffic can
+  // spread it wider than the chosen candidate's `channels`.
+  int launched_channels = 0;
   const Candidate& best() const { return candidates.at(static_cast<size_t>(chosen)); }
 };
 

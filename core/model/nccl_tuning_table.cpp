@@ -25,6 +25,7 @@ constexpr std::string_view kSearch = "src/graph/search.cc ncclTopoCompute speed 
 constexpr std::string_view kDup = "src/graph/search.cc ncclTopoDupChannels, NCCL v2.30.7-1";
 constexpr std::string_view kNvlsCc = "src/transport/nvls.cc NVLS_NCHANNELS_*, NCCL v2.30.7-1";
 constexpr std::string_view kConnect = "src/graph/connect.cc ncclTopoPostset, NCCL v2.30.7-1";
+constexpr std::string_view kPlan = "src/enqueue.cc scheduleCollTasksToPlan / ncclFuncTrafficPerByte, NCCL v2.30.7-1";
 constexpr std::string_view kInit = "src/init.cc (ringGraph->maxChannels = MAXCHANNELS/2), NCCL v2.30.7-1";
 
 constexpr const char* kAlgoName[kNumAlgos] = {"TREE", "RING", "NVLS", "NVLS_TREE"};
@@ -92,6 +93,10 @@ const Scalar kScalars[] = {
     {"dupChannelsHopperMaxChannels", 4, "channels", kDup},
     {"hopperMultiNodeBoostMinBw", 45.0, "GB/s", kConnect},
     {"hopperMultiNodeBoostMaxChannels", 16, "channels", kConnect},
+    {"minTrafficPerChannel", 32768, "B", kPlan},
+    {"allReduceTrafficPerByte", 2, "factor", kPlan},
+    {"llTrafficFactor", 4, "factor", kPlan},
+    {"cellAlignment", 16, "B", kPlan},
     {"nvlsChannelsHopper", 16, "channels", kNvlsCc},
     {"nvlsChannelsBlackwellMultiNode", 32, "channels", kNvlsCc},
     {"nvlsChannelsBlackwellOneNode", 24, "channels", kNvlsCc},

@@ -74,13 +74,23 @@ TEST_SUITE("nccl_tuner") {
     CHECK(c8.best().channels == 1);
     CHECK(nccl_line(c8) == "AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}");
 
+    // 64 KiB, Ring LL: the tuner keeps 2 channels (65536 < nc × 512 × 64
+    // down to nc = 2). The planner: traffic 2 × 64 KiB over 2 channels =
+    // 64 KiB per channel; LL cells of 32 KiB / (2 × 4) = 4096 B, 16 cells of
+    // 32 KiB traffic each, 2 cells per channel: 8 channels.
+    const Choice c64k = tune(s, Collective::all_reduce, 64 << 10);
+    CHECK(c64k.best().channels == 2);
+    CHECK(c64k.launched_channels == 8);
+    CHECK(nccl_line(c64k) == "AllReduce: 65536 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..7}");
+
     // 1 MiB. Ring LL: 15 + 1048576/50114.3 = 35.9237 µs.
     // Ring LL128: busBw = min(240·0.92 = 220.8, 12·perChMaxRingLL128 20 = 240),
     // algBw 126.171; latency 14 + 14 × 1.9 = 40.6; 40.6 + 8.3107 = 48.9107.
     // Tree LL128: min(240·0.92, 12·24) = 220.8, × 7/9 (one node) = 171.733,
     // algBw /2 = 85.867, × treeCorrectionFactor[LL128][log2(1 MiB/64) = 14]
     // 0.6 = 51.52; latency 14 + 2·(7 × 1.25) = 31.5; 31.5 + 20.353 = 51.853.
-    // Ring LL wins; 1 MiB ≥ 24 × 512 × 64 B: all 24 channels.
+    // Ring LL wins; 1 MiB ≥ 24 × 512 × 64 B: all 24 channels (the planner's
+    // 256 cells at 3 per channel would need 86: dealt over the 24 instead).
     const Choice c1m = tune(s, Collective::all_reduce, 1 << 20);
     CHECK(c1m.best().algo == Algo::ring);
     CHECK(c1m.best().proto == Proto::ll);
