@@ -21,6 +21,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
 #include "core/model/protocol_model.h"
+#include "app/cli/nccl_choice.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
 #include "core/model/bench.h"
@@ -734,14 +735,23 @@ std::function<int()> setup_predict(CLI::App* sub) {
                   "table: multiply the size by this between rows (a number above 1; each row at least one element "
                   "above the one before)")
       ->capture_default_str();
+  static NcclChoiceArgs nccl;
+  add_nccl_choice_options(sub, nccl);
   return [sub] {
     // A given --nodes is checked as run and the window check it (0 is the
     // default's "not given" here, never a value the user may give).
     if (sub->count("--nodes")) check_nodes(a.nodes);
-    if (sub->count("--stepfactor")) parse_step_factor(a.factor);  // named even without --table
+    const double factor = parse_step_factor(a.factor);  // named even without --table
     if (sub->count("--nics-per-node") && a.nics < 0)  // 0: Topology::make names it with the range
       throw UsageError(fmt::format("--nics-per-node {} is out of range (1..the ranks per node)", a.nics));
-    return run(a, sub->count("--ranks") > 0);
+    if (nccl.system.empty()) return run(a, sub->count("--ranks") > 0);
+    NcclPredictInputs in{a.collective, a.ranks, sub->count("--ranks") > 0, a.bytes, sub->count("--bytes") > 0,
+                         a.min_bytes, a.max_bytes, factor, {}};
+    for (const char* o : {"--algorithm", "--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
+                          "--nodes", "--nics-per-node", "--intra", "--inter", "--topology", "--json", "--segments",
+                          "--protocol", "--channels", "--against"})
+      if (sub->count(o) > 0) in.conflicting.push_back(o);
+    return run_nccl_choice(nccl, in);
   };
 }
 

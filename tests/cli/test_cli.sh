@@ -279,6 +279,17 @@ out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --byte
 if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 7 ]; then
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
+# predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
+expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--algorithm auto)" -- predict --nccl-system dgx-h100 -b 8 -e 8
+expect 0 "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}   predicted 271.724 us" -- predict --nccl-system dgx-h100 --bytes 64M
+expect 0 "AllGather: 131072 Bytes -> Algo RING proto" -- predict --nccl-system dgx-a100-2node -c all_gather --bytes 2M
+out=$(MICRODDP_DEBUG=INFO "$BIN" predict --nccl-system dgx-a100 -b 1M -e 1M 2>&1 >/dev/null)
+if [[ "$out" != *"MICRODDP INFO AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..23}"* ]]; then
+  echo "FAIL: MICRODDP_DEBUG=INFO predict --nccl-system:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, hgx-h200, hgx-h200-2node, pcie-a100)" -- predict --nccl-system dgx-x
+expect 2 "error: --ranks 12 is not divisible by the 8 GPUs per node of NCCL system dgx-a100" -- predict --nccl-system dgx-a100 --ranks 12
+expect 2 "error: size 0 B: the NCCL-shaped tuner needs at least 1 byte" -- predict --nccl-system dgx-a100 --bytes 0
+expect 2 "error: --nccl-system dgx-a100 takes its model from the system: leave out --preset" -- predict --nccl-system dgx-a100 --preset nvlink
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
 # a profile with a cache curve: the closed form prices bytes at the flat β, γ (measured on rotating buffers past L2), the schedule

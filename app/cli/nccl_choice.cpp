@@ -1,0 +1,115 @@
+// predict --nccl-system (nccl_choice.h): a thin printer over
+// core/model/nccl_tuner.h.
+#include "app/cli/nccl_choice.h"
+
+#include "core/model/sweep.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/labs/hang/hang.h"
+#include "core/model/bench.h"
+#include "core/model/nccl_tuner.h"
+
+namespace microddp::cli {
+namespace {
+
+using namespace microddp::nccl;
+
+std::string names() {
+  std::string s;
+  for (const SystemDesc& d : system_presets()) s += (s.empty() ? "" : " | ") + d.name;
+  return s;
+}
+
+void header(const SystemDesc& s, const Graphs& g) {
+  std::printf("NCCL-shaped tuner (NCCL %s tuning.cc constants), not microddp's textbook α-β choice "
+              "(--algorithm auto)\n",
+              std::string(kNcclVersion).c_str());
+  std::printf("system %s: %s; %d node(s) x %d GPUs (source: %s)\n", s.name.c_str(), s.hardware.c_str(), s.nodes,
+              s.gpus_per_node, s.source.c_str());
+  const std::string nvls = g.nvls.channels ? fmt::format(", NVLS {} x {:g}/{:g} GB/s (intra/inter; {} NVLS channels)",
+                                                         g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter,
+                                                         g.nvls_channels)
+                                           : "";
+  const auto bw = [](const Graph& x) {
+    return x.bw_intra == x.bw_inter ? fmt::format("{:g} GB/s", x.bw_intra)
+                                    : fmt::format("{:g}/{:g} GB/s (intra/inter)", x.bw_intra, x.bw_inter);
+  };
+  fmt::print("graphs (NCCL's topology search, approximated): ring {} x {}, tree {} x {}{}; {} channels\n",
+             g.ring.channels, bw(g.ring), g.tree.channels, bw(g.tree), nvls, g.comm_channels);
+}
+
+void log_choice(const Choice& c) {
+  if (hang::log_enabled(hang::LogLevel::info, hang::kTuning))
+    hang::log_line(hang::LogLevel::info, 0, nccl_line(c), hang::kTuning);
+}
+
+void explain(const Choice& c) {
+  fmt::print("{:<27} {:<7} {:>12}  {:<34} {:>8} {:>8} {:>5} {:>8} {:>12}\n", "algorithm", "proto", "latency (us)",
+             "= terms", "busbw", "algbw", "corr", "max ch", "time (us)");
+  for (size_t i = 0; i < c.candidates.size(); ++i) {
+    const Candidate& x = c.candidates[i];
+    const std::string alg = fmt::format("{} ({})", registry_name(x.algo), nccl_name(x.algo));
+    if (!x.enabled) {
+      fmt::print("{:<27} {:<7} off: {}\n", alg, proto_label(x.proto), x.disabled_why);
+      continue;
+    }
+    fmt::print("{:<27} {:<7} {:>12.3f}  {:<34} {:>8.2f} {:>8.2f} {:>5.2f} {:>8} {:>12.3f}{}\n", alg,
+               proto_label(x.proto), x.latency_us, x.latency_terms, x.bus_bw, x.alg_bw, x.correction, x.channels,
+               x.time_us, static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
+  }
+  fmt::print("(time = latency + bytes / (1000 x algbw x corr) us, algbw and busbw in GB/s; the lowest time is "
+             "chosen, as NCCL's topoGetAlgoInfo does; max ch: the tuner's channel limit at this size, the line above "
+             "gives the channels the call is dealt over)\n");
+}
+
+}  // namespace
+
+void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a) {
+  sub->add_option("--nccl-system", a.system,
+                  "what NCCL's own tuner would pick on a named system (" + names() +
+                      "), per size or at --bytes, in NCCL's INFO line shape");
+}
+
+int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
+  if (!in.conflicting.empty())
+    throw UsageError(fmt::format("--nccl-system {} takes its model from the system: leave out {}", a.system,
+                                 in.conflicting.front()));
+  hang::check_debug_env();
+  SystemDesc s = system_preset(a.system);
+  if (in.ranks_given) s = with_ranks(s, in.ranks);
+  const Collective c = parse_collective(in.collective);
+  const Graphs g = derive_graphs(s);
+  if (in.bytes_given) {
+    const Choice ch = tune(s, c, parse_size(in.bytes));
+    header(s, g);
+    std::printf("%s   predicted %.3f us\n", nccl_line(ch).c_str(), ch.best().time_us);
+    log_choice(ch);
+    explain(ch);
+    return 0;
+  }
+  const int64_t lo = parse_size(in.min_bytes), hi = parse_size(in.max_bytes);
+  if (lo <= 0 || lo > hi)
+    throw UsageError(fmt::format("-b {} must be positive and not above -e {}", in.min_bytes, in.max_bytes));
+  // The sizes as predict --table and bench make them (core/model/sweep.h):
+  // distinct, at least a byte apart, at most 1000.
+  SweepRange range;
+  range.min_bytes = lo;
+  range.max_bytes = hi;
+  range.factor = in.factor;
+  std::vector<Choice> rows;  // every size priced before printing: a bad one prints nothing
+  for (const int64_t b : sweep_sizes(range)) rows.push_back(tune(s, c, b));
+  header(s, g);
+  for (const Choice& ch : rows) {
+    fmt::print("{:<80} {:>12.3f} us\n", nccl_line(ch), ch.best().time_us);
+    log_choice(ch);
+  }
+  std::printf("(predicted time of NCCL's choice per size; --bytes S lists every algorithm and protocol with its "
+              "terms)\n");
+  return 0;
+}
+
+}  // namespace microddp::cli

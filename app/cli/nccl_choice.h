@@ -1,0 +1,43 @@
+// `microddp predict --nccl-system NAME`: what NCCL's own tuner
+// (core/model/nccl_tuner.h, NCCL 2.30.7 tuning.cc constants) would choose
+// on a named system, per size, in NCCL's INFO line shape, labelled as that
+// and not as microddp's textbook α-β choice (`--algorithm auto`).
+//
+// The option is named --nccl-system, not --nccl: it takes a system (the
+// model needs one: GPUs, NVLink, NVSwitch, NICs), and `--backend nccl`
+// already means running the real NCCL.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace microddp::cli {
+
+struct NcclChoiceArgs {
+  std::string system;  // empty: not asked for
+};
+
+// Adds --nccl-system to predict's options.
+void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a);
+
+// predict's own options, as given, that the tuner reads.
+struct NcclPredictInputs {
+  std::string collective;
+  int ranks = 0;
+  bool ranks_given = false;
+  std::string bytes;
+  bool bytes_given = false;  // one size, with every candidate's terms
+  std::string min_bytes, max_bytes;
+  double factor = 2;
+  // predict options that mean another model (--preset, --topology, --json, ...)
+  // given on this command line: refused by name.
+  std::vector<std::string> conflicting;
+};
+
+// Prints NCCL's choice per size (-b..-e by -f), or at --bytes with every
+// candidate's terms; MICRODDP_DEBUG=INFO logs the same lines (subsystem
+// TUNING). Throws UsageError for a bad system, size, rank count or a
+// conflicting option.
+int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in);
+
+}  // namespace microddp::cli
