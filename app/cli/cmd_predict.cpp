@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "app/cli/against.h"
 #include "app/cli/commands.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
@@ -40,6 +41,7 @@ struct Args {
   bool json = false, table = false;
   std::string min_bytes = "8", max_bytes = "1G";
   double factor = 2;
+  std::string against;  // --against FILE: a published nccl-tests table (app/cli/against.h)
 };
 
 bool topology_mode(const Args& a) {
@@ -591,6 +593,34 @@ std::optional<Network> profile_network(Args& a, bool ranks_given) {
   return net;
 }
 
+// --against FILE: the published rows beside this prediction, on the file's
+// collective, ranks and sizes (and nodes, for a topology or a profile's).
+int run_against(Args a, bool ranks_given, bool collective_given) {
+  const AgainstTable t = load_against(a.against, a.collective, collective_given, a.ranks, ranks_given, a.nodes);
+  a.collective = std::string(name(t.collective));
+  a.ranks = t.ranks;
+  check_ranks(a.ranks, "--ranks");
+  a.dtype = std::string(name(nccl_tests_dtype(t.table.rows.front().type)));
+  const bool topo = topology_mode(a);
+  const int user_nodes = a.nodes;
+  a.nodes = t.nodes;
+  std::optional<Network> net = profile_network(a, true);
+  if (!net && topo) net = network(a);
+  std::optional<CostParams> flat;
+  if (!net) {
+    a.nodes = user_nodes;
+    flat = chosen(a).front();
+  }
+  print_against(t, net ? describe(*net) : describe(*flat, a.ranks), a.algorithm, a.json, [&](int64_t bytes) {
+    CollectiveSpec s = make_spec(a, a.algorithm, bytes);
+    if (net) s.nodes = net->topo.nodes;
+    if (a.algorithm == "auto") s.algorithm = choose_algorithm(s, flat ? *flat : CostParams{}, net ? &*net : nullptr).chosen;
+    const Schedule sch = make_schedule(s);
+    return net ? predict(sch, *net).pr.lockstep_s : predict(sch, *flat).lockstep_s;
+  });
+  return 0;
+}
+
 int run(Args a, bool ranks_given) {
   // predict builds the schedule it prices (its memory grows with n^2):
   // the cap of every command (core/ir/limits.h).
@@ -681,7 +711,12 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("-b,--minbytes", a.min_bytes, "table: smallest size")->capture_default_str();
   sub->add_option("-e,--maxbytes", a.max_bytes, "table: largest size")->capture_default_str();
   sub->add_option("-f,--stepfactor", a.factor, "table: multiply the size by this between rows")->capture_default_str();
-  return [sub] { return run(a, sub->count("--ranks") > 0); };
+  sub->add_option("--against", a.against, "a published nccl-tests output: its rows beside the prediction, with the "
+                                           "error per row (its collective, ranks and sizes)");
+  return [sub] {
+    if (!a.against.empty()) return run_against(a, sub->count("--ranks") > 0, sub->count("--collective") > 0);
+    return run(a, sub->count("--ranks") > 0);
+  };
 }
 
 }  // namespace microddp::cli
