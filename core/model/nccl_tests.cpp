@@ -234,9 +234,14 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
       if (std::regex_search(line, m, rank_re)) {
         NcclTestsRank r;
         r.line = line_no;
-        r.rank = std::stoi(m[1].str());
+        // at most 9 digits each (the regex takes any run): no overflow
+        const auto small_int = [&](const std::string& d, const char* what) {
+          if (d.size() > 9) p.fail(line_no, fmt::format("the {} is '{}' (expected a number below 1e9)", what, d));
+          return std::stoi(d);
+        };
+        r.rank = small_int(m[1].str(), "rank");
         r.host = m[2].str();
-        r.device = std::stoi(m[3].str());
+        r.device = small_int(m[3].str(), "device");
         r.gpu = m[4].str();
         p.t.ranks.push_back(std::move(r));
       } else if (std::regex_search(line, m, version_re)) {
