@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/against.h"
@@ -32,6 +33,13 @@ std::string sizes_text(const std::vector<int64_t>& v) {
 
 int run(const Args& a) {
   if (a.out.empty()) throw UsageError("fit: --out PROFILE is missing (the profile file to write)");
+  // The default profile is this machine's (run, bench and the window read it): a published
+  // system's fit there would price this machine's runs as a GPU cluster's.
+  std::error_code ec;
+  if (std::filesystem::weakly_canonical(a.out, ec) == std::filesystem::weakly_canonical(default_profile_path(), ec))
+    throw UsageError(fmt::format("fit: --out {} is this machine's default profile (run, bench and the window read it): "
+                                 "a fit describes the published system; give another file",
+                                 a.out));
   check_profile_writable(a.out);
   std::vector<NcclTestsTable> tables;
   for (const auto& f : a.files) tables.push_back(load_nccl_tests(f, a.collective));

@@ -586,6 +586,7 @@ expect 0 '{"against": "'"$NT"'/a100-1x8-allreduce.txt", "bytes": 64, "published_
 expect 0 '"rows": 28, "median_abs_error_pct": ' -- predict --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
 expect 0 '{"median_abs_error_pct":0.88' -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100b.json" --json
 expect 2 "error: fit: --out PROFILE is missing (the profile file to write)" -- fit "$NT/h100-2x8-ib-allreduce.txt"
+expect 2 "error: fit: --out $XDG_CONFIG_HOME/microddp/profile.json is this machine's default profile (run, bench and the window read it): a fit describes the published system; give another file" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$XDG_CONFIG_HOME/microddp/profile.json"
 expect 2 "error: $NT/h100-2x8-b-allreduce.txt: the file does not name its tool (expected a line with e.g. all_reduce_perf): give --collective" -- fit "$NT/h100-2x8-b-allreduce.txt" --out "$FITD/x.json"
 expect 2 "error: $NT/h200-2x8-allreduce.txt: no row of at most 4096 B: α (the small-message floor) cannot be fitted from it (run the tool from -b 8)" -- fit "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
 expect 2 "are not one system: fit one system per profile" -- fit "$NT/h100-2x8-ib-allreduce.txt" "$NT/a100-2x8-allreduce.txt" --out "$FITD/x.json"
