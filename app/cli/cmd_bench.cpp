@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "app/cli/against.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
 #include "core/algorithms/registry.h"
@@ -29,6 +30,7 @@ struct Args {
   std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as predict --table
   bool check = false, json = false, csv = false, summary = false, record = false;
   ParamChoice params;
+  std::string against;  // --against FILE (app/cli/against.h)
 };
 
 // Where the prediction comes from, with the α and bandwidth it uses: both
@@ -178,6 +180,13 @@ int run(const Args& a, const CLI::App& sub) {
     o.network = network_from_profile(*topo, *o.params, o.world_size, o.nodes, nics);
   }
   validate_bench(o);  // before spending time on memcpy
+  std::optional<AgainstTable> against;  // checked before anything runs
+  if (!a.against.empty()) {
+    against = load_against(a.against, a.collective, sub.count("--collective") > 0, o.world_size, true, a.nodes);
+    if (against->collective != o.collective)
+      throw UsageError(fmt::format("bench runs {} but {} is {}: give --collective {}", name(o.collective), a.against,
+                                   against->table.collective, name(against->collective)));
+  }
   // Each size allocates and frees every rank's buffers: keep the pages in the
   // process, as calibrate does (calibrate.h), or a guest VM spends most of
   // the run faulting them in again. Timed passes never touch fresh pages.
@@ -241,6 +250,7 @@ int run(const Args& a, const CLI::App& sub) {
   else std::fputs(bench_state_text(rows).c_str(), stderr);  // the rows carry state_x; the sizes off it, said once
   std::fputs(bench_busbw_note(o, rows).c_str(), a.json || a.csv ? stderr : stdout);
   if (a.summary) std::fputs(bench_summary_text(summarize(rows)).c_str(), a.json || a.csv ? stderr : stdout);
+  if (against) print_bench_against(*against, rows, a.json);
   for (const auto& r : rows)
     if (r.wrong > 0) return 1;
   return 0;
@@ -283,6 +293,8 @@ std::function<int()> setup_bench(CLI::App* sub) {
                   "PAIRS: time each row PAIRS times with recording off and on, alternately, and print the overhead");
   sub->add_flag("--json", a.json, "one JSON object per row");
   sub->add_flag("--csv", a.csv, "CSV rows");
+  sub->add_option("--against", a.against, "a published nccl-tests output: its rows beside the measured rows of the "
+                                           "same sizes (same collective and ranks), with the prediction's error");
   sub->add_flag("--summary", a.summary, "median and max prediction error per algorithm and world size");
   sub->add_option("--reference", a.reference,
                   "mpi | nccl: the library's own collective as extra rows (algorithm \"mpi\" / \"nccl\")");

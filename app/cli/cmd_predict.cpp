@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "app/cli/against.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
 #include "core/model/protocol_model.h"
@@ -45,6 +46,7 @@ struct Args {
   std::string min_bytes = "8", max_bytes = "1G";
   std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as bench
   std::string protocol = "simple";  // simple | ll | ll128 | auto (core/model/protocol_model.h)
+  std::string against;  // --against FILE: a published nccl-tests table (app/cli/against.h)
 };
 
 bool topology_mode(const Args& a) {
@@ -609,6 +611,34 @@ std::optional<Network> profile_network(Args& a, bool ranks_given) {
   return net;
 }
 
+// --against FILE: the published rows beside this prediction, on the file's
+// collective, ranks and sizes (and nodes, for a topology or a profile's).
+int run_against(Args a, bool ranks_given, bool collective_given) {
+  const AgainstTable t = load_against(a.against, a.collective, collective_given, a.ranks, ranks_given, a.nodes);
+  a.collective = std::string(name(t.collective));
+  a.ranks = t.ranks;
+  check_ranks(a.ranks, "--ranks");
+  a.dtype = std::string(name(nccl_tests_dtype(t.table.rows.front().type)));
+  const bool topo = topology_mode(a);
+  const int user_nodes = a.nodes;
+  a.nodes = t.nodes;
+  std::optional<Network> net = profile_network(a, true);
+  if (!net && topo) net = network(a);
+  std::optional<CostParams> flat;
+  if (!net) {
+    a.nodes = user_nodes;
+    flat = chosen(a).front();
+  }
+  print_against(t, net ? describe(*net) : describe(*flat, a.ranks), a.algorithm, a.json, [&](int64_t bytes) {
+    CollectiveSpec s = make_spec(a, a.algorithm, bytes);
+    if (net) s.nodes = net->topo.nodes;
+    if (a.algorithm == "auto") s.algorithm = choose_algorithm(s, flat ? *flat : CostParams{}, net ? &*net : nullptr).chosen;
+    const Schedule sch = make_schedule(s);
+    return net ? predict(sch, *net).pr.lockstep_s : predict(sch, *flat).lockstep_s;
+  });
+  return 0;
+}
+
 int run(Args a, bool ranks_given) {
   // predict builds the schedule it prices (its memory grows with n^2):
   // the cap of every command (core/ir/limits.h).
@@ -735,6 +765,8 @@ std::function<int()> setup_predict(CLI::App* sub) {
                   "table: multiply the size by this between rows (a number above 1; each row at least one element "
                   "above the one before)")
       ->capture_default_str();
+  sub->add_option("--against", a.against, "a published nccl-tests output: its rows beside the prediction, with the "
+                                           "error per row (its collective, ranks and sizes)");
   static NcclChoiceArgs nccl;
   add_nccl_choice_options(sub, nccl);
   return [sub] {
@@ -744,7 +776,10 @@ std::function<int()> setup_predict(CLI::App* sub) {
     const double factor = parse_step_factor(a.factor);  // named even without --table
     if (sub->count("--nics-per-node") && a.nics < 0)  // 0: Topology::make names it with the range
       throw UsageError(fmt::format("--nics-per-node {} is out of range (1..the ranks per node)", a.nics));
-    if (nccl.system.empty()) return run(a, sub->count("--ranks") > 0);
+    if (nccl.system.empty()) {
+      if (!a.against.empty()) return run_against(a, sub->count("--ranks") > 0, sub->count("--collective") > 0);
+      return run(a, sub->count("--ranks") > 0);
+    }
     NcclPredictInputs in{a.collective, a.ranks, sub->count("--ranks") > 0, a.bytes, sub->count("--bytes") > 0,
                          a.min_bytes, a.max_bytes, factor, {}};
     for (const char* o : {"--algorithm", "--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",

@@ -38,5 +38,6 @@ std::function<int()> setup_ddp(CLI::App* sub);  // cmd_ddp.cpp
 std::function<int()> setup_hang_lab(CLI::App* sub);  // cmd_hang_lab.cpp
 std::function<int()> setup_doctor(CLI::App* sub);  // cmd_doctor.cpp
 std::function<int()> setup_cluster(CLI::App* sub);  // cmd_cluster.cpp
+std::function<int()> setup_fit(CLI::App* sub);  // cmd_fit.cpp
 
 }  // namespace microddp::cli

@@ -1,0 +1,44 @@
+// --against FILE (predict, bench): a published nccl-tests table
+// (core/model/nccl_tests.h) beside microddp's figures, row by row, with the
+// error of each row and the median |error|; and `microddp fit` (cmd_fit.cpp).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/model/bench.h"
+#include "core/model/nccl_tests_fit.h"
+
+namespace microddp::cli {
+
+// The table, checked against the command's own options:
+//  - collective: the file's tool; else --collective when given (collective
+//    as the command holds it; collective_given says whether the user typed
+//    it); a --collective that contradicts the file is refused, and so is a
+//    file that names none when --collective was not given;
+//  - ranks: the file's rank lines; a --ranks that differs is refused; a
+//    file without rank lines takes --ranks (which must then be given);
+//  - nodes: the file's hosts; a --nodes that differs is refused.
+// Throws UsageError naming the file (and the line, from the parser).
+struct AgainstTable {
+  NcclTestsTable table;
+  Collective collective = Collective::all_reduce;
+  int ranks = 0, nodes = 1;
+};
+AgainstTable load_against(const std::string& path, const std::string& collective, bool collective_given, int ranks,
+                          bool ranks_given, int nodes);
+
+// The published out-of-place rows beside `predict_s(bytes)` (seconds):
+// text (a header naming the file and the model, one line per row with the
+// error, the median |error| and the median per size range) or JSON (one
+// object per row, then one summary object).
+void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
+                   const std::function<double(int64_t)>& predict_s);
+
+// bench --against: the published rows whose size a bench row has, beside
+// that row's measured and predicted times (error: predicted vs published;
+// measured/published as a ratio); a line when no size matches. Reference
+// rows (mpi, nccl) are left out.
+void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& rows, bool json);
+
+}  // namespace microddp::cli

@@ -1,0 +1,239 @@
+// Reading nccl-tests output: every shipped published table (exact row
+// counts, first and last rows, GPU, ranks, nodes), the column sets and line
+// shapes of core/model/nccl_tests.h, broken inputs (exact messages), and the
+// α-β fit to a published table.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "approx.h"
+#include "core/model/nccl_tests.h"
+#include "core/model/nccl_tests_fit.h"
+
+using namespace microddp;
+
+namespace {
+
+std::string data(const std::string& f) { return std::string(MICRODDP_SOURCE_DIR) + "/tests/data/nccl-tests/" + f; }
+
+struct Expect {
+  const char* file;
+  const char* collective;  // as the test passes it ("" = the file names it)
+  size_t rows;
+  int ranks, nodes;
+  const char* gpu;
+  const char* version;
+  int64_t first_bytes;
+  double first_time_us, first_busbw;
+  int64_t last_bytes;
+  double last_time_us, last_busbw, last_in_place_time_us;
+};
+
+// Hand-read from the files (tests/data/nccl-tests/SOURCES.md names each source).
+const Expect kShipped[] = {
+    {"a100-1x8-allreduce.txt", "", 28, 8, 1, "NVIDIA A100-SXM4-40GB", "", 64, 32.01, 0.00, 8589934592, 63929, 235.14, 63911},
+    {"a100-1x8-sendrecv.txt", "", 4, 0, 0, "", "", 134217728, 1211.2, 110.81, 1073741824, 5503.4, 195.10, 5490.5},
+    {"a100-2x8-allreduce.txt", "", 28, 16, 2, "NVIDIA A100-SXM4-40GB", "", 64, 38.75, 0.00, 8589934592, 225083, 71.56,
+     225082},
+    {"gh200-2x4-allreduce.txt", "", 25, 8, 2, "NVIDIA GH200 120GB", "", 8, 17.93, 0.00, 134217728, 1916.4, 122.57, 1907.8},
+    {"h100-2x8-allreduce.txt", "", 31, 16, 2, "NVIDIA H100 80GB HBM3", "", 8, 135.8, 0.00, 8589934592, 47535, 338.82,
+     47743},
+    {"h100-2x8-b-allreduce.txt", "all_reduce", 14, 16, 2, "NVIDIA H100 80GB HBM3", "", 1048576, 93.25, 21.08, 8589934592,
+     34508, 466.73, 34514},
+    {"h100-2x8-ib-allreduce.txt", "", 32, 16, 2, "NVIDIA H100 80GB HBM3", "2.26.2+cuda12.8", 8, 68.52, 0.00,
+     17179869184, 68652, 469.21, 68668},
+    {"h100-8x8-allreduce.txt", "all_reduce", 14, 64, 8, "NVIDIA H100 80GB HBM3", "", 1048576, 117.0, 17.64, 8589934592,
+     52733, 320.70, 52754},
+    {"h200-2x8-allreduce.txt", "", 5, 16, 2, "NVIDIA H200", "2.27.5+cuda12.8", 1073741824, 4396.8, 457.90, 17179869184,
+     66214, 486.49, 66226},
+};
+
+// A newest-format header (2 placements, #wrong), as src/common.cu prints it.
+const std::string kHead =
+    "#  Rank  0 Group  0 Pid   1 on  hostA device  0 [0x01] GPU X\n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+    "#wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+
+std::string message(const std::string& text, const std::string& collective = "") {
+  try {
+    parse_nccl_tests(text, "t.txt", collective);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_SUITE("nccl_tests") {
+  TEST_CASE("every shipped published table: rows, first and last row, GPU, ranks, nodes") {
+    for (const Expect& e : kShipped) {
+      CAPTURE(e.file);
+      const NcclTestsTable t = load_nccl_tests(data(e.file), e.collective);
+      CHECK(t.rows.size() == e.rows);
+      CHECK(t.world_size() == e.ranks);
+      CHECK(t.nodes() == e.nodes);
+      CHECK(t.gpu() == e.gpu);
+      CHECK(t.nccl_version == e.version);
+      CHECK(t.has_redop);
+      CHECK(t.has_root);
+      CHECK(t.has_wrong);
+      CHECK(t.has_in_place);
+      const NcclTestsRow& f = t.rows.front();
+      const NcclTestsRow& l = t.rows.back();
+      CHECK(f.bytes == e.first_bytes);
+      CHECK(f.out_of_place.time_us == rel(e.first_time_us));
+      CHECK(f.out_of_place.busbw_GBps == rel(e.first_busbw));
+      CHECK(f.type == "float");
+      CHECK(f.redop == "sum");
+      CHECK(f.root == -1);
+      CHECK(l.bytes == e.last_bytes);
+      CHECK(l.count * 4 == e.last_bytes);  // float, all_reduce / sendrecv: count = size / 4
+      CHECK(l.out_of_place.time_us == rel(e.last_time_us));
+      CHECK(l.out_of_place.busbw_GBps == rel(e.last_busbw));
+      CHECK(l.out_of_place.wrong == 0);
+      CHECK(l.in_place.present);
+      CHECK(l.in_place.time_us == rel(e.last_in_place_time_us));
+    }
+  }
+
+  TEST_CASE("where the collective comes from, and what the files print around the table") {
+    const NcclTestsTable gh = load_nccl_tests(data("gh200-2x4-allreduce.txt"));
+    CHECK(gh.tool == "all_reduce_perf");  // "# Collective test starting: all_reduce_perf"
+    CHECK(gh.collective_from == "tool name");
+    CHECK(gh.avg_busbw_GBps == rel(19.7866));
+    CHECK(gh.system_text() == "8 ranks on 2 nodes of NVIDIA GH200 120GB");
+    const NcclTestsTable ib = load_nccl_tests(data("h100-2x8-ib-allreduce.txt"));
+    CHECK(ib.tool == "all_reduce_perf");  // the command line: all_reduce_perf_mpi
+    CHECK(ib.ranks.front().line == 25);  // after two Open MPI help lines inside the "Using devices" block
+    CHECK(ib.ranks.back().host == "bm-h100-02");
+    const NcclTestsTable sr = load_nccl_tests(data("a100-1x8-sendrecv.txt"));
+    CHECK(sr.collective == "sendrecv");
+    CHECK(sr.system_text() == "ranks not printed");
+    CHECK(sr.rows.front().in_place.wrong == -1);  // N/A
+    CHECK(sr.rows.front().in_place.present);
+    CHECK_FALSE(model_collective("sendrecv").has_value());
+    CHECK(*model_collective("alltoall") == Collective::all_to_all);
+    // The same file without the tool's name: --collective says, else unknown.
+    const NcclTestsTable b = load_nccl_tests(data("h100-2x8-b-allreduce.txt"));
+    CHECK(b.collective.empty());
+    CHECK(load_nccl_tests(data("h100-2x8-b-allreduce.txt"), "all_reduce").collective_from == "--collective");
+  }
+
+  TEST_CASE("column sets: -c 0, old 'error' columns without root or '#', N/A in-place, tagged MPI lines") {
+    // -c 0: #wrong printed N/A in both placements.
+    const NcclTestsTable c0 = parse_nccl_tests(
+        kHead + "        1024           256     float     sum      -1    20.35    0.05    0.09    N/A    20.32    0.05    0.09    N/A\n",
+        "t.txt", "all_reduce");
+    CHECK(c0.rows.at(0).out_of_place.wrong == -1);
+    CHECK(c0.rows.at(0).in_place.wrong == -1);
+    CHECK(c0.rows.at(0).out_of_place.time_us == rel(20.35));
+    // An old run (2.0-era): no leading '#', no Group, no root column, "error" as 0e+00;
+    // two processes each printing their own header and rank lines (-g 2).
+    const std::string old =
+        " nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+        "   Rank  0 Pid   3591 on   nodeA device  0 [0x03] NVIDIA A100-PCIE-40GB\n"
+        "   Rank  1 Pid   3591 on   nodeA device  1 [0x03] NVIDIA A100-PCIE-40GB\n"
+        "   Rank  0 Pid   2451 on   nodeB device  0 [0x03] NVIDIA A100-PCIE-40GB\n"
+        "   Rank  1 Pid   2451 on   nodeB device  1 [0x03] NVIDIA A100-PCIE-40GB\n"
+        "       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+        "        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+        "           8             2   float     sum    30.11    0.00    0.00  0e+00    29.80    0.00    0.00  0e+00\n"
+        "          16             4   float     sum    30.52    0.00    0.00  0e+00    29.91    0.00    0.00  0e+00\n";
+    const NcclTestsTable o = parse_nccl_tests(old, "old.txt", "all_reduce");
+    CHECK(o.world_size() == 4);
+    CHECK(o.nodes() == 2);
+    CHECK_FALSE(o.has_root);
+    CHECK(o.rows.size() == 2);
+    CHECK(o.rows.at(1).root == -1);
+    CHECK(o.rows.at(1).out_of_place.time_us == rel(30.52));
+    CHECK(o.rows.at(1).out_of_place.wrong == 0);
+    // An in-place time of N/A: that placement is absent; mpirun --tag-output
+    // prefixes and NCCL INFO lines between the rows are not rows.
+    const std::string tagged = "[1,0]<stdout>:# Collective test starting: alltoall_perf\n" +
+                               std::string("[1,0]<stdout>:") + kHead.substr(0, kHead.find('\n') + 1) + "[1,0]<stdout>:" +
+                               kHead.substr(kHead.find('\n') + 1) +
+                               "[1,0]<stdout>:        1024            16     float    none      -1    55.66    0.02    "
+                               "0.02       0      N/A     N/A     N/A    N/A\n"
+                               "nodeA:123:456 [0] NCCL INFO comm 0x1 rank 0 nranks 1 - Init COMPLETE\n"
+                               "[1,0]<stdout>:        2048            32     float    none      -1    29.69    0.07    "
+                               "0.06       0      N/A     N/A     N/A    N/A\n";
+    const NcclTestsTable a = parse_nccl_tests(tagged, "a2a.txt");
+    CHECK(a.collective == "alltoall");
+    CHECK(a.rows.size() == 2);
+    CHECK(a.world_size() == 1);
+    CHECK_FALSE(a.rows.at(0).in_place.present);
+    CHECK(a.rows.at(1).out_of_place.time_us == rel(29.69));
+    // A rooted tool without its name: root 0 with redop none is broadcast.
+    const NcclTestsTable bc = parse_nccl_tests(
+        kHead + "        1024           256     float    none       0    20.35    0.05    0.05      0    20.32    0.05    0.05      0\n",
+        "b.txt");
+    CHECK(bc.collective == "broadcast");
+    CHECK(bc.collective_from == "column set (root and redop)");
+  }
+
+  TEST_CASE("broken inputs name the file, the line and what was expected") {
+    CHECK(message("") == "t.txt: the file is empty (expected the output of an nccl-tests *_perf tool)");
+    CHECK(message("\n  \n") == "t.txt: the file is empty (expected the output of an nccl-tests *_perf tool)");
+    CHECK(message("hello\nworld\n") ==
+          "t.txt: no column header found (expected the nccl-tests line '#  size  count  type  redop  root  time  "
+          "algbw  busbw  #wrong ...' above the rows)");
+    CHECK(message("# nThread 1\n           8             2     float     sum      -1    17.93    0.00    0.00      0\n") ==
+          "t.txt:2: a data row before any column header (expected the header '#  size  count  type  redop  root  "
+          "time  algbw  busbw  #wrong ...' first: is the top of the table missing?)");
+    CHECK(message(kHead + "        1024           256     float     sum      -1    20.35    0.05\n") ==
+          "t.txt:4: the row has 7 fields (expected 13 fields as the header at line 2 says: size count type redop "
+          "root, then time algbw busbw #wrong for out-of-place and for in-place): a truncated row?");
+    CHECK(message(kHead + "        1024           256     float     sum      -1    abc    0.05    0.09      0    20.32    "
+                          "0.05    0.09      0\n") ==
+          "t.txt:4: out-of-place time (us) is 'abc' (expected a number or N/A)");
+    CHECK(message(kHead + "        1024          2x56     float     sum      -1    20.35    0.05    0.09      0    20.32    "
+                          "0.05    0.09      0\n") ==
+          "t.txt:4: count (elements) is '2x56' (expected a whole number >= 0)");
+    CHECK(message(kHead + "# Out of bounds values : 0 OK\n") ==
+          "t.txt:2: the column header has no data rows after it (expected rows 'SIZE COUNT TYPE ...': a truncated "
+          "paste?)");
+    const std::string row = "        1024           256     float     sum      -1    20.35    0.05    0.09      0    20.32    "
+                            "0.05    0.09      0\n";
+    CHECK(message(kHead + row + kHead.substr(kHead.find('\n') + 1) + row) ==
+          "t.txt:5: a second column header after 1 data rows (expected one table per file: split the file at this "
+          "line)");
+    CHECK(message("./build/all_gather_perf -b 8\n" + kHead + row, "all_reduce") ==
+          "t.txt: --collective all_reduce contradicts the file, which names all_gather_perf");
+    CHECK(message(kHead + row, "allreduce") ==
+          "--collective allreduce: not an nccl-tests collective (expected one of all_reduce, all_gather, "
+          "reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube)");
+    CHECK_THROWS_WITH_AS(load_nccl_tests("/nonexistent/x.txt"),
+                         "/nonexistent/x.txt: no such file (expected the saved output of an nccl-tests *_perf tool)",
+                         UsageError);
+  }
+
+  TEST_CASE("the α-β fit gives back the published large-message busbw and the small-message floor") {
+    const NcclTestsTable t = load_nccl_tests(data("h100-2x8-ib-allreduce.txt"));
+    const PublishedFit f = fit_published({t});
+    CHECK(f.ranks == 16);
+    CHECK(f.nodes == 2);
+    CHECK(f.alpha_messages == rel(30));  // ring all-reduce on 16 ranks: 2(n-1) messages in a row
+    CHECK(f.alpha_rows == std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096});
+    CHECK(f.beta_rows.size() == 6);  // 512 MiB .. 16 GiB
+    CHECK_FALSE(f.beta_fallback);
+    // The ring's busbw at large sizes is the link bandwidth: the fit lands
+    // between the published 427 (512 MiB) and 469 GB/s (16 GiB) busbw.
+    CHECK(f.bandwidth_Bps > 427e9);
+    CHECK(f.bandwidth_Bps < 470e9);
+    // The floor: about 25-34 µs over 30 messages.
+    CHECK(f.alpha_s * 30 > 24e-6);
+    CHECK(f.alpha_s * 30 < 35e-6);
+    REQUIRE(f.residuals.size() == 1);
+    CHECK(f.residuals[0].size() == 32);
+    CHECK(median_abs_error_pct(f.residuals[0]) < 25);
+    // A table without small rows cannot give α; two systems are not one fit.
+    CHECK_THROWS_WITH_AS(fit_published({load_nccl_tests(data("h200-2x8-allreduce.txt"))}),
+                         doctest::Contains("no row of at most 4096 B: α (the small-message floor) cannot be fitted"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(fit_published({t, load_nccl_tests(data("a100-2x8-allreduce.txt"))}),
+                         doctest::Contains("are not one system: fit one system per profile"), UsageError);
+  }
+}
