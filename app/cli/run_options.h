@@ -25,6 +25,7 @@ struct RunArgs {
   int root = 0;
   bool in_place = false;
   int segments = 1;
+  int channels = 1;
   std::string data, input_file, fill;
   std::string backend = "threads", mode = "lockstep";
   bool data_given = false;  // --data was on the command line (possibly empty)

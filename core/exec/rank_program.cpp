@@ -103,6 +103,7 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
         e.len = ops[i].len;
         e.bytes = ops[i].kind == OpKind::swap ? 0 : ops[i].len * static_cast<int64_t>(esize_);
         e.chunk = ops[i].chunk;
+        e.channel = ops[i].channel;
         ev.push_back(e);
       }
     }

@@ -239,6 +239,19 @@ expect 2 "error: --ranks 257 is more than this tool runs (at most 256)" -- run -
 # one cap for every command (core/ir/limits.h)
 expect 2 "error: --ranks 300 is more than this tool runs (at most 256)" -- bench --ranks 300
 expect 2 "error: segments must be in 1..4096, got 1000000" -- run --segments 1000000
+# --channels (issue 35): the vector in C slices run at once; run --json always reports "channels"
+expect 0 '"segments": 1, "channels": 1, "backend"' -- "${SEED[@]}" --json
+expect 0 '"segments": 1, "channels": 2, "backend"' -- run -c all_reduce -a ring -n 4 --count 16 --fill iota --channels 2 --json
+expect 0 '"ok": true' -- run -c all_reduce -a double_binary_tree -n 5 --count 13 --segments 2 --channels 3 --fill random:2 --json
+expect 0 '"steps": 6' -- run -c all_reduce -a ring -n 4 --count 16 --channels 2 --json
+expect 0 "R0 → R1  send input chunk 0 ch 0 [0, 2)" -- run -c all_reduce -a ring -n 4 --count 16 --fill iota --channels 2 --steps
+expect 0 "R0 → R1  send input chunk 4 ch 1 [8, 10)" -- run -c all_reduce -a ring -n 4 --count 16 --fill iota --channels 2 --steps
+expect 0 '"ok": true' -- run -c all_reduce -a one_shot -n 4 --count 9 --fill random:4 --in-place --json
+expect 0 '"steps": 2, ' -- run -c all_reduce -a two_shot -n 4 --count 9 --json
+expect 2 "error: channels must be in 1..64, got 0" -- run --channels 0
+expect 2 "error: channels must be in 1..64, got 65" -- run --channels 65
+expect 2 "error: channels = 2: algorithm 'naive' does not run in channels (for all_reduce: ring, double_binary_tree)" -- run -a naive --channels 2
+expect 2 "error: --channels 0 is out of range (1..64)" -- predict --channels 0
 # --input infers the count like --data
 TMPJ=$(mktemp); echo '{"inputs": [[1,2,3],[4,5,6],[7,8,9]]}' > "$TMPJ"
 expect 0 "R1 [12, 15, 18]" -- run -c all_reduce -a ring -n 3 --input "$TMPJ" --outputs
