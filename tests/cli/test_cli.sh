@@ -387,7 +387,8 @@ expect 0 "ring                  30        6e-05        0.075      0.07506" -- "$
 expect 0 "hierarchical          16      4.6e-05    0.0429167    0.0429627    0.0429627    28000000000     2000000000 node 0 NIC 0 out       1000000000" -- "${TOPO[@]}"
 expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, "nodes": 2, "nics_per_node": 1, "bytes": 1000000000, "steps": 16' -- "${TOPO[@]}" --json
 expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
-expect 0 "switch: recursive_doubling -> hierarchical at 262144 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
+# NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
+expect 0 "switch: double_binary_tree -> hierarchical at 2097152 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
 expect 0 "switch: recursive_doubling -> halving_doubling at 8388608 B" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
 expect 0 "auto picks hierarchical" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
 expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
@@ -401,7 +402,7 @@ MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling tim
 MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
 # The TUNING lines carry the documented prefix (README: microddp:<pid>:<tid> [<rank>] MICRODDP INFO ...)
 out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=TUNING "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
-if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 8 ] || [ "$(wc -l <<<"$out")" -ne 8 ] ||
+if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 11 ] || [ "$(wc -l <<<"$out")" -ne 11 ] ||
    ! grep -qE '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us \(model: nvlink\)$' <<<"$out"; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=TUNING run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # run logs as hang-lab does: per rank an INIT and a COLL line (INFO), P2P and the call's end (TRACE)
