@@ -146,8 +146,21 @@ TEST_SUITE("record_io") {
       for (const Event& e : ev) channels.insert(e.channel);
     CHECK(channels == std::set<int>{0, 1});
     nlohmann::json j = nlohmann::json::parse(record_to_json(r));
-    j["spec"].erase("channels");
-    CHECK(record_from_json(j.dump()).spec.channels == 1);
+    // the events must match the schedule the spec rebuilds: one channel fewer is refused
+    nlohmann::json k = j;
+    k["spec"].erase("channels");
+    CHECK_THROWS_AS(record_from_json(k.dump()), UsageError);
+    // one channel writes no field, and no field reads as one
+    CollectiveSpec one = s;
+    one.channels = 1;
+    RunRecord r1 = r;
+    r1.spec = one;
+    const RunResult res1 = run_threads(make_schedule(one), r1.inputs);
+    r1.outputs = res1.outputs;
+    r1.trace = res1.trace;
+    const nlohmann::json j1 = nlohmann::json::parse(record_to_json(r1));
+    CHECK_FALSE(j1["spec"].contains("channels"));
+    CHECK(record_from_json(j1.dump()).spec.channels == 1);
     j["spec"]["channels"] = 0;
     CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"), doctest::Contains("channels must be in 1..64, got 0"),
                          UsageError);
