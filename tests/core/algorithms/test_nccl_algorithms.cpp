@@ -176,10 +176,11 @@ TEST_SUITE("nccl_algorithms") {
     CHECK(count_messages(make_schedule(spec("double_binary_tree", 1, 5))).sends == std::vector<int>{0});
   }
 
-  TEST_CASE("double tree: every rank ends with the root's bits, in place, tiny and empty counts") {
-    for (int n : {1, 2, 3, 5, 6, 7})
-      for (int64_t count : {int64_t{0}, int64_t{1}, int64_t(n - 1), int64_t{13}})
-        for (int k : {1, 3})
+  TEST_CASE("double tree: segmented, in place, tiny counts; every rank ends with the root's bits") {
+    // (test_matrix.cpp runs it unsegmented over n = 1..9, 16 and every count)
+    for (int n : {2, 3, 6})
+      for (int64_t count : {int64_t{1}, int64_t{13}})
+        for (int k : {3})
           for (bool ip : {false, true}) {
             CAPTURE(n); CAPTURE(count); CAPTURE(k); CAPTURE(ip);
             CollectiveSpec s = spec("double_binary_tree", n, count, k);
@@ -213,9 +214,10 @@ TEST_SUITE("nccl_algorithms") {
     c = count_messages(s);
     CHECK(c.sends == std::vector<int>{6, 6, 6, 6});
     CHECK(c.sent_elems == std::vector<int64_t>{7 + 9, 7 + 9, 8 + 6, 8 + 6});
+    // (test_matrix.cpp runs them over n = 1..9, 16 and every count)
     for (const char* alg : {"one_shot", "two_shot"})
-      for (int n : {1, 2, 3, 4, 7})
-        for (int64_t count : {int64_t{0}, int64_t{1}, int64_t(n - 1), int64_t{11}})
+      for (int n : {3, 4})
+        for (int64_t count : {int64_t{1}, int64_t{11}})
           for (bool ip : {false, true}) {
             CAPTURE(alg); CAPTURE(n); CAPTURE(count); CAPTURE(ip);
             CollectiveSpec x = spec(alg, n, count);
