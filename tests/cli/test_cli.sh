@@ -267,8 +267,9 @@ out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --byte
 if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! grep -qF "1048576 B; infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
    || ! grep -qE "^ring +6 +1.2e-05 +6.29146e-05 " <<<"$out"; then
   echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# one row per all_reduce algorithm (10, issue 35 added double_binary_tree, one_shot, two_shot) and preset
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
-if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 7 ]; then
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 10 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 10 ]; then
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
