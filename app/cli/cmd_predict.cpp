@@ -35,7 +35,7 @@ namespace {
 
 struct Args {
   std::string collective = "all_reduce", algorithm = "ring", dtype = "float32", bytes = "1e9";
-  int ranks = 8, segments = 1, root = 0;
+  int ranks = 8, segments = 1, channels = 1, root = 0;
   ParamChoice params;
   bool sweep = false;
   std::string from = "1K", to = "1G";
@@ -155,6 +155,7 @@ CollectiveSpec make_spec(const Args& a, const std::string& alg, int64_t bytes) {
   o.root = a.root;
   CollectiveSpec s = bench_spec(o, alg, bytes);
   s.segments = a.segments;
+  s.channels = a.channels;
   if (a.nodes > 0) s.nodes = a.nodes;
   return s;
 }
@@ -370,6 +371,7 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   for (const auto& alg : algorithms_for(c)) {
     const CollectiveSpec s = make_spec(a, alg, bytes);
     if (s.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
+    if (s.channels > 1 && !find_algorithm(alg, c)->channels) continue;
     const Schedule sch = make_schedule(s);
     const Prediction pr = predict(sch, p);
     const auto cf = closed_form(s, p);
@@ -494,6 +496,7 @@ std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
   for (const auto& alg : algorithms_for(c))
     if (a.algorithm == "all" || a.algorithm == "auto" || alg == a.algorithm) {
       if (a.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
+      if (a.channels > 1 && !find_algorithm(alg, c)->channels) continue;
       algs.push_back(alg);
     }
   if (algs.empty()) algorithm_info(make_spec(a, a.algorithm, 0));  // throws naming it
@@ -645,6 +648,8 @@ int run(Args a, bool ranks_given) {
   check_ranks(a.ranks, "--ranks");
   if (a.segments < 1 || a.segments > 4096)
     throw UsageError(fmt::format("--segments {} is out of range (1..4096)", a.segments));
+  if (a.channels < 1 || a.channels > 64)
+    throw UsageError(fmt::format("--channels {} is out of range (1..64)", a.channels));
   std::optional<Network> from_profile = profile_network(a, ranks_given);
   if (from_profile || topology_mode(a)) {
     const Network net = from_profile ? *from_profile : network(a);
@@ -735,6 +740,8 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--bytes", a.bytes, "message size S in bytes (1e9, 64M, 4K: nccl-tests' size)")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
   sub->add_option("--segments", a.segments, "ring segments per chunk")->capture_default_str();
+  sub->add_option("--channels", a.channels, "ring, double_binary_tree: slices of the vector run at once")
+      ->capture_default_str();
   sub->add_option("--root", a.root, "root rank")->capture_default_str();
   sub->add_option("--preset", a.params.preset, "nvlink | infiniband | pcie5 | ethernet-100g | ethernet-10g (a comma list: one block per preset; one algorithm: compared side by side)");
   sub->add_option("--alpha", a.params.alpha, "latency α in seconds per message");

@@ -349,11 +349,11 @@ int run(const Args& a, const CLI::App& sub) {
   if (a.json) {
     fmt::print(
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
-        "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
+        "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"channels\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
         "\"protocol\": \"{}\", \"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, "
         "\"time_us\": {:.3f}, \"ok\": {}{}{}{}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
-        sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), name(res.trace.protocol),
+        sp.in_place, sp.segments, sp.channels, res.trace.backend, name(res.trace.mode), name(res.trace.protocol),
         p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
         res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json,

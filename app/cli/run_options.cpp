@@ -34,6 +34,9 @@ void add_run_options(CLI::App& app, RunArgs& a) {
   app.add_option("--root", a.root, "root rank")->capture_default_str();
   app.add_flag("--in-place", a.in_place, "output overwrites the input (NCCL's in-place convention)");
   app.add_option("--segments", a.segments, "ring: pipeline each chunk in this many segments")->capture_default_str();
+  app.add_option("--channels", a.channels,
+                 "ring, double_binary_tree: split the vector into this many slices run at once (NCCL's channels)")
+      ->capture_default_str();
   auto* d = app.add_option("--data", a.data, "per-rank values: \"1,2,3;4,5,6;7,8,9\" (';' between ranks)")
                 ->each([&a](const std::string&) { a.data_given = true; });
   auto* f = app.add_option("--input", a.input_file, "JSON file {\"inputs\": [[...], ...]}");
@@ -86,6 +89,7 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
   s.root = a.root;
   s.in_place = a.in_place;
   s.segments = a.segments;
+  s.channels = a.channels;
   p.mode = parse_mode(a.mode);
   if (a.data_given && a.data.empty())
     throw UsageError("--data is empty (give one row per rank, e.g. \"1,2,3;4,5,6;7,8,9\", or leave it out)");

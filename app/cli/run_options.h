@@ -26,6 +26,7 @@ struct RunArgs {
   int root = 0;
   bool in_place = false;
   int segments = 1;
+  int channels = 1;
   std::string data, input_file, fill;
   std::string backend = "threads", mode = "lockstep";
   std::string protocol = "simple";  // simple | ll | ll128 | auto (core/ir/protocol.h)

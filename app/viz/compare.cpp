@@ -19,15 +19,9 @@ std::string human_bytes(double b) {
   return fmt::format("{} B", static_cast<int64_t>(b));
 }
 
-std::vector<std::string> Compare::default_algorithms(Collective c) {
-  const auto& all = algorithms_for(c);
-  std::vector<std::string> out;
-  for (const char* a : {"naive", "tree", "ring"})
-    if (std::find(all.begin(), all.end(), a) != all.end()) out.push_back(a);
-  for (const auto& a : all)
-    if (out.size() < 3 && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
-  return out;
-}
+// The registry's compare set (AlgorithmInfo::compare_order: naive, tree,
+// ring), filled to three from the teaching order.
+std::vector<std::string> Compare::default_algorithms(Collective c) { return compare_set(c, 3); }
 
 void Compare::configure(const RunParams& p, const std::vector<std::string>& algs) {
   base = p;
@@ -228,12 +222,14 @@ void Compare::finish_sweep() {
   crossover_predicted_bytes = crossover_predicted_us = -1;
   for (SweepCurve& c : sweep)
     if (c.predicted_us.size() != c.bytes.size()) c.predicted_us.clear();  // all or nothing
-  const auto ring = std::find_if(sweep.begin(), sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+  // The registry's compare_reference ("ring"): where it becomes the fastest.
+  const std::string& ref = compare_reference();
+  const auto ring = std::find_if(sweep.begin(), sweep.end(), [&](const SweepCurve& c) { return c.algorithm == ref; });
   if (ring == sweep.end() || ring->bytes.empty()) return;
   // "Fastest" needs something to be faster than: another algorithm with
   // points at the ring's sizes.
   const bool rival = std::any_of(sweep.begin(), sweep.end(), [&](const SweepCurve& c) {
-    return c.algorithm != "ring" && !c.bytes.empty();
+    return c.algorithm != ref && !c.bytes.empty();
   });
   if (!rival) return;
   // On one rank every algorithm is the same local copy: which one "wins" is
@@ -245,9 +241,10 @@ void Compare::finish_sweep() {
   crossover_measured = ring_fastest_from(sweep, *ring, &SweepCurve::measured_us);
   crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
   crossover = crossover_measured < 0
-                  ? fmt::format("ring was not the fastest at the largest size measured here ({})",
+                  ? fmt::format("{} was not the fastest at the largest size measured here ({})", ref,
                                 human_bytes(ring->bytes.back()))
-                  : fmt::format("ring is the fastest from {} on (measured)", human_bytes(ring->bytes[crossover_measured]));
+                  : fmt::format("{} is the fastest from {} on (measured)", ref,
+                                human_bytes(ring->bytes[crossover_measured]));
   if (crossover_predicted >= 0) {
     const int j = crossover_predicted;
     crossover_predicted_bytes = ring->bytes[j];
@@ -260,7 +257,7 @@ void Compare::finish_sweep() {
         std::vector<double> others;
         for (const SweepCurve& c : sweep)
           if (&c != &*ring && !c.predicted_us.empty()) others.push_back(predicted_at(c.algorithm, b));
-        return ring_fastest_at(predicted_at("ring", b), others);
+        return ring_fastest_at(predicted_at(ref, b), others);
       };
       const int64_t unit = int64_t(dtype_size(base.spec.dtype)) * std::max(1, base.spec.world_size);
       int64_t lo = int64_t(ring->bytes[j - 1]), hi = int64_t(ring->bytes[j]);
@@ -269,7 +266,7 @@ void Compare::finish_sweep() {
         (ring_wins(mid) ? hi : lo) = mid;
       }
       crossover_predicted_bytes = double(hi);
-      crossover_predicted_us = predicted_at("ring", hi);
+      crossover_predicted_us = predicted_at(ref, hi);
     }
     crossover += fmt::format(", from {} on (predicted)", human_bytes(crossover_predicted_bytes));
   }

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "app/viz/units.h"
+#include "core/algorithms/registry.h"
 
 namespace microddp::viz {
 
@@ -113,7 +114,8 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   t.num_steps = p.schedule.num_steps();
   t.position = target_step(b.at, p.schedule) + 1;
   RunParams& r = t.params;
-  r.spec = p.spec;  // single_buffered_ring is planned as ring_unchunked (prepare)
+  r.spec = p.spec;  // a broken form (single_buffered_ring) is planned as its algorithm (prepare)
+  const bool broken_form = broken_variant_of(s.algorithm) != nullptr;  // the registry's broken_name
   r.mode = p.mode;
   r.backend = "threads";
   if (!p.runnable) {
@@ -125,7 +127,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     t.drive = false;
     notes.push_back("per-rank counts cannot be stepped in the viewer; the checks run them");
   }
-  if (s.algorithm == "single_buffered_ring") {
+  if (broken_form) {
     // The broken run itself: the one-buffer ring, run for real with the
     // beat's delays through the `corrupts` check's seed search (at most 30
     // runs, so the window never waits long), the first corrupting seed shown.
@@ -142,7 +144,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
                             : "the panels show the one-buffer ring run for real; red cells differ from what the "
                               "correct ring holds");
   }
-  if (s.delay && s.algorithm != "single_buffered_ring")
+  if (s.delay && !broken_form)
     notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;

@@ -54,6 +54,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--op", o.op, "sum prod min max avg");
   cli.add_option("--root", p.spec.root, "root rank");
   cli.add_option("--segments", p.spec.segments, "ring pipeline segments per chunk");
+  cli.add_option("--channels", p.spec.channels, "ring, double_binary_tree: slices of the vector run at once");
   cli.add_option("--nodes", p.spec.nodes, "ranks on this many nodes, contiguously (hierarchical; the topology view)");
   cli.add_option("--nics-per-node", o.nics_per_node, "topology view: NICs per node (1..ranks per node)");
   cli.add_option("--intra", o.intra, "topology view: intra-node link, preset or ALPHA,BW (seconds, bytes/s)");

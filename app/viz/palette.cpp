@@ -44,10 +44,7 @@ Rgba algorithm_color(const std::string& name) {
   // Rank-colour indices: the first three as the compare view always drew
   // naive, tree, ring; 0 (orange) is skipped, it means "predicted".
   static constexpr int kSlots[] = {4, 5, 2, 1, 6, 7, 3, 12, 13, 10, 9, 14, 15, 11};
-  std::vector<std::string> order = {"naive", "tree", "ring"};
-  for (Collective c : all_collectives())
-    for (const auto& a : algorithms_for(c))
-      if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
+  const std::vector<std::string> order = palette_order();  // the registry's compare set first
   auto it = std::find(order.begin(), order.end(), name);
   size_t i = static_cast<size_t>(it - order.begin());
   if (it == order.end()) i = std::hash<std::string>{}(name);  // not registered: stable per name

@@ -40,11 +40,12 @@ constexpr const char* kCrossoverWaits = "the crossover shows once you answer";
 // "ring is the fastest from 1 MiB on", in few words for the sweep's header
 // line at large text (the full sentence is Compare::crossover, on hover).
 std::string short_crossover(const Compare& cmp) {
-  const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+  const std::string& ref = compare_reference();
+  const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return c.algorithm == ref; });
   if (ring == cmp.sweep.end() || ring->bytes.empty() || cmp.crossover.empty()) return "";
   std::string out = cmp.crossover_measured < 0
-                        ? fmt::format("ring not fastest up to {}", human_bytes(ring->bytes.back()))
-                        : fmt::format("ring fastest from {}", human_bytes(ring->bytes[cmp.crossover_measured]));
+                        ? fmt::format("{} not fastest up to {}", ref, human_bytes(ring->bytes.back()))
+                        : fmt::format("{} fastest from {}", ref, human_bytes(ring->bytes[cmp.crossover_measured]));
   if (cmp.crossover_predicted_bytes > 0) out += fmt::format(" ({} predicted)", human_bytes(cmp.crossover_predicted_bytes));
   return out;
 }
@@ -243,7 +244,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   // Where ring becomes and stays the fastest, if it does in the sizes
   // measured (ring's dot ringed) and predicted (on ring's line); the labels
   // inside the plot box, at its top.
-  if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return c.algorithm == "ring"; });
+  if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(),
+                               [](const SweepCurve& c) { return c.algorithm == compare_reference(); });
       ring != cmp.sweep.end()) {
     const float ring_off = std::round((float(ring - cmp.sweep.begin()) - float(K - 1) / 2) * spread_px);
     auto vline = [&](double b, ImU32 col, const char* label, float row) {
@@ -362,18 +364,21 @@ void draw_compare(App& app) {
   // hides the point of the comparison: say so, and offer the ranks at which
   // they differ (the --view compare default).
   {
+    // The first two of the registry's compare set (naive, tree).
+    const std::vector<std::string> set = compare_set(cmp.base.spec.collective, 0);
     const Session *naive = nullptr, *tree = nullptr;
-    for (size_t i = 0; i < cmp.sessions.size(); ++i) {
+    for (size_t i = 0; i < cmp.sessions.size() && set.size() >= 2; ++i) {
       if (!cmp.sessions[i]) continue;
-      if (cmp.algorithms[i] == "naive") naive = cmp.sessions[i].get();
-      if (cmp.algorithms[i] == "tree") tree = cmp.sessions[i].get();
+      if (cmp.algorithms[i] == set[0]) naive = cmp.sessions[i].get();
+      if (cmp.algorithms[i] == set[1]) tree = cmp.sessions[i].get();
     }
     if (controls && naive && tree && cmp.base.spec.world_size != kCompareDefaultRanks) {
       const Stats a = build_stats(*naive), b = build_stats(*tree);
       // (A barrier, or one rank, moves no bytes at any world size: no hint.)
       if (a.busiest_rank_bytes == b.busiest_rank_bytes && a.busiest_rank_bytes > 0) {
-        const std::string note = fmt::format("At {} ranks naive and tree both load their busiest rank with {}.",
-                                             cmp.base.spec.world_size, human_bytes(double(a.busiest_rank_bytes)));
+        const std::string note = fmt::format("At {} ranks {} and {} both load their busiest rank with {}.",
+                                             cmp.base.spec.world_size, set[0], set[1],
+                                             human_bytes(double(a.busiest_rank_bytes)));
         const std::string button = fmt::format("Use {} ranks", kCompareDefaultRanks);
         const float bw = ImGui::CalcTextSize(button.c_str()).x + 2 * style.FramePadding.x;
         ImGui::AlignTextToFramePadding();

@@ -11,15 +11,17 @@
 #include <cmath>
 
 #include "app/viz/panels.h"
+#include "core/algorithms/registry.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
 
 std::string run_algorithm_name(const RunParams& p) {
-  // The session runs the one-buffer ring only in place of ring_unchunked.
-  if (!p.broken || p.spec.algorithm != "ring_unchunked") return p.spec.algorithm;
-  return p.broken->max_delay_us > 0 ? "single_buffered_ring (one buffer, sends delayed)"
-                                    : "single_buffered_ring (one buffer)";
+  // The session runs a broken form only in place of the algorithm whose
+  // record has one (the registry: ring_unchunked's single_buffered_ring).
+  const AlgorithmInfo* a = p.broken ? find_algorithm(p.spec.algorithm, p.spec.collective) : nullptr;
+  if (!a || !a->broken) return p.spec.algorithm;
+  return a->broken_name + (p.broken->max_delay_us > 0 ? " (one buffer, sends delayed)" : " (one buffer)");
 }
 
 void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool compact) {

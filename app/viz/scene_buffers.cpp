@@ -97,8 +97,11 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   for (const auto& v : swapped_names) has_swaps = has_swaps || !v.empty();
   // Judging values (see BuffersScene::judged): the inputs as recorded.
   const ReduceOp op = sp.op;
-  sc.judged = have_values && sp.collective == Collective::all_reduce && sp.algorithm == "ring_unchunked" &&
-              sp.counts.empty() && op != ReduceOp::avg;
+  // Judged: the algorithms with a broken form (the registry's
+  // AlgorithmInfo::broken: ring_unchunked), whose wrong values are the lesson.
+  const AlgorithmInfo* info = find_algorithm(sp.algorithm, sp.collective);
+  sc.judged = have_values && sp.collective == Collective::all_reduce && info && info->broken && sp.counts.empty() &&
+              op != ReduceOp::avg;
   std::vector<const std::vector<double>*> input_vals(static_cast<size_t>(n), nullptr);
   if (sc.judged)
     for (int r = 0; r < n; ++r)

@@ -27,7 +27,11 @@ TopologyKind topology_kind(const CollectiveSpec& s) {
     case Layout::binomial_tree: return TopologyKind::tree;
     case Layout::hypercube: return TopologyKind::hypercube;
     case Layout::star: return TopologyKind::star;
-    case Layout::none: return TopologyKind::circle;
+    case Layout::none:
+    // Issue 35's shapes: on a circle with their messages' arrows until the
+    // double-tree and full-mesh views are drawn.
+    case Layout::double_tree:
+    case Layout::full_mesh: return TopologyKind::circle;
   }
   return TopologyKind::circle;
 }

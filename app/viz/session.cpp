@@ -24,9 +24,15 @@ RankData make_inputs(const CollectiveSpec& s, const std::string& data) {
 Session::~Session() { run_.reset(); }
 
 namespace {
-// The one-buffer ring is the unchunked ring's broken form: another
-// algorithm picked in the controls runs as itself, checked.
-bool shows_broken(const RunParams& p) { return p.broken && p.spec.algorithm == "ring_unchunked"; }
+// The one-buffer ring is the unchunked ring's broken form (the registry's
+// AlgorithmInfo::broken): another algorithm picked in the controls runs as
+// itself, checked. The broken forms are all_reduce rings.
+const AlgorithmInfo* broken_of(const RunParams& p) {
+  if (!p.broken) return nullptr;
+  const AlgorithmInfo* a = find_algorithm(p.spec.algorithm, Collective::all_reduce);
+  return a && a->broken ? a : nullptr;
+}
+bool shows_broken(const RunParams& p) { return broken_of(p) != nullptr; }
 
 // The window's own cap, below the other commands' (core/ir/limits.h).
 void check_view_ranks(int n, const char* what) {
@@ -56,7 +62,7 @@ void Session::configure(const RunParams& p) {
       throw UsageError(fmt::format("the single-buffered ring is an all_reduce, not a {}", name(spec.collective)));
     if (p.mode != Mode::lockstep)
       throw UsageError("the single-buffered ring is shown in lockstep mode only (its snapshots are per step)");
-    sched = std::make_unique<Schedule>(make_single_buffered_ring(spec));
+    sched = std::make_unique<Schedule>(broken_of(p)->broken(spec));
   } else {
     sched = std::make_unique<Schedule>(make_schedule(spec));
     check_schedule(*sched);

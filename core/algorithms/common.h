@@ -20,6 +20,8 @@ std::vector<AlgorithmInfo> ring_unchunked_algorithms();  // ring_unchunked.cpp
 std::vector<AlgorithmInfo> recursive_algorithms();       // recursive.cpp
 std::vector<AlgorithmInfo> pairwise_algorithms();        // pairwise.cpp
 std::vector<AlgorithmInfo> hierarchical_algorithms();    // hierarchical.cpp
+std::vector<AlgorithmInfo> double_tree_algorithms();     // double_tree.cpp
+std::vector<AlgorithmInfo> direct_algorithms();          // direct.cpp
 
 // A vector cut into chunks: chunk c is [off[c], off[c+1]) (elements).
 struct Chunks {

@@ -56,7 +56,8 @@ Registry& registry() {
     Registry r;
     for (auto family : {detail::tree_algorithms, detail::ring_algorithms, detail::ring_unchunked_algorithms,
                         detail::recursive_algorithms, detail::pairwise_algorithms,
-                        detail::hierarchical_algorithms})
+                        detail::hierarchical_algorithms, detail::double_tree_algorithms,
+                        detail::direct_algorithms})
       for (auto& info : family()) r.add(std::move(info));
     return r;
   }();
@@ -73,6 +74,8 @@ std::string_view name(Layout l) {
     case Layout::tree: return "tree";
     case Layout::binomial_tree: return "binomial tree";
     case Layout::hypercube: return "hypercube";
+    case Layout::double_tree: return "double tree";
+    case Layout::full_mesh: return "full mesh";
   }
   return "?";
 }
@@ -126,8 +129,56 @@ Schedule make_schedule(const CollectiveSpec& s) {
   if (s.segments > 1 && !a.pipelines)
     throw UsageError(fmt::format("segments = {} needs the chunked ring; algorithm '{}' does not pipeline",
                                  s.segments, s.algorithm));
+  if (s.channels > 1 && !a.channels) {
+    std::string takers;
+    for (const auto& r : registry().records)
+      if (r->channels && r->variant(s.collective)) takers += (takers.empty() ? "" : ", ") + r->name;
+    throw UsageError(fmt::format("channels = {}: algorithm '{}' does not run in channels (for {}: {})", s.channels,
+                                 s.algorithm, name(s.collective), takers.empty() ? "none does" : takers));
+  }
   if (a.refuse) a.refuse(s);
-  return a.variant(s.collective)->generate(s);
+  const Generator& g = a.variant(s.collective)->generate;
+  return s.channels > 1 ? with_channels(s, g) : g(s);
+}
+
+std::vector<std::string> compare_set(Collective c, size_t fill_to) {
+  std::vector<std::pair<int, std::string>> marked;
+  for (const auto& n : algorithms_for(c))
+    if (const int o = find_algorithm(n, c)->compare_order; o > 0) marked.emplace_back(o, n);
+  std::stable_sort(marked.begin(), marked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& m : marked) out.push_back(m.second);
+  for (const auto& n : algorithms_for(c))
+    if (out.size() < fill_to && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> palette_order() {
+  std::vector<std::pair<int, std::string>> marked;
+  for (const auto& r : registry().records)
+    if (r->compare_order > 0 &&
+        std::none_of(marked.begin(), marked.end(), [&](const auto& m) { return m.second == r->name; }))
+      marked.emplace_back(r->compare_order, r->name);
+  std::stable_sort(marked.begin(), marked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& m : marked) out.push_back(m.second);
+  for (int c = 0; c < kNumCollectives; ++c)
+    for (const auto& n : registry().names[c])
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
+}
+
+const std::string& compare_reference() {
+  for (const auto& r : registry().records)
+    if (r->compare_reference) return r->name;
+  static const std::string none;
+  return none;
+}
+
+const AlgorithmInfo* broken_variant_of(const std::string& broken_name) {
+  for (const auto& r : registry().records)
+    if (r->broken && r->broken_name == broken_name) return r.get();
+  return nullptr;
 }
 
 }  // namespace microddp

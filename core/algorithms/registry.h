@@ -12,6 +12,18 @@
 //                collectives (a naive all_reduce reduces to the root)
 //   pipelines    accepts segments > 1; every other algorithm is refused a
 //                segmented spec before generation, with a UsageError
+//   channels     accepts channels > 1 (CollectiveSpec::channels): make_schedule
+//                cuts the vector into that many slices and runs the
+//                generator once per slice (channels.cpp); every other
+//                algorithm is refused, with a UsageError naming it
+//   compare_order  > 0: in the window's default Compare set, in this order
+//                (naive 1, tree 2, ring 3); also the palette's first colours
+//   compare_reference  Compare reports where this one becomes the fastest
+//                (the ring: "ring is the fastest from 1 MiB on")
+//   broken, broken_name  optional: a deliberately broken form of the
+//                algorithm that the checker rejects (ring_unchunked's one-
+//                buffer ring, "single_buffered_ring"), for the lessons and
+//                the window's broken runs
 //   whole_input_chunks  Op::chunk names whose input is travelling (the
 //                whole vector moves), not a chunk of it: the printer says
 //                "holding T{q}" instead of "chunk q"
@@ -47,6 +59,11 @@
 //   pairwise.cpp        all_to_all pairwise exchange ("naive")
 //   hierarchical.cpp    hierarchical all_reduce: the two-level ring over
 //                       spec.nodes nodes (core/ir/topology.h)
+//   double_tree.cpp     double_binary_tree all_reduce (NCCL's two trees,
+//                       Sanders, Speck & Träff 2009), pipelined in segments
+//   direct.cpp          one_shot and two_shot all_reduce: direct reads of the
+//                       peers' buffers (TensorRT-LLM / vLLM custom all-reduce)
+//   channels.cpp        (no records) the channel split of make_schedule
 // Sources: Thakur, Rabenseifner & Gropp, "Optimization of Collective
 // Communication Operations in MPICH" (IJHPCA 2005) for the binomial, recursive
 // doubling / halving and the non-power-of-two fix-up; Patarasuk & Yuan,
@@ -54,6 +71,7 @@
 // (JPDC 2009) for the ring; Hensgen, Finkel & Manber (1988) for the
 // dissemination barrier.
 #pragma once
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -73,6 +91,8 @@ enum class Layout {
   tree,           // the binary tree in heap order (make_tree)
   binomial_tree,  // the binomial tree (make_tree)
   hypercube,      // partners at distance 1, 2, 4, ... in rows and columns
+  double_tree,    // two binary trees over the same ranks (make_double_tree), in two colours
+  full_mesh,      // every rank reads from every other: a circle with all links
 };
 std::string_view name(Layout l);
 
@@ -90,6 +110,11 @@ struct AlgorithmInfo {
   Layout layout = Layout::none;
   bool uses_root = false;
   bool pipelines = false;
+  bool channels = false;
+  int compare_order = 0;
+  bool compare_reference = false;
+  Generator broken;
+  std::string broken_name;
   bool whole_input_chunks = false;
   bool preferred = false;
   std::function<void(const CollectiveSpec&)> refuse;
@@ -124,11 +149,55 @@ const std::vector<std::string>& algorithms_for(Collective c);
 // The first preferred algorithm for c, else the first listed ("" when none).
 const std::string& preferred_algorithm(Collective c);
 
+// The window's default Compare set for c: the algorithms serving c whose
+// compare_order > 0, in that order, then others in teaching order until
+// there are `fill_to` (naive, tree, ring for all_reduce).
+std::vector<std::string> compare_set(Collective c, size_t fill_to = 3);
+// Every registered name, compare set first (by compare_order), then in
+// registration order (every collective's list, first appearance): the
+// palette's order.
+std::vector<std::string> palette_order();
+// The name of the record marked compare_reference ("ring"), "" when none.
+const std::string& compare_reference();
+// The record whose broken_name is `broken_name` ("single_buffered_ring"),
+// or nullptr.
+const AlgorithmInfo* broken_variant_of(const std::string& broken_name);
+
 // Build the schedule. Validates the spec first. Throws UsageError naming the
 // algorithm and the collective when the algorithm does not exist for it, or
 // when it refuses this spec (segments > 1 for an algorithm that does not
-// pipeline; its own refuse()).
+// pipeline; channels > 1 for one without `channels`: "channels = 2: algorithm
+// 'tree' does not run in channels (only ring, double_binary_tree)"; its own
+// refuse()). channels > 1: the generator runs once per channel's slice and
+// the schedules are merged step by step (with_channels, below).
 Schedule make_schedule(const CollectiveSpec& spec);
+
+// The channel split (channels.cpp): spec.channels slices of the vector (all
+// even_chunks: all_reduce cuts [0, count); all_gather and reduce_scatter cut
+// every rank's block, so channel c holds slice c of each block), `generate`
+// called with a spec of the slice's counts and channels = 1, and the
+// channels' ops of step k concatenated in step k, channel 0 first, each op
+// tagged with Op::channel. Work buffers (send_buff, recv_buff, accum,
+// scratch) get one disjoint region per channel. Throws std::logic_error when
+// the channels' schedules differ in steps or phases, or one of them swaps
+// buffers (a swap exchanges the whole buffer names, for every channel).
+Schedule with_channels(const CollectiveSpec& spec, const Generator& generate);
+
+// NCCL's double binary tree (double_tree.cpp): tree 0 is NCCL's in-order
+// binary tree rooted at rank 0 (ncclGetBtree), tree 1 is tree 0 mirrored
+// (rank r plays n-1-r) for even n and shifted by one (r plays r-1) for odd
+// n (ncclGetDtree). Source: NVIDIA/nccl src/graph/trees.cc (the 2.7-era
+// file with parentChildType, commit 18a07ee). Ranks, not virtual ranks: the
+// trees do not depend on spec.root.
+struct DoubleTree {
+  // per tree t in {0, 1}, per rank r:
+  std::array<std::vector<int>, 2> parent;                 // -1 for the root
+  std::array<std::vector<std::vector<int>>, 2> children;  // NCCL's down0 then down1, -1s left out
+  std::array<std::vector<int>, 2> depth;                  // root 0
+  std::array<int, 2> root{};
+  int height = 0;  // the largest depth (both trees have the same shape)
+};
+DoubleTree make_double_tree(int n);  // n >= 1
 
 // Test-only: the ring_unchunked all-reduce with ONE buffer, i.e. receiving
 // into the very buffer whose send is still in flight. The checker rejects it

@@ -12,6 +12,8 @@
 // same step; each rank sends before it receives, which is why the pairs are
 // written as a send and a recv per rank and not as one transfer: the
 // transfers of a ring form a cycle.
+#include <fmt/format.h>
+
 #include "core/algorithms/common.h"
 
 namespace microddp {
@@ -102,40 +104,58 @@ std::vector<AlgorithmInfo> ring_algorithms() {
   ring.description = "chunked ring: n-1 steps of scatter-reduce, n-1 of all-gather; bandwidth-optimal";
   ring.layout = Layout::ring;
   ring.pipelines = true;
+  ring.channels = true;
   ring.preferred = true;
+  ring.compare_order = 3;
+  ring.compare_reference = true;
+  // The segmented ring double-buffers by swapping two buffer names, which
+  // every channel would share (with_channels, registry.h).
+  ring.refuse = [](const CollectiveSpec& sp) {
+    if (sp.segments > 1 && sp.channels > 1)
+      throw UsageError(fmt::format("channels = {} with segments = {}: the segmented ring swaps its two staging "
+                                   "buffers, which channels would share; use segments or channels, not both",
+                                   sp.channels, sp.segments));
+  };
   // S = the whole vector (all_reduce) or one rank's block (all_gather,
   // reduce_scatter); k = segments, each chunk S/n moving as k messages.
   ring.serves.push_back(
       {Collective::all_reduce, ring_all_reduce,
        ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
                     const int n = sp.world_size;
-                    const double n1 = n - 1, k = sp.segments, chunk = spec_bytes(sp) / n;
+                    // C channels: C·k messages a step, each chunk/(C·k)
+                    const double n1 = n - 1, k = double(sp.segments) * sp.channels, chunk = spec_bytes(sp) / n;
                     return n1 * (m.msgs(k, chunk / k) + m.reduce(chunk)) + n1 * m.msgs(k, chunk / k);
                   },
                   [](const CollectiveSpec& sp) -> std::string {
-                    return sp.segments > 1 ? "2(n-1)k·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)"
-                                           : "2(n-1)·α + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009)";
+                    const char* a = sp.channels > 1 ? "2(n-1)C·α" : sp.segments > 1 ? "2(n-1)k·α" : "2(n-1)·α";
+                    return fmt::format("{} + 2(n-1)/n·S·β + (n-1)/n·S·γ  (Patarasuk & Yuan 2009{})", a,
+                                       sp.channels > 1 ? "; C channels as in NCCL" : "");
                   }}});
   ring.serves.push_back(
       {Collective::all_gather, ring_all_gather,
        ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
-                    const double n1 = sp.world_size - 1;
-                    return n1 * m.msgs(1, spec_bytes(sp));
+                    const double n1 = sp.world_size - 1, C = sp.channels;
+                    return n1 * m.msgs(C, spec_bytes(sp) / C);
                   },
-                  fixed_text("(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)")}});
+                  [](const CollectiveSpec& sp) -> std::string {
+                    return sp.channels > 1 ? "(n-1)·(C·α + S·β)  (Patarasuk & Yuan 2009; C channels)"
+                                           : "(n-1)·(α + S·β)  (Patarasuk & Yuan 2009)";
+                  }}});
   ring.serves.push_back(
       {Collective::reduce_scatter, ring_reduce_scatter,
        ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
-                    const double n1 = sp.world_size - 1, S = spec_bytes(sp);
-                    return n1 * (m.msgs(1, S) + m.reduce(S));
+                    const double n1 = sp.world_size - 1, S = spec_bytes(sp), C = sp.channels;
+                    return n1 * (m.msgs(C, S / C) + m.reduce(S));
                   },
-                  fixed_text("(n-1)·(α + S·β + S·γ)")}});
+                  [](const CollectiveSpec& sp) -> std::string {
+                    return sp.channels > 1 ? "(n-1)·(C·α + S·β + S·γ)  (C channels)" : "(n-1)·(α + S·β + S·γ)";
+                  }}});
   // Two-level, contiguous placement: in every step exactly one rank per node
   // (its last) sends its S/n chunk across, through its own NIC, while the
   // others send inside the node; each rank also reduces S/n in the
   // scatter-reduce half. A step costs the slower of the two messages.
   ring.two_level = [](const CollectiveSpec& sp, const TwoLevelPrices& t) -> std::optional<HockneyTime> {
-    if (sp.collective != Collective::all_reduce || sp.segments > 1) return std::nullopt;
+    if (sp.collective != Collective::all_reduce || sp.segments > 1 || sp.channels > 1) return std::nullopt;
     const int n = sp.world_size;
     const double n1 = n - 1, chunk = spec_bytes(sp) / n;
     const HockneyTime in = t.intra.msgs(1, chunk), across = t.inter.msgs(1, chunk);

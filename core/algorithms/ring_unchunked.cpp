@@ -50,6 +50,8 @@ std::vector<AlgorithmInfo> ring_unchunked_algorithms() {
   a.description = "the seed notes' ring: the whole vector rotates n-1 steps, double-buffered; not bandwidth-optimal";
   a.layout = Layout::ring;
   a.whole_input_chunks = true;
+  a.broken_name = "single_buffered_ring";
+  a.broken = make_single_buffered_ring;
   a.serves.push_back({Collective::all_reduce, [](const CollectiveSpec& s) { return ring_unchunked(s, false); },
                       ClosedForm{[](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
                                    const double n1 = sp.world_size - 1, S = spec_bytes(sp);

@@ -368,6 +368,7 @@ std::vector<AlgorithmInfo> tree_algorithms() {
   naive.description = "a star: the root talks to every rank in turn";
   naive.layout = Layout::star;
   naive.uses_root = true;
+  naive.compare_order = 1;
   const Layout star = Layout::star;
   const TimeFn naive_rooted = [](const CollectiveSpec& sp, const HockneyPrices& m) -> std::optional<HockneyTime> {
     const double n1 = sp.world_size - 1;
@@ -421,6 +422,7 @@ std::vector<AlgorithmInfo> tree_algorithms() {
   tree.description = "binary tree in heap order: up to the root, then back down";
   tree.layout = Layout::tree;
   tree.uses_root = true;
+  tree.compare_order = 2;
   const Layout bin = Layout::tree;
   for (Collective c : {Collective::broadcast, Collective::reduce})
     tree.serves.push_back(

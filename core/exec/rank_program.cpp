@@ -128,6 +128,7 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
           e.wire_bytes = wire_bytes(opt.protocol, e.bytes);
           e.flags = flag_count(opt.protocol, e.bytes);
         }
+        e.channel = ops[i].channel;
         ev.push_back(e);
       }
     }

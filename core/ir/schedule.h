@@ -52,6 +52,7 @@ struct Op {
   int64_t len = 0; // elements (0 for swap; 0 is legal for messages)
   int chunk = -1;  // logical chunk (or block) index, for display; -1 = none
   int segment = -1;
+  int channel = -1;  // the channel (CollectiveSpec::channels) this op belongs to, for display; -1 = none
 };
 
 struct Step {

@@ -64,9 +64,13 @@ void CollectiveSpec::validate() const {
   if (count < 0) throw UsageError(fmt::format("count must be >= 0, got {}", count));
   if (segments < 1 || segments > 4096)
     throw UsageError(fmt::format("segments must be in 1..4096, got {}", segments));
+  if (channels < 1 || channels > 64)
+    throw UsageError(fmt::format("channels must be in 1..64, got {}", channels));
   // The schedule is built before any buffer: refuse it before it is.
-  check_memory(schedule_bytes(world_size, segments),
-               fmt::format("a schedule of {} ranks in {} segments", world_size, segments));
+  check_memory(schedule_bytes(world_size, segments * channels),
+               channels == 1 ? fmt::format("a schedule of {} ranks in {} segments", world_size, segments)
+                             : fmt::format("a schedule of {} ranks in {} segments x {} channels", world_size,
+                                           segments, channels));
   if (nodes < 1) throw UsageError(fmt::format("--nodes {} must be at least 1", nodes));
   if (world_size % nodes != 0)
     throw UsageError(fmt::format("--ranks {} is not divisible by --nodes {} (placement is contiguous: every node "

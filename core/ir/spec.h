@@ -26,6 +26,12 @@ struct CollectiveSpec {
   bool in_place = false;
   // Ring algorithms pipeline each chunk in this many segments (>= 1).
   int segments = 1;
+  // Channels (NCCL's word): the vector is cut into this many contiguous
+  // slices (even_chunks; for the blocked collectives each rank's block is
+  // cut so) and one copy of the algorithm runs on each slice, all of them in
+  // the same steps as separate messages (core/algorithms/channels.cpp).
+  // 1..64; only algorithms whose record says `channels` accept more than 1.
+  int channels = 1;
   // Nodes the ranks are placed on, contiguously (core/ir/topology.h): node k
   // holds ranks k·g .. k·g + g − 1, g = world_size / nodes. Only
   // topology-aware algorithms ("hierarchical") read it; 1 = one node.
@@ -43,6 +49,7 @@ struct CollectiveSpec {
   // Throws UsageError naming the bad value: world_size < 1, root out of
   // range, negative count, counts given for a collective without "v"
   // variant, counts.size() != world_size, negative block, segments outside 1..4096,
+  // channels outside 1..64,
   // nodes < 1 or not dividing world_size (names both), a schedule larger
   // than the memory budget (schedule_bytes, core/ir/limits.h).
   void validate() const;

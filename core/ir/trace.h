@@ -29,6 +29,7 @@ struct Event {
   int64_t len = 0;        // elements
   int64_t bytes = 0;      // len * dtype size (0 for local ops... see below)
   int32_t chunk = -1;
+  int32_t channel = -1;  // Op::channel
   int64_t begin_ns = 0, end_ns = 0;
   int32_t storage = -1;   // which storage the buffer name referred to
   // send / recv / recv_reduce: what the run's protocol (Trace::protocol)

@@ -365,7 +365,7 @@ AutoChoice choose_algorithm(const CollectiveSpec& spec, const CostParams& p, con
     }
     const double t = net ? predict(sch, *net).pr.lockstep_s : predict(sch, p).lockstep_s;
     ch.candidates.push_back({alg, t});
-    if (ch.chosen.empty() || t < best) {
+    if (ch.chosen.empty() || t < best * (1 - 1e-9)) {
       ch.chosen = alg;
       best = t;
     }

@@ -147,7 +147,9 @@ std::optional<CostTerms> closed_form(const CollectiveSpec& spec, const Network& 
 
 // "What would NCCL pick": every algorithm registered for spec's collective
 // that accepts the spec, priced on the model in force, the fastest first
-// chosen (ties: the earlier in teaching order). Times are lockstep seconds.
+// chosen (ties: the earlier in teaching order; times within a relative 1e-9
+// tie, since equal formulas summed over different steps round differently:
+// ring and two_shot). Times are lockstep seconds.
 struct AutoChoice {
   std::string chosen;
   struct Candidate {

@@ -103,6 +103,7 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
         args["wire_bytes"] = e.wire_bytes;
         args["flags"] = e.flags;
       }
+      if (e.channel >= 0) args["channel"] = e.channel;
       const double ts = us(e.begin_ns), dur = us(std::max<int64_t>(e.end_ns - e.begin_ns, 0));
       ev.push_back({{"ph", "X"}, {"name", nm}, {"cat", std::string(name(e.kind))}, {"pid", r}, {"tid", tr},
                     {"ts", ts}, {"dur", dur}, {"args", args}});

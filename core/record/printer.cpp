@@ -169,7 +169,8 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
       const std::string chunk = o.chunk < 0      ? ""
                                 : whole_inputs ? fmt::format(" holding T{}", o.chunk)
                                                : fmt::format(" chunk {}", o.chunk);
-      const std::string seg = o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "";
+      const std::string seg = (o.channel >= 0 ? fmt::format(" ch {}", o.channel) : "") +
+                              (o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "");
       switch (o.kind) {
         case OpKind::send:
           out += fmt::format("  R{} → R{}  send {}{}{} {}  {}, {}{}\n", r, o.peer,

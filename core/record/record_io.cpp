@@ -200,6 +200,7 @@ std::string record_to_json(const RunRecord& r) {
                {"op", name(s.op)},           {"root", s.root},             {"in_place", s.in_place},
                {"segments", s.segments}};
   if (s.nodes != 1) spec["nodes"] = s.nodes;  // older records have no field: one node
+  if (s.channels != 1) spec["channels"] = s.channels;  // older records have no field: one channel
   json inputs = json::array(), outputs = json::array();
   for (const auto& row : r.inputs) inputs.push_back(to_hex(row));
   for (const auto& row : r.outputs) outputs.push_back(to_hex(row));
@@ -215,6 +216,7 @@ std::string record_to_json(const RunRecord& r) {
         je["wire_bytes"] = e.wire_bytes;
         je["flags"] = e.flags;
       }
+      if (e.channel >= 0) je["channel"] = e.channel;  // older records have none: -1
       evs.push_back(std::move(je));
     }
     events.push_back(std::move(evs));
@@ -272,6 +274,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   s.in_place = rd.get<bool>(js, "in_place", sp);
   s.segments = rd.get<int>(js, "segments", sp);
   if (js.contains("nodes")) s.nodes = rd.get<int>(js, "nodes", sp);
+  if (js.contains("channels")) s.channels = rd.get<int>(js, "channels", sp);
   if (doc.contains("cluster")) {
     if (!doc["cluster"].is_object()) rd.fail("cluster must be an object (the lab's topology)");
     r.cluster = doc["cluster"].dump();
@@ -326,6 +329,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
       e.len = rd.get<int64_t>(je, "len", p);
       e.bytes = rd.get<int64_t>(je, "bytes", p);
       e.chunk = rd.get<int32_t>(je, "chunk", p);
+      if (je.contains("channel")) e.channel = rd.get<int32_t>(je, "channel", p);
       e.begin_ns = rd.get<int64_t>(je, "begin_ns", p);
       e.end_ns = rd.get<int64_t>(je, "end_ns", p);
       e.storage = rd.get<int32_t>(je, "storage", p);

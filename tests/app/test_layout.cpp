@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/headless.h"
+#include "core/algorithms/registry.h"
 #include "app/viz/keys.h"
 #include "app/viz/layout.h"
 #include "app/viz/lesson_view.h"
@@ -196,10 +197,11 @@ void check_compare(const App& app, int ranks) {
   }
   int boxes = 0;
   for (const auto& d : app.vs.controls_drawn) boxes += starts_with(d.what, "compare algorithm ");
-  // all_reduce: naive, tree, ring, ring_unchunked, recursive_doubling,
-  // halving_doubling, hierarchical.
+  // all_reduce: one box per registered algorithm (naive, tree, ring,
+  // ring_unchunked, recursive_doubling, halving_doubling, hierarchical,
+  // double_binary_tree, one_shot, two_shot).
   REQUIRE(app.vs.edit.spec.collective == Collective::all_reduce);
-  CHECK(boxes == 7);
+  CHECK(boxes == static_cast<int>(algorithms_for(Collective::all_reduce).size()));
   const auto* area = drawn(cd, "area");
   REQUIRE(area != nullptr);
   CHECK(area->r.inside(win));
@@ -308,7 +310,7 @@ TEST_SUITE("layout") {
           in.lesson = lesson;
           in.present = present;
           in.controls_bottom = present ? 0 : px * 4;
-          const Layout L = compute_layout(in);
+          const viz::Layout L = compute_layout(in);
           INFO(px, " px, lesson ", lesson, ", present ", present);
           CHECK(L.body.y == doctest::Approx(present ? 8 : px * 4));
           std::vector<Rect> rs = {L.topology, L.buffers, L.side};
@@ -325,7 +327,7 @@ TEST_SUITE("layout") {
     LayoutInput in;
     in.view = View::compare;
     in.controls_bottom = 100;
-    const Layout L = compute_layout(in);
+    const viz::Layout L = compute_layout(in);
     CHECK(L.compare.x == 8);
     CHECK(L.compare.y == 100);
     CHECK(L.compare.right() == 1272);
@@ -343,7 +345,7 @@ TEST_SUITE("layout") {
         in.view = View::ddp;
         in.present = present;
         in.controls_bottom = 100;  // the step-through's controls are not drawn above the DDP view
-        Layout L = compute_layout(in);
+        viz::Layout L = compute_layout(in);
         CHECK(show(L.ddp) == "(8, 8) 1264 x 704");
         CHECK(L.side.h == 0);
         in.lesson = true;
@@ -498,7 +500,7 @@ TEST_SUITE("layout") {
     in.ddp_lanes = 5;
     // 36 px: 307 + 3 x 44 = 439 above (more than 62%, 431); the lesson from 455.
     in.font_px = 36;
-    Layout L = compute_layout(in);
+    viz::Layout L = compute_layout(in);
     CHECK(show(L.ddp) == "(8, 8) 1264 x 439");
     CHECK(show(L.side) == "(8, 455) 1264 x 257");
     // 40 px: 340 + 3 x 48 = 484, the lesson keeping 4 x 48 + 16 = 208 of the 696.

@@ -64,6 +64,7 @@ inline int same_as_threads(const CollectiveSpec& s, Mode mode, uint64_t seed) {
     CAPTURE(s.root);
     CAPTURE(s.in_place);
     CAPTURE(s.segments);
+    CAPTURE(s.channels);
     CAPTURE(name(mode));
     for (int r = 0; r < s.world_size; ++r) {
       CAPTURE(r);

@@ -460,6 +460,7 @@ struct Runner {
           e.len = o.len;
           e.bytes = o.kind == OpKind::swap ? 0 : o.len * static_cast<int64_t>(es);
           e.chunk = o.chunk;
+          e.channel = o.channel;
           e.begin_ns = time_of(m.r, m.ops[i].first);
           e.end_ns = std::max(e.begin_ns, time_of(m.r, m.ops[i].second));
           trace.events[m.r].push_back(e);

@@ -26,6 +26,7 @@ Header make_header(int kind, const CollectiveSpec& sp, const RunOptions* opt, in
   h.root = sp.root;
   h.in_place = sp.in_place;
   h.segments = sp.segments;
+  h.channels = sp.channels;
   h.world_size = sp.world_size;
   h.count = sp.count;
   h.total = sp.total();
@@ -78,6 +79,7 @@ std::string difference(const Header& a, const Header& b, int rank_b) {
   if (a.root != b.root) return say("root", std::to_string(a.root), std::to_string(b.root));
   if (a.in_place != b.in_place) return say("in_place", std::to_string(a.in_place), std::to_string(b.in_place));
   if (a.segments != b.segments) return say("segments", std::to_string(a.segments), std::to_string(b.segments));
+  if (a.channels != b.channels) return say("channels", std::to_string(a.channels), std::to_string(b.channels));
   if (a.num_steps != b.num_steps) return say("a schedule of steps", std::to_string(a.num_steps), std::to_string(b.num_steps));
   if (a.mode != b.mode)
     return say("mode", std::string(name(static_cast<Mode>(a.mode))), std::string(name(static_cast<Mode>(b.mode))));

@@ -110,6 +110,7 @@ struct Header {
   int32_t kind;  // 1 = run_mpi, 2 = run_mpi_library
   int32_t collective, dtype, op, root, in_place, segments, world_size, mode, iterations, record, inputs_ok;
   int32_t repeat_steps = 0;  // RunOptions::repeat_steps
+  int32_t channels = 1;      // CollectiveSpec::channels
   int64_t count, total, snapshot_limit, num_steps;
   uint64_t counts_hash, algo_hash;
   char algorithm[48];

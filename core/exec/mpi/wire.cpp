@@ -88,9 +88,10 @@ RankShare decode_share(const std::vector<std::byte>& blob, const Schedule& s, in
               "{}: event {} is step {} op {} (kind {}, peer {}), expected step {} op {} (kind {}, peer {})",
               rd.source(), k, e.step, e.op_index, static_cast<int>(e.kind), e.peer, st, i, static_cast<int>(op.kind),
               op.peer));
-        if (e.buf != ref.buf || e.offset != ref.offset || e.len != op.len || e.bytes != bytes || e.chunk != op.chunk)
+        if (e.buf != ref.buf || e.offset != ref.offset || e.len != op.len || e.bytes != bytes || e.chunk != op.chunk ||
+            e.channel != op.channel)
           throw WireError(fmt::format("{}: event {} (step {} op {}) does not describe the schedule's op "
-                                      "(buffer, offset, length, bytes or chunk differ)",
+                                      "(buffer, offset, length, bytes, chunk or channel differ)",
                                       rd.source(), k, st, i));
         if (e.storage < -1 || e.storage >= storages)
           rd.fail("an event's storage", e.storage, fmt::format("-1..{}", storages - 1));

@@ -64,6 +64,7 @@ struct Setup {
   std::vector<int64_t> counts;
   int root = 0;
   int segments = 1;
+  int channels = 1;  // CollectiveSpec::channels
   int nodes = 1;  // CollectiveSpec::nodes: contiguous placement, ranks / nodes per node
   bool in_place = false;
   std::string data, fill;

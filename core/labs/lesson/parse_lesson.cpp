@@ -29,7 +29,7 @@ namespace {
 
 void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
   only_keys(c, n, "setup",
-            {"collective", "algorithm", "ranks", "count", "counts", "dtype", "op", "root", "segments", "nodes",
+            {"collective", "algorithm", "ranks", "count", "counts", "dtype", "op", "root", "segments", "channels", "nodes",
              "in_place", "data", "fill", "backend", "mode", "delay"});
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
@@ -45,6 +45,7 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
     else if (k == "op") s.op = str(c, v, k);
     else if (k == "root") s.root = static_cast<int>(integer(c, v, k, 0, 31));
     else if (k == "segments") s.segments = static_cast<int>(integer(c, v, k, 1, 16));
+    else if (k == "channels") s.channels = static_cast<int>(integer(c, v, k, 1, 64));
     // Divisibility by ranks is the spec's rule, checked when the setup is prepared.
     else if (k == "nodes") s.nodes = static_cast<int>(integer(c, v, k, 1, 32));
     else if (k == "in_place") s.in_place = boolean(c, v, k);

@@ -17,13 +17,17 @@ Prepared prepare(const Setup& a) {
   Prepared p;
   CollectiveSpec& s = p.spec;
   s.collective = parse_collective(a.collective);
-  s.algorithm = a.algorithm == "single_buffered_ring" ? "ring_unchunked" : a.algorithm;
+  // A broken form (the registry's broken_name, "single_buffered_ring") is
+  // planned as the algorithm it breaks.
+  const AlgorithmInfo* broken = broken_variant_of(a.algorithm);
+  s.algorithm = broken ? broken->name : a.algorithm;
   s.dtype = parse_dtype(a.dtype);
   s.op = parse_op(a.op);
   s.world_size = a.ranks;
   s.root = a.root;
   s.in_place = a.in_place;
   s.segments = a.segments;
+  s.channels = a.channels;
   s.nodes = a.nodes;
   s.counts = a.counts;
   p.mode = parse_mode(a.mode);
@@ -32,13 +36,16 @@ Prepared prepare(const Setup& a) {
   else s.count = 8;
   if (s.collective == Collective::barrier) s.count = 0;
   s.validate();
-  if (a.algorithm == "single_buffered_ring") {
-    if (s.collective != Collective::all_reduce)
-      throw UsageError(fmt::format("algorithm single_buffered_ring is an all_reduce, not a {}", name(s.collective)));
-    if (s.segments > 1)  // the same refusal as its two-buffer twin, ring_unchunked
-      throw UsageError(fmt::format("segments = {} needs the chunked ring; algorithm 'single_buffered_ring' does not pipeline",
-                                   s.segments));
-    p.schedule = make_single_buffered_ring(s);
+  if (broken) {
+    if (!broken->variant(s.collective))
+      throw UsageError(fmt::format("algorithm {} is an {}, not a {}", a.algorithm, name(broken->serves[0].collective),
+                                   name(s.collective)));
+    if (s.segments > 1 && !broken->pipelines)  // the same refusal as its working twin
+      throw UsageError(fmt::format("segments = {} needs the chunked ring; algorithm '{}' does not pipeline",
+                                   s.segments, a.algorithm));
+    if (s.channels > 1 && !broken->channels)
+      throw UsageError(fmt::format("channels = {}: algorithm '{}' does not run in channels", s.channels, a.algorithm));
+    p.schedule = broken->broken(s);
   } else {
     p.schedule = make_schedule(s);
     check_schedule(p.schedule);

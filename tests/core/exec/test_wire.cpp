@@ -122,7 +122,7 @@ TEST_SUITE("wire") {
       std::memcpy(blob.data() + kEventCount + 8 + sizeof(Event) + offsetof(Event, offset), &offset, sizeof offset);
       CHECK_THROWS_WITH_AS(decode_share(blob, f.s, 1, true),
                            "rank 1's results: event 1 (step 0 op 1) does not describe the schedule's op (buffer, "
-                           "offset, length, bytes or chunk differ)",
+                           "offset, length, bytes, chunk or channel differ)",
                            WireError);
     }
     SUBCASE("an event's storage") {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/exec/executor.h"
@@ -121,6 +122,48 @@ TEST_SUITE("record_io") {
     j = nlohmann::json::parse(record_to_json(r));
     CHECK_FALSE(j["spec"].contains("nodes"));
     CHECK(record_from_json(j.dump()).spec.nodes == 1);
+  }
+
+  TEST_CASE("a run in channels keeps its channel count and each event's channel; older records mean one") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "double_binary_tree";
+    s.world_size = 3;
+    s.count = 10;
+    s.channels = 2;
+    RunRecord r;
+    r.spec = s;
+    r.inputs = fill_data(s, "iota");
+    const RunResult res = run_threads(make_schedule(s), r.inputs);
+    r.outputs = res.outputs;
+    r.trace = res.trace;
+    const RunRecord b = record_from_json(record_to_json(r));
+    CHECK(b.spec == s);
+    CHECK(b.spec.channels == 2);
+    REQUIRE(b.trace.events.size() == 3);
+    std::set<int> channels;
+    for (const auto& ev : b.trace.events)
+      for (const Event& e : ev) channels.insert(e.channel);
+    CHECK(channels == std::set<int>{0, 1});
+    nlohmann::json j = nlohmann::json::parse(record_to_json(r));
+    // the events must match the schedule the spec rebuilds: one channel fewer is refused
+    nlohmann::json k = j;
+    k["spec"].erase("channels");
+    CHECK_THROWS_AS(record_from_json(k.dump()), UsageError);
+    // one channel writes no field, and no field reads as one
+    CollectiveSpec one = s;
+    one.channels = 1;
+    RunRecord r1 = r;
+    r1.spec = one;
+    const RunResult res1 = run_threads(make_schedule(one), r1.inputs);
+    r1.outputs = res1.outputs;
+    r1.trace = res1.trace;
+    const nlohmann::json j1 = nlohmann::json::parse(record_to_json(r1));
+    CHECK_FALSE(j1["spec"].contains("channels"));
+    CHECK(record_from_json(j1.dump()).spec.channels == 1);
+    j["spec"]["channels"] = 0;
+    CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"), doctest::Contains("channels must be in 1..64, got 0"),
+                         UsageError);
   }
 
   TEST_CASE("every field of a valid record, broken, is refused with a clear error naming it") {
