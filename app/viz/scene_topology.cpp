@@ -26,7 +26,8 @@ TopologyKind topology_kind(const CollectiveSpec& s) {
     case Layout::tree:
     case Layout::binomial_tree: return TopologyKind::tree;
     case Layout::hypercube: return TopologyKind::hypercube;
-    case Layout::star: return TopologyKind::star;
+    case Layout::star:
+    case Layout::switch_star: return TopologyKind::star;  // the window draws ranks; the switch is in the printer/trace
     case Layout::none: return TopologyKind::circle;
   }
   return TopologyKind::circle;

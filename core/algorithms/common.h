@@ -20,6 +20,7 @@ std::vector<AlgorithmInfo> ring_unchunked_algorithms();  // ring_unchunked.cpp
 std::vector<AlgorithmInfo> recursive_algorithms();       // recursive.cpp
 std::vector<AlgorithmInfo> pairwise_algorithms();        // pairwise.cpp
 std::vector<AlgorithmInfo> hierarchical_algorithms();    // hierarchical.cpp
+std::vector<AlgorithmInfo> nvls_algorithms();            // nvls.cpp
 
 // A vector cut into chunks: chunk c is [off[c], off[c+1]) (elements).
 struct Chunks {

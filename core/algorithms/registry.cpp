@@ -56,7 +56,7 @@ Registry& registry() {
     Registry r;
     for (auto family : {detail::tree_algorithms, detail::ring_algorithms, detail::ring_unchunked_algorithms,
                         detail::recursive_algorithms, detail::pairwise_algorithms,
-                        detail::hierarchical_algorithms})
+                        detail::hierarchical_algorithms, detail::nvls_algorithms})
       for (auto& info : family()) r.add(std::move(info));
     return r;
   }();
@@ -73,6 +73,7 @@ std::string_view name(Layout l) {
     case Layout::tree: return "tree";
     case Layout::binomial_tree: return "binomial tree";
     case Layout::hypercube: return "hypercube";
+    case Layout::switch_star: return "switch star";
   }
   return "?";
 }

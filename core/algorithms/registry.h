@@ -47,6 +47,8 @@
 //   pairwise.cpp        all_to_all pairwise exchange ("naive")
 //   hierarchical.cpp    hierarchical all_reduce: the two-level ring over
 //                       spec.nodes nodes (core/ir/topology.h)
+//   nvls.cpp            nvls all_reduce: in-network reduction through a
+//                       switch endpoint (NVLS / SHARP / CollNet)
 // Sources: Thakur, Rabenseifner & Gropp, "Optimization of Collective
 // Communication Operations in MPICH" (IJHPCA 2005) for the binomial, recursive
 // doubling / halving and the non-power-of-two fix-up; Patarasuk & Yuan,
@@ -73,6 +75,7 @@ enum class Layout {
   tree,           // the binary tree in heap order (make_tree)
   binomial_tree,  // the binomial tree (make_tree)
   hypercube,      // partners at distance 1, 2, 4, ... in rows and columns
+  switch_star,    // the switch endpoint (Schedule::switches) in the middle, every rank around it (nvls)
 };
 std::string_view name(Layout l);
 
@@ -96,6 +99,9 @@ struct AlgorithmInfo {
   // Optional closed form on a two-level network (spec.nodes > 1), in the
   // congestion-aware model of core/model/topology_model.h (closed_form.h).
   TwoLevelForm two_level;
+  // Optional closed form on a network whose switch reduces (prices.nvls is
+  // set; Network::nvls of core/model/topology_model.h), one node.
+  TwoLevelForm in_network;
 
   // The variant for collective c, or nullptr.
   const Variant* variant(Collective c) const;

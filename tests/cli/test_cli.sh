@@ -50,6 +50,19 @@ expect 0 "R0 → R1  send input chunk 0 [0, 1)  1 element, 4 B" -- run -c all_re
 expect 0 "all_reduce · ring · 1 rank · count 4 × float32 · op sum · 1 step · " -- run -c all_reduce -a ring -n 1 --count 4
 expect 0 "1 step · " -- run -c all_reduce -a ring -n 1 --count 4 --steps
 expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps
+# nvls: the switch is an endpoint of its own, printed SW; it holds every contribution and the sum
+NVLS=(run -c all_reduce -a nvls -n 3 --data "1,2,3;4,5,6;7,8,9")
+expect 0 "2 steps · " -- "${NVLS[@]}" --steps
+expect 0 "  R0 → SW  send input holding T0 [0, 3)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "  SW ← R2  recv into scratch holding T2 [6, 9)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "  SW       reduce scratch into accum [0, 3) holding T2" -- "${NVLS[@]}" --steps
+expect 0 "    SW  accum [12, 15, 18]  scratch [1, 2, 3, 4, 5, 6, 7, 8, 9]" -- "${NVLS[@]}" --steps
+expect 0 "  SW → R1  send accum [0, 3)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "    R1  output [12, 15, 18]" -- "${NVLS[@]}" --steps
+expect 0 "bytes sent/received: R0 12/12  R1 12/12  R2 12/12  SW 36/36" -- "${NVLS[@]}"
+expect 0 '"bytes_sent": [12, 12, 12, 36], "bytes_received": [12, 12, 12, 36]' -- "${NVLS[@]}" --json
+expect 0 '"switches": 1' -- "${NVLS[@]}" --json
+expect 2 "error: nodes = 2: nvls reduces inside one node's switch; use hierarchical or ring across nodes" -- run -c all_reduce -a nvls -n 4 --nodes 2 --count 4
 out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps 2>&1)
 if grep -qE '(^|[^0-9])1 (elements|ranks|steps|reps)' <<<"$out"; then
   echo "FAIL: a plural after 1:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
