@@ -26,8 +26,10 @@ TopologyKind topology_kind(const CollectiveSpec& s) {
     case Layout::tree:
     case Layout::binomial_tree: return TopologyKind::tree;
     case Layout::hypercube: return TopologyKind::hypercube;
-    case Layout::star:
-    case Layout::switch_star: return TopologyKind::star;  // the window draws ranks; the switch is in the printer/trace
+    case Layout::star: return TopologyKind::star;
+    // The switch is not drawn yet (a star would put rank 0 at the hub):
+    // the ranks on a circle; the timeline shows the switch's lane.
+    case Layout::switch_star: return TopologyKind::circle;
     case Layout::none: return TopologyKind::circle;
   }
   return TopologyKind::circle;

@@ -197,9 +197,9 @@ void check_compare(const App& app, int ranks) {
   int boxes = 0;
   for (const auto& d : app.vs.controls_drawn) boxes += starts_with(d.what, "compare algorithm ");
   // all_reduce: naive, tree, ring, ring_unchunked, recursive_doubling,
-  // halving_doubling, hierarchical.
+  // halving_doubling, hierarchical, nvls.
   REQUIRE(app.vs.edit.spec.collective == Collective::all_reduce);
-  CHECK(boxes == 7);
+  CHECK(boxes == 8);
   const auto* area = drawn(cd, "area");
   REQUIRE(area != nullptr);
   CHECK(area->r.inside(win));

@@ -390,6 +390,14 @@ expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "
 expect 0 "switch: recursive_doubling -> hierarchical at 262144 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
 expect 0 "switch: recursive_doubling -> halving_doubling at 8388608 B" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
 expect 0 "auto picks hierarchical" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
+# nvls on the dgx-h100: the switch's per-rank ports at the preset's figure, by hand 2·(1 µs + 1e9 B / 450 GB/s);
+# with 8 segments the two directions overlap: 9·(1 µs + 1.25e8 B / 450 GB/s) = 2.509 ms, below the ring's 3.903 ms
+NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
+expect 0 "nvls                   2        2e-06   0.00444444   0.00444644   0.00444644    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
+expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
+expect 0 "nvls                   9        9e-06       0.0025     0.002509     0.002509" -- "${NVP[@]}" --segments 8
+# on the flat model the switch is one thread with one port: 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s)
+expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
 expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
@@ -618,6 +626,8 @@ rm -f "$DUP"
 # MPI_Reduce_scatter_block, MPI_Allgather): a name only the v-variant has
 # would be set on a variable that call never reads. Refused before MPI starts.
 if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
+  # the switch endpoint of nvls is a thread of the threads backend: mpi refuses it, saying why
+  expect 2 "error: algorithm 'nvls' needs a switch endpoint, which only the threads backend runs (as one more thread); the mpi backend runs ranks only: use --backend threads" -- run -c all_reduce -a nvls -n 2 --count 10 --backend mpi
   expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
   expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
   expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus

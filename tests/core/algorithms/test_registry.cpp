@@ -74,7 +74,8 @@ TEST_SUITE("registry") {
     CHECK(algorithms_for(Collective::gather) == V{"naive", "tree", "binomial"});
     CHECK(algorithms_for(Collective::barrier) == V{"naive", "tree", "dissemination"});
     CHECK(algorithms_for(Collective::all_reduce) ==
-          V{"naive", "tree", "ring", "ring_unchunked", "recursive_doubling", "halving_doubling", "hierarchical"});
+          V{"naive", "tree", "ring", "ring_unchunked", "recursive_doubling", "halving_doubling", "hierarchical",
+            "nvls"});
     CHECK(algorithms_for(Collective::all_gather) == V{"naive", "ring", "recursive_doubling"});
     CHECK(algorithms_for(Collective::reduce_scatter) == V{"naive", "ring", "halving_doubling"});
     CHECK(algorithms_for(Collective::all_to_all) == V{"naive"});
@@ -141,7 +142,7 @@ TEST_SUITE("registry") {
                          std::logic_error);
     // A refused record leaves nothing behind.
     CHECK(algorithms_for(Collective::broadcast).size() == 4);
-    CHECK(algorithms_for(Collective::all_reduce).size() == 7);
+    CHECK(algorithms_for(Collective::all_reduce).size() == 8);
   }
 
   TEST_CASE("a toy registered at run time is listed, generated, checked, run and predicted") {
