@@ -3,6 +3,7 @@
 // runs under ThreadSanitizer), the printer, the refusals and the model.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "core/algorithms/registry.h"
@@ -13,6 +14,7 @@
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
 #include "core/record/printer.h"
+#include "core/record/record_io.h"
 #ifdef MICRODDP_HAVE_MPI
 #include "core/exec/mpi/backend_mpi.h"
 #endif
@@ -278,5 +280,13 @@ TEST_SUITE("executor_nvls") {
     CHECK(step0.find("    SW  ") != std::string::npos);  // its buffers after the step
     const std::string step1 = format_step(s, t, 1, -1, PrintOptions{});
     CHECK(step1.find("  SW → R1  send accum [0, 4)") != std::string::npos);
+    // a record file keeps the switch's rows after the ranks' and says so
+    const std::string path = "/tmp/microddp-test-nvls-record.json";
+    save_record(path, RunRecord{sp, in, res.outputs, t, ""});
+    const RunRecord back = load_record(path);
+    std::remove(path.c_str());
+    CHECK(back.trace.switches == 1);
+    CHECK(back.trace.events.size() == 4);
+    CHECK(back.trace.bytes_sent == t.bytes_sent);
   }
 }
