@@ -25,7 +25,7 @@ test: build
 
 sanitizers: deps
 	@cmake --preset tsan >/dev/null
-	@cmake --build --preset tsan -j $(JOBS) --target test_core
+	@cmake --build --preset tsan -j $(JOBS) --target test_threads
 	@cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j $(JOBS) -L tsan
 	@cmake --preset asan >/dev/null

@@ -11,6 +11,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin
   iproute2
   xvfb xauth clang
+  ccache
   ffmpeg
 )
 

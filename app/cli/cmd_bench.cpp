@@ -22,6 +22,7 @@ namespace {
 struct Args {
   std::string collective = "all_reduce", algorithm = "ring", backend = "threads", op = "sum", dtype = "float32";
   std::string mode = "lockstep", min = "4K", max = "64M", reference, mpi_algorithm, nccl_algo;
+  std::string protocol = "simple";
   int ranks = 2, iters = 20, warmup = 5, root = 0, record_pairs = 0;
   int nodes = 0, nics = 0;  // 0 = the cluster lab's, else the profile's topology, else 1
   std::optional<int> passes;  // unset: 9 on the threads backend, 1 under MPI
@@ -89,6 +90,16 @@ int run(const Args& a, const CLI::App& sub) {
   else {
     std::stringstream ss(a.algorithm);  // "naive,tree,ring"
     for (std::string one; std::getline(ss, one, ',');) o.algorithms.push_back(one);
+  }
+  o.protocols.clear();
+  {
+    std::stringstream ss(a.protocol);  // "ll,ll128,simple"
+    for (std::string one; std::getline(ss, one, ',');) {
+      if (one == "auto") o.protocol_auto = true;
+      else o.protocols.push_back(parse_protocol_arg(one));
+    }
+    if (o.protocols.empty() && !o.protocol_auto)
+      throw UsageError(fmt::format("--protocol '{}' names no protocol (give simple, ll, ll128, auto or a list)", a.protocol));
   }
   o.backend = a.backend;
   o.world_size = a.ranks;
@@ -236,6 +247,10 @@ std::function<int()> setup_bench(CLI::App* sub) {
   sub->add_option("--collective,-c", a.collective, "collective")->capture_default_str();
   sub->add_option("--algorithm,-a", a.algorithm,
                   "algorithm, a comma list, or 'all'; 'auto' = the model's fastest per size (needs a profile or preset)")
+      ->capture_default_str();
+  sub->add_option("--protocol", a.protocol,
+                  "simple | ll | ll128 | auto, or a comma list (ll,ll128,simple): every algorithm runs in each; with "
+                  "several, the footer names the crossover sizes, measured and predicted")
       ->capture_default_str();
   sub->add_option("--nodes", a.nodes,
                   "ranks on this many nodes, contiguous (default: the cluster lab's, else the profile topology's, else 1)");

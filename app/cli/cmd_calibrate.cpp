@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "app/cli/commands.h"
+#include "core/model/protocol_model.h"
 #include "core/model/bench.h"
 #include "core/exec/mpi/backend_mpi.h"
 #include "core/model/calibrate/calibrate.h"
@@ -229,6 +230,18 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                     ? "; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's "
                       "fixed cost does not shrink with its size"
                     : "");
+  if (!p.protocols.empty()) {
+    // each protocol's line and where the lines cross (protocol_model.h)
+    std::printf("%s", protocol_costs_text(p).c_str());
+    const auto c = protocol_costs(p);
+    const auto at = [&](Protocol x, Protocol y) {
+      const double m = crossover_bytes(c[static_cast<int>(x)], c[static_cast<int>(y)]);
+      return m < 0 ? std::string("never") : fmt::format("{:.0f} B", m);
+    };
+    std::printf("protocol lines cross: ll = ll128 at %s, ll128 = simple at %s, ll = simple at %s\n",
+                at(Protocol::ll, Protocol::ll128).c_str(), at(Protocol::ll128, Protocol::simple).c_str(),
+                at(Protocol::ll, Protocol::simple).c_str());
+  }
   if (!p.barrier_s.empty())
     std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);

@@ -19,6 +19,8 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
+#include "core/model/protocol_model.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
 #include "core/model/bench.h"
@@ -40,6 +42,7 @@ struct Args {
   bool json = false, table = false;
   std::string min_bytes = "8", max_bytes = "1G";
   double factor = 2;
+  std::string protocol = "simple";  // simple | ll | ll128 | auto (core/model/protocol_model.h)
 };
 
 bool topology_mode(const Args& a) {
@@ -617,7 +620,36 @@ int run(Args a, bool ranks_given) {
     network_table(a, net, parse_size(a.bytes));
     return 0;
   }
-  const auto ps = chosen(a);
+  auto ps = chosen(a);
+  // --protocol: every link priced with that protocol's message line; auto:
+  // per link, the protocol with the lowest predicted lockstep time for the
+  // schedule at --bytes (said in the output).
+  if (a.protocol != "simple") {
+    const bool is_auto = a.protocol == "auto";
+    const Protocol fixed = is_auto ? Protocol::simple : parse_protocol_arg(a.protocol);
+    for (auto& p : ps) {
+      Protocol use = fixed;
+      if (is_auto) {
+        const int64_t at = a.table || a.sweep ? 0 : parse_size(a.bytes);
+        const std::string alg = a.algorithm == "auto" || a.algorithm == "all" ? "ring" : a.algorithm;
+        const ProtocolChoice ch = choose_protocol(make_schedule(make_spec(a, alg, at)), p);
+        use = ch.chosen;
+        if (!a.json) {
+          std::printf("protocol auto picks %s on %s for %s at %lld B (lowest predicted lockstep time%s):",
+                      std::string(name(use)).c_str(), p.name.c_str(), alg.c_str(), static_cast<long long>(at),
+                      ch.derived ? "; protocol lines derived, not measured" : "");
+          for (const auto& c : ch.candidates)
+            std::printf(" %s %s;", std::string(name(c.protocol)).c_str(), time_text(c.time_s).c_str());
+          std::printf("\n");
+        }
+      }
+      if (!a.json) std::printf("%s", protocol_costs_text(p).c_str());
+      const std::string label = fmt::format("{} (protocol {})", p.name, name(use));
+      p = for_protocol(p, use);
+      p.name = label;
+    }
+    if (!a.json) std::printf("\n");
+  }
   // A comma list of presets: one block per preset for the views that show
   // one link at a time (the plain one-algorithm view compares them itself).
   const int64_t bytes = a.table || a.sweep ? 0 : parse_size(a.bytes);
@@ -670,6 +702,10 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--bandwidth", a.params.bandwidth, "bandwidth in bytes per second (β = 1/bandwidth)");
   sub->add_option("--gamma", a.params.gamma, "reduction cost γ in seconds per byte");
   sub->add_option("--profile", a.params.profile, "calibrated profile JSON (default: " + default_profile_path() + ")");
+  sub->add_option("--protocol", a.protocol,
+                  "simple | ll | ll128 | auto: price every message with that protocol's line (calibrate measures "
+                  "them; auto: the lowest predicted time at --bytes)")
+      ->capture_default_str();
   sub->add_flag("--sweep", a.sweep, "table over sizes, with the crossover where ring overtakes tree and naive");
   sub->add_option("--from", a.from, "sweep: smallest size")->capture_default_str();
   sub->add_option("--to", a.to, "sweep: largest size")->capture_default_str();

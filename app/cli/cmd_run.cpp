@@ -119,14 +119,42 @@ std::string json_auto(const PreparedRun& p) {
                      p.auto_choice->chosen, p.auto_model, c);
 }
 
+// --protocol auto's choice, for --json.
+std::string json_protocol_auto(const PreparedRun& p) {
+  if (!p.protocol_choice) return "";
+  std::string c;
+  for (const auto& x : p.protocol_choice->candidates)
+    c += fmt::format("{}{{\"protocol\": \"{}\", \"predicted_s\": {:.9g}}}", c.empty() ? "" : ", ", name(x.protocol),
+                     x.time_s);
+  return fmt::format(", \"protocol_auto\": {{\"chosen\": \"{}\", \"model\": \"{}\", \"candidates\": [{}]}}",
+                     name(p.protocol_choice->chosen), p.protocol_model, c);
+}
+
+// --protocol auto's choice in one line; a line naming a protocol other than
+// simple; "" otherwise.
+std::string protocol_line(const PreparedRun& p) {
+  if (!p.protocol_choice)
+    return p.protocol == Protocol::simple
+               ? ""
+               : fmt::format("protocol {}: every message stored in the receiver's buffer as {}\n", name(p.protocol),
+                             p.protocol == Protocol::ll ? "8-byte words of 4 B data + 4 B flag"
+                                                        : "128-byte lines of 120 B data + an 8-byte flag");
+  std::string c;
+  for (const auto& x : p.protocol_choice->candidates)
+    c += fmt::format("{}{} {:.3f} µs", c.empty() ? "" : ", ", name(x.protocol), x.time_s * 1e6);
+  return fmt::format("protocol auto: chose {} (lowest predicted time on {}); candidates: {}\n",
+                     name(p.protocol_choice->chosen), p.protocol_model, c);
+}
+
 // One line a person reads: the choice and the candidates' predicted times.
 std::string auto_line(const PreparedRun& p) {
-  if (!p.auto_choice) return "";
+  if (!p.auto_choice) return protocol_line(p);
   std::string c;
   for (const auto& x : p.auto_choice->candidates)
     c += fmt::format("{}{} {:.3f} µs", c.empty() ? "" : ", ", x.algorithm, x.time_s * 1e6);
   return fmt::format("auto: chose {} (lowest predicted lockstep time on {}); candidates: {}\n", p.auto_choice->chosen,
-                     p.auto_model, c);
+                     p.auto_model, c) +
+         protocol_line(p);
 }
 
 // MICRODDP_DEBUG=INFO (or TRACE), subsystem TUNING (MICRODDP_DEBUG_SUBSYS,
@@ -249,6 +277,7 @@ int run(const Args& a, const CLI::App& sub) {
   run_debug_log_start(p, a.run.backend);
   RunOptions opt;
   opt.mode = p.mode;
+  opt.protocol = p.protocol;
   if (a.record_file) opt.snapshot_limit = 4096;  // the replay shows buffers, as the app does
   opt.repeat_steps = a.repeat_steps.value_or(kRepeatStepsAuto);
   RunResult res;
@@ -281,7 +310,7 @@ int run(const Args& a, const CLI::App& sub) {
   // The alpha-beta prediction beside the measurement, when parameters are
   // known (--preset, --profile, --alpha/--bandwidth, or a calibrated profile).
   std::vector<double> predicted;
-  if (params) predicted = predicted_step_us(p.schedule, *params);
+  if (params) predicted = predicted_step_us(p.schedule, for_protocol(*params, p.protocol));
   double predicted_total_us = predicted.empty() ? -1 : 0;  // the headline's prediction: the steps' summed
   for (double x : predicted) predicted_total_us += x;
   const RankData want = reference_outputs(p.spec, p.inputs);
@@ -315,10 +344,11 @@ int run(const Args& a, const CLI::App& sub) {
     fmt::print(
         "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"world_size\": {}, \"count\": {}, \"dtype\": \"{}\", "
         "\"op\": \"{}\", \"root\": {}, \"in_place\": {}, \"segments\": {}, \"backend\": \"{}\", \"mode\": \"{}\", "
-        "\"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, \"time_us\": {:.3f}, "
-        "\"ok\": {}{}{}{}{}{}}}\n",
+        "\"protocol\": \"{}\", \"steps\": {}, \"outputs\": {}, \"bytes_sent\": {}, \"bytes_received\": {}, "
+        "\"time_us\": {:.3f}, \"ok\": {}{}{}{}{}{}}}\n",
         name(sp.collective), sp.algorithm, sp.world_size, sp.count, name(sp.dtype), name(sp.op), sp.root,
-        sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), p.schedule.num_steps(),
+        sp.in_place, sp.segments, res.trace.backend, name(res.trace.mode), name(res.trace.protocol),
+        p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
         res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json,
         predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", predicted_total_us),
@@ -327,7 +357,8 @@ int run(const Args& a, const CLI::App& sub) {
         (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") +
             // bytes_sent / bytes_received hold the switch endpoints after the ranks
             (p.schedule.switches > 0 ? fmt::format(", \"switches\": {}", p.schedule.switches) : "") + json_auto(p) +
-            json_totals(res.trace) + fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
+            json_protocol_auto(p) + json_totals(res.trace) +
+            fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));
     fmt::print("{}", format_walkthrough(p.schedule, p.inputs, res, predicted, PrintOptions{a.full}));

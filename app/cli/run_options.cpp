@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/exec/rank_program.h"
 #include "core/ir/checker.h"
 #include "core/ir/limits.h"
 #include "core/labs/hang/hang.h"
@@ -50,6 +51,15 @@ void add_run_options(CLI::App& app, RunArgs& a) {
   app.add_option("--backend", a.backend, "threads | mpi | cuda | nccl")->capture_default_str();
   app.add_option("--mode", a.mode, "lockstep (barrier after each step) | free (ranks run ahead)")
       ->capture_default_str();
+  app.add_option("--protocol", a.protocol,
+                 "simple | ll | ll128 | auto: how each message travels (threads backend; auto: the lowest predicted "
+                 "time)")
+      ->capture_default_str();
+}
+
+Protocol parse_protocol_arg(const std::string& text) {
+  if (text == "simple" || text == "ll" || text == "ll128") return parse_protocol(text);
+  throw UsageError(fmt::format("--protocol '{}' is unknown (expected one of: simple, ll, ll128, auto)", text));
 }
 
 std::vector<std::pair<std::string, std::string>> given_options(const CLI::App& app) {
@@ -129,6 +139,19 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
     s.algorithm = p.auto_choice->chosen;
   }
   p.schedule = make_schedule(s);
+  if (a.protocol == "auto") {
+    // The backends other than threads run simple only (check_protocol_supported).
+    const std::vector<Protocol> allowed =
+        a.backend == "threads" ? all_protocols() : std::vector<Protocol>{Protocol::simple};
+    const CostParams flat = model ? *model : preset("nvlink");
+    p.protocol_choice = choose_protocol(p.schedule, flat, p.mode == Mode::lockstep, allowed);
+    p.protocol = p.protocol_choice->chosen;
+    p.protocol_model = fmt::format("{}{}", flat.name.empty() ? "the given link" : flat.name,
+                                   p.protocol_choice->derived ? ", protocol lines derived (not measured)" : "");
+  } else {
+    p.protocol = parse_protocol_arg(a.protocol);
+  }
+  check_protocol_supported(a.backend, p.protocol);
   // Refuse runs that cannot fit in memory before allocating anything.
   double bytes = 0;
   for (int r = 0; r < s.world_size; ++r)

@@ -11,6 +11,7 @@
 
 #include "core/algorithms/registry.h"
 #include "core/exec/executor.h"
+#include "core/model/protocol_model.h"
 #include "core/model/topology_model.h"
 
 namespace microddp::cli {
@@ -27,6 +28,7 @@ struct RunArgs {
   int segments = 1;
   std::string data, input_file, fill;
   std::string backend = "threads", mode = "lockstep";
+  std::string protocol = "simple";  // simple | ll | ll128 | auto (core/ir/protocol.h)
   bool data_given = false;  // --data was on the command line (possibly empty)
   // Placement (core/ir/topology.h) and, for --algorithm auto, the network
   // to price the candidates on (--inter switches the two-level model on).
@@ -35,6 +37,9 @@ struct RunArgs {
 };
 
 void add_run_options(CLI::App& app, RunArgs& a);
+// --protocol's value (not auto) -> Protocol; UsageError "--protocol 'X' is
+// unknown (expected one of: simple, ll, ll128, auto)".
+Protocol parse_protocol_arg(const std::string& text);
 
 // The options given to `app` (a parsed subcommand), as typed: (long name
 // such as "--data", its values joined by ","; "" for a flag), in the order
@@ -52,6 +57,11 @@ struct PreparedRun {
   // the chosen one).
   std::optional<AutoChoice> auto_choice;
   std::string auto_model;
+  // --protocol: the protocol the run uses; with auto, what was chosen on
+  // which model (core/model/protocol_model.h choose_protocol).
+  Protocol protocol = Protocol::simple;
+  std::optional<ProtocolChoice> protocol_choice;
+  std::string protocol_model;
 };
 // Parses names, sizes and data; builds and symbolically checks the schedule.
 // `model` prices --algorithm auto's candidates (a profile or preset the

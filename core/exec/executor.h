@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/protocol.h"
 #include "core/ir/trace.h"
 
 namespace microddp {
@@ -22,6 +23,8 @@ namespace microddp {
 // Test-only fault injection: delays the moment a send's data may be read by
 // a seeded random amount (0..max_delay_us) on the chosen rank (-1 = all),
 // which widens every window in which a reused buffer would be overwritten.
+// Under ll / ll128 the sender stops for that time halfway through storing
+// its message, so its receiver polls words still holding old flags.
 struct DelayHook {
   int rank = -1;
   uint64_t seed = 1;
@@ -37,6 +40,11 @@ inline constexpr int kRepeatStepsMax = 100000;  // the largest --repeat-steps ac
 
 struct RunOptions {
   Mode mode = Mode::lockstep;
+  // How each message travels (core/ir/protocol.h). The threads backend runs
+  // simple, ll and ll128 for real; mpi and cuda throw UsageError for ll and
+  // ll128. Recorded in Trace::protocol and per message in Event::wire_bytes
+  // and Event::flags.
+  Protocol protocol = Protocol::simple;
   bool record = true;               // events and step times
   int64_t snapshot_limit = 64;      // keep buffers when a rank has <= this many elements in all
   const DelayHook* delay = nullptr; // test only

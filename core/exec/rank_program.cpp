@@ -24,6 +24,26 @@ void refuse_switches(const Schedule& s, const std::string& backend) {
                                s.spec.algorithm, backend));
 }
 
+void check_protocol_supported(const std::string& backend, Protocol p) {
+  if (p == Protocol::simple || backend == "threads") return;
+  if (backend == "mpi")
+    throw UsageError(fmt::format(
+        "--protocol {}: the mpi backend runs simple only: Open MPI moves the bytes with its own protocols (eager or "
+        "rendezvous, chosen by its transports), so LL's flag-in-every-8-bytes stores cannot be put under its messages; "
+        "run --protocol {} on --backend threads",
+        name(p), name(p)));
+  if (backend == "nccl")
+    throw UsageError(fmt::format("--protocol {}: the nccl backend leaves the protocol to NCCL (set NCCL_PROTO={} in the "
+                                 "environment); microddp's --protocol runs on --backend threads",
+                                 name(p), p == Protocol::ll ? "LL" : "LL128"));
+  if (backend != "cuda")
+    throw UsageError(fmt::format("--protocol {}: the {} backend runs simple only; run --protocol {} on --backend threads",
+                                 name(p), backend, name(p)));
+  throw UsageError(fmt::format("--protocol {}: the {} backend runs simple only (its transfers are cudaMemcpyPeer "
+                               "copies, not kernels that store flagged lines); run --protocol {} on --backend threads",
+                               name(p), backend, name(p)));
+}
+
 bool needs_premul(const CollectiveSpec& s) {
   return s.op == ReduceOp::avg && is_floating(s.dtype) && is_reducing(s.collective);
 }
@@ -37,6 +57,7 @@ Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& bac
   Trace t;
   t.mode = opt.mode;
   t.backend = backend;
+  t.protocol = opt.protocol;
   t.world_size = s.world_size();
   t.switches = s.switches;
   t.events.resize(n);
@@ -111,6 +132,10 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
         e.len = ops[i].len;
         e.bytes = ops[i].kind == OpKind::swap ? 0 : ops[i].len * static_cast<int64_t>(esize_);
         e.chunk = ops[i].chunk;
+        if (ops[i].kind == OpKind::send || ops[i].kind == OpKind::recv || ops[i].kind == OpKind::recv_reduce) {
+          e.wire_bytes = wire_bytes(opt.protocol, e.bytes);
+          e.flags = flag_count(opt.protocol, e.bytes);
+        }
         ev.push_back(e);
       }
     }

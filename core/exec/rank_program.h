@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/exec/executor.h"
@@ -47,6 +48,15 @@ struct RankMemory {
 RankMemory make_rank_memory(const Schedule& s, int rank);
 
 // ---- Shared by every backend's run function ----
+
+// Throws UsageError saying why when `backend` ("threads", "mpi", "cuda",
+// "nccl") cannot run protocol p: only the threads backend runs ll and ll128.
+// Open MPI moves the bytes with its own protocols (its shared-memory and
+// network transports choose eager or rendezvous by size), so a flag in every
+// 8 bytes would have to be laid over MPI's messages, not under them; the
+// CUDA backend's copies are cudaMemcpyPeer calls (no kernel of ours stores
+// the lines) and NCCL chooses its protocol itself (NCCL_PROTO).
+void check_protocol_supported(const std::string& backend, Protocol p);
 
 // Throws UsageError naming the rank when inputs do not have the spec's shape.
 void check_inputs(const Schedule& s, const RankData& inputs);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/protocol.h"
 #include "core/ir/schedule.h"
 
 namespace microddp {
@@ -30,6 +31,13 @@ struct Event {
   int32_t chunk = -1;
   int64_t begin_ns = 0, end_ns = 0;
   int32_t storage = -1;   // which storage the buffer name referred to
+  // send / recv / recv_reduce: what the run's protocol (Trace::protocol)
+  // put on the wire for this message (core/ir/protocol.h wire_bytes: LL
+  // 2×, LL128 128/120 rounded up to lines) and how many flag words (LL) or
+  // lines (LL128) carried it (simple: 1, the flag that publishes the data);
+  // 0 for local ops.
+  int64_t wire_bytes = 0;
+  int64_t flags = 0;
 };
 // `bytes` is set for every op that moves or reduces data (send, recv,
 // recv_reduce, copy, reduce); 0 for swap.
@@ -82,6 +90,7 @@ StepTiming summarize_step_samples(int64_t first_run_ns, std::vector<int64_t> sam
 struct Trace {
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
+  Protocol protocol = Protocol::simple;       // RunOptions::protocol
   int world_size = 0;
   int switches = 0;                           // switch endpoints after the ranks
   int64_t total_ns = 0;                       // wall time of the whole run

@@ -14,7 +14,9 @@
 #include "core/ir/limits.h"
 #include "core/record/data.h"
 #include "core/exec/executor.h"
+#include "core/exec/rank_program.h"
 #include "core/ir/reference.h"
+#include "core/model/protocol_model.h"
 #include "core/model/stats.h"
 
 namespace microddp {
@@ -59,10 +61,11 @@ std::pair<int, int64_t> rotation(const Schedule& s) {
 // per-iteration clock (barrier to barrier, so thread start-up is excluded).
 // Buffers rotate over enough sets to spill out of the caches (32 MiB
 // together), as OSU recommends: one reused buffer flatters on-node results.
-double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, RankData* outputs,
+double time_run(const Schedule& s, const RankData& in, const BenchOptions& o, Protocol protocol, RankData* outputs,
                 std::vector<double>* samples = nullptr) {
   RunOptions ro;
   ro.mode = o.mode;
+  ro.protocol = protocol;
   ro.record = o.record;
   ro.snapshot_limit = 0;
   ro.buffer_sets = rotation(s).first;
@@ -184,6 +187,11 @@ void validate_bench(const BenchOptions& o) {
   if (has_root(o.collective) && (o.root < 0 || o.root >= o.world_size))
     throw UsageError(fmt::format("--root {} is out of range for {} ranks", o.root, o.world_size));
   if (o.algorithms.empty()) throw UsageError("no algorithm to bench");
+  if (o.protocols.empty() && !o.protocol_auto) throw UsageError("no protocol to bench");
+  if (o.protocol_auto && !o.params)
+    throw UsageError("--protocol auto needs a model to choose with: give --profile FILE or --preset NAME (or run "
+                     "`microddp calibrate`)");
+  for (Protocol p : o.protocols) check_protocol_supported(o.backend, p);
   if (o.nodes < 1 || o.world_size % o.nodes != 0)
     throw UsageError(fmt::format("--nodes {} must divide --ranks {} (placement is contiguous)", o.nodes, o.world_size));
   if (o.network && o.network->topo.world_size() != o.world_size)
@@ -258,16 +266,26 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
     if (bytes >= o.max_bytes) break;
     bytes = bytes == 0 ? 1 : (bytes > o.max_bytes / o.factor ? o.max_bytes : bytes * o.factor);
   }
-  std::vector<std::string> row_algorithms = o.algorithms;
-  if (!o.reference.empty()) row_algorithms.push_back(o.reference);
+  // Per size: every algorithm in every protocol, then the library's row.
+  // (nullopt: --protocol auto, chosen per size below)
+  std::vector<std::pair<std::string, std::optional<Protocol>>> row_algorithms;
+  for (const auto& a : o.algorithms) {
+    for (Protocol p : o.protocols) row_algorithms.emplace_back(a, p);
+    if (o.protocol_auto) row_algorithms.emplace_back(a, std::nullopt);
+  }
+  if (!o.reference.empty()) row_algorithms.emplace_back(o.reference, Protocol::simple);
   const size_t n_alg = row_algorithms.size();
+  const bool show_protocol = o.protocol_auto || !(o.protocols.size() == 1 && o.protocols[0] == Protocol::simple);
 
   // The rows' fixed part, in output order (size by size, algorithm by algorithm).
   std::vector<RowPlan> plan;
   for (const int64_t bytes : sizes)
     for (size_t ai = 0; ai < n_alg; ++ai) {
-      const std::string& alg = row_algorithms[ai];
+      const std::string& alg = row_algorithms[ai].first;
       RowPlan rp;
+      rp.row.protocol = row_algorithms[ai].second.value_or(Protocol::simple);
+      rp.row.protocol_auto = !row_algorithms[ai].second.has_value();
+      rp.row.show_protocol = show_protocol;
       rp.library = !o.reference.empty() && ai + 1 == n_alg;
       std::string run_alg = rp.library ? o.algorithms.front() : alg;
       if (run_alg == "auto") {
@@ -278,6 +296,10 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       }
       rp.spec = bench_spec(o, run_alg, bytes);
       if (!rp.library) rp.schedule.emplace(make_schedule(rp.spec));
+      if (rp.row.protocol_auto)
+        rp.row.protocol = choose_protocol(*rp.schedule, bench_params(*rp.schedule, *o.params), o.mode == Mode::lockstep,
+                                          o.backend == "threads" ? all_protocols() : std::vector<Protocol>{Protocol::simple})
+                              .chosen;
       rp.size = bytes;
       BenchRow& row = rp.row;
       row.nodes = o.nodes;
@@ -320,7 +342,8 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
           // run of a pair (allocation, caches) cancels out
           for (int half = 0; half < 2; ++half) {
             oo.record = (half == 0) == (k % 2 == 1);
-            const double t_one = time_run(s, in, oo, k == 0 && half == 0 && check_now ? &out : nullptr);
+            const double t_one =
+                time_run(s, in, oo, rp.row.protocol, k == 0 && half == 0 && check_now ? &out : nullptr);
             (oo.record ? on : off).push_back(t_one);
           }
           if (off.back() > 0) ratio.push_back(on.back() / off.back() - 1.0);
@@ -330,7 +353,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
         pr.recorded = median(on);
         pr.overhead = median(ratio);
       } else {
-        pr.t = time_run(s, in, o, check_now ? &out : nullptr, &pr.samples);
+        pr.t = time_run(s, in, o, rp.row.protocol, check_now ? &out : nullptr, &pr.samples);
       }
     } else if (rp.row.algorithm == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
@@ -383,7 +406,8 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
     } else if (o.params) {
       // On threads a step's data was last touched one whole rotation ago,
       // and each iteration writes over what a peer read then (bench_params).
-      const CostParams params = o.backend != "mpi" ? bench_params(s, *o.params) : *o.params;
+      const CostParams priced = for_protocol(*o.params, rp.row.protocol);
+      const CostParams params = o.backend != "mpi" ? bench_params(s, priced) : priced;
       const auto total_us = [&](const CostParams& q) {
         const Prediction p = predict(s, q);
         // The iteration clock also holds the barrier that closes the
@@ -473,6 +497,14 @@ std::string bench_table_header(const BenchOptions& o) {
   return h;
 }
 
+namespace {
+// The algorithm with its protocol when the bench named protocols ("ring/ll").
+std::string label(const BenchRow& r) {
+  if (!r.show_protocol || r.backend == "mpi" || r.backend == "nccl") return r.algorithm;
+  return r.algorithm + "/" + (r.protocol_auto ? "auto->" : "") + std::string(name(r.protocol));
+}
+}  // namespace
+
 std::string bench_table_row(const BenchRow& r) {
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
   const std::string pred = r.predicted_us < 0 ? "-" : fmt::format("{:.2f}", r.predicted_us);
@@ -480,7 +512,8 @@ std::string bench_table_row(const BenchRow& r) {
   const std::string rec =
       r.recorded_us < 0 ? "" : fmt::format(" {:>11.2f} {:>+7.1f}", r.recorded_us, r.record_overhead_pct);
   return fmt::format("  {:>18} {:>12} {:>12} {:>8} {:>6} {:>5} {:>11.2f} {:>8.3f} {:>8.3f} {:>6} {:>11} {:>7}{}\n",
-                     r.auto_pick.empty() ? r.algorithm : r.algorithm + "->" + r.auto_pick, r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
+                     r.auto_pick.empty() ? label(r) : label(r) + "->" + r.auto_pick,
+                     r.bytes, r.count, name(r.dtype), name(r.op), r.root, r.time_us, r.algbw_gbps,
                      r.busbw_gbps, wrong, pred, err, rec);
 }
 
@@ -580,7 +613,7 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows, bool summary_f
       checked = true;
       wrong += r.wrong;
     }
-    const auto key = std::make_pair(r.algorithm, r.world_size);
+    const auto key = std::make_pair(label(r), r.world_size);
     auto it = std::find_if(bus.begin(), bus.end(), [&](const auto& b) { return b.first == key; });
     if (it == bus.end()) it = bus.insert(bus.end(), {key, {0.0, 0}});
     it->second.first += r.busbw_gbps;
@@ -615,6 +648,7 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows, bool summary_f
     i = last;
   }
   f += bench_state_text(rows);
+  f += bench_protocol_crossovers(rows);
   if (summary_follows) return f;
   for (const auto& x : summarize(rows)) {
     f += fmt::format("# Prediction error     : {} on {} ranks: median |error| {:.1f}%, worst error {:+.1f}% (at {} B), error = (predicted - measured) / measured over {} size{}",
@@ -689,16 +723,18 @@ std::string bench_json_row(const BenchRow& r) {
   std::string topo;
   if (r.nodes > 1) topo += fmt::format(", \"nodes\": {}", r.nodes);
   if (!r.auto_pick.empty()) topo += fmt::format(", \"auto_pick\": \"{}\"", r.auto_pick);
+  if (r.protocol_auto) topo += ", \"protocol_auto\": true";
   if (!r.cluster.empty()) topo += ", \"cluster\": " + r.cluster;
   if (!r.mpi_algorithm.empty()) topo += fmt::format(", \"mpi_algorithm\": \"{}\"", json_escape(r.mpi_algorithm));
   return fmt::format(
-      "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", \"world_size\": {}, "
+      "{{\"collective\": \"{}\", \"algorithm\": \"{}\", \"protocol\": \"{}\", \"backend\": \"{}\", \"mode\": \"{}\", "
+      "\"world_size\": {}, "
       "\"dtype\": \"{}\", \"op\": \"{}\", \"root\": {}, \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, "
       "\"algbw_gbps\": {:.6f}, \"busbw_gbps\": {:.6f}, \"wrong\": {}, \"predicted_us\": {}, \"error_pct\": {}, "
       "\"recorded_us\": {}, \"record_overhead_pct\": {}, \"passes\": {}, \"samples\": {}, \"min_us\": {}, \"p10_us\": {}, "
       "\"p90_us\": {}, \"max_us\": {}, \"state_x\": {}, \"predicted_coherence_us\": {}{}}}",
-      name(r.collective), r.algorithm, r.backend, name(r.mode), r.world_size, name(r.dtype), name(r.op), r.root,
-      r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
+      name(r.collective), r.algorithm, name(r.protocol), r.backend, name(r.mode), r.world_size, name(r.dtype),
+      name(r.op), r.root, r.bytes, r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong < 0 ? "null" : std::to_string(r.wrong),
       r.predicted_us < 0 ? "null" : fmt::format("{:.3f}", r.predicted_us),
       r.predicted_us < 0 ? "null" : fmt::format("{:.2f}", r.error_pct),
       r.recorded_us < 0 ? "null" : fmt::format("{:.3f}", r.recorded_us),
@@ -732,9 +768,9 @@ std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows) {
   for (const auto& r : rows) {
     if (r.predicted_us < 0 || r.time_us <= 0) continue;
     size_t i = 0;
-    while (i < out.size() && !(out[i].algorithm == r.algorithm && out[i].world_size == r.world_size)) ++i;
+    while (i < out.size() && !(out[i].algorithm == label(r) && out[i].world_size == r.world_size)) ++i;
     if (i == out.size()) {
-      out.push_back({r.algorithm, r.world_size});
+      out.push_back({label(r), r.world_size});
       errs.emplace_back();
       in_state.emplace_back();
     }

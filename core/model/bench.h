@@ -61,6 +61,17 @@ namespace microddp {
 struct BenchOptions {
   Collective collective = Collective::all_reduce;
   std::vector<std::string> algorithms = {"ring"};
+  // Every algorithm runs once per protocol (core/ir/protocol.h), in this
+  // order; the rows name it (BenchRow::protocol) and are predicted with it
+  // (protocol_model.h for_protocol). ll / ll128 need the threads backend.
+  // With more than one, the footer names the crossover sizes, measured and
+  // predicted (bench_protocol_crossovers).
+  std::vector<Protocol> protocols = {Protocol::simple};
+  // --protocol auto: one more row per algorithm and size, in the protocol
+  // choose_protocol (protocol_model.h) predicts fastest for that schedule
+  // on params (validate_bench refuses it without params); the row says
+  // auto (BenchRow::protocol_auto) and names the pick.
+  bool protocol_auto = false;
   std::string backend = "threads";
   int world_size = 2;
   int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
@@ -126,6 +137,12 @@ struct BenchOptions {
 struct BenchRow {
   Collective collective = Collective::all_reduce;
   std::string algorithm, backend;
+  // The protocol the row ran (JSON "protocol", always); the table names it
+  // after the algorithm ("ring/ll") when the bench was given protocols
+  // other than simple alone (show_protocol).
+  Protocol protocol = Protocol::simple;
+  bool show_protocol = false;
+  bool protocol_auto = false;  // protocol was chosen by --protocol auto (JSON "protocol_auto": true; table "ring/auto->ll")
   int world_size = 0;
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
@@ -272,6 +289,12 @@ struct BenchSummary {
 // The footer's machine-state line(s): the range of the ratios and the sizes
 // measured outside the profile's state; "" when no row was probed.
 std::string bench_state_text(const std::vector<BenchRow>& rows);
+// With rows of more than one protocol: per algorithm and world size, the
+// protocol fastest at each size, measured and predicted, as the sizes
+// where the winner changes ("# Protocol crossovers : ring on 2 ranks,
+// measured: ll up to 4096 B, ll128 from 8192 B, simple from 262144 B;
+// predicted: ..."). "" otherwise.
+std::string bench_protocol_crossovers(const std::vector<BenchRow>& rows);
 std::vector<BenchSummary> summarize(const std::vector<BenchRow>& rows);
 std::string bench_summary_text(const std::vector<BenchSummary>& s);
 

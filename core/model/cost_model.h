@@ -214,6 +214,15 @@ struct CacheCurve {
   double at(const std::vector<double>& v, double footprint) const;
 };
 
+// One protocol's message line t = α + m·β (core/ir/protocol.h): α in
+// seconds per message, β in seconds per PAYLOAD byte (the wire overhead of
+// ll and ll128 is inside β). derived: not measured, taken from simple's
+// line and the wire ratio (core/model/protocol_model.h).
+struct ProtocolCost {
+  double alpha = 0, beta = 0;
+  bool derived = true;
+};
+
 struct CostParams {
   std::string name = "custom";
   double alpha = 0;  // s per message
@@ -288,6 +297,11 @@ struct CostParams {
   // barriers and steps are slower than this build's (bench's profile check
   // says so), and for presets.
   std::string threads_wait;
+  // Per protocol, indexed by Protocol (simple, ll, ll128): calibrate's
+  // protocol ping-pong (calibrate.h, measure_protocol_costs). Empty for
+  // presets and profiles before it: protocol_costs() (protocol_model.h)
+  // derives them. The model prices a protocol through for_protocol().
+  std::vector<ProtocolCost> protocols;
 
   double bandwidth() const { return beta > 0 ? 1.0 / beta : 0.0; }  // bytes/s
   // n½ = α/β: the message size (bytes) that reaches half the peak bandwidth.

@@ -101,6 +101,11 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
       json args = {{"step", e.step}, {"buffer", std::string(name(e.buf))}, {"offset", e.offset}, {"elements", e.len},
                    {"bytes", e.bytes}};
       if (e.chunk >= 0) args["chunk"] = e.chunk;
+      if (e.flags > 0 && t.protocol != Protocol::simple) {  // what ll / ll128 stored for the message
+        args["protocol"] = std::string(name(t.protocol));
+        args["wire_bytes"] = e.wire_bytes;
+        args["flags"] = e.flags;
+      }
       const double ts = us(e.begin_ns), dur = us(std::max<int64_t>(e.end_ns - e.begin_ns, 0));
       ev.push_back({{"ph", "X"}, {"name", nm}, {"cat", std::string(name(e.kind))}, {"pid", r}, {"tid", tr},
                     {"ts", ts}, {"dur", dur}, {"args", args}});

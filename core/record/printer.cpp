@@ -146,11 +146,23 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
     const auto& ops = s.steps[step].ranks[r];
     const std::string me = endpoint_name(s, r);
     // Storage per op from the trace events (which storage a name meant then).
-    auto storage_of = [&](int op_index) {
-      if (r >= static_cast<int>(t.events.size())) return -1;
+    auto event_of = [&](int op_index) -> const Event* {
+      if (r >= static_cast<int>(t.events.size())) return nullptr;
       for (const Event& e : t.events[r])
-        if (e.step == step && e.op_index == op_index) return e.storage;
-      return -1;
+        if (e.step == step && e.op_index == op_index) return &e;
+      return nullptr;
+    };
+    auto storage_of = [&](int op_index) {
+      const Event* e = event_of(op_index);
+      return e ? e->storage : -1;
+    };
+    // ll / ll128: what the protocol stored on the receiver's side, short form
+    auto wire_of = [&](int op_index) -> std::string {
+      const Event* e = event_of(op_index);
+      if (t.protocol == Protocol::simple || !e || e->flags == 0) return "";
+      return fmt::format(" · {} on the wire in {} {}", bytes_str(e->wire_bytes), e->flags,
+                         t.protocol == Protocol::ll ? (e->flags == 1 ? "flagged word" : "flagged words")
+                                                    : (e->flags == 1 ? "flagged line" : "flagged lines"));
     };
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& o = ops[i];
@@ -162,10 +174,10 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
       const std::string seg = o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "";
       switch (o.kind) {
         case OpKind::send:
-          out += fmt::format("  {} → {}  send {}{}{} {}  {}, {}\n", me, endpoint_name(s, o.peer),
+          out += fmt::format("  {} → {}  send {}{}{} {}  {}, {}{}\n", me, endpoint_name(s, o.peer),
                              buffer_label(s, r, o.src.buf, st), chunk, seg, range(o.src.offset, o.len),
                              count_noun(o.len, "element"),
-                             bytes_str(o.len * es));
+                             bytes_str(o.len * es), wire_of(static_cast<int>(i)));
           break;
         case OpKind::recv:
         case OpKind::recv_reduce:

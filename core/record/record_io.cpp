@@ -211,10 +211,16 @@ std::string record_to_json(const RunRecord& r) {
   json events = json::array();
   for (const auto& rank : t.events) {
     json evs = json::array();
-    for (const Event& e : rank)
-      evs.push_back({{"step", e.step}, {"op_index", e.op_index}, {"kind", name(e.kind)}, {"peer", e.peer},
-                     {"buf", name(e.buf)}, {"offset", e.offset}, {"len", e.len}, {"bytes", e.bytes},
-                     {"chunk", e.chunk}, {"begin_ns", e.begin_ns}, {"end_ns", e.end_ns}, {"storage", e.storage}});
+    for (const Event& e : rank) {
+      json je = {{"step", e.step}, {"op_index", e.op_index}, {"kind", name(e.kind)}, {"peer", e.peer},
+                 {"buf", name(e.buf)}, {"offset", e.offset}, {"len", e.len}, {"bytes", e.bytes},
+                 {"chunk", e.chunk}, {"begin_ns", e.begin_ns}, {"end_ns", e.end_ns}, {"storage", e.storage}};
+      if (e.flags > 0) {  // messages (older records have neither: simple's m and 1 are not restored)
+        je["wire_bytes"] = e.wire_bytes;
+        je["flags"] = e.flags;
+      }
+      evs.push_back(std::move(je));
+    }
     events.push_back(std::move(evs));
   }
   json steps = json::array();
@@ -228,7 +234,8 @@ std::string record_to_json(const RunRecord& r) {
   json trace = {{"mode", name(t.mode)},         {"backend", t.backend},         {"world_size", t.world_size},
                 {"total_ns", t.total_ns},       {"events", events},             {"steps", steps},
                 {"initial", initial},           {"bytes_sent", t.bytes_sent},   {"bytes_received", t.bytes_received},
-                {"snapshots", t.snapshots},     {"iteration_ns", t.iteration_ns}};
+                {"snapshots", t.snapshots},     {"iteration_ns", t.iteration_ns},
+                {"protocol", name(t.protocol)}};
   if (t.switches > 0) trace["switches"] = t.switches;  // events etc. hold the switch endpoints after the ranks
   if (!t.step_timing.empty()) {  // older records have none: Trace::timing falls back
     json timing = json::array();
@@ -306,6 +313,8 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   t.bytes_received = rd.get<std::vector<int64_t>>(jt, "bytes_received", tp);
   t.snapshots = rd.get<bool>(jt, "snapshots", tp);
   t.iteration_ns = rd.get<std::vector<int64_t>>(jt, "iteration_ns", tp);
+  if (jt.contains("protocol"))  // older records: simple
+    t.protocol = wrap(where, tp + "protocol", [&] { return parse_protocol(rd.get<std::string>(jt, "protocol", tp)); });
   const json& evs = rd.array(jt, "events", tp);
   for (size_t q = 0; q < evs.size(); ++q) {
     t.events.emplace_back();
@@ -326,6 +335,11 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
       e.begin_ns = rd.get<int64_t>(je, "begin_ns", p);
       e.end_ns = rd.get<int64_t>(je, "end_ns", p);
       e.storage = rd.get<int32_t>(je, "storage", p);
+      if (je.contains("flags")) {
+        e.wire_bytes = rd.get<int64_t>(je, "wire_bytes", p);
+        e.flags = rd.get<int64_t>(je, "flags", p);
+        if (e.wire_bytes < 0 || e.flags < 1) rd.fail(fmt::format("'{}flags' is {} with wire_bytes {}", p, e.flags, e.wire_bytes));
+      }
       t.events.back().push_back(e);
     }
   }

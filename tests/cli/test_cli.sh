@@ -81,6 +81,27 @@ done
 expect 0 '"outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]], "bytes_sent": [24, 24, 24]' -- "${SEED[@]}" --json
 expect 0 '"steps": 2' -- "${SEED[@]}" --json
 expect 0 '"ok": true' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
+# --protocol (core/ir/protocol.h): run --json always names it; ll / ll128 give the same outputs; --steps shows
+# each send's wire bytes and flags; bad values and the mpi backend are refused naming the value
+expect 0 '"mode": "lockstep", "protocol": "simple", "steps": 2' -- "${SEED[@]}" --json
+expect 0 '"protocol": "ll", "steps": 2, "outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]]' -- "${SEED[@]}" --json --protocol ll
+expect 0 '"protocol": "ll128", "steps": 2, "outputs": [[12, 15, 18], [12, 15, 18], [12, 15, 18]]' -- "${SEED[@]}" --json --protocol ll128
+expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B · 16 B on the wire in 2 flagged words" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps --protocol ll
+expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B · 128 B on the wire in 1 flagged line" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps --protocol ll128
+expect 0 "protocol ll: every message stored in the receiver's buffer as 8-byte words of 4 B data + 4 B flag" -- "${SEED[@]}" --protocol ll
+expect 0 '"protocol_auto": {"chosen": "simple", "model": "nvlink, protocol lines derived (not measured)", "candidates": [{"protocol": "simple"' -- "${SEED[@]}" --json --protocol auto
+expect 0 "protocol auto: chose simple (lowest predicted time on nvlink, protocol lines derived (not measured)); candidates: simple " -- "${SEED[@]}" --protocol auto
+expect 2 "error: --protocol 'LL' is unknown (expected one of: simple, ll, ll128, auto)" -- "${SEED[@]}" --protocol LL
+expect 2 "error: --protocol 'fast' is unknown (expected one of: simple, ll, ll128, auto)" -- bench -b 4K -e 4K --protocol ll,fast
+expect 2 "error: --protocol ll: the mpi backend runs simple only: Open MPI moves the bytes with its own protocols" -- "${SEED[@]}" --backend mpi --protocol ll
+expect 2 "error: --protocol auto needs a model to choose with" -- bench -b 4K -e 4K --protocol auto
+out=$("$BIN" bench -b 64 -e 4K -f 64 -n 3 -w 1 --protocol ll,ll128,simple --preset nvlink 2>&1); rc=$?
+if [ $rc -ne 0 ] || ! grep -qE '^ +ring/ll +64 ' <<<"$out" || ! grep -qE '^ +ring/ll128 +4096 ' <<<"$out" ||
+   ! grep -qE '^ +ring/simple +4096 ' <<<"$out" || ! grep -qE '^# Protocol crossovers  : ring on 2 ranks, measured: .*; predicted: simple at every size$' <<<"$out"; then
+  echo "FAIL: bench --protocol ll,ll128,simple:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 '"algorithm": "ring", "protocol": "ll128", "backend": "threads"' -- bench -b 4K -e 4K -n 2 -w 1 --protocol ll128 --json
+expect 0 "protocol ll    : α    1.000 µs" -- predict -n 4 --bytes 4K --preset nvlink --protocol ll
+expect 0 "protocol auto picks simple on nvlink for ring at 4096 B" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
 expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
 expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
 expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json

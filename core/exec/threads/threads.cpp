@@ -1,9 +1,18 @@
 // The threads backend: one std::thread per rank, real data in each rank's
 // own buffers, and a shared-memory transport with MPI_Isend / MPI_Irecv
-// semantics. A send publishes a pointer to the sender's buffer; the receiver
-// copies (or reduces) straight from it and then marks the send complete, so
-// the sender may not touch those elements before that moment: exactly the
-// rule that makes double buffering necessary.
+// semantics, in one of three protocols (core/ir/protocol.h):
+//  - simple: a send publishes a pointer to the sender's buffer; the receiver
+//    copies (or reduces) straight from it and then marks the send complete,
+//    so the sender may not touch those elements before that moment: exactly
+//    the rule that makes double buffering necessary.
+//  - ll, ll128: the sender stores the message into a buffer on the
+//    receiver's side (one per message, allocated before the run from the
+//    schedule's sizes) in the protocol's line format (protocol_lines.h), and
+//    its send completes once its last word / line is written: the data now
+//    lives with the receiver. The receiver polls the flags and unpacks into
+//    its destination (recv) or a staging buffer it reduces from
+//    (recv_reduce). Flags are generation + 1: never cleared between
+//    iterations or step repetitions.
 // A schedule's switch endpoints (core/ir/schedule.h: in-network reduction)
 // are threads here too, one each after the ranks: they run their ops through
 // the same RankProgram and transport, own no input or output, and meet the
@@ -27,6 +36,7 @@
 #include <sched.h>
 
 #include "core/exec/rank_program.h"
+#include "core/exec/threads/protocol_lines.h"
 #include "core/ir/limits.h"
 
 namespace microddp {
@@ -196,17 +206,20 @@ class SpinBarrier {
 
 class ThreadsTransport final : public Transport {
  public:
-  ThreadsTransport(const MessagePlan& plan, int n, int64_t spin_ns, const DelayHook* delay, std::atomic<bool>& abort)
+  ThreadsTransport(const Schedule& sch, const MessagePlan& plan, int n, int64_t spin_ns, const DelayHook* delay,
+                   Protocol protocol, std::atomic<bool>& abort)
       : plan_(plan), slots_(plan.num_messages), gen_(n, 0),
         spin_ns_(spin_ns == RunOptions::kSpinAuto ? threads_spin_budget_ns(n) : std::min(spin_ns, kWatchdogNs)),
         barrier_(n, spin_ns_),
-        delay_(delay), abort_(abort) {
+        delay_(delay), protocol_(protocol), abort_(abort) {
     for (int r = 0; r < n; ++r) rng_.emplace_back(delay ? delay->seed * 7919 + r : r);
+    if (protocol_ != Protocol::simple) setup_lines(sch, n);
     t0_ = Clock::now();
   }
   void set_generation(int rank, uint32_t g) { gen_[rank] = g; }
 
   void post_send(int rank, int64_t msg, const void* data, int64_t bytes) override {
+    if (protocol_ != Protocol::simple) return store_lines(rank, msg, static_cast<const std::byte*>(data), bytes);
     Slot& s = slots_[msg];
     s.data = data;
     s.bytes = bytes;
@@ -215,8 +228,15 @@ class ThreadsTransport final : public Transport {
       s.ready_at = now_ns() + static_cast<int64_t>(rng_[rank]() % (delay_->max_delay_us + 1)) * 1000;
     s.state.store(2 * gen_[rank] + 1, std::memory_order_release);
   }
-  void post_recv(int, int64_t, void*, int64_t, bool) override {}
+  void post_recv(int, int64_t msg, void* dst, int64_t bytes, bool reduce) override {
+    if (protocol_ == Protocol::simple) return;  // the receiver reads the sender's buffer: nothing to note
+    Slot& s = slots_[msg];  // the receiver's fields: only its thread touches them
+    s.rdst = static_cast<std::byte*>(dst);
+    s.rbytes = bytes;
+    s.rreduce = reduce;
+  }
   const void* arrived(int rank, int64_t msg) override {
+    if (protocol_ != Protocol::simple) return load_lines(rank, msg);
     Slot& s = slots_[msg];
     const uint32_t want = 2 * gen_[rank] + 1;
     wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
@@ -225,11 +245,13 @@ class ThreadsTransport final : public Transport {
     return s.data;
   }
   void consumed(int rank, int64_t msg) override {
+    if (protocol_ != Protocol::simple) return;  // the sender completed when it wrote its last line
     Slot& s = slots_[msg];
     s.done_ns = now_ns();
     s.state.store(2 * gen_[rank] + 2, std::memory_order_release);
   }
   int64_t wait_sent(int rank, int64_t msg) override {
+    if (protocol_ != Protocol::simple) return slots_[msg].sent_ns;  // set by this rank in post_send
     Slot& s = slots_[msg];
     const uint32_t want = 2 * gen_[rank] + 2;
     wait_until([&] { return s.state.load(std::memory_order_acquire) == want; }, abort_,
@@ -247,12 +269,87 @@ class ThreadsTransport final : public Transport {
   std::string waiting_for(int64_t msg) const {
     return fmt::format("the message from rank {} in step {}", plan_.src[msg], plan_.step[msg]);
   }
+  // ---- ll / ll128 ----
+  // One receive buffer per message (offsets in words or lines), and per rank
+  // a staging buffer as large as its largest recv_reduce.
+  void setup_lines(const Schedule& sch, int n) {
+    const int64_t es = static_cast<int64_t>(dtype_size(sch.spec.dtype));
+    std::vector<int64_t> bytes(static_cast<size_t>(plan_.num_messages), 0);
+    std::vector<int64_t> stage(static_cast<size_t>(n), 0);
+    for (int st = 0; st < sch.num_steps(); ++st)
+      for (int r = 0; r < n; ++r) {
+        const auto& ops = sch.steps[st].ranks[r];
+        for (size_t i = 0; i < ops.size(); ++i) {
+          if (ops[i].kind == OpKind::send) bytes[plan_.msg[st][r][i]] = ops[i].len * es;
+          if (ops[i].kind == OpKind::recv_reduce) stage[r] = std::max(stage[r], ops[i].len * es);
+        }
+      }
+    int64_t units = 0, wire = 0;
+    // ll: every message starts on a 64-byte cache line (ll_load's polling)
+    const int64_t align = protocol_ == Protocol::ll ? proto::kLLWordsPerCacheLine : 1;
+    for (int64_t m = 0; m < plan_.num_messages; ++m) {
+      slots_[m].line0 = units;
+      units += (flag_count(protocol_, bytes[m]) + align - 1) / align * align;
+      wire += wire_bytes(protocol_, bytes[m]);
+    }
+    double staged = 0;
+    for (int64_t b : stage) staged += static_cast<double>(b);
+    check_memory(static_cast<double>(wire) + staged,
+                 fmt::format("--protocol {} (a receive buffer of {} wire bytes for every message)", name(protocol_), wire));
+    if (protocol_ == Protocol::ll) {
+      // 7 words more, so that the first word can sit on a 64-byte boundary
+      ll_store_ = std::vector<std::atomic<uint64_t>>(static_cast<size_t>(std::max<int64_t>(1, units) + align - 1));
+      size_t first = 0;
+      while (reinterpret_cast<uintptr_t>(&ll_store_[first]) % 64 != 0) ++first;
+      ll_words_ = &ll_store_[first];
+    } else ll128_lines_.reset(new proto::LL128Line[static_cast<size_t>(std::max<int64_t>(1, units))]());
+    for (int64_t b : stage) staging_.emplace_back(static_cast<size_t>(b));
+  }
+  // The sender writes the whole message into the receiver's buffer; its send
+  // is complete when the last word / line is stored. A DelayHook on this
+  // rank stops it halfway for the hook's random time, so the receiver polls
+  // a message whose second half still holds the last generation's flags.
+  void store_lines(int rank, int64_t msg, const std::byte* src, int64_t bytes) {
+    Slot& s = slots_[msg];
+    const int64_t n = flag_count(protocol_, bytes);
+    const uint32_t flag = gen_[rank] + 1;  // never 0, the value of a fresh buffer
+    int64_t split = n, resume_at = 0;
+    if (delay_ && (delay_->rank < 0 || delay_->rank == rank)) {
+      split = n / 2;
+      resume_at = now_ns() + static_cast<int64_t>(rng_[rank]() % (delay_->max_delay_us + 1)) * 1000;
+    }
+    const auto write = [&](int64_t first, int64_t last) {
+      if (protocol_ == Protocol::ll) proto::ll_store(ll_words_ + s.line0, src, bytes, flag, first, last);
+      else proto::ll128_store(ll128_lines_.get() + s.line0, src, bytes, flag, first, last);
+    };
+    write(0, split);
+    if (split < n) {
+      wait_until([&] { return now_ns() >= resume_at; }, abort_, [] { return std::string("a delayed send"); }, rank);
+      write(split, n);
+    }
+    s.sent_ns = now_ns();
+  }
+  const void* load_lines(int rank, int64_t msg) {
+    Slot& s = slots_[msg];
+    const uint32_t flag = gen_[rank] + 1;
+    std::byte* out = s.rreduce ? staging_[rank].data() : s.rdst;
+    const auto wait = [&](auto&& ready) { wait_until(ready, abort_, [&] { return waiting_for(msg); }, rank, spin_ns_); };
+    if (protocol_ == Protocol::ll) proto::ll_load(ll_words_ + s.line0, out, s.rbytes, flag, wait);
+    else proto::ll128_load(ll128_lines_.get() + s.line0, out, s.rbytes, uint64_t{flag}, wait);
+    return s.rreduce ? out : nullptr;  // a recv landed in its destination
+  }
+
   struct alignas(64) Slot {
     std::atomic<uint32_t> state{0};
     const void* data = nullptr;
     int64_t bytes = 0;
     int64_t ready_at = 0;
     int64_t done_ns = 0;
+    int64_t line0 = 0;     // ll / ll128: the message's first word / line
+    int64_t sent_ns = 0;   // ll / ll128: written by the sender, read by it in wait_sent
+    std::byte* rdst = nullptr;  // the receiver's destination (post_recv)
+    int64_t rbytes = 0;
+    bool rreduce = false;
   };
   const MessagePlan& plan_;
   std::vector<Slot> slots_;
@@ -260,6 +357,11 @@ class ThreadsTransport final : public Transport {
   int64_t spin_ns_;  // threads_spin_budget_ns: before barrier_, which is built from it
   SpinBarrier barrier_;
   const DelayHook* delay_;
+  Protocol protocol_;
+  std::vector<std::atomic<uint64_t>> ll_store_;  // ll: every message's words
+  std::atomic<uint64_t>* ll_words_ = nullptr;
+  std::unique_ptr<proto::LL128Line[]> ll128_lines_;
+  std::vector<std::vector<std::byte>> staging_;  // [rank]
   std::atomic<bool>& abort_;
   std::vector<std::mt19937_64> rng_;
   Clock::time_point t0_;
@@ -303,7 +405,7 @@ struct SteppedRun::Impl {
     plan = plan_messages(s);
     if (opt.spin_ns < 0 && opt.spin_ns != RunOptions::kSpinAuto)
       throw UsageError(fmt::format("spin_ns {}: give 0 (pause, then yield), a time in ns, or kSpinAuto", opt.spin_ns));
-    transport = std::make_unique<ThreadsTransport>(plan, e, opt.spin_ns, opt.delay, abort);
+    transport = std::make_unique<ThreadsTransport>(s, plan, e, opt.spin_ns, opt.delay, opt.protocol, abort);
     trace = new_trace(s, opt, "threads");
     const bool small = trace.snapshots;
     for (int r = 0; r < e; ++r) mem.push_back(make_rank_memory(s, r));

@@ -88,6 +88,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/ir/protocol.h"
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
 
@@ -316,7 +317,21 @@ int ping_pong_slots(int64_t bytes);
 // each), the pings walking through `slots` buffer slots (1 = the same
 // buffers every time: the data stays where the last step left it), `iters`
 // iterations after `warmup`.
-std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters);
+// `protocol`: every message in that protocol (core/ir/protocol.h).
+std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters,
+                                           Protocol protocol = Protocol::simple);
+
+// The protocol probe (core/model/protocol_model.h): per protocol (simple,
+// ll, ll128) a lockstep ping-pong of kProtocolProbeSizes (one slot, the
+// same method as the main sweep: per size the median over `rounds`
+// interleaved rounds of each round's mode, b(2) = barrier2_s taken out),
+// and the line t = α + m·β fitted to those points (fit_line, weights
+// 1/t²). The three protocols run in turn within every round, so a change
+// of the machine's state hits them alike. About 1-2 s on a 2-vCPU VM with
+// rounds = 3. [Protocol] order; derived = false.
+inline constexpr int64_t kProtocolProbeSizes[] = {8, 1024, 16384, 262144};
+std::vector<ProtocolCost> measure_protocol_costs(double barrier2_s, int rounds = 3,
+                                                 const std::function<void(const std::string&)>& progress = {});
 // Writing over lines another core has read (the coherence term ε of
 // core/model/cost_model.h): seconds per byte that rank 0's copy of
 // `bytes` bytes into a region rank 1 has read costs beyond the same copy

@@ -256,13 +256,15 @@ namespace {
 // of `bytes_per_rank` bytes set to 1), `iters` iterations after `warmup`:
 // the gap between consecutive on_step marks (the first step of each
 // iteration is left out: its gap holds the iteration's closing barrier).
-std::vector<double> step_samples(const Schedule& s, int64_t bytes_per_rank, int warmup, int iters) {
+std::vector<double> step_samples(const Schedule& s, int64_t bytes_per_rank, int warmup, int iters,
+                                 Protocol protocol = Protocol::simple) {
   RankData in(2, std::vector<std::byte>(static_cast<size_t>(bytes_per_rank), std::byte{1}));
   std::vector<int64_t> marks(static_cast<size_t>(s.num_steps()) * (warmup + iters), 0);
   int64_t idx = 0;
   RunOptions ro;
   ro.mode = Mode::lockstep;
   ro.record = false;
+  ro.protocol = protocol;
   ro.iterations = warmup + iters;
   ro.on_step = [&](int) {
     if (idx < static_cast<int64_t>(marks.size())) marks[idx++] = Clock::now().time_since_epoch().count();
@@ -279,10 +281,10 @@ std::vector<double> step_samples(const Schedule& s, int64_t bytes_per_rank, int 
 }
 }  // namespace
 
-std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters) {
+std::vector<double> ping_pong_step_samples(int64_t bytes, int slots, int warmup, int iters, Protocol protocol) {
   const int64_t e = std::max<int64_t>(1, bytes / 4);
   const int K = std::max(1, slots);
-  return step_samples(ping_pong(e, K), e * K * 4, warmup, iters);
+  return step_samples(ping_pong(e, K), e * K * 4, warmup, iters, protocol);
 }
 
 namespace {
@@ -549,6 +551,8 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
       opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
                                res.peer_wait_s[i] * 1e6));
+  // Each protocol's line (protocol_model.h), a second or two.
+  res.params.protocols = measure_protocol_costs(b2, std::min(rounds, 3), opt.progress);
   // The cache curve needs α and b(2) (to take them out of the ping-pong
   // steps), so it comes after the flat fit.
   if (opt.cache_curve) {

@@ -46,6 +46,15 @@ void write_profile(const std::string& path, const CostParams& p, const std::vect
   j["peer_wait_s_by_ranks"] = p.wait_s;       // [n-2]
   j["mem_bw_Bps_by_threads"] = p.mem_bw_Bps;  // [k-1]
   if (!p.cache.empty()) j["cache_curve"] = cache_curve_json(p.cache);
+  // Each protocol's measured line (protocol_model.h); absent: derived on load.
+  if (p.protocols.size() == all_protocols().size()) {
+    nlohmann::json pj = nlohmann::json::object();
+    for (Protocol q : all_protocols()) {
+      const ProtocolCost& c = p.protocols[static_cast<int>(q)];
+      if (!c.derived) pj[std::string(name(q))] = {{"alpha_s", c.alpha}, {"beta_s_per_byte", c.beta}};
+    }
+    if (pj.size() == all_protocols().size()) j["protocols"] = pj;
+  }
   j["points"] = nlohmann::json::array();
   for (const auto& pt : points) j["points"].push_back({{"bytes", pt.bytes}, {"seconds", pt.seconds}});
   const std::filesystem::path fp(path);
@@ -163,6 +172,27 @@ CostParams load_profile(const std::string& path) {
                                  "seconds: a 32 KiB step takes far more than a nanosecond)",
                                  path, p.exchange_32k_s));
   p.beta_small = num("beta_small_s_per_byte", 0, 0.0, 1.0, false, " of seconds per byte");
+  // "protocols": {"simple": {"alpha_s": .., "beta_s_per_byte": ..}, "ll": .., "ll128": ..}
+  // (calibrate's protocol probe). Absent (profiles before it): left empty,
+  // and protocol_costs() derives each line from simple's and the wire ratio.
+  if (j.contains("protocols")) {
+    const auto& pj = j["protocols"];
+    if (!pj.is_object()) throw UsageError(fmt::format("profile '{}': protocols must be an object", path));
+    for (Protocol q : all_protocols()) {
+      const std::string k(name(q));
+      const auto& e = pj.contains(k) ? pj[k] : nlohmann::json();
+      const bool ok = e.is_object() && e.contains("alpha_s") && e["alpha_s"].is_number() &&
+                      e.contains("beta_s_per_byte") && e["beta_s_per_byte"].is_number() &&
+                      std::isfinite(e["alpha_s"].get<double>()) && e["alpha_s"].get<double>() >= 0 &&
+                      e["alpha_s"].get<double>() <= 1 && std::isfinite(e["beta_s_per_byte"].get<double>()) &&
+                      e["beta_s_per_byte"].get<double>() > 0 && e["beta_s_per_byte"].get<double>() <= 1;
+      if (!ok)
+        throw UsageError(fmt::format("profile '{}': protocols.{} = {} (expected {{\"alpha_s\": seconds in [0, 1], "
+                                     "\"beta_s_per_byte\": in (0, 1]}})",
+                                     path, k, pj.contains(k) ? e.dump() : "missing"));
+      p.protocols.push_back({e["alpha_s"].get<double>(), e["beta_s_per_byte"].get<double>(), false});
+    }
+  }
   if (j.contains("points")) {
     const auto& pts = j["points"];
     if (!pts.is_array()) throw UsageError(fmt::format("profile '{}': points must be an array", path));
