@@ -498,7 +498,19 @@ std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
 void network_table(const Args& a, const Network& net, int64_t bytes, const CostParams* flat = nullptr) {
   const Collective c = parse_collective(a.collective);
   std::vector<NetRow> rows;
-  for (const auto& alg : algorithms_asked(a, c)) rows.push_back(net_row(a, net, alg, bytes, flat));
+  for (const auto& alg : algorithms_asked(a, c)) {
+    if (a.algorithm != alg) {  // all / auto: leave out an algorithm that refuses this network (nvls on nodes > 1)
+      CollectiveSpec sp = make_spec(a, alg, bytes);
+      sp.nodes = net.topo.nodes;
+      const AlgorithmInfo& info = algorithm_info(sp);
+      try {
+        if (info.refuse) info.refuse(sp);
+      } catch (const UsageError&) {
+        continue;
+      }
+    }
+    rows.push_back(net_row(a, net, alg, bytes, flat));
+  }
   if (a.algorithm == "auto" && !a.json) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     s.nodes = net.topo.nodes;

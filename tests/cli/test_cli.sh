@@ -289,7 +289,7 @@ if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! gre
    || ! grep -qE "^ring +6 +1.2e-05 +6.29146e-05 " <<<"$out"; then
   echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
-if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 7 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 7 ]; then
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 8 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 8 ]; then
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
@@ -430,7 +430,7 @@ MICRODDP_DEBUG=INFO expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling tim
 MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us (model: nvlink)" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4"
 # The TUNING lines carry the documented prefix (README: microddp:<pid>:<tid> [<rank>] MICRODDP INFO ...)
 out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=TUNING "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
-if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 8 ] || [ "$(wc -l <<<"$out")" -ne 8 ] ||
+if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 9 ] || [ "$(wc -l <<<"$out")" -ne 9 ] ||
    ! grep -qE '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us \(model: nvlink\)$' <<<"$out"; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=TUNING run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # run logs as hang-lab does: per rank an INIT and a COLL line (INFO), P2P and the call's end (TRACE)
