@@ -56,6 +56,9 @@ bool topology_mode(const Args& a) {
 // The network asked for: a named topology's defaults, overridden by
 // --nodes, --nics-per-node, --intra, --inter. --intra falls back to the flat
 // link (--preset, --alpha/--bandwidth, a profile) when one is given.
+// Where the preset's switch figure comes from ("" when it has no switch class).
+std::string nvls_source;
+
 Network network(const Args& a) {
   Network net;
   int nodes = a.nodes, nics = a.nics;
@@ -80,6 +83,8 @@ Network network(const Args& a) {
     if (nics < 0) nics = std::min(nn.nics_per_node, std::max(1, a.ranks / std::max(1, nodes)));
     intra = nn.intra;
     inter = nn.inter;
+    net.nvls = nn.nvls;
+    nvls_source = nn.nvls_source;
   }
   if (nodes == 0) nodes = 1;
   if (nics < 0) nics = 1;
@@ -127,7 +132,8 @@ std::string time_text(double seconds) { return in_unit(seconds, unit_for(seconds
 std::string describe(const Network& n) {
   return fmt::format("{}{} node(s) x {} rank(s), {} NIC(s) per node; intra {}; inter {}",
                      n.name == "custom" ? "" : n.name + ": ", n.topo.nodes, n.topo.ranks_per_node,
-                     n.topo.nics_per_node, link_text(n.intra), link_text(n.inter));
+                     n.topo.nics_per_node, link_text(n.intra), link_text(n.inter)) +
+         (n.nvls ? fmt::format("; reducing switch {} per rank port ({})", link_text(*n.nvls), nvls_source) : "");
 }
 
 // The parameters as they apply to a call on n ranks: the barrier b(n), the
@@ -506,7 +512,19 @@ std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
 void network_table(const Args& a, const Network& net, int64_t bytes, const CostParams* flat = nullptr) {
   const Collective c = parse_collective(a.collective);
   std::vector<NetRow> rows;
-  for (const auto& alg : algorithms_asked(a, c)) rows.push_back(net_row(a, net, alg, bytes, flat));
+  for (const auto& alg : algorithms_asked(a, c)) {
+    if (a.algorithm != alg) {  // all / auto: leave out an algorithm that refuses this network (nvls on nodes > 1)
+      CollectiveSpec sp = make_spec(a, alg, bytes);
+      sp.nodes = net.topo.nodes;
+      const AlgorithmInfo& info = algorithm_info(sp);
+      try {
+        if (info.refuse) info.refuse(sp);
+      } catch (const UsageError&) {
+        continue;
+      }
+    }
+    rows.push_back(net_row(a, net, alg, bytes, flat));
+  }
   if (a.algorithm == "auto" && !a.json) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     s.nodes = net.topo.nodes;

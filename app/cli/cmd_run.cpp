@@ -360,7 +360,9 @@ int run(const Args& a, const CLI::App& sub) {
         predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", predicted_total_us),
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
         clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us),
-        (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") + json_auto(p) +
+        (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") +
+            // bytes_sent / bytes_received hold the switch endpoints after the ranks
+            (p.schedule.switches > 0 ? fmt::format(", \"switches\": {}", p.schedule.switches) : "") + json_auto(p) +
             json_protocol_auto(p) + json_totals(res.trace) +
             fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
   } else if (a.steps) {
@@ -395,8 +397,9 @@ int run(const Args& a, const CLI::App& sub) {
     // Outputs only when asked: a large run would flood the terminal.
     if (a.outputs) fmt::print("outputs:\n{}", format_outputs(p.schedule, res.outputs, PrintOptions{a.full}));
     std::string sent;
-    for (int r = 0; r < sp.world_size; ++r)
-      sent += fmt::format("{}R{} {}/{}", r ? "  " : "", r, res.trace.bytes_sent[r], res.trace.bytes_received[r]);
+    for (int r = 0; r < p.schedule.num_endpoints(); ++r)  // the ranks, then a switch ("SW")
+      sent += fmt::format("{}{} {}/{}", r ? "  " : "", endpoint_name(p.schedule, r), res.trace.bytes_sent[r],
+                          res.trace.bytes_received[r]);
     fmt::print("bytes sent/received: {}\n{}\n", sent, ok ? "ok: matches the reference" : "MISMATCH: " + why);
     fmt::print("{}{}", identical_line, clock_line);
   }

@@ -18,7 +18,7 @@ namespace microddp::viz {
 void draw_timeline(App& app) {
   const Session& ses = app.session;
   const TimelineScene sc = build_timeline(ses);
-  const int n = ses.schedule().world_size();
+  const int n = ses.schedule().num_endpoints();  // a lane per rank, then the switch's (nvls: "SW")
   // The title on one line: the mode's explanation moves to the hover where
   // it would be cut.
   const std::string title = "Timeline - " + sc.mode_label;
@@ -98,7 +98,7 @@ void draw_timeline(App& app) {
   const float col2_x = origin.x + label_w * 0.5f;
   for (int r = 0; r < n; ++r) {
     const float x = one_column || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
-    const std::string label = fmt::format("R{}", r);
+    const std::string label = endpoint_name(ses.schedule(), r);
     dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, y), ink, label.c_str());
     app.vs.labels_drawn.push_back(
         {"timeline " + label, Rect{x, y, ImGui::CalcTextSize(label.c_str()).x * label_px / fs, label_px}});

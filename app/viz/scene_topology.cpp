@@ -29,9 +29,11 @@ TopologyKind topology_kind(const CollectiveSpec& s) {
     case Layout::star: return TopologyKind::star;
     case Layout::none:
     // Issue 35's shapes: on a circle with their messages' arrows until the
-    // double-tree and full-mesh views are drawn.
+    // double-tree, full-mesh and switch views are drawn (the switch: the
+    // timeline shows its lane).
     case Layout::double_tree:
-    case Layout::full_mesh: return TopologyKind::circle;
+    case Layout::full_mesh:
+    case Layout::switch_star: return TopologyKind::circle;
   }
   return TopologyKind::circle;
 }

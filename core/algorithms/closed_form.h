@@ -65,6 +65,10 @@ struct TwoLevelPrices {
   const HockneyPrices& intra;
   const HockneyPrices& inter;
   int nodes = 1, ranks_per_node = 1, nic_share = 1;
+  // The switch's per-rank port class when the network has a reducing switch
+  // (topology_model.h, Network::nvls); nullptr otherwise. Its reduce() is
+  // 0: the switch reduces at line rate.
+  const HockneyPrices* nvls = nullptr;
 };
 
 // One algorithm's closed form for one collective.

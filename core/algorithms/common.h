@@ -22,6 +22,7 @@ std::vector<AlgorithmInfo> pairwise_algorithms();        // pairwise.cpp
 std::vector<AlgorithmInfo> hierarchical_algorithms();    // hierarchical.cpp
 std::vector<AlgorithmInfo> double_tree_algorithms();     // double_tree.cpp
 std::vector<AlgorithmInfo> direct_algorithms();          // direct.cpp
+std::vector<AlgorithmInfo> nvls_algorithms();            // nvls.cpp
 
 // A vector cut into chunks: chunk c is [off[c], off[c+1]) (elements).
 struct Chunks {

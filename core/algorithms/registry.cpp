@@ -57,7 +57,7 @@ Registry& registry() {
     for (auto family : {detail::tree_algorithms, detail::ring_algorithms, detail::ring_unchunked_algorithms,
                         detail::recursive_algorithms, detail::pairwise_algorithms,
                         detail::hierarchical_algorithms, detail::double_tree_algorithms,
-                        detail::direct_algorithms})
+                        detail::direct_algorithms, detail::nvls_algorithms})
       for (auto& info : family()) r.add(std::move(info));
     return r;
   }();
@@ -76,6 +76,7 @@ std::string_view name(Layout l) {
     case Layout::hypercube: return "hypercube";
     case Layout::double_tree: return "double tree";
     case Layout::full_mesh: return "full mesh";
+    case Layout::switch_star: return "switch star";
   }
   return "?";
 }

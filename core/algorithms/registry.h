@@ -64,6 +64,8 @@
 //   direct.cpp          one_shot and two_shot all_reduce: direct reads of the
 //                       peers' buffers (TensorRT-LLM / vLLM custom all-reduce)
 //   channels.cpp        (no records) the channel split of make_schedule
+//   nvls.cpp            nvls all_reduce: in-network reduction through a
+//                       switch endpoint (NVLS / SHARP / CollNet)
 // Sources: Thakur, Rabenseifner & Gropp, "Optimization of Collective
 // Communication Operations in MPICH" (IJHPCA 2005) for the binomial, recursive
 // doubling / halving and the non-power-of-two fix-up; Patarasuk & Yuan,
@@ -93,6 +95,7 @@ enum class Layout {
   hypercube,      // partners at distance 1, 2, 4, ... in rows and columns
   double_tree,    // two binary trees over the same ranks (make_double_tree), in two colours
   full_mesh,      // every rank reads from every other: a circle with all links
+  switch_star,    // the switch endpoint (Schedule::switches) in the middle, every rank around it (nvls)
 };
 std::string_view name(Layout l);
 
@@ -121,6 +124,9 @@ struct AlgorithmInfo {
   // Optional closed form on a two-level network (spec.nodes > 1), in the
   // congestion-aware model of core/model/topology_model.h (closed_form.h).
   TwoLevelForm two_level;
+  // Optional closed form on a network whose switch reduces (prices.nvls is
+  // set; Network::nvls of core/model/topology_model.h), one node.
+  TwoLevelForm in_network;
 
   // The variant for collective c, or nullptr.
   const Variant* variant(Collective c) const;

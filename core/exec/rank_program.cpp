@@ -17,6 +17,13 @@ void check_inputs(const Schedule& s, const RankData& inputs) {
                                    name(sp.collective), sp.input_count(r)));
 }
 
+void refuse_switches(const Schedule& s, const std::string& backend) {
+  if (s.switches == 0) return;
+  throw UsageError(fmt::format("algorithm '{}' needs a switch endpoint, which only the threads backend runs (as one "
+                               "more thread); the {} backend runs ranks only: use --backend threads",
+                               s.spec.algorithm, backend));
+}
+
 void check_protocol_supported(const std::string& backend, Protocol p) {
   if (p == Protocol::simple || backend == "threads") return;
   if (backend == "mpi")
@@ -45,13 +52,14 @@ bool needs_finish_avg(const CollectiveSpec& s) {
 }
 
 Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend) {
-  const int n = s.world_size();
+  const int n = s.num_endpoints();  // ranks, then switches
   const auto es = static_cast<int64_t>(dtype_size(s.spec.dtype));
   Trace t;
   t.mode = opt.mode;
   t.backend = backend;
   t.protocol = opt.protocol;
-  t.world_size = n;
+  t.world_size = s.world_size();
+  t.switches = s.switches;
   t.events.resize(n);
   t.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
   t.initial.resize(n);

@@ -37,7 +37,7 @@ class Transport {
   virtual int64_t now_ns() const = 0;
 };
 
-// Memory of one rank: one block per storage of its RankLayout.
+// Memory of one endpoint (rank or switch): one block per storage of its RankLayout.
 struct RankMemory {
   RankLayout layout;
   std::vector<std::vector<std::byte>> storage;
@@ -60,14 +60,22 @@ void check_protocol_supported(const std::string& backend, Protocol p);
 
 // Throws UsageError naming the rank when inputs do not have the spec's shape.
 void check_inputs(const Schedule& s, const RankData& inputs);
+// A backend that runs ranks only (mpi: one process per rank; cuda, nccl: one
+// stream or device per rank) calls this first: a schedule with switch
+// endpoints (core/ir/schedule.h) throws UsageError
+//   "algorithm 'nvls' needs a switch endpoint, which only the threads backend
+//    runs (as one more thread); the mpi backend runs ranks only: use
+//    --backend threads"
+// with the algorithm and `backend` filled in.
+void refuse_switches(const Schedule& s, const std::string& backend);
 
 // avg's two halves (kernels/cpu/kernels.h): floating types pre-scale each
 // rank's input by 1/n, integer types divide the reduced output by n.
 bool needs_premul(const CollectiveSpec& s);
 bool needs_finish_avg(const CollectiveSpec& s);
 
-// A Trace ready to be filled: names, per-rank bytes sent/received (from the
-// schedule), step records, and the snapshot decision (every rank keeps at
+// A Trace ready to be filled: names, per-endpoint bytes sent/received (from
+// the schedule; a switch endpoint's after the ranks', Trace::switches), step records, and the snapshot decision (every rank keeps at
 // most opt.snapshot_limit elements in all its buffers, and opt.record).
 // Snapshot vectors are not allocated here: see alloc_snapshots.
 Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& backend);

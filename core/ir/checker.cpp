@@ -148,7 +148,7 @@ struct PendingIndex {
 
 class Checker {
  public:
-  explicit Checker(const Schedule& s) : s_(s), n_(s.world_size()) {}
+  explicit Checker(const Schedule& s) : s_(s), n_(s.world_size()), e_(s.num_endpoints()) {}
 
   void run() {
     init();
@@ -158,20 +158,21 @@ class Checker {
 
  private:
   const Schedule& s_;
-  int n_;
+  int n_;  // ranks: inputs, outputs, the post-condition
+  int e_;  // endpoints: ranks, then switches (core/ir/schedule.h): memory, ops, messages
   std::vector<RankLayout> layout_;
-  std::vector<std::vector<Storage>> mem_;  // [rank][storage]
+  std::vector<std::vector<Storage>> mem_;  // [endpoint][storage]
   std::vector<std::vector<bool>> knows_;
   Cells initial_input(int r) const {
-    const int64_t in = s_.spec.input_count(r);
+    const int64_t in = s_.is_switch(r) ? 0 : s_.spec.input_count(r);
     if (in == 0) return {};
     return {Cell{0, in, true, {Term{r, 0, 1}}}};
   }
 
   [[noreturn]] void fail(int step, int r, int op, const std::string& what) const {
-    std::string where = step >= 0 ? fmt::format("step {} ({}), rank {}", step,
-                                                s_.phases[s_.steps[step].phase].name, r)
-                                  : fmt::format("rank {}", r);
+    std::string where = step >= 0 ? fmt::format("step {} ({}), {}", step,
+                                                s_.phases[s_.steps[step].phase].name, endpoint_words(s_, r))
+                                  : endpoint_words(s_, r);
     if (op >= 0) {
       const Op& o = s_.steps[step].ranks[r][op];
       where += fmt::format(", op {} ({})", op, name(o.kind));
@@ -183,9 +184,9 @@ class Checker {
 
   void init() {
     layout_.clear();
-    mem_.assign(n_, {});
-    knows_.assign(n_, std::vector<bool>(n_, false));
-    for (int r = 0; r < n_; ++r) {
+    mem_.assign(e_, {});
+    knows_.assign(e_, std::vector<bool>(e_, false));
+    for (int r = 0; r < e_; ++r) {
       layout_.push_back(rank_layout(s_, r));
       knows_[r][r] = true;
       for (int64_t sz : layout_[r].storage_size) {
@@ -240,15 +241,15 @@ class Checker {
 
   void run_step(int step) {
     const Step& st = s_.steps[step];
-    std::vector<size_t> pc(n_, 0);
-    std::vector<std::vector<Pending>> sends(n_), recvs(n_);
-    std::vector<PendingIndex> send_index(n_), recv_index(n_);
+    std::vector<size_t> pc(e_, 0);
+    std::vector<std::vector<Pending>> sends(e_), recvs(e_);
+    std::vector<PendingIndex> send_index(e_), recv_index(e_);
     // link queues: link_sends[a][b] = indexes into sends[a] in post order
-    std::vector<std::vector<std::vector<int>>> link_sends(n_, std::vector<std::vector<int>>(n_));
-    std::vector<std::vector<int>> link_recv_count(n_, std::vector<int>(n_, 0));
-    std::vector<std::vector<int>> recv_ordinal(n_);
-    std::vector<std::vector<RankLayout::View>> views(n_);
-    for (int r = 0; r < n_; ++r) views[r].assign(layout_[r].view.begin(), layout_[r].view.end());
+    std::vector<std::vector<std::vector<int>>> link_sends(e_, std::vector<std::vector<int>>(e_));
+    std::vector<std::vector<int>> link_recv_count(e_, std::vector<int>(e_, 0));
+    std::vector<std::vector<int>> recv_ordinal(e_);
+    std::vector<std::vector<RankLayout::View>> views(e_);
+    for (int r = 0; r < e_; ++r) views[r].assign(layout_[r].view.begin(), layout_[r].view.end());
 
     auto try_complete = [&](int r, size_t i) -> bool {
       Pending& p = recvs[r][i];
@@ -258,11 +259,11 @@ class Checker {
       if (k >= static_cast<int>(q.size())) return false;
       Pending& snd = sends[p.peer][q[k]];
       if (snd.len != p.len)
-        fail(step, r, p.op_index, fmt::format("receives {} elements from rank {} but that send has {}", p.len,
-                                              p.peer, snd.len));
+        fail(step, r, p.op_index, fmt::format("receives {} elements from {} but that send has {}", p.len,
+                                              endpoint_words(s_, p.peer), snd.len));
       if (p.reduce) reduce_into(step, r, p.op_index, p.storage, p.off, snd.data);
       else write(r, p.storage, p.off, snd.data);
-      for (int x = 0; x < n_; ++x) knows_[r][x] = knows_[r][x] || snd.knows[x];
+      for (int x = 0; x < e_; ++x) knows_[r][x] = knows_[r][x] || snd.knows[x];
       p.done = snd.done = true;
       return true;
     };
@@ -283,13 +284,13 @@ class Checker {
     while (true) {
       bool progress = false;
       all_done = true;
-      for (int r = 0; r < n_; ++r) {
+      for (int r = 0; r < e_; ++r) {
         const auto& ops = st.ranks[r];
         while (pc[r] < ops.size()) {
           const int oi = static_cast<int>(pc[r]);
           const Op& o = ops[oi];
           if (o.kind == OpKind::send || o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
-            if (o.peer < 0 || o.peer >= n_ || o.peer == r)
+            if (o.peer < 0 || o.peer >= e_ || o.peer == r)
               fail(step, r, oi, fmt::format("peer {} is not another rank", o.peer));
           }
           if (o.kind == OpKind::send) {
@@ -300,6 +301,15 @@ class Checker {
               fail(step, r, oi, fmt::format("sends {}[{}, {}) while a recv into those elements is still in flight",
                                             name(o.src.buf), o.src.offset, o.src.offset + o.len));
             Pending p{g.storage, g.off, o.len, o.peer, false, oi, read(mem_[r][g.storage], g.off, o.len), knows_[r]};
+            // A switch holds nothing of its own: what it sends it must have
+            // received (and reduced) first, in an earlier step or before
+            // this send in this one.
+            if (s_.is_switch(r))
+              for (const Cell& c : p.data)
+                if (!c.defined)
+                  fail(step, r, oi, fmt::format("sends {}[{}, {}) before it received anything there (a switch "
+                                                "forwards only what it has received and reduced)",
+                                                name(o.src.buf), o.src.offset + c.begin, o.src.offset + c.begin + c.len));
             link_sends[r][o.peer].push_back(static_cast<int>(sends[r].size()));
             send_index[r].add(p, static_cast<int>(sends[r].size()));
             sends[r].push_back(std::move(p));
@@ -352,21 +362,24 @@ class Checker {
       if (all_done && !progress) break;
       if (!all_done && !progress) {
         std::string blocked;
-        for (int r = 0; r < n_; ++r)
-          if (pc[r] < st.ranks[r].size()) blocked += fmt::format("{}rank {} at op {}", blocked.empty() ? "" : ", ", r, pc[r]);
+        for (int r = 0; r < e_; ++r)
+          if (pc[r] < st.ranks[r].size())
+            blocked += fmt::format("{}{} at op {}", blocked.empty() ? "" : ", ", endpoint_words(s_, r), pc[r]);
         fail(step, 0, -1, "deadlock: " + blocked + " wait for data that is never sent");
       }
     }
     // End of step: every recv completes, every send was received.
-    for (int r = 0; r < n_; ++r)
+    for (int r = 0; r < e_; ++r)
       for (size_t i = 0; i < recvs[r].size(); ++i)
-        if (!try_complete(r, i))
-          fail(step, r, recvs[r][i].op_index, fmt::format("receives from rank {} but rank {} sends nothing matching",
-                                                          recvs[r][i].peer, recvs[r][i].peer));
-    for (int r = 0; r < n_; ++r)
+        if (!try_complete(r, i)) {
+          const std::string peer = endpoint_words(s_, recvs[r][i].peer);
+          fail(step, r, recvs[r][i].op_index, fmt::format("receives from {} but {} sends nothing matching", peer, peer));
+        }
+    for (int r = 0; r < e_; ++r)
       for (const Pending& p : sends[r])
-        if (!p.done) fail(step, r, p.op_index, fmt::format("sends to rank {} which never receives it", p.peer));
-    for (int r = 0; r < n_; ++r)
+        if (!p.done)
+          fail(step, r, p.op_index, fmt::format("sends to {} which never receives it", endpoint_words(s_, p.peer)));
+    for (int r = 0; r < e_; ++r)
       for (int b = 0; b < kNumBufs; ++b) layout_[r].view[b] = views[r][b];
   }
 

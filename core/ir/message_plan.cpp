@@ -6,7 +6,7 @@ namespace microddp {
 
 MessagePlan plan_messages(const Schedule& s) {
   MessagePlan p;
-  const int n = s.world_size();
+  const int n = s.num_endpoints();  // ranks and switches
   p.msg.resize(s.num_steps());
   for (int st = 0; st < s.num_steps(); ++st) {
     p.msg[st].resize(n);
@@ -32,13 +32,14 @@ MessagePlan plan_messages(const Schedule& s) {
         if (ops[i].kind == OpKind::recv || ops[i].kind == OpKind::recv_reduce) {
           auto& q = link[ops[i].peer][r];
           if (next[ops[i].peer] >= q.size())
-            throw ScheduleError(fmt::format("step {}: rank {} receives from rank {} which sends nothing matching", st,
-                                            r, ops[i].peer));
+            throw ScheduleError(fmt::format("step {}: {} receives from {} which sends nothing matching", st,
+                                            endpoint_words(s, r), endpoint_words(s, ops[i].peer)));
           p.msg[st][r][i] = q[next[ops[i].peer]++];
         }
       for (int a = 0; a < n; ++a)
         if (next[a] != link[a][r].size())
-          throw ScheduleError(fmt::format("step {}: rank {} sends to rank {} which never receives it", st, a, r));
+          throw ScheduleError(fmt::format("step {}: {} sends to {} which never receives it", st,
+                                                endpoint_words(s, a), endpoint_words(s, r)));
     }
   }
   return p;

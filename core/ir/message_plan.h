@@ -12,10 +12,11 @@ namespace microddp {
 // Message ids: every send op in a schedule gets a dense id; its matching
 // recv gets the same id. Built once per schedule.
 struct MessagePlan {
-  // msg[step][rank][op_index] = message id, or -1 for local ops
+  // msg[step][endpoint][op_index] = message id, or -1 for local ops (endpoints:
+  // ranks, then switches; core/ir/schedule.h)
   std::vector<std::vector<std::vector<int64_t>>> msg;
   int64_t num_messages = 0;
-  std::vector<int> src, dst;  // per message id
+  std::vector<int> src, dst;  // per message id: endpoints
   std::vector<int> step;      // per message id
 };
 MessagePlan plan_messages(const Schedule& s);  // throws ScheduleError on an unmatched send/recv

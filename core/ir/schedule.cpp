@@ -20,11 +20,22 @@ std::vector<int64_t> even_chunks(int64_t count, int parts) {
   return off;
 }
 
+std::string endpoint_name(const Schedule& s, int e) {
+  if (!s.is_switch(e)) return fmt::format("R{}", e);
+  return s.switches == 1 ? std::string("SW") : fmt::format("SW{}", e - s.world_size());
+}
+
+std::string endpoint_words(const Schedule& s, int e) {
+  if (!s.is_switch(e)) return fmt::format("rank {}", e);
+  return s.switches == 1 ? std::string("the switch") : fmt::format("switch {}", e - s.world_size());
+}
+
 RankLayout rank_layout(const Schedule& s, int r) {
   RankLayout L;
   const auto& spec = s.spec;
-  const int64_t in = spec.input_count(r), out = spec.output_count(r);
-  if (spec.in_place) {
+  const bool sw = s.is_switch(r);
+  const int64_t in = sw ? 0 : spec.input_count(r), out = sw ? 0 : spec.output_count(r);
+  if (spec.in_place && !sw) {
     const InPlaceLayout ip = in_place_layout(spec, r);
     const int64_t in_off = ip.input_inside_output ? ip.offset : 0;
     const int64_t out_off = ip.input_inside_output ? 0 : ip.offset;
@@ -45,10 +56,12 @@ RankLayout rank_layout(const Schedule& s, int r) {
   return L;
 }
 
-ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec) {
+ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, int switches) {
+  if (switches < 0) throw std::logic_error("ScheduleBuilder: negative switch count");
   s_.spec = spec;
-  s_.buffers.resize(spec.world_size);
-  first_.resize(spec.world_size);
+  s_.switches = switches;
+  s_.buffers.resize(s_.num_endpoints());
+  first_.resize(s_.num_endpoints());
 }
 
 void ScheduleBuilder::copy_first(int r, BufRange src, BufRange dst, int64_t len, int chunk) {
@@ -70,7 +83,7 @@ int ScheduleBuilder::step(const std::string& phase) {
   if (s_.phases.empty() || s_.phases.back().name != phase) s_.phases.push_back({phase});
   Step st;
   st.phase = static_cast<int>(s_.phases.size()) - 1;
-  st.ranks.resize(s_.spec.world_size);
+  st.ranks.resize(s_.num_endpoints());
   s_.steps.push_back(std::move(st));
   cursor_ = num_steps() - 1;
   return cursor_;
@@ -117,7 +130,7 @@ Schedule ScheduleBuilder::finish() {
   for (auto& v : first_) any = any || !v.empty();
   if (any) {
     if (s_.steps.empty()) step("copy");
-    for (int r = 0; r < s_.spec.world_size; ++r) {
+    for (int r = 0; r < s_.num_endpoints(); ++r) {
       auto& ops = s_.steps[0].ranks[r];
       ops.insert(ops.begin(), first_[r].begin(), first_[r].end());
       first_[r].clear();

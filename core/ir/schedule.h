@@ -46,7 +46,7 @@ struct BufRange {
 
 struct Op {
   OpKind kind = OpKind::copy;
-  int peer = -1;   // send: destination rank; recv / recv_reduce: source rank
+  int peer = -1;   // send: destination endpoint; recv / recv_reduce: source endpoint (a rank or a switch)
   BufRange src;    // send, copy, reduce: data read; swap: first buffer
   BufRange dst;    // recv, recv_reduce, copy, reduce: data written; swap: second buffer
   int64_t len = 0; // elements (0 for swap; 0 is legal for messages)
@@ -57,7 +57,7 @@ struct Op {
 
 struct Step {
   int phase = 0;                       // index into Schedule::phases
-  std::vector<std::vector<Op>> ranks;  // ranks[r] = rank r's ops, in order
+  std::vector<std::vector<Op>> ranks;  // ranks[e] = endpoint e's ops, in order (ranks, then switches)
 };
 
 struct Phase {
@@ -82,20 +82,39 @@ struct ScheduleError : std::logic_error {
   using std::logic_error::logic_error;
 };
 
+// Endpoints. A schedule's ops run on ENDPOINTS: the world_size ranks
+// 0..n-1, then `switches` switch endpoints n..n+switches-1 (in-network
+// reduction: NVLS on NVSwitch, SHARP, CollNet; core/algorithms/nvls.cpp).
+// A switch owns only work buffers (no input, no output: rank_layout gives it
+// none), takes part in messages like a rank, and may reduce what it
+// received; it is one more thread of the threads backend (the MPI and CUDA
+// backends refuse a schedule with switches). Step::ranks, Schedule::buffers
+// and the trace's per-rank arrays hold num_endpoints() entries; everything
+// about inputs and outputs (spec.input_count, RankData) stays per rank.
 struct Schedule {
   CollectiveSpec spec;
   std::vector<Phase> phases;
   std::vector<Step> steps;
-  std::vector<BufferPlan> buffers;  // per rank; sizes of the work buffers
+  std::vector<BufferPlan> buffers;  // per endpoint; sizes of the work buffers
+  int switches = 0;                 // switch endpoints after the ranks (0: ranks only)
   // Chunk boundaries the algorithm uses (for display): chunk i is
   // [chunk_offsets[i], chunk_offsets[i+1]) of a count-long vector.
   std::vector<int64_t> chunk_offsets;
 
   int num_steps() const { return static_cast<int>(steps.size()); }
   int world_size() const { return spec.world_size; }
+  int num_endpoints() const { return spec.world_size + switches; }
+  bool is_switch(int e) const { return e >= spec.world_size; }
 };
 
-// Storage layout of one rank, shared by the executors and the checker.
+// "R3" for a rank, "SW" for the one switch ("SW0", "SW1", ... when there are
+// several): how the printer, the trace export and the views name endpoint e.
+std::string endpoint_name(const Schedule& s, int e);
+// "rank 3" or "the switch" ("switch 1" among several): for error messages.
+std::string endpoint_words(const Schedule& s, int e);
+
+// Storage layout of one endpoint, shared by the executors and the checker
+// (a switch endpoint: input and output of size 0, then its work buffers).
 // Storage 0 holds input (and output when in-place), 1 output (when not in
 // place), 2.. the work buffers in Buf order. view[b] = {storage, offset}.
 struct RankLayout {
@@ -108,7 +127,9 @@ RankLayout rank_layout(const Schedule& s, int rank);
 // Helper used by the generators.
 class ScheduleBuilder {
  public:
-  explicit ScheduleBuilder(const CollectiveSpec& spec);
+  // switches > 0 adds that many switch endpoints after the ranks (see
+  // Schedule): ops, need() and steps take endpoint numbers n..n+switches-1.
+  explicit ScheduleBuilder(const CollectiveSpec& spec, int switches = 0);
   // Starts a new step in the named phase (a new phase if the name differs
   // from the current one). Returns the step index.
   int step(const std::string& phase);

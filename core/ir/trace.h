@@ -83,16 +83,22 @@ struct StepTiming {
 // definition numpy.percentile uses by default), so p10 <= median <= p90.
 StepTiming summarize_step_samples(int64_t first_run_ns, std::vector<int64_t> samples, bool includes_barrier);
 
+// Endpoints: the per-rank arrays (events, steps[s], initial, bytes_sent,
+// bytes_received) hold world_size + switches entries: the ranks, then the
+// schedule's switch endpoints (core/ir/schedule.h; in-network reduction).
+// Code about ranks loops to world_size; code that shows every actor loops
+// over events.size() and names entry e with endpoint_name ("SW").
 struct Trace {
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
   Protocol protocol = Protocol::simple;       // RunOptions::protocol
   int world_size = 0;
+  int switches = 0;                           // switch endpoints after the ranks
   int64_t total_ns = 0;                       // wall time of the whole run
-  std::vector<std::vector<Event>> events;     // [rank] in execution order
-  std::vector<std::vector<RankStepRecord>> steps;  // [step][rank]
-  std::vector<RankStepRecord> initial;        // [rank] buffers before step 0
-  std::vector<int64_t> bytes_sent, bytes_received;  // per rank
+  std::vector<std::vector<Event>> events;     // [endpoint] in execution order
+  std::vector<std::vector<RankStepRecord>> steps;  // [step][endpoint]
+  std::vector<RankStepRecord> initial;        // [endpoint] buffers before step 0
+  std::vector<int64_t> bytes_sent, bytes_received;  // per endpoint
   bool snapshots = false;                     // true when buffers were recorded
   // Wall time of each iteration (RunOptions::iterations), from the barrier
   // that starts it to the barrier that ends it, in ns.

@@ -52,7 +52,7 @@ int64_t count_wrong(const CollectiveSpec& s, const RankData& in, const RankData&
 // rank's storages).
 std::pair<int, int64_t> rotation(const Schedule& s) {
   int64_t per_set = 0;
-  for (int r = 0; r < s.world_size(); ++r)
+  for (int r = 0; r < s.num_endpoints(); ++r)  // a switch endpoint's buffers too
     for (int64_t e : rank_layout(s, r).storage_size) per_set += e * static_cast<int64_t>(dtype_size(s.spec.dtype));
   return {static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(per_set, 1), 1, 16)), per_set};
 }

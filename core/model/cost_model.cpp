@@ -191,7 +191,7 @@ struct CoherencePieces {
   std::vector<std::vector<std::vector<PeerReadOverwrite>>> overwrites, fresh_reads;
 };
 CoherencePieces coherence_pieces(const Schedule& s, int cores, int rotation_sets) {
-  const int n = s.world_size();
+  const int n = s.num_endpoints();  // a switch endpoint is one more thread
   const int S = s.num_steps();
   const int64_t es = static_cast<int64_t>(dtype_size(s.spec.dtype));
   CoherencePieces out;
@@ -338,7 +338,11 @@ double step_footprint(const Step& st, size_t es) {
 
 Prediction predict(const Schedule& s, const CostParams& p) {
   Prediction pr;
-  const int n = s.world_size();
+  // Every endpoint is priced as a rank: a switch endpoint (Schedule::switches)
+  // is one more thread with one port here, as the threads backend runs it,
+  // and it takes part in the barrier b(n) and the core packing. The switch
+  // with a port per rank is topology_model.h's (Network::nvls).
+  const int n = s.num_endpoints();
   const size_t es = dtype_size(s.spec.dtype);
   std::vector<double> prev(n, 0.0);
   // ε's and φ's bytes, when the schedule runs back to back and the profile measured either

@@ -27,17 +27,25 @@ const std::vector<NamedNetwork>& network_presets() {
       // NVLink 4 through NVSwitch, 900 GB/s bidirectional = 450 GB/s per
       // direction per GPU; 8 ConnectX-7 NICs of 400 Gb/s (50 GB/s) each, one
       // per GPU (rail-optimised).
+      // Its NVSwitches (third generation) reduce in the switch (NVLink SHARP,
+      // "NVLS": NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022).
+      // The switch's port toward each GPU is priced here at that GPU's
+      // NVLink 4 rate, 450 GB/s per direction, with the same assumed 1 µs α
+      // as the link: the preset's figure, not a measured NVLS bandwidth.
       {"dgx-h100", "8 GPUs/node, NVLink 4 450 GB/s per direction, 8 x 400 Gb/s NICs", 0, 8, 8,
-       link("nvlink4", 1e-6, 450e9), link("ndr-400g", 2e-6, 50e9)},
+       link("nvlink4", 1e-6, 450e9), link("ndr-400g", 2e-6, 50e9), link("nvls-nvswitch3", 1e-6, 450e9),
+       "the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU (450 GB/s per direction, "
+       "DGX H100 datasheet), at which its NVSwitch reduces (NVLink SHARP, NVIDIA H100 architecture whitepaper 2022); "
+       "not a measured NVLS figure"},
       // A PCIe server: 8 GPUs on PCIe 5.0 x16 (~63 GB/s raw per direction,
       // ~50 GB/s usable; the pcie5 preset), one 100 GbE NIC per node.
       {"pcie-box", "8 GPUs/node on PCIe 5.0, one 100 GbE NIC", 0, 8, 1, link("pcie5", 1.5e-6, 50e9),
-       link("ethernet-100g", 10e-6, 12.5e9)},
+       link("ethernet-100g", 10e-6, 12.5e9), std::nullopt, ""},
       // The cluster lab's defaults: 2 nodes (containers) joined by a
       // 200 Mbit/s (25e6 B/s) emulated link with ~50 µs latency; ranks in a
       // node talk through shared memory (~10 GB/s).
       {"lab", "2 nodes, shared memory inside, one 200 Mbit/s NIC each", 2, 0, 1, link("shared-memory", 1e-6, 10e9),
-       link("lab-200mbit", 50e-6, 25e6)},
+       link("lab-200mbit", 50e-6, 25e6), std::nullopt, ""},
   };
   return v;
 }
@@ -152,9 +160,13 @@ int num_ports(const Topology& t) {
   const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
   return 2 * n + 2 * nk;
 }
+int num_ports(const Topology& t, int switches) { return num_ports(t) + switches * 2 * (t.world_size() + 1); }
 int port_id(const Topology& t, Port p) {
   const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
+  const int sw = num_ports(t) + p.sw * 2 * (n + 1);
   switch (p.kind) {
+    case PortKind::switch_in: return sw + p.index;
+    case PortKind::switch_out: return sw + n + 1 + p.index;
     case PortKind::intra_out: return p.index;
     case PortKind::intra_in: return n + p.index;
     case PortKind::nic_out: return 2 * n + p.index;
@@ -164,6 +176,10 @@ int port_id(const Topology& t, Port p) {
 }
 Port port_at(const Topology& t, int id) {
   const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
+  if (id >= num_ports(t)) {
+    const int k = id - num_ports(t), w = k / (2 * (n + 1)), j = k % (2 * (n + 1));
+    return j <= n ? Port{PortKind::switch_in, j, w} : Port{PortKind::switch_out, j - n - 1, w};
+  }
   if (id < n) return {PortKind::intra_out, id};
   if (id < 2 * n) return {PortKind::intra_in, id - n};
   if (id < 2 * n + nk) return {PortKind::nic_out, id - 2 * n};
@@ -179,6 +195,15 @@ std::string port_name(const Topology& t, int id) {
       return fmt::format("node {} NIC {} out", p.index / t.nics_per_node, p.index % t.nics_per_node);
     case PortKind::nic_in:
       return fmt::format("node {} NIC {} in", p.index / t.nics_per_node, p.index % t.nics_per_node);
+    case PortKind::switch_in:
+    case PortKind::switch_out: {
+      // "SW" when the schedule has one switch; the topology does not know, so
+      // a second switch is named by number
+      const std::string w = p.sw == 0 ? "SW" : fmt::format("SW{}", p.sw);
+      const bool in = p.kind == PortKind::switch_in;
+      if (p.index == t.world_size()) return fmt::format("{} {}", w, in ? "in" : "out");
+      return fmt::format("{} {} R{}", w, in ? "in from" : "out to", p.index);
+    }
   }
   return "?";
 }
@@ -202,18 +227,25 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     throw UsageError(fmt::format("the topology holds {} ranks ({} nodes x {}) but the schedule has {}",
                                  T.world_size(), T.nodes, T.ranks_per_node, n));
   const size_t es = dtype_size(s.spec.dtype);
-  const int P = num_ports(T);
+  const int E = s.num_endpoints();  // ranks, then switch endpoints
+  const int P = num_ports(T, s.switches);
+  // A switch endpoint's port for rank q: its own toward q with a switch
+  // class, else its single port (index n).
+  const CostParams& swp = net.nvls ? *net.nvls : net.intra;
+  const auto sw_port = [&](int e, PortKind k, int q) {
+    return port_id(T, Port{k, net.nvls ? q : n, e - n});
+  };
   NetworkPrediction out;
   out.port_bytes.assign(P, 0);
   out.port_busy_s.assign(P, 0.0);
   Prediction& pr = out.pr;
-  std::vector<double> prev(n, 0.0);
+  std::vector<double> prev(E, 0.0);
   for (const Step& st : s.steps) {
     std::vector<CostTerms> port(P);
     std::vector<int64_t> pbytes(P, 0);
-    std::vector<std::vector<int>> touched(n);  // NIC ports rank r used
-    std::vector<RankStepCost> rc(n);
-    for (int r = 0; r < n; ++r)
+    std::vector<std::vector<int>> touched(E);  // NIC (or switch) ports endpoint r used
+    std::vector<RankStepCost> rc(E);
+    for (int r = 0; r < E; ++r)
       for (const Op& op : st.ranks[r]) count_op(rc[r], op.kind, op.len * static_cast<int64_t>(es));
     // The step's footprint per node (cost_model.h's rule, with the ranks
     // that share a cache being those of one node): the node's largest
@@ -222,17 +254,29 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     // messages, reductions, copies.
     std::vector<int64_t> node_most(T.nodes, 0);
     std::vector<int> node_sharing(T.nodes, 0);
-    for (int r = 0; r < n; ++r) {
-      const int nd = T.node_of(r);
+    for (int r = 0; r < E; ++r) {  // a switch thread (no switch class) shares node 0's cache
+      if (r >= n && net.nvls) continue;
+      const int nd = r < n ? T.node_of(r) : 0;
       if (rc[r].bytes_traffic > 0) ++node_sharing[nd];
       node_most[nd] = std::max(node_most[nd], rc[r].bytes_traffic);
     }
     std::vector<double> node_fp(T.nodes);
     for (int nd = 0; nd < T.nodes; ++nd)
       node_fp[nd] = std::max(static_cast<double>(node_most[nd]) * node_sharing[nd], net.intra.min_footprint_bytes);
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < E; ++r) {
       for (const Op& op : st.ranks[r]) {
         const int64_t b = op.len * static_cast<int64_t>(es);
+        if (r >= n) {  // the switch's side of a message: its port for that rank
+          if (!is_comm(op.kind)) continue;
+          const bool snd = op.kind == OpKind::send;
+          const int id = sw_port(r, snd ? PortKind::switch_out : PortKind::switch_in, op.peer);
+          if (snd) out.bytes_intra += b;
+          const bool alpha_only = op.kind != OpKind::recv && swp.fused_recv_reduce;
+          port[id] += message(swp, static_cast<double>(b), alpha_only, net.nvls ? -1.0 : node_fp[0]);
+          pbytes[id] += b;
+          if (std::find(touched[r].begin(), touched[r].end(), id) == touched[r].end()) touched[r].push_back(id);
+          continue;
+        }
         const bool local = op.peer < 0 || op.peer >= n || T.same_node(r, op.peer);
         const CostParams& lp = local ? net.intra : net.inter;
         const int nic = T.node_of(r) * T.nics_per_node + T.nic_of(r);
@@ -262,7 +306,29 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     }
     double worst = -1;
     int worst_r = 0;
-    for (int r = 0; r < n; ++r) {
+    for (int r = n; r < E; ++r) {
+      // A switch: its busiest port (ties to the first: out before in for the
+      // single port, as for a rank); it reduces at line rate with a switch
+      // class, at the intra class's γ, δ as one more thread without.
+      CostTerms best;
+      std::sort(touched[r].begin(), touched[r].end(),
+                [](int a, int b) { return a > b; });  // out ports (numbered after the in ports) first
+      for (int id : touched[r])
+        if (best.total() == 0 || port[id].total() > best.total()) best = port[id];
+      if (!net.nvls) {
+        best.gamma_s = rc[r].bytes_reduced * net.intra.gamma_at(node_fp[0]);
+        best.delta_s = rc[r].bytes_copied * net.intra.delta_at(node_fp[0]);
+      }
+      rc[r].terms = best;
+    }
+    for (int r = 0; r < E; ++r) {
+      if (r >= n) {
+        if (rc[r].terms.total() > worst) {
+          worst = rc[r].terms.total();
+          worst_r = r;
+        }
+        continue;
+      }
       // cost_model.cpp's max(out, in), ties to out, over every port r used.
       CostTerms best = port[port_id(T, {PortKind::intra_out, r})];
       const CostTerms& in = port[port_id(T, {PortKind::intra_in, r})];
@@ -290,15 +356,15 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     }
     out.step_bottleneck.push_back(busiest);
     out.step_port_bytes.push_back(std::move(pbytes));
-    std::vector<double> fin(n);
-    for (int r = 0; r < n; ++r) {
+    std::vector<double> fin(E);
+    for (int r = 0; r < E; ++r) {
       double start = prev[r];
       for (const Op& op : st.ranks[r])
-        if (is_comm(op.kind) && op.peer >= 0 && op.peer < n) start = std::max(start, prev[op.peer]);
+        if (is_comm(op.kind) && op.peer >= 0 && op.peer < E) start = std::max(start, prev[op.peer]);
       fin[r] = start + rc[r].terms.total();
     }
     CostTerms crit = rc[worst_r].terms;
-    crit.barrier_s = net.intra.barrier_for(n);
+    crit.barrier_s = net.intra.barrier_for(E);
     pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);
     pr.bus_s.push_back(0.0);
@@ -309,7 +375,7 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
     prev = std::move(fin);
   }
   pr.lockstep_s = pr.lockstep.total();
-  pr.pipelined_s = n > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
+  pr.pipelined_s = E > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
   double most = 0;
   for (int id = 0; id < P; ++id)
     if (out.port_busy_s[id] > most) {
@@ -334,15 +400,17 @@ class LinkPrices final : public HockneyPrices {
 }  // namespace
 
 std::optional<CostTerms> closed_form(const CollectiveSpec& sp, const Network& net) {
-  if (net.topo.nodes <= 1) return closed_form(sp, net.intra);
-  if (sp.world_size <= 1) return CostTerms{};
   const AlgorithmInfo* a = find_algorithm(sp.algorithm, sp.collective);
+  const bool in_network = net.nvls && a && a->in_network && net.topo.nodes <= 1;
+  if (net.topo.nodes <= 1 && !in_network) return closed_form(sp, net.intra);
+  if (sp.world_size <= 1) return CostTerms{};
   if (!a) return std::nullopt;
-  if (!a->two_level) return std::nullopt;
+  if (!in_network && !a->two_level) return std::nullopt;
   const LinkPrices intra(net.intra), inter(net.inter);
+  const std::optional<LinkPrices> sw = net.nvls ? std::optional<LinkPrices>(LinkPrices(*net.nvls)) : std::nullopt;
   const int g = net.topo.ranks_per_node, K = net.topo.nics_per_node;
-  const TwoLevelPrices t{intra, inter, net.topo.nodes, g, (g + K - 1) / K};
-  const auto h = a->two_level(sp, t);
+  const TwoLevelPrices t{intra, inter, net.topo.nodes, g, (g + K - 1) / K, sw ? &*sw : nullptr};
+  const auto h = in_network ? a->in_network(sp, t) : a->two_level(sp, t);
   if (!h) return std::nullopt;
   CostTerms c;
   c.alpha_s = h->alpha_s;

@@ -36,6 +36,15 @@
 // of cost_model.h for parameters without cores, peer waits or a memory bus
 // (tests/core/model/test_topology_model.cpp pins it bit for bit). Not
 // modelled here: the shared-machine terms (cores, w(n), the memory bus).
+// Switch endpoints (core/ir/schedule.h: in-network reduction, nvls). With a
+// switch link class (Network::nvls: NVLS on NVSwitch, SHARP) the switch has
+// one port each way per rank ("SW in from R3", "SW out to R3"), priced with
+// that class's α and bandwidth, and it reduces at line rate (no γ, δ on the
+// switch): a rank's message to the switch costs the rank's intra out port
+// and the switch's port for it, the slower setting the step. Without one,
+// the switch is an endpoint with a single port each way ("SW in", "SW out")
+// at the intra class's prices, and its reductions cost γ like a rank's:
+// exactly the flat model's switch thread (cost_model.h).
 // Units: seconds, bytes, bytes per second.
 #pragma once
 #include <optional>
@@ -51,6 +60,7 @@ struct Network {
   std::string name = "custom";
   Topology topo;
   CostParams intra, inter;
+  std::optional<CostParams> nvls;  // the reducing switch's per-rank port class; none: no such switch
 };
 
 // A named network (a class of machine, not a measurement). nodes = 0: the
@@ -59,6 +69,8 @@ struct NamedNetwork {
   std::string name, description;
   int nodes = 0, ranks_per_node = 0, nics_per_node = 1;
   CostParams intra, inter;
+  std::optional<CostParams> nvls;  // its switch's per-rank port class, when it reduces (NVLS)
+  std::string nvls_source;         // where that figure comes from (system, document)
 };
 const std::vector<NamedNetwork>& network_presets();
 // Throws UsageError naming the topology and listing the known ones.
@@ -112,17 +124,21 @@ std::optional<ClusterLab> cluster_lab_from_env();
 // rows and records.
 std::string cluster_lab_json(const ClusterLab& c);
 
-enum class PortKind { intra_out, intra_in, nic_out, nic_in };
+enum class PortKind { intra_out, intra_in, nic_out, nic_in, switch_in, switch_out };
 struct Port {
   PortKind kind = PortKind::intra_out;
-  int index = 0;  // intra: the rank; nic: node · nics_per_node + nic
+  int index = 0;  // intra: the rank; nic: node · nics_per_node + nic; switch: the rank (n: its single port)
+  int sw = 0;     // switch ports: which switch endpoint (0 = the first)
 };
 // Ports are numbered: intra out 0..n-1, intra in n..2n-1, NIC out
-// 2n..2n+NK-1, NIC in 2n+NK..2n+2NK-1.
+// 2n..2n+NK-1, NIC in 2n+NK..2n+2NK-1; then per switch endpoint w, from
+// num_ports(t) + w·2(n+1): in from rank 0..n-1, its single in, out to rank
+// 0..n-1, its single out.
 int num_ports(const Topology& t);
+int num_ports(const Topology& t, int switches);
 int port_id(const Topology& t, Port p);
 Port port_at(const Topology& t, int id);
-// "R3 intra out", "node 1 NIC 0 in".
+// "R3 intra out", "node 1 NIC 0 in", "SW in from R3", "SW out".
 std::string port_name(const Topology& t, int id);
 
 struct NetworkPrediction {

@@ -33,9 +33,12 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vector<double>& predicted_step_us) {
   using nlohmann::json;
   json ev = json::array();
-  const int n = t.world_size;
+  // Every endpoint is a process: the ranks, then a schedule's switch
+  // endpoints (nvls), named "switch" and sorted after the ranks.
+  const int n = static_cast<int>(t.events.size());
   for (int r = 0; r < n; ++r) {
-    ev.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r}, {"args", {{"name", "rank " + std::to_string(r)}}}});
+    ev.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", r},
+                  {"args", {{"name", r < t.world_size ? "rank " + std::to_string(r) : endpoint_words(s, r)}}}});
     ev.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
     for (int k = 0; k < 4; ++k)
       ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", k * 100}, {"args", {{"name", track_name(k)}}}});
@@ -129,7 +132,8 @@ std::string chrome_trace_json(const Schedule& s, const Trace& t, const std::vect
               {"otherData",
                {{"collective", std::string(name(s.spec.collective))},
                 {"algorithm", s.spec.algorithm},
-                {"world_size", n},
+                {"world_size", t.world_size},
+                {"switches", t.switches},
                 {"count", s.spec.count},
                 {"dtype", std::string(name(s.spec.dtype))},
                 {"backend", t.backend},

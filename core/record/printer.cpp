@@ -134,7 +134,7 @@ std::string format_measured_total(const Trace& t, double total_us, double predic
 }
 
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {
-  const int n = s.world_size();
+  const int n = s.num_endpoints();  // ranks, then the switch ("SW")
   const size_t es = dtype_size(s.spec.dtype);
   std::string out = fmt::format("step {} of {} · phase {}", step, s.num_steps(), s.phases[s.steps[step].phase].name);
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
@@ -144,8 +144,10 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
   const bool whole_inputs = info && info->whole_input_chunks;
   for (int r = 0; r < n; ++r) {
     const auto& ops = s.steps[step].ranks[r];
+    const std::string me = endpoint_name(s, r);
     // Storage per op from the trace events (which storage a name meant then).
     auto event_of = [&](int op_index) -> const Event* {
+      if (r >= static_cast<int>(t.events.size())) return nullptr;
       for (const Event& e : t.events[r])
         if (e.step == step && e.op_index == op_index) return &e;
       return nullptr;
@@ -173,26 +175,26 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
                               (o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "");
       switch (o.kind) {
         case OpKind::send:
-          out += fmt::format("  R{} → R{}  send {}{}{} {}  {}, {}{}\n", r, o.peer,
+          out += fmt::format("  {} → {}  send {}{}{} {}  {}, {}{}\n", me, endpoint_name(s, o.peer),
                              buffer_label(s, r, o.src.buf, st), chunk, seg, range(o.src.offset, o.len),
                              count_noun(o.len, "element"),
                              bytes_str(o.len * es), wire_of(static_cast<int>(i)));
           break;
         case OpKind::recv:
         case OpKind::recv_reduce:
-          out += fmt::format("  R{} ← R{}  {} into {}{}{} {}  {}, {}\n", r, o.peer,
+          out += fmt::format("  {} ← {}  {} into {}{}{} {}  {}, {}\n", me, endpoint_name(s, o.peer),
                              o.kind == OpKind::recv ? "recv" : "recv-reduce", buffer_label(s, r, o.dst.buf, st),
                              chunk, seg, range(o.dst.offset, o.len), count_noun(o.len, "element"),
                              bytes_str(o.len * es));
           break;
         case OpKind::copy:
         case OpKind::reduce:
-          out += fmt::format("  R{}       {} {} {} {} {}{}\n", r, name(o.kind), name(o.src.buf),
+          out += fmt::format("  {:<2}       {} {} {} {} {}{}\n", me, name(o.kind), name(o.src.buf),
                              o.kind == OpKind::copy ? "→" : "into", name(o.dst.buf), range(o.dst.offset, o.len),
                              chunk);
           break;
         case OpKind::swap:
-          out += fmt::format("  R{}       swap {} ⇄ {} (double buffering: the names trade buffers)\n", r,
+          out += fmt::format("  {:<2}       swap {} ⇄ {} (double buffering: the names trade buffers)\n", me,
                              name(o.src.buf), name(o.dst.buf));
           break;
       }
@@ -256,10 +258,10 @@ std::vector<std::vector<bool>> written_after(const Schedule& s, int r, int step)
 std::string format_buffers(const Schedule& s, const Trace& t, int step, const PrintOptions& o) {
   if (!t.snapshots || step < 0 || step >= static_cast<int>(t.steps.size())) return "";
   std::string out;
-  for (int r = 0; r < s.world_size(); ++r) {
+  for (int r = 0; r < s.num_endpoints() && r < static_cast<int>(t.steps[step].size()); ++r) {
     const RankLayout L = rank_layout(s, r);
     const auto written = written_after(s, r, step);
-    std::string line = fmt::format("    R{}", r);
+    std::string line = fmt::format("    {}", endpoint_name(s, r));
     for (const auto& b : t.steps[step][r].buffers) {
       if (b.buf == Buf::input) continue;
       std::vector<bool> mask(b.values.size(), true);

@@ -132,20 +132,23 @@ void check_trace(const Reader& rd, const RunRecord& r) {
     rd.fail(fmt::format("spec: {}", e.what()));
   }
   std::vector<RankLayout> lay;
-  for (int q = 0; q < n; ++q) lay.push_back(rank_layout(sch, q));
+  const int ne = sch.num_endpoints();  // ranks, then switch endpoints (nvls): the trace's rows
+  for (int q = 0; q < ne; ++q) lay.push_back(rank_layout(sch, q));
   auto rows = [&](const char* field, size_t got, size_t want) {
     if (got != want) rd.fail(fmt::format("'{}' has {} entries but the record needs {}", field, got, want));
   };
   if (t.world_size != n) rd.fail(fmt::format("'trace.world_size' is {} but the spec's world size is {}", t.world_size, n));
-  rows("trace.bytes_sent", t.bytes_sent.size(), n);
-  rows("trace.bytes_received", t.bytes_received.size(), n);
-  rows("trace.events", t.events.size(), n);
-  rows("trace.initial", t.initial.size(), n);
+  if (t.switches != sch.switches)
+    rd.fail(fmt::format("'trace.switches' is {} but the schedule has {}", t.switches, sch.switches));
+  rows("trace.bytes_sent", t.bytes_sent.size(), ne);
+  rows("trace.bytes_received", t.bytes_received.size(), ne);
+  rows("trace.events", t.events.size(), ne);
+  rows("trace.initial", t.initial.size(), ne);
   rows("trace.steps", t.steps.size(), static_cast<size_t>(sch.num_steps()));
   for (size_t k = 0; k < t.steps.size(); ++k)
-    rows(fmt::format("trace.steps[{}]", k).c_str(), t.steps[k].size(), n);
+    rows(fmt::format("trace.steps[{}]", k).c_str(), t.steps[k].size(), ne);
   if (!t.step_timing.empty()) rows("trace.step_timing", t.step_timing.size(), static_cast<size_t>(sch.num_steps()));
-  for (int q = 0; q < n; ++q) {
+  for (int q = 0; q < ne; ++q) {
     const RankLayout& L = lay[q];
     const auto nstorage = static_cast<int>(L.storage_size.size());
     for (size_t i = 0; i < t.events[q].size(); ++i) {
@@ -156,7 +159,8 @@ void check_trace(const Reader& rd, const RunRecord& r) {
       const auto nops = static_cast<int32_t>(sch.steps[e.step].ranks[q].size());
       if (e.op_index < 0 || e.op_index >= nops)
         rd.fail(fmt::format("'{}op_index' is {} but rank {} has {} ops in step {}", p, e.op_index, q, nops, e.step));
-      if (e.peer < -1 || e.peer >= n) rd.fail(fmt::format("'{}peer' is {}, outside -1..{}", p, e.peer, n - 1));
+      if (e.peer < -1 || e.peer >= sch.num_endpoints())
+        rd.fail(fmt::format("'{}peer' is {}, outside -1..{}", p, e.peer, sch.num_endpoints() - 1));
       if (e.storage < -1 || e.storage >= nstorage)
         rd.fail(fmt::format("'{}storage' is {}, outside -1..{}", p, e.storage, nstorage - 1));
       const int64_t size = L.view[static_cast<int>(e.buf)].size;
@@ -234,6 +238,7 @@ std::string record_to_json(const RunRecord& r) {
                 {"initial", initial},           {"bytes_sent", t.bytes_sent},   {"bytes_received", t.bytes_received},
                 {"snapshots", t.snapshots},     {"iteration_ns", t.iteration_ns},
                 {"protocol", name(t.protocol)}};
+  if (t.switches > 0) trace["switches"] = t.switches;  // events etc. hold the switch endpoints after the ranks
   if (!t.step_timing.empty()) {  // older records have none: Trace::timing falls back
     json timing = json::array();
     for (const StepTiming& st : t.step_timing)
@@ -305,6 +310,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   t.mode = wrap(where, tp + "mode", [&] { return parse_mode(rd.get<std::string>(jt, "mode", tp)); });
   t.backend = rd.get<std::string>(jt, "backend", tp);
   t.world_size = rd.get<int>(jt, "world_size", tp);
+  t.switches = jt.contains("switches") ? rd.get<int>(jt, "switches", tp) : 0;  // absent before switch endpoints
   t.total_ns = rd.get<int64_t>(jt, "total_ns", tp);
   t.bytes_sent = rd.get<std::vector<int64_t>>(jt, "bytes_sent", tp);
   t.bytes_received = rd.get<std::vector<int64_t>>(jt, "bytes_received", tp);

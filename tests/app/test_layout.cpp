@@ -199,7 +199,7 @@ void check_compare(const App& app, int ranks) {
   for (const auto& d : app.vs.controls_drawn) boxes += starts_with(d.what, "compare algorithm ");
   // all_reduce: one box per registered algorithm (naive, tree, ring,
   // ring_unchunked, recursive_doubling, halving_doubling, hierarchical,
-  // double_binary_tree, one_shot, two_shot).
+  // double_binary_tree, one_shot, two_shot, nvls).
   REQUIRE(app.vs.edit.spec.collective == Collective::all_reduce);
   CHECK(boxes == static_cast<int>(algorithms_for(Collective::all_reduce).size()));
   const auto* area = drawn(cd, "area");

@@ -50,6 +50,19 @@ expect 0 "R0 → R1  send input chunk 0 [0, 1)  1 element, 4 B" -- run -c all_re
 expect 0 "all_reduce · ring · 1 rank · count 4 × float32 · op sum · 1 step · " -- run -c all_reduce -a ring -n 1 --count 4
 expect 0 "1 step · " -- run -c all_reduce -a ring -n 1 --count 4 --steps
 expect 0 "R0 → R1  send input chunk 0 [0, 2)  2 elements, 8 B" -- run -c all_reduce -a ring -n 2 --count 4 --fill iota --steps
+# nvls: the switch is an endpoint of its own, printed SW; it holds every contribution and the sum
+NVLS=(run -c all_reduce -a nvls -n 3 --data "1,2,3;4,5,6;7,8,9")
+expect 0 "2 steps · " -- "${NVLS[@]}" --steps
+expect 0 "  R0 → SW  send input holding T0 [0, 3)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "  SW ← R2  recv into scratch holding T2 [6, 9)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "  SW       reduce scratch into accum [0, 3) holding T2" -- "${NVLS[@]}" --steps
+expect 0 "    SW  accum [12, 15, 18]  scratch [1, 2, 3, 4, 5, 6, 7, 8, 9]" -- "${NVLS[@]}" --steps
+expect 0 "  SW → R1  send accum [0, 3)  3 elements, 12 B" -- "${NVLS[@]}" --steps
+expect 0 "    R1  output [12, 15, 18]" -- "${NVLS[@]}" --steps
+expect 0 "bytes sent/received: R0 12/12  R1 12/12  R2 12/12  SW 36/36" -- "${NVLS[@]}"
+expect 0 '"bytes_sent": [12, 12, 12, 36], "bytes_received": [12, 12, 12, 36]' -- "${NVLS[@]}" --json
+expect 0 '"switches": 1' -- "${NVLS[@]}" --json
+expect 2 "error: nodes = 2: nvls reduces inside one node's switch; use hierarchical or ring across nodes" -- run -c all_reduce -a nvls -n 4 --nodes 2 --count 4
 out=$("$BIN" run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --steps 2>&1)
 if grep -qE '(^|[^0-9])1 (elements|ranks|steps|reps)' <<<"$out"; then
   echo "FAIL: a plural after 1:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
@@ -288,9 +301,9 @@ out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --byte
 if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! grep -qF "1048576 B; infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
    || ! grep -qE "^ring +6 +1.2e-05 +6.29146e-05 " <<<"$out"; then
   echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
-# one row per all_reduce algorithm (10, issue 35 added double_binary_tree, one_shot, two_shot) and preset
+# one row per all_reduce algorithm (11, issue 35 added double_binary_tree, one_shot, two_shot, nvls) and preset
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
-if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 10 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 10 ]; then
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 11 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 11 ]; then
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
@@ -475,6 +488,14 @@ UQ=$(mktemp /tmp/microddp-cli-uq.XXXXXX.yaml)
 printf 'title: "t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: hi\n' >"$UQ"
 refuse "error: $UQ:1:8: not valid YAML: illegal EOF in scalar (the quoted string that starts here is never closed)" -- lesson "$UQ" --non-interactive
 rm -f "$UQ"
+# nvls on the dgx-h100: the switch's per-rank ports at the preset's figure, by hand 2·(1 µs + 1e9 B / 450 GB/s);
+# with 8 segments the two directions overlap: 9·(1 µs + 1.25e8 B / 450 GB/s) = 2.509 ms, below the ring's 3.903 ms
+NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
+expect 0 "nvls                   2        2e-06   0.00444444   0.00444644   0.00444644    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
+expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
+expect 0 "nvls                   9        9e-06       0.0025     0.002509     0.002509" -- "${NVP[@]}" --segments 8
+# on the flat model the switch is one thread with one port: 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s)
+expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
 expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
@@ -487,6 +508,7 @@ MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=INIT,TUNING expect 0 "all_reduce: 4 By
 # The TUNING lines carry the documented prefix (README: microddp:<pid>:<tid> [<rank>] MICRODDP INFO ...)
 out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=TUNING "$BIN" run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" 2>&1 >/dev/null)
 if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 11 ] || [ "$(wc -l <<<"$out")" -ne 11 ] ||
+if [ "$(grep -Ec '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: ' <<<"$out")" -ne 9 ] || [ "$(wc -l <<<"$out")" -ne 9 ] ||
    ! grep -qE '^microddp:[0-9]+:[0-9]+ \[0\] MICRODDP INFO all_reduce: 4 Bytes -> Algo recursive_doubling time 2.000 us \(model: nvlink\)$' <<<"$out"; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=TUNING run logged:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # run logs as hang-lab does: per rank an INIT and a COLL line (INFO), P2P and the call's end (TRACE)
@@ -753,6 +775,8 @@ rm -f "$DUP"
 # MPI_Reduce_scatter_block, MPI_Allgather): a name only the v-variant has
 # would be set on a variable that call never reads. Refused before MPI starts.
 if "$BIN" doctor 2>/dev/null | grep -q "mpi:     compiled in"; then
+  # the switch endpoint of nvls is a thread of the threads backend: mpi refuses it, saying why
+  expect 2 "error: algorithm 'nvls' needs a switch endpoint, which only the threads backend runs (as one more thread); the mpi backend runs ranks only: use --backend threads" -- run -c all_reduce -a nvls -n 2 --count 10 --backend mpi
   expect 2 "error: Open MPI algorithm 'ring' is MPI_Reduce_scatter's (counts that differ per rank), but bench calls MPI_Reduce_scatter_block (equal counts), whose coll_tuned_reduce_scatter_block_algorithm has no 'ring' (expected one of: basic_linear, recursive_doubling, recursive_halving, butterfly)" -- bench --backend mpi --reference mpi --collective reduce_scatter --mpi-algorithm ring
   expect 2 "error: Open MPI algorithm 'default' is MPI_Allgatherv's" -- bench --backend mpi --reference mpi --collective all_gather --mpi-algorithm default
   expect 2 "error: unknown Open MPI algorithm 'bogus' for all_reduce (expected one of: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner)" -- bench --backend mpi --reference mpi --mpi-algorithm bogus

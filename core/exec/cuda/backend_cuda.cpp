@@ -545,6 +545,7 @@ std::string cuda_placement_note(int world_size) {
 }
 
 RunResult run_cuda(const Schedule& s, const RankData& inputs, const RunOptions& opt, bool use_nccl) {
+  refuse_switches(s, use_nccl ? "nccl" : "cuda");
   check_protocol_supported(use_nccl ? "nccl" : "cuda", opt.protocol);
   Runner run(s, opt, use_nccl);
   run.setup(inputs);

@@ -18,6 +18,7 @@ using namespace mpi_detail;
 // ============================================================ run_mpi
 
 RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& opt) {
+  refuse_switches(s, "mpi");  // every rank holds the same schedule: all refuse alike
   check_protocol_supported("mpi", opt.protocol);  // every rank has the same options: all refuse
   mpi_init_once();
   const int me = me_world();

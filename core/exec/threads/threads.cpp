@@ -13,6 +13,10 @@
 //    its destination (recv) or a staging buffer it reduces from
 //    (recv_reduce). Flags are generation + 1: never cleared between
 //    iterations or step repetitions.
+// A schedule's switch endpoints (core/ir/schedule.h: in-network reduction)
+// are threads here too, one each after the ranks: they run their ops through
+// the same RankProgram and transport, own no input or output, and meet the
+// ranks at every barrier.
 #include "core/exec/executor.h"
 
 #include <fmt/format.h>
@@ -369,9 +373,10 @@ class ThreadsTransport final : public Transport {
 struct SteppedRun::Impl {
   const Schedule& s;
   RunOptions opt;
-  int n;
+  int n;  // ranks: inputs, outputs
+  int e;  // endpoints: ranks, then switches; one thread each
   MessagePlan plan;
-  std::vector<RankMemory> mem;               // [rank]: buffer set 0
+  std::vector<RankMemory> mem;               // [endpoint]: buffer set 0
   std::vector<std::vector<RankMemory>> extra;  // [set-1][rank]: rotation sets
   std::vector<std::vector<std::unique_ptr<RankProgram>>> extra_programs;  // [set-1][rank]
   std::atomic<bool> abort{false};
@@ -389,7 +394,7 @@ struct SteppedRun::Impl {
   int steps_done = 0;
 
   Impl(const Schedule& sch, const RankData& inputs, const RunOptions& o, bool gated)
-      : s(sch), opt(o), n(sch.world_size()) {
+      : s(sch), opt(o), n(sch.world_size()), e(sch.num_endpoints()) {
     const auto& sp = s.spec;
     const size_t es = dtype_size(sp.dtype);
     check_inputs(s, inputs);
@@ -400,10 +405,10 @@ struct SteppedRun::Impl {
     plan = plan_messages(s);
     if (opt.spin_ns < 0 && opt.spin_ns != RunOptions::kSpinAuto)
       throw UsageError(fmt::format("spin_ns {}: give 0 (pause, then yield), a time in ns, or kSpinAuto", opt.spin_ns));
-    transport = std::make_unique<ThreadsTransport>(s, plan, n, opt.spin_ns, opt.delay, opt.protocol, abort);
+    transport = std::make_unique<ThreadsTransport>(s, plan, e, opt.spin_ns, opt.delay, opt.protocol, abort);
     trace = new_trace(s, opt, "threads");
     const bool small = trace.snapshots;
-    for (int r = 0; r < n; ++r) mem.push_back(make_rank_memory(s, r));
+    for (int r = 0; r < e; ++r) mem.push_back(make_rank_memory(s, r));
     for (int r = 0; r < n; ++r) {
       const auto& iv = mem[r].layout.view[static_cast<int>(Buf::input)];
       if (iv.size > 0) std::memcpy(mem[r].ptr(iv, 0, es), inputs[r].data(), inputs[r].size());
@@ -411,23 +416,23 @@ struct SteppedRun::Impl {
         void* p = mem[r].ptr(iv, 0, es);
         kernels::premul_avg(sp.dtype, p, p, iv.size, n);
       }
-      alloc_snapshots(trace, s, mem[r].layout, r);
     }
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < e; ++r) alloc_snapshots(trace, s, mem[r].layout, r);
+    for (int r = 0; r < e; ++r) {
       programs.push_back(std::make_unique<RankProgram>(s, plan, r, mem[r], *transport, opt, &trace));
       if (small) programs[r]->snapshot(trace.initial[r]);
     }
     for (int k = 1; k < std::max(1, opt.buffer_sets); ++k) {
       extra.push_back(mem);  // same inputs, fresh memory
       extra_programs.emplace_back();
-      for (int r = 0; r < n; ++r)
+      for (int r = 0; r < e; ++r)
         extra_programs.back().push_back(
             std::make_unique<RankProgram>(s, plan, r, extra.back()[r], *transport, opt, &trace));
     }
     trace.iteration_ns.assign(std::max(1, opt.iterations), 0);
     setup_repetitions();
-    if (opt.pin_threads) cpu_of_rank = cpus_for_threads(n);
-    for (int r = 0; r < n; ++r) threads.emplace_back([this, r] { body(r); });
+    if (opt.pin_threads) cpu_of_rank = cpus_for_threads(e);
+    for (int r = 0; r < e; ++r) threads.emplace_back([this, r] { body(r); });
   }
 
   std::vector<int> cpu_of_rank;  // [rank], or empty: not bound
@@ -528,8 +533,8 @@ struct SteppedRun::Impl {
     }
     pre = mem;
     scratch = mem;
-    pre_views.resize(n);
-    for (int r = 0; r < n; ++r)
+    pre_views.resize(e);
+    for (int r = 0; r < e; ++r)
       scratch_programs.push_back(std::make_unique<RankProgram>(s, plan, r, scratch[r], *transport, opt, nullptr));
     samples.reserve(reps_wanted > 0 ? reps_wanted : kRepeatAutoMax);
   }
@@ -636,7 +641,7 @@ void SteppedRun::step() {
   const int k = impl_->steps_done;
   impl_->allowed.store(k + 1, std::memory_order_release);
   impl_->allowed.notify_all();
-  const int want = impl_->n * (k + 1);
+  const int want = impl_->e * (k + 1);
   wait_until([&] { return impl_->done_ranks.load(std::memory_order_acquire) >= want || impl_->abort.load(); },
              impl_->abort, [] { return std::string("the ranks to finish a step"); }, -1);
   if (impl_->abort.load()) impl_->join();

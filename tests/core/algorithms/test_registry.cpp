@@ -75,7 +75,7 @@ TEST_SUITE("registry") {
     CHECK(algorithms_for(Collective::barrier) == V{"naive", "tree", "dissemination"});
     CHECK(algorithms_for(Collective::all_reduce) ==
           V{"naive", "tree", "ring", "ring_unchunked", "recursive_doubling", "halving_doubling", "hierarchical",
-            "double_binary_tree", "one_shot", "two_shot"});
+            "double_binary_tree", "one_shot", "two_shot", "nvls"});
     CHECK(algorithms_for(Collective::all_gather) == V{"naive", "ring", "recursive_doubling"});
     CHECK(algorithms_for(Collective::reduce_scatter) == V{"naive", "ring", "halving_doubling"});
     CHECK(algorithms_for(Collective::all_to_all) == V{"naive"});
@@ -142,7 +142,7 @@ TEST_SUITE("registry") {
                          std::logic_error);
     // A refused record leaves nothing behind.
     CHECK(algorithms_for(Collective::broadcast).size() == 4);
-    CHECK(algorithms_for(Collective::all_reduce).size() == 10);
+    CHECK(algorithms_for(Collective::all_reduce).size() == 11);
   }
 
   TEST_CASE("a toy registered at run time is listed, generated, checked, run and predicted") {
