@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/ir/order_arith.h"
 #include "core/ir/order_reference.h"
 
@@ -46,7 +49,49 @@ std::string explain(const Schedule& s, const RankData& in, const RankData& exact
   return why + "; no other registered algorithm's order agrees with the double-precision reference";
 }
 
+// Element i of rank r's exact result against the double reference: NaN must
+// meet NaN, infinities must be equal, finite values within error_bound.
+bool outside_bound(const CollectiveSpec& sp, const RankData& in, const RankData& exact, const RankData& want, int r,
+                   int64_t i, std::vector<double>& contrib) {
+  const DType t = sp.dtype;
+  const double e = order::value(t, order::load(t, exact[r].data(), i));
+  const double w = order::value(t, order::load(t, want[r].data(), i));
+  if (std::isnan(e) || std::isnan(w)) return std::isnan(e) != std::isnan(w);
+  if (std::isinf(e) || std::isinf(w)) return e != w;
+  const int64_t base = sp.collective == Collective::reduce_scatter ? sp.displ(r) : 0;
+  contrib.assign(static_cast<size_t>(sp.world_size), 0);
+  for (int q = 0; q < sp.world_size; ++q)
+    contrib[static_cast<size_t>(q)] = order::value(t, order::load(t, in[q].data(), base + i));
+  return !(std::fabs(e - w) <= error_bound(t, sp.op, contrib));
+}
+
 }  // namespace
+
+OrderDependence order_dependence(const Schedule& s, const RankData& in, const OtherSchedules& others) {
+  const auto& sp = s.spec;
+  OrderDependence d;
+  d.marked.resize(static_cast<size_t>(s.world_size()));
+  const size_t es = dtype_size(sp.dtype);
+  for (int r = 0; r < s.world_size(); ++r) d.marked[r].assign(static_cast<size_t>(sp.output_count(r)), 0);
+  if (!is_floating(sp.dtype) || !is_reducing(sp.collective)) return d;
+  const RankData exact = order_exact_outputs(s, in);
+  const RankData want = reference_outputs(sp, in);
+  std::vector<double> contrib;
+  for (int r = 0; r < s.world_size(); ++r) {
+    const auto m = static_cast<int64_t>(std::min(exact[r].size(), want[r].size()) / es);
+    d.marked[r].resize(static_cast<size_t>(m), 0);
+    for (int64_t i = 0; i < m; ++i) {
+      if (!outside_bound(sp, in, exact, want, r, i, contrib)) continue;
+      d.marked[r][static_cast<size_t>(i)] = 1;
+      if (d.count++ == 0) {
+        d.first.rank = r;
+        d.first.index = i;
+      }
+    }
+  }
+  if (d.count > 0) d.first.why = explain(s, in, exact, want, d.first.rank, d.first.index, others);
+  return d;
+}
 
 RunVerdict verify_run(const Schedule& s, const RankData& in, const RankData& got, const OtherSchedules& others) {
   const auto& sp = s.spec;

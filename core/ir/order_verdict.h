@@ -51,4 +51,16 @@ using OtherSchedules = std::function<std::vector<Schedule>()>;
 
 RunVerdict verify_run(const Schedule& s, const RankData& inputs, const RankData& got, const OtherSchedules& others = {});
 
+// Which output elements of the order-exact result lie outside the double
+// reference's bound (marked[r][i], one per output element of rank r; all
+// false for data movement and integers), and the first one explained as
+// verify_run's note. Needs no run: a property of the schedule and inputs.
+// The window marks these cells (app/viz scene_buffers).
+struct OrderDependence {
+  std::vector<std::vector<uint8_t>> marked;
+  int64_t count = 0;  // marked elements
+  OrderNote first;    // rank -1 when none
+};
+OrderDependence order_dependence(const Schedule& s, const RankData& inputs, const OtherSchedules& others = {});
+
 }  // namespace microddp
