@@ -23,6 +23,8 @@
 #include "core/record/data.h"
 #include "core/record/printer.h"
 #include "core/record/record_io.h"
+#include "core/algorithms/alternatives.h"
+#include "core/ir/order_verdict.h"
 #include "core/ir/reference.h"
 
 namespace microddp::cli {
@@ -319,8 +321,11 @@ int run(const Args& a, const CLI::App& sub) {
   if (params) predicted = predicted_step_us(p.schedule, for_protocol(*params, p.protocol));
   double predicted_total_us = predicted.empty() ? -1 : 0;  // the headline's prediction: the steps' summed
   for (double x : predicted) predicted_total_us += x;
-  const RankData want = reference_outputs(p.spec, p.inputs);
-  const OutputVerdict verdict = verify_outputs(p.spec, p.inputs, res.outputs, want);
+  // ok: the run's bits equal its own order's exact result; the double
+  // reference's bound is the second check, and where that order leaves it
+  // (an overflow, a NaN) the note says where (core/ir/order_verdict.h).
+  const RunVerdict verdict = verify_run(p.schedule, p.inputs, res.outputs,
+                                        [&] { return other_algorithm_schedules(p.spec); });
   const bool ok = verdict.ok;
   const std::string& why = verdict.why;
   run_debug_log_end(p, a.run.backend, res.trace.total_ns / 1000.0, ok, why);
@@ -331,6 +336,13 @@ int run(const Args& a, const CLI::App& sub) {
                                   verdict.identical_ranks ? "true" : "false",
                                   json_ints({verdict.differing_ranks.begin(), verdict.differing_ranks.end()}))
                     : "";
+  const std::string order_json =
+      verdict.order_dependent
+          ? fmt::format(", \"order_dependent\": true, \"order_dependent_element\": {{\"rank\": {}, \"index\": {}, "
+                        "\"why\": \"{}\"}}",
+                        verdict.note.rank, verdict.note.index, verdict.note.why)
+          : ", \"order_dependent\": false";
+  const std::string order_line = verdict.order_dependent ? fmt::format("order-dependent: {}\n", verdict.note.why) : "";
   std::string identical_line;
   if (!verdict.identical_ranks) {
     for (int r : verdict.differing_ranks) identical_line += fmt::format(" R{}", r);
@@ -356,7 +368,7 @@ int run(const Args& a, const CLI::App& sub) {
         sp.in_place, sp.segments, sp.channels, res.trace.backend, name(res.trace.mode), name(res.trace.protocol),
         p.schedule.num_steps(),
         json_outputs(p.schedule, res.outputs), json_ints(res.trace.bytes_sent), json_ints(res.trace.bytes_received),
-        res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json,
+        res.trace.total_ns / 1000.0, ok ? "true" : "false", identical_json + order_json,
         predicted.empty() ? "" : fmt::format(", \"predicted_us\": {:.3f}", predicted_total_us),
         ok ? "" : fmt::format(", \"mismatch\": \"{}\"", why),
         clock_error_us < 0 ? "" : fmt::format(", \"clock_error_us\": {:.3f}", clock_error_us),
@@ -373,7 +385,7 @@ int run(const Args& a, const CLI::App& sub) {
     fmt::print("\n{} · {} · {}\n", count_noun(p.schedule.num_steps(), "step"),
                format_measured_total(res.trace, res.trace.total_ns / 1000.0, predicted_total_us),
                ok ? "matches the reference" : "MISMATCH: " + why);
-    fmt::print("{}{}{}", identical_line, clock_line, repetition_note(a, res.trace));
+    fmt::print("{}{}{}{}", identical_line, order_line, clock_line, repetition_note(a, res.trace));
     // The errors printed beside the medians: their sign, once, and what they
     // compare when the prediction is a preset's rather than this machine's.
     if (!predicted.empty() && run_totals(res.trace).median_us >= 0)
@@ -401,7 +413,7 @@ int run(const Args& a, const CLI::App& sub) {
       sent += fmt::format("{}{} {}/{}", r ? "  " : "", endpoint_name(p.schedule, r), res.trace.bytes_sent[r],
                           res.trace.bytes_received[r]);
     fmt::print("bytes sent/received: {}\n{}\n", sent, ok ? "ok: matches the reference" : "MISMATCH: " + why);
-    fmt::print("{}{}", identical_line, clock_line);
+    fmt::print("{}{}{}", identical_line, order_line, clock_line);
   }
   return ok ? 0 : 1;
 }

@@ -55,6 +55,9 @@ void draw_buffers(App& app) {
                        sc.banner.c_str());
   if (!sc.first_wrong.text.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error), "%s (outlined)", sc.first_wrong.text.c_str());
+  // Order-dependent results (core/ir/order_verdict.h): correct for this
+  // algorithm's order, different in another's; one line; the cells get a corner mark.
+  if (!sc.order_legend.empty()) ImGui::TextWrapped("%s", sc.order_legend.c_str());
 
   ImGui::BeginChild("rows", ImVec2(0, 0), false);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -111,6 +114,10 @@ void draw_buffers(App& app) {
       if (c.changed && !animating && !c.wrong)
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), accent, 0, 0, 3);
       if (c.wrong) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), ink, 0, 0, 2);
+      if (c.order_dependent) {  // the legend's mark: an ink triangle in the top-left corner
+        const float m = std::min(10.f, (b.x - a.x) / 3);
+        dl->AddTriangleFilled(a, ImVec2(a.x + m, a.y), ImVec2(a.x, a.y + m), ink);
+      }
       bool has_text = false;
       Rect text_r;
       if (!c.value.empty()) {
@@ -202,6 +209,7 @@ void draw_buffers(App& app) {
     std::string vals;
     if (!hover->value.empty()) vals = "\nvalues: " + hover->value;
     if (hover->wrong) vals += "\nwrong: the correct algorithm holds " + hover->expected;
+    if (hover->order_dependent) vals += "\norder-dependent: another algorithm's order gives another result (see the line above)";
     ImGui::SetTooltip("R%d %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->rank, hover_row->label.c_str(),
                       static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),
                       hover->chunk >= 0 ? fmt::format(", chunk {}", hover->chunk).c_str() : "",

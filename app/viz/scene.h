@@ -141,6 +141,10 @@ struct CellDraw {
   // formatted as `text` ("12" or "12,15"), when the cell is wrong.
   bool wrong = false;
   std::string expected;
+  // At the end position, an output cell with an element whose result
+  // depends on the algorithm's order (Session::order_dependence): drawn with
+  // a corner mark, explained by BuffersScene::order_legend.
+  bool order_dependent = false;
 };
 
 struct BufferRowDraw {
@@ -214,6 +218,9 @@ struct BuffersScene {
   // delays seed 3: corrupted"; error = it did corrupt.
   std::string banner;
   bool banner_error = false;
+  // One line under the banner when a cell is order_dependent: "order-dependent (cells with a corner mark):
+  // rank 0, element 0: 300 × 300 = 90000 overflows float16 at step 1 ...".
+  std::string order_legend;
 };
 
 BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& lay);

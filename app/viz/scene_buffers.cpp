@@ -231,6 +231,14 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
             ++sc.wrong_cells;
           }
         }
+        if (b == Buf::output && position == s.num_steps() && cell.len > 0 &&
+            r < static_cast<int>(ses.order_dependence().marked.size())) {
+          const auto& marks = ses.order_dependence().marked[static_cast<size_t>(r)];
+          for (int64_t i = cell.begin; i < cell.begin + cell.len && i < static_cast<int64_t>(marks.size()); ++i)
+            cell.order_dependent = cell.order_dependent || marks[static_cast<size_t>(i)] != 0;
+          if (cell.order_dependent && sc.order_legend.empty())
+            sc.order_legend = "order-dependent (cells with a corner mark): " + ses.order_dependence().first.why;
+        }
         row.cells.push_back(std::move(cell));
       }
       sc.rows.push_back(std::move(row));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/algorithms/alternatives.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/ir/limits.h"
@@ -11,6 +12,21 @@
 #include "core/record/data.h"
 
 namespace microddp::viz {
+
+namespace {
+// order_dependence for small runs only: the scalar evaluation and its
+// alternatives are cheap there, and the marks are for cells one can read.
+OrderDependence small_order_dependence(const Schedule& s, const RankData& in) {
+  int64_t total = 0;
+  for (int r = 0; r < s.world_size(); ++r) total += s.spec.output_count(r);
+  if (total > 65536) return {};
+  try {
+    return order_dependence(s, in, [&] { return other_algorithm_schedules(s.spec); });
+  } catch (const ScheduleError&) {
+    return {};  // a schedule the checker rejects (the one-buffer ring): no marks
+  }
+}
+}  // namespace
 
 bool is_fill(const std::string& data) {
   return data.empty() || data == "iota" || data == "rank" || data.rfind("random", 0) == 0;
@@ -78,6 +94,7 @@ void Session::configure(const RunParams& p) {
   params_ = p;
   auto_ = std::move(choice);
   inputs_ = std::move(inputs);
+  order_ = small_order_dependence(*schedule_, inputs_);
   prov_ = std::move(prov);
   pred_ = predict(*schedule_, source_);
   start_run();
@@ -128,6 +145,7 @@ void Session::load_replay(const RunRecord& rec) {
   params_.backend = rec.trace.backend;
   auto_ = AutoChoice{};
   inputs_ = rec.inputs;
+  order_ = small_order_dependence(*schedule_, inputs_);
   outputs_ = rec.outputs;
   prov_ = std::move(prov);
   pred_ = predict(*schedule_, source_);

@@ -12,6 +12,7 @@
 
 #include "app/viz/prediction.h"
 #include "app/viz/provenance.h"
+#include "core/ir/order_verdict.h"
 #include "core/exec/executor.h"
 #include "core/record/record_io.h"
 
@@ -124,6 +125,12 @@ class Session {
   const Provenance& provenance() const { return prov_; }
   const Prediction& prediction() const { return pred_; }
   const RankData& inputs() const { return inputs_; }
+  // The output elements whose result depends on the algorithm's order: its
+  // exact order leaves the double-precision reference's bound (an
+  // intermediate overflowed). core's order_dependence, computed when the
+  // run is configured, for runs of at most 65,536 output elements in all
+  // (empty marks beyond); first.why explains the first one.
+  const OrderDependence& order_dependence() const { return order_; }
   // Set while a broken run (RunParams::broken) is shown; the run is then
   // finished at configure() (step/back/seek replay its snapshots, reset()
   // searches the seeds again).
@@ -171,6 +178,7 @@ class Session {
   Prediction pred_;
   RankData inputs_;
   RankData outputs_;
+  OrderDependence order_;
   std::unique_ptr<SteppedRun> run_;
   std::optional<Trace> done_trace_;  // once finished (lockstep) or for free-running
   int position_ = 0;

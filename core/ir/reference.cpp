@@ -299,6 +299,10 @@ OutputVerdict verify_outputs(const CollectiveSpec& s, const RankData& in, const 
       if (!bad) continue;
       v.within_bound = false;
       ++v.wrong_elements;
+      if (v.first_rank < 0) {
+        v.first_rank = r;
+        v.first_index = i;
+      }
       if (!v.why.empty()) continue;
       if (s.dtype == DType::int64) {  // exact beyond 2^53
         fail(fmt::format("rank {} output[{}] = {} but the reference gives {}", r, i, load_int(t, got[r].data(), i),

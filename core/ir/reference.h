@@ -56,6 +56,9 @@ struct OutputVerdict {
   // of a differing rank that differ from rank 0's: nccl-tests' #wrong.
   int64_t wrong_elements = 0;
   std::string why;  // the first problem, for a person; empty when ok
+  // The first element outside the bound (rank, output index); -1 when none.
+  int first_rank = -1;
+  int64_t first_index = -1;
 };
 
 // The one verdict on a run: `got` against `want` (= reference_outputs) within

@@ -29,6 +29,7 @@
 #include "kernels/cpu/kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -512,7 +513,32 @@ bool is_floating(DType t) {
 
 namespace kernels {
 
+namespace {
+// test_corrupt_reduce: calls left before the fault; -1 = unarmed.
+std::atomic<int> g_corrupt_skip{-1};
+
+// Flip the lowest bit of element 0 when the armed count reaches zero.
+void maybe_corrupt(void* dst) {
+  int k = g_corrupt_skip.load(std::memory_order_relaxed);
+  while (k >= 0) {
+    if (g_corrupt_skip.compare_exchange_weak(k, k - 1, std::memory_order_relaxed)) {
+      if (k == 0) *static_cast<unsigned char*>(dst) ^= 1u;  // little-endian: the lowest significand bit
+      return;
+    }
+  }
+}
+}  // namespace
+
+static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n);
+
+void test_corrupt_reduce(int skip) { g_corrupt_skip.store(skip < 0 ? -1 : skip, std::memory_order_relaxed); }
+
 void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
+  reduce_impl(t, op, dst, src, n);
+  if (n > 0 && is_floating(t) && g_corrupt_skip.load(std::memory_order_relaxed) >= 0) maybe_corrupt(dst);
+}
+
+static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
   check_dtype("reduce", t);
   check_op("reduce", op);
   check_count("reduce", n);

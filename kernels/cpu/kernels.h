@@ -60,6 +60,16 @@ void premul_avg(DType t, void* dst, const void* src, int64_t n, int world_size);
 // world_size < 1.
 void finish_avg(DType t, void* dst, int64_t n, int world_size);
 
+// TEST ONLY: a deliberate fault, so that tests can prove the bit-exact
+// verdict catches a wrong kernel (tests/core/ir/test_order_verdict.cpp).
+// After `skip` further reduce() calls on a floating dtype with at least one
+// element, the next such call flips the lowest significand bit of its
+// result's element 0 (one unit in the last place: the result rounded the
+// wrong way) and the fault disarms itself. skip < 0 disarms it. Unarmed (the
+// default) it costs one relaxed atomic load per reduce() call and nothing per
+// element. Process-wide; threads may call reduce() concurrently.
+void test_corrupt_reduce(int skip);
+
 // Scalar conversions used by the kernels, the CLI and the tests.
 // half/bfloat16 round to nearest even; NaN stays NaN (quiet), infinities stay.
 uint16_t float_to_half(float f);

@@ -233,6 +233,37 @@ TEST_SUITE("scene") {
     }
   }
 
+  TEST_CASE("order-dependent output cells are marked at the end, with a one-line legend") {
+    RunParams p;
+    p.spec.algorithm = "naive";
+    p.spec.world_size = 4;
+    p.spec.count = 1;
+    p.spec.dtype = DType::float16;
+    p.data = "65504;1;65504;-65504";
+    Session ses;
+    ses.configure(p);
+    REQUIRE(ses.order_dependence().count == 4);  // every rank's one element
+    ses.seek(ses.num_steps());
+    const BuffersScene end = build_buffers(ses, ses.num_steps(), BuffersLayout{});
+    int marked = 0;
+    for (const auto& row : end.rows)
+      for (const auto& c : row.cells) {
+        CHECK(c.order_dependent == (row.buf == Buf::output));
+        marked += c.order_dependent;
+      }
+    CHECK(marked == 4);
+    CHECK(end.order_legend ==
+          "order-dependent (cells with a corner mark): rank 0, element 0: 65504 + 65504 = 131008 overflows float16 at "
+          "step 1 on rank 0 (naive's order gives inf, the double-precision reference 65504); tree's order gives 65504");
+    // Not before the end, and not for an order within the bound.
+    CHECK(build_buffers(ses, 1, BuffersLayout{}).order_legend.empty());
+    p.spec.algorithm = "tree";
+    ses.configure(p);
+    CHECK(ses.order_dependence().count == 0);
+    ses.seek(ses.num_steps());
+    CHECK(build_buffers(ses, ses.num_steps(), BuffersLayout{}).order_legend.empty());
+  }
+
   TEST_CASE("chunk colours and values follow the provenance and the trace") {
     Session ses;
     ses.configure(seed_ring());

@@ -558,6 +558,16 @@ expect 2 "error: unknown topology 'dgx'" -- predict --ranks 8 --topology dgx
 expect 1 '"ok": false, "identical_ranks": false, "differing_ranks": [2]' -- run -n 3 -a ring_unchunked --dtype float32 --data "16777216;1;1" --json
 expect 1 "ranks differ: R0's bits differ from R2" -- run -n 3 -a ring_unchunked --dtype bfloat16 --data "256;1;1" --steps
 expect 0 '"identical_ranks": true, "differing_ranks": []' -- run -n 3 -a ring --data "1;2;3" --json
+# ok is the run's bits against its own order's exact result (issue 38): inputs whose
+# result depends on the order are ok, order_dependent, and the overflow is named
+OD='"ok": true, "identical_ranks": true, "differing_ranks": [], "order_dependent": true, "order_dependent_element": {"rank": 0, "index": 0, "why": "rank 0, element 0: '
+NOALT='; no other registered algorithm'"'"'s order agrees with the double-precision reference"}'
+expect 0 "$OD"'300 × 300 = 90000 overflows float16 at step 0 on rank 0 (naive'"'"'s order gives nan, the double-precision reference 0)'"$NOALT" -- run -a naive -n 3 --dtype float16 --op prod --data "300;300;0" --json
+expect 0 "$OD"'65504 + 65504 = 131008 overflows float16 at step 0 on rank 1 (ring'"'"'s order gives inf, the double-precision reference 65504)'"$NOALT" -- run -n 3 --dtype float16 --data "65504;65504;-65504" --json
+expect 0 "$OD"'1e+30 × 1e+30 = 1.00051e+60 overflows bfloat16 at step 0 on rank 1 (ring'"'"'s order gives nan, the double-precision reference 0)'"$NOALT" -- run -n 3 --dtype bfloat16 --op prod --data "1e30;1e30;0" --json
+expect 0 "$OD"'3e+38 + 3e+38 = 6e+38 overflows float32 at step 0 on rank 1 (ring'"'"'s order gives inf, the double-precision reference 3e+38)'"$NOALT" -- run -n 3 --dtype float32 --data "3e38;3e38;-3e38" --json
+expect 0 "order-dependent: rank 0, element 0: 300 × 300 = 90000 overflows float16 at step 1 on rank 0 (naive's order gives nan, the double-precision reference 0); tree's order gives 0" -- run -a naive -n 4 --dtype float16 --op prod --data "300;1;300;0"
+expect 0 '"ok": true, "identical_ranks": true, "differing_ranks": [], "order_dependent": false' -- run -a ring -n 3 --dtype float16 --data "-65504;65504;65504" --json
 # a float16 average cannot overflow when the mean fits, on every algorithm
 # (ok needs an infinity to meet an infinity; the reference is finite)
 for alg in naive ring tree recursive_doubling halving_doubling; do

@@ -53,7 +53,9 @@ struct Steps {
 };
 // expect "correct": outputs equal the independent reference
 // (core/ir/reference.h); "corrupts": with the setup's `delay`, at least one
-// of `seeds` runs (seeds 1..N) differs from it.
+// of `seeds` runs (seeds 1..N) differs from it; "order_dependent": outputs
+// equal the algorithm's own order bit for bit and that order leaves the
+// reference's bound (core/ir/order_verdict.h: an intermediate overflowed).
 struct Result {
   std::string expect = "correct";
   int seeds = 20;
