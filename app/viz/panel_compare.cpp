@@ -313,10 +313,16 @@ void draw_compare(App& app) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Algorithms:");
   }
-  // The checkboxes wrap onto further lines instead of running off the right.
-  for (const auto& a : algs) {
-    if (!controls) break;
-    same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
+  // A checkbox per algorithm of the registry's compare set (naive, tree,
+  // ring) and per algorithm being compared; the others (all_reduce has
+  // eleven) sit behind "more", so that the row stays one line and the sweep
+  // plot keeps its height. The checkboxes wrap instead of running off the right.
+  const auto shown = [&](const std::string& a) {
+    const AlgorithmInfo* info = find_algorithm(a, vs.edit.spec.collective);
+    return (info && info->compare_order > 0) ||
+           std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end();
+  };
+  const auto checkbox = [&](const std::string& a) {
     bool on = std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a) != vs.compare_algorithms.end();
     if (ImGui::Checkbox(a.c_str(), &on)) {
       changed = true;
@@ -324,6 +330,27 @@ void draw_compare(App& app) {
       else vs.compare_algorithms.erase(std::find(vs.compare_algorithms.begin(), vs.compare_algorithms.end(), a));
     }
     rec_control(vs, "compare algorithm " + a);
+  };
+  int hidden = 0;
+  for (const auto& a : algs) {
+    if (!controls) break;
+    if (!shown(a)) {
+      ++hidden;
+      continue;
+    }
+    same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
+    checkbox(a);
+  }
+  if (controls && hidden > 0) {
+    const std::string more = fmt::format("more ({})...", hidden);
+    same_line_if_fits(ImGui::CalcTextSize(more.c_str()).x + 2 * style.FramePadding.x);
+    if (ImGui::Button(more.c_str())) ImGui::OpenPopup("compare_more");
+    rec_control(vs, "compare more");
+    if (ImGui::BeginPopup("compare_more")) {
+      for (const auto& a : algs)
+        if (!shown(a)) checkbox(a);
+      ImGui::EndPopup();
+    }
   }
   if (changed) {
     std::vector<std::string> ordered;

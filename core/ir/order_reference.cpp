@@ -19,7 +19,7 @@ struct Slice {
 
 class Evaluator {
  public:
-  Evaluator(const Schedule& s, bool track) : s_(s), n_(s.world_size()), t_(s.spec.dtype), op_(s.spec.op), track_(track) {}
+  Evaluator(const Schedule& s, bool track) : s_(s), n_(s.world_size()), e_(s.num_endpoints()), t_(s.spec.dtype), op_(s.spec.op), track_(track) {}
 
   OrderResult run(const RankData& inputs) {
     const auto& sp = s_.spec;
@@ -27,7 +27,7 @@ class Evaluator {
       throw std::invalid_argument(fmt::format("evaluate_order: {} input rows for world size {}", inputs.size(), n_));
     const bool premul = sp.op == ReduceOp::avg && is_floating(t_) && is_reducing(sp.collective);
     const bool finish = sp.op == ReduceOp::avg && !is_floating(t_) && is_reducing(sp.collective);
-    for (int r = 0; r < n_; ++r) {
+    for (int r = 0; r < e_; ++r) {
       layout_.push_back(rank_layout(s_, r));
       mem_.emplace_back();
       tag_.emplace_back();
@@ -35,6 +35,7 @@ class Evaluator {
         mem_[r].emplace_back(static_cast<size_t>(sz), 0);
         if (track_) tag_[r].emplace_back(static_cast<size_t>(sz), -1);
       }
+      if (r >= n_) continue;  // a switch has no input
       const auto& iv = layout_[r].view[static_cast<int>(Buf::input)];
       if (inputs[r].size() != static_cast<size_t>(iv.size) * dtype_size(t_))
         throw std::invalid_argument(fmt::format("evaluate_order: rank {} input has {} bytes, expected {}", r,
@@ -45,8 +46,8 @@ class Evaluator {
         st[iv.offset + i] = premul ? order::premul(t_, x, n_) : x;
       }
     }
-    views_.resize(n_);
-    for (int r = 0; r < n_; ++r) views_[r].assign(layout_[r].view.begin(), layout_[r].view.end());
+    views_.resize(e_);
+    for (int r = 0; r < e_; ++r) views_[r].assign(layout_[r].view.begin(), layout_[r].view.end());
     for (int k = 0; k < s_.num_steps(); ++k) run_step(k);
 
     OrderResult res;
@@ -78,6 +79,7 @@ class Evaluator {
 
   const Schedule& s_;
   int n_;
+  int e_;  // endpoints: the n ranks, then the schedule's switches (work buffers only)
   DType t_;
   ReduceOp op_;
   bool track_;
@@ -158,12 +160,12 @@ class Evaluator {
   void run_step(int k) {
     step_ = k;
     const Step& step = s_.steps[k];
-    std::vector<size_t> pc(n_, 0);
-    std::vector<std::vector<Recv>> recvs(n_);
-    std::vector<size_t> first_pending(n_, 0);  // recvs before this index are done
+    std::vector<size_t> pc(e_, 0);
+    std::vector<std::vector<Recv>> recvs(e_);
+    std::vector<size_t> first_pending(e_, 0);  // recvs before this index are done
     // sent[a][b]: the data of the sends a -> b posted so far, in order
-    std::vector<std::vector<std::vector<Slice>>> sent(n_, std::vector<std::vector<Slice>>(n_));
-    std::vector<std::vector<int>> recv_count(n_, std::vector<int>(n_, 0));  // [from][to]
+    std::vector<std::vector<std::vector<Slice>>> sent(e_, std::vector<std::vector<Slice>>(e_));
+    std::vector<std::vector<int>> recv_count(e_, std::vector<int>(e_, 0));  // [from][to]
 
     // Complete rank r's pending recvs, in posted order, up to (excluding)
     // index `upto`; false when one's send is not posted yet.
@@ -186,11 +188,11 @@ class Evaluator {
 
     while (true) {
       bool progress = false, all_done = true;
-      for (int r = 0; r < n_; ++r) {
+      for (int r = 0; r < e_; ++r) {
         const auto& ops = step.ranks[r];
         while (pc[r] < ops.size()) {
           const Op& o = ops[pc[r]];
-          if (is_comm(o.kind) && (o.peer < 0 || o.peer >= n_ || o.peer == r))
+          if (is_comm(o.kind) && (o.peer < 0 || o.peer >= e_ || o.peer == r))
             fail(r, fmt::format("peer {} is not another rank", o.peer));
           if (o.kind == OpKind::send) {
             sent[r][o.peer].push_back(read(r, resolve(r, o.src, o.len), o.len));
@@ -229,8 +231,8 @@ class Evaluator {
       if (all_done) break;
       if (!progress) fail(0, "deadlock: a recv waits for a send that is never posted");
     }
-    for (int a = 0; a < n_; ++a)
-      for (int b = 0; b < n_; ++b)
+    for (int a = 0; a < e_; ++a)
+      for (int b = 0; b < e_; ++b)
         if (static_cast<int>(sent[a][b].size()) != recv_count[a][b])
           fail(a, fmt::format("{} sends to rank {} but {} recvs", sent[a][b].size(), b, recv_count[a][b]));
   }

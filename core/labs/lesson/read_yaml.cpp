@@ -49,12 +49,16 @@ class LastQuoted : public YAML::EventHandler {
 // Where the quoted string that runs to the end of `text` opens: the last
 // quoted scalar of `text` read with a final line break (which yaml-cpp
 // accepts), or nullopt.
+constexpr int kMaxDocuments = 16;
+
 std::optional<YAML::Mark> open_quote_at(const std::string& text) {
   try {
     std::istringstream in(text + "\n");
     YAML::Parser p(in);
     LastQuoted h;
-    while (p.HandleNextDocument(h)) {
+    // A lesson is one document; yaml-cpp 0.7 can report "another document"
+    // forever on some garbage (found by fuzz_lesson), so a few at most.
+    for (int docs = 0; docs < kMaxDocuments && p.HandleNextDocument(h); ++docs) {
     }
     return h.at;
   } catch (const YAML::Exception&) {
@@ -77,7 +81,9 @@ void no_open_quote(const std::string& text, const std::string& file) {
     std::istringstream in(text.substr(0, end));
     YAML::Parser p(in);
     LastQuoted h;
-    while (p.HandleNextDocument(h)) {
+    // A lesson is one document; yaml-cpp 0.7 can report "another document"
+    // forever on some garbage (found by fuzz_lesson), so a few at most.
+    for (int docs = 0; docs < kMaxDocuments && p.HandleNextDocument(h); ++docs) {
     }
   } catch (const YAML::Exception& e) {
     if (e.msg == YAML::ErrorMsg::EOF_IN_SCALAR) open_quote_error(text.substr(0, end), file, e);
