@@ -1,0 +1,76 @@
+// The parts of `microddp predict` (app/cli/cmd_predict.cpp) shared by its
+// files: the parsed options (Args), the flat-link views (predict_flat.cpp:
+// one algorithm's terms, every algorithm, the sweep) and the two-level
+// network views (predict_network.cpp: the per-port table, what auto picks
+// over sizes, a profile's topology). Times are in seconds, sizes in bytes;
+// every function throws UsageError (app/cli/parse_error.h) on a bad value,
+// naming it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/schedule.h"
+#include "core/ir/spec.h"
+#include "core/model/calibrate/calibrate.h"
+#include "core/model/topology_model.h"
+
+namespace microddp::cli::pred {
+
+struct Args {
+  std::string collective = "all_reduce", algorithm = "ring", dtype = "float32", bytes = "1e9";
+  int ranks = 8, segments = 1, channels = 1, root = 0;
+  ParamChoice params;
+  bool sweep = false;
+  std::string from = "1K", to = "1G";
+  // Topology (any of these switches the two-level model on).
+  int nodes = 0, nics = -1;  // 0 / -1 = not given
+  std::string intra, inter, topology;
+  bool json = false, table = false;
+  std::string min_bytes = "8", max_bytes = "1G";
+  std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as bench
+  std::string protocol = "simple";  // simple | ll | ll128 | auto (core/model/protocol_model.h)
+  std::string against;  // --against FILE: a published nccl-tests table (app/cli/against.h)
+};
+
+inline bool topology_mode(const Args& a) {
+  return a.nodes > 0 || a.nics >= 0 || !a.intra.empty() || !a.inter.empty() || !a.topology.empty();
+}
+
+// The network asked for: a named topology's defaults, overridden by
+// --nodes, --nics-per-node, --intra, --inter. --intra falls back to the flat
+// link (--preset, --alpha/--bandwidth, a profile) when one is given.
+Network network(const Args& a);
+// Where the last network()'s preset switch figure comes from ("" when it has no switch class).
+extern std::string nvls_source;
+
+// One time alone, in its own unit (µs below 1 ms, ms below 1 s, else s).
+std::string time_text(double seconds);
+std::string describe(const Network& n);
+// The parameters as they apply to a call on n ranks.
+std::string describe(const CostParams& p, int n);
+CollectiveSpec make_spec(const Args& a, const std::string& alg, int64_t bytes);
+// The flat links asked for (--preset list, --alpha/--bandwidth, a profile).
+std::vector<CostParams> chosen(const Args& a);
+
+// The cache-curve values the schedule's steps were priced at, beside the
+// flat β and γ of the closed form (predict_flat.cpp says which steps count).
+struct CurvePricing {
+  bool beta_any = false, gamma_any = false, small_any = false;
+  double beta_lo = 0, beta_hi = 0, gamma_lo = 0, gamma_hi = 0;  // s/B
+  double fp_lo = 0, fp_hi = 0;                                  // bytes, over the steps counted
+};
+CurvePricing curve_pricing(const Schedule& sch, const Prediction& pr, const CostParams& p);
+
+// Flat-link views (predict_flat.cpp).
+void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes);
+void all_algorithms(const Args& a, const CostParams& p, int64_t bytes);
+void sweep(const Args& a, const CostParams* flat, const Network* net);
+
+// Network views (predict_network.cpp).
+void network_table(const Args& a, const Network& net, int64_t bytes, const CostParams* flat = nullptr);
+void auto_table(const Args& a, const CostParams* flat, const Network* net);
+std::optional<Network> profile_network(Args& a, bool ranks_given);
+
+}  // namespace microddp::cli::pred
