@@ -839,7 +839,7 @@ if [ -n "$brk" ]; then
     want="  (messages below $brk B: the small msgs line above, $small; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's fixed cost does not shrink with its size)"
   fi
 else
-  want=$(grep -m1 '^lockstep barrier' <<<"$out")  # no split: no note, the next line follows
+  want=$(grep -m1 -E '^protocol simple: ' <<<"$out")  # no split: no note, the protocol lines follow
 fi
 if [ $rc -ne 0 ] || [ -z "$want" ] || [ "$note" != "$want" ]; then
   echo "FAIL: calibrate headline note (break '$brk'): got '$note', want '$want'"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
