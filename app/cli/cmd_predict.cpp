@@ -184,7 +184,12 @@ std::function<int()> setup_predict(CLI::App* sub) {
                                       "bytes/s per direction per rank)");
   sub->add_option("--inter", a.inter, "topology: inter-node link per NIC, a preset or ALPHA,BW (α in seconds, "
                                       "bandwidth in bytes/s per direction)");
-  sub->add_option("--topology", a.topology, "a named topology: dgx-h100 | pcie-box | lab (nodes from --ranks)");
+  sub->add_option("--topology", a.topology,
+                  "a named topology: dgx-h100 | pcie-box | lab (nodes from --ranks); with --algorithm auto or --table "
+                  "also every --nccl-system name: there auto is NCCL's choice (the NCCL-shaped tuner)");
+  sub->add_flag("--textbook", a.textbook,
+                "auto and --table choose among microddp's algorithms by the α-β model (the lessons' textbook "
+                "choice), also on a named system where auto is otherwise NCCL's choice");
   sub->add_flag("--json", a.json, "one JSON object per line and algorithm (total_s: the lockstep prediction; with a "
                                   "profile's cache curve also the β and γ of the closed form and of the steps)");
   sub->add_flag("--table", a.table, "what --algorithm auto picks at each size, with every candidate's time");
@@ -205,17 +210,36 @@ std::function<int()> setup_predict(CLI::App* sub) {
     const double factor = parse_step_factor(a.factor);  // named even without --table
     if (sub->count("--nics-per-node") && a.nics < 0)  // 0: Topology::make names it with the range
       throw UsageError(fmt::format("--nics-per-node {} is out of range (1..the ranks per node)", a.nics));
-    if (nccl.system.empty()) {
+    // A named system's auto (and --table) is what NCCL would run there:
+    // the NCCL-shaped tuner, as --nccl-system NAME; --textbook keeps the
+    // α-β choice among microddp's algorithms that the lessons teach.
+    const bool named_auto = nccl.system.empty() && a.against.empty() && !a.textbook && !a.topology.empty() &&
+                            nccl_system_known(a.topology) && (a.table || a.algorithm == "auto");
+    if (nccl.system.empty() && !named_auto) {
+      if (a.textbook && (a.topology.empty() || !nccl_system_known(a.topology)))
+        throw UsageError("--textbook chooses among microddp's algorithms on a named system (--topology NAME, one the "
+                         "NCCL-shaped tuner knows); without one auto is already the textbook choice: leave it out");
       if (!a.against.empty()) return run_against(a, sub->count("--ranks") > 0, sub->count("--collective") > 0);
       return run(a, sub->count("--ranks") > 0);
     }
+    NcclChoiceArgs use = nccl;
     NcclPredictInputs in{a.collective, a.ranks, sub->count("--ranks") > 0, a.bytes, sub->count("--bytes") > 0,
-                         a.min_bytes, a.max_bytes, factor, {}};
-    for (const char* o : {"--algorithm", "--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
-                          "--nodes", "--nics-per-node", "--intra", "--inter", "--topology", "--json", "--segments",
-                          "--protocol", "--channels", "--against"})
+                         a.min_bytes, a.max_bytes, factor, {}, {}};
+    std::vector<const char*> other_models = {"--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
+                                             "--nodes", "--nics-per-node", "--intra", "--inter", "--json",
+                                             "--segments", "--protocol", "--channels", "--against", "--textbook"};
+    if (named_auto) {
+      use.system = a.topology;
+      in.bytes_given = !a.table;  // -a auto alone: the choice at --bytes with every candidate's terms
+      in.asked_as = fmt::format("--topology {} {} (NCCL's choice; --textbook for microddp's α-β choice)", a.topology,
+                                a.table ? "--table" : "--algorithm auto");
+    } else {
+      other_models.push_back("--algorithm");
+      other_models.push_back("--topology");
+    }
+    for (const char* o : other_models)
       if (sub->count(o) > 0) in.conflicting.push_back(o);
-    return run_nccl_choice(nccl, in);
+    return run_nccl_choice(use, in);
   };
 }
 

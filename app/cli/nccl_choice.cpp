@@ -26,7 +26,7 @@ std::string names() {
 
 void header(const SystemDesc& s, const Graphs& g) {
   std::printf("NCCL-shaped tuner (NCCL %s tuning.cc constants), not microddp's textbook α-β choice "
-              "(--algorithm auto)\n",
+              "(--textbook)\n",
               std::string(kNcclVersion).c_str());
   std::printf("system %s: %s; %d node(s) x %d GPUs (source: %s)\n", s.name.c_str(), s.hardware.c_str(), s.nodes,
               s.gpus_per_node, s.source.c_str());
@@ -74,9 +74,16 @@ void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a) {
                       "), per size or at --bytes, in NCCL's INFO line shape");
 }
 
+bool nccl_system_known(const std::string& name) {
+  for (const SystemDesc& d : system_presets())
+    if (d.name == name) return true;
+  return false;
+}
+
 int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   if (!in.conflicting.empty())
-    throw UsageError(fmt::format("--nccl-system {} takes its model from the system: leave out {}", a.system,
+    throw UsageError(fmt::format("{} takes its model from the system: leave out {}",
+                                 in.asked_as.empty() ? "--nccl-system " + a.system : in.asked_as,
                                  in.conflicting.front()));
   hang::check_debug_env();
   SystemDesc s = system_preset(a.system);

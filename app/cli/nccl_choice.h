@@ -32,7 +32,13 @@ struct NcclPredictInputs {
   // predict options that mean another model (--preset, --topology, --json, ...)
   // given on this command line: refused by name.
   std::vector<std::string> conflicting;
+  // How the tuner was asked for, as refusals name it: "--nccl-system NAME", or
+  // "--topology NAME --algorithm auto" (a named system's auto is NCCL's choice).
+  std::string asked_as;
 };
+
+// True when `name` is one of the tuner's named systems (dgx-a100, dgx-h100, ...).
+bool nccl_system_known(const std::string& name);
 
 // Prints NCCL's choice per size (-b..-e by -f), or at --bytes with every
 // candidate's terms; MICRODDP_DEBUG=INFO logs the same lines (subsystem

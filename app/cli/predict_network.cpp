@@ -24,6 +24,7 @@
 #include "core/model/sweep.h"
 #include "core/model/topology_model.h"
 
+#include "app/cli/nccl_choice.h"
 #include "app/cli/predict_parts.h"
 
 namespace microddp::cli::pred {
@@ -39,6 +40,17 @@ Network network(const Args& a) {
   int nodes = a.nodes, nics = a.nics;
   std::optional<CostParams> intra, inter;
   if (!a.topology.empty()) {
+    bool per_port = false;
+    for (const NamedNetwork& x : network_presets()) per_port = per_port || x.name == a.topology;
+    if (!per_port && nccl_system_known(a.topology))
+      throw UsageError(fmt::format(
+          "--topology {} is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's "
+          "choice); the per-port model that prices one algorithm, --textbook and --sweep knows {}",
+          a.topology, [] {
+            std::string list;
+            for (const NamedNetwork& x : network_presets()) list += (list.empty() ? "" : ", ") + x.name;
+            return list;
+          }()));
     const NamedNetwork& nn = network_preset(a.topology);
     net.name = nn.name;
     if (nodes == 0) {
@@ -163,7 +175,9 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   if (a.algorithm == "auto" && !a.json) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     s.nodes = net.topo.nodes;
-    std::printf("auto picks %s (the lowest predicted lockstep time below)\n", choose_algorithm(s, {}, &net).chosen.c_str());
+    std::printf("auto picks %s (the lowest predicted lockstep time below; the textbook α-β choice among microddp's "
+                "algorithms, not NCCL's tuner)\n",
+                choose_algorithm(s, {}, &net).chosen.c_str());
   }
   if (a.json) {
     for (const auto& r : rows) {
@@ -215,7 +229,8 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   range.unit_bytes = size_unit_bytes(c, parse_dtype(a.dtype), a.ranks);
   range.max_sizes = kTableMaxSizes;
   const std::vector<int64_t> sizes = sweep_sizes(range);
-  std::printf("%s, %d ranks: what auto picks (lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
+  std::printf("%s, %d ranks: what auto picks (the textbook α-β choice among microddp's algorithms, not NCCL's "
+              "tuner; lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::vector<std::string> header;
   std::string last;

@@ -32,6 +32,10 @@ struct Args {
   std::string factor = "2";  // parse_step_factor (core/model/sweep.h), as bench
   std::string protocol = "simple";  // simple | ll | ll128 | auto (core/model/protocol_model.h)
   std::string against;  // --against FILE: a published nccl-tests table (app/cli/against.h)
+  // --textbook: on a system the NCCL-shaped tuner knows, auto and --table
+  // choose among microddp's algorithms by the α-β model (the lessons' choice)
+  // instead of NCCL's algorithm × protocol × channels.
+  bool textbook = false;
 };
 
 inline bool topology_mode(const Args& a) {

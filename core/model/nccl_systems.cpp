@@ -98,6 +98,9 @@ const SystemDesc& system_preset(std::string_view name) {
 
 SystemDesc with_ranks(const SystemDesc& s, int ranks) {
   if (ranks < 2) throw UsageError(fmt::format("--ranks {}: the NCCL-shaped tuner needs at least 2 ranks", ranks));
+  if (ranks > kMaxTunerRanks)
+    throw UsageError(fmt::format("--ranks {} is more than the NCCL-shaped tuner models (at most {})", ranks,
+                                 kMaxTunerRanks));
   if (ranks % s.gpus_per_node != 0)
     throw UsageError(fmt::format("--ranks {} is not divisible by the {} GPUs per node of NCCL system {}", ranks,
                                  s.gpus_per_node, s.name));

@@ -157,8 +157,13 @@ struct Choice {
 const std::vector<SystemDesc>& system_presets();
 // Throws UsageError "unknown NCCL system 'X' (known: ...)".
 const SystemDesc& system_preset(std::string_view name);
+// The largest world the tuner prices (closed forms only, no schedule: it
+// answers in microseconds at any size; 65,536 GPUs is the scale the issue on
+// real clusters asks for, beyond the largest published NCCL jobs).
+inline constexpr int kMaxTunerRanks = 65536;
 // The system with `ranks` ranks (nodes = ranks / gpus_per_node). Throws
-// UsageError when ranks < 2 or not a multiple of gpus_per_node.
+// UsageError when ranks < 2, above kMaxTunerRanks or not a multiple of
+// gpus_per_node.
 SystemDesc with_ranks(const SystemDesc& s, int ranks);
 
 // NCCL's choice for one call. Collectives: all_reduce, all_gather,

@@ -307,7 +307,7 @@ if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 11 ] || [ "$(grep -c '"
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
-expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--algorithm auto)" -- predict --nccl-system dgx-h100 -b 8 -e 8
+expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--textbook)" -- predict --nccl-system dgx-h100 -b 8 -e 8
 expect 0 "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}   predicted 271.724 us" -- predict --nccl-system dgx-h100 --bytes 64M
 expect 0 "AllGather: 131072 Bytes -> Algo RING proto" -- predict --nccl-system dgx-a100-2node -c all_gather --bytes 2M
 out=$(MICRODDP_DEBUG=INFO "$BIN" predict --nccl-system dgx-a100 -b 1M -e 1M 2>&1 >/dev/null)
@@ -436,7 +436,17 @@ expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "
 # NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
 expect 0 "switch: double_binary_tree -> hierarchical at 2097152 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
 expect 0 "switch: recursive_doubling -> halving_doubling at 8388608 B" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
-expect 0 "auto picks hierarchical" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
+# on a system the NCCL-shaped tuner knows, auto is NCCL's choice (algorithm, protocol, channels); --textbook the lessons'
+expect 0 "AllReduce: 1000000000 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}   predicted 4128.758 us" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
+expect 0 "auto picks hierarchical (the lowest predicted lockstep time below; the textbook α-β choice among microddp's algorithms, not NCCL's tuner)" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9 --textbook
+expect 0 "AllReduce: 8 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}                        25.200 us
+AllReduce: 64 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}                       25.203 us" -- predict --table --topology dgx-h100 --ranks 16 -b 8 -e 64 -f 8
+expect 0 "AllReduce: 1073741824 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}     6467.990 us" -- predict --table --topology dgx-h100 --ranks 65536 -b 1G -e 1G
+expect 0 "switch: recursive_doubling -> hierarchical at 2097152 B" -- predict --table --textbook -b 8 -e 1G -f 8 --ranks 16 --topology dgx-h100
+expect 2 "error: --ranks 65544 is more than the NCCL-shaped tuner models (at most 65536)" -- predict --table --topology dgx-h100 --ranks 65544
+expect 2 "error: --topology dgx-h100 --algorithm auto (NCCL's choice; --textbook for microddp's α-β choice) takes its model from the system: leave out --nodes" -- predict -a auto --topology dgx-h100 --ranks 16 --nodes 2
+expect 2 "error: --textbook chooses among microddp's algorithms on a named system" -- predict --textbook -n 4
+expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
 # Issue 38: every numeric option bounded and named, refused before any output.
 refuse() {  # refuse <the error line, or its start> -- args: exit 2, nothing on stdout, one line on stderr
   local want="$1"; shift 2
