@@ -229,6 +229,10 @@ inline constexpr int kBenchMaxSizes = 100;
 // The sizes bench times (sweep_sizes: -b, then × factor, -e last).
 std::vector<int64_t> bench_sizes(const BenchOptions& o);
 
+// Pass `pass` (0-based) of `passes` sweeps the sizes upward: the passes
+// alternate direction and the last one ascends, so rows come out in order.
+bool pass_ascends(int pass, int passes);
+
 // Validates options (UsageError naming the bad value: -b > -e, a factor that
 // makes no sweep (bench_sizes),
 // iters < 1, warmup < 0, record_pairs < 0 or > 0 with the mpi backend, world size < 1, unknown backend (threads, mpi),
