@@ -63,7 +63,8 @@ Probe probe(const std::vector<std::string>& command) {
   } catch (const CLI::CallForHelp& e) {
     p.help = [app = p.app, e] { return app->exit(e); };
   } catch (const CLI::ParseError& e) {
-    throw UsageError(parse_error_line(e.what()).substr(7));  // main adds "error: " again
+    // main adds "error: " again
+    throw UsageError(fmt::format("cluster: {}: {}", command[0], parse_error_line(e.what()).substr(7)));
   }
   return p;
 }
