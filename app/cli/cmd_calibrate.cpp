@@ -144,8 +144,9 @@ int run_mpi_classes(const Args& a, bool max_given) {
 int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
   // Inside the cluster lab every rank runs this: the job is the measurement
   // (--quick too: the same per-class measurement with smaller messages).
-  if (!backend_given && cluster_lab_from_env()) a.backend = "mpi";
-  if (a.quick && a.backend != "mpi" && (a.backend != "threads" || sweep_given))
+  const bool in_lab = cluster_lab_from_env().has_value();
+  if (!backend_given && in_lab) a.backend = "mpi";
+  if (a.quick && !(in_lab && a.backend == "mpi") && (a.backend != "threads" || sweep_given))
     throw UsageError(fmt::format("--quick runs its own sweep on the threads backend: drop {}--min, --max, --warmup and "
                                  "--no-cache-curve (or drop --quick)",
                                  a.backend != "threads" ? "--backend " + a.backend + ", " : ""));
@@ -298,7 +299,7 @@ std::function<int()> setup_calibrate(CLI::App* sub) {
   sub->add_flag("--no-cache-curve", a.no_cache_curve, "skip the cache curve (flat β, γ, δ, as older profiles)");
   sub->add_flag("--quick", a.quick,
                 "a few seconds: sizes 4 B .. 1 MiB x4 apart, one round, no cache curve; the profile is marked quick "
-                "(mpi, the cluster lab: the per-link-class measurement with messages up to 1 MiB)");
+                "(in the cluster lab: the per-link-class measurement with messages up to 1 MiB)");
   return [sub] {
     if (sub->count("--out") && a.out.empty())
       throw UsageError("--out is empty: give the profile a file name (or leave --out out for the default)");
