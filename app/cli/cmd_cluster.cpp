@@ -169,9 +169,6 @@ int run(const Args& a) {
   // (app/cli/lab_job.h).
   const LabPlan plan = plan_lab_job({a.nodes, a.ranks_per_node, a.nics_per_node, nic_bps}, a.command);
   if (plan.run_here) return plan.run_here();
-  if (!plan.added.empty())
-    std::fprintf(stderr, "cluster: one MPI job across the lab's nodes; added to the command: %s\n",
-                 fmt::format("{}", fmt::join(plan.added, " ")).c_str());
 
   const std::string script = find_script();
   if (script.empty() || access(script.c_str(), R_OK) != 0)
@@ -267,6 +264,11 @@ int run(const Args& a) {
       throw UsageError("cluster: cannot map our uid into the lab's user namespace; run as root");
     }
   }
+  // What the lab added to the command, once it is sure to run (before the
+  // lab's own lines: it waits for the byte below).
+  if (!plan.added.empty())
+    std::fprintf(stderr, "cluster: one MPI job across the lab's nodes; added to the command: %s\n",
+                 fmt::format("{}", fmt::join(plan.added, " ")).c_str());
   (void)!write(sync[1], "x", 1);
   close(sync[1]);
   // Until the lab's byte (or its end: EOF), a signal kills the lab at once.
