@@ -17,6 +17,9 @@
 #
 # usage (from cmd_cluster.cpp):
 #   cluster-lab.sh lab NODES RANKS_PER_NODE NIC_BPS NICS_PER_NODE KEEP_GOING READY_FD -- MICRODDP SUBCOMMAND [ARGS...]
+# SUBCOMMAND [ARGS...] is what cmd_cluster.cpp planned (app/cli/lab_job.h):
+# run, bench, doctor or calibrate with --backend mpi and the lab's world
+# size; this script runs it as one job of NODES x RANKS_PER_NODE ranks.
 # READY_FD: a pipe to `microddp cluster`; one byte on it says the signal
 # traps are set (before that the parent stops the lab with SIGKILL: a
 # signal to a PID 1 without a handler is dropped).
@@ -162,14 +165,9 @@ export TMPDIR=$lab/tmp/head
 mkdir -p "$TMPDIR"
 nets=10.77.0.0/24
 for ((r = 1; r < nics; r++)); do nets+=",10.77.$r.0/24"; done
-export MICRODDP_CLUSTER_NODES=$nodes MICRODDP_CLUSTER_RANKS_PER_NODE=$gpn \
-  MICRODDP_CLUSTER_NIC_BPS=$nic_bps MICRODDP_CLUSTER_NICS_PER_NODE=$nics \
-  MICRODDP_CLUSTER_INTRA=shm MICRODDP_CLUSTER_INTER=tcp
 mpi_common=(--mca plm_rsh_agent "$self agent" --mca plm_rsh_no_tree_spawn 1
   --mca btl self,vader,tcp --mca btl_tcp_if_include "$nets" --mca oob_tcp_if_include 10.77.0.0/24
-  --bind-to none --oversubscribe --mca mpi_yield_when_idle 1
-  -x MICRODDP_CLUSTER_NODES -x MICRODDP_CLUSTER_RANKS_PER_NODE -x MICRODDP_CLUSTER_NIC_BPS
-  -x MICRODDP_CLUSTER_NICS_PER_NODE -x MICRODDP_CLUSTER_INTRA -x MICRODDP_CLUSTER_INTER)
+  --bind-to none --oversubscribe --mca mpi_yield_when_idle 1)
 [[ -n ${MICRODDP_MPI_TIMEOUT:-} ]] && mpi_common+=(-x MICRODDP_MPI_TIMEOUT)
 # Extra mpirun options for the job (diagnostics, e.g. --display-map), split on blanks.
 read -r -a extra <<<"${MICRODDP_CLUSTER_MPIRUN_ARGS:-}"
@@ -234,6 +232,14 @@ fi
 
 : >"$lab/hostfile"
 for ((k = 0; k < nodes; k++)); do echo "node$k slots=$gpn" >>"$lab/hostfile"; done
+# The lab's topology, told to every rank of the job (not to the NIC check
+# above, a 2-rank job that is not the lab's: cluster_lab_from_env would
+# read the lab's shape into it).
+export MICRODDP_CLUSTER_NODES=$nodes MICRODDP_CLUSTER_RANKS_PER_NODE=$gpn \
+  MICRODDP_CLUSTER_NIC_BPS=$nic_bps MICRODDP_CLUSTER_NICS_PER_NODE=$nics \
+  MICRODDP_CLUSTER_INTRA=shm MICRODDP_CLUSTER_INTER=tcp
+mpi_common+=(-x MICRODDP_CLUSTER_NODES -x MICRODDP_CLUSTER_RANKS_PER_NODE -x MICRODDP_CLUSTER_NIC_BPS
+  -x MICRODDP_CLUSTER_NICS_PER_NODE -x MICRODDP_CLUSTER_INTRA -x MICRODDP_CLUSTER_INTER)
 echo >&2 "cluster: mpirun -n $((nodes * gpn)) (by slot: node k holds ranks k*$gpn..) $microddp $*"
 set +e
 mpirun "${mpi_common[@]}" ${extra[@]+"${extra[@]}"} --hostfile "$lab/hostfile" --map-by slot -n $((nodes * gpn)) "$microddp" "$@" </dev/null &

@@ -9,6 +9,7 @@
 
 #include "app/cli/against.h"
 #include "app/cli/commands.h"
+#include "app/cli/lab_job.h"
 #include "app/cli/run_options.h"
 #include "core/algorithms/registry.h"
 #include "core/exec/cuda/backend_cuda.h"
@@ -129,7 +130,9 @@ int run(const Args& a, const CLI::App& sub) {
   o.record = a.record;
   o.record_pairs = a.record_pairs;
   o.mode = parse_mode(a.mode);
-  o.params = resolve_params(a.params);
+  // In the cluster lab with no model chosen: the lab's own (app/cli/lab_job.h).
+  const auto lab_model = lab_prediction_from_env(a.params);
+  o.params = lab_model ? std::optional<CostParams>(lab_model->params) : resolve_params(a.params);
   o.reference = a.reference;
   o.mpi_algorithm = a.mpi_algorithm;
   o.nccl_algo = a.nccl_algo;
@@ -162,7 +165,9 @@ int run(const Args& a, const CLI::App& sub) {
   const auto lab = cluster_lab_from_env();
   if (lab) o.cluster = cluster_lab_json(*lab);
   std::optional<TopologyProfile> topo;
-  if (a.params.alpha < 0 && a.params.preset.empty() && o.params) {
+  if (lab_model) {
+    topo = lab_model->topo;
+  } else if (a.params.alpha < 0 && a.params.preset.empty() && o.params) {
     const std::string path = a.params.profile.empty() ? default_profile_path() : a.params.profile;
     topo = load_profile_topology(path);
   }
@@ -206,7 +211,10 @@ int run(const Args& a, const CLI::App& sub) {
   const int64_t mb = std::min<int64_t>(std::max<int64_t>(o.max_bytes, int64_t{1} << 20), int64_t{64} << 20);
   const double memcpy_gbps = measure_memcpy_Bps(mb, 5) / 1e9;
   const std::string mline = busy_line + fmt::format("# single-thread memcpy bandwidth: {:.3f} GB/s ({} B buffers, bytes copied per second, as busbw counts them; a yardstick for the table, not used by the prediction)\n", memcpy_gbps, mb);
-  std::string pline = o.params ? "# prediction: " + prediction_source(a.params, *o.params, o.backend != "mpi" && !o.network) + "\n"
+  std::string pline = o.params ? "# prediction: " +
+                                     (lab_model ? lab_model->source
+                                                : prediction_source(a.params, *o.params, o.backend != "mpi" && !o.network)) +
+                                     "\n"
                                : std::string("# prediction: none (give --profile FILE or --preset, or run `microddp calibrate`)\n");
   // A calibrated threads profile: is the machine still in that state?
   // ... and, with more ranks than CPUs, the step its peer wait w(n) came from

@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "app/cli/commands.h"
+#include "app/cli/lab_job.h"
 #include "core/model/protocol_model.h"
 #include "core/model/bench.h"
 #include "core/exec/mpi/backend_mpi.h"
@@ -63,14 +64,6 @@ struct Args {
   bool quick = false;
 };
 
-// Where a lab profile goes unless --out says: beside the default profile,
-// so a lab calibration never replaces this machine's threads profile.
-std::string default_lab_profile_path() {
-  const std::string def = default_profile_path();
-  const auto slash = def.rfind('/');
-  return (slash == std::string::npos ? std::string() : def.substr(0, slash + 1)) + "lab-profile.json";
-}
-
 std::string mbs(double Bps) { return Bps > 0 ? fmt::format("{:.3f} MB/s", Bps / 1e6) : "-"; }
 
 int run_mpi_classes(const Args& a, bool max_given) {
@@ -86,7 +79,9 @@ int run_mpi_classes(const Args& a, bool max_given) {
   o.ranks_per_node = a.ranks_per_node > 0 ? a.ranks_per_node : lab && a.nodes == 0 ? lab->ranks_per_node : n / o.nodes;
   o.nics_per_node = lab ? lab->nics_per_node : 1;
   o.shaped_Bps = lab ? lab->nic_bps / 8 : 0;
-  o.max_bytes = max_given ? parse_size(a.max) : int64_t{4} << 20;
+  // --quick: the largest message 1 MiB (three sizes >= 256 KiB for the
+  // bandwidth slope) instead of 4 MiB.
+  o.max_bytes = max_given ? parse_size(a.max) : a.quick ? int64_t{1} << 20 : int64_t{4} << 20;
   // Refuse a job that cannot be measured before printing anything.
   validate_topology_calibrate(o, n);
   const bool root = mpi_rank() == 0;
@@ -97,9 +92,9 @@ int run_mpi_classes(const Args& a, bool max_given) {
       std::printf("warning: the CPUs are already %.0f%% busy with other work; the intra-node figures and the NIC's "
                   "TCP stack share them\n",
                   busy * 100);
-    std::printf("calibrating backend mpi per link class: %d node(s) x %d rank(s)%s; ping-pong MPI_Send/MPI_Recv, "
+    std::printf("calibrating backend mpi per link class%s: %d node(s) x %d rank(s)%s; ping-pong MPI_Send/MPI_Recv, "
                 "median round trip / 2\n",
-                o.nodes, o.ranks_per_node,
+                a.quick ? " (quick: messages up to 1 MiB)" : "", o.nodes, o.ranks_per_node,
                 lab ? fmt::format(", {} NIC(s) per node shaped to {:.1f} Mbit/s", o.nics_per_node, lab->nic_bps / 1e6)
                           .c_str()
                     : " (not in the cluster lab: no shaped rate)");
@@ -147,9 +142,11 @@ int run_mpi_classes(const Args& a, bool max_given) {
 }
 
 int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
-  // Inside the cluster lab every rank runs this: the job is the measurement.
-  if (!backend_given && cluster_lab_from_env() && !a.quick) a.backend = "mpi";
-  if (a.quick && (a.backend != "threads" || sweep_given))
+  // Inside the cluster lab every rank runs this: the job is the measurement
+  // (--quick too: the same per-class measurement with smaller messages).
+  const bool in_lab = cluster_lab_from_env().has_value();
+  if (!backend_given && in_lab) a.backend = "mpi";
+  if (a.quick && !(in_lab && a.backend == "mpi") && (a.backend != "threads" || sweep_given))
     throw UsageError(fmt::format("--quick runs its own sweep on the threads backend: drop {}--min, --max, --warmup and "
                                  "--no-cache-curve (or drop --quick)",
                                  a.backend != "threads" ? "--backend " + a.backend + ", " : ""));
@@ -301,7 +298,8 @@ std::function<int()> setup_calibrate(CLI::App* sub) {
   sub->add_option("--warmup", a.warmup, "warm-up iterations per size")->capture_default_str();
   sub->add_flag("--no-cache-curve", a.no_cache_curve, "skip the cache curve (flat β, γ, δ, as older profiles)");
   sub->add_flag("--quick", a.quick,
-                "a few seconds: sizes 4 B .. 1 MiB x4 apart, one round, no cache curve; the profile is marked quick");
+                "a few seconds: sizes 4 B .. 1 MiB x4 apart, one round, no cache curve; the profile is marked quick "
+                "(in the cluster lab: the per-link-class measurement with messages up to 1 MiB)");
   return [sub] {
     if (sub->count("--out") && a.out.empty())
       throw UsageError("--out is empty: give the profile a file name (or leave --out out for the default)");

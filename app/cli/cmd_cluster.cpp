@@ -3,9 +3,12 @@
 // shaped with tbf in both directions -- and a microddp subcommand run on it
 // as an Open MPI job, ranks placed node by node.
 //
-//   microddp cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- run --backend mpi --ranks 4
+//   microddp cluster --nodes 2 --ranks-per-node 2 --nic 100mbit -- run --ranks 4
 //
-// This file validates the options and creates the lab's outer namespaces;
+// This file validates the options, decides what runs (app/cli/lab_job.h:
+// run, bench, doctor and calibrate as one MPI job on the mpi backend with
+// the lab's world size; predict here, without a lab; the rest refused, all
+// before any namespace exists) and creates the lab's outer namespaces;
 // scripts/cluster-lab.sh builds the nodes and runs mpirun inside them. Why
 // clone(2) here rather than `unshare` in the script: the script runs as PID 1
 // of a new PID namespace, so when it ends for any reason the kernel kills
@@ -16,6 +19,7 @@
 // killed with SIGKILL. Nothing is named on the host, so nothing persists.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -38,6 +42,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/lab_exit.h"
+#include "app/cli/lab_job.h"
 #include "core/ir/types.h"
 
 namespace microddp::cli {
@@ -89,13 +94,6 @@ struct Args {
   bool keep_going = false;
   std::vector<std::string> command;
 };
-
-// The subcommands that mean something as an MPI job (calibrate measures
-// per link class there, core/model/calibrate/calibrate.h). hang-lab and ddp
-// run on the threads backend only (today), so under mpirun each rank would
-// run its own one-machine copy: refused rather than misleading.
-const char* const kRunnable[] = {"run", "bench", "doctor", "calibrate"};
-const char* const kOthers[] = {"predict", "lesson", "cluster", "hang-lab", "ddp"};
 
 // scripts/cluster-lab.sh: $MICRODDP_CLUSTER_SCRIPT, or scripts/ above the
 // executable (build/<preset>/app/microddp -> <repo>/scripts).
@@ -166,14 +164,11 @@ int run(const Args& a) {
     throw UsageError(fmt::format("--nics-per-node {}: must be in 1..4", a.nics_per_node));
   const uint64_t nic_bps = parse_nic_rate(a.nic);
   if (a.command.empty()) throw UsageError("no subcommand: give one after --, e.g. -- run --backend mpi --ranks 4");
-  const std::string& sub = a.command[0];
-  bool runnable = false, known = false;
-  for (const char* c : kRunnable) runnable = runnable || sub == c;
-  for (const char* c : kOthers) known = known || sub == c;
-  if (!runnable && known)
-    throw UsageError(fmt::format("subcommand '{}' does not run as an MPI job (threads only, or no collective); give one of: run bench doctor calibrate", sub));
-  if (!runnable)
-    throw UsageError(fmt::format("subcommand '{}' does not exist; give one of: run bench doctor calibrate", sub));
+  // What runs: one MPI job across the lab's nodes, or something here
+  // (predict, --help), or a refusal -- decided before any namespace exists
+  // (app/cli/lab_job.h).
+  const LabPlan plan = plan_lab_job({a.nodes, a.ranks_per_node, a.nics_per_node, nic_bps}, a.command);
+  if (plan.run_here) return plan.run_here();
 
   const std::string script = find_script();
   if (script.empty() || access(script.c_str(), R_OK) != 0)
@@ -192,7 +187,7 @@ int run(const Args& a) {
   std::vector<std::string> argv_s = {"bash", script, "lab", std::to_string(a.nodes), std::to_string(a.ranks_per_node),
                                      std::to_string(nic_bps), std::to_string(a.nics_per_node), a.keep_going ? "1" : "0",
                                      std::to_string(ready[1]), "--", self};
-  argv_s.insert(argv_s.end(), a.command.begin(), a.command.end());
+  argv_s.insert(argv_s.end(), plan.command.begin(), plan.command.end());
   std::vector<char*> argv;
   for (auto& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -269,6 +264,11 @@ int run(const Args& a) {
       throw UsageError("cluster: cannot map our uid into the lab's user namespace; run as root");
     }
   }
+  // What the lab added to the command, once it is sure to run (before the
+  // lab's own lines: it waits for the byte below).
+  if (!plan.added.empty())
+    std::fprintf(stderr, "cluster: one MPI job across the lab's nodes; added to the command: %s\n",
+                 fmt::format("{}", fmt::join(plan.added, " ")).c_str());
   (void)!write(sync[1], "x", 1);
   close(sync[1]);
   // Until the lab's byte (or its end: EOF), a signal kills the lab at once.
@@ -300,7 +300,7 @@ std::function<int()> setup_cluster(CLI::App* sub) {
   sub->add_option("--nic", a->nic, "each NIC's rate, tc units: 100mbit, 1gbit, 12.5mbps (bits unless ...bps)")->required();
   sub->add_option("--nics-per-node", a->nics_per_node, "NICs per node, one switch (subnet) each")->capture_default_str();
   sub->add_flag("--keep-going", a->keep_going, "run the subcommand even when the NIC check fails");
-  sub->add_option("command", a->command, "-- SUBCOMMAND [ARGS...]: what to run on the cluster: run, bench, doctor or calibrate");
+  sub->add_option("command", a->command, "-- SUBCOMMAND [ARGS...]: run, bench, doctor or calibrate (one MPI job across the nodes), or predict (the lab's topology, run here)");
   return [a] { return run(*a); };
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "app/cli/commands.h"
+#include "app/cli/lab_job.h"
 #include "app/cli/run_options.h"
 #include "core/exec/repeat_budget.h"
 #include "core/labs/hang/hang.h"
@@ -290,12 +291,14 @@ int run(const Args& a, const CLI::App& sub) {
   opt.repeat_steps = a.repeat_steps.value_or(kRepeatStepsAuto);
   RunResult res;
   double clock_error_us = -1;  // MPI runs: the clock alignment's bound
+  std::string lab_json;        // in the cluster lab: its topology and each rank's host (app/cli/lab_job.h)
   if (a.run.backend == "threads") {
     res = run_threads(p.schedule, p.inputs, opt);
   } else if (a.run.backend == "mpi") {
 #if defined(MICRODDP_HAVE_MPI) && MICRODDP_HAVE_MPI
     mpi_init_once();
     res = run_mpi(p.schedule, p.inputs, opt);
+    if (a.json) lab_json = lab_run_json_fields();  // collective: every rank
     if (mpi_rank() != 0) {  // rank 0 verifies and prints for everyone
       if (hang::log_enabled(hang::LogLevel::trace, hang::kColl))
         hang::log_line(hang::LogLevel::trace, mpi_rank(),
@@ -375,7 +378,7 @@ int run(const Args& a, const CLI::App& sub) {
         (sp.nodes != 1 ? fmt::format(", \"nodes\": {}", sp.nodes) : "") +
             // bytes_sent / bytes_received hold the switch endpoints after the ranks
             (p.schedule.switches > 0 ? fmt::format(", \"switches\": {}", p.schedule.switches) : "") + json_auto(p) +
-            json_protocol_auto(p) + json_totals(res.trace) +
+            json_protocol_auto(p) + lab_json + json_totals(res.trace) +
             fmt::format(", \"step_times\": {}", json_step_times(res.trace, predicted)));
   } else if (a.steps) {
     fmt::print("{}", auto_line(p));

@@ -7,6 +7,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace microddp::cli {
@@ -28,6 +29,11 @@ struct Command {
 // after parsing (a hook checks that its command was chosen) and may throw
 // UsageError.
 std::vector<std::function<void()>>& before_mpi_starts();
+
+// The setup function of the command named `name` (kCommands, main.cpp);
+// nullptr when there is none. `microddp cluster` parses a subcommand's
+// arguments with it before it starts the lab (app/cli/lab_job.h).
+SetupCommand find_command_setup(const std::string& name);
 
 std::function<int()> setup_run(CLI::App* sub);  // cmd_run.cpp
 std::function<int()> setup_predict(CLI::App* sub);  // cmd_predict.cpp

@@ -32,6 +32,12 @@ std::vector<std::function<void()>>& before_mpi_starts() {
   return hooks;
 }
 
+SetupCommand find_command_setup(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return c.setup;
+  return nullptr;
+}
+
 }  // namespace microddp::cli
 
 // Under mpirun every exit must reach the job: a rank that exits without

@@ -47,7 +47,7 @@ if [[ $mode == bad_input ]]; then
     [[ ! -s $work/out ]] || fail "printed on stdout: $(cat "$work/out")"
   }
   mddp=("$microddp")
-  run4=(-- run --backend mpi --ranks 4)
+  run4=(-- run --backend mpi --ranks 2)  # the lab of --nodes 2 (one rank each) is 2 ranks
   expect2 "--nic '100': no unit" --nodes 2 --nic 100 "${run4[@]}"
   expect2 "--nic '100mbits': unknown unit 'mbits'" --nodes 2 --nic 100mbits "${run4[@]}"
   expect2 "--nic 'fast': not a rate" --nodes 2 --nic fast "${run4[@]}"
@@ -59,7 +59,7 @@ if [[ $mode == bad_input ]]; then
   expect2 "--ranks-per-node 0: must be in 1..64" --nodes 2 --ranks-per-node 0 --nic 100mbit "${run4[@]}"
   expect2 "--nics-per-node 5: must be in 1..4" --nodes 2 --nics-per-node 5 --nic 100mbit "${run4[@]}"
   expect2 "subcommand 'frobnicate' does not exist" --nodes 2 --nic 1gbit -- frobnicate --x
-  expect2 "subcommand 'predict' does not run as an MPI job" --nodes 2 --nic 1gbit -- predict
+  expect2 "subcommand 'lesson' does not run as an MPI job" --nodes 2 --nic 1gbit -- lesson
   expect2 "subcommand 'ddp' does not run as an MPI job" --nodes 2 --nic 1gbit -- ddp
   expect2 "no subcommand" --nodes 2 --nic 1gbit
   # Root without capabilities (as in a container without CAP_SYS_ADMIN):
@@ -74,17 +74,7 @@ if [[ $mode == bad_input ]]; then
 fi
 
 # --- can this machine make the lab? (else skipped, with the reason) ----------
-command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
-for t in ip tc unshare nsenter; do command -v $t >/dev/null || { echo "SKIP: no $t (iproute2/util-linux)"; exit 77; }; done
-# As the lab makes them: as root, or (not root) inside a user namespace.
-userns=()
-[[ $(id -u) == 0 ]] || userns=(--map-root-user)
-if ! probe=$(unshare ${userns[@]+"${userns[@]}"} --net --pid --fork --mount --uts sh -c \
-  'ip link add mddpT0 type veth peer name mddpT1 && ip link add mddpTb type bridge &&
-   tc qdisc add dev mddpT0 root tbf rate 1mbit burst 64k latency 50ms' 2>&1); then
-  echo "SKIP: cannot create namespaces, veths, a bridge or a tbf qdisc here: $probe"
-  exit 77
-fi
+source "$(dirname "$0")/lab_skip.sh"
 
 # Every process of the lab inherits this marker from `microddp cluster`.
 marker="mddp-cluster-test-$$-$RANDOM"
