@@ -152,7 +152,10 @@ std::vector<std::string> algorithms_asked(const Args& a, Collective c) {
       if (a.channels > 1 && !find_algorithm(alg, c)->channels) continue;
       algs.push_back(alg);
     }
-  if (algs.empty()) algorithm_info(make_spec(a, a.algorithm, 0));  // throws naming it
+  // None left: the schedule's own refusal names why (an unknown algorithm, one
+  // that does not pipeline or run in channels).
+  if (algs.empty()) make_schedule(make_spec(a, a.algorithm, 0));
+  if (algs.empty()) throw UsageError(fmt::format("--algorithm {}: nothing to predict", a.algorithm));
   return algs;
 }
 

@@ -14,6 +14,19 @@
 // it. Chunk indices: all_reduce renumbers them c·m + i (m chunks a channel)
 // and lists every channel's chunk offsets; the blocked collectives keep the
 // block index (their chunks are the rank blocks).
+//
+// Rails: on several nodes (spec.nodes > 1, g = world_size / nodes > 1 ranks
+// each) an all_reduce's channel c runs its copy on ranks relabelled within
+// every node: local rank i plays local rank (i + c) mod g. A ring then
+// leaves each node from a different local rank in every channel, and with a
+// NIC per local rank (the topology model's rail-optimised placement: rank r
+// uses NIC (r mod g) mod K) channel c crosses through NIC (c − 1) mod g, so C
+// channels use min(C, K) NICs at once, as NCCL's channels do (each
+// channel's ring is searched through a different NIC, src/graph/search.cc).
+// Relabelling keeps nodes (intra stays intra) and an all_reduce stays one
+// (every rank still ends with every contribution; the checker proves it);
+// the blocked collectives are not relabelled (rank q's block has to end on
+// rank q).
 #include <fmt/format.h>
 
 #include "core/algorithms/common.h"
@@ -46,7 +59,12 @@ Schedule with_channels(const CollectiveSpec& spec, const Generator& generate) {
   out.spec = spec;
   out.buffers.resize(n);
   std::vector<BufferPlan> base(n);  // work-buffer region of the current channel
+  const int g = spec.nodes > 1 ? n / spec.nodes : 1;
+  const bool rails = !by_block && spec.nodes > 1 && g > 1;
   for (int c = 0; c < C; ++c) {
+    // The endpoint that plays sub-schedule rank r in channel c (switch
+    // endpoints, r >= n, are not relabelled).
+    const auto at = [&](int r) { return rails && r < n ? r - r % g + (r % g + c) % g : r; };
     CollectiveSpec sub = spec;
     sub.channels = 1;
     if (by_block) {
@@ -71,10 +89,11 @@ Schedule with_channels(const CollectiveSpec& spec, const Generator& generate) {
     if (!by_block)
       for (int64_t i = 0; i < chunks; ++i) out.chunk_offsets.push_back(slice[0][c] + s.chunk_offsets[i]);
     for (int r = 0; r < n; ++r) {
+      const int e = at(r);
       // Where [x, x+len) of buffer b (channel space) lies in the full spec.
       auto map = [&](BufRange x, int64_t len) -> BufRange {
         if (static_cast<int>(x.buf) >= static_cast<int>(Buf::send_buff))
-          return {x.buf, x.offset + base[r].size[static_cast<int>(x.buf)]};
+          return {x.buf, x.offset + base[e].size[static_cast<int>(x.buf)]};
         if (!by_block) return {x.buf, x.offset + slice[0][c]};
         if (own_block(col, x.buf)) return {x.buf, x.offset + slice[r][c]};
         if (!blocked(col, x.buf)) throw std::logic_error("with_channels: unexpected buffer");
@@ -96,13 +115,14 @@ Schedule with_channels(const CollectiveSpec& spec, const Generator& generate) {
           if (writes) op.dst = map(op.dst, op.len);
           if (!by_block && op.chunk >= 0) op.chunk = static_cast<int>(c * chunks + op.chunk);
           op.channel = c;
-          out.steps[k].ranks[r].push_back(op);
+          if (op.peer >= 0) op.peer = at(op.peer);
+          out.steps[k].ranks[e].push_back(op);
         }
       }
       for (int b = static_cast<int>(Buf::send_buff); b < kNumBufs; ++b) {
         const int64_t add = s.buffers.empty() ? 0 : s.buffers[r].size[b];
-        base[r].size[b] += add;
-        out.buffers[r].size[b] = base[r].size[b];
+        base[e].size[b] += add;
+        out.buffers[e].size[b] = base[e].size[b];
       }
     }
   }

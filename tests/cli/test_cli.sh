@@ -447,6 +447,9 @@ expect 2 "error: --ranks 65544 is more than the NCCL-shaped tuner models (at mos
 expect 2 "error: --topology dgx-h100 --algorithm auto (NCCL's choice; --textbook for microddp's α-β choice) takes its model from the system: leave out --nodes" -- predict -a auto --topology dgx-h100 --ranks 16 --nodes 2
 expect 2 "error: --textbook chooses among microddp's algorithms on a named system" -- predict --textbook -n 4
 expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
+# rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
+expect 0 "ring                  30        6e-05   0.00503316   0.00509316            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 # Issue 38: every numeric option bounded and named, refused before any output.
 refuse() {  # refuse <the error line, or its start> -- args: exit 2, nothing on stdout, one line on stderr
   local want="$1"; shift 2

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/algorithms/registry.h"
+#include "core/ir/checker.h"
 #include "core/model/topology_model.h"
 
 using namespace microddp;
@@ -146,6 +147,36 @@ TEST_SUITE("topology_model") {
     // hierarchical's intra phases.
     CHECK(ring.pr.lockstep_s / h.pr.lockstep_s > 1.5);
     CHECK(ring.pr.lockstep_s / h.pr.lockstep_s < 1.875);
+  }
+
+  TEST_CASE("rails: C channels of the ring on 2 nodes x 8 with 8 NICs cross through C NICs, S/C bytes each") {
+    // 2 × 8 ranks, 8 NICs per node (rank r uses NIC r mod 8), S = 64 MiB.
+    // One channel: rank 7 carries 2(n-1)/n · S = 1.875 S through NIC 7. C
+    // channels: channel c leaves node 0 from local rank (c + 7) mod 8, so
+    // NICs 7, 0, 1, ... each carry 1.875 S / C and the rest none.
+    const int64_t S = int64_t{64} << 20;
+    const Network w = net(16, 2, 8, preset("nvlink"), preset("infiniband"));
+    for (const int C : {1, 2, 4, 8}) {
+      CollectiveSpec s = spec(Collective::all_reduce, "ring", 16, S / 4, 2);
+      s.channels = C;
+      const Schedule sch = make_schedule(s);
+      CHECK_NOTHROW(check_schedule(sch));
+      const auto p = predict(sch, w);
+      int used = 0;
+      for (int k = 0; k < 8; ++k) {
+        const int64_t b = port_bytes(p, w.topo, {PortKind::nic_out, k});
+        const bool crosses = k == 7 || k < C - 1;
+        CHECK(b == (crosses ? S / 16 * 30 / C : 0));
+        used += b > 0;
+      }
+      CHECK(used == C);
+    }
+    // One node: channels are not relabelled (no NIC to spread over).
+    CollectiveSpec one = spec(Collective::all_reduce, "ring", 8, 64, 1);
+    one.channels = 2;
+    const Schedule a = make_schedule(one);
+    for (const Op& op : a.steps[0].ranks[0])
+      if (op.kind == OpKind::send) CHECK(op.peer == 1);
   }
 
   TEST_CASE("hierarchical closed forms equal the schedule: flat model, and two-level for K in 1..g") {
