@@ -77,7 +77,7 @@ AgainstTable load_against(const std::string& path, const std::string& collective
 }
 
 void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
-                   const std::function<double(int64_t)>& predict_s) {
+                   const std::function<double(int64_t)>& predict_s, const std::string& kind) {
   const auto rows = compare_rows(t.table, t.ranks, predict_s);
   if (json) {
     for (const auto& r : rows)
@@ -98,7 +98,7 @@ void print_against(const AgainstTable& t, const std::string& model_text, const s
     return;
   }
   std::printf("published: %s, out-of-place columns\n", published_text(t).c_str());
-  std::printf("model: %s; %s, lockstep prediction\n", model_text.c_str(), algorithm.c_str());
+  std::printf("model: %s; %s, %s\n", model_text.c_str(), algorithm.c_str(), kind.c_str());
   std::printf("%14s %15s %15s %9s %16s %16s\n", "size (B)", "published (us)", "predicted (us)", "error", "pub. busbw",
               "pred. busbw");
   for (const auto& r : rows)

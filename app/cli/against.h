@@ -32,8 +32,10 @@ AgainstTable load_against(const std::string& path, const std::string& collective
 // text (a header naming the file and the model, one line per row with the
 // error, the median |error| and the median per size range) or JSON (one
 // object per row, then one summary object).
+// `kind` names what the predicted column is ("lockstep prediction" for
+// microddp's schedules, the tuner's own words for --nccl-system).
 void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
-                   const std::function<double(int64_t)>& predict_s);
+                   const std::function<double(int64_t)>& predict_s, const std::string& kind = "lockstep prediction");
 
 // bench --against: the published rows whose size a bench row has, beside
 // that row's measured and predicted times (error: predicted vs published;

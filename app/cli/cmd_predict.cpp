@@ -213,7 +213,7 @@ std::function<int()> setup_predict(CLI::App* sub) {
     // A named system's auto (and --table) is what NCCL would run there:
     // the NCCL-shaped tuner, as --nccl-system NAME; --textbook keeps the
     // α-β choice among microddp's algorithms that the lessons teach.
-    const bool named_auto = nccl.system.empty() && a.against.empty() && !a.textbook && !a.topology.empty() &&
+    const bool named_auto = nccl.system.empty() && !a.textbook && !a.topology.empty() &&
                             nccl_system_known(a.topology) && (a.table || a.algorithm == "auto");
     if (nccl.system.empty() && !named_auto) {
       if (a.textbook && (a.topology.empty() || !nccl_system_known(a.topology)))
@@ -225,9 +225,13 @@ std::function<int()> setup_predict(CLI::App* sub) {
     NcclChoiceArgs use = nccl;
     NcclPredictInputs in{a.collective, a.ranks, sub->count("--ranks") > 0, a.bytes, sub->count("--bytes") > 0,
                          a.min_bytes, a.max_bytes, factor, {}, {}};
+    in.against = a.against;
+    in.collective_given = sub->count("--collective") > 0;
+    in.json = a.json;
     std::vector<const char*> other_models = {"--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
-                                             "--nodes", "--nics-per-node", "--intra", "--inter", "--json",
-                                             "--segments", "--protocol", "--channels", "--against", "--textbook"};
+                                             "--nodes", "--nics-per-node", "--intra", "--inter", "--segments",
+                                             "--protocol", "--channels", "--textbook"};
+    if (a.against.empty()) other_models.push_back("--json");  // the tuner's own lines have no JSON form
     if (named_auto) {
       use.system = a.topology;
       in.bytes_given = !a.table;  // -a auto alone: the choice at --bytes with every candidate's terms

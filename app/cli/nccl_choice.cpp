@@ -12,6 +12,7 @@
 #include "core/labs/hang/hang.h"
 #include "core/model/bench.h"
 #include "core/model/nccl_tuner.h"
+#include "app/cli/against.h"
 
 namespace microddp::cli {
 namespace {
@@ -66,6 +67,22 @@ void explain(const Choice& c) {
              "gives the channels the call is dealt over)\n");
 }
 
+// --against FILE: every published out-of-place row beside the tuner's
+// time for NCCL's choice at that size, on the system with the file's ranks.
+int run_nccl_against(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
+  const AgainstTable t = load_against(in.against, in.collective, in.collective_given, in.ranks, in.ranks_given, 0);
+  const SystemDesc s = with_ranks(system_preset(a.system), t.ranks);
+  if (t.nodes > 1 && t.nodes != s.nodes)
+    throw UsageError(fmt::format("{} has its {} ranks on {} nodes; NCCL system {} puts {} GPUs on a node ({} nodes)",
+                                 in.against, t.ranks, t.nodes, s.name, s.gpus_per_node, s.nodes));
+  const std::string model = fmt::format("NCCL-shaped tuner (NCCL {} tuning.cc constants) on {}, {} node(s) x {} GPUs",
+                                        kNcclVersion, s.name, s.nodes, s.gpus_per_node);
+  print_against(t, model, "NCCL's choice per size", in.json, [&](int64_t bytes) {
+    return tune(s, t.collective, bytes).best().time_us * 1e-6;
+  }, "the tuner's time (latency + bytes / algbw)");
+  return 0;
+}
+
 }  // namespace
 
 void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a) {
@@ -86,6 +103,7 @@ int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
                                  in.asked_as.empty() ? "--nccl-system " + a.system : in.asked_as,
                                  in.conflicting.front()));
   hang::check_debug_env();
+  if (!in.against.empty()) return run_nccl_against(a, in);
   SystemDesc s = system_preset(a.system);
   if (in.ranks_given) s = with_ranks(s, in.ranks);
   const Collective c = parse_collective(in.collective);

@@ -35,6 +35,10 @@ struct NcclPredictInputs {
   // How the tuner was asked for, as refusals name it: "--nccl-system NAME", or
   // "--topology NAME --algorithm auto" (a named system's auto is NCCL's choice).
   std::string asked_as;
+  // --against FILE: the published nccl-tests rows beside NCCL's choice per
+  // row's size (the file gives the collective, ranks and nodes).
+  std::string against;
+  bool collective_given = false, json = false;
 };
 
 // True when `name` is one of the tuner's named systems (dgx-a100, dgx-h100, ...).

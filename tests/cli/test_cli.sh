@@ -313,6 +313,14 @@ expect 0 "AllGather: 131072 Bytes -> Algo RING proto" -- predict --nccl-system d
 out=$(MICRODDP_DEBUG=INFO "$BIN" predict --nccl-system dgx-a100 -b 1M -e 1M 2>&1 >/dev/null)
 if [[ "$out" != *"MICRODDP INFO AllReduce: 1048576 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..23}"* ]]; then
   echo "FAIL: MICRODDP_DEBUG=INFO predict --nccl-system:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# the tuner against the shipped published tables (scripts/published-accuracy.sh prints them all): each system's median |error|
+NTD="$(cd "$(dirname "$0")/../data/nccl-tests" && pwd)"
+expect 0 "median |error|: 10.7% over 32 rows (<= 4 KiB: 12.6% (10 rows); 4 KiB..1 MiB: 17.5% (8 rows); 1 MiB..512 MiB: 21.1% (8 rows); >= 512 MiB: 1.6% (6 rows))" -- predict --nccl-system dgx-h100 --against $NTD/h100-2x8-ib-allreduce.txt
+expect 0 "median |error|: 51.9% over 28 rows (<= 4 KiB: 53.1% (7 rows); 4 KiB..1 MiB: 53.6% (8 rows); 1 MiB..512 MiB: 26.8% (8 rows); >= 512 MiB: 3.2% (5 rows))" -- predict --nccl-system dgx-a100 --against $NTD/a100-1x8-allreduce.txt
+expect 0 "median |error|: 20.3% over 14 rows (4 KiB..1 MiB: 16.6% (1 row); 1 MiB..512 MiB: 31.7% (8 rows); >= 512 MiB: 11.6% (5 rows))" -- predict --topology dgx-h100 -a auto -c all_reduce --against $NTD/h100-8x8-allreduce.txt
+expect 0 "median |error|: 4.5% over 5 rows (>= 512 MiB: 4.5% (5 rows))" -- predict --nccl-system hgx-h200 --against $NTD/h200-2x8-allreduce.txt
+expect 0 '"model": "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants) on dgx-h100, 2 node(s) x 8 GPUs", "algorithm": "NCCL'"'"'s choice per size"' -- predict --nccl-system dgx-h100 --against $NTD/h100-2x8-ib-allreduce.txt --json
+expect 2 "error: $NTD/gh200-2x4-allreduce.txt has its 8 ranks on 2 nodes; NCCL system dgx-h100 puts 8 GPUs on a node (1 nodes)" -- predict --nccl-system dgx-h100 --against $NTD/gh200-2x4-allreduce.txt
 expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, hgx-h200, hgx-h200-2node, pcie-a100)" -- predict --nccl-system dgx-x
 expect 2 "error: --ranks 12 is not divisible by the 8 GPUs per node of NCCL system dgx-a100" -- predict --nccl-system dgx-a100 --ranks 12
 expect 2 "error: size 0 B: the NCCL-shaped tuner needs at least 1 byte" -- predict --nccl-system dgx-a100 --bytes 0
