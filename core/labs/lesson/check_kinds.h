@@ -42,6 +42,15 @@ Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string
 Check read_lab_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const LabRequest& lab,
                      const std::map<std::string, LabRequest>& runs);
 
+// The NCCL checks of a collective beat (checks_nccl.cpp): their parsers and
+// evaluators (no run needed).
+check::NcclChoice read_nccl_choice(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+check::PublishedTime read_published_time(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+check::PublishedError read_published_error(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+CheckResult eval_nccl(const check::NcclChoice& k);
+CheckResult eval_nccl(const check::PublishedTime& k);
+CheckResult eval_nccl(const check::PublishedError& k);
+
 // Evaluates a collective beat's checks (runs its setup when one needs it).
 std::vector<CheckResult> evaluate_collective(const Beat& b);
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/labs/ddp/ddp.h"
+#include "core/ir/types.h"
 
 namespace microddp::lesson::check {
 
@@ -187,7 +188,38 @@ struct MeasuredRatio {
   double greater_than = std::nan(""), less_than = std::nan("");
 };
 
+// ---- collective beats about NCCL on real systems (checks_nccl.cpp) ----
+
+// What the NCCL-shaped tuner (core/model/nccl_tuner.h) picks for the beat's
+// collective on `system` with `ranks` ranks at `bytes` (nccl-tests' size):
+// NCCL's algorithm name (RING, TREE, NVLS, NVLS_TREE) and protocol (LL,
+// LL128, SIMPLE); time_us (NaN = not checked) within rel_tol.
+struct NcclChoice {
+  std::string system, algorithm, protocol;
+  Collective collective = Collective::all_reduce;
+  int ranks = 0;
+  int64_t bytes = 0;
+  double time_us = std::nan(""), rel_tol = 1e-3;
+};
+// A published nccl-tests table's out-of-place time (µs) at `bytes`, within
+// rel_tol: the source's own figure, read from the shipped file at `path`.
+struct PublishedTime {
+  std::string path;
+  Collective collective = Collective::all_reduce;
+  int64_t bytes = 0;
+  double time_us = 0, rel_tol = 1e-3;
+};
+// The tuner's median |error| (%) on `system` against the table at `path`
+// over its out-of-place rows in `range` ("<= 4 KiB", "4 KiB..1 MiB",
+// "1 MiB..512 MiB", ">= 512 MiB" or "all"), below below_pct.
+struct PublishedError {
+  std::string path, system, range = "all";
+  Collective collective = Collective::all_reduce;
+  double below_pct = 0;
+};
+
 using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster, NicBytes,  //
+                         NcclChoice, PublishedTime, PublishedError,  //
                          AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
                          SameParams, Loss,  //
                          NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report,  //

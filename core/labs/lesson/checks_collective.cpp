@@ -456,6 +456,9 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   else if (kind == "predicted") k.claim = read_predicted(c, n, setup);
   else if (kind == "ratio") k.claim = read_ratio(c, n, setup);
   else if (kind == "nic_bytes") k.claim = read_nic_bytes(c, n, setup);
+  else if (kind == "nccl_choice") k.claim = read_nccl_choice(c, n, setup);
+  else if (kind == "published_time") k.claim = read_published_time(c, n, setup);
+  else if (kind == "published_error") k.claim = read_published_error(c, n, setup);
   else k.claim = read_faster(c, n, setup);
   return k;
 }
@@ -472,6 +475,9 @@ std::vector<CheckResult> evaluate_collective(const Beat& b) {
                         std::is_same_v<K, check::Predicted> || std::is_same_v<K, check::Ratio> ||
                         std::is_same_v<K, check::Faster> || std::is_same_v<K, check::NicBytes>)
             return eval(claim, br);
+          else if constexpr (std::is_same_v<K, check::NcclChoice> || std::is_same_v<K, check::PublishedTime> ||
+                             std::is_same_v<K, check::PublishedError>)
+            return eval_nccl(claim);
           else
             return wrong_kind(k.mark, "collective");  // a ddp or hang check built by hand into this beat
         },
