@@ -39,7 +39,7 @@ bool crossover_hidden(const App& app) {
   return app.lesson && (app.lesson->checks_hidden() ||
                         app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
 }
-constexpr const char* kCrossoverWaits = "the crossover shows once you answer";
+constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
 
 // "ring is the fastest from 1 MiB on", in few words for the sweep's header
 // line at large text (the full sentence is Compare::crossover, on hover).
