@@ -35,16 +35,23 @@ DdpParams ddp_params(const ddp::Options& o) {
 namespace {
 
 // "predicted at the real size: 2.93 ms (preset nvlink), 70 ms (preset
-// infiniband)": under each preset the beat's `predicted` checks name, else
-// under `source`.
+// infiniband)": under each preset (or intra / inter topology) the beat's
+// `predicted` checks name, else under `source`.
 std::string real_size_prediction(const Beat& b, const Schedule& real, const PredictionSource& source,
                                  std::vector<double>& seconds) {
   std::vector<PredictionSource> sources;
   for (const Check& c : b.checks)
     if (const auto* p = std::get_if<check::Predicted>(&c.claim); p && !p->preset.empty()) {
       PredictionSource s;
-      s.kind = PredictionSource::Kind::preset;
-      s.preset = p->preset;
+      if (p->links.inter.empty()) {
+        s.kind = PredictionSource::Kind::preset;
+        s.preset = p->preset;
+      } else {  // two link classes (lesson 09): the check's topology, on the run's nodes
+        s.kind = PredictionSource::Kind::topology;
+        s.intra = p->links.intra.empty() ? p->preset : p->links.intra;
+        s.inter = p->links.inter;
+        s.nics_per_node = p->links.nics_per_node;
+      }
       if (!has(sources, s)) sources.push_back(s);
     }
   if (sources.empty()) sources.push_back(source);

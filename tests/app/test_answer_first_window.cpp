@@ -112,6 +112,20 @@ TEST_SUITE("answer_first_window") {
     CHECK(line_of(d, "note").find("predicted at that size: 2.93 ms (preset nvlink)") != std::string::npos);
   }
 
+  TEST_CASE("lesson 09: a stand-in's note prices the real size on the checks' two link classes") {
+    // It printed 2.93 ms and 3.14 ms (preset nvlink) where the text says
+    // 70.03 ms and 42.96 ms.
+    LessonView L(lesson::load_lesson((kLessons / "09-topology.yaml").string()));
+    L.go(1);
+    CHECK(beat_target(L.current()).note.find(
+              "predicted at that size: 70 ms (topology 8x1, intra nvlink, inter infiniband, 1 NIC/node)") !=
+          std::string::npos);
+    L.go(4);
+    CHECK(beat_target(L.current()).note.find(
+              "predicted at that size: 43 ms (topology 2x8, intra nvlink, inter infiniband, 1 NIC/node)") !=
+          std::string::npos);
+  }
+
   TEST_CASE("lesson 03: the crossover stays off the picture until beat 5 asks for it and is answered") {
     App app;
     open_lesson(app, kLessons / "03-naive-tree-ring.yaml");
