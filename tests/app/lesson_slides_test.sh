@@ -4,7 +4,8 @@
 # (--describe) exactly as --screenshot --beat N --present describes that
 # beat: the same view, run, buffers position, DDP run (the beat's own,
 # finished: no "running run_ddp for real…", no "(showing the previous
-# run)", no "(not the beat's run)") and lesson state. The checks are skipped
+# run)", no "(not the beat's run)") and lesson state; --describe alone or
+# empty is refused (exit 2). The checks are skipped
 # (MICRODDP_VIZ_SKIP_CHECKS) in both: the pictures are compared, not the
 # checks, and the test stays quick. Runs under one virtual X display.
 # Exit 77 (CTest: skipped) when xvfb-run is missing.
@@ -23,6 +24,15 @@ lessons="$(dirname "$0")/../../lessons"
 rm -rf "$dir"
 mkdir -p "$dir" || exit 1
 fail=0
+# --describe without a picture to describe, or with an empty path: exit 2, naming it.
+err=$("$viz" --describe "$dir/d.txt" 2>&1); rc=$?
+if [ $rc != 2 ] || [ "$err" != "error: --describe $dir/d.txt needs --screenshot FILE or --export-frames DIR (it describes their pictures)" ]; then
+  echo "FAIL: --describe alone: exit $rc, '$err'"; fail=1
+fi
+err=$("$viz" --screenshot "$dir/x.png" --describe "" 2>&1); rc=$?
+if [ $rc != 2 ] || [ "$err" != "error: --describe '' is empty: give a path" ]; then
+  echo "FAIL: --describe '': exit $rc, '$err'"; fail=1
+fi
 beats_of() { case $1 in 07-*) echo 8 ;; 10-*) echo 6 ;; esac; }
 # Every export and screenshot runs side by side (their DDP runs mostly
 # sleep; a description holds no timing, so a loaded machine only makes the
