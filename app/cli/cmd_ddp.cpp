@@ -129,8 +129,11 @@ int run(Args& a) {
       std::printf("%s\n", fmt::format("mode: sharded (FSDP-style), all-gather per layer{}, reduce-scatter of gradients",
                                       a.o.prefetch ? " with prefetch of the next layer" : ", no prefetch").c_str());
     } else {
-      std::printf("%s\n", fmt::format("mode: DDP, overlap {}, all_reduce algorithm {}, bucket cap {} MB (2^20 B): {} buckets",
-                                      ddp::name(a.o.overlap), a.o.algorithm, a.o.bucket_cap_mb, r.buckets.size()).c_str());
+      // --bucket-cap-mb counts MB as PyTorch does, 2^20 bytes: a MiB.
+      std::printf("%s\n", fmt::format("mode: DDP, overlap {}, all_reduce algorithm {}, bucket cap {:g} MiB ({} B): {} buckets",
+                                      ddp::name(a.o.overlap), a.o.algorithm, a.o.bucket_cap_mb,
+                                      static_cast<long long>(std::llround(a.o.bucket_cap_mb * 1048576.0)),
+                                      r.buckets.size()).c_str());
       for (size_t k = 0; k < r.buckets.size() && k < 16; ++k)
         std::printf("  bucket %zu: %lld bytes, params %s\n", k, static_cast<long long>(r.buckets[k].bytes),
                     fmt::format("{}", fmt::join(r.buckets[k].params, ",")).c_str());

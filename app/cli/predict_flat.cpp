@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "app/cli/against.h"
@@ -30,12 +31,6 @@ namespace microddp::cli::pred {
 std::string link_text(const CostParams& p) {
   return fmt::format("{} (α = {:.3g} us, {:.4g} GB/s)", p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
 }
-// A time unit for one block of figures: µs below 1 ms, ms below 1 s, else s.
-struct Unit {
-  double scale;  // seconds per unit
-  int decimals;
-  const char* name;
-};
 // Chosen on the value as printed: 999.996 µs would print "1000.00 us", so
 // it takes ms ("1.0000 ms").
 Unit unit_for(double seconds) {
@@ -47,6 +42,7 @@ Unit unit_for(double seconds) {
 std::string in_unit(double seconds, const Unit& u) {
   return fmt::format("{:.{}f} {}", seconds / u.scale, u.decimals, u.name);
 }
+std::string unit_number(double seconds, const Unit& u) { return fmt::format("{:.{}f}", seconds / u.scale, u.decimals); }
 // One time alone, in its own unit, with that unit's decimals.
 std::string time_text(double seconds) { return in_unit(seconds, unit_for(seconds)); }
 
@@ -288,19 +284,36 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   const Collective c = parse_collective(a.collective);
   std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
               describe(p, a.ranks).c_str());
-  std::printf("%-20s %6s %14s %14s %14s %14s %14s %14s\n", "algorithm", "steps", "α term (s)", "β term (s)",
-              "γ term (s)", "lockstep (s)", "pipelined (s)", "closed form (s)");
+  struct Row {
+    std::string alg;
+    int steps = 0;
+    Prediction pr;
+    std::optional<double> closed_s;
+  };
+  std::vector<Row> rows;
+  double longest = 0;
   for (const auto& alg : algorithms_for(c)) {
     const CollectiveSpec s = make_spec(a, alg, bytes);
     if (s.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
     if (s.channels > 1 && !find_algorithm(alg, c)->channels) continue;
     const Schedule sch = make_schedule(s);
-    const Prediction pr = predict(sch, p);
-    const auto cf = closed_form(s, p);
-    std::printf("%-20s %6d %14.6g %14.6g %14.6g %14.6g %14.6g %14s\n", alg.c_str(), sch.num_steps(),
-                pr.lockstep.alpha_s, pr.lockstep.beta_s, pr.lockstep.gamma_s, pr.lockstep_s, pr.pipelined_s,
-                cf ? fmt::format("{:.6g}", cf->total()).c_str() : "-");
+    Row r{alg, sch.num_steps(), predict(sch, p), std::nullopt};
+    if (const auto cf = closed_form(s, p)) r.closed_s = cf->total();
+    longest = std::max(longest, r.pr.lockstep_s);
+    rows.push_back(std::move(r));
   }
+  // One time unit for the whole table (us, ms or s, by its longest time), as
+  // the single-algorithm block: no 1.4e-05 s beside 0.0233 s.
+  const Unit u = unit_for(longest);
+  const auto col = [&](const char* what) { return fmt::format("{} ({})", what, u.name); };
+  const auto num = [&](double sec) { return unit_number(sec, u); };
+  std::printf("%-20s %6s %14s %14s %14s %14s %14s %16s\n", "algorithm", "steps", col("α term").c_str(),
+              col("β term").c_str(), col("γ term").c_str(), col("lockstep").c_str(), col("pipelined").c_str(),
+              col("closed form").c_str());
+  for (const Row& r : rows)
+    std::printf("%-20s %6d %14s %14s %14s %14s %14s %16s\n", r.alg.c_str(), r.steps, num(r.pr.lockstep.alpha_s).c_str(),
+                num(r.pr.lockstep.beta_s).c_str(), num(r.pr.lockstep.gamma_s).c_str(), num(r.pr.lockstep_s).c_str(),
+                num(r.pr.pipelined_s).c_str(), r.closed_s ? num(*r.closed_s).c_str() : "-");
   print_profile_table_note(p, true);
 }
 

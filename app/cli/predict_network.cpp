@@ -201,14 +201,19 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   }
   std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
               describe(net).c_str());
-  std::printf("%-18s %5s %12s %12s %12s %12s %14s %14s %-18s %14s %9s %9s\n", "algorithm", "steps", "α term (s)",
-              "β term (s)", "total (s)", "closed (s)", "bytes intra", "bytes inter", "bottleneck port", "its bytes",
-              "algbw", "busbw");
+  double longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, r.np.pr.lockstep_s);
+  const Unit u = unit_for(longest);  // one time unit for the table, by its longest time
+  const auto col = [&](const char* what) { return fmt::format("{} ({})", what, u.name); };
+  const auto num = [&](double sec) { return unit_number(sec, u); };
+  std::printf("%-18s %5s %12s %12s %12s %12s %14s %14s %-18s %14s %9s %9s\n", "algorithm", "steps",
+              col("α term").c_str(), col("β term").c_str(), col("total").c_str(), col("closed").c_str(), "bytes intra",
+              "bytes inter", "bottleneck port", "its bytes", "algbw", "busbw");
   for (const auto& r : rows) {
     const double t = r.np.pr.lockstep_s, S = static_cast<double>(bench_bytes(r.spec));
-    std::printf("%-18s %5d %12.6g %12.6g %12.6g %12s %14lld %14lld %-18s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
-                r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, t,
-                r.cf ? fmt::format("{:.6g}", r.cf->total()).c_str() : "-", static_cast<long long>(r.np.bytes_intra),
+    std::printf("%-18s %5d %12s %12s %12s %12s %14lld %14lld %-18s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
+                num(r.np.pr.lockstep.alpha_s).c_str(), num(r.np.pr.lockstep.beta_s).c_str(), num(t).c_str(),
+                r.cf ? num(r.cf->total()).c_str() : "-", static_cast<long long>(r.np.bytes_intra),
                 static_cast<long long>(r.np.bytes_inter), port_name(net.topo, r.np.bottleneck).c_str(),
                 static_cast<long long>(r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck]), t > 0 ? S / t / 1e9 : 0.0, t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
   }

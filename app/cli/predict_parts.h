@@ -49,6 +49,16 @@ Network network(const Args& a);
 // Where the last network()'s preset switch figure comes from ("" when it has no switch class).
 extern std::string nvls_source;
 
+// A time unit for one block of figures: µs below 1 ms, ms below 1 s, else s
+// (name "us", "ms" or "s"; decimals 2, 4, 6), chosen on the value as printed.
+struct Unit {
+  double scale;  // seconds per unit
+  int decimals;
+  const char* name;
+};
+Unit unit_for(double seconds);
+// seconds in u, with u's decimals and no unit name ("2.9307"): a table's cell.
+std::string unit_number(double seconds, const Unit& u);
 // One time alone, in its own unit (µs below 1 ms, ms below 1 s, else s).
 std::string time_text(double seconds);
 std::string describe(const Network& n);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/viz/describe.h"
 #include "app/viz/panels.h"
 #include "core/record/record_io.h"
 
@@ -68,6 +69,7 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
       out += fmt::format("{} {} {} {} {} {}\n", pr.x, pr.y, int(pr.color.r), int(pr.color.g), int(pr.color.b), pr.what);
     write_text_file(o.probes, out, "--probes file");
   }
+  if (!o.describe.empty()) write_text_file(o.describe, describe_picture(app), "--describe file");
   std::printf("wrote %s (%dx%d, after %d of %d steps)\n", o.screenshot.c_str(), cw, ch, app.session.position(),
               app.session.num_steps());
   return 0;
@@ -171,12 +173,15 @@ namespace {
 int export_steps_png(App& app, Frames& f, const Options& o) {
   app.vs.compare_sweep_requested = app.vs.view == View::compare;
   const int total = app.vs.view == View::compare ? app.compare.max_steps() : app.session.num_steps();
+  std::string described;
   for (int k = 0; k <= total; ++k) {
     f.seek_all(k);
     const std::string path = fmt::format("{}/step_{:02d}.png", o.export_dir, k);
     f.still(path, false);
     std::printf("wrote %s\n", path.c_str());
+    described += fmt::format("slide: step_{:02d}.png\n{}\n", k, describe_picture(app));
   }
+  if (!o.describe.empty()) write_text_file(o.describe, described, "--describe file");
   return 0;
 }
 
@@ -186,11 +191,17 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
   LessonView& lesson = *app.lesson;
   const int beats = lesson.num_beats();
   // The beat as the window shows it now, its checks finished, as one still.
+  std::string described;
   const auto slide = [&](int b, const char* suffix, const char* state) {
     lesson_sync(app);
     lesson.wait_checks();
+    // The beat's own run finished, as --screenshot --beat shows it: a DDP
+    // beat's training run (started by lesson_sync on a background thread)
+    // is waited for, not drawn half-way or as the previous beat's.
+    if (app.vs.view == View::ddp) app.ddp.runner.wait();
     const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
     f.still(path, false);
+    described += fmt::format("slide: beat_{:02d}{}.png\n{}\n", b + 1, suffix, describe_picture(app));
     std::printf("wrote %s (beat %d of %d%s, after %d of %d steps)\n", path.c_str(), b + 1, beats, state,
                 app.session.position(), app.session.num_steps());
   };
@@ -208,6 +219,7 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
       slide(b, "_answer", " answered");
     }
   }
+  if (!o.describe.empty()) write_text_file(o.describe, described, "--describe file");
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <variant>
 
 #include "app/viz/units.h"
@@ -33,15 +35,23 @@ DdpParams ddp_params(const ddp::Options& o) {
 namespace {
 
 // "predicted at the real size: 2.93 ms (preset nvlink), 70 ms (preset
-// infiniband)": under each preset the beat's `predicted` checks name, else
-// under `source`.
-std::string real_size_prediction(const Beat& b, const Schedule& real, const PredictionSource& source) {
+// infiniband)": under each preset (or intra / inter topology) the beat's
+// `predicted` checks name, else under `source`.
+std::string real_size_prediction(const Beat& b, const Schedule& real, const PredictionSource& source,
+                                 std::vector<double>& seconds) {
   std::vector<PredictionSource> sources;
   for (const Check& c : b.checks)
     if (const auto* p = std::get_if<check::Predicted>(&c.claim); p && !p->preset.empty()) {
       PredictionSource s;
-      s.kind = PredictionSource::Kind::preset;
-      s.preset = p->preset;
+      if (p->links.inter.empty()) {
+        s.kind = PredictionSource::Kind::preset;
+        s.preset = p->preset;
+      } else {  // two link classes (lesson 09): the check's topology, on the run's nodes
+        s.kind = PredictionSource::Kind::topology;
+        s.intra = p->links.intra.empty() ? p->preset : p->links.intra;
+        s.inter = p->links.inter;
+        s.nics_per_node = p->links.nics_per_node;
+      }
       if (!has(sources, s)) sources.push_back(s);
     }
   if (sources.empty()) sources.push_back(source);
@@ -52,6 +62,7 @@ std::string real_size_prediction(const Beat& b, const Schedule& real, const Pred
     const size_t paren = p.source.find('(');  // "predicted (preset nvlink)" -> "(preset nvlink)"
     const std::string what = paren == std::string::npos ? p.source : p.source.substr(paren);
     out += p.available ? fmt::format("{} {}", format_us(p.total_us), what) : p.source;
+    if (p.available) seconds.push_back(p.total_us * 1e-6);
   }
   return out;
 }
@@ -69,7 +80,47 @@ std::string beat_preset(const Beat& b) {
   return "";
 }
 
+bool figure_matches(double x, double v, double tol, const std::vector<double>& scales) {
+  const double t = tol > 0 ? tol : 0.005 * std::abs(v);
+  const auto near = [&](double y) { return std::abs(y - v) <= t + 1e-12; };
+  if (near(x)) return true;
+  for (double s : scales)
+    if (s > 0 && s != 1 && (near(x / s) || near(x * s))) return true;
+  return false;
+}
+
+const std::vector<double>& byte_scales() {
+  static const std::vector<double> s = {1, 1e3, 1024, 1e6, 1048576, 1e9, 1073741824};
+  return s;
+}
+
 BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
+  if (b.kind == Beat::Kind::hang) {
+    // The hang lab's own ranks and call: the faulted call (#fault_call, an
+    // all_reduce of count >> fault_call elements) on the lesson's ranks,
+    // before its first step when a fault stops it (every rank that got
+    // there waits at its monitored barrier), after its last when healthy.
+    const hang::LabOptions& h = b.hang;
+    Beat c = b;
+    c.kind = Beat::Kind::collective;
+    c.checks.clear();
+    c.setup = Setup{};
+    c.setup.collective = "all_reduce";
+    c.setup.algorithm = h.algorithm;
+    c.setup.ranks = h.ranks;
+    c.setup.count = std::max<int64_t>(1, h.count >> h.fault_call);
+    c.setup.fill = "iota";
+    const bool healthy = h.fault == hang::Fault::none;
+    c.at.kind = healthy ? Target::Kind::end : Target::Kind::start;
+    BeatTarget t = beat_target(c, source);
+    t.view = b.view;
+    t.note = fmt::format("the panels show call #{} (all_reduce of {} elements) on the hang lab's {} ranks {}; the "
+                         "checks run the hang lab for real (`microddp hang-lab` prints the report)",
+                         h.fault_call, c.setup.count, h.ranks,
+                         healthy ? "after its last step: every rank got through"
+                                 : "before its first step: the ranks that arrive wait at its monitored barrier");
+    return t;
+  }
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
     // real; the step-through panels keep the last collective, and a ddp beat
@@ -101,10 +152,10 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     small.data.clear();
     try {
       const Prepared q = prepare(small);
+      t.note_prediction = real_size_prediction(b, p.schedule, source, t.note_seconds);
       notes.push_back(fmt::format("{} {} elements per rank on the beat's {} ranks; the beat's {} elements "
                                   "per rank are too large to run here (prediction only), predicted at that size: {}",
-                                  kStandInNote, kStandInCount, s.ranks, p.spec.count,
-                                  real_size_prediction(b, p.schedule, source)));
+                                  kStandInNote, kStandInCount, s.ranks, p.spec.count, t.note_prediction));
       p = q;
       t.stand_in = true;
     } catch (const std::exception&) {
@@ -265,19 +316,19 @@ bool LessonView::go(int b) {
 bool LessonView::next() { return go(beat_ + 1); }
 bool LessonView::previous() { return go(beat_ - 1); }
 
-bool LessonView::rank_lit(int rank) const { return has(current().highlight.ranks, rank); }
+bool LessonView::rank_lit(int rank) const { return !highlight_withheld() && has(current().highlight.ranks, rank); }
 bool LessonView::chunk_lit(int chunk) const { return has(current().highlight.chunks, chunk); }
 bool LessonView::link_lit(int from, int to) const { return has(current().highlight.links, std::pair<int, int>{from, to}); }
 
 bool LessonView::row_lit(int rank, const std::string& buffer) const {
   const Highlights& h = current().highlight;
-  if (h.ranks.empty() && h.buffers.empty()) return false;
+  if ((h.ranks.empty() && h.buffers.empty()) || highlight_withheld()) return false;
   return (h.ranks.empty() || has(h.ranks, rank)) && (h.buffers.empty() || has(h.buffers, buffer));
 }
 
 bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const {
   const Highlights& h = current().highlight;
-  return !h.chunks.empty() && has(h.chunks, chunk) && (h.ranks.empty() || has(h.ranks, rank)) &&
+  return !highlight_withheld() && !h.chunks.empty() && has(h.chunks, chunk) && (h.ranks.empty() || has(h.ranks, rank)) &&
          (h.buffers.empty() || has(h.buffers, buffer));
 }
 
@@ -318,6 +369,34 @@ bool LessonView::question_about_buffers() const {
   return false;
 }
 
+bool LessonView::highlight_withheld() const {
+  if (!checks_hidden()) return false;
+  const std::vector<double> want = answer_numbers(*current().question);
+  return std::any_of(current().highlight.ranks.begin(), current().highlight.ranks.end(),
+                     [&](int r) { return has(want, double(r)); });
+}
+
+bool LessonView::withholds(double figure, const std::vector<double>& scales) const {
+  for (size_t b = static_cast<size_t>(beat_); b < lesson_.beats.size(); ++b) {
+    const auto& q = lesson_.beats[b].question;
+    if (!q || !q->choices.empty() || answers_[b].answered) continue;
+    if (figure_matches(figure, q->value, q->tolerance, scales)) return true;
+  }
+  return false;
+}
+
+bool prediction_withheld(const LessonView& L, const std::vector<double>& seconds) {
+  return std::any_of(seconds.begin(), seconds.end(), [&](double sec) { return L.withholds(sec, {1e3, 1e6}); });
+}
+
+std::string shown_note(const LessonView& L, const BeatTarget& t) {
+  std::string note = t.note;
+  if (t.note_prediction.empty() || !prediction_withheld(L, t.note_seconds)) return note;
+  if (const size_t at = note.find(t.note_prediction); at != std::string::npos)
+    note.replace(at, t.note_prediction.size(), kPredictionWaits);
+  return note;
+}
+
 int LessonView::buffers_position(int position) const {
   return checks_hidden() && question_about_buffers() && position > 0 && position == beat_position_ ? 0 : position;
 }
@@ -353,9 +432,18 @@ std::string LessonView::feedback() const {
   return a.right ? "Right." : "Not quite: the answer is " + right_answer() + ".";
 }
 
+bool LessonView::checks_skipped_by_env() {
+  const char* e = std::getenv("MICRODDP_VIZ_SKIP_CHECKS");
+  return e && *e && std::string_view(e) != "0";
+}
+
 void LessonView::start_checks() {
   const size_t b = static_cast<size_t>(beat_);
   if (pending_[b].valid() || results_[b] || !errors_[b].empty()) return;
+  if (checks_skipped_by_env() && !current().checks.empty()) {
+    errors_[b] = "skipped (MICRODDP_VIZ_SKIP_CHECKS is set)";
+    return;
+  }
   if (current().checks.empty()) {
     results_[b].emplace();
     return;

@@ -49,6 +49,11 @@ struct BeatTarget {
   lesson::BeatView view; // what the window shows (lesson.h)
   DdpParams ddp;         // view ddp: the DDP view's parameters (ddp_params(beat.ddp))
   std::string preset;    // beat_preset(beat): the window predicts with it on this beat, or ""
+  // A stand-in's note quotes the α-β prediction at the real size: that text
+  // (a part of `note`) and its totals in seconds, so that the window can
+  // hold it back while a question asks for it (LessonView::withholds).
+  std::string note_prediction;
+  std::vector<double> note_seconds;
 };
 
 // The link preset the beat's flat-model checks (`predicted`, `faster`,
@@ -56,6 +61,13 @@ struct BeatTarget {
 // "" when none names one. On such a beat the window predicts with that
 // preset, so the compare cards, the predicted lines and the checks agree.
 std::string beat_preset(const lesson::Beat& b);
+
+// Does the number `x` give away the numeric answer `v` (tolerance `tol`,
+// 0: within 0.5 %)? Also true when x / s or x * s matches for a scale s
+// of `scales` (x = 381818 bytes matches 380 KB with scale 1e3).
+bool figure_matches(double x, double v, double tol, const std::vector<double>& scales);
+// The scales of a size in bytes: B, KB, KiB, MB, MiB, GB, GiB.
+const std::vector<double>& byte_scales();
 
 // Elements per rank of the stand-in run of a setup too large to run; the
 // note of such a beat starts with kStandInNote (the panel shows it first).
@@ -68,6 +80,16 @@ inline constexpr std::string_view kStandInNote = "stand-in run:";
 // use). `source` prices the real size of a stand-in beat when its checks
 // name no preset. Throws UsageError / ScheduleError naming the bad value.
 BeatTarget beat_target(const lesson::Beat& b, const PredictionSource& source = {});
+
+class LessonView;
+// Is one of a note's predicted totals (seconds) the answer of an open
+// question of L (in s, ms or µs: LessonView::withholds)?
+bool prediction_withheld(const LessonView& L, const std::vector<double>& seconds);
+// The note the window shows for target t on L's current beat: t.note, with
+// the real size's prediction (t.note_prediction) replaced by
+// kPredictionWaits while prediction_withheld (lesson 05 beat 1 asks for it).
+std::string shown_note(const LessonView& L, const BeatTarget& t);
+inline constexpr std::string_view kPredictionWaits = "shown once you answer the question";
 
 // A ddp beat's options as the DDP view's parameters: all of them, batch
 // included (lesson_batch; to_options in ddp_view.h).
@@ -139,7 +161,20 @@ class LessonView {
   bool link_lit(int from, int to) const;
   bool row_lit(int rank, const std::string& buffer) const;
   bool cell_lit(int rank, const std::string& buffer, int chunk) const;
-  bool any_highlight() const { return !current().highlight.empty(); }
+  // Rank highlights are withheld (rank_lit, row_lit, cell_lit false)
+  // while the beat's question is open and its answer names a highlighted
+  // rank (lesson 08 beat 2 asks which rank is stuck and highlights it).
+  bool any_highlight() const { return !current().highlight.empty() && !highlight_withheld(); }
+  bool highlight_withheld() const;
+  // Is `figure` (a quantity drawn on the picture, e.g. the predicted
+  // crossover in bytes) the answer of an open question? True while any
+  // numeric question of this or a later beat is unanswered and its answer
+  // matches figure / scale
+  // within the question's tolerance (0: within 0.5 %) for one of `scales`
+  // (bytes: 1, 1e3, 1024, 1e6, 2^20 give B, KB, KiB, MB, MiB). The
+  // window keeps such a figure off the picture until the question is
+  // answered (lesson 03's crossover, asked at beat 5, drawn from beat 4).
+  bool withholds(double figure, const std::vector<double>& scales) const;
 
   // Questions: answer the current beat's question (choice is 0-based; a
   // typed value for value questions). No-op without a question.
@@ -177,12 +212,21 @@ class LessonView {
   // (beat_preset), so lesson_sync can give "follow the run" back when the
   // viewer leaves the beat without picking another source.
   std::optional<PredictionSource> lesson_source;
+  // The driven beat's whole note while a part of it (the prediction at the
+  // real size, totals held_seconds) is held back from the picture; "" when
+  // nothing is (lesson_sync restores it once the question is answered).
+  std::string held_note;
+  std::vector<double> held_seconds;
 
   // Checks of the current beat: start() launches them (once per beat);
   // results() is null while they run; error() says why they could not run.
   void start_checks();
   bool checks_ready();
   void wait_checks();  // blocks until the current beat's checks are done
+  // With the environment variable MICRODDP_VIZ_SKIP_CHECKS set (to
+  // anything but "" or "0"), checks never run: check_error() says they
+  // were skipped. For tests that compare pictures, not checks.
+  static bool checks_skipped_by_env();
   const std::vector<lesson::CheckResult>* results() const;
   const std::string& check_error() const { return errors_[static_cast<size_t>(beat_)]; }
 

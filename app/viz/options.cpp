@@ -81,6 +81,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                              kFfmpegTimeoutBaseS, kFfmpegTimeoutPerFrameS));
   cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
+  cli.add_option("--describe", o.describe,
+                 "(tests) with --screenshot or --export-frames: write what each picture shows as text to FILE");
   cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
   cli.add_option("--lesson", o.lesson_file, "open a lesson: a file, or a shipped lesson's name (02-ring-double-buffering): its beats drive the run");
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
@@ -161,7 +163,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // would otherwise open an interactive window that never exits.
   if (cli.count("--bench-frames") && o.bench < 1)
     throw UsageError(fmt::format("--bench-frames {} must be at least 1", o.bench));
-  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--lesson", "--replay"})
+  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay"})
     if (cli.count(path_opt) && cli[path_opt]->as<std::string>().empty())
       throw UsageError(fmt::format("{} '' is empty: give a path", path_opt));
   // The buffers must fit the machine before the session allocates them
@@ -198,6 +200,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     throw UsageError(fmt::format("--ddp and --replay {} exclude each other (the DDP view trains a model for real; a "
                                  "replay steps through a saved collective)",
                                  o.replay_file));
+  if (cli.count("--describe") && o.screenshot.empty() && o.export_dir.empty())
+    throw UsageError(fmt::format("--describe {} needs --screenshot FILE or --export-frames DIR (it describes their "
+                                 "pictures)",
+                                 o.describe));
   if (cli.count("--probes") && o.screenshot.empty())
     throw UsageError(fmt::format("--probes {} needs --screenshot FILE (the probes are read from that frame)", o.probes));
   if (o.format != "png" && o.format != "gif" && o.format != "mp4")
@@ -294,6 +300,7 @@ void apply_options(App& app, Options& o) {
                                  cmp ? "the longest compared schedule" : "the schedule", total));
   if (!o.screenshot.empty()) check_writable_file(o.screenshot, "--screenshot");
   if (!o.probes.empty()) check_writable_file(o.probes, "--probes");
+  if (!o.describe.empty()) check_writable_file(o.describe, "--describe");
   if (!o.export_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.export_dir, ec);

@@ -14,6 +14,7 @@ struct Options {
   RunParams params;
   std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep";
   std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
+  std::string describe;  // --describe FILE: what each picture shows, as text (describe.h)
   int step = -1, bench = 0, beat = 1;
   std::string lesson_file, replay_file;
   // --format with --export-frames: png (stills), gif or mp4 (an animation

@@ -34,8 +34,12 @@ void same_line_if_fits(float w) {
 
 // While a lesson's question is open the crossover stays hidden, as the
 // beat's checks wait: lesson 03 asks where the ring starts to win.
-bool crossover_hidden(const App& app) { return app.lesson && app.lesson->checks_hidden(); }
-constexpr const char* kCrossoverWaits = "the crossover shows once you answer";
+// (LessonView::withholds: also while a question of a later beat asks for it).
+bool crossover_hidden(const App& app) {
+  return app.lesson && (app.lesson->checks_hidden() ||
+                        app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
+}
+constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
 
 // "ring is the fastest from 1 MiB on", in few words for the sweep's header
 // line at large text (the full sentence is Compare::crossover, on hover).

@@ -277,7 +277,13 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
 void lesson_sync(App& app) {
   if (!app.lesson) return;
   LessonView& L = *app.lesson;
-  if (L.driven_beat() == L.beat()) return;
+  if (L.driven_beat() == L.beat()) {
+    if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
+      app.vs.lesson_note = L.held_note;
+      L.held_note.clear();
+    }
+    return;
+  }
   L.mark_driven();
   ViewState& vs = app.vs;
   vs.lesson_error.clear();
@@ -307,7 +313,14 @@ void lesson_sync(App& app) {
     vs.source_follows_nodes = false;
     L.lesson_source = vs.source;
   }
-  vs.lesson_note = t.note;
+  // The prediction at the real size is what a question may ask for (lesson
+  // 05 beat 1: "compute T"): held back until it is answered.
+  L.held_note.clear();
+  vs.lesson_note = shown_note(L, t);
+  if (vs.lesson_note != t.note) {
+    L.held_note = t.note;
+    L.held_seconds = t.note_seconds;
+  }
   // The beat's view first: ddp (and hang, lab) beats drive no collective run.
   using VK = lesson::BeatView::Kind;
   vs.lesson_topology = t.view.kind == VK::topology;

@@ -889,13 +889,13 @@ TEST_SUITE("layout") {
     }
   }
 
-  TEST_CASE("lesson 03 beat 8 asks where the crossover is: the sweep hides it until the question is answered") {
+  TEST_CASE("lesson 03 beat 5 asks where the crossover is: the sweep hides it from beat 4 until the answer") {
     Sized h(18.f);
     App app;
     app.vs.font_px = 18.f;
     app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson03));
-    REQUIRE(app.lesson->go(7));
-    REQUIRE(app.lesson->current().question.has_value());
+    REQUIRE(app.lesson->go(3));  // beat 4: no question of its own; beat 5 asks for the crossover
+    REQUIRE_FALSE(app.lesson->current().question.has_value());
     app.vs.edit = beat_target(app.lesson->current()).params;
     frames(h, app, 2);
     REQUIRE(app.vs.view == View::compare);
@@ -906,6 +906,12 @@ TEST_SUITE("layout") {
       return std::any_of(app.vs.compare_drawn.begin(), app.vs.compare_drawn.end(),
                          [](const auto& d) { return starts_with(d.what, "sweep crossover"); });
     };
+    CHECK_FALSE(app.lesson->checks_hidden());
+    CHECK_FALSE(crossover_drawn());
+    REQUIRE(app.lesson->go(4));  // beat 5: the same sweep, kept
+    frames(h, app, 2);
+    REQUIRE(app.lesson->current().question.has_value());
+    REQUIRE(app.compare.crossover_predicted_bytes > 0);
     CHECK(app.lesson->checks_hidden());
     CHECK_FALSE(crossover_drawn());
     app.lesson->submit("380");

@@ -1,0 +1,69 @@
+#include "app/viz/describe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "app/viz/lesson_view.h"
+
+namespace microddp::viz {
+
+std::string describe_picture(App& app) {
+  std::string out;
+  const auto line = [&](const std::string& k, const std::string& v) { out += k + ": " + v + "\n"; };
+  LessonView* L = app.lesson.get();
+  const bool topo = app.vs.lesson_topology && app.vs.view == View::main;
+  line("view", app.vs.view == View::compare ? "compare" : app.vs.view == View::ddp ? "ddp" : topo ? "topology" : "steps");
+  if (L) {
+    line("beat", fmt::format("{} of {}", L->beat() + 1, L->num_beats()));
+    line("question", !L->current().question ? "none" : L->answer().answered ? "answered" : "open");
+    std::string lit;
+    for (int r = 0; r < app.session.params().spec.world_size; ++r)
+      if (L->rank_lit(r)) lit += (lit.empty() ? "" : " ") + std::to_string(r);
+    line("lit ranks", lit.empty() ? "none" : lit);
+    if (!app.vs.lesson_note.empty()) line("note", app.vs.lesson_note);
+    if (!app.vs.lesson_error.empty()) line("lesson error", app.vs.lesson_error);
+  }
+  if (app.vs.view != View::ddp && app.session.configured()) {
+    const auto& s = app.session.params().spec;
+    line("run", fmt::format("{} {}, {} ranks, {} elements per rank, {} node{}", name(s.collective), s.algorithm,
+                            s.world_size, s.count, s.nodes, s.nodes == 1 ? "" : "s"));
+    const int pos = L ? L->buffers_position(app.session.position()) : app.session.position();
+    line("buffers", fmt::format("after {} of {} steps", pos, app.session.num_steps()));
+  }
+  if (app.vs.view == View::compare) {
+    const Compare& c = app.compare;
+    std::string algs;
+    for (const auto& a : c.algorithms) algs += (algs.empty() ? "" : " ") + a;
+    const size_t points = c.sweep.empty() ? 0 : c.sweep.front().bytes.size();
+    line("compare", fmt::format("{}, after {} of {} steps; sweep {} points ({})", algs, c.position, c.max_steps(), points,
+                                c.sweeping() ? "running" : "done"));
+    const bool hidden = L && (L->checks_hidden() || L->withholds(c.crossover_predicted_bytes, byte_scales()));
+    line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);
+  }
+  if (app.vs.view == View::ddp) {
+    const DdpRunner& r = app.ddp.runner;
+    const auto res = r.result();
+    if (!res || res->timelines.empty()) {
+      line("ddp", r.running() ? "running run_ddp for real…" : "no result yet");
+    } else {
+      line("ddp", app.ddp.drawn.header);
+      const ddp::Options& o = r.result_params().run;
+      line("ddp run", fmt::format("sharded {} prefetch {} overlap {} bucket_cap_mb {:g} iterations {}{}", o.sharded,
+                                  o.prefetch, ddp::name(o.overlap), o.bucket_cap_mb, o.iterations,
+                                  r.result_params() == app.ddp.edit ? "" : " (not the beat's run)"));
+    }
+  }
+  if (L) {
+    std::string checks;
+    if (L->current().checks.empty()) checks = "none";
+    else if (L->checks_hidden()) checks = "hidden";
+    else if (!L->checks_ready()) checks = "running";
+    else if (!L->check_error().empty()) checks = "could not run: " + L->check_error();
+    else checks = "shown";
+    line("checks", checks);
+  }
+  return out;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,30 @@
+// What the window's picture shows, as text (microddp-viz --describe FILE):
+// one "key: value" line per fact that a slide must get right, so that tests
+// compare two pictures exactly and cheaply (an exported slide against
+// --screenshot at the same beat) and check that a picture holds no figure
+// an open question asks for. Call it after a frame was drawn (the DDP
+// view's header is the one drawn). No timings (they differ run to run).
+//
+// Lines, in order (those that do not apply are left out):
+//   view: steps | compare | ddp | topology
+//   beat: K of N                       (with a lesson; 1-based)
+//   question: none | open | answered
+//   lit ranks: 0 2 | none              (the ranks outlined now)
+//   note: ...                          (the lesson's note under the text)
+//   run: COLLECTIVE ALGORITHM, R ranks, C elements per rank, N nodes
+//   buffers: after K of N steps        (what the buffers panel shows)
+//   compare: A B C, after K of N steps; sweep P points (running | done)
+//   crossover: hidden | none | TEXT
+//   ddp: HEADER | running run_ddp for real… | no result yet
+//   ddp run: sharded S prefetch P overlap O bucket_cap_mb B iterations I
+//   checks: none | hidden | running | shown | could not run: WHY
+#pragma once
+#include <string>
+
+#include "app/viz/view_state.h"
+
+namespace microddp::viz {
+
+std::string describe_picture(App& app);
+
+}  // namespace microddp::viz

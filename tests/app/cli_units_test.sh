@@ -1,0 +1,33 @@
+#!/bin/sh
+# Units in the CLI's output, exact lines:
+# - `microddp ddp` names the bucket cap in MiB with its exact byte count:
+#   --bucket-cap-mb counts MB as PyTorch does (2^20 bytes), so 0.25 is
+#   0.25 MiB = 2^18 = 262144 bytes (it printed "0.25 MB (2^20 B)");
+# - `microddp predict -a all` prints its table in one time unit (us, ms or s,
+#   by the longest time), not 1.4e-05 s beside 0.0233 s.
+# usage: cli_units_test.sh MICRODDP
+set -u
+cli=$1
+fail=0
+out=$("$cli" ddp --ranks 2 --depth 2 --width 16 --iterations 1 --bucket-cap-mb 0.25) || { echo "FAIL: ddp: $out"; exit 1; }
+want="mode: DDP, overlap bucketed, all_reduce algorithm ring, bucket cap 0.25 MiB (262144 B): 1 buckets"
+if ! printf '%s\n' "$out" | grep -qxF "$want"; then
+  echo "FAIL: expected the line '$want' in:"; printf '%s\n' "$out"; fail=1
+fi
+out=$("$cli" ddp --ranks 2 --depth 2 --width 16 --iterations 1 --bucket-cap-mb 0.001) || { echo "FAIL: ddp: $out"; exit 1; }
+if ! printf '%s\n' "$out" | grep -qF "bucket cap 0.001 MiB (1049 B):"; then
+  echo "FAIL: 0.001 MiB is not printed as 1049 B:"; printf '%s\n' "$out" | grep "bucket cap"; fail=1
+fi
+out=$("$cli" predict -a all --preset nvlink) || { echo "FAIL: predict: $out"; exit 1; }
+for want in "algorithm             steps   α term (ms)   β term (ms)   γ term (ms)  lockstep (ms) pipelined (ms) closed form (ms)" \
+            "naive                    14         0.0140        23.3333         0.0000        23.3473        23.3473          23.3473" \
+            "ring                     14         0.0140         2.9167         0.0000         2.9307         2.9307           2.9307"; do
+  if ! printf '%s\n' "$out" | grep -qxF "$want"; then
+    echo "FAIL: predict -a all --preset nvlink lacks the line '$want':"; printf '%s\n' "$out"; fail=1
+  fi
+done
+if printf '%s\n' "$out" | grep -q "e-0"; then
+  echo "FAIL: predict -a all prints a time in e-notation:"; printf '%s\n' "$out" | grep "e-0"; fail=1
+fi
+[ $fail = 0 ] && echo "PASS: the bucket cap in MiB with its bytes; predict's table in one time unit"
+exit $fail
