@@ -12,7 +12,6 @@
 #include <filesystem>
 
 #include "core/labs/lesson/check_kinds.h"
-#include "core/model/bench.h"
 #include "core/model/nccl_tests.h"
 #include "core/model/nccl_tests_fit.h"
 #include "core/model/nccl_tuner.h"
@@ -44,22 +43,44 @@ NcclTestsTable read_table(const Ctx& c, const YAML::Node& n, const std::string& 
   }
 }
 
-nccl::SystemDesc system_for(const Ctx& c, const YAML::Node& n, const std::string& name, int ranks) {
+// The named system with `ranks` ranks; an unknown name fails at `name_node`,
+// ranks it cannot take at `ranks_node`.
+nccl::SystemDesc system_for(const Ctx& c, const YAML::Node& name_node, const YAML::Node& ranks_node,
+                            const std::string& name, int ranks) {
+  const nccl::SystemDesc* s = nullptr;
   try {
-    return nccl::with_ranks(nccl::system_preset(name), ranks);
+    s = &nccl::system_preset(name);
   } catch (const std::exception& e) {
-    c.fail(n, e.what());
+    c.fail(name_node, e.what());
+  }
+  try {
+    return nccl::with_ranks(*s, ranks);
+  } catch (const std::exception& e) {
+    c.fail(ranks_node, e.what());
   }
 }
 
+// "8", "64K", "4M", "1G" (powers of 1024), at least 1 B and below 2^40.
 int64_t size_of(const Ctx& c, const YAML::Node& n) {
-  const std::string text = str(c, n, "bytes");
-  try {
-    const int64_t b = parse_size(text);
-    if (b >= 1) return b;
-  } catch (const std::exception&) {
+  std::string t = str(c, n, "bytes");
+  const std::string text = t;
+  int64_t scale = 1;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G')) {
+    scale = t.back() == 'K' ? 1024 : t.back() == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
+    t.pop_back();
   }
-  c.fail(n, fmt::format("bytes must be a size of at least 1 B (8, 64K, 1G); got '{}'", text));
+  int64_t b = -1;
+  try {
+    size_t used = 0;
+    b = std::stoll(t, &used);
+    if (used != t.size()) b = -1;
+  } catch (const std::exception&) {
+    b = -1;
+  }
+  if (b < 1 || b > (int64_t{1} << 40) / scale)
+    c.fail(n, fmt::format("'bytes' must be a size from 1 B below 1 TiB (8, 64K, 4M, 1G; powers of 1024); got '{}'",
+                          text));
+  return b * scale;
 }
 
 const std::vector<std::string> kRanges = {"<= 4 KiB", "4 KiB..1 MiB", "1 MiB..512 MiB", ">= 512 MiB", "all"};
@@ -74,7 +95,7 @@ check::NcclChoice read_nccl_choice(const Ctx& c, const YAML::Node& n, const Setu
             {"check", "system", "ranks", "bytes", "algorithm", "protocol", "time_us", "rel_tol"});
   k.system = str(c, need(c, n, "nccl_choice", "system"), "system");
   k.ranks = static_cast<int>(integer(c, need(c, n, "nccl_choice", "ranks"), "ranks", 2, nccl::kMaxTunerRanks));
-  (void)system_for(c, n["ranks"], k.system, k.ranks);  // the system exists and takes the ranks
+  (void)system_for(c, n["system"], n["ranks"], k.system, k.ranks);  // the system exists and takes the ranks
   k.bytes = size_of(c, need(c, n, "nccl_choice", "bytes"));
   k.collective = parse_collective(s.collective);
   k.algorithm = one_of(c, need(c, n, "nccl_choice", "algorithm"), "algorithm", {"RING", "TREE", "NVLS", "NVLS_TREE"});
@@ -82,7 +103,7 @@ check::NcclChoice read_nccl_choice(const Ctx& c, const YAML::Node& n, const Setu
   if (n["time_us"]) k.time_us = number(c, n["time_us"], "time_us");
   if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
   try {
-    (void)nccl::tune(system_for(c, n, k.system, k.ranks), k.collective, k.bytes);
+    (void)nccl::tune(nccl::with_ranks(nccl::system_preset(k.system), k.ranks), k.collective, k.bytes);
   } catch (const std::exception& e) {
     c.fail(n, e.what());
   }
@@ -93,7 +114,7 @@ CheckResult eval_nccl(const check::NcclChoice& k) {
   CheckResult r;
   const nccl::Choice ch = nccl::tune(nccl::with_ranks(nccl::system_preset(k.system), k.ranks), k.collective, k.bytes);
   const nccl::Candidate& b = ch.best();
-  const std::string got_alg(nccl::nccl_name(b.algo)), got_proto(nccl::proto_label(b.proto));
+  const std::string got_alg(nccl::nccl_name(b.algo)), got_proto(nccl::nccl_name(b.proto));
   r.what = fmt::format("NCCL's choice on {} ({} ranks) at {} B (NCCL-shaped tuner)", k.system, k.ranks, k.bytes);
   r.expected = fmt::format("Algo {} proto {}", k.algorithm, k.protocol);
   r.actual = fmt::format("Algo {} proto {}, {:.3f} us", got_alg, got_proto, b.time_us);
@@ -143,13 +164,13 @@ check::PublishedError read_published_error(const Ctx& c, const YAML::Node& n, co
   check::PublishedError k;
   k.collective = parse_collective(s.collective);
   only_keys(c, n, "a published_error check", {"check", "file", "system", "range", "below_pct"});
+  if (n["range"]) k.range = one_of(c, n["range"], "range", kRanges);
+  k.below_pct = number(c, need(c, n, "published_error", "below_pct"), "below_pct");
   k.path = table_path(c, need(c, n, "published_error", "file"));
   const NcclTestsTable t = read_table(c, n["file"], k.path, k.collective);
   if (t.world_size() < 2) c.fail(n["file"], fmt::format("{} prints no rank lines: its world size is unknown", k.path));
   k.system = str(c, need(c, n, "published_error", "system"), "system");
-  (void)system_for(c, n["system"], k.system, t.world_size());
-  if (n["range"]) k.range = one_of(c, n["range"], "range", kRanges);
-  k.below_pct = number(c, need(c, n, "published_error", "below_pct"), "below_pct");
+  (void)system_for(c, n["system"], n["file"], k.system, t.world_size());
   return k;
 }
 
