@@ -36,6 +36,10 @@ struct RunParams {
   std::string data = "iota";
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
+  // How each message travels on the threads backend (core/ir/protocol.h:
+  // simple, ll, ll128; RunOptions::protocol); the topology panel shows the
+  // LL / LL128 flag words of a message turning over.
+  Protocol protocol = Protocol::simple;
   // A deliberately broken run, for lesson beats whose setup is
   // single_buffered_ring with a delay hook: the all_reduce ring with ONE
   // buffer (make_single_buffered_ring, core/algorithms/registry.h), which the

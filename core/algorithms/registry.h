@@ -8,6 +8,8 @@
 //                literature (closed_form.h: α-β-γ terms in seconds, S in
 //                bytes, with the formula text and its source)
 //   layout       how the viewer lays the ranks out (Layout below)
+//   layout_part  optional: which part of the layout (double_tree: which
+//                tree) carries a chunk, for the views' colours
 //   uses_root    its schedule depends on spec.root beyond the rooted
 //                collectives (a naive all_reduce reduces to the root)
 //   pipelines    accepts segments > 1; every other algorithm is refused a
@@ -127,6 +129,13 @@ struct AlgorithmInfo {
   // Optional closed form on a network whose switch reduces (prices.nvls is
   // set; Network::nvls of core/model/topology_model.h), one node.
   TwoLevelForm in_network;
+  // Layout hint for the views, optional: which part of the layout carries
+  // chunk `chunk` (Op::chunk, after the channel renumbering of
+  // with_channels) of a schedule made for `spec`: for Layout::double_tree
+  // the tree, 0 or 1; -1 when the chunk is in no part. The window colours
+  // each chunk by its part, so a new algorithm with parts touches no file
+  // under app/.
+  std::function<int(const CollectiveSpec& spec, int chunk)> layout_part;
 
   // The variant for collective c, or nullptr.
   const Variant* variant(Collective c) const;
