@@ -36,8 +36,9 @@ void draw_nccl_strips(ImDrawList* dl, ImVec2 origin, const TopologyScene& sc) {
   }
   const ProtocolStripDraw& p = sc.protocol;
   if (!p.shown) return;
-  dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + 8, origin.y + p.y0 + 1), ink, p.title.c_str(), nullptr,
-              sc.size.x - 16);
+  dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + 8, origin.y + p.y0 + 1), ink, p.title.c_str());
+  if (!p.words.empty())
+    dl->AddText(ImGui::GetFont(), fs, ImVec2(origin.x + 8, origin.y + p.words.front().y1 + 3), ink, p.detail.c_str());
   const Rgba data = from_hex(0xDCE9F5);  // the payload part of a word, pale blue
   for (const FlagWordDraw& w : p.words) {
     const ImVec2 a(origin.x + w.x0, origin.y + w.y0), b(origin.x + w.x1, origin.y + w.y1);

@@ -212,7 +212,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, outline);
     } else {
       fill_stripes(dl, b0, b1, a.stripes);
-      dl->AddRect(b0, b1, ink, 0, 0, outline);
+      // The chunk's tree or channel: its badge framed in that colour.
+      if (a.tinted) dl->AddRect(ImVec2(b0.x - 1, b0.y - 1), ImVec2(b1.x + 1, b1.y + 1), im(a.tint), 0, 0, 2.5f);
+      else dl->AddRect(b0, b1, ink, 0, 0, outline);
     }
     if (lesson && lesson->chunk_lit(a.chunk))  // lesson highlight: the chunk's badge
       dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), lesson_highlight_color(), 2, 0, 2.5f);

@@ -104,8 +104,9 @@ struct ProtocolStripDraw {
   uint32_t old_flag = 0, new_flag = 1;  // the threads backend's flag values (generation, generation + 1)
   std::vector<FlagWordDraw> words;      // the first kMaxWords drawn
   int64_t more = 0;                     // words not drawn
-  float y0 = 0, y1 = 0;                 // the strip's band (title above the words)
-  std::string title;
+  float y0 = 0, y1 = 0;                 // the strip's band (title above the words, detail below)
+  std::string title;   // "LL R0 -> R1: 40 B in 10 words of 4 B data + 4 B flag"
+  std::string detail;  // "80 B on the wire; flags 0 -> 1: 5 of 10 landed"
   static constexpr int kMaxWords = 24;
 };
 

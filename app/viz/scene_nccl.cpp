@@ -31,7 +31,7 @@ float nccl_strips_height(const Session& ses) {
   if (!ses.configured()) return 0;
   float h = 0;
   if (ses.schedule().spec.channels > 1) h += kChannelStripH + 8;
-  if (ses.params().protocol != Protocol::simple) h += kProtocolTitleH + kProtocolWordsH + 8;
+  if (ses.params().protocol != Protocol::simple) h += 2 * kProtocolTitleH + kProtocolWordsH + 8;
   return h;
 }
 
@@ -123,12 +123,10 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
     }
     const std::string sw = endpoint_name(s, n);
     const std::string when = sc.upcoming ? "next step" : "this step";
-    sc.notes.push_back(fmt::format("up ({} transfer{} {}): each rank sends its vector to {} once; {} reduces the {} "
-                                   "vectors itself (no reduction on the ranks)",
-                                   up, up == 1 ? "" : "s", when, sw, sw, n));
-    sc.notes.push_back(fmt::format("down ({} transfer{} {}): {} sends the sum to each rank once (a real switch "
-                                   "multicasts one packet to its {} ports)",
-                                   down, down == 1 ? "" : "s", when, sw, n));
+    sc.notes.push_back(fmt::format("up ({} transfer{} {}): each rank's vector to {} once; {} reduces", up,
+                                   up == 1 ? "" : "s", when, sw, sw));
+    sc.notes.push_back(fmt::format("down ({} transfer{} {}): the sum from {} to each rank once (multicast)", down,
+                                   down == 1 ? "" : "s", when, sw));
     if (down > 0 && up == 0) std::swap(sc.notes[sc.notes.size() - 2], sc.notes.back());
   }
 
@@ -188,7 +186,7 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
     // new flag; the upcoming step's none yet.
     p.set = sc.upcoming ? 0 : std::clamp<int64_t>(std::llround(double(t) * double(p.flags)), 0, p.flags);
     p.y0 = y;
-    p.y1 = y + kProtocolTitleH + kProtocolWordsH;
+    p.y1 = y + 2 * kProtocolTitleH + kProtocolWordsH;
     const bool ll = proto == Protocol::ll;
     const int64_t shown = std::min<int64_t>(p.flags, ProtocolStripDraw::kMaxWords);
     p.more = p.flags - shown;
@@ -208,15 +206,13 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
     }
     const std::string a = endpoint_name(s, p.from), b = endpoint_name(s, p.to);
     if (ll)
-      p.title = fmt::format("LL {} -> {}: {} B = {} word{} of 4 B data + 4 B flag ({} B on the wire); flag {} -> {}: "
-                            "{} of {} landed",
-                            a, b, p.bytes, p.flags, p.flags == 1 ? "" : "s", p.wire_bytes, p.old_flag, p.new_flag, p.set,
-                            p.flags);
+      p.title = fmt::format("LL {} -> {}: {} B in {} word{} of 4 B data + 4 B flag", a, b, p.bytes, p.flags,
+                            p.flags == 1 ? "" : "s");
     else
-      p.title = fmt::format("LL128 {} -> {}: {} B = {} line{} of 120 B data + 8 B flag ({} B on the wire); flag {} -> {}: "
-                            "{} of {} landed",
-                            a, b, p.bytes, p.flags, p.flags == 1 ? "" : "s", p.wire_bytes, p.old_flag, p.new_flag, p.set,
-                            p.flags);
+      p.title = fmt::format("LL128 {} -> {}: {} B in {} line{} of 120 B data + 8 B flag", a, b, p.bytes, p.flags,
+                            p.flags == 1 ? "" : "s");
+    p.detail = fmt::format("{} B on the wire; flags {} -> {}: {} of {} landed", p.wire_bytes, p.old_flag, p.new_flag,
+                           p.set, p.flags);
   }
 }
 

@@ -145,8 +145,13 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
           for (int b = a + 1; b < n; ++b) sc.links.push_back({a, b});
       break;
     case TopologyKind::switch_star: {
-      // The switches in a column in the middle, the ranks on a circle.
-      for (int r = 0; r < n; ++r) pos[r] = n == 1 ? Vec2{cx, cy} : on_circle(r, n, R, cx, cy);
+      // The switches in a column in the middle, the ranks on an ellipse
+      // filling the canvas: a short, wide panel keeps the arrows long.
+      const float Rx = std::max(w / 2 - margin - 4, 1.f);
+      for (int r = 0; r < n; ++r) {
+        const Vec2 c = on_circle(r, n, 1.f, 0, 0);
+        pos[r] = n == 1 ? Vec2{cx, cy} : Vec2{cx + Rx * c.x, cy + R * c.y};
+      }
       const int sw = ne - n;
       for (int k = 0; k < sw; ++k) {
         pos[n + k] = Vec2{cx, cy + (float(k) - float(sw - 1) / 2) * radius * 2.2f};
@@ -415,7 +420,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     const float ux = dx / len, uy = dy / len;
     // Bend every arrow to its own right: two opposite transfers on one pair
     // of ranks separate instead of overlapping.
-    const float bend = std::min(len * 0.12f, radius * 1.2f) + 4;
+    // Channels on one link bend apart, channel c further out than c - 1.
+    const float bend = (std::min(len * 0.12f, radius * 1.2f) + 4) *
+                       (sp.channels > 1 && a.channel > 0 ? 1 + 2.5f * float(a.channel) : 1.f);
     a.a = Vec2{p.x + ux * (ra + 3), p.y + uy * (ra + 3)};
     a.b = Vec2{q.x - ux * (rb + 5), q.y - uy * (rb + 5)};
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
@@ -428,7 +435,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
     // Segments of one link travel one behind the other.
-    const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * 0.12f, 0.f, 1.f) : t;
+    const float gap = sp.channels > 1 ? 0.2f : 0.12f;  // channels: apart across and along
+    const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * gap, 0.f, 1.f) : t;
     a.badge = bezier(a.a, a.ctrl, a.b, tt);
     a.badge_w = bw;
     a.badge_h = bh;

@@ -91,8 +91,8 @@ TEST_SUITE("scene_nccl") {
       CHECK(a.complete);
     }
     REQUIRE(up.notes.size() == 2);
-    CHECK(up.notes[0].rfind("up (4 transfers this step)", 0) == 0);
-    CHECK(down.notes[0].rfind("down (4 transfers this step)", 0) == 0);
+    CHECK(up.notes[0] == "up (4 transfers this step): each rank's vector to SW once; SW reduces");
+    CHECK(down.notes[0] == "down (4 transfers this step): the sum from SW to each rank once (multicast)");
     // The stats name the switch's links.
     const Stats st = build_stats(ses, 2);
     CHECK(st.links.size() == 8);
@@ -208,7 +208,8 @@ TEST_SUITE("scene_nccl") {
     CHECK(ll.words[4].set);
     CHECK_FALSE(ll.words[5].set);
     CHECK(ll.words[0].flag_x0 - ll.words[0].x0 == doctest::Approx((ll.words[0].x1 - ll.words[0].x0) / 2).epsilon(0.1));
-    CHECK(ll.title.find("4 B data + 4 B flag") != std::string::npos);
+    CHECK(ll.title == "LL R0 -> R1: 40 B in 10 words of 4 B data + 4 B flag");
+    CHECK(ll.detail == "80 B on the wire; flags 0 -> 1: 5 of 10 landed");
     CHECK(build_topology(ses, 1, Vec2{600, 400}, 1.f).protocol.set == 10);
     CHECK(build_topology(ses, 0, Vec2{600, 400}, 1.f).protocol.set == 0);  // upcoming: nothing landed
 
