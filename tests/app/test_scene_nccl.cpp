@@ -241,6 +241,9 @@ TEST_SUITE("scene_nccl") {
         // Channels where the record takes them (the strips), else segments.
         if (info->channels) p.spec.channels = 2;
         else if (info->pipelines) p.spec.segments = 2;
+        // Free mode: the run happens once in configure, and no paused rank
+        // threads compete with the scene building for the cores.
+        p.mode = Mode::free;
         Session ses;
         ses.configure(p);
         const int steps = ses.num_steps();
