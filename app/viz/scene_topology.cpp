@@ -394,7 +394,10 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   std::map<std::pair<int, int>, int> per_link;  // transfers on a link so far (segments)
   std::map<std::pair<int, int>, int> link_total;
   for (const Transfer& x : trs) ++link_total[{x.from, x.to}];
-  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f), bh = std::clamp(radius * 0.6f, 9.f, 20.f);
+  // A dense step (more transfers than two per rank: a full mesh's one-shot)
+  // gets smaller badges, so that they overlap less in the middle.
+  const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
+  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
   for (const Transfer& x : trs) {
     ArrowDraw a;
     a.from = x.from;
