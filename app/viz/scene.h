@@ -242,7 +242,9 @@ struct CellDraw {
 };
 
 struct BufferRowDraw {
-  int rank = 0;
+  int rank = 0;          // the endpoint: a rank, or a switch after the ranks (nvls: its scratch and accum)
+  std::string tag;       // "R3", "SW" (endpoint_name)
+  bool is_switch = false;
   Buf buf = Buf::input;
   int storage = -1;
   std::string label;     // the buffer's name ("accum")

@@ -96,6 +96,21 @@ TEST_SUITE("scene_nccl") {
     REQUIRE(up.notes.size() == 2);
     CHECK(up.notes[0] == "up (4 transfers this step): each rank's vector to SW once; SW reduces");
     CHECK(down.notes[0] == "down (4 transfers this step): the sum from SW to each rank once (multicast)");
+    // The buffers show the switch's rows after the ranks': after "up" its
+    // accum holds every rank's contribution.
+    BuffersLayout lay;
+    const BuffersScene bs = build_buffers(ses, 1, lay);
+    const BufferRowDraw* accum = nullptr;
+    for (const BufferRowDraw& row : bs.rows)
+      if (row.is_switch && row.buf == Buf::accum) accum = &row;
+    REQUIRE(accum);
+    CHECK(accum->tag == "SW");
+    CHECK(accum->rank == 4);
+    for (const CellDraw& c : accum->cells) {
+      CHECK(c.mask == all_ranks(4));
+      CHECK(c.complete);
+    }
+    CHECK(bs.rows.back().is_switch);
     // The stats name the switch's links.
     const Stats st = build_stats(ses, 2);
     CHECK(st.links.size() == 8);
