@@ -34,8 +34,11 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
   for (const auto& a : algs) {
     RunParams q = p;
     q.spec.algorithm = a;
-    if (const AlgorithmInfo* info = find_algorithm(a, q.spec.collective); !info || !info->pipelines)
-      q.spec.segments = 1;
+    // Segments and channels only where the record takes them (the others
+    // refuse them).
+    const AlgorithmInfo* info = find_algorithm(a, q.spec.collective);
+    if (!info || !info->pipelines) q.spec.segments = 1;
+    if (!info || !info->channels) q.spec.channels = 1;
     auto s = std::make_unique<Session>();
     try {
       s->set_source(source);
@@ -65,6 +68,8 @@ void Compare::set_source(const PredictionSource& src) {
       spec.algorithm = c.algorithm;
       spec.count = count;
       spec.segments = 1;
+      if (const AlgorithmInfo* info = find_algorithm(c.algorithm, spec.collective); !info || !info->channels)
+        spec.channels = 1;
       const Prediction p = predict(make_schedule(spec), source);
       if (!p.available) {
         c.predicted_us.clear();

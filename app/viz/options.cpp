@@ -66,6 +66,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   auto* data_opt = cli.add_option("--data", p.data, "rows \"1,2,3;4,5,6;7,8,9\" or iota | rank | random:SEED");
   cli.add_option("--fill", p.data, "iota | rank | random:SEED")->excludes(data_opt);
   cli.add_option("--mode", o.mode, "lockstep | free");
+  cli.add_option("--protocol", o.protocol, "simple | ll | ll128: how messages travel (threads backend)");
   cli.add_option("--backend", p.backend, "threads");
   cli.add_option("--screenshot", o.screenshot, "render one frame to this PNG and exit");
   cli.add_option("--size", o.size, "window size WIDTHxHEIGHT");
@@ -116,6 +117,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   p.spec.dtype = parse_dtype(o.dtype);
   p.spec.op = parse_op(o.op);
   p.mode = parse_mode(o.mode);
+  p.protocol = parse_protocol(o.protocol);
   // --fill takes only fill names (RunParams::data also takes rows): core's
   // fill_data checks the name and seed on an empty spec, with the CLI's message.
   if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);

@@ -12,7 +12,7 @@ namespace microddp::viz {
 
 struct Options {
   RunParams params;
-  std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep";
+  std::string collective = "all_reduce", dtype = "float32", op = "sum", mode = "lockstep", protocol = "simple";
   std::string screenshot, size = "1280x720", export_dir, view = "main", compare_list, probes;
   std::string describe;  // --describe FILE: what each picture shows, as text (describe.h)
   int step = -1, bench = 0, beat = 1;

@@ -52,6 +52,15 @@ Rgba algorithm_color(const std::string& name) {
 }
 
 Rgba complete_color() { return from_hex(assets::kComplete); }
+Rgba part_color(int part) {
+  static constexpr uint32_t kParts[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7, 0x56B4E9};
+  return from_hex(kParts[static_cast<size_t>(std::max(part, 0)) % std::size(kParts)]);
+}
+Rgba channel_color(int channel) {
+  static constexpr uint32_t kChannels[] = {0x009E73, 0xCC79A7, 0x56B4E9, 0xF0E442, 0x0072B2, 0xD55E00};
+  return from_hex(kChannels[static_cast<size_t>(std::max(channel, 0)) % std::size(kChannels)]);
+}
+Rgba flag_color(bool set) { return set ? from_hex(0x009E73) : from_hex(0xB0B0B0); }
 Rgba empty_color() { return from_hex(assets::kEmpty); }
 Rgba error_color() { return from_hex(0xB2182B); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }

@@ -18,6 +18,17 @@ Rgba from_hex(uint32_t rgb, uint8_t alpha = 255);
 // 16..23, and so on alternately.
 Rgba rank_color(int rank);
 Rgba complete_color();
+// A layout part's colour (AlgorithmInfo::layout_part: the double binary
+// tree's two trees): Okabe-Ito blue 0x0072B2 for part 0, vermillion 0xD55E00
+// for part 1 (told apart under the common colour blindnesses by lightness
+// too); parts 2.. cycle through bluish green, reddish purple, sky blue.
+Rgba part_color(int part);
+// Channel c's colour (CollectiveSpec::channels): Okabe-Ito bluish green,
+// reddish purple, sky blue, yellow, blue, vermillion, then again.
+Rgba channel_color(int channel);
+// The protocol strip's flag word once set (this message's flag) and before
+// (the last generation's): bluish green 0x009E73 and mid grey 0xB0B0B0.
+Rgba flag_color(bool set);
 // The timeline's colour for an op kind (Okabe-Ito hues).
 Rgba op_kind_color(OpKind k);
 // Predicted times wherever they are drawn (timeline bar and label, stats,

@@ -77,7 +77,7 @@ void draw_buffers(App& app) {
     const float ty = origin.y + row.y + (lay.row_h - ImGui::GetFontSize()) / 2;
     if (!row.cells.empty()) {
       const float x0 = origin.x + row.x, x1 = origin.x + row.cells.back().x1;
-      vs.rows_drawn.push_back({fmt::format("R{} {}", row.rank, row.label), Rect{x0, top, x1 - x0, lay.row_h}});
+      vs.rows_drawn.push_back({fmt::format("{} {}", row.tag, row.label), Rect{x0, top, x1 - x0, lay.row_h}});
     }
     if (row.first_of_rank) {
       // Rank tag: the rank's colour as a bar spanning its rows, and its name.
@@ -85,8 +85,8 @@ void draw_buffers(App& app) {
       for (const BufferRowDraw& o : sc.rows)
         if (o.rank == row.rank) last = std::max(last, o.y);
       const ImVec2 a(origin.x + row.x, origin.y + row.y), b(a.x + lay.char_w * 0.6f, origin.y + last + lay.row_h);
-      dl->AddRectFilled(a, b, im(rank_color(row.rank)));
-      dl->AddText(ImVec2(b.x + lay.char_w * 0.4f, ty), ink, fmt::format("R{}", row.rank).c_str());
+      dl->AddRectFilled(a, b, im(row.is_switch ? from_hex(0xB0B0B0) : rank_color(row.rank)));
+      dl->AddText(ImVec2(b.x + lay.char_w * 0.4f, ty), ink, row.tag.c_str());
     }
     // Names that traded storage this step (a swap) are drawn in the accent colour.
     dl->AddText(ImVec2(origin.x + row.x + lay.tag_w, ty), row.swap_partner >= 0 ? accent : ink, row.label.c_str());
@@ -100,7 +100,7 @@ void draw_buffers(App& app) {
       dl->AddText(ImVec2(std::round((a.x + b.x - ts.x) / 2), ty), ink, row.letter.c_str());
       if (vs.collect_probes && !animating)
         vs.probes.push_back(Probe{int(a.x) + 2, int(a.y) + 2, plate,
-                                  fmt::format("R{} {} storage {}", row.rank, row.label, row.letter)});
+                                  fmt::format("{} {} storage {}", row.tag, row.label, row.letter)});
     }
     for (const CellDraw& c : row.cells) {
       const ImVec2 a(origin.x + c.x0, top), b(origin.x + c.x1, bot);
@@ -147,7 +147,7 @@ void draw_buffers(App& app) {
           dl->AddText(font, fs, ImVec2(tx, tyc), im(c.text_color), shown.c_str());
         }
         if (!animating)
-          vs.cell_texts.push_back({fmt::format("R{} {} [{}, {})", row.rank, row.label, c.begin, c.begin + c.len), c.value,
+          vs.cell_texts.push_back({fmt::format("{} {} [{}, {})", row.tag, row.label, c.begin, c.begin + c.len), c.value,
                                    shown, fs, Rect{a.x, a.y, b.x - a.x, b.y - a.y}, Rect{tx, tyc, ts.x, ts.y}});
       }
       if (vs.collect_probes && !animating && (c.x1 - c.x0) / float(c.stripes.size()) >= 12 && c.defined &&
@@ -167,7 +167,7 @@ void draw_buffers(App& app) {
         }
         if (clear)
           vs.probes.push_back(Probe{px, py, c.wrong ? error_color() : c.stripes.front(),
-                                    fmt::format("R{} {} [{}, {}){}", row.rank, row.label, c.begin, c.begin + c.len,
+                                    fmt::format("{} {} [{}, {}){}", row.tag, row.label, c.begin, c.begin + c.len,
                                                 c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
@@ -210,7 +210,7 @@ void draw_buffers(App& app) {
     if (!hover->value.empty()) vals = "\nvalues: " + hover->value;
     if (hover->wrong) vals += "\nwrong: the correct algorithm holds " + hover->expected;
     if (hover->order_dependent) vals += "\norder-dependent: another algorithm's order gives another result (see the line above)";
-    ImGui::SetTooltip("R%d %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->rank, hover_row->label.c_str(),
+    ImGui::SetTooltip("%s %s [%lld, %lld)%s\nholds: %s%s%s%s", hover_row->tag.c_str(), hover_row->label.c_str(),
                       static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),
                       hover->chunk >= 0 ? fmt::format(", chunk {}", hover->chunk).c_str() : "",
                       contributors_text(hover->mask, n).c_str(), hover->complete ? " (complete)" : "",

@@ -233,6 +233,17 @@ void draw_run_row(App& app) {
     p.segments = std::clamp(p.segments, 1, 64);
     tooltip("pipeline each chunk in this many segments (double-buffered)");
   }
+  if (info && info->channels) {  // the registry says which algorithms run in channels
+    same_line_for(em * 4.5f, "channels");
+    ImGui::SetNextItemWidth(em * 4.5f);
+    ImGui::InputInt("channels", &p.channels, 1, 1);
+    rec(vs, "channels");
+    p.channels = std::clamp(p.channels, 1, 64);
+    tooltip("channels: the vector split into this many slices, each run by its own copy of the algorithm at once "
+            "(NCCL's channels)");
+  } else {
+    p.channels = 1;
+  }
   same_line_for(em * 6, "data");
   ImGui::SetNextItemWidth(em * 6);
   ImGui::InputText("data", &run.data, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -243,6 +254,12 @@ void draw_run_row(App& app) {
   rec(vs, "mode");
   tooltip("lockstep: a barrier after each step, Step runs one step for real.\n"
           "free: ranks run ahead as data arrives; the whole run executes at once and Step replays it.");
+  same_line_for(em * 5, "");
+  enum_combo<Protocol>("##protocol", run.protocol, all_protocols(), [](Protocol x) { return name(x); }, em * 5);
+  rec(vs, "protocol");
+  tooltip("protocol: how each message travels (threads backend).\n"
+          "simple: the data, then one flag; ll: 8-byte stores of 4 B data + 4 B flag;\n"
+          "ll128: 128-byte lines, 120 B data + one 8-byte flag. The topology shows the flags turning over.");
   same_line_for(em * 5.5f, "");
   enum_combo<std::string>("##backend", run.backend, {"threads"}, [](const std::string& s) { return s; }, em * 5.5f);
   rec(vs, "backend");

@@ -169,7 +169,7 @@ void ranks(const Stats& st, ImU32 hl) {
       const bool busiest = l.bytes == st.links[0].bytes && st.links.back().bytes < st.links[0].bytes;
       if (busiest) ImGui::PushStyleColor(ImGuiCol_Text, hl);
       ImGui::TableNextColumn();
-      ImGui::Text("R%d -> R%d", l.from, l.to);
+      ImGui::Text("%s -> %s", l.from_name.c_str(), l.to_name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(human_bytes(double(l.bytes)).c_str());
       if (busiest) ImGui::PopStyleColor();

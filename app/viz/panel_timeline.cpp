@@ -220,9 +220,12 @@ void draw_timeline(App& app) {
   }
   ImGui::Dummy(ImVec2(avail.x, lane_y(lanes) - origin.y + axis_h));
   if (hover) {
-    ImGui::SetTooltip("R%d step %d: %s%s\nmeasured %s%s\n%lld bytes", hover->rank, hover->step,
+    const Schedule& sch = ses.schedule();
+    ImGui::SetTooltip("%s step %d: %s%s\nmeasured %s%s\n%lld bytes", endpoint_name(sch, hover->rank).c_str(), hover->step,
                       std::string(name(hover->kind)).c_str(),
-                      hover->peer >= 0 ? fmt::format(" {} R{}", hover->kind == OpKind::send ? "to" : "from", hover->peer).c_str() : "",
+                      hover->peer >= 0 ? fmt::format(" {} {}", hover->kind == OpKind::send ? "to" : "from",
+                                                     endpoint_name(sch, hover->peer)).c_str()
+                                       : "",
                       format_us(hover->dur_us).c_str(),
                       hover->squeeze > 1 ? fmt::format(" (the real, cold run, drawn {:.1f}x shorter to fit the step)",
                                                        hover->squeeze).c_str()

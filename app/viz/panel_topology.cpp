@@ -35,13 +35,16 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const bool nodes_legend = !compact && ses.configured() && ses.schedule().spec.nodes > 1;
   bool legend_full = size.y - 6 * line_h >= 140;
   float legend_h = nodes_legend ? (legend_full ? 4 * line_h : line_h) : 0;
+  // The notes (the switch's up and down, what each tree carries) under the
+  // canvas, wrapped: measured on the first build, the canvas rebuilt.
+  float notes_h = 0;
   const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
   const Network* net = ses.prediction().network ? &*ses.prediction().network : nullptr;
   // The caption wraps in a narrow panel (large text): the canvas is what
   // its lines leave.
   const auto canvas_for = [&](float cap_text_h) {
     return ImVec2(std::max(size.x, 40.f),
-                  std::max(size.y - cap_text_h - spacing - (compact ? 0 : line_h) - legend_h, 40.f));
+                  std::max(size.y - cap_text_h - spacing - (compact ? 0 : line_h) - legend_h - notes_h, 40.f));
   };
   float cap_text_h = ImGui::GetTextLineHeight();
   ImVec2 canvas = canvas_for(cap_text_h);
@@ -74,6 +77,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const float h = full ? full_h : ImGui::CalcTextSize(folded_line(sc).c_str(), nullptr, false, wrap_w).y + spacing;
     if (full != legend_full || std::abs(h - legend_h) > 0.5f) legend_full = full, legend_h = h, rebuild = true;
   }
+  if (!compact && !sc.notes.empty()) {
+    float h = 0;
+    for (const std::string& l : sc.notes) h += ImGui::CalcTextSize(l.c_str(), nullptr, false, wrap_w).y + spacing;
+    if (std::abs(h - notes_h) > 0.5f) notes_h = h, rebuild = true;
+  }
   if (rebuild) {
     canvas = canvas_for(cap_text_h);
     sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
@@ -94,8 +102,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f),
                 ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3), im(from_hex(assets::kInk)), label.c_str());
   }
-  for (const LinkDraw& l : sc.links)
-    dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin), im(from_hex(assets::kFaint)), 2.f);
+  for (const LinkDraw& l : sc.links)  // a tree's links in its colour, faint
+    dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin),
+                l.part >= 0 ? im(with_alpha(part_color(l.part), 90)) : im(from_hex(assets::kFaint)), l.part >= 0 ? 3.f : 2.f);
+  for (const LabelDraw& l : sc.labels)
+    dl->AddText(ImVec2(origin.x + l.pos.x, origin.y + l.pos.y), im(l.color), l.text.c_str());
 
   const ImU32 ink = im(from_hex(assets::kInk));
   // Lesson highlights (links): a wide underlay beneath the link's arrow, or
@@ -123,6 +134,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ArrowDraw& a = sc.arrows[ai];
     const ImVec2 p = iv(a.a, origin), c = iv(a.ctrl, origin), q = iv(a.b, origin);
     ImU32 arrow_col = arrow_col_base;
+    if (a.tinted) arrow_col = im(sc.upcoming ? with_alpha(a.tint, 110) : a.tint);  // the tree's or channel's colour
     float w = thick;
     if (ai < sc.loads.size() && !sc.upcoming) {  // load: faint (idle) to full (busiest port)
       const ArrowLoad& l = sc.loads[ai];
@@ -143,12 +155,20 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const ImVec2 c = iv(nd.pos, origin);
     // The fill needs no anti-aliased fringe: the outline drawn next covers its edge.
     const ImDrawListFlags flags = dl->Flags;
-    dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
-    dl->AddCircleFilled(c, nd.radius, im(nd.fill), 0);
-    dl->Flags = flags;
-    dl->AddCircle(c, nd.radius, ink, 0, nd.busy && !sc.upcoming ? 3.f : outline);
-    // Every rank labelled: the label shrinks to fit a small circle (not below 9 px).
-    const std::string label = fmt::format("R{}", nd.rank);
+    const float ow = nd.busy && !sc.upcoming ? 3.f : outline;
+    if (nd.is_switch) {  // a switch: a box
+      const ImVec2 b0(c.x - nd.radius, c.y - nd.radius * 0.75f), b1(c.x + nd.radius, c.y + nd.radius * 0.75f);
+      dl->AddRectFilled(b0, b1, im(nd.fill), 4);
+      dl->AddRect(b0, b1, ink, 4, 0, ow);
+    } else {
+      dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+      dl->AddCircleFilled(c, nd.radius, im(nd.fill), 0);
+      dl->Flags = flags;
+      // A tree's copy of the rank: its outline in the tree's colour.
+      dl->AddCircle(c, nd.radius, nd.part >= 0 ? im(part_color(nd.part)) : ink, 0, nd.part >= 0 ? std::max(ow, 2.5f) : ow);
+    }
+    // Every endpoint labelled: the label shrinks to fit a small circle (not below 9 px).
+    const std::string& label = nd.label;
     const float fs = ImGui::GetFontSize();
     const ImVec2 ts0 = ImGui::CalcTextSize(label.c_str());
     const float fit = std::clamp((2 * nd.radius - 3) / std::max(ts0.x, 1.f), 9.f / fs, 1.f);
@@ -192,18 +212,25 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, outline);
     } else {
       fill_stripes(dl, b0, b1, a.stripes);
-      dl->AddRect(b0, b1, ink, 0, 0, outline);
+      // The chunk's tree or channel: its badge framed in that colour.
+      if (a.tinted) dl->AddRect(ImVec2(b0.x - 1, b0.y - 1), ImVec2(b1.x + 1, b1.y + 1), im(a.tint), 0, 0, 2.5f);
+      else dl->AddRect(b0, b1, ink, 0, 0, outline);
     }
     if (lesson && lesson->chunk_lit(a.chunk))  // lesson highlight: the chunk's badge
       dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), lesson_highlight_color(), 2, 0, 2.5f);
     if (hovered_rect(b0, b1)) hover = &a;
   }
+  draw_nccl_strips(dl, origin, sc);
   dl->PopClipRect();
   ImGui::Dummy(canvas);
   if (hover) {
     const size_t es = dtype_size(s.spec.dtype);
-    ImGui::SetTooltip("R%d -> R%d%s\nchunk %d%s\n%lld elements, %lld bytes\ncarries: %s", hover->from, hover->to,
-                      sc.upcoming ? " (next step)" : "", hover->chunk,
+    const std::string parts = (hover->part >= 0 ? fmt::format(", tree {}", hover->part) : std::string()) +
+                              (hover->channel >= 0 && s.spec.channels > 1 ? fmt::format(", channel {}", hover->channel)
+                                                                          : std::string());
+    ImGui::SetTooltip("%s -> %s%s\nchunk %d%s%s\n%lld elements, %lld bytes\ncarries: %s",
+                      endpoint_name(s, hover->from).c_str(), endpoint_name(s, hover->to).c_str(),
+                      sc.upcoming ? " (next step)" : "", hover->chunk, parts.c_str(),
                       hover->segment >= 0 ? fmt::format(", segment {}", hover->segment).c_str() : "",
                       static_cast<long long>(hover->len), static_cast<long long>(hover->len * es),
                       contributors_text(hover->mask, n).c_str());
@@ -217,6 +244,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     } else {
       ImGui::TextDisabled("%s", transfers.c_str());
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("badge = the chunk in flight");
+    }
+    if (!sc.notes.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+      for (const std::string& l : sc.notes) ImGui::TextWrapped("%s", l.c_str());
+      ImGui::PopStyleColor();
     }
     if (!sc.boxes.empty()) {
       // Where the times come from first: the line a short panel must keep.

@@ -78,5 +78,8 @@ std::string position_text(int position, int total);
 std::string run_algorithm_name(const RunParams& p);
 // A tooltip with the given text when the mouse is inside [a, b).
 bool hovered_rect(ImVec2 a, ImVec2 b);
+// The topology canvas's channel strips and protocol flag words
+// (TopologyScene::channels, protocol; panel_nccl.cpp), with their tooltips.
+void draw_nccl_strips(ImDrawList* dl, ImVec2 origin, const TopologyScene& sc);
 
 }  // namespace microddp::viz

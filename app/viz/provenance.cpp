@@ -100,7 +100,7 @@ bool overlaps(const PendingRecv& p, int storage, int64_t off, int64_t len) {
 }  // namespace
 
 const BufferState* Provenance::find(int k, int rank, Buf buf) const {
-  if (k < 0 || k >= static_cast<int>(at.size()) || rank < 0 || rank >= world_size) return nullptr;
+  if (k < 0 || k >= static_cast<int>(at.size()) || rank < 0 || rank >= static_cast<int>(at[k].size())) return nullptr;
   for (const BufferState& b : at[k][rank])
     if (b.buf == buf) return &b;
   return nullptr;
@@ -125,11 +125,15 @@ Provenance compute_provenance(const Schedule& s) {
   if (n > kMaxViewRanks)
     throw std::invalid_argument("provenance colours support up to " + std::to_string(kMaxViewRanks) + " ranks, not " +
                                 std::to_string(n));
+  // Every endpoint: the ranks, then the switches (which reduce and forward
+  // what the ranks send them, and own no input).
+  const int ne = s.num_endpoints();
   Provenance pv;
   pv.world_size = n;
+  pv.endpoints = ne;
   std::vector<RankLayout> layout;
-  std::vector<std::vector<Storage>> mem(n);
-  for (int r = 0; r < n; ++r) {
+  std::vector<std::vector<Storage>> mem(ne);
+  for (int r = 0; r < ne; ++r) {
     layout.push_back(rank_layout(s, r));
     for (int64_t sz : layout[r].storage_size) {
       Storage st;
@@ -138,12 +142,12 @@ Provenance compute_provenance(const Schedule& s) {
       mem[r].push_back(std::move(st));
     }
     const auto& v = layout[r].view[static_cast<int>(Buf::input)];
-    if (v.size > 0) write(mem[r][v.storage], v.offset, {Run{0, v.size, uint64_t{1} << r, true}});
+    if (r < n && v.size > 0) write(mem[r][v.storage], v.offset, {Run{0, v.size, uint64_t{1} << r, true}});
   }
 
   auto snapshot = [&]() {
-    std::vector<std::vector<BufferState>> ranks(n);
-    for (int r = 0; r < n; ++r)
+    std::vector<std::vector<BufferState>> ranks(ne);
+    for (int r = 0; r < ne; ++r)
       for (int b = 0; b < kNumBufs; ++b) {
         const auto& v = layout[r].view[b];
         if (v.size <= 0) continue;
@@ -157,13 +161,13 @@ Provenance compute_provenance(const Schedule& s) {
 
   for (int step = 0; step < s.num_steps(); ++step) {
     const Step& st = s.steps[step];
-    std::vector<size_t> pc(n, 0);
+    std::vector<size_t> pc(ne, 0);
     // sent[a][b] = captured data of the sends from a to b, in post order
-    std::vector<std::vector<std::vector<Runs>>> sent(n, std::vector<std::vector<Runs>>(n));
-    std::vector<std::vector<int>> recv_count(n, std::vector<int>(n, 0));
-    std::vector<std::vector<PendingRecv>> recvs(n);
+    std::vector<std::vector<std::vector<Runs>>> sent(ne, std::vector<std::vector<Runs>>(ne));
+    std::vector<std::vector<int>> recv_count(ne, std::vector<int>(ne, 0));
+    std::vector<std::vector<PendingRecv>> recvs(ne);
     std::vector<Transfer> transfers;
-    std::vector<bool> swapped(n, false);
+    std::vector<bool> swapped(ne, false);
 
     auto try_complete = [&](int r, PendingRecv& p) {
       if (p.done) return true;
@@ -182,7 +186,7 @@ Provenance compute_provenance(const Schedule& s) {
     bool stuck = false;
     while (true) {
       bool progress = false, all_done = true;
-      for (int r = 0; r < n; ++r) {
+      for (int r = 0; r < ne; ++r) {
         const auto& ops = st.ranks[r];
         while (pc[r] < ops.size()) {
           const Op& o = ops[pc[r]];
@@ -191,7 +195,8 @@ Provenance compute_provenance(const Schedule& s) {
             Runs data = read(mem[r][sto], off, o.len);
             uint64_t mask = 0;
             for (const Run& x : data) mask |= x.mask;
-            transfers.push_back(Transfer{r, o.peer, static_cast<int>(pc[r]), o.chunk, o.segment, o.len, mask});
+            transfers.push_back(
+                Transfer{r, o.peer, static_cast<int>(pc[r]), o.chunk, o.segment, o.len, mask, o.channel});
             sent[r][o.peer].push_back(std::move(data));
           } else if (o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
             auto [sto, off] = resolve(r, o.dst);
@@ -233,7 +238,7 @@ Provenance compute_provenance(const Schedule& s) {
     if (stuck) {  // an unchecked schedule: repeat the last state
       for (int k = step + 1; k < s.num_steps(); ++k) {
         pv.transfers.emplace_back();
-        pv.swapped.emplace_back(n, false);
+        pv.swapped.emplace_back(ne, false);
         pv.at.push_back(pv.at.back());
       }
       break;

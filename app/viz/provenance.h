@@ -33,25 +33,30 @@ struct BufferState {
 // One transfer (a send op) of a step, with the contributors of what it
 // carried at the moment it was posted.
 struct Transfer {
-  int from = 0, to = 0;
+  int from = 0, to = 0;  // endpoints: ranks, or switches (>= world size)
   int op_index = 0;  // index of the send in Schedule::steps[step].ranks[from]
   int chunk = -1, segment = -1;
   int64_t len = 0;   // elements
   uint64_t mask = 0;
+  int channel = -1;  // Op::channel
 };
 
 struct Provenance {
   int world_size = 0;
-  // at[k][rank] = every buffer of `rank` with a non-zero size, after k steps
-  // (k = 0: before step 0; k = num_steps: the end).
+  // Ranks, then the schedule's switch endpoints (Schedule::num_endpoints):
+  // the size of at[k], swapped[step], and the bound of Transfer::from / to.
+  int endpoints = 0;
+  // at[k][e] = every buffer of endpoint e (a rank, or a switch after the
+  // ranks) with a non-zero size, after k steps (k = 0: before step 0;
+  // k = num_steps: the end).
   std::vector<std::vector<std::vector<BufferState>>> at;
   // transfers[step] = the sends of that step, rank by rank in op order.
   std::vector<std::vector<Transfer>> transfers;
-  // swapped[step][rank] = the rank ran a swap in that step.
+  // swapped[step][e] = endpoint e ran a swap in that step.
   std::vector<std::vector<bool>> swapped;
 
-  // The state of `buf` on `rank` after k steps, or nullptr if the rank has
-  // no such buffer.
+  // The state of `buf` on endpoint `rank` after k steps, or nullptr if it
+  // has no such buffer (or is out of range).
   const BufferState* find(int k, int rank, Buf buf) const;
 };
 

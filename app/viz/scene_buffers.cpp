@@ -84,9 +84,12 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   // The names a swap ever exchanges on each rank (the double buffer), to
   // letter their storages; with any, a column right of the cells holds the
   // swap marker.
-  std::vector<std::vector<Buf>> swapped_names(static_cast<size_t>(n));
+  // Every endpoint's buffers: the ranks', then a switch's (nvls: what it
+  // received and the sum it holds).
+  const int ne = s.num_endpoints();
+  std::vector<std::vector<Buf>> swapped_names(static_cast<size_t>(ne));
   for (const Step& st : s.steps)
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < ne; ++r)
       for (const Op& o : st.ranks[r])
         if (o.kind == OpKind::swap)
           for (Buf b : {o.src.buf, o.dst.buf}) {
@@ -115,7 +118,7 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   const float swap_col = has_swaps ? lay.swap_w : 0.f;
   const float cells_w = std::max(col_w - lay.tag_w - lay.label_w - 4 - swap_col, 20.f);
   float group_top = 0, group_h = 0;
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < ne; ++r) {
     const int col = r % cols;
     if (col == 0 && r > 0) {
       group_top += group_h + lay.rank_gap;
@@ -139,6 +142,8 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
       const BufferState* prev = position > 0 ? prov.find(position - 1, r, b) : nullptr;
       BufferRowDraw row;
       row.rank = r;
+      row.tag = endpoint_name(s, r);
+      row.is_switch = s.is_switch(r);
       row.buf = b;
       row.storage = st->storage;
       row.label = std::string(name(b));

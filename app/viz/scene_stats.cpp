@@ -110,17 +110,20 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   st.sent.assign(n, 0);
   st.received.assign(n, 0);
   std::map<std::pair<int, int>, int64_t> links;
+  // Every endpoint's sends are links (a switch's too: "SW -> R0"); the
+  // per-rank totals count the ranks.
   for (const Step& step : s.steps)
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < s.num_endpoints(); ++r)
       for (const Op& o : step.ranks[r]) {
         if (o.kind == OpKind::send) {
-          st.sent[r] += o.len * es;
+          if (r < n) st.sent[r] += o.len * es;
           links[{r, o.peer}] += o.len * es;
-        } else if (o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
+        } else if ((o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) && r < n) {
           st.received[r] += o.len * es;
         }
       }
-  for (auto& [k, b] : links) st.links.push_back({k.first, k.second, b});
+  for (auto& [k, b] : links)
+    st.links.push_back({k.first, k.second, b, endpoint_name(s, k.first), endpoint_name(s, k.second)});
   std::stable_sort(st.links.begin(), st.links.end(), [](const LinkStat& a, const LinkStat& b) { return a.bytes > b.bytes; });
   for (int r = 0; r < n; ++r)
     if (st.sent[r] + st.received[r] > st.busiest_rank_bytes || st.busiest_rank < 0) {

@@ -27,13 +27,10 @@ TopologyKind topology_kind(const CollectiveSpec& s) {
     case Layout::binomial_tree: return TopologyKind::tree;
     case Layout::hypercube: return TopologyKind::hypercube;
     case Layout::star: return TopologyKind::star;
-    case Layout::none:
-    // Issue 35's shapes: on a circle with their messages' arrows until the
-    // double-tree, full-mesh and switch views are drawn (the switch: the
-    // timeline shows its lane).
-    case Layout::double_tree:
-    case Layout::full_mesh:
-    case Layout::switch_star: return TopologyKind::circle;
+    case Layout::double_tree: return TopologyKind::double_tree;
+    case Layout::full_mesh: return TopologyKind::full_mesh;
+    case Layout::switch_star: return TopologyKind::switch_star;
+    case Layout::none: return TopologyKind::circle;
   }
   return TopologyKind::circle;
 }
@@ -45,6 +42,9 @@ std::string_view name(TopologyKind k) {
     case TopologyKind::star: return "star";
     case TopologyKind::hypercube: return "hypercube pairs";
     case TopologyKind::circle: return "circle";
+    case TopologyKind::double_tree: return "double tree";
+    case TopologyKind::switch_star: return "switch star";
+    case TopologyKind::full_mesh: return "full mesh";
   }
   return "?";
 }
@@ -116,13 +116,17 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const Schedule& s = ses.schedule();
   const CollectiveSpec& sp = s.spec;
   const int n = sp.world_size;
+  const int ne = s.num_endpoints();  // the ranks, then any switch endpoints
   sc.kind = topology_kind(sp);
-  const float w = std::max(size.x, 40.f), h = std::max(size.y, 40.f);
+  // The channel and protocol strips take the bottom of the canvas.
+  const float strip_h = nccl_strips_height(ses);
+  const float w = std::max(size.x, 40.f), h = std::max(size.y - strip_h, 40.f);
   const float cx = w / 2, cy = h / 2;
   // Node radius: room for a label, shrinking with the world size.
   float radius = std::clamp(std::min(w, h) * 0.42f * std::sin(kPi / std::max(n, 2)) * 0.55f, 7.f,
                             std::min(w, h) * 0.085f);
-  std::vector<Vec2> pos(n);
+  // Drawn nodes: the endpoints, or (double_tree) every rank once per tree.
+  std::vector<Vec2> pos(sc.kind == TopologyKind::double_tree ? 2 * n : ne);
   const float margin = radius + 6;
   auto on_circle = [&](int i, int m, float R, float cxx, float cyy, float offset = 0) {
     const float ang = -kPi / 2 + offset + 2 * kPi * float(i) / float(std::max(m, 1));
@@ -132,9 +136,31 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   switch (sc.kind) {
     case TopologyKind::ring:
     case TopologyKind::circle:
+    case TopologyKind::full_mesh:
       for (int r = 0; r < n; ++r) pos[r] = n == 1 ? Vec2{cx, cy} : on_circle(r, n, R, cx, cy);
       if (sc.kind == TopologyKind::ring && n > 1)
         for (int r = 0; r < n; ++r) sc.links.push_back({r, (r + 1) % n});
+      if (sc.kind == TopologyKind::full_mesh)
+        for (int a = 0; a < n; ++a)
+          for (int b = a + 1; b < n; ++b) sc.links.push_back({a, b});
+      break;
+    case TopologyKind::switch_star: {
+      // The switches in a column in the middle, the ranks on an ellipse
+      // filling the canvas: a short, wide panel keeps the arrows long.
+      const float Rx = std::max(w / 2 - margin - 4, 1.f);
+      for (int r = 0; r < n; ++r) {
+        const Vec2 c = on_circle(r, n, 1.f, 0, 0);
+        pos[r] = n == 1 ? Vec2{cx, cy} : Vec2{cx + Rx * c.x, cy + R * c.y};
+      }
+      const int sw = ne - n;
+      for (int k = 0; k < sw; ++k) {
+        pos[n + k] = Vec2{cx, cy + (float(k) - float(sw - 1) / 2) * radius * 2.2f};
+        for (int r = 0; r < n; ++r) sc.links.push_back({r, n + k});
+      }
+      break;
+    }
+    case TopologyKind::double_tree:
+      place_double_tree(sc, n, w, h, margin, radius, pos);
       break;
     case TopologyKind::star:
       pos[sp.root] = Vec2{cx, cy};
@@ -207,7 +233,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // within the hull of its ends and control point, at most radius + bend/2
   // (+ half a badge) below a rank's centre, so keeping the ranks that far
   // above the strip keeps arrows and badges off the NIC squares.
-  const int N = sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
+  const bool boxes_fit = sc.kind != TopologyKind::double_tree && sc.kind != TopologyKind::switch_star;
+  const int N = boxes_fit && sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
   if (N > 1) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
@@ -328,13 +355,32 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const bool rooted = sp.collective == Collective::broadcast || sp.collective == Collective::reduce ||
                       sp.collective == Collective::gather || sp.collective == Collective::scatter ||
                       (info && info->uses_root);
-  for (int r = 0; r < n; ++r)
-    sc.nodes.push_back(NodeDraw{r, pos[r], radius, rank_color(r), rooted && r == sp.root && sc.kind != TopologyKind::ring,
-                                false});
+  for (int i = 0; i < static_cast<int>(pos.size()); ++i) {
+    const int e = sc.kind == TopologyKind::double_tree ? i % std::max(n, 1) : i;
+    NodeDraw nd;
+    nd.rank = e;
+    nd.pos = pos[i];
+    nd.radius = radius;
+    nd.is_switch = s.is_switch(e);
+    nd.fill = nd.is_switch ? from_hex(0xE8E8E8) : rank_color(e);
+    nd.root = !nd.is_switch && rooted && e == sp.root && sc.kind != TopologyKind::ring;
+    if (sc.kind == TopologyKind::double_tree) nd.part = i / std::max(n, 1);
+    if (nd.is_switch) nd.radius = radius * 1.5f;
+    nd.label = endpoint_name(s, e);
+    sc.nodes.push_back(std::move(nd));
+  }
+  // Which part carries a chunk: the registry's layout hint.
+  const auto part_of = [&](int chunk) {
+    return info && info->layout_part && sc.kind == TopologyKind::double_tree ? info->layout_part(sp, chunk) : -1;
+  };
+  const auto node_of = [&](int e, int part) {
+    return sc.kind == TopologyKind::double_tree && part == 1 ? n + e : e;
+  };
 
   const int nsteps = s.num_steps();
   if (nsteps == 0) {
     sc.caption = fmt::format("{} - no steps", sp.algorithm);
+    add_nccl_views(sc, ses, h, t);
     return sc;
   }
   sc.shown_step = position > 0 ? std::min(position, nsteps) - 1 : 0;
@@ -348,7 +394,10 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   std::map<std::pair<int, int>, int> per_link;  // transfers on a link so far (segments)
   std::map<std::pair<int, int>, int> link_total;
   for (const Transfer& x : trs) ++link_total[{x.from, x.to}];
-  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f), bh = std::clamp(radius * 0.6f, 9.f, 20.f);
+  // A dense step (more transfers than two per rank: a full mesh's one-shot)
+  // gets smaller badges, so that they overlap less in the middle.
+  const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
+  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
   for (const Transfer& x : trs) {
     ArrowDraw a;
     a.from = x.from;
@@ -360,16 +409,25 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.mask = x.mask;
     a.complete = is_complete(sp, x.mask);
     a.stripes = stripes_for(x.mask, n, a.complete);
-    sc.nodes[x.from].busy = sc.nodes[x.to].busy = true;
-    const Vec2 p = pos[x.from], q = pos[x.to];
+    a.part = part_of(x.chunk);
+    a.channel = x.channel;
+    if (a.part >= 0) a.tinted = true, a.tint = part_color(a.part);
+    else if (sp.channels > 1 && a.channel >= 0) a.tinted = true, a.tint = channel_color(a.channel);
+    a.node_a = node_of(x.from, a.part);
+    a.node_b = node_of(x.to, a.part);
+    sc.nodes[a.node_a].busy = sc.nodes[a.node_b].busy = true;
+    const Vec2 p = pos[a.node_a], q = pos[a.node_b];
+    const float ra = sc.nodes[a.node_a].radius, rb = sc.nodes[a.node_b].radius;
     const float dx = q.x - p.x, dy = q.y - p.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
     const float ux = dx / len, uy = dy / len;
     // Bend every arrow to its own right: two opposite transfers on one pair
     // of ranks separate instead of overlapping.
-    const float bend = std::min(len * 0.12f, radius * 1.2f) + 4;
-    a.a = Vec2{p.x + ux * (radius + 3), p.y + uy * (radius + 3)};
-    a.b = Vec2{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
+    // Channels on one link bend apart, channel c further out than c - 1.
+    const float bend = (std::min(len * 0.12f, radius * 1.2f) + 4) *
+                       (sp.channels > 1 && a.channel > 0 ? 1 + 2.5f * float(a.channel) : 1.f);
+    a.a = Vec2{p.x + ux * (ra + 3), p.y + uy * (ra + 3)};
+    a.b = Vec2{q.x - ux * (rb + 5), q.y - uy * (rb + 5)};
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
     if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
       // The chain's wrap from the last node back to the first arcs over the
@@ -380,7 +438,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
     // Segments of one link travel one behind the other.
-    const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * 0.12f, 0.f, 1.f) : t;
+    const float gap = sp.channels > 1 ? 0.2f : 0.12f;  // channels: apart across and along
+    const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * gap, 0.f, 1.f) : t;
     a.badge = bezier(a.a, a.ctrl, a.b, tt);
     a.badge_w = bw;
     a.badge_h = bh;
@@ -413,6 +472,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
     }
   }
+  add_nccl_views(sc, ses, h, t);
   if (N > 1) add_network_loads(sc, s, N, net_in);
   if (N > 1 && !ses.measured_note().empty())
     sc.network_note = ses.measured_note() + (net_in ? "; predicted: this topology" : "");

@@ -181,6 +181,7 @@ void Session::start_run() {
   RunOptions opt;
   opt.snapshot_limit = 4096;
   opt.repeat_steps = kRepeatStepsAuto;  // step times as warm medians (lockstep)
+  opt.protocol = params_.protocol;
   if (params_.mode == Mode::free) {
     opt.mode = Mode::free;
     RunResult res = run_threads(*schedule_, inputs_, opt);
@@ -215,6 +216,7 @@ void Session::run_one() {
       RunOptions opt;
       opt.snapshot_limit = 4096;
       opt.repeat_steps = kRepeatStepsAuto;
+      opt.protocol = params_.protocol;
       run_.reset();
       run_ = std::make_unique<SteppedRun>(*schedule_, inputs_, opt);
       for (int k = 0; k <= done; ++k) run_->step();

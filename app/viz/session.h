@@ -12,6 +12,7 @@
 
 #include "app/viz/prediction.h"
 #include "app/viz/provenance.h"
+#include "core/algorithms/registry.h"
 #include "core/ir/order_verdict.h"
 #include "core/exec/executor.h"
 #include "core/record/record_io.h"
@@ -20,11 +21,12 @@ namespace microddp::viz {
 
 // Everything the controls can change. The run itself is core's
 // CollectiveSpec (sizes in ELEMENTS); the viewer's default is the seed:
-// all_reduce, ring_unchunked, 3 ranks x 3 float32 elements.
+// all_reduce, the registry's viewer_algorithm (ring_unchunked), 3 ranks x 3
+// float32 elements.
 struct RunParams {
   CollectiveSpec spec = [] {
     CollectiveSpec s;
-    s.algorithm = "ring_unchunked";
+    s.algorithm = viewer_algorithm();
     s.world_size = 3;
     s.count = 3;
     return s;
@@ -36,6 +38,10 @@ struct RunParams {
   std::string data = "iota";
   Mode mode = Mode::lockstep;
   std::string backend = "threads";
+  // How each message travels on the threads backend (core/ir/protocol.h:
+  // simple, ll, ll128; RunOptions::protocol); the topology panel shows the
+  // LL / LL128 flag words of a message turning over.
+  Protocol protocol = Protocol::simple;
   // A deliberately broken run, for lesson beats whose setup is
   // single_buffered_ring with a delay hook: the all_reduce ring with ONE
   // buffer (make_single_buffered_ring, core/algorithms/registry.h), which the
@@ -43,7 +49,8 @@ struct RunParams {
   // by up to max_delay_us (on delay_rank, -1 = all) through the lesson's
   // `corrupts` seed search (core/labs/lesson/lesson.h first_corrupting_seed):
   // seeds 1..max_seeds in order, the first whose outputs differ from the
-  // reference is shown. It applies to spec.algorithm "ring_unchunked" (the
+  // reference is shown. It applies to the algorithm whose record has a
+  // broken form (AlgorithmInfo::broken: ring_unchunked) (the
   // one-buffer ring is its broken form; any other algorithm, e.g. picked in
   // the controls, runs as itself, checked); spec.collective must then be
   // all_reduce and mode lockstep (UsageError otherwise).

@@ -237,6 +237,11 @@ std::vector<AlgorithmInfo> double_tree_algorithms() {
   a.name = "double_binary_tree";
   a.description = "NCCL's double binary tree: two trees, each carrying half the vector, pipelined in segments";
   a.layout = Layout::double_tree;
+  // Chunk t·k + j is tree t's segment j; channels renumber c·2k + (t·k + j).
+  a.layout_part = [](const CollectiveSpec& s, int chunk) {
+    const int k = std::max(s.segments, 1);
+    return chunk < 0 ? -1 : chunk % (2 * k) / k;
+  };
   a.pipelines = true;
   a.channels = true;
   a.serves.push_back({Collective::all_reduce, double_tree_all_reduce, ClosedForm{double_tree_time, double_tree_text}});

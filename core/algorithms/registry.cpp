@@ -124,6 +124,12 @@ const std::string& preferred_algorithm(Collective c) {
   return names.empty() ? none : names.front();
 }
 
+const std::string& viewer_algorithm() {
+  for (const auto& n : algorithms_for(Collective::all_reduce))
+    if (find_algorithm(n, Collective::all_reduce)->opens_viewer) return n;
+  return preferred_algorithm(Collective::all_reduce);
+}
+
 Schedule make_schedule(const CollectiveSpec& s) {
   s.validate();
   const AlgorithmInfo& a = algorithm_info(s);

@@ -8,6 +8,8 @@
 //                literature (closed_form.h: α-β-γ terms in seconds, S in
 //                bytes, with the formula text and its source)
 //   layout       how the viewer lays the ranks out (Layout below)
+//   layout_part  optional: which part of the layout (double_tree: which
+//                tree) carries a chunk, for the views' colours
 //   uses_root    its schedule depends on spec.root beyond the rooted
 //                collectives (a naive all_reduce reduces to the root)
 //   pipelines    accepts segments > 1; every other algorithm is refused a
@@ -28,6 +30,9 @@
 //                whole vector moves), not a chunk of it: the printer says
 //                "holding T{q}" instead of "chunk q"
 //   preferred    the one a UI selects first when the collective changes
+//   opens_viewer the window's opening run (the seed notes' ring_unchunked,
+//                whose one-buffer form the lessons break): a layout fact, so
+//                that app/ names no algorithm
 //   refuse       optional further refusals, called after spec.validate()
 //                and before generating; throws UsageError naming the value
 //   two_level    optional closed form on a two-level network (nodes > 1)
@@ -120,6 +125,7 @@ struct AlgorithmInfo {
   std::string broken_name;
   bool whole_input_chunks = false;
   bool preferred = false;
+  bool opens_viewer = false;
   std::function<void(const CollectiveSpec&)> refuse;
   // Optional closed form on a two-level network (spec.nodes > 1), in the
   // congestion-aware model of core/model/topology_model.h (closed_form.h).
@@ -127,6 +133,13 @@ struct AlgorithmInfo {
   // Optional closed form on a network whose switch reduces (prices.nvls is
   // set; Network::nvls of core/model/topology_model.h), one node.
   TwoLevelForm in_network;
+  // Layout hint for the views, optional: which part of the layout carries
+  // chunk `chunk` (Op::chunk, after the channel renumbering of
+  // with_channels) of a schedule made for `spec`: for Layout::double_tree
+  // the tree, 0 or 1; -1 when the chunk is in no part. The window colours
+  // each chunk by its part, so a new algorithm with parts touches no file
+  // under app/.
+  std::function<int(const CollectiveSpec& spec, int chunk)> layout_part;
 
   // The variant for collective c, or nullptr.
   const Variant* variant(Collective c) const;
@@ -154,6 +167,9 @@ Layout layout_of(const CollectiveSpec& spec);
 const std::vector<std::string>& algorithms_for(Collective c);
 // The first preferred algorithm for c, else the first listed ("" when none).
 const std::string& preferred_algorithm(Collective c);
+// The all_reduce record marked opens_viewer (ring_unchunked), else
+// preferred_algorithm(all_reduce): the window's default run.
+const std::string& viewer_algorithm();
 
 // The window's default Compare set for c: the algorithms serving c whose
 // compare_order > 0, in that order, then others in teaching order until

@@ -50,6 +50,7 @@ std::vector<AlgorithmInfo> ring_unchunked_algorithms() {
   a.description = "the seed notes' ring: the whole vector rotates n-1 steps, double-buffered; not bandwidth-optimal";
   a.layout = Layout::ring;
   a.whole_input_chunks = true;
+  a.opens_viewer = true;  // the window opens on the seed notes' 3-rank example
   a.broken_name = "single_buffered_ring";
   a.broken = make_single_buffered_ring;
   a.serves.push_back({Collective::all_reduce, [](const CollectiveSpec& s) { return ring_unchunked(s, false); },

@@ -17,6 +17,8 @@ check() {  # check EXPECTED_SUBSTRING args...
   fi
 }
 check "unknown algorithm 'bogus'" --algorithm bogus --screenshot /tmp/x.png
+check "unknown protocol 'bogus' (expected one of: simple, ll, ll128)" --protocol bogus --screenshot /tmp/x.png
+check "channels = 2: algorithm 'tree' does not run in channels" --algorithm tree --channels 2 --screenshot /tmp/x.png
 check "--ddp --ranks 17: the DDP view trains on 1..16 ranks" --ddp --ranks 17 --screenshot /tmp/x.png
 # the logging variables, as `microddp run` refuses them
 out=$(MICRODDP_DEBUG=LOUD "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?

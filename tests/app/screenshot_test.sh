@@ -27,4 +27,21 @@ for spec in "R0 send_buff [0, 1)|0 158 115" "R0 accum [0, 1)|230 159 0" "R1 inpu
     fail=1
   fi
 done
+# Issue 35's views in the real window: the switch endpoint of nvls (which
+# once crashed the window: endpoints beyond the ranks), the double binary
+# tree, LL flag words, two channels. Each must render, right size, not blank.
+i=0
+for args in "--algorithm nvls --ranks 4" "--algorithm double_binary_tree --ranks 6 --count 24 --segments 2" \
+            "--algorithm ring --ranks 4 --count 40 --protocol ll" "--algorithm ring --ranks 4 --count 16 --channels 2"; do
+  i=$((i + 1))
+  png=$dir/nccl$i.png probes=$dir/nccl$i.probes
+  rm -f "$png" "$probes"
+  # shellcheck disable=SC2086
+  if ! xvfb-run -a "$viz" --screenshot "$png" --size 1280x720 --step 1 --probes "$probes" $args; then
+    echo "microddp-viz $args: failed"
+    fail=1
+    continue
+  fi
+  "$check" "$png" "$probes" 1280 720 || fail=1
+done
 exit $fail
