@@ -350,7 +350,8 @@ int run_lesson(const Args& a) {
           const auto predicted_at = [&](int s) { return s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0; };
           for (int s = from; shown != upto && s <= upto; ++s)
             fmt::print("{}", a.full || s == upto || upto - from < kDetailedSteps
-                                 ? format_step(prep->schedule, run->trace, s, predicted_at(s), po)
+                                 ? format_step(prep->schedule, run->trace, s, predicted_at(s),
+                                               PrintOptions{po.full, b.setup.algorithm != prep->spec.algorithm})
                                  : format_step_line(prep->schedule, run->trace, s, predicted_at(s)));
           if (b.at.kind == Target::Kind::end) {
             fmt::print("outputs:\n{}", format_outputs(prep->schedule, run->outputs, po));

@@ -142,6 +142,7 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
   out += "\n";
   const AlgorithmInfo* info = find_algorithm(s.spec.algorithm, s.spec.collective);
   const bool whole_inputs = info && info->whole_input_chunks;
+  const bool broken = o.broken;  // the ops below shadow `o`
   for (int r = 0; r < n; ++r) {
     const auto& ops = s.steps[step].ranks[r];
     const std::string me = endpoint_name(s, r);
@@ -169,7 +170,7 @@ std::string format_step(const Schedule& s, const Trace& t, int step, double pred
       const int st = storage_of(static_cast<int>(i));
       // Algorithms that move whole tensors: say whose input is travelling (T_q).
       const std::string chunk = o.chunk < 0      ? ""
-                                : whole_inputs ? fmt::format(" holding T{}", o.chunk)
+                                : whole_inputs ? (broken ? " meant for T" : " holding T") + std::to_string(o.chunk)
                                                : fmt::format(" chunk {}", o.chunk);
       const std::string seg = (o.channel >= 0 ? fmt::format(" ch {}", o.channel) : "") +
                               (o.segment >= 0 ? fmt::format(" seg {}", o.segment) : "");

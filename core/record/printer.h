@@ -15,6 +15,10 @@ namespace microddp {
 // view never floods the screen unless asked to (`--full`).
 struct PrintOptions {
   bool full = false;
+  // The schedule is a broken form run anyway (lesson 02's single-buffered
+  // ring): a transfer's T_q is what the schedule means to move, not what
+  // the buffer holds once a send is overwritten, so it prints "meant for T2".
+  bool broken = false;
 };
 constexpr size_t kValuesWidth = 72;
 constexpr size_t kEdgeValues = 3;

@@ -459,6 +459,10 @@ expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: 
 # rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
 expect 0 "ring                  30        6e-05   0.00503316   0.00509316            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+# lesson 02's single-buffered ring run anyway: a transfer's T_q is what the schedule means, not what the overwritten buffer holds
+LESSON02="$(cd "$(dirname "$0")/../../lessons" && pwd)/02-ring-double-buffering.yaml"
+expect 0 "  R0 ← R2  recv into send_buff meant for T2 [0, 3)  3 elements, 12 B" -- lesson "$LESSON02" --non-interactive
+expect 0 "  R0 ← R2  recv into recv_buff (B) holding T2 [0, 3)  3 elements, 12 B" -- lesson "$LESSON02" --non-interactive
 # Issue 38: every numeric option bounded and named, refused before any output.
 refuse() {  # refuse <the error line, or its start> -- args: exit 2, nothing on stdout, one line on stderr
   local want="$1"; shift 2
