@@ -258,6 +258,8 @@ class ThreadsTransport final : public Transport {
                [&] { return fmt::format("rank {} to receive its message", plan_.dst[msg]); }, rank, spin_ns_);
     return s.done_ns;
   }
+  // simple: arrived() hands out the sender's own buffer, valid until consumed()
+  bool direct_reads() const override { return protocol_ == Protocol::simple; }
   void barrier(int rank) override { barrier_.arrive_and_wait(rank, abort_); }
   template <typename F>
   void barrier(int rank, F&& f) { barrier_.arrive_and_wait(rank, abort_, f); }
