@@ -97,4 +97,8 @@ inline void check_world_size(const char* fn, int world_size) {
   }
 }
 
+// After a reduction into dst (n elements): the test_corrupt_reduce fault
+// (kernels.h), counted once per reduce() or reduce_many() call.
+void after_reduce(DType t, void* dst, int64_t n);
+
 }  // namespace microddp::kernel_impl

@@ -282,13 +282,23 @@ void maybe_corrupt(void* dst) {
 }
 }  // namespace
 
+}  // namespace kernels
+
+// reduce() and reduce_many() count as one call each.
+void kernel_impl::after_reduce(DType t, void* dst, int64_t n) {
+  if (n > 0 && is_floating(t) && kernels::g_corrupt_skip.load(std::memory_order_relaxed) >= 0)
+    kernels::maybe_corrupt(dst);
+}
+
+namespace kernels {
+
 static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n);
 
 void test_corrupt_reduce(int skip) { g_corrupt_skip.store(skip < 0 ? -1 : skip, std::memory_order_relaxed); }
 
 void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
   reduce_impl(t, op, dst, src, n);
-  if (n > 0 && is_floating(t) && g_corrupt_skip.load(std::memory_order_relaxed) >= 0) maybe_corrupt(dst);
+  kernel_impl::after_reduce(t, dst, n);
 }
 
 static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {

@@ -151,7 +151,7 @@ void fold_op(DType t, void* dst, const void* const* src, int k, int64_t n) {
 
 }  // namespace
 
-void reduce_many(DType t, ReduceOp op, void* dst, const void* const* srcs, int k, int64_t n) {
+static void reduce_many_impl(DType t, ReduceOp op, void* dst, const void* const* srcs, int k, int64_t n) {
   check_dtype("reduce_many", t);
   check_op("reduce_many", op);
   if (k < 1 || k > kReduceManyMax)
@@ -191,6 +191,11 @@ void reduce_many(DType t, ReduceOp op, void* dst, const void* const* srcs, int k
     case ReduceOp::min: return fold_op<OpMin>(t, dst, srcs, k, n);
     case ReduceOp::max: return fold_op<OpMax>(t, dst, srcs, k, n);
   }
+}
+
+void reduce_many(DType t, ReduceOp op, void* dst, const void* const* srcs, int k, int64_t n) {
+  reduce_many_impl(t, op, dst, srcs, k, n);
+  if (k > 1) after_reduce(t, dst, n);
 }
 
 }  // namespace kernels
