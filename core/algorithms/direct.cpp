@@ -20,11 +20,17 @@
 // every rank reduces every slot; distributed_naive_reduce: each rank reduces
 // its slice, then all ranks gather the slices).
 //
-// Where the accumulation lives: the output, except on an in-place rank
-// other than 0, whose output IS its own contribution, still to be folded in
-// after rank 0's: that rank folds into accum and copies the result out.
-// Peers' copies arrive in scratch, one slot per peer (slot q-1 for peer q;
-// rank 0's copy goes straight into the accumulator).
+// Where the accumulation lives: the output, so that rank r's whole fold is
+// one run of ops into one range: out = x0 (a recv from rank 0, or rank 0's
+// own copy), then out ⊕= x1, x2, ... (a recv_reduce from each peer, a local
+// reduce of its own input at position r). On the threads backend that run
+// executes as ONE pass, out = x0 ⊕ x1 ⊕ ... read straight out of the
+// peers' inputs (kernels::reduce_many; RankProgram fuses a fold of direct
+// reads), with no staging copy; elsewhere op by op, the same bits. Every
+// rank posts its sends before its fold, so a peer's read never waits behind
+// the reader's own fold. In place, a rank's output IS its input, which its
+// peers are still reading: the fold goes into accum and is copied out once
+// the peers' reads are done.
 #include <functional>
 
 #include "core/algorithms/common.h"
@@ -34,40 +40,27 @@ using namespace detail;
 
 namespace {
 
-// Rank r's n contributions to the range [off, off+len) of the vector:
-// rank q's part is read directly from q's buffer `peer_buf` at peer_off(q)
-// (q != r), r's own from its input. Two passes, because a rank's fold may
-// overwrite its input (in place) only after every peer's read of it is
-// posted (a reduce waits for the posted sends that read what it writes):
-// read() posts the direct reads, fold() reduces in rank order.
-struct Direct {
+// Rank r's n contributions to [off, off+len): rank q's part read directly
+// from q's input at the same offset (one_shot: the whole vector; two_shot:
+// block r), r's own from its input. label(q): the chunk label of q's part.
+struct Fold {
   ScheduleBuilder& b;
   int64_t off, len;
-  Buf peer_buf;
-  std::function<int64_t(int)> peer_off;
-  std::function<int(int q, int r)> label;  // chunk label of q's part on rank r
+  std::function<int(int q)> label;
 
-  BufRange acc(int r) const {
-    return b.spec().in_place && r != 0 ? BufRange{Buf::accum, 0} : BufRange{Buf::output, off};
-  }
-  void read(int r) {
-    const int n = b.spec().world_size;
-    if (acc(r).buf == Buf::accum) b.need(r, Buf::accum, len);
-    b.need(r, Buf::scratch, (n - 1) * len);
-    for (int q = 0; q < n; ++q) {
-      if (q == r) continue;
-      const BufRange dst = q == 0 ? acc(r) : BufRange{Buf::scratch, (q - 1) * len};
-      b.transfer(q, r, {peer_buf, peer_off(q)}, dst, len, label(q, r));
-    }
-  }
-  // out = ((x0 ⊕ x1) ⊕ x2) ... in rank order; rank 0's part arrived in acc.
+  BufRange acc() const { return b.spec().in_place ? BufRange{Buf::accum, 0} : BufRange{Buf::output, off}; }
+  // out = ((x0 ⊕ x1) ⊕ x2) ... in rank order.
   void fold(int r) {
     const int n = b.spec().world_size;
-    if (r == 0) copy_unless_same(b, r, {Buf::input, off}, acc(r), len, label(0, r));
-    for (int q = 1; q < n; ++q)
-      b.reduce(r, q == r ? BufRange{Buf::input, off} : BufRange{Buf::scratch, (q - 1) * len}, acc(r), len,
-               label(q, r));
-    if (acc(r).buf == Buf::accum) b.copy(r, acc(r), {Buf::output, off}, len, label(r, r));
+    const BufRange a = acc();
+    if (a.buf == Buf::accum) b.need(r, Buf::accum, len);
+    if (r == 0) b.copy(r, {Buf::input, off}, a, len, label(0));
+    else b.recv(r, 0, a, len, label(0));
+    for (int q = 1; q < n; ++q) {
+      if (q == r) b.reduce(r, {Buf::input, off}, a, len, label(q));
+      else b.recv_reduce(r, q, a, len, label(q));
+    }
+    if (a.buf == Buf::accum) b.copy(r, a, {Buf::output, off}, len, label(r));
   }
 };
 
@@ -80,9 +73,11 @@ Schedule one_shot(const CollectiveSpec& s) {
     return b.finish();
   }
   b.step("one-shot");
-  Direct d{b, 0, s.count, Buf::input, [](int) { return int64_t{0}; }, [](int q, int) { return q; }};
-  for (int r = 0; r < n; ++r) d.read(r);
-  for (int r = 0; r < n; ++r) d.fold(r);
+  for (int r = 0; r < n; ++r) {
+    for (int q = 0; q < n; ++q)
+      if (q != r) b.send(r, q, {Buf::input, 0}, s.count, r);
+    Fold{b, 0, s.count, [](int q) { return q; }}.fold(r);
+  }
   return b.finish();
 }
 
@@ -96,12 +91,11 @@ Schedule two_shot(const CollectiveSpec& s) {
     return b.finish();
   }
   b.step("reduce-scatter");
-  std::vector<Direct> blocks;
-  for (int r = 0; r < n; ++r)
-    blocks.push_back(Direct{b, ch.off[r], ch.len(r), Buf::input, [off = ch.off[r]](int) { return off; },
-                            [](int, int r_) { return r_; }});
-  for (int r = 0; r < n; ++r) blocks[r].read(r);
-  for (int r = 0; r < n; ++r) blocks[r].fold(r);
+  for (int r = 0; r < n; ++r) {
+    for (int q = 0; q < n; ++q)
+      if (q != r) b.send(r, q, {Buf::input, ch.off[q]}, ch.len(q), q);
+    Fold{b, ch.off[r], ch.len(r), [r](int) { return r; }}.fold(r);
+  }
   b.step("all-gather");
   for (int r = 0; r < n; ++r)
     for (int q = 0; q < n; ++q)

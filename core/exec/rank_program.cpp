@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "core/ir/checker.h"
 
 namespace microddp {
@@ -103,6 +105,10 @@ RankMemory make_rank_memory(const Schedule& s, int rank) {
   return m;
 }
 
+static bool overlaps(int storage, int64_t off, int64_t len, int s2, int64_t off2, int64_t len2) {
+  return storage == s2 && len > 0 && len2 > 0 && off < off2 + len2 && off2 < off + len;
+}
+
 RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, RankMemory& mem, Transport& t,
                          const RunOptions& opt, Trace* trace)
     : s_(s), plan_(plan), rank_(rank), mem_(mem), t_(t), opt_(opt), trace_(trace),
@@ -112,6 +118,8 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
   for (const auto& st : s.steps) max_ops = std::max(max_ops, st.ranks[rank].size());
   sends_.reserve(max_ops);
   recvs_.reserve(max_ops);
+  fold_srcs_.reserve(max_ops + 1);
+  if (t_.direct_reads()) find_folds();
   if (trace_ && opt_.record) {
     auto& ev = trace_->events[rank];
     ev.clear();
@@ -143,6 +151,102 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
   }
 }
 
+void RankProgram::find_folds() {
+  const auto folds_into = [](const Op& a, const Op& b) {
+    return (b.kind == OpKind::reduce || b.kind == OpKind::recv_reduce) && b.dst.buf == a.dst.buf &&
+           b.dst.offset == a.dst.offset && b.len == a.len;
+  };
+  // The sender of message m posts it before any local op of its step.
+  const auto posted_first = [&](int step, int64_t m) {
+    const int from = plan_.src[m];
+    const auto& ops = s_.steps[step].ranks[from];
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (plan_.msg[step][from][i] == m) return true;
+      if (ops[i].kind == OpKind::copy || ops[i].kind == OpKind::reduce) return false;
+    }
+    return false;
+  };
+  fold_end_.resize(s_.num_steps());
+  for (int st = 0; st < s_.num_steps(); ++st) {
+    const auto& ops = s_.steps[st].ranks[rank_];
+    fold_end_[st].assign(ops.size(), 0);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op& a = ops[i];
+      if (a.kind == OpKind::send || a.kind == OpKind::swap || a.len <= 0) continue;
+      size_t j = i + 1;
+      while (j < ops.size() && j - i < static_cast<size_t>(kernels::kReduceManyMax) && folds_into(a, ops[j])) ++j;
+      bool messages = false, ok = j - i >= 2;
+      for (size_t k = i; k < j && ok; ++k)
+        if (is_comm(ops[k].kind)) {
+          messages = true;
+          ok = posted_first(st, plan_.msg[st][rank_][k]);
+        }
+      if (ok && messages) fold_end_[st][i] = j;
+    }
+  }
+}
+
+// Ops [first, end) of `step`, a fold (find_folds): false, having done
+// nothing, when a local source overlaps the destination (run op by op).
+bool RankProgram::run_fold(int step, size_t first, size_t end) {
+  const auto& ops = s_.steps[step].ranks[rank_];
+  const auto& ids = plan_.msg[step][rank_];
+  const Op& a = ops[first];
+  const auto& dv = views_[static_cast<int>(a.dst.buf)];
+  const int64_t d_off = dv.offset + a.dst.offset, len = a.len;
+  for (size_t k = first; k < end; ++k)
+    if (ops[k].kind == OpKind::copy || ops[k].kind == OpKind::reduce) {
+      const auto& sv = views_[static_cast<int>(ops[k].src.buf)];
+      if (overlaps(sv.storage, sv.offset + ops[k].src.offset, len, dv.storage, d_off, len)) return false;
+    }
+  const bool rec = trace_ && opt_.record;
+  const int64_t begin = rec ? t_.now_ns() : 0;
+  // As a local op: the earlier recvs into D or into a local source land
+  // first (in the order posted), the sends out of D finish first.
+  size_t last = 0;
+  for (size_t k = 0; k < recvs_.size(); ++k) {
+    if (recvs_[k].done) continue;
+    bool hit = overlaps(recvs_[k].storage, recvs_[k].off, recvs_[k].len, dv.storage, d_off, len);
+    for (size_t q = first; q < end && !hit; ++q)
+      if (ops[q].kind == OpKind::copy || ops[q].kind == OpKind::reduce) {
+        const auto& sv = views_[static_cast<int>(ops[q].src.buf)];
+        hit = overlaps(recvs_[k].storage, recvs_[k].off, recvs_[k].len, sv.storage, sv.offset + ops[q].src.offset, len);
+      }
+    if (hit) last = k + 1;
+  }
+  for (size_t k = 0; k < last; ++k) complete_recv(recvs_[k]);
+  for (auto& p : sends_)
+    if (!p.done && overlaps(p.storage, p.off, p.len, dv.storage, d_off, len)) wait_send(p);
+  std::byte* dst = mem_.ptr(dv, a.dst.offset, esize_);
+  const int64_t bytes = len * static_cast<int64_t>(esize_);
+  for (size_t k = first; k < end; ++k)
+    if (is_comm(ops[k].kind)) t_.post_recv(rank_, ids[k], dst, bytes, ops[k].kind == OpKind::recv_reduce);
+  fold_srcs_.clear();
+  if (a.kind == OpKind::reduce || a.kind == OpKind::recv_reduce) fold_srcs_.push_back(dst);  // D comes first
+  for (size_t k = first; k < end; ++k) {
+    if (is_comm(ops[k].kind)) {
+      const void* p = t_.arrived(rank_, ids[k]);
+      if (!p) throw std::logic_error("a transport with direct_reads() landed a message itself");
+      fold_srcs_.push_back(p);
+    } else {
+      fold_srcs_.push_back(mem_.ptr(views_[static_cast<int>(ops[k].src.buf)], ops[k].src.offset, esize_));
+    }
+  }
+  kernels::reduce_many(s_.spec.dtype, s_.spec.op, dst, fold_srcs_.data(), static_cast<int>(fold_srcs_.size()), len);
+  for (size_t k = first; k < end; ++k)
+    if (is_comm(ops[k].kind)) t_.consumed(rank_, ids[k]);
+  if (rec) {
+    const int64_t done = t_.now_ns();
+    for (size_t k = first; k < end; ++k) {
+      Event& e = event_at(step, static_cast<int>(k));
+      e.begin_ns = begin;
+      e.end_ns = done;
+      e.storage = dv.storage;
+    }
+  }
+  return true;
+}
+
 void RankProgram::reset_views() { views_ = mem_.layout.view; }
 
 Event& RankProgram::event_at(int step, int op_index) {
@@ -168,10 +272,6 @@ void RankProgram::wait_send(PendingOp& p) {
   if (p.event >= 0) trace_->events[rank_][p.event].end_ns = t;
 }
 
-static bool overlaps(int storage, int64_t off, int64_t len, int s2, int64_t off2, int64_t len2) {
-  return storage == s2 && len > 0 && len2 > 0 && off < off2 + len2 && off2 < off + len;
-}
-
 void RankProgram::run_step(int step) {
   const bool rec = trace_ && opt_.record;
   const auto& ops = s_.steps[step].ranks[rank_];
@@ -181,6 +281,10 @@ void RankProgram::run_step(int step) {
   RankStepRecord* srec = rec ? &trace_->steps[step][rank_] : nullptr;
   if (srec) srec->begin_ns = t_.now_ns();
   for (size_t i = 0; i < ops.size(); ++i) {
+    if (!fold_end_.empty() && fold_end_[step][i] && run_fold(step, i, fold_end_[step][i])) {
+      i = fold_end_[step][i] - 1;
+      continue;
+    }
     const Op& o = ops[i];
     const int ev = rec ? event_index_[step][i] : -1;
     if (ev >= 0) trace_->events[rank_][ev].begin_ns = t_.now_ns();

@@ -35,6 +35,11 @@ class Transport {
   // Every rank meets here (lockstep mode).
   virtual void barrier(int rank) = 0;
   virtual int64_t now_ns() const = 0;
+  // True when arrived() returns a pointer into the sender's own memory that
+  // stays valid until consumed(), for any number of messages at once (the
+  // threads backend's simple protocol): RankProgram then runs a fold of
+  // direct reads as one pass (see RankProgram::run_step).
+  virtual bool direct_reads() const { return false; }
 };
 
 // Memory of one endpoint (rank or switch): one block per storage of its RankLayout.
@@ -83,6 +88,17 @@ Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& bac
 // that taking a snapshot allocates nothing.
 void alloc_snapshots(Trace& t, const Schedule& s, const RankLayout& layout, int rank);
 
+// Folds of direct reads: on a transport with direct_reads(), a run of ops
+// of one step into the same elements D (same buffer, offset and length),
+//   copy / recv into D (or a reduce / recv_reduce: D's value comes first),
+//   then reduce / recv_reduce into D, ...
+// with at least one message among them, whose every message's send is
+// posted by its sender before any local op of that step (so the sender
+// waits for nothing of this step before posting it), runs as ONE pass:
+// D = x0 ⊕ x1 ⊕ ... read straight out of the peers' memory
+// (kernels::reduce_many), the bits of the op-by-op execution. one_shot and
+// two_shot's folds (core/algorithms/direct.cpp) are such runs. A fold whose
+// local source overlaps D runs op by op.
 class RankProgram {
  public:
   RankProgram(const Schedule& s, const MessagePlan& plan, int rank, RankMemory& mem, Transport& t,
@@ -112,6 +128,8 @@ class RankProgram {
   };
   void complete_recv(PendingOp& p);
   void wait_send(PendingOp& p);
+  void find_folds();
+  bool run_fold(int step, size_t first, size_t end);
   Event& event_at(int step, int op_index);
 
   const Schedule& s_;
@@ -125,6 +143,10 @@ class RankProgram {
   std::array<RankLayout::View, kNumBufs> views_;
   std::vector<PendingOp> sends_, recvs_;
   std::vector<std::vector<int>> event_index_;  // [step][op] -> index into trace events[rank]
+  // [step][op]: the end of the fold that starts at this op (see run_step),
+  // 0 when none starts here; empty unless the transport has direct_reads().
+  std::vector<std::vector<size_t>> fold_end_;
+  std::vector<const void*> fold_srcs_;  // run_fold's sources, reserved once
 };
 
 }  // namespace microddp

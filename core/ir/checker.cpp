@@ -251,7 +251,7 @@ class Checker {
     std::vector<std::vector<RankLayout::View>> views(e_);
     for (int r = 0; r < e_; ++r) views[r].assign(layout_[r].view.begin(), layout_[r].view.end());
 
-    auto try_complete = [&](int r, size_t i) -> bool {
+    auto complete_one = [&](int r, size_t i) -> bool {
       Pending& p = recvs[r][i];
       if (p.done) return true;
       const auto& q = link_sends[p.peer][r];
@@ -266,6 +266,15 @@ class Checker {
       for (int x = 0; x < e_; ++x) knows_[r][x] = knows_[r][x] || snd.knows[x];
       p.done = snd.done = true;
       return true;
+    };
+    // A recv-reduce completes only after the earlier plain recvs into its
+    // elements (the receiver completes its recvs in the order posted).
+    auto try_complete = [&](int r, size_t i) -> bool {
+      if (recvs[r][i].reduce && !recvs[r][i].done)
+        for (int j : recv_index[r].overlapping(recvs[r], recvs[r][i].storage, recvs[r][i].off, recvs[r][i].len))
+          if (static_cast<size_t>(j) < i && !recvs[r][j].reduce && !complete_one(r, static_cast<size_t>(j)))
+            return false;
+      return complete_one(r, i);
     };
     // A local op waits for the pending recvs that write what it reads or
     // writes, and for the pending sends that read what it writes.
@@ -319,10 +328,12 @@ class Checker {
                 fail(step, r, oi, fmt::format("receives into {}[{}, {}) while a send from those elements is still in "
                                               "flight (the buffer is reused too early: double-buffer it)",
                                               name(o.dst.buf), o.dst.offset, o.dst.offset + o.len));
-            // Two recv-reduces into the same elements are fine: the receiver
-            // applies them one after the other, in the order posted.
-            for (int i : recv_index[r].overlapping(recvs[r], g.storage, g.off, o.len))
-              if (!(recvs[r][i].reduce && o.kind == OpKind::recv_reduce))
+            // A recv-reduce into elements that an earlier recv or recv-reduce
+            // still in flight writes is fine: the receiver completes its
+            // recvs in the order posted, so it lands (or reduces) the earlier
+            // one first (one_shot's fold: out = x0, then out ⊕= x1, ...).
+            // A plain recv behind any of them would overwrite: refused.
+            if (o.kind != OpKind::recv_reduce && !recv_index[r].overlapping(recvs[r], g.storage, g.off, o.len).empty())
                 fail(step, r, oi, fmt::format("two receives in flight into {}[{}, {})", name(o.dst.buf),
                                               o.dst.offset, o.dst.offset + o.len));
             recv_ordinal[r].push_back(link_recv_count[o.peer][r]++);

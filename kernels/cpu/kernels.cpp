@@ -1,13 +1,13 @@
 // microddp CPU kernels: implementation of kernels/cpu/kernels.h.
 //
-// Layout of this file:
-//  1. names and argument checks (every misuse throws std::invalid_argument
-//     naming the bad dtype / op / value);
-//  2. branch-free float16 / bfloat16 <-> float32 conversions (software, so
-//     they behave the same on every host and GCC can vectorise them);
-//  3. the element-wise operations, one small struct per ReduceOp;
-//  4. the loops, dispatched on (dtype, op) once per call, never per element;
-//  5. the public entry points, then load_double / store_double.
+// Layout (kernels/cpu):
+//  1. checks.h: names and argument checks (every misuse throws
+//     std::invalid_argument naming the bad dtype / op / value);
+//  2. element_ops.h: branch-free float16 / bfloat16 <-> float32 conversions
+//     (software, so they behave the same on every host and GCC can vectorise
+//     them), and the element-wise operations, one small struct per ReduceOp;
+//  3. this file: the loops, dispatched on (dtype, op) once per call, never
+//     per element; the public entry points, then load_double / store_double.
 //
 // Numeric rules (see the header; tests/kernels/test_kernels.cpp asserts them):
 //  - float16 / bfloat16: widen both operands to float32, compute once, round
@@ -28,6 +28,9 @@
 // (which would be undefined behaviour and trips UBSan).
 #include "kernels/cpu/kernels.h"
 
+#include "kernels/cpu/checks.h"
+#include "kernels/cpu/element_ops.h"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -42,257 +45,7 @@
 
 namespace microddp {
 namespace {
-
-// ---------------------------------------------------------------------------
-// 1. Names and checks
-// ---------------------------------------------------------------------------
-
-const char* dtype_name_or_null(DType t) {
-  switch (t) {
-    case DType::int32: return "int32";
-    case DType::int64: return "int64";
-    case DType::float16: return "float16";
-    case DType::bfloat16: return "bfloat16";
-    case DType::float32: return "float32";
-    case DType::float64: return "float64";
-  }
-  return nullptr;
-}
-
-const char* op_name_or_null(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::prod: return "prod";
-    case ReduceOp::min: return "min";
-    case ReduceOp::max: return "max";
-    case ReduceOp::avg: return "avg";
-  }
-  return nullptr;
-}
-
-// "int32", or "<invalid dtype 9>" for a value outside the enum.
-std::string dtype_label(DType t) {
-  if (const char* n = dtype_name_or_null(t)) return n;
-  return "<invalid dtype " + std::to_string(static_cast<unsigned>(t)) + ">";
-}
-
-void check_dtype(const char* fn, DType t) {
-  if (!dtype_name_or_null(t)) {
-    throw std::invalid_argument(std::string(fn) + ": invalid dtype value " +
-                                std::to_string(static_cast<unsigned>(t)));
-  }
-}
-
-void check_op(const char* fn, ReduceOp op) {
-  if (!op_name_or_null(op)) {
-    throw std::invalid_argument(std::string(fn) + ": invalid reduce op value " +
-                                std::to_string(static_cast<unsigned>(op)));
-  }
-}
-
-// n must be >= 0 and n * 8 bytes must not overflow; non-empty arrays need
-// non-null pointers.
-void check_count(const char* fn, int64_t n) {
-  if (n < 0) {
-    throw std::invalid_argument(std::string(fn) + ": element count " + std::to_string(n) +
-                                " is negative");
-  }
-  if (n > std::numeric_limits<int64_t>::max() / 8) {
-    throw std::invalid_argument(std::string(fn) + ": element count " + std::to_string(n) +
-                                " is too large");
-  }
-}
-
-void check_ptr(const char* fn, const char* what, const void* p, int64_t n) {
-  if (n > 0 && p == nullptr) {
-    throw std::invalid_argument(std::string(fn) + ": " + what + " is null with " +
-                                std::to_string(n) + " elements");
-  }
-}
-
-// dst and src may be equal but must not otherwise overlap.
-void check_no_partial_overlap(const char* fn, const void* dst, const void* src, int64_t bytes) {
-  if (dst == src || bytes == 0) return;
-  const auto d = reinterpret_cast<uintptr_t>(dst);
-  const auto s = reinterpret_cast<uintptr_t>(src);
-  const auto b = static_cast<uintptr_t>(bytes);
-  if (d < s + b && s < d + b) {
-    throw std::invalid_argument(std::string(fn) +
-                                ": dst and src overlap without being the same array");
-  }
-}
-
-void check_world_size(const char* fn, int world_size) {
-  if (world_size < 1) {
-    throw std::invalid_argument(std::string(fn) + ": world_size " + std::to_string(world_size) +
-                                " must be at least 1");
-  }
-}
-
-// ---------------------------------------------------------------------------
-// 2. float16 / bfloat16 conversions, branch-free (selects only) so that the
-//    reduction loops vectorise. Technique after F. Giesen's "half <-> float"
-//    notes; every boundary is covered exhaustively by the tests.
-// ---------------------------------------------------------------------------
-
-template <class To, class From>
-inline To bits(From x) { return std::bit_cast<To>(x); }
-
-// All ones when c, else zero. The conversions below select with masks, not
-// "?:", on purpose: GCC turns a "?:" whose arms contain a float operation
-// into a branch (the operation might trap, under the default
-// -ftrapping-math), and a branch stops the vectoriser.
-inline uint32_t mask(bool c) { return 0u - static_cast<uint32_t>(c); }
-
-inline float h2f(uint16_t h) {
-  const uint32_t hu = h;
-  const uint32_t sign = (hu & 0x8000u) << 16;
-  const uint32_t em = (hu & 0x7fffu) << 13;  // exponent and mantissa, float position
-  const uint32_t exp = em & 0x0f800000u;     // the half exponent field, shifted
-  // Normal: rebias the exponent (15 -> 127).
-  const uint32_t normal = em + ((127u - 15u) << 23);
-  // Subnormal or zero: m * 2^-24, computed exactly as (2^-14 * (1 + m/1024)) - 2^-14.
-  const uint32_t sub =
-      bits<uint32_t>(bits<float>(em + (113u << 23)) - bits<float>(113u << 23));
-  // Inf / NaN: all-ones exponent, payload kept; a NaN gets the quiet bit.
-  const uint32_t mant = em & 0x007fffffu;
-  const uint32_t infnan = 0x7f800000u | mant | (mask(mant != 0) & 0x00400000u);
-  const uint32_t is_infnan = mask(exp == 0x0f800000u);
-  const uint32_t is_sub = mask(exp == 0);
-  const uint32_t out = (infnan & is_infnan) | (sub & is_sub) | (normal & ~(is_infnan | is_sub));
-  return bits<float>(out | sign);
-}
-
-inline uint16_t f2h(float f) {
-  const uint32_t x0 = bits<uint32_t>(f);
-  const uint32_t sign = (x0 >> 16) & 0x8000u;
-  const uint32_t x = x0 & 0x7fffffffu;
-  // |f| >= 65536, inf or NaN: inf (0x7c00), or a quiet NaN keeping the top
-  // payload bits.
-  const uint32_t infnan = 0x7c00u | (mask(x > 0x7f800000u) & (0x0200u | ((x >> 13) & 0x3ffu)));
-  // |f| < 2^-14: the result is subnormal or zero. Adding 0.5f puts the half
-  // subnormal's unit (2^-24) in the float's last mantissa bit, so the FPU's
-  // own round-to-nearest-even does the rounding (up to 0x400, the smallest
-  // normal, which is right).
-  const uint32_t sub = bits<uint32_t>(bits<float>(x) + 0.5f) - 0x3f000000u;
-  // Normal range: rebias (127 -> 15) and round to nearest even on bit 13.
-  // 65520 <= |f| < 65536 carries into the exponent and gives 0x7c00 (inf).
-  const uint32_t normal = (x - ((127u - 15u) << 23) + 0xfffu + ((x >> 13) & 1u)) >> 13;
-  const uint32_t big = mask(x >= 0x47800000u);
-  const uint32_t small = mask(x < 0x38800000u);
-  const uint32_t out = (infnan & big) | (sub & small) | (normal & ~(big | small));
-  return static_cast<uint16_t>(out | sign);
-}
-
-inline float bf2f(uint16_t b) {
-  const uint32_t x = static_cast<uint32_t>(b) << 16;
-  const bool nan = (x & 0x7fffffffu) > 0x7f800000u;
-  return bits<float>(nan ? (x | 0x00400000u) : x);
-}
-
-inline uint16_t f2bf(float f) {
-  const uint32_t x = bits<uint32_t>(f);
-  // Round to nearest even on bit 16; overflow carries into inf correctly.
-  const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
-  const uint32_t nan = (x >> 16) | 0x0040u;
-  return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-}
-
-// ---------------------------------------------------------------------------
-// 3. Element-wise operations. For floats, "a == a" is false only for NaN.
-// ---------------------------------------------------------------------------
-
-struct OpSum {
-  template <class T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));  // wraps, C++20 defined
-    } else {
-      return a + b;
-    }
-  }
-};
-
-// avg's sum. Every contribution was scaled by 1/n first, so every exact
-// partial sum of finite inputs is at most the largest finite value; only
-// rounding (half an ulp per hop, in the dtype) can push one past it. The
-// mean of finite values always fits, so such a rounding overflow saturates at
-// the largest finite value instead of becoming an infinity. Infinite or NaN
-// operands stay what IEEE makes them. The check runs on the rounded result
-// (Conv::narrow), which is where float16 / bfloat16 overflow.
-template <class Conv, class S>
-S avg_sum(S da, S sb) {
-  const auto a = Conv::widen(da);
-  const auto b = Conv::widen(sb);
-  using C = decltype(a);
-  const S r = Conv::narrow(static_cast<C>(a + b));
-  const C w = Conv::widen(r);
-  const bool overflowed = std::isinf(w) & std::isfinite(a) & std::isfinite(b);
-  if (!overflowed) return r;
-  const S big = Conv::narrow(static_cast<C>(Conv::max_finite()));
-  const S neg = Conv::narrow(static_cast<C>(-Conv::max_finite()));
-  return w > 0 ? big : neg;
-}
-
-struct OpProd {
-  template <class T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-    } else {
-      return a * b;
-    }
-  }
-};
-
-struct OpMin {
-  template <class T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      // Take src when dst is not NaN and src is not >= dst (src smaller, or
-      // NaN). "&", not "&&": both compares always run, so there is no branch.
-      const bool take = (a == a) & !(b >= a);
-      return take ? b : a;
-    } else {
-      return b < a ? b : a;
-    }
-  }
-};
-
-struct OpMax {
-  template <class T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      const bool take = (a == a) & !(b <= a);
-      return take ? b : a;
-    } else {
-      return b > a ? b : a;
-    }
-  }
-};
-
-// Storage type S, compute type C. For half / bfloat16 these widen, apply and
-// round once; for the others they are the identity.
-struct Native {
-  template <class T> static T widen(T x) { return x; }
-  template <class T> static T narrow(T x) { return x; }
-};
-template <class T>
-struct NativeOf : Native {
-  static T max_finite() { return std::numeric_limits<T>::max(); }
-};
-struct Half {
-  static float widen(uint16_t x) { return h2f(x); }
-  static uint16_t narrow(float x) { return f2h(x); }
-  static float max_finite() { return 65504.0f; }
-};
-struct BFloat {
-  static float widen(uint16_t x) { return bf2f(x); }
-  static uint16_t narrow(float x) { return f2bf(x); }
-  static float max_finite() { return 3.3895313892515355e38f; }  // 0x7F7F
-};
+using namespace kernel_impl;
 
 // ---------------------------------------------------------------------------
 // 4. Loops
@@ -529,13 +282,23 @@ void maybe_corrupt(void* dst) {
 }
 }  // namespace
 
+}  // namespace kernels
+
+// reduce() and reduce_many() count as one call each.
+void kernel_impl::after_reduce(DType t, void* dst, int64_t n) {
+  if (n > 0 && is_floating(t) && kernels::g_corrupt_skip.load(std::memory_order_relaxed) >= 0)
+    kernels::maybe_corrupt(dst);
+}
+
+namespace kernels {
+
 static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n);
 
 void test_corrupt_reduce(int skip) { g_corrupt_skip.store(skip < 0 ? -1 : skip, std::memory_order_relaxed); }
 
 void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {
   reduce_impl(t, op, dst, src, n);
-  if (n > 0 && is_floating(t) && g_corrupt_skip.load(std::memory_order_relaxed) >= 0) maybe_corrupt(dst);
+  kernel_impl::after_reduce(t, dst, n);
 }
 
 static void reduce_impl(DType t, ReduceOp op, void* dst, const void* src, int64_t n) {

@@ -47,6 +47,23 @@ namespace kernels {
 // otherwise overlap.
 void reduce(DType t, ReduceOp op, void* dst, const void* src, int64_t n);
 
+// The fold of k sources in one pass: for i in [0, n),
+//   dst[i] = (((srcs[0][i] OP srcs[1][i]) OP srcs[2][i]) ... OP srcs[k-1][i])
+// with every hop rounded to the dtype as reduce() rounds it, so the bits are
+// exactly those of copy(dst, srcs[0]) followed by reduce(dst, srcs[j]) for
+// j = 1 .. k-1; but each source element is read once and each dst element
+// written once (one-shot all-reduce: core/algorithms/direct.cpp); a NaN
+// result of sum / prod / avg is NaN there too, its payload as the compiled
+// loop's operand order gives it (IEEE leaves it open). k = 1 is
+// a copy. dst may be srcs[0] itself (then dst's values are the first
+// operand) and must not overlap any other source; sources may overlap each
+// other. Throws std::invalid_argument for k outside [1, kReduceManyMax], a
+// null srcs or source with elements, or dst overlapping a source other than
+// as srcs[0]. With k > 1 it counts as one reduce() call for
+// test_corrupt_reduce (the fault lands in dst's element 0).
+inline constexpr int kReduceManyMax = 256;
+void reduce_many(DType t, ReduceOp op, void* dst, const void* const* srcs, int k, int64_t n);
+
 // dst[i] = src[i]. Overlap allowed (memmove semantics).
 void copy(DType t, void* dst, const void* src, int64_t n);
 
@@ -62,8 +79,8 @@ void finish_avg(DType t, void* dst, int64_t n, int world_size);
 
 // TEST ONLY: a deliberate fault, so that tests can prove the bit-exact
 // verdict catches a wrong kernel (tests/core/ir/test_order_verdict.cpp).
-// After `skip` further reduce() calls on a floating dtype with at least one
-// element, the next such call flips the lowest significand bit of its
+// After `skip` further reduce() (or reduce_many(), k > 1) calls on a
+// floating dtype with at least one element, the next such call flips the lowest significand bit of its
 // result's element 0 (one unit in the last place: the result rounded the
 // wrong way) and the fault disarms itself. skip < 0 disarms it. Unarmed (the
 // default) it costs one relaxed atomic load per reduce() call and nothing per

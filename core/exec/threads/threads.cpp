@@ -4,7 +4,10 @@
 //  - simple: a send publishes a pointer to the sender's buffer; the receiver
 //    copies (or reduces) straight from it and then marks the send complete,
 //    so the sender may not touch those elements before that moment: exactly
-//    the rule that makes double buffering necessary.
+//    the rule that makes double buffering necessary. Because the pointer
+//    stays valid until consumed, any number of messages can be read at
+//    once (direct_reads): a rank's one_shot / two_shot fold then runs as
+//    one pass over its peers' buffers (RankProgram, kernels::reduce_many).
 //  - ll, ll128: the sender stores the message into a buffer on the
 //    receiver's side (one per message, allocated before the run from the
 //    schedule's sizes) in the protocol's line format (protocol_lines.h), and
@@ -258,6 +261,8 @@ class ThreadsTransport final : public Transport {
                [&] { return fmt::format("rank {} to receive its message", plan_.dst[msg]); }, rank, spin_ns_);
     return s.done_ns;
   }
+  // simple: arrived() hands out the sender's own buffer, valid until consumed()
+  bool direct_reads() const override { return protocol_ == Protocol::simple; }
   void barrier(int rank) override { barrier_.arrive_and_wait(rank, abort_); }
   template <typename F>
   void barrier(int rank, F&& f) { barrier_.arrive_and_wait(rank, abort_, f); }

@@ -104,4 +104,19 @@ TEST_SUITE("checker") {
     e.steps[0].ranks[0][1].len = 99;
     CHECK_THROWS_WITH_AS(check_schedule(e), doctest::Contains("outside the buffer"), ScheduleError);
   }
+
+  TEST_CASE("a recv-reduce may follow a recv into the same elements (one_shot's fold); a recv may not") {
+    // one_shot n = 3, rank 2: out = x0 (recv from 0), out ⊕= x1 (recv_reduce
+    // from 1) while the recv is still in flight, then its own x2.
+    Schedule s = make_schedule(spec(Collective::all_reduce, "one_shot", 3, 4));
+    auto& ops = s.steps[0].ranks[2];
+    REQUIRE(ops.size() == 5);
+    REQUIRE(ops[2].kind == OpKind::recv);
+    REQUIRE(ops[3].kind == OpKind::recv_reduce);
+    CHECK_NOTHROW(check_schedule(s));
+    // The other way round, the plain recv would overwrite x1: refused.
+    std::swap(ops[2], ops[3]);
+    CHECK_THROWS_WITH_AS(check_schedule(s), doctest::Contains("two receives in flight into output[0, 4)"),
+                         ScheduleError);
+  }
 }
