@@ -54,6 +54,8 @@ std::string real_size_prediction(const Beat& b, const Schedule& real, const Pred
       }
       if (!has(sources, s)) sources.push_back(s);
     }
+  if (sources.empty())
+    if (const auto l = beat_links(b)) sources.push_back(*l);  // a nic_bytes-only beat: its links
   if (sources.empty()) sources.push_back(source);
   std::string out;
   for (const PredictionSource& s : sources) {
@@ -68,6 +70,25 @@ std::string real_size_prediction(const Beat& b, const Schedule& real, const Pred
 }
 
 }  // namespace
+
+std::optional<PredictionSource> beat_links(const Beat& b) {
+  for (const Check& c : b.checks) {
+    const check::Links* l = nullptr;
+    std::string preset;
+    if (const auto* p = std::get_if<check::Predicted>(&c.claim)) l = &p->links, preset = p->preset;
+    if (const auto* r = std::get_if<check::Ratio>(&c.claim)) l = &r->links, preset = r->preset;
+    if (const auto* f = std::get_if<check::Faster>(&c.claim)) l = &f->links, preset = f->preset;
+    if (const auto* n = std::get_if<check::NicBytes>(&c.claim)) l = &n->links, preset = n->preset;
+    if (!l || l->inter.empty()) continue;
+    PredictionSource s;
+    s.kind = PredictionSource::Kind::topology;
+    s.intra = l->intra.empty() ? preset : l->intra;
+    s.inter = l->inter;
+    s.nics_per_node = l->nics_per_node;
+    return s;
+  }
+  return std::nullopt;
+}
 
 std::string beat_preset(const Beat& b) {
   for (const Check& c : b.checks) {
@@ -143,6 +164,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   BeatTarget t;
   t.view = b.view;
   t.preset = beat_preset(b);
+  t.links = beat_links(b);
   std::vector<std::string> notes;
   if (!p.runnable && s.counts.empty()) {
     // The same ranks and algorithm on a small vector, so the panels show the

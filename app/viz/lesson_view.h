@@ -49,6 +49,7 @@ struct BeatTarget {
   lesson::BeatView view; // what the window shows (lesson.h)
   DdpParams ddp;         // view ddp: the DDP view's parameters (ddp_params(beat.ddp))
   std::string preset;    // beat_preset(beat): the window predicts with it on this beat, or ""
+  std::optional<PredictionSource> links;  // beat_links(beat): its two-level links, or none
   // A stand-in's note quotes the α-β prediction at the real size: that text
   // (a part of `note`) and its totals in seconds, so that the window can
   // hold it back while a question asks for it (LessonView::withholds).
@@ -61,6 +62,13 @@ struct BeatTarget {
 // "" when none names one. On such a beat the window predicts with that
 // preset, so the compare cards, the predicted lines and the checks agree.
 std::string beat_preset(const lesson::Beat& b);
+
+// The two-level links (intra, inter, NICs per node) of the beat's first
+// topology check (`predicted`, `ratio`, `faster` or `nic_bytes` with an
+// `inter:`), as a topology PredictionSource; none when no check names one.
+// On such a beat the window predicts on those links (lesson 12's 8 NICs per
+// node), as the checks do.
+std::optional<PredictionSource> beat_links(const lesson::Beat& b);
 
 // Does the number `x` give away the numeric answer `v` (tolerance `tol`,
 // 0: within 0.5 %)? Also true when x / s or x * s matches for a scale s

@@ -312,6 +312,10 @@ void lesson_sync(App& app) {
     vs.source.preset = t.preset;
     vs.source_follows_nodes = false;
     L.lesson_source = vs.source;
+  } else if (t.links && vs.source_follows_nodes) {  // two link classes: the checks' intra, inter and NICs
+    vs.source = *t.links;
+    vs.source_follows_nodes = false;
+    L.lesson_source = vs.source;
   }
   // The prediction at the real size is what a question may ask for (lesson
   // 05 beat 1: "compute T"): held back until it is answered.

@@ -91,7 +91,7 @@ predict)
     "the command run is not shown"
   has "$work/out" "^all_reduce, 4 ranks, 4194304 B; 2 node\(s\) x 2 rank\(s\), 1 NIC\(s\) per node;" "not the lab's topology"
   # Two intra steps (1 us, 10 GB/s) and two inter steps (50 us, 12.5 MB/s).
-  has "$work/out" "^hierarchical +4 +0.000202 +0.335964 +0.336166 " "hierarchical's steps or prediction"
+  has "$work/out" "^hierarchical +4 +0.2020 +335.9638 +336.1658 " "hierarchical's steps or prediction"
   echo "PASS: predict priced the lab's 2 x 2 topology on its shaped NIC, without a lab"
   ;;
 run | doctor | bench | calibrate)
