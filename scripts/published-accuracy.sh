@@ -9,17 +9,24 @@
 set -euo pipefail
 BIN=${1:-build/release/app/microddp}
 D=$(dirname "$0")/../tests/data/nccl-tests
-printf '%-28s %-10s %s\n' "published table" "system" "median |error| (all rows; per size range)"
-while read -r file system; do
+# The targets, per range: a range with no rows is "-".
+verdict() {  # verdict <summary line> <range> <limit %>
+  local pct
+  pct=$(grep -oE "$2: [0-9.]+%" <<<"$1" | grep -oE '[0-9.]+' | tail -1)
+  if [ -z "$pct" ]; then echo "-"; elif awk -v p="$pct" -v l="$3" 'BEGIN{exit !(p <= l)}'; then echo "met"; else echo "missed"; fi
+}
+printf '%-28s %-10s %-7s %-7s %-7s %s\n' "published table" "system" "<=4KiB" "<=1MiB" ">=512M" "median |error| (all rows; per size range); network"
+while IFS='|' read -r file system network; do
   line=$("$BIN" predict --nccl-system "$system" -c all_reduce --against "$D/$file" | grep '^median |error|')
-  printf '%-28s %-10s %s\n' "$file" "$system" "${line#median |error|: }"
+  printf '%-28s %-10s %-7s %-7s %-7s %s; %s\n' "$file" "$system" "$(verdict "$line" '<= 4 KiB' 50)" \
+    "$(verdict "$line" '4 KiB..1 MiB' 50)" "$(verdict "$line" '>= 512 MiB' 25)" "${line#median |error|: }" "$network"
 done <<'TABLES'
-a100-1x8-allreduce.txt dgx-a100
-a100-2x8-allreduce.txt dgx-a100
-h100-2x8-allreduce.txt dgx-h100
-h100-2x8-ib-allreduce.txt dgx-h100
-h100-2x8-b-allreduce.txt dgx-h100
-h100-8x8-allreduce.txt dgx-h100
-h200-2x8-allreduce.txt hgx-h200
+a100-1x8-allreduce.txt|dgx-a100|one node, NVLink (OCI BM.GPU4.8)
+a100-2x8-allreduce.txt|dgx-a100|RoCE v2, 16 RDMA ports per node (the tuner assumes InfiniBand)
+h100-2x8-allreduce.txt|dgx-h100|network not stated (its 8-byte floor, 123-136 us, is twice the ib table's 68.5)
+h100-2x8-ib-allreduce.txt|dgx-h100|8 x CX-7 400 Gb/s InfiniBand per node
+h100-2x8-b-allreduce.txt|dgx-h100|network not stated
+h100-8x8-allreduce.txt|dgx-h100|network not stated
+h200-2x8-allreduce.txt|hgx-h200|OCI H200 RDMA fabric
 TABLES
 echo "(gh200-2x4 has 4 GPUs per node: no named system matches it; a100-1x8-sendrecv: the tuner has no send/recv)"
