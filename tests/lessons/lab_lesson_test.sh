@@ -12,16 +12,8 @@ set -euo pipefail
 microddp=$1 lesson=$2
 fail() { echo "FAIL: $*"; exit 1; }
 
-command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
-for t in ip tc unshare nsenter; do command -v $t >/dev/null || { echo "SKIP: no $t (iproute2/util-linux)"; exit 77; }; done
-userns=()
-[[ $(id -u) == 0 ]] || userns=(--map-root-user)
-if ! probe=$(unshare ${userns[@]+"${userns[@]}"} --net --pid --fork --mount --uts sh -c \
-  'ip link add mddpT0 type veth peer name mddpT1 && ip link add mddpTb type bridge &&
-   tc qdisc add dev mddpT0 root tbf rate 1mbit burst 64k latency 50ms' 2>&1); then
-  echo "SKIP: cannot create namespaces, veths, a bridge or a tbf qdisc here: $probe"
-  exit 77
-fi
+# shellcheck source=../cluster/lab_skip.sh
+. "$(dirname "$0")/../cluster/lab_skip.sh"
 
 out=$(mktemp "${TMPDIR:-/tmp}/mddp-lab-lesson.XXXXXX")
 trap 'rm -f "$out"' EXIT

@@ -42,6 +42,9 @@ Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string
 Check read_lab_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const LabRequest& lab,
                      const std::map<std::string, LabRequest>& runs);
 
+// n[key], or a LessonError at n: "a 'KIND' check needs 'KEY'".
+YAML::Node need(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const char* key);
+
 // The NCCL checks of a collective beat (checks_nccl.cpp): their parsers and
 // evaluators (no run needed).
 check::NcclChoice read_nccl_choice(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);

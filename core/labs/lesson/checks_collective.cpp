@@ -22,12 +22,13 @@ namespace microddp::lesson::checks {
 
 using namespace yaml;
 
-namespace {
-
 YAML::Node need(const Ctx& c, const YAML::Node& n, const std::string& kind, const char* key) {
   if (!n[key]) c.fail(n, fmt::format("a '{}' check needs '{}'", kind, key));
   return n[key];
 }
+
+namespace {
+
 
 // The beat's run, made when the first check needs it.
 struct BeatRun {

@@ -22,11 +22,6 @@ using namespace yaml;
 
 namespace {
 
-YAML::Node need(const Ctx& c, const YAML::Node& n, const std::string& kind, const char* key) {
-  if (!n[key]) c.fail(n, fmt::format("a '{}' check needs '{}'", kind, key));
-  return n[key];
-}
-
 std::string table_path(const Ctx& c, const YAML::Node& n) {
   const std::string f = str(c, n, "file");
   const std::filesystem::path p(f);
@@ -62,25 +57,12 @@ nccl::SystemDesc system_for(const Ctx& c, const YAML::Node& name_node, const YAM
 
 // "8", "64K", "4M", "1G" (powers of 1024), at least 1 B and below 2^40.
 int64_t size_of(const Ctx& c, const YAML::Node& n) {
-  std::string t = str(c, n, "bytes");
-  const std::string text = t;
-  int64_t scale = 1;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G')) {
-    scale = t.back() == 'K' ? 1024 : t.back() == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
-    t.pop_back();
-  }
-  int64_t b = -1;
-  try {
-    size_t used = 0;
-    b = std::stoll(t, &used);
-    if (used != t.size()) b = -1;
-  } catch (const std::exception&) {
-    b = -1;
-  }
-  if (b < 1 || b > (int64_t{1} << 40) / scale)
+  const std::string text = str(c, n, "bytes");
+  const int64_t b = bytes_with_unit(text);
+  if (b < 1)
     c.fail(n, fmt::format("'bytes' must be a size from 1 B below 1 TiB (8, 64K, 4M, 1G; powers of 1024); got '{}'",
                           text));
-  return b * scale;
+  return b;
 }
 
 const std::vector<std::string> kRanges = {"<= 4 KiB", "4 KiB..1 MiB", "1 MiB..512 MiB", ">= 512 MiB", "all"};

@@ -152,26 +152,6 @@ void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
     o.fault_ranks = {o.ranks - 1};
 }
 
-// "4096", "4K", "64M" (K, M = powers of 1024, as bench's -b) in bytes; -1
-// when it is not a positive whole number of bytes below 2^40.
-int64_t bytes_with_unit(std::string t) {
-  int64_t scale = 1;
-  if (!t.empty() && (t.back() == 'K' || t.back() == 'M')) {
-    scale = t.back() == 'K' ? 1024 : 1024 * 1024;
-    t.pop_back();
-  }
-  int64_t b = -1;
-  try {
-    size_t used = 0;
-    b = std::stoll(t, &used);
-    if (used != t.size()) b = -1;
-  } catch (const std::exception&) {
-    b = -1;
-  }
-  if (b < 1 || b > (int64_t{1} << 40) / scale) return -1;
-  return b * scale;
-}
-
 // A lab beat's request. Bounds keep a lab beat to seconds on a small
 // machine (every rank is a process; bench runs iters + 1 all-reduces).
 void read_lab(const Ctx& c, const YAML::Node& n, LabRequest& q) {

@@ -219,5 +219,25 @@ std::string one_of(const Ctx& c, const YAML::Node& n, const std::string& key, co
 
 const std::vector<std::string> kBufNames = {"input", "output", "send_buff", "recv_buff", "accum", "scratch"};
 
+
+int64_t bytes_with_unit(std::string t) {
+  int64_t scale = 1;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G')) {
+    scale = t.back() == 'K' ? 1024 : t.back() == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
+    t.pop_back();
+  }
+  int64_t b = -1;
+  try {
+    size_t used = 0;
+    b = std::stoll(t, &used);
+    if (used != t.size()) b = -1;
+  } catch (const std::exception&) {
+    b = -1;
+  }
+  if (b < 1 || b > (int64_t{1} << 40) / scale) return -1;
+  return b * scale;
+}
+
 }  // namespace yaml
+
 }  // namespace microddp::lesson

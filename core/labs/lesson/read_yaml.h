@@ -69,6 +69,10 @@ YAML::Node seq(const Ctx& c, const YAML::Node& n, const std::string& key);
 // A scalar that is one of `ok`.
 std::string one_of(const Ctx& c, const YAML::Node& n, const std::string& key, const std::vector<std::string>& ok);
 
+// "4096", "4K", "64M", "1G" (K, M, G = powers of 1024, as bench's -b) in
+// bytes; -1 when it is not a positive whole number of bytes below 2^40.
+int64_t bytes_with_unit(std::string t);
+
 // The buffer names a check or a highlight may use.
 extern const std::vector<std::string> kBufNames;
 
