@@ -227,6 +227,9 @@ std::function<int()> setup_predict(CLI::App* sub) {
                          a.min_bytes, a.max_bytes, factor, {}, {}};
     in.against = a.against;
     in.collective_given = sub->count("--collective") > 0;
+    in.dtype = a.dtype;
+    in.min_given = sub->count("--minbytes") > 0;
+    in.root = a.root;
     in.json = a.json;
     std::vector<const char*> other_models = {"--preset", "--alpha", "--bandwidth", "--gamma", "--profile", "--sweep",
                                              "--nodes", "--nics-per-node", "--intra", "--inter", "--segments",

@@ -62,7 +62,9 @@ void explain(const Choice& c) {
                proto_label(x.proto), x.latency_us, x.latency_terms, x.bus_bw, x.alg_bw, x.correction, x.channels,
                x.time_us, static_cast<int>(i) == c.chosen ? "  <- chosen" : "");
   }
-  fmt::print("(time = latency + bytes / (1000 x algbw x corr) us, algbw and busbw in GB/s; the lowest time is "
+  fmt::print("(time = latency + bytes / (1000 x algbw x corr) us, bytes = nccl-tests' size (all_gather and "
+             "reduce_scatter: the whole buffer; NCCL's line above prints one rank's share), algbw and busbw in GB/s; "
+             "the lowest time is "
              "chosen, as NCCL's topoGetAlgoInfo does; max ch: the tuner's channel limit at this size, the line above "
              "gives the channels the call is dealt over)\n");
 }
@@ -91,6 +93,12 @@ void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a) {
                       "), per size or at --bytes, in NCCL's INFO line shape");
 }
 
+std::string nccl_system_names() {
+  std::string s;
+  for (const SystemDesc& d : system_presets()) s += (s.empty() ? "" : ", ") + d.name;
+  return s;
+}
+
 bool nccl_system_known(const std::string& name) {
   for (const SystemDesc& d : system_presets())
     if (d.name == name) return true;
@@ -107,6 +115,10 @@ int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   SystemDesc s = system_preset(a.system);
   if (in.ranks_given) s = with_ranks(s, in.ranks);
   const Collective c = parse_collective(in.collective);
+  const DType dt = parse_dtype(in.dtype);
+  const int ranks = s.nodes * s.gpus_per_node;
+  if (in.root < 0 || in.root >= ranks)
+    throw UsageError(fmt::format("root {} is out of range for world size {}", in.root, ranks));
   const Graphs g = derive_graphs(s);
   if (in.bytes_given) {
     const Choice ch = tune(s, c, parse_size(in.bytes));
@@ -116,15 +128,27 @@ int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
     explain(ch);
     return 0;
   }
-  const int64_t lo = parse_size(in.min_bytes), hi = parse_size(in.max_bytes);
+  int64_t lo = parse_size(in.min_bytes);
+  const int64_t hi = parse_size(in.max_bytes);
+  // The least step is one element per rank the size counts (all_gather and
+  // reduce_scatter: n of them): a default -b below it starts there, a given
+  // one is refused naming it.
+  const int64_t unit = size_unit_bytes(c, dt, ranks);
+  if (lo < unit && lo > 0) {
+    if (in.min_given)
+      throw UsageError(fmt::format("-b {}: {} on {} ranks needs at least {} B (one {} per rank)", in.min_bytes,
+                                   name(c), ranks, unit, name(dt)));
+    lo = unit;
+  }
   if (lo <= 0 || lo > hi)
     throw UsageError(fmt::format("-b {} must be positive and not above -e {}", in.min_bytes, in.max_bytes));
   // The sizes as predict --table and bench make them (core/model/sweep.h):
-  // distinct, at least a byte apart, at most 1000.
+  // distinct, at least one element apart, at most 1000.
   SweepRange range;
   range.min_bytes = lo;
   range.max_bytes = hi;
   range.factor = in.factor;
+  range.unit_bytes = unit;
   std::vector<Choice> rows;  // every size priced before printing: a bad one prints nothing
   for (const int64_t b : sweep_sizes(range)) rows.push_back(tune(s, c, b));
   header(s, g);

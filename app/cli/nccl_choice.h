@@ -39,10 +39,15 @@ struct NcclPredictInputs {
   // row's size (the file gives the collective, ranks and nodes).
   std::string against;
   bool collective_given = false, json = false;
+  std::string dtype = "float32";  // the element type: the table's least step (one element per rank)
+  bool min_given = false;         // -b given (else a table starts at one element per rank)
+  int root = 0;                   // --root, checked against the system's ranks
 };
 
 // True when `name` is one of the tuner's named systems (dgx-a100, dgx-h100, ...).
 bool nccl_system_known(const std::string& name);
+// The tuner's system names, "dgx-a100, dgx-a100-2node, ...".
+std::string nccl_system_names();
 
 // Prints NCCL's choice per size (-b..-e by -f), or at --bytes with every
 // candidate's terms; MICRODDP_DEBUG=INFO logs the same lines (subsystem

@@ -324,8 +324,14 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
   std::vector<std::string> algs;
   for (const auto& alg : algorithms_for(c))
     if (a.algorithm == "all" || alg == a.algorithm || alg == "ring" || alg == "tree" || alg == "naive" ||
-        (net && net->topo.nodes > 1 && alg == "hierarchical"))
+        (net && net->topo.nodes > 1 && alg == "hierarchical")) {
+      // --segments / --channels: only the algorithms that take them (the
+      // others would refuse halfway through the table).
+      if (a.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
+      if (a.channels > 1 && !find_algorithm(alg, c)->channels) continue;
       algs.push_back(alg);
+    }
+  if (algs.empty()) make_schedule(make_spec(a, a.algorithm, 0));  // names why (unknown, no channels, ...)
   std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::printf("%14s", "size (B)");

@@ -51,6 +51,16 @@ Network network(const Args& a) {
             for (const NamedNetwork& x : network_presets()) list += (list.empty() ? "" : ", ") + x.name;
             return list;
           }()));
+    if (!per_port)
+      throw UsageError(fmt::format("unknown topology '{}' (the per-port model's: {}; the NCCL-shaped tuner's, for "
+                                   "--algorithm auto and --table: {})",
+                                   a.topology, [] {
+                                     std::string list;
+                                     for (const NamedNetwork& x : network_presets())
+                                       list += (list.empty() ? "" : ", ") + x.name;
+                                     return list;
+                                   }(),
+                                   nccl_system_names()));
     const NamedNetwork& nn = network_preset(a.topology);
     net.name = nn.name;
     if (nodes == 0) {

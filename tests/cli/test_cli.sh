@@ -463,6 +463,14 @@ expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels
 LESSON02="$(cd "$(dirname "$0")/../../lessons" && pwd)/02-ring-double-buffering.yaml"
 expect 0 "  R0 ← R2  recv into send_buff meant for T2 [0, 3)  3 elements, 12 B" -- lesson "$LESSON02" --non-interactive
 expect 0 "  R0 ← R2  recv into recv_buff (B) holding T2 [0, 3)  3 elements, 12 B" -- lesson "$LESSON02" --non-interactive
+# the tuner's path reads the options it shares with the textbook one (review findings)
+expect 2 "error: unknown dtype 'bogus'" -- predict --topology dgx-h100 -a auto --bytes 1M --dtype bogus
+expect 2 "error: root 99 is out of range for world size 8" -- predict --topology dgx-h100 -a auto -c broadcast --root 99 --bytes 1M
+expect 0 "AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}" -- predict --nccl-system dgx-h100-2node -c all_gather
+expect 2 "error: -b 8: all_gather on 16 ranks needs at least 64 B (one float32 per rank)" -- predict --nccl-system dgx-h100-2node -c all_gather -b 8
+expect 2 "error: unknown topology 'bogus' (the per-port model's: dgx-h100, pcie-box, lab; the NCCL-shaped tuner's, for --algorithm auto and --table: dgx-a100," -- predict --topology bogus -a ring
+expect 0 "      size (B)               ring
+       1048576            213.823" -- predict --topology dgx-h100 --ranks 16 -a ring --channels 8 --sweep --from 1M --to 4M
 # Issue 38: every numeric option bounded and named, refused before any output.
 refuse() {  # refuse <the error line, or its start> -- args: exit 2, nothing on stdout, one line on stderr
   local want="$1"; shift 2

@@ -45,6 +45,10 @@ Check read_lab_check(const yaml::Ctx& c, const YAML::Node& n, const std::string&
 // n[key], or a LessonError at n: "a 'KIND' check needs 'KEY'".
 YAML::Node need(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const char* key);
 
+// A number above 0 (a time, a tolerance, a percentage), or a LessonError at
+// n: 0 or less could never pass, so it is refused while the lesson loads.
+double positive(const yaml::Ctx& c, const YAML::Node& n, const std::string& key);
+
 // The NCCL checks of a collective beat (checks_nccl.cpp): their parsers and
 // evaluators (no run needed).
 check::NcclChoice read_nccl_choice(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);

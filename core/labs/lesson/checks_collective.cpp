@@ -292,7 +292,7 @@ check::Predicted read_predicted(const Ctx& c, const YAML::Node& n, const Setup& 
   only_keys(c, n, "a predicted check", {"check", "preset", "intra", "inter", "nics_per_node", "seconds", "rel_tol"});
   k.preset = str(c, need(c, n, "predicted", "preset"), "preset");
   k.seconds = number(c, need(c, n, "predicted", "seconds"), "seconds");
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   k.links = read_links(c, n, "predicted", s);
   return k;
@@ -323,7 +323,7 @@ check::Ratio read_ratio(const Ctx& c, const YAML::Node& n, const Setup& s) {
   if (k.other_preset.empty() && k.other_algorithm.empty())
     c.fail(n, "a ratio check needs 'over_preset' or 'over_algorithm' (what to divide by)");
   k.ratio = number(c, need(c, n, "ratio", "equals"), "equals");
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   known_preset(c, n, k.other_preset);
   k.links = read_links(c, n, "ratio", s);
@@ -381,7 +381,7 @@ check::NicBytes read_nic_bytes(const Ctx& c, const YAML::Node& n, const Setup& s
   (void)need(c, n, "nic_bytes", "inter");  // NICs exist only on the two-level model
   if (n["algorithm"]) k.algorithm = str(c, n["algorithm"], "algorithm");
   k.bytes = number(c, need(c, n, "nic_bytes", "equals"), "equals");
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   k.links = read_links(c, n, "nic_bytes", s);
   return k;

@@ -290,7 +290,7 @@ CheckResult eval(const check::SameParams& k, DdpRuns& runs) {
 check::Loss read_loss(const Ctx& c, const YAML::Node& n) {
   check::Loss k;
   only_keys(c, n, "a loss check", {"check", "rel_tol"});
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   return k;
 }
 

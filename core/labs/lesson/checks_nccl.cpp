@@ -20,6 +20,14 @@ namespace microddp::lesson::checks {
 
 using namespace yaml;
 
+// A number above 0 (a time, a tolerance, a percentage): 0 or less could
+// never pass, so it is refused while the lesson loads.
+double positive(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  const double v = number(c, n, key);
+  if (!(v > 0)) c.fail(n, fmt::format("'{}' must be above 0; got {}", key, n.Scalar()));
+  return v;
+}
+
 namespace {
 
 std::string table_path(const Ctx& c, const YAML::Node& n) {
@@ -65,6 +73,7 @@ int64_t size_of(const Ctx& c, const YAML::Node& n) {
   return b;
 }
 
+
 const std::vector<std::string> kRanges = {"<= 4 KiB", "4 KiB..1 MiB", "1 MiB..512 MiB", ">= 512 MiB", "all"};
 
 }  // namespace
@@ -82,8 +91,11 @@ check::NcclChoice read_nccl_choice(const Ctx& c, const YAML::Node& n, const Setu
   k.collective = parse_collective(s.collective);
   k.algorithm = one_of(c, need(c, n, "nccl_choice", "algorithm"), "algorithm", {"RING", "TREE", "NVLS", "NVLS_TREE"});
   k.protocol = one_of(c, need(c, n, "nccl_choice", "protocol"), "protocol", {"LL", "LL128", "SIMPLE"});
-  if (n["time_us"]) k.time_us = number(c, n["time_us"], "time_us");
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  if (n["time_us"]) k.time_us = positive(c, n["time_us"], "time_us");
+  if (n["rel_tol"]) {
+    if (!n["time_us"]) c.fail(n["rel_tol"], "'rel_tol' is the tolerance of 'time_us': give 'time_us' or leave it out");
+    k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
+  }
   try {
     (void)nccl::tune(nccl::with_ranks(nccl::system_preset(k.system), k.ranks), k.collective, k.bytes);
   } catch (const std::exception& e) {
@@ -121,8 +133,12 @@ check::PublishedTime read_published_time(const Ctx& c, const YAML::Node& n, cons
     return row.bytes == k.bytes && row.out_of_place.present;
   });
   if (!has) c.fail(n["bytes"], fmt::format("{} has no out-of-place row of {} B", k.path, k.bytes));
-  k.time_us = number(c, need(c, n, "published_time", "time_us"), "time_us");
-  if (n["rel_tol"]) k.rel_tol = number(c, n["rel_tol"], "rel_tol");
+  for (const NcclTestsRow& row : t.rows)  // a 0.00 µs row is no measurement (predict --against drops it too)
+    if (row.bytes == k.bytes && row.out_of_place.present && !(row.out_of_place.time_us > 0))
+      c.fail(n["bytes"], fmt::format("{}'s out-of-place time at {} B is {}: no measurement to check", k.path, k.bytes,
+                                     row.out_of_place.time_us));
+  k.time_us = positive(c, need(c, n, "published_time", "time_us"), "time_us");
+  if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   return k;
 }
 
@@ -147,12 +163,15 @@ check::PublishedError read_published_error(const Ctx& c, const YAML::Node& n, co
   k.collective = parse_collective(s.collective);
   only_keys(c, n, "a published_error check", {"check", "file", "system", "range", "below_pct"});
   if (n["range"]) k.range = one_of(c, n["range"], "range", kRanges);
-  k.below_pct = number(c, need(c, n, "published_error", "below_pct"), "below_pct");
+  k.below_pct = positive(c, need(c, n, "published_error", "below_pct"), "below_pct");
   k.path = table_path(c, need(c, n, "published_error", "file"));
   const NcclTestsTable t = read_table(c, n["file"], k.path, k.collective);
   if (t.world_size() < 2) c.fail(n["file"], fmt::format("{} prints no rank lines: its world size is unknown", k.path));
   k.system = str(c, need(c, n, "published_error", "system"), "system");
-  (void)system_for(c, n["system"], n["file"], k.system, t.world_size());
+  const nccl::SystemDesc sys = system_for(c, n["system"], n["file"], k.system, t.world_size());
+  if (t.nodes() > 1 && t.nodes() != sys.nodes)  // as predict --nccl-system --against refuses it
+    c.fail(n["system"], fmt::format("{} has its {} ranks on {} nodes; NCCL system {} puts {} GPUs on a node ({} nodes)",
+                                    k.path, t.world_size(), t.nodes(), sys.name, sys.gpus_per_node, sys.nodes));
   return k;
 }
 
