@@ -129,7 +129,8 @@ LabPlan plan_lab_job(const LabShape& lab, const std::vector<std::string>& comman
   };
 
   if (sub == "predict") {
-    for (const char* opt : {"--topology", "--preset", "--alpha", "--bandwidth", "--intra", "--inter"})
+    for (const char* opt : {"--topology", "--preset", "--alpha", "--bandwidth", "--intra", "--inter", "--nccl-system",
+                            "--against"})
       if (given(opt))
         throw UsageError(fmt::format("cluster: predict {} names other links; inside the lab predict prices the lab's "
                                      "own (its profile or shaped NICs): drop {}, or run `microddp predict {} ...` "

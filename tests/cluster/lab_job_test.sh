@@ -80,6 +80,7 @@ refused)
   expect2 "run: The following argument was not expected: --bogus" "${l22[@]}" run --bogus
   expect2 "run: Could not convert: --ranks = three" "${l22[@]}" run --ranks three
   expect2 "predict --preset names other links" "${l22[@]}" predict --preset nvlink
+  expect2 "predict --nccl-system names other links" "${l22[@]}" predict --nccl-system dgx-h100 --bytes 1M
   echo "PASS: every refusal exits 2 before any lab, naming the value and the reason"
   ;;
 predict)
