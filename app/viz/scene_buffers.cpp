@@ -49,7 +49,12 @@ bool is_wrong(double got, double want, double bound) {
 }
 
 std::string banner_of(const BrokenRun& b) {
-  if (b.corrupted) return fmt::format("single-buffered ring, send delays seed {}: corrupted", b.seed);
+  // The seed fixes the delays, not the race: the threads really run, so which
+  // element goes wrong can differ from run to run (and from the terminal's).
+  if (b.corrupted)
+    return fmt::format("single-buffered ring, send delays seed {}: corrupted (a real race: the values differ from run "
+                       "to run)",
+                       b.seed);
   return fmt::format("single-buffered ring, send delays seed {}: came out right this time (none of {} seeds corrupted)",
                      b.seed, b.tries);
 }
