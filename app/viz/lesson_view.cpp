@@ -299,7 +299,8 @@ LessonView::LessonView(Lesson l)
       answers_(lesson_.beats.size()),
       pending_(lesson_.beats.size()),
       results_(lesson_.beats.size()),
-      errors_(lesson_.beats.size()) {
+      errors_(lesson_.beats.size()),
+      hang_runs_(lesson_.beats.size()) {
   if (lesson_.beats.empty()) throw UsageError(fmt::format("{}: the lesson has no beats", lesson_.file));
 }
 
@@ -330,9 +331,6 @@ bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const 
          (h.buffers.empty() || has(h.buffers, buffer));
 }
 
-namespace {
-// The numbers of an answer: a numeric question's value, or every number in
-// the right choice's text ("[8, 10, 12]" gives 8, 10, 12).
 std::vector<double> answer_numbers(const lesson::Question& q) {
   if (q.choices.empty()) return {q.value};
   if (q.answer < 1 || q.answer > static_cast<int>(q.choices.size())) return {};
@@ -351,7 +349,6 @@ std::vector<double> answer_numbers(const lesson::Question& q) {
   }
   return out;
 }
-}  // namespace
 
 bool LessonView::question_about_buffers() const {
   const auto& b = current();
@@ -437,6 +434,8 @@ bool LessonView::checks_skipped_by_env() {
 
 void LessonView::start_checks() {
   const size_t b = static_cast<size_t>(beat_);
+  const bool hang = current().kind == Beat::Kind::hang;  // one run: the hang view's and the checks'
+  if (hang && !hang_runs_[b].valid()) hang_runs_[b] = start_hang_run(current().hang);
   if (pending_[b].valid() || results_[b] || !errors_[b].empty()) return;
   if (checks_skipped_by_env() && !current().checks.empty()) {
     errors_[b] = "skipped (MICRODDP_VIZ_SKIP_CHECKS is set)";
@@ -446,7 +445,10 @@ void LessonView::start_checks() {
     results_[b].emplace();
     return;
   }
-  pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
+  if (hang)
+    pending_[b] = std::async(std::launch::async, [beat = current(), run = hang_runs_[b]] { return evaluate(beat, *run.get()); });
+  else
+    pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
 }
 
 void LessonView::collect(size_t b) {
@@ -467,6 +469,7 @@ void LessonView::wait_checks() {
   start_checks();
   const size_t b = static_cast<size_t>(beat_);
   if (pending_[b].valid()) collect(b);
+  if (hang_runs_[b].valid()) hang_runs_[b].wait();
 }
 
 const std::vector<CheckResult>* LessonView::results() const {

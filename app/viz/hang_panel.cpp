@@ -1,0 +1,179 @@
+// The hang view's panel: draws the HangScene of the open lesson's hang beat
+// (hang_view.h) in the buffers panel's place. Per rank a bordered row: its
+// label, the step's track (#0, #1, #2, end) coloured by the flight
+// recorder's states with the deciding barrier as a bar across every row,
+// where the rank stands at that barrier, a bar of the time it waited
+// against the timeout, and its last flight-recorder entries; the verdict
+// below. Text shrinks to fit the rows, not below 14 px.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/hang_view.h"
+#include "app/viz/panels.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+namespace {
+
+Rgba call_color(HangCall c) {
+  switch (c) {
+    case HangCall::completed: return from_hex(0x009E73);  // bluish green
+    case HangCall::failed: return error_color();
+    case HangCall::started: return from_hex(assets::kPredicted);
+    case HangCall::not_reached: break;
+  }
+  return empty_color();
+}
+
+const char* call_word(HangCall c) {
+  switch (c) {
+    case HangCall::completed: return "done";
+    case HangCall::failed: return "fail";
+    case HangCall::started: return "run";
+    case HangCall::not_reached: break;
+  }
+  return "";
+}
+
+void text_at(ImDrawList* dl, ImVec2 p, Rgba c, const std::string& t) { dl->AddText(p, im(c), t.c_str()); }
+
+std::string barrier_shown(const HangRow& row) {
+  return row.barrier == HangBarrier::hidden ? "? (shown once you answer)" : row.barrier_text;
+}
+
+std::string recorder_text(const HangRow& row) {
+  std::string rec = "recorder:";
+  for (const std::string& e : row.recorder) rec += "  " + e;
+  return rec;
+}
+
+// The rows take one line each when the barrier state and the recorder fit
+// beside the track, else two (the recorder under the barrier state).
+bool one_line_rows(const HangScene& sc, float w, float fixed_w, float gap) {
+  float state_w = ImGui::CalcTextSize("at the barrier before #0").x, rec_w = 0;
+  for (const HangRow& row : sc.rows) {
+    state_w = std::max(state_w, ImGui::CalcTextSize(barrier_shown(row).c_str()).x);
+    rec_w = std::max(rec_w, ImGui::CalcTextSize(recorder_text(row).c_str()).x);
+  }
+  return fixed_w + state_w + gap + rec_w <= w;
+}
+
+void draw_scene(App& app, const HangScene& sc) {
+  const float fs = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
+  const Rgba ink = from_hex(assets::kInk), faint = from_hex(assets::kFaint);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(sc.header.c_str());
+  ImGui::PopTextWrapPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = ImGui::GetCursorScreenPos().x, w = ImGui::GetContentRegionAvail().x;
+  const float pad = fs * 0.3f, label_w = ImGui::CalcTextSize("R00").x + fs * 0.6f;
+  const float cell_w = std::max(ImGui::CalcTextSize("done").x, ImGui::CalcTextSize("fail").x) + fs * 0.6f;
+  const int cols = static_cast<int>(sc.calls.size());
+  const float track_w = cell_w * float(cols);
+  const float text_x = x0 + label_w + track_w + fs;
+  const bool one = one_line_rows(sc, w, label_w + track_w + 2 * fs, 2 * fs);
+  float rec_x = text_x;  // one line: after the widest barrier state
+  if (one) {
+    float state_w = ImGui::CalcTextSize("at the barrier before #0").x;
+    for (const HangRow& row : sc.rows) state_w = std::max(state_w, ImGui::CalcTextSize(barrier_shown(row).c_str()).x);
+    rec_x = text_x + state_w + 2 * fs;
+  }
+  const float row_h = (one ? 1 : 2) * line + 2 * pad;
+  // The track's column names, with their calls on hover.
+  {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    for (int k = 0; k < cols; ++k) {
+      const std::string name = k + 1 == cols ? "end" : fmt::format("#{}", k);
+      text_at(dl, ImVec2(p.x + label_w + cell_w * float(k) + pad, p.y), ink, name);
+      const ImVec2 a(p.x + label_w + cell_w * float(k), p.y), b(a.x + cell_w, a.y + line);
+      if (hovered_rect(a, b)) ImGui::SetTooltip("%s", sc.calls[static_cast<size_t>(k)].c_str());
+    }
+    text_at(dl, ImVec2(text_x, p.y), ink, sc.barrier.empty() ? "barriers" : "at the " + sc.barrier);
+    if (one) text_at(dl, ImVec2(rec_x, p.y), ink, "flight recorder (last calls)");
+    ImGui::Dummy(ImVec2(w, line));
+  }
+  const float rows_y0 = ImGui::GetCursorScreenPos().y;
+  for (const HangRow& row : sc.rows) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 box_a(p.x, p.y), box_b(p.x + w, p.y + row_h - pad);
+    dl->AddRectFilled(box_a, box_b, im(from_hex(assets::kPanel)));
+    if (row.outlined) dl->AddRect(box_a, box_b, lesson_highlight_color(), 0, 0, 3.f);
+    else dl->AddRect(box_a, box_b, im(faint));
+    const float ty = p.y + pad * 0.5f;
+    text_at(dl, ImVec2(p.x + pad, ty), rank_color(row.rank), row.label);
+    app.vs.labels_drawn.push_back({"hang " + row.label, Rect{p.x + pad, ty, label_w - pad, fs}});
+    for (int k = 0; k < cols; ++k) {
+      const ImVec2 a(p.x + label_w + cell_w * float(k) + 1, ty), b(a.x + cell_w - 2, ty + line - pad * 0.5f);
+      const Rgba c = call_color(row.calls[static_cast<size_t>(k)]);
+      dl->AddRectFilled(a, b, im(c));
+      // Never colour alone: the state's word in the cell.
+      text_at(dl, ImVec2(a.x + pad * 0.5f, ty), text_on(c), call_word(row.calls[static_cast<size_t>(k)]));
+    }
+    // The time waited against the timeout: a bar behind the barrier state.
+    const float state_w = (one ? rec_x - 2 * fs : box_b.x - pad) - text_x;
+    if (row.barrier == HangBarrier::waited) {
+      const ImVec2 a(text_x - pad, ty), b(text_x - pad + (state_w + pad) * row.wait_fraction, ty + line - pad * 0.5f);
+      dl->AddRectFilled(a, b, im(with_alpha(from_hex(assets::kPredicted), 110)));
+      if (hovered_rect(a, ImVec2(text_x + state_w, b.y)))
+        ImGui::SetTooltip("waited %.2f s of the %g s timeout", row.waited_s, sc.timeout_s);
+    }
+    const Rgba state_c = row.barrier == HangBarrier::missing || row.barrier == HangBarrier::mismatched ? error_color() : ink;
+    dl->PushClipRect(ImVec2(text_x, p.y), ImVec2(box_b.x - pad, box_b.y), true);
+    text_at(dl, ImVec2(text_x, ty), state_c, barrier_shown(row));
+    text_at(dl, ImVec2(rec_x, one ? ty : ty + line), ink, one ? recorder_text(row).substr(10) : recorder_text(row));
+    dl->PopClipRect();
+    if (hovered_rect(box_a, box_b) && !row.state.empty()) ImGui::SetTooltip("%s", row.state.c_str());
+    app.vs.rows_drawn.push_back({"hang " + row.label, Rect{box_a.x, box_a.y, box_b.x - box_a.x, box_b.y - box_a.y}});
+    ImGui::Dummy(ImVec2(w, row_h - ImGui::GetStyle().ItemSpacing.y));
+  }
+  // The deciding barrier: a bar across every row, before its call's cell.
+  if (sc.barrier_call >= 0) {
+    const float bx = x0 + label_w + cell_w * float(sc.barrier_call);
+    const float y1 = ImGui::GetCursorScreenPos().y - ImGui::GetStyle().ItemSpacing.y;
+    dl->AddRectFilled(ImVec2(bx - 2, rows_y0 - 2), ImVec2(bx + 2, y1), im(ink));
+  }
+  ImGui::PushTextWrapPos(0);
+  const Rgba vc = sc.barrier.empty() ? from_hex(0x007A4D) : sc.withheld ? ink : error_color();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(vc)), "%s", ("verdict: " + sc.verdict).c_str());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+Rect hang_panel_rect(const Layout& L) {
+  return Rect{L.topology.x, L.topology.y, L.buffers.right() - L.topology.x, std::max(L.topology.h, L.buffers.h)};
+}
+
+bool draw_hang_panel(App& app, const Rect& r) {
+  if (!app.lesson || app.lesson->current().kind != lesson::Beat::Kind::hang) return false;
+  LessonView& L = *app.lesson;
+  ViewState& vs = app.vs;
+  ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
+  vs.panels_drawn.push_back({"hang", r});
+  ImGui::BeginChild("hang", ImVec2(r.w, r.h), true);
+  std::string error;
+  const auto run = L.hang_run(&error);
+  if (!run) {
+    ImGui::TextWrapped("%s", error.empty() ? "running the hang lab for real…" : ("could not run: " + error).c_str());
+  } else {
+    const HangScene sc = build_hang_scene(L.current().hang, *run, hang_names_withheld(L, *run));
+    // Rows of two lines: shrink the text until header, rows and verdict fit
+    // (not below 14 px; the child scrolls beyond that).
+    const float line = ImGui::GetTextLineHeightWithSpacing(), fs = ImGui::GetFontSize();
+    const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
+    const bool one = one_line_rows(sc, ImGui::GetContentRegionAvail().x, fixed, 2 * fs);
+    const float need = line * (2 + 4 + (one ? 1.4f : 2.4f) * float(sc.rows.size()));
+    const float avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
+    const float scale = std::clamp(avail / need, std::min(1.f, 14.f / ImGui::GetFontSize()), 1.f);
+    ImGui::SetWindowFontScale(scale);
+    draw_scene(app, sc);
+  }
+  ImGui::EndChild();
+  return true;
+}
+
+}  // namespace microddp::viz
