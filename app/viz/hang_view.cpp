@@ -92,7 +92,9 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
   sc.withheld = withhold;
   const bool faulted = o.fault != hang::Fault::none;
   sc.header = fmt::format("hang lab: {} ranks, fault {}{}, monitored barrier timeout {:g} s", o.ranks, hang::name(o.fault),
-                          !faulted ? "" : withhold ? " on a rank" : fmt::format(" on rank {}", ranks_text(o.fault_ranks)),
+                          !faulted    ? ""
+                          : withhold ? " on a rank"
+                                     : fmt::format(" on rank{} {}", o.fault_ranks.size() == 1 ? "" : "s", ranks_text(o.fault_ranks)),
                           o.timeout_s);
   const int64_t counts[kCalls] = {o.count, o.count / 2, o.count / 4};
   const char* ops[kCalls] = {"all_reduce", "all_reduce", "all_gather"};
