@@ -161,14 +161,23 @@ bool draw_hang_panel(App& app, const Rect& r) {
     ImGui::TextWrapped("%s", error.empty() ? "running the hang lab for real…" : ("could not run: " + error).c_str());
   } else {
     const HangScene sc = build_hang_scene(L.current().hang, *run, hang_names_withheld(L, *run));
-    // Rows of two lines: shrink the text until header, rows and verdict fit
-    // (not below 14 px; the child scrolls beyond that).
+    // Rows of one line when they fit beside the track, else two: the
+    // largest text scale (not below 14 px; the child scrolls beyond that)
+    // at which the header, the rows and the verdict fit. Measured at scale
+    // 1 (the scale persists on the window from the last frame).
+    ImGui::SetWindowFontScale(1);
     const float line = ImGui::GetTextLineHeightWithSpacing(), fs = ImGui::GetFontSize();
+    const float w = ImGui::GetContentRegionAvail().x, avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
     const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
-    const bool one = one_line_rows(sc, ImGui::GetContentRegionAvail().x, fixed, 2 * fs);
-    const float need = line * (2 + 4 + (one ? 1.4f : 2.4f) * float(sc.rows.size()));
-    const float avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
-    const float scale = std::clamp(avail / need, std::min(1.f, 14.f / ImGui::GetFontSize()), 1.f);
+    const float lo = std::min(1.f, 14.f / fs);
+    float scale = lo;
+    for (float s = 1; s >= lo; s -= 0.02f) {
+      const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
+      if (line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size())) <= avail) {
+        scale = s;
+        break;
+      }
+    }
     ImGui::SetWindowFontScale(scale);
     draw_scene(app, sc);
   }
