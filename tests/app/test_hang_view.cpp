@@ -110,6 +110,22 @@ TEST_CASE("hang scene of a constructed run: rows, calls, barrier states, the ver
   CHECK_FALSE(names(held.verdict, "rank 2"));
   CHECK_FALSE(names(held.header, "2"));
 
+  // A mismatch asked for: how many ranks called something else, not which.
+  hang::LabResult mism = r;
+  mism.missing.clear();
+  mism.mismatched = {2};
+  mism.verdict = "monitored barrier 'before call #1': collective mismatch: rank 0 called #1 all_reduce count 512 "
+                 "float32; rank 2 called #1 all_reduce count 513 float32";
+  const HangScene mh = build_hang_scene(o, mism, true);
+  CHECK(mh.barrier_call == 1);
+  CHECK(mh.arrived == 4);
+  CHECK(mh.verdict ==
+        "1 rank arrived at the barrier before #1 with another call than rank 0's; which is shown once you answer the question");
+  const HangScene ms = build_hang_scene(o, mism, false);
+  CHECK(ms.rows[2].barrier == HangBarrier::mismatched);
+  CHECK(ms.rows[2].outlined);
+  CHECK(ms.rows[0].barrier == HangBarrier::waited);
+
   hang::LabResult wrong = r;
   wrong.ranks.pop_back();
   CHECK_THROWS_AS(build_hang_scene(o, wrong, false), std::invalid_argument);
