@@ -144,6 +144,74 @@ void draw_scene(App& app, const HangScene& sc) {
 
 }  // namespace
 
+bool draw_hang_timeline(App& app, const Rect& r) {
+  if (!app.lesson || app.lesson->current().kind != lesson::Beat::Kind::hang) return false;
+  LessonView& L = *app.lesson;
+  app.vs.panels_drawn.push_back({"hang time", r});
+  ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
+  ImGui::BeginChild("hang time", ImVec2(r.w, r.h), true, ImGuiWindowFlags_NoScrollbar);
+  ImGui::TextUnformatted("Time - each rank's calls");
+  const auto run = L.hang_run();
+  if (!run) {
+    ImGui::TextDisabled("running the hang lab…");
+  } else {
+    const HangScene sc = build_hang_scene(L.current().hang, *run, hang_names_withheld(L, *run));
+    if (sc.withheld) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextDisabled("when each rank called (it tells who was late) is shown once you answer the question");
+      ImGui::PopTextWrapPos();
+    } else {
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      const float fs = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = ImGui::GetContentRegionAvail().x, label_w = ImGui::CalcTextSize("R00").x + fs * 0.5f;
+      const float lanes_h = ImGui::GetContentRegionAvail().y - 2 * line;
+      const float lane = std::clamp(lanes_h / std::max<float>(1, float(sc.rows.size())), 4.f, line * 1.2f);
+      const double span = std::max(sc.seconds, 1e-6);
+      const float x0 = p.x + label_w, x1 = p.x + w - fs;
+      const auto x_of = [&](double t) { return x0 + float(std::clamp(t / span, 0.0, 1.0)) * (x1 - x0); };
+      for (size_t i = 0; i < sc.rows.size(); ++i) {
+        const HangRow& row = sc.rows[i];
+        const float y = p.y + lane * float(i);
+        if (lane >= fs * 0.8f) text_at(dl, ImVec2(p.x, y), rank_color(row.rank), row.label);
+        if (row.outlined) dl->AddRect(ImVec2(x0 - 2, y), ImVec2(x1 + 2, y + lane - 1), lesson_highlight_color(), 0, 0, 2.f);
+        for (const HangRow::Span& sp : row.spans) {
+          const ImVec2 a(x_of(sp.begin_s), y + 2), b(std::max(x_of(sp.end_s), x_of(sp.begin_s) + 2.f), y + lane - 3);
+          dl->AddRectFilled(a, b, im(call_color(sp.state)));
+          const std::string t = fmt::format("#{}", sp.seq);
+          if (b.x - a.x > ImGui::CalcTextSize(t.c_str()).x + 4 && lane >= fs * 0.8f)
+            text_at(dl, ImVec2(a.x + 2, y), text_on(call_color(sp.state)), t);
+          if (hovered_rect(a, b))
+            ImGui::SetTooltip("R%d call #%lld: %.3f-%.3f s, %s", row.rank, static_cast<long long>(sp.seq), sp.begin_s,
+                              sp.end_s, call_word(sp.state));
+        }
+      }
+      const float ay = p.y + lane * float(sc.rows.size()) + 2;
+      // The timeout, counted from the first arrival at the deciding barrier:
+      // a dashed line; its label beside the axis's end, or merged with it.
+      std::string end = fmt::format("{:.2f} s", sc.seconds);
+      double first = -1;
+      for (const HangRow& row : sc.rows)
+        if (row.barrier == HangBarrier::waited && !row.spans.empty())
+          first = first < 0 ? row.spans.back().begin_s : std::min(first, row.spans.back().begin_s);
+      dl->AddLine(ImVec2(x0, ay), ImVec2(x1, ay), im(from_hex(assets::kInk)));
+      text_at(dl, ImVec2(x0, ay + 2), from_hex(assets::kInk), "0");
+      if (first >= 0 && first + sc.timeout_s <= span * 1.001) {
+        const float tx = x_of(first + sc.timeout_s);
+        for (float yy = p.y; yy < ay; yy += 6)
+          dl->AddLine(ImVec2(tx, yy), ImVec2(tx, std::min(yy + 3, ay)), im(from_hex(assets::kInk)), 2.f);
+        const float tw = ImGui::CalcTextSize("timeout").x, ew = ImGui::CalcTextSize(end.c_str()).x;
+        if (tx + tw * 0.5f < x1 - ew - fs) text_at(dl, ImVec2(std::max(x0 + fs, tx - tw * 0.5f), ay + 2), from_hex(assets::kInk), "timeout");
+        else end = "timeout " + end;
+      }
+      text_at(dl, ImVec2(x1 - ImGui::CalcTextSize(end.c_str()).x, ay + 2), from_hex(assets::kInk), end);
+      ImGui::Dummy(ImVec2(w, ay + line - p.y));
+    }
+  }
+  ImGui::EndChild();
+  return true;
+}
+
 Rect hang_panel_rect(const Layout& L) {
   return Rect{L.topology.x, L.topology.y, L.buffers.right() - L.topology.x, std::max(L.topology.h, L.buffers.h)};
 }

@@ -90,6 +90,7 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
   sc.ranks = o.ranks;
   sc.timeout_s = o.timeout_s;
   sc.withheld = withhold;
+  sc.seconds = r.seconds;
   const bool faulted = o.fault != hang::Fault::none;
   sc.header = fmt::format("hang lab: {} ranks, fault {}{}, monitored barrier timeout {:g} s", o.ranks, hang::name(o.fault),
                           !faulted    ? ""
@@ -155,6 +156,9 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
     }
     row.state = x.state;
     row.outlined = contains(named, x.rank);
+    for (const hang::CallRecord& c : calls)
+      row.spans.push_back({c.seq, row.calls[static_cast<size_t>(std::clamp<int64_t>(c.seq, 0, kCalls - 1))], c.begin_s,
+                           c.end_s > 0 ? c.end_s : r.seconds});
     if (withhold && !r.all_passed) {
       // Who did not arrive is the question: no row says where it stands.
       row.barrier = HangBarrier::hidden;
@@ -162,6 +166,7 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
       row.waited_s = 0;
       row.wait_fraction = 0;
       row.state.clear();
+      row.spans.clear();
       row.outlined = false;
     }
     sc.rows.push_back(std::move(row));

@@ -59,6 +59,15 @@ struct HangRow {
   std::string state;             // the lab's words for the rank ("" while hidden)
   std::vector<std::string> recorder;  // last kHangRecorderShown entries, oldest first: "#1 all_reduce 512 failed"
   bool outlined = false;         // named by the verdict and shown (lesson highlight colour)
+  // The time view: the rank's recorded calls over the lab's time (seconds
+  // since it began; a call still running ends at HangScene::seconds),
+  // barrier wait included. Empty while withheld (the lanes tell who was late).
+  struct Span {
+    int64_t seq = 0;
+    HangCall state = HangCall::started;
+    double begin_s = 0, end_s = 0;
+  };
+  std::vector<Span> spans;
 };
 
 inline constexpr size_t kHangRecorderShown = 3;
@@ -73,6 +82,7 @@ struct HangScene {
   double timeout_s = 0;
   bool withheld = false;  // names held back (see above)
   std::string verdict;    // the lab's verdict, or its withheld form; "every rank passed every call" when healthy
+  double seconds = 0;     // the lab's wall time (the time view's range)
   std::vector<HangRow> rows;
 };
 
@@ -100,6 +110,10 @@ std::shared_future<std::shared_ptr<const hang::LabResult>> start_hang_run(const 
 // beat is a hang beat; returns false, drawing nothing, otherwise (then the
 // caller draws the topology and buffers panels there).
 bool draw_hang_panel(App& app, const Rect& r);
+// The time view (hang_panel.cpp) in the timeline's place: each rank's
+// calls over the lab's seconds; true when it drew (a hang beat), false
+// otherwise (then the caller draws the timeline there).
+bool draw_hang_timeline(App& app, const Rect& r);
 // Where the hang view goes in the main view: the top row (the topology's
 // and the buffers' rectangles together).
 Rect hang_panel_rect(const Layout& L);

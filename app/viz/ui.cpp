@@ -373,7 +373,7 @@ void draw_ui(App& app) {
       ImGui::EndChild();
       buffers_panel(app, L.buffers);
     }
-    if (L.timeline.w > 0) {
+    if (L.timeline.w > 0 && !draw_hang_timeline(app, L.timeline)) {  // a hang beat: its time view (hang_panel.cpp)
       begin_panel(vs, "timeline", L.timeline, ImGuiWindowFlags_NoScrollbar);
       draw_timeline(app);
       ImGui::EndChild();

@@ -92,6 +92,12 @@ TEST_CASE("hang scene of a constructed run: rows, calls, barrier states, the ver
   CHECK(shown.rows[0].wait_fraction == doctest::Approx(1.0));
   CHECK(shown.rows[2].barrier_text == "did not arrive at the barrier before #1");
   CHECK(shown.verdict == r.verdict);
+  // The time view: rank 2's call #1 begins when the others' ends (it slept).
+  REQUIRE(shown.rows[2].spans.size() == 2);
+  CHECK(shown.rows[2].spans[1].seq == 1);
+  CHECK(shown.rows[2].spans[1].begin_s == 0.302);
+  CHECK(shown.rows[0].spans[1].begin_s == 0.002);
+  CHECK(shown.rows[0].spans[1].state == HangCall::failed);
 
   const HangScene held = build_hang_scene(o, r, true);
   CHECK(held.withheld);
@@ -103,6 +109,7 @@ TEST_CASE("hang scene of a constructed run: rows, calls, barrier states, the ver
     CHECK(row.barrier == HangBarrier::hidden);
     CHECK(row.barrier_text == "?");
     CHECK(row.state.empty());
+    CHECK(row.spans.empty());
     CHECK(row.wait_fraction == 0.f);
     // Where every rank stopped stays: the sequence numbers say WHERE.
     CHECK(row.reached == "#1 all_reduce 512 failed");
@@ -205,6 +212,8 @@ TEST_CASE("lesson 08 in a headless window: the hang view, its stuck rank named o
            std::any_of(app.vs.rows_drawn.begin(), app.vs.rows_drawn.end(), [&](const auto& d) { return d.what == what; });
   };
   CHECK(drawn("hang"));
+  CHECK(drawn("hang time"));
+  CHECK_FALSE(drawn("timeline"));
   CHECK_FALSE(drawn("buffers"));
   for (int r = 0; r < 4; ++r) CHECK(drawn("hang R" + std::to_string(r)));
   CHECK(hang_names_withheld(L, *run));
