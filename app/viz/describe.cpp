@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/viz/hang_view.h"
 #include "app/viz/lesson_view.h"
 
 namespace microddp::viz {
@@ -54,6 +55,7 @@ std::string describe_picture(App& app) {
                                   r.result_params() == app.ddp.edit ? "" : " (not the beat's run)"));
     }
   }
+  out += describe_hang(app);  // hang: ... lines on a hang beat (hang_view.h)
   if (L) {
     std::string checks;
     if (L->current().checks.empty()) checks = "none";

@@ -17,6 +17,8 @@
 //   crossover: hidden | none | TEXT
 //   ddp: HEADER | running run_ddp for real… | no result yet
 //   ddp run: sharded S prefetch P overlap O bucket_cap_mb B iterations I
+//   hang: HEADER; BARRIER, hang RK: reached #K OP COUNT STATE; barrier STATE [(outlined)], hang verdict: TEXT
+//                                      (a hang beat: hang_view.h describe_hang)
 //   checks: none | hidden | running | shown | could not run: WHY
 #pragma once
 #include <string>

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "app/viz/hang_view.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
 
@@ -116,32 +117,7 @@ const std::vector<double>& byte_scales() {
 }
 
 BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
-  if (b.kind == Beat::Kind::hang) {
-    // The hang lab's own ranks and call: the faulted call (#fault_call, an
-    // all_reduce of count >> fault_call elements) on the lesson's ranks,
-    // before its first step when a fault stops it (every rank that got
-    // there waits at its monitored barrier), after its last when healthy.
-    const hang::LabOptions& h = b.hang;
-    Beat c = b;
-    c.kind = Beat::Kind::collective;
-    c.checks.clear();
-    c.setup = Setup{};
-    c.setup.collective = "all_reduce";
-    c.setup.algorithm = h.algorithm;
-    c.setup.ranks = h.ranks;
-    c.setup.count = std::max<int64_t>(1, h.count >> h.fault_call);
-    c.setup.fill = "iota";
-    const bool healthy = h.fault == hang::Fault::none;
-    c.at.kind = healthy ? Target::Kind::end : Target::Kind::start;
-    BeatTarget t = beat_target(c, source);
-    t.view = b.view;
-    t.note = fmt::format("the panels show call #{} (all_reduce of {} elements) on the hang lab's {} ranks {}; the "
-                         "checks run the hang lab for real (`microddp hang-lab` prints the report)",
-                         h.fault_call, c.setup.count, h.ranks,
-                         healthy ? "after its last step: every rank got through"
-                                 : "before its first step: the ranks that arrive wait at its monitored barrier");
-    return t;
-  }
+  if (b.kind == Beat::Kind::hang) return hang_beat_target(b, source);
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
     // real; the step-through panels keep the last collective, and a ddp beat
@@ -323,7 +299,8 @@ LessonView::LessonView(Lesson l)
       answers_(lesson_.beats.size()),
       pending_(lesson_.beats.size()),
       results_(lesson_.beats.size()),
-      errors_(lesson_.beats.size()) {
+      errors_(lesson_.beats.size()),
+      hang_runs_(lesson_.beats.size()) {
   if (lesson_.beats.empty()) throw UsageError(fmt::format("{}: the lesson has no beats", lesson_.file));
 }
 
@@ -354,9 +331,6 @@ bool LessonView::cell_lit(int rank, const std::string& buffer, int chunk) const 
          (h.buffers.empty() || has(h.buffers, buffer));
 }
 
-namespace {
-// The numbers of an answer: a numeric question's value, or every number in
-// the right choice's text ("[8, 10, 12]" gives 8, 10, 12).
 std::vector<double> answer_numbers(const lesson::Question& q) {
   if (q.choices.empty()) return {q.value};
   if (q.answer < 1 || q.answer > static_cast<int>(q.choices.size())) return {};
@@ -375,7 +349,6 @@ std::vector<double> answer_numbers(const lesson::Question& q) {
   }
   return out;
 }
-}  // namespace
 
 bool LessonView::question_about_buffers() const {
   const auto& b = current();
@@ -461,6 +434,8 @@ bool LessonView::checks_skipped_by_env() {
 
 void LessonView::start_checks() {
   const size_t b = static_cast<size_t>(beat_);
+  const bool hang = current().kind == Beat::Kind::hang;  // one run: the hang view's and the checks'
+  if (hang && !hang_runs_[b].valid()) hang_runs_[b] = start_hang_run(current().hang);
   if (pending_[b].valid() || results_[b] || !errors_[b].empty()) return;
   if (checks_skipped_by_env() && !current().checks.empty()) {
     errors_[b] = "skipped (MICRODDP_VIZ_SKIP_CHECKS is set)";
@@ -470,7 +445,10 @@ void LessonView::start_checks() {
     results_[b].emplace();
     return;
   }
-  pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
+  if (hang)
+    pending_[b] = std::async(std::launch::async, [beat = current(), run = hang_runs_[b]] { return evaluate(beat, *run.get()); });
+  else
+    pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
 }
 
 void LessonView::collect(size_t b) {
@@ -491,6 +469,7 @@ void LessonView::wait_checks() {
   start_checks();
   const size_t b = static_cast<size_t>(beat_);
   if (pending_[b].valid()) collect(b);
+  if (hang_runs_[b].valid()) hang_runs_[b].wait();
 }
 
 const std::vector<CheckResult>* LessonView::results() const {

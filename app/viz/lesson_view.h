@@ -26,6 +26,7 @@
 #pragma once
 #include <functional>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,6 +89,10 @@ inline constexpr std::string_view kStandInNote = "stand-in run:";
 // use). `source` prices the real size of a stand-in beat when its checks
 // name no preset. Throws UsageError / ScheduleError naming the bad value.
 BeatTarget beat_target(const lesson::Beat& b, const PredictionSource& source = {});
+
+// The numbers of a question's answer: a numeric question's value, or every
+// number in the right choice's text ("[8, 10, 12]" gives 8, 10, 12).
+std::vector<double> answer_numbers(const lesson::Question& q);
 
 class LessonView;
 // Is one of a note's predicted totals (seconds) the answer of an open
@@ -237,6 +242,10 @@ class LessonView {
   static bool checks_skipped_by_env();
   const std::vector<lesson::CheckResult>* results() const;
   const std::string& check_error() const { return errors_[static_cast<size_t>(beat_)]; }
+  // A hang beat's hang-lab run (start_checks starts it, MICRODDP_VIZ_SKIP_CHECKS
+  // or not; its checks read the same run, and wait_checks waits for it too):
+  // null while it runs and on other beats; why it failed in `error` (hang_view.cpp).
+  std::shared_ptr<const hang::LabResult> hang_run(std::string* error = nullptr) const;
 
  private:
   void collect(size_t b);
@@ -247,6 +256,7 @@ class LessonView {
   std::vector<std::future<std::vector<lesson::CheckResult>>> pending_;
   std::vector<std::optional<std::vector<lesson::CheckResult>>> results_;
   std::vector<std::string> errors_;
+  std::vector<std::shared_future<std::shared_ptr<const hang::LabResult>>> hang_runs_;
 };
 
 }  // namespace microddp::viz

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/hang_view.h"
 #include "app/viz/keys.h"
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
@@ -366,11 +367,13 @@ void draw_ui(App& app) {
   vs.layout = compute_layout(layout_input(app, vs.present ? 0.f : ImGui::GetCursorScreenPos().y));
   const Layout& L = vs.layout;
   if (vs.view == View::main) {
-    begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
-    draw_topology(app, app.session, app.session.position(), ImGui::GetContentRegionAvail(), false);
-    ImGui::EndChild();
-    buffers_panel(app, L.buffers);
-    if (L.timeline.w > 0) {
+    if (!draw_hang_panel(app, hang_panel_rect(L))) {  // a hang beat: the hang view in the top row (hang_panel.cpp)
+      begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
+      draw_topology(app, app.session, app.session.position(), ImGui::GetContentRegionAvail(), false);
+      ImGui::EndChild();
+      buffers_panel(app, L.buffers);
+    }
+    if (L.timeline.w > 0 && !draw_hang_timeline(app, L.timeline)) {  // a hang beat: its time view (hang_panel.cpp)
       begin_panel(vs, "timeline", L.timeline, ImGuiWindowFlags_NoScrollbar);
       draw_timeline(app);
       ImGui::EndChild();
