@@ -1,7 +1,9 @@
 // The Open MPI backend: every rank is a process (launched by mpirun, on one
 // machine or several through --hostfile) and executes its own ops of the
 // same Schedule. Bytes move with MPI_Isend / MPI_Irecv on a private
-// duplicate of MPI_COMM_WORLD; reductions go through kernels/cpu; the rules
+// duplicate of MPI_COMM_WORLD (one_shot and two_shot on one node: read in
+// place through an MPI shared-memory window, see mpi_window_runs);
+// reductions go through kernels/cpu; the rules
 // of one rank's program are RankProgram's (core/exec/rank_program.h), so results
 // are bit-identical to run_threads.
 //
