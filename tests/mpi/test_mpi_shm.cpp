@@ -141,4 +141,23 @@ TEST_SUITE("mpi_shm") {
     const RankData in = mixed_inputs(s, 3);
     CHECK_THROWS_WITH_AS(run_mpi(sch, in), doctest::Contains("MICRODDP_MPI_SHM=2: give 0"), UsageError);
   }
+
+  TEST_CASE("a bad MICRODDP_MPI_SHM on the last rank alone: every rank refuses, that rank naming the value") {
+    const int n = mpi_world_size(), me = mpi_rank();
+    ShmEnv env(me == n - 1 ? "yes" : nullptr);
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "two_shot";
+    s.world_size = n;
+    s.count = 5;
+    const Schedule sch = make_schedule(s);
+    const RankData in = mixed_inputs(s, 4);
+    const char* says = me == n - 1 ? "MICRODDP_MPI_SHM=yes: give 0" : "another rank's MICRODDP_MPI_SHM is neither";
+    CHECK_THROWS_WITH_AS(run_mpi(sch, in), doctest::Contains(says), UsageError);
+    // The job goes on: the next run takes the window on every rank.
+    unsetenv("MICRODDP_MPI_SHM");
+    RunOptions opt;
+    opt.record = false;
+    check_run(s, true, opt, 5);
+  }
 }
