@@ -352,7 +352,7 @@ void RankProgram::snapshot(RankStepRecord& rec) const {
   for (auto& b : rec.buffers) {
     const auto& v = views_[static_cast<int>(b.buf)];
     b.storage = v.storage;
-    const std::byte* base = mem_.storage[v.storage].data() + v.offset * esize_;
+    const std::byte* base = mem_.base(v.storage) + v.offset * esize_;
     for (size_t i = 0; i < b.values.size(); ++i)
       b.values[i] = kernels::load_double(s_.spec.dtype, base, static_cast<int64_t>(i));
   }

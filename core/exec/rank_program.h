@@ -43,11 +43,19 @@ class Transport {
 };
 
 // Memory of one endpoint (rank or switch): one block per storage of its RankLayout.
+// Either owned (storage[i], what make_rank_memory builds) or, when `shared`
+// is non-empty, placed by the backend: storage i is the layout's
+// storage_size[i] elements at shared[i] (the mpi backend's shared-memory
+// window, core/exec/mpi/shm_window.cpp) and storage[i] is unused. A copy of
+// a placed RankMemory points at the same memory.
 struct RankMemory {
   RankLayout layout;
   std::vector<std::vector<std::byte>> storage;
+  std::vector<std::byte*> shared;
+  std::byte* base(int i) { return shared.empty() ? storage[i].data() : shared[i]; }
+  const std::byte* base(int i) const { return shared.empty() ? storage[i].data() : shared[i]; }
   std::byte* ptr(const RankLayout::View& v, int64_t offset, size_t esize) {
-    return storage[v.storage].data() + (v.offset + offset) * esize;
+    return base(v.storage) + (v.offset + offset) * esize;
   }
 };
 RankMemory make_rank_memory(const Schedule& s, int rank);

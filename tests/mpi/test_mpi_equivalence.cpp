@@ -35,9 +35,9 @@ int run_family(bool reducing) {
       // An in-network algorithm (nvls) needs a switch endpoint, which only
       // the threads backend runs: the mpi backend refuses it (tested apart).
       if (const AlgorithmInfo* info = find_algorithm(alg, c); info && info->in_network) continue;
-      // NCCL's algorithms (issue 35) on a small sample: every other dtype,
-      // and they run as messages here (no MPI shared-memory window for the
-      // direct reads of one_shot / two_shot).
+      // NCCL's algorithms (issue 35) on a small sample: every other dtype
+      // (one_shot / two_shot through the shared-memory window here, the
+      // job being on one node; tests/mpi/test_mpi_shm.cpp covers them).
       const bool sample = alg == "double_binary_tree" || alg == "one_shot" || alg == "two_shot";
       for (int64_t count : {int64_t{0}, int64_t{1}, int64_t(n + 1), int64_t{37}})
         for (size_t d = 0; d < dts.size(); ++d) {

@@ -1,7 +1,9 @@
 // The Open MPI backend: every rank is a process (launched by mpirun, on one
 // machine or several through --hostfile) and executes its own ops of the
 // same Schedule. Bytes move with MPI_Isend / MPI_Irecv on a private
-// duplicate of MPI_COMM_WORLD; reductions go through kernels/cpu; the rules
+// duplicate of MPI_COMM_WORLD (one_shot and two_shot on one node: read in
+// place through an MPI shared-memory window, see mpi_window_runs);
+// reductions go through kernels/cpu; the rules
 // of one rank's program are RankProgram's (core/exec/rank_program.h), so results
 // are bit-identical to run_threads.
 //
@@ -172,6 +174,16 @@ double parse_mpi_timeout(const std::string& text);
 // (naming the rank); UsageError on the rank whose inputs have the wrong shape.
 RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& opt = {});
 
+// How many run_mpi calls of this process ran through a shared-memory window
+// (core/exec/mpi/shm_window.cpp): one_shot and two_shot, when every rank of
+// the job is on one node (MPI_Comm_split_type MPI_COMM_TYPE_SHARED gives the
+// whole world) and MICRODDP_MPI_SHM is not 0. Then each rank's buffers live
+// in an MPI_Win_allocate_shared window and a rank's fold reads its peers'
+// inputs in place, in one pass (bit-identical to the messages). With
+// MICRODDP_MPI_SHM=0 they run as plain messages; any value other than 0 or
+// 1 is a UsageError (on every rank) naming it.
+int64_t mpi_window_runs();
+
 // The clock alignment of the last run_mpi, per rank (on rank 0: every
 // rank, index = rank; other ranks: their own entry only, index 0).
 // offset_ns: added to the rank's clock to get rank 0's (the one applied);
@@ -268,6 +280,7 @@ inline int mpi_rank() { return 0; }
 inline int mpi_world_size() { return 1; }
 inline RunResult run_mpi(const Schedule&, const RankData&, const RunOptions& = {}) { mpi_unavailable(); }
 inline MpiCollSettings mpi_coll_settings(const CollectiveSpec&) { return {}; }
+inline int64_t mpi_window_runs() { return 0; }
 
 #endif
 

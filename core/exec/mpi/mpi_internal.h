@@ -146,16 +146,65 @@ int64_t root_barrier(int me, int n, const char* where, int step, const std::func
 // alone prints the results).
 void exit_barrier(int me, int n);
 
-// ---- transport.cpp ----
+// ---- shm_window.cpp ----
+// One MPI-3 shared-memory window over g_comm for one run_mpi call: every
+// rank's `copies` placed RankMemory blocks, readable by every other rank
+// (MPI-3.1 §11.2.3). Collective to build and to destroy. Between the two
+// every rank holds a passive-target epoch on it (MPI_Win_lock_all), so
+// MPI_Win_sync may order its loads and stores (§11.5.4, §11.7).
+class ShmWindow {
+ public:
+  ShmWindow(const RankMemory& like, size_t esize, int copies);
+  // Ends the epoch and frees the window: collective, every rank at the same
+  // point. The destructor frees nothing (a rank unwinding from an error
+  // alone must not wait in MPI_Win_free for the others: the job ends).
+  void close();
+  ~ShmWindow() = default;
+  ShmWindow(const ShmWindow&) = delete;
+  ShmWindow& operator=(const ShmWindow&) = delete;
+  // A RankMemory in copy `k` of this rank's part, holding `from`'s contents.
+  RankMemory placed(const RankMemory& from, int k) const;
+  MPI_Win win() const { return win_; }
+  std::byte* mine() const { return peers_[me_]; }
+  int64_t my_bytes() const { return sizes_[me_]; }
+  std::byte* peer(int r) const { return peers_[r]; }
+  int64_t peer_bytes(int r) const { return sizes_[r]; }
+
+ private:
+  MPI_Win win_ = MPI_WIN_NULL;
+  int me_ = 0;
+  size_t esize_;
+  int64_t per_copy_ = 0;           // bytes of one placed RankMemory (64-byte aligned storages)
+  std::vector<int64_t> offsets_;   // storage i's offset within one copy
+  std::vector<std::byte*> peers_;  // every rank's base (MPI_Win_shared_query)
+  std::vector<int64_t> sizes_;
+};
+
+// Whether run_mpi runs s through a ShmWindow: one_shot / two_shot, every
+// rank of g_comm on one node (MPI_Comm_split_type MPI_COMM_TYPE_SHARED),
+// MICRODDP_MPI_SHM not 0 on any rank. Collective (an MPI_Allreduce) when s
+// is one_shot or two_shot. Throws MpiJobUsageError on every rank when a
+// rank's MICRODDP_MPI_SHM is neither 0 nor 1.
+bool shm_wanted(const Schedule& s);
+extern int64_t g_window_runs;  // mpi_window_runs()
+
+// ---- transport.cpp (messages) and shm_window.cpp (window) ----
 class MpiTransport final : public Transport {
  public:
-  MpiTransport(const Schedule& s, const MessagePlan& plan, int me);
+  // Without a window: every message is an MPI_Isend / MPI_Irecv of its
+  // bytes. With one (all of this rank's RankMemory placed in it): a send
+  // publishes where its bytes lie in the window (an 8-byte message), the
+  // receiver reads them there directly (arrived() returns a pointer into the
+  // sender's memory, valid until consumed(), which answers with a 0-byte
+  // message that completes the send): direct_reads().
+  MpiTransport(const Schedule& s, const MessagePlan& plan, int me, const ShmWindow* window = nullptr);
 
   void post_send(int, int64_t msg, const void* data, int64_t bytes) override;
   void post_recv(int, int64_t msg, void* dst, int64_t bytes, bool reduce) override;
   const void* arrived(int, int64_t msg) override;
-  void consumed(int, int64_t) override {}
+  void consumed(int, int64_t msg) override;
   int64_t wait_sent(int, int64_t msg) override;
+  bool direct_reads() const override { return window_ != nullptr; }
   void barrier(int) override { barrier_at(-1); }
   // Returns the release time (rank 0's clock, as root_barrier).
   int64_t barrier_at(int step, const std::function<void(int)>* on_step = nullptr);
@@ -167,7 +216,14 @@ class MpiTransport final : public Transport {
     std::vector<MPI_Request> reqs;
     std::vector<std::byte> staging;
     bool staged = false;
+    int64_t offset = 0;  // window: where the bytes lie in the sender's part
+    int64_t bytes = 0;
   };
+  // The window's side of each call (shm_window.cpp).
+  void shm_post_send(int64_t msg, const void* data, int64_t bytes);
+  void shm_post_recv(int64_t msg, int64_t bytes);
+  const void* shm_arrived(int64_t msg);
+  const ShmWindow* window_;
   const MessagePlan& plan_;
   int me_;
   int64_t base_ = 0;

@@ -94,7 +94,22 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   // memory, inputs loaded, each with its own program; set 0 gives the outputs.
   const int sets = std::max(1, opt.buffer_sets);
   std::vector<RankMemory> extra(sets - 1, mem);
-  MpiTransport transport(s, plan, me);
+  // The state the step repetitions start from (owned: no peer reads it).
+  RankMemory pre = reps_wanted != 0 ? mem : RankMemory{};
+  RankMemory scratch = pre;
+  // one_shot / two_shot on one node: every memory a peer may read from (the
+  // sets, the repetitions' scratch copy) placed in a shared-memory window.
+  std::unique_ptr<ShmWindow> window;
+  if (shm_wanted(s)) {
+    window = std::make_unique<ShmWindow>(mem, es, sets + (reps_wanted != 0 ? 1 : 0));
+    for (int k = 1; k < sets; ++k) extra[k - 1] = window->placed(mem, k);
+    if (reps_wanted != 0) scratch = window->placed(mem, sets);
+    mem = window->placed(mem, 0);
+    ++g_window_runs;
+  }
+  // Byte size of storage i (owned or placed).
+  auto bytes_of = [&](size_t i) { return static_cast<size_t>(mem.layout.storage_size[i]) * es; };
+  MpiTransport transport(s, plan, me, window.get());
   // Stop drill: MICRODDP_MPI_STOP_RANK=r makes rank r stop itself (SIGSTOP,
   // what `kill -STOP` sends) just before the start barrier, a point that
   // does not depend on the machine's speed. The other ranks must then name
@@ -106,10 +121,8 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
   programs.push_back(std::make_unique<RankProgram>(s, plan, me, mem, transport, opt, &trace));
   for (auto& m : extra) programs.push_back(std::make_unique<RankProgram>(s, plan, me, m, transport, opt, &trace));
   if (trace.snapshots) programs[0]->snapshot(trace.initial[me]);
-  // The repetitions' memory: the state before the step, and the copy each
-  // repetition runs on (its program records nothing).
-  RankMemory pre = reps_wanted != 0 ? mem : RankMemory{};
-  RankMemory scratch = pre;
+  // The repetitions' memory: `pre`, and `scratch`, the copy each repetition
+  // runs on (its program records nothing).
   std::unique_ptr<RankProgram> scratch_program =
       reps_wanted != 0 ? std::make_unique<RankProgram>(s, plan, me, scratch, transport, opt, nullptr) : nullptr;
   std::vector<int64_t> samples;
@@ -143,8 +156,8 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
       if (repeat) {
         // The state the repetitions start from, copied before a barrier
         // that opens the step, so the copy is not part of its time.
-        for (size_t i = 0; i < m.storage.size(); ++i)
-          if (!m.storage[i].empty()) std::memcpy(pre.storage[i].data(), m.storage[i].data(), m.storage[i].size());
+        for (size_t i = 0; i < pre.storage.size(); ++i)
+          if (bytes_of(i) > 0) std::memcpy(pre.base(static_cast<int>(i)), m.base(static_cast<int>(i)), bytes_of(i));
         opened = root_barrier(me, n, "start of a repeated step", st);
         if (prev_arrived >= 0) excluded_ns += opened - prev_arrived;  // the previous step's repetitions
       }
@@ -159,8 +172,8 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
       int64_t rep_sum_ns = 0;
       do {
         for (size_t i = 0; i < pre.storage.size(); ++i)
-          if (!pre.storage[i].empty())
-            std::memcpy(scratch.storage[i].data(), pre.storage[i].data(), pre.storage[i].size());
+          if (bytes_of(i) > 0)
+            std::memcpy(scratch.base(static_cast<int>(i)), pre.base(static_cast<int>(i)), bytes_of(i));
         scratch_program->set_views(views_before);
         const int64_t t0 = root_barrier(me, n, "start of a repetition", st);
         scratch_program->run_step(st);
@@ -184,6 +197,7 @@ RunResult run_mpi(const Schedule& s, const RankData& inputs, const RunOptions& o
     if (needs_finish_avg(sp)) kernels::finish_avg(sp.dtype, p, ov.size, n);
     out.assign(p, p + ov.size * es);
   }
+  if (window) window->close();  // collective; the run's last use of the window
 
   auto blobs = gather_blobs(me, n, wire::encode_share(s, me, end_ns, clock, out, opt.record ? &trace : nullptr),
                             [&](int r) { return wire::max_share_bytes(s, r, opt.record); });

@@ -4,8 +4,9 @@
 
 namespace microddp::mpi_detail {
 
-MpiTransport::MpiTransport(const Schedule& s, const MessagePlan& plan, int me)
-    : plan_(plan), me_(me), slots_(plan.num_messages) {
+MpiTransport::MpiTransport(const Schedule& s, const MessagePlan& plan, int me, const ShmWindow* window)
+    : window_(window), plan_(plan), me_(me), slots_(plan.num_messages) {
+  if (window_) return;  // direct reads: nothing staged
   // Staging for every recv_reduce of this rank, allocated (and its pages
   // touched) before the clock starts, as the threads backend needs none.
   const size_t es = dtype_size(s.spec.dtype);
@@ -17,11 +18,13 @@ MpiTransport::MpiTransport(const Schedule& s, const MessagePlan& plan, int me)
 }
 
 void MpiTransport::post_send(int, int64_t msg, const void* data, int64_t bytes) {
+  if (window_) return shm_post_send(msg, data, bytes);
   Slot& s = slots_[msg];
   s.reqs.clear();
   post_pieces(true, const_cast<void*>(data), bytes, plan_.dst[msg], tag_of(msg), s.reqs);
 }
 void MpiTransport::post_recv(int, int64_t msg, void* dst, int64_t bytes, bool reduce) {
+  if (window_) return shm_post_recv(msg, bytes);
   Slot& s = slots_[msg];
   s.reqs.clear();
   s.staged = reduce;
@@ -38,6 +41,7 @@ const void* MpiTransport::arrived(int, int64_t msg) {
     return fmt::format("rank {} waited {} s for the message from rank {} in step {} (rank {} is dead or hung)", me_,
                        mpi_timeout(), plan_.src[msg], plan_.step[msg], plan_.src[msg]);
   });
+  if (window_) return shm_arrived(msg);
   return s.staged ? s.staging.data() : nullptr;
 }
 int64_t MpiTransport::wait_sent(int, int64_t msg) {
@@ -46,6 +50,9 @@ int64_t MpiTransport::wait_sent(int, int64_t msg) {
     return fmt::format("rank {} waited {} s for rank {} to receive its message of step {} (rank {} is dead or hung)",
                        me_, mpi_timeout(), plan_.dst[msg], plan_.step[msg], plan_.dst[msg]);
   });
+  // Window: the reader's loads (ordered before its 0-byte answer by its
+  // MPI_Win_sync) come before this rank's next stores into the buffer.
+  if (window_) MPI_Win_sync(window_->win());
   return now_ns();
 }
 int64_t MpiTransport::barrier_at(int step, const std::function<void(int)>* on_step) {
