@@ -1,8 +1,10 @@
 // one_shot and two_shot all_reduce, for ranks that share memory: every rank
 // reads its peers' buffers directly. In the IR a send on the threads backend
 // publishes a pointer and the receiver copies straight out of the sender's
-// buffer, so a recv here IS that direct read (on MPI they run as messages;
-// no MPI shared-memory window is built).
+// buffer, so a recv here IS that direct read. On MPI, when the whole job is
+// on one node, the ranks' buffers live in an MPI-3 shared-memory window and
+// the recv reads the peer's buffer in place the same way
+// (core/exec/mpi/shm_window.cpp; MICRODDP_MPI_SHM=0: plain messages).
 //
 // one_shot: one step. Rank r reads every peer's whole input and reduces all
 //   n contributions itself, in rank order 0..n-1: out = ((x0 ⊕ x1) ⊕ x2) ...
