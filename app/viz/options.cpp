@@ -90,6 +90,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_flag("--present", o.present,
                "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "
                "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again)");
+  cli.add_option("--speaker", o.speaker_file,
+                 "with --lesson: keep this text file at the current beat's speaker notes (its text, the question's "
+                 "answer and explanation, the next beat, a clock), for a second screen; R reveals the answer on the "
+                 "projected screen, T restarts the clock");
+  cli.add_flag("--reveal", o.reveal, "with --lesson: show every beat's answer and explanation, as the R key does");
   cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
   cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
   cli.add_option("--replay", o.replay_file, "step through a record saved by `microddp run --save-record` (e.g. an MPI run)");
@@ -165,7 +170,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // would otherwise open an interactive window that never exits.
   if (cli.count("--bench-frames") && o.bench < 1)
     throw UsageError(fmt::format("--bench-frames {} must be at least 1", o.bench));
-  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay"})
+  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay", "--speaker"})
     if (cli.count(path_opt) && cli[path_opt]->as<std::string>().empty())
       throw UsageError(fmt::format("{} '' is empty: give a path", path_opt));
   // The buffers must fit the machine before the session allocates them
@@ -194,6 +199,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                                    "animation steps through one run)",
                                    o.format));
   }
+  for (const char* lesson_opt : {"--speaker", "--reveal"})
+    if (cli.count(lesson_opt) && !cli.count("--lesson"))
+      throw UsageError(fmt::format("{} needs --lesson FILE (it is about a lesson's beats)", lesson_opt));
   if (!o.export_dir.empty() && !o.screenshot.empty())
     throw UsageError(fmt::format("--export-frames {} and --screenshot {} exclude each other (frames of every step, or "
                                  "one picture)",
@@ -286,6 +294,9 @@ void apply_options(App& app, Options& o) {
     app.vs.compare_algorithms = Compare::default_algorithms(p.spec.collective);
   }
   app.compare.configure(p, app.vs.compare_algorithms);
+  if (!o.speaker_file.empty()) check_writable_file(o.speaker_file, "--speaker");
+  app.presenter.speaker_file = o.speaker_file;
+  app.presenter.reveal_all = o.reveal;
   if (opened) {
     app.lesson = std::move(opened);
     lesson_sync(app);  // the beat's step (no frame drawn yet)

@@ -17,6 +17,10 @@ struct Options {
   std::string describe;  // --describe FILE: what each picture shows, as text (describe.h)
   int step = -1, bench = 0, beat = 1;
   std::string lesson_file, replay_file;
+  // With --lesson (present.h): --speaker FILE keeps FILE at the current
+  // beat's speaker notes; --reveal shows every beat's answer (as R does).
+  std::string speaker_file;
+  bool reveal = false;
   // --format with --export-frames: png (stills), gif or mp4 (an animation
   // encoded by ffmpeg, whose path parse_options fills in).
   std::string format = "png", ffmpeg;

@@ -14,6 +14,7 @@
 
 #include "app/viz/keys.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
@@ -84,9 +85,10 @@ void draw_question(App& app) {
   draw_wrapped(q.ask);
   if (!q.choices.empty()) {
     for (size_t i = 0; i < q.choices.size(); ++i) {
-      const bool picked = a.answered && a.chosen == static_cast<int>(i);
+      // Revealed (R, present.h): the right choice is marked as if picked.
+      const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
       if (picked) {
-        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail)));
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
         ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(c.x, c.y, c.z, 0.35f));
       }
       // A numbered button and the choice's text, wrapped (long choices fit).
@@ -105,10 +107,16 @@ void draw_question(App& app) {
     ImGui::SameLine();
     if (ImGui::Button("Check") || enter) L.submit(a.typed);
   }
-  if (a.answered) {
+  if (a.revealed) {
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
+    draw_wrapped("Answer: " + L.right_answer(), &c);
+    if (!q.explain.empty()) draw_wrapped(q.explain);
+  } else if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(q.explain);
+  } else if (app.vs.present) {
+    ImGui::TextDisabled("R reveals the answer");
   }
 }
 
@@ -272,10 +280,9 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   }
 }
 
-}  // namespace
-
-void lesson_sync(App& app) {
-  if (!app.lesson) return;
+// lesson_sync without the presenter: the session, view and source of the
+// current beat, once per beat change (and the held note once answered).
+void sync_beat(App& app) {
   LessonView& L = *app.lesson;
   if (L.driven_beat() == L.beat()) {
     if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
@@ -352,6 +359,14 @@ void lesson_sync(App& app) {
   L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
   vs.anim = 1;
+}
+
+}  // namespace
+
+void lesson_sync(App& app) {
+  if (!app.lesson) return;
+  sync_beat(app);
+  presenter_tick(app);  // present.h: --reveal, the speaker file, the clock
 }
 
 void draw_view_with_lesson(App& app) {

@@ -1,0 +1,59 @@
+// The presenter's kit of `microddp-viz --lesson FILE --present`: a speaker
+// view written to a text file (--speaker FILE) for a second screen, the
+// reveal key (R shows the current beat's answer and explanation on the
+// projected screen, no typing) and the lecture clock (T restarts it).
+// Plain C++ state in App (view_state.h); no GL, so tests drive it through
+// the window's own frames (tests/app/test_present.cpp).
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace microddp::viz {
+
+struct App;
+
+struct Presenter {
+  // --speaker FILE: the current beat's speaker notes (core/labs/lesson/plan.h
+  // speaker_notes with the clock, and what the projected screen shows of
+  // the question), rewritten on every beat change, reveal or answer, and
+  // once a second for the clock; "" = none.
+  std::string speaker_file;
+  // --reveal: every beat's answer is revealed as soon as it is shown (answer
+  // slides with --screenshot / --export-frames).
+  bool reveal_all = false;
+  // The lecture clock: started by the first presenter_tick (the window
+  // opening), restarted by T in present mode.
+  std::optional<std::chrono::steady_clock::time_point> start;
+  // What the speaker file holds now ("" before the first write) and the
+  // error of the last write that failed ("" when none; shown in the panel).
+  std::string written, error;
+  int writes = 0;  // files written so far (tests)
+};
+
+// R in present mode: the current beat's question is answered by the
+// lecturer: LessonView's Answer gets answered and revealed (right stays
+// false), so the panel shows "Answer: ..." and the explanation, and the
+// checks and held-back figures appear as after a student's answer. No-op
+// without a lesson, a question, or once answered.
+void action_reveal(App& app);
+// T in present mode: the clock starts again at 0:00.
+void action_restart_clock(App& app);
+
+// Once per lesson_sync (every frame with a lesson, and when the options
+// open one): starts the clock, reveals the beat under --reveal, and
+// rewrites the speaker file when its text changed (the second ticks).
+void presenter_tick(App& app);
+
+// The speaker file's text for the current beat at `elapsed_s` seconds:
+// speaker_notes(lesson, beat, elapsed_s) and a last line saying what the
+// projected screen shows of the question ("screen: question open (R
+// reveals)", "screen: answer revealed", "screen: answered, right",
+// "screen: answered, not right", or none without a question).
+std::string speaker_text(const App& app, double elapsed_s);
+
+// Writes `text` to `path` whole (a temporary file beside it, then a
+// rename, so a viewer never reads half a file). Returns "" or why not.
+std::string write_whole_file(const std::string& path, const std::string& text);
+
+}  // namespace microddp::viz

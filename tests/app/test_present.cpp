@@ -1,0 +1,186 @@
+// The presenter's kit through the window's own frames (no GL): R in
+// present mode reveals the current beat's answer on the projected screen,
+// --speaker keeps a text file at the current beat's speaker notes, --reveal
+// and --speaker as options (app/viz/present.h).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <imgui.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/headless.h"
+#include "app/viz/keys.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/options.h"
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kLesson02 = std::string(MICRODDP_SOURCE_DIR) + "/lessons/02-ring-double-buffering.yaml";
+
+using test::Headless;
+
+void open_lesson(App& app) {
+  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson02));
+  app.vs.edit = beat_target(app.lesson->current()).params;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+// A fresh folder of this test's own.
+fs::path scratch(const char* name) {
+  const fs::path d = fs::temp_directory_path() / fmt::format("microddp-present-{}-{}", name, ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// parse_options and apply_options as the binary runs them; "" or the UsageError's text.
+std::string open_with(App& app, std::vector<std::string> args) {
+  args.insert(args.begin(), "microddp-viz");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  Options o;
+  try {
+    if (parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value()) return "(parse_options: exit)";
+    apply_options(app, o);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_SUITE("present") {
+  TEST_CASE("R in present mode reveals the beat's answer: the checks and the state after the step show") {
+    Headless h;
+    App app;
+    open_lesson(app);
+    app.vs.present = true;
+    h.frame(app);
+    LessonView& l = *app.lesson;
+    h.press(app, Key::reveal);  // beat 1 has no question: nothing to reveal
+    CHECK_FALSE(l.answer().answered);
+    h.press(app, Key::page_down);
+    REQUIRE(l.beat() == 1);
+    REQUIRE(l.current().question);
+    CHECK_FALSE(l.answer().answered);
+    CHECK(l.checks_hidden());
+    CHECK(app.session.position() == 1);
+    CHECK(l.buffers_position(1) == 0);  // the question is about R0's accum: the inputs until it is answered
+    h.press(app, Key::reveal);
+    CHECK(l.answer().answered);
+    CHECK(l.answer().revealed);
+    CHECK_FALSE(l.answer().right);       // nobody answered: the lecturer revealed it
+    CHECK(l.answer().chosen == -1);
+    CHECK(l.right_answer() == "3) [8, 10, 12]");
+    CHECK_FALSE(l.checks_hidden());
+    CHECK(l.buffers_position(1) == 1);  // the state after step 0 is on the screen now
+    CHECK(app.session.position() == 1);  // R stepped nothing
+    CHECK(l.beat() == 1);
+    // Outside present mode R starts the run over, as before, and reveals nothing.
+    app.vs.present = false;
+    h.press(app, Key::next_beat);
+    h.press(app, Key::next_beat);
+    REQUIRE(l.beat() == 3);
+    REQUIRE(l.current().question);
+    h.press(app, Key::reset);
+    CHECK_FALSE(l.answer().answered);
+    CHECK(app.session.position() == 0);
+  }
+
+  TEST_CASE("--speaker: the file follows the beat, the question's state on the screen, and the clock") {
+    const fs::path dir = scratch("speaker");
+    const fs::path notes = dir / "notes.txt";
+    Headless h;
+    App app;
+    open_lesson(app);
+    app.vs.present = true;
+    app.presenter.speaker_file = notes.string();
+    h.frame(app);
+    std::string s = read(notes);
+    CHECK(s.rfind("The 3-rank ring, step by step: two buffers and a swap\nbeat 1 of 6 · 3 min planned\n", 0) == 0);
+    CHECK(has_line(s, "beat 2: Step 0. Each rank sends its send_buff to the right neighbour, receives…"));
+    CHECK(s.find("QUESTION") == std::string::npos);
+    CHECK(s.find("screen:") == std::string::npos);
+    h.press(app, Key::step);
+    s = read(notes);
+    CHECK(has_line(s, "beat 2 of 6 · 5 min planned"));
+    CHECK(has_line(s, "What does R0's accum hold after step 0?"));
+    CHECK(has_line(s, "answer: 3) [8, 10, 12]"));
+    CHECK(has_line(s, "explain: R0 hears from its left neighbour R2, so accum = T0 + T2 = [1+7, 2+8, 3+9]; the tensor "
+                      "that arrived, T2, is what R0 forwards in step 1."));
+    CHECK(has_line(s, "screen: question open (R reveals the answer)"));
+    h.press(app, Key::reveal);
+    CHECK(has_line(read(notes), "screen: answer revealed"));
+    h.press(app, Key::back);  // back to beat 1 and on to 2: still revealed
+    h.press(app, Key::step);
+    CHECK(has_line(read(notes), "screen: answer revealed"));
+    // The clock, at a given time: 4:05 into the lecture, on beat 2 (3:00-8:00).
+    CHECK(has_line(speaker_text(app, 245),
+                   "clock 4:05 elapsed · this beat planned at 3:00-8:00 · 25:00 planned in all · on time"));
+    CHECK(has_line(speaker_text(app, 600),
+                   "clock 10:00 elapsed · this beat planned at 3:00-8:00 · 25:00 planned in all · 2:00 behind"));
+    CHECK_FALSE(fs::exists(dir / "notes.txt.tmp"));
+    // A student's answer at their own machine reads as such.
+    h.press(app, Key::step);
+    h.press(app, Key::step);
+    REQUIRE(app.lesson->beat() == 3);
+    app.lesson->submit("1");
+    h.frame(app);
+    CHECK(has_line(read(notes), "screen: answered, not right"));
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("--speaker and --reveal as options: need --lesson; an unwritable path is refused; --reveal reveals") {
+    const fs::path dir = scratch("options");
+    {
+      App app;
+      CHECK(open_with(app, {"--speaker", (dir / "n.txt").string()}) == "--speaker needs --lesson FILE (it is about a "
+                                                                       "lesson's beats)");
+    }
+    {
+      App app;
+      CHECK(open_with(app, {"--reveal"}) == "--reveal needs --lesson FILE (it is about a lesson's beats)");
+    }
+    {
+      App app;
+      CHECK(open_with(app, {"--lesson", kLesson02, "--speaker", ""}) == "--speaker '' is empty: give a path");
+    }
+    {
+      App app;
+      const std::string bad = (dir / "no-such-dir" / "n.txt").string();
+      CHECK(open_with(app, {"--lesson", kLesson02, "--speaker", bad}) == "--speaker '" + bad + "' is not writable");
+    }
+    {
+      App app;
+      const fs::path notes = dir / "n.txt";
+      REQUIRE(open_with(app, {"--lesson", kLesson02, "--beat", "2", "--present", "--reveal", "--speaker",
+                              notes.string()}) == "");
+      CHECK(app.lesson->beat() == 1);
+      CHECK(app.lesson->answer().revealed);
+      const std::string s = read(notes);  // written when the options opened the lesson, before any frame
+      CHECK(has_line(s, "beat 2 of 6 · 5 min planned"));
+      CHECK(has_line(s, "screen: answer revealed"));
+    }
+    fs::remove_all(dir);
+  }
+}
