@@ -11,6 +11,7 @@
 #include "app/cli/parse_error.h"
 #include "app/viz/headless_run.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "core/algorithms/registry.h"
 #include "core/labs/hang/hang.h"
 #include "core/labs/lesson/lessons_dir.h"
@@ -94,6 +95,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "with --lesson: keep this text file at the current beat's speaker notes (its text, the question's "
                  "answer and explanation, the next beat, a clock), for a second screen; R reveals the answer on the "
                  "projected screen, T restarts the clock");
+  cli.add_option("--poll", o.poll,
+                 "with --lesson: the class poll of the --beat's question, votes per choice (12,30,5), drawn as bars "
+                 "(in present mode: P, type, Enter)");
   cli.add_flag("--reveal", o.reveal, "with --lesson: show every beat's answer and explanation, as the R key does");
   cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
   cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
@@ -199,7 +203,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                                    "animation steps through one run)",
                                    o.format));
   }
-  for (const char* lesson_opt : {"--speaker", "--reveal"})
+  for (const char* lesson_opt : {"--speaker", "--reveal", "--poll"})
     if (cli.count(lesson_opt) && !cli.count("--lesson"))
       throw UsageError(fmt::format("{} needs --lesson FILE (it is about a lesson's beats)", lesson_opt));
   if (!o.export_dir.empty() && !o.screenshot.empty())
@@ -299,6 +303,8 @@ void apply_options(App& app, Options& o) {
   app.presenter.reveal_all = o.reveal;
   if (opened) {
     app.lesson = std::move(opened);
+    if (!o.poll.empty() && !submit_poll(app, o.poll))
+      throw UsageError(fmt::format("--poll '{}' on beat {}: {}", o.poll, o.beat, app.presenter.poll_error));
     lesson_sync(app);  // the beat's step (no frame drawn yet)
   }
   for (size_t i = 0; i < app.compare.errors.size(); ++i)

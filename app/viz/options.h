@@ -19,7 +19,8 @@ struct Options {
   std::string lesson_file, replay_file;
   // With --lesson (present.h): --speaker FILE keeps FILE at the current
   // beat's speaker notes; --reveal shows every beat's answer (as R does).
-  std::string speaker_file;
+  // --poll COUNTS: the class poll of the --beat's question, as typed after P.
+  std::string speaker_file, poll;
   bool reveal = false;
   // --format with --export-frames: png (stills), gif or mp4 (an animation
   // encoded by ffmpeg, whose path parse_options fills in).

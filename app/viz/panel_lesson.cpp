@@ -64,12 +64,14 @@ void draw_runs(const std::vector<TextRun>& runs) {
 }
 
 // `text` wrapped at spaces only, from the cursor's x (a number never breaks
-// mid-number, as ImGui::TextWrapped does after '.'); `color` when given.
-void draw_wrapped(const std::string& text, const ImVec4* color = nullptr) {
+// mid-number, as ImGui::TextWrapped does after '.'); `color` when given;
+// up to the window's x = right_x when given (the class poll's bars beside).
+void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float right_x = 0) {
   const float x = ImGui::GetCursorPosX();
   const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
   bool first = true;
-  for (const std::string& line : wrap_words(text, ImGui::GetContentRegionAvail().x, measure)) {
+  const float width = right_x > x ? right_x - x : ImGui::GetContentRegionAvail().x;  // right_x: up to there
+  for (const std::string& line : wrap_words(text, width, measure)) {
     if (!first) ImGui::SetCursorPosX(x);
     first = false;
     if (color) ImGui::TextColored(*color, "%s", line.c_str());
@@ -84,6 +86,7 @@ void draw_question(App& app) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
   draw_wrapped(q.ask);
   if (!q.choices.empty()) {
+    const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
     for (size_t i = 0; i < q.choices.size(); ++i) {
       // Revealed (R, present.h): the right choice is marked as if picked.
       const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
@@ -96,10 +99,12 @@ void draw_question(App& app) {
       if (ImGui::Button(label.c_str())) L.choose(static_cast<int>(i));
       if (picked) ImGui::PopStyleColor();
       ImGui::SameLine();
+      const bool poll = app.presenter.polls.count(L.beat()) > 0;
       ImGui::BeginGroup();
-      draw_wrapped(q.choices[i]);
+      draw_wrapped(q.choices[i], nullptr, poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);  // bars on the right
       ImGui::EndGroup();
       if (ImGui::IsItemClicked()) L.choose(static_cast<int>(i));
+      draw_poll_bar(app, static_cast<int>(i), poll_x);
     }
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -107,6 +112,7 @@ void draw_question(App& app) {
     ImGui::SameLine();
     if (ImGui::Button("Check") || enter) L.submit(a.typed);
   }
+  draw_poll(app);  // present.h: P's field and the class's votes as bars
   if (a.revealed) {
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
     draw_wrapped("Answer: " + L.right_answer(), &c);
@@ -116,7 +122,7 @@ void draw_question(App& app) {
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(q.explain);
   } else if (app.vs.present) {
-    ImGui::TextDisabled("R reveals the answer");
+    ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
 }
 

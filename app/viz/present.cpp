@@ -32,6 +32,75 @@ void action_reveal(App& app) {
   a.right = false;
 }
 
+void action_open_poll(App& app) {
+  Presenter& p = app.presenter;
+  if (!app.lesson) return;
+  const auto& q = app.lesson->current().question;
+  if (!q || q->choices.empty()) {
+    p.poll_open = false;
+    p.poll_error = "a poll needs a multiple-choice question on this beat";
+    return;
+  }
+  p.poll_open = !p.poll_open;
+  p.poll_focus = p.poll_open;
+  p.poll_error.clear();
+  p.poll_typed.clear();
+}
+
+std::optional<std::vector<int>> parse_poll(const std::string& typed, int choices, std::string* why) {
+  std::vector<int> counts;
+  size_t i = 0;
+  while (i <= typed.size()) {
+    const size_t e = std::min(typed.find(',', i), typed.size());
+    std::string item = typed.substr(i, e - i);
+    i = e + 1;
+    const size_t b = item.find_first_not_of(" \t"), z = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, z - b + 1);
+    const bool digits = !item.empty() && item.size() <= 6 && item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(item) > 100000) {
+      *why = fmt::format("'{}' is not a count (a whole number 0..100000)", item);
+      return std::nullopt;
+    }
+    counts.push_back(std::stoi(item));
+  }
+  if (static_cast<int>(counts.size()) != choices) {
+    std::string eg;
+    for (int c = 0; c < choices; ++c) eg += fmt::format("{}{}", c ? "," : "", 12 + 9 * c);
+    *why = fmt::format("{} count{} for {} choices; type one per choice, e.g. {}", counts.size(),
+                       counts.size() == 1 ? "" : "s", choices, eg);
+    return std::nullopt;
+  }
+  return counts;
+}
+
+bool submit_poll(App& app, const std::string& typed) {
+  Presenter& p = app.presenter;
+  if (!app.lesson) return false;
+  const auto& q = app.lesson->current().question;
+  if (!q || q->choices.empty()) {
+    p.poll_error = "a poll needs a multiple-choice question on this beat";
+    return false;
+  }
+  const auto counts = parse_poll(typed, static_cast<int>(q->choices.size()), &p.poll_error);
+  if (!counts) return false;
+  p.polls[app.lesson->beat()] = *counts;
+  p.poll_error.clear();
+  p.poll_open = false;
+  return true;
+}
+
+std::string poll_line(const App& app) {
+  if (!app.lesson) return "";
+  const auto it = app.presenter.polls.find(app.lesson->beat());
+  if (it == app.presenter.polls.end()) return "";
+  int total = 0;
+  for (int c : it->second) total += c;
+  std::string out;
+  for (size_t i = 0; i < it->second.size(); ++i)
+    out += fmt::format("{}) {} ({:.0f}%) · ", i + 1, it->second[i], total ? 100.0 * it->second[i] / total : 0.0);
+  return out + fmt::format("{} vote{}", total, total == 1 ? "" : "s");
+}
+
 void action_restart_clock(App& app) { app.presenter.start = std::chrono::steady_clock::now(); }
 
 std::string speaker_text(const App& app, double elapsed_s) {
@@ -44,6 +113,7 @@ std::string speaker_text(const App& app, double elapsed_s) {
                                          : a.revealed ? "answer revealed"
                                          : a.right    ? "answered, right"
                                                       : "answered, not right");
+    if (const std::string poll = poll_line(app); !poll.empty()) out += "poll: " + poll + "\n";
   }
   return out;
 }
@@ -69,6 +139,11 @@ void presenter_tick(App& app) {
   Presenter& p = app.presenter;
   if (!app.lesson) return;
   if (!p.start) p.start = std::chrono::steady_clock::now();
+  if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
+    p.beat = app.lesson->beat();
+    p.poll_open = false;
+    p.poll_error.clear();
+  }
   if (p.reveal_all) action_reveal(app);
   if (p.speaker_file.empty()) return;
   // Whole seconds: the clock line changes once a second, and so the file.

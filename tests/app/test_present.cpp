@@ -183,4 +183,69 @@ TEST_SUITE("present") {
     }
     fs::remove_all(dir);
   }
+
+  TEST_CASE("poll counts: one whole number per choice, else a message saying what to type") {
+    std::string why;
+    CHECK(parse_poll("12,30,5,1", 4, &why) == std::vector<int>{12, 30, 5, 1});
+    CHECK(parse_poll(" 0 , 7 ", 2, &why) == std::vector<int>{0, 7});
+    CHECK_FALSE(parse_poll("12,30,5", 4, &why));
+    CHECK(why == "3 counts for 4 choices; type one per choice, e.g. 12,21,30,39");
+    CHECK_FALSE(parse_poll("12,-3", 2, &why));
+    CHECK(why == "'-3' is not a count (a whole number 0..100000)");
+    CHECK_FALSE(parse_poll("12,,3", 3, &why));
+    CHECK(why == "'' is not a count (a whole number 0..100000)");
+    CHECK_FALSE(parse_poll("1.5,2", 2, &why));
+    CHECK(why == "'1.5' is not a count (a whole number 0..100000)");
+    CHECK_FALSE(parse_poll("100001,2", 2, &why));
+    CHECK(why == "'100001' is not a count (a whole number 0..100000)");
+    CHECK_FALSE(parse_poll("99999999999999999999,2", 2, &why));
+  }
+
+  TEST_CASE("P in present mode: type the class's votes, Enter; bars and the speaker file's poll line") {
+    const fs::path dir = scratch("poll");
+    Headless h;
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257;  // GLFW_KEY_ENTER, as the GLFW backend maps it
+    App app;
+    open_lesson(app);
+    app.vs.present = true;
+    app.presenter.speaker_file = (dir / "n.txt").string();
+    h.frame(app);
+    h.press(app, Key::poll);  // beat 1 asks nothing
+    CHECK_FALSE(app.presenter.poll_open);
+    CHECK(app.presenter.poll_error == "a poll needs a multiple-choice question on this beat");
+    h.press(app, Key::page_down);
+    CHECK(app.presenter.poll_error == "");  // a new beat: the old message goes
+    h.press(app, Key::poll);
+    REQUIRE(app.presenter.poll_open);
+    h.frame(app);  // the field takes the keyboard
+    ImGui::GetIO().AddInputCharactersUTF8("12,30,5,1");
+    h.frame(app);
+    CHECK(app.presenter.poll_typed == "12,30,5,1");
+    h.press(app, Key::page_down);  // typed into the field: not the next beat
+    CHECK(app.lesson->beat() == 1);
+    ImGui::GetIO().KeysDown[257] = true;
+    h.frame(app);
+    ImGui::GetIO().KeysDown[257] = false;
+    h.frame(app);
+    CHECK_FALSE(app.presenter.poll_open);
+    CHECK(app.presenter.polls.at(1) == std::vector<int>{12, 30, 5, 1});
+    CHECK(poll_line(app) == "1) 12 (25%) · 2) 30 (62%) · 3) 5 (10%) · 4) 1 (2%) · 48 votes");
+    CHECK(has_line(read(dir / "n.txt"), "poll: 1) 12 (25%) · 2) 30 (62%) · 3) 5 (10%) · 4) 1 (2%) · 48 votes"));
+    CHECK_FALSE(app.lesson->answer().answered);  // a poll answers nothing
+    // A bad entry keeps the field open and says why; the keys are the field's meanwhile.
+    h.press(app, Key::poll);
+    REQUIRE(app.presenter.poll_open);
+    CHECK_FALSE(submit_poll(app, "1,2"));
+    CHECK(app.presenter.poll_error == "2 counts for 4 choices; type one per choice, e.g. 12,21,30,39");
+    CHECK(app.presenter.poll_open);
+    CHECK(app.presenter.polls.at(1) == std::vector<int>{12, 30, 5, 1});  // the earlier poll stays
+    // --poll as an option, checked against the beat's question.
+    App opt;
+    CHECK(open_with(opt, {"--lesson", kLesson02, "--beat", "2", "--poll", "1,2,3,4"}) == "");
+    CHECK(opt.presenter.polls.at(1) == std::vector<int>{1, 2, 3, 4});
+    App bad;
+    CHECK(open_with(bad, {"--lesson", kLesson02, "--poll", "1,2"}) ==
+          "--poll '1,2' on beat 1: a poll needs a multiple-choice question on this beat");
+    fs::remove_all(dir);
+  }
 }
