@@ -90,7 +90,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
   cli.add_flag("--present", o.present,
                "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "
-               "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again)");
+               "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again); in a lesson R "
+               "reveals the answer, P opens the class poll, T restarts the clock");
   cli.add_option("--speaker", o.speaker_file,
                  "with --lesson: keep this text file at the current beat's speaker notes (its text, the question's "
                  "answer and explanation, the next beat, a clock), for a second screen; R reveals the answer on the "
