@@ -99,6 +99,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--poll", o.poll,
                  "with --lesson: the class poll of the --beat's question, votes per choice (12,30,5), drawn as bars "
                  "(in present mode: P, type, Enter)");
+  cli.add_option("--compare-runs", o.compare_runs,
+                 "two records saved by `microddp run --save-record` (A.json B.json), side by side in the compare view")
+      ->expected(2);
   cli.add_flag("--reveal", o.reveal, "with --lesson: show every beat's answer and explanation, as the R key does");
   cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
   cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
@@ -207,6 +210,16 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   for (const char* lesson_opt : {"--speaker", "--reveal", "--poll"})
     if (cli.count(lesson_opt) && !cli.count("--lesson"))
       throw UsageError(fmt::format("{} needs --lesson FILE (it is about a lesson's beats)", lesson_opt));
+  if (cli.count("--compare-runs")) {
+    for (const char* other : {"--lesson", "--replay", "--ddp", "--view", "--compare"})
+      if (cli.count(other))
+        throw UsageError(fmt::format("--compare-runs and {} exclude each other (the two records are the run and the "
+                                     "view)",
+                                     other));
+    for (const auto& f : o.compare_runs)
+      if (f.empty()) throw UsageError("--compare-runs '' is empty: give two record files");
+    o.view = "compare";
+  }
   if (!o.export_dir.empty() && !o.screenshot.empty())
     throw UsageError(fmt::format("--export-frames {} and --screenshot {} exclude each other (frames of every step, or "
                                  "one picture)",
@@ -255,6 +268,9 @@ void apply_options(App& app, Options& o) {
     throw UsageError(fmt::format("--beat {} needs --lesson FILE", o.beat));
   }
   std::optional<RunRecord> replay;
+  std::vector<RunRecord> runs;  // --compare-runs: the main session replays the first
+  for (const auto& f : o.compare_runs) runs.push_back(load_record(f));
+  if (!runs.empty()) o.replay_file = o.compare_runs[0];
   if (!o.replay_file.empty()) {
     if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", o.replay_file));
     replay = load_record(o.replay_file);  // UsageError naming the file and field
@@ -299,6 +315,7 @@ void apply_options(App& app, Options& o) {
     app.vs.compare_algorithms = Compare::default_algorithms(p.spec.collective);
   }
   app.compare.configure(p, app.vs.compare_algorithms);
+  if (!runs.empty()) compare_runs(app, runs, o.compare_runs);  // present_compare.cpp
   if (!o.speaker_file.empty()) check_writable_file(o.speaker_file, "--speaker");
   app.presenter.speaker_file = o.speaker_file;
   app.presenter.reveal_all = o.reveal;

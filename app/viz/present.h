@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/record/record_io.h"
+
 namespace microddp::viz {
 
 struct App;
@@ -66,6 +68,12 @@ std::string poll_line(const App& app);
 // from x = column_x in the window (present_draw.cpp; ImGui).
 void draw_poll(App& app);
 void draw_poll_bar(App& app, int choice, float column_x);
+
+// --compare-runs A.json B.json (present_compare.cpp): the compare view's
+// columns become replays of `runs` (titled "A: ring (a.json)", "B: ..."),
+// stepped together. Throws UsageError / ScheduleError when a record does
+// not fit its spec.
+void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
 
 // T in present mode: the clock starts again at 0:00.
 void action_restart_clock(App& app);

@@ -7,6 +7,7 @@
 #include <imgui.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -252,6 +253,45 @@ TEST_SUITE("present") {
     App bad;
     CHECK(open_with(bad, {"--lesson", kLesson02, "--poll", "1,2"}) ==
           "--poll '1,2' on beat 1: a poll needs a multiple-choice question on this beat");
+    fs::remove_all(dir);
+  }
+
+  TEST_CASE("--compare-runs A.json B.json: the compare view's two columns replay the two records") {
+    const fs::path dir = scratch("runs");
+    const std::string cli = MICRODDP_CLI_BIN;
+    for (const char* alg : {"ring", "tree"})
+      REQUIRE(std::system(fmt::format("{} run --collective all_reduce --algorithm {} --ranks 4 --count 8 --save-record "
+                                      "{}/{}.json > /dev/null 2>&1",
+                                      cli, alg, dir.string(), alg)
+                              .c_str()) == 0);
+    const std::string a = (dir / "ring.json").string(), b = (dir / "tree.json").string();
+    App app;
+    REQUIRE(open_with(app, {"--compare-runs", a, b, "--present"}) == "");
+    const Compare& c = app.compare;
+    REQUIRE(c.sessions.size() == 2);
+    CHECK(c.algorithms == std::vector<std::string>{"A: ring (ring.json)", "B: tree (tree.json)"});
+    CHECK(c.sessions[0]->replaying());
+    CHECK(c.sessions[1]->replaying());
+    CHECK(c.sessions[0]->num_steps() == 6);  // ring on 4 ranks: 2(n-1)
+    CHECK(c.sessions[1]->num_steps() == 4);
+    CHECK(c.max_steps() == 6);
+    app.compare.step();
+    CHECK(c.sessions[0]->position() == 1);
+    CHECK(c.sessions[1]->position() == 1);
+    // A frame in present mode keeps the replays (nothing re-plans them).
+    Headless h;
+    app.vs.view = View::compare;
+    h.frame(app);
+    CHECK(app.compare.sessions.size() == 2);
+    CHECK(app.compare.sessions[0]->replaying());
+    App bad;
+    CHECK(open_with(bad, {"--compare-runs", a, b, "--lesson", kLesson02}) ==
+          "--compare-runs and --lesson exclude each other (the two records are the run and the view)");
+    App missing;
+    CHECK(open_with(missing, {"--compare-runs", a, (dir / "none.json").string()}).find("none.json") !=
+          std::string::npos);
+    App one;
+    CHECK(open_with(one, {"--compare-runs", a}) == "(parse_options: exit)");  // CLI11: two files expected, exit 2
     fs::remove_all(dir);
   }
 }
