@@ -2,6 +2,7 @@
 //   microddp lesson FILE                   beats, step tables, questions on stdin
 //   microddp lesson FILE --non-interactive every beat and check; exit 1 if one fails
 //   microddp lesson --list                 the shipped lessons with their titles
+//   microddp lesson FILE --plan | --speaker the lecture plan / every beat's speaker notes (plan.h)
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "core/labs/lesson/lesson.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/labs/lesson/lessons_dir.h"
+#include "core/labs/lesson/plan.h"
 #include "core/ir/reference.h"
 #include "core/record/printer.h"
 
@@ -31,7 +33,7 @@ using namespace microddp::lesson;
 
 struct Args {
   std::string file;
-  bool non_interactive = false, list = false, full = false;
+  bool non_interactive = false, list = false, full = false, plan = false, speaker = false;
 };
 
 std::string setup_line(const Prepared& p) {
@@ -489,9 +491,18 @@ std::function<int()> setup_lesson(CLI::App* sub) {
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
   sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
   sub->add_flag("--full", a.full, "print every element of long vectors instead of eliding them in the middle");
+  sub->add_flag("--plan", a.plan, "print the lecture plan (beats, first lines, minutes per beat, total) and exit");
+  sub->add_flag("--speaker", a.speaker, "print every beat's speaker notes (text, answer, next beat, planned time)");
   return std::function<int()>([] {
     if (a.list) return list();
     if (a.file.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
+    if (a.plan || a.speaker) {  // nothing runs: the file, read
+      const Lesson l = load_lesson(resolve_lesson_file(a.file));
+      if (a.plan) fmt::print("{}", format_plan(l));
+      for (int b = 0; a.speaker && b < static_cast<int>(l.beats.size()); ++b)
+        fmt::print("{}── beat {}/{} ──\n{}", b || a.plan ? "\n" : "", b + 1, l.beats.size(), speaker_notes(l, b));
+      return 0;
+    }
     return run_lesson(a);
   });
 }

@@ -9,7 +9,10 @@ enum class Key { step = 262 /*GLFW_KEY_RIGHT*/, back = 263 /*GLFW_KEY_LEFT*/, pl
                  next_beat = 78 /*GLFW_KEY_N*/, prev_beat = 80 /*GLFW_KEY_P*/,
                  // Present mode: a presentation clicker sends Page Down / Page Up.
                  page_down = 267 /*GLFW_KEY_PAGE_DOWN*/, page_up = 266 /*GLFW_KEY_PAGE_UP*/,
-                 home = 268 /*GLFW_KEY_HOME*/, escape = 256 /*GLFW_KEY_ESCAPE*/, present = 294 /*GLFW_KEY_F5*/ };
+                 home = 268 /*GLFW_KEY_HOME*/,
+                 // Present mode with a lesson (present.h): R reveals the answer, T restarts the
+                 // clock, P opens the class poll's field.
+                 reveal = 82 /*GLFW_KEY_R*/, clock = 84 /*GLFW_KEY_T*/, poll = 80 /*GLFW_KEY_P*/, escape = 256 /*GLFW_KEY_ESCAPE*/, present = 294 /*GLFW_KEY_F5*/ };
 
 // True in the frame the key went down (with key repeat), unless a text field
 // has the keyboard.

@@ -113,6 +113,7 @@ struct Answer {
   int chosen = -1;        // 0-based choice clicked, -1: none
   std::string typed;      // the value field's text
   bool answered = false, right = false;
+  bool revealed = false;  // answered by the lecturer's reveal key (present.h), not by a choice
 };
 
 // Text runs of a beat's text: *emphasis* marks emphasised runs; a blank line

@@ -11,6 +11,7 @@
 #include "app/cli/parse_error.h"
 #include "app/viz/headless_run.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "core/algorithms/registry.h"
 #include "core/labs/hang/hang.h"
 #include "core/labs/lesson/lessons_dir.h"
@@ -89,7 +90,19 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
   cli.add_flag("--present", o.present,
                "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "
-               "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again)");
+               "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again); in a lesson R "
+               "reveals the answer, P opens the class poll, T restarts the clock");
+  cli.add_option("--speaker", o.speaker_file,
+                 "with --lesson: keep this text file at the current beat's speaker notes (its text, the question's "
+                 "answer and explanation, the next beat, a clock), for a second screen; R reveals the answer on the "
+                 "projected screen, T restarts the clock");
+  cli.add_option("--poll", o.poll,
+                 "with --lesson: the class poll of the --beat's question, votes per choice (12,30,5), drawn as bars "
+                 "(in present mode: P, type, Enter)");
+  cli.add_option("--compare-runs", o.compare_runs,
+                 "two records saved by `microddp run --save-record` (A.json B.json), side by side in the compare view")
+      ->expected(2);
+  cli.add_flag("--reveal", o.reveal, "with --lesson: show every beat's answer and explanation, as the R key does");
   cli.add_flag("--ddp", o.ddp_view, "open the DDP view: data-parallel training run for real, drawn as a timeline");
   cli.add_option("--bucket-cap-mb", o.ddp_cap_mb, "with --ddp: gradient bucket cap in MB (1 MB = 2^20 bytes)");
   cli.add_option("--replay", o.replay_file, "step through a record saved by `microddp run --save-record` (e.g. an MPI run)");
@@ -165,7 +178,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // would otherwise open an interactive window that never exits.
   if (cli.count("--bench-frames") && o.bench < 1)
     throw UsageError(fmt::format("--bench-frames {} must be at least 1", o.bench));
-  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay"})
+  for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay", "--speaker"})
     if (cli.count(path_opt) && cli[path_opt]->as<std::string>().empty())
       throw UsageError(fmt::format("{} '' is empty: give a path", path_opt));
   // The buffers must fit the machine before the session allocates them
@@ -193,6 +206,19 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       throw UsageError(fmt::format("--format {} and --lesson exclude each other (a lesson exports one PNG per beat; an "
                                    "animation steps through one run)",
                                    o.format));
+  }
+  for (const char* lesson_opt : {"--speaker", "--reveal", "--poll"})
+    if (cli.count(lesson_opt) && !cli.count("--lesson"))
+      throw UsageError(fmt::format("{} needs --lesson FILE (it is about a lesson's beats)", lesson_opt));
+  if (cli.count("--compare-runs")) {
+    for (const char* other : {"--lesson", "--replay", "--ddp", "--view", "--compare"})
+      if (cli.count(other))
+        throw UsageError(fmt::format("--compare-runs and {} exclude each other (the two records are the run and the "
+                                     "view)",
+                                     other));
+    for (const auto& f : o.compare_runs)
+      if (f.empty()) throw UsageError("--compare-runs '' is empty: give two record files");
+    o.view = "compare";
   }
   if (!o.export_dir.empty() && !o.screenshot.empty())
     throw UsageError(fmt::format("--export-frames {} and --screenshot {} exclude each other (frames of every step, or "
@@ -242,6 +268,9 @@ void apply_options(App& app, Options& o) {
     throw UsageError(fmt::format("--beat {} needs --lesson FILE", o.beat));
   }
   std::optional<RunRecord> replay;
+  std::vector<RunRecord> runs;  // --compare-runs: the main session replays the first
+  for (const auto& f : o.compare_runs) runs.push_back(load_record(f));
+  if (!runs.empty()) o.replay_file = o.compare_runs[0];
   if (!o.replay_file.empty()) {
     if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", o.replay_file));
     replay = load_record(o.replay_file);  // UsageError naming the file and field
@@ -286,8 +315,14 @@ void apply_options(App& app, Options& o) {
     app.vs.compare_algorithms = Compare::default_algorithms(p.spec.collective);
   }
   app.compare.configure(p, app.vs.compare_algorithms);
+  if (!runs.empty()) compare_runs(app, runs, o.compare_runs);  // present_compare.cpp
+  if (!o.speaker_file.empty()) check_writable_file(o.speaker_file, "--speaker");
+  app.presenter.speaker_file = o.speaker_file;
+  app.presenter.reveal_all = o.reveal;
   if (opened) {
     app.lesson = std::move(opened);
+    if (!o.poll.empty() && !submit_poll(app, o.poll))
+      throw UsageError(fmt::format("--poll '{}' on beat {}: {}", o.poll, o.beat, app.presenter.poll_error));
     lesson_sync(app);  // the beat's step (no frame drawn yet)
   }
   for (size_t i = 0; i < app.compare.errors.size(); ++i)

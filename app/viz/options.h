@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/viz/view_state.h"
 #include "core/model/topology_model.h"
@@ -17,6 +18,14 @@ struct Options {
   std::string describe;  // --describe FILE: what each picture shows, as text (describe.h)
   int step = -1, bench = 0, beat = 1;
   std::string lesson_file, replay_file;
+  // With --lesson (present.h): --speaker FILE keeps FILE at the current
+  // beat's speaker notes; --reveal shows every beat's answer (as R does).
+  // --poll COUNTS: the class poll of the --beat's question, as typed after P.
+  std::string speaker_file, poll;
+  // --compare-runs A.json B.json: two saved run records side by side in the
+  // compare view (each column replays its record).
+  std::vector<std::string> compare_runs;
+  bool reveal = false;
   // --format with --export-frames: png (stills), gif or mp4 (an animation
   // encoded by ffmpeg, whose path parse_options fills in).
   std::string format = "png", ffmpeg;

@@ -14,6 +14,7 @@
 
 #include "app/viz/keys.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
@@ -63,12 +64,14 @@ void draw_runs(const std::vector<TextRun>& runs) {
 }
 
 // `text` wrapped at spaces only, from the cursor's x (a number never breaks
-// mid-number, as ImGui::TextWrapped does after '.'); `color` when given.
-void draw_wrapped(const std::string& text, const ImVec4* color = nullptr) {
+// mid-number, as ImGui::TextWrapped does after '.'); `color` when given;
+// up to the window's x = right_x when given (the class poll's bars beside).
+void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float right_x = 0) {
   const float x = ImGui::GetCursorPosX();
   const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
   bool first = true;
-  for (const std::string& line : wrap_words(text, ImGui::GetContentRegionAvail().x, measure)) {
+  const float width = right_x > x ? right_x - x : ImGui::GetContentRegionAvail().x;  // right_x: up to there
+  for (const std::string& line : wrap_words(text, width, measure)) {
     if (!first) ImGui::SetCursorPosX(x);
     first = false;
     if (color) ImGui::TextColored(*color, "%s", line.c_str());
@@ -83,10 +86,12 @@ void draw_question(App& app) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
   draw_wrapped(q.ask);
   if (!q.choices.empty()) {
+    const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
     for (size_t i = 0; i < q.choices.size(); ++i) {
-      const bool picked = a.answered && a.chosen == static_cast<int>(i);
+      // Revealed (R, present.h): the right choice is marked as if picked.
+      const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
       if (picked) {
-        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail)));
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
         ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(c.x, c.y, c.z, 0.35f));
       }
       // A numbered button and the choice's text, wrapped (long choices fit).
@@ -94,10 +99,12 @@ void draw_question(App& app) {
       if (ImGui::Button(label.c_str())) L.choose(static_cast<int>(i));
       if (picked) ImGui::PopStyleColor();
       ImGui::SameLine();
+      const bool poll = app.presenter.polls.count(L.beat()) > 0;
       ImGui::BeginGroup();
-      draw_wrapped(q.choices[i]);
+      draw_wrapped(q.choices[i], nullptr, poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);  // bars on the right
       ImGui::EndGroup();
       if (ImGui::IsItemClicked()) L.choose(static_cast<int>(i));
+      draw_poll_bar(app, static_cast<int>(i), poll_x);
     }
   } else {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -105,10 +112,17 @@ void draw_question(App& app) {
     ImGui::SameLine();
     if (ImGui::Button("Check") || enter) L.submit(a.typed);
   }
-  if (a.answered) {
+  draw_poll(app);  // present.h: P's field and the class's votes as bars
+  if (a.revealed) {
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
+    draw_wrapped("Answer: " + L.right_answer(), &c);
+    if (!q.explain.empty()) draw_wrapped(q.explain);
+  } else if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(q.explain);
+  } else if (app.vs.present) {
+    ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
 }
 
@@ -272,10 +286,9 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   }
 }
 
-}  // namespace
-
-void lesson_sync(App& app) {
-  if (!app.lesson) return;
+// lesson_sync without the presenter: the session, view and source of the
+// current beat, once per beat change (and the held note once answered).
+void sync_beat(App& app) {
   LessonView& L = *app.lesson;
   if (L.driven_beat() == L.beat()) {
     if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
@@ -352,6 +365,14 @@ void lesson_sync(App& app) {
   L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
   vs.anim = 1;
+}
+
+}  // namespace
+
+void lesson_sync(App& app) {
+  if (!app.lesson) return;
+  sync_beat(app);
+  presenter_tick(app);  // present.h: --reveal, the speaker file, the clock
 }
 
 void draw_view_with_lesson(App& app) {

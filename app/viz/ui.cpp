@@ -180,7 +180,8 @@ void ddp_iteration_key(App& app, int delta) {
 
 // The keys. Present mode takes a presentation clicker's keys: Right, Page
 // Down or Space step (a beat in a lesson, an iteration in the DDP view),
-// Left or Page Up step back, Home starts over, Esc leaves present mode; F5
+// Left or Page Up step back, Home starts over, R reveals a lesson beat's
+// answer, P opens its class poll, T restarts the lecture clock, Esc leaves present mode; F5
 // enters it.
 void handle_keys(App& app) {
   ViewState& vs = app.vs;
@@ -195,6 +196,9 @@ void handle_keys(App& app) {
       else if (ddp) ddp_iteration_key(app, 0);
       else action_reset(app);
     }
+    if (key_pressed(Key::reveal)) action_reveal(app);  // present.h: the lecturer's reveal, no typing
+    if (key_pressed(Key::clock)) action_restart_clock(app);
+    if (app.lesson && key_pressed(Key::poll)) action_open_poll(app);
     if (key_pressed(Key::escape)) vs.present = false;
     return;
   }

@@ -12,6 +12,7 @@
 #include "app/viz/layout.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/palette.h"
+#include "app/viz/present.h"
 #include "app/viz/session.h"
 
 namespace microddp::viz {
@@ -114,6 +115,7 @@ struct App {
   Compare compare;
   DdpView ddp;                         // the DDP view: runs run_ddp on a background thread
   std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
+  Presenter presenter;                 // speaker file, reveal, clock (present.h)
 };
 
 // Actions (shared by buttons and keys).

@@ -196,7 +196,14 @@ struct Beat {
   LabRequest lab;        // lab beats: the lesson's `lab:`, changed by this and earlier lab beats
   std::string name;      // ddp and lab beats: a name that later checks compare with ("" = none)
   BeatView view;         // what the window shows (ddp beats: ddp unless `view: steps`)
+  // The lecture plan (`minutes:`, any beat kind): minutes planned for this
+  // beat, kMinBeatMinutes..kMaxBeatMinutes; kDefaultBeatMinutes when the
+  // key is absent (minutes_given false). `microddp lesson --plan` and the
+  // speaker view (core/labs/lesson/plan.h) add them up.
+  double minutes = 2;
+  bool minutes_given = false;
 };
+inline constexpr double kDefaultBeatMinutes = 2, kMinBeatMinutes = 0.25, kMaxBeatMinutes = 60;
 
 struct Lesson {
   std::string file, title, summary;

@@ -282,6 +282,18 @@ Highlights read_highlights(const Ctx& c, const YAML::Node& n) {
   return h;
 }
 
+// A beat's `minutes:` (the lecture plan): a number of minutes in
+// kMinBeatMinutes..kMaxBeatMinutes, or the default when absent.
+void read_minutes(const Ctx& c, const YAML::Node& bn, Beat& b) {
+  if (!bn.IsMap() || !bn["minutes"]) return;
+  const double m = number(c, bn["minutes"], "minutes");
+  if (!(m >= kMinBeatMinutes && m <= kMaxBeatMinutes))
+    c.fail(bn["minutes"], fmt::format("'minutes' is the time planned for this beat, {:g}..{:g} minutes; got '{}'",
+                                      kMinBeatMinutes, kMaxBeatMinutes, bn["minutes"].Scalar()));
+  b.minutes = m;
+  b.minutes_given = true;
+}
+
 Question read_question(const Ctx& c, const YAML::Node& n) {
   only_keys(c, n, "question", {"ask", "choices", "answer", "tolerance", "explain"});
   Question q;
@@ -306,7 +318,7 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
 // run, fails at its mark); no `at` and no `setup`.
 void parse_lab_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, LabRequest& cur_lab,
                     std::map<std::string, LabRequest>& runs) {
-  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks"});
+  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks", "minutes"});
   b.setup = cur;
   b.at.kind = Target::Kind::end;
   if (bn["lab"]) read_lab(c, bn["lab"], cur_lab);
@@ -343,9 +355,9 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   const bool is_ddp = b.kind == Beat::Kind::ddp;
   const char* opt_key = is_ddp ? "ddp" : "hang";
   if (is_ddp)
-    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"}, {"view"});
+    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"}, {"view", "minutes"});
   else
-    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks"});
+    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks", "minutes"});
   b.setup = cur;
   b.at.kind = Target::Kind::end;
   try {
@@ -455,6 +467,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
   for (const auto& bn : beats) {
     Beat b;
     b.mark = c.mark(bn);
+    read_minutes(c, bn, b);
     if (bn.IsMap() && bn["kind"]) {
       const std::string k = one_of(c, bn["kind"], "kind", {"collective", "ddp", "hang", "lab"});
       b.kind = k == "ddp"    ? Beat::Kind::ddp
@@ -472,7 +485,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       l.beats.push_back(std::move(b));
       continue;
     }
-    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind", "view", "compare"});
+    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind", "view", "compare", "minutes"});
     if (bn["setup"]) {
       read_setup(c, bn["setup"], cur);
       b.setup_changed = true;

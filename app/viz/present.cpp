@@ -1,0 +1,157 @@
+// The presenter's kit (present.h): speaker file, reveal key, lecture clock.
+#include "app/viz/present.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "app/viz/view_state.h"
+#include "core/labs/lesson/plan.h"
+
+namespace microddp::viz {
+
+namespace {
+
+double elapsed(const Presenter& p) {
+  if (!p.start) return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - *p.start).count();
+}
+
+}  // namespace
+
+void action_reveal(App& app) {
+  if (!app.lesson || !app.lesson->current().question) return;
+  Answer& a = app.lesson->answer();
+  if (a.answered) return;
+  a.answered = true;
+  a.revealed = true;
+  a.right = false;
+}
+
+void action_open_poll(App& app) {
+  Presenter& p = app.presenter;
+  if (!app.lesson) return;
+  const auto& q = app.lesson->current().question;
+  if (!q || q->choices.empty()) {
+    p.poll_open = false;
+    p.poll_error = "a poll needs a multiple-choice question on this beat";
+    return;
+  }
+  p.poll_open = !p.poll_open;
+  p.poll_focus = p.poll_open;
+  p.poll_error.clear();
+  p.poll_typed.clear();
+}
+
+std::optional<std::vector<int>> parse_poll(const std::string& typed, int choices, std::string* why) {
+  std::vector<int> counts;
+  size_t i = 0;
+  while (i <= typed.size()) {
+    const size_t e = std::min(typed.find(',', i), typed.size());
+    std::string item = typed.substr(i, e - i);
+    i = e + 1;
+    const size_t b = item.find_first_not_of(" \t"), z = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, z - b + 1);
+    const bool digits = !item.empty() && item.size() <= 6 && item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(item) > 100000) {
+      *why = fmt::format("'{}' is not a count (a whole number 0..100000)", item);
+      return std::nullopt;
+    }
+    counts.push_back(std::stoi(item));
+  }
+  if (static_cast<int>(counts.size()) != choices) {
+    std::string eg;
+    for (int c = 0; c < choices; ++c) eg += fmt::format("{}{}", c ? "," : "", 12 + 9 * c);
+    *why = fmt::format("{} count{} for {} choices; type one per choice, e.g. {}", counts.size(),
+                       counts.size() == 1 ? "" : "s", choices, eg);
+    return std::nullopt;
+  }
+  return counts;
+}
+
+bool submit_poll(App& app, const std::string& typed) {
+  Presenter& p = app.presenter;
+  if (!app.lesson) return false;
+  const auto& q = app.lesson->current().question;
+  if (!q || q->choices.empty()) {
+    p.poll_error = "a poll needs a multiple-choice question on this beat";
+    return false;
+  }
+  const auto counts = parse_poll(typed, static_cast<int>(q->choices.size()), &p.poll_error);
+  if (!counts) return false;
+  p.polls[app.lesson->beat()] = *counts;
+  p.poll_error.clear();
+  p.poll_open = false;
+  return true;
+}
+
+std::string poll_line(const App& app) {
+  if (!app.lesson) return "";
+  const auto it = app.presenter.polls.find(app.lesson->beat());
+  if (it == app.presenter.polls.end()) return "";
+  int total = 0;
+  for (int c : it->second) total += c;
+  std::string out;
+  for (size_t i = 0; i < it->second.size(); ++i)
+    out += fmt::format("{}) {} ({:.0f}%) · ", i + 1, it->second[i], total ? 100.0 * it->second[i] / total : 0.0);
+  return out + fmt::format("{} vote{}", total, total == 1 ? "" : "s");
+}
+
+void action_restart_clock(App& app) { app.presenter.start = std::chrono::steady_clock::now(); }
+
+std::string speaker_text(const App& app, double elapsed_s) {
+  if (!app.lesson) return "";
+  const LessonView& L = *app.lesson;
+  std::string out = lesson::speaker_notes(L.lesson(), L.beat(), elapsed_s);
+  if (L.current().question) {
+    const Answer& a = L.answer();
+    out += fmt::format("\nscreen: {}\n", !a.answered ? "question open (R reveals the answer)"
+                                         : a.revealed ? "answer revealed"
+                                         : a.right    ? "answered, right"
+                                                      : "answered, not right");
+    if (const std::string poll = poll_line(app); !poll.empty()) out += "poll: " + poll + "\n";
+  }
+  return out;
+}
+
+std::string write_whole_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
+    f << text;
+    f.close();
+    if (!f) return fmt::format("cannot write {}: {}", tmp, std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return fmt::format("cannot replace {}: {}", path, why);
+  }
+  return "";
+}
+
+void presenter_tick(App& app) {
+  Presenter& p = app.presenter;
+  if (!app.lesson) return;
+  if (!p.start) p.start = std::chrono::steady_clock::now();
+  if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
+    p.beat = app.lesson->beat();
+    p.poll_open = false;
+    p.poll_error.clear();
+  }
+  if (p.reveal_all) action_reveal(app);
+  if (p.speaker_file.empty()) return;
+  // Whole seconds: the clock line changes once a second, and so the file.
+  const std::string text = speaker_text(app, std::floor(elapsed(p)));
+  if (text == p.written) return;
+  p.error = write_whole_file(p.speaker_file, text);
+  p.written = text;  // a failed write is not retried every frame, only on the next change
+  ++p.writes;
+}
+
+}  // namespace microddp::viz

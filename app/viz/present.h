@@ -1,0 +1,98 @@
+// The presenter's kit of `microddp-viz --lesson FILE --present`: a speaker
+// view written to a text file (--speaker FILE) for a second screen, the
+// reveal key (R shows the current beat's answer and explanation on the
+// projected screen, no typing) and the lecture clock (T restarts it).
+// Plain C++ state in App (view_state.h); no GL, so tests drive it through
+// the window's own frames (tests/app/test_present.cpp).
+#pragma once
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/record/record_io.h"
+
+namespace microddp::viz {
+
+struct App;
+
+struct Presenter {
+  // --speaker FILE: the current beat's speaker notes (core/labs/lesson/plan.h
+  // speaker_notes with the clock, and what the projected screen shows of
+  // the question), rewritten on every beat change, reveal or answer, and
+  // once a second for the clock; "" = none.
+  std::string speaker_file;
+  // --reveal: every beat's answer is revealed as soon as it is shown (answer
+  // slides with --screenshot / --export-frames).
+  bool reveal_all = false;
+  // The lecture clock: started by the first presenter_tick (the window
+  // opening), restarted by T in present mode.
+  std::optional<std::chrono::steady_clock::time_point> start;
+  // What the speaker file holds now ("" before the first write) and the
+  // error of the last write that failed ("" when none; shown in the panel).
+  std::string written, error;
+  int writes = 0;  // files written so far (tests)
+  // The class poll (P in present mode): the lecturer types how many
+  // students picked each choice ("12,30,5"); the panel draws them as bars
+  // under the question. polls: counts per beat (0-based), one per choice.
+  bool poll_open = false;  // the entry field is shown (closed on a beat change)
+  bool poll_focus = false; // give the field the keyboard in the next frame
+  int beat = -1;           // the beat of the last presenter_tick
+  std::string poll_typed, poll_error;
+  std::map<int, std::vector<int>> polls;
+};
+
+// R in present mode: the current beat's question is answered by the
+// lecturer: LessonView's Answer gets answered and revealed (right stays
+// false), so the panel shows "Answer: ..." and the explanation, and the
+// checks and held-back figures appear as after a student's answer. No-op
+// without a lesson, a question, or once answered.
+void action_reveal(App& app);
+// P in present mode: opens the poll's entry field on a multiple-choice
+// beat (again: closes it); on another beat poll_error says why not.
+void action_open_poll(App& app);
+// Enter in the poll's field: parse_poll(typed) for the current beat; on
+// success the counts are stored and the field closes, else poll_error
+// says why and the field stays open. True on success.
+bool submit_poll(App& app, const std::string& typed);
+// Counts from "12,30,5" (spaces allowed; one whole number 0..100000 per
+// choice, `choices` of them). Returns nullopt and sets *why ("3 counts for
+// 4 choices; type one per choice, e.g. 12,30,5,1", "'x' is not a count
+// (a whole number 0..100000)") otherwise.
+std::optional<std::vector<int>> parse_poll(const std::string& typed, int choices, std::string* why);
+// "1) 12 (26%) · 2) 30 (64%) · 3) 5 (11%) · 47 votes" ("" without a poll on this beat).
+std::string poll_line(const App& app);
+// The poll's entry field, its error and the vote count, under the
+// choices; and choice `choice`'s bar (votes, percentage) beside its text,
+// from x = column_x in the window (present_draw.cpp; ImGui).
+void draw_poll(App& app);
+void draw_poll_bar(App& app, int choice, float column_x);
+
+// --compare-runs A.json B.json (present_compare.cpp): the compare view's
+// columns become replays of `runs` (titled "A: ring (a.json)", "B: ..."),
+// stepped together. Throws UsageError / ScheduleError when a record does
+// not fit its spec.
+void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
+
+// T in present mode: the clock starts again at 0:00.
+void action_restart_clock(App& app);
+
+// Once per lesson_sync (every frame with a lesson, and when the options
+// open one): starts the clock, reveals the beat under --reveal, and
+// rewrites the speaker file when its text changed (the second ticks).
+void presenter_tick(App& app);
+
+// The speaker file's text for the current beat at `elapsed_s` seconds:
+// speaker_notes(lesson, beat, elapsed_s) and a last line saying what the
+// projected screen shows of the question ("screen: question open (R
+// reveals)", "screen: answer revealed", "screen: answered, right",
+// "screen: answered, not right", or none without a question) and the
+// class poll's counts ("poll: " + poll_line) once typed.
+std::string speaker_text(const App& app, double elapsed_s);
+
+// Writes `text` to `path` whole (a temporary file beside it, then a
+// rename, so a viewer never reads half a file). Returns "" or why not.
+std::string write_whole_file(const std::string& path, const std::string& text);
+
+}  // namespace microddp::viz

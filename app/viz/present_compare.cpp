@@ -1,0 +1,34 @@
+// Two saved runs side by side (microddp-viz --compare-runs A.json B.json;
+// present.h): the compare view's two columns replay the two records
+// (Session::load_replay), each titled by its algorithm and file, stepped
+// together by the compare view's own keys and slider.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+
+namespace microddp::viz {
+
+void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files) {
+  Compare& c = app.compare;
+  c.algorithms.clear();
+  c.sessions.clear();
+  c.errors.clear();
+  c.sweep.clear();
+  c.crossover.clear();
+  c.position = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto s = std::make_unique<Session>();
+    s->set_source(c.source);
+    s->load_replay(runs[i]);  // UsageError / ScheduleError when the record does not fit its spec
+    c.algorithms.push_back(fmt::format("{} {} ({})", i == 0 ? "A:" : "B:", runs[i].spec.algorithm,
+                                       std::filesystem::path(files[i]).filename().string()));
+    c.sessions.push_back(std::move(s));
+    c.errors.emplace_back();
+  }
+  app.vs.compare_algorithms = c.algorithms;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,67 @@
+// The class poll under a lesson beat's question (present.h): the entry
+// field P opens, and the counts typed as bars, one per choice, the right
+// choice green once the question is answered or revealed.
+#include <fmt/format.h>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+#include "app/viz/panels.h"
+#include "app/viz/present.h"
+#include "assets/palette.h"
+
+namespace microddp::viz {
+
+namespace {
+constexpr uint32_t kPass = 0x007A4D, kFail = 0xC0392B;  // as the lesson panel's
+}  // namespace
+
+void draw_poll(App& app) {
+  if (!app.lesson || !app.lesson->current().question) return;
+  Presenter& p = app.presenter;
+  if (p.poll_open) {
+    ImGui::TextUnformatted("Class poll: votes per choice, then Enter");
+    if (p.poll_focus) {
+      ImGui::SetKeyboardFocusHere();
+      p.poll_focus = false;
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    if (ImGui::InputTextWithHint("##poll", "12,30,5", &p.poll_typed, ImGuiInputTextFlags_EnterReturnsTrue))
+      submit_poll(app, p.poll_typed);
+  }
+  if (!p.poll_error.empty())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", p.poll_error.c_str());
+  if (const std::string line = poll_line(app); !line.empty()) {
+    const size_t votes = line.rfind(" · ");
+    ImGui::TextDisabled("class poll: %s", line.substr(votes + std::string_view(" · ").size()).c_str());  // "48 votes"
+  }
+}
+
+void draw_poll_bar(App& app, int choice, float column_x) {
+  if (!app.lesson || !app.lesson->current().question) return;
+  const LessonView& L = *app.lesson;
+  const auto it = app.presenter.polls.find(L.beat());
+  const auto& q = *L.current().question;
+  if (it == app.presenter.polls.end() || it->second.size() != q.choices.size()) return;
+  const std::vector<int>& counts = it->second;
+  int total = 0, most = 1;
+  for (int c : counts) total += c, most = std::max(most, c);
+  // Beside the choice's text, in a column of its own (below it when the text reaches that far).
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() > column_x) ImGui::NewLine();
+  ImGui::SetCursorPosX(column_x);
+  const float bar_max = std::max(ImGui::GetFontSize() * 3, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6);
+  const float h = ImGui::GetTextLineHeight();
+  const ImVec2 a = ImGui::GetCursorScreenPos();
+  const float w = std::max(2.f, bar_max * static_cast<float>(counts[choice]) / static_cast<float>(most));
+  // The right choice turns green once it is out (answered or revealed).
+  const bool right = L.answer().answered && choice + 1 == q.answer;
+  ImGui::GetWindowDrawList()->AddRectFilled(a, ImVec2(a.x + w, a.y + h),
+                                            im(from_hex(right ? kPass : assets::kActive)));
+  ImGui::Dummy(ImVec2(bar_max, h));
+  ImGui::SameLine();
+  ImGui::Text("%d (%.0f%%)", counts[choice], total ? 100.0 * counts[choice] / total : 0.0);
+}
+
+}  // namespace microddp::viz

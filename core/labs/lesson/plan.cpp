@@ -1,0 +1,150 @@
+// Lecture plan and speaker notes (plan.h).
+#include "core/labs/lesson/plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace microddp::lesson {
+
+namespace {
+
+std::string_view kind_name(Beat::Kind k) {
+  switch (k) {
+    case Beat::Kind::collective: return "collective";
+    case Beat::Kind::ddp: return "ddp";
+    case Beat::Kind::hang: return "hang";
+    case Beat::Kind::lab: return "lab";
+  }
+  return "collective";
+}
+
+// Minutes as the plan prints them: 2, 1.5, 0.25.
+std::string minutes_text(double m) { return fmt::format("{:g}", m); }
+
+bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+size_t utf8_length(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += !utf8_continuation(c);
+  return n;
+}
+
+}  // namespace
+
+std::string first_line(const std::string& text, size_t max_chars) {
+  // The first paragraph, its lines joined by spaces (YAML blocks wrap).
+  std::string para;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) {
+      if (!para.empty()) break;
+      continue;
+    }
+    const size_t e = line.find_last_not_of(" \t\r");
+    if (!para.empty()) para += ' ';
+    para.append(line, b, e - b + 1);
+  }
+  std::string out;
+  for (char c : para)
+    if (c != '*') out += c;
+  // Its first sentence of at least 20 characters ("Step 0." runs on).
+  for (size_t p = out.find_first_of(".?!"); p != std::string::npos; p = out.find_first_of(".?!", p + 1))
+    if (p >= 19 && (p + 1 == out.size() || out[p + 1] == ' ')) {
+      out.resize(p + 1);
+      break;
+    }
+  if (utf8_length(out) <= max_chars) return out;
+  // Cut at the last space that leaves room for "…" (or mid-word when none).
+  size_t bytes = 0, chars = 0;
+  while (bytes < out.size() && chars < max_chars - 1) {
+    ++bytes;
+    while (bytes < out.size() && utf8_continuation(out[bytes])) ++bytes;
+    ++chars;
+  }
+  size_t cut = out.rfind(' ', bytes);
+  if (cut == std::string::npos || cut < bytes / 2) cut = bytes;
+  std::string head = out.substr(0, cut);
+  while (!head.empty() && (head.back() == ' ' || head.back() == ',')) head.pop_back();
+  return fmt::format("{}…", head);
+}
+
+double minutes_before(const Lesson& l, int beat) {
+  double m = 0;
+  for (int b = 0; b < beat && b < static_cast<int>(l.beats.size()); ++b) m += l.beats[static_cast<size_t>(b)].minutes;
+  return m;
+}
+
+double total_minutes(const Lesson& l) { return minutes_before(l, static_cast<int>(l.beats.size())); }
+
+std::string clock_text(double seconds) {
+  const bool neg = seconds < 0;
+  const long s = std::lround(std::fabs(seconds));
+  const std::string t = s >= 3600 ? fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60)
+                                  : fmt::format("{}:{:02d}", s / 60, s % 60);
+  return neg ? fmt::format("-{}", t) : t;
+}
+
+std::string format_plan(const Lesson& l) {
+  std::string out = fmt::format("{}\nlecture plan: {} beats\n", l.title, l.beats.size());
+  out += "beat  kind         min  start  first line\n";
+  int defaults = 0;
+  for (size_t b = 0; b < l.beats.size(); ++b) {
+    const Beat& beat = l.beats[b];
+    defaults += !beat.minutes_given;
+    out += fmt::format("{:>4}  {:<10} {:>5}{} {:>5}  {}{}\n", b + 1, kind_name(beat.kind), minutes_text(beat.minutes),
+                       beat.minutes_given ? " " : "*", clock_text(60 * minutes_before(l, static_cast<int>(b))),
+                       first_line(beat.text), beat.question ? "  [?]" : "");
+  }
+  out += fmt::format("total {} min ({} beats", minutes_text(total_minutes(l)), l.beats.size());
+  if (defaults) out += fmt::format("; * = no 'minutes:' key, the default {:g} min", kDefaultBeatMinutes);
+  out += ")\n";
+  return out;
+}
+
+std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elapsed_s) {
+  if (beat < 0 || beat >= static_cast<int>(l.beats.size()))
+    throw std::out_of_range(fmt::format("beat {} is outside 1..{}", beat + 1, l.beats.size()));
+  const Beat& b = l.beats[static_cast<size_t>(beat)];
+  const double from = 60 * minutes_before(l, beat), to = 60 * minutes_before(l, beat + 1);
+  const double total = 60 * total_minutes(l);
+  std::string out = fmt::format("{}\nbeat {} of {} · {} min planned\n", l.title, beat + 1, l.beats.size(),
+                                minutes_text(b.minutes));
+  if (elapsed_s) {
+    // Behind when the clock is past this beat's planned end, ahead when it
+    // has not reached its planned start.
+    const double e = *elapsed_s;
+    const std::string pace = e > to     ? clock_text(e - to) + " behind"
+                             : e < from ? clock_text(from - e) + " ahead"
+                                        : "on time";
+    out += fmt::format("clock {} elapsed · this beat planned at {}-{} · {} planned in all · {}\n", clock_text(e),
+                       clock_text(from), clock_text(to), clock_text(total), pace);
+  } else {
+    out += fmt::format("planned {}-{} of {}\n", clock_text(from), clock_text(to), clock_text(total));
+  }
+  out += "\nNOW\n" + b.text;
+  if (!b.text.empty() && b.text.back() != '\n') out += "\n";
+  if (b.question) {
+    const Question& q = *b.question;
+    out += "\nQUESTION\n" + q.ask + "\n";
+    for (size_t i = 0; i < q.choices.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, q.choices[i]);
+    if (q.choices.empty())
+      out += fmt::format("answer: {:g}{}\n", q.value, q.tolerance > 0 ? fmt::format(" (± {:g})", q.tolerance) : "");
+    else
+      out += fmt::format("answer: {}) {}\n", q.answer, q.choices[static_cast<size_t>(q.answer - 1)]);
+    if (!q.explain.empty()) out += "explain: " + q.explain + (q.explain.back() == '\n' ? "" : "\n");
+  }
+  out += "\nNEXT\n";
+  if (beat + 1 < static_cast<int>(l.beats.size()))
+    out += fmt::format("beat {}: {}\n", beat + 2, first_line(l.beats[static_cast<size_t>(beat) + 1].text));
+  else
+    out += "(last beat)\n";
+  return out;
+}
+
+}  // namespace microddp::lesson

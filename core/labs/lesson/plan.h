@@ -1,0 +1,49 @@
+// The lecturer's side of a lesson: the lecture plan (beats, minutes per
+// beat, total) and the speaker notes of one beat (its full text, its
+// question with the answer and explanation, the next beat's first line and a
+// clock). Plain text, no I/O: `microddp lesson FILE --plan` / `--speaker`
+// print them (app/cli/cmd_lesson.cpp) and `microddp-viz --present --speaker
+// OUT.txt` writes the current beat's notes to a file on every beat change
+// (app/viz/present.cpp). Minutes come from each beat's `minutes:` key
+// (Beat::minutes, kDefaultBeatMinutes when absent; lesson.h).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/labs/lesson/lesson.h"
+
+namespace microddp::lesson {
+
+// The first line of a beat's text, as the plan and the speaker view show
+// it: the first sentence (ending in '.', '?' or '!' and a space, at least
+// 20 characters) of its first paragraph, lines joined, *emphasis* marks
+// removed, cut at a word boundary to at most `max_chars` characters
+// (UTF-8 aware) with "…".
+std::string first_line(const std::string& text, size_t max_chars = 72);
+
+// Minutes planned for beats 0..beat-1 (the planned start of `beat`,
+// 0-based; beat = beats.size() gives the total).
+double minutes_before(const Lesson& l, int beat);
+double total_minutes(const Lesson& l);
+
+// "m:ss" for a time in seconds (negative: "-m:ss"; hours as "h:mm:ss").
+std::string clock_text(double seconds);
+
+// The plan: the title, one row per beat (number, kind, minutes — with a
+// '*' when the beat has no `minutes:` key and gets kDefaultBeatMinutes —
+// planned start, first line, "[?]" when it asks a question) and the total:
+//   beat  kind         min  start  first line
+//      1  collective     2*  0:00  Before anything moves.
+//   total 12 min (6 beats; * = no 'minutes:' key, the default 2 min)
+std::string format_plan(const Lesson& l);
+
+// The speaker notes of beat `beat` (0-based; std::out_of_range outside):
+// the title, "beat k of N", the clock, the whole text, the question with
+// its choices, the answer and the explanation, and the next beat's first
+// line (or "last beat"). elapsed_s: seconds since the lecture started (the
+// window's clock): the clock line reads "clock 3:05 elapsed · this beat
+// planned at 2:00-4:00 · 14:00 planned in all · 1:05 behind"; without it
+// (the terminal's sheet) "planned 2:00-4:00 of 14:00".
+std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elapsed_s = std::nullopt);
+
+}  // namespace microddp::lesson
