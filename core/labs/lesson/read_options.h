@@ -1,0 +1,18 @@
+// Internal to core/labs/lesson: the readers of a lesson's run options, the
+// `setup:`, `ddp:`, `hang:` and `lab:` mappings (format in lessons/README.md).
+// Each fills its struct from the mapping and throws LessonError at the
+// offending node's file:line:column saying what was expected.
+#pragma once
+#include "core/labs/ddp/ddp.h"
+#include "core/labs/hang/hang.h"
+#include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/read_yaml.h"
+
+namespace microddp::lesson {
+
+void read_setup(const yaml::Ctx& c, const YAML::Node& n, Setup& s);
+void read_ddp(const yaml::Ctx& c, const YAML::Node& n, ddp::Options& o);
+void read_hang(const yaml::Ctx& c, const YAML::Node& n, hang::LabOptions& o);
+void read_lab(const yaml::Ctx& c, const YAML::Node& n, LabRequest& q);
+
+}  // namespace microddp::lesson
