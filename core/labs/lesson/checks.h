@@ -24,6 +24,7 @@
 
 #include "core/labs/ddp/ddp.h"
 #include "core/ir/types.h"
+#include "core/model/nccl_tests.h"
 
 namespace microddp::lesson::check {
 
@@ -205,6 +206,7 @@ struct NcclChoice {
 // rel_tol: the source's own figure, read from the shipped file at `path`.
 struct PublishedTime {
   std::string path;
+  NcclTestsTable table;  // read once, when the lesson loads
   Collective collective = Collective::all_reduce;
   int64_t bytes = 0;
   double time_us = 0, rel_tol = 1e-3;
@@ -214,6 +216,7 @@ struct PublishedTime {
 // "1 MiB..512 MiB", ">= 512 MiB" or "all"), below below_pct.
 struct PublishedError {
   std::string path, system, range = "all";
+  NcclTestsTable table;  // read once, when the lesson loads
   Collective collective = Collective::all_reduce;
   double below_pct = 0;
 };

@@ -127,7 +127,8 @@ check::PublishedTime read_published_time(const Ctx& c, const YAML::Node& n, cons
   k.collective = parse_collective(s.collective);
   only_keys(c, n, "a published_time check", {"check", "file", "bytes", "time_us", "rel_tol"});
   k.path = table_path(c, need(c, n, "published_time", "file"));
-  const NcclTestsTable t = read_table(c, n["file"], k.path, k.collective);
+  k.table = read_table(c, n["file"], k.path, k.collective);
+  const NcclTestsTable& t = k.table;
   k.bytes = size_of(c, need(c, n, "published_time", "bytes"));
   const bool has = std::any_of(t.rows.begin(), t.rows.end(), [&](const NcclTestsRow& row) {
     return row.bytes == k.bytes && row.out_of_place.present;
@@ -144,7 +145,7 @@ check::PublishedTime read_published_time(const Ctx& c, const YAML::Node& n, cons
 
 CheckResult eval_nccl(const check::PublishedTime& k) {
   CheckResult r;
-  const NcclTestsTable t = load_nccl_tests(k.path, std::string(name(k.collective)));
+  const NcclTestsTable& t = k.table;
   double got = -1;
   for (const NcclTestsRow& row : t.rows)
     if (row.bytes == k.bytes && row.out_of_place.present) got = row.out_of_place.time_us;
@@ -165,7 +166,8 @@ check::PublishedError read_published_error(const Ctx& c, const YAML::Node& n, co
   if (n["range"]) k.range = one_of(c, n["range"], "range", kRanges);
   k.below_pct = positive(c, need(c, n, "published_error", "below_pct"), "below_pct");
   k.path = table_path(c, need(c, n, "published_error", "file"));
-  const NcclTestsTable t = read_table(c, n["file"], k.path, k.collective);
+  k.table = read_table(c, n["file"], k.path, k.collective);
+  const NcclTestsTable& t = k.table;
   if (t.world_size() < 2) c.fail(n["file"], fmt::format("{} prints no rank lines: its world size is unknown", k.path));
   k.system = str(c, need(c, n, "published_error", "system"), "system");
   const nccl::SystemDesc sys = system_for(c, n["system"], n["file"], k.system, t.world_size());
@@ -177,7 +179,7 @@ check::PublishedError read_published_error(const Ctx& c, const YAML::Node& n, co
 
 CheckResult eval_nccl(const check::PublishedError& k) {
   CheckResult r;
-  const NcclTestsTable t = load_nccl_tests(k.path, std::string(name(k.collective)));
+  const NcclTestsTable& t = k.table;
   const nccl::SystemDesc sys = nccl::with_ranks(nccl::system_preset(k.system), t.world_size());
   const auto rows = compare_rows(t, t.world_size(), [&](int64_t bytes) {
     return nccl::tune(sys, k.collective, bytes).best().time_us * 1e-6;
