@@ -346,7 +346,7 @@ int run_lesson(const Args& a) {
           // end of the same run) says so in a line instead of printing the
           // step again.
           if (shown == upto)
-            fmt::print("(the state after step {} of {}, as above)\n", upto, prep->schedule.num_steps());
+            fmt::print("(the state {}, as above)\n", position_label(upto + 1, prep->schedule.num_steps()));
           // A beat that jumps over many steps details only the last one (the
           // state it talks about); the others get a line each, unless --full.
           const auto predicted_at = [&](int s) { return s < static_cast<int>(predicted.size()) ? predicted[s] : -1.0; };

@@ -6,6 +6,7 @@
 
 #include "app/viz/hang_view.h"
 #include "app/viz/lesson_view.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -30,14 +31,14 @@ std::string describe_picture(App& app) {
     line("run", fmt::format("{} {}, {} ranks, {} elements per rank, {} node{}", name(s.collective), s.algorithm,
                             s.world_size, s.count, s.nodes, s.nodes == 1 ? "" : "s"));
     const int pos = L ? L->buffers_position(app.session.position()) : app.session.position();
-    line("buffers", fmt::format("after {} of {} steps", pos, app.session.num_steps()));
+    line("buffers", position_label(pos, app.session.num_steps()));
   }
   if (app.vs.view == View::compare) {
     const Compare& c = app.compare;
     std::string algs;
     for (const auto& a : c.algorithms) algs += (algs.empty() ? "" : " ") + a;
     const size_t points = c.sweep.empty() ? 0 : c.sweep.front().bytes.size();
-    line("compare", fmt::format("{}, after {} of {} steps; sweep {} points ({})", algs, c.position, c.max_steps(), points,
+    line("compare", fmt::format("{}, {}; sweep {} points ({})", algs, position_label(c.position, c.max_steps()), points,
                                 c.sweeping() ? "running" : "done"));
     const bool hidden = L && (L->checks_hidden() || L->withholds(c.crossover_predicted_bytes, byte_scales()));
     line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);

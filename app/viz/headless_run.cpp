@@ -18,6 +18,7 @@
 #include "app/viz/describe.h"
 #include "app/viz/panels.h"
 #include "core/record/record_io.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -70,8 +71,8 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
     write_text_file(o.probes, out, "--probes file");
   }
   if (!o.describe.empty()) write_text_file(o.describe, describe_picture(app), "--describe file");
-  std::printf("wrote %s (%dx%d, after %d of %d steps)\n", o.screenshot.c_str(), cw, ch, app.session.position(),
-              app.session.num_steps());
+  std::printf("wrote %s (%dx%d, %s)\n", o.screenshot.c_str(), cw, ch,
+              position_label(app.session.position(), app.session.num_steps()).c_str());
   return 0;
 }
 
@@ -202,8 +203,8 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
     const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
     f.still(path, false);
     described += fmt::format("slide: beat_{:02d}{}.png\n{}\n", b + 1, suffix, describe_picture(app));
-    std::printf("wrote %s (beat %d of %d%s, after %d of %d steps)\n", path.c_str(), b + 1, beats, state,
-                app.session.position(), app.session.num_steps());
+    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state,
+                position_label(app.session.position(), app.session.num_steps()).c_str());
   };
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);

@@ -18,6 +18,7 @@
 
 #include "app/viz/panels.h"
 #include "assets/palette.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -41,8 +42,8 @@ void draw_buffers(App& app) {
   // a line says so, as the lesson panel says its checks wait.
   const int position = buffers_position(app);
   if (position != ses.position())
-    ImGui::TextDisabled("buffers %s: after step %d once you answer", position_text(position, ses.num_steps()).c_str(),
-                        ses.position() - 1);
+    ImGui::TextDisabled("buffers %s: %s once you answer", position_text(position, ses.num_steps()).c_str(),
+                        position_text(ses.position(), ses.num_steps()).c_str());
   // Ranks side by side only when the rows would not fit one under the other
   // and every value still fits its cell (build_buffers_arranged).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();

@@ -11,6 +11,7 @@
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -287,7 +288,7 @@ std::vector<std::pair<std::string, bool>> column_lines(const Session& s) {
   out.emplace_back(fmt::format("busiest rank R{}: {}", st.busiest_rank, human_bytes(double(st.busiest_rank_bytes))),
                    false);
   // Mid-run both lines are of the same steps; the full-run prediction follows.
-  const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps)", st.steps_run, st.steps);
+  const std::string part = st.finished ? "" : fmt::format(" ({} of {} steps run)", st.steps_run, st.steps);
   out.emplace_back(fmt::format("measured {}{}", format_us(st.measured_us), part), false);
   if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
     out.emplace_back(fmt::format("predicted {}", format_us(st.predicted_us)), true);
@@ -451,11 +452,11 @@ void draw_compare(App& app) {
     float h = 0;
     if (s) {
       lines[i] = column_lines(*s);
-      const std::string cap = fmt::format("{} {} - step {} of {} (reduce-scatter)", name(s->schedule().spec.collective),
-                                          cmp.algorithms[i], s->num_steps(), s->num_steps());
+      const std::string cap = fmt::format("{} {} - {} (reduce-scatter)", name(s->schedule().spec.collective),
+                                          cmp.algorithms[i], position_label(s->num_steps(), s->num_steps()));
       cap_full_h = std::max(cap_full_h, wrapped_h(cap, inner_w));
-      cap_short_h = std::max(cap_short_h, wrapped_h(fmt::format("{} - step {} of {}", cmp.algorithms[i],
-                                                                s->num_steps(), s->num_steps()), inner_w));
+      cap_short_h = std::max(cap_short_h, wrapped_h(fmt::format("{} - {}", cmp.algorithms[i],
+                                                                position_label(s->num_steps(), s->num_steps())), inner_w));
     } else {
       lines[i] = {{"refused: " + cmp.errors[i], false}};
       cap_short_h = std::max(cap_short_h, lh);
@@ -491,7 +492,7 @@ void draw_compare(App& app) {
     if (!s) {
       ImGui::TextUnformatted(alg.c_str());
     } else if (text_only) {
-      ImGui::Text("%s - step %d of %d", alg.c_str(), s->position(), s->num_steps());
+      ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
     } else {
       const size_t before = vs.compare_drawn.size();
       const float topo_h = ImGui::GetContentRegionAvail().y - text_h;

@@ -13,6 +13,7 @@
 #include "core/ir/limits.h"
 #include "core/model/cost_model.h"
 #include "core/model/topology_model.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -285,11 +286,7 @@ void draw_text_size(ViewState& vs) {
 
 }  // namespace
 
-std::string position_text(int position, int total) {
-  if (total <= 0) return "no steps";
-  if (position <= 0) return fmt::format("before step 0 of {}", total);
-  return fmt::format("after step {} of {}", std::min(position, total) - 1, total);
-}
+std::string position_text(int position, int total) { return position_label(position, total); }
 
 void draw_controls(App& app) {
   ViewState& vs = app.vs;
@@ -354,7 +351,10 @@ void draw_controls(App& app) {
   const float slider_w = em * (compact ? 9 : 12);
   same_line_for(slider_w, "");
   ImGui::SetNextItemWidth(slider_w);
-  const std::string fmt_s = position_text(pos, total);
+  // The slider's value is a position (steps run); its tooltip names the
+  // step as every other view does (position_label).
+  const std::string fmt_s =
+      total <= 0 ? "no steps" : fmt::format("{} of {} steps run", std::clamp(pos, 0, total), total);
   if (ImGui::SliderInt("##position", &slider, 0, std::max(total, 0), fmt_s.c_str())) {
     // The slider replays what ran; moving past it runs the missing steps.
     if (cmp) {
@@ -365,6 +365,7 @@ void draw_controls(App& app) {
     }
     vs.anim = 1;
   }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", position_text(pos, total).c_str());
   rec(vs, "position");
   int view = cmp ? 1 : 0;
   const float radio_extra = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;

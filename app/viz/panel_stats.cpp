@@ -24,7 +24,7 @@ void summary(const Stats& st, ImU32 hl) {
       st.repetitions > 0 ? fmt::format(" (step medians of {} warm runs; first run {})", st.repetitions,
                                        format_us(st.first_run_us))
                          : "";
-  ImGui::TextWrapped("Steps %d of %d run   |   measured %s%s%s%s", st.steps_run, st.steps,
+  ImGui::TextWrapped("%d of %d steps run   |   measured %s%s%s%s", st.steps_run, st.steps,
                      format_us(st.measured_us).c_str(), st.finished ? "" : " so far", reps.c_str(), error.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;

@@ -10,6 +10,7 @@
 #include "app/viz/scene.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -387,8 +388,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   sc.upcoming = position == 0;
   const auto& prov = ses.provenance();
   const std::string& phase = s.phases[s.steps[sc.shown_step].phase].name;
-  sc.caption = sc.upcoming ? fmt::format("next: step 0 of {} ({})", nsteps, phase)
-                           : fmt::format("step {} of {} ({})", sc.shown_step, nsteps, phase);
+  sc.caption = fmt::format("{}{} · phase {}", sc.upcoming ? "next: " : "", step_label(sc.shown_step, nsteps), phase);
   const size_t es = dtype_size(sp.dtype);
   const auto& trs = prov.transfers[sc.shown_step];
   std::map<std::pair<int, int>, int> per_link;  // transfers on a link so far (segments)

@@ -18,12 +18,12 @@ std::string duration_text(double s) {
   return fmt::format("{:.0f} days", s / 86400);
 }
 
+// Sizes in binary units, as everywhere else (KiB, MiB, GiB, TiB).
 std::string bytes_text(double b) {
-  if (b < 1e3) return fmt::format("{:.0f} B", b);
-  if (b < 1e6) return fmt::format("{:.1f} kB", b / 1e3);
-  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
-  if (b < 1e12) return fmt::format("{:.1f} GB", b / 1e9);
-  return fmt::format("{:.1f} TB", b / 1e12);
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && b >= 1024.0) b /= 1024.0, ++u;
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
 }
 
 }  // namespace

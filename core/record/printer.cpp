@@ -125,6 +125,23 @@ double step_median_us(const Trace& t, int step) {
 }
 }  // namespace
 
+std::string ordinal(int n) {
+  const int t = n % 100, u = n % 10;
+  const char* suf = (t >= 11 && t <= 13) ? "th" : u == 1 ? "st" : u == 2 ? "nd" : u == 3 ? "rd" : "th";
+  return fmt::format("{}{}", n, suf);
+}
+
+std::string step_label(int step, int num_steps) {
+  return fmt::format("step {} ({} of {})", step, ordinal(step + 1), num_steps);
+}
+
+std::string position_label(int position, int num_steps) {
+  if (num_steps <= 0) return "no steps";
+  if (position <= 0) return fmt::format("before step 0 · 0 of {} steps run", num_steps);
+  const int p = std::min(position, num_steps);
+  return fmt::format("after step {} · {} of {} steps run", p - 1, p, num_steps);
+}
+
 std::string format_measured_total(const Trace& t, double total_us, double predicted_total_us) {
   const RunTotals r = run_totals(t);
   if (r.median_us < 0)
@@ -136,7 +153,7 @@ std::string format_measured_total(const Trace& t, double total_us, double predic
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {
   const int n = s.num_endpoints();  // ranks, then the switch ("SW")
   const size_t es = dtype_size(s.spec.dtype);
-  std::string out = fmt::format("step {} of {} · phase {}", step, s.num_steps(), s.phases[s.steps[step].phase].name);
+  std::string out = fmt::format("{} · phase {}", step_label(step, s.num_steps()), s.phases[s.steps[step].phase].name);
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));
   out += format_predicted(predicted_us, step_median_us(t, step));
   out += "\n";
@@ -213,7 +230,7 @@ std::string format_step_line(const Schedule& s, const Trace& t, int step, double
         ++messages;
         bytes += o.len * static_cast<int64_t>(dtype_size(s.spec.dtype));
       }
-  std::string out = fmt::format("step {} of {} · phase {} · {} message{}, {}", step, s.num_steps(),
+  std::string out = fmt::format("{} · phase {} · {} message{}, {}", step_label(step, s.num_steps()),
                                 s.phases[s.steps[step].phase].name, messages, messages == 1 ? "" : "s",
                                 bytes_str(bytes));
   if (step < static_cast<int>(t.steps.size())) out += " · " + format_step_time(t.timing(step));

@@ -41,6 +41,20 @@ std::string buffer_label(const Schedule& s, int rank, Buf b, int storage);
 // is exactly 1 (every count the terminal views print goes through it).
 std::string count_noun(int64_t n, std::string_view noun);
 
+// One vocabulary for steps, in every view (CLI, window, lessons, slides).
+// A step is named by its index from 0, as ranks are (the seed notes'
+// double-buffered ring says "step 0 (even)": the parity decides the
+// swap), and a total is a count: step_label(2, 14) is "step 2 (3rd of
+// 14)". A position is how many steps have run (0..num_steps, the window's
+// slider, `microddp-viz --step K`): position_label(3, 14) is "after step 2
+// · 3 of 14 steps run", position_label(0, 14) "before step 0 · 0 of 14
+// steps run";
+// positions past the end read as the end, "no steps" when num_steps <= 0.
+std::string step_label(int step, int num_steps);
+std::string position_label(int position, int num_steps);
+// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", ...
+std::string ordinal(int n);
+
 // A step's measured time (Trace::timing): "5.9 µs median (p10 5.1 µs, p90
 // 7.3 µs, 20 reps, barrier included; first run 48.0 µs)", or for an
 // unrepeated step "measured 48.0 µs (one run, barrier included)" ("measured

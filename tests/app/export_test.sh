@@ -37,13 +37,13 @@ beats)
   if [ "$names" != "beat_01.png beat_02.png beat_02_answer.png beat_03.png beat_04.png beat_04_answer.png beat_05.png beat_05_answer.png beat_06.png " ]; then
     echo "FAIL: files '$names', expected beat_01.png .. beat_06.png and beat_02/04/05_answer.png"; fail=1
   fi
-  if ! printf '%s\n' "$out" | grep -qF "beat_02_answer.png (beat 2 of 6 answered, after 1 of 2 steps)"; then
+  if ! printf '%s\n' "$out" | grep -qF "beat_02_answer.png (beat 2 of 6 answered, after step 0 · 1 of 2 steps run)"; then
     echo "FAIL: beat 2's answer slide is not the state after step 0"; fail=1
   fi
-  if ! printf '%s\n' "$out" | grep -qF "beat_01.png (beat 1 of 6, after 0 of 2 steps)"; then
+  if ! printf '%s\n' "$out" | grep -qF "beat_01.png (beat 1 of 6, before step 0 · 0 of 2 steps run)"; then
     echo "FAIL: beat 1 is not shown before step 0"; fail=1
   fi
-  if ! printf '%s\n' "$out" | grep -qF "beat_02.png (beat 2 of 6, after 1 of 2 steps)"; then
+  if ! printf '%s\n' "$out" | grep -qF "beat_02.png (beat 2 of 6, after step 0 · 1 of 2 steps run)"; then
     echo "FAIL: beat 2 is not shown after step 0"; fail=1
   fi
   for b in 1 2; do

@@ -152,11 +152,11 @@ TEST_SUITE("answer_first_window") {
     open_lesson(app, kLessons / "08-hunt-the-hang.yaml");
     std::string d = describe_picture(app);
     CHECK(line_of(d, "run") == "all_reduce ring, 4 ranks, 512 elements per rank, 1 node");
-    CHECK(line_of(d, "buffers") == "after 6 of 6 steps");  // healthy: every rank got through call #1
+    CHECK(line_of(d, "buffers") == "after step 5 · 6 of 6 steps run");  // healthy: every rank got through call #1
     CHECK(line_of(d, "lit ranks") == "none");
     d = at_beat(app, 1);
     CHECK(line_of(d, "run") == "all_reduce ring, 4 ranks, 512 elements per rank, 1 node");
-    CHECK(line_of(d, "buffers") == "after 0 of 6 steps");  // stuck before call #1's first step
+    CHECK(line_of(d, "buffers") == "before step 0 · 0 of 6 steps run");  // stuck before call #1's first step
     CHECK(line_of(d, "question") == "open");
     CHECK(line_of(d, "lit ranks") == "none");
     CHECK(line_of(d, "note").find("on the hang lab's 4 ranks before its first step") != std::string::npos);

@@ -185,12 +185,12 @@ TEST_SUITE("lesson_story") {
   }
 
   TEST_CASE("the slider counts steps as the topology title does (0-based, as the CLI prints them)") {
-    CHECK(position_text(0, 2) == "before step 0 of 2");
-    CHECK(position_text(1, 2) == "after step 0 of 2");
-    CHECK(position_text(2, 2) == "after step 1 of 2");
-    CHECK(position_text(5, 2) == "after step 1 of 2");
+    CHECK(position_text(0, 2) == "before step 0 · 0 of 2 steps run");
+    CHECK(position_text(1, 2) == "after step 0 · 1 of 2 steps run");
+    CHECK(position_text(2, 2) == "after step 1 · 2 of 2 steps run");
+    CHECK(position_text(5, 2) == "after step 1 · 2 of 2 steps run");
     CHECK(position_text(0, 0) == "no steps");
-    // Lesson 02 beat 2 (after step 0): the topology title says "step 0 of 2".
+    // Lesson 02 beat 2 (after step 0): the topology title says "step 0 (1st of 2)".
     Headless h;
     App app;
     open(app, "02-ring-double-buffering.yaml");
@@ -199,11 +199,11 @@ TEST_SUITE("lesson_story") {
     h.frame(app);
     REQUIRE(app.session.position() == 1);
     const TopologyScene sc = build_topology(app.session, app.session.position(), Vec2{400, 300}, 1, nullptr);
-    CHECK(sc.caption.rfind("step 0 of 2", 0) == 0);
-    CHECK(position_text(app.session.position(), app.session.num_steps()) == "after step 0 of 2");
+    CHECK(sc.caption.rfind("step 0 (1st of 2) · phase ", 0) == 0);
+    CHECK(position_text(app.session.position(), app.session.num_steps()) == "after step 0 · 1 of 2 steps run");
     app.session.seek(0);  // before any step: the title names the next one
     const TopologyScene before = build_topology(app.session, 0, Vec2{400, 300}, 1, nullptr);
-    CHECK(before.caption.rfind("next: step 0 of 2", 0) == 0);
-    CHECK(position_text(0, app.session.num_steps()) == "before step 0 of 2");
+    CHECK(before.caption.rfind("next: step 0 (1st of 2) · phase ", 0) == 0);
+    CHECK(position_text(0, app.session.num_steps()) == "before step 0 · 0 of 2 steps run");
   }
 }

@@ -499,7 +499,7 @@ refuse "error: -f nan must be a number above 1 (each size is the one before time
 out=$("$BIN" bench -b 4K -e 8K -f 1.5 -n 1 -w 0 --passes 1 --json 2>/dev/null | grep -o '"bytes": [0-9]*' | cut -d" " -f2 | tr '\n' ' ')
 if [ "$out" != "4096 6144 8192 " ]; then echo "FAIL: bench -f 1.5 sizes: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # --repeat-steps: a count that would run for minutes is refused before it starts, with the estimate
-refuse "error: --repeat-steps 100000: 14 steps x 100000 = 1400000 step repetitions, each restoring every rank's memory (64.0 MB on 8 ranks) between two barriers: 89.6 TB copied, about " -- run -n 8 --repeat-steps 100000 --count 1000000
+refuse "error: --repeat-steps 100000: 14 steps x 100000 = 1400000 step repetitions, each restoring every rank's memory (61.0 MiB on 8 ranks) between two barriers: 81.5 TiB copied, about " -- run -n 8 --repeat-steps 100000 --count 1000000
 expect 2 "a run may ask for at most 60 s of repetitions: give --repeat-steps " -- run -n 8 --repeat-steps 100000 --count 1000000
 expect 0 "ok: matches the reference" -- run -n 2 --repeat-steps 1000 --count 8
 # --nodes: one rule for run, predict and bench (and the window: tests/app/bad_options_test.sh); 0 ran as one node in predict
@@ -646,7 +646,7 @@ LESSONS_DIR="$(cd "$(dirname "$0")/../../lessons" && pwd)"
 out=$(printf '\n\n\n7\n3\n\n\n20\n\n2\n\n' | "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" 2>&1); rc=$?
 beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold after step 0?" <<<"$beat2" | cut -d: -f1)
-s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
+s0=$(grep -n "^step 0 (1st of 2)" <<<"$beat2" | cut -d: -f1)
 acc=$(grep -n "accum \[8, 10, 12\]" <<<"$beat2" | head -1 | cut -d: -f1)
 if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge "$s0" ] || [ "$q" -ge "$acc" ] \
    || [ "$(grep -c '(nothing typed; type your answer)' <<<"$beat2")" -ne 2 ] || ! grep -q "^your choice> right.$" <<<"$beat2" \
@@ -657,7 +657,7 @@ if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge
 # --non-interactive keeps the reference order: the step, then the question with its answer
 out=$("$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1)
 beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
-q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 of 2" <<<"$beat2" | cut -d: -f1)
+q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 (1st of 2)" <<<"$beat2" | cut -d: -f1)
 if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
   echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons time each step as `run --steps` does: the median of warm repetitions,
@@ -665,12 +665,12 @@ if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [
 LX=$(mktemp -d /tmp/microddp-lesson-prof.XXXXXX); mkdir -p "$LX/microddp"
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$LX/microddp/profile.json"
 out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
-n=$(grep -cE '^step [01] of 2 · phase ring · [0-9.]+ µs median \(p10 [0-9.]+ µs, p90 [0-9.]+ µs, [0-9]+ reps, barrier included; first run [0-9.]+ µs\) · predicted 3\.0 µs \(error [+-][0-9.]+%\)$' <<<"$out")
+n=$(grep -cE '^step [01] \((1st|2nd) of 2\) · phase ring · [0-9.]+ µs median \(p10 [0-9.]+ µs, p90 [0-9.]+ µs, [0-9]+ reps, barrier included; first run [0-9.]+ µs\) · predicted 3\.0 µs \(error [+-][0-9.]+%\)$' <<<"$out")
 if [ $rc -ne 0 ] || [ "$n" -lt 2 ] || grep -q "(one run" <<<"$out"; then
   echo "FAIL: lesson 02 step times (rc $rc, $n warm step lines)"; grep "^step" <<<"$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # a beat that stays at the step the last one showed (beat 3 at step 1, beat 4 at the end of the same 2-step run)
 # says so in a line and does not print the step again
-if [ "$(grep -c '^step 1 of 2 · ' <<<"$out")" != 2 ] || ! grep -qx "(the state after step 1 of 2, as above)" <<<"$out"; then
+if [ "$(grep -c '^step 1 (2nd of 2) · ' <<<"$out")" != 2 ] || ! grep -qx "(the state after step 1 · 2 of 2 steps run, as above)" <<<"$out"; then
   echo "FAIL: lesson 02 reprints step 1 in beat 4"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # a broken profile costs the lesson its predictions (one line says why), not the lesson
 echo '{"alpha_s": "x"}' > "$LX/microddp/profile.json"

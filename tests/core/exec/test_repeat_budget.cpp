@@ -36,8 +36,8 @@ TEST_SUITE("repeat_budget") {
     const Schedule s = ring(8, 1000000);
     CHECK_THROWS_WITH_AS(check_repeat_steps(s, 100000, 8),
                          doctest::Contains("--repeat-steps 100000: 14 steps x 100000 = 1400000 step repetitions, each "
-                                           "restoring every rank's memory (64.0 MB on 8 ranks) between two barriers: "
-                                           "89.6 TB copied, about 24.9 hours on 8 CPUs (copies at 1 GB/s, 20 µs of barriers per "
+                                           "restoring every rank's memory (61.0 MiB on 8 ranks) between two barriers: "
+                                           "81.5 TiB copied, about 24.9 hours on 8 CPUs (copies at 1 GB/s, 20 µs of barriers per "
                                            "repetition); a run may ask for at most 60 s of repetitions"),
                          UsageError);
     CHECK_THROWS_WITH_AS(check_repeat_steps(s, 100000, 8), doctest::Contains("give --repeat-steps 66 or fewer"),

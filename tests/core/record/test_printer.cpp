@@ -74,7 +74,7 @@ TEST_SUITE("printer") {
     CHECK(format_buffers(s, r.trace, 3) == "    R0  output [12, 15, 18]\n    R1  output [12, 15, 18]\n"
                                            "    R2  output [12, 15, 18]\n");
     CHECK(format_step(s, r.trace, 0).find("  after this step:\n    R0  output [·, ·, 12]") != std::string::npos);
-    CHECK(format_step_line(s, r.trace, 0).rfind("step 0 of 4 · phase scatter-reduce · 3 messages, 12 B", 0) == 0);
+    CHECK(format_step_line(s, r.trace, 0).rfind("step 0 (1st of 4) · phase scatter-reduce · 3 messages, 12 B", 0) == 0);
     const std::string with = format_step_line(s, r.trace, 0, 6.75);
     CHECK(with.ends_with(" · predicted 6.8 µs\n"));  // as format_step
     CHECK(format_step_line(s, r.trace, 0).find("predicted") == std::string::npos);
@@ -161,5 +161,26 @@ TEST_SUITE("printer") {
     CHECK(format_measured_total(t, 721.3) == "721.3 µs measured (lockstep)");
     t.mode = Mode::free;
     CHECK(format_measured_total(t, 721.3) == "721.3 µs measured (free)");
+  }
+
+  TEST_CASE("one step vocabulary: steps named from 0, positions count the steps run") {
+    CHECK(ordinal(1) == "1st");
+    CHECK(ordinal(2) == "2nd");
+    CHECK(ordinal(3) == "3rd");
+    CHECK(ordinal(4) == "4th");
+    CHECK(ordinal(11) == "11th");
+    CHECK(ordinal(12) == "12th");
+    CHECK(ordinal(13) == "13th");
+    CHECK(ordinal(21) == "21st");
+    CHECK(ordinal(102) == "102nd");
+    CHECK(ordinal(113) == "113th");
+    CHECK(step_label(0, 2) == "step 0 (1st of 2)");
+    CHECK(step_label(13, 14) == "step 13 (14th of 14)");
+    CHECK(position_label(0, 14) == "before step 0 · 0 of 14 steps run");
+    CHECK(position_label(3, 14) == "after step 2 · 3 of 14 steps run");
+    CHECK(position_label(14, 14) == "after step 13 · 14 of 14 steps run");
+    CHECK(position_label(20, 14) == "after step 13 · 14 of 14 steps run");
+    CHECK(position_label(-1, 14) == "before step 0 · 0 of 14 steps run");
+    CHECK(position_label(3, 0) == "no steps");
   }
 }
