@@ -215,7 +215,9 @@ std::function<int()> setup_predict(CLI::App* sub) {
     // α-β choice among microddp's algorithms that the lessons teach.
     const bool named_auto = nccl.system.empty() && !a.textbook && !a.topology.empty() &&
                             nccl_system_known(a.topology) && (a.table || a.algorithm == "auto");
-    if (nccl.system.empty() && !named_auto) {
+    // A profile `microddp fit` wrote with the tuner: its fitted system.
+    const bool fitted = nccl.system.empty() && sub->count("--profile") > 0 && is_tuner_fit_profile(a.params.profile);
+    if (nccl.system.empty() && !named_auto && !fitted) {
       if (a.textbook && (a.topology.empty() || !nccl_system_known(a.topology)))
         throw UsageError("--textbook chooses among microddp's algorithms on a named system (--topology NAME, one the "
                          "NCCL-shaped tuner knows); without one auto is already the textbook choice: leave it out");
@@ -235,7 +237,12 @@ std::function<int()> setup_predict(CLI::App* sub) {
                                              "--nodes", "--nics-per-node", "--intra", "--inter", "--segments",
                                              "--protocol", "--channels", "--textbook"};
     if (a.against.empty()) other_models.push_back("--json");  // the tuner's own lines have no JSON form
-    if (named_auto) {
+    if (fitted) {
+      use.profile = a.params.profile;
+      std::erase(other_models, std::string_view("--profile"));
+      other_models.push_back("--algorithm");
+      other_models.push_back("--topology");
+    } else if (named_auto) {
       use.system = a.topology;
       in.bytes_given = !a.table;  // -a auto alone: the choice at --bytes with every candidate's terms
       in.asked_as = fmt::format("--topology {} {} (NCCL's choice; --textbook for microddp's α-β choice)", a.topology,
