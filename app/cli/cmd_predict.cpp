@@ -83,6 +83,14 @@ int run(Args a, bool ranks_given) {
       sweep(a, nullptr, &net);
       return 0;
     }
+    // --channels C with one algorithm that does not run in channels itself
+    // (hierarchical, the trees): its phases overlap across C channels as a
+    // pipeline (core/model/channel_pipeline.h).
+    const AlgorithmInfo* info = find_algorithm(a.algorithm, parse_collective(a.collective));
+    if (a.channels > 1 && info && !info->channels) {
+      pipeline_report(a, net, parse_size(a.bytes));
+      return 0;
+    }
     network_table(a, net, parse_size(a.bytes));
     return 0;
   }

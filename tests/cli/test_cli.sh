@@ -329,6 +329,9 @@ expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, d
 expect 2 "error: --ranks 12 is not divisible by the 8 GPUs per node of NCCL system dgx-a100" -- predict --nccl-system dgx-a100 --ranks 12
 expect 2 "error: size 0 B: the NCCL-shaped tuner needs at least 1 byte" -- predict --nccl-system dgx-a100 --bytes 0
 expect 2 "error: --nccl-system dgx-a100 takes its model from the system: leave out --preset" -- predict --nccl-system dgx-a100 --preset nvlink
+# hierarchical in channels as a pipeline (core/model/channel_pipeline.h): one channel + (C-1) x the busiest port
+expect 0 "  pipelined        4.6272 ms = one channel + 7 x busiest port   algbw 232.050, busbw 435.093" -- predict -a hierarchical --topology dgx-h100 --ranks 16 --bytes 1G --channels 8
+expect 0 '"channels": 8, "channel_count": 33554432, "steps_per_channel": 16, ' -- predict -a hierarchical --topology dgx-h100 --ranks 16 --bytes 1G --channels 8 --json
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
 # a profile with a cache curve: the closed form prices bytes at the flat β, γ (measured on rotating buffers past L2), the schedule
