@@ -170,7 +170,7 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--bytes", a.bytes, "message size S in bytes (1e9, 64M, 4K: nccl-tests' size)")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
   sub->add_option("--segments", a.segments, "ring segments per chunk")->capture_default_str();
-  sub->add_option("--channels", a.channels, "ring, double_binary_tree: slices of the vector run at once")
+  sub->add_option("--channels", a.channels, "ring, double_binary_tree: slices of the vector run at once; on a network (--topology, --nodes) other algorithms (hierarchical, the trees) run their phases as a pipeline over this many channels")
       ->capture_default_str();
   sub->add_option("--root", a.root, "root rank")->capture_default_str();
   sub->add_option("--preset", a.params.preset, "nvlink | infiniband | pcie5 | ethernet-100g | ethernet-10g (a comma list: one block per preset; one algorithm: compared side by side)");
