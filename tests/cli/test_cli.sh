@@ -772,6 +772,7 @@ expect 0 "median |error|: 19.2% over 14 rows (4 KiB..1 MiB: 31.4% (1 row); 1 MiB
 expect 0 "fitted: launch 3.676 us per call and bus bandwidth x 1.0111 (fitted to $NT/h100-2x8-ib-allreduce.txt)" -- predict --profile "$FITD/tuner.json" --bytes 1M
 expect 2 "error: --profile $FITD/tuner.json (a fit of the NCCL-shaped tuner) takes its model from the system: leave out --preset" -- predict --profile "$FITD/tuner.json" --preset nvlink --bytes 1M
 expect 2 "error: fit: --algorithm is the α-β model's schedule: give --model alpha-beta with it (the tuner chooses NCCL's algorithm per size)" -- fit "$NT/h100-2x8-ib-allreduce.txt" -a tree --out "$FITD/x.json"
+expect 2 "error: profile '$FITD/tuner.json' is a fit of the NCCL-shaped tuner to published tables (microddp fit): only predict --profile reads it; this command needs a calibrated profile (microddp calibrate, or fit --model alpha-beta)" -- bench --profile "$FITD/tuner.json" -n 2 -b 1K -e 1K
 expect 2 "error: fit: --model abc is not a model (tuner | alpha-beta)" -- fit "$NT/h100-2x8-ib-allreduce.txt" --model abc --out "$FITD/x.json"
 expect 2 "error: unknown NCCL system 'dgx-x'" -- fit "$NT/h100-2x8-ib-allreduce.txt" --nccl-system dgx-x --out "$FITD/x.json"
 expect 2 "matches no named NCCL system: give --nccl-system NAME" -- fit "$NT/gh200-2x4-allreduce.txt" --out "$FITD/x.json"
