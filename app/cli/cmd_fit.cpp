@@ -1,7 +1,11 @@
-// microddp fit FILE... --out PROFILE: an α-β fit to published nccl-tests
-// tables of one system (core/model/nccl_tests_fit.h), written as a profile
-// with the system's topology; `predict --profile PROFILE --against FILE`
-// then holds it against another table.
+// microddp fit FILE... --out PROFILE: published nccl-tests tables of one
+// system fitted, written as a profile; `predict --profile PROFILE --against
+// FILE` then holds it against another table. Two models (--model):
+//  - tuner (the default): the NCCL-shaped tuner on the named system the
+//    tables' GPU names (or --nccl-system), with its per-call launch cost and
+//    bus-bandwidth scale fitted (core/model/nccl_system_fit.h);
+//  - alpha-beta: an α-β fit through one of microddp's schedules, written
+//    with the system's topology (core/model/nccl_tests_fit.h).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,14 +15,15 @@
 #include "app/cli/against.h"
 #include "app/cli/commands.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/nccl_system_fit.h"
 
 namespace microddp::cli {
 namespace {
 
 struct Args {
   std::vector<std::string> files;
-  std::string out, collective, algorithm = "ring";
-  bool json = false;
+  std::string out, collective, algorithm = "ring", model = "tuner", system;
+  bool json = false, algorithm_given = false;
 };
 
 std::string sizes_text(const std::vector<int64_t>& v) {
@@ -31,8 +36,72 @@ std::string sizes_text(const std::vector<int64_t>& v) {
   return fmt::format("{} sizes, {} .. {} B", v.size(), v.front(), v.back());
 }
 
+void print_ranges(const std::string& path, const std::vector<RowComparison>& rows) {
+  std::printf("  residuals on %s: median |error| %.1f%% over %zu rows\n", path.c_str(), median_abs_error_pct(rows),
+              rows.size());
+  for (const auto& g : error_by_range(rows))
+    std::printf("    %-16s %3d row%s  median |error| %6.1f%%\n", g.name.c_str(), g.rows, g.rows == 1 ? " " : "s",
+                g.median_abs_error_pct);
+}
+
+nlohmann::json residuals_json(const std::string& path, const std::vector<RowComparison>& rows) {
+  nlohmann::json r = {{"source", path},
+                      {"rows", rows.size()},
+                      {"median_abs_error_pct", median_abs_error_pct(rows)},
+                      {"by_range", nlohmann::json::array()}};
+  for (const auto& g : error_by_range(rows))
+    r["by_range"].push_back({{"range", g.name}, {"rows", g.rows}, {"median_abs_error_pct", g.median_abs_error_pct}});
+  return r;
+}
+
+// --model tuner: NCCL's cost model on a named system, launch and scale fitted.
+int run_tuner(const Args& a, const std::vector<NcclTestsTable>& tables) {
+  nccl::SystemFitOptions o;
+  o.base = a.system;
+  if (!o.base.empty()) nccl::system_preset(o.base);  // names an unknown system before any work
+  const nccl::SystemFit fit = nccl::fit_system(tables, o);
+  nccl::write_system_fit_profile(a.out, fit);
+  if (a.json) {
+    nlohmann::json j = {{"profile", a.out},         {"model", "nccl-tuner"},          {"system", fit.base},
+                        {"collective", fit.collective_name}, {"ranks", fit.ranks},  {"nodes", fit.nodes},
+                        {"gpu", fit.gpu},           {"launch_us", fit.system.launch_us},
+                        {"bw_scale", fit.system.bw_scale},   {"launch_rows_bytes", fit.launch_rows},
+                        {"bw_rows_bytes", fit.bw_rows},      {"source", fit.sources}};
+    std::printf("%s\n", j.dump().c_str());
+    for (size_t i = 0; i < tables.size(); ++i)
+      std::printf("%s\n", residuals_json(tables[i].path, fit.residuals[i]).dump().c_str());
+    return 0;
+  }
+  std::printf("fit: the NCCL-shaped tuner (NCCL %s tuning.cc constants) on %s, %d node%s x %d GPUs, for %s (%s)\n",
+              std::string(nccl::kNcclVersion).c_str(), fit.base.c_str(), fit.nodes, fit.nodes == 1 ? "" : "s",
+              fit.ranks / fit.nodes, tables.front().system_text().c_str(), fit.collective_name.c_str());
+  for (const auto& x : tables)
+    std::printf("  source: %s (%s%s)\n", x.path.c_str(), x.tool.empty() ? x.collective.c_str() : x.tool.c_str(),
+                x.nccl_version.empty() ? "" : (", NCCL " + x.nccl_version).c_str());
+  if (fit.launch_fitted)
+    std::printf("  launch = %.3f us per call (median of published - tuner over the out-of-place rows of %s)\n",
+                fit.system.launch_us, sizes_text(fit.launch_rows).c_str());
+  else
+    std::printf("  launch = 0 us per call (not fitted: no row of 4096 B or less)\n");
+  std::printf("  bus bandwidth x %.4f (every candidate's; from the out-of-place rows of %s%s)\n", fit.system.bw_scale,
+              sizes_text(fit.bw_rows).c_str(),
+              fit.bw_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
+  for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
+  std::printf("wrote %s (NCCL system %s with the two fitted constants; source: %zu file%s)\n", a.out.c_str(),
+              fit.base.c_str(), fit.sources.size(), fit.sources.size() == 1 ? "" : "s");
+  std::printf("next: microddp predict --profile %s --against ANOTHER_TABLE_OF_THIS_SYSTEM\n", a.out.c_str());
+  return 0;
+}
+
 int run(const Args& a) {
   if (a.out.empty()) throw UsageError("fit: --out PROFILE is missing (the profile file to write)");
+  if (a.model != "tuner" && a.model != "alpha-beta")
+    throw UsageError(fmt::format("fit: --model {} is not a model (tuner | alpha-beta)", a.model));
+  if (a.model == "tuner" && a.algorithm_given)
+    throw UsageError("fit: --algorithm is the α-β model's schedule: give --model alpha-beta with it (the tuner "
+                     "chooses NCCL's algorithm per size)");
+  if (a.model == "alpha-beta" && !a.system.empty())
+    throw UsageError("fit: --nccl-system names the tuner's base system: leave it out with --model alpha-beta");
   // The default profile is this machine's (run, bench and the window read it): a published
   // system's fit there would price this machine's runs as a GPU cluster's.
   std::error_code ec;
@@ -43,6 +112,7 @@ int run(const Args& a) {
   check_profile_writable(a.out);
   std::vector<NcclTestsTable> tables;
   for (const auto& f : a.files) tables.push_back(load_nccl_tests(f, a.collective));
+  if (a.model == "tuner") return run_tuner(a, tables);
   PublishedFitOptions o;
   o.algorithm = a.algorithm;
   const PublishedFit fit = fit_published(tables, o);
@@ -56,15 +126,8 @@ int run(const Args& a) {
                         {"alpha_rows_bytes", fit.alpha_rows}, {"beta_rows_bytes", fit.beta_rows},
                         {"source", fit.sources}};
     std::printf("%s\n", j.dump().c_str());
-    for (size_t i = 0; i < tables.size(); ++i) {
-      nlohmann::json r = {{"source", tables[i].path},
-                          {"rows", fit.residuals[i].size()},
-                          {"median_abs_error_pct", median_abs_error_pct(fit.residuals[i])},
-                          {"by_range", nlohmann::json::array()}};
-      for (const auto& g : error_by_range(fit.residuals[i]))
-        r["by_range"].push_back({{"range", g.name}, {"rows", g.rows}, {"median_abs_error_pct", g.median_abs_error_pct}});
-      std::printf("%s\n", r.dump().c_str());
-    }
+    for (size_t i = 0; i < tables.size(); ++i)
+      std::printf("%s\n", residuals_json(tables[i].path, fit.residuals[i]).dump().c_str());
     return 0;
   }
   const NcclTestsTable& t = tables.front();
@@ -81,13 +144,7 @@ int run(const Args& a) {
   std::printf("  bandwidth = %.2f GB/s (β = %.4g s/B; from the out-of-place rows of %s%s)\n", fit.bandwidth_Bps / 1e9,
               1.0 / fit.bandwidth_Bps, sizes_text(fit.beta_rows).c_str(),
               fit.beta_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
-  for (size_t i = 0; i < tables.size(); ++i) {
-    std::printf("  residuals on %s: median |error| %.1f%% over %zu rows\n", tables[i].path.c_str(),
-                median_abs_error_pct(fit.residuals[i]), fit.residuals[i].size());
-    for (const auto& g : error_by_range(fit.residuals[i]))
-      std::printf("    %-16s %3d row%s  median |error| %6.1f%%\n", g.name.c_str(), g.rows, g.rows == 1 ? " " : "s",
-                  g.median_abs_error_pct);
-  }
+  for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
   std::printf("wrote %s (topology: %d node%s x %d rank%s, one link class; source: %zu file%s)\n", a.out.c_str(),
               fit.nodes, fit.nodes == 1 ? "" : "s", fit.ranks / fit.nodes, fit.ranks / fit.nodes == 1 ? "" : "s",
               fit.sources.size(), fit.sources.size() == 1 ? "" : "s");
@@ -99,12 +156,23 @@ int run(const Args& a) {
 
 std::function<int()> setup_fit(CLI::App* sub) {
   static Args a;
+  sub->add_option("--model", a.model,
+                  "tuner: NCCL's cost model on a named system, its per-call launch and bus-bandwidth scale fitted; "
+                  "alpha-beta: α and β through one of microddp's schedules")
+      ->capture_default_str();
+  sub->add_option("--nccl-system", a.system,
+                  "the tuner's base system (default: the one the tables' GPU names: dgx-a100, dgx-h100, hgx-h200, "
+                  "pcie-a100)");
   sub->add_option("files", a.files, "nccl-tests outputs of one system (saved *_perf output)")->required();
   sub->add_option("--out,-o", a.out, "the profile to write (JSON)");
   sub->add_option("--collective,-c", a.collective, "the collective, for a file that does not name its tool");
-  sub->add_option("--algorithm,-a", a.algorithm, "the schedule the α-β model is fitted through")->capture_default_str();
+  sub->add_option("--algorithm,-a", a.algorithm, "--model alpha-beta: the schedule the α-β model is fitted through")
+      ->capture_default_str();
   sub->add_flag("--json", a.json, "the fit as JSON: one object, then one per file with its residuals");
-  return [] { return run(a); };
+  return [sub] {
+    a.algorithm_given = sub->count("--algorithm") > 0;
+    return run(a);
+  };
 }
 
 }  // namespace microddp::cli

@@ -83,6 +83,14 @@ int run(Args a, bool ranks_given) {
       sweep(a, nullptr, &net);
       return 0;
     }
+    // --channels C with one algorithm that does not run in channels itself
+    // (hierarchical, the trees): its phases overlap across C channels as a
+    // pipeline (core/model/channel_pipeline.h).
+    const AlgorithmInfo* info = find_algorithm(a.algorithm, parse_collective(a.collective));
+    if (a.channels > 1 && info && !info->channels) {
+      pipeline_report(a, net, parse_size(a.bytes));
+      return 0;
+    }
     network_table(a, net, parse_size(a.bytes));
     return 0;
   }
@@ -162,7 +170,7 @@ std::function<int()> setup_predict(CLI::App* sub) {
   sub->add_option("--bytes", a.bytes, "message size S in bytes (1e9, 64M, 4K: nccl-tests' size)")->capture_default_str();
   sub->add_option("--dtype", a.dtype, "element type")->capture_default_str();
   sub->add_option("--segments", a.segments, "ring segments per chunk")->capture_default_str();
-  sub->add_option("--channels", a.channels, "ring, double_binary_tree: slices of the vector run at once")
+  sub->add_option("--channels", a.channels, "ring, double_binary_tree: slices of the vector run at once; on a network (--topology, --nodes) other algorithms (hierarchical, the trees) run their phases as a pipeline over this many channels")
       ->capture_default_str();
   sub->add_option("--root", a.root, "root rank")->capture_default_str();
   sub->add_option("--preset", a.params.preset, "nvlink | infiniband | pcie5 | ethernet-100g | ethernet-10g (a comma list: one block per preset; one algorithm: compared side by side)");
@@ -215,7 +223,9 @@ std::function<int()> setup_predict(CLI::App* sub) {
     // α-β choice among microddp's algorithms that the lessons teach.
     const bool named_auto = nccl.system.empty() && !a.textbook && !a.topology.empty() &&
                             nccl_system_known(a.topology) && (a.table || a.algorithm == "auto");
-    if (nccl.system.empty() && !named_auto) {
+    // A profile `microddp fit` wrote with the tuner: its fitted system.
+    const bool fitted = nccl.system.empty() && sub->count("--profile") > 0 && is_tuner_fit_profile(a.params.profile);
+    if (nccl.system.empty() && !named_auto && !fitted) {
       if (a.textbook && (a.topology.empty() || !nccl_system_known(a.topology)))
         throw UsageError("--textbook chooses among microddp's algorithms on a named system (--topology NAME, one the "
                          "NCCL-shaped tuner knows); without one auto is already the textbook choice: leave it out");
@@ -235,7 +245,12 @@ std::function<int()> setup_predict(CLI::App* sub) {
                                              "--nodes", "--nics-per-node", "--intra", "--inter", "--segments",
                                              "--protocol", "--channels", "--textbook"};
     if (a.against.empty()) other_models.push_back("--json");  // the tuner's own lines have no JSON form
-    if (named_auto) {
+    if (fitted) {
+      use.profile = a.params.profile;
+      std::erase(other_models, std::string_view("--profile"));
+      other_models.push_back("--algorithm");
+      other_models.push_back("--topology");
+    } else if (named_auto) {
       use.system = a.topology;
       in.bytes_given = !a.table;  // -a auto alone: the choice at --bytes with every candidate's terms
       in.asked_as = fmt::format("--topology {} {} (NCCL's choice; --textbook for microddp's α-β choice)", a.topology,

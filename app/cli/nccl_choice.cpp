@@ -11,6 +11,7 @@
 
 #include "core/labs/hang/hang.h"
 #include "core/model/bench.h"
+#include "core/model/nccl_system_fit.h"
 #include "core/model/nccl_tuner.h"
 #include "app/cli/against.h"
 
@@ -31,6 +32,9 @@ void header(const SystemDesc& s, const Graphs& g) {
               std::string(kNcclVersion).c_str());
   std::printf("system %s: %s; %d node(s) x %d GPUs (source: %s)\n", s.name.c_str(), s.hardware.c_str(), s.nodes,
               s.gpus_per_node, s.source.c_str());
+  if (!s.fitted_to.empty())
+    fmt::print("fitted: launch {:.3f} us per call and bus bandwidth x {:.4f} (fitted to {})\n", s.launch_us, s.bw_scale,
+               s.fitted_to);
   const std::string nvls = g.nvls.channels ? fmt::format(", NVLS {} x {:g}/{:g} GB/s (intra/inter; {} NVLS channels)",
                                                          g.nvls.channels, g.nvls.bw_intra, g.nvls.bw_inter,
                                                          g.nvls_channels)
@@ -69,16 +73,29 @@ void explain(const Choice& c) {
              "gives the channels the call is dealt over)\n");
 }
 
+// The system asked for: a named one, or the one a fitted profile holds.
+SystemDesc asked_system(const NcclChoiceArgs& a) {
+  if (a.profile.empty()) return system_preset(a.system);
+  auto s = load_system_fit_profile(a.profile);
+  if (!s) throw UsageError(fmt::format("profile '{}' is not a fit of the NCCL-shaped tuner", a.profile));
+  return *s;
+}
+
 // --against FILE: every published out-of-place row beside the tuner's
 // time for NCCL's choice at that size, on the system with the file's ranks.
 int run_nccl_against(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   const AgainstTable t = load_against(in.against, in.collective, in.collective_given, in.ranks, in.ranks_given, 0);
-  const SystemDesc s = with_ranks(system_preset(a.system), t.ranks);
+  SystemDesc s = asked_system(a);
+  const std::string fitted_to = s.fitted_to;
+  s = with_ranks(s, t.ranks);
   if (t.nodes > 1 && t.nodes != s.nodes)
     throw UsageError(fmt::format("{} has its {} ranks on {} nodes; NCCL system {} puts {} GPUs on a node ({} nodes)",
                                  in.against, t.ranks, t.nodes, s.name, s.gpus_per_node, s.nodes));
-  const std::string model = fmt::format("NCCL-shaped tuner (NCCL {} tuning.cc constants) on {}, {} node(s) x {} GPUs",
-                                        kNcclVersion, s.name, s.nodes, s.gpus_per_node);
+  std::string model = fmt::format("NCCL-shaped tuner (NCCL {} tuning.cc constants) on {}, {} node(s) x {} GPUs",
+                                  kNcclVersion, s.name, s.nodes, s.gpus_per_node);
+  if (!fitted_to.empty())
+    model += fmt::format("; launch {:.3f} us and bus bandwidth x {:.4f} fitted to {}", s.launch_us, s.bw_scale,
+                         fitted_to);
   print_against(t, model, "NCCL's choice per size", in.json, [&](int64_t bytes) {
     return tune(s, t.collective, bytes).best().time_us * 1e-6;
   }, "the tuner's time (latency + bytes / algbw)");
@@ -99,6 +116,8 @@ std::string nccl_system_names() {
   return s;
 }
 
+bool is_tuner_fit_profile(const std::string& path) { return load_system_fit_profile(path).has_value(); }
+
 bool nccl_system_known(const std::string& name) {
   for (const SystemDesc& d : system_presets())
     if (d.name == name) return true;
@@ -108,11 +127,13 @@ bool nccl_system_known(const std::string& name) {
 int run_nccl_choice(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   if (!in.conflicting.empty())
     throw UsageError(fmt::format("{} takes its model from the system: leave out {}",
-                                 in.asked_as.empty() ? "--nccl-system " + a.system : in.asked_as,
+                                 !in.asked_as.empty() ? in.asked_as
+                                 : a.profile.empty()  ? "--nccl-system " + a.system
+                                                      : "--profile " + a.profile + " (a fit of the NCCL-shaped tuner)",
                                  in.conflicting.front()));
   hang::check_debug_env();
   if (!in.against.empty()) return run_nccl_against(a, in);
-  SystemDesc s = system_preset(a.system);
+  SystemDesc s = asked_system(a);
   if (in.ranks_given) s = with_ranks(s, in.ranks);
   const Collective c = parse_collective(in.collective);
   const DType dt = parse_dtype(in.dtype);

@@ -14,8 +14,14 @@
 namespace microddp::cli {
 
 struct NcclChoiceArgs {
-  std::string system;  // empty: not asked for
+  std::string system;   // empty: not asked for
+  std::string profile;  // a profile `microddp fit --model tuner` wrote: its fitted system (system is then empty)
 };
+
+// True when `path` is a profile of the tuner fitted to published tables
+// (core/model/nccl_system_fit.h); throws UsageError when it is one with a
+// bad field.
+bool is_tuner_fit_profile(const std::string& path);
 
 // Adds --nccl-system to predict's options.
 void add_nccl_choice_options(CLI::App* sub, NcclChoiceArgs& a);

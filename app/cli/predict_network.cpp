@@ -22,6 +22,7 @@
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/sweep.h"
+#include "core/model/channel_pipeline.h"
 #include "core/model/topology_model.h"
 
 #include "app/cli/nccl_choice.h"
@@ -229,6 +230,42 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   }
   std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; bytes counted once per message; the "
               "bottleneck is the port busiest over the run)\n");
+}
+
+void pipeline_report(const Args& a, const Network& net, int64_t bytes) {
+  const Collective c = parse_collective(a.collective);
+  CollectiveSpec spec = make_spec(a, a.algorithm, bytes);
+  spec.nodes = net.topo.nodes;
+  spec.channels = 1;
+  const ChannelPipeline p = pipeline_channels(spec, net, a.channels);
+  const double S = static_cast<double>(bench_bytes(spec));
+  const auto bw = [&](double t) { return t > 0 ? S / t / 1e9 : 0.0; };
+  const std::string port = p.busiest_port < 0 ? "none" : port_name(net.topo, p.busiest_port);
+  if (a.json) {
+    fmt::print(R"({{"algorithm": "{}", "collective": "{}", "ranks": {}, "nodes": {}, "nics_per_node": {}, )"
+               R"("bytes": {}, "channels": {}, "channel_count": {}, "steps_per_channel": {}, )"
+               R"("one_channel_s": {:.9g}, "busiest_port": "{}", "busiest_port_s": {:.9g}, )"
+               R"("end_to_end_s": {:.9g}, "pipelined_s": {:.9g}, "algbw_GBps": {:.6g}, "busbw_GBps": {:.6g}, )"
+               R"("model": "{}"}})" "\n",
+               a.algorithm, name(c), a.ranks, net.topo.nodes, net.topo.nics_per_node, bench_bytes(spec), p.channels,
+               p.channel_count, p.steps, p.one_channel_s, port, p.busiest_port_s, p.end_to_end_s, p.pipelined_s,
+               bw(p.pipelined_s), bw(p.pipelined_s) * busbw_factor(c, a.ranks), net.name);
+    return;
+  }
+  std::printf("%s %s, %d ranks, %lld B in %d channels as a pipeline (each channel %lld elements; a channel's phase "
+              "overlaps the other channels' phases on other ports); %s\n",
+              std::string(name(c)).c_str(), a.algorithm.c_str(), a.ranks, static_cast<long long>(bench_bytes(spec)),
+              p.channels, static_cast<long long>(p.channel_count), describe(net).c_str());
+  const Unit u = unit_for(p.end_to_end_s);
+  const auto num = [&](double sec) { return unit_number(sec, u) + " " + u.name; };
+  std::printf("  one channel      %s (lockstep, %d steps)\n", num(p.one_channel_s).c_str(), p.steps);
+  std::printf("  busiest port     %s, %s per channel\n", port.c_str(), num(p.busiest_port_s).c_str());
+  std::printf("  end to end       %s (the %d channels one after another)   algbw %.3f, busbw %.3f\n",
+              num(p.end_to_end_s).c_str(), p.channels, bw(p.end_to_end_s), bw(p.end_to_end_s) * busbw_factor(c, a.ranks));
+  std::printf("  pipelined        %s = one channel + %d x busiest port   algbw %.3f, busbw %.3f\n",
+              num(p.pipelined_s).c_str(), p.channels - 1, bw(p.pipelined_s),
+              bw(p.pipelined_s) * busbw_factor(c, a.ranks));
+  std::printf("(algbw, busbw in GB/s; the ports are shared by the channels, each serving one message at a time)\n");
 }
 
 // "What would NCCL pick" over sizes: the chosen algorithm and every

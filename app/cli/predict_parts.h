@@ -84,6 +84,10 @@ void sweep(const Args& a, const CostParams* flat, const Network* net);
 
 // Network views (predict_network.cpp).
 void network_table(const Args& a, const Network& net, int64_t bytes, const CostParams* flat = nullptr);
+// --channels C for an algorithm without channels of its own, on a network:
+// its phases as a pipeline over C channels (core/model/channel_pipeline.h),
+// text or one JSON line.
+void pipeline_report(const Args& a, const Network& net, int64_t bytes);
 void auto_table(const Args& a, const CostParams* flat, const Network* net);
 std::optional<Network> profile_network(Args& a, bool ranks_given);
 

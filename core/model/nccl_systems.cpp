@@ -2,8 +2,12 @@
 // each describes and where that comes from. Only what NCCL's tuner reads
 // is set: GPU class, NVLinks per GPU, NVSwitch with NVLS or not, PCIe,
 // NICs and their speed, CPU vendor. The efficiency factors stay NCCL's
-// defaults (Efficiency{}); fitting them to published nccl-tests tables is
-// a later step (issue 36, item 3).
+// defaults (Efficiency{}). The systems named after a published table
+// (oci-a100-g8, oci-a100-roce-2node, a3mega-h100-2node) are a base
+// system's hardware plus the two constants fitted to that table
+// (SystemDesc::launch_us, bw_scale; values and sources in
+// nccl_tuning_table.h fitted_table()): their table measured what NCCL's
+// model leaves out (one process driving 8 GPUs, RoCE, a network not stated).
 #include <fmt/format.h>
 
 #include "core/model/nccl_tuner.h"
@@ -72,6 +76,19 @@ SystemDesc pcie_a100() {
   return s;
 }
 
+// A base system with the two constants fitted to one published table.
+SystemDesc fitted_system(SystemDesc s, const std::string& name, int nodes, const std::string& what) {
+  s.hardware = what + "; priced as " + s.name + "'s hardware: " + s.hardware;
+  s.name = name;
+  s.nodes = nodes;
+  s.launch_us = fitted("launchUs[" + name + "]").value;
+  s.bw_scale = fitted("bwScale[" + name + "]").value;
+  const std::string_view src = fitted("launchUs[" + name + "]").source;
+  s.fitted_to = std::string(src.substr(std::string_view("fitted to ").size(), src.find(' ', 10) - 10));
+  s.source += "; launch and bus-bandwidth scale " + std::string(src);
+  return s;
+}
+
 SystemDesc two_nodes(SystemDesc s) {
   s.name += "-2node";
   s.hardware = "2 nodes of " + s.hardware + ", one rail-optimised InfiniBand fabric (NIC k of every node on one leaf)";
@@ -82,8 +99,17 @@ SystemDesc two_nodes(SystemDesc s) {
 }  // namespace
 
 const std::vector<SystemDesc>& system_presets() {
-  static const std::vector<SystemDesc> v = {dgx_a100(), two_nodes(dgx_a100()), dgx_h100(), two_nodes(dgx_h100()),
-                                            hgx_h200(), two_nodes(hgx_h200()), pcie_a100()};
+  static const std::vector<SystemDesc> v = {
+      dgx_a100(), two_nodes(dgx_a100()), dgx_h100(), two_nodes(dgx_h100()), hgx_h200(), two_nodes(hgx_h200()),
+      pcie_a100(),
+      fitted_system(dgx_a100(), "oci-a100-g8", 1,
+                    "OCI BM.GPU4.8 (8x A100-SXM4-40GB, NVSwitch) measured by one process driving all 8 GPUs "
+                    "(all_reduce_perf -g 8)"),
+      fitted_system(dgx_a100(), "oci-a100-roce-2node", 2,
+                    "2 OCI BM.GPU4.8 over the OCI cluster network, RDMA over RoCE v2 with 16 RDMA ports per node "
+                    "(port speed not stated), one process per GPU"),
+      fitted_system(dgx_h100(), "a3mega-h100-2node", 2,
+                    "2 nodes of 8x H100 80GB HBM3 (GCP A3 Mega per the repository), network not stated")};
   return v;
 }
 

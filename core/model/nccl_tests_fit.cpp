@@ -107,7 +107,7 @@ Network fitted_network(int ranks, int nodes, double alpha_s, double bandwidth_Bp
   return network_from_profile(t, base, ranks, nodes, 1);
 }
 
-PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const PublishedFitOptions& o) {
+void check_one_system(const std::vector<NcclTestsTable>& tables) {
   if (tables.empty()) throw UsageError("fit: no table given");
   const NcclTestsTable& first = tables.front();
   for (const auto& t : tables) {
@@ -130,6 +130,11 @@ PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const Publ
   if (first.world_size() % first.nodes() != 0)
     throw UsageError(fmt::format("{}: {} ranks on {} nodes are not the same count per node", first.path,
                                  first.world_size(), first.nodes()));
+}
+
+PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const PublishedFitOptions& o) {
+  check_one_system(tables);
+  const NcclTestsTable& first = tables.front();
   PublishedFit f;
   f.collective = *model_collective(first.collective);
   f.collective_name = first.collective;

@@ -73,6 +73,11 @@ DType nccl_tests_dtype(const std::string& type);
 // (α, bandwidth) inside and between nodes, one NIC per node.
 Network fitted_network(int ranks, int nodes, double alpha_s, double bandwidth_Bps);
 
+// The checks every fit makes on its tables (UsageError naming the file):
+// rank lines present, a named tool with a model collective, one system
+// (world size, nodes, GPU, collective) and the same ranks on every node.
+void check_one_system(const std::vector<NcclTestsTable>& tables);
+
 struct PublishedFit {
   Collective collective = Collective::all_reduce;
   std::string collective_name, algorithm, gpu;

@@ -280,6 +280,7 @@ Choice tune(const SystemDesc& s, Collective coll, int64_t bytes) {
       if (a == Algo::tree && p == Proto::ll128)
         bus = std::min(bus * (nodes == 1 ? s.eff.tree_ll128_one_node : s.eff.tree_ll128_multi_node),
                        gr.channels * per_channel_max_tree_ll128_bw(s.arch, i2).value);
+      bus *= s.bw_scale;  // 1 unless fitted to a published table
       c.bus_bw = bus;
       double ratio = 1;
       if (!(a != Algo::ring && ag_rs)) ratio = a == Algo::tree ? S("treeAlgBwPerBusBw") : static_cast<double>(n) / nsteps;
@@ -328,6 +329,10 @@ Choice tune(const SystemDesc& s, Collective coll, int64_t bytes) {
         const double f = s.arch >= Arch::ampere ? S("ringSimplePlateauFactor") : S("ringSimplePlateauFactorPreAmpere");
         lat *= f;
         c.latency_terms = fmt::format("({})×{:g}", c.latency_terms, f);
+      }
+      if (s.launch_us != 0) {  // a fitted per-call cost (SystemDesc::launch_us), the same for every candidate
+        lat += s.launch_us;
+        c.latency_terms = fmt::format("{} + launch {:.3g}", c.latency_terms, s.launch_us);
       }
       alg *= c.correction;
       c.alg_bw = alg;

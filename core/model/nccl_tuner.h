@@ -33,6 +33,8 @@
 //                correction = treeCorrectionFactor[p][log2(bytes/64)] for Tree
 //                all_reduce; Ring/Simple all_reduce on several nodes has its
 //                latency × 1.4 once bytes/(comm channels·n) ≥ 64 (plateau)
+//   fitted     = time + launch_us, busBw × bw_scale (SystemDesc: 0 and 1
+//                unless the system is fitted to a published table)
 //   choice     = the lowest time over the enabled (a, p); ties keep NCCL's order
 //   channels   = for Ring/Tree, comm channels reduced while bytes <
 //                channels × maxThreads[a][p] × threadThreshold[p] (× n for Ring
@@ -96,6 +98,21 @@ struct SystemDesc {
   CpuVendor cpu = CpuVendor::intel;
   double net_latency_us = 0;  // the graphs' latencyInter (0 for InfiniBand in NCCL's search)
   Efficiency eff;
+  // Two system constants NCCL's tuner does not have, fitted to a published
+  // nccl-tests table (core/model/nccl_system_fit.h; the shipped values sit
+  // in nccl_tuning_table.h fitted_table(), each with its table): 0 and 1
+  // leave NCCL's model as it is.
+  //  launch_us: µs added to every candidate's time, the per-call cost the
+  //    tuner's latencies leave out and a table's 8-byte rows show (host
+  //    launch, nccl-tests' per-iteration synchronisation, one process driving
+  //    8 GPUs with -g 8); the same for every candidate, so it never changes
+  //    the choice.
+  //  bw_scale: every candidate's bus bandwidth × this (after NCCL's caps):
+  //    what the system's network reached against what the tuner's graphs
+  //    assume (RoCE, a network of another class than InfiniBand).
+  double launch_us = 0;
+  double bw_scale = 1;
+  std::string fitted_to;  // the table the two constants were fitted to ("" for NCCL's model as is)
 };
 
 // One graph of NCCL's topology search: channels, GB/s per channel.

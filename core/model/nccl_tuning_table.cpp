@@ -215,4 +215,38 @@ const Constant& scalar(std::string_view name) {
   throw std::out_of_range("nccl::scalar: no constant named " + std::string(name));
 }
 
+namespace {
+
+constexpr std::string_view kFitA100G8 =
+    "fitted to tests/data/nccl-tests/a100-1x8-allreduce.txt (oracle-japan/ocitutorials, GPU cluster tutorial under "
+    "tutorials/_hpc/, first table: one BM.GPU4.8, all_reduce_perf -g 8, one process); GPU NVIDIA A100-SXM4-40GB; "
+    "NCCL not stated; base dgx-a100 (fit_system)";
+constexpr std::string_view kFitA100Roce =
+    "fitted to tests/data/nccl-tests/a100-2x8-allreduce.txt (oracle-japan/ocitutorials, same page, second table: two "
+    "BM.GPU4.8 over the OCI cluster network, RDMA RoCE v2, 16 RDMA ports per node, MPI -g 1); GPU NVIDIA "
+    "A100-SXM4-40GB; NCCL not stated; base dgx-a100 (fit_system)";
+constexpr std::string_view kFitA3Mega =
+    "fitted to tests/data/nccl-tests/h100-2x8-allreduce.txt (lessizzmore/create-a3mega-ztan-fork, "
+    "ztan-NCCL-test-result: two nodes, network not stated; the repository sets up GCP A3 Mega nodes); GPU NVIDIA H100 "
+    "80GB HBM3; NCCL not stated; base dgx-h100 (fit_system)";
+
+const Constant kFitted[] = {
+    {"launchUs[oci-a100-g8]", 17.009, "us", kFitA100G8},
+    {"bwScale[oci-a100-g8]", 0.96904, "factor", kFitA100G8},
+    {"launchUs[oci-a100-roce-2node]", 14.019, "us", kFitA100Roce},
+    {"bwScale[oci-a100-roce-2node]", 0.37186, "factor", kFitA100Roce},
+    {"launchUs[a3mega-h100-2node]", 99.396, "us", kFitA3Mega},
+    {"bwScale[a3mega-h100-2node]", 0.69897, "factor", kFitA3Mega},
+};
+
+}  // namespace
+
+std::span<const Constant> fitted_table() { return kFitted; }
+
+const Constant& fitted(std::string_view name) {
+  for (const Constant& c : kFitted)
+    if (c.name == name) return c;
+  throw std::out_of_range("nccl::fitted: no constant named " + std::string(name));
+}
+
 }  // namespace microddp::nccl

@@ -70,4 +70,15 @@ std::span<const Constant> speed_array(Arch a, bool inter);
 // an unknown name is a programming error (std::out_of_range).
 const Constant& scalar(std::string_view name);
 
+// The system constants NCCL's tuner does not have (SystemDesc::launch_us
+// and bw_scale), fitted by microddp to one published nccl-tests table each
+// (core/model/nccl_system_fit.h fit_system on the named base system; the
+// tests fit them again from the shipped tables and compare). Not NCCL's,
+// so not in tuning_table(). Names: "launchUs[SYSTEM]" (µs per call),
+// "bwScale[SYSTEM]" (factor); each source names the table's file under
+// tests/data/nccl-tests/, its page, the GPU, the NCCL version as the table
+// states it, and the base system fitted from.
+std::span<const Constant> fitted_table();
+const Constant& fitted(std::string_view name);  // std::out_of_range for an unknown name
+
 }  // namespace microddp::nccl

@@ -319,12 +319,19 @@ expect 0 "median |error|: 10.7% over 32 rows (<= 4 KiB: 12.6% (10 rows); 4 KiB..
 expect 0 "median |error|: 51.9% over 28 rows (<= 4 KiB: 53.1% (7 rows); 4 KiB..1 MiB: 53.6% (8 rows); 1 MiB..512 MiB: 26.8% (8 rows); >= 512 MiB: 3.2% (5 rows))" -- predict --nccl-system dgx-a100 --against $NTD/a100-1x8-allreduce.txt
 expect 0 "median |error|: 20.3% over 14 rows (4 KiB..1 MiB: 16.6% (1 row); 1 MiB..512 MiB: 31.7% (8 rows); >= 512 MiB: 11.6% (5 rows))" -- predict --topology dgx-h100 -a auto -c all_reduce --against $NTD/h100-8x8-allreduce.txt
 expect 0 "median |error|: 4.5% over 5 rows (>= 512 MiB: 4.5% (5 rows))" -- predict --nccl-system hgx-h200 --against $NTD/h200-2x8-allreduce.txt
+# the systems fitted to one table each (launch and bus-bandwidth scale, sources in nccl_tuning_table.h fitted_table()), on their own table
+expect 0 "median |error|: 1.7% over 28 rows (<= 4 KiB: 0.1% (7 rows); 4 KiB..1 MiB: 7.8% (8 rows); 1 MiB..512 MiB: 19.4% (8 rows); >= 512 MiB: 0.9% (5 rows))" -- predict --nccl-system oci-a100-g8 --against $NTD/a100-1x8-allreduce.txt
+expect 0 "median |error|: 6.5% over 28 rows (<= 4 KiB: 3.2% (7 rows); 4 KiB..1 MiB: 14.7% (8 rows); 1 MiB..512 MiB: 20.3% (8 rows); >= 512 MiB: 0.4% (5 rows))" -- predict --nccl-system oci-a100-roce-2node --against $NTD/a100-2x8-allreduce.txt
+expect 0 "median |error|: 8.9% over 31 rows (<= 4 KiB: 1.2% (10 rows); 4 KiB..1 MiB: 10.0% (8 rows); 1 MiB..512 MiB: 51.8% (8 rows); >= 512 MiB: 5.2% (5 rows))" -- predict --nccl-system a3mega-h100-2node --against $NTD/h100-2x8-allreduce.txt
 expect 0 '"model": "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants) on dgx-h100, 2 node(s) x 8 GPUs", "algorithm": "NCCL'"'"'s choice per size"' -- predict --nccl-system dgx-h100 --against $NTD/h100-2x8-ib-allreduce.txt --json
 expect 2 "error: $NTD/gh200-2x4-allreduce.txt has its 8 ranks on 2 nodes; NCCL system dgx-h100 puts 8 GPUs on a node (1 nodes)" -- predict --nccl-system dgx-h100 --against $NTD/gh200-2x4-allreduce.txt
-expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, hgx-h200, hgx-h200-2node, pcie-a100)" -- predict --nccl-system dgx-x
+expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, hgx-h200, hgx-h200-2node, pcie-a100, oci-a100-g8, oci-a100-roce-2node, a3mega-h100-2node)" -- predict --nccl-system dgx-x
 expect 2 "error: --ranks 12 is not divisible by the 8 GPUs per node of NCCL system dgx-a100" -- predict --nccl-system dgx-a100 --ranks 12
 expect 2 "error: size 0 B: the NCCL-shaped tuner needs at least 1 byte" -- predict --nccl-system dgx-a100 --bytes 0
 expect 2 "error: --nccl-system dgx-a100 takes its model from the system: leave out --preset" -- predict --nccl-system dgx-a100 --preset nvlink
+# hierarchical in channels as a pipeline (core/model/channel_pipeline.h): one channel + (C-1) x the busiest port
+expect 0 "  pipelined        4.6272 ms = one channel + 7 x busiest port   algbw 232.050, busbw 435.093" -- predict -a hierarchical --topology dgx-h100 --ranks 16 --bytes 1G --channels 8
+expect 0 '"channels": 8, "channel_count": 33554432, "steps_per_channel": 16, ' -- predict -a hierarchical --topology dgx-h100 --ranks 16 --bytes 1G --channels 8 --json
 expect 2 "error: unknown preset 'infiniband2'" -- predict -a all --preset nvlink,infiniband2
 expect 2 "error: --preset 'nvlink,': entry 2 is empty" -- predict -a all --preset nvlink,
 # a profile with a cache curve: the closed form prices bytes at the flat β, γ (measured on rotating buffers past L2), the schedule
@@ -458,7 +465,8 @@ expect 2 "error: --textbook chooses among microddp's algorithms on a named syste
 expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
 # rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
 expect 0 "ring                  30       0.0600       5.0332       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
-expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+# hierarchical has no channel split of its own: on a network --channels prices its phases as a pipeline (below); the flat model refuses
+expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --preset nvlink --ranks 16 --bytes 1G
 # lesson 02's single-buffered ring run anyway: a transfer's T_q is what the schedule means, not what the overwritten buffer holds
 LESSON02="$(cd "$(dirname "$0")/../../lessons" && pwd)/02-ring-double-buffering.yaml"
 expect 0 "  R0 ← R2  recv into send_buff meant for T2 [0, 3)  3 elements, 12 B" -- lesson "$LESSON02" --non-interactive
@@ -742,7 +750,7 @@ expect 0 "fit: an α-β model (one link class: every message costs α + m·β) t
   α = 0.965 us per message (the floor: 30 messages on the critical path; from the out-of-place rows of 10 sizes, 8 .. 4096 B)
   bandwidth = 465.03 GB/s (β = 2.15e-12 s/B; from the out-of-place rows of 6 sizes, 536870912 .. 17179869184 B)
   residuals on $NT/h100-2x8-ib-allreduce.txt: median |error| 14.6% over 32 rows
-    <= 4 KiB          10 rows  median |error|   13.7%" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100.json"
+    <= 4 KiB          10 rows  median |error|   13.7%" -- fit --model alpha-beta "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100.json"
 if grep -qF "\"source\": [" "$FITD/h100.json" && grep -qF '"model": "alpha-beta"' "$FITD/h100.json" && grep -qF '"ranks_per_node": 8' "$FITD/h100.json"; then
   passed=$((passed + 1)); else echo "FAIL: fit's profile lacks source, fit or topology: $(cat "$FITD/h100.json")"; fail=$((fail + 1)); fi
 expect 0 "published: $NT/h100-2x8-b-allreduce.txt (all_reduce from --collective, 16 ranks on 2 nodes of NVIDIA H100 80GB HBM3), out-of-place columns" -- predict --profile "$FITD/h100.json" --against "$NT/h100-2x8-b-allreduce.txt" -c all_reduce
@@ -753,11 +761,26 @@ expect 0 "median |error|: 14.6% over 32 rows (<= 4 KiB: 13.7% (10 rows)" -- pred
 expect 0 '"summary": true, "collective": "all_reduce", "ranks": 16, "nodes": 2, "gpu": "NVIDIA H100 80GB HBM3", "nccl_version": null' -- predict --profile "$FITD/h100.json" --against "$NT/h100-2x8-b-allreduce.txt" -c all_reduce --json
 expect 0 '{"against": "'"$NT"'/a100-1x8-allreduce.txt", "bytes": 64, "published_us": 32.01, ' -- predict --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
 expect 0 '"rows": 28, "median_abs_error_pct": ' -- predict --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
-expect 0 '{"median_abs_error_pct":0.88' -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100b.json" --json
+expect 0 '{"median_abs_error_pct":0.88' -- fit --model alpha-beta "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100b.json" --json
+# fit's default model: the NCCL-shaped tuner on the named system of the table's GPU, launch and bus-bandwidth scale fitted;
+# predict --profile on a table it was not fitted to prices with the tuner (issue 36's targets: tests/core/model/test_nccl_system_fit.cpp)
+expect 0 "fit: the NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants) on dgx-h100, 2 nodes x 8 GPUs, for 16 ranks on 2 nodes of NVIDIA H100 80GB HBM3 (all_reduce)
+  source: $NT/h100-2x8-ib-allreduce.txt (all_reduce_perf, NCCL 2.26.2+cuda12.8)
+  launch = 3.676 us per call (median of published - tuner over the out-of-place rows of 10 sizes, 8 .. 4096 B)
+  bus bandwidth x 1.0111 (every candidate's; from the out-of-place rows of 6 sizes, 536870912 .. 17179869184 B)" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/tuner.json"
+expect 0 "median |error|: 19.2% over 14 rows (4 KiB..1 MiB: 31.4% (1 row); 1 MiB..512 MiB: 23.3% (8 rows); >= 512 MiB: 0.8% (5 rows))" -- predict --profile "$FITD/tuner.json" --against "$NT/h100-2x8-b-allreduce.txt" -c all_reduce
+expect 0 "fitted: launch 3.676 us per call and bus bandwidth x 1.0111 (fitted to $NT/h100-2x8-ib-allreduce.txt)" -- predict --profile "$FITD/tuner.json" --bytes 1M
+expect 2 "error: --profile $FITD/tuner.json (a fit of the NCCL-shaped tuner) takes its model from the system: leave out --preset" -- predict --profile "$FITD/tuner.json" --preset nvlink --bytes 1M
+expect 2 "error: fit: --algorithm is the α-β model's schedule: give --model alpha-beta with it (the tuner chooses NCCL's algorithm per size)" -- fit "$NT/h100-2x8-ib-allreduce.txt" -a tree --out "$FITD/x.json"
+expect 2 "error: profile '$FITD/tuner.json' is a fit of the NCCL-shaped tuner to published tables (microddp fit): only predict --profile reads it; this command needs a calibrated profile (microddp calibrate, or fit --model alpha-beta)" -- bench --profile "$FITD/tuner.json" -n 2 -b 1K -e 1K
+expect 2 "error: fit: --model abc is not a model (tuner | alpha-beta)" -- fit "$NT/h100-2x8-ib-allreduce.txt" --model abc --out "$FITD/x.json"
+expect 2 "error: unknown NCCL system 'dgx-x'" -- fit "$NT/h100-2x8-ib-allreduce.txt" --nccl-system dgx-x --out "$FITD/x.json"
+expect 2 "matches no named NCCL system: give --nccl-system NAME" -- fit "$NT/gh200-2x4-allreduce.txt" --out "$FITD/x.json"
 expect 2 "error: fit: --out PROFILE is missing (the profile file to write)" -- fit "$NT/h100-2x8-ib-allreduce.txt"
 expect 2 "error: fit: --out $XDG_CONFIG_HOME/microddp/profile.json is this machine's default profile (run, bench and the window read it): a fit describes the published system; give another file" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$XDG_CONFIG_HOME/microddp/profile.json"
 expect 2 "error: $NT/h100-2x8-b-allreduce.txt: the file does not name its tool (expected a line with e.g. all_reduce_perf): give --collective" -- fit "$NT/h100-2x8-b-allreduce.txt" --out "$FITD/x.json"
-expect 2 "error: $NT/h200-2x8-allreduce.txt: no row of at most 4096 B: α (the small-message floor) cannot be fitted from it (run the tool from -b 8)" -- fit "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
+expect 2 "error: $NT/h200-2x8-allreduce.txt: no row of at most 4096 B: α (the small-message floor) cannot be fitted from it (run the tool from -b 8)" -- fit --model alpha-beta "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
+expect 0 "  launch = 0 us per call (not fitted: no row of 4096 B or less)" -- fit "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
 expect 2 "are not one system: fit one system per profile" -- fit "$NT/h100-2x8-ib-allreduce.txt" "$NT/a100-2x8-allreduce.txt" --out "$FITD/x.json"
 expect 2 "error: --ranks 4 but $NT/h100-2x8-ib-allreduce.txt has 16 ranks (16 ranks on 2 nodes of NVIDIA H100 80GB HBM3): leave --ranks out or give 16" -- predict --preset nvlink -n 4 --against "$NT/h100-2x8-ib-allreduce.txt"
 expect 2 "error: $NT/a100-1x8-sendrecv.txt: sendrecv has no collective in microddp's model to compare with" -- predict --preset nvlink --against "$NT/a100-1x8-sendrecv.txt"

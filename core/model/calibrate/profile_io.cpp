@@ -113,6 +113,12 @@ CostParams load_profile(const std::string& path) {
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("profile '{}' does not parse as JSON: {}", path, e.what()));
   }
+  if (j.is_object() && !j.contains("alpha_s") && j.contains("fit") && j["fit"].is_object() &&
+      j["fit"].value("model", "") == "nccl-tuner")
+    throw UsageError(fmt::format("profile '{}' is a fit of the NCCL-shaped tuner to published tables (microddp fit): "
+                                 "only predict --profile reads it; this command needs a calibrated profile (microddp "
+                                 "calibrate, or fit --model alpha-beta)",
+                                 path));
   if (!j.is_object() || !j.contains("alpha_s") || !j.contains("beta_s_per_byte") || !j["alpha_s"].is_number() ||
       !j["beta_s_per_byte"].is_number())
     throw UsageError(fmt::format("profile '{}' lacks numeric alpha_s and beta_s_per_byte", path));

@@ -185,7 +185,7 @@ TEST_SUITE("nccl_tuner") {
   TEST_CASE("bad input: exact messages") {
     CHECK_THROWS_WITH_AS(system_preset("dgx-b200"),
                          "unknown NCCL system 'dgx-b200' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, "
-                         "hgx-h200, hgx-h200-2node, pcie-a100)",
+                         "hgx-h200, hgx-h200-2node, pcie-a100, oci-a100-g8, oci-a100-roce-2node, a3mega-h100-2node)",
                          UsageError);
     CHECK_THROWS_WITH_AS(tune(system_preset("dgx-a100"), Collective::all_reduce, 0),
                          "size 0 B: the NCCL-shaped tuner needs at least 1 byte", UsageError);
