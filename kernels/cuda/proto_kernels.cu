@@ -164,6 +164,18 @@ void check_launch(const char* fn) {
 
 }  // namespace
 
+void preload() {
+  cudaFuncAttributes a{};
+  const auto load = [&](const void* k) {
+    const cudaError_t e = cudaFuncGetAttributes(&a, k);
+    if (e != cudaSuccess) throw std::runtime_error(std::string("cuda preload: ") + cudaGetErrorString(e));
+  };
+  load(reinterpret_cast<const void*>(ll_send_kernel));
+  load(reinterpret_cast<const void*>(ll_recv_kernel));
+  load(reinterpret_cast<const void*>(ll128_send_kernel));
+  load(reinterpret_cast<const void*>(ll128_recv_kernel));
+}
+
 void ll_send(void* lines, const void* src, int64_t bytes, uint32_t flag, cudaStream_t stream) {
   check("cuda ll_send", lines, src, bytes);
   const int64_t words = pl::ll_words(bytes);

@@ -35,6 +35,13 @@
 
 namespace microddp::cuda_proto {
 
+// Loads the four kernels on the current GPU now. With CUDA's lazy loading
+// (the default since CUDA 12) a kernel's first launch may wait for the
+// whole GPU to be idle, and a GPU whose receive kernel is spinning is never
+// idle (CUDA C++ Programming Guide, "Lazy Loading": kernels that must run
+// concurrently should be loaded first). Throws std::runtime_error.
+void preload();
+
 void ll_send(void* lines, const void* src, int64_t bytes, uint32_t flag, cudaStream_t stream);
 void ll_recv(const void* lines, void* dst, int64_t bytes, uint32_t flag, int* error, int tag, int64_t timeout_ns,
              int max_blocks, cudaStream_t stream);
