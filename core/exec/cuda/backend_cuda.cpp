@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/ir/checker.h"
+#include "core/exec/cuda/cuda_lines.h"
 #include "core/exec/rank_program.h"
+#include "core/ir/checker.h"
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/proto_lines.h"
 
 namespace microddp {
 namespace {
@@ -99,6 +101,9 @@ struct Runner {
   std::vector<size_t> tev_used;
   Trace trace;
   bool rec;
+  // --protocol ll | ll128: messages travel as flagged lines (cuda_lines.h)
+  std::unique_ptr<CudaLines> lines;
+  uint32_t flag = 1;  // this iteration's (proto_lines::flag_for)
 
   struct Pending { int64_t msg; int storage; int64_t off, len; bool reduce; std::byte* dst; bool done; int ev; int b0; };
   struct RankState {
@@ -173,7 +178,9 @@ struct Runner {
       int64_t stage = 0;
       for (const auto& step : s.steps)
         for (const Op& op : step.ranks[r])
-          if ((op.kind == OpKind::recv_reduce) && (nccl || dev[op.peer] != dev[r])) stage = std::max(stage, op.len);
+          if ((op.kind == OpKind::recv_reduce) &&
+              (nccl || opt.protocol != Protocol::simple || dev[op.peer] != dev[r]))
+            stage = std::max(stage, op.len);
       if (stage > 0) {
         void* p = nullptr;
         ck(cudaMalloc(&p, static_cast<size_t>(stage) * es), "cudaMalloc");
@@ -195,6 +202,7 @@ struct Runner {
       ck(cudaEventCreateWithFlags(&ev_done[m], cudaEventDisableTiming), "cudaEventCreate");
     }
     if (nccl) comms = std::make_unique<Comms>(n);
+    if (opt.protocol != Protocol::simple) lines = std::make_unique<CudaLines>(s, plan, opt.protocol, dev, es);
     // Same shape as run_threads'; snapshots need the host to see the GPUs
     // between steps, so free-running runs keep none.
     trace = new_trace(s, opt, nccl ? "nccl" : "cuda");
@@ -218,6 +226,7 @@ struct Runner {
     for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
     if (nccl)
       for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(comm_stream[r]), "cudaStreamSynchronize");
+    if (lines) lines->check_errors();
   }
 
   void snapshot(int r, RankStepRecord& out, bool make) {
@@ -247,7 +256,13 @@ struct Runner {
     const int src = plan.src[p.msg];
     const int64_t bytes = p.len * static_cast<int64_t>(es);
     ck(cudaSetDevice(dev[r]), "cudaSetDevice");
-    if (nccl) {
+    if (lines) {
+      // LL / LL128: no event from the sender; the kernel polls the flags
+      // (the sender's kernel was enqueued first: posted[p.msg]).
+      std::byte* land = p.reduce ? staging[r] : p.dst;
+      lines->recv(p.msg, land, flag, stream[r]);
+      if (p.reduce) cuda_kernels::reduce(s.spec.dtype, s.spec.op, p.dst, staging[r], p.len, stream[r]);
+    } else if (nccl) {
       // NCCL: the pair runs on the two comm streams, after each side's data is ready.
       ck(cudaSetDevice(dev[src]), "cudaSetDevice");
       ck(cudaStreamWaitEvent(comm_stream[src], ev_sent[p.msg], 0), "cudaStreamWaitEvent");
@@ -329,6 +344,16 @@ struct Runner {
           const auto& v = R.views[static_cast<int>(o.src.buf)];
           R.op_ev[i].first = mark(r);
           send_ptr[ids[i]] = ptr(r, v, o.src.offset);
+          if (lines) {
+            // The kernel stores the lines into the receiver's buffer; later
+            // writes to these elements follow it on this stream, so the send
+            // is complete once enqueued.
+            lines->send(ids[i], send_ptr[ids[i]], flag, stream[r]);
+            R.op_ev[i].second = mark(r);
+            posted[ids[i]] = 1;
+            consumed[ids[i]] = 1;
+            break;
+          }
           ck(cudaEventRecord(ev_sent[ids[i]], stream[r]), "cudaEventRecord");
           posted[ids[i]] = 1;
           R.sends.push_back({ids[i], v.storage, v.offset + o.src.offset, o.len, false, nullptr, false, i, 0});
@@ -419,6 +444,7 @@ struct Runner {
   RunResult run() {
     const int iters = std::max(1, opt.iterations);
     for (int it = 0; it < iters; ++it) {
+      flag = proto_lines::flag_for(static_cast<uint32_t>(it));
       for (int r = 0; r < n; ++r) st[r].views = layout[r].view;
       step_marks_.clear();
       for (int r = 0; r < n; ++r) tev_used[r] = 0;
@@ -461,6 +487,10 @@ struct Runner {
           e.bytes = o.kind == OpKind::swap ? 0 : o.len * static_cast<int64_t>(es);
           e.chunk = o.chunk;
           e.channel = o.channel;
+          if (o.kind == OpKind::send || o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
+            e.wire_bytes = wire_bytes(opt.protocol, e.bytes);
+            e.flags = flag_count(opt.protocol, e.bytes);
+          }
           e.begin_ns = time_of(m.r, m.ops[i].first);
           e.end_ns = std::max(e.begin_ns, time_of(m.r, m.ops[i].second));
           trace.events[m.r].push_back(e);
@@ -494,6 +524,11 @@ struct Runner {
 
   ~Runner() {
     comms.reset();
+    for (size_t r = 0; r < stream.size(); ++r) {  // kernels still polling (an error) end before lines are freed
+      cudaSetDevice(dev[r]);
+      cudaStreamSynchronize(stream[r]);
+    }
+    lines.reset();
     for (int r = 0; r < static_cast<int>(stream.size()); ++r) {
       cudaSetDevice(dev[r]);
       cudaStreamSynchronize(stream[r]);
@@ -546,7 +581,7 @@ std::string cuda_placement_note(int world_size) {
 
 RunResult run_cuda(const Schedule& s, const RankData& inputs, const RunOptions& opt, bool use_nccl) {
   refuse_switches(s, use_nccl ? "nccl" : "cuda");
-  check_protocol_supported(use_nccl ? "nccl" : "cuda", opt.protocol);
+  check_protocol_supported(use_nccl ? "nccl" : "cuda", opt.protocol);  // cuda runs all three; nccl simple only
   Runner run(s, opt, use_nccl);
   run.setup(inputs);
   return run.run();
