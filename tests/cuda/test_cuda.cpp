@@ -278,7 +278,7 @@ TEST_SUITE("cuda_protocols") {
       for (int n : {2, 3, 8}) {
         for (DType t : {DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32, DType::float64}) {
           for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max, ReduceOp::avg}) {
-            for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{1000}, int64_t{30001}}) {
+            for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{30001}}) {
               CollectiveSpec spec;
               spec.algorithm = "ring";
               spec.world_size = n;
@@ -296,11 +296,11 @@ TEST_SUITE("cuda_protocols") {
     }
   }
 
-  TEST_CASE("ll and ll128: every collective x algorithm, n = 1..6, both modes: the threads bits") {
+  TEST_CASE("ll and ll128: every collective x algorithm, n = 1..5, both modes: the threads bits") {
     for (Protocol p : {Protocol::ll, Protocol::ll128}) {
       for (Collective c : all_collectives()) {
         for (const std::string& algo : algorithms_for(c)) {
-          for (int n = 1; n <= 6; ++n) {
+          for (int n = 1; n <= 5; ++n) {
             CollectiveSpec spec;
             spec.collective = c;
             spec.algorithm = algo;
