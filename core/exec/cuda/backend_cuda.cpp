@@ -1,6 +1,7 @@
 // The CUDA and NCCL backends (core/backend_cuda.h). One host thread enqueues
 // every rank's ops onto per-rank streams; cross-rank order comes from CUDA
-// events only, so the GPUs run free unless lockstep asks the host to wait.
+// events (simple) or from flags polled by kernels (ll, ll128: CudaLines), so
+// the GPUs run free unless lockstep asks the host to wait.
 #include "core/exec/cuda/backend_cuda.h"
 
 #include <cuda_runtime_api.h>
