@@ -144,9 +144,10 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
   }
   p.schedule = make_schedule(s);
   if (a.protocol == "auto") {
-    // The backends other than threads run simple only (check_protocol_supported).
-    const std::vector<Protocol> allowed =
-        a.backend == "threads" ? all_protocols() : std::vector<Protocol>{Protocol::simple};
+    // threads and cuda run every protocol; the others simple only (check_protocol_supported).
+    const std::vector<Protocol> allowed = a.backend == "threads" || a.backend == "cuda"
+                                              ? all_protocols()
+                                              : std::vector<Protocol>{Protocol::simple};
     const CostParams flat = model ? *model : preset("nvlink");
     p.protocol_choice = choose_protocol(p.schedule, flat, p.mode == Mode::lockstep, allowed);
     p.protocol = p.protocol_choice->chosen;

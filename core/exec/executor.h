@@ -41,8 +41,9 @@ inline constexpr int kRepeatStepsMax = 100000;  // the largest --repeat-steps ac
 struct RunOptions {
   Mode mode = Mode::lockstep;
   // How each message travels (core/ir/protocol.h). The threads backend runs
-  // simple, ll and ll128 for real; mpi and cuda throw UsageError for ll and
-  // ll128. Recorded in Trace::protocol and per message in Event::wire_bytes
+  // simple, ll and ll128 for real, and so does cuda (flagged lines stored
+  // by kernels into the receiver's GPU memory); mpi and nccl throw
+  // UsageError for ll and ll128. Recorded in Trace::protocol and per message in Event::wire_bytes
   // and Event::flags.
   Protocol protocol = Protocol::simple;
   bool record = true;               // events and step times

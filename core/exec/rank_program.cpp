@@ -27,7 +27,9 @@ void refuse_switches(const Schedule& s, const std::string& backend) {
 }
 
 void check_protocol_supported(const std::string& backend, Protocol p) {
-  if (p == Protocol::simple || backend == "threads") return;
+  // threads and cuda run all three (cuda: kernels that store flagged lines
+  // into the receiver's GPU memory, core/exec/cuda/cuda_lines.h)
+  if (p == Protocol::simple || backend == "threads" || backend == "cuda") return;
   if (backend == "mpi")
     throw UsageError(fmt::format(
         "--protocol {}: the mpi backend runs simple only: Open MPI moves the bytes with its own protocols (eager or "
@@ -36,13 +38,10 @@ void check_protocol_supported(const std::string& backend, Protocol p) {
         name(p), name(p)));
   if (backend == "nccl")
     throw UsageError(fmt::format("--protocol {}: the nccl backend leaves the protocol to NCCL (set NCCL_PROTO={} in the "
-                                 "environment); microddp's --protocol runs on --backend threads",
+                                 "environment); microddp's --protocol runs on --backend threads or cuda",
                                  name(p), p == Protocol::ll ? "LL" : "LL128"));
-  if (backend != "cuda")
-    throw UsageError(fmt::format("--protocol {}: the {} backend runs simple only; run --protocol {} on --backend threads",
-                                 name(p), backend, name(p)));
-  throw UsageError(fmt::format("--protocol {}: the {} backend runs simple only (its transfers are cudaMemcpyPeer "
-                               "copies, not kernels that store flagged lines); run --protocol {} on --backend threads",
+  throw UsageError(fmt::format("--protocol {}: the {} backend runs simple only; run --protocol {} on --backend threads "
+                               "or cuda",
                                name(p), backend, name(p)));
 }
 

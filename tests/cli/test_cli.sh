@@ -262,6 +262,10 @@ expect 2 "error: segments = 2 needs the chunked ring" -- run -a tree --segments 
 expect 2 "error: --counts is only for gather" -- run -c all_reduce --counts 1,2,3
 expect 2 "error: cannot write trace file" -- "${SEED[@]}" --trace /nonexistent/dir/t.json
 expect 2 "error: " -- "${SEED[@]}" --backend cuda
+# cuda runs every protocol: without a GPU the refusal is about the device, not the protocol
+for proto in ll ll128 auto; do
+  expect 2 "no CUDA" -- "${SEED[@]}" --backend cuda --protocol $proto
+done
 expect 2 "error: unknown backend 'gloo'" -- "${SEED[@]}" --backend gloo
 # int64 stays exact beyond 2^53 (no detour through double)
 expect 0 '"outputs": [[9007199254740993, 1, 1]' -- run -c all_reduce -a ring -n 3 --dtype int64 --data "9007199254740993,1,1;0,0,0;0,0,0" --json

@@ -27,6 +27,13 @@
 //     a step costs at least the sum of all ranks' byte terms).
 //  5. NCCL sanity: ncclAllReduce, world size 1, 256 MiB (capped at max),
 //     mean of 5 after 2 warm-ups; output must equal input.
+//  6. Protocols: ring all_reduce, n ranks, float32 sum, free-running,
+//     --protocol simple / ll / ll128 (core/exec/cuda/cuda_lines.h) at 4 KiB,
+//     64 KiB, 1 MiB and 16 MiB (sizes above max left out); time = the last
+//     of 5 iterations (CUDA events, as in 3), outputs checked as in 3.
+//     Then one line per protocol, "protocol <name> <ok|WRONG> ..."
+//     (scripts/gpu-check.sh puts these in its table): its time at the
+//     smallest and the largest size, and the ratio to simple's.
 // Options: --ranks N (2..64), --max-mib M (1..4096, default 1024).
 #include <cuda_runtime_api.h>
 
@@ -314,6 +321,50 @@ int main(int argc, char** argv) {
     std::printf("\n%-34s %10s %10.1f us %8.1f GB/s  algbw (1 rank: a copy)  %s\n", "nccl ncclAllReduce, 1 rank",
                 human(bytes).c_str(), r.seconds * 1e6, static_cast<double>(bytes) / r.seconds / 1e9,
                 ok ? "ok" : "WRONG");
+  }
+  // 6. Protocols.
+  {
+    std::vector<int64_t> psizes;
+    for (int64_t b : {int64_t{4} << 10, int64_t{64} << 10, int64_t{1} << 20, int64_t{16} << 20})
+      if (b <= max_bytes) psizes.push_back(b);
+    const Protocol protos[] = {Protocol::simple, Protocol::ll, Protocol::ll128};
+    std::vector<std::vector<double>> tp(3);
+    std::vector<bool> pok(3, true);
+    std::printf("\nprotocols: ring all_reduce, %d ranks, float32 sum, free-running (the last of 5 iterations)\n",
+                n);
+    std::printf("%10s %-8s %12s %12s %12s %10s %7s\n", "size", "protocol", "time", "algbw", "busbw", "vs simple",
+                "check");
+    for (int64_t bytes : psizes) {
+      CollectiveSpec sp;
+      sp.collective = Collective::all_reduce;
+      sp.algorithm = "ring";
+      sp.world_size = n;
+      sp.count = bytes / 4;
+      const Schedule s = make_schedule(sp);
+      const RankData in = ring_inputs(n, sp.count);
+      for (int q = 0; q < 3; ++q) {
+        RunOptions opt;
+        opt.mode = Mode::free;
+        opt.protocol = protos[q];
+        opt.snapshot_limit = 0;
+        opt.iterations = 5;
+        const RunResult res = run_cuda(s, in, opt, false);
+        const double t = std::max(1e-9, static_cast<double>(res.trace.total_ns) * 1e-9);
+        const bool ok = ring_outputs_ok(res.outputs, n, sp.count);
+        pok[q] = pok[q] && ok;
+        all_ok = all_ok && ok;
+        tp[q].push_back(t);
+        const double algbw = static_cast<double>(bytes) / t;
+        std::printf("%10s %-8s %9.1f us %7.2f GB/s %7.2f GB/s %9.2fx %7s\n", human(bytes).c_str(),
+                    std::string(name(protos[q])).c_str(), t * 1e6, algbw / 1e9,
+                    algbw * busbw_factor(Collective::all_reduce, n) / 1e9, t / tp[0].back(), ok ? "ok" : "WRONG");
+      }
+    }
+    for (int q = 0; q < 3 && !psizes.empty(); ++q)
+      std::printf("protocol %s %s %s %.1f us (%.2fx simple), %s %.1f us (%.2fx simple)\n",
+                  std::string(name(protos[q])).c_str(), pok[q] ? "ok" : "WRONG", human(psizes.front()).c_str(),
+                  tp[q].front() * 1e6, tp[q].front() / tp[0].front(), human(psizes.back()).c_str(),
+                  tp[q].back() * 1e6, tp[q].back() / tp[0].back());
   }
   cudaStreamDestroy(stream);
   std::printf("\ngpu_bench: %s\n", all_ok ? "all outputs correct" : "SOME OUTPUTS WRONG");

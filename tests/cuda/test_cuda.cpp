@@ -86,6 +86,16 @@ TEST_SUITE("cuda_nodevice") {
           CHECK(msg.find("no CUDA device was found") != std::string::npos);
         }
       }
+      // every protocol is accepted on the cuda backend: the refusal is the device's
+      for (Protocol p : {Protocol::ll, Protocol::ll128}) {
+        RunOptions opt;
+        opt.protocol = p;
+        CHECK_THROWS_WITH_AS(run_cuda(s, in, opt, false), doctest::Contains("no CUDA device was found"), UsageError);
+      }
+      // nccl leaves the protocol to NCCL (NCCL_PROTO): refused before the device is looked for
+      RunOptions ll;
+      ll.protocol = Protocol::ll;
+      CHECK_THROWS_WITH_AS(run_cuda(s, in, ll, true), doctest::Contains("NCCL_PROTO=LL"), UsageError);
     } else {
       CHECK(cuda_device_count() >= 1);
     }
@@ -232,6 +242,110 @@ TEST_SUITE("cuda_backend") {
       for (int r = 0; r < 3; ++r)
         for (size_t b = 0; b < got.trace.steps[k][r].buffers.size(); ++b)
           CHECK(got.trace.steps[k][r].buffers[b].values == want.trace.steps[k][r].buffers[b].values);
+  }
+}
+
+// --protocol ll / ll128 on the CUDA backend: kernels store flagged lines into
+// the receiver's memory and the receiver's kernel polls them
+// (core/exec/cuda/cuda_lines.h). Reference: the threads backend with
+// simple (the same bits: same schedule, same reduction order).
+namespace {
+
+RunResult check_protocol_run(const CollectiveSpec& spec, Protocol p, Mode mode, int iterations) {
+  const int n = spec.world_size;
+  const Schedule s = make_schedule(spec);
+  RankData in(n);
+  for (int r = 0; r < n; ++r) in[r] = specials(spec.dtype, spec.input_count(r), 1000 * n + 17 * r + spec.count);
+  RunOptions ref_opt;
+  const RunResult want = run_threads(s, in, ref_opt);
+  RunOptions opt;
+  opt.mode = mode;
+  opt.protocol = p;
+  opt.iterations = iterations;
+  RunResult got = run_cuda(s, in, opt, false);
+  REQUIRE(got.outputs.size() == want.outputs.size());
+  for (int r = 0; r < n; ++r) CHECK(got.outputs[r] == want.outputs[r]);
+  for (int r = 0; r < n; ++r) CHECK(got.inputs_after[r] == want.inputs_after[r]);
+  CHECK(got.trace.protocol == p);
+  return got;
+}
+
+}  // namespace
+
+TEST_SUITE("cuda_protocols") {
+  TEST_CASE("ll and ll128: ring all_reduce, every dtype and op, sizes 0..30001, n = 2, 3, 8: the threads bits") {
+    for (Protocol p : {Protocol::ll, Protocol::ll128}) {
+      for (int n : {2, 3, 8}) {
+        for (DType t : {DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32, DType::float64}) {
+          for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max, ReduceOp::avg}) {
+            for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{1000}, int64_t{30001}}) {
+              CollectiveSpec spec;
+              spec.algorithm = "ring";
+              spec.world_size = n;
+              spec.count = count;
+              spec.dtype = t;
+              spec.op = op;
+              CAPTURE(std::string(name(p))); CAPTURE(n); CAPTURE(std::string(name(t))); CAPTURE(std::string(name(op)));
+              CAPTURE(count);
+              // three iterations: flags 1, 2, 3 in the same line buffers
+              check_protocol_run(spec, p, count == 1000 ? Mode::lockstep : Mode::free, 3);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("ll and ll128: every collective x algorithm, n = 1..5, both modes: the threads bits") {
+    for (Protocol p : {Protocol::ll, Protocol::ll128}) {
+      for (Collective c : all_collectives()) {
+        for (const std::string& algo : algorithms_for(c)) {
+          for (int n = 1; n <= 5; ++n) {
+            CollectiveSpec spec;
+            spec.collective = c;
+            spec.algorithm = algo;
+            spec.world_size = n;
+            spec.count = 61;
+            spec.dtype = DType::float32;
+            spec.op = ReduceOp::sum;
+            spec.root = n - 1;
+            try {
+              spec.validate();
+              const Schedule s = make_schedule(spec);
+              if (s.switches > 0) continue;  // the cuda backend refuses switch endpoints
+            } catch (const UsageError&) {
+              continue;
+            }
+            for (Mode mode : {Mode::lockstep, Mode::free}) {
+              CAPTURE(std::string(name(p))); CAPTURE(std::string(name(c))); CAPTURE(algo); CAPTURE(n);
+              CAPTURE(static_cast<int>(mode));
+              check_protocol_run(spec, p, mode, 2);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  TEST_CASE("the trace counts each message's wire bytes and flags") {
+    CollectiveSpec spec;
+    spec.algorithm = "ring";
+    spec.world_size = 2;
+    spec.count = 250;  // 1000 B: each rank sends two chunks of 500 B
+    for (Protocol p : {Protocol::simple, Protocol::ll, Protocol::ll128}) {
+      const RunResult got = check_protocol_run(spec, p, Mode::lockstep, 1);
+      int messages = 0;
+      for (const auto& evs : got.trace.events)
+        for (const auto& e : evs)
+          if (e.kind == OpKind::send || e.kind == OpKind::recv || e.kind == OpKind::recv_reduce) {
+            ++messages;
+            CHECK(e.bytes == 500);
+            // 500 B: ll 125 words = 1000 B; ll128 5 lines = 640 B; simple 500 B, 1 flag
+            CHECK(e.wire_bytes == (p == Protocol::ll ? 1000 : p == Protocol::ll128 ? 640 : 500));
+            CHECK(e.flags == (p == Protocol::ll ? 125 : p == Protocol::ll128 ? 5 : 1));
+          }
+      CHECK(messages == 8);  // 2 ranks x 2 steps x (send + recv)
+    }
   }
 }
 

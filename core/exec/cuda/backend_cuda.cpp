@@ -1,6 +1,7 @@
 // The CUDA and NCCL backends (core/backend_cuda.h). One host thread enqueues
 // every rank's ops onto per-rank streams; cross-rank order comes from CUDA
-// events only, so the GPUs run free unless lockstep asks the host to wait.
+// events (simple) or from flags polled by kernels (ll, ll128: CudaLines), so
+// the GPUs run free unless lockstep asks the host to wait.
 #include "core/exec/cuda/backend_cuda.h"
 
 #include <cuda_runtime_api.h>
@@ -11,67 +12,16 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/ir/checker.h"
+#include "core/exec/cuda/cuda_internal.h"
+#include "core/exec/cuda/cuda_lines.h"
 #include "core/exec/rank_program.h"
+#include "core/ir/checker.h"
 #include "kernels/cuda/kernels.h"
+#include "kernels/cuda/proto_lines.h"
 
 namespace microddp {
+using namespace cuda_detail;
 namespace {
-
-void ck(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("cuda backend: {} failed: {}", what, cudaGetErrorString(e)));
-}
-void nk(ncclResult_t e, const char* what) {
-  if (e != ncclSuccess) throw std::runtime_error(fmt::format("nccl backend: {} failed: {}", what, ncclGetErrorString(e)));
-}
-
-
-int require_device() {
-  std::string why;
-  if (!cuda_device_available(&why)) throw UsageError("no CUDA device was found: " + why);
-  return cuda_device_count();
-}
-
-ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::int32: return ncclInt32;
-    case DType::int64: return ncclInt64;
-    case DType::float16: return ncclFloat16;
-    case DType::bfloat16: return ncclBfloat16;
-    case DType::float32: return ncclFloat32;
-    case DType::float64: return ncclFloat64;
-  }
-  return ncclInt8;
-}
-ncclRedOp_t nccl_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::prod: return ncclProd;
-    case ReduceOp::min: return ncclMin;
-    case ReduceOp::max: return ncclMax;
-    default: return ncclSum;  // avg: see run_nccl_library
-  }
-}
-
-// One communicator per rank, rank r on GPU r (ncclCommInitAll).
-struct Comms {
-  std::vector<ncclComm_t> c;
-  explicit Comms(int n) {
-    c.resize(n);
-    std::vector<int> devs(n);
-    for (int r = 0; r < n; ++r) devs[r] = r;
-    nk(ncclCommInitAll(c.data(), n, devs.data()), "ncclCommInitAll");
-  }
-  ~Comms() {
-    for (auto x : c) ncclCommDestroy(x);
-  }
-};
-
-void require_rank_per_gpu(int n, int devices, const char* what) {
-  if (n > devices)
-    throw UsageError(fmt::format("{}: world size {} needs {} GPUs but this machine has {}; NCCL before 2.30 refuses two "
-                                 "ranks on one GPU (use --backend cuda, or world size 1 as a single-GPU sanity check)",
-                                 what, n, n, devices));
-}
 
 // ---------------------------------------------------------------------------
 // The executor
@@ -99,6 +49,9 @@ struct Runner {
   std::vector<size_t> tev_used;
   Trace trace;
   bool rec;
+  // --protocol ll | ll128: messages travel as flagged lines (cuda_lines.h)
+  std::unique_ptr<CudaLines> lines;
+  uint32_t flag = 1;  // this iteration's (proto_lines::flag_for)
 
   struct Pending { int64_t msg; int storage; int64_t off, len; bool reduce; std::byte* dst; bool done; int ev; int b0; };
   struct RankState {
@@ -173,7 +126,9 @@ struct Runner {
       int64_t stage = 0;
       for (const auto& step : s.steps)
         for (const Op& op : step.ranks[r])
-          if ((op.kind == OpKind::recv_reduce) && (nccl || dev[op.peer] != dev[r])) stage = std::max(stage, op.len);
+          if ((op.kind == OpKind::recv_reduce) &&
+              (nccl || opt.protocol != Protocol::simple || dev[op.peer] != dev[r]))
+            stage = std::max(stage, op.len);
       if (stage > 0) {
         void* p = nullptr;
         ck(cudaMalloc(&p, static_cast<size_t>(stage) * es), "cudaMalloc");
@@ -195,6 +150,7 @@ struct Runner {
       ck(cudaEventCreateWithFlags(&ev_done[m], cudaEventDisableTiming), "cudaEventCreate");
     }
     if (nccl) comms = std::make_unique<Comms>(n);
+    if (opt.protocol != Protocol::simple) lines = std::make_unique<CudaLines>(s, plan, opt.protocol, dev, es);
     // Same shape as run_threads'; snapshots need the host to see the GPUs
     // between steps, so free-running runs keep none.
     trace = new_trace(s, opt, nccl ? "nccl" : "cuda");
@@ -218,6 +174,7 @@ struct Runner {
     for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
     if (nccl)
       for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(comm_stream[r]), "cudaStreamSynchronize");
+    if (lines) lines->check_errors();
   }
 
   void snapshot(int r, RankStepRecord& out, bool make) {
@@ -247,7 +204,13 @@ struct Runner {
     const int src = plan.src[p.msg];
     const int64_t bytes = p.len * static_cast<int64_t>(es);
     ck(cudaSetDevice(dev[r]), "cudaSetDevice");
-    if (nccl) {
+    if (lines) {
+      // LL / LL128: no event from the sender; the kernel polls the flags
+      // (the sender's kernel was enqueued first: posted[p.msg]).
+      std::byte* land = p.reduce ? staging[r] : p.dst;
+      lines->recv(p.msg, land, flag, stream[r]);
+      if (p.reduce) cuda_kernels::reduce(s.spec.dtype, s.spec.op, p.dst, staging[r], p.len, stream[r]);
+    } else if (nccl) {
       // NCCL: the pair runs on the two comm streams, after each side's data is ready.
       ck(cudaSetDevice(dev[src]), "cudaSetDevice");
       ck(cudaStreamWaitEvent(comm_stream[src], ev_sent[p.msg], 0), "cudaStreamWaitEvent");
@@ -329,6 +292,16 @@ struct Runner {
           const auto& v = R.views[static_cast<int>(o.src.buf)];
           R.op_ev[i].first = mark(r);
           send_ptr[ids[i]] = ptr(r, v, o.src.offset);
+          if (lines) {
+            // The kernel stores the lines into the receiver's buffer; later
+            // writes to these elements follow it on this stream, so the send
+            // is complete once enqueued.
+            lines->send(ids[i], send_ptr[ids[i]], flag, stream[r]);
+            R.op_ev[i].second = mark(r);
+            posted[ids[i]] = 1;
+            consumed[ids[i]] = 1;
+            break;
+          }
           ck(cudaEventRecord(ev_sent[ids[i]], stream[r]), "cudaEventRecord");
           posted[ids[i]] = 1;
           R.sends.push_back({ids[i], v.storage, v.offset + o.src.offset, o.len, false, nullptr, false, i, 0});
@@ -419,6 +392,7 @@ struct Runner {
   RunResult run() {
     const int iters = std::max(1, opt.iterations);
     for (int it = 0; it < iters; ++it) {
+      flag = proto_lines::flag_for(static_cast<uint32_t>(it));
       for (int r = 0; r < n; ++r) st[r].views = layout[r].view;
       step_marks_.clear();
       for (int r = 0; r < n; ++r) tev_used[r] = 0;
@@ -461,6 +435,10 @@ struct Runner {
           e.bytes = o.kind == OpKind::swap ? 0 : o.len * static_cast<int64_t>(es);
           e.chunk = o.chunk;
           e.channel = o.channel;
+          if (o.kind == OpKind::send || o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
+            e.wire_bytes = wire_bytes(opt.protocol, e.bytes);
+            e.flags = flag_count(opt.protocol, e.bytes);
+          }
           e.begin_ns = time_of(m.r, m.ops[i].first);
           e.end_ns = std::max(e.begin_ns, time_of(m.r, m.ops[i].second));
           trace.events[m.r].push_back(e);
@@ -494,6 +472,11 @@ struct Runner {
 
   ~Runner() {
     comms.reset();
+    for (size_t r = 0; r < stream.size(); ++r) {  // kernels still polling (an error) end before lines are freed
+      cudaSetDevice(dev[r]);
+      cudaStreamSynchronize(stream[r]);
+    }
+    lines.reset();
     for (int r = 0; r < static_cast<int>(stream.size()); ++r) {
       cudaSetDevice(dev[r]);
       cudaStreamSynchronize(stream[r]);
@@ -511,151 +494,12 @@ struct Runner {
 
 }  // namespace
 
-bool cuda_device_available(std::string* why) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error state
-    if (why) *why = fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
-    return false;
-  }
-  if (count <= 0) {
-    if (why) *why = "cudaGetDeviceCount returned 0 devices";
-    return false;
-  }
-  return true;
-}
-
-int cuda_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return count;
-}
-
-std::string cuda_placement_note(int world_size) {
-  const int d = cuda_device_count();
-  if (d <= 0 || world_size <= d) return {};
-  cudaDeviceProp p{};
-  std::string gpu = cudaGetDeviceProperties(&p, 0) == cudaSuccess ? p.name : "GPU";
-  return fmt::format("{} ranks on {} GPU{} ({}): copies inside one GPU are HBM traffic, not NVLink; busbw is not "
-                     "comparable to multi-GPU figures", world_size, d, d == 1 ? "" : "s", gpu);
-}
-
 RunResult run_cuda(const Schedule& s, const RankData& inputs, const RunOptions& opt, bool use_nccl) {
   refuse_switches(s, use_nccl ? "nccl" : "cuda");
-  check_protocol_supported(use_nccl ? "nccl" : "cuda", opt.protocol);
+  check_protocol_supported(use_nccl ? "nccl" : "cuda", opt.protocol);  // cuda runs all three; nccl simple only
   Runner run(s, opt, use_nccl);
   run.setup(inputs);
   return run.run();
-}
-
-NcclLibraryResult run_nccl_library(const CollectiveSpec& spec, const RankData& inputs, int iterations, int warmup,
-                                   const std::string& nccl_algo) {
-  const int ndev = require_device();
-  const int n = spec.world_size;
-  require_rank_per_gpu(n, ndev, "--reference nccl");
-  NcclLibraryResult out;
-  switch (spec.collective) {
-    case Collective::all_reduce: out.function = "ncclAllReduce"; break;
-    case Collective::broadcast: out.function = "ncclBroadcast"; break;
-    case Collective::reduce: out.function = "ncclReduce"; break;
-    case Collective::all_gather: out.function = "ncclAllGather"; break;
-    case Collective::reduce_scatter: out.function = "ncclReduceScatter"; break;
-    default: throw UsageError(fmt::format("--reference nccl: NCCL has no collective for {}", name(spec.collective)));
-  }
-  if (!spec.counts.empty()) throw UsageError("--reference nccl: NCCL collectives need equal blocks (no --counts)");
-  if (!nccl_algo.empty() && nccl_algo != "ring" && nccl_algo != "tree")
-    throw UsageError(fmt::format("unknown NCCL algorithm '{}' (expected ring or tree)", nccl_algo));
-  if (static_cast<int>(inputs.size()) != n) throw UsageError(fmt::format("{} input rows for world size {}", inputs.size(), n));
-  out.algo = nccl_algo;
-  if (!nccl_algo.empty()) setenv("NCCL_ALGO", nccl_algo.c_str(), 1);
-  const size_t es = dtype_size(spec.dtype);
-  Comms comms(n);
-  std::vector<cudaStream_t> stream(n);
-  std::vector<std::byte*> in(n), outp(n);
-  for (int r = 0; r < n; ++r) {
-    ck(cudaSetDevice(r), "cudaSetDevice");
-    ck(cudaStreamCreateWithFlags(&stream[r], cudaStreamNonBlocking), "cudaStreamCreate");
-    const size_t ib = std::max<size_t>(es, static_cast<size_t>(spec.input_count(r)) * es);
-    const size_t ob = std::max<size_t>(es, static_cast<size_t>(std::max<int64_t>(spec.output_count(r), spec.count)) * es);
-    void *a, *b;
-    ck(cudaMalloc(&a, ib), "cudaMalloc");
-    ck(cudaMalloc(&b, ob), "cudaMalloc");
-    in[r] = static_cast<std::byte*>(a);
-    outp[r] = static_cast<std::byte*>(b);
-    if (inputs[r].size() != static_cast<size_t>(spec.input_count(r)) * es)
-      throw UsageError(fmt::format("rank {} input has {} elements but {} needs {}", r, inputs[r].size() / es,
-                                   name(spec.collective), spec.input_count(r)));
-    if (!inputs[r].empty()) ck(cudaMemcpy(in[r], inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  const bool favg = needs_premul(spec), iavg = needs_finish_avg(spec);
-  const auto t = nccl_type(spec.dtype);
-  const auto op = nccl_op(spec.op);
-  const size_t cnt = static_cast<size_t>(spec.count);
-  auto call = [&] {
-    for (int r = 0; r < n; ++r)
-      if (favg) cuda_kernels::premul_avg(spec.dtype, in[r], in[r], spec.input_count(r), n, stream[r]);
-    nk(ncclGroupStart(), "ncclGroupStart");
-    for (int r = 0; r < n; ++r) {
-      auto c = comms.c[r];
-      switch (spec.collective) {
-        case Collective::all_reduce: nk(ncclAllReduce(in[r], outp[r], cnt, t, op, c, stream[r]), "ncclAllReduce"); break;
-        case Collective::broadcast: nk(ncclBroadcast(in[r], outp[r], cnt, t, spec.root, c, stream[r]), "ncclBroadcast"); break;
-        case Collective::reduce: nk(ncclReduce(in[r], outp[r], cnt, t, op, spec.root, c, stream[r]), "ncclReduce"); break;
-        case Collective::all_gather: nk(ncclAllGather(in[r], outp[r], cnt, t, c, stream[r]), "ncclAllGather"); break;
-        default: nk(ncclReduceScatter(in[r], outp[r], cnt, t, op, c, stream[r]), "ncclReduceScatter"); break;
-      }
-    }
-    nk(ncclGroupEnd(), "ncclGroupEnd");
-  };
-  // Every call restores the inputs first (avg scales them in place).
-  auto restore = [&] {
-    for (int r = 0; r < n; ++r)
-      if (!inputs[r].empty())
-        ck(cudaMemcpyAsync(in[r], inputs[r].data(), inputs[r].size(), cudaMemcpyHostToDevice, stream[r]), "cudaMemcpyAsync");
-  };
-  for (int w = 0; w < warmup; ++w) { if (favg) restore(); call(); }
-  for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
-  cudaEvent_t e0, e1;
-  ck(cudaSetDevice(0), "cudaSetDevice");
-  ck(cudaEventCreate(&e0), "cudaEventCreate");
-  ck(cudaEventCreate(&e1), "cudaEventCreate");
-  double total_ms = 0;
-  const int iters = std::max(1, iterations);
-  for (int i = 0; i < iters; ++i) {
-    if (favg) { restore(); for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize"); }
-    ck(cudaSetDevice(0), "cudaSetDevice");
-    ck(cudaEventRecord(e0, stream[0]), "cudaEventRecord");
-    call();
-    for (int r = 0; r < n; ++r) ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
-    ck(cudaSetDevice(0), "cudaSetDevice");
-    ck(cudaEventRecord(e1, stream[0]), "cudaEventRecord");
-    ck(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    float ms = 0;
-    ck(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-    total_ms += ms;
-  }
-  out.seconds = total_ms / 1e3 / iters;
-  out.outputs.resize(n);
-  for (int r = 0; r < n; ++r) {
-    ck(cudaSetDevice(r), "cudaSetDevice");
-    const int64_t oc = spec.output_count(r);
-    if (oc > 0) {
-      if (iavg) cuda_kernels::finish_avg(spec.dtype, outp[r], oc, n, stream[r]);
-      ck(cudaStreamSynchronize(stream[r]), "cudaStreamSynchronize");
-      out.outputs[r].resize(static_cast<size_t>(oc) * es);
-      ck(cudaMemcpy(out.outputs[r].data(), outp[r], out.outputs[r].size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    }
-    cudaFree(in[r]);
-    cudaFree(outp[r]);
-    cudaStreamDestroy(stream[r]);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return out;
 }
 
 }  // namespace microddp

@@ -14,6 +14,14 @@
 //    first. An event after that marks the send complete; the sender's stream
 //    waits for it before writing those elements again (MPI's rule, as in
 //    core/schedule.h), and at the end of the step.
+//  - --protocol ll | ll128 (RunOptions::protocol; core/exec/cuda/cuda_lines.h)
+//    replaces the copy and the event: the send is a kernel on the sender's
+//    stream that stores the message as flagged LL words / LL128 lines
+//    (kernels/cuda/proto_lines.h) into a buffer on the receiver's GPU; the
+//    recv is a kernel on the receiver's stream that polls the flags and
+//    unpacks into the destination (recv_reduce: into a staging buffer, then
+//    kernels/cuda reduces). The send completes when its kernel ran. Every
+//    message has its own line buffer (LL 2×, LL128 128/120 × its bytes).
 //  - copy / reduce: kernels/cuda on the rank's stream.
 //  - The host enqueues each step rank by rank, in schedule order; a rank
 //    whose next op needs a message not yet posted yields to the others (the
@@ -70,9 +78,12 @@ std::string cuda_placement_note(int world_size);
 // host data with run_threads' shapes; Trace::backend is "cuda" or "nccl".
 // Throws UsageError: "no CUDA device was found: <cuda error string>" without
 // a device; for the NCCL backend with more ranks than GPUs; for inputs of the
-// wrong shape. Throws std::runtime_error on a CUDA / NCCL failure (naming the
-// call and the error string) and ScheduleError on an unmatched send/recv or a
-// schedule that deadlocks.
+// wrong shape; for ll / ll128 between two GPUs without peer access, for line
+// buffers past 90% of a GPU's free memory, and for ll / ll128 on the NCCL
+// backend (NCCL_PROTO chooses there). Throws std::runtime_error on a CUDA /
+// NCCL failure (naming the call and the error string) or when an ll / ll128
+// receiver saw no flags for 10 s (naming rank, peer and step), and
+// ScheduleError on an unmatched send/recv or a schedule that deadlocks.
 RunResult run_cuda(const Schedule& s, const RankData& inputs, const RunOptions& opt, bool use_nccl);
 
 // The NCCL library collective serving `spec` (bench --reference nccl):

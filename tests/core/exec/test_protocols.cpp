@@ -210,7 +210,7 @@ TEST_SUITE("executor_protocols") {
     }
   }
 
-  TEST_CASE("mpi, cuda and nccl refuse ll and ll128 and say why; simple and threads pass") {
+  TEST_CASE("mpi and nccl refuse ll and ll128 and say why; simple, threads and cuda pass") {
     CHECK_NOTHROW(check_protocol_supported("mpi", Protocol::simple));
     CHECK_NOTHROW(check_protocol_supported("threads", Protocol::ll128));
     try {
@@ -221,7 +221,9 @@ TEST_SUITE("executor_protocols") {
       CHECK(w.find("--protocol ll: the mpi backend runs simple only: Open MPI moves the bytes with its own protocols") == 0);
       CHECK(w.find("--backend threads") != std::string::npos);
     }
-    CHECK_THROWS_AS(check_protocol_supported("cuda", Protocol::ll128), UsageError);
+    CHECK_NOTHROW(check_protocol_supported("cuda", Protocol::ll));
+    CHECK_NOTHROW(check_protocol_supported("cuda", Protocol::ll128));
+    CHECK_THROWS_WITH_AS(check_protocol_supported("gloo", Protocol::ll), "--protocol ll: the gloo backend runs simple only; run --protocol ll on --backend threads or cuda", UsageError);
     try {
       check_protocol_supported("nccl", Protocol::ll128);
     } catch (const UsageError& e) {
