@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 
 #include "app/viz/layout.h"
@@ -270,11 +271,16 @@ float text_blocks_scale(const std::string& header, const std::vector<StatsPart>&
   return lo;
 }
 
-// The note under the axis (wrapped to the panel's width).
-std::string note_text(int n) {
-  return fmt::format(
-      "Measured on this machine ({} cores, threads backend): {} worker threads and the collective's threads share the CPUs.",
-      std::thread::hardware_concurrency(), n);
+// The note under the axis (wrapped to the panel's width), with the
+// sentence on a collective far slower than its peers (slow_call_note).
+std::string note_text(const ddp::Result& r, int it) {
+  const int n = r.options.ranks, cpus = int(std::thread::hardware_concurrency());
+  double load = -1;
+  if (getloadavg(&load, 1) != 1) load = -1;
+  const std::string slow = slow_call_note(r, it, cpus, load);
+  return fmt::format("Measured on this machine ({} cores, threads backend): {} worker threads and the collective's "
+                     "threads share the CPUs.{}{}",
+                     cpus, n, slow.empty() ? "" : " ", slow);
 }
 
 void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
@@ -283,7 +289,9 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize(), lh = ImGui::GetTextLineHeight();
   const int n = r.options.ranks;
-  float note_h = ImGui::CalcTextSize(note_text(n).c_str(), nullptr, false, avail.x).y + lh * 0.2f;
+  const std::string note = note_text(r, it);
+  drawn.note_text = note;
+  float note_h = ImGui::CalcTextSize(note.c_str(), nullptr, false, avail.x).y + lh * 0.2f;
   const float axis_h = lh + 6;
   DdpLayout L;
   L.width = avail.x - 8;
@@ -388,7 +396,6 @@ void draw_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   drawn.timeline_box[2] = o.x + avail.x, drawn.timeline_box[3] = o.y + sc.height + axis_h;
   // Note under the axis.
   if (drawn.note) {
-    const std::string note = note_text(n);
     dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
   }
   ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
