@@ -22,16 +22,19 @@ namespace {
 // The command's defaults where they differ from ddp::Options' (which are
 // PyTorch's and the raw machine's): stand-ins that give a 2-core machine a
 // bigger model's proportions, so that a plain `microddp ddp` (and `--sharded`)
-// shows communication hidden behind compute. Measured (AMD EPYC, 2 vCPUs,
-// load average 20-50 from other builds): `microddp ddp --sharded` overlaps
-// 0.56-0.60 with these, 0.00-0.02 with 0 and 0; docs/performance.md.
-//  - 3000 µs of sleep per layer and pass: the default MLP's real compute is
-//    1-5 ms per iteration, less than one collective's thread start-up here.
+// shows communication hidden behind compute. Measured (AMD EPYC, 2 vCPUs):
+// `microddp ddp --sharded` overlaps 0.73-0.78 at load 11, 0.52-0.69 beside a
+// looping `microddp bench`, 0.00-0.01 with --no-prefetch, and 0.01-0.08 with
+// --layer-delay-us 0 --link-us-per-mb 0 (docs/performance.md).
+//  - 10000 µs of sleep per layer and pass (lesson 10's): the default MLP's
+//    real compute is 1-5 ms per iteration, and a collective's thread
+//    hand-offs on a busy 2-core machine cost tens of ms; with 3000 µs the
+//    overlap fell to 0.16-0.35 beside the looping bench.
 //  - 10000 µs per MiB of each collective's buffer: a link slow enough that
 //    communication grows with its bytes (a 4 x 256x256 layer: 2.5 ms).
 //  - a 0.25 MiB bucket cap: PyTorch's 25 MB makes this 1 MiB model one
 //    bucket, launched after the whole backward pass: nothing to overlap.
-constexpr int kLayerDelayUs = 3000;
+constexpr int kLayerDelayUs = 10000;
 constexpr double kLinkUsPerMb = 10000, kBucketCapMb = 0.25;
 
 struct Args {
