@@ -7,7 +7,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config
   doctest-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libfmt-dev libspdlog-dev libeigen3-dev libstb-dev
-  libimgui-dev libglfw3-dev libgl-dev
+  libimgui-dev libglfw3-dev libgl-dev libcairo2-dev
   libopenmpi-dev openmpi-bin
   iproute2
   xvfb xauth clang

@@ -4,6 +4,8 @@
 // all-gather prefetch. Prints per-iteration compute, communication, exposed
 // communication and overlap; --json prints one summary object. The
 // iterations shown are warm: --warmup untimed ones run first (default 1).
+// The defaults add stand-ins for a bigger model and a slower link (kLayerDelayUs,
+// kLinkUsPerMb below), printed on a "stand-ins:" line.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -17,8 +19,26 @@
 namespace microddp::cli {
 namespace {
 
+// The command's defaults where they differ from ddp::Options' (which are
+// PyTorch's and the raw machine's): stand-ins that give a 2-core machine a
+// bigger model's proportions, so that a plain `microddp ddp` (and `--sharded`)
+// shows communication hidden behind compute. Measured (AMD EPYC, 2 vCPUs):
+// `microddp ddp --sharded` overlaps 0.73-0.78 at load 11, 0.52-0.69 beside a
+// looping `microddp bench`, 0.00-0.01 with --no-prefetch, and 0.01-0.08 with
+// --layer-delay-us 0 --link-us-per-mb 0 (docs/performance.md).
+//  - 10000 µs of sleep per layer and pass (lesson 10's): the default MLP's
+//    real compute is 1-5 ms per iteration, and a collective's thread
+//    hand-offs on a busy 2-core machine cost tens of ms; with 3000 µs the
+//    overlap fell to 0.16-0.35 beside the looping bench.
+//  - 10000 µs per MiB of each collective's buffer: a link slow enough that
+//    communication grows with its bytes (a 4 x 256x256 layer: 2.5 ms).
+//  - a 0.25 MiB bucket cap: PyTorch's 25 MB makes this 1 MiB model one
+//    bucket, launched after the whole backward pass: nothing to overlap.
+constexpr int kLayerDelayUs = 10000;
+constexpr double kLinkUsPerMb = 10000, kBucketCapMb = 0.25;
+
 struct Args {
-  ddp::Options o;
+  ddp::Options o{.bucket_cap_mb = kBucketCapMb, .layer_delay_us = kLayerDelayUs, .link_us_per_mb = kLinkUsPerMb};
   std::string overlap = "bucketed", backend = "threads";
   bool json = false, no_prefetch = false, timeline = false;
 };
@@ -52,6 +72,15 @@ std::string warmup_line(const ddp::Result& r) {
                      "of every figure below: the first collectives pay thread start-up and the first touch of buffers",
                      r.warmup_iterations, r.warmup_iterations == 1 ? "" : "s", r.warmup_calls,
                      r.warmup_calls == 1 ? "" : "s");
+}
+
+// What the sleeps stand in for, on one line before the table.
+std::string stand_ins_line(const ddp::Options& o) {
+  if (o.layer_delay_us == 0 && o.link_us_per_mb == 0)
+    return "stand-ins: none (--layer-delay-us 0 --link-us-per-mb 0): this machine's own compute and thread hand-offs";
+  return fmt::format("stand-ins: {} µs of sleep per layer and pass (--layer-delay-us, a bigger model's compute), {:g} µs "
+                     "per MiB of each collective (--link-us-per-mb, a slower link); 0 and 0 show this machine's own",
+                     o.layer_delay_us, o.link_us_per_mb);
 }
 
 int run(Args& a) {
@@ -125,6 +154,7 @@ int run(Args& a) {
     std::printf("%s\n", fmt::format("microddp ddp: {} ranks (threads: one worker thread per rank, collectives on one "
                                     "communication thread), MLP {} x {}x{}, batch {} ({} per rank)",
                                     a.o.ranks, a.o.depth, a.o.width, a.o.width, a.o.batch, a.o.batch / a.o.ranks).c_str());
+    std::printf("%s\n", stand_ins_line(a.o).c_str());
     if (a.o.sharded) {
       std::printf("%s\n", fmt::format("mode: sharded (FSDP-style), all-gather per layer{}, reduce-scatter of gradients",
                                       a.o.prefetch ? " with prefetch of the next layer" : ", no prefetch").c_str());
@@ -185,14 +215,19 @@ std::function<int()> setup_ddp(CLI::App* sub) {
                                           "collectives pay thread start-up and first touch; 0 shows that cold "
                                           "iteration as iteration 0")->capture_default_str();
   sub->add_option("--lr", a.o.lr, "SGD learning rate")->capture_default_str();
-  sub->add_option("--bucket-cap-mb", a.o.bucket_cap_mb, "bucket capacity in MB (2^20 bytes, as PyTorch)")->capture_default_str();
+  sub->add_option("--bucket-cap-mb", a.o.bucket_cap_mb,
+                  "bucket capacity in MB (2^20 bytes, as PyTorch; PyTorch's default 25 would make this 1 MiB model one "
+                  "bucket)")
+      ->capture_default_str();
   sub->add_option("--overlap", a.overlap, "none | per-param | bucketed")->capture_default_str();
   sub->add_option("--algorithm", a.o.algorithm, "all_reduce algorithm")->capture_default_str();
   sub->add_option("--seed", a.o.seed, "model and data seed")->capture_default_str();
-  sub->add_option("--layer-delay-us", a.o.layer_delay_us, "extra compute per layer and pass (a sleep), for a bigger model's proportions")->capture_default_str();
+  sub->add_option("--layer-delay-us", a.o.layer_delay_us,
+                  "extra compute per layer and pass (a sleep), for a bigger model's proportions; 0 = the raw compute")
+      ->capture_default_str();
   sub->add_option("--link-us-per-mb", a.o.link_us_per_mb,
                   "extra link time per MB (2^20 B) of each collective's per-rank buffer (a sleep on the communication thread), "
-                  "for a slower network's proportions, as lesson 07's overlap beats use")
+                  "for a slower network's proportions, as lesson 07's overlap beats use; 0 = none")
       ->capture_default_str();
   sub->add_option("--backend", a.backend, "threads (the only one for the DDP loop)")->capture_default_str();
   sub->add_flag("--sharded", a.o.sharded, "FSDP-style: shard parameters, all-gather per layer, reduce-scatter gradients");

@@ -101,6 +101,45 @@ Rgba collective_color(std::string_view collective) {
   return ddp_kind_color(DdpBarKind::comm);
 }
 
+std::string slow_call_note(const ddp::Result& r, int iteration, int cpus, double load) {
+  if (r.timelines.empty()) return "";
+  const auto& tl = r.timelines[static_cast<size_t>(std::clamp(iteration, 0, int(r.timelines.size()) - 1))];
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  const ddp::CommSpan* worst = nullptr;
+  double worst_ms = 0, others_ms = 0, others_bytes = 0;
+  for (const auto& c : tl.comm) {
+    std::vector<double> ms, bytes;
+    for (const auto& o : tl.comm)
+      if (&o != &c && o.collective == c.collective) ms.push_back(o.end_ms - o.begin_ms), bytes.push_back(double(o.bytes));
+    const double d = c.end_ms - c.begin_ms;
+    if (ms.size() < 2 || (worst && d <= worst_ms)) continue;
+    const double med = median(ms);
+    if (d > 3 * med && d - med >= 1) worst = &c, worst_ms = d, others_ms = med, others_bytes = median(bytes);
+  }
+  if (!worst) return "";
+  std::string beside;
+  for (const auto& l : tl.layers)
+    if (l.begin_ms < worst->end_ms && worst->begin_ms < l.end_ms) beside = l.backward ? "backward" : "forward";
+  const std::string coll = collective_text(worst->collective);
+  const std::string bytes = double(worst->bytes) <= others_bytes
+                                ? fmt::format(", no more bytes ({} B against a median of {:.0f} B)", worst->bytes, others_bytes)
+                                : "";
+  const std::string machine =
+      load >= 0 ? fmt::format("{} CPUs, load average {:.1f} now", cpus, load) : fmt::format("{} CPUs", cpus);
+  const std::string why =
+      beside.empty()
+          ? fmt::format("its ring's threads waited for the CPUs ({}): thread scheduling, not the link.", machine)
+          : fmt::format("it ran beside the ranks' {} ({} worker threads and the ring's threads on {}): thread "
+                        "scheduling, not the link.",
+                        beside, r.options.ranks, machine);
+  return fmt::format("The {} of {} took {:.1f} ms against a median of {:.1f} ms for the other {}s{}: {}", coll,
+                     worst->what, worst_ms, others_ms, coll, bytes, why);
+}
+
 std::string ddp_calls_text(const ddp::IterationTimeline& tl) {
   std::vector<std::pair<std::string, int>> counts;  // collective, calls; in order of first use
   for (const auto& c : tl.comm) {

@@ -162,6 +162,19 @@ Rgba collective_color(std::string_view collective);
 // "12 all-reduces", "6 all-gathers, 3 reduce-scatters" ("0 collectives" when none).
 std::string ddp_calls_text(const ddp::IterationTimeline& tl);
 
+// The DDP view's sentence on a collective far slower than its peers, or "":
+// in iteration `iteration` of r (clamped), the slowest call whose duration
+// is over 3x the median of the iteration's other calls of the same
+// collective (at least two others) and over it by 1 ms or more. It names
+// the call, both durations, the bytes when the call moved no more than the
+// others' median, and what the timeline shows it ran beside: a rank's
+// forward or backward layer (the workers' threads and the ring's sharing
+// `cpus` CPUs), else only this machine's other load (`load`: the 1-minute
+// load average, < 0 when unknown). Lesson 07's per-parameter beat showed a
+// first bucket of 15-43 ms beside others of about 1 ms on a busy 2-vCPU
+// machine: thread scheduling, not bytes, which this says on screen.
+std::string slow_call_note(const ddp::Result& r, int iteration, int cpus, double load);
+
 // Lines that items of these widths take when placed left to right, `gap`
 // pixels apart, a new line started when the next would pass `avail` (an
 // item wider than `avail` takes a line of its own): what the panel's
@@ -205,6 +218,7 @@ struct DdpDrawn {
   float legend_box[4] = {0, 0, 0, 0}, timeline_box[4] = {0, 0, 0, 0};
   float lane_h = 0;
   bool note = false;
+  std::string note_text;  // the note's text (drawn when `note`)
   // The header, stats and legend give way to the lanes' least height: drawn
   // at this fraction of the text size (at most 1, the text no smaller than
   // kDdpMinTextPx), and cut off (an ellipsis drawn) when even that did not

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "app/viz/describe.h"
+#include "app/viz/handout.h"
 #include "app/viz/panels.h"
 #include "core/record/record_io.h"
 #include "core/record/printer.h"
@@ -322,6 +323,7 @@ int export_animation(App& app, Frames& f, const Options& o) {
 }  // namespace
 
 int run_export_frames(App& app, Frames& f, const Options& o) {
+  if (o.format == "pdf") return export_handout(app, f, o);
   if (o.format != "png") return export_animation(app, f, o);
   // DIR then holds this export's frames only, not the tail of a longer one.
   if (const int removed = remove_stale_frames(o.export_dir); removed > 0)

@@ -4,6 +4,7 @@
 //   microddp-viz --export-frames DIR [run options]  one PNG per step (step_NN.png)
 //   microddp-viz --export-frames DIR --lesson FILE  one PNG per beat (beat_NN.png), for slides
 //   microddp-viz --export-frames DIR --format gif|mp4 [run options]  an animated step-through (ffmpeg)
+//   microddp-viz --export-frames DIR --format pdf --lesson FILE  a handout: one page per beat (cairo)
 //   microddp-viz --bench-frames N [run options]     average CPU ms per frame
 //   microddp-viz --lesson FILE [--beat K] [...]     a lesson panel drives the run (lessons/*.yaml)
 //   microddp-viz --replay FILE [...]                step through a saved run (`microddp run --save-record`)

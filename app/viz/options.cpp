@@ -79,7 +79,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                  "frames of an earlier export in DIR are removed first");
   cli.add_option("--format", o.format,
                  fmt::format("with --export-frames: png (stills), gif or mp4 (a step-through animation, by ffmpeg; "
-                             "ffmpeg is stopped and the export fails after {:g} s + {:g} s per frame)",
+                             "ffmpeg is stopped and the export fails after {:g} s + {:g} s per frame), or pdf "
+                             "(with --lesson: DIR/handout.pdf, one page per beat: its slide and its text)",
                              kFfmpegTimeoutBaseS, kFfmpegTimeoutPerFrameS));
   cli.add_option("--bench-frames", o.bench, "render N frames, print the average CPU ms per frame, exit");
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
@@ -202,8 +203,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         throw UsageError(fmt::format("{} and --lesson exclude each other (the lesson's beats choose the run and the view; "
                                      "use --beat K to open at a beat)",
                                      run_opt));
-    if (o.format != "png")
-      throw UsageError(fmt::format("--format {} and --lesson exclude each other (a lesson exports one PNG per beat; an "
+    if (o.format == "gif" || o.format == "mp4")
+      throw UsageError(fmt::format("--format {} and --lesson exclude each other (a lesson exports one PNG per beat, or a PDF handout; an "
                                    "animation steps through one run)",
                                    o.format));
   }
@@ -234,13 +235,16 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                                  o.describe));
   if (cli.count("--probes") && o.screenshot.empty())
     throw UsageError(fmt::format("--probes {} needs --screenshot FILE (the probes are read from that frame)", o.probes));
-  if (o.format != "png" && o.format != "gif" && o.format != "mp4")
-    throw UsageError(fmt::format("--format '{}' (expected png, gif or mp4)", o.format));
+  if (o.format != "png" && o.format != "gif" && o.format != "mp4" && o.format != "pdf")
+    throw UsageError(fmt::format("--format '{}' (expected png, gif, mp4 or pdf)", o.format));
   if (cli.count("--format") && o.export_dir.empty())
     throw UsageError(fmt::format("--format {} needs --export-frames DIR", o.format));
-  if (o.format != "png" && (o.ffmpeg = find_ffmpeg()).empty())
+  if (o.format == "pdf" && o.lesson_file.empty())
+    throw UsageError("--format pdf needs --lesson L (the handout has one page per beat)");
+  const bool animated = o.format == "gif" || o.format == "mp4";
+  if (animated && (o.ffmpeg = find_ffmpeg()).empty())
     throw UsageError("ffmpeg not found: apt-get install ffmpeg");
-  if (o.format != "png") ffmpeg_timeout_s(0);  // a bad MICRODDP_FFMPEG_TIMEOUT_S: exit 2 now, not after the frames
+  if (animated) ffmpeg_timeout_s(0);  // a bad MICRODDP_FFMPEG_TIMEOUT_S: exit 2 now, not after the frames
   if (o.ddp_view && o.ranks_given && (p.spec.world_size < 1 || p.spec.world_size > 16))
     throw UsageError(fmt::format("--ddp --ranks {}: the DDP view trains on 1..16 ranks (one worker thread each)",
                                  p.spec.world_size));

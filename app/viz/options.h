@@ -27,7 +27,8 @@ struct Options {
   std::vector<std::string> compare_runs;
   bool reveal = false;
   // --format with --export-frames: png (stills), gif or mp4 (an animation
-  // encoded by ffmpeg, whose path parse_options fills in).
+  // encoded by ffmpeg, whose path parse_options fills in), or pdf (with
+  // --lesson: the handout, handout.h).
   std::string format = "png", ffmpeg;
   float font_px = 18;
   bool ddp_view = false;  // the DDP view (panel_ddp.cpp)
@@ -52,7 +53,7 @@ struct Options {
 // Parses argv into o and checks what needs no session: names, --size, --view,
 // --font-px, --bench-frames, --bucket-cap-mb, --format (and, for gif or
 // mp4, that ffmpeg is on $PATH: UsageError "ffmpeg not found: apt-get
-// install ffmpeg" otherwise). Without --count, the count is
+// install ffmpeg" otherwise; pdf needs --lesson). Without --count, the count is
 // core's infer_count from --data rows (as `microddp run`), else one element
 // per rank. Returns the exit code when the program must stop now (0 after
 // --help, 2 after a CLI11 parse error, printed on stderr as one line), else

@@ -2,10 +2,10 @@
 // whose contributions they hold (stripes = a partial result's contributors;
 // dark = complete), values printed in every defined cell (smaller or elided
 // to ".." where the cell is too narrow, in full on hover); the cells a step changed
-// are outlined, and a swap of send_buff / recv_buff slides the two rows.
-// Still frames show the swap too: the double buffer's rows carry the letter
-// of the storage they point at (A / B), and a step that swapped has a
-// "swap" marker with two arrows right of the pair. Values judged wrong
+// are outlined. The double buffer's storages keep their rows, each with its
+// letter (A / B); a swap moves the names send_buff / recv_buff between them
+// (step_anim.h: the data lands, then the names trade rows), and a step that
+// swapped has a "swap" marker with two arrows right of the pair. Values judged wrong
 // (BuffersScene::judged: the broken single-buffered ring) are filled in the
 // error colour and outlined, the first one named above the rows. On a
 // lesson beat whose open question its values would answer, the panel shows
@@ -15,8 +15,10 @@
 
 #include <cfloat>
 #include <cmath>
+#include <set>
 
 #include "app/viz/panels.h"
+#include "app/viz/step_anim.h"
 #include "assets/palette.h"
 #include "core/record/printer.h"
 
@@ -48,7 +50,22 @@ void draw_buffers(App& app) {
   // and every value still fits its cell (build_buffers_arranged).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();
   BuffersScene sc = build_buffers_arranged(ses, position, lay, avail_h);
+  order_by_storage(sc);
   vs.cell_texts.clear();
+  // While the step just taken animates: the scene before it, for the cells
+  // until the data lands and the names until the swap (step_anim.h).
+  const bool animating = !vs.static_frame && vs.anim < 1 && position > 0 && position == ses.position();
+  BuffersScene before;
+  std::set<std::pair<int, int>> landing;
+  if (animating) {
+    landing = landing_storages(ses, position - 1);
+    before = build_buffers(ses, position - 1, lay);
+    order_by_storage(before);
+  }
+  const float font_h = ImGui::GetFontSize();
+  const BuffersAnimFrame af = animate_buffers(
+      animating ? before : sc, sc, animating ? vs.anim : 1.f, lay,
+      [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; }, font_h, landing);
 
   const ImU32 error = im(error_color());
   if (!sc.banner.empty())
@@ -66,14 +83,15 @@ void draw_buffers(App& app) {
   const float view_top = ImGui::GetWindowPos().y, view_bot = view_top + ImGui::GetWindowSize().y;
   const ImU32 ink = im(from_hex(assets::kInk));
   const ImU32 accent = im(from_hex(assets::kActive));
-  const bool animating = !vs.static_frame && vs.anim < 1;
-  const float ease = animating ? vs.anim * vs.anim * (3 - 2 * vs.anim) : 1.f;
   const CellDraw* hover = nullptr;
   const BufferRowDraw* hover_row = nullptr;
-  for (const BufferRowDraw& row : sc.rows) {
-    float y = row.y;
-    if (animating && row.swap_partner >= 0) y = sc.rows[row.swap_partner].y + (row.y - sc.rows[row.swap_partner].y) * ease;
-    const float top = origin.y + y, bot = top + lay.row_h;
+  for (size_t ri = 0; ri < sc.rows.size(); ++ri) {
+    const BufferRowDraw& row = sc.rows[ri];
+    // The storages stay: every row at its own y; its cells are the state
+    // before the step until the data lands (none: the row is new, empty).
+    static const std::vector<CellDraw> kNoCells;
+    const std::vector<CellDraw>& cells = af.contents[ri] ? af.contents[ri]->cells : kNoCells;
+    const float top = origin.y + row.y, bot = top + lay.row_h;
     if (bot < view_top || top > view_bot) continue;  // clipped: draw only what shows
     const float ty = origin.y + row.y + (lay.row_h - ImGui::GetFontSize()) / 2;
     if (!row.cells.empty()) {
@@ -89,8 +107,11 @@ void draw_buffers(App& app) {
       dl->AddRectFilled(a, b, im(row.is_switch ? from_hex(0xB0B0B0) : rank_color(row.rank)));
       dl->AddText(ImVec2(b.x + lay.char_w * 0.4f, ty), ink, row.tag.c_str());
     }
-    // Names that traded storage this step (a swap) are drawn in the accent colour.
-    dl->AddText(ImVec2(origin.x + row.x + lay.tag_w, ty), row.swap_partner >= 0 ? accent : ink, row.label.c_str());
+    // Names that traded storage this step (a swap) are drawn in the accent
+    // colour, where the animation has them (shrunk while they pass).
+    const NameLabelDraw& nl = af.labels[ri];
+    dl->AddText(ImGui::GetFont(), font_h * nl.scale, ImVec2(std::round(origin.x + nl.x), std::round(origin.y + nl.y)),
+                row.swap_partner >= 0 && af.swapping ? accent : ink, nl.text.c_str());
     if (!row.letter.empty()) {
       // The storage the name points at: a letter on a pale plate just left of the cells.
       const float bx1 = origin.x + row.x + lay.tag_w + lay.label_w - lay.char_w * 0.4f;
@@ -103,7 +124,7 @@ void draw_buffers(App& app) {
         vs.probes.push_back(Probe{int(a.x) + 2, int(a.y) + 2, plate,
                                   fmt::format("{} {} storage {}", row.tag, row.label, row.letter)});
     }
-    for (const CellDraw& c : row.cells) {
+    for (const CellDraw& c : cells) {
       const ImVec2 a(origin.x + c.x0, top), b(origin.x + c.x1, bot);
       if (c.wrong) dl->AddRectFilled(a, b, error);
       else fill_stripes(dl, a, b, c.stripes);
@@ -186,7 +207,7 @@ void draw_buffers(App& app) {
     dl->AddRect(ImVec2(origin.x + c.x0 - 3, origin.y + c.y0 - 3), ImVec2(origin.x + c.x1 + 3, origin.y + c.y1 + 3), ink,
                 0, 0, 3);
   }
-  for (const SwapMarkDraw& m : sc.swaps) {
+  for (const SwapMarkDraw& m : af.swapping ? sc.swaps : std::vector<SwapMarkDraw>{}) {
     // The swap of the shown step: a bracket joining the two rows, an up and a
     // down arrow, and the word, all in the accent colour; readable in a still frame.
     const float x0 = origin.x + m.x0, y0 = origin.y + m.y0, y1 = origin.y + m.y1;

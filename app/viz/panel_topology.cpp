@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "app/viz/panels.h"
+#include "app/viz/step_anim.h"
 #include "core/algorithms/registry.h"
 #include "assets/palette.h"
 
@@ -38,7 +39,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   // The notes (the switch's up and down, what each tree carries) under the
   // canvas, wrapped: measured on the first build, the canvas rebuilt.
   float notes_h = 0;
-  const float t = vs.static_frame || vs.anim >= 1 ? 0.5f : vs.anim;
+  // A still picture: the messages half-way. In the window: they arrive at
+  // kArriveAt and stay there while the buffers take them in, swap, and
+  // after (step_anim.h): no message is back on its link once its data
+  // shows in the buffers.
+  const float t = vs.static_frame ? 0.5f : travel_progress(vs.anim);
   const Network* net = ses.prediction().network ? &*ses.prediction().network : nullptr;
   // The caption wraps in a narrow panel (large text): the canvas is what
   // its lines leave.

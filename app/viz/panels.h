@@ -17,6 +17,8 @@ void draw_stats(App& app);                     // panel_stats.cpp
 void draw_compare(App& app);                   // panel_compare.cpp
 void draw_lesson(App& app);                    // panel_lesson.cpp
 void draw_ddp(App& app);                       // panel_ddp.cpp (the DDP view: its own controls, none in present mode)
+// The DDP view's plot of iteration `iteration` of r, in the space left (panel_ddp_plot.cpp).
+void draw_ddp_plot(const ddp::Result& r, int iteration, DdpDrawn& drawn);
 // Beside the prediction source (panel_controls.cpp): while no calibration
 // profile exists, the quick calibration's button, then its progress bar
 // (panel_calibrate.cpp).

@@ -54,8 +54,9 @@ check "--bench-frames 0 must be at least 1" --bench-frames 0
 check "--screenshot '' is empty: give a path" --screenshot ""
 check "--export-frames '' is empty: give a path" --export-frames ""
 check "--replay '' is empty: give a path" --replay ""
-# --format: png, gif or mp4, only with --export-frames; gif and mp4 need ffmpeg.
-check "--format 'jpg' (expected png, gif or mp4)" --export-frames /tmp/microddp-viz-frames --format jpg
+# --format: png, gif, mp4 or pdf, only with --export-frames; gif and mp4 need ffmpeg; pdf a lesson.
+check "--format 'jpg' (expected png, gif, mp4 or pdf)" --export-frames /tmp/microddp-viz-frames --format jpg
+check "--format pdf needs --lesson L" --export-frames /tmp/microddp-viz-frames --format pdf
 check "--format gif needs --export-frames DIR" --format gif --screenshot /tmp/x.png
 out=$(env PATH=/nonexistent "$viz" --export-frames /tmp/microddp-viz-frames --format mp4 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "ffmpeg not found: apt-get install ffmpeg"; then

@@ -13,12 +13,14 @@
 #   stale: exporting the 2-step ring's PNGs into a folder that holds a
 #          longer earlier export (step_00 .. step_05, a beat) removes those
 #          frames, says how many, and leaves other files alone.
+#   pdf:   --format pdf --lesson 02 writes handout.pdf with one page per
+#          beat (6), counted in the file itself (no poppler needed).
 #   hung_ffmpeg: a fake ffmpeg that writes part of its output and never
 #          exits is killed after MICRODDP_FFMPEG_TIMEOUT_S; the export
 #          fails (exit 1) naming ffmpeg, the limit and the file, and
 #          leaves neither the partial file nor the scratch frames.
 # Exit 77 (CTest: skipped) when xvfb-run, or for gif/mp4 ffmpeg/ffprobe, is missing.
-# usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR
+# usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf MICRODDP_VIZ CHECK_PNG WORKDIR
 set -u
 mode=$1 viz=$2 check=$3 dir=$4
 lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
@@ -144,7 +146,22 @@ hung_ffmpeg)
   # The frames take a few seconds under Xvfb; a minute means the limit was not applied.
   [ $took -lt 60 ] || { echo "FAIL: the export took $took s with a 2 s limit"; fail=1; }
   ;;
-*) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+pdf)
+  # The handout: one page per beat of lesson 02 (its YAML's "  - at:" lines), counted
+  # as the PDF's page objects ("/Type /Page", not "/Type /Pages"); no tool beyond grep.
+  out=$(xvfb-run -a "$viz" --export-frames "$dir" --format pdf --lesson "$lesson") || { echo "export failed: $out"; exit 1; }
+  echo "$out"
+  beats=$(grep -c '^  - at:' "$lesson")
+  [ "$beats" = 6 ] || { echo "FAIL: lesson 02 has $beats beats, the test expects 6"; fail=1; }
+  magic=$(head -c 5 "$dir/handout.pdf")
+  [ "$magic" = "%PDF-" ] || { echo "FAIL: header '$magic', expected %PDF-"; fail=1; }
+  pages=$(grep -a -c '/Type /Page[^s]' "$dir/handout.pdf")
+  [ "$pages" = "$beats" ] || { echo "FAIL: $pages pages, expected $beats (one per beat)"; fail=1; }
+  tail -c 6 "$dir/handout.pdf" | grep -q '%%EOF' || { echo "FAIL: the PDF does not end with %%EOF"; fail=1; }
+  printf '%s\n' "$out" | grep -qF "handout.pdf ($beats pages, one per beat of $beats)" ||
+    { echo "FAIL: no line naming the handout and its pages"; fail=1; }
+  ;;
+*) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: export $mode"
 exit $fail

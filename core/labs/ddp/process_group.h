@@ -184,7 +184,8 @@ class Group {
 };
 
 // A start barrier for the worker threads (std::barrier would do; this keeps
-// the release moment explicit).
+// the release moment explicit, and lets the opener wait until every worker
+// thread exists and waits: run_iteration starts its clock only then).
 class StartGate {
  public:
   explicit StartGate(int n) : n_(n) {}
@@ -196,8 +197,14 @@ class StartGate {
       ++gen_;
       cv_.notify_all();
     } else {
+      cv_.notify_all();  // wait_arrived counts the parties
       cv_.wait(lk, [&] { return gen_ != gen; });
     }
+  }
+  // Blocks until k parties (k < n) wait at the gate.
+  void wait_arrived(int k) {
+    std::unique_lock<std::mutex> lk(m_);
+    cv_.wait(lk, [&] { return count_ >= k; });
   }
 
  private:

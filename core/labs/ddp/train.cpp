@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <thread>
 
 namespace microddp::ddp {
 namespace detail {
@@ -141,29 +143,37 @@ void run_iteration(const Options& o, int calls, bool after_backward, std::map<st
                    Result& res, const RankWork& work) {
   const int n = o.ranks;
   std::vector<RankRecord> rec(n);
-  StartGate gate(n);
-  // Times count from just before the workers are released together.
-  const Clock::time_point t0 = Clock::now();
-  Group group(n, calls, t0, &cache, o.link_us_per_mb);
+  // The workers and this thread, which opens the gate once every worker
+  // thread runs and waits at it: times count from that release, so the
+  // iteration's timeline does not start with the workers' thread start-up
+  // (on a busy 2-core machine, tens of ms of nothing at the left of the
+  // DDP view before the first forward layer).
+  StartGate gate(n + 1);
+  Clock::time_point t0;
+  std::optional<Group> group;
   std::vector<std::exception_ptr> errs(n);
   std::vector<std::thread> workers;
   for (int r = 0; r < n; ++r) {
     workers.emplace_back([&, r] {
+      gate.arrive_and_wait();  // group and t0 are set before the release
       try {
-        gate.arrive_and_wait();
-        work(r, rec[r], group, t0);
+        work(r, rec[r], *group, t0);
       } catch (...) {
         errs[r] = std::current_exception();
-        group.abort("ddp: a rank failed");
+        group->abort("ddp: a rank failed");
       }
     });
   }
+  gate.wait_arrived(n);
+  t0 = Clock::now();
+  group.emplace(n, calls, t0, &cache, o.link_us_per_mb);
+  gate.arrive_and_wait();
   for (auto& w : workers) w.join();
-  group.join();
+  group->join();
   collect(errs);
 
-  summarize_iteration(o, rec, group.spans, calls, after_backward, res);
-  res.launch_order = group.order;
+  summarize_iteration(o, rec, group->spans, calls, after_backward, res);
+  res.launch_order = group->order;
 }
 
 Options warmup_options(const Options& o) {

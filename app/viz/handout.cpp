@@ -1,0 +1,189 @@
+#include "app/viz/handout.h"
+
+#include <cairo-pdf.h>
+#include <cairo.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "app/viz/headless_run.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/panels.h"
+
+namespace microddp::viz {
+
+struct HandoutPdf::Impl {
+  cairo_surface_t* surface = nullptr;
+  cairo_t* cr = nullptr;
+  bool finished = false;
+};
+
+HandoutPdf::HandoutPdf(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
+  impl_->surface = cairo_pdf_surface_create(path.c_str(), kPageW, kPageH);
+  if (cairo_surface_status(impl_->surface) != CAIRO_STATUS_SUCCESS) {
+    const std::string why = cairo_status_to_string(cairo_surface_status(impl_->surface));
+    cairo_surface_destroy(impl_->surface);
+    throw std::runtime_error(fmt::format("cannot write the handout {}: {}", path, why));
+  }
+  cairo_pdf_surface_set_metadata(impl_->surface, CAIRO_PDF_METADATA_CREATOR, "microddp-viz");
+  impl_->cr = cairo_create(impl_->surface);
+}
+
+HandoutPdf::~HandoutPdf() {
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void HandoutPdf::finish() {
+  if (impl_->finished) return;
+  impl_->finished = true;
+  cairo_destroy(impl_->cr);
+  cairo_surface_finish(impl_->surface);
+  const cairo_status_t st = cairo_surface_status(impl_->surface);
+  cairo_surface_destroy(impl_->surface);
+  if (st != CAIRO_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("writing the handout {}: {}", path_, cairo_status_to_string(st)));
+}
+
+namespace {
+
+constexpr double kBody = 10.5, kHeading = 13, kLead = 1.35;
+
+void set_font(cairo_t* cr, double size, bool bold, bool mono = false) {
+  cairo_select_font_face(cr, mono ? "DejaVu Sans Mono" : "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+double width_of(cairo_t* cr, std::string_view s) {
+  cairo_text_extents_t e;
+  const std::string t(s);
+  cairo_text_extents(cr, t.c_str(), &e);
+  return e.x_advance;
+}
+
+}  // namespace
+
+void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std::string& heading,
+                      const std::string& text, const std::vector<std::string>& question) {
+  if (w <= 0 || h <= 0 || rgba.size() != size_t(w) * size_t(h) * 4)
+    throw std::invalid_argument(fmt::format("handout picture: {} bytes for {}x{} pixels", rgba.size(), w, h));
+  cairo_t* cr = impl_->cr;
+  const double text_w = kPageW - 2 * kMargin;
+  double y = kMargin;
+  // The picture: cairo's RGB24 is one native-endian 32-bit word per pixel.
+  cairo_surface_t* img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+  cairo_surface_flush(img);
+  unsigned char* data = cairo_image_surface_get_data(img);
+  const int stride = cairo_image_surface_get_stride(img);
+  for (int r = 0; r < h; ++r) {
+    auto* row = reinterpret_cast<uint32_t*>(data + size_t(r) * size_t(stride));
+    for (int c = 0; c < w; ++c) {
+      const uint8_t* p = &rgba[(size_t(r) * size_t(w) + size_t(c)) * 4];
+      row[c] = uint32_t(p[0]) << 16 | uint32_t(p[1]) << 8 | uint32_t(p[2]);
+    }
+  }
+  cairo_surface_mark_dirty(img);
+  const double scale = text_w / w;
+  cairo_save(cr);
+  cairo_translate(cr, kMargin, y);
+  cairo_scale(cr, scale, scale);
+  cairo_set_source_surface(cr, img, 0, 0);
+  cairo_paint(cr);
+  cairo_restore(cr);
+  cairo_surface_destroy(img);
+  cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+  cairo_set_line_width(cr, 0.5);
+  cairo_rectangle(cr, kMargin, y, text_w, h * scale);
+  cairo_stroke(cr);
+  y += h * scale + 18;
+
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  const double foot = kPageH - kMargin;
+  bool cut = false;
+  const auto line = [&](const std::string& s, double size, bool bold, bool mono = false) {
+    if (cut) return;
+    if (y + size * kLead > foot - kBody * kLead) {  // keep room for the note
+      set_font(cr, kBody, false);
+      cairo_move_to(cr, kMargin, y + kBody);
+      cairo_show_text(cr, "(continued in the window: the text is longer than the page)");
+      cut = true;
+      return;
+    }
+    set_font(cr, size, bold, mono);
+    cairo_move_to(cr, kMargin, y + size);
+    cairo_show_text(cr, s.c_str());
+    y += size * kLead;
+  };
+  const auto wrapped = [&](const std::string& s, double size, bool bold) {
+    set_font(cr, size, bold);
+    for (const std::string& l : wrap_words(s, float(text_w), [&](std::string_view wd) { return float(width_of(cr, wd)); }))
+      line(l, size, bold);
+  };
+  wrapped(heading, kHeading, true);
+  y += 4;
+  // The text's runs joined into paragraphs (emphasis drawn plain: the
+  // markup's words stay, the asterisks go), indented lines as they are.
+  std::string para;
+  const auto flush = [&] {
+    if (!para.empty()) wrapped(para, kBody, false);
+    para.clear();
+  };
+  for (const TextRun& run : text_runs(text)) {
+    if (run.paragraph) {
+      flush();
+      y += kBody * 0.6;
+    } else if (run.newline) {
+      flush();
+    }
+    if (run.pre) {
+      flush();
+      line(run.text, kBody, false, true);
+      continue;
+    }
+    para += run.text;
+  }
+  flush();
+  if (!question.empty()) {
+    y += kBody * 0.8;
+    wrapped(question.front(), kBody, true);
+    for (size_t i = 1; i < question.size(); ++i) wrapped(question[i], kBody, false);
+  }
+  cairo_show_page(cr);
+  ++pages_;
+}
+
+int export_handout(App& app, Frames& f, const Options& o) {
+  LessonView& lesson = *app.lesson;
+  const int beats = lesson.num_beats();
+  const std::string path = o.export_dir + "/handout.pdf";
+  HandoutPdf pdf(path);
+  std::vector<uint8_t> px;
+  int cw = 0, ch = 0;
+  for (int b = 0; b < beats; ++b) {
+    lesson.go(b);
+    lesson_sync(app);
+    lesson.wait_checks();
+    if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the beat's own run, finished
+    app.vs.static_frame = true;
+    app.vs.collect_probes = false;
+    for (int i = 0; i < 3; ++i) f.frame();  // let the layout settle
+    f.frame(&px, &cw, &ch);
+    const lesson::Beat& beat = lesson.current();
+    const std::string heading = fmt::format("{} - beat {} of {}", lesson.lesson().title, b + 1, beats);
+    std::vector<std::string> q;
+    if (beat.question) {
+      q.push_back("Question: " + beat.question->ask);
+      for (size_t i = 0; i < beat.question->choices.size(); ++i)
+        q.push_back(fmt::format("  {}. {}", i + 1, beat.question->choices[i]));
+    }
+    pdf.page(px, cw, ch, heading, beat.text, q);
+  }
+  pdf.finish();
+  std::printf("wrote %s (%d pages, one per beat of %d)\n", path.c_str(), pdf.pages(), beats);
+  return 0;
+}
+
+}  // namespace microddp::viz
