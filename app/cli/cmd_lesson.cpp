@@ -416,8 +416,7 @@ int run_lesson(const Args& a) {
       const Question& q = *b.question;
       fmt::print("\n? {}\n", q.ask);
       for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, q.choices[i]);
-      const std::string answer =
-          q.choices.empty() ? fmt::format("{:g}", q.value) : fmt::format("{}) {}", q.answer, q.choices[q.answer - 1]);
+      const std::string answer = q.answer_text();
       if (ask_first) {
         // A stray Enter is not an answer: ask again until something is typed.
         std::optional<std::string> line;

@@ -93,6 +93,18 @@ TEST_SUITE("lessons") {
     numeric.value = 24;
     CHECK(numeric.not_an_answer("20").empty());
     CHECK(numeric.not_an_answer("2o") == "2o is not a number");
+    // The answer as printed: a choice with its text; a number with the
+    // decimals its tolerance asks for.
+    CHECK(l.beats[1].question->answer_text() == "3) [8, 10, 12]");
+    CHECK(numeric.answer_text() == "24");
+    numeric.value = 8, numeric.tolerance = 0.1;
+    CHECK(numeric.answer_text() == "8.0");
+    numeric.value = 43.64, numeric.tolerance = 0.1;
+    CHECK(numeric.answer_text() == "43.6");
+    numeric.value = 0.002931, numeric.tolerance = 0.0001;
+    CHECK(numeric.answer_text() == "0.0029");
+    numeric.value = 128, numeric.tolerance = 2;
+    CHECK(numeric.answer_text() == "128");
     CHECK(l.beats[1].highlight.links == std::vector<std::pair<int, int>>{{2, 0}});
     CHECK(l.beats[4].setup.algorithm == "single_buffered_ring");
     CHECK(l.beats[4].setup.delay.has_value());

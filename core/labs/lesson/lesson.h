@@ -104,6 +104,10 @@ struct Question {
   // few words ("7 is not one of the choices 1-4"): the terminal asks again
   // instead of marking a typo wrong.
   std::string not_an_answer(const std::string& typed) const;
+  // The answer as the terminal and the plan print it: "2) the text" for a
+  // choice; a number with as many decimals as its tolerance asks for
+  // ("8.0" for tolerance 0.1, "43.6", "128" for tolerance 0 or >= 1).
+  std::string answer_text() const;
 };
 
 // A claim checked against the run: where it is written and what it claims

@@ -133,10 +133,8 @@ std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elaps
     const Question& q = *b.question;
     out += "\nQUESTION\n" + q.ask + "\n";
     for (size_t i = 0; i < q.choices.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, q.choices[i]);
-    if (q.choices.empty())
-      out += fmt::format("answer: {:g}{}\n", q.value, q.tolerance > 0 ? fmt::format(" (± {:g})", q.tolerance) : "");
-    else
-      out += fmt::format("answer: {}) {}\n", q.answer, q.choices[static_cast<size_t>(q.answer - 1)]);
+    out += fmt::format("answer: {}{}\n", q.answer_text(),
+                       q.choices.empty() && q.tolerance > 0 ? fmt::format(" (± {:g})", q.tolerance) : "");
     if (!q.explain.empty()) out += "explain: " + q.explain + (q.explain.back() == '\n' ? "" : "\n");
   }
   out += "\nNEXT\n";

@@ -77,6 +77,13 @@ std::string Question::not_an_answer(const std::string& typed) const {
   return fmt::format("{} is not a number", t);
 }
 
+std::string Question::answer_text() const {
+  if (!choices.empty()) return fmt::format("{}) {}", answer, choices[static_cast<size_t>(answer - 1)]);
+  if (!(tolerance > 0) || tolerance >= 1) return fmt::format("{:g}", value);
+  const int decimals = std::min(6, static_cast<int>(std::ceil(-std::log10(tolerance) - 1e-9)));
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
 bool Question::is_right(const std::string& typed) const {
   std::string t = typed;
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
