@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "app/viz/compare_panel.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
+#include "core/model/nccl_tuner.h"
 
 namespace microddp::viz {
 
@@ -35,6 +37,57 @@ std::vector<std::pair<std::string, bool>> column_lines(const Session& s) {
     out.emplace_back(fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part, format_us(st.predicted_us)),
                      true);
   return out;
+}
+
+// The source picker (compare_sources.h): what the sweep plots, and for the
+// model and published sources which system or table. Changing it loads the
+// source at once (the lab starts its job).
+void draw_source_picker(App& app) {
+  ViewState& vs = app.vs;
+  Compare& cmp = app.compare;
+  SourceSpec spec = cmp.sweep_source;
+  bool changed = false;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Source:");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 17);
+  if (ImGui::BeginCombo("##compare_source", std::string(picker_label(spec.kind)).c_str())) {
+    for (SweepSource k : kSweepSources)
+      if (ImGui::Selectable(std::string(picker_label(k)).c_str(), k == spec.kind) && k != spec.kind) {
+        spec.kind = k, changed = true;
+        spec.file.clear(), spec.system.clear();
+      }
+    ImGui::EndCombo();
+  }
+  rec_control(vs, "compare source");
+  if (spec.kind == SweepSource::model) {
+    same_line_if_fits(ImGui::GetFontSize() * 9);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    const std::string cur = spec.system.empty() ? "dgx-h100" : spec.system;
+    if (ImGui::BeginCombo("##compare_system", cur.c_str())) {
+      for (const auto& sys : nccl::system_presets())
+        if (ImGui::Selectable(sys.name.c_str(), sys.name == cur)) spec.system = sys.name, changed = true;
+      ImGui::EndCombo();
+    }
+    rec_control(vs, "compare system");
+  }
+  if (spec.kind == SweepSource::published) {
+    same_line_if_fits(ImGui::GetFontSize() * 12);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    const std::string cur = std::filesystem::path(spec.file.empty() ? default_published_file() : spec.file).filename().string();
+    if (ImGui::BeginCombo("##compare_table", cur.c_str())) {
+      for (const auto& f : published_files()) {
+        const std::string n = std::filesystem::path(f).filename().string();
+        if (ImGui::Selectable(n.c_str(), n == cur)) spec.file = f, changed = true;
+      }
+      ImGui::EndCombo();
+    }
+    rec_control(vs, "compare table");
+  }
+  if (changed) {
+    cmp.set_sweep_source(spec);
+    vs.compare_sweep_requested = spec.kind != SweepSource::shm;
+  }
 }
 
 float wrapped_h(const std::string& t, float w) { return ImGui::CalcTextSize(t.c_str(), nullptr, false, w).y; }
@@ -117,6 +170,7 @@ void draw_compare(App& app) {
     measure = ImGui::Button("Measure sweep");
     rec_control(vs, "compare measure sweep");
   }
+  if (controls) draw_source_picker(app);
   const int64_t max_bytes = int64_t{1} << vs.compare_sweep_max_log2;
   if (measure || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
     vs.compare_sweep_requested = false;
@@ -173,6 +227,14 @@ void draw_compare(App& app) {
     }
   }
 
+  // A source other than this machine's threads: its plot takes the whole
+  // area (the columns step through this machine's runs, which it is not about).
+  if (cmp.sweep_source.kind != SweepSource::shm) {
+    const ImVec2 a = ImGui::GetCursorScreenPos(), av = ImGui::GetContentRegionAvail();
+    rec(vs, "area", a, ImVec2(a.x + av.x, a.y + av.y));
+    draw_sweep_plot(app, av, av.y < 20 * ImGui::GetTextLineHeight());
+    return;
+  }
   // The area below the controls: the columns take what their text needs
   // (and a topology drawing when it has the room for legible ranks), the
   // sweep plot the rest, never under 30% of the area nor under three

@@ -53,10 +53,21 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
       based = s->prediction().source;
       break;
     }
-  std::string f = iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
-                                          "iterations, bars p10-p90), lines {}.",
-                                          iters, pred ? based : "predicted (" + based + ")")
-                            : "Time against message size (log-log): dots measured on this machine, lines predicted.";
+  std::string f;
+  if (cmp.sweep_source.kind != SweepSource::shm) {
+    // Another source's own words (compare_sources.h): what its dots and lines are.
+    std::vector<std::string> parts;
+    if (!cmp.dots_text.empty())
+      parts.push_back("dots " + cmp.dots_text +
+                      (iters > 0 ? fmt::format(" (median of {} iterations, bars p10-p90)", iters) : std::string()));
+    if (!cmp.lines_text.empty() && pred) parts.push_back("lines " + cmp.lines_text);
+    f = fmt::format("Time against message size (log-log){}{}.", parts.empty() ? "" : ": ", fmt::join(parts, ", "));
+  } else {
+    f = iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
+                                "iterations, bars p10-p90), lines {}.",
+                                iters, pred ? based : "predicted (" + based + ")")
+                  : "Time against message size (log-log): dots measured on this machine, lines predicted.";
+  }
   if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? std::string(kCrossoverWaits) : cmp.crossover) + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {
@@ -70,6 +81,17 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
   const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
+}
+
+// The source's label, the first line of the sweep: what the dots and lines
+// come from (compare_sources.h), before any sweep too.
+std::string source_line(const Compare& cmp) {
+  if (!cmp.source_label.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty()))
+    return cmp.source_label;
+  if (cmp.sweep_source.kind == SweepSource::shm)
+    return fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
+                       cmp.base.spec.world_size);
+  return fmt::format("Source: {}", picker_label(cmp.sweep_source.kind));
 }
 
 float legend_width(const Compare& cmp) {
@@ -97,15 +119,32 @@ float sweep_overhead(const App& app, float width, bool brief) {
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
   // are centred on the box's edges.
-  return ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f + lh + 6;
+  const float label_h = ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
+  return label_h + ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f +
+         lh + 6;
 }
 
 void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ViewState& vs = app.vs;
   Compare& cmp = app.compare;
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o0 = ImGui::GetCursorScreenPos();
+  rec(vs, "sweep plot", o0, ImVec2(o0.x + size.x, o0.y + size.y));
+  {
+    // The source, labelled on screen (a bold colour: it decides what the
+    // picture claims), then the plot below it.
+    const std::string label = source_line(cmp);
+    ImGui::PushTextWrapPos(o0.x + size.x - ImGui::GetWindowPos().x);
+    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+    ImGui::TextUnformatted(label.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopTextWrapPos();
+    rec_item(vs, "sweep source label");
+    const float used = ImGui::GetItemRectSize().y + ImGui::GetStyle().ItemSpacing.y;
+    size.y -= used;
+    ImGui::SetCursorScreenPos(ImVec2(o0.x, o0.y + used));
+  }
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  rec(vs, "sweep plot", o, ImVec2(o.x + size.x, o.y + size.y));
   const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
   const float lh = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.y;
   // Header (wrapped), then the legend: on the header's line at its right
@@ -128,7 +167,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   for (const auto& c : cmp.sweep) {
     for (size_t i = 0; i < c.bytes.size(); ++i) {
       xmin = std::min(xmin, c.bytes[i]), xmax = std::max(xmax, c.bytes[i]);
-      ymin = std::min(ymin, c.measured_us[i]), ymax = std::max(ymax, c.measured_us[i]);
+      if (i < c.measured_us.size()) ymin = std::min(ymin, c.measured_us[i]), ymax = std::max(ymax, c.measured_us[i]);
       if (i < c.p10_us.size() && c.p10_us[i] > 0) ymin = std::min(ymin, c.p10_us[i]), ymax = std::max(ymax, c.p90_us[i]);
       if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
     }
@@ -197,11 +236,11 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
                   im(col), 2.5f);
-    for (size_t i = 0; i < c.bytes.size(); ++i) {
+    for (size_t i = 0; i < c.bytes.size() && i < c.measured_us.size(); ++i) {  // model curves: no dots
       const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
       // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
       // that a pixel probe at a cap sees the algorithm's colour exactly.
-      const bool spread = i < c.p10_us.size() && c.p10_us[i] > 0 && c.p90_us[i] > 0;
+      const bool spread = i < c.p10_us.size() && i < c.p90_us.size() && c.p10_us[i] > 0 && c.p90_us[i] > 0;
       if (spread) {
         const float x = std::floor(p.x), lo = std::floor(Y(c.p10_us[i])), hi = std::floor(Y(c.p90_us[i]));
         dl->AddRectFilled(ImVec2(x - 1, hi), ImVec2(x + 1, lo + 1), im(col));
@@ -215,7 +254,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
         }
       }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
-      if (i + 1 < c.bytes.size() && c.predicted_us.empty())
+      if (i + 1 < c.measured_us.size() && c.predicted_us.empty())
         dl->AddLine(p, ImVec2(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
       if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
         ImGui::SetTooltip("%s, %s: measured %s (p10 %s, p90 %s, min %s, max %s over %d iterations), predicted %s",
@@ -248,12 +287,15 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
     const bool hide = crossover_hidden(app);
-    if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->bytes.size())) {
-      vline(ring->bytes[j], ink, "crossover (measured)", 0);
+    if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->measured_us.size())) {
+      vline(ring->bytes[j], ink, fmt::format("crossover ({})", cmp.source_word).c_str(), 0);
       dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
     }
     if (!hide && cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
-      vline(cmp.crossover_predicted_bytes, im(predicted_color()), "crossover (predicted)", 1);
+      const bool here = cmp.sweep_source.kind == SweepSource::shm;
+      vline(cmp.crossover_predicted_bytes, im(predicted_color()),
+            here ? "crossover (predicted)" : cmp.source_word == "model" ? "crossover (model)" : "crossover (lab model)",
+            here || cmp.crossover_measured >= 0 ? 1 : 0);
       const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
                   im(predicted_color()), 0, 0, 2.f);
