@@ -153,7 +153,8 @@ void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
         break;
       }
       case SweepSource::model:
-        apply(model_sweep(src.system, base.spec.collective, base.spec.world_size, min_bytes, max_bytes));
+        apply(model_sweep(src.system, base.spec.collective, src.ranks > 0 ? src.ranks : base.spec.world_size, min_bytes,
+                          max_bytes, src.protocols));
         break;
       case SweepSource::published:
         apply(published_sweep(load_nccl_tests(src.file.empty() ? default_published_file() : src.file), src.system));

@@ -137,7 +137,8 @@ nccl::SystemDesc sized(const std::string& system, int ranks, std::string* note) 
 }
 }  // namespace
 
-SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int64_t min_bytes, int64_t max_bytes) {
+SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int64_t min_bytes, int64_t max_bytes,
+                        bool protocols) {
   const std::string sys_name = system.empty() ? "dgx-h100" : system;
   std::string note;
   const nccl::SystemDesc sys = sized(sys_name, ranks, &note);
@@ -150,6 +151,10 @@ SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int6
       if (!k.enabled) continue;
       std::string a(nccl::nccl_name(k.algo));
       std::transform(a.begin(), a.end(), a.begin(), [](unsigned char x) { return char(std::tolower(x)); });
+      if (protocols) {
+        if (k.algo != nccl::Algo::ring) continue;
+        a += " " + std::string(nccl::nccl_name(k.proto));
+      }
       auto it = best.find(a);
       if (it == best.end() || k.time_us < it->second) best[a] = k.time_us;
     }
@@ -169,7 +174,8 @@ SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int6
   s.label = fmt::format("Source: MODEL of {} ({} ranks on {} node{}){}: NCCL 2.30.7's tuning constants, "
                         "`microddp predict --nccl-system {}`",
                         sys.name, sys.gpus_per_node * sys.nodes, sys.nodes, sys.nodes == 1 ? "" : "s", note, sys.name);
-  s.lines = fmt::format("NCCL's model of {} (each algorithm at its best protocol)", sys.name);
+  s.lines = protocols ? fmt::format("NCCL's model of {} (the ring at each protocol)", sys.name)
+                      : fmt::format("NCCL's model of {} (each algorithm at its best protocol)", sys.name);
   s.word = "model";
   return s;
 }

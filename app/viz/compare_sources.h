@@ -61,6 +61,8 @@ struct SourceSpec {
   std::string file;    // recorded: the run's JSON; published: the nccl-tests output ("" = the default)
   std::string system;  // model / published: a --nccl-system name ("" = dgx-h100 / from the table's GPU)
   std::string nic = "1gbit";  // lab: each NIC's rate (tc syntax)
+  int ranks = 0;              // model: the ranks priced (0 = the compare view's world size)
+  bool protocols = false;     // model: the ring at each protocol ("ring LL", "ring LL128", "ring SIMPLE")
   bool operator==(const SourceSpec&) const = default;
 };
 
@@ -88,7 +90,9 @@ SourceSweep lab_sweep(const std::vector<LabRecordRow>& rows, int nodes, const st
 // min_bytes, 4·min_bytes, ... max_bytes: predicted lines only, one per
 // algorithm NCCL enables (ring, tree, nvls, nvls_tree), each at its best
 // protocol. Throws UsageError for an unknown system or a rank count it cannot take.
-SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int64_t min_bytes, int64_t max_bytes);
+// protocols: the ring's protocols as the lines instead ("ring LL", ...).
+SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int64_t min_bytes, int64_t max_bytes,
+                        bool protocols = false);
 // The table's out-of-place rows as one curve "published" (dots), with the
 // tuner's choice on `system` at each row as its line ("" = system_for_table;
 // no line when none fits).

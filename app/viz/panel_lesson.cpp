@@ -235,7 +235,7 @@ std::string sweep_key(const RunParams& p, const std::vector<std::string>& algs, 
                               p.spec.world_size, p.spec.nodes, name(p.spec.dtype), name(p.spec.op), p.spec.root,
                               v.min_bytes, v.max_bytes);
   for (const auto& a : algs) k += " " + a;
-  k += fmt::format(" source {} {} {}", v.source, v.file, v.system);
+  k += fmt::format(" source {} {} {} {} {}", v.source, v.file, v.system, v.ranks, v.protocols);
   return k;
 }
 
@@ -275,6 +275,8 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   src.kind = parse_sweep_source(t.view.source);
   src.file = t.view.file;
   src.system = t.view.system;
+  src.ranks = t.view.ranks;
+  src.protocols = t.view.protocols;
   if (!(cmp.sweep_source == src)) cmp.set_sweep_source(src);
   const std::string key = sweep_key(t.params, algs, t.view);
   const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&

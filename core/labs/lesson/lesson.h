@@ -179,6 +179,8 @@ struct BeatView {
   // output `file`). file: resolved against the lesson's folder ("" = the
   // window's default); system: a named NCCL system ("" = the default).
   std::string source = "shm", file, system;
+  int ranks = 0;  // model: the ranks priced (0 = the beat's world size)
+  bool protocols = false;  // model: the ring's three protocols as lines (LL, LL128, SIMPLE) instead of one per algorithm
 };
 std::string_view name(BeatView::Kind k);  // "steps", "compare", "ddp", "topology"
 

@@ -46,7 +46,7 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
   if (!bn["compare"]) return;
   const YAML::Node n = bn["compare"];
   if (v.kind != BeatView::Kind::compare) c.fail(n, "'compare' (algorithms, sizes) needs 'view: compare' in the same beat");
-  only_keys(c, n, "compare", {"algorithms", "sizes", "source", "file", "system"});
+  only_keys(c, n, "compare", {"algorithms", "sizes", "source", "file", "system", "ranks", "protocols"});
   if (n["source"]) v.source = one_of(c, n["source"], "source", {"shm", "lab", "recorded", "model", "published"});
   if (n["system"]) {
     if (v.source != "model" && v.source != "published") c.fail(n["system"], "'system' goes with 'source: model' or 'source: published'");
@@ -56,6 +56,14 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
     } catch (const UsageError& e) {
       c.fail(n["system"], e.what());
     }
+  }
+  if (n["protocols"]) {
+    if (v.source != "model") c.fail(n["protocols"], "'protocols' goes with 'source: model'");
+    v.protocols = boolean(c, n["protocols"], "protocols");
+  }
+  if (n["ranks"]) {
+    if (v.source != "model") c.fail(n["ranks"], "'ranks' goes with 'source: model' (the ranks the model prices)");
+    v.ranks = static_cast<int>(integer(c, n["ranks"], "ranks", 2, nccl::kMaxTunerRanks));
   }
   if (n["file"]) {
     if (v.source != "recorded" && v.source != "published") c.fail(n["file"], "'file' goes with 'source: recorded' or 'source: published'");

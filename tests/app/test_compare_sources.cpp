@@ -1,0 +1,147 @@
+// The compare view's sources (app/viz/compare_sources.h): the recorded lab
+// run, the model of a named system and the published nccl-tests tables as
+// curves with their labels, the errors, and lessons 03 and 12 choosing them
+// in the window (headless ImGui, no GL).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/viz/compare.h"
+#include "app/viz/lesson_view.h"
+#include "core/labs/lesson/lesson.h"
+#include "tests/app/headless.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+const std::string kSrc = MICRODDP_SOURCE_DIR;
+const std::string kRecorded = kSrc + "/lessons/data/lab-allreduce-8x1-1gbit.json";
+const std::string kA100 = kSrc + "/tests/data/nccl-tests/a100-1x8-allreduce.txt";
+
+RunParams eight_ranks() {
+  RunParams p;
+  p.spec.algorithm = "ring";
+  p.spec.world_size = 8;
+  p.spec.count = 8;
+  return p;
+}
+
+std::vector<std::string> names(const Compare& c) {
+  std::vector<std::string> out;
+  for (const auto& s : c.sweep) out.push_back(s.algorithm);
+  return out;
+}
+
+bool has_drawn(const App& app, const std::string& what) {
+  for (const auto& d : app.vs.compare_drawn)
+    if (d.what == what) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE("compare_sources") {
+  TEST_CASE("recorded: the bundled lab run as three measured curves with the lab model's lines; ring wins from 256 KiB") {
+    Compare cmp;
+    cmp.configure(eight_ranks(), {"naive", "tree", "ring"});
+    SourceSpec s;
+    s.kind = SweepSource::recorded;
+    s.file = kRecorded;
+    cmp.set_sweep_source(s);
+    cmp.start_sweep(kSweepMinBytes, kSweepMaxBytes);
+    CHECK_FALSE(cmp.sweeping());
+    CHECK(cmp.source_error == "");
+    REQUIRE(names(cmp) == std::vector<std::string>{"naive", "tree", "ring"});
+    const SweepCurve& ring = cmp.sweep[2];
+    REQUIRE(ring.bytes.size() == 7);  // 4 KiB, 16 KiB, ... 16 MiB
+    CHECK(ring.bytes.front() == 4096);
+    CHECK(ring.bytes.back() == 16777216);
+    CHECK(ring.measured_us[4] == doctest::Approx(16237.715));  // 1 MiB, as recorded
+    CHECK(ring.samples[4] == 5);
+    REQUIRE(ring.predicted_us.size() == 7);
+    CHECK(ring.predicted_us[4] == doctest::Approx(15380.064));
+    CHECK(cmp.crossover_measured == 3);  // 256 KiB
+    CHECK(cmp.crossover == "ring is the fastest from 256 KiB on (recorded), from 4 KiB on (the lab's model)");
+    CHECK(cmp.source_label ==
+          "Source: RECORDED cluster lab run (8 nodes x 1 rank, NIC 1gbit; all_reduce), measured on AMD EPYC, 2 vCPUs "
+          "(lscpu), shared with other work (bench warned: CPUs 100% busy before the run) on 2026-12-07");
+    CHECK(cmp.dots_text == "recorded in the cluster lab (lab-allreduce-8x1-1gbit.json)");
+    // A new prediction source leaves the recorded curves and their lab model alone.
+    PredictionSource ps;
+    ps.kind = PredictionSource::Kind::preset;
+    ps.preset = "ethernet-10g";
+    cmp.set_source(ps);
+    CHECK(cmp.sweep[2].predicted_us[4] == doctest::Approx(15380.064));
+  }
+
+  TEST_CASE("model: NCCL's lines on a named system, per algorithm or the ring per protocol") {
+    const SourceSweep h = model_sweep("dgx-h100", Collective::all_reduce, 8, 64, 256 << 20);
+    std::vector<std::string> algs;
+    for (const auto& c : h.curves) algs.push_back(c.algorithm);
+    CHECK(algs == std::vector<std::string>{"nvls", "ring", "tree"});
+    REQUIRE(h.curves[1].bytes.size() == 12);  // 64 B, 256 B, ... 256 MiB
+    CHECK(h.curves[1].measured_us.empty());   // a model: lines, no dots
+    CHECK(h.curves[1].predicted_us.size() == 12);
+    CHECK(h.label == "Source: MODEL of dgx-h100 (8 ranks on 1 node): NCCL 2.30.7's tuning constants, "
+                     "`microddp predict --nccl-system dgx-h100`");
+    const SourceSweep a = model_sweep("dgx-a100", Collective::all_reduce, 8, 64, 256 << 20, true);
+    algs.clear();
+    for (const auto& c : a.curves) algs.push_back(c.algorithm);
+    CHECK(algs == std::vector<std::string>{"ring LL", "ring LL128", "ring SIMPLE"});
+    // Lesson 12's nccl_choice check: RING LL at 64 B on dgx-a100, 15.001 µs.
+    CHECK(a.curves[0].predicted_us[0] == doctest::Approx(15.001).epsilon(1e-3));
+    // 7 ranks do not fill an 8-GPU node: priced at the system's own 8, and said so.
+    const SourceSweep seven = model_sweep("dgx-a100", Collective::all_reduce, 7, 64, 64);
+    CHECK(seven.label.find("(7 ranks do not fill its 8-GPU nodes: priced at 8)") != std::string::npos);
+    CHECK_THROWS_WITH(model_sweep("dgx-z", Collective::all_reduce, 8, 64, 64),
+                      doctest::Contains("unknown NCCL system 'dgx-z'"));
+  }
+
+  TEST_CASE("published: the table's out-of-place rows as dots, the tuner's choice on the matching system as the line") {
+    const NcclTestsTable t = load_nccl_tests(kA100);
+    CHECK(system_for_table(t) == "dgx-a100");
+    const SourceSweep s = published_sweep(t, "");
+    REQUIRE(s.curves.size() == 1);
+    const SweepCurve& c = s.curves[0];
+    CHECK(c.algorithm == "published");
+    size_t rows = 0;
+    for (const auto& r : t.rows) rows += r.out_of_place.present ? 1 : 0;
+    CHECK(c.bytes.size() == rows);
+    CHECK(c.measured_us.size() == rows);
+    CHECK(c.predicted_us.size() == rows);
+    for (size_t i = 0; i < c.bytes.size(); ++i)
+      if (c.bytes[i] == 64) CHECK(c.measured_us[i] == doctest::Approx(32.01));
+    CHECK(s.label == "Source: PUBLISHED nccl-tests table a100-1x8-allreduce.txt (all_reduce_perf, 8 ranks on 1 node of "
+                     "NVIDIA A100-SXM4-40GB)");
+    CHECK(s.lines == "NCCL's model of dgx-a100 (its choice at each size)");
+  }
+
+  TEST_CASE("bad sources: a clear error naming the value, no curves, the label says so") {
+    CHECK_THROWS_WITH(parse_sweep_source("lan"),
+                      "--compare-source 'lan' (expected shm, lab, recorded, model or published)");
+    Compare cmp;
+    cmp.configure(eight_ranks(), {"naive", "tree", "ring"});
+    SourceSpec s;
+    s.kind = SweepSource::recorded;
+    s.file = "/nonexistent/run.json";
+    cmp.set_sweep_source(s);
+    cmp.start_sweep(kSweepMinBytes, kSweepMaxBytes);
+    CHECK(cmp.sweep.empty());
+    CHECK(cmp.source_error == "recorded lab run '/nonexistent/run.json': cannot open it");
+    CHECK(cmp.source_label == "Source: recorded: cluster lab run (file) - not available here: recorded lab run "
+                              "'/nonexistent/run.json': cannot open it");
+    CHECK_THROWS_WITH(parse_lab_record(R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit",
+        "collective": "all_reduce", "nodes": 2, "ranks_per_node": 1, "rows": [{"algorithm": "ring", "bytes": 4096}]})",
+                                       "x.json"),
+                      "x.json: rows[0]: 'time_us' is missing");
+    const auto rows = parse_bench_json_lines(
+        "cluster: 2 nodes\n# a comment\n{\"algorithm\": \"ring\", \"bytes\": 65536, \"time_us\": 5515.4, "
+        "\"predicted_us\": null}\n",
+        "lab");
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].bytes == 65536);
+    CHECK(rows[0].predicted_us == -1);
+  }
+}
