@@ -145,3 +145,86 @@ TEST_SUITE("compare_sources") {
     CHECK(rows[0].predicted_us == -1);
   }
 }
+
+TEST_SUITE("compare_sources_window") {
+  TEST_CASE("the window: a published source fills the area with its labelled plot, no step-through columns") {
+    test::Headless h;
+    App app;
+    app.vs.view = View::compare;
+    app.session.configure(eight_ranks());
+    app.vs.edit = eight_ranks();
+    app.vs.compare_algorithms = {"naive", "tree", "ring"};
+    app.compare.configure(eight_ranks(), app.vs.compare_algorithms);
+    SourceSpec s;
+    s.kind = SweepSource::published;
+    s.file = kA100;
+    app.compare.set_sweep_source(s);
+    app.vs.compare_sweep_requested = true;  // as --compare-source does
+    h.frame(app);
+    h.frame(app);
+    REQUIRE(names(app.compare) == std::vector<std::string>{"published"});
+    CHECK(has_drawn(app, "sweep source label"));
+    CHECK(has_drawn(app, "sweep axes"));
+    CHECK_FALSE(has_drawn(app, "column naive"));
+    CHECK(app.compare.source_label.rfind("Source: PUBLISHED nccl-tests table a100-1x8-allreduce.txt", 0) == 0);
+  }
+
+  TEST_CASE("lesson 12: beats 1-3, 5, 6 show the published table or NCCL's model, each beat its own") {
+    test::Headless h;
+    App app;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kSrc + "/lessons/12-nccl-on-real-clusters.yaml"));
+    app.vs.edit = beat_target(app.lesson->current()).params;
+    struct Want {
+      int beat;
+      SweepSource kind;
+      std::vector<std::string> curves;
+      size_t points;
+      std::string label_start;
+    };
+    const std::vector<Want> want = {
+        {0, SweepSource::published, {"published"}, 0, "Source: PUBLISHED nccl-tests table a100-1x8-allreduce.txt"},
+        {1, SweepSource::model, {"ring", "tree"}, 12, "Source: MODEL of dgx-a100 (8 ranks on 1 node)"},
+        {2, SweepSource::model, {"ring LL", "ring LL128", "ring SIMPLE"}, 12, "Source: MODEL of dgx-a100 (8 ranks"},
+        {4, SweepSource::model, {"nvls_tree", "ring", "tree"}, 12, "Source: MODEL of dgx-h100 (128 ranks on 16 nodes)"},
+        {5, SweepSource::published, {"published"}, 0, "Source: PUBLISHED nccl-tests table h100-2x8-ib-allreduce.txt"},
+    };
+    for (const Want& w : want) {
+      INFO("beat " << w.beat + 1);
+      app.lesson->go(w.beat);
+      h.frame(app);
+      h.frame(app);
+      CHECK(app.vs.view == View::compare);
+      CHECK(app.compare.sweep_source.kind == w.kind);
+      CHECK(names(app.compare) == w.curves);
+      if (w.points > 0 && !app.compare.sweep.empty()) CHECK(app.compare.sweep[0].bytes.size() == w.points);
+      CHECK(app.compare.source_label.rfind(w.label_start, 0) == 0);
+      CHECK(has_drawn(app, "sweep source label"));
+    }
+    // The published table's line is the model of the system its check names.
+    app.lesson->go(5);
+    h.frame(app);
+    REQUIRE_FALSE(app.compare.sweep.empty());
+    CHECK(app.compare.lines_text == "NCCL's model of dgx-h100 (its choice at each size)");
+  }
+
+  TEST_CASE("lesson 03: the conclusion's beat shows the recorded lab run, labelled recorded with machine and date") {
+    test::Headless h;
+    App app;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kSrc + "/lessons/03-naive-tree-ring.yaml"));
+    app.vs.edit = beat_target(app.lesson->current()).params;
+    const int beat = 9;  // "Measured where the claim holds: on a network."
+    REQUIRE(app.lesson->lesson().beats.at(beat).view.source == "recorded");
+    app.lesson->go(beat);
+    h.frame(app);
+    h.frame(app);
+    CHECK(app.compare.sweep_source.kind == SweepSource::recorded);
+    CHECK(names(app.compare) == std::vector<std::string>{"naive", "tree", "ring"});
+    CHECK(app.compare.sweep[2].bytes.size() == 7);
+    CHECK(app.compare.crossover_measured == 3);  // 256 KiB
+    const std::string& label = app.compare.source_label;
+    CHECK(label.find("RECORDED cluster lab run (8 nodes x 1 rank, NIC 1gbit") != std::string::npos);
+    CHECK(label.find("AMD EPYC") != std::string::npos);
+    CHECK(label.find("2026-12-07") != std::string::npos);
+    CHECK(has_drawn(app, "sweep source label"));
+  }
+}
