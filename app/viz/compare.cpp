@@ -140,6 +140,7 @@ void Compare::apply(SourceSweep&& s) {
   dots_text = std::move(s.dots);
   lines_text = std::move(s.lines);
   source_word = std::move(s.word);
+  source_tag = std::move(s.tag);
 }
 
 void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
@@ -194,6 +195,7 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
   dots_text = "measured on this machine";
   lines_text.clear();
   source_word = "measured";
+  source_tag = "measured here (shared memory)";
   sweep.clear();
   crossover.clear();
   skipped.clear();

@@ -33,6 +33,7 @@ struct Compare {
   std::string source_label;   // "Source: measured on this machine's shared memory (...)"
   std::string dots_text, lines_text;  // what the dots and the lines are ("" = none)
   std::string source_word = "measured";  // the crossover's word
+  std::string source_tag;     // the label in a few words (a short plot's header)
   std::string source_error;   // why the source gave no curves ("" = it did)
   // Sets the source; clears the sweep (start_sweep fills it).
   void set_sweep_source(const SourceSpec& s);

@@ -105,6 +105,7 @@ SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& a
   s.dots = fmt::format("recorded in the cluster lab ({})", fs::path(r.path).filename().string());
   s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + r.predicted + ")";
   s.word = "recorded";
+  s.tag = fmt::format("RECORDED lab run ({} nodes), {}", r.nodes, r.date);
   return s;
 }
 
@@ -120,6 +121,7 @@ SourceSweep lab_sweep(const std::vector<LabRecordRow>& rows, int nodes, const st
   s.dots = "measured in the cluster lab";
   s.lines = "the lab's model (its shaped NIC rate)";
   s.word = "measured in the lab";
+  s.tag = fmt::format("measured in the cluster lab ({} nodes, NIC {})", nodes, nic);
   return s;
 }
 
@@ -177,6 +179,7 @@ SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int6
   s.lines = protocols ? fmt::format("NCCL's model of {} (the ring at each protocol)", sys.name)
                       : fmt::format("NCCL's model of {} (each algorithm at its best protocol)", sys.name);
   s.word = "model";
+  s.tag = fmt::format("MODEL of {}, {} ranks", sys.name, sys.gpus_per_node * sys.nodes);
   return s;
 }
 
@@ -225,6 +228,7 @@ SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system) 
   s.dots = "published (out-of-place time)";
   s.lines = model.empty() ? "" : fmt::format("NCCL's model of {} (its choice at each size)", model);
   s.word = "published";
+  s.tag = "PUBLISHED " + file;
   return s;
 }
 

@@ -79,6 +79,7 @@ struct SourceSweep {
   std::string label;   // the on-screen label: "recorded in the cluster lab: 8 nodes x 1 rank, ..."
   std::string dots, lines;  // what the dots and the lines are ("" = none drawn)
   std::string word;    // the crossover's word: "measured", "recorded", "model", "published"
+  std::string tag;     // the label in a few words, for a short plot: "RECORDED lab run, 2026-12-07"
 };
 
 // `algorithms` (empty = all of the record's), their rows in size order.

@@ -47,10 +47,13 @@ void draw_source_picker(App& app) {
   Compare& cmp = app.compare;
   SourceSpec spec = cmp.sweep_source;
   bool changed = false;
+  // On the controls' line when it fits (the plot keeps its height), else on its own.
+  const float combo_w = ImGui::GetFontSize() * 15;
+  same_line_if_fits(ImGui::CalcTextSize("Source:").x + ImGui::GetStyle().ItemSpacing.x + combo_w);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Source:");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 17);
+  ImGui::SetNextItemWidth(combo_w);
   if (ImGui::BeginCombo("##compare_source", std::string(picker_label(spec.kind)).c_str())) {
     for (SweepSource k : kSweepSources)
       if (ImGui::Selectable(std::string(picker_label(k)).c_str(), k == spec.kind) && k != spec.kind) {

@@ -36,6 +36,25 @@ std::string short_crossover(const Compare& cmp) {
   return out;
 }
 
+// The source's label, the first line of the sweep: what the dots and lines
+// come from (compare_sources.h), before any sweep too.
+std::string source_line(const Compare& cmp) {
+  if (!cmp.source_label.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty()))
+    return cmp.source_label;
+  if (cmp.sweep_source.kind == SweepSource::shm)
+    return fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
+                       cmp.base.spec.world_size);
+  return fmt::format("Source: {}", picker_label(cmp.sweep_source.kind));
+}
+
+// The label in a few words (a short plot: it leads the header).
+std::string source_tag(const Compare& cmp) {
+  if (!cmp.source_error.empty()) return std::string(picker_label(cmp.sweep_source.kind)) + " - not available here";
+  if (!cmp.source_tag.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty())) return cmp.source_tag;
+  if (cmp.sweep_source.kind == SweepSource::shm) return "measured here (shared memory)";
+  return std::string(picker_label(cmp.sweep_source.kind));
+}
+
 // The sweep's header: one or two lines of text (the title, the crossover
 // and what the lines are based on), shortened at large text or in a short
 // area (`brief`) so that the plot keeps its height. Returns the text;
@@ -74,24 +93,14 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
     skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
     f += fmt::format(" Not measured: {}{}.", cmp.skipped.front(), cmp.skipped.size() > 1 ? fmt::format(" (and {} more)", cmp.skipped.size() - 1) : "");
   }
-  *full = f;
   const float lh = ImGui::GetTextLineHeight();
   // Two lines of it at most, one with large text (the plot's height).
   const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
+  if (brief) f = source_line(cmp) + ". " + f;  // (on hover: the label has no line of its own)
+  *full = f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
   const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
-}
-
-// The source's label, the first line of the sweep: what the dots and lines
-// come from (compare_sources.h), before any sweep too.
-std::string source_line(const Compare& cmp) {
-  if (!cmp.source_label.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty()))
-    return cmp.source_label;
-  if (cmp.sweep_source.kind == SweepSource::shm)
-    return fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
-                       cmp.base.spec.world_size);
-  return fmt::format("Source: {}", picker_label(cmp.sweep_source.kind));
 }
 
 float legend_width(const Compare& cmp) {
@@ -119,7 +128,7 @@ float sweep_overhead(const App& app, float width, bool brief) {
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
   // are centred on the box's edges.
-  const float label_h = ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
+  const float label_h = brief ? 0.f : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
   return label_h + ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f +
          lh + 6;
 }
@@ -130,7 +139,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o0 = ImGui::GetCursorScreenPos();
   rec(vs, "sweep plot", o0, ImVec2(o0.x + size.x, o0.y + size.y));
-  {
+  if (!brief) {
     // The source, labelled on screen (a bold colour: it decides what the
     // picture claims), then the plot below it.
     const std::string label = source_line(cmp);
@@ -177,6 +186,17 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - right, std::max(o.y + top + 8, o.y + size.y - bottom));
   dl->AddRect(p0, p1, faint);
   rec(vs, "sweep axes", p0, p1);
+  if (brief && p1.y - p0.y >= lh + 4) {
+    // A short plot has no line for the source's label: its tag goes inside
+    // the box at the bottom right (large sizes take long, small ones short:
+    // the corner a log-log time plot leaves empty).
+    const std::string tag = "Source: " + source_tag(cmp);
+    const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
+    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
+    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(from_hex(assets::kBackground)));
+    dl->AddText(ta, im(predicted_color()), tag.c_str());
+    rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
+  }
   if (cmp.sweep.empty() || xmax <= 0) {
     dl->PushClipRect(p0, p1, true);
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 4), ink,
