@@ -186,17 +186,6 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - right, std::max(o.y + top + 8, o.y + size.y - bottom));
   dl->AddRect(p0, p1, faint);
   rec(vs, "sweep axes", p0, p1);
-  if (brief && p1.y - p0.y >= lh + 4) {
-    // A short plot has no line for the source's label: its tag goes inside
-    // the box at the bottom right (large sizes take long, small ones short:
-    // the corner a log-log time plot leaves empty).
-    const std::string tag = "Source: " + source_tag(cmp);
-    const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
-    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
-    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(from_hex(assets::kBackground)));
-    dl->AddText(ta, im(predicted_color()), tag.c_str());
-    rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
-  }
   if (cmp.sweep.empty() || xmax <= 0) {
     dl->PushClipRect(p0, p1, true);
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 4), ink,
@@ -320,6 +309,18 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
                   im(predicted_color()), 0, 0, 2.f);
     }
+  }
+  if (brief && p1.y - p0.y >= lh + 4) {
+    // A short plot has no line for the source's label: its tag goes inside
+    // the box at the bottom right (large sizes take long, small ones short:
+    // the corner a log-log time plot leaves empty), over the data on a
+    // light backing, so that it reads over a line.
+    const std::string tag = "Source: " + source_tag(cmp);
+    const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
+    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
+    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
+    dl->AddText(ta, im(predicted_color()), tag.c_str());
+    rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
   }
   ImGui::SetCursorScreenPos(o);
   ImGui::Dummy(size);
