@@ -146,6 +146,42 @@ TEST_SUITE("compare_sources") {
   }
 }
 
+TEST_SUITE("compare_sources") {
+  TEST_CASE("lab: the command it runs, a job's output read back as curves, and a world the lab cannot make") {
+    const auto argv = lab_command(Collective::all_reduce, 8, "1gbit", {"naive", "ring"}, 4096, 16 << 20);
+    REQUIRE(argv.size() == 25);
+    CHECK(std::vector<std::string>(argv.begin() + 1, argv.end()) ==
+          std::vector<std::string>{"cluster", "--nodes", "8", "--nic", "1gbit", "--", "bench", "--backend", "mpi",
+                                   "--collective", "all_reduce", "--algorithm", "naive,ring", "-b", "4096", "-e",
+                                   "16777216", "-f", "4", "-n", "5", "-w", "1", "--json"});
+    // A stand-in for `microddp cluster`: what the job prints comes back with its exit status.
+    auto job = LabJob::start({"/bin/sh", "-c",
+                              "echo 'cluster: 2 nodes'; echo '{\"algorithm\": \"ring\", \"bytes\": 4096, "
+                              "\"time_us\": 2000, \"predicted_us\": 1500}'; exit 3"});
+    const auto [rc, out] = job->result.get();
+    CHECK(rc == 3);
+    const auto rows = parse_bench_json_lines(out, "job");
+    REQUIRE(rows.size() == 1);
+    const SourceSweep s = lab_sweep(rows, 2, "1gbit");
+    REQUIRE(s.curves.size() == 1);
+    CHECK(s.curves[0].measured_us == std::vector<double>{2000});
+    CHECK(s.curves[0].predicted_us == std::vector<double>{1500});
+    CHECK(s.label == "Source: measured now in the cluster lab (2 nodes x 1 rank, NIC 1gbit: emulated hosts, TCP over "
+                     "tbf-shaped links)");
+    Compare cmp;
+    RunParams one = eight_ranks();
+    one.spec.world_size = 1;
+    one.spec.count = 1;
+    cmp.configure(one, {"ring"});
+    SourceSpec lab;
+    lab.kind = SweepSource::lab;
+    cmp.set_sweep_source(lab);
+    cmp.start_sweep(kLabMinBytes, kLabMaxBytes);
+    CHECK_FALSE(cmp.sweeping());
+    CHECK(cmp.source_error == "the cluster lab runs 2 to 16 nodes (one rank each); this view has 1 ranks");
+  }
+}
+
 TEST_SUITE("compare_sources_window") {
   TEST_CASE("the window: a published source fills the area with its labelled plot, no step-through columns") {
     test::Headless h;
