@@ -100,6 +100,11 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   *full = f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
   const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
+  if (c.empty() && cmp.sweep_source.kind != SweepSource::shm && pred && !cmp.lines_text.empty()) {
+    // No crossover to tell: say what the line is ("NCCL's model of dgx-h100"), without its parenthesis.
+    const std::string line = cmp.lines_text.substr(0, cmp.lines_text.find(" ("));
+    return "Time vs size (log-log); line: " + line + skipped;
+  }
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
 
