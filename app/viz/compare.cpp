@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 #include "core/model/bench.h"
 #include "core/model/cost_model.h"
+#include "core/model/nccl_tests.h"
 
 namespace microddp::viz {
 
@@ -23,7 +25,17 @@ std::string human_bytes(double b) {
 // ring), filled to three from the teaching order.
 std::vector<std::string> Compare::default_algorithms(Collective c) { return compare_set(c, 3); }
 
+namespace {
+// A lab job whose result is no longer wanted (a new source or setup): kept
+// until the program ends, so that dropping it does not wait for the lab.
+void retire(std::unique_ptr<LabJob>& job) {
+  static std::vector<std::unique_ptr<LabJob>> retired;
+  if (job) retired.push_back(std::move(job));
+}
+}  // namespace
+
 void Compare::configure(const RunParams& p, const std::vector<std::string>& algs) {
+  retire(lab_);
   base = p;
   algorithms = algs;
   sessions.clear();
@@ -61,6 +73,7 @@ void Compare::set_source(const PredictionSource& src) {
       } catch (const std::exception& e) {
         errors[i] = e.what();
       }
+  if (sweep_source.kind != SweepSource::shm) return;  // their lines are not this model's
   for (SweepCurve& c : sweep) {
     c.predicted_us.clear();
     for (int64_t count : c.counts) {
@@ -108,7 +121,81 @@ void Compare::reset() {
     if (s) s->reset();
 }
 
+void Compare::set_sweep_source(const SourceSpec& s) {
+  sweep_source = s;
+  retire(lab_);
+  todo_.clear();
+  next_point_ = 0;
+  sweep.clear();
+  crossover.clear();
+  skipped.clear();
+  source_error.clear();
+  crossover_measured = crossover_predicted = -1;
+  crossover_predicted_bytes = crossover_predicted_us = -1;
+}
+
+void Compare::apply(SourceSweep&& s) {
+  sweep = std::move(s.curves);
+  source_label = std::move(s.label);
+  dots_text = std::move(s.dots);
+  lines_text = std::move(s.lines);
+  source_word = std::move(s.word);
+  source_tag = std::move(s.tag);
+}
+
+void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
+  const SourceSpec& src = sweep_source;
+  try {
+    switch (src.kind) {
+      case SweepSource::shm: return;
+      case SweepSource::recorded: {
+        const LabRecord r = load_lab_record(src.file.empty() ? default_recorded_file() : src.file);
+        apply(recorded_sweep(r, algorithms));
+        break;
+      }
+      case SweepSource::model:
+        apply(model_sweep(src.system, base.spec.collective, src.ranks > 0 ? src.ranks : base.spec.world_size, min_bytes,
+                          max_bytes, src.protocols));
+        break;
+      case SweepSource::published:
+        apply(published_sweep(load_nccl_tests(src.file.empty() ? default_published_file() : src.file), src.system));
+        break;
+      case SweepSource::lab: {
+        const int nodes = base.spec.world_size;
+        if (nodes < 2 || nodes > 16)
+          throw UsageError(fmt::format("the cluster lab runs 2 to 16 nodes (one rank each); this view has {} ranks", nodes));
+        std::vector<std::string> algs;
+        for (size_t i = 0; i < algorithms.size(); ++i)
+          if (sessions[i]) algs.push_back(algorithms[i]);
+        const auto argv = lab_command(base.spec.collective, nodes, src.nic, algs, std::max(min_bytes, kLabMinBytes),
+                                      std::clamp(max_bytes, kLabMinBytes, kLabMaxBytes));
+        source_label = fmt::format("Source: cluster lab, running ({} nodes x 1 rank, NIC {}): {}", nodes, src.nic,
+                                   fmt::join(argv.begin() + 1, argv.end(), " "));
+        lab_ = LabJob::start(argv);
+        return;
+      }
+    }
+  } catch (const std::exception& e) {
+    source_error = e.what();
+    source_label = fmt::format("Source: {} - not available here: {}", picker_label(src.kind), e.what());
+    sweep.clear();
+    return;
+  }
+  finish_sweep();
+}
+
 void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int warmup) {
+  if (sweep_source.kind != SweepSource::shm) {
+    set_sweep_source(sweep_source);
+    load_source(min_bytes, max_bytes);
+    return;
+  }
+  source_label = fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
+                             base.spec.world_size);
+  dots_text = "measured on this machine";
+  lines_text.clear();
+  source_word = "measured";
+  source_tag = "measured here (shared memory)";
   sweep.clear();
   crossover.clear();
   skipped.clear();
@@ -129,6 +216,27 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
 }
 
 bool Compare::sweep_step() {
+  if (lab_) {
+    // The window keeps drawing: wait a little for the lab, then come back.
+    if (lab_->result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) return true;
+    const auto [rc, out] = lab_->result.get();
+    lab_.reset();
+    try {
+      const auto rows = parse_bench_json_lines(out, "the cluster lab's output");
+      if (rc != 0 || rows.empty()) {
+        // `microddp cluster` says what is missing (no namespaces, no mpirun) on its last lines.
+        std::string tail = out.substr(out.size() > 400 ? out.size() - 400 : 0);
+        while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+        throw UsageError(fmt::format("microddp cluster exited {}: {}", rc, tail.substr(tail.rfind('\n') + 1)));
+      }
+      apply(lab_sweep(rows, base.spec.world_size, sweep_source.nic));
+      finish_sweep();
+    } catch (const std::exception& e) {
+      source_error = e.what();
+      source_label = fmt::format("Source: {} - not available here: {}", picker_label(sweep_source.kind), e.what());
+    }
+    return false;
+  }
   if (!sweeping()) return false;
   const Point pt = todo_[next_point_++];
   SweepCurve& c = sweep[pt.curve];
@@ -245,12 +353,20 @@ void Compare::finish_sweep() {
   }
   crossover_measured = ring_fastest_from(sweep, *ring, &SweepCurve::measured_us);
   crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
-  crossover = crossover_measured < 0
-                  ? fmt::format("{} was not the fastest at the largest size measured here ({})", ref,
-                                human_bytes(ring->bytes.back()))
-                  : fmt::format("{} is the fastest from {} on (measured)", ref,
-                                human_bytes(ring->bytes[crossover_measured]));
-  if (crossover_predicted >= 0) {
+  const bool dots = ring->measured_us.size() == ring->bytes.size();
+  const bool here = sweep_source.kind == SweepSource::shm;
+  if (dots)
+    crossover = crossover_measured < 0
+                    ? fmt::format("{} was not the fastest at the largest size {} ({})", ref,
+                                  here ? "measured here" : source_word, human_bytes(ring->bytes.back()))
+                    : fmt::format("{} is the fastest from {} on ({})", ref, human_bytes(ring->bytes[crossover_measured]),
+                                  source_word);
+  if (crossover_predicted >= 0 && !here) {
+    crossover_predicted_bytes = ring->bytes[crossover_predicted];
+    crossover_predicted_us = ring->predicted_us[crossover_predicted];
+    crossover += fmt::format("{}from {} on ({})", crossover.empty() ? ref + " is the fastest " : ", ",
+                             human_bytes(crossover_predicted_bytes), dots ? "the lab's model" : source_word);
+  } else if (crossover_predicted >= 0) {
     const int j = crossover_predicted;
     crossover_predicted_bytes = ring->bytes[j];
     crossover_predicted_us = ring->predicted_us[j];

@@ -7,23 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "app/viz/compare_sources.h"
 #include "app/viz/session.h"
 #include "core/model/bench.h"
 
 namespace microddp::viz {
 
-struct SweepCurve {
-  std::string algorithm;
-  std::vector<double> bytes;         // message size S (nccl-tests' size), bytes
-  std::vector<double> measured_us;   // bench's time: the median timed iteration, microseconds
-  // The spread of each point's timed iterations as bench reports it
-  // (BenchRow: quantiles by linear interpolation, microseconds), drawn as
-  // p10-p90 error bars; samples = the number of timed iterations.
-  std::vector<int> samples;
-  std::vector<double> min_us, p10_us, p90_us, max_us;
-  std::vector<double> predicted_us;  // empty when the cost model is not available
-  std::vector<int64_t> counts;       // elements per rank of each point (re-pricing)
-};
 
 struct Compare {
   RunParams base;                          // the shared parameters
@@ -36,6 +25,19 @@ struct Compare {
   // Points the sweep could not take, each with the reason ("256 MiB: ... exceeds the memory budget").
   std::vector<std::string> skipped;
   PredictionSource source;                 // what every column's prediction is based on
+  // Where the sweep's curves come from (compare_sources.h): shm measures
+  // here point by point; lab runs the cluster lab in the background;
+  // recorded, model and published fill the curves at once. The words below
+  // go on screen (set when the sweep starts or ends).
+  SourceSpec sweep_source;
+  std::string source_label;   // "Source: measured on this machine's shared memory (...)"
+  std::string dots_text, lines_text;  // what the dots and the lines are ("" = none)
+  std::string source_word = "measured";  // the crossover's word
+  std::string source_tag;     // the label in a few words (a short plot's header)
+  std::string source_error;   // why the source gave no curves ("" = it did)
+  // Sets the source; clears the sweep (start_sweep fills it).
+  void set_sweep_source(const SourceSpec& s);
+  bool lab_running() const { return lab_ != nullptr; }
 
   // Default columns for a collective: naive, tree, ring when offered, else
   // the first three algorithms.
@@ -58,8 +60,10 @@ struct Compare {
   // Measures the next point; false when none is left (the crossovers are
   // then computed).
   bool sweep_step();
-  bool sweeping() const { return next_point_ < todo_.size(); }
-  double sweep_progress() const { return todo_.empty() ? 1.0 : double(next_point_) / double(todo_.size()); }
+  bool sweeping() const { return next_point_ < todo_.size() || lab_ != nullptr; }
+  double sweep_progress() const {
+    return lab_ ? 0.5 : todo_.empty() ? 1.0 : double(next_point_) / double(todo_.size());
+  }
   void run_sweep(int64_t min_bytes, int64_t max_bytes, int iters = 5, int warmup = 2);
   // Index into the ring curve's points from which ring is the fastest at
   // every larger size: by the measured points, and by the predicted lines;
@@ -86,11 +90,18 @@ struct Compare {
   // The model's time (µs) of `algorithm` at `bytes` under `source`; -1
   // when it has none or refuses the size.
   double predicted_at(const std::string& algorithm, int64_t bytes) const;
+  // Fills the sweep from a source other than shm (the lab: starts its job).
+  void load_source(int64_t min_bytes, int64_t max_bytes);
+  void apply(SourceSweep&& s);
+  std::unique_ptr<LabJob> lab_;
   std::vector<Point> todo_;
   size_t next_point_ = 0;
   int iters_ = 5, warmup_ = 2;
 };
 
+// The live lab's sizes: at most 16 MiB (8 nodes at 1 Gbit/s: naive takes
+// about 2 s an iteration there), at least 4 KiB.
+inline constexpr int64_t kLabMaxBytes = int64_t{16} << 20, kLabMinBytes = 4096;
 // The compare view's default largest sweep size, bytes: above the size from
 // which ring beats naive and tree at 8 ranks on the threads backend (on a
 // busy 2-core machine `microddp bench` saw ring first only at 64 MiB).

@@ -16,6 +16,7 @@
 #include "core/labs/hang/hang.h"
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
+#include "core/model/nccl_tuner.h"
 #include "core/record/data.h"
 
 namespace microddp::viz {
@@ -74,6 +75,13 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--step", o.step, "show the state after K steps (screenshot)");
   cli.add_option("--view", o.view, "main | compare");
   cli.add_option("--compare", o.compare_list, "algorithms for the compare view, comma-separated");
+  cli.add_option("--compare-source", o.compare_source,
+                 "the compare view's sweep: shm (measured here) | lab (the cluster lab, live) | recorded (a saved lab "
+                 "run) | model (NCCL on --nccl-system) | published (--against FILE)");
+  cli.add_option("--against", o.against, "a published nccl-tests output plotted in the compare view (--compare-source published)");
+  cli.add_option("--nccl-system", o.nccl_system, "the named system of --compare-source model / published (dgx-h100, ...)");
+  cli.add_option("--lab-nic", o.lab_nic, "--compare-source lab: each emulated NIC's rate (tc units, e.g. 1gbit)");
+  cli.add_option("--recorded", o.recorded, "--compare-source recorded: a saved lab run (JSON; default the bundled one)");
   cli.add_option("--export-frames", o.export_dir,
                  "write one PNG per step into DIR (one per beat with --lesson) and exit; step_NN.png / beat_NN.png "
                  "frames of an earlier export in DIR are removed first");
@@ -135,6 +143,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // --fill takes only fill names (RunParams::data also takes rows): core's
   // fill_data checks the name and seed on an empty spec, with the CLI's message.
   if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);
+  if (!o.against.empty() && o.compare_source.empty()) o.compare_source = "published";
+  if (!o.compare_source.empty()) {
+    parse_sweep_source(o.compare_source);  // UsageError naming the value
+    if (!o.against.empty() && o.compare_source != "published")
+      throw UsageError(fmt::format("--against goes with --compare-source published, not '{}'", o.compare_source));
+    if (!o.nccl_system.empty()) nccl::system_preset(o.nccl_system);  // UsageError "unknown NCCL system"
+    o.view = "compare";
+  }
   // The compare view without --ranks (and no --data rows, which fix the
   // ranks): enough ranks for naive, tree and ring to differ (compare.h).
   if (o.view == "compare" && !o.ranks_given && (p.data.empty() || is_fill(p.data)))
@@ -320,6 +336,7 @@ void apply_options(App& app, Options& o) {
   }
   app.compare.configure(p, app.vs.compare_algorithms);
   if (!runs.empty()) compare_runs(app, runs, o.compare_runs);  // present_compare.cpp
+  if (!o.compare_source.empty()) apply_compare_source(app, o);  // present_compare.cpp
   if (!o.speaker_file.empty()) check_writable_file(o.speaker_file, "--speaker");
   app.presenter.speaker_file = o.speaker_file;
   app.presenter.reveal_all = o.reveal;

@@ -25,6 +25,11 @@ struct Options {
   // --compare-runs A.json B.json: two saved run records side by side in the
   // compare view (each column replays its record).
   std::vector<std::string> compare_runs;
+  // The compare view's source (compare_sources.h): --compare-source
+  // shm|lab|recorded|model|published, --against FILE (an nccl-tests output:
+  // published), --nccl-system NAME (model / published), --lab-nic RATE (lab),
+  // --recorded FILE (recorded; default the bundled run).
+  std::string compare_source, against, nccl_system, lab_nic = "1gbit", recorded;
   bool reveal = false;
   // --format with --export-frames: png (stills), gif or mp4 (an animation
   // encoded by ffmpeg, whose path parse_options fills in), or pdf (with
@@ -66,5 +71,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o);
 // --probes, --export-frames, which is created). Still no display. Throws
 // UsageError / ScheduleError / LessonError naming the bad value.
 void apply_options(App& app, Options& o);
+// --compare-source / --against / --nccl-system / --lab-nic / --recorded:
+// sets the compare view's source and asks for its sweep; a file that does
+// not load throws UsageError naming it (present_compare.cpp).
+void apply_compare_source(App& app, const Options& o);
 
 }  // namespace microddp::viz

@@ -7,278 +7,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "app/viz/compare_panel.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
+#include "core/model/nccl_tuner.h"
 #include "core/record/printer.h"
 
 namespace microddp::viz {
 
+using namespace compare_panel;
+
 namespace {
-
-void rec(ViewState& vs, std::string what, ImVec2 a, ImVec2 b) {
-  vs.compare_drawn.push_back({std::move(what), Rect{a.x, a.y, b.x - a.x, b.y - a.y}});
-}
-void rec_item(ViewState& vs, std::string what) { rec(vs, std::move(what), ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
-void rec_control(ViewState& vs, const std::string& what) {
-  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  vs.controls_drawn.push_back({what, Rect{a.x, a.y, b.x - a.x, b.y - a.y}});
-}
-
-// Starts the next item on this line when `w` pixels still fit, else on the
-// next line (large text wraps instead of running off the window).
-void same_line_if_fits(float w) {
-  ImGui::SameLine();
-  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-}
-
-// While a lesson's question is open the crossover stays hidden, as the
-// beat's checks wait: lesson 03 asks where the ring starts to win.
-// (LessonView::withholds: also while a question of a later beat asks for it).
-bool crossover_hidden(const App& app) {
-  return app.lesson && (app.lesson->checks_hidden() ||
-                        app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
-}
-constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
-
-// "ring is the fastest from 1 MiB on", in few words for the sweep's header
-// line at large text (the full sentence is Compare::crossover, on hover).
-std::string short_crossover(const Compare& cmp) {
-  const std::string& ref = compare_reference();
-  const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return c.algorithm == ref; });
-  if (ring == cmp.sweep.end() || ring->bytes.empty() || cmp.crossover.empty()) return "";
-  std::string out = cmp.crossover_measured < 0
-                        ? fmt::format("{} not fastest up to {}", ref, human_bytes(ring->bytes.back()))
-                        : fmt::format("{} fastest from {}", ref, human_bytes(ring->bytes[cmp.crossover_measured]));
-  if (cmp.crossover_predicted_bytes > 0) out += fmt::format(" ({} predicted)", human_bytes(cmp.crossover_predicted_bytes));
-  return out;
-}
-
-// The sweep's header: one or two lines of text (the title, the crossover
-// and what the lines are based on), shortened at large text or in a short
-// area (`brief`) so that the plot keeps its height. Returns the text;
-// `full` gets the long form (shown on hover when shortened).
-std::string sweep_header(const App& app, float width, bool brief, std::string* full) {
-  const Compare& cmp = app.compare;
-  int iters = 0;
-  for (const auto& c : cmp.sweep)
-    for (int n : c.samples) iters = std::max(iters, n);
-  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
-  // The lines say what they are based on (the columns share one source).
-  std::string based;
-  for (const auto& s : cmp.sessions)
-    if (s) {
-      based = s->prediction().source;
-      break;
-    }
-  std::string f = iters > 0 ? fmt::format("Time against message size (log-log): dots measured on this machine (median of {} "
-                                          "iterations, bars p10-p90), lines {}.",
-                                          iters, pred ? based : "predicted (" + based + ")")
-                            : "Time against message size (log-log): dots measured on this machine, lines predicted.";
-  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? std::string(kCrossoverWaits) : cmp.crossover) + ".";
-  std::string skipped;
-  if (!cmp.skipped.empty()) {
-    skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
-    f += fmt::format(" Not measured: {}{}.", cmp.skipped.front(), cmp.skipped.size() > 1 ? fmt::format(" (and {} more)", cmp.skipped.size() - 1) : "");
-  }
-  *full = f;
-  const float lh = ImGui::GetTextLineHeight();
-  // Two lines of it at most, one with large text (the plot's height).
-  const float lines = ImGui::GetFontSize() >= 24 ? 1.f : 2.f;
-  if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
-  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
-  return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
-}
-
-float legend_width(const Compare& cmp) {
-  const float lh = ImGui::GetTextLineHeight();
-  float w = 0;
-  for (const auto& c : cmp.sweep) w += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
-  return w;
-}
-
-// The legend goes at the right end of a one-line header when it fits
-// there, else on a line of its own below the header.
-bool legend_on_header_line(const Compare& cmp, const std::string& header, float width) {
-  const ImVec2 h = ImGui::CalcTextSize(header.c_str(), nullptr, false, width);
-  return h.y <= ImGui::GetTextLineHeight() + 1 && h.x + ImGui::GetTextLineHeight() * 2 + legend_width(cmp) <= width;
-}
-
-// Height the sweep needs besides its plot box: the header, the legend
-// when on a line of its own, the x labels.
-float sweep_overhead(const App& app, float width, bool brief) {
-  std::string full;
-  const std::string h = sweep_header(app, width, brief, &full);
-  const float sp = ImGui::GetStyle().ItemSpacing.y, lh = ImGui::GetTextLineHeight();
-  const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
-  // Half a line above the box and below it: the top and bottom y labels
-  // are centred on the box's edges.
-  return ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f + lh + 6;
-}
-
-void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
-  ViewState& vs = app.vs;
-  Compare& cmp = app.compare;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  rec(vs, "sweep plot", o, ImVec2(o.x + size.x, o.y + size.y));
-  const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
-  const float lh = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.y;
-  // Header (wrapped), then the legend: on the header's line at its right
-  // end when it fits, else on a line of its own; the plot box below both.
-  std::string full;
-  const std::string header = sweep_header(app, size.x, brief, &full);
-  ImGui::PushTextWrapPos(o.x + size.x - ImGui::GetWindowPos().x);
-  ImGui::TextUnformatted(header.c_str());
-  ImGui::PopTextWrapPos();
-  rec_item(vs, "sweep header");
-  if (header != full && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
-  const float header_h = ImGui::GetItemRectSize().y, legend_w = legend_width(cmp);
-  ImVec2 legend_at(o.x, o.y + header_h + sp);
-  float top = header_h + sp;
-  if (legend_on_header_line(cmp, header, size.x)) legend_at = ImVec2(o.x + size.x - legend_w, o.y);
-  else if (!cmp.sweep.empty()) top += lh + sp;
-  top += lh * 0.5f;  // the top y label is centred on the box's top edge
-  if (!cmp.sweep.empty()) rec(vs, "sweep legend", legend_at, ImVec2(legend_at.x + legend_w, legend_at.y + lh));
-  double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
-  for (const auto& c : cmp.sweep) {
-    for (size_t i = 0; i < c.bytes.size(); ++i) {
-      xmin = std::min(xmin, c.bytes[i]), xmax = std::max(xmax, c.bytes[i]);
-      ymin = std::min(ymin, c.measured_us[i]), ymax = std::max(ymax, c.measured_us[i]);
-      if (i < c.p10_us.size() && c.p10_us[i] > 0) ymin = std::min(ymin, c.p10_us[i]), ymax = std::max(ymax, c.p90_us[i]);
-      if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
-    }
-  }
-  const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
-  const float right = ImGui::CalcTextSize("256 KiB").x * 0.6f;
-  const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - right, std::max(o.y + top + 8, o.y + size.y - bottom));
-  dl->AddRect(p0, p1, faint);
-  rec(vs, "sweep axes", p0, p1);
-  if (cmp.sweep.empty() || xmax <= 0) {
-    dl->PushClipRect(p0, p1, true);
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 4), ink,
-                "Press \"Measure sweep\" to time every algorithm over message sizes.", nullptr, p1.x - p0.x - 16);
-    dl->PopClipRect();
-    ImGui::SetCursorScreenPos(o);
-    ImGui::Dummy(size);
-    return;
-  }
-  const float cap = std::max(3.f, std::floor(lh * 0.3f));
-  // Each algorithm's dots and bars sit a little apart at the same size
-  // (centred on the size), so that bars of equal times stay distinct;
-  // the predicted lines stay at the size itself. The sizes map inside the
-  // box by the outermost offset, so no dot or bar crosses its sides.
-  const float spread_px = 2 * cap + 3;
-  const size_t K = cmp.sweep.size();
-  const float inset = float(K - 1) / 2 * spread_px + std::max(cap, lh * 0.28f) + 2;
-  const double lx0 = std::log10(xmin), lx1 = std::log10(std::max(xmax, xmin * 2));
-  const double ly0 = std::floor(std::log10(std::max(ymin, 1e-3))), ly1 = std::ceil(std::log10(std::max(ymax, ymin * 2)));
-  auto X = [&](double b) { return p0.x + inset + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x - 2 * inset); };
-  auto Y = [&](double us) {
-    return p1.y - float((std::log10(std::max(us, 1e-3)) - ly0) / std::max(ly1 - ly0, 1e-9)) * (p1.y - p0.y);
-  };
-  // y labels: every decade while a line of text fits between two, else
-  // every second or third (the grid keeps every decade).
-  const float decade_px = (p1.y - p0.y) / float(std::max(ly1 - ly0, 1.0));
-  const int every = std::max(1, int(std::ceil(lh * 1.1f / std::max(decade_px, 1.f))));
-  for (double d = ly0; d <= ly1; d += 1) {
-    const float y = Y(std::pow(10, d));
-    dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
-    if (int(std::lround(ly1 - d)) % every != 0) continue;  // the top decade always labelled
-    const std::string t = format_us(std::pow(10, d));
-    const float ty = y - lh / 2;
-    dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
-    rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
-  }
-  float last_right = -1e9f;
-  for (size_t i = 0; i < cmp.sweep.front().bytes.size(); ++i) {
-    const double b = cmp.sweep.front().bytes[i];
-    const std::string t = human_bytes(b);
-    const float x = X(b), w = ImGui::CalcTextSize(t.c_str()).x;
-    dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), ink);
-    // Clear of the y labels (left of the box), and a label only where the
-    // previous one leaves room.
-    const float tx = std::max(x - w / 2, p0.x);
-    if (tx < last_right + lh * 0.5f) continue;
-    dl->AddText(ImVec2(tx, p1.y + 4), ink, t.c_str());
-    rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
-    last_right = tx + w;
-  }
-  float legend_x = legend_at.x;
-  const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
-  for (size_t k = 0; k < K; ++k) {
-    const auto& c = cmp.sweep[k];
-    const Rgba col = algorithm_color(c.algorithm);
-    const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
-    for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
-      dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
-                  im(col), 2.5f);
-    for (size_t i = 0; i < c.bytes.size(); ++i) {
-      const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
-      // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
-      // that a pixel probe at a cap sees the algorithm's colour exactly.
-      const bool spread = i < c.p10_us.size() && c.p10_us[i] > 0 && c.p90_us[i] > 0;
-      if (spread) {
-        const float x = std::floor(p.x), lo = std::floor(Y(c.p10_us[i])), hi = std::floor(Y(c.p90_us[i]));
-        dl->AddRectFilled(ImVec2(x - 1, hi), ImVec2(x + 1, lo + 1), im(col));
-        dl->AddRectFilled(ImVec2(x - cap, hi - 1), ImVec2(x + cap + 1, hi + 1), im(col));
-        dl->AddRectFilled(ImVec2(x - cap, lo - 1), ImVec2(x + cap + 1, lo + 1), im(col));
-        if (app.vs.collect_probes) {
-          // The caps' end pixels, clear of the dot (radius lh·0.28 < cap).
-          const std::string at = fmt::format("{} {}", c.algorithm, human_bytes(c.bytes[i]));
-          app.vs.probes.push_back(Probe{int(x + cap), int(hi - 1), col, "error bar p90 " + at});
-          app.vs.probes.push_back(Probe{int(x + cap), int(lo - 1), col, "error bar p10 " + at});
-        }
-      }
-      dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
-      if (i + 1 < c.bytes.size() && c.predicted_us.empty())
-        dl->AddLine(p, ImVec2(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
-      if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
-        ImGui::SetTooltip("%s, %s: measured %s (p10 %s, p90 %s, min %s, max %s over %d iterations), predicted %s",
-                          c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(), format_us(c.measured_us[i]).c_str(),
-                          format_us(spread ? c.p10_us[i] : -1).c_str(), format_us(spread ? c.p90_us[i] : -1).c_str(),
-                          format_us(spread ? c.min_us[i] : -1).c_str(), format_us(spread ? c.max_us[i] : -1).c_str(),
-                          i < c.samples.size() ? c.samples[i] : 0,
-                          format_us(i < c.predicted_us.size() ? c.predicted_us[i] : -1).c_str());
-    }
-    dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, legend_at.y + lh * 0.5f), lh * 0.3f, im(col), 16);
-    dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
-    legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
-  }
-  // Where ring becomes and stays the fastest, if it does in the sizes
-  // measured (ring's dot ringed) and predicted (on ring's line); the labels
-  // inside the plot box, at its top.
-  if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(),
-                               [](const SweepCurve& c) { return c.algorithm == compare_reference(); });
-      ring != cmp.sweep.end()) {
-    const float ring_off = std::round((float(ring - cmp.sweep.begin()) - float(K - 1) / 2) * spread_px);
-    auto vline = [&](double b, ImU32 col, const char* label, float row) {
-      const float x = X(b);
-      for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
-      // Right of the line, or left of it when it would run past the plot.
-      const float w = ImGui::CalcTextSize(label).x;
-      const float ty = p0.y + 2 + lh * row;
-      if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
-      const float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
-      dl->AddText(ImVec2(tx, ty), col, label);
-      rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
-    };
-    const bool hide = crossover_hidden(app);
-    if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->bytes.size())) {
-      vline(ring->bytes[j], ink, "crossover (measured)", 0);
-      dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
-    }
-    if (!hide && cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
-      vline(cmp.crossover_predicted_bytes, im(predicted_color()), "crossover (predicted)", 1);
-      const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
-      dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
-                  im(predicted_color()), 0, 0, 2.f);
-    }
-  }
-  ImGui::SetCursorScreenPos(o);
-  ImGui::Dummy(size);
-}
 
 // A column's text lines: the totals of its run so far.
 std::vector<std::pair<std::string, bool>> column_lines(const Session& s) {
@@ -296,6 +38,60 @@ std::vector<std::pair<std::string, bool>> column_lines(const Session& s) {
     out.emplace_back(fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part, format_us(st.predicted_us)),
                      true);
   return out;
+}
+
+// The source picker (compare_sources.h): what the sweep plots, and for the
+// model and published sources which system or table. Changing it loads the
+// source at once (the lab starts its job).
+void draw_source_picker(App& app) {
+  ViewState& vs = app.vs;
+  Compare& cmp = app.compare;
+  SourceSpec spec = cmp.sweep_source;
+  bool changed = false;
+  // On the controls' line when it fits (the plot keeps its height), else on its own.
+  const float combo_w = ImGui::GetFontSize() * 15;
+  same_line_if_fits(ImGui::CalcTextSize("Source:").x + ImGui::GetStyle().ItemSpacing.x + combo_w);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Source:");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(combo_w);
+  if (ImGui::BeginCombo("##compare_source", std::string(picker_label(spec.kind)).c_str())) {
+    for (SweepSource k : kSweepSources)
+      if (ImGui::Selectable(std::string(picker_label(k)).c_str(), k == spec.kind) && k != spec.kind) {
+        spec.kind = k, changed = true;
+        spec.file.clear(), spec.system.clear();
+      }
+    ImGui::EndCombo();
+  }
+  rec_control(vs, "compare source");
+  if (spec.kind == SweepSource::model) {
+    same_line_if_fits(ImGui::GetFontSize() * 9);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    const std::string cur = spec.system.empty() ? "dgx-h100" : spec.system;
+    if (ImGui::BeginCombo("##compare_system", cur.c_str())) {
+      for (const auto& sys : nccl::system_presets())
+        if (ImGui::Selectable(sys.name.c_str(), sys.name == cur)) spec.system = sys.name, changed = true;
+      ImGui::EndCombo();
+    }
+    rec_control(vs, "compare system");
+  }
+  if (spec.kind == SweepSource::published) {
+    same_line_if_fits(ImGui::GetFontSize() * 12);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    const std::string cur = std::filesystem::path(spec.file.empty() ? default_published_file() : spec.file).filename().string();
+    if (ImGui::BeginCombo("##compare_table", cur.c_str())) {
+      for (const auto& f : published_files()) {
+        const std::string n = std::filesystem::path(f).filename().string();
+        if (ImGui::Selectable(n.c_str(), n == cur)) spec.file = f, changed = true;
+      }
+      ImGui::EndCombo();
+    }
+    rec_control(vs, "compare table");
+  }
+  if (changed) {
+    cmp.set_sweep_source(spec);
+    vs.compare_sweep_requested = spec.kind != SweepSource::shm;
+  }
 }
 
 float wrapped_h(const std::string& t, float w) { return ImGui::CalcTextSize(t.c_str(), nullptr, false, w).y; }
@@ -378,6 +174,7 @@ void draw_compare(App& app) {
     measure = ImGui::Button("Measure sweep");
     rec_control(vs, "compare measure sweep");
   }
+  if (controls) draw_source_picker(app);
   const int64_t max_bytes = int64_t{1} << vs.compare_sweep_max_log2;
   if (measure || (vs.compare_sweep_requested && cmp.sweep.empty() && !cmp.sweeping())) {
     vs.compare_sweep_requested = false;
@@ -434,6 +231,14 @@ void draw_compare(App& app) {
     }
   }
 
+  // A source other than this machine's threads: its plot takes the whole
+  // area (the columns step through this machine's runs, which it is not about).
+  if (cmp.sweep_source.kind != SweepSource::shm) {
+    const ImVec2 a = ImGui::GetCursorScreenPos(), av = ImGui::GetContentRegionAvail();
+    rec(vs, "area", a, ImVec2(a.x + av.x, a.y + av.y));
+    draw_sweep_plot(app, av, av.y < 20 * ImGui::GetTextLineHeight());
+    return;
+  }
   // The area below the controls: the columns take what their text needs
   // (and a topology drawing when it has the room for legible ranks), the
   // sweep plot the rest, never under 30% of the area nor under three

@@ -235,6 +235,7 @@ std::string sweep_key(const RunParams& p, const std::vector<std::string>& algs, 
                               p.spec.world_size, p.spec.nodes, name(p.spec.dtype), name(p.spec.op), p.spec.root,
                               v.min_bytes, v.max_bytes);
   for (const auto& a : algs) k += " " + a;
+  k += fmt::format(" source {} {} {} {} {}", v.source, v.file, v.system, v.ranks, v.protocols);
   return k;
 }
 
@@ -268,9 +269,19 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   while (cmp.position < want) cmp.step();
   vs.compare_sweep_max_log2 = std::clamp(int(std::lround(std::log2(double(t.view.max_bytes)))), 10, 28);
   vs.compare_sweep_requested = false;
+  // The beat's source (compare_sources.h; lesson 03 checks its conclusion on
+  // the recorded lab run, lesson 12 plots the published tables).
+  SourceSpec src;
+  src.kind = parse_sweep_source(t.view.source);
+  src.file = t.view.file;
+  src.system = t.view.system;
+  src.ranks = t.view.ranks;
+  src.protocols = t.view.protocols;
+  if (!(cmp.sweep_source == src)) cmp.set_sweep_source(src);
   const std::string key = sweep_key(t.params, algs, t.view);
   const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&
-                    !saved.sweep.front().bytes.empty() && saved.sweep.front().bytes.front() == double(t.view.min_bytes);
+                    !saved.sweep.front().bytes.empty() &&
+                    (src.kind != SweepSource::shm || saved.sweep.front().bytes.front() == double(t.view.min_bytes));
   if (same) {
     if (cmp.sweep.empty()) {  // configure() cleared it
       cmp.sweep = std::move(saved.sweep);

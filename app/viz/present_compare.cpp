@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "app/viz/options.h"
 #include "app/viz/present.h"
 #include "app/viz/view_state.h"
 
@@ -29,6 +30,23 @@ void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vecto
     c.errors.emplace_back();
   }
   app.vs.compare_algorithms = c.algorithms;
+}
+
+void apply_compare_source(App& app, const Options& o) {
+  SourceSpec spec;
+  spec.kind = parse_sweep_source(o.compare_source);
+  spec.system = o.nccl_system;
+  spec.nic = o.lab_nic;
+  if (spec.kind == SweepSource::published) {
+    spec.file = o.against;
+    load_nccl_tests(spec.file.empty() ? default_published_file() : spec.file);  // UsageError naming FILE:LINE
+  }
+  if (spec.kind == SweepSource::recorded) {
+    spec.file = o.recorded;
+    load_lab_record(spec.file.empty() ? default_recorded_file() : spec.file);  // UsageError naming the file
+  }
+  app.compare.set_sweep_source(spec);
+  app.vs.compare_sweep_requested = spec.kind != SweepSource::shm;
 }
 
 }  // namespace microddp::viz

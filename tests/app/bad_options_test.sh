@@ -37,6 +37,12 @@ check "--step -1 is outside 0..2" --step -1 --screenshot /tmp/x.png
 # at 3 ranks; without --ranks the compare view runs 8 ranks: naive and ring, 14 steps).
 check "--step 5 is outside 0..4 (the longest compared schedule has 4 steps)" --view compare --ranks 3 --step 5 --screenshot /tmp/x.png
 check "--step 15 is outside 0..14 (the longest compared schedule has 14 steps)" --view compare --step 15 --screenshot /tmp/x.png
+# The compare view's sources (compare_sources.h): the bad value named.
+check "--compare-source 'lan' (expected shm, lab, recorded, model or published)" --compare-source lan --screenshot /tmp/x.png
+check "/nonexistent.txt: no such file" --against /nonexistent.txt --screenshot /tmp/x.png
+check "unknown NCCL system 'dgx-z'" --compare-source model --nccl-system dgx-z --screenshot /tmp/x.png
+check "recorded lab run '/nonexistent.json': cannot open it" --compare-source recorded --recorded /nonexistent.json --screenshot /tmp/x.png
+check "--against goes with --compare-source published, not 'model'" --compare-source model --against /nonexistent.txt --screenshot /tmp/x.png
 check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
 # --nodes: the rule and the words of run, predict and bench (core/ir/topology.h check_nodes)

@@ -101,7 +101,7 @@ TEST_SUITE("lesson_story") {
 
   TEST_CASE("the preset a beat's checks price with (lesson 03)") {
     const lesson::Lesson l = lesson::load_lesson(kLessons + "03-naive-tree-ring.yaml");
-    REQUIRE(l.beats.size() == 8);
+    REQUIRE(l.beats.size() == 11);
     CHECK(beat_preset(l.beats[0]) == "");  // bytes and result checks only
     CHECK(beat_preset(l.beats[2]) == "");
     for (size_t b = 3; b < 8; ++b) {
@@ -109,6 +109,8 @@ TEST_SUITE("lesson_story") {
       CHECK(beat_preset(l.beats[b]) == "nvlink");
       CHECK(beat_target(l.beats[b]).preset == "nvlink");
     }
+    // The measured beats: shared memory (bytes, steps), the recorded lab run, the live lab.
+    for (size_t b = 8; b < 11; ++b) CHECK(beat_preset(l.beats[b]) == "");
   }
 
   TEST_CASE("lesson 03 beat 4 in the window: cards and checks both priced on preset nvlink") {

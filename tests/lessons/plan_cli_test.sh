@@ -7,7 +7,7 @@ bin=$1
 src=$2
 fail=0
 out=$("$bin" lesson "$src/lessons/03-naive-tree-ring.yaml" --plan) || { echo "FAIL: --plan exited $?"; fail=1; }
-for want in "   5  collective     4  18:00  Where is the crossover?  [?]" "total 30 min (8 beats)"; do
+for want in "   5  collective     4  18:00  Where is the crossover?  [?]" "total 40 min (11 beats)"; do
   printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --plan lacks the line '$want'"; printf '%s\n' "$out"; fail=1; }
 done
 out=$("$bin" lesson 02-ring-double-buffering --speaker) || { echo "FAIL: --speaker exited $?"; fail=1; }

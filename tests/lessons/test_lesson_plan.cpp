@@ -92,7 +92,7 @@ beats:
           "   5  collective     6  16:00  Why two buffers? A send is non-blocking: it is only posted, and the…  [?]\n"
           "   6  collective     3  22:00  Contrast: the chunked ring (the one NCCL and Baidu's ring use).\n"
           "total 25 min (6 beats)\n");
-    CHECK(total_minutes(load_lesson(kLessons + "03-naive-tree-ring.yaml")) == 30);
+    CHECK(total_minutes(load_lesson(kLessons + "03-naive-tree-ring.yaml")) == 40);
   }
 
   TEST_CASE("the plan marks default minutes") {

@@ -237,7 +237,14 @@ beats:
       CHECK(b.view.algorithms == std::vector<std::string>{"naive", "tree", "ring"});
       CHECK(b.view.max_bytes >= int64_t{16} << 20);
     }
-    CHECK(compare_beats == 5);  // the model beats, from "which one wins" to the crossover
+    // The model beats, from "which one wins" to the crossover, then the
+    // shared-memory result explained and the recorded lab run that checks
+    // the conclusion (compare_sources.h).
+    CHECK(compare_beats == 7);
+    CHECK(l3.beats[8].view.source == "shm");
+    CHECK(l3.beats[9].view.source == "recorded");
+    CHECK(l3.beats[9].view.file == (kLessons / "data" / "lab-allreduce-8x1-1gbit.json").lexically_normal().string());
+    CHECK(l3.beats[10].kind == Beat::Kind::lab);
     CHECK(l3.beats[0].view.kind == BeatView::Kind::steps);
     for (const char* f : {"07-bucketing-overlap.yaml", "10-fsdp-prefetch.yaml"}) {
       const Lesson l = load_lesson((kLessons / f).string());

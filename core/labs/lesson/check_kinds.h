@@ -58,6 +58,10 @@ CheckResult eval_nccl(const check::NcclChoice& k);
 CheckResult eval_nccl(const check::PublishedTime& k);
 CheckResult eval_nccl(const check::PublishedError& k);
 
+// recorded_faster (checks_recorded.cpp): a recorded cluster-lab run's claim.
+check::RecordedFaster read_recorded_faster(const yaml::Ctx& c, const YAML::Node& n);
+CheckResult eval_recorded(const check::RecordedFaster& k);
+
 // Evaluates a collective beat's checks (runs its setup when one needs it).
 std::vector<CheckResult> evaluate_collective(const Beat& b);
 

@@ -17,7 +17,8 @@ using yaml::str;
 
 const std::vector<std::string> kCollectiveNames = {"buffer",    "bytes",       "steps",          "result",
                                                    "predicted", "ratio",       "faster",         "nic_bytes",
-                                                   "nccl_choice", "published_time", "published_error"};
+                                                   "nccl_choice", "published_time", "published_error",
+                                                   "recorded_faster"};
 const std::vector<std::string> kDdpNames = {"allreduce_calls",  "buckets",         "bucket_params",
                                             "overlap_fraction", "exposed_comm_ms", "replicas_identical",
                                             "same_params",      "loss"};

@@ -3,7 +3,9 @@
 // Each kind is parsed and evaluated in one place, next to each other:
 //   collective beats  checks_collective.cpp  buffer, bytes, steps, result,
 //                                            predicted, ratio, faster,
-//                                            nic_bytes
+//                                            nic_bytes; nccl_choice, published_time,
+//                                            published_error (checks_nccl.cpp);
+//                                            recorded_faster (checks_recorded.cpp)
 //   ddp beats         checks_ddp.cpp         allreduce_calls, buckets,
 //                                            bucket_params, overlap_fraction,
 //                                            exposed_comm_ms, replicas_identical,
@@ -24,6 +26,7 @@
 
 #include "core/labs/ddp/ddp.h"
 #include "core/ir/types.h"
+#include "core/model/lab_record.h"
 #include "core/model/nccl_tests.h"
 
 namespace microddp::lesson::check {
@@ -221,8 +224,21 @@ struct PublishedError {
   double below_pct = 0;
 };
 
+// ---- collective beats about a recorded cluster-lab run (checks_recorded.cpp) ----
+
+// In the recorded lab run at `path` (core/model/lab_record.h; read once,
+// when the lesson loads), `algorithm`'s median time is below `than`'s at
+// every size from `from_bytes` to `to_bytes` that both were measured at (at least one
+// size): a network claim checked where a network was measured, on a
+// machine without one.
+struct RecordedFaster {
+  std::string path, algorithm, than;
+  LabRecord record;
+  int64_t from_bytes = 1, to_bytes = INT64_MAX;  // sizes S in bytes, both included
+};
+
 using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster, NicBytes,  //
-                         NcclChoice, PublishedTime, PublishedError,  //
+                         NcclChoice, PublishedTime, PublishedError, RecordedFaster,  //
                          AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
                          SameParams, Loss,  //
                          NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report,  //

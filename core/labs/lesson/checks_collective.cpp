@@ -460,6 +460,7 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   else if (kind == "nccl_choice") k.claim = read_nccl_choice(c, n, setup);
   else if (kind == "published_time") k.claim = read_published_time(c, n, setup);
   else if (kind == "published_error") k.claim = read_published_error(c, n, setup);
+  else if (kind == "recorded_faster") k.claim = read_recorded_faster(c, n);
   else k.claim = read_faster(c, n, setup);
   return k;
 }
@@ -479,6 +480,8 @@ std::vector<CheckResult> evaluate_collective(const Beat& b) {
           else if constexpr (std::is_same_v<K, check::NcclChoice> || std::is_same_v<K, check::PublishedTime> ||
                              std::is_same_v<K, check::PublishedError>)
             return eval_nccl(claim);
+          else if constexpr (std::is_same_v<K, check::RecordedFaster>)
+            return eval_recorded(claim);
           else
             return wrong_kind(k.mark, "collective");  // a ddp or hang check built by hand into this beat
         },

@@ -176,6 +176,15 @@ struct BeatView {
   enum class Kind { steps, compare, ddp, topology } kind = Kind::steps;
   std::vector<std::string> algorithms;  // compare: empty = the window's default (naive, tree, ring)
   int64_t min_bytes = 4096, max_bytes = int64_t{64} << 20;
+  // compare: where the sweep comes from (`compare: {source: ...}`; the
+  // window's --compare-source, app/viz/compare_sources.h): "shm" (measured
+  // on this machine), "lab" (the cluster lab, live), "recorded" (a saved lab
+  // run, `file`), "model" (NCCL on `system`) or "published" (the nccl-tests
+  // output `file`). file: resolved against the lesson's folder ("" = the
+  // window's default); system: a named NCCL system ("" = the default).
+  std::string source = "shm", file, system;
+  int ranks = 0;  // model: the ranks priced (0 = the beat's world size)
+  bool protocols = false;  // model: the ring's three protocols as lines (LL, LL128, SIMPLE) instead of one per algorithm
 };
 std::string_view name(BeatView::Kind k);  // "steps", "compare", "ddp", "topology"
 

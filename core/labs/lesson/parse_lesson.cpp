@@ -19,6 +19,9 @@
 #include "core/labs/lesson/lesson.h"
 #include "core/labs/lesson/read_options.h"
 #include "core/labs/lesson/read_yaml.h"
+#include "core/model/lab_record.h"
+#include "core/model/nccl_tests.h"
+#include "core/model/nccl_tuner.h"
 
 namespace microddp::lesson {
 
@@ -43,7 +46,37 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
   if (!bn["compare"]) return;
   const YAML::Node n = bn["compare"];
   if (v.kind != BeatView::Kind::compare) c.fail(n, "'compare' (algorithms, sizes) needs 'view: compare' in the same beat");
-  only_keys(c, n, "compare", {"algorithms", "sizes"});
+  only_keys(c, n, "compare", {"algorithms", "sizes", "source", "file", "system", "ranks", "protocols"});
+  if (n["source"]) v.source = one_of(c, n["source"], "source", {"shm", "lab", "recorded", "model", "published"});
+  if (n["system"]) {
+    if (v.source != "model" && v.source != "published") c.fail(n["system"], "'system' goes with 'source: model' or 'source: published'");
+    v.system = str(c, n["system"], "system");
+    try {
+      nccl::system_preset(v.system);
+    } catch (const UsageError& e) {
+      c.fail(n["system"], e.what());
+    }
+  }
+  if (n["protocols"]) {
+    if (v.source != "model") c.fail(n["protocols"], "'protocols' goes with 'source: model'");
+    v.protocols = boolean(c, n["protocols"], "protocols");
+  }
+  if (n["ranks"]) {
+    if (v.source != "model") c.fail(n["ranks"], "'ranks' goes with 'source: model' (the ranks the model prices)");
+    v.ranks = static_cast<int>(integer(c, n["ranks"], "ranks", 2, nccl::kMaxTunerRanks));
+  }
+  if (n["file"]) {
+    if (v.source != "recorded" && v.source != "published") c.fail(n["file"], "'file' goes with 'source: recorded' or 'source: published'");
+    const std::string f = str(c, n["file"], "file");
+    const std::filesystem::path fp(f);
+    v.file = fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+    try {  // read now, so that a bad file fails at its line when the lesson loads
+      if (v.source == "recorded") load_lab_record(v.file);
+      else load_nccl_tests(v.file);
+    } catch (const UsageError& e) {
+      c.fail(n["file"], e.what());
+    }
+  }
   if (n["algorithms"]) {
     const auto& known = algorithms_for(collective);
     for (const auto& e : seq(c, n["algorithms"], "algorithms")) {

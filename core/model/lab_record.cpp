@@ -1,0 +1,119 @@
+#include "core/model/lab_record.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/ir/types.h"
+
+namespace microddp {
+namespace {
+
+using nlohmann::json;
+
+std::string need_string(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw UsageError(fmt::format("{}: '{}' is missing", where, key));
+  if (!j[key].is_string()) throw UsageError(fmt::format("{}.{}: expected a string, got {}", where, key, j[key].dump()));
+  return j[key].get<std::string>();
+}
+std::string opt_string(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+double need_number(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) throw UsageError(fmt::format("{}: '{}' is missing", where, key));
+  if (!j[key].is_number()) throw UsageError(fmt::format("{}.{}: expected a number, got {}", where, key, j[key].dump()));
+  return j[key].get<double>();
+}
+// A number, or `dflt` when absent or null.
+double opt_number(const json& j, const char* key, double dflt) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : dflt;
+}
+
+LabRecordRow read_row(const json& r, const std::string& where) {
+  if (!r.is_object()) throw UsageError(fmt::format("{}: expected an object, got {}", where, r.dump()));
+  LabRecordRow row;
+  row.algorithm = need_string(r, "algorithm", where);
+  const double bytes = need_number(r, "bytes", where);
+  if (bytes < 1) throw UsageError(fmt::format("{}.bytes: {} is not a size (1 or more bytes)", where, bytes));
+  row.bytes = static_cast<int64_t>(bytes);
+  row.time_us = need_number(r, "time_us", where);
+  if (!(row.time_us > 0)) throw UsageError(fmt::format("{}.time_us: {} is not a time (above 0 µs)", where, row.time_us));
+  row.count = static_cast<int64_t>(opt_number(r, "count", 0));
+  row.samples = static_cast<int>(opt_number(r, "samples", 0));
+  row.min_us = opt_number(r, "min_us", -1);
+  row.p10_us = opt_number(r, "p10_us", -1);
+  row.p90_us = opt_number(r, "p90_us", -1);
+  row.max_us = opt_number(r, "max_us", -1);
+  row.predicted_us = opt_number(r, "predicted_us", -1);
+  return row;
+}
+
+}  // namespace
+
+std::vector<std::string> LabRecord::algorithms() const {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (std::find(out.begin(), out.end(), r.algorithm) == out.end()) out.push_back(r.algorithm);
+  return out;
+}
+
+const LabRecordRow* LabRecord::row(const std::string& algorithm, int64_t bytes) const {
+  for (const auto& r : rows)
+    if (r.algorithm == algorithm && r.bytes == bytes) return &r;
+  return nullptr;
+}
+
+std::string LabRecord::setup_text() const {
+  return fmt::format("{} node{} x {} rank{}, NIC {}", nodes, nodes == 1 ? "" : "s", ranks_per_node,
+                     ranks_per_node == 1 ? "" : "s", nic);
+}
+
+LabRecord parse_lab_record(std::string_view text, const std::string& path) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw UsageError(fmt::format("{}: not JSON (a recorded lab run is one JSON object)", path));
+  if (!j.is_object()) throw UsageError(fmt::format("{}: expected a JSON object, got {}", path, j.type_name()));
+  LabRecord r;
+  r.path = path;
+  r.date = need_string(j, "date", path);
+  r.machine = need_string(j, "machine", path);
+  r.command = need_string(j, "command", path);
+  r.nic = need_string(j, "nic", path);
+  r.collective = need_string(j, "collective", path);
+  r.nic_check = opt_string(j, "nic_check");
+  r.predicted = opt_string(j, "predicted");
+  const double nodes = need_number(j, "nodes", path), rpn = need_number(j, "ranks_per_node", path);
+  if (nodes < 1 || rpn < 1) throw UsageError(fmt::format("{}: nodes {} x ranks_per_node {} (each must be 1 or more)", path, nodes, rpn));
+  r.nodes = static_cast<int>(nodes), r.ranks_per_node = static_cast<int>(rpn);
+  if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty())
+    throw UsageError(fmt::format("{}: 'rows' must be a non-empty array of bench rows", path));
+  for (size_t i = 0; i < j["rows"].size(); ++i)
+    r.rows.push_back(read_row(j["rows"][i], fmt::format("{}: rows[{}]", path, i)));
+  return r;
+}
+
+LabRecord load_lab_record(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("recorded lab run '{}': cannot open it", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_lab_record(ss.str(), path);
+}
+
+std::vector<LabRecordRow> parse_bench_json_lines(std::string_view text, const std::string& what) {
+  std::vector<LabRecordRow> out;
+  std::istringstream in{std::string(text)};
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (line.empty() || line.front() != '{') continue;
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) throw UsageError(fmt::format("{}: line {}: not JSON", what, n));
+    out.push_back(read_row(j, fmt::format("{}: line {}", what, n)));
+  }
+  return out;
+}
+
+}  // namespace microddp

@@ -1,0 +1,60 @@
+// A cluster-lab run kept as a file: what `microddp cluster --nodes N --nic
+// RATE -- bench --backend mpi ... --json` measured on emulated hosts
+// (network namespaces, tbf-shaped NICs; app/cli/cmd_cluster.cpp), with the
+// machine, the date and the command, so that a machine without namespaces
+// (a lecture laptop) can show and check a network measurement that it
+// cannot make. The window's Compare view plots it (source "recorded",
+// app/viz/compare_sources.h) and lesson checks read it (`recorded_faster`).
+//
+// File (JSON object; lessons/data/lab-*.json):
+//   date, machine, command, collective, nic   strings (machine as lscpu names it)
+//   nodes, ranks_per_node                     integers >= 1
+//   nic_check, predicted, recorded            strings (optional)
+//   log                                       array of strings (optional: the lab's own lines)
+//   rows  array of bench's --json rows, at least: algorithm (string),
+//         bytes (nccl-tests' size S, B), time_us (the median timed
+//         iteration, µs); optional count, samples, min_us, p10_us, p90_us,
+//         max_us, predicted_us (the lab model's time, µs; null = none).
+// The same rows, one object a line, are what the live lab prints
+// (parse_bench_json_lines).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace microddp {
+
+struct LabRecordRow {
+  std::string algorithm;
+  int64_t bytes = 0, count = 0;  // S (bytes), elements per rank
+  double time_us = 0;            // median of the timed iterations, µs
+  int samples = 0;               // timed iterations (0 = not stated)
+  double min_us = -1, p10_us = -1, p90_us = -1, max_us = -1;  // -1 = not stated
+  double predicted_us = -1;      // the lab model's time, µs; -1 = none
+};
+
+struct LabRecord {
+  std::string path, date, machine, command, collective = "all_reduce", nic, nic_check, predicted;
+  int nodes = 0, ranks_per_node = 1;
+  std::vector<LabRecordRow> rows;
+  int world_size() const { return nodes * ranks_per_node; }
+  // The algorithms of the rows, in the order they first appear.
+  std::vector<std::string> algorithms() const;
+  // The row of `algorithm` at `bytes`, or nullptr.
+  const LabRecordRow* row(const std::string& algorithm, int64_t bytes) const;
+  // "8 nodes x 1 rank, NIC 1gbit" (what the run emulated).
+  std::string setup_text() const;
+};
+
+// Parses a recorded run (`path` names it in errors). Throws UsageError
+// naming the file and the missing or bad field ("FILE: rows[3].time_us: ...").
+LabRecord parse_lab_record(std::string_view text, const std::string& path);
+// Reads the file (UsageError naming it when missing or unreadable) and parses it.
+LabRecord load_lab_record(const std::string& path);
+// bench --json output: one JSON object a line (other lines, such as the
+// lab's "cluster: ..." and bench's "# ..." lines, are skipped). Throws
+// UsageError naming `what` and the line when an object lacks a field.
+std::vector<LabRecordRow> parse_bench_json_lines(std::string_view text, const std::string& what);
+
+}  // namespace microddp

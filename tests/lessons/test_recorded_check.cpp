@@ -1,0 +1,54 @@
+// recorded_faster (core/labs/lesson/checks_recorded.cpp): a network claim
+// checked on the bundled recorded cluster-lab run; its errors at load time.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/labs/lesson/lesson.h"
+
+using namespace microddp;
+using namespace microddp::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kFile = (fs::path(MICRODDP_SOURCE_DIR) / "lessons" / "x.yaml").string();
+
+std::string lesson_with(const std::string& check) {
+  return "title: t\nsummary: s\nsetup: {collective: all_reduce, algorithm: ring, ranks: 4, count: 4}\n"
+         "beats:\n  - at: end\n    text: x\n    checks:\n      - " +
+         check + "\n";
+}
+}  // namespace
+
+TEST_SUITE("lesson_recorded") {
+  TEST_CASE("recorded_faster passes where the recorded run says so and fails where it does not") {
+    const Lesson ok = parse_lesson(
+        lesson_with("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, algorithm: ring, than: tree, from: 256K}"),
+        kFile);
+    const auto r = evaluate(ok.beats[0]);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].pass);
+    CHECK(r[0].actual == "262144 B: 0.279, 1048576 B: 0.19, 4194304 B: 0.406, 16777216 B: 0.282");
+    // Below 256 KiB the tree is ahead: the same claim from 4 KiB fails.
+    const Lesson bad = parse_lesson(
+        lesson_with("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, algorithm: ring, than: tree, from: 4K}"),
+        kFile);
+    const auto f = evaluate(bad.beats[0]);
+    REQUIRE(f.size() == 1);
+    CHECK_FALSE(f[0].pass);
+  }
+
+  TEST_CASE("recorded_faster: a missing file, an algorithm without rows, 'to' below 'from' are refused at their line") {
+    CHECK_THROWS_WITH_AS(parse_lesson(lesson_with("{check: recorded_faster, file: data/none.json, algorithm: ring, than: tree}"), kFile),
+                         doctest::Contains("recorded lab run"), LessonError);
+    CHECK_THROWS_WITH_AS(
+        parse_lesson(lesson_with("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, algorithm: hd, than: tree}"),
+                     kFile),
+        doctest::Contains("'hd' has no rows in data/lab-allreduce-8x1-1gbit.json (it has naive, tree, ring)"), LessonError);
+    CHECK_THROWS_WITH_AS(parse_lesson(lesson_with("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, "
+                                                  "algorithm: ring, than: tree, from: 1M, to: 4K}"),
+                                      kFile),
+                         doctest::Contains("'to' (4096 bytes) is below 'from' (1048576 bytes)"), LessonError);
+  }
+}
