@@ -364,6 +364,17 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
       fin[r] = start + rc[r].terms.total();
     }
     CostTerms crit = rc[worst_r].terms;
+    // The step's α term is its latency floor, the most α any port pays (α
+    // is per message: the port with the most messages), and β the rest of
+    // the step's port time. The port that sets the step may change with the
+    // size (many small messages on an intra port, one large one on a NIC);
+    // its own α would then make the α term jump with the size.
+    double floor_alpha = 0;
+    for (int id = 0; id < P; ++id) floor_alpha = std::max(floor_alpha, port[id].alpha_s);
+    if (floor_alpha > crit.alpha_s && floor_alpha <= crit.alpha_s + crit.beta_s) {
+      crit.beta_s -= floor_alpha - crit.alpha_s;
+      crit.alpha_s = floor_alpha;
+    }
     crit.barrier_s = net.intra.barrier_for(E);
     pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);
