@@ -37,6 +37,13 @@ AgainstTable load_against(const std::string& path, const std::string& collective
 void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
                    const std::function<double(int64_t)>& predict_s, const std::string& kind = "lockstep prediction");
 
+// "" when no out-of-place row of t is flagged wrong; else one line (no
+// newline): "FILE: left out 2 rows nccl-tests flags wrong (out-of-place
+// #wrong above 0) from the error medians: 1 MiB (1048576 B), 2 MiB (...)".
+// predict, bench --against and fit print it; the rows are left out of
+// every comparison and fit (NcclTestsRow::out_of_place_usable).
+std::string wrong_rows_line(const NcclTestsTable& t, const std::string& from = "the error medians");
+
 // bench --against: the published rows whose size a bench row has, beside
 // that row's measured and predicted times (error: predicted vs published;
 // measured/published as a ratio); a line when no size matches. Reference
