@@ -101,7 +101,7 @@ if [ $rc -ne 0 ] || ! grep -qE '^ +ring/ll +64 ' <<<"$out" || ! grep -qE '^ +rin
   echo "FAIL: bench --protocol ll,ll128,simple:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 '"algorithm": "ring", "protocol": "ll128", "backend": "threads"' -- bench -b 4K -e 4K -n 2 -w 1 --protocol ll128 --json
 expect 0 "protocol ll    : α    1.000 µs" -- predict -n 4 --bytes 4K --preset nvlink --protocol ll
-expect 0 "protocol auto picks simple on nvlink for ring at 4096 B" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
+expect 0 "protocol auto picks simple on nvlink for ring at 4 KiB (4096 B)" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
 expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
 expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
 expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json
@@ -318,7 +318,6 @@ if grep -qE "^nvls | nvls( |$)" <<<"$out" || [ "$(grep -c '^(nvls left out: the 
   echo "FAIL: nvls on pcie5 not left out:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # the α column of the per-port table is per message: 8 channels' ring, 30 steps x 7 intra messages, at 1 MiB and 1 GiB
 expect 0 "ring                  30       210.00         3.82       213.82" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1M
-expect 0 "ring                  30       0.2100       4.8832       5.0932" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 # sizes in prose: binary units with the exact bytes beside (docs/design.md, one vocabulary)
 expect 0 "crossover: ring overtakes tree at 512 KiB (524288 B)" -- predict --sweep --preset nvlink
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
@@ -481,7 +480,7 @@ expect 2 "error: --topology dgx-h100 --algorithm auto (NCCL's choice; --textbook
 expect 2 "error: --textbook chooses among microddp's algorithms on a named system" -- predict --textbook -n 4
 expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
 # rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
-expect 0 "ring                  30       0.0600       5.0332       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+expect 0 "ring                  30       0.2100       4.8832       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 # hierarchical has no channel split of its own: on a network --channels prices its phases as a pipeline (below); the flat model refuses
 expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --preset nvlink --ranks 16 --bytes 1G
 # lesson 02's single-buffered ring run anyway: a transfer's T_q is what the schedule means, not what the overwritten buffer holds
@@ -553,8 +552,10 @@ NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
 expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
 expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
 expect 0 "nvls                   9       0.0090       2.5000       2.5090       2.5090" -- "${NVP[@]}" --segments 8
-# on the flat model the switch is one thread with one port: 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s)
-expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
+# on the flat model the switch is one thread with one port (the threads backend's): 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s);
+# the nvlink preset is an NVSwitch fabric: a port per rank at nvlink's figure, 2·(1 µs + 1e9 B / 600 GB/s)
+expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --alpha 1e-6 --bandwidth 600e9
+expect 0 "total            3.3353 ms   (schedule)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
 expect 0 "crossover: hierarchical is faster than ring from 1 KiB (1024 B) on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
