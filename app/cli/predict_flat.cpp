@@ -411,6 +411,7 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       algs.push_back(alg);
     }
   if (algs.empty()) make_schedule(make_spec(a, a.algorithm, 0));  // names why (unknown, no channels, ...)
+  if (flat && a.algorithm == "nvls") flat_predict(a, make_schedule(make_spec(a, "nvls", lo)), *flat);  // refused first
   std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::printf("%14s", "size (B)");

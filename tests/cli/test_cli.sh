@@ -312,6 +312,8 @@ expect 0 "nvls                      2         0.0020         3.5791         0.00
 (nvls on nvlink: an NVSwitch with a port per rank at the preset's α and bandwidth (1 us, 600 GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured NVLS figure)" -- predict -a all --preset nvlink -n 8 --bytes 1G
 expect 0 "  total            3.5811 ms   (schedule)" -- predict -a nvls --preset nvlink -n 8 --bytes 1G
 expect 2 "error: -a nvls reduces in an NVSwitch; the flat preset pcie5 has no switch that reduces (the flat model would run it as one CPU thread with one port): use --preset nvlink or --topology dgx-h100" -- predict -a nvls --preset pcie5 -n 8
+out=$("$BIN" predict --sweep -a nvls --preset pcie5 -n 4 2>&1); rc=$?
+if [ "$rc" -ne 2 ] || [ "$(wc -l <<<"$out")" -ne 1 ]; then echo "FAIL: predict --sweep -a nvls --preset pcie5 printed before its refusal: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "(nvls left out: the flat preset infiniband has no switch that reduces; --topology dgx-h100 prices NVLS on an NVSwitch)" -- predict -a auto --preset infiniband -n 8 --bytes 1M
 out=$("$BIN" predict -a all --preset pcie5 -n 8 --bytes 1M 2>&1; "$BIN" predict --table --preset pcie5 -n 8 -b 1K -e 1M -f 32 2>&1)
 if grep -qE "^nvls | nvls( |$)" <<<"$out" || [ "$(grep -c '^(nvls left out: the flat preset pcie5' <<<"$out")" -ne 2 ]; then
@@ -467,7 +469,8 @@ expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, 
 expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
 # NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
 expect 0 "switch: double_binary_tree -> hierarchical at 2 MiB (2097152 B)" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
-expect 0 "switch: recursive_doubling -> halving_doubling at 8 MiB (8388608 B)" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
+# nvlink is an NVSwitch fabric: nvls (2 messages a rank) until the halving-doubling's 1.75 S beats its 2 S
+expect 0 "switch: nvls -> halving_doubling at 128 MiB (134217728 B)" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
 # on a system the NCCL-shaped tuner knows, auto is NCCL's choice (algorithm, protocol, channels); --textbook the lessons'
 expect 0 "AllReduce: 1000000000 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}   predicted 4128.758 us" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
 expect 0 "auto picks hierarchical (the lowest predicted lockstep time below; the textbook α-β choice among microddp's algorithms, not NCCL's tuner)" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9 --textbook
