@@ -30,8 +30,10 @@ AgainstTable load_against(const std::string& path, const std::string& collective
 
 // The published out-of-place rows beside `predict_s(bytes)` (seconds):
 // text (a header naming the file and the model, one line per row with the
-// error, the median |error| and the median per size range) or JSON (one
-// object per row, then one summary object).
+// error, the median |error| and the median per size range, then
+// wrong_rows_line when rows were left out) or JSON (one object per row,
+// then one summary object; "wrong_rows_left_out": the sizes left out).
+// Rows flagged wrong are not compared (NcclTestsRow::out_of_place_usable).
 // `kind` names what the predicted column is ("lockstep prediction" for
 // microddp's schedules, the tuner's own words for --nccl-system).
 void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
