@@ -43,6 +43,7 @@ h100-2x8-ib-allreduce.txt|dgx-h100|8 x CX-7 400 Gb/s InfiniBand per node
 h100-2x8-b-allreduce.txt|dgx-h100|network not stated
 h100-8x8-allreduce.txt|dgx-h100|network not stated
 h200-2x8-allreduce.txt|hgx-h200|OCI H200 RDMA fabric
+gh200-2x4-allreduce.txt|dgx-h100|Slingshot; 4 GPUs per node: dgx-h100 cut to 4 GPUs, 4 NICs per node (the nearest)
 TABLES
 echo
 echo "2. systems fitted to one table each (launch and bus-bandwidth scale), on that table: residuals of the fit"
@@ -68,4 +69,6 @@ h100-2x8-ib-allreduce.txt|h100-8x8-allreduce.txt|8 nodes: the fit's system with 
 h100-2x8-ib-allreduce.txt|h200-2x8-allreduce.txt|H200 on OCI's RDMA fabric, priced as the fitted H100 system
 a100-1x8-allreduce.txt|a100-2x8-allreduce.txt|one node's fit across RoCE: a network of another class (a known miss)
 TABLES
-echo "(gh200-2x4 has 4 GPUs per node: no named system matches it; a100-1x8-sendrecv: the tuner has no send/recv)"
+echo "(gh200-2x4 has 4 GPUs per node: no named system has that shape, so part 1 prices it on dgx-h100's hardware cut to"
+echo " 4 GPUs and 4 NICs per node, the nearest, with NVSwitch and NVLS the GH200 node lacks; a100-1x8-sendrecv: the"
+echo " tuner has no send/recv)"

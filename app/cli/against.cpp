@@ -3,8 +3,11 @@
 #include "app/cli/against.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
+
+#include "core/model/sweep.h"
 
 namespace microddp::cli {
 namespace {
@@ -39,6 +42,15 @@ std::string ranges_text(const std::vector<RowComparison>& rows) {
 }
 
 }  // namespace
+
+std::string wrong_rows_line(const NcclTestsTable& t, const std::string& from) {
+  const auto w = t.wrong_sizes();
+  if (w.empty()) return "";
+  std::string sizes;
+  for (const int64_t b : w) sizes += (sizes.empty() ? "" : ", ") + size_text(b);
+  return fmt::format("{}: left out {} row{} nccl-tests flags wrong (out-of-place #wrong above 0) from {}: {}", t.path,
+                     w.size(), w.size() == 1 ? "" : "s", from, sizes);
+}
 
 AgainstTable load_against(const std::string& path, const std::string& collective, bool collective_given, int ranks,
                           bool ranks_given, int nodes) {
@@ -91,10 +103,10 @@ void print_against(const AgainstTable& t, const std::string& model_text, const s
                             ranges.empty() ? "" : ", ", json_str(g.name), g.rows, g.median_abs_error_pct);
     fmt::print("{{\"against\": {}, \"summary\": true, \"collective\": {}, \"ranks\": {}, \"nodes\": {}, \"gpu\": {}, "
                "\"nccl_version\": {}, \"model\": {}, \"algorithm\": {}, \"placement\": \"out-of-place\", \"rows\": {}, "
-               "\"median_abs_error_pct\": {:.6g}, \"by_range\": [{}]}}\n",
+               "\"median_abs_error_pct\": {:.6g}, \"by_range\": [{}], \"wrong_rows_left_out\": [{}]}}\n",
                json_str(t.table.path), json_str(t.table.collective), t.ranks, t.nodes, json_str(t.table.gpu()),
                t.table.nccl_version.empty() ? "null" : json_str(t.table.nccl_version), json_str(model_text),
-               json_str(algorithm), rows.size(), median_abs_error_pct(rows), ranges);
+               json_str(algorithm), rows.size(), median_abs_error_pct(rows), ranges, fmt::join(t.table.wrong_sizes(), ", "));
     return;
   }
   std::printf("published: %s, out-of-place columns\n", published_text(t).c_str());
@@ -108,6 +120,7 @@ void print_against(const AgainstTable& t, const std::string& model_text, const s
               t.ranks);
   std::printf("median |error|: %.1f%% over %zu rows (%s)\n", median_abs_error_pct(rows), rows.size(),
               ranges_text(rows).c_str());
+  if (const std::string w = wrong_rows_line(t.table); !w.empty()) std::printf("%s\n", w.c_str());
 }
 
 void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& rows, bool json) {
@@ -116,7 +129,7 @@ void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& row
   for (const auto& b : rows) {
     if (b.algorithm == "mpi" || b.algorithm == "nccl") continue;
     for (const auto& p : t.table.rows) {
-      if (p.bytes != b.bytes || !p.out_of_place.present || !(p.out_of_place.time_us > 0)) continue;
+      if (p.bytes != b.bytes || !p.out_of_place_usable()) continue;
       RowComparison c;
       c.bytes = b.bytes;
       c.published_us = p.out_of_place.time_us;
@@ -132,9 +145,9 @@ void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& row
   if (matched.empty()) {
     const auto& pr = t.table.rows;
     std::fprintf(json ? stderr : stdout,
-                 "against %s: no bench size is a published size (published %lld .. %lld B): give -b/-e at sizes the "
+                 "against %s: no bench size is a published size (published %s .. %s): give -b/-e at sizes the "
                  "file has\n",
-                 t.table.path.c_str(), static_cast<long long>(pr.front().bytes), static_cast<long long>(pr.back().bytes));
+                 t.table.path.c_str(), size_text(pr.front().bytes).c_str(), size_text(pr.back().bytes).c_str());
     return;
   }
   std::vector<RowComparison> predicted;
@@ -171,6 +184,7 @@ void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& row
               "one)\n");
   if (!predicted.empty())
     std::printf("median |error|: %.1f%% over %zu rows\n", median_abs_error_pct(predicted), predicted.size());
+  if (const std::string w = wrong_rows_line(t.table); !w.empty()) std::printf("%s\n", w.c_str());
 }
 
 }  // namespace microddp::cli

@@ -30,12 +30,21 @@ AgainstTable load_against(const std::string& path, const std::string& collective
 
 // The published out-of-place rows beside `predict_s(bytes)` (seconds):
 // text (a header naming the file and the model, one line per row with the
-// error, the median |error| and the median per size range) or JSON (one
-// object per row, then one summary object).
+// error, the median |error| and the median per size range, then
+// wrong_rows_line when rows were left out) or JSON (one object per row,
+// then one summary object; "wrong_rows_left_out": the sizes left out).
+// Rows flagged wrong are not compared (NcclTestsRow::out_of_place_usable).
 // `kind` names what the predicted column is ("lockstep prediction" for
 // microddp's schedules, the tuner's own words for --nccl-system).
 void print_against(const AgainstTable& t, const std::string& model_text, const std::string& algorithm, bool json,
                    const std::function<double(int64_t)>& predict_s, const std::string& kind = "lockstep prediction");
+
+// "" when no out-of-place row of t is flagged wrong; else one line (no
+// newline): "FILE: left out 2 rows nccl-tests flags wrong (out-of-place
+// #wrong above 0) from the error medians: 1 MiB (1048576 B), 2 MiB (...)".
+// predict, bench --against and fit print it; the rows are left out of
+// every comparison and fit (NcclTestsRow::out_of_place_usable).
+std::string wrong_rows_line(const NcclTestsTable& t, const std::string& from = "the error medians");
 
 // bench --against: the published rows whose size a bench row has, beside
 // that row's measured and predicted times (error: predicted vs published;

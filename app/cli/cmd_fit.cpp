@@ -16,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "core/model/calibrate/calibrate.h"
 #include "core/model/nccl_system_fit.h"
+#include "core/model/sweep.h"
 
 namespace microddp::cli {
 namespace {
@@ -33,7 +34,7 @@ std::string sizes_text(const std::vector<int64_t>& v) {
     for (auto b : v) s += fmt::format("{}{}", s.empty() ? "" : ", ", b);
     return s + " B";
   }
-  return fmt::format("{} sizes, {} .. {} B", v.size(), v.front(), v.back());
+  return fmt::format("{} sizes, {} .. {}", v.size(), size_text(v.front()), size_text(v.back()));
 }
 
 void print_ranges(const std::string& path, const std::vector<RowComparison>& rows) {
@@ -87,6 +88,8 @@ int run_tuner(const Args& a, const std::vector<NcclTestsTable>& tables) {
               sizes_text(fit.bw_rows).c_str(),
               fit.bw_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
   for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
+  for (const auto& x : tables)
+    if (const std::string w = wrong_rows_line(x, "the fit and its residuals"); !w.empty()) std::printf("  %s\n", w.c_str());
   std::printf("wrote %s (NCCL system %s with the two fitted constants; source: %zu file%s)\n", a.out.c_str(),
               fit.base.c_str(), fit.sources.size(), fit.sources.size() == 1 ? "" : "s");
   std::printf("next: microddp predict --profile %s --against ANOTHER_TABLE_OF_THIS_SYSTEM\n", a.out.c_str());
@@ -145,6 +148,8 @@ int run(const Args& a) {
               1.0 / fit.bandwidth_Bps, sizes_text(fit.beta_rows).c_str(),
               fit.beta_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
   for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
+  for (const auto& x : tables)
+    if (const std::string w = wrong_rows_line(x, "the fit and its residuals"); !w.empty()) std::printf("  %s\n", w.c_str());
   std::printf("wrote %s (topology: %d node%s x %d rank%s, one link class; source: %zu file%s)\n", a.out.c_str(),
               fit.nodes, fit.nodes == 1 ? "" : "s", fit.ranks / fit.nodes, fit.ranks / fit.nodes == 1 ? "" : "s",
               fit.sources.size(), fit.sources.size() == 1 ? "" : "s");

@@ -57,9 +57,10 @@ int run_against(Args a, bool ranks_given, bool collective_given) {
   print_against(t, net ? describe(*net) : describe(*flat, a.ranks), a.algorithm, a.json, [&](int64_t bytes) {
     CollectiveSpec s = make_spec(a, a.algorithm, bytes);
     if (net) s.nodes = net->topo.nodes;
-    if (a.algorithm == "auto") s.algorithm = choose_algorithm(s, flat ? *flat : CostParams{}, net ? &*net : nullptr).chosen;
+    if (a.algorithm == "auto")
+      s.algorithm = net ? choose_algorithm(s, CostParams{}, &*net).chosen : flat_choose(a, s, *flat).chosen;
     const Schedule sch = make_schedule(s);
-    return net ? predict(sch, *net).pr.lockstep_s : predict(sch, *flat).lockstep_s;
+    return net ? predict(sch, *net).pr.lockstep_s : flat_predict(a, sch, *flat).lockstep_s;
   });
   return 0;
 }
@@ -109,8 +110,8 @@ int run(Args a, bool ranks_given) {
         const ProtocolChoice ch = choose_protocol(make_schedule(make_spec(a, alg, at)), p);
         use = ch.chosen;
         if (!a.json) {
-          std::printf("protocol auto picks %s on %s for %s at %lld B (lowest predicted lockstep time%s):",
-                      std::string(name(use)).c_str(), p.name.c_str(), alg.c_str(), static_cast<long long>(at),
+          std::printf("protocol auto picks %s on %s for %s at %s (lowest predicted lockstep time%s):",
+                      std::string(name(use)).c_str(), p.name.c_str(), alg.c_str(), size_text(at).c_str(),
                       ch.derived ? "; protocol lines derived, not measured" : "");
           for (const auto& c : ch.candidates)
             std::printf(" %s %s;", std::string(name(c.protocol)).c_str(), time_text(c.time_s).c_str());
@@ -138,15 +139,16 @@ int run(Args a, bool ranks_given) {
         net.name = p.name;
         net.topo = Topology::make(a.ranks, 1, 1);
         net.intra = net.inter = p;
+        if (nvls_switch(a, p)) net.nvls = p;  // nvls on the nvlink preset: its NVSwitch (predict_parts.h)
         network_table(a, net, bytes, &p);
       } else if (a.sweep) {
         sweep(a, &p, nullptr);
       } else if (a.algorithm == "auto") {
         CollectiveSpec s = make_spec(a, "auto", bytes);
-        const AutoChoice ch = choose_algorithm(s, p);
+        const AutoChoice ch = flat_choose(a, s, p);
         std::printf("auto picks %s on %s:", ch.chosen.c_str(), p.name.c_str());
         for (const auto& c : ch.candidates) std::printf(" %s %s;", c.algorithm.c_str(), time_text(c.time_s).c_str());
-        std::printf("\n\n");
+        std::printf("\n%s\n", nvls_note(a, p).c_str());
         Args b = a;
         b.algorithm = ch.chosen;
         one(b, {p}, bytes);
@@ -216,6 +218,17 @@ std::function<int()> setup_predict(CLI::App* sub) {
     // default's "not given" here, never a value the user may give).
     if (sub->count("--nodes")) check_nodes(a.nodes);
     const double factor = parse_step_factor(a.factor);  // named even without --table
+    // --against FILE prices the file's rows, one table: the options of the
+    // other views (one size, a sweep, a table over sizes), the element type
+    // (the file's "type" column) and a protocol line the comparison does not
+    // apply are refused by name rather than ignored.
+    if (!a.against.empty())
+      for (const char* o : {"--bytes", "--dtype", "--sweep", "--from", "--to", "--table", "--minbytes", "--maxbytes",
+                            "--stepfactor", "--protocol"})
+        if (sub->count(o) > 0)
+          throw UsageError(fmt::format("--against FILE prices the file's rows at their sizes and element type, in "
+                                       "one table of its own: leave out {} (it would not be used)",
+                                       o));
     if (sub->count("--nics-per-node") && a.nics < 0)  // 0: Topology::make names it with the range
       throw UsageError(fmt::format("--nics-per-node {} is out of range (1..the ranks per node)", a.nics));
     // A named system's auto (and --table) is what NCCL would run there:
@@ -245,6 +258,9 @@ std::function<int()> setup_predict(CLI::App* sub) {
                                              "--nodes", "--nics-per-node", "--intra", "--inter", "--segments",
                                              "--protocol", "--channels", "--textbook"};
     if (a.against.empty()) other_models.push_back("--json");  // the tuner's own lines have no JSON form
+    else if (sub->count("--root") > 0)
+      throw UsageError("--against FILE on the NCCL-shaped tuner: the tuner prices no root (the same time at every "
+                       "root): leave out --root");
     if (fitted) {
       use.profile = a.params.profile;
       std::erase(other_models, std::string_view("--profile"));

@@ -87,10 +87,33 @@ int run_nccl_against(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   const AgainstTable t = load_against(in.against, in.collective, in.collective_given, in.ranks, in.ranks_given, 0);
   SystemDesc s = asked_system(a);
   const std::string fitted_to = s.fitted_to;
-  s = with_ranks(s, t.ranks);
+  // A table whose GPUs per node no named system has (gh200-2x4: 4 per
+  // node): the asked system's hardware cut to the table's node shape, the
+  // nearest there is, said in a line, not refused.
+  const int per_node = t.ranks / t.nodes;
+  std::string mismatch;
+  if (t.table.world_size() > 0 && per_node != s.gpus_per_node) {
+    std::string same;
+    for (const SystemDesc& d : system_presets())
+      if (d.gpus_per_node == per_node) same += (same.empty() ? "" : ", ") + d.name;
+    const std::string by_gpu = system_for_gpu(t.table.gpu());
+    mismatch = fmt::format(
+        "mismatch: {} has {} GPUs per node ({}) on {} node{}; {}; priced on {}'s hardware cut to {} GPUs and "
+        "{} NICs per node, the nearest (NVLink, NVSwitch, NVLS and NICs are {}'s, not the table's system's){}",
+        t.table.path, per_node, t.table.gpu().empty() ? "GPU not printed" : t.table.gpu(), t.nodes,
+        t.nodes == 1 ? "" : "s",
+        same.empty() ? fmt::format("no named system has {} per node", per_node)
+                     : fmt::format("named systems with {} per node: {}", per_node, same),
+        s.name, per_node, std::max(1, s.nics_per_node * per_node / s.gpus_per_node), s.name,
+        by_gpu.empty() || by_gpu == s.name ? std::string() : fmt::format("; the table's GPU names {}", by_gpu));
+    s = with_node_shape(s, per_node, t.nodes);
+  } else {
+    s = with_ranks(s, t.ranks);
+  }
   if (t.nodes > 1 && t.nodes != s.nodes)
     throw UsageError(fmt::format("{} has its {} ranks on {} nodes; NCCL system {} puts {} GPUs on a node ({} nodes)",
                                  in.against, t.ranks, t.nodes, s.name, s.gpus_per_node, s.nodes));
+  if (!mismatch.empty()) std::fprintf(in.json ? stderr : stdout, "%s\n", mismatch.c_str());
   std::string model = fmt::format("NCCL-shaped tuner (NCCL {} tuning.cc constants) on {}, {} node(s) x {} GPUs",
                                   kNcclVersion, s.name, s.nodes, s.gpus_per_node);
   if (!fitted_to.empty())

@@ -108,6 +108,74 @@ std::vector<CostParams> chosen(const Args& a) {
   return out;
 }
 
+namespace {
+// The preset p was made from ("nvlink" for "nvlink (protocol ll)"); "" when
+// the link is not a --preset one.
+std::string preset_of(const Args& a, const CostParams& p) {
+  if (a.params.preset.empty()) return "";
+  const std::string base = p.name.substr(0, p.name.find(" (protocol "));
+  for (const char* n : {"nvlink", "infiniband", "pcie5", "ethernet-100g", "ethernet-10g"})
+    if (base == n) return base;
+  return "";
+}
+}  // namespace
+
+std::optional<Network> nvls_switch(const Args& a, const CostParams& p) {
+  if (preset_of(a, p) != "nvlink") return std::nullopt;
+  Network net;
+  net.name = p.name;
+  net.topo = Topology::make(a.ranks, 1, 1);
+  net.intra = net.inter = p;
+  net.nvls = p;
+  return net;
+}
+
+bool nvls_refused(const Args& a, const CostParams& p) {
+  const std::string n = preset_of(a, p);
+  return !n.empty() && n != "nvlink";
+}
+
+std::string nvls_note(const Args& a, const CostParams& p) {
+  const std::string n = preset_of(a, p);
+  if (n.empty()) return "";
+  if (n == "nvlink")
+    return fmt::format("(nvls on {}: an NVSwitch with a port per rank at the preset's α and bandwidth ({:g} us, {:g} "
+                       "GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured "
+                       "NVLS figure)\n",
+                       p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
+  return fmt::format("(nvls left out: the flat preset {} has no switch that reduces; --topology dgx-h100 prices "
+                     "NVLS on an NVSwitch)\n",
+                     p.name);
+}
+
+Prediction flat_predict(const Args& a, const Schedule& sch, const CostParams& p) {
+  if (sch.spec.algorithm != "nvls") return predict(sch, p);
+  if (nvls_refused(a, p))
+    throw UsageError(fmt::format("-a nvls reduces in an NVSwitch; the flat preset {} has no switch that reduces (the "
+                                 "flat model would run it as one CPU thread with one port): use --preset nvlink or "
+                                 "--topology dgx-h100",
+                                 p.name));
+  if (const auto net = nvls_switch(a, p)) return predict(sch, *net).pr;
+  return predict(sch, p);
+}
+
+AutoChoice flat_choose(const Args& a, const CollectiveSpec& s, const CostParams& p) {
+  const auto net = nvls_switch(a, p);
+  AutoChoice ch = choose_algorithm(s, p, net ? &*net : nullptr);
+  if (!nvls_refused(a, p)) return ch;
+  std::erase_if(ch.candidates, [](const AutoChoice::Candidate& c) { return c.algorithm == "nvls"; });
+  if (ch.chosen == "nvls") {
+    double best = 0;
+    ch.chosen.clear();
+    for (const auto& c : ch.candidates)
+      if (ch.chosen.empty() || c.time_s < best * (1 - 1e-9)) {
+        ch.chosen = c.algorithm;
+        best = c.time_s;
+      }
+  }
+  return ch;
+}
+
 // The cache-curve values the schedule's steps were priced at (cost_model.h:
 // each step at its footprint), beside the flat β and γ the closed form
 // prices its bytes at. β counts only where the model charges m·β (a recv;
@@ -184,9 +252,10 @@ void print_curve_pricing(const CurvePricing& c, const CostParams& p) {
 void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
   const CollectiveSpec s = make_spec(a, a.algorithm, bytes);
   const Schedule sch = make_schedule(s);
+  for (const CostParams& p : ps) flat_predict(a, sch, p);  // a refused nvls before any output
   const int64_t S = s.count * static_cast<int64_t>(dtype_size(s.dtype));
-  std::printf("%s %s, %d ranks, %lld B (count %lld %s per rank), %d steps\n", std::string(name(s.collective)).c_str(),
-              a.algorithm.c_str(), s.world_size, static_cast<long long>(bench_bytes(s)),
+  std::printf("%s %s, %d ranks, %s, count %lld %s per rank, %d steps\n", std::string(name(s.collective)).c_str(),
+              a.algorithm.c_str(), s.world_size, size_text(bench_bytes(s)).c_str(),
               static_cast<long long>(s.count), std::string(name(s.dtype)).c_str(), sch.num_steps());
   const std::string text = closed_form_text(s);
   std::printf("closed form: %s  with S = %lld B\n", text.empty() ? "(none; schedule-derived only)" : text.c_str(),
@@ -194,10 +263,12 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
   double first = 0;
   for (size_t i = 0; i < ps.size(); ++i) {
     const CostParams& p = ps[i];
-    const Prediction pr = predict(sch, p);
-    const auto cf = closed_form(s, p);
+    const Prediction pr = flat_predict(a, sch, p);
+    const bool on_switch = s.algorithm == "nvls" && nvls_switch(a, p);
+    const auto cf = on_switch ? std::nullopt : closed_form(s, p);  // the closed form is the one-port switch's
     const CostTerms t = cf ? *cf : pr.lockstep;
     std::printf("\n%s\n", describe(p, s.world_size).c_str());
+    if (s.algorithm == "nvls") std::printf("%s", nvls_note(a, p).c_str());
     // one unit per block, chosen by the total, so the column lines up and a
     // 12-byte step reads "10.00 us", not "0.000010 s"
     const Unit u = unit_for(std::max(t.total(), pr.lockstep_s));
@@ -282,7 +353,7 @@ void print_profile_table_note(const CostParams& p, bool terms) {
 
 void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   const Collective c = parse_collective(a.collective);
-  std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
+  std::printf("%s, %d ranks, %s; %s\n", std::string(name(c)).c_str(), a.ranks, size_text(bytes).c_str(),
               describe(p, a.ranks).c_str());
   struct Row {
     std::string alg;
@@ -292,13 +363,19 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   };
   std::vector<Row> rows;
   double longest = 0;
+  bool nvls_row = false;
   for (const auto& alg : algorithms_for(c)) {
     const CollectiveSpec s = make_spec(a, alg, bytes);
     if (s.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
     if (s.channels > 1 && !find_algorithm(alg, c)->channels) continue;
+    if (alg == "nvls" && nvls_refused(a, p)) {
+      nvls_row = true;
+      continue;
+    }
     const Schedule sch = make_schedule(s);
-    Row r{alg, sch.num_steps(), predict(sch, p), std::nullopt};
-    if (const auto cf = closed_form(s, p)) r.closed_s = cf->total();
+    Row r{alg, sch.num_steps(), flat_predict(a, sch, p), std::nullopt};
+    nvls_row = nvls_row || alg == "nvls";
+    if (const auto cf = closed_form(s, p); cf && !(alg == "nvls" && nvls_switch(a, p))) r.closed_s = cf->total();
     longest = std::max(longest, r.pr.lockstep_s);
     rows.push_back(std::move(r));
   }
@@ -314,6 +391,7 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
     std::printf("%-20s %6d %14s %14s %14s %14s %14s %16s\n", r.alg.c_str(), r.steps, num(r.pr.lockstep.alpha_s).c_str(),
                 num(r.pr.lockstep.beta_s).c_str(), num(r.pr.lockstep.gamma_s).c_str(), num(r.pr.lockstep_s).c_str(),
                 num(r.pr.pipelined_s).c_str(), r.closed_s ? num(*r.closed_s).c_str() : "-");
+  if (nvls_row) std::printf("%s", nvls_note(a, p).c_str());
   print_profile_table_note(p, true);
 }
 
@@ -329,9 +407,11 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       // others would refuse halfway through the table).
       if (a.segments > 1 && !find_algorithm(alg, c)->pipelines) continue;
       if (a.channels > 1 && !find_algorithm(alg, c)->channels) continue;
+      if (alg == "nvls" && flat && nvls_refused(a, *flat) && a.algorithm == "all") continue;
       algs.push_back(alg);
     }
   if (algs.empty()) make_schedule(make_spec(a, a.algorithm, 0));  // names why (unknown, no channels, ...)
+  if (flat && a.algorithm == "nvls") flat_predict(a, make_schedule(make_spec(a, "nvls", lo)), *flat);  // refused first
   std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::printf("%14s", "size (B)");
@@ -346,13 +426,14 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       CollectiveSpec sp = make_spec(a, algs[i], b);
       if (net) sp.nodes = net->topo.nodes;
       const Schedule sch = make_schedule(sp);
-      const double us = (net ? predict(sch, *net).pr.lockstep_s : predict(sch, *flat).lockstep_s) * 1e6;
+      const double us = (net ? predict(sch, *net).pr.lockstep_s : flat_predict(a, sch, *flat).lockstep_s) * 1e6;
       t[i].push_back(us);
       std::printf(" %18.3f", us);
     }
     std::printf("\n");
   }
   if (!net) print_profile_table_note(*flat, false);
+  if (flat && (a.algorithm == "all" || a.algorithm == "nvls")) std::printf("%s", nvls_note(a, *flat).c_str());
   const auto ring = std::find(algs.begin(), algs.end(), "ring");
   if (ring == algs.end()) return;
   const size_t ri = ring - algs.begin();
@@ -364,11 +445,11 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       if (t[ri][k] <= t[i][k]) cross = sizes[k];
       else break;
     }
-    if (cross < 0) std::printf("crossover: ring does not overtake %s by %lld B\n", algs[i].c_str(), static_cast<long long>(hi));
+    if (cross < 0) std::printf("crossover: ring does not overtake %s by %s\n", algs[i].c_str(), size_text(hi).c_str());
     else if (cross == sizes.front())
-      std::printf("crossover: ring is at least as fast as %s from %lld B (the smallest size swept)\n", algs[i].c_str(),
-                  static_cast<long long>(cross));
-    else std::printf("crossover: ring overtakes %s at %lld B\n", algs[i].c_str(), static_cast<long long>(cross));
+      std::printf("crossover: ring is at least as fast as %s from %s, the smallest size swept\n", algs[i].c_str(),
+                  size_text(cross).c_str());
+    else std::printf("crossover: ring overtakes %s at %s\n", algs[i].c_str(), size_text(cross).c_str());
     if (algs[i] != "hierarchical") continue;
     // and the other way: from which size the two-level ring stays ahead
     int64_t ahead = -1;
@@ -377,7 +458,7 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
       else break;
     }
     if (ahead > 0)
-      std::printf("crossover: hierarchical is faster than ring from %lld B on\n", static_cast<long long>(ahead));
+      std::printf("crossover: hierarchical is faster than ring from %s on\n", size_text(ahead).c_str());
   }
 }
 

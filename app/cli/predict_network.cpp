@@ -128,7 +128,7 @@ NetRow net_row(const Args& a, const Network& net, const std::string& alg, int64_
   r.np = predict(sch, net);
   r.cf = closed_form(r.spec, net);
   if (flat) {
-    r.np.pr = predict(sch, *flat);
+    r.np.pr = flat_predict(a, sch, *flat);
     r.curve = curve_pricing(sch, r.np.pr, *flat);
   }
   return r;
@@ -175,6 +175,7 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   std::vector<NetRow> rows;
   for (const auto& alg : algorithms_asked(a, c)) {
     if (a.algorithm != alg) {  // all / auto: leave out an algorithm that refuses this network (nvls on nodes > 1)
+      if (flat && alg == "nvls" && nvls_refused(a, *flat)) continue;  // a flat preset without a reducing switch
       CollectiveSpec sp = make_spec(a, alg, bytes);
       sp.nodes = net.topo.nodes;
       const AlgorithmInfo& info = algorithm_info(sp);
@@ -210,7 +211,7 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
     }
     return;
   }
-  std::printf("%s, %d ranks, %lld B; %s\n", std::string(name(c)).c_str(), a.ranks, static_cast<long long>(bytes),
+  std::printf("%s, %d ranks, %s; %s\n", std::string(name(c)).c_str(), a.ranks, size_text(bytes).c_str(),
               describe(net).c_str());
   double longest = 0;
   for (const auto& r : rows) longest = std::max(longest, r.np.pr.lockstep_s);
@@ -228,8 +229,9 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
                 static_cast<long long>(r.np.bytes_inter), port_name(net.topo, r.np.bottleneck).c_str(),
                 static_cast<long long>(r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck]), t > 0 ? S / t / 1e9 : 0.0, t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
   }
-  std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; bytes counted once per message; the "
-              "bottleneck is the port busiest over the run)\n");
+  std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; α term: per step the most α a port pays "
+              "(α per message), β term: the rest; bytes counted once per message; the bottleneck is the port busiest "
+              "over the run)\n");
 }
 
 void pipeline_report(const Args& a, const Network& net, int64_t bytes) {
@@ -252,9 +254,9 @@ void pipeline_report(const Args& a, const Network& net, int64_t bytes) {
                bw(p.pipelined_s), bw(p.pipelined_s) * busbw_factor(c, a.ranks), net.name);
     return;
   }
-  std::printf("%s %s, %d ranks, %lld B in %d channels as a pipeline (each channel %lld elements; a channel's phase "
+  std::printf("%s %s, %d ranks, %s in %d channels as a pipeline (each channel %lld elements; a channel's phase "
               "overlaps the other channels' phases on other ports); %s\n",
-              std::string(name(c)).c_str(), a.algorithm.c_str(), a.ranks, static_cast<long long>(bench_bytes(spec)),
+              std::string(name(c)).c_str(), a.algorithm.c_str(), a.ranks, size_text(bench_bytes(spec)).c_str(),
               p.channels, static_cast<long long>(p.channel_count), describe(net).c_str());
   const Unit u = unit_for(p.end_to_end_s);
   const auto num = [&](double sec) { return unit_number(sec, u) + " " + u.name; };
@@ -294,7 +296,7 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   for (const int64_t bytes : sizes) {
     CollectiveSpec s = make_spec(a, "auto", bytes);
     if (net) s.nodes = net->topo.nodes;
-    const AutoChoice ch = choose_algorithm(s, flat ? *flat : CostParams{}, net);
+    const AutoChoice ch = flat ? flat_choose(a, s, *flat) : choose_algorithm(s, CostParams{}, net);
     if (first) {
       std::printf("%14s %-16s", "size (B)", "auto picks");
       for (const auto& cand : ch.candidates) std::printf(" %16s", cand.algorithm.c_str());
@@ -305,11 +307,12 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
     for (const auto& cand : ch.candidates) std::printf(" %16.3f", cand.time_s * 1e6);
     std::printf("\n");
     if (!last.empty() && ch.chosen != last)
-      changes.push_back(fmt::format("{} -> {} at {} B", last, ch.chosen, bytes));
+      changes.push_back(fmt::format("{} -> {} at {}", last, ch.chosen, size_text(bytes)));
     last = ch.chosen;
   }
   if (changes.empty()) std::printf("auto picks %s at every size\n", last.c_str());
   for (const auto& ch : changes) std::printf("switch: %s\n", ch.c_str());
+  if (flat) std::printf("%s", nvls_note(a, *flat).c_str());
 }
 
 // A profile calibrated in the cluster lab carries its topology: predict

@@ -68,6 +68,28 @@ CollectiveSpec make_spec(const Args& a, const std::string& alg, int64_t bytes);
 // The flat links asked for (--preset list, --alpha/--bandwidth, a profile).
 std::vector<CostParams> chosen(const Args& a);
 
+// nvls on a flat link. The flat model runs the switch as one endpoint with
+// one port each way (the threads backend's switch thread), right for a
+// profile or --alpha/--bandwidth of this machine, wrong for a GPU preset:
+//  - --preset nvlink (an NVSwitch fabric): priced on one node whose switch
+//    has a port per rank at nvlink's own α and bandwidth and reduces at line
+//    rate (topology_model.h's switch class), not as a CPU thread;
+//  - the other presets (pcie5, infiniband, ethernet-*): no reducing switch,
+//    so nvls is refused alone and left out of all / auto / --sweep / --table
+//    with a line saying why (nvls_note).
+// The one-node network for p when p is the nvlink preset, else nullopt.
+std::optional<Network> nvls_switch(const Args& a, const CostParams& p);
+// True when p is a preset with no reducing switch (nvls has no price on it).
+bool nvls_refused(const Args& a, const CostParams& p);
+// One line (with its newline) on how nvls is priced or why it is left out
+// on p; "" when p is not a preset.
+std::string nvls_note(const Args& a, const CostParams& p);
+// The flat prediction of sch on p, nvls by the rule above (UsageError
+// naming the preset when it is refused).
+Prediction flat_predict(const Args& a, const Schedule& sch, const CostParams& p);
+// choose_algorithm on a flat link, nvls priced or left out by the rule above.
+AutoChoice flat_choose(const Args& a, const CollectiveSpec& s, const CostParams& p);
+
 // The cache-curve values the schedule's steps were priced at, beside the
 // flat β and γ of the closed form (predict_flat.cpp says which steps count).
 struct CurvePricing {

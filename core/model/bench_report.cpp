@@ -3,6 +3,7 @@
 // algorithm Open MPI's tuned component runs for an all-reduce (the label of
 // the MPI_Allreduce reference row). run_bench, which measures, is in bench.cpp.
 #include "core/model/bench.h"
+#include "core/model/sweep.h"
 
 #include <fmt/format.h>
 
@@ -225,8 +226,8 @@ std::string bench_table_footer(const std::vector<BenchRow>& rows, bool summary_f
   f += bench_protocol_crossovers(rows);
   if (summary_follows) return f;
   for (const auto& x : summarize(rows)) {
-    f += fmt::format("# Prediction error     : {} on {} ranks: median |error| {:.1f}%, worst error {:+.1f}% (at {} B), error = (predicted - measured) / measured over {} size{}",
-                     x.algorithm, x.world_size, x.median_err_pct, x.worst_err_pct, x.worst_bytes, x.rows, x.rows == 1 ? "" : "s");
+    f += fmt::format("# Prediction error     : {} on {} ranks: median |error| {:.1f}%, worst error {:+.1f}% (at {}), error = (predicted - measured) / measured over {} size{}",
+                     x.algorithm, x.world_size, x.median_err_pct, x.worst_err_pct, size_text(x.worst_bytes), x.rows, x.rows == 1 ? "" : "s");
     if (x.probed_rows > 0)
       f += x.in_state_rows > 0 ? fmt::format("; in the profile's state: median |error| {:.1f}% over {} size{}", x.in_state_median_err_pct,
                                              x.in_state_rows, x.in_state_rows == 1 ? "" : "s")
@@ -253,7 +254,7 @@ std::string bench_state_text(const std::vector<BenchRow>& rows) {
     lo = std::min(lo, x);
     hi = std::max(hi, x);
     if (!in_profile_state(x)) {
-      off += fmt::format("{}{} B (x{})", n_off ? ", " : "", b, ratio_text(x));
+      off += fmt::format("{}{}: x{}", n_off ? ", " : "", size_text(b), ratio_text(x));
       ++n_off;
     }
   }

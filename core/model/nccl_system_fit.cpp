@@ -93,13 +93,13 @@ SystemFit fit_system(const std::vector<NcclTestsTable>& tables, const SystemFitO
   for (const auto& t : tables) {
     f.sources.push_back(t.path);
     for (const auto& r : t.rows)
-      if (r.out_of_place.present && r.bytes >= 1 && r.out_of_place.time_us > 0 &&
+      if (r.out_of_place_usable() &&
           (f.collective != Collective::all_gather && f.collective != Collective::reduce_scatter ? true
                                                                                                : r.bytes >= f.ranks))
         pts.push_back({r.bytes, r.out_of_place.time_us});
   }
   if (pts.empty())
-    throw UsageError(fmt::format("{}: no out-of-place row with a time and a size of at least 1 B", first.path));
+    throw UsageError(fmt::format("{}: no out-of-place row with a time, a size of at least 1 B and no #wrong elements", first.path));
   std::vector<Pt> small, large;
   for (const Pt& p : pts) {
     if (p.bytes <= o.small_max_bytes) small.push_back(p);

@@ -10,6 +10,8 @@
 // model leaves out (one process driving 8 GPUs, RoCE, a network not stated).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/model/nccl_tuner.h"
 
 namespace microddp::nccl {
@@ -133,6 +135,18 @@ SystemDesc with_ranks(const SystemDesc& s, int ranks) {
   SystemDesc r = s;
   r.nodes = ranks / s.gpus_per_node;
   return r;
+}
+
+SystemDesc with_node_shape(const SystemDesc& s, int gpus, int nodes) {
+  if (gpus < 1 || nodes < 1)
+    throw UsageError(fmt::format("{} GPUs per node on {} nodes: both must be at least 1", gpus, nodes));
+  SystemDesc r = s;
+  if (gpus != s.gpus_per_node) {
+    r.name = fmt::format("{} cut to {} GPUs per node", s.name, gpus);
+    r.nics_per_node = std::max(1, s.nics_per_node * gpus / s.gpus_per_node);
+    r.gpus_per_node = gpus;
+  }
+  return with_ranks(r, gpus * nodes);
 }
 
 }  // namespace microddp::nccl

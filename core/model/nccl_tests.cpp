@@ -32,6 +32,13 @@ std::optional<Collective> model_collective(const std::string& n) {
   return parse_collective(n == "alltoall" ? "all_to_all" : n);
 }
 
+std::vector<int64_t> NcclTestsTable::wrong_sizes() const {
+  std::vector<int64_t> out;
+  for (const auto& r : rows)
+    if (r.out_of_place.present && r.out_of_place.flagged_wrong) out.push_back(r.bytes);
+  return out;
+}
+
 int NcclTestsTable::nodes() const {
   std::set<std::string> hosts;
   for (const auto& r : ranks) hosts.insert(r.host);
@@ -107,6 +114,8 @@ struct Parser {
     t.has_wrong = std::find(words.begin(), words.end(), "#wrong") != words.end() ||
                   std::find(words.begin(), words.end(), "error") != words.end() ||
                   std::find(words.begin(), words.end(), "wrong") != words.end();
+    t.wrong_is_count = std::find(words.begin(), words.end(), "#wrong") != words.end() ||
+                       std::find(words.begin(), words.end(), "wrong") != words.end();
     placements = static_cast<int>(std::count(words.begin(), words.end(), "time"));
     if (placements < 1 || placements > 2)
       fail(line, fmt::format("the column header names 'time' {} times (expected once for out-of-place, twice with "
@@ -152,6 +161,7 @@ struct Parser {
       bool na_wrong = false;
       const double v = number(line, w[at + 3], (f + "#wrong").c_str(), true, &na_wrong);
       p.wrong = na_wrong ? -1 : v;
+      p.flagged_wrong = t.wrong_is_count && v > 0;
     }
     if (!na_time && p.time_us < 0) fail(line, fmt::format("{}time is {} (expected a time >= 0 us)", f, w[at]));
     p.present = !na_time;

@@ -53,6 +53,11 @@ struct NcclTestsPlacement {
   bool present = false;  // false: not printed, or its time is N/A
   double time_us = 0, algbw_GBps = 0, busbw_GBps = 0;
   double wrong = -1;  // the #wrong (or old "error") value; -1 = N/A or no such column
+  // nccl-tests counted wrong elements in this placement: a "#wrong" (or
+  // "wrong") column above 0. An old "error" column is the largest deviation
+  // from the expected result, which a float reduction may have without
+  // being wrong: it flags nothing.
+  bool flagged_wrong = false;
 };
 
 struct NcclTestsRow {
@@ -61,6 +66,11 @@ struct NcclTestsRow {
   std::string type, redop;       // redop "" when the column set has none
   int root = -1;                 // -1: no root (or no root column)
   NcclTestsPlacement out_of_place, in_place;
+  // The out-of-place columns hold a time to compare with or fit to: printed,
+  // above 0 us, a size >= 1 B, and not flagged wrong.
+  bool out_of_place_usable() const {
+    return out_of_place.present && bytes >= 1 && out_of_place.time_us > 0 && !out_of_place.flagged_wrong;
+  }
 };
 
 struct NcclTestsTable {
@@ -75,11 +85,15 @@ struct NcclTestsTable {
   std::vector<NcclTestsRank> ranks;
   std::vector<NcclTestsRow> rows;
 
+  bool wrong_is_count = false;  // the column is "#wrong" (a count), not the old "error" (a deviation)
   int world_size() const { return static_cast<int>(ranks.size()); }  // 0 = the file prints no rank lines
   int nodes() const;              // distinct hosts (0 without rank lines)
   std::string gpu() const;        // the model of every rank, "A + B" when they differ, "" without rank lines
   // "16 ranks on 2 nodes of NVIDIA H100 80GB HBM3" (or "ranks not printed").
   std::string system_text() const;
+  // The sizes of the rows whose out-of-place #wrong is above 0 (in file
+  // order): left out of every comparison and fit.
+  std::vector<int64_t> wrong_sizes() const;
 };
 
 // The collectives nccl-tests names (without "_perf").

@@ -60,7 +60,7 @@ std::vector<RowComparison> compare_rows(const NcclTestsTable& t, int world_size,
   const auto mc = model_collective(t.collective);
   const double factor = mc ? busbw_factor(*mc, world_size) : 1.0;
   for (const auto& row : t.rows) {
-    if (!row.out_of_place.present || row.bytes < 1 || !(row.out_of_place.time_us > 0)) continue;
+    if (!row.out_of_place_usable()) continue;
     RowComparison c;
     c.bytes = row.bytes;
     c.published_us = row.out_of_place.time_us;
@@ -158,10 +158,11 @@ PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const Publ
   for (const auto& t : tables) {
     f.sources.push_back(t.path);
     for (const auto& r : t.rows)
-      if (r.out_of_place.present && r.bytes >= 1 && r.out_of_place.time_us > 0)
+      if (r.out_of_place_usable())
         pts.push_back({r.bytes, r.out_of_place.time_us * 1e-6, nccl_tests_dtype(r.type)});
   }
-  if (pts.empty()) throw UsageError(fmt::format("{}: no out-of-place row with a time and a size of at least 1 B", first.path));
+  if (pts.empty()) throw UsageError(fmt::format("{}: no out-of-place row with a time, a size of at least 1 B and no #wrong elements",
+                                                 first.path));
   // The schedule's coefficients: a (α, messages on the critical path) and b(S) (β, bytes on it).
   const auto coef_a = [&](const Pt& p) { return model_time_s(fitted_network(f.ranks, f.nodes, 1.0, 1e15), f.collective, f.algorithm, p.bytes, p.dtype); };
   const auto coef_b = [&](const Pt& p) { return model_time_s(fitted_network(f.ranks, f.nodes, 0.0, 1.0), f.collective, f.algorithm, p.bytes, p.dtype); };

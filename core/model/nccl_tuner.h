@@ -183,6 +183,14 @@ inline constexpr int kMaxTunerRanks = 65536;
 // gpus_per_node.
 SystemDesc with_ranks(const SystemDesc& s, int ranks);
 
+// s's hardware with another node shape: `gpus` GPUs per node (its NICs kept
+// in proportion, s.nics_per_node · gpus / s.gpus_per_node, at least 1) on
+// `nodes` nodes; name "S cut to G GPUs per node". For a published table
+// whose node shape no named system has (gh200-2x4: 4 GPUs per node): the
+// nearest, said as such, not a system of that table. Throws UsageError for
+// gpus < 1 or nodes < 1, or a world outside with_ranks's range.
+SystemDesc with_node_shape(const SystemDesc& s, int gpus, int nodes);
+
 // NCCL's choice for one call. Collectives: all_reduce, all_gather,
 // reduce_scatter, broadcast, reduce (others throw UsageError). bytes ≥ 1
 // (0 throws UsageError: NCCL launches nothing for it); all_gather /

@@ -17,6 +17,19 @@ double parse_step_factor(const std::string& text) {
   return f;
 }
 
+std::string size_text(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  int64_t scale = 1024;
+  while (u < 3 && bytes / 1024 >= scale) {
+    scale *= 1024;
+    ++u;
+  }
+  if (bytes % scale == 0) return fmt::format("{} {} ({} B)", bytes / scale, units[u], bytes);
+  return fmt::format("{:.4g} {} ({} B)", static_cast<double>(bytes) / static_cast<double>(scale), units[u], bytes);
+}
+
 int64_t size_unit_bytes(Collective c, DType d, int n) {
   int64_t ranks = 1;
   switch (c) {

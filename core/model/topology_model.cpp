@@ -364,6 +364,21 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
       fin[r] = start + rc[r].terms.total();
     }
     CostTerms crit = rc[worst_r].terms;
+    // With ports of two classes (intra and NIC, or a switch class), the
+    // step's α term is its latency floor, the most α any port pays (α is
+    // per message: the port with the most messages), and β the rest of the
+    // step's port time. The port that sets the step may change with the
+    // size (many small messages on an intra port, one large one on a NIC);
+    // its own α would then make the α term jump with the size. On one class
+    // (the flat model's case) the split stays the slowest rank's, as
+    // cost_model.h's.
+    const bool two_classes = (T.nodes > 1 && T.ranks_per_node > 1) || net.nvls.has_value();
+    double floor_alpha = 0;
+    for (int id = 0; two_classes && id < P; ++id) floor_alpha = std::max(floor_alpha, port[id].alpha_s);
+    if (floor_alpha > crit.alpha_s && floor_alpha <= crit.alpha_s + crit.beta_s) {
+      crit.beta_s -= floor_alpha - crit.alpha_s;
+      crit.alpha_s = floor_alpha;
+    }
     crit.barrier_s = net.intra.barrier_for(E);
     pr.step_s.push_back(crit.total());
     pr.critical_rank.push_back(worst_r);

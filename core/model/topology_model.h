@@ -23,6 +23,15 @@
 //                    across nodes), + bytes reduced · γ + bytes copied · δ
 //                    (γ, δ from the intra class: the GPU does them)
 //   step           = the slowest rank, + the intra class's barrier b(n)
+//   its α term     = with ports of two classes (more than one node of
+//                    more than one rank, or a switch class): the most α any
+//                    port pays in the step (α is per message: the port with
+//                    the most messages), its β term the rest of the slowest
+//                    rank's port time; so the α term does not jump with the
+//                    size when the port that sets the step changes (8
+//                    channels' messages on an intra port at 1 MiB, one NIC
+//                    message at 1 GiB). On one class, the slowest rank's
+//                    own split, as cost_model.h's
 // Cache curve (cost_model.h's cache-aware model): when the intra class
 // carries one, a node's memory work in a step -- its intra-node messages'
 // β, and γ, δ -- is priced at that node's footprint (cost_model.h's rule

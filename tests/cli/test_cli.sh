@@ -101,7 +101,7 @@ if [ $rc -ne 0 ] || ! grep -qE '^ +ring/ll +64 ' <<<"$out" || ! grep -qE '^ +rin
   echo "FAIL: bench --protocol ll,ll128,simple:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 '"algorithm": "ring", "protocol": "ll128", "backend": "threads"' -- bench -b 4K -e 4K -n 2 -w 1 --protocol ll128 --json
 expect 0 "protocol ll    : α    1.000 µs" -- predict -n 4 --bytes 4K --preset nvlink --protocol ll
-expect 0 "protocol auto picks simple on nvlink for ring at 4096 B" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
+expect 0 "protocol auto picks simple on nvlink for ring at 4 KiB (4096 B)" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
 expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
 expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
 expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json
@@ -302,14 +302,30 @@ expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --a
 expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
 # a comma list of presets: one block per preset, none silently dropped
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M 2>&1)
-if [ "$(grep -c '^all_reduce, 4 ranks, 1048576 B; ' <<<"$out")" -ne 2 ] || ! grep -qF "1048576 B; infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
+if [ "$(grep -c '^all_reduce, 4 ranks, 1 MiB (1048576 B); ' <<<"$out")" -ne 2 ] || ! grep -qF "1 MiB (1048576 B); infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
    || ! grep -qE "^ring +6 +12.00 +62.91 +0.00 +74.91 " <<<"$out" || ! grep -qF "α term (us)" <<<"$out"; then
   echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
-# one row per all_reduce algorithm (11, issue 35 added double_binary_tree, one_shot, two_shot, nvls) and preset
+# one row per all_reduce algorithm (11, issue 35 added double_binary_tree, one_shot, two_shot, nvls) and preset;
+# infiniband has no reducing switch: nvls left out there (10 rows)
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M --json 2>&1)
-if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 11 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 11 ]; then
+if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 10 ] || [ "$(grep -c '"model": "nvlink"}' <<<"$out")" -ne 11 ]; then
   echo "FAIL: predict --json with two presets:"; echo "$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
+# nvls on a flat preset: nvlink's NVSwitch (a port per rank, line-rate reduction), refused on a preset without one
+expect 0 "nvls                      2         0.0020         3.5791         0.0000         3.5811         3.5811                -
+(nvls on nvlink: an NVSwitch with a port per rank at the preset's α and bandwidth (1 us, 600 GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured NVLS figure)" -- predict -a all --preset nvlink -n 8 --bytes 1G
+expect 0 "  total            3.5811 ms   (schedule)" -- predict -a nvls --preset nvlink -n 8 --bytes 1G
+expect 2 "error: -a nvls reduces in an NVSwitch; the flat preset pcie5 has no switch that reduces (the flat model would run it as one CPU thread with one port): use --preset nvlink or --topology dgx-h100" -- predict -a nvls --preset pcie5 -n 8
+out=$("$BIN" predict --sweep -a nvls --preset pcie5 -n 4 2>&1); rc=$?
+if [ "$rc" -ne 2 ] || [ "$(wc -l <<<"$out")" -ne 1 ]; then echo "FAIL: predict --sweep -a nvls --preset pcie5 printed before its refusal: $out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+expect 0 "(nvls left out: the flat preset infiniband has no switch that reduces; --topology dgx-h100 prices NVLS on an NVSwitch)" -- predict -a auto --preset infiniband -n 8 --bytes 1M
+out=$("$BIN" predict -a all --preset pcie5 -n 8 --bytes 1M 2>&1; "$BIN" predict --table --preset pcie5 -n 8 -b 1K -e 1M -f 32 2>&1)
+if grep -qE "^nvls | nvls( |$)" <<<"$out" || [ "$(grep -c '^(nvls left out: the flat preset pcie5' <<<"$out")" -ne 2 ]; then
+  echo "FAIL: nvls on pcie5 not left out:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+# the α column of the per-port table is per message: 8 channels' ring, 30 steps x 7 intra messages, at 1 MiB and 1 GiB
+expect 0 "ring                  30       210.00         3.82       213.82" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1M
+# sizes in prose: binary units with the exact bytes beside (docs/design.md, one vocabulary)
+expect 0 "crossover: ring overtakes tree at 512 KiB (524288 B)" -- predict --sweep --preset nvlink
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
 expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--textbook)" -- predict --nccl-system dgx-h100 -b 8 -e 8
 expect 0 "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}   predicted 271.724 us" -- predict --nccl-system dgx-h100 --bytes 64M
@@ -328,7 +344,9 @@ expect 0 "median |error|: 1.7% over 28 rows (<= 4 KiB: 0.1% (7 rows); 4 KiB..1 M
 expect 0 "median |error|: 6.5% over 28 rows (<= 4 KiB: 3.2% (7 rows); 4 KiB..1 MiB: 14.7% (8 rows); 1 MiB..512 MiB: 20.3% (8 rows); >= 512 MiB: 0.4% (5 rows))" -- predict --nccl-system oci-a100-roce-2node --against $NTD/a100-2x8-allreduce.txt
 expect 0 "median |error|: 8.9% over 31 rows (<= 4 KiB: 1.2% (10 rows); 4 KiB..1 MiB: 10.0% (8 rows); 1 MiB..512 MiB: 51.8% (8 rows); >= 512 MiB: 5.2% (5 rows))" -- predict --nccl-system a3mega-h100-2node --against $NTD/h100-2x8-allreduce.txt
 expect 0 '"model": "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants) on dgx-h100, 2 node(s) x 8 GPUs", "algorithm": "NCCL'"'"'s choice per size"' -- predict --nccl-system dgx-h100 --against $NTD/h100-2x8-ib-allreduce.txt --json
-expect 2 "error: $NTD/gh200-2x4-allreduce.txt has its 8 ranks on 2 nodes; NCCL system dgx-h100 puts 8 GPUs on a node (1 nodes)" -- predict --nccl-system dgx-h100 --against $NTD/gh200-2x4-allreduce.txt
+# a table of a node shape no named system has (4 GPUs per node): the nearest, the asked system cut to it, said in a line
+expect 0 "mismatch: $NTD/gh200-2x4-allreduce.txt has 4 GPUs per node (NVIDIA GH200 120GB) on 2 nodes; no named system has 4 per node; priced on dgx-h100's hardware cut to 4 GPUs and 4 NICs per node, the nearest (NVLink, NVSwitch, NVLS and NICs are dgx-h100's, not the table's system's)" -- predict --nccl-system dgx-h100 --against $NTD/gh200-2x4-allreduce.txt
+expect 0 "median |error|: 43.6% over 25 rows (<= 4 KiB: 8.3% (10 rows); 4 KiB..1 MiB: 60.3% (8 rows); 1 MiB..512 MiB: 64.2% (7 rows))" -- predict --nccl-system dgx-h100 --against $NTD/gh200-2x4-allreduce.txt
 expect 2 "error: unknown NCCL system 'dgx-x' (known: dgx-a100, dgx-a100-2node, dgx-h100, dgx-h100-2node, hgx-h200, hgx-h200-2node, pcie-a100, oci-a100-g8, oci-a100-roce-2node, a3mega-h100-2node)" -- predict --nccl-system dgx-x
 expect 2 "error: --ranks 12 is not divisible by the 8 GPUs per node of NCCL system dgx-a100" -- predict --nccl-system dgx-a100 --ranks 12
 expect 2 "error: size 0 B: the NCCL-shaped tuner needs at least 1 byte" -- predict --nccl-system dgx-a100 --bytes 0
@@ -458,21 +476,22 @@ expect 0 "hierarchical          16     0.000046     0.042917     0.042963     0.
 expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, "nodes": 2, "nics_per_node": 1, "bytes": 1000000000, "steps": 16' -- "${TOPO[@]}" --json
 expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
 # NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
-expect 0 "switch: double_binary_tree -> hierarchical at 2097152 B" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
-expect 0 "switch: recursive_doubling -> halving_doubling at 8388608 B" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
+expect 0 "switch: double_binary_tree -> hierarchical at 2 MiB (2097152 B)" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
+# nvlink is an NVSwitch fabric: nvls (2 messages a rank) until the halving-doubling's 1.75 S beats its 2 S
+expect 0 "switch: nvls -> halving_doubling at 128 MiB (134217728 B)" -- predict --table -b 8 -e 1G -f 16 --ranks 8 --preset nvlink
 # on a system the NCCL-shaped tuner knows, auto is NCCL's choice (algorithm, protocol, channels); --textbook the lessons'
 expect 0 "AllReduce: 1000000000 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}   predicted 4128.758 us" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9
 expect 0 "auto picks hierarchical (the lowest predicted lockstep time below; the textbook α-β choice among microddp's algorithms, not NCCL's tuner)" -- predict -a auto --ranks 16 --topology dgx-h100 --bytes 1e9 --textbook
 expect 0 "AllReduce: 8 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}                        25.200 us
 AllReduce: 64 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}                       25.203 us" -- predict --table --topology dgx-h100 --ranks 16 -b 8 -e 64 -f 8
 expect 0 "AllReduce: 1073741824 Bytes -> Algo NVLS_TREE proto SIMPLE channel{Lo..Hi}={0..15}     6467.990 us" -- predict --table --topology dgx-h100 --ranks 65536 -b 1G -e 1G
-expect 0 "switch: recursive_doubling -> hierarchical at 2097152 B" -- predict --table --textbook -b 8 -e 1G -f 8 --ranks 16 --topology dgx-h100
+expect 0 "switch: recursive_doubling -> hierarchical at 2 MiB (2097152 B)" -- predict --table --textbook -b 8 -e 1G -f 8 --ranks 16 --topology dgx-h100
 expect 2 "error: --ranks 65544 is more than the NCCL-shaped tuner models (at most 65536)" -- predict --table --topology dgx-h100 --ranks 65544
 expect 2 "error: --topology dgx-h100 --algorithm auto (NCCL's choice; --textbook for microddp's α-β choice) takes its model from the system: leave out --nodes" -- predict -a auto --topology dgx-h100 --ranks 16 --nodes 2
 expect 2 "error: --textbook chooses among microddp's algorithms on a named system" -- predict --textbook -n 4
 expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
 # rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
-expect 0 "ring                  30       0.0600       5.0332       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+expect 0 "ring                  30       0.2100       4.8832       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 # hierarchical has no channel split of its own: on a network --channels prices its phases as a pipeline (below); the flat model refuses
 expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --preset nvlink --ranks 16 --bytes 1G
 # lesson 02's single-buffered ring run anyway: a transfer's T_q is what the schedule means, not what the overwritten buffer holds
@@ -544,9 +563,11 @@ NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
 expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
 expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
 expect 0 "nvls                   9       0.0090       2.5000       2.5090       2.5090" -- "${NVP[@]}" --segments 8
-# on the flat model the switch is one thread with one port: 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s)
-expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
-expect 0 "crossover: hierarchical is faster than ring from 1024 B on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
+# on the flat model the switch is one thread with one port (the threads backend's): 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s);
+# the nvlink preset is an NVSwitch fabric: a port per rank at nvlink's figure, 2·(1 µs + 1e9 B / 600 GB/s)
+expect 0 "total           26.6827 ms   (closed form)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --alpha 1e-6 --bandwidth 600e9
+expect 0 "total            3.3353 ms   (schedule)" -- predict -c all_reduce -a nvls --ranks 8 --bytes 1e9 --preset nvlink
+expect 0 "crossover: hierarchical is faster than ring from 1 KiB (1024 B) on" -- predict --sweep -a ring --ranks 8 --nodes 4 --intra nvlink --inter ethernet-100g --from 1K --to 1G
 expect 0 '"auto": {"chosen": "hierarchical", "model": "2 node(s) x 4, 1 NIC(s) per node, intra nvlink, inter ethernet-10g"' -- run -c all_reduce -a auto -n 8 --nodes 2 --inter ethernet-10g --count 100000 --fill iota --json
 expect 0 '"algorithm": "recursive_doubling"' -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --json
 expect 0 "auto: chose recursive_doubling (lowest predicted lockstep time on nvlink); candidates: naive 6.000 µs" -- run -c all_reduce -a auto -n 4 --preset nvlink --data "1;2;3;4" --steps
@@ -755,8 +776,8 @@ FITD=$(mktemp -d /tmp/microddp-cli-fit.XXXXXX)
 expect 0 "fit: an α-β model (one link class: every message costs α + m·β) through microddp's ring all_reduce schedule on 16 ranks on 2 nodes of NVIDIA H100 80GB HBM3
   not NCCL's tuning model (protocols, channels, NVLS): α and β are effective values for this table
   source: $NT/h100-2x8-ib-allreduce.txt (all_reduce_perf, NCCL 2.26.2+cuda12.8)
-  α = 0.965 us per message (the floor: 30 messages on the critical path; from the out-of-place rows of 10 sizes, 8 .. 4096 B)
-  bandwidth = 465.03 GB/s (β = 2.15e-12 s/B; from the out-of-place rows of 6 sizes, 536870912 .. 17179869184 B)
+  α = 0.965 us per message (the floor: 30 messages on the critical path; from the out-of-place rows of 10 sizes, 8 B .. 4 KiB (4096 B))
+  bandwidth = 465.03 GB/s (β = 2.15e-12 s/B; from the out-of-place rows of 6 sizes, 512 MiB (536870912 B) .. 16 GiB (17179869184 B))
   residuals on $NT/h100-2x8-ib-allreduce.txt: median |error| 14.6% over 32 rows
     <= 4 KiB          10 rows  median |error|   13.7%" -- fit --model alpha-beta "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100.json"
 if grep -qF "\"source\": [" "$FITD/h100.json" && grep -qF '"model": "alpha-beta"' "$FITD/h100.json" && grep -qF '"ranks_per_node": 8' "$FITD/h100.json"; then
@@ -774,8 +795,8 @@ expect 0 '{"median_abs_error_pct":0.88' -- fit --model alpha-beta "$NT/h100-2x8-
 # predict --profile on a table it was not fitted to prices with the tuner (issue 36's targets: tests/core/model/test_nccl_system_fit.cpp)
 expect 0 "fit: the NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants) on dgx-h100, 2 nodes x 8 GPUs, for 16 ranks on 2 nodes of NVIDIA H100 80GB HBM3 (all_reduce)
   source: $NT/h100-2x8-ib-allreduce.txt (all_reduce_perf, NCCL 2.26.2+cuda12.8)
-  launch = 3.676 us per call (median of published - tuner over the out-of-place rows of 10 sizes, 8 .. 4096 B)
-  bus bandwidth x 1.0111 (every candidate's; from the out-of-place rows of 6 sizes, 536870912 .. 17179869184 B)" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/tuner.json"
+  launch = 3.676 us per call (median of published - tuner over the out-of-place rows of 10 sizes, 8 B .. 4 KiB (4096 B))
+  bus bandwidth x 1.0111 (every candidate's; from the out-of-place rows of 6 sizes, 512 MiB (536870912 B) .. 16 GiB (17179869184 B))" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/tuner.json"
 expect 0 "median |error|: 19.2% over 14 rows (4 KiB..1 MiB: 31.4% (1 row); 1 MiB..512 MiB: 23.3% (8 rows); >= 512 MiB: 0.8% (5 rows))" -- predict --profile "$FITD/tuner.json" --against "$NT/h100-2x8-b-allreduce.txt" -c all_reduce
 expect 0 "fitted: launch 3.676 us per call and bus bandwidth x 1.0111 (fitted to $NT/h100-2x8-ib-allreduce.txt)" -- predict --profile "$FITD/tuner.json" --bytes 1M
 expect 2 "error: --profile $FITD/tuner.json (a fit of the NCCL-shaped tuner) takes its model from the system: leave out --preset" -- predict --profile "$FITD/tuner.json" --preset nvlink --bytes 1M
@@ -806,7 +827,21 @@ expect 2 "error: $FITD/headless.txt:1: a data row before any column header" -- p
 expect 2 "error: --ranks 2 but $NT/a100-1x8-allreduce.txt has 8 ranks" -- bench --ranks 2 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 "against published: $NT/a100-1x8-allreduce.txt (all_reduce_perf, 8 ranks on 1 node of NVIDIA A100-SXM4-40GB), out-of-place columns" -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 '"against": "'"$NT"'/a100-1x8-allreduce.txt", "bytes": 1048576, "algorithm": "ring", "measured_us": ' -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
-expect 0 "no bench size is a published size (published 64 .. 8589934592 B)" -- bench --ranks 8 -b 3000 -e 3000 --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
+expect 0 "no bench size is a published size (published 64 B .. 8 GiB (8589934592 B))" -- bench --ranks 8 -b 3000 -e 3000 --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
+# predict --against: options it would not use are refused by name (exit 2); rows nccl-tests flags wrong are left out
+AGAINST_UNUSED="prices the file's rows at their sizes and element type, in one table of its own: leave out"
+expect 2 "error: --against FILE $AGAINST_UNUSED --bytes (it would not be used)" -- predict --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --bytes 1M
+expect 2 "error: --against FILE $AGAINST_UNUSED --table (it would not be used)" -- predict --topology dgx-h100 -a auto --against "$NT/h100-2x8-ib-allreduce.txt" --table
+expect 2 "error: --against FILE $AGAINST_UNUSED --dtype (it would not be used)" -- predict --nccl-system dgx-h100 --against "$NT/h100-2x8-ib-allreduce.txt" --dtype float16
+expect 2 "error: --against FILE $AGAINST_UNUSED --protocol (it would not be used)" -- predict --preset nvlink --protocol ll --against "$NT/a100-1x8-allreduce.txt"
+expect 2 "error: --against FILE $AGAINST_UNUSED --stepfactor (it would not be used)" -- predict --preset nvlink -f 4 --against "$NT/a100-1x8-allreduce.txt"
+expect 2 "error: --against FILE on the NCCL-shaped tuner: the tuner prices no root (the same time at every root): leave out --root" -- predict --nccl-system dgx-h100 --against "$NT/h100-2x8-ib-allreduce.txt" --root 1
+sed 's/   11.17      0 /   11.17      5 /' "$NT/gh200-2x4-allreduce.txt" > "$FITD/wrong.txt"
+expect 0 "median |error|: 43.0% over 24 rows (<= 4 KiB: 8.3% (10 rows); 4 KiB..1 MiB: 57.4% (7 rows); 1 MiB..512 MiB: 64.2% (7 rows))
+$FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong above 0) from the error medians: 1 MiB (1048576 B)" -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt"
+expect 0 '"rows": 24, "median_abs_error_pct": 43.0' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
+expect 0 '"wrong_rows_left_out": [1048576]}' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
+expect 0 "  $FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong above 0) from the fit and its residuals: 1 MiB (1048576 B)" -- fit --model alpha-beta "$FITD/wrong.txt" --out "$FITD/w.json"
 rm -rf "$FITD"
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- run -n 256 --segments 4096
 expect 2 "error: calibrate --max 107374182400 (a ping-pong of 68719476736 B) needs" -- calibrate --min 1G --max 100G --out /tmp/microddp-cli-unwritten.json

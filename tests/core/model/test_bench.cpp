@@ -176,8 +176,8 @@ TEST_SUITE("bench") {
     rows.push_back(r);
     const std::string f = bench_table_footer(rows);
     // ring: errors +10%, -25%, +5% -> median 10%, worst -25% at 8192 B (under-predicted)
-    CHECK(f.find("# Prediction error     : ring on 2 ranks: median |error| 10.0%, worst error -25.0% (at 8192 B), error = (predicted - measured) / measured over 3 sizes\n") != std::string::npos);
-    CHECK(f.find("# Prediction error     : tree on 2 ranks: median |error| 30.0%, worst error +30.0% (at 4096 B)") != std::string::npos);
+    CHECK(f.find("# Prediction error     : ring on 2 ranks: median |error| 10.0%, worst error -25.0% (at 8 KiB (8192 B)), error = (predicted - measured) / measured over 3 sizes\n") != std::string::npos);
+    CHECK(f.find("# Prediction error     : tree on 2 ranks: median |error| 30.0%, worst error +30.0% (at 4 KiB (4096 B))") != std::string::npos);
     const auto sum = summarize(rows);
     CHECK(sum[0].max_err_pct == rel(25.0));
     CHECK(sum[0].worst_err_pct == rel(-25.0));
@@ -299,7 +299,7 @@ TEST_SUITE("bench") {
           "# Machine state        : the 32 KiB reference steps (the header's machine-state probe), timed again before "
           "each size, took x0.90 .. x2.00 of the profile's time\n"
           "# Machine state        : 1 of 4 sizes ran more than 25% away from it, so their errors say more about the "
-          "machine than about the model: 8192 B (x2.00)\n");
+          "machine than about the model: 8 KiB (8192 B): x2.00\n");
     const std::string f = bench_table_footer(rows);
     CHECK(f.find("over 4 sizes; in the profile's state: median |error| 20.0% over 3 sizes\n") != std::string::npos);
     const std::string t = bench_summary_text(s);

@@ -174,6 +174,34 @@ TEST_SUITE("nccl_tests") {
     CHECK(bc.collective_from == "column set (root and redop)");
   }
 
+  TEST_CASE("rows nccl-tests flags wrong (#wrong above 0) are left out of comparisons and fits; 'error' flags none") {
+    const NcclTestsTable t = parse_nccl_tests(
+        kHead + "        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.32    0.05    0.09      0\n"
+                "        2048           512     float     sum      -1    30.00    0.07    0.12      3    20.32    0.05    0.09      0\n"
+                "        4096          1024     float     sum      -1    40.00    0.10    0.18      0    20.32    0.05    0.09      7\n",
+        "t.txt", "all_reduce");
+    CHECK(t.wrong_is_count);
+    CHECK_FALSE(t.rows.at(0).out_of_place.flagged_wrong);
+    CHECK(t.rows.at(1).out_of_place.flagged_wrong);
+    CHECK(t.rows.at(1).out_of_place.wrong == 3);
+    CHECK(t.rows.at(2).in_place.flagged_wrong);  // in-place only: the out-of-place row stays
+    CHECK(t.wrong_sizes() == std::vector<int64_t>{2048});
+    const auto rows = compare_rows(t, 1, [](int64_t b) { return static_cast<double>(b) * 1e-8; });
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].bytes == 1024);
+    CHECK(rows[1].bytes == 4096);
+    CHECK(rows[1].error_pct == rel((40.96 - 40.0) / 40.0 * 100));
+    // An old "error" column is a deviation, not a count: 1e-06 flags nothing.
+    const NcclTestsTable o = parse_nccl_tests(
+        "       size         count    type   redop     time   algbw   busbw  error\n"
+        "           8             2   float     sum    30.11    0.00    0.00  1e-06\n",
+        "old.txt", "all_reduce");
+    CHECK_FALSE(o.wrong_is_count);
+    CHECK(o.rows.at(0).out_of_place.wrong == rel(1e-6));
+    CHECK_FALSE(o.rows.at(0).out_of_place.flagged_wrong);
+    CHECK(o.wrong_sizes().empty());
+  }
+
   TEST_CASE("broken inputs name the file, the line and what was expected") {
     CHECK(message("") == "t.txt: the file is empty (expected the output of an nccl-tests *_perf tool)");
     CHECK(message("\n  \n") == "t.txt: the file is empty (expected the output of an nccl-tests *_perf tool)");

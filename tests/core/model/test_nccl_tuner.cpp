@@ -201,4 +201,21 @@ TEST_SUITE("nccl_tuner") {
                          "size 4 B of all_gather is below one byte per rank (8 ranks)", UsageError);
     CHECK(with_ranks(system_preset("dgx-h100"), 32).nodes == 4);
   }
+
+  TEST_CASE("with_node_shape: a named system's hardware cut to another node shape, NICs in proportion") {
+    const SystemDesc g = with_node_shape(system_preset("dgx-h100"), 4, 2);
+    CHECK(g.name == "dgx-h100 cut to 4 GPUs per node");
+    CHECK(g.gpus_per_node == 4);
+    CHECK(g.nics_per_node == 4);
+    CHECK(g.nodes == 2);
+    CHECK(g.nvlink_links == 18);
+    const SystemDesc p = with_node_shape(system_preset("pcie-a100"), 4, 3);  // 1 NIC for 8 GPUs: still 1
+    CHECK(p.nics_per_node == 1);
+    CHECK(p.nodes == 3);
+    CHECK(with_node_shape(system_preset("dgx-h100"), 8, 2).name == "dgx-h100");  // the same shape: unchanged
+    CHECK_THROWS_WITH_AS(with_node_shape(system_preset("dgx-h100"), 0, 2),
+                         "0 GPUs per node on 2 nodes: both must be at least 1", UsageError);
+    CHECK_THROWS_WITH_AS(with_node_shape(system_preset("dgx-h100"), 1, 1),
+                         "--ranks 1: the NCCL-shaped tuner needs at least 2 ranks", UsageError);
+  }
 }

@@ -70,4 +70,18 @@ TEST_SUITE("sweep") {
     o.factor = 1.01;
     CHECK_THROWS_WITH_AS(bench_sizes(o), doctest::Contains("more than 100 sizes"), UsageError);
   }
+
+  TEST_CASE("size_text: binary units with the exact bytes beside") {
+    CHECK(size_text(0) == "0 B");
+    CHECK(size_text(1000) == "1000 B");
+    CHECK(size_text(1023) == "1023 B");
+    CHECK(size_text(1024) == "1 KiB (1024 B)");
+    CHECK(size_text(524288) == "512 KiB (524288 B)");
+    CHECK(size_text(1536) == "1.5 KiB (1536 B)");
+    CHECK(size_text(1048576) == "1 MiB (1048576 B)");
+    CHECK(size_text(1000000000) == "953.7 MiB (1000000000 B)");
+    CHECK(size_text(int64_t{8} << 30) == "8 GiB (8589934592 B)");
+    CHECK(size_text(int64_t{3} << 40) == "3 TiB (3298534883328 B)");
+    CHECK(size_text(int64_t{5000} << 40) == "5000 TiB (5497558138880000 B)");
+  }
 }

@@ -171,6 +171,18 @@ TEST_SUITE("topology_model") {
       }
       CHECK(used == C);
     }
+    // The α term is per message, whichever port sets the step: 8 channels'
+    // ring on dgx-h100's shape (nvlink4 1 us, ndr 2 us), 30 steps, each
+    // rank's intra out port carrying 7 channels' messages a step (7 us) at
+    // every size, though a NIC port sets the step at 1 GiB.
+    const Network h = net(16, 2, 8, pow2_link(1e-6, 450e9), pow2_link(2e-6, 50e9));
+    for (const int64_t S : {int64_t{1} << 20, int64_t{1} << 30}) {
+      CollectiveSpec s = spec(Collective::all_reduce, "ring", 16, S / 4, 2);
+      s.channels = 8;
+      const auto p = predict(make_schedule(s), h);
+      CHECK(p.pr.lockstep.alpha_s == rel(30 * 7e-6));
+      CHECK(p.pr.lockstep.alpha_s + p.pr.lockstep.beta_s == rel(p.pr.lockstep_s));
+    }
     // One node: channels are not relabelled (no NIC to spread over).
     CollectiveSpec one = spec(Collective::all_reduce, "ring", 8, 64, 1);
     one.channels = 2;
