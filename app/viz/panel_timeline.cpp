@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 
@@ -89,15 +90,23 @@ void draw_timeline(App& app) {
     dl->AddLine(ImVec2(a, origin.y), ImVec2(a, lane_y(lanes)), im(from_hex(assets::kFaint)), 1);
   }
   // Every lane carries its rank: in lanes lower than the text the label
-  // shrinks to the lane, down to 8 px; below that (16 ranks in a short
-  // panel) the labels alternate between two columns, each as tall as two
-  // lanes, so neighbours never overlap.
+  // shrinks to the lane, down to 8 px (in --present to min_text_px, 14 px);
+  // below that (16 ranks in a short panel) the labels alternate between two
+  // columns, each as tall as two lanes, so neighbours never overlap; where
+  // even two lanes are lower than the floor (32 ranks and more in
+  // --present), every k-th rank is labelled (k a power of two), centred on
+  // its lane, the others named on hover.
+  const float floor_px = std::min(fs, app.vs.present ? min_text_px(true) : 8.f);
   const float fit_px = std::min(fs, lane_h * 0.95f);
-  const bool one_column = fit_px >= 8.f;
-  const float label_px = one_column ? fit_px : std::min(fs, std::max(8.f, lane_h * 1.9f));
+  const bool one_column = fit_px >= floor_px;
+  const bool two_columns = !one_column && (lane_h * 1.9f >= floor_px || !app.vs.present);
+  int every = 1;
+  if (!one_column && !two_columns)
+    while (float(every) * lane_h < floor_px * 1.15f && every < n) every *= 2;
+  const float label_px = one_column ? fit_px : two_columns ? std::min(fs, std::max(floor_px, lane_h * 1.9f)) : floor_px;
   const float col2_x = origin.x + label_w * 0.5f;
-  for (int r = 0; r < n; ++r) {
-    const float x = one_column || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
+  for (int r = 0; r < n; r += every) {
+    const float x = !two_columns || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
     const std::string label = endpoint_name(ses.schedule(), r);
     dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, y), ink, label.c_str());
     app.vs.labels_drawn.push_back(

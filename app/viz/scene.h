@@ -328,6 +328,26 @@ BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& 
 BuffersScene build_buffers_arranged(const Session& s, int position, BuffersLayout& lay, float avail_h);
 std::string format_value(double v);
 
+// Many ranks (16-64 on a projector), where the full rows would not fit at
+// the least text size: one row per endpoint (BufferRowDraw: tag "R12",
+// label empty), its cells the chunks of its result buffer (output, else its
+// largest), each cell the most complete copy of that range the endpoint
+// holds in any buffer of the same length (input, accum, output, ...): the
+// most contributors, its values when recorded (CellDraw::value, drawn on
+// hover). Fill (crowd_fill): one contributor in its rank's colour, a
+// partial result in a blue that deepens with its share of the ranks, every
+// rank the complete colour. Ranks fill columns top to bottom: the fewest
+// columns (1..8) whose rows fit avail_h (lay.columns is set here).
+// step_line: what the shown step changed ("step 2: 64 chunks changed; R0
+// chunk 62 = 1953 (3 ranks)"); empty at position 0.
+struct CrowdScene {
+  BuffersScene buffers;
+  std::string buffer;     // the name of the result buffer the cells are cut like ("output")
+  std::string step_line;
+};
+CrowdScene build_buffers_crowd(const Session& s, int position, BuffersLayout& lay, float avail_h);
+Rgba crowd_fill(uint64_t mask, int n, bool complete);
+
 // ---- timeline --------------------------------------------------------------
 
 struct TimelineBar {
