@@ -337,7 +337,8 @@ std::string format_value(double v);
 // hover). Fill (crowd_fill): one contributor in its rank's colour, a
 // partial result in a blue that deepens with its share of the ranks, every
 // rank the complete colour. Ranks fill columns top to bottom: the fewest
-// columns (1..8) whose rows fit avail_h (lay.columns is set here).
+// columns (1..4) whose rows fit avail_h (lay.columns is set here; more
+// than 16 rows a column when 4 do not fit: the caller shrinks the text).
 // step_line: what the shown step changed ("step 2: 64 chunks changed; R0
 // chunk 62 = 1953 (3 ranks)"); empty at position 0.
 struct CrowdScene {

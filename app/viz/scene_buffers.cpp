@@ -329,7 +329,7 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
   // Columns: the fewest whose rows fit.
   const float pitch = lay.row_h + lay.row_gap;
   int cols = 1;
-  while (cols < 8 && float((ne + cols - 1) / cols) * pitch > avail_h) ++cols;
+  while (cols < 4 && float((ne + cols - 1) / cols) * pitch > avail_h) ++cols;
   lay.columns = cols;
   const int per_col = (ne + cols - 1) / cols;
   const float col_w = (lay.width - lay.col_gap * float(cols - 1)) / float(cols);
