@@ -5,6 +5,7 @@
 // and NICs coloured by load (bytes this step over the busiest port's), the
 // bottleneck port in the predicted-time colour, a legend per link class.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -100,8 +101,21 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const std::string label = fmt::format("node {}", b.node);
     // At most 18 px: the scene keeps a fixed head row above the ranks.
     // Where the scene put it (clear of the chain's wrap arrow).
-    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f),
-                ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3), im(from_hex(assets::kInk)), label.c_str());
+    const float lpx = std::min(ImGui::GetFontSize(), 18.f);
+    dl->AddText(ImGui::GetFont(), lpx, ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3),
+                im(from_hex(assets::kInk)), label.c_str());
+    // Compact nodes: the node's link totals in the shown step, a line each
+    // while the box holds them, all of them on hover.
+    const ImVec2 b0 = iv(b.min, origin), b1 = iv(b.max, origin);
+    dl->PushClipRect(b0, b1, true);
+    for (size_t i = 0; i < b.totals.size(); ++i) {
+      const float y = b0.y + 3 + float(i + 1) * (lpx + 4);
+      if (y + lpx > b1.y - 2) break;
+      dl->AddText(ImGui::GetFont(), lpx, ImVec2(b0.x + b.label_x, y), im(from_hex(assets::kInk)), b.totals[i].c_str());
+    }
+    dl->PopClipRect();
+    if (!b.totals.empty() && hovered_rect(b0, b1))
+      ImGui::SetTooltip("%s", fmt::format("{}\n{}", label, fmt::join(b.totals, "\n")).c_str());
   }
   for (const LinkDraw& l : sc.links)  // a tree's links in its colour, faint
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin),
@@ -162,7 +176,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   std::vector<Rect> placed;  // the rank labels drawn (screen pixels)
   bool crowded = false;      // some label did not fit its circle
   const NodeDraw* hover_node = nullptr;
-  for (const NodeDraw& nd : sc.nodes) {
+  for (const NodeDraw& nd : sc.compact_nodes ? std::vector<NodeDraw>{} : sc.nodes) {
     const ImVec2 c = iv(nd.pos, origin);
     // The fill needs no anti-aliased fringe: the outline drawn next covers its edge.
     const ImDrawListFlags flags = dl->Flags;
@@ -229,6 +243,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   for (const ArrowDraw& a : sc.arrows) {
     const ImVec2 bc = iv(a.badge, origin);
     const ImVec2 b0(bc.x - a.badge_w / 2, bc.y - a.badge_h / 2), b1(bc.x + a.badge_w / 2, bc.y + a.badge_h / 2);
+    if (a.badge_w <= 0) continue;  // compact nodes: an arrow sums many chunks
     // Many ranks (labels on plates): no badge over a rank's name.
     const Rect br{b0.x, b0.y, b1.x - b0.x, b1.y - b0.y};
     if (crowded && std::any_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(br); })) continue;

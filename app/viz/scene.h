@@ -141,8 +141,13 @@ struct NodeBoxDraw {
   // px at most, min.y + 3): left, centred or right, wherever the chain's
   // wrap arrow does not pass.
   float label_x = 6;
+  // Compact nodes (TopologyScene::compact_nodes): the node's link totals in
+  // the shown step, a line each under its label, as many as the box holds
+  // (all on hover): "out 4 KiB" (through its NICs), "in 4 KiB", "inside 12 KiB".
+  std::vector<std::string> totals;
 };
 inline constexpr float kNodeLabelW = 64;
+inline constexpr float kCompactBoxW = 112, kCompactBoxH = 56;
 struct NicDraw {
   int node = 0, nic = 0;
   Vec2 pos;             // centre of its square
@@ -161,6 +166,16 @@ struct ArrowLoad {      // one per arrow, same index
 struct TopologyScene {
   TopologyKind kind = TopologyKind::circle;
   std::vector<NodeBoxDraw> boxes;   // empty on one node
+  // More nodes than fit with their ranks drawn (more than 8, or boxes too
+  // small for a rank's circle): each node a compact box (at least
+  // kCompactBoxW x kCompactBoxH) with its link totals, no ranks; one arrow
+  // per pair of nodes that exchange data in the shown step (bytes summed,
+  // from and to the first such transfer's ranks, no badge); only the
+  // nodes that fit are drawn, the first `boxes.size()`, and a note says how
+  // many more there are. The ranks' NodeDraws stay (radius 0, at their
+  // node's centre; off the canvas for nodes not drawn).
+  bool compact_nodes = false;
+  int nodes_hidden = 0;
   bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn

@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "app/viz/compare.h"
 #include "app/viz/scene.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
@@ -81,8 +82,8 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
     l.bottleneck = port == busiest;
     sc.loads.push_back(l);
   }
-  for (const NodeBoxDraw& b : sc.boxes)
-    for (int k = 0; k < T.nics_per_node; ++k) {
+  for (const NodeBoxDraw& b : sc.boxes)  // compact nodes: their totals instead
+    for (int k = 0; k < (sc.compact_nodes ? 0 : T.nics_per_node); ++k) {
       NicDraw d;
       d.node = b.node;
       d.nic = k;
@@ -107,6 +108,33 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
   sc.network_note = net_in ? "measured: shared memory here; predicted: this topology"
                            : "measured: shared memory here; loads: these links";
 }
+// Compact nodes (TopologyScene::compact_nodes): boxes of at least
+// kCompactBoxW x kCompactBoxH in rows filling w x h, as many nodes as fit
+// (the last slot left for the note when some do not); each rank at its
+// node's centre, the ranks of nodes not drawn far off the canvas.
+void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h) {
+  constexpr float gap = 10;
+  const int cols = std::max(1, int((w - gap) / (kCompactBoxW + gap)));
+  const int rows = std::max(1, int((h - gap) / (kCompactBoxH + gap)));
+  const int shown = N <= cols * rows ? N : std::max(1, cols * rows - 1);
+  const int used_cols = std::min(cols, shown), used_rows = (shown + used_cols - 1) / used_cols;
+  const float bw = (w - gap * float(used_cols + 1)) / float(used_cols);
+  const float bh = std::min((h - gap * float(used_rows + 1)) / float(used_rows), kCompactBoxH * 1.5f);
+  sc.compact_nodes = true;
+  sc.nodes_hidden = N - shown;
+  sc.boxes.clear();
+  sc.links.clear();  // the ranks are not drawn
+  for (int k = 0; k < N; ++k) {
+    Vec2 c{-1e4f, -1e4f};
+    if (k < shown) {
+      const float x0 = gap + float(k % used_cols) * (bw + gap), y0 = gap + float(k / used_cols) * (bh + gap);
+      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
+      c = Vec2{x0 + bw / 2, y0 + bh / 2};
+    }
+    for (int l = 0; l < g; ++l) pos[static_cast<size_t>(k * g + l)] = c;
+  }
+}
+
 }  // namespace
 
 TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t, const Network* net_in) {
@@ -236,7 +264,11 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const bool boxes_fit = sc.kind != TopologyKind::double_tree && sc.kind != TopologyKind::switch_star;
   const int N = boxes_fit && sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
-  if (N > 1) {
+  if (N > 8) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
+  bool fits = false;
+  int grid_rows = 0, grid_cols = 0;
+  float grid_r = 0;
+  if (N > 1 && !sc.compact_nodes) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
     const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
     const float head = 24, nic_strip = kNicStrip;  // "node k" label (a line of text); the NIC squares
@@ -276,9 +308,6 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     // A small box (4 nodes of 8) may have room for neither: then the ranks
     // only stay apart (the old spacing) and badges may touch them.
     radius = 6;
-    bool fits = false;
-    int grid_rows = 0, grid_cols = 0;
-    float grid_r = 0;
     for (const bool strict : {true, false}) {
       const auto nb_w = [&](float r) { return strict ? badge_w(r) + 8 : 4.f; };
       const auto nb_h = [&](float r) { return strict ? badge_h(r) + 8 : 4.f; };
@@ -311,6 +340,25 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
       if (fits || grid_rows > 0) break;
     }
+    if (!fits && grid_rows == 0 && g > 1) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
+  }
+  if (N > 1 && !sc.compact_nodes) {
+    const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
+    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
+    const float head = 24, nic_strip = kNicStrip;
+    const float pad = 6;
+    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
+    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto ellipse = [&](float r) {
+      const float room_h = room_h0 - below_for(r);
+      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
+    };
+    const bool chain = sc.chain;
+    const auto at = [&](int l, Vec2 e) {
+      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
+                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
+      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
+    };
     const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 && grid_r > radius + 1));
     if (grid) radius = std::max(grid_r, 6.f);
     // The snake: a chain runs down and up the columns from the top left,
@@ -398,7 +446,60 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // gets smaller badges, so that they overlap less in the middle.
   const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
   const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
-  for (const Transfer& x : trs) {
+  if (sc.compact_nodes) {
+    // One arrow per pair of drawn nodes, the bytes of its transfers summed;
+    // each node's totals: out and in through its NICs, and inside it.
+    const int shown = static_cast<int>(sc.boxes.size());
+    std::vector<int64_t> out(static_cast<size_t>(N)), in(static_cast<size_t>(N)), inside(static_cast<size_t>(N));
+    std::map<std::pair<int, int>, size_t> pair_arrow;
+    for (const Transfer& x : trs) {
+      if (x.from < 0 || x.to < 0 || x.from >= n || x.to >= n) continue;
+      const int na = x.from / g, nb = x.to / g;
+      const int64_t bytes = x.len * static_cast<int64_t>(es);
+      if (na == nb) {
+        inside[static_cast<size_t>(na)] += bytes;
+        continue;
+      }
+      out[static_cast<size_t>(na)] += bytes;
+      in[static_cast<size_t>(nb)] += bytes;
+      if (na >= shown || nb >= shown) continue;
+      const auto [it, fresh] = pair_arrow.try_emplace({na, nb}, sc.arrows.size());
+      if (!fresh) {
+        ArrowDraw& a = sc.arrows[it->second];
+        a.len += x.len, a.bytes += bytes, a.mask |= x.mask;
+        continue;
+      }
+      ArrowDraw a;
+      a.from = x.from, a.to = x.to, a.chunk = x.chunk, a.segment = x.segment, a.channel = x.channel;
+      a.len = x.len, a.bytes = bytes, a.mask = x.mask;
+      a.node_a = x.from, a.node_b = x.to;
+      const NodeBoxDraw &ba = sc.boxes[static_cast<size_t>(na)], &bb = sc.boxes[static_cast<size_t>(nb)];
+      const Vec2 p{(ba.min.x + ba.max.x) / 2, (ba.min.y + ba.max.y) / 2}, q{(bb.min.x + bb.max.x) / 2, (bb.min.y + bb.max.y) / 2};
+      const float dx = q.x - p.x, dy = q.y - p.y;
+      const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f), ux = dx / len, uy = dy / len;
+      // From and to the boxes' edges (the nearer of the half width and half height).
+      const float ra = std::min((ba.max.x - ba.min.x) / std::max(std::fabs(ux), 1e-3f),
+                                (ba.max.y - ba.min.y) / std::max(std::fabs(uy), 1e-3f)) / 2;
+      a.a = Vec2{p.x + ux * ra, p.y + uy * ra};
+      a.b = Vec2{q.x - ux * (ra + 2), q.y - uy * (ra + 2)};
+      const float bend = std::min(len * 0.12f, 24.f) + 4;
+      a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
+      a.badge = bezier(a.a, a.ctrl, a.b, 0.5f);
+      sc.arrows.push_back(std::move(a));
+    }
+    for (ArrowDraw& a : sc.arrows) {
+      a.complete = is_complete(sp, a.mask);
+      a.stripes = stripes_for(a.mask, n, a.complete);
+    }
+    for (NodeBoxDraw& b : sc.boxes) {
+      const size_t k = static_cast<size_t>(b.node);
+      b.totals = {"out " + human_bytes(double(out[k])), "in " + human_bytes(double(in[k])),
+                  "inside " + human_bytes(double(inside[k]))};
+    }
+    if (sc.nodes_hidden > 0)
+      sc.notes.push_back(fmt::format("+{} more nodes not drawn ({} of {})", sc.nodes_hidden, shown, N));
+  }
+  for (const Transfer& x : sc.compact_nodes ? std::vector<Transfer>{} : trs) {
     ArrowDraw a;
     a.from = x.from;
     a.to = x.to;
@@ -448,7 +549,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // Node labels clear of the chain's wrap arrow (last node's last rank to
   // the first rank), whether or not this step draws it: the first of left,
   // centre, right that the arc's curve does not cross.
-  if (N > 1 && sc.chain) {
+  if (N > 1 && sc.chain && !sc.compact_nodes) {
     const Vec2 p = pos[n - 1], q = pos[0];
     const float dx = q.x - p.x, dy = q.y - p.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
