@@ -70,7 +70,10 @@ void draw_timeline(App& app) {
   const float k = std::clamp(room / (float(n) * fs * 1.2f + 3 * fs * 1.1f), 0.f, 1.f);
   const float step_lane_h = std::max(fs * 1.1f * k, std::min(fs * 0.7f, room * 0.1f));
   const float step_px = std::min(fs, step_lane_h);
-  float lane_h = std::max(3.f, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
+  // Rank lanes at least 3 px, fewer (down to 1) where 64 ranks would push
+  // the step lanes out of the panel.
+  const float lane_floor = std::clamp((room - 3 * step_lane_h) / float(n), 1.f, 3.f);
+  float lane_h = std::max(lane_floor, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
   // Step lanes are never lower than rank lanes (lane_y): when the rank
   // lanes come out taller, all n + 3 share the room.
   if (lane_h > step_lane_h) lane_h = std::max(step_lane_h, std::min(lane_h, room / float(n + 3)));
@@ -131,7 +134,7 @@ void draw_timeline(App& app) {
     Run& u = run[static_cast<size_t>(r)];
     if (u.e < u.a) return;
     const float y = lane_y(r) + 1;
-    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + lane_h - 2), im(op_kind_color(u.kind)));
+    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + std::max(lane_h - 2, 1.f)), im(op_kind_color(u.kind)));
     u.e = u.a - 1;
   };
   for (const TimelineBar& b : sc.bars) {
@@ -139,7 +142,7 @@ void draw_timeline(App& app) {
     const float a = x0 + float(b.begin_us * scale);
     const float e = std::max(a + 1.5f, x0 + float(b.end_us * scale));
     const float y = lane_y(b.rank) + 1;
-    const ImVec2 p0(a, y), p1(e, y + lane_h - 2);
+    const ImVec2 p0(a, y), p1(e, y + std::max(lane_h - 2, 1.f));
     const bool tiny = e - a < kTiny;
     Run& u = run[static_cast<size_t>(b.rank)];
     const bool touches = u.e >= u.a && a >= u.a && a <= u.e + 1.f;

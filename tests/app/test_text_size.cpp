@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <string>
@@ -59,6 +60,20 @@ Smallest smallest() {
   return s;
 }
 
+// The topology and timeline panels (which do not scroll) drew nothing past
+// their own edges: 64 ranks' lanes leave the step lanes in view.
+void check_fixed_panels_hold_their_content() {
+  ImGuiWindow* w = ImGui::FindWindowByName("microddp-viz");
+  REQUIRE(w != nullptr);
+  for (ImGuiWindow* c : w->DC.ChildWindows) {
+    const std::string name = c->Name;
+    if (name.find("/topology_") == std::string::npos && name.find("/timeline_") == std::string::npos) continue;
+    INFO(name, " content to (", c->DC.CursorMaxPos.x, ", ", c->DC.CursorMaxPos.y, "), window to (",
+         c->Pos.x + c->Size.x, ", ", c->Pos.y + c->Size.y, ")");
+    CHECK(c->DC.CursorMaxPos.y <= c->Pos.y + c->Size.y - c->WindowPadding.y + 0.5f);
+  }
+}
+
 // 14 px, less ImGui's rounding of a scaled font (a hundredth of a pixel).
 constexpr float kMin = 14 - 0.01f;
 
@@ -99,12 +114,13 @@ TEST_SUITE("layout_text") {
       Smallest s = smallest();
       INFO(n, " ranks, before step 0: ", s.px, " px, ", s.where);
       CHECK(s.px >= kMin);
-      if (n == 32) {  // the timeline's bars and the step's changes drawn
+      if (n == 64) {  // the timeline's bars and the step's changes drawn
         app.session.seek(2);
         for (int i = 0; i < 3; ++i) h.frame(app);
         s = smallest();
         INFO(n, " ranks, after step 1: ", s.px, " px, ", s.where);
         CHECK(s.px >= kMin);
+        check_fixed_panels_hold_their_content();
       }
       // Rows per buffer while they fit at 14 px; one row per rank beyond.
       if (n <= 4) CHECK_FALSE(app.vs.buffers_crowd);
