@@ -59,22 +59,22 @@ TEST_SUITE("scene_crowd") {
     CHECK(crowd_fill(0b11, 8, false).r > crowd_fill(0b1111111, 8, false).r);
   }
 
-  TEST_CASE("compact nodes: the flat ring on 16 nodes x 4, as many boxes as fit, per-node totals, arrows between drawn nodes") {
+  TEST_CASE("compact nodes: the flat ring on 9 nodes x 2, as many boxes as fit, per-node totals, arrows between drawn nodes") {
     RunParams p;
     p.spec.algorithm = "ring";
-    p.spec.world_size = 64;
-    p.spec.nodes = 16;
-    p.spec.count = 64;  // float32: one element (4 B) a chunk
+    p.spec.world_size = 18;
+    p.spec.nodes = 9;
+    p.spec.count = 18;  // float32: one element (4 B) a chunk
     Session ses;
     ses.configure(p);
-    // 400 x 300: 3 columns of 4 rows of boxes; the 12th slot for the note.
-    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
+    // 400 x 150: 3 columns of 2 rows of boxes; the 6th slot for the note.
+    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 150});
     REQUIRE(sc.compact_nodes);
-    REQUIRE(sc.boxes.size() == 11);
-    CHECK(sc.nodes_hidden == 5);
+    REQUIRE(sc.boxes.size() == 5);
+    CHECK(sc.nodes_hidden == 4);
     CHECK(sc.nics.empty());
     bool note = false;
-    for (const std::string& l : sc.notes) note = note || l == "+5 more nodes not drawn (11 of 16)";
+    for (const std::string& l : sc.notes) note = note || l == "+4 more nodes not drawn (5 of 9)";
     CHECK(note);
     for (size_t i = 0; i < sc.boxes.size(); ++i) {
       const NodeBoxDraw& b = sc.boxes[i];
@@ -85,25 +85,25 @@ TEST_SUITE("scene_crowd") {
       CHECK(b.min.x >= 0);
       CHECK(b.min.y >= 0);
       CHECK(b.max.x <= 400);
-      CHECK(b.max.y <= 300);
+      CHECK(b.max.y <= 150);
       for (size_t j = i + 1; j < sc.boxes.size(); ++j) {
         const NodeBoxDraw& o = sc.boxes[j];
         CHECK((b.max.x <= o.min.x || o.max.x <= b.min.x || b.max.y <= o.min.y || o.max.y <= b.min.y));
       }
-      // Step 0: the node's last rank sends 4 B to the next node, three 4 B hops stay inside.
+      // Step 0: the node's last rank sends 4 B to the next node, one 4 B hop stays inside.
       REQUIRE(b.totals.size() == 3);
       CHECK(b.totals[0] == "out 4 B");
       CHECK(b.totals[1] == "in 4 B");
-      CHECK(b.totals[2] == "inside 12 B");
+      CHECK(b.totals[2] == "inside 4 B");
     }
-    // Node k -> k + 1 for the drawn pairs 0->1 .. 9->10.
-    REQUIRE(sc.arrows.size() == 10);
+    // Node k -> k + 1 for the drawn pairs 0->1 .. 3->4.
+    REQUIRE(sc.arrows.size() == 4);
     for (const ArrowDraw& a : sc.arrows) {
-      CHECK(a.to / 4 == a.from / 4 + 1);
+      CHECK(a.to / 2 == a.from / 2 + 1);
       CHECK(a.bytes == 4);
       CHECK(a.badge_w == 0);
     }
-    REQUIRE(sc.loads.size() == 10);
+    REQUIRE(sc.loads.size() == 4);
     for (const ArrowLoad& l : sc.loads) CHECK(l.inter);
     // 2 nodes x 4 keep their ranks drawn.
     p.spec.world_size = 8, p.spec.nodes = 2, p.spec.count = 8;
