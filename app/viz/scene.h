@@ -147,7 +147,8 @@ struct NodeBoxDraw {
   std::vector<std::string> totals;
 };
 inline constexpr float kNodeLabelW = 64;
-inline constexpr float kCompactBoxW = 112, kCompactBoxH = 56;
+inline constexpr float kCompactBoxW = 112, kCompactBoxH = 56;  // label and totals
+inline constexpr float kLabelBoxW = 80, kLabelBoxH = 30;        // label only (totals on hover)
 struct NicDraw {
   int node = 0, nic = 0;
   Vec2 pos;             // centre of its square
@@ -168,7 +169,9 @@ struct TopologyScene {
   std::vector<NodeBoxDraw> boxes;   // empty on one node
   // More nodes than fit with their ranks drawn (more than 8, or boxes too
   // small for a rank's circle): each node a compact box (at least
-  // kCompactBoxW x kCompactBoxH) with its link totals, no ranks; one arrow
+  // kCompactBoxW x kCompactBoxH) with its link totals, no ranks, or where
+  // not all fit so but more would, label-only boxes (kLabelBoxW x
+  // kLabelBoxH, the totals on hover); one arrow
   // per pair of nodes that exchange data in the shown step (bytes summed,
   // from and to the first such transfer's ranks, no badge); only the
   // nodes that fit are drawn, the first `boxes.size()`, and a note says how

@@ -114,12 +114,19 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
 // node's centre, the ranks of nodes not drawn far off the canvas.
 void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h) {
   constexpr float gap = 10;
-  const int cols = std::max(1, int((w - gap) / (kCompactBoxW + gap)));
-  const int rows = std::max(1, int((h - gap) / (kCompactBoxH + gap)));
+  // Boxes with room for the totals when every node fits so; else label-only
+  // boxes (totals on hover) when that fits more of them.
+  const auto slots = [&](float bw_min, float bh_min) {
+    return std::max(1, int((w - gap) / (bw_min + gap))) * std::max(1, int((h - gap) / (bh_min + gap)));
+  };
+  const bool small = slots(kCompactBoxW, kCompactBoxH) < N && slots(kLabelBoxW, kLabelBoxH) > slots(kCompactBoxW, kCompactBoxH);
+  const float bw_min = small ? kLabelBoxW : kCompactBoxW, bh_min = small ? kLabelBoxH : kCompactBoxH;
+  const int cols = std::max(1, int((w - gap) / (bw_min + gap)));
+  const int rows = std::max(1, int((h - gap) / (bh_min + gap)));
   const int shown = N <= cols * rows ? N : std::max(1, cols * rows - 1);
   const int used_cols = std::min(cols, shown), used_rows = (shown + used_cols - 1) / used_cols;
   const float bw = (w - gap * float(used_cols + 1)) / float(used_cols);
-  const float bh = std::min((h - gap * float(used_rows + 1)) / float(used_rows), kCompactBoxH * 1.5f);
+  const float bh = std::min((h - gap * float(used_rows + 1)) / float(used_rows), bh_min * 1.5f);
   sc.compact_nodes = true;
   sc.nodes_hidden = N - shown;
   sc.boxes.clear();

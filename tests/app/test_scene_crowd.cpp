@@ -67,8 +67,20 @@ TEST_SUITE("scene_crowd") {
     p.spec.count = 18;  // float32: one element (4 B) a chunk
     Session ses;
     ses.configure(p);
-    // 400 x 150: 3 columns of 2 rows of boxes; the 6th slot for the note.
-    const TopologyScene sc = build_topology(ses, 1, Vec2{400, 150});
+    // 400 x 150: 3 columns of 2 rows of boxes with totals; 4 x 3 label-only
+    // boxes would hold all 9 nodes.
+    const TopologyScene all = build_topology(ses, 1, Vec2{400, 150});
+    REQUIRE(all.compact_nodes);
+    CHECK(all.boxes.size() == 9);
+    CHECK(all.nodes_hidden == 0);
+    for (const NodeBoxDraw& b : all.boxes) {
+      CHECK(b.max.x - b.min.x >= kLabelBoxW);
+      CHECK(b.max.y - b.min.y >= kLabelBoxH);
+      CHECK(b.max.y - b.min.y < kCompactBoxH);
+    }
+    // 200 x 150: 1 x 2 boxes with totals, 2 x 3 label-only: 5 of 9 drawn,
+    // the 6th slot for the note.
+    const TopologyScene sc = build_topology(ses, 1, Vec2{200, 150});
     REQUIRE(sc.compact_nodes);
     REQUIRE(sc.boxes.size() == 5);
     CHECK(sc.nodes_hidden == 4);
@@ -80,11 +92,11 @@ TEST_SUITE("scene_crowd") {
       const NodeBoxDraw& b = sc.boxes[i];
       INFO("node ", b.node);
       CHECK(b.node == int(i));
-      CHECK(b.max.x - b.min.x >= kCompactBoxW);
-      CHECK(b.max.y - b.min.y >= kCompactBoxH);
+      CHECK(b.max.x - b.min.x >= kLabelBoxW);
+      CHECK(b.max.y - b.min.y >= kLabelBoxH);
       CHECK(b.min.x >= 0);
       CHECK(b.min.y >= 0);
-      CHECK(b.max.x <= 400);
+      CHECK(b.max.x <= 200);
       CHECK(b.max.y <= 150);
       for (size_t j = i + 1; j < sc.boxes.size(); ++j) {
         const NodeBoxDraw& o = sc.boxes[j];
@@ -105,6 +117,13 @@ TEST_SUITE("scene_crowd") {
     }
     REQUIRE(sc.loads.size() == 4);
     for (const ArrowLoad& l : sc.loads) CHECK(l.inter);
+    // Room for every node with its totals: 3 x 4 boxes of at least 112 x 56 in 400 x 300.
+    const TopologyScene big = build_topology(ses, 1, Vec2{400, 300});
+    CHECK(big.boxes.size() == 9);
+    for (const NodeBoxDraw& b : big.boxes) {
+      CHECK(b.max.x - b.min.x >= kCompactBoxW);
+      CHECK(b.max.y - b.min.y >= kCompactBoxH);
+    }
     // 2 nodes x 4 keep their ranks drawn.
     p.spec.world_size = 8, p.spec.nodes = 2, p.spec.count = 8;
     ses.configure(p);
