@@ -142,6 +142,66 @@ void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int 
   }
 }
 
+// Compact nodes: one arrow per pair of drawn nodes, the bytes of the shown
+// step's transfers between them summed; each node's totals: out and in
+// through its NICs, and inside it.
+void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
+  const Schedule& s = ses.schedule();
+  const CollectiveSpec& sp = s.spec;
+  const int n = sp.world_size;
+  const size_t es = dtype_size(sp.dtype);
+  const auto& trs = ses.provenance().transfers[sc.shown_step];
+  const int shown = static_cast<int>(sc.boxes.size());
+  std::vector<int64_t> out(static_cast<size_t>(N)), in(static_cast<size_t>(N)), inside(static_cast<size_t>(N));
+  std::map<std::pair<int, int>, size_t> pair_arrow;
+  for (const Transfer& x : trs) {
+    if (x.from < 0 || x.to < 0 || x.from >= n || x.to >= n) continue;
+    const int na = x.from / g, nb = x.to / g;
+    const int64_t bytes = x.len * static_cast<int64_t>(es);
+    if (na == nb) {
+      inside[static_cast<size_t>(na)] += bytes;
+      continue;
+    }
+    out[static_cast<size_t>(na)] += bytes;
+    in[static_cast<size_t>(nb)] += bytes;
+    if (na >= shown || nb >= shown) continue;
+    const auto [it, fresh] = pair_arrow.try_emplace({na, nb}, sc.arrows.size());
+    if (!fresh) {
+      ArrowDraw& a = sc.arrows[it->second];
+      a.len += x.len, a.bytes += bytes, a.mask |= x.mask;
+      continue;
+    }
+    ArrowDraw a;
+    a.from = x.from, a.to = x.to, a.chunk = x.chunk, a.segment = x.segment, a.channel = x.channel;
+    a.len = x.len, a.bytes = bytes, a.mask = x.mask;
+    a.node_a = x.from, a.node_b = x.to;
+    const NodeBoxDraw &ba = sc.boxes[static_cast<size_t>(na)], &bb = sc.boxes[static_cast<size_t>(nb)];
+    const Vec2 p{(ba.min.x + ba.max.x) / 2, (ba.min.y + ba.max.y) / 2}, q{(bb.min.x + bb.max.x) / 2, (bb.min.y + bb.max.y) / 2};
+    const float dx = q.x - p.x, dy = q.y - p.y;
+    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f), ux = dx / len, uy = dy / len;
+    // From and to the boxes' edges (the nearer of the half width and half height).
+    const float ra = std::min((ba.max.x - ba.min.x) / std::max(std::fabs(ux), 1e-3f),
+                              (ba.max.y - ba.min.y) / std::max(std::fabs(uy), 1e-3f)) / 2;
+    a.a = Vec2{p.x + ux * ra, p.y + uy * ra};
+    a.b = Vec2{q.x - ux * (ra + 2), q.y - uy * (ra + 2)};
+    const float bend = std::min(len * 0.12f, 24.f) + 4;
+    a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
+    a.badge = bezier(a.a, a.ctrl, a.b, 0.5f);
+    sc.arrows.push_back(std::move(a));
+  }
+  for (ArrowDraw& a : sc.arrows) {
+    a.complete = is_complete(sp, a.mask);
+    a.stripes = stripes_for(a.mask, n, a.complete);
+  }
+  for (NodeBoxDraw& b : sc.boxes) {
+    const size_t k = static_cast<size_t>(b.node);
+    b.totals = {"out " + human_bytes(double(out[k])), "in " + human_bytes(double(in[k])),
+                "inside " + human_bytes(double(inside[k]))};
+  }
+  if (sc.nodes_hidden > 0)
+    sc.notes.push_back(fmt::format("+{} more nodes not drawn ({} of {})", sc.nodes_hidden, shown, N));
+}
+
 }  // namespace
 
 TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t, const Network* net_in) {
@@ -453,59 +513,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // gets smaller badges, so that they overlap less in the middle.
   const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
   const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
-  if (sc.compact_nodes) {
-    // One arrow per pair of drawn nodes, the bytes of its transfers summed;
-    // each node's totals: out and in through its NICs, and inside it.
-    const int shown = static_cast<int>(sc.boxes.size());
-    std::vector<int64_t> out(static_cast<size_t>(N)), in(static_cast<size_t>(N)), inside(static_cast<size_t>(N));
-    std::map<std::pair<int, int>, size_t> pair_arrow;
-    for (const Transfer& x : trs) {
-      if (x.from < 0 || x.to < 0 || x.from >= n || x.to >= n) continue;
-      const int na = x.from / g, nb = x.to / g;
-      const int64_t bytes = x.len * static_cast<int64_t>(es);
-      if (na == nb) {
-        inside[static_cast<size_t>(na)] += bytes;
-        continue;
-      }
-      out[static_cast<size_t>(na)] += bytes;
-      in[static_cast<size_t>(nb)] += bytes;
-      if (na >= shown || nb >= shown) continue;
-      const auto [it, fresh] = pair_arrow.try_emplace({na, nb}, sc.arrows.size());
-      if (!fresh) {
-        ArrowDraw& a = sc.arrows[it->second];
-        a.len += x.len, a.bytes += bytes, a.mask |= x.mask;
-        continue;
-      }
-      ArrowDraw a;
-      a.from = x.from, a.to = x.to, a.chunk = x.chunk, a.segment = x.segment, a.channel = x.channel;
-      a.len = x.len, a.bytes = bytes, a.mask = x.mask;
-      a.node_a = x.from, a.node_b = x.to;
-      const NodeBoxDraw &ba = sc.boxes[static_cast<size_t>(na)], &bb = sc.boxes[static_cast<size_t>(nb)];
-      const Vec2 p{(ba.min.x + ba.max.x) / 2, (ba.min.y + ba.max.y) / 2}, q{(bb.min.x + bb.max.x) / 2, (bb.min.y + bb.max.y) / 2};
-      const float dx = q.x - p.x, dy = q.y - p.y;
-      const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f), ux = dx / len, uy = dy / len;
-      // From and to the boxes' edges (the nearer of the half width and half height).
-      const float ra = std::min((ba.max.x - ba.min.x) / std::max(std::fabs(ux), 1e-3f),
-                                (ba.max.y - ba.min.y) / std::max(std::fabs(uy), 1e-3f)) / 2;
-      a.a = Vec2{p.x + ux * ra, p.y + uy * ra};
-      a.b = Vec2{q.x - ux * (ra + 2), q.y - uy * (ra + 2)};
-      const float bend = std::min(len * 0.12f, 24.f) + 4;
-      a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
-      a.badge = bezier(a.a, a.ctrl, a.b, 0.5f);
-      sc.arrows.push_back(std::move(a));
-    }
-    for (ArrowDraw& a : sc.arrows) {
-      a.complete = is_complete(sp, a.mask);
-      a.stripes = stripes_for(a.mask, n, a.complete);
-    }
-    for (NodeBoxDraw& b : sc.boxes) {
-      const size_t k = static_cast<size_t>(b.node);
-      b.totals = {"out " + human_bytes(double(out[k])), "in " + human_bytes(double(in[k])),
-                  "inside " + human_bytes(double(inside[k]))};
-    }
-    if (sc.nodes_hidden > 0)
-      sc.notes.push_back(fmt::format("+{} more nodes not drawn ({} of {})", sc.nodes_hidden, shown, N));
-  }
+  if (sc.compact_nodes) add_compact_arrows(sc, ses, N, g);
   for (const Transfer& x : sc.compact_nodes ? std::vector<Transfer>{} : trs) {
     ArrowDraw a;
     a.from = x.from;
