@@ -223,6 +223,12 @@ void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin,
 // after the arrows (strips in [strip_y, size.y)); t as build_topology's.
 void add_nccl_views(TopologyScene& sc, const Session& s, float strip_y, float t);
 
+// scene_topology_nodes.cpp, the compact nodes used by build_topology:
+// their boxes in w x h (every rank at its node's centre in pos, n entries),
+// and the shown step's arrows between drawn nodes and each node's totals.
+void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h);
+void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g);
+
 // Shared by the builders (scene.cpp): the fill of a cell or badge carrying
 // the contributors in `mask` (one colour per rank, or the "complete" colour),
 // and whether `mask` is every rank of a reducing collective.
