@@ -58,6 +58,15 @@ inline constexpr float kDdpMinLaneLines = 1.25f;
 // and are cut off below it.
 inline constexpr float kDdpMinTextPx = 14;
 
+// The least text size (pixels) the window draws: in --present, readable
+// from the back of a lecture hall (tests/app/test_text_size.cpp reads every
+// glyph of a frame back and holds it to this); elsewhere the panels' old
+// floors, small but legible on a laptop (9 px). Labels that would come out
+// smaller are left out (every k-th rank labelled), values move to the hover.
+inline constexpr float kPresentMinTextPx = 14;
+inline constexpr float kDeskMinTextPx = 9;
+inline float min_text_px(bool present) { return present ? kPresentMinTextPx : kDeskMinTextPx; }
+
 // The gap between two DDP lanes at font_px (pixels).
 float ddp_lane_gap(float font_px);
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <set>
 
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/step_anim.h"
 #include "assets/palette.h"
@@ -24,11 +25,125 @@
 
 namespace microddp::viz {
 
+namespace {
+
+// The crowd legend: what a cell's colour says, on one wrapped line.
+void draw_crowd_legend(int n, bool reducing) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float sz = ImGui::GetTextLineHeight();
+  const auto swatch = [&](Rgba c, const char* text, bool first) {
+    if (!first) {
+      ImGui::SameLine(0, sz);
+      if (ImGui::GetCursorScreenPos().x + sz * 2 + ImGui::CalcTextSize(text).x >
+          ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x)
+        ImGui::NewLine();
+    }
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz), im(c));
+    ImGui::Dummy(ImVec2(sz + 4, sz));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(text);
+  };
+  swatch(rank_color(0), "one rank's data (its colour)", true);
+  if (reducing && n > 1) {
+    swatch(crowd_fill(0b11, n, false), "partial sum", false);
+    swatch(crowd_fill(all_ranks(n) >> 1, n, false), "most ranks", false);
+    swatch(complete_color(), "all ranks", false);
+  }
+}
+
+// Many ranks: one row per rank, a bar of its chunks (build_buffers_crowd);
+// values in the hover, and what the shown step changed on one line.
+void draw_buffers_crowd(App& app, int position) {
+  ViewState& vs = app.vs;
+  const Session& ses = app.session;
+  const Schedule& s = ses.schedule();
+  const int n = s.world_size();
+  draw_crowd_legend(n, is_reducing(s.spec.collective));
+  BuffersLayout lay;
+  lay.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  lay.row_h = std::round(ImGui::GetFontSize() * 1.2f);
+  lay.row_gap = std::round(ImGui::GetFontSize() * 0.15f);
+  lay.char_w = ImGui::CalcTextSize("0").x;
+  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w * 1.2f;
+  lay.col_gap = ImGui::GetFontSize();
+  // The two lines above the rows (what a row is, what the step changed)
+  // wrap in a narrow panel: the rows get what they leave.
+  const char* what = "each row: a rank's result, chunk by chunk (its most complete copy); hover a chunk for its values";
+  const float wrap_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
+  const auto text_h = [&](const std::string& t) {
+    return t.empty() ? 0.f : ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap_w).y + spacing;
+  };
+  float above = text_h(what) + ImGui::GetTextLineHeightWithSpacing();
+  CrowdScene cs = build_buffers_crowd(ses, position, lay, ImGui::GetContentRegionAvail().y - above);
+  if (const float h = text_h(what) + text_h(cs.step_line); std::abs(h - above) > 0.5f) {
+    above = h;
+    cs = build_buffers_crowd(ses, position, lay, ImGui::GetContentRegionAvail().y - above);
+  }
+  const BuffersScene& sc = cs.buffers;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", what);
+  ImGui::PopStyleColor();
+  if (!cs.step_line.empty()) ImGui::TextWrapped("%s", cs.step_line.c_str());
+  vs.cell_texts.clear();
+  ImGui::BeginChild("rows", ImVec2(0, 0), false);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 ink = im(from_hex(assets::kInk));
+  const ImU32 accent = im(from_hex(assets::kActive));
+  const bool animating = !vs.static_frame && vs.anim < 1;
+  const CellDraw* hover = nullptr;
+  const BufferRowDraw* hover_row = nullptr;
+  for (const BufferRowDraw& row : sc.rows) {
+    const float top = origin.y + row.y, bot = top + lay.row_h;
+    const ImVec2 a(origin.x + row.x, top), b(a.x + lay.char_w * 0.5f, bot);
+    dl->AddRectFilled(a, b, im(row.is_switch ? from_hex(0xB0B0B0) : rank_color(row.rank)));
+    dl->AddText(ImVec2(b.x + lay.char_w * 0.3f, top + (lay.row_h - ImGui::GetFontSize()) / 2), ink, row.tag.c_str());
+    if (!row.cells.empty())
+      vs.rows_drawn.push_back({row.tag, Rect{a.x, top, origin.x + row.cells.back().x1 - a.x, lay.row_h}});
+    for (const CellDraw& c : row.cells) {
+      const ImVec2 p(origin.x + c.x0, top), q(origin.x + c.x1, bot);
+      dl->AddRectFilled(p, q, im(c.stripes.front()));
+      if (!c.defined && c.x1 - c.x0 > 3) dl->AddRect(p, q, im(with_alpha(from_hex(assets::kInk), 90)), 0, 0, 1);
+      if (c.changed && !animating) dl->AddRectFilled(ImVec2(p.x, bot - 3), ImVec2(q.x, bot), accent);
+      if (!c.text.empty()) {
+        const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+        dl->AddText(ImVec2(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2)), im(c.text_color),
+                    c.text.c_str());
+      }
+      if (vs.collect_probes && !animating && c.x1 - c.x0 >= 6 && c.defined)
+        vs.probes.push_back(Probe{int(std::floor(p.x + 2)), int(std::floor(p.y + 2)), c.stripes.front(),
+                                  fmt::format("{} [{}, {})", row.tag, c.begin, c.begin + c.len)});
+      if (hovered_rect(p, ImVec2(q.x + 1, q.y))) hover = &c, hover_row = &row;
+      if (app.lesson && app.lesson->cell_lit(row.rank, cs.buffer, c.chunk))
+        dl->AddRect(ImVec2(p.x - 1, p.y - 2), ImVec2(q.x + 1, q.y + 2), lesson_highlight_color(), 0, 0, 3);
+    }
+  }
+  ImGui::Dummy(ImVec2(lay.width, sc.height));
+  if (hover)
+    ImGui::SetTooltip("%s %s [%lld, %lld)%s\nholds: %s%s%s", hover_row->tag.c_str(), name(hover_row->buf).data(),
+                      static_cast<long long>(hover->begin), static_cast<long long>(hover->begin + hover->len),
+                      hover->chunk >= 0 ? fmt::format(", chunk {}", hover->chunk).c_str() : "",
+                      contributors_text(hover->mask, n).c_str(), hover->complete ? " (complete)" : "",
+                      hover->value.empty() ? "" : ("\nvalues: " + hover->value).c_str());
+  ImGui::EndChild();
+}
+
+}  // namespace
+
 void draw_buffers(App& app) {
   ViewState& vs = app.vs;
   const Session& ses = app.session;
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
+  if (vs.buffers_crowd) {
+    const int position = buffers_position(app);
+    if (position != ses.position())
+      ImGui::TextDisabled("buffers %s: after step %d once you answer", position_text(position, ses.num_steps()).c_str(),
+                          ses.position() - 1);
+    draw_buffers_crowd(app, position);
+    return;
+  }
   draw_legend(n, is_reducing(s.spec.collective));
   BuffersLayout lay;
   lay.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
@@ -152,15 +267,18 @@ void draw_buffers(App& app) {
         const float room = c.x1 - c.x0 - 6;
         ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
         if (ts.x > room) {
+          // In --present nothing below the least text size: the value stays in the hover.
           const float fs2 = std::floor(fs * room / ts.x);
-          if (fs2 >= 7) fs = fs2;
+          if (fs2 >= (vs.present ? min_text_px(true) : 7.f)) fs = fs2;
+          else if (vs.present) shown.clear();
           else shown = "…", fs = std::min(fs, 9.f);
           ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
         }
         const float tx = std::round((a.x + b.x - ts.x) / 2), tyc = std::round((a.y + b.y - ts.y) / 2);
-        has_text = true;
+        has_text = !shown.empty();
         text_r = Rect{tx, tyc, ts.x, ts.y};
-        if (c.wrong) {
+        if (!has_text) {
+        } else if (c.wrong) {
           dl->AddText(font, fs, ImVec2(tx, tyc), im(text_on(error_color())), shown.c_str());
         } else if (c.stripes.size() > 1) {  // a plate behind text on stripes keeps it legible
           dl->AddRectFilled(ImVec2(tx - 3, tyc), ImVec2(tx + ts.x + 3, tyc + ts.y), IM_COL32(255, 255, 255, 215), 3);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 
@@ -69,7 +70,10 @@ void draw_timeline(App& app) {
   const float k = std::clamp(room / (float(n) * fs * 1.2f + 3 * fs * 1.1f), 0.f, 1.f);
   const float step_lane_h = std::max(fs * 1.1f * k, std::min(fs * 0.7f, room * 0.1f));
   const float step_px = std::min(fs, step_lane_h);
-  float lane_h = std::max(3.f, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
+  // Rank lanes at least 3 px, fewer (down to 1) where 64 ranks would push
+  // the step lanes out of the panel.
+  const float lane_floor = std::clamp((room - 3 * step_lane_h) / float(n), 1.f, 3.f);
+  float lane_h = std::max(lane_floor, std::min(fs * 1.2f, (room - 3 * step_lane_h) / float(n)));
   // Step lanes are never lower than rank lanes (lane_y): when the rank
   // lanes come out taller, all n + 3 share the room.
   if (lane_h > step_lane_h) lane_h = std::max(step_lane_h, std::min(lane_h, room / float(n + 3)));
@@ -89,15 +93,23 @@ void draw_timeline(App& app) {
     dl->AddLine(ImVec2(a, origin.y), ImVec2(a, lane_y(lanes)), im(from_hex(assets::kFaint)), 1);
   }
   // Every lane carries its rank: in lanes lower than the text the label
-  // shrinks to the lane, down to 8 px; below that (16 ranks in a short
-  // panel) the labels alternate between two columns, each as tall as two
-  // lanes, so neighbours never overlap.
+  // shrinks to the lane, down to 8 px (in --present to min_text_px, 14 px);
+  // below that (16 ranks in a short panel) the labels alternate between two
+  // columns, each as tall as two lanes, so neighbours never overlap; where
+  // even two lanes are lower than the floor (32 ranks and more in
+  // --present), every k-th rank is labelled (k a power of two), centred on
+  // its lane, the others named on hover.
+  const float floor_px = std::min(fs, app.vs.present ? min_text_px(true) : 8.f);
   const float fit_px = std::min(fs, lane_h * 0.95f);
-  const bool one_column = fit_px >= 8.f;
-  const float label_px = one_column ? fit_px : std::min(fs, std::max(8.f, lane_h * 1.9f));
+  const bool one_column = fit_px >= floor_px;
+  const bool two_columns = !one_column && (lane_h * 1.9f >= floor_px || !app.vs.present);
+  int every = 1;
+  if (!one_column && !two_columns)
+    while (float(every) * lane_h < floor_px * 1.15f && every < n) every *= 2;
+  const float label_px = one_column ? fit_px : two_columns ? std::min(fs, std::max(floor_px, lane_h * 1.9f)) : floor_px;
   const float col2_x = origin.x + label_w * 0.5f;
-  for (int r = 0; r < n; ++r) {
-    const float x = one_column || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
+  for (int r = 0; r < n; r += every) {
+    const float x = !two_columns || r % 2 == 0 ? origin.x : col2_x, y = lane_y(r) + (lane_h - label_px) / 2;
     const std::string label = endpoint_name(ses.schedule(), r);
     dl->AddText(ImGui::GetFont(), label_px, ImVec2(x, y), ink, label.c_str());
     app.vs.labels_drawn.push_back(
@@ -122,7 +134,7 @@ void draw_timeline(App& app) {
     Run& u = run[static_cast<size_t>(r)];
     if (u.e < u.a) return;
     const float y = lane_y(r) + 1;
-    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + lane_h - 2), im(op_kind_color(u.kind)));
+    dl->AddRectFilled(ImVec2(u.a, y), ImVec2(u.e, y + std::max(lane_h - 2, 1.f)), im(op_kind_color(u.kind)));
     u.e = u.a - 1;
   };
   for (const TimelineBar& b : sc.bars) {
@@ -130,7 +142,7 @@ void draw_timeline(App& app) {
     const float a = x0 + float(b.begin_us * scale);
     const float e = std::max(a + 1.5f, x0 + float(b.end_us * scale));
     const float y = lane_y(b.rank) + 1;
-    const ImVec2 p0(a, y), p1(e, y + lane_h - 2);
+    const ImVec2 p0(a, y), p1(e, y + std::max(lane_h - 2, 1.f));
     const bool tiny = e - a < kTiny;
     Run& u = run[static_cast<size_t>(b.rank)];
     const bool touches = u.e >= u.a && a >= u.a && a <= u.e + 1.f;

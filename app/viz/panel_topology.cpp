@@ -5,11 +5,13 @@
 // and NICs coloured by load (bytes this step over the busiest port's), the
 // bottleneck port in the predicted-time colour, a legend per link class.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/step_anim.h"
 #include "core/algorithms/registry.h"
@@ -104,8 +106,21 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const std::string label = fmt::format("node {}", b.node);
     // At most 18 px: the scene keeps a fixed head row above the ranks.
     // Where the scene put it (clear of the chain's wrap arrow).
-    dl->AddText(ImGui::GetFont(), std::min(ImGui::GetFontSize(), 18.f),
-                ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3), im(from_hex(assets::kInk)), label.c_str());
+    const float lpx = std::min(ImGui::GetFontSize(), 18.f);
+    dl->AddText(ImGui::GetFont(), lpx, ImVec2(origin.x + b.min.x + b.label_x, origin.y + b.min.y + 3),
+                im(from_hex(assets::kInk)), label.c_str());
+    // Compact nodes: the node's link totals in the shown step, a line each
+    // while the box holds them, all of them on hover.
+    const ImVec2 b0 = iv(b.min, origin), b1 = iv(b.max, origin);
+    dl->PushClipRect(b0, b1, true);
+    for (size_t i = 0; i < b.totals.size(); ++i) {
+      const float y = b0.y + 3 + float(i + 1) * (lpx + 4);
+      if (y + lpx > b1.y - 2) break;
+      dl->AddText(ImGui::GetFont(), lpx, ImVec2(b0.x + b.label_x, y), im(from_hex(assets::kInk)), b.totals[i].c_str());
+    }
+    dl->PopClipRect();
+    if (!b.totals.empty() && hovered_rect(b0, b1))
+      ImGui::SetTooltip("%s", fmt::format("{}\n{}", label, fmt::join(b.totals, "\n")).c_str());
   }
   for (const LinkDraw& l : sc.links)  // a tree's links in its colour, faint
     dl->AddLine(iv(sc.nodes[l.a].pos, origin), iv(sc.nodes[l.b].pos, origin),
@@ -156,7 +171,17 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     dl->AddTriangleFilled(ImVec2(q.x + dx * 2, q.y + dy * 2), ImVec2(q.x - dx * hs - dy * hs * 0.55f, q.y - dy * hs + dx * hs * 0.55f),
                           ImVec2(q.x - dx * hs + dy * hs * 0.55f, q.y - dy * hs - dx * hs * 0.55f), arrow_col);
   }
-  for (const NodeDraw& nd : sc.nodes) {
+  // Every endpoint labelled where its label can be read: the label shrinks
+  // to fit a small circle, down to the least text size (min_text_px: 14 px
+  // in --present, else 9); a label wider than its circle sits on a plate
+  // over the node, and is left out (named on hover) where it would cover a
+  // label already drawn, so 32 or 64 ranks show every few ranks' names.
+  const float fs = ImGui::GetFontSize();
+  const float floor_px = std::min(fs, min_text_px(vs.present));
+  std::vector<Rect> placed;  // the rank labels drawn (screen pixels)
+  bool crowded = false;      // some label did not fit its circle
+  const NodeDraw* hover_node = nullptr;
+  for (const NodeDraw& nd : sc.compact_nodes ? std::vector<NodeDraw>{} : sc.nodes) {
     const ImVec2 c = iv(nd.pos, origin);
     // The fill needs no anti-aliased fringe: the outline drawn next covers its edge.
     const ImDrawListFlags flags = dl->Flags;
@@ -172,20 +197,30 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       // A tree's copy of the rank: its outline in the tree's colour.
       dl->AddCircle(c, nd.radius, nd.part >= 0 ? im(part_color(nd.part)) : ink, 0, nd.part >= 0 ? std::max(ow, 2.5f) : ow);
     }
-    // Every endpoint labelled: the label shrinks to fit a small circle (not below 9 px).
-    const std::string& label = nd.label;
-    const float fs = ImGui::GetFontSize();
-    const ImVec2 ts0 = ImGui::CalcTextSize(label.c_str());
-    const float fit = std::clamp((2 * nd.radius - 3) / std::max(ts0.x, 1.f), 9.f / fs, 1.f);
-    const ImVec2 ts(ts0.x * fit, ts0.y * fit);
-    dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
-                label.c_str());
-    // A compare column's small drawing records its labels apart (the
-    // column names them after its algorithm).
-    (compact ? app.vs.compare_drawn : app.vs.labels_drawn)
-        .push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
+    if (hovered_rect(ImVec2(c.x - nd.radius, c.y - nd.radius), ImVec2(c.x + nd.radius, c.y + nd.radius))) hover_node = &nd;
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
+    const std::string& label = nd.label;
+    const ImVec2 ts0 = ImGui::CalcTextSize(label.c_str());
+    const float fit = std::clamp((2 * nd.radius - 3) / std::max(ts0.x, 1.f), floor_px / fs, 1.f);
+    const ImVec2 ts(ts0.x * fit, ts0.y * fit);
+    const bool on_plate = ts.x > 2 * nd.radius - 2.5f;
+    const Rect lr{c.x - ts.x / 2 - 2, c.y - ts.y / 2, ts.x + 4, ts.y};
+    const bool clear = std::none_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(lr); });
+    crowded = crowded || on_plate;
+    if (clear) {
+      if (on_plate) {
+        dl->AddRectFilled(ImVec2(lr.x, lr.y), ImVec2(lr.right(), lr.bottom()), im(nd.fill), 3);
+        dl->AddRect(ImVec2(lr.x, lr.y), ImVec2(lr.right(), lr.bottom()), ink, 3, 0, 1);
+      }
+      dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
+                  label.c_str());
+      placed.push_back(lr);
+      // A compare column's small drawing records its labels apart (the
+      // column names them after its algorithm).
+      (compact ? app.vs.compare_drawn : app.vs.labels_drawn)
+          .push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
+    }
     if (nd.root) {
       // A compare column's small drawing: "root" at its ranks' label size,
       // so that it does not cover the ranks around it.
@@ -213,6 +248,10 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   for (const ArrowDraw& a : sc.arrows) {
     const ImVec2 bc = iv(a.badge, origin);
     const ImVec2 b0(bc.x - a.badge_w / 2, bc.y - a.badge_h / 2), b1(bc.x + a.badge_w / 2, bc.y + a.badge_h / 2);
+    if (a.badge_w <= 0) continue;  // compact nodes: an arrow sums many chunks
+    // Many ranks (labels on plates): no badge over a rank's name.
+    const Rect br{b0.x, b0.y, b1.x - b0.x, b1.y - b0.y};
+    if (crowded && std::any_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(br); })) continue;
     if (sc.upcoming) {
       dl->AddRect(b0, b1, im(from_hex(assets::kFaint)), 2, 0, outline);
     } else {
@@ -240,6 +279,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                       static_cast<long long>(hover->len), static_cast<long long>(hover->len * es),
                       contributors_text(hover->mask, n).c_str());
   }
+  if (!hover && hover_node) ImGui::SetTooltip("%s", hover_node->label.c_str());
   if (!compact) {
     // The badge's meaning moves to the hover where the line would be cut.
     const std::string transfers = fmt::format("{} transfer{}", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");

@@ -141,8 +141,14 @@ struct NodeBoxDraw {
   // px at most, min.y + 3): left, centred or right, wherever the chain's
   // wrap arrow does not pass.
   float label_x = 6;
+  // Compact nodes (TopologyScene::compact_nodes): the node's link totals in
+  // the shown step, a line each under its label, as many as the box holds
+  // (all on hover): "out 4 KiB" (through its NICs), "in 4 KiB", "inside 12 KiB".
+  std::vector<std::string> totals;
 };
 inline constexpr float kNodeLabelW = 64;
+inline constexpr float kCompactBoxW = 112, kCompactBoxH = 56;  // label and totals
+inline constexpr float kLabelBoxW = 80, kLabelBoxH = 30;        // label only (totals on hover)
 struct NicDraw {
   int node = 0, nic = 0;
   Vec2 pos;             // centre of its square
@@ -161,6 +167,18 @@ struct ArrowLoad {      // one per arrow, same index
 struct TopologyScene {
   TopologyKind kind = TopologyKind::circle;
   std::vector<NodeBoxDraw> boxes;   // empty on one node
+  // More nodes than fit with their ranks drawn (more than 8, or boxes too
+  // small for a rank's circle): each node a compact box (at least
+  // kCompactBoxW x kCompactBoxH) with its link totals, no ranks, or where
+  // not all fit so but more would, label-only boxes (kLabelBoxW x
+  // kLabelBoxH, the totals on hover); one arrow
+  // per pair of nodes that exchange data in the shown step (bytes summed,
+  // from and to the first such transfer's ranks, no badge); only the
+  // nodes that fit are drawn, the first `boxes.size()`, and a note says how
+  // many more there are. The ranks' NodeDraws stay (radius 0, at their
+  // node's centre; off the canvas for nodes not drawn).
+  bool compact_nodes = false;
+  int nodes_hidden = 0;
   bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
@@ -204,6 +222,12 @@ void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin,
 // The parts, channel strips, protocol strip and notes of the shown step,
 // after the arrows (strips in [strip_y, size.y)); t as build_topology's.
 void add_nccl_views(TopologyScene& sc, const Session& s, float strip_y, float t);
+
+// scene_topology_nodes.cpp, the compact nodes used by build_topology:
+// their boxes in w x h (every rank at its node's centre in pos, n entries),
+// and the shown step's arrows between drawn nodes and each node's totals.
+void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h);
+void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g);
 
 // Shared by the builders (scene.cpp): the fill of a cell or badge carrying
 // the contributors in `mask` (one colour per rank, or the "complete" colour),
@@ -327,6 +351,27 @@ BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& 
 // beat slivers. Up to 4 columns.
 BuffersScene build_buffers_arranged(const Session& s, int position, BuffersLayout& lay, float avail_h);
 std::string format_value(double v);
+
+// Many ranks (16-64 on a projector), where the full rows would not fit at
+// the least text size: one row per endpoint (BufferRowDraw: tag "R12",
+// label empty), its cells the chunks of its result buffer (output, else its
+// largest), each cell the most complete copy of that range the endpoint
+// holds in any buffer of the same length (input, accum, output, ...): the
+// most contributors, its values when recorded (CellDraw::value, drawn on
+// hover). Fill (crowd_fill): one contributor in its rank's colour, a
+// partial result in a blue that deepens with its share of the ranks, every
+// rank the complete colour. Ranks fill columns top to bottom: the fewest
+// columns (1..4) whose rows fit avail_h (lay.columns is set here; more
+// than 16 rows a column when 4 do not fit: the caller shrinks the text).
+// step_line: what the shown step changed ("step 2: 64 chunks changed; R0
+// chunk 62 = 1953 (3 ranks)"); empty at position 0.
+struct CrowdScene {
+  BuffersScene buffers;
+  std::string buffer;     // the name of the result buffer the cells are cut like ("output")
+  std::string step_line;
+};
+CrowdScene build_buffers_crowd(const Session& s, int position, BuffersLayout& lay, float avail_h);
+Rgba crowd_fill(uint64_t mask, int n, bool complete);
 
 // ---- timeline --------------------------------------------------------------
 

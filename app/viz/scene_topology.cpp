@@ -82,8 +82,8 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
     l.bottleneck = port == busiest;
     sc.loads.push_back(l);
   }
-  for (const NodeBoxDraw& b : sc.boxes)
-    for (int k = 0; k < T.nics_per_node; ++k) {
+  for (const NodeBoxDraw& b : sc.boxes)  // compact nodes: their totals instead
+    for (int k = 0; k < (sc.compact_nodes ? 0 : T.nics_per_node); ++k) {
       NicDraw d;
       d.node = b.node;
       d.nic = k;
@@ -237,7 +237,11 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const bool boxes_fit = sc.kind != TopologyKind::double_tree && sc.kind != TopologyKind::switch_star;
   const int N = boxes_fit && sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
-  if (N > 1) {
+  if (N > 8) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
+  bool fits = false;
+  int grid_rows = 0, grid_cols = 0;
+  float grid_r = 0;
+  if (N > 1 && !sc.compact_nodes) {
     const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
     const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
     const float head = 24, nic_strip = kNicStrip;  // "node k" label (a line of text); the NIC squares
@@ -277,9 +281,6 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     // A small box (4 nodes of 8) may have room for neither: then the ranks
     // only stay apart (the old spacing) and badges may touch them.
     radius = 6;
-    bool fits = false;
-    int grid_rows = 0, grid_cols = 0;
-    float grid_r = 0;
     for (const bool strict : {true, false}) {
       const auto nb_w = [&](float r) { return strict ? badge_w(r) + 8 : 4.f; };
       const auto nb_h = [&](float r) { return strict ? badge_h(r) + 8 : 4.f; };
@@ -312,6 +313,25 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       }
       if (fits || grid_rows > 0) break;
     }
+    if (!fits && grid_rows == 0 && g > 1) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
+  }
+  if (N > 1 && !sc.compact_nodes) {
+    const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
+    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
+    const float head = 24, nic_strip = kNicStrip;
+    const float pad = 6;
+    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
+    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto ellipse = [&](float r) {
+      const float room_h = room_h0 - below_for(r);
+      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
+    };
+    const bool chain = sc.chain;
+    const auto at = [&](int l, Vec2 e) {
+      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
+                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
+      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
+    };
     const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 && grid_r > radius + 1));
     if (grid) radius = std::max(grid_r, 6.f);
     // The snake: a chain runs down and up the columns from the top left,
@@ -398,7 +418,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // gets smaller badges, so that they overlap less in the middle.
   const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
   const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
-  for (const Transfer& x : trs) {
+  if (sc.compact_nodes) add_compact_arrows(sc, ses, N, g);
+  for (const Transfer& x : sc.compact_nodes ? std::vector<Transfer>{} : trs) {
     ArrowDraw a;
     a.from = x.from;
     a.to = x.to;
@@ -448,7 +469,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // Node labels clear of the chain's wrap arrow (last node's last rank to
   // the first rank), whether or not this step draws it: the first of left,
   // centre, right that the arc's curve does not cross.
-  if (N > 1 && sc.chain) {
+  if (N > 1 && sc.chain && !sc.compact_nodes) {
     const Vec2 p = pos[n - 1], q = pos[0];
     const float dx = q.x - p.x, dy = q.y - p.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);

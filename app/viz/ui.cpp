@@ -244,7 +244,8 @@ bool begin_panel(ViewState& vs, const char* id, const Rect& r, ImGuiWindowFlags 
 // under the other and every value still fits its cell, as
 // build_buffers_arranged decides); the measurement after drawing
 // (buffers_panel) corrects it.
-float buffers_fit_scale(const Session& ses, int position, float w, float h) {
+float buffers_fit_scale(const Session& ses, int position, float w, float h, bool present, bool& crowd) {
+  crowd = false;
   const int n = ses.schedule().world_size();
   const float fs1 = ImGui::GetFontSize(), line1 = ImGui::GetTextLineHeightWithSpacing();
   const auto need = [&](float s) {
@@ -268,12 +269,32 @@ float buffers_fit_scale(const Session& ses, int position, float w, float h) {
     return legend_h + sc.height + (sc.values ? 0.f : line);
   };
   if (need(1) <= h) return 1;
-  // Not below 9 px, the topology labels' floor: every rank stays in view
-  // (16 ranks at 28 px), as small as a label can still be read.
-  float lo = std::min(1.f, 9.f / fs1), hi = 1;
+  // Not below the least text size (min_text_px: 9 px, 14 in --present):
+  // every rank stays in view (16 ranks at 28 px), as small as a label can
+  // still be read. Where even that does not fit, one row per rank
+  // (panel_buffers.cpp's crowd view, build_buffers_crowd): its legend and
+  // two lines above rows of 1.2 lines, at the largest scale that fits.
+  const float floor_s = std::min(1.f, min_text_px(present) / fs1);
+  float lo = floor_s, hi = 1;
+  const auto crowd_need = [&](float s) {
+    const float fs = fs1 * s, line = line1 * s;
+    BuffersLayout lay;
+    lay.width = w - ImGui::GetStyle().ScrollbarSize;
+    lay.row_h = std::round(fs * 1.2f);
+    lay.row_gap = std::round(fs * 0.15f);
+    lay.char_w = ImGui::CalcTextSize("0").x * s;
+    lay.tag_w = ImGui::CalcTextSize("R00").x * s + lay.char_w * 1.2f;
+    lay.col_gap = fs;
+    const float legend_w = ImGui::CalcTextSize("one rank's data (its colour) partial sum most ranks all ranks").x * s + 6 * fs;
+    const float above = line * (std::ceil(legend_w / std::max(w, 1.f)) + 2);
+    return above + build_buffers_crowd(ses, position, lay, h - above).buffers.height;
+  };
+  crowd = need(floor_s) > h;
+  const auto& fits = [&](float s) { return (crowd ? crowd_need(s) : need(s)) <= h; };
+  if (crowd && fits(1)) return 1;
   for (int i = 0; i < 7; ++i) {
     const float mid = (lo + hi) / 2;
-    (need(mid) <= h ? lo : hi) = mid;
+    (fits(mid) ? lo : hi) = mid;
   }
   return lo;
 }
@@ -288,13 +309,14 @@ void buffers_panel(App& app, const Rect& r) {
   // Before the beat's step (an open question), a line above the rows says so.
   const int shown = buffers_position(app);
   const bool before_note = shown != app.session.position();
-  const std::string key = fmt::format("{}x{} {} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size, sp.count,
-                                      name(sp.collective), sp.algorithm, sp.in_place, before_note);
+  const std::string key = fmt::format("{}x{} {} {} {} {} {} {} {} {}", r.w, r.h, ImGui::GetFontSize(), sp.world_size,
+                                      sp.count, name(sp.collective), sp.algorithm, sp.in_place, before_note, vs.present);
   if (key != vs.buffers_scale_key) {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float note_h = before_note ? ImGui::GetTextLineHeightWithSpacing() : 0.f;
     vs.buffers_scale_key = key;
-    vs.buffers_scale = buffers_fit_scale(app.session, shown, r.w - 2 * pad.x, r.h - 2 * pad.y - note_h);
+    vs.buffers_scale =
+        buffers_fit_scale(app.session, shown, r.w - 2 * pad.x, r.h - 2 * pad.y - note_h, vs.present, vs.buffers_crowd);
   }
   begin_panel(vs, "buffers", r);
   ImGui::SetWindowFontScale(vs.buffers_scale);
@@ -306,7 +328,7 @@ void buffers_panel(App& app, const Rect& r) {
     const float need_bottom = w->DC.CursorMaxPos.y + w->Scroll.y, seen_bottom = w->Pos.y + w->Size.y;
     if (need_bottom > seen_bottom && need_bottom > top) {
       const float fit = (seen_bottom - top) / (need_bottom - top);
-      vs.buffers_scale = std::max(std::min(1.f, 9.f / ImGui::GetFontSize() * vs.buffers_scale),
+      vs.buffers_scale = std::max(std::min(1.f, min_text_px(vs.present) / ImGui::GetFontSize() * vs.buffers_scale),
                                   vs.buffers_scale * fit * 0.99f);
     }
   }

@@ -97,6 +97,9 @@ struct ViewState {
   // the panel's size, the text size or the run's shape changes.
   float buffers_scale = 1;
   std::string buffers_scale_key;
+  // Too many ranks for their rows at the least text size (min_text_px): the
+  // buffers panel draws one row per rank instead (build_buffers_crowd).
+  bool buffers_crowd = false;
   // The compare view as last drawn, in screen pixels (layout tests): the
   // area below its controls ("area"), each column ("column naive"), each
   // column's text lines ("naive text 0".."naive text 3"), each drawn rank
