@@ -50,6 +50,8 @@ std::pair<int, int> Frames::still(const std::string& path, bool with_probes) {
   app_.vs.static_frame = true;
   app_.vs.collect_probes = with_probes;
   for (int i = 0; i < 3; ++i) frame(nullptr, nullptr, nullptr);  // let the layout settle
+  // --present: the lesson panel fits its text over a few frames (present.h).
+  for (int i = 0; i < 40 && app_.vs.lesson_fitting; ++i) frame(nullptr, nullptr, nullptr);
   std::vector<uint8_t> px;
   int cw = 0, ch = 0;
   frame(&px, &cw, &ch);

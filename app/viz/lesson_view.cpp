@@ -238,14 +238,17 @@ std::vector<TextRun> text_runs(const std::string& text) {
       out.push_back(TextRun{bl.text, false, bl.gap, k > 0, true});
       continue;
     }
-    bool emph = false, first = true;
+    bool emph = false, code = false, first = true;
     std::string run;
     auto flush = [&] {
-      if (!run.empty()) out.push_back(TextRun{run, emph, first && bl.gap, first && k > 0, false}), first = false;
+      if (!run.empty()) out.push_back(TextRun{run, emph, first && bl.gap, first && k > 0, false, code}), first = false;
       run.clear();
     };
     for (char c : bl.text) {
-      if (c == '*') {
+      if (c == '`') {  // a code span: its text as is ('*' inside is literal)
+        flush();
+        code = !code;
+      } else if (c == '*' && !code) {
         flush();
         emph = !emph;
       } else {

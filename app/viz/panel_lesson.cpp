@@ -25,18 +25,33 @@ namespace {
 
 constexpr uint32_t kHighlight = 0xE6007E;  // magenta: no rank colour, reads on the light theme
 constexpr uint32_t kPass = 0x007A4D, kFail = 0xC0392B;
+constexpr uint32_t kCode = 0x8A4B08;  // a `code span`: brown, apart from the blue emphasis
 
 // Words with ImGui's own wrapping, so emphasised runs can take a colour.
 void draw_runs(const std::vector<TextRun>& runs) {
   const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
   const float space = ImGui::CalcTextSize(" ").x;
   const ImVec4 emph = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+  const ImVec4 code = ImGui::ColorConvertU32ToFloat4(im(from_hex(kCode)));
   bool line_start = true, gap = false;
   for (const TextRun& run : runs) {
     if (run.paragraph) ImGui::Spacing();
     if (run.newline) line_start = true, gap = false;
-    if (run.pre) {  // an indented line (a formula): as is, on its own line
-      ImGui::TextUnformatted(run.text.c_str());
+    if (run.pre) {  // an indented line (a formula, a command): as is, on its own line
+      const float avail = right - ImGui::GetCursorPosX();
+      if (ImGui::CalcTextSize(run.text.c_str()).x <= avail) {
+        ImGui::TextUnformatted(run.text.c_str());
+      } else {  // wider than the panel: broken at spaces, the rest indented further
+        const size_t ind = run.text.find_first_not_of(" \t");
+        const std::string lead = run.text.substr(0, ind) + "    ";
+        const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
+        bool first = true;
+        for (const std::string& l :
+             wrap_words(run.text.substr(ind), avail - ImGui::CalcTextSize(lead.c_str()).x, measure)) {
+          ImGui::TextUnformatted(((first ? run.text.substr(0, ind) : lead) + l).c_str());
+          first = false;
+        }
+      }
       line_start = true;
       continue;
     }
@@ -55,7 +70,8 @@ void draw_runs(const std::vector<TextRun>& runs) {
         ImGui::SameLine(0, gap ? space : 0);
         if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
       }
-      if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
+      if (run.code) ImGui::TextColored(code, "%s", word.c_str());
+      else if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
       else ImGui::TextUnformatted(word.c_str());
       line_start = false;
       gap = false;
@@ -85,7 +101,21 @@ void draw_question(App& app) {
   Answer& a = L.answer();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
   draw_wrapped(q.ask);
-  if (!q.choices.empty()) {
+  if (app.vs.present) {
+    // A projected slide: no buttons or field (R reveals, P polls); the
+    // choices as numbered text, the picked (or revealed) one coloured.
+    const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
+    const bool poll = app.presenter.polls.count(L.beat()) > 0;
+    for (size_t i = 0; i < q.choices.size(); ++i) {
+      const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
+      const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
+      ImGui::BeginGroup();
+      draw_wrapped(fmt::format("{}) {}", i + 1, q.choices[i]), picked ? &c : nullptr,
+                   poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);
+      ImGui::EndGroup();
+      draw_poll_bar(app, static_cast<int>(i), poll_x);
+    }
+  } else if (!q.choices.empty()) {
     const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
     for (size_t i = 0; i < q.choices.size(); ++i) {
       // Revealed (R, present.h): the right choice is marked as if picked.
@@ -113,9 +143,9 @@ void draw_question(App& app) {
     if (ImGui::Button("Check") || enter) L.submit(a.typed);
   }
   draw_poll(app);  // present.h: P's field and the class's votes as bars
-  if (a.revealed) {
+  if (a.revealed || (app.vs.present && a.answered && a.right)) {  // on a slide the answer as text
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
-    draw_wrapped("Answer: " + L.right_answer(), &c);
+    draw_wrapped((a.revealed ? "Answer: " : "Right. Answer: ") + L.right_answer(), &c);
     if (!q.explain.empty()) draw_wrapped(q.explain);
   } else if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
@@ -148,6 +178,22 @@ void draw_checks(App& app) {
     return;
   }
   const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  if (app.vs.present) {  // a slide: the passing checks folded into one line, the others listed
+    const ImVec4 fail = ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail)));
+    int pass = 0, skipped = 0;
+    for (const auto& r : *L.results()) {
+      if (r.skipped) ++skipped;
+      else if (r.pass) ++pass;
+      else draw_wrapped("\u2717 " + check_line(r), &fail);
+    }
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
+    const bool failed = pass + skipped < static_cast<int>(L.results()->size());
+    if (pass > 0) draw_wrapped(fmt::format("\u2713 {}{} check{} pass{}", pass, failed ? " other" : "",
+                                           pass == 1 ? "" : "s", pass == 1 ? "es" : ""), &c);
+    if (skipped > 0) draw_wrapped(fmt::format("\u2013 {} lab check{} not run here", skipped, skipped == 1 ? "" : "s"),
+                                  &disabled);
+    return;
+  }
   for (const auto& r : *L.results()) {
     if (r.skipped) {  // a lab check: the window does not start the cluster lab
       draw_wrapped("\u2013 " + check_line(r), &disabled);
@@ -164,7 +210,19 @@ void draw_checks(App& app) {
   }
 }
 
-void draw_body(App& app) {
+// A note ("(this beat measures in the cluster lab ... (`microddp lesson` does))") without the code spans' backticks.
+std::string plain(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
+  return s;
+}
+
+// Present mode's header: the beat and the lesson's title, no buttons (N / P step).
+void draw_present_header(const LessonView& L) {
+  const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  draw_wrapped(fmt::format("Beat {} of {} \u00b7 {}", L.beat() + 1, L.num_beats(), L.lesson().title), &c);
+}
+
+void draw_buttons_header(App& app) {
   ViewState& vs = app.vs;
   LessonView& L = *app.lesson;
   if (ImGui::Button("< Previous (P)")) action_prev_beat(app);
@@ -180,39 +238,61 @@ void draw_body(App& app) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", L.lesson().title.c_str());
   if (ImGui::IsItemHovered() && !L.lesson().summary.empty()) ImGui::SetTooltip("%s", L.lesson().summary.c_str());
+}
+
+void draw_body(App& app) {
+  ViewState& vs = app.vs;
+  LessonView& L = *app.lesson;
+  const bool present = vs.present;
+  if (present) {
+    draw_present_header(L);
+  } else {
+    draw_buttons_header(app);
+  }
+  const float header_y = ImGui::GetCursorPosY();
+  // Present mode: no scrollbars; the heights the two columns need are
+  // measured and the panel fitted (fit_lesson) instead.
+  const ImGuiWindowFlags flags = present ? ImGuiWindowFlags_NoScrollbar : 0;
+  float need = 0, have = 0;
+  const auto measure = [&] {
+    need = std::max(need, ImGui::GetCursorPosY());
+    have = ImGui::GetWindowHeight();
+  };
 
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float text_w = std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.56f);
-  ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false);
+  ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
   // A stand-in run is said before the text: the panels above are not the
   // beat's own size.
   const bool note_first = vs.lesson_note.rfind(kStandInNote, 0) == 0;
   if (note_first) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "%s", vs.lesson_note.c_str());
-    ImGui::PopTextWrapPos();
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+    draw_wrapped(plain(vs.lesson_note), &c);
     ImGui::Spacing();
   }
   draw_runs(text_runs(L.current().text));
   if (!vs.lesson_note.empty() && !note_first) {
     ImGui::Spacing();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("(%s)", vs.lesson_note.c_str());
-    ImGui::PopTextWrapPos();
+    const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped("(" + plain(vs.lesson_note) + ")", &c);
   }
+  measure();
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("beat_qa", ImVec2(0, 0), false);
+  ImGui::BeginChild("beat_qa", ImVec2(0, 0), false, flags);
   if (L.current().question) {
     draw_question(app);
     ImGui::Spacing();
   }
   draw_checks(app);
   if (!L.current().question && L.current().checks.empty()) ImGui::TextDisabled("(no question or checks in this beat)");
+  measure();
   ImGui::EndChild();
+  if (present) fit_lesson(app, header_y + need + ImGui::GetStyle().WindowPadding.y, have, need);
 }
+
 
 }  // namespace
 
@@ -382,7 +462,10 @@ void draw_view_with_lesson(App& app) {
   // no controls: the lesson gets the height they took, so that a
   // question's answer field shows at 28 px (lesson 03 beat 8).
   const float share = app.vs.present ? 0.55f : ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
-  const float h = std::floor((ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * share);
+  const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
+  float h = std::floor(avail * share);
+  if (app.vs.present && app.vs.lesson_want_h > avail - h)  // the lesson's text needs the room (present.h)
+    h = std::floor(avail - std::min(app.vs.lesson_want_h, avail * kLessonMaxShare));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);
@@ -396,6 +479,12 @@ void draw_view_with_lesson(App& app) {
 
 void draw_lesson(App& app) {
   if (!app.lesson) return;
+  if (app.vs.present) {  // a slide: no tabs (the stats are the window's, not the lecture's)
+    begin_fit_lesson(app);
+    draw_body(app);
+    return;
+  }
+  ImGui::SetWindowFontScale(1.f);
   if (ImGui::BeginTabBar("lesson_tabs")) {
     if (ImGui::BeginTabItem("Lesson")) {
       draw_body(app);
