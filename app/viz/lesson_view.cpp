@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
@@ -118,6 +119,43 @@ const std::vector<double>& byte_scales() {
 
 BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (b.kind == Beat::Kind::hang) return hang_beat_target(b, source);
+  if (b.kind == Beat::Kind::lab) {
+    // The lab's own placement (nodes x ranks per node, its first algorithm)
+    // stepped on kStandInCount elements per rank with threads here, so the
+    // picture is the beat's and not the last collective beat's; the note
+    // says it is a stand-in and what the lab measures.
+    Beat c = b;
+    c.kind = Beat::Kind::collective;
+    c.checks.clear();
+    c.question.reset();
+    c.at = Target{};
+    Setup& s = c.setup;
+    s.collective = b.lab.collective;
+    s.algorithm = b.lab.algorithms.empty() ? "ring" : b.lab.algorithms.front();
+    s.ranks = b.lab.nodes * b.lab.ranks_per_node;
+    s.nodes = b.lab.nodes;
+    s.count = kStandInCount;
+    s.counts.clear();
+    s.data.clear();
+    s.delay.reset();
+    s.backend = "threads";
+    try {
+      BeatTarget t = beat_target(c, source);
+      if (t.drive) {
+        t.view = b.view;
+        t.note = fmt::format("{} the lab's placement, {} node{} x {} rank{}, {} on {} elements per rank with threads; "
+                             "the lab itself measures {} per rank over {} NICs, which the window does not start "
+                             "(`microddp lesson` does)",
+                             kStandInNote, b.lab.nodes, b.lab.nodes == 1 ? "" : "s", b.lab.ranks_per_node,
+                             b.lab.ranks_per_node == 1 ? "" : "s", s.algorithm, kStandInCount,
+                             human_bytes(double(b.lab.bytes)), b.lab.nic);
+        t.stand_in = true;
+        return t;
+      }
+    } catch (const std::exception&) {
+      // No stand-in for this placement: the note below, the panels keep the last run.
+    }
+  }
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
     // real; the step-through panels keep the last collective, and a ddp beat
