@@ -17,6 +17,7 @@
 
 #include "app/viz/describe.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "core/record/record_io.h"
 #include "core/record/printer.h"
 
@@ -205,8 +206,7 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
     const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
     f.still(path, false);
     described += fmt::format("slide: beat_{:02d}{}.png\n{}\n", b + 1, suffix, describe_picture(app));
-    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state,
-                position_label(app.session.position(), app.session.num_steps()).c_str());
+    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state, slide_state(app).c_str());
   };
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);

@@ -88,6 +88,14 @@ void fit_lesson(App& app, float want, float have, float need);
 // not fit its spec.
 void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
 
+// What a slide of the current beat shows, for the export's log line:
+// the step position ("after step 13 · 14 of 14 steps run") for a beat that
+// steps a collective (a lab beat's stand-in too), else the beat's own state
+// ("DDP view, the beat's training run: 4 ranks, 2 iterations", "hang view,
+// the beat's hang-lab run", "no run of its own in the window (its checks
+// run it)").
+std::string slide_state(const App& app);
+
 // T in present mode: the clock starts again at 0:00.
 void action_restart_clock(App& app);
 
