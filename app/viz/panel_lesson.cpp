@@ -260,7 +260,9 @@ void draw_body(App& app) {
   };
 
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float text_w = std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.56f);
+  // A slide of a beat with no question or checks: the text takes the width.
+  const bool qa = !present || L.current().question || !L.current().checks.empty();
+  const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.56f) : 0.f;
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
@@ -280,6 +282,10 @@ void draw_body(App& app) {
   }
   measure();
   ImGui::EndChild();
+  if (!qa) {
+    fit_lesson(app, header_y + need + ImGui::GetStyle().WindowPadding.y, have, need);
+    return;
+  }
   ImGui::SameLine();
   ImGui::BeginChild("beat_qa", ImVec2(0, 0), false, flags);
   if (L.current().question) {
