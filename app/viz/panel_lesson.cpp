@@ -262,7 +262,9 @@ void draw_body(App& app) {
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   // A slide of a beat with no question or checks: the text takes the width.
   const bool qa = !present || L.current().question || !L.current().checks.empty();
-  const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.56f) : 0.f;
+  // Checks alone (folded to a line or two on a slide) need less of the width than a question.
+  const float qa_share = present && !L.current().question ? 0.22f : 0.44f;
+  const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * (1 - qa_share)) : 0.f;
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());

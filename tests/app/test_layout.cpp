@@ -474,12 +474,10 @@ TEST_SUITE("layout") {
         const auto* lesson = panel(app, "lesson");
         REQUIRE(view != nullptr);
         REQUIRE(lesson != nullptr);
-        // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432;
-        // at 18 px the beat's text needs 288 px and the view gives it that
-        // (lesson_want_h); at 28 px the view keeps its lanes and six lines
-        // more, and the lesson's text shrinks instead (present.h).
-        CHECK(show(view->r) == (px == 18 ? "(8, 8) 1264 x 410" : "(8, 8) 1264 x 432"));
-        CHECK(show(lesson->r) == (px == 18 ? "(8, 424) 1264 x 288" : "(8, 446) 1264 x 266"));
+        // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
+        // The beat's text fits there (at 28 px shrunk, present.h).
+        CHECK(show(view->r) == "(8, 8) 1264 x 432");
+        CHECK(show(lesson->r) == "(8, 446) 1264 x 266");
         CHECK_FALSE(app.vs.lesson_clipped);
         const Rect timeline = check_ddp_boxes(d, view->r).timeline;
         INFO("timeline ", show(timeline), ", lane ", d.lane_h);
