@@ -472,8 +472,11 @@ void draw_view_with_lesson(App& app) {
   const float share = app.vs.present ? 0.55f : ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
   const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
   float h = std::floor(avail * share);
-  if (app.vs.present && app.vs.lesson_want_h > avail - h)  // the lesson's text needs the room (present.h)
-    h = std::floor(avail - std::min(app.vs.lesson_want_h, avail * kLessonMaxShare));
+  // --present, once the lesson panel has measured its text (present.h): it
+  // gets the height the text needs (a quarter of the window at least, at
+  // most kLessonMaxShare), and the compare view the rest.
+  if (app.vs.present && app.vs.lesson_want_h > 0)
+    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * kLessonMaxShare));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);
