@@ -95,12 +95,18 @@ void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float 
   }
 }
 
+// A note or a question's text ("(this beat measures in the cluster lab ... (`microddp lesson` does))") without the code spans' backticks.
+std::string plain(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
+  return s;
+}
+
 void draw_question(App& app) {
   LessonView& L = *app.lesson;
   const auto& q = *L.current().question;
   Answer& a = L.answer();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
-  draw_wrapped(q.ask);
+  draw_wrapped(plain(q.ask));
   if (app.vs.present) {
     // A projected slide: no buttons or field (R reveals, P polls); the
     // choices as numbered text, the picked (or revealed) one coloured.
@@ -110,7 +116,7 @@ void draw_question(App& app) {
       const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
       const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
       ImGui::BeginGroup();
-      draw_wrapped(fmt::format("{}) {}", i + 1, q.choices[i]), picked ? &c : nullptr,
+      draw_wrapped(fmt::format("{}) {}", i + 1, plain(q.choices[i])), picked ? &c : nullptr,
                    poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);
       ImGui::EndGroup();
       draw_poll_bar(app, static_cast<int>(i), poll_x);
@@ -146,11 +152,11 @@ void draw_question(App& app) {
   if (a.revealed || (app.vs.present && a.answered && a.right)) {  // on a slide the answer as text
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
     draw_wrapped((a.revealed ? "Answer: " : "Right. Answer: ") + L.right_answer(), &c);
-    if (!q.explain.empty()) draw_wrapped(q.explain);
+    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   } else if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
-    if (!q.explain.empty()) draw_wrapped(q.explain);
+    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   } else if (app.vs.present) {
     ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
@@ -208,12 +214,6 @@ void draw_checks(App& app) {
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("expected %s\nactual %s\n%s", r.expected.c_str(), r.actual.c_str(), r.mark.str().c_str());
   }
-}
-
-// A note ("(this beat measures in the cluster lab ... (`microddp lesson` does))") without the code spans' backticks.
-std::string plain(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
-  return s;
 }
 
 // Present mode's header: the beat and the lesson's title, no buttons (N / P step).
