@@ -18,6 +18,7 @@
 #include "app/viz/describe.h"
 #include "app/viz/handout.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
 #include "core/record/record_io.h"
 #include "core/record/printer.h"
 
@@ -51,6 +52,8 @@ std::pair<int, int> Frames::still(const std::string& path, bool with_probes) {
   app_.vs.static_frame = true;
   app_.vs.collect_probes = with_probes;
   for (int i = 0; i < 3; ++i) frame(nullptr, nullptr, nullptr);  // let the layout settle
+  // --present: the lesson panel fits its text over a few frames (present.h).
+  for (int i = 0; i < 40 && app_.vs.lesson_fitting; ++i) frame(nullptr, nullptr, nullptr);
   std::vector<uint8_t> px;
   int cw = 0, ch = 0;
   frame(&px, &cw, &ch);
@@ -204,8 +207,7 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
     const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
     f.still(path, false);
     described += fmt::format("slide: beat_{:02d}{}.png\n{}\n", b + 1, suffix, describe_picture(app));
-    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state,
-                position_label(app.session.position(), app.session.num_steps()).c_str());
+    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state, slide_state(app).c_str());
   };
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);

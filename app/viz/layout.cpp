@@ -39,13 +39,22 @@ Layout compute_layout(const LayoutInput& in) {
       return L;
     }
     const float usable = std::max(0.f, b.h - in.gap);
-    float ddp_h = std::floor(usable * 0.62f);
+    float ddp_h = std::floor(usable * 0.62f), lanes_h = 0;  // lanes_h: the lanes' least height (and 3 lines)
     if (in.ddp_lanes > 0) {
       const float line = in.font_px + in.gap;
       const float want = ddp_timeline_min_height(in.ddp_lanes, in.font_px) + 3 * line;
       const float lesson_min = 4 * line + 2 * in.pad;
       ddp_h = std::max(ddp_h, std::floor(std::min(want, usable - lesson_min)));
+      // The header, stats and legend above the lanes wrap onto more lines in a narrow window.
+      const float header = compact_controls(in.width, in.font_px) ? 3 * line : 0.f;
+      lanes_h = std::min(ddp_h, std::ceil(want + header));
     }
+    // --present: a lesson's text that needs more room takes it from the
+    // view, down to the lanes' least height and three lines, six in a
+    // narrow window (never below
+    // the split above when that is already less).
+    if (in.present && in.lesson_want_h > usable - ddp_h)
+      ddp_h = std::max(lanes_h, std::floor(usable - std::min(in.lesson_want_h, usable * kLessonMaxShare)));
     L.ddp = Rect{b.x, b.y, b.w, ddp_h};
     const float low_y = b.y + ddp_h + in.gap;
     L.side = Rect{b.x, low_y, b.w, std::max(0.f, b.bottom() - low_y)};
@@ -57,7 +66,9 @@ Layout compute_layout(const LayoutInput& in) {
   const bool large = in.present || in.font_px >= 24;
   const float usable_h = std::max(0.f, b.h - in.gap);
   const float top_frac = in.lesson ? 0.5f : large ? 0.64f : 0.60f;
-  const float top_h = std::floor(usable_h * top_frac);
+  float top_h = std::floor(usable_h * top_frac);
+  if (in.lesson && in.present && in.lesson_want_h > usable_h - top_h)  // the lesson's text needs the room
+    top_h = std::floor(usable_h - std::min(in.lesson_want_h, usable_h * kLessonMaxShare));
   const float left_w = std::floor((b.w - in.gap) * (in.topology_first ? 0.62f : large ? 0.32f : 0.38f));
   L.topology = Rect{b.x, b.y, left_w, top_h};
   L.buffers = Rect{b.x + left_w + in.gap, b.y, b.w - left_w - in.gap, top_h};

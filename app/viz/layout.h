@@ -33,7 +33,14 @@ struct LayoutInput {
   // DDP view: the timeline's lanes (one per rank and the communication
   // lane); 0 before a run, when nothing claims a least height.
   int ddp_lanes = 0;
+  // --present with a lesson: the height the lesson panel's content needs
+  // (pixels; 0 = no claim). The panel gets it, up to kLessonMaxShare of
+  // the body, and the picture above shrinks to the rest.
+  float lesson_want_h = 0;
 };
+
+// The most of the body's height a present-mode lesson panel may claim.
+inline constexpr float kLessonMaxShare = 0.68f;
 
 struct Layout {
   Rect window, body;                           // body: below the controls

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
@@ -118,6 +119,43 @@ const std::vector<double>& byte_scales() {
 
 BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (b.kind == Beat::Kind::hang) return hang_beat_target(b, source);
+  if (b.kind == Beat::Kind::lab) {
+    // The lab's own placement (nodes x ranks per node, its first algorithm)
+    // stepped on kStandInCount elements per rank with threads here, so the
+    // picture is the beat's and not the last collective beat's; the note
+    // says it is a stand-in and what the lab measures.
+    Beat c = b;
+    c.kind = Beat::Kind::collective;
+    c.checks.clear();
+    c.question.reset();
+    c.at = Target{};
+    Setup& s = c.setup;
+    s.collective = b.lab.collective;
+    s.algorithm = b.lab.algorithms.empty() ? "ring" : b.lab.algorithms.front();
+    s.ranks = b.lab.nodes * b.lab.ranks_per_node;
+    s.nodes = b.lab.nodes;
+    s.count = kStandInCount;
+    s.counts.clear();
+    s.data.clear();
+    s.delay.reset();
+    s.backend = "threads";
+    try {
+      BeatTarget t = beat_target(c, source);
+      if (t.drive) {
+        t.view = b.view;
+        t.note = fmt::format("{} the lab's placement, {} node{} x {} rank{}, {} on {} elements per rank with threads; "
+                             "the lab itself measures {} per rank over {} NICs, which the window does not start "
+                             "(`microddp lesson` does)",
+                             kStandInNote, b.lab.nodes, b.lab.nodes == 1 ? "" : "s", b.lab.ranks_per_node,
+                             b.lab.ranks_per_node == 1 ? "" : "s", s.algorithm, kStandInCount,
+                             human_bytes(double(b.lab.bytes)), b.lab.nic);
+        t.stand_in = true;
+        return t;
+      }
+    } catch (const std::exception&) {
+      // No stand-in for this placement: the note below, the panels keep the last run.
+    }
+  }
   if (b.kind != Beat::Kind::collective) {
     // DDP, hang-lab and lab beats run their own program: the checks run it for
     // real; the step-through panels keep the last collective, and a ddp beat
@@ -202,96 +240,6 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   // the panels the bytes the checks run on.
   if (t.drive) r.data = !s.data.empty() && !t.stand_in ? s.data : (s.fill.empty() ? "iota" : s.fill);
   return t;
-}
-
-std::vector<TextRun> text_runs(const std::string& text) {
-  // Blocks: paragraphs (lines joined with spaces) and indented lines.
-  struct Block {
-    std::string text;
-    bool pre = false, gap = false;
-  };
-  std::vector<Block> blocks;
-  bool gap = false, open = false;
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t e = std::min(text.find('\n', i), text.size());
-    const std::string line = text.substr(i, e - i);
-    i = e + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) {
-      gap = !blocks.empty();
-      open = false;
-    } else if (line[0] == ' ' || line[0] == '\t') {
-      blocks.push_back(Block{line, true, gap});
-      gap = open = false;
-    } else if (open) {
-      blocks.back().text += " " + line;
-    } else {
-      blocks.push_back(Block{line, false, gap});
-      gap = false;
-      open = true;
-    }
-  }
-  std::vector<TextRun> out;
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    const Block& bl = blocks[k];
-    if (bl.pre) {
-      out.push_back(TextRun{bl.text, false, bl.gap, k > 0, true});
-      continue;
-    }
-    bool emph = false, first = true;
-    std::string run;
-    auto flush = [&] {
-      if (!run.empty()) out.push_back(TextRun{run, emph, first && bl.gap, first && k > 0, false}), first = false;
-      run.clear();
-    };
-    for (char c : bl.text) {
-      if (c == '*') {
-        flush();
-        emph = !emph;
-      } else {
-        run += c;
-      }
-    }
-    flush();
-  }
-  return out;
-}
-
-std::vector<std::string> wrap_words(const std::string& text, float width,
-                                    const std::function<float(std::string_view)>& measure) {
-  std::vector<std::string> lines;
-  std::string line;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == ' ') {
-      ++i;
-      continue;
-    }
-    const size_t e = std::min(text.find(' ', i), text.size());
-    const std::string word = text.substr(i, e - i);
-    i = e;
-    const std::string joined = line.empty() ? word : line + " " + word;
-    if (!line.empty() && measure(joined) > width) {
-      lines.push_back(line);
-      line = word;
-    } else {
-      line = joined;
-    }
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(line);
-  return lines;
-}
-
-std::string check_line(const CheckResult& r) {
-  if (r.skipped || r.pass) return fmt::format("{}: {}", r.what, r.actual);
-  return fmt::format("{}: expected {}, got {}", r.what, r.expected, r.actual);
-}
-
-std::string checks_summary(const std::vector<CheckResult>& rs) {
-  int run = 0, pass = 0;
-  for (const CheckResult& r : rs)
-    if (!r.skipped) ++run, pass += r.pass ? 1 : 0;
-  return fmt::format("{} of {} check{} pass{}", pass, run, run == 1 ? "" : "s", run == 1 ? "es" : "");
 }
 
 LessonView::LessonView(Lesson l)

@@ -124,7 +124,8 @@ struct TextRun {
   bool emphasis = false;
   bool paragraph = false;  // a paragraph break (blank line) before this run
   bool newline = false;    // a line break before this run
-  bool pre = false;        // an indented line: drawn as is, not wrapped
+  bool pre = false;        // an indented line: drawn as is (wrapped at spaces only when wider than the panel)
+  bool code = false;       // a `code span`: drawn in the code colour, without its backticks
 };
 std::vector<TextRun> text_runs(const std::string& text);
 

@@ -1,9 +1,10 @@
 // Lesson panel: the open lesson's title, "beat k of N", Previous /
 // Next, the beat's text (with *emphasis*), its question (choice buttons or a
 // value field, then the feedback and the explanation) and its checks, each
-// ✓ or ✗ with expected vs actual from a real run. lesson_sync() drives the
-// session to the beat's setup and step; the topology and buffers panels
-// outline what the beat highlights (lesson_highlight_color()).
+// ✓ or ✗ with expected vs actual from a real run. lesson_sync()
+// (lesson_sync.cpp) drives the session to the beat's setup and step; the
+// topology and buffers panels outline what the beat highlights
+// (lesson_highlight_color()). --present: a slide (present.h).
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
 #include <imgui.h>
@@ -25,18 +26,33 @@ namespace {
 
 constexpr uint32_t kHighlight = 0xE6007E;  // magenta: no rank colour, reads on the light theme
 constexpr uint32_t kPass = 0x007A4D, kFail = 0xC0392B;
+constexpr uint32_t kCode = 0x8A4B08;  // a `code span`: brown, apart from the blue emphasis
 
 // Words with ImGui's own wrapping, so emphasised runs can take a colour.
 void draw_runs(const std::vector<TextRun>& runs) {
   const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
   const float space = ImGui::CalcTextSize(" ").x;
   const ImVec4 emph = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+  const ImVec4 code = ImGui::ColorConvertU32ToFloat4(im(from_hex(kCode)));
   bool line_start = true, gap = false;
   for (const TextRun& run : runs) {
     if (run.paragraph) ImGui::Spacing();
     if (run.newline) line_start = true, gap = false;
-    if (run.pre) {  // an indented line (a formula): as is, on its own line
-      ImGui::TextUnformatted(run.text.c_str());
+    if (run.pre) {  // an indented line (a formula, a command): as is, on its own line
+      const float avail = right - ImGui::GetCursorPosX();
+      if (ImGui::CalcTextSize(run.text.c_str()).x <= avail) {
+        ImGui::TextUnformatted(run.text.c_str());
+      } else {  // wider than the panel: broken at spaces, the rest indented further
+        const size_t ind = run.text.find_first_not_of(" \t");
+        const std::string lead = run.text.substr(0, ind) + "    ";
+        const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
+        bool first = true;
+        for (const std::string& l :
+             wrap_words(run.text.substr(ind), avail - ImGui::CalcTextSize(lead.c_str()).x, measure)) {
+          ImGui::TextUnformatted(((first ? run.text.substr(0, ind) : lead) + l).c_str());
+          first = false;
+        }
+      }
       line_start = true;
       continue;
     }
@@ -55,7 +71,8 @@ void draw_runs(const std::vector<TextRun>& runs) {
         ImGui::SameLine(0, gap ? space : 0);
         if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
       }
-      if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
+      if (run.code) ImGui::TextColored(code, "%s", word.c_str());
+      else if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
       else ImGui::TextUnformatted(word.c_str());
       line_start = false;
       gap = false;
@@ -79,13 +96,33 @@ void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float 
   }
 }
 
+// A note or a question's text ("(this beat measures in the cluster lab ... (`microddp lesson` does))") without the code spans' backticks.
+std::string plain(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
+  return s;
+}
+
 void draw_question(App& app) {
   LessonView& L = *app.lesson;
   const auto& q = *L.current().question;
   Answer& a = L.answer();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
-  draw_wrapped(q.ask);
-  if (!q.choices.empty()) {
+  draw_wrapped(plain(q.ask));
+  if (app.vs.present) {
+    // A projected slide: no buttons or field (R reveals, P polls); the
+    // choices as numbered text, the picked (or revealed) one coloured.
+    const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
+    const bool poll = app.presenter.polls.count(L.beat()) > 0;
+    for (size_t i = 0; i < q.choices.size(); ++i) {
+      const bool picked = a.answered && (a.revealed ? q.answer == static_cast<int>(i) + 1 : a.chosen == static_cast<int>(i));
+      const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
+      ImGui::BeginGroup();
+      draw_wrapped(fmt::format("{}) {}", i + 1, plain(q.choices[i])), picked ? &c : nullptr,
+                   poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);
+      ImGui::EndGroup();
+      draw_poll_bar(app, static_cast<int>(i), poll_x);
+    }
+  } else if (!q.choices.empty()) {
     const float poll_x = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x * 0.5f;
     for (size_t i = 0; i < q.choices.size(); ++i) {
       // Revealed (R, present.h): the right choice is marked as if picked.
@@ -113,14 +150,14 @@ void draw_question(App& app) {
     if (ImGui::Button("Check") || enter) L.submit(a.typed);
   }
   draw_poll(app);  // present.h: P's field and the class's votes as bars
-  if (a.revealed) {
+  if (a.revealed || (app.vs.present && a.answered && a.right)) {  // on a slide the answer as text
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
-    draw_wrapped("Answer: " + L.right_answer(), &c);
-    if (!q.explain.empty()) draw_wrapped(q.explain);
+    draw_wrapped((a.revealed ? "Answer: " : "Right. Answer: ") + L.right_answer(), &c);
+    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   } else if (a.answered) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
-    if (!q.explain.empty()) draw_wrapped(q.explain);
+    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   } else if (app.vs.present) {
     ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
@@ -148,6 +185,22 @@ void draw_checks(App& app) {
     return;
   }
   const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  if (app.vs.present) {  // a slide: the passing checks folded into one line, the others listed
+    const ImVec4 fail = ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail)));
+    int pass = 0, skipped = 0;
+    for (const auto& r : *L.results()) {
+      if (r.skipped) ++skipped;
+      else if (r.pass) ++pass;
+      else draw_wrapped("\u2717 " + check_line(r), &fail);
+    }
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
+    const bool failed = pass + skipped < static_cast<int>(L.results()->size());
+    if (pass > 0) draw_wrapped(fmt::format("\u2713 {}{} check{} pass{}", pass, failed ? " other" : "",
+                                           pass == 1 ? "" : "s", pass == 1 ? "es" : ""), &c);
+    if (skipped > 0) draw_wrapped(fmt::format("\u2013 {} lab check{} not run here", skipped, skipped == 1 ? "" : "s"),
+                                  &disabled);
+    return;
+  }
   for (const auto& r : *L.results()) {
     if (r.skipped) {  // a lab check: the window does not start the cluster lab
       draw_wrapped("\u2013 " + check_line(r), &disabled);
@@ -164,7 +217,13 @@ void draw_checks(App& app) {
   }
 }
 
-void draw_body(App& app) {
+// Present mode's header: the beat and the lesson's title, no buttons (N / P step).
+void draw_present_header(const LessonView& L) {
+  const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  draw_wrapped(fmt::format("Beat {} of {} \u00b7 {}", L.beat() + 1, L.num_beats(), L.lesson().title), &c);
+}
+
+void draw_buttons_header(App& app) {
   ViewState& vs = app.vs;
   LessonView& L = *app.lesson;
   if (ImGui::Button("< Previous (P)")) action_prev_beat(app);
@@ -180,39 +239,69 @@ void draw_body(App& app) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", L.lesson().title.c_str());
   if (ImGui::IsItemHovered() && !L.lesson().summary.empty()) ImGui::SetTooltip("%s", L.lesson().summary.c_str());
+}
+
+void draw_body(App& app) {
+  ViewState& vs = app.vs;
+  LessonView& L = *app.lesson;
+  const bool present = vs.present;
+  if (present) {
+    draw_present_header(L);
+  } else {
+    draw_buttons_header(app);
+  }
+  const float header_y = ImGui::GetCursorPosY();
+  // Present mode: no scrollbars; the heights the two columns need are
+  // measured and the panel fitted (fit_lesson) instead.
+  const ImGuiWindowFlags flags = present ? ImGuiWindowFlags_NoScrollbar : 0;
+  float need = 0, have = 0;
+  const auto measure = [&] {
+    need = std::max(need, ImGui::GetCursorPosY());
+    have = ImGui::GetWindowHeight();
+  };
 
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float text_w = std::floor((ImGui::GetContentRegionAvail().x - gap) * 0.56f);
-  ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false);
+  // A slide of a beat with no question or checks: the text takes the width.
+  const bool qa = !present || L.current().question || !L.current().checks.empty();
+  // Checks alone (folded to a line or two on a slide) need less of the width than a question.
+  const float qa_share = present && !L.current().question ? 0.22f : 0.44f;
+  const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * (1 - qa_share)) : 0.f;
+  ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
   // A stand-in run is said before the text: the panels above are not the
   // beat's own size.
   const bool note_first = vs.lesson_note.rfind(kStandInNote, 0) == 0;
   if (note_first) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "%s", vs.lesson_note.c_str());
-    ImGui::PopTextWrapPos();
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+    draw_wrapped(plain(vs.lesson_note), &c);
     ImGui::Spacing();
   }
   draw_runs(text_runs(L.current().text));
   if (!vs.lesson_note.empty() && !note_first) {
     ImGui::Spacing();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("(%s)", vs.lesson_note.c_str());
-    ImGui::PopTextWrapPos();
+    const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped("(" + plain(vs.lesson_note) + ")", &c);
   }
+  measure();
   ImGui::EndChild();
+  if (!qa) {
+    fit_lesson(app, header_y + need + ImGui::GetStyle().WindowPadding.y, have, need);
+    return;
+  }
   ImGui::SameLine();
-  ImGui::BeginChild("beat_qa", ImVec2(0, 0), false);
+  ImGui::BeginChild("beat_qa", ImVec2(0, 0), false, flags);
   if (L.current().question) {
     draw_question(app);
     ImGui::Spacing();
   }
   draw_checks(app);
   if (!L.current().question && L.current().checks.empty()) ImGui::TextDisabled("(no question or checks in this beat)");
+  measure();
   ImGui::EndChild();
+  if (present) fit_lesson(app, header_y + need + ImGui::GetStyle().WindowPadding.y, have, need);
 }
+
 
 }  // namespace
 
@@ -226,166 +315,6 @@ void action_prev_beat(App& app) {
   if (app.lesson) app.lesson->previous();
 }
 
-namespace {
-
-// The compare sweep a beat asks for, as a key: a later beat with the same key
-// keeps the points already measured (lesson 03's beats change only the count).
-std::string sweep_key(const RunParams& p, const std::vector<std::string>& algs, const lesson::BeatView& v) {
-  std::string k = fmt::format("{} {} ranks {} nodes {} {} root {} sizes {}..{}:", name(p.spec.collective),
-                              p.spec.world_size, p.spec.nodes, name(p.spec.dtype), name(p.spec.op), p.spec.root,
-                              v.min_bytes, v.max_bytes);
-  for (const auto& a : algs) k += " " + a;
-  k += fmt::format(" source {} {} {} {} {}", v.source, v.file, v.system, v.ranks, v.protocols);
-  return k;
-}
-
-// What a finished sweep leaves in Compare (all of it public).
-struct SavedSweep {
-  std::vector<SweepCurve> sweep;
-  std::string crossover;
-  int measured = -1, predicted = -1;
-  double predicted_bytes = -1, predicted_us = -1;
-  bool finished = false;
-};
-
-SavedSweep save_sweep(const Compare& c) {
-  return SavedSweep{c.sweep,       c.crossover, c.crossover_measured, c.crossover_predicted, c.crossover_predicted_bytes,
-                    c.crossover_predicted_us, !c.sweeping()};
-}
-
-// The compare view of beat target t: its algorithms side by side on the
-// beat's run (already configured by apply_params when the setup changed),
-// and the sweep over the beat's sizes, kept from an earlier beat that asked
-// for the same one.
-void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>& algs, SavedSweep saved) {
-  ViewState& vs = app.vs;
-  Compare& cmp = app.compare;
-  vs.compare_algorithms = algs;  // apply_params resets them when the collective changed
-  if (!(cmp.base == t.params) || cmp.algorithms != algs) cmp.configure(t.params, algs);
-  // The columns at the beat's step: `at: end` is the end of every column
-  // (their schedules have different lengths), a step number the same step.
-  const int want = t.position >= t.num_steps ? cmp.max_steps() : t.position;
-  if (cmp.position > want) cmp.reset();
-  while (cmp.position < want) cmp.step();
-  vs.compare_sweep_max_log2 = std::clamp(int(std::lround(std::log2(double(t.view.max_bytes)))), 10, 28);
-  vs.compare_sweep_requested = false;
-  // The beat's source (compare_sources.h; lesson 03 checks its conclusion on
-  // the recorded lab run, lesson 12 plots the published tables).
-  SourceSpec src;
-  src.kind = parse_sweep_source(t.view.source);
-  src.file = t.view.file;
-  src.system = t.view.system;
-  src.ranks = t.view.ranks;
-  src.protocols = t.view.protocols;
-  if (!(cmp.sweep_source == src)) cmp.set_sweep_source(src);
-  const std::string key = sweep_key(t.params, algs, t.view);
-  const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&
-                    !saved.sweep.front().bytes.empty() &&
-                    (src.kind != SweepSource::shm || saved.sweep.front().bytes.front() == double(t.view.min_bytes));
-  if (same) {
-    if (cmp.sweep.empty()) {  // configure() cleared it
-      cmp.sweep = std::move(saved.sweep);
-      cmp.crossover = saved.crossover;
-      cmp.crossover_measured = saved.measured;
-      cmp.crossover_predicted = saved.predicted;
-      cmp.crossover_predicted_bytes = saved.predicted_bytes;
-      cmp.crossover_predicted_us = saved.predicted_us;
-    }
-  } else {
-    cmp.start_sweep(t.view.min_bytes, t.view.max_bytes);
-    vs.lesson_sweep = key;
-  }
-}
-
-// lesson_sync without the presenter: the session, view and source of the
-// current beat, once per beat change (and the held note once answered).
-void sync_beat(App& app) {
-  LessonView& L = *app.lesson;
-  if (L.driven_beat() == L.beat()) {
-    if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
-      app.vs.lesson_note = L.held_note;
-      L.held_note.clear();
-    }
-    return;
-  }
-  L.mark_driven();
-  ViewState& vs = app.vs;
-  vs.lesson_error.clear();
-  vs.lesson_note.clear();
-  vs.playing = false;
-  L.start_checks();
-  // Leaving a beat that set the prediction source: the source follows the
-  // run again, unless the viewer picked another one meanwhile.
-  if (L.lesson_source) {
-    if (vs.source == *L.lesson_source) vs.source_follows_nodes = true;
-    L.lesson_source.reset();
-  }
-  BeatTarget t;
-  try {
-    t = beat_target(L.current(), vs.source);
-  } catch (const std::exception& e) {
-    vs.lesson_error = e.what();
-    return;
-  }
-  // A beat whose checks price with a preset is shown under that preset, as
-  // "predict with" would set it, so the cards, the predicted lines and the
-  // checks tell the same numbers. A source the viewer picked stays.
-  if (!t.preset.empty() && vs.source_follows_nodes) {
-    vs.source = PredictionSource{};
-    vs.source.kind = PredictionSource::Kind::preset;
-    vs.source.preset = t.preset;
-    vs.source_follows_nodes = false;
-    L.lesson_source = vs.source;
-  } else if (t.links && vs.source_follows_nodes) {  // two link classes: the checks' intra, inter and NICs
-    vs.source = *t.links;
-    vs.source_follows_nodes = false;
-    L.lesson_source = vs.source;
-  }
-  // The prediction at the real size is what a question may ask for (lesson
-  // 05 beat 1: "compute T"): held back until it is answered.
-  L.held_note.clear();
-  vs.lesson_note = shown_note(L, t);
-  if (vs.lesson_note != t.note) {
-    L.held_note = t.note;
-    L.held_seconds = t.note_seconds;
-  }
-  // The beat's view first: ddp (and hang, lab) beats drive no collective run.
-  using VK = lesson::BeatView::Kind;
-  vs.lesson_topology = t.view.kind == VK::topology;
-  vs.view = t.view.kind == VK::compare ? View::compare : t.view.kind == VK::ddp ? View::ddp : View::main;
-  if (t.view.kind == VK::ddp) {
-    app.ddp.edit = t.ddp;
-    app.ddp.iteration = -1;
-    if (!app.ddp.runner.requested() || !(app.ddp.runner.last_requested() == t.ddp)) app.ddp.runner.request(t.ddp);
-  }
-  if (!t.drive) return;
-  SavedSweep saved;
-  std::vector<std::string> algs;
-  if (t.view.kind == VK::compare) {
-    saved = save_sweep(app.compare);
-    algs = t.view.algorithms.empty() ? Compare::default_algorithms(t.params.spec.collective) : t.view.algorithms;
-    vs.compare_algorithms = algs;
-  }
-  vs.edit = t.params;
-  apply_params(app);  // re-plans and re-runs only when the setup differs
-  if (!(app.session.params() == t.params)) {
-    vs.lesson_error = vs.error.empty() ? "this beat's setup could not be applied" : vs.error;
-    return;
-  }
-  app.session.seek(t.position);
-  L.set_beat_position(t.position);
-  if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
-  vs.anim = 1;
-}
-
-}  // namespace
-
-void lesson_sync(App& app) {
-  if (!app.lesson) return;
-  sync_beat(app);
-  presenter_tick(app);  // present.h: --reveal, the speaker file, the clock
-}
-
 void draw_view_with_lesson(App& app) {
   // With large text the compare view's controls wrap onto more lines:
   // it gets more of the height so that its columns' text and the sweep
@@ -393,7 +322,13 @@ void draw_view_with_lesson(App& app) {
   // no controls: the lesson gets the height they took, so that a
   // question's answer field shows at 28 px (lesson 03 beat 8).
   const float share = app.vs.present ? 0.55f : ImGui::GetFontSize() >= 24 ? 0.72f : 0.62f;
-  const float h = std::floor((ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * share);
+  const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
+  float h = std::floor(avail * share);
+  // --present, once the lesson panel has measured its text (present.h): it
+  // gets the height the text needs (a quarter of the window at least, at
+  // most kLessonMaxShare), and the compare view the rest.
+  if (app.vs.present && app.vs.lesson_want_h > 0)
+    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * kLessonMaxShare));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);
@@ -407,6 +342,12 @@ void draw_view_with_lesson(App& app) {
 
 void draw_lesson(App& app) {
   if (!app.lesson) return;
+  if (app.vs.present) {  // a slide: no tabs (the stats are the window's, not the lecture's)
+    begin_fit_lesson(app);
+    draw_body(app);
+    return;
+  }
+  ImGui::SetWindowFontScale(1.f);
   if (ImGui::BeginTabBar("lesson_tabs")) {
     if (ImGui::BeginTabItem("Lesson")) {
       draw_body(app);

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <fstream>
 
+#include "app/viz/panels.h"
 #include "app/viz/view_state.h"
 #include "core/labs/lesson/plan.h"
+#include "core/record/printer.h"
 
 namespace microddp::viz {
 
@@ -99,6 +101,23 @@ std::string poll_line(const App& app) {
   for (size_t i = 0; i < it->second.size(); ++i)
     out += fmt::format("{}) {} ({:.0f}%) · ", i + 1, it->second[i], total ? 100.0 * it->second[i] / total : 0.0);
   return out + fmt::format("{} vote{}", total, total == 1 ? "" : "s");
+}
+
+std::string slide_state(const App& app) {
+  const std::string steps = position_label(app.session.position(), app.session.num_steps());
+  if (!app.lesson) return steps;
+  using Kind = lesson::Beat::Kind;
+  const lesson::Beat& b = app.lesson->current();
+  if (app.vs.view == View::ddp) {
+    if (!app.ddp.runner.result()) return "DDP view, no run finished";
+    const auto& p = app.ddp.runner.result_params();
+    return fmt::format("DDP view, the beat's training run: {} ranks, {} iteration{}", p.run.ranks, p.run.iterations,
+                       p.run.iterations == 1 ? "" : "s");
+  }
+  if (b.kind == Kind::hang) return "hang view, the beat's hang-lab run";
+  if (b.kind == Kind::collective || (b.kind == Kind::lab && app.vs.lesson_note.rfind(kStandInNote, 0) == 0))
+    return steps;
+  return "no run of its own in the window (its checks run it)";
 }
 
 void action_restart_clock(App& app) { app.presenter.start = std::chrono::steady_clock::now(); }

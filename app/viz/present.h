@@ -69,11 +69,32 @@ std::string poll_line(const App& app);
 void draw_poll(App& app);
 void draw_poll_bar(App& app, int choice, float column_x);
 
+// --present's lesson panel fits its text (view_state.h lesson_want_h,
+// lesson_scale): begin_fit_lesson, at the top of the panel, starts a fresh
+// fit when the beat, its answer, checks, note or the window changed, and
+// applies the text scale; fit_lesson, after drawing, takes `want` (the
+// height in pixels the content needs at this scale), `have` and `need` (the
+// columns' height and the taller column's content, pixels): it asks the
+// layout for `want` first, then shrinks the text (not below kLessonMinPx)
+// while the content still does not fit; lesson_clipped when even that
+// fails (present_draw.cpp; ImGui).
+inline constexpr float kLessonMinPx = 14;
+void begin_fit_lesson(App& app);
+void fit_lesson(App& app, float want, float have, float need);
+
 // --compare-runs A.json B.json (present_compare.cpp): the compare view's
 // columns become replays of `runs` (titled "A: ring (a.json)", "B: ..."),
 // stepped together. Throws UsageError / ScheduleError when a record does
 // not fit its spec.
 void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
+
+// What a slide of the current beat shows, for the export's log line:
+// the step position ("after step 13 · 14 of 14 steps run") for a beat that
+// steps a collective (a lab beat's stand-in too), else the beat's own state
+// ("DDP view, the beat's training run: 4 ranks, 2 iterations", "hang view,
+// the beat's hang-lab run", "no run of its own in the window (its checks
+// run it)").
+std::string slide_state(const App& app);
 
 // T in present mode: the clock starts again at 0:00.
 void action_restart_clock(App& app);

@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/viz/panels.h"
 #include "app/viz/present.h"
@@ -62,6 +63,52 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   ImGui::Dummy(ImVec2(bar_max, h));
   ImGui::SameLine();
   ImGui::Text("%d (%.0f%%)", counts[choice], total ? 100.0 * counts[choice] / total : 0.0);
+}
+
+void begin_fit_lesson(App& app) {
+  ViewState& vs = app.vs;
+  LessonView& L = *app.lesson;
+  const Answer& a = L.answer();
+  const ImVec2 d = ImGui::GetIO().DisplaySize;
+  const std::string key =
+      fmt::format("{} {}{}{} {} {} {}x{} {} {} {} {}", L.beat(), a.answered, a.revealed, a.right, L.checks_ready(),
+                  vs.lesson_note, d.x, d.y, vs.font_px, static_cast<int>(vs.view), app.presenter.poll_open,
+                  app.presenter.polls.count(L.beat()));
+  if (key != vs.lesson_fit_key) {
+    vs.lesson_fit_key = key;
+    vs.lesson_scale = 1;
+    vs.lesson_want_h = 0;
+    vs.lesson_clipped = false;
+    vs.lesson_fitting = true;
+  }
+  ImGui::SetWindowFontScale(1.f);
+  const float base_px = ImGui::GetFontSize();
+  vs.lesson_scale = std::max(vs.lesson_scale, std::min(1.f, kLessonMinPx / base_px));
+  ImGui::SetWindowFontScale(vs.lesson_scale);
+}
+
+void fit_lesson(App& app, float want, float have, float need) {
+  ViewState& vs = app.vs;
+  want = std::ceil(want) + 2;
+  vs.lesson_fitting = false;
+  if (std::abs(want - vs.lesson_want_h) > 1) {  // the layout gives the room from the next frame
+    vs.lesson_want_h = want;
+    vs.lesson_fitting = true;
+    return;
+  }
+  if (need <= have + 1) {
+    vs.lesson_clipped = false;
+    return;
+  }
+  ImGui::SetWindowFontScale(1.f);
+  const float min_scale = std::min(1.f, kLessonMinPx / ImGui::GetFontSize());
+  ImGui::SetWindowFontScale(vs.lesson_scale);
+  if (vs.lesson_scale <= min_scale + 1e-4f) {
+    vs.lesson_clipped = true;  // the slide cuts the text: kLessonMaxShare and kLessonMinPx leave no more room
+    return;
+  }
+  vs.lesson_scale = std::max(min_scale, vs.lesson_scale * std::clamp(std::sqrt(have / need), 0.8f, 0.97f));
+  vs.lesson_fitting = true;
 }
 
 }  // namespace microddp::viz

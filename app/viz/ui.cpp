@@ -227,6 +227,7 @@ LayoutInput layout_input(const App& app, float controls_bottom) {
   in.controls_bottom = controls_bottom;
   in.pad = style.WindowPadding.x;
   in.gap = style.ItemSpacing.y;
+  in.lesson_want_h = app.vs.present && app.lesson ? app.vs.lesson_want_h : 0.f;
   return in;
 }
 

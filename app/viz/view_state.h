@@ -66,6 +66,18 @@ struct ViewState {
   // asking for the same keeps the measured points.
   bool lesson_topology = false;
   std::string lesson_sweep;
+  // --present: the lesson panel fits its text (panel_lesson.cpp). Each
+  // frame the panel measures the height its content needs at the current
+  // text scale (lesson_want_h, pixels, header and padding included); the
+  // next frame's layout gives it up to kLessonMaxShare of the body (the
+  // picture shrinks), and what still does not fit shrinks the panel's text
+  // (lesson_scale, down to kLessonMinPx). lesson_fitting: the scale changed
+  // this frame (a still waits for it to settle); lesson_clipped: the text
+  // does not fit even so (a slide would cut it; tests assert it is false).
+  // lesson_fit_key: the beat, answer state and size the fit was found for.
+  float lesson_want_h = 0, lesson_scale = 1;
+  bool lesson_fitting = false, lesson_clipped = false;
+  std::string lesson_fit_key;
   // --present (or F5): no controls, the view takes the window, and the keys
   // of a presentation clicker step (keys.h); Esc leaves it.
   bool present = false;

@@ -475,8 +475,10 @@ TEST_SUITE("layout") {
         REQUIRE(view != nullptr);
         REQUIRE(lesson != nullptr);
         // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
+        // The beat's text fits there (at 28 px shrunk, present.h).
         CHECK(show(view->r) == "(8, 8) 1264 x 432");
         CHECK(show(lesson->r) == "(8, 446) 1264 x 266");
+        CHECK_FALSE(app.vs.lesson_clipped);
         const Rect timeline = check_ddp_boxes(d, view->r).timeline;
         INFO("timeline ", show(timeline), ", lane ", d.lane_h);
         // 4 rank lanes and the comm lane, each at least a line of text

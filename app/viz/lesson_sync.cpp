@@ -1,0 +1,177 @@
+// The beat drives the window (panels.h lesson_sync): the session to the
+// beat's setup and step, the view it asks for (steps, compare with its
+// sweep, DDP, hang), the prediction source its checks price with, and the
+// note held back until its question is answered; then the presenter's tick.
+// Moved from panel_lesson.cpp, unchanged.
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/panels.h"
+#include "app/viz/present.h"
+
+namespace microddp::viz {
+
+namespace {
+
+// The compare sweep a beat asks for, as a key: a later beat with the same key
+// keeps the points already measured (lesson 03's beats change only the count).
+std::string sweep_key(const RunParams& p, const std::vector<std::string>& algs, const lesson::BeatView& v) {
+  std::string k = fmt::format("{} {} ranks {} nodes {} {} root {} sizes {}..{}:", name(p.spec.collective),
+                              p.spec.world_size, p.spec.nodes, name(p.spec.dtype), name(p.spec.op), p.spec.root,
+                              v.min_bytes, v.max_bytes);
+  for (const auto& a : algs) k += " " + a;
+  k += fmt::format(" source {} {} {} {} {}", v.source, v.file, v.system, v.ranks, v.protocols);
+  return k;
+}
+
+// What a finished sweep leaves in Compare (all of it public).
+struct SavedSweep {
+  std::vector<SweepCurve> sweep;
+  std::string crossover;
+  int measured = -1, predicted = -1;
+  double predicted_bytes = -1, predicted_us = -1;
+  bool finished = false;
+};
+
+SavedSweep save_sweep(const Compare& c) {
+  return SavedSweep{c.sweep,       c.crossover, c.crossover_measured, c.crossover_predicted, c.crossover_predicted_bytes,
+                    c.crossover_predicted_us, !c.sweeping()};
+}
+
+// The compare view of beat target t: its algorithms side by side on the
+// beat's run (already configured by apply_params when the setup changed),
+// and the sweep over the beat's sizes, kept from an earlier beat that asked
+// for the same one.
+void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>& algs, SavedSweep saved) {
+  ViewState& vs = app.vs;
+  Compare& cmp = app.compare;
+  vs.compare_algorithms = algs;  // apply_params resets them when the collective changed
+  if (!(cmp.base == t.params) || cmp.algorithms != algs) cmp.configure(t.params, algs);
+  // The columns at the beat's step: `at: end` is the end of every column
+  // (their schedules have different lengths), a step number the same step.
+  const int want = t.position >= t.num_steps ? cmp.max_steps() : t.position;
+  if (cmp.position > want) cmp.reset();
+  while (cmp.position < want) cmp.step();
+  vs.compare_sweep_max_log2 = std::clamp(int(std::lround(std::log2(double(t.view.max_bytes)))), 10, 28);
+  vs.compare_sweep_requested = false;
+  // The beat's source (compare_sources.h; lesson 03 checks its conclusion on
+  // the recorded lab run, lesson 12 plots the published tables).
+  SourceSpec src;
+  src.kind = parse_sweep_source(t.view.source);
+  src.file = t.view.file;
+  src.system = t.view.system;
+  src.ranks = t.view.ranks;
+  src.protocols = t.view.protocols;
+  if (!(cmp.sweep_source == src)) cmp.set_sweep_source(src);
+  const std::string key = sweep_key(t.params, algs, t.view);
+  const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&
+                    !saved.sweep.front().bytes.empty() &&
+                    (src.kind != SweepSource::shm || saved.sweep.front().bytes.front() == double(t.view.min_bytes));
+  if (same) {
+    if (cmp.sweep.empty()) {  // configure() cleared it
+      cmp.sweep = std::move(saved.sweep);
+      cmp.crossover = saved.crossover;
+      cmp.crossover_measured = saved.measured;
+      cmp.crossover_predicted = saved.predicted;
+      cmp.crossover_predicted_bytes = saved.predicted_bytes;
+      cmp.crossover_predicted_us = saved.predicted_us;
+    }
+  } else {
+    cmp.start_sweep(t.view.min_bytes, t.view.max_bytes);
+    vs.lesson_sweep = key;
+  }
+}
+
+// lesson_sync without the presenter: the session, view and source of the
+// current beat, once per beat change (and the held note once answered).
+void sync_beat(App& app) {
+  LessonView& L = *app.lesson;
+  if (L.driven_beat() == L.beat()) {
+    if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
+      app.vs.lesson_note = L.held_note;
+      L.held_note.clear();
+    }
+    return;
+  }
+  L.mark_driven();
+  ViewState& vs = app.vs;
+  vs.lesson_error.clear();
+  vs.lesson_note.clear();
+  vs.playing = false;
+  L.start_checks();
+  // Leaving a beat that set the prediction source: the source follows the
+  // run again, unless the viewer picked another one meanwhile.
+  if (L.lesson_source) {
+    if (vs.source == *L.lesson_source) vs.source_follows_nodes = true;
+    L.lesson_source.reset();
+  }
+  BeatTarget t;
+  try {
+    t = beat_target(L.current(), vs.source);
+  } catch (const std::exception& e) {
+    vs.lesson_error = e.what();
+    return;
+  }
+  // A beat whose checks price with a preset is shown under that preset, as
+  // "predict with" would set it, so the cards, the predicted lines and the
+  // checks tell the same numbers. A source the viewer picked stays.
+  if (!t.preset.empty() && vs.source_follows_nodes) {
+    vs.source = PredictionSource{};
+    vs.source.kind = PredictionSource::Kind::preset;
+    vs.source.preset = t.preset;
+    vs.source_follows_nodes = false;
+    L.lesson_source = vs.source;
+  } else if (t.links && vs.source_follows_nodes) {  // two link classes: the checks' intra, inter and NICs
+    vs.source = *t.links;
+    vs.source_follows_nodes = false;
+    L.lesson_source = vs.source;
+  }
+  // The prediction at the real size is what a question may ask for (lesson
+  // 05 beat 1: "compute T"): held back until it is answered.
+  L.held_note.clear();
+  vs.lesson_note = shown_note(L, t);
+  if (vs.lesson_note != t.note) {
+    L.held_note = t.note;
+    L.held_seconds = t.note_seconds;
+  }
+  // The beat's view first: ddp (and hang, lab) beats drive no collective run.
+  using VK = lesson::BeatView::Kind;
+  vs.lesson_topology = t.view.kind == VK::topology;
+  vs.view = t.view.kind == VK::compare ? View::compare : t.view.kind == VK::ddp ? View::ddp : View::main;
+  if (t.view.kind == VK::ddp) {
+    app.ddp.edit = t.ddp;
+    app.ddp.iteration = -1;
+    if (!app.ddp.runner.requested() || !(app.ddp.runner.last_requested() == t.ddp)) app.ddp.runner.request(t.ddp);
+  }
+  if (!t.drive) return;
+  SavedSweep saved;
+  std::vector<std::string> algs;
+  if (t.view.kind == VK::compare) {
+    saved = save_sweep(app.compare);
+    algs = t.view.algorithms.empty() ? Compare::default_algorithms(t.params.spec.collective) : t.view.algorithms;
+    vs.compare_algorithms = algs;
+  }
+  vs.edit = t.params;
+  apply_params(app);  // re-plans and re-runs only when the setup differs
+  if (!(app.session.params() == t.params)) {
+    vs.lesson_error = vs.error.empty() ? "this beat's setup could not be applied" : vs.error;
+    return;
+  }
+  app.session.seek(t.position);
+  L.set_beat_position(t.position);
+  if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
+  vs.anim = 1;
+}
+
+}  // namespace
+
+void lesson_sync(App& app) {
+  if (!app.lesson) return;
+  sync_beat(app);
+  presenter_tick(app);  // present.h: --reveal, the speaker file, the clock
+}
+
+}  // namespace microddp::viz

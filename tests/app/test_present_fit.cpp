@@ -1,0 +1,235 @@
+// --present slides (issue 37): the lesson panel shows all of a beat's text,
+// question, answer and checks at 1280x720 in the window's own font (DejaVu
+// Sans at 18 px, as --export-frames draws it), with no buttons or tabs; code
+// spans lose their backticks; a lab beat shows the lab's own placement; the
+// export's log line names a DDP or hang beat's own state. Through the
+// window's own frames, no GL (app/viz/present.h, panel_lesson.cpp).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/viz/keys.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/panels.h"
+#include "app/viz/platform.h"
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
+
+// A headless window with the real font at `px` (test::Headless has ImGui's
+// 13 px default font, whose text is narrower than what a slide draws).
+struct Window {
+  double t = 0;
+  explicit Window(float px) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    add_fonts(px);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~Window() { ImGui::DestroyContext(); }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+  void frame(App& app) {
+    t += 1.0 / 60;
+    ImGui::NewFrame();
+    tick(app, t);
+    draw_ui(app);
+    ImGui::Render();
+  }
+  // As Frames::still: a few frames, then until the lesson panel's fit settles.
+  void settle(App& app) {
+    for (int i = 0; i < 3; ++i) frame(app);
+    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
+  }
+};
+
+void open(App& app, const std::string& file) {
+  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(file));
+  app.vs.edit = beat_target(app.lesson->current()).params;
+  app.vs.present = true;
+}
+
+}  // namespace
+
+TEST_SUITE("present_fit") {
+  TEST_CASE("every shipped lesson's beats and answers fit the --present lesson panel at 1280x720, 18 px, text >= 14 px") {
+    // The panel alone, at the most of the window the layout gives it
+    // (kLessonMaxShare of the body), each beat's text, note, question,
+    // answer and checks line: no beat's run is driven (the next case
+    // drives one through the layout), so every lesson takes a moment.
+    Window w(18);
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(kLessons))
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() == 12);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float body_h = 720 - 2 * st.WindowPadding.y;
+    const float panel_h = std::floor((body_h - st.ItemSpacing.y) * kLessonMaxShare);
+    CHECK(panel_h == 474);  // as the layout gives it at most (the next case)
+    const auto draw = [&](App& app) {
+      w.t += 1.0 / 60;
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(ImVec2(1280, 720));
+      ImGui::Begin("slide", nullptr, ImGuiWindowFlags_NoDecoration);
+      ImGui::BeginChild("lesson", ImVec2(0, panel_h), true);
+      draw_lesson(app);
+      ImGui::EndChild();
+      ImGui::End();
+      ImGui::Render();
+    };
+    const auto settle = [&](App& app) {
+      draw(app);
+      for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) draw(app);
+    };
+    int slides = 0;
+    for (const fs::path& f : files) {
+      App app;
+      open(app, f.string());
+      LessonView& L = *app.lesson;
+      for (int b = 0; b < L.num_beats(); ++b) {
+        L.go(b);
+        app.vs.lesson_note = beat_target(L.current()).note;  // the longest note: the prediction not held back
+        settle(app);
+        INFO(f.filename().string(), " beat ", b + 1);
+        CHECK_FALSE(app.vs.lesson_clipped);
+        CHECK_FALSE(app.vs.lesson_fitting);
+        CHECK(app.vs.lesson_scale * 18 >= kLessonMinPx - 1e-3);
+        ++slides;
+        if (const auto& q = L.current().question) {
+          if (q->choices.empty()) L.submit(fmt::format("{:g}", q->value));
+          else L.choose(q->answer - 1);
+          settle(app);
+          INFO("answered");
+          CHECK_FALSE(app.vs.lesson_clipped);
+          CHECK(app.vs.lesson_scale * 18 >= kLessonMinPx - 1e-3);
+          ++slides;
+        }
+      }
+    }
+    CHECK(slides == 126);  // 101 beats, 25 of them with a question
+  }
+
+  TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(28);
+    App app;
+    app.vs.font_px = 28;
+    open(app, kLessons + "/07-bucketing-overlap.yaml");
+    app.lesson->go(5);
+    w.settle(app);
+    app.ddp.runner.wait();
+    w.settle(app);
+    CHECK_FALSE(app.vs.lesson_clipped);
+    const auto lesson = std::find_if(app.vs.panels_drawn.begin(), app.vs.panels_drawn.end(),
+                                     [](const auto& p) { return p.what == "lesson"; });
+    REQUIRE(lesson != app.vs.panels_drawn.end());
+    INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", text scale ", app.vs.lesson_scale);
+    CHECK(lesson->r.h == app.vs.lesson_want_h);  // the height its text needs at the shrunk scale
+    CHECK(lesson->r.h > 300);                    // the default DDP split leaves it 38% (265 px)
+    CHECK(app.vs.lesson_scale < 1.f);            // and the text is smaller than 28 px, not below 14 px
+    CHECK(app.vs.lesson_scale * 28 >= kLessonMinPx - 1e-3);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("--present draws no Previous / Next buttons; the window without --present does") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    open(app, kLessons + "/02-ring-double-buffering.yaml");
+    w.settle(app);
+    CHECK(app.vs.lesson_next_button[2] == 0);  // never drawn
+    app.vs.present = false;
+    w.settle(app);
+    CHECK(app.vs.lesson_next_button[2] > app.vs.lesson_next_button[0]);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("code spans: their text in runs of their own, without the backticks; '*' inside is literal") {
+    const auto runs = text_runs("Where `auto` switches, *fast* and `a*b`.");
+    REQUIRE(runs.size() == 7);
+    CHECK(runs[0].text == "Where ");
+    CHECK(runs[1].text == "auto");
+    CHECK(runs[1].code);
+    CHECK_FALSE(runs[1].emphasis);
+    CHECK(runs[2].text == " switches, ");
+    CHECK_FALSE(runs[2].code);
+    CHECK(runs[3].text == "fast");
+    CHECK(runs[3].emphasis);
+    CHECK(runs[4].text == " and ");
+    CHECK(runs[5].text == "a*b");
+    CHECK(runs[5].code);
+    CHECK(runs[6].text == ".");
+  }
+
+  TEST_CASE("lesson 09's lab beats show the lab's own placement as a stand-in, the note saying what the lab measures") {
+    const auto l = lesson::load_lesson(kLessons + "/09-topology.yaml");
+    REQUIRE(l.beats.size() == 15);
+    const int ranks[] = {2, 2, 4, 8}, nodes[] = {1, 2, 4, 2};
+    const char* place[] = {"1 node x 2 ranks", "2 nodes x 1 rank", "4 nodes x 1 rank", "2 nodes x 4 ranks"};
+    for (int k = 0; k < 4; ++k) {
+      const lesson::Beat& b = l.beats[11 + k];
+      INFO("beat ", 12 + k);
+      REQUIRE(b.kind == lesson::Beat::Kind::lab);
+      const BeatTarget t = beat_target(b);
+      CHECK(t.drive);
+      CHECK(t.stand_in);
+      CHECK(t.params.spec.world_size == ranks[k]);
+      CHECK(t.params.spec.nodes == nodes[k]);
+      CHECK(t.params.spec.count == kStandInCount);
+      CHECK(t.position == t.num_steps);
+      CHECK(t.note == fmt::format("stand-in run: the lab's placement, {}, ring on 1024 elements per rank with threads; "
+                                  "the lab itself measures 4 MiB per rank over 100mbit NICs, which the window does not "
+                                  "start (`microddp lesson` does)",
+                                  place[k]));
+    }
+  }
+
+  TEST_CASE("the export's log line: a hang beat and a DDP beat name their own state, a collective beat its step") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    {
+      App app;
+      open(app, kLessons + "/08-hunt-the-hang.yaml");
+      app.lesson->go(1);
+      w.settle(app);
+      CHECK(slide_state(app) == "hang view, the beat's hang-lab run");
+    }
+    {
+      App app;
+      open(app, kLessons + "/07-bucketing-overlap.yaml");
+      app.lesson->go(1);
+      w.settle(app);
+      app.ddp.runner.wait();
+      CHECK(slide_state(app) == "DDP view, the beat's training run: 4 ranks, 2 iterations");
+    }
+    {
+      App app;
+      open(app, kLessons + "/02-ring-double-buffering.yaml");
+      w.settle(app);
+      CHECK(slide_state(app) == "before step 0 · 0 of 2 steps run");  // beat 1: the ring before its first step
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+}
