@@ -128,7 +128,7 @@ TEST_SUITE("present_fit") {
         }
       }
     }
-    CHECK(slides == 126);  // 101 beats, 25 of them with a question
+    CHECK(slides == 129);  // 104 beats, 25 of them with a question
   }
 
   TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit") {

@@ -90,7 +90,7 @@ predict)
     "the source is not named"
   has "$work/err" "^cluster: microddp predict --ranks 4 --nodes 2 --nics-per-node 1 --intra 1e-06,1e\+10 --inter 5e-05,1.25e\+07 --bytes 4M -a hierarchical$" \
     "the command run is not shown"
-  has "$work/out" "^all_reduce, 4 ranks, 4194304 B; 2 node\(s\) x 2 rank\(s\), 1 NIC\(s\) per node;" "not the lab's topology"
+  has "$work/out" "^all_reduce, 4 ranks, 4 MiB \(4194304 B\); 2 node\(s\) x 2 rank\(s\), 1 NIC\(s\) per node;" "not the lab's topology"
   # Two intra steps (1 us, 10 GB/s) and two inter steps (50 us, 12.5 MB/s).
   has "$work/out" "^hierarchical +4 +0.2020 +335.9638 +336.1658 " "hierarchical's steps or prediction"
   echo "PASS: predict priced the lab's 2 x 2 topology on its shaped NIC, without a lab"
