@@ -121,19 +121,11 @@ std::string preset_of(const Args& a, const CostParams& p) {
 }  // namespace
 
 std::optional<Network> nvls_switch(const Args& a, const CostParams& p) {
-  if (preset_of(a, p) != "nvlink") return std::nullopt;
-  Network net;
-  net.name = p.name;
-  net.topo = Topology::make(a.ranks, 1, 1);
-  net.intra = net.inter = p;
-  net.nvls = p;
-  return net;
+  if (preset_of(a, p).empty()) return std::nullopt;
+  return flat_preset_switch(p, a.ranks);
 }
 
-bool nvls_refused(const Args& a, const CostParams& p) {
-  const std::string n = preset_of(a, p);
-  return !n.empty() && n != "nvlink";
-}
+bool nvls_refused(const Args& a, const CostParams& p) { return !preset_of(a, p).empty() && flat_preset_without_switch(p); }
 
 std::string nvls_note(const Args& a, const CostParams& p) {
   const std::string n = preset_of(a, p);
@@ -160,20 +152,7 @@ Prediction flat_predict(const Args& a, const Schedule& sch, const CostParams& p)
 }
 
 AutoChoice flat_choose(const Args& a, const CollectiveSpec& s, const CostParams& p) {
-  const auto net = nvls_switch(a, p);
-  AutoChoice ch = choose_algorithm(s, p, net ? &*net : nullptr);
-  if (!nvls_refused(a, p)) return ch;
-  std::erase_if(ch.candidates, [](const AutoChoice::Candidate& c) { return c.algorithm == "nvls"; });
-  if (ch.chosen == "nvls") {
-    double best = 0;
-    ch.chosen.clear();
-    for (const auto& c : ch.candidates)
-      if (ch.chosen.empty() || c.time_s < best * (1 - 1e-9)) {
-        ch.chosen = c.algorithm;
-        best = c.time_s;
-      }
-  }
-  return ch;
+  return choose_algorithm_flat(s, p, !preset_of(a, p).empty());
 }
 
 // The cache-curve values the schedule's steps were priced at (cost_model.h:

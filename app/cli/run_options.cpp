@@ -137,7 +137,10 @@ PreparedRun prepare_run(const RunArgs& a, const std::optional<CostParams>& model
       p.auto_model = fmt::format("{} node(s) x {}, {} NIC(s) per node, intra {}, inter {}", topo.nodes,
                                  topo.ranks_per_node, topo.nics_per_node, net.intra.name, net.inter.name);
     } else {
-      p.auto_choice = choose_algorithm(s, flat);
+      // As predict prices a flat link: nvlink's nvls on its NVSwitch, no
+      // nvls on a preset without a reducing switch (a profile's or an
+      // ALPHA,BW link's name is never a preset's: unchanged).
+      p.auto_choice = choose_algorithm_flat(s, flat, true);
       p.auto_model = flat.name == "custom" || flat.name.empty() ? "the given link" : flat.name;
     }
     s.algorithm = p.auto_choice->chosen;

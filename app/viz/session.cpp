@@ -68,7 +68,7 @@ void Session::configure(const RunParams& p) {
   AutoChoice choice;
   if (spec.algorithm == "auto") {
     const ModelInForce m = resolve_model(spec, source_);
-    choice = choose_algorithm(spec, m.flat, m.network ? &*m.network : nullptr);
+    choice = m.network ? choose_algorithm(spec, m.flat, &*m.network) : choose_algorithm_flat(spec, m.flat, true);
     spec.algorithm = choice.chosen;
   }
   std::unique_ptr<Schedule> sched;
@@ -108,7 +108,8 @@ void Session::set_source(const PredictionSource& src) {
   if (params_.spec.algorithm == "auto" && !replay_) {
     try {
       const ModelInForce m = resolve_model(params_.spec, source_);
-      const AutoChoice c = choose_algorithm(params_.spec, m.flat, m.network ? &*m.network : nullptr);
+      const AutoChoice c = m.network ? choose_algorithm(params_.spec, m.flat, &*m.network)
+                                     : choose_algorithm_flat(params_.spec, m.flat, true);
       if (c.chosen != schedule_->spec.algorithm) {
         configure(params_);  // a different algorithm: plan and run it
         return;

@@ -296,8 +296,9 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const std::function<void(
       rp.library = !o.reference.empty() && ai + 1 == n_alg;
       std::string run_alg = rp.library ? o.algorithms.front() : alg;
       if (run_alg == "auto") {
-        const AutoChoice ch =
-            choose_algorithm(bench_spec(o, "auto", bytes), o.params ? *o.params : CostParams{}, o.network ? &*o.network : nullptr);
+        const CollectiveSpec as = bench_spec(o, "auto", bytes);
+        const CostParams link = o.params ? *o.params : CostParams{};
+        const AutoChoice ch = o.network ? choose_algorithm(as, link, &*o.network) : choose_algorithm_flat(as, link, true);
         run_alg = ch.chosen;
         if (!rp.library) rp.row.auto_pick = ch.chosen;
       }

@@ -59,6 +59,27 @@ const NamedNetwork& network_preset(const std::string& name) {
   throw UsageError(fmt::format("unknown topology '{}' (expected one of: {})", name, list));
 }
 
+namespace {
+std::string preset_base(const CostParams& link) { return link.name.substr(0, link.name.find(" (protocol ")); }
+}  // namespace
+
+std::optional<Network> flat_preset_switch(const CostParams& link, int ranks) {
+  if (preset_base(link) != "nvlink") return std::nullopt;
+  Network net;
+  net.name = link.name;
+  net.topo = Topology::make(ranks, 1, 1);
+  net.intra = net.inter = link;
+  net.nvls = link;
+  return net;
+}
+
+bool flat_preset_without_switch(const CostParams& link) {
+  const std::string b = preset_base(link);
+  for (const char* n : {"infiniband", "pcie5", "ethernet-100g", "ethernet-10g"})
+    if (b == n) return true;
+  return false;
+}
+
 CostParams parse_link(const std::string& what, const std::string& value) {
   const auto comma = value.find(',');
   if (comma == std::string::npos) {
@@ -455,6 +476,24 @@ AutoChoice choose_algorithm(const CollectiveSpec& spec, const CostParams& p, con
   }
   if (ch.chosen.empty())
     throw UsageError(fmt::format("--algorithm auto: no algorithm accepts this {} spec", name(spec.collective)));
+  return ch;
+}
+
+
+AutoChoice choose_algorithm_flat(const CollectiveSpec& spec, const CostParams& link, bool is_preset) {
+  const auto net = is_preset ? flat_preset_switch(link, spec.world_size) : std::nullopt;
+  AutoChoice ch = choose_algorithm(spec, link, net ? &*net : nullptr);
+  if (!is_preset || !flat_preset_without_switch(link)) return ch;
+  std::erase_if(ch.candidates, [](const AutoChoice::Candidate& c) { return c.algorithm == "nvls"; });
+  if (ch.chosen == "nvls") {
+    double best = 0;
+    ch.chosen.clear();
+    for (const auto& c : ch.candidates)
+      if (ch.chosen.empty() || c.time_s < best * (1 - 1e-9)) {
+        ch.chosen = c.algorithm;
+        best = c.time_s;
+      }
+  }
   return ch;
 }
 

@@ -88,6 +88,18 @@ const NamedNetwork& network_preset(const std::string& name);
 // Throws UsageError naming `what` (the option, e.g. "--intra") and the value.
 CostParams parse_link(const std::string& what, const std::string& value);
 
+// The flat presets and in-switch reduction (docs/design.md, nvls on flat
+// presets). `link` is a preset when its name (before " (protocol ...)") is
+// one of cost_model.h's. nvlink stands for NVSwitch-connected GPUs: as a
+// Network, one node of `ranks` ranks whose switch reduces at the preset's
+// α and bandwidth per port (std::nullopt for every other link). pcie5,
+// infiniband and ethernet-* have no switch that reduces:
+// flat_preset_without_switch is true for them (false for nvlink, a profile
+// or an ALPHA,BW link, which keep the flat model's one-port switch thread,
+// as the threads backend runs nvls). `ranks` >= 1.
+std::optional<Network> flat_preset_switch(const CostParams& link, int ranks);
+bool flat_preset_without_switch(const CostParams& link);
+
 // A network measured in the cluster lab (`microddp cluster ... -- calibrate`,
 // core/model/calibrate/calibrate.h): per link class, α and bandwidth from an
 // MPI ping-pong between one pair of ranks of that class, beside the rate the
@@ -187,5 +199,10 @@ struct AutoChoice {
 // (p unused). spec.algorithm is ignored. Throws UsageError when no algorithm
 // accepts the spec.
 AutoChoice choose_algorithm(const CollectiveSpec& spec, const CostParams& p, const Network* net = nullptr);
+// choose_algorithm on one flat link, as `predict` and `run -a auto` price
+// it: when `is_preset` (the link came from --preset or the default preset),
+// nvlink's nvls is priced on flat_preset_switch and a preset without a
+// reducing switch leaves nvls out of the candidates.
+AutoChoice choose_algorithm_flat(const CollectiveSpec& spec, const CostParams& link, bool is_preset);
 
 }  // namespace microddp

@@ -81,4 +81,31 @@ TEST_SUITE("nvls_model") {
     CHECK(dgx.nvls->bandwidth() == doctest::Approx(450e9));
     CHECK(dgx.nvls_source.find("DGX H100") != std::string::npos);
   }
+
+  TEST_CASE("auto on one flat link: nvlink's NVSwitch reduces, presets without one leave nvls out, profiles unchanged") {
+    CollectiveSpec sp = nvls(8, 1024);  // 4 KiB per rank
+    sp.algorithm = "auto";
+    const auto nv = flat_preset_switch(preset("nvlink"), 8);
+    REQUIRE(nv);
+    CHECK(nv->topo.nodes == 1);
+    CHECK(nv->nvls->alpha == preset("nvlink").alpha);
+    CHECK_FALSE(flat_preset_switch(preset("infiniband"), 8));
+    CHECK(flat_preset_without_switch(preset("infiniband")));
+    CHECK(flat_preset_without_switch(preset("ethernet-10g")));
+    CHECK_FALSE(flat_preset_without_switch(preset("nvlink")));
+    // nvlink: nvls 2 α + S·β on 8 ranks is the lowest (recursive doubling 3 α).
+    const AutoChoice on_nvlink = choose_algorithm_flat(sp, preset("nvlink"), true);
+    CHECK(on_nvlink.chosen == "nvls");
+    CHECK(on_nvlink.chosen == choose_algorithm(sp, preset("nvlink"), &*nv).chosen);
+    // infiniband: nvls is not a candidate at all.
+    const AutoChoice on_ib = choose_algorithm_flat(sp, preset("infiniband"), true);
+    CHECK(on_ib.chosen != "nvls");
+    for (const auto& c : on_ib.candidates) CHECK(c.algorithm != "nvls");
+    // A profile's link (its name is no preset's) or is_preset = false: the
+    // plain choice, the switch a thread with one port.
+    CostParams prof = preset("nvlink");
+    prof.name = "threads";
+    CHECK(choose_algorithm_flat(sp, prof, true).chosen == choose_algorithm(sp, prof).chosen);
+    CHECK(choose_algorithm_flat(sp, preset("nvlink"), false).chosen == choose_algorithm(sp, preset("nvlink")).chosen);
+  }
 }
