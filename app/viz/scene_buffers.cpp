@@ -163,17 +163,28 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
           if (bs.buf == b) vals = &bs.values;
       // Cells: one per element for short buffers, else one per chunk when the
       // buffer is chunked like the schedule, else up to 32 even slices.
+      // A sliced buffer shorter than the rank's longest (reduce-scatter's
+      // output, all-gather's input: 1/n of it) is drawn that much shorter,
+      // so its width tells its size; buffers of up to 16 elements keep one
+      // cell per element across the whole width (the seed's 3-rank ring).
       std::vector<int64_t> cuts;
       const bool chunked = st->size == chunk_total && s.chunk_offsets.size() >= 2;
+      float row_w = cells_w;
       if (st->size <= 16) {
         for (int64_t i = 0; i <= st->size; ++i) cuts.push_back(i);
       } else if (chunked && s.chunk_offsets.size() <= 65) {
         cuts = s.chunk_offsets;
       } else {
-        cuts = even_chunks(st->size, static_cast<int>(std::min<int64_t>(st->size, 32)));
+        int64_t longest = st->size;
+        for (Buf ob : order)
+          if (const BufferState* o = prov.find(position, r, ob)) longest = std::max(longest, o->size);
+        const double share = double(st->size) / double(longest);
+        row_w = cells_w * float(share);
+        const int slices = static_cast<int>(std::clamp<double>(std::round(32 * share), 1, 32));
+        cuts = even_chunks(st->size, static_cast<int>(std::min<int64_t>(st->size, slices)));
       }
       const int ncell = static_cast<int>(cuts.size()) - 1;
-      const float cw = cells_w / float(std::max(ncell, 1));
+      const float cw = row_w / float(std::max(ncell, 1));
       for (int c = 0; c < ncell; ++c) {
         CellDraw cell;
         cell.begin = cuts[c];

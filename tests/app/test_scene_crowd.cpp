@@ -1,6 +1,7 @@
 // Large classes (scene.h): the buffers' crowd view (one row per rank, the
-// most complete copy of each chunk) and the topology's compact nodes (more
-// nodes than fit with their ranks). No ImGui, no GL.
+// most complete copy of each chunk), the topology's compact nodes (more
+// nodes than fit with their ranks), and long buffers' rows drawn to their
+// size. No ImGui, no GL.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -128,5 +129,39 @@ TEST_SUITE("scene_crowd") {
     p.spec.world_size = 8, p.spec.nodes = 2, p.spec.count = 8;
     ses.configure(p);
     CHECK_FALSE(build_topology(ses, 1, Vec2{400, 300}).compact_nodes);
+  }
+
+  TEST_CASE("a sliced buffer is drawn to its size: reduce-scatter's output a quarter of the input on 4 ranks") {
+    RunParams p;
+    p.spec.collective = Collective::reduce_scatter;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 4;
+    p.spec.count = 1040;  // per rank out; the input holds 4 x 1040 (lesson 10 beat 2)
+    Session ses;
+    ses.configure(p);
+    BuffersLayout lay;
+    lay.width = 800, lay.tag_w = 40, lay.label_w = 60;
+    const BuffersScene sc = build_buffers(ses, ses.num_steps(), lay);
+    const auto span = [](const BufferRowDraw& row) { return row.cells.back().x1 - row.cells.front().x0; };
+    int seen = 0;
+    for (int r = 0; r < 4; ++r) {
+      const BufferRowDraw *in = nullptr, *out = nullptr;
+      for (const BufferRowDraw& row : sc.rows) {
+        if (row.rank != r) continue;
+        if (row.buf == Buf::input) in = &row;
+        if (row.buf == Buf::output) out = &row;
+      }
+      REQUIRE(in);
+      REQUIRE(out);
+      CHECK(in->cells.size() == 4);   // one per chunk of the schedule
+      CHECK(out->cells.size() == 8);  // a quarter of 32 slices
+      CHECK(out->cells.front().x0 == doctest::Approx(in->cells.front().x0));
+      // The input's last cell ends 2 px short of its span (the gap), the
+      // output's 8 slices likewise: a quarter of the width, within the gap.
+      CHECK(span(*out) == doctest::Approx((span(*in) + 2) / 4 - 2).epsilon(0.01));
+      for (const CellDraw& c : out->cells) CHECK(c.complete);  // each rank's block, reduced
+      ++seen;
+    }
+    CHECK(seen == 4);
   }
 }
