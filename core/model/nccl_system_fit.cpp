@@ -107,13 +107,7 @@ SystemFit fit_system(const std::vector<NcclTestsTable>& tables, const SystemFitO
   }
   if (large.empty()) {
     f.bw_fallback = true;
-    std::vector<int64_t> sizes;
-    for (const Pt& p : pts) sizes.push_back(p.bytes);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    const int64_t from = sizes[sizes.size() >= 2 ? sizes.size() - 2 : 0];
-    for (const Pt& p : pts)
-      if (p.bytes >= from) large.push_back(p);
+    large = rows_of_two_largest_sizes(pts);
   }
   for (int i = 0; i < 3; ++i) s.bw_scale = fit_scale(s, f.collective, large, first.path);
   if (!small.empty()) {

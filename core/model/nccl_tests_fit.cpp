@@ -177,13 +177,7 @@ PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const Publ
     if (p.bytes >= o.large_min_bytes) large.push_back(p);
   if (large.empty()) {
     f.beta_fallback = true;
-    std::vector<int64_t> sizes;
-    for (const auto& p : pts) sizes.push_back(p.bytes);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    const int64_t from = sizes[sizes.size() >= 2 ? sizes.size() - 2 : 0];
-    for (const auto& p : pts)
-      if (p.bytes >= from) large.push_back(p);
+    large = rows_of_two_largest_sizes(pts);
   }
   const double a = coef_a(small.front());
   if (!(a > 0)) throw UsageError(fmt::format("fit: the {} schedule has no message on {} ranks", f.algorithm, f.ranks));

@@ -25,6 +25,7 @@
 // at most small_max_bytes (α cannot be fitted: the message says to run the
 // tool from -b 8), or no present out-of-place row of at least 1 byte.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -102,5 +103,22 @@ PublishedFit fit_published(const std::vector<NcclTestsTable>& tables, const Publ
 // "algorithm", "collective", "gpu", "alpha_rows_bytes", "beta_rows_bytes"}.
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_fit_profile(const std::string& path, const PublishedFit& f);
+
+// The rows both fits fall back to for the bandwidth when no row reaches
+// their large-message size: the rows of the two largest sizes in the table
+// (the only size's rows when there is one). P has an int64_t `bytes`.
+template <class P>
+std::vector<P> rows_of_two_largest_sizes(const std::vector<P>& pts) {
+  std::vector<int64_t> sizes;
+  for (const P& p : pts) sizes.push_back(p.bytes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<P> out;
+  if (sizes.empty()) return out;
+  const int64_t from = sizes[sizes.size() >= 2 ? sizes.size() - 2 : 0];
+  for (const P& p : pts)
+    if (p.bytes >= from) out.push_back(p);
+  return out;
+}
 
 }  // namespace microddp
