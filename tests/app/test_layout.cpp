@@ -30,6 +30,7 @@
 #include "app/viz/platform.h"
 #include "app/viz/scene.h"
 #include "app/viz/view_state.h"
+#include "tests/app/seed_ring.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -49,14 +50,7 @@ struct Sized : test::Headless {
   }
 };
 
-RunParams seed_ring() {
-  RunParams p;
-  p.spec.algorithm = "ring_unchunked";
-  p.spec.world_size = 3;
-  p.spec.count = 3;
-  p.data = "1,2,3;4,5,6;7,8,9";
-  return p;
-}
+using test::seed_ring;
 
 std::string show(const Rect& r) { return fmt::format("({}, {}) {} x {}", r.x, r.y, r.w, r.h); }
 

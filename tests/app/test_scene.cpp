@@ -17,19 +17,13 @@
 #include "core/model/calibrate/calibrate.h"
 #include "core/record/data.h"
 #include "core/record/record_io.h"
+#include "tests/app/seed_ring.h"
 
 using namespace microddp;
 using namespace microddp::viz;
 
 namespace {
-RunParams seed_ring() {
-  RunParams p;
-  p.spec.algorithm = "ring_unchunked";
-  p.spec.world_size = 3;
-  p.spec.count = 3;
-  p.data = "1,2,3;4,5,6;7,8,9";
-  return p;
-}
+using test::seed_ring;
 }  // namespace
 
 TEST_SUITE("scene") {

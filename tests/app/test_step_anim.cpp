@@ -10,20 +10,14 @@
 #include "app/viz/headless_run.h"
 #include "app/viz/scene.h"
 #include "app/viz/step_anim.h"
+#include "tests/app/seed_ring.h"
 
 using namespace microddp;
 using namespace microddp::viz;
 
 namespace {
 
-RunParams seed_ring() {
-  RunParams p;
-  p.spec.algorithm = "ring_unchunked";
-  p.spec.world_size = 3;
-  p.spec.count = 3;
-  p.data = "1,2,3;4,5,6;7,8,9";
-  return p;
-}
+using test::seed_ring;
 
 BuffersScene scene_at(const Session& ses, int pos, const BuffersLayout& lay) {
   BuffersScene sc = build_buffers(ses, pos, lay);

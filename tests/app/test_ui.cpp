@@ -18,6 +18,7 @@
 #include "app/viz/view_state.h"
 #include "app/headless.h"
 #include "assets/palette.h"
+#include "tests/app/seed_ring.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -38,14 +39,7 @@ std::unique_ptr<App> apply(std::vector<std::string> args) {
   return app;
 }
 
-RunParams seed_ring() {
-  RunParams p;
-  p.spec.algorithm = "ring_unchunked";
-  p.spec.world_size = 3;
-  p.spec.count = 3;
-  p.data = "1,2,3;4,5,6;7,8,9";
-  return p;
-}
+using test::seed_ring;
 
 std::string accum0_text(const App& app, int cell) {
   const BuffersScene sc = build_buffers(app.session, app.session.position(), BuffersLayout{});
