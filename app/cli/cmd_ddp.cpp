@@ -234,7 +234,22 @@ std::function<int()> setup_ddp(CLI::App* sub) {
   sub->add_flag("--no-prefetch", a.no_prefetch, "sharded: all-gather each layer only when it is needed");
   sub->add_flag("--json", a.json, "print a JSON summary");
   sub->add_flag("--timeline", a.timeline, "with --json: the last iteration's timeline (layers, bucket fills, collectives)");
-  return [] { return run(a); };
+  return [sub] {
+    // An option the chosen mode does not use is refused, naming it, rather
+    // than ignored: a user who asked for buckets should not get FSDP's plot.
+    const auto given = [sub](const char* opt) { return sub->count(opt) > 0; };
+    if (a.o.sharded)
+      for (const char* opt : {"--overlap", "--bucket-cap-mb"})
+        if (given(opt))
+          throw UsageError(fmt::format("{} is DDP's (buckets of all-reduces); --sharded all-gathers per layer and "
+                                       "reduce-scatters each layer's gradients: drop {} or --sharded",
+                                       opt, opt));
+    if (!a.o.sharded && a.no_prefetch)
+      throw UsageError("--no-prefetch is --sharded's (the all-gather of the next layer); plain DDP has no prefetch: "
+                       "add --sharded or drop --no-prefetch");
+    if (a.timeline && !a.json) throw UsageError("--timeline goes into the JSON summary: add --json");
+    return run(a);
+  };
 }
 
 }  // namespace microddp::cli

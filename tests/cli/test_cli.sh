@@ -462,6 +462,11 @@ out=$("$BIN" "${TINY[@]}" --warmup 2 --json 2>&1)
 if ! grep -qF '"warmup_iterations": 2,' <<<"$out" || ! grep -qF '"warmup_calls": 8,' <<<"$out" || ! grep -qF '"iterations": 1,' <<<"$out"; then
   echo "FAIL: ddp --warmup 2 --json:"; echo "$out" | head -30; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 2 "error: warmup 11: must be in 0..10" -- ddp --warmup 11
+# an option the chosen mode does not use is refused, naming it
+expect 2 "error: --overlap is DDP's (buckets of all-reduces); --sharded all-gathers per layer" -- ddp --sharded --overlap per-param
+expect 2 "error: --bucket-cap-mb is DDP's (buckets of all-reduces); --sharded" -- ddp --sharded --bucket-cap-mb 7
+expect 2 "error: --no-prefetch is --sharded's (the all-gather of the next layer); plain DDP has no prefetch" -- ddp --no-prefetch
+expect 2 "error: --timeline goes into the JSON summary: add --json" -- ddp --timeline
 # ddp's defaults: stand-ins for a bigger model and a slower link, and a bucket cap below the 1 MiB model (cmd_ddp.cpp)
 expect 0 "stand-ins: 10000 µs of sleep per layer and pass (--layer-delay-us, a bigger model's compute), 10000 µs per MiB of each collective (--link-us-per-mb, a slower link); 0 and 0 show this machine's own" -- ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1
 expect 0 "bucket cap 0.25 MiB (262144 B): 1 buckets" -- ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1
