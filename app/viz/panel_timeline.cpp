@@ -97,12 +97,12 @@ void draw_timeline(App& app) {
   // below that (16 ranks in a short panel) the labels alternate between two
   // columns, each as tall as two lanes, so neighbours never overlap; where
   // even two lanes are lower than the floor (32 ranks and more in
-  // --present), every k-th rank is labelled (k a power of two), centred on
-  // its lane, the others named on hover.
+  // --present, 64 on a desk), every k-th rank is labelled (k a power of
+  // two), centred on its lane, the others named on hover.
   const float floor_px = std::min(fs, app.vs.present ? min_text_px(true) : 8.f);
   const float fit_px = std::min(fs, lane_h * 0.95f);
   const bool one_column = fit_px >= floor_px;
-  const bool two_columns = !one_column && (lane_h * 1.9f >= floor_px || !app.vs.present);
+  const bool two_columns = !one_column && lane_h * 1.9f >= floor_px;
   int every = 1;
   if (!one_column && !two_columns)
     while (float(every) * lane_h < floor_px * 1.15f && every < n) every *= 2;

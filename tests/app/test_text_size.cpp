@@ -33,14 +33,15 @@ struct Sized : test::Headless {
 };
 
 // The window as `microddp-viz ARGS --present --font-px 28` opens it.
-void open(App& app, std::vector<std::string> args) {
+void open(App& app, std::vector<std::string> args, bool present = true) {
   args.insert(args.begin(), "microddp-viz");
-  for (const char* a : {"--present", "--font-px", "28"}) args.push_back(a);
+  if (present)
+    for (const char* a : {"--present", "--font-px", "28"}) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   Options o;
   REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
-  app.vs.font_px = 28;
+  app.vs.font_px = present ? 28 : 18;
   apply_options(app, o);
 }
 
@@ -154,5 +155,26 @@ TEST_SUITE("layout_text") {
     const Smallest s = smallest();
     INFO("DDP: ", s.px, " px, ", s.where);
     CHECK(s.px >= kMin);
+  }
+
+  TEST_CASE("on a desk, 64 ranks at 18 px: the timeline's rank labels never overlap (every k-th rank labelled)") {
+    Sized h(18);
+    App app;
+    open(app, {"--ranks", "64"}, false);
+    app.session.seek(1);
+    for (int i = 0; i < 3; ++i) h.frame(app);
+    std::vector<Rect> labels;
+    for (const auto& d : app.vs.labels_drawn)
+      if (d.what.rfind("timeline R", 0) == 0) labels.push_back(d.r);
+    REQUIRE(labels.size() >= 2);
+    CHECK(labels.size() < 64);  // lanes lower than 8 px: not every rank
+    for (size_t i = 0; i < labels.size(); ++i)
+      for (size_t j = i + 1; j < labels.size(); ++j) {
+        const Rect &a = labels[i], &b = labels[j];
+        const bool apart = a.right() <= b.x + 0.5f || b.right() <= a.x + 0.5f || a.bottom() <= b.y + 0.5f ||
+                           b.bottom() <= a.y + 0.5f;
+        INFO("labels ", i, " and ", j, " at y ", a.y, " and ", b.y);
+        CHECK(apart);
+      }
   }
 }
