@@ -184,6 +184,11 @@ struct Parser {
     r.out_of_place = placement(line, w, at, "out-of-place");
     at += fields_per_placement;
     if (placements == 2) r.in_place = placement(line, w, at, "in-place");
+    for (const NcclTestsRow& o : t.rows)
+      if (o.bytes == r.bytes && o.type == r.type && o.redop == r.redop && o.root == r.root)
+        fail(line, fmt::format("a second row of size {} B ({}{}{}) after line {}: one row per size (a table "
+                               "pasted twice?)",
+                               r.bytes, r.type, r.redop.empty() ? "" : " ", r.redop, o.line));
     t.rows.push_back(std::move(r));
   }
 };
