@@ -46,6 +46,12 @@ expect 0 "closed form: 2α + 2·S·β  (an NVSwitch with a port per rank, reduci
 expect 0 "  α term             2.00 us
   β term           223.70 us" -- predict --preset nvlink -a nvls --ranks 4 --bytes 64M
 absent "one endpoint with one port" -- predict --preset nvlink -a nvls --ranks 8 --bytes 1M
+# 4. a table of other hardware: a mismatch line naming the table's GPU and nodes and the system's; none on its own system
+expect 0 "mismatch: $GOOD is 1 node of NVIDIA A100-SXM4-40GB; dgx-h100-2node is 2 nodes of h100: priced on dgx-h100-2node's hardware with the table's 8 ranks" -- predict --against "$GOOD" --nccl-system dgx-h100-2node
+"$BIN" fit "$GOOD" --out "$T/a100.json" >/dev/null
+expect 0 "mismatch: $D/h100-2x8-allreduce.txt is 2 nodes of NVIDIA H100 80GB HBM3; dgx-a100 (fitted, profile $T/a100.json) is 1 node of a100: priced on dgx-a100's hardware with the table's 16 ranks" -- predict --profile "$T/a100.json" --against "$D/h100-2x8-allreduce.txt"
+absent "mismatch:" -- predict --against "$GOOD" --nccl-system oci-a100-g8
+absent "mismatch:" -- predict --against "$D/h100-2x8-ib-allreduce.txt" --nccl-system dgx-h100
 # 5. fit's one-line help names the tuner as its default
 expect 0 "fit NCCL's tuner (by default; --model alpha-beta: an α-β line) to published nccl-tests tables of one system" -- --help
 # 6. the nvls note only where nvls is a candidate
