@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/model/sweep.h"
@@ -57,6 +58,10 @@ AgainstTable load_against(const std::string& path, const std::string& collective
   AgainstTable a;
   a.table = load_nccl_tests(path, collective_given ? collective : "");
   const NcclTestsTable& t = a.table;
+  if (std::none_of(t.rows.begin(), t.rows.end(), [](const NcclTestsRow& r) { return r.out_of_place_usable(); }))
+    throw UsageError(fmt::format("{}: no out-of-place row with a time, a size of at least 1 B and no #wrong elements: "
+                                 "nothing to compare with",
+                                 path));
   if (t.collective.empty())
     throw UsageError(fmt::format("{}: the file does not name its tool (no line with e.g. all_reduce_perf) and its "
                                  "columns do not tell: give --collective",

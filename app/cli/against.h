@@ -19,6 +19,8 @@ namespace microddp::cli {
 //  - ranks: the file's rank lines; a --ranks that differs is refused; a
 //    file without rank lines takes --ranks (which must then be given);
 //  - nodes: the file's hosts; a --nodes that differs is refused.
+//  - rows: a file with no usable out-of-place row (every row #wrong, N/A or
+//    0 B) is refused: nothing to compare with.
 // Throws UsageError naming the file (and the line, from the parser).
 struct AgainstTable {
   NcclTestsTable table;

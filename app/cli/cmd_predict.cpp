@@ -148,7 +148,10 @@ int run(Args a, bool ranks_given) {
         const AutoChoice ch = flat_choose(a, s, p);
         std::printf("auto picks %s on %s:", ch.chosen.c_str(), p.name.c_str());
         for (const auto& c : ch.candidates) std::printf(" %s %s;", c.algorithm.c_str(), time_text(c.time_s).c_str());
-        std::printf("\n%s\n", nvls_note(a, p).c_str());
+        std::printf("\n");
+        // the note only for a collective nvls serves (all_reduce; not reduce_scatter, ...)
+        if (find_algorithm("nvls", s.collective))
+          std::printf("%s\n", nvls_note(a, p).c_str());
         Args b = a;
         b.algorithm = ch.chosen;
         one(b, {p}, bytes);

@@ -16,7 +16,7 @@ const Command kCommands[] = {
     {"run", "plan, check and run one collective for real; print what moved", setup_run},
     {"predict", "alpha-beta prediction of a collective: α, β, γ terms and total", setup_predict},
     {"bench", "nccl-tests-style benchmark with the prediction beside each measurement", setup_bench},
-    {"fit", "alpha-beta fit to published nccl-tests tables of one system; write a profile with its topology", setup_fit},
+    {"fit", "fit NCCL's tuner (by default; --model alpha-beta: an α-β line) to published nccl-tests tables of one system; write a profile", setup_fit},
     {"calibrate", "measure this machine's α, β, γ, δ, b(n), w(n), B(k), and its cache curve with ε and φ (--quick: no curve); write a profile", setup_calibrate},
     {"lesson", "follow a lesson script: real runs, step tables, questions, checks", setup_lesson},
     {"ddp", "data-parallel training for real: gradient buckets overlapping backward (DDP), or --sharded (FSDP-style)", setup_ddp},

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -108,6 +109,24 @@ int run_nccl_against(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
         by_gpu.empty() || by_gpu == s.name ? std::string() : fmt::format("; the table's GPU names {}", by_gpu));
     s = with_node_shape(s, per_node, t.nodes);
   } else {
+    // Another system's hardware (an A100 table on dgx-h100-2node, an H100
+    // table on a profile fitted to A100s): priced all the same, said in a line.
+    const auto gpu_word = [](std::string x) {
+      for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (const char* w : {"gh200", "gb200", "h200", "h100", "a100", "v100"})
+        if (x.find(w) != std::string::npos) return std::string(w);
+      return std::string();
+    };
+    const std::string base = s.name.substr(0, s.name.find(' '));
+    const std::string table_gpu = gpu_word(t.table.gpu()), system_gpu = gpu_word(base);
+    const bool other_gpu = !table_gpu.empty() && !system_gpu.empty() && table_gpu != system_gpu;
+    const bool other_nodes = s.nodes > 1 && s.nodes != t.nodes;  // a system named for its node count
+    if (t.table.world_size() > 0 && (other_gpu || other_nodes))
+      mismatch = fmt::format("mismatch: {} is {} node{} of {}; {} is {} node{} of {}: priced on {}'s hardware with "
+                             "the table's {} ranks",
+                             t.table.path, t.nodes, t.nodes == 1 ? "" : "s",
+                             t.table.gpu().empty() ? "GPU not printed" : t.table.gpu(), s.name, s.nodes,
+                             s.nodes == 1 ? "" : "s", system_gpu.empty() ? "its GPUs" : system_gpu, base, t.ranks);
     s = with_ranks(s, t.ranks);
   }
   if (t.nodes > 1 && t.nodes != s.nodes)

@@ -236,7 +236,19 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
   std::printf("%s %s, %d ranks, %s, count %lld %s per rank, %d steps\n", std::string(name(s.collective)).c_str(),
               a.algorithm.c_str(), s.world_size, size_text(bench_bytes(s)).c_str(),
               static_cast<long long>(s.count), std::string(name(s.dtype)).c_str(), sch.num_steps());
-  const std::string text = closed_form_text(s);
+  // nvls on a preset priced on its NVSwitch (a port per rank, reducing at
+  // line rate): S up each rank's port, the sum back down, one α each.
+  const auto switch_count = std::count_if(ps.begin(), ps.end(), [&](const CostParams& p) {
+    return s.algorithm == "nvls" && nvls_switch(a, p).has_value();
+  });
+  const std::string on_switch_text =
+      "2α + 2·S·β  (an NVSwitch with a port per rank, reducing at line rate: each rank's S up its port, the sum back "
+      "down; NVLS: Graham et al. 2016, NCCL all_reduce.h)";
+  std::string text = closed_form_text(s);
+  if (switch_count == static_cast<std::ptrdiff_t>(ps.size()))
+    text = on_switch_text;
+  else if (switch_count > 0)
+    text = fmt::format("{} on the presets with an NVSwitch; {} on the others", on_switch_text, text);
   std::printf("closed form: %s  with S = %lld B\n", text.empty() ? "(none; schedule-derived only)" : text.c_str(),
               static_cast<long long>(S));
   double first = 0;

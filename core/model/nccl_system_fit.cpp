@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/model/sweep.h"
+
 namespace microddp::nccl {
 namespace {
 
@@ -105,6 +107,13 @@ SystemFit fit_system(const std::vector<NcclTestsTable>& tables, const SystemFitO
     if (p.bytes <= o.small_max_bytes) small.push_back(p);
     if (p.bytes >= o.large_min_bytes) large.push_back(p);
   }
+  const int64_t largest = std::max_element(pts.begin(), pts.end(), [](const Pt& a, const Pt& b) {
+                            return a.bytes < b.bytes;
+                          })->bytes;
+  if (largest < o.bw_min_bytes)
+    throw UsageError(fmt::format("{}: its largest row is {}: no row of {} or more: the bus bandwidth cannot be "
+                                 "fitted from latency-bound rows; run the tool to -e 1G",
+                                 first.path, size_text(largest), size_text(o.bw_min_bytes)));
   if (large.empty()) {
     f.bw_fallback = true;
     large = rows_of_two_largest_sizes(pts);

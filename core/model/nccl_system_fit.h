@@ -9,7 +9,9 @@
 // The fit, on the base system with the tables' ranks (with_ranks), launch 0
 // and scale 1 to start:
 //  - bw rows: the out-of-place rows of at least large_min_bytes (512 MiB),
-//    else the two largest sizes. bw_scale = median over them of
+//    else the two largest sizes; no row of at least bw_min_bytes (64 MiB):
+//    refused (below it every size is latency-bound, and a scale fitted there
+//    is off by tens of percent, or a factor of 1000, at 1 GiB). bw_scale = median over them of
 //    (the chosen candidate's bytes term) / (published − its latency), three
 //    times over (the choice may move with the scale);
 //  - launch rows: the out-of-place rows of at most small_max_bytes (4 KiB).
@@ -24,8 +26,8 @@
 // Errors (UsageError, naming the file or the value): those of
 // check_one_system (nccl_tests_fit.h); a collective the tuner lacks; a GPU
 // that matches no named system when no base is given; ranks per node other
-// than the base system's; no row whose published time exceeds the tuner's
-// latency among the bw rows.
+// than the base system's; no row of at least bw_min_bytes; no row whose
+// published time exceeds the tuner's latency among the bw rows.
 #pragma once
 #include <optional>
 #include <string>
@@ -46,6 +48,7 @@ struct SystemFitOptions {
   std::string base;  // a named system; "" = system_for_gpu(the tables' GPU)
   int64_t small_max_bytes = 4096;
   int64_t large_min_bytes = int64_t{512} << 20;
+  int64_t bw_min_bytes = int64_t{64} << 20;  // the largest row must reach it
 };
 
 struct SystemFit {

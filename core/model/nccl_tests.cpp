@@ -15,9 +15,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace microddp {
 
@@ -90,6 +92,7 @@ std::string normalize_collective(const std::string& c) {
 struct Parser {
   const std::string& path;
   NcclTestsTable t;
+  std::map<std::tuple<int64_t, std::string, std::string, int>, int> seen;  // a row's size, type, redop, root -> line
   int fields_per_placement = 3, lead = 3, placements = 1;
 
   [[noreturn]] void fail(int line, const std::string& what) const {
@@ -184,6 +187,11 @@ struct Parser {
     r.out_of_place = placement(line, w, at, "out-of-place");
     at += fields_per_placement;
     if (placements == 2) r.in_place = placement(line, w, at, "in-place");
+    const auto [first, fresh] = seen.try_emplace(std::make_tuple(r.bytes, r.type, r.redop, r.root), line);
+    if (!fresh)
+      fail(line, fmt::format("a second row of size {} B ({}{}{}) after line {}: one row per size (a table "
+                             "pasted twice?)",
+                             r.bytes, r.type, r.redop.empty() ? "" : " ", r.redop, first->second));
     t.rows.push_back(std::move(r));
   }
 };
@@ -199,7 +207,7 @@ std::string_view untag(std::string_view s) {
 }  // namespace
 
 NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective) {
-  Parser p{path, {}, 3, 3, 1};
+  Parser p{path, {}, {}, 3, 3, 1};
   p.t.path = path;
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     throw UsageError(fmt::format("{}: the file is empty (expected the output of an nccl-tests *_perf tool)", path));

@@ -27,7 +27,8 @@
 // file, a file without a column header, a data row before the header, a
 // row with too few or too many fields (a truncated paste), a field that is
 // not a number where one is needed, a header with no rows after it, a
-// second table after rows, and a --collective that contradicts the tool
+// second table after rows, a second row of one size (type, redop and root
+// alike: a table pasted twice), and a --collective that contradicts the tool
 // the file names.
 #pragma once
 #include <cstdint>

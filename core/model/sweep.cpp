@@ -27,7 +27,15 @@ std::string size_text(int64_t bytes) {
     ++u;
   }
   if (bytes % scale == 0) return fmt::format("{} {} ({} B)", bytes / scale, units[u], bytes);
-  return fmt::format("{:.4g} {} ({} B)", static_cast<double>(bytes) / static_cast<double>(scale), units[u], bytes);
+  // 4 significant digits, more where those round to a whole number
+  // (1048572 B is "1023.996 KiB", never "1024 KiB").
+  const double v = static_cast<double>(bytes) / static_cast<double>(scale);
+  std::string num;
+  for (int digits = 4; digits <= 17; ++digits) {
+    num = fmt::format("{:.{}g}", v, digits);
+    if (num.find_first_of(".e") != std::string::npos) break;
+  }
+  return fmt::format("{} {} ({} B)", num, units[u], bytes);
 }
 
 int64_t size_unit_bytes(Collective c, DType d, int n) {

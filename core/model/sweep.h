@@ -49,7 +49,8 @@ std::vector<int64_t> sweep_sizes(const SweepRange& r);
 // A size as prose prints it (docs/design.md "One vocabulary for steps and
 // sizes"): below 1 KiB "1000 B"; else in the largest binary unit it reaches
 // (KiB, MiB, GiB, TiB; 4 significant digits when not a whole number) with
-// the exact bytes beside: "512 KiB (524288 B)", "953.7 MiB (1000000000 B)".
+// the exact bytes beside: "512 KiB (524288 B)", "953.7 MiB (1000000000 B)";
+// more digits where 4 would round to a whole number: "1023.996 KiB (1048572 B)".
 // A negative size prints as bytes ("-1 B").
 std::string size_text(int64_t bytes);
 

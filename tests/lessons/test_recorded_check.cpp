@@ -37,6 +37,7 @@ TEST_SUITE("lesson_recorded") {
     const auto f = evaluate(bad.beats[0]);
     REQUIRE(f.size() == 1);
     CHECK_FALSE(f[0].pass);
+    CHECK(f[0].what.find("ring faster than tree from 4 KiB (4096 B) on") != std::string::npos);
   }
 
   TEST_CASE("recorded_faster: a missing file, an algorithm without rows, 'to' below 'from' are refused at their line") {

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/labs/lesson/check_kinds.h"
+#include "core/model/sweep.h"
 
 namespace microddp::lesson::checks {
 
@@ -62,8 +63,9 @@ CheckResult eval_recorded(const check::RecordedFaster& k) {
     all = all && a.time_us < b->time_us;
     ratios.push_back(fmt::format("{} B: {:.3g}", a.bytes, a.time_us / b->time_us));
   }
-  const std::string range = k.to_bytes == INT64_MAX ? fmt::format("from {} B on", k.from_bytes)
-                                                     : fmt::format("from {} B to {} B", k.from_bytes, k.to_bytes);
+  const std::string range = k.to_bytes == INT64_MAX
+                                ? fmt::format("from {} on", size_text(k.from_bytes))
+                                : fmt::format("from {} to {}", size_text(k.from_bytes), size_text(k.to_bytes));
   r.what = fmt::format("recorded cluster lab run {} ({}, {} on {}): {} faster than {} {}",
                        std::filesystem::path(k.path).filename().string(), rec.setup_text(), rec.machine, rec.date,
                        k.algorithm, k.than, range);

@@ -80,6 +80,9 @@ TEST_SUITE("sweep") {
     CHECK(size_text(1536) == "1.5 KiB (1536 B)");
     CHECK(size_text(1048576) == "1 MiB (1048576 B)");
     CHECK(size_text(1000000000) == "953.7 MiB (1000000000 B)");
+    // not a whole number of the unit: never printed as one
+    CHECK(size_text(1048572) == "1023.996 KiB (1048572 B)");
+    CHECK(size_text((int64_t{1} << 30) - 1) == "1023.999999 MiB (1073741823 B)");
     CHECK(size_text(int64_t{8} << 30) == "8 GiB (8589934592 B)");
     CHECK(size_text(int64_t{3} << 40) == "3 TiB (3298534883328 B)");
     CHECK(size_text(int64_t{5000} << 40) == "5000 TiB (5497558138880000 B)");
