@@ -22,19 +22,25 @@ bool crossover_hidden(const App& app) {
                         app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
 }
 constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
+}  // namespace
 
-// "ring is the fastest from 1 MiB on", in few words for the sweep's header
-// line at large text (the full sentence is Compare::crossover, on hover).
 std::string short_crossover(const Compare& cmp) {
   const std::string& ref = compare_reference();
   const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return c.algorithm == ref; });
   if (ring == cmp.sweep.end() || ring->bytes.empty() || cmp.crossover.empty()) return "";
+  // A source without dots (the model): only its predicted crossover to say.
+  if (ring->measured_us.size() != ring->bytes.size())
+    return cmp.crossover_predicted_bytes > 0
+               ? fmt::format("{} fastest from {} ({})", ref, human_bytes(cmp.crossover_predicted_bytes), cmp.source_word)
+               : "";
   std::string out = cmp.crossover_measured < 0
                         ? fmt::format("{} not fastest up to {}", ref, human_bytes(ring->bytes.back()))
                         : fmt::format("{} fastest from {}", ref, human_bytes(ring->bytes[cmp.crossover_measured]));
   if (cmp.crossover_predicted_bytes > 0) out += fmt::format(" ({} predicted)", human_bytes(cmp.crossover_predicted_bytes));
   return out;
 }
+
+namespace {
 
 // The source's label, the first line of the sweep: what the dots and lines
 // come from (compare_sources.h), before any sweep too.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/viz/compare.h"
+#include "app/viz/compare_panel.h"
 #include "app/viz/lesson_view.h"
 #include "core/labs/lesson/lesson.h"
 #include "tests/app/headless.h"
@@ -236,6 +237,13 @@ TEST_SUITE("compare_sources_window") {
       CHECK(app.compare.source_label.rfind(w.label_start, 0) == 0);
       CHECK(has_drawn(app, "sweep source label"));
     }
+    // The short header of a source without dots says its line's crossover
+    // (the ring's line is below the tree's everywhere), not "not fastest".
+    app.lesson->go(1);
+    h.frame(app);
+    h.frame(app);
+    CHECK(app.compare.crossover == "ring is the fastest from 64 B on (model)");
+    CHECK(compare_panel::short_crossover(app.compare) == "ring fastest from 64 B (model)");
     // The published table's line is the model of the system its check names.
     app.lesson->go(5);
     h.frame(app);
@@ -257,6 +265,7 @@ TEST_SUITE("compare_sources_window") {
     CHECK(names(app.compare) == std::vector<std::string>{"naive", "tree", "ring"});
     CHECK(app.compare.sweep[2].bytes.size() == 7);
     CHECK(app.compare.crossover_measured == 3);  // 256 KiB
+    CHECK(compare_panel::short_crossover(app.compare) == "ring fastest from 256 KiB (4 KiB predicted)");
     const std::string& label = app.compare.source_label;
     CHECK(label.find("RECORDED cluster lab run (8 nodes x 1 rank, NIC 1gbit") != std::string::npos);
     CHECK(label.find("AMD EPYC") != std::string::npos);
