@@ -46,7 +46,7 @@ namespace {
 // come from (compare_sources.h), before any sweep too.
 std::string source_line(const Compare& cmp) {
   if (!cmp.source_label.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty()))
-    return cmp.source_label;
+    return cmp.source_note.empty() ? cmp.source_label : cmp.source_label + "\nNote: " + cmp.source_note;
   if (cmp.sweep_source.kind == SweepSource::shm)
     return fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
                        cmp.base.spec.world_size);

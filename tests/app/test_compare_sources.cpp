@@ -4,6 +4,8 @@
 // in the window (headless ImGui, no GL).
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "app/viz/compare.h"
@@ -33,6 +35,26 @@ std::vector<std::string> names(const Compare& c) {
   std::vector<std::string> out;
   for (const auto& s : c.sweep) out.push_back(s.algorithm);
   return out;
+}
+
+// The A100 table with the out-of-place #wrong of the rows of `sizes` set to 7
+// (all rows when `sizes` is empty), as `awk '$1~/^[0-9]+$/{$9="7"}1'`.
+NcclTestsTable a100_flagged(const std::vector<int64_t>& sizes) {
+  std::ifstream in(kA100);
+  std::string text, line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::vector<std::string> f;
+    for (std::string w; ls >> w;) f.push_back(w);
+    const bool row = f.size() >= 9 && !f[0].empty() && f[0].find_first_not_of("0123456789") == std::string::npos;
+    if (row && (sizes.empty() || std::find(sizes.begin(), sizes.end(), std::stoll(f[0])) != sizes.end())) {
+      f[8] = "7";
+      line.clear();
+      for (const auto& w : f) line += (line.empty() ? "" : " ") + w;
+    }
+    text += line + "\n";
+  }
+  return parse_nccl_tests(text, "flagged.txt");
 }
 
 bool has_drawn(const App& app, const std::string& what) {
@@ -117,6 +139,23 @@ TEST_SUITE("compare_sources") {
     CHECK(s.label == "Source: PUBLISHED nccl-tests table a100-1x8-allreduce.txt (all_reduce_perf, 8 ranks on 1 node of "
                      "NVIDIA A100-SXM4-40GB)");
     CHECK(s.lines == "NCCL's model of dgx-a100 (its choice at each size)");
+  }
+
+  TEST_CASE("published: rows nccl-tests flags wrong are left out, as `microddp predict --against`, and said so") {
+    const NcclTestsTable t = a100_flagged({64, 1024});
+    const SourceSweep s = published_sweep(t, "");
+    REQUIRE(s.curves.size() == 1);
+    size_t rows = 0;
+    for (const auto& r : t.rows) rows += r.out_of_place.present ? 1 : 0;
+    CHECK(s.curves[0].bytes.size() == rows - 2);
+    CHECK(s.curves[0].bytes.front() == 128);
+    CHECK(std::find(s.curves[0].bytes.begin(), s.curves[0].bytes.end(), 1024.0) == s.curves[0].bytes.end());
+    CHECK(s.note == "left out 2 rows nccl-tests flags wrong (out-of-place #wrong above 0): 64 B, 1 KiB");
+    CHECK(published_sweep(load_nccl_tests(kA100), "").note.empty());
+    // Every row flagged: nothing to plot, the error names the file and the rows.
+    CHECK_THROWS_WITH(published_sweep(a100_flagged({}), ""),
+                      doctest::Contains("flagged.txt: no out-of-place rows to plot (left out 28 rows nccl-tests flags "
+                                        "wrong (out-of-place #wrong above 0): 64 B, 128 B,"));
   }
 
   TEST_CASE("bad sources: a clear error naming the value, no curves, the label says so") {
