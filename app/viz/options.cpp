@@ -148,6 +148,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     parse_sweep_source(o.compare_source);  // UsageError naming the value
     if (!o.against.empty() && o.compare_source != "published")
       throw UsageError(fmt::format("--against goes with --compare-source published, not '{}'", o.compare_source));
+    if (!o.nccl_system.empty() && o.compare_source != "model" && o.compare_source != "published")
+      throw UsageError(fmt::format("--nccl-system goes with --compare-source model or published, not '{}'",
+                                   o.compare_source));
     if (!o.nccl_system.empty()) nccl::system_preset(o.nccl_system);  // UsageError "unknown NCCL system"
     o.view = "compare";
   }

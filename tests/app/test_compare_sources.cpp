@@ -176,6 +176,12 @@ TEST_SUITE("compare_sources") {
         "collective": "all_reduce", "nodes": 2, "ranks_per_node": 1, "rows": [{"algorithm": "ring", "bytes": 4096}]})",
                                        "x.json"),
                       "x.json: rows[0]: 'time_us' is missing");
+    CHECK_THROWS_WITH(parse_lab_record(R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit",
+        "collective": "all_reduce", "nodes": 2, "ranks_per_node": 1, "rows": [{"algorithm": "ring", "bytes": 4096,
+        "time_us": 1}, {"algorithm": "bogus", "bytes": 4096, "time_us": 1}]})",
+                                       "x.json"),
+                      doctest::Contains("x.json: rows[1].algorithm: unknown algorithm 'bogus' for all_reduce "
+                                          "(expected one of: "));
     const auto rows = parse_bench_json_lines(
         "cluster: 2 nodes\n# a comment\n{\"algorithm\": \"ring\", \"bytes\": 65536, \"time_us\": 5515.4, "
         "\"predicted_us\": null}\n",
