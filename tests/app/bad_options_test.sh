@@ -43,6 +43,8 @@ check "/nonexistent.txt: no such file" --against /nonexistent.txt --screenshot /
 check "unknown NCCL system 'dgx-z'" --compare-source model --nccl-system dgx-z --screenshot /tmp/x.png
 check "recorded lab run '/nonexistent.json': cannot open it" --compare-source recorded --recorded /nonexistent.json --screenshot /tmp/x.png
 check "--against goes with --compare-source published, not 'model'" --compare-source model --against /nonexistent.txt --screenshot /tmp/x.png
+check "--lab-nic 'bogus': not a rate; give a number and a tc unit such as 100mbit, 1gbit, 12.5mbps" --compare-source lab --lab-nic bogus --screenshot /tmp/x.png
+check "--lab-nic '5kbit': must be between 1mbit and 100gbit" --compare-source lab --lab-nic 5kbit --screenshot /tmp/x.png
 for src in recorded shm lab; do
   check "--nccl-system goes with --compare-source model or published, not '$src'" --compare-source $src --nccl-system dgx-a100 --screenshot /tmp/x.png
 done
