@@ -130,6 +130,7 @@ void Compare::set_sweep_source(const SourceSpec& s) {
   crossover.clear();
   skipped.clear();
   source_error.clear();
+  source_note.clear();
   crossover_measured = crossover_predicted = -1;
   crossover_predicted_bytes = crossover_predicted_us = -1;
 }
@@ -141,6 +142,7 @@ void Compare::apply(SourceSweep&& s) {
   lines_text = std::move(s.lines);
   source_word = std::move(s.word);
   source_tag = std::move(s.tag);
+  source_note = std::move(s.note);
 }
 
 void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
@@ -196,6 +198,7 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
   lines_text.clear();
   source_word = "measured";
   source_tag = "measured here (shared memory)";
+  source_note.clear();
   sweep.clear();
   crossover.clear();
   skipped.clear();

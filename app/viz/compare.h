@@ -35,6 +35,7 @@ struct Compare {
   std::string source_word = "measured";  // the crossover's word
   std::string source_tag;     // the label in a few words (a short plot's header)
   std::string source_error;   // why the source gave no curves ("" = it did)
+  std::string source_note;    // a line under the label: what the source left out ("" = nothing)
   // Sets the source; clears the sweep (start_sweep fills it).
   void set_sweep_source(const SourceSpec& s);
   bool lab_running() const { return lab_ != nullptr; }

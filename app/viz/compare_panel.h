@@ -26,6 +26,13 @@ inline void same_line_if_fits(float w) {
 }
 
 
+// The crossover in few words for the sweep's short header (the full
+// sentence is Compare::crossover, on hover): "ring fastest from 256 KiB
+// (1 MiB predicted)" or "ring not fastest up to 16 MiB" from the dots; a
+// source without dots (the model) says only its line's: "ring fastest from
+// 64 B (model)". "" when there is no crossover to say.
+std::string short_crossover(const Compare& cmp);
+
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "app/viz/compare.h"  // human_bytes
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/model/nccl_tuner.h"
 
@@ -201,14 +202,23 @@ SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system) 
   SweepCurve c;
   c.algorithm = "published";
   for (const auto& r : t.rows) {
-    if (!r.out_of_place.present) continue;
+    if (!r.out_of_place_usable()) continue;
     c.bytes.push_back(double(r.bytes));
     c.counts.push_back(r.count);
     c.measured_us.push_back(r.out_of_place.time_us);
     for (auto* v : {&c.min_us, &c.p10_us, &c.p90_us, &c.max_us}) v->push_back(-1);
     c.samples.push_back(0);
   }
-  if (c.bytes.empty()) throw UsageError(fmt::format("{}: no out-of-place rows to plot", t.path));
+  const std::vector<int64_t> wrong = t.wrong_sizes();
+  std::string note;
+  if (!wrong.empty()) {
+    std::string sizes;
+    for (const int64_t b : wrong) sizes += (sizes.empty() ? "" : ", ") + human_bytes(double(b));
+    note = fmt::format("left out {} row{} nccl-tests flags wrong (out-of-place #wrong above 0): {}", wrong.size(),
+                       wrong.size() == 1 ? "" : "s", sizes);
+  }
+  if (c.bytes.empty())
+    throw UsageError(fmt::format("{}: no out-of-place rows to plot{}", t.path, note.empty() ? "" : " (" + note + ")"));
   const std::string sys_name = system.empty() ? system_for_table(t) : system;
   const std::optional<Collective> coll = model_collective(t.collective);
   std::string model;
@@ -229,6 +239,7 @@ SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system) 
   s.lines = model.empty() ? "" : fmt::format("NCCL's model of {} (its choice at each size)", model);
   s.word = "published";
   s.tag = "PUBLISHED " + file;
+  s.note = std::move(note);
   return s;
 }
 

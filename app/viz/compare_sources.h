@@ -80,6 +80,7 @@ struct SourceSweep {
   std::string dots, lines;  // what the dots and the lines are ("" = none drawn)
   std::string word;    // the crossover's word: "measured", "recorded", "model", "published"
   std::string tag;     // the label in a few words, for a short plot: "RECORDED lab run, 2026-12-07"
+  std::string note;    // what the source left out, a line under the label ("" = nothing)
 };
 
 // `algorithms` (empty = all of the record's), their rows in size order.
@@ -94,9 +95,12 @@ SourceSweep lab_sweep(const std::vector<LabRecordRow>& rows, int nodes, const st
 // protocols: the ring's protocols as the lines instead ("ring LL", ...).
 SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int64_t min_bytes, int64_t max_bytes,
                         bool protocols = false);
-// The table's out-of-place rows as one curve "published" (dots), with the
-// tuner's choice on `system` at each row as its line ("" = system_for_table;
-// no line when none fits).
+// The table's usable out-of-place rows (NcclTestsRow::out_of_place_usable:
+// not flagged wrong, as `microddp predict --against`) as one curve
+// "published" (dots), with the tuner's choice on `system` at each row as its
+// line ("" = system_for_table; no line when none fits). note: "left out N
+// rows nccl-tests flags wrong (out-of-place #wrong above 0): 64 B, ..." when
+// any. Throws UsageError naming the file when no row is left.
 SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system);
 // The named system of the table's GPU and nodes (dgx-a100, dgx-h100,
 // hgx-h200, with -2node on two nodes), or "" when none fits.

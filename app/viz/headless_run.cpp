@@ -76,7 +76,10 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
   }
   if (!o.describe.empty()) write_text_file(o.describe, describe_picture(app), "--describe file");
   std::printf("wrote %s (%dx%d, %s)\n", o.screenshot.c_str(), cw, ch,
-              position_label(app.session.position(), app.session.num_steps()).c_str());
+              (app.vs.view == View::compare
+                   ? position_label(app.compare.position, app.compare.max_steps())
+                   : position_label(app.session.position(), app.session.num_steps()))
+                  .c_str());
   return 0;
 }
 

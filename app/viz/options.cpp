@@ -17,6 +17,7 @@
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/ir/limits.h"
 #include "core/model/nccl_tuner.h"
+#include "core/model/nic_rate.h"
 #include "core/record/data.h"
 
 namespace microddp::viz {
@@ -144,10 +145,19 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // fill_data checks the name and seed on an empty spec, with the CLI's message.
   if (cli.count("--fill") && !p.data.empty()) fill_data(CollectiveSpec{}, p.data);
   if (!o.against.empty() && o.compare_source.empty()) o.compare_source = "published";
+  try {
+    parse_nic_rate(o.lab_nic);  // as `microddp cluster --nic` would refuse it, before any window
+  } catch (const UsageError& e) {
+    const std::string why = e.what();
+    throw UsageError(why.rfind("--nic", 0) == 0 ? "--lab-nic" + why.substr(5) : "--lab-nic: " + why);
+  }
   if (!o.compare_source.empty()) {
     parse_sweep_source(o.compare_source);  // UsageError naming the value
     if (!o.against.empty() && o.compare_source != "published")
       throw UsageError(fmt::format("--against goes with --compare-source published, not '{}'", o.compare_source));
+    if (!o.nccl_system.empty() && o.compare_source != "model" && o.compare_source != "published")
+      throw UsageError(fmt::format("--nccl-system goes with --compare-source model or published, not '{}'",
+                                   o.compare_source));
     if (!o.nccl_system.empty()) nccl::system_preset(o.nccl_system);  // UsageError "unknown NCCL system"
     o.view = "compare";
   }

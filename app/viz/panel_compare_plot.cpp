@@ -22,13 +22,17 @@ bool crossover_hidden(const App& app) {
                         app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
 }
 constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
+}  // namespace
 
-// "ring is the fastest from 1 MiB on", in few words for the sweep's header
-// line at large text (the full sentence is Compare::crossover, on hover).
 std::string short_crossover(const Compare& cmp) {
   const std::string& ref = compare_reference();
   const auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return c.algorithm == ref; });
   if (ring == cmp.sweep.end() || ring->bytes.empty() || cmp.crossover.empty()) return "";
+  // A source without dots (the model): only its predicted crossover to say.
+  if (ring->measured_us.size() != ring->bytes.size())
+    return cmp.crossover_predicted_bytes > 0
+               ? fmt::format("{} fastest from {} ({})", ref, human_bytes(cmp.crossover_predicted_bytes), cmp.source_word)
+               : "";
   std::string out = cmp.crossover_measured < 0
                         ? fmt::format("{} not fastest up to {}", ref, human_bytes(ring->bytes.back()))
                         : fmt::format("{} fastest from {}", ref, human_bytes(ring->bytes[cmp.crossover_measured]));
@@ -36,11 +40,13 @@ std::string short_crossover(const Compare& cmp) {
   return out;
 }
 
+namespace {
+
 // The source's label, the first line of the sweep: what the dots and lines
 // come from (compare_sources.h), before any sweep too.
 std::string source_line(const Compare& cmp) {
   if (!cmp.source_label.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty()))
-    return cmp.source_label;
+    return cmp.source_note.empty() ? cmp.source_label : cmp.source_label + "\nNote: " + cmp.source_note;
   if (cmp.sweep_source.kind == SweepSource::shm)
     return fmt::format("Source: measured on this machine's shared memory ({} threads, one per rank; no network)",
                        cmp.base.spec.world_size);

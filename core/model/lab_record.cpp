@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/algorithms/registry.h"
 #include "core/ir/types.h"
 
 namespace microddp {
@@ -89,8 +90,21 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
   r.nodes = static_cast<int>(nodes), r.ranks_per_node = static_cast<int>(rpn);
   if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty())
     throw UsageError(fmt::format("{}: 'rows' must be a non-empty array of bench rows", path));
-  for (size_t i = 0; i < j["rows"].size(); ++i)
-    r.rows.push_back(read_row(j["rows"][i], fmt::format("{}: rows[{}]", path, i)));
+  Collective c;
+  try {
+    c = parse_collective(r.collective);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: collective: {}", path, e.what()));
+  }
+  for (size_t i = 0; i < j["rows"].size(); ++i) {
+    const std::string where = fmt::format("{}: rows[{}]", path, i);
+    r.rows.push_back(read_row(j["rows"][i], where));
+    // A row of an algorithm microddp does not know would drop out of every
+    // plot and check unseen: refuse it, naming the row.
+    if (!find_algorithm(r.rows.back().algorithm, c))
+      throw UsageError(fmt::format("{}.algorithm: unknown algorithm '{}' for {} (expected one of: {})", where,
+                                   r.rows.back().algorithm, name(c), fmt::join(algorithms_for(c), ", ")));
+  }
   return r;
 }
 

@@ -48,7 +48,10 @@ struct LabRecord {
 };
 
 // Parses a recorded run (`path` names it in errors). Throws UsageError
-// naming the file and the missing or bad field ("FILE: rows[3].time_us: ...").
+// naming the file and the missing or bad field ("FILE: rows[3].time_us: ..."),
+// a collective microddp does not know, or a row of an algorithm that does not
+// serve it ("FILE: rows[0].algorithm: unknown algorithm 'x' for all_reduce
+// (expected one of: ...)").
 LabRecord parse_lab_record(std::string_view text, const std::string& path);
 // Reads the file (UsageError naming it when missing or unreadable) and parses it.
 LabRecord load_lab_record(const std::string& path);

@@ -43,6 +43,16 @@ check "/nonexistent.txt: no such file" --against /nonexistent.txt --screenshot /
 check "unknown NCCL system 'dgx-z'" --compare-source model --nccl-system dgx-z --screenshot /tmp/x.png
 check "recorded lab run '/nonexistent.json': cannot open it" --compare-source recorded --recorded /nonexistent.json --screenshot /tmp/x.png
 check "--against goes with --compare-source published, not 'model'" --compare-source model --against /nonexistent.txt --screenshot /tmp/x.png
+check "--lab-nic 'bogus': not a rate; give a number and a tc unit such as 100mbit, 1gbit, 12.5mbps" --compare-source lab --lab-nic bogus --screenshot /tmp/x.png
+check "--lab-nic '5kbit': must be between 1mbit and 100gbit" --compare-source lab --lab-nic 5kbit --screenshot /tmp/x.png
+for src in recorded shm lab; do
+  check "--nccl-system goes with --compare-source model or published, not '$src'" --compare-source $src --nccl-system dgx-a100 --screenshot /tmp/x.png
+done
+# A recorded run with a row of an unknown algorithm: refused, the row named.
+bad=${TMPDIR:-/tmp}/microddp-bad-record-$$.json
+sed '0,/"algorithm": "[a-z_]*"/s//"algorithm": "bogus"/' "$(dirname "$0")/../../lessons/data/lab-allreduce-8x1-1gbit.json" > "$bad"
+check "$bad: rows[0].algorithm: unknown algorithm 'bogus' for all_reduce" --compare-source recorded --recorded "$bad" --screenshot /tmp/x.png
+rm -f "$bad"
 check "--ranks was given 2 times; give it once" --ranks 2 --ranks 3 --screenshot /tmp/x.png
 check "ranks 0" --ranks 0 --screenshot /tmp/x.png
 # --nodes: the rule and the words of run, predict and bench (core/ir/topology.h check_nodes)

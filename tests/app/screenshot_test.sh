@@ -44,4 +44,12 @@ for args in "--algorithm nvls --ranks 4" "--algorithm double_binary_tree --ranks
   fi
   "$check" "$png" "$probes" 1280 720 || fail=1
 done
+# The compare view logs the compare slider's position (8 ranks: naive and
+# ring, 14 steps), not the hidden main run's.
+png=$dir/compare_step9.png
+out=$(xvfb-run -a "$viz" --view compare --step 9 --screenshot "$png" 2>&1)
+if ! printf '%s' "$out" | grep -qF "wrote $png (1280x720, after step 8 · 9 of 14 steps run)"; then
+  echo "microddp-viz --view compare --step 9: logged '$out', expected 'after step 8 · 9 of 14 steps run'"
+  fail=1
+fi
 exit $fail

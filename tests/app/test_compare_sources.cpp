@@ -4,9 +4,12 @@
 // in the window (headless ImGui, no GL).
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "app/viz/compare.h"
+#include "app/viz/compare_panel.h"
 #include "app/viz/lesson_view.h"
 #include "core/labs/lesson/lesson.h"
 #include "tests/app/headless.h"
@@ -32,6 +35,26 @@ std::vector<std::string> names(const Compare& c) {
   std::vector<std::string> out;
   for (const auto& s : c.sweep) out.push_back(s.algorithm);
   return out;
+}
+
+// The A100 table with the out-of-place #wrong of the rows of `sizes` set to 7
+// (all rows when `sizes` is empty), as `awk '$1~/^[0-9]+$/{$9="7"}1'`.
+NcclTestsTable a100_flagged(const std::vector<int64_t>& sizes) {
+  std::ifstream in(kA100);
+  std::string text, line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::vector<std::string> f;
+    for (std::string w; ls >> w;) f.push_back(w);
+    const bool row = f.size() >= 9 && !f[0].empty() && f[0].find_first_not_of("0123456789") == std::string::npos;
+    if (row && (sizes.empty() || std::find(sizes.begin(), sizes.end(), std::stoll(f[0])) != sizes.end())) {
+      f[8] = "7";
+      line.clear();
+      for (const auto& w : f) line += (line.empty() ? "" : " ") + w;
+    }
+    text += line + "\n";
+  }
+  return parse_nccl_tests(text, "flagged.txt");
 }
 
 bool has_drawn(const App& app, const std::string& what) {
@@ -118,6 +141,23 @@ TEST_SUITE("compare_sources") {
     CHECK(s.lines == "NCCL's model of dgx-a100 (its choice at each size)");
   }
 
+  TEST_CASE("published: rows nccl-tests flags wrong are left out, as `microddp predict --against`, and said so") {
+    const NcclTestsTable t = a100_flagged({64, 1024});
+    const SourceSweep s = published_sweep(t, "");
+    REQUIRE(s.curves.size() == 1);
+    size_t rows = 0;
+    for (const auto& r : t.rows) rows += r.out_of_place.present ? 1 : 0;
+    CHECK(s.curves[0].bytes.size() == rows - 2);
+    CHECK(s.curves[0].bytes.front() == 128);
+    CHECK(std::find(s.curves[0].bytes.begin(), s.curves[0].bytes.end(), 1024.0) == s.curves[0].bytes.end());
+    CHECK(s.note == "left out 2 rows nccl-tests flags wrong (out-of-place #wrong above 0): 64 B, 1 KiB");
+    CHECK(published_sweep(load_nccl_tests(kA100), "").note.empty());
+    // Every row flagged: nothing to plot, the error names the file and the rows.
+    CHECK_THROWS_WITH(published_sweep(a100_flagged({}), ""),
+                      doctest::Contains("flagged.txt: no out-of-place rows to plot (left out 28 rows nccl-tests flags "
+                                        "wrong (out-of-place #wrong above 0): 64 B, 128 B,"));
+  }
+
   TEST_CASE("bad sources: a clear error naming the value, no curves, the label says so") {
     CHECK_THROWS_WITH(parse_sweep_source("lan"),
                       "--compare-source 'lan' (expected shm, lab, recorded, model or published)");
@@ -136,6 +176,12 @@ TEST_SUITE("compare_sources") {
         "collective": "all_reduce", "nodes": 2, "ranks_per_node": 1, "rows": [{"algorithm": "ring", "bytes": 4096}]})",
                                        "x.json"),
                       "x.json: rows[0]: 'time_us' is missing");
+    CHECK_THROWS_WITH(parse_lab_record(R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit",
+        "collective": "all_reduce", "nodes": 2, "ranks_per_node": 1, "rows": [{"algorithm": "ring", "bytes": 4096,
+        "time_us": 1}, {"algorithm": "bogus", "bytes": 4096, "time_us": 1}]})",
+                                       "x.json"),
+                      doctest::Contains("x.json: rows[1].algorithm: unknown algorithm 'bogus' for all_reduce "
+                                          "(expected one of: "));
     const auto rows = parse_bench_json_lines(
         "cluster: 2 nodes\n# a comment\n{\"algorithm\": \"ring\", \"bytes\": 65536, \"time_us\": 5515.4, "
         "\"predicted_us\": null}\n",
@@ -236,6 +282,13 @@ TEST_SUITE("compare_sources_window") {
       CHECK(app.compare.source_label.rfind(w.label_start, 0) == 0);
       CHECK(has_drawn(app, "sweep source label"));
     }
+    // The short header of a source without dots says its line's crossover
+    // (the ring's line is below the tree's everywhere), not "not fastest".
+    app.lesson->go(1);
+    h.frame(app);
+    h.frame(app);
+    CHECK(app.compare.crossover == "ring is the fastest from 64 B on (model)");
+    CHECK(compare_panel::short_crossover(app.compare) == "ring fastest from 64 B (model)");
     // The published table's line is the model of the system its check names.
     app.lesson->go(5);
     h.frame(app);
@@ -257,6 +310,7 @@ TEST_SUITE("compare_sources_window") {
     CHECK(names(app.compare) == std::vector<std::string>{"naive", "tree", "ring"});
     CHECK(app.compare.sweep[2].bytes.size() == 7);
     CHECK(app.compare.crossover_measured == 3);  // 256 KiB
+    CHECK(compare_panel::short_crossover(app.compare) == "ring fastest from 256 KiB (4 KiB predicted)");
     const std::string& label = app.compare.source_label;
     CHECK(label.find("RECORDED cluster lab run (8 nodes x 1 rank, NIC 1gbit") != std::string::npos);
     CHECK(label.find("AMD EPYC") != std::string::npos);
