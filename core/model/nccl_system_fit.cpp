@@ -10,16 +10,10 @@
 #include <stdexcept>
 
 #include "core/model/sweep.h"
+#include "core/model/stats.h"
 
 namespace microddp::nccl {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Pt {
   int64_t bytes;

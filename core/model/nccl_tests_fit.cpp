@@ -14,18 +14,9 @@
 #include "core/algorithms/registry.h"
 #include "core/model/bench.h"
 #include "core/model/calibrate/calibrate.h"
+#include "core/model/stats.h"
 
 namespace microddp {
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 double median_abs_error_pct(const std::vector<RowComparison>& rows) {
   std::vector<double> e;
