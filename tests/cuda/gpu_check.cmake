@@ -52,7 +52,8 @@ set(_core ${PROJECT_SOURCE_DIR}/core)
 file(GLOB_RECURSE _core_srcs CONFIGURE_DEPENDS
   ${_core}/ir/*.cpp ${_core}/algorithms/*.cpp ${_core}/exec/threads/*.cpp ${_core}/model/calibrate/*.cpp)
 add_library(microddp_core STATIC ${_core_srcs}
-  ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp ${_core}/model/cost_model.cpp)
+  ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp ${_core}/model/cost_model.cpp
+  ${_core}/model/cost_params.cpp)
 target_include_directories(microddp_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(microddp_core PUBLIC microddp_kernels Threads::Threads microddp_gpu_deps)
 
