@@ -814,7 +814,7 @@ expect 2 "error: fit: --out PROFILE is missing (the profile file to write)" -- f
 expect 2 "error: fit: --out $XDG_CONFIG_HOME/microddp/profile.json is this machine's default profile (run, bench and the window read it): a fit describes the published system; give another file" -- fit "$NT/h100-2x8-ib-allreduce.txt" --out "$XDG_CONFIG_HOME/microddp/profile.json"
 expect 2 "error: $NT/h100-2x8-b-allreduce.txt: the file does not name its tool (expected a line with e.g. all_reduce_perf): give --collective" -- fit "$NT/h100-2x8-b-allreduce.txt" --out "$FITD/x.json"
 expect 2 "error: $NT/h200-2x8-allreduce.txt: no row of at most 4096 B: α (the small-message floor) cannot be fitted from it (run the tool from -b 8)" -- fit --model alpha-beta "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
-expect 0 "  launch = 0 us per call (not fitted: no row of 4096 B or less)" -- fit "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
+expect 0 "  launch = 0 us per call (not fitted: no row of 4 KiB (4096 B) or less)" -- fit "$NT/h200-2x8-allreduce.txt" --out "$FITD/x.json"
 expect 2 "are not one system: fit one system per profile" -- fit "$NT/h100-2x8-ib-allreduce.txt" "$NT/a100-2x8-allreduce.txt" --out "$FITD/x.json"
 expect 2 "error: --ranks 4 but $NT/h100-2x8-ib-allreduce.txt has 16 ranks (16 ranks on 2 nodes of NVIDIA H100 80GB HBM3): leave --ranks out or give 16" -- predict --preset nvlink -n 4 --against "$NT/h100-2x8-ib-allreduce.txt"
 expect 2 "error: $NT/a100-1x8-sendrecv.txt: sendrecv has no collective in microddp's model to compare with" -- predict --preset nvlink --against "$NT/a100-1x8-sendrecv.txt"
