@@ -266,29 +266,31 @@ TEST_SUITE("cache_curve") {
 
 #include <cstdlib>
 #include <cstring>
-TEST_CASE("KeepFreedMemory: a freed 64 MiB block stays in the process while the guard lives, and only then") {
-  const size_t big = size_t{64} << 20;
-  auto mapped_with_block = [&] {  // bytes in mmapped blocks while a fresh 64 MiB block is held
-    void* p = std::malloc(big);
-    REQUIRE(p != nullptr);
-    std::memset(p, 1, 4096);
-    const size_t mapped = mallinfo2().hblkhd;
-    std::free(p);
-    return mapped;
-  };
-  const size_t before = mallinfo2().hblkhd;
-  CHECK(mapped_with_block() >= before + big);  // glibc's default: blocks this large are mmapped
-  {
-    const KeepFreedMemory keep;
-    CHECK(mapped_with_block() < before + big);  // from the heap
-    const struct mallinfo2 after_free = mallinfo2();
-    CHECK(after_free.fordblks >= big);  // ... and, freed, still held by the process
-    CHECK(after_free.arena >= big);
+TEST_SUITE("cache_curve") {
+  TEST_CASE("KeepFreedMemory: a freed 64 MiB block stays in the process while the guard lives, and only then") {
+    const size_t big = size_t{64} << 20;
+    auto mapped_with_block = [&] {  // bytes in mmapped blocks while a fresh 64 MiB block is held
+      void* p = std::malloc(big);
+      REQUIRE(p != nullptr);
+      std::memset(p, 1, 4096);
+      const size_t mapped = mallinfo2().hblkhd;
+      std::free(p);
+      return mapped;
+    };
+    const size_t before = mallinfo2().hblkhd;
+    CHECK(mapped_with_block() >= before + big);  // glibc's default: blocks this large are mmapped
     {
-      const KeepFreedMemory inner;  // guards nest: the inner one's end leaves the outer in force
+      const KeepFreedMemory keep;
+      CHECK(mapped_with_block() < before + big);  // from the heap
+      const struct mallinfo2 after_free = mallinfo2();
+      CHECK(after_free.fordblks >= big);  // ... and, freed, still held by the process
+      CHECK(after_free.arena >= big);
+      {
+        const KeepFreedMemory inner;  // guards nest: the inner one's end leaves the outer in force
+      }
+      CHECK(mapped_with_block() < before + big);
     }
-    CHECK(mapped_with_block() < before + big);
+    CHECK(mapped_with_block() >= before + big);  // blocks this large are mmapped again
   }
-  CHECK(mapped_with_block() >= before + big);  // blocks this large are mmapped again
 }
 #endif
