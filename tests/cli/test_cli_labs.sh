@@ -17,7 +17,7 @@ expect 2 "error: --no-prefetch is --sharded's (the all-gather of the next layer)
 expect 2 "error: --timeline goes into the JSON summary: add --json" -- ddp --timeline
 # ddp's defaults: stand-ins for a bigger model and a slower link, and a bucket cap below the 1 MiB model (cmd_ddp.cpp)
 expect 0 "stand-ins: 10000 µs of sleep per layer and pass (--layer-delay-us, a bigger model's compute), 10000 µs per MiB of each collective (--link-us-per-mb, a slower link); 0 and 0 show this machine's own" -- ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1
-expect 0 "bucket cap 0.25 MiB (262144 B): 1 buckets" -- ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1
+expect 0 "bucket cap 0.25 MiB (262144 B): 1 bucket" -- ddp -n 2 --depth 2 --width 8 --batch 4 --iterations 1
 expect 0 "stand-ins: none (--layer-delay-us 0 --link-us-per-mb 0): this machine's own compute and thread hand-offs" -- "${TINY[@]}" --layer-delay-us 0 --link-us-per-mb 0
 expect 2 "error: --data is empty" -- run -n 3 --data ""
 expect 2 "error: --count 5 and --counts 0,3,2 both given" -- run -c gather -a naive -n 3 --count 5 --counts 0,3,2
