@@ -38,6 +38,7 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
   retire(lab_);
   base = p;
   algorithms = algs;
+  titles.clear();
   sessions.clear();
   errors.clear();
   sweep.clear();

@@ -17,6 +17,9 @@ namespace microddp::viz {
 struct Compare {
   RunParams base;                          // the shared parameters
   std::vector<std::string> algorithms;     // columns, in order
+  // Per column, a title line drawn at its top ("" or absent: none): the
+  // runs of --compare-runs (compare_run_title, present.h).
+  std::vector<std::string> titles;
   std::vector<std::unique_ptr<Session>> sessions;  // one per column (null when refused)
   std::vector<std::string> errors;         // per column: why it was refused
   int position = 0;                        // common step position
