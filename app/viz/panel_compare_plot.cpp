@@ -155,7 +155,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     // picture claims), then the plot below it.
     const std::string label = source_line(cmp);
     ImGui::PushTextWrapPos(o0.x + size.x - ImGui::GetWindowPos().x);
-    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+    ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
     ImGui::TextUnformatted(label.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
