@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,11 +40,17 @@ std::unique_ptr<LabJob> LabJob::start(std::vector<std::string> argv, double grac
   std::vector<char*> cargv;
   for (auto& a : job->argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
     // The child: a process group of its own (stop() signals the group),
-    // output to the pipe, no input. Only async-signal-safe calls here.
+    // output to the pipe, no input. Only async-signal-safe calls here. Out
+    // of the terminal's group a Ctrl-C no longer reaches it: SIGTERM when
+    // the window's thread that started it dies (the window killed), as
+    // stop() would send it.
     setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
     const int null = open("/dev/null", O_RDONLY);

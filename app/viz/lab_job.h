@@ -22,7 +22,9 @@ struct LabJob {
   // once the process has exited, been reaped and its output has ended.
   std::future<std::pair<int, std::string>> result;
   // The job's process (execvp(argv[0], argv)), leader of its own process
-  // group (pgid == pid); -1 when fork failed (result then says so).
+  // group (pgid == pid), sent SIGTERM by the kernel when the thread that
+  // started it dies (PR_SET_PDEATHSIG: the window killed, e.g. Ctrl-C);
+  // -1 when fork failed (result then says so).
   pid_t pid = -1;
   // Seconds between stop()'s SIGTERM and the SIGKILL to the group.
   double grace_s = 1.0;

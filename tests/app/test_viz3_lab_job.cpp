@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -108,6 +109,30 @@ TEST_SUITE("viz3_lab_job") {
       REQUIRE(pid > 0);
     }
     CHECK(gone(pid));  // reaped before the destructor returned
+  }
+
+  TEST_CASE("the window killed (SIGKILL, no destructor runs): its job gets SIGTERM from the kernel") {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t window = ::fork();
+    REQUIRE(window >= 0);
+    if (window == 0) {  // the stand-in window: starts the job, says its pid, waits to be killed
+      ::close(fds[0]);
+      auto job = LabJob::start({"sleep", "300"});  // longer than eventually()'s bound
+      const pid_t p = job->pid;
+      (void)!::write(fds[1], &p, sizeof p);
+      for (;;) ::pause();
+    }
+    ::close(fds[1]);
+    pid_t job_pid = -1;
+    REQUIRE(::read(fds[0], &job_pid, sizeof job_pid) == sizeof job_pid);
+    ::close(fds[0]);
+    REQUIRE(job_pid > 0);
+    CHECK(::kill(job_pid, 0) == 0);
+    ::kill(window, SIGKILL);
+    int st = 0;
+    REQUIRE(::waitpid(window, &st, 0) == window);
+    CHECK(eventually([&] { return not_running(job_pid); }));
   }
 
   TEST_CASE("Compare: another source, leaving the view, or the Compare going stop the lab's job") {
