@@ -26,11 +26,17 @@ std::string human_bytes(double b) {
 std::vector<std::string> Compare::default_algorithms(Collective c) { return compare_set(c, 3); }
 
 namespace {
-// A lab job whose result is no longer wanted (a new source or setup): kept
-// until the program ends, so that dropping it does not wait for the lab.
+// A lab job whose result is no longer wanted (a new source or setup, the
+// view left): stopped (its process group ended, LabJob::stop) and kept
+// until its thread has reaped it, so that dropping it does not wait for
+// the lab; the ones already reaped are let go here, the rest when the
+// program ends (each then waits at most its grace period).
 void retire(std::unique_ptr<LabJob>& job) {
   static std::vector<std::unique_ptr<LabJob>> retired;
-  if (job) retired.push_back(std::move(job));
+  std::erase_if(retired, [](const std::unique_ptr<LabJob>& j) { return j->ready(); });
+  if (!job) return;
+  job->stop();
+  retired.push_back(std::move(job));
 }
 }  // namespace
 
@@ -38,6 +44,7 @@ void Compare::configure(const RunParams& p, const std::vector<std::string>& algs
   retire(lab_);
   base = p;
   algorithms = algs;
+  titles.clear();
   sessions.clear();
   errors.clear();
   sweep.clear();
@@ -143,6 +150,17 @@ void Compare::apply(SourceSweep&& s) {
   source_word = std::move(s.word);
   source_tag = std::move(s.tag);
   source_note = std::move(s.note);
+}
+
+void Compare::stop_lab(const std::string& why) {
+  if (!lab_) return;
+  retire(lab_);
+  source_label = fmt::format("Source: {} - stopped ({}); Measure sweep runs it again", picker_label(SweepSource::lab), why);
+}
+
+void Compare::start_lab_job(std::vector<std::string> argv, double grace_s) {
+  retire(lab_);
+  lab_ = LabJob::start(std::move(argv), grace_s);
 }
 
 void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {

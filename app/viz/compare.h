@@ -17,6 +17,9 @@ namespace microddp::viz {
 struct Compare {
   RunParams base;                          // the shared parameters
   std::vector<std::string> algorithms;     // columns, in order
+  // Per column, a title line drawn at its top ("" or absent: none): the
+  // runs of --compare-runs (compare_run_title, present.h).
+  std::vector<std::string> titles;
   std::vector<std::unique_ptr<Session>> sessions;  // one per column (null when refused)
   std::vector<std::string> errors;         // per column: why it was refused
   int position = 0;                        // common step position
@@ -39,6 +42,15 @@ struct Compare {
   // Sets the source; clears the sweep (start_sweep fills it).
   void set_sweep_source(const SourceSpec& s);
   bool lab_running() const { return lab_ != nullptr; }
+  // The live lab's process (its process group's id), -1 when none runs.
+  pid_t lab_pid() const { return lab_ ? lab_->pid : -1; }
+  // Stops the live lab (LabJob::stop: its process group ended and reaped
+  // in the background, the window not waiting) when one runs; the source
+  // label then says it was stopped and `why` ("the view was left").
+  void stop_lab(const std::string& why);
+  // Runs `argv` as the lab's job, as the lab source does with
+  // lab_command's (tests start a stand-in command).
+  void start_lab_job(std::vector<std::string> argv, double grace_s = 1.0);
 
   // Default columns for a collective: naive, tree, ring when offered, else
   // the first three algorithms.

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/viz/lab_job.h"
 #include "core/ir/types.h"
 #include "core/model/lab_record.h"
 #include "core/model/nccl_tests.h"
@@ -111,11 +112,5 @@ std::string system_for_table(const NcclTestsTable& t);
 std::vector<std::string> lab_command(Collective c, int nodes, const std::string& nic,
                                      const std::vector<std::string>& algorithms, int64_t min_bytes,
                                      int64_t max_bytes);
-struct LabJob {
-  std::vector<std::string> argv;
-  std::future<std::pair<int, std::string>> result;  // exit status, stdout and stderr
-  static std::unique_ptr<LabJob> start(std::vector<std::string> argv);
-  bool ready() const;
-};
 
 }  // namespace microddp::viz

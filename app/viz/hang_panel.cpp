@@ -104,7 +104,7 @@ void draw_scene(App& app, const HangScene& sc) {
     if (row.outlined) dl->AddRect(box_a, box_b, lesson_highlight_color(), 0, 0, 3.f);
     else dl->AddRect(box_a, box_b, im(faint));
     const float ty = p.y + pad * 0.5f;
-    text_at(dl, ImVec2(p.x + pad, ty), rank_color(row.rank), row.label);
+    text_at(dl, ImVec2(p.x + pad, ty), rank_text_color(row.rank), row.label);
     app.vs.labels_drawn.push_back({"hang " + row.label, Rect{p.x + pad, ty, label_w - pad, fs}});
     for (int k = 0; k < cols; ++k) {
       const ImVec2 a(p.x + label_w + cell_w * float(k) + 1, ty), b(a.x + cell_w - 2, ty + line - pad * 0.5f);
@@ -173,7 +173,7 @@ bool draw_hang_timeline(App& app, const Rect& r) {
       for (size_t i = 0; i < sc.rows.size(); ++i) {
         const HangRow& row = sc.rows[i];
         const float y = p.y + lane * float(i);
-        if (lane >= fs * 0.8f) text_at(dl, ImVec2(p.x, y), rank_color(row.rank), row.label);
+        if (lane >= fs * 0.8f) text_at(dl, ImVec2(p.x, y), rank_text_color(row.rank), row.label);
         if (row.outlined) dl->AddRect(ImVec2(x0 - 2, y), ImVec2(x1 + 2, y + lane - 1), lesson_highlight_color(), 0, 0, 2.f);
         for (const HangRow::Span& sp : row.spans) {
           const ImVec2 a(x_of(sp.begin_s), y + 2), b(std::max(x_of(sp.end_s), x_of(sp.begin_s) + 2.f), y + lane - 3);

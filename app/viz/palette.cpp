@@ -65,12 +65,38 @@ Rgba empty_color() { return from_hex(assets::kEmpty); }
 Rgba error_color() { return from_hex(0xB2182B); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }
 
-Rgba text_on(Rgba bg) {
+namespace {
+double luminance(Rgba c) {
   auto lin = [](uint8_t v) {
-    const double c = v / 255.0;
-    return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+    const double x = v / 255.0;
+    return x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4);
   };
-  const double l = 0.2126 * lin(bg.r) + 0.7152 * lin(bg.g) + 0.0722 * lin(bg.b);
+  return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+}
+}  // namespace
+
+double contrast_ratio(Rgba a, Rgba b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+Rgba text_color_on_light(Rgba c) {
+  const auto readable = [](Rgba t) {
+    return std::all_of(std::begin(kLightBackgrounds), std::end(kLightBackgrounds),
+                       [&](uint32_t bg) { return contrast_ratio(t, from_hex(bg)) >= 4.5; });
+  };
+  for (int step = 0; step <= 20; ++step) {
+    Rgba t = mix(c, Rgba{0, 0, 0, c.a}, float(step) * 0.05f);
+    t.a = c.a;
+    if (readable(t)) return t;
+  }
+  return Rgba{0, 0, 0, c.a};
+}
+
+Rgba rank_text_color(int rank) { return text_color_on_light(rank_color(rank)); }
+
+Rgba text_on(Rgba bg) {
+  const double l = luminance(bg);
   // contrast with black (l+0.05)/0.05 vs with white 1.05/(l+0.05)
   return (l + 0.05) * (l + 0.05) > 0.05 * 1.05 ? Rgba{0, 0, 0, 255} : Rgba{255, 255, 255, 255};
 }

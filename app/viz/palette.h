@@ -50,6 +50,20 @@ Rgba empty_color();
 Rgba error_color();
 // Black or white, whichever reads better on `bg` (WCAG relative luminance).
 Rgba text_on(Rgba bg);
+// WCAG 2 contrast ratio of two opaque colours, 1..21: (L1 + 0.05) / (L2 +
+// 0.05) with L the relative luminance (sRGB linearised), L1 the lighter.
+double contrast_ratio(Rgba a, Rgba b);
+// The light backgrounds text is drawn on: the window (assets kBackground),
+// the panels and lanes (kPanel) and empty buffer cells (kEmpty).
+inline constexpr uint32_t kLightBackgrounds[] = {0xFFFFFF, 0xF7F7F4, 0xF2F2F2};
+// A colour as text on those backgrounds: `c` itself when its contrast with
+// every one is at least 4.5:1 (WCAG AA for normal text), else `c` mixed
+// with black by the least multiple of 5% that reaches it (same hue,
+// darker). Alpha is kept.
+Rgba text_color_on_light(Rgba c);
+// Rank r's colour for text (a rank's label in the hang view):
+// text_color_on_light(rank_color(r)); yellow rank 3 becomes dark olive.
+Rgba rank_text_color(int rank);
 // ImGui's packed IM_COL32 layout (A in the high byte, R in the low byte).
 inline uint32_t packed(Rgba c) {
   return (uint32_t(c.a) << 24) | (uint32_t(c.b) << 16) | (uint32_t(c.g) << 8) | uint32_t(c.r);

@@ -252,9 +252,13 @@ void draw_compare(App& app) {
   const float lh = ImGui::GetTextLineHeight(), sp = style.ItemSpacing.y;
   std::vector<std::vector<std::pair<std::string, bool>>> lines(cmp.sessions.size());
   float text_h = 0, cap_full_h = 0, cap_short_h = 0;
+  std::vector<float> title_h(cmp.sessions.size(), 0.f);
+  const auto title = [&](size_t i) { return i < cmp.titles.size() ? cmp.titles[i] : std::string(); };
   for (size_t i = 0; i < cmp.sessions.size(); ++i) {
     const Session* s = cmp.sessions[i].get();
-    float h = 0;
+    // A column's title (--compare-runs) comes first, counted with its text.
+    title_h[i] = title(i).empty() ? 0 : wrapped_h(title(i), inner_w) + sp;
+    float h = title_h[i];
     if (s) {
       lines[i] = column_lines(*s);
       const std::string cap = fmt::format("{} {} - {} (reduce-scatter)", name(s->schedule().spec.collective),
@@ -294,19 +298,23 @@ void draw_compare(App& app) {
     const Session* s = cmp.sessions[i].get();
     vs.compare_text_only.push_back(text_only || !s);
     ImGui::PushTextWrapPos(0);
+    if (!title(i).empty()) {
+      ImGui::TextUnformatted(title(i).c_str());
+      rec_item(vs, fmt::format("{} title", alg));
+    }
     if (!s) {
       ImGui::TextUnformatted(alg.c_str());
     } else if (text_only) {
       ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
     } else {
       const size_t before = vs.compare_drawn.size();
-      const float topo_h = ImGui::GetContentRegionAvail().y - text_h;
+      const float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn
       draw_topology(app, *s, s->position(), ImVec2(ImGui::GetContentRegionAvail().x, topo_h), true);
       for (size_t k = before; k < vs.compare_drawn.size(); ++k)  // "topology R3" -> "naive R3"
         vs.compare_drawn[k].what = alg + vs.compare_drawn[k].what.substr(std::string("topology").size());
     }
     for (size_t k = 0; k < lines[i].size(); ++k) {
-      if (lines[i][k].second) ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+      if (lines[i][k].second) ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
       ImGui::TextUnformatted(lines[i][k].first.c_str());
       if (lines[i][k].second) ImGui::PopStyleColor();
       rec_item(vs, fmt::format("{} text {}", alg, k));

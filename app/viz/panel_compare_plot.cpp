@@ -155,7 +155,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     // picture claims), then the plot below it.
     const std::string label = source_line(cmp);
     ImGui::PushTextWrapPos(o0.x + size.x - ImGui::GetWindowPos().x);
-    ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
+    ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
     ImGui::TextUnformatted(label.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
@@ -295,7 +295,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
                                [](const SweepCurve& c) { return c.algorithm == compare_reference(); });
       ring != cmp.sweep.end()) {
     const float ring_off = std::round((float(ring - cmp.sweep.begin()) - float(K - 1) / 2) * spread_px);
-    auto vline = [&](double b, ImU32 col, const char* label, float row) {
+    // The label in `text`: the line's colour darkened to read on white (text_color_on_light).
+    auto vline = [&](double b, ImU32 col, ImU32 text, const char* label, float row) {
       const float x = X(b);
       for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
       // Right of the line, or left of it when it would run past the plot.
@@ -303,17 +304,17 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       const float ty = p0.y + 2 + lh * row;
       if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
       const float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
-      dl->AddText(ImVec2(tx, ty), col, label);
+      dl->AddText(ImVec2(tx, ty), text, label);
       rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
     const bool hide = crossover_hidden(app);
     if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->measured_us.size())) {
-      vline(ring->bytes[j], ink, fmt::format("crossover ({})", cmp.source_word).c_str(), 0);
+      vline(ring->bytes[j], ink, ink, fmt::format("crossover ({})", cmp.source_word).c_str(), 0);
       dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
     }
     if (!hide && cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
       const bool here = cmp.sweep_source.kind == SweepSource::shm;
-      vline(cmp.crossover_predicted_bytes, im(predicted_color()),
+      vline(cmp.crossover_predicted_bytes, im(predicted_color()), im(text_color_on_light(predicted_color())),
             here ? "crossover (predicted)" : cmp.source_word == "model" ? "crossover (model)" : "crossover (lab model)",
             here || cmp.crossover_measured >= 0 ? 1 : 0);
       const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
@@ -330,7 +331,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
     const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
     dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
-    dl->AddText(ta, im(predicted_color()), tag.c_str());
+    dl->AddText(ta, im(text_color_on_light(predicted_color())), tag.c_str());
     rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
   }
   ImGui::SetCursorScreenPos(o);

@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
 #include "app/viz/layout.h"
@@ -92,6 +93,10 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   }
   // Bars (waits are drawn last: they shade the rank lane over nothing else).
   const DdpBar* hover_bar = nullptr;
+  // Per collective, the layers of calls not yet labelled; the x extents of
+  // the comm lane's labels drawn so far (screen-free plot units).
+  std::map<std::string, std::vector<std::string>> carried;
+  std::vector<std::pair<float, float>> comm_text;
   for (const DdpBar& b : sc.bars) {
     const ImVec2 a = P(b.x0, b.y0), e = P(b.x1, b.y1);
     dl->AddRectFilled(a, e, im(b.color));
@@ -105,36 +110,61 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
       dl->AddRect(a, e, IM_COL32(255, 255, 255, 255), 0, 0, 1);
     }
     if (b.kind != DdpBarKind::wait) {
-      // The full label when it fits, else the short one ("L3" for "AG L3":
-      // the colour still tells the collective).
-      bool labelled = false;
-      for (const std::string* text : {&b.label, &b.short_label}) {
-        if (text->empty()) continue;
+      // The label's candidates: the full one, then the short one ("L3" for
+      // "AG L3": the colour still tells the collective). A comm bar carries
+      // the layers of earlier calls of its collective that found no room
+      // ("AG L0, L1": the first all-gather sits just before the second).
+      std::string full = b.label, brief = b.short_label;
+      std::vector<std::string>* carry = nullptr;
+      if (b.kind == DdpBarKind::comm && !b.short_label.empty() && b.label.size() > b.short_label.size() &&
+          b.label.compare(b.label.size() - b.short_label.size(), std::string::npos, b.short_label) == 0) {
+        carry = &carried[b.collective];
+        if (!carry->empty()) {
+          std::string layers;
+          for (const std::string& c : *carry) layers += c + ", ";
+          full = b.label.substr(0, b.label.size() - b.short_label.size()) + layers + b.short_label;
+          brief = layers + b.short_label;
+        }
+      }
+      // Each candidate in turn: inside the bar when it fits; for a call too
+      // short for it (a fast all-gather), just after its bar, else just
+      // before it, in ink, where no other call's bar or label lies. The
+      // carried layers first; where they make the label too long, the bar's
+      // own label, and the carry waits for the next call.
+      const auto free = [&](float tx0, float tx1, float th) {
+        if (tx0 < sc.plot_x0 || tx1 > sc.plot_x1 || th > b.y1 - b.y0 + 2) return false;
+        for (const DdpBar& o2 : sc.bars)
+          if (o2.kind == DdpBarKind::comm && &o2 != &b && o2.x0 < tx1 && o2.x1 > tx0) return false;
+        for (const auto& [l0, l1] : comm_text)
+          if (l0 < tx1 && l1 > tx0) return false;
+        return true;
+      };
+      const std::string* own[] = {&full, &brief, &b.label, &b.short_label};
+      bool labelled = false, with_carry = false;
+      for (const std::string* text : own) {
+        if (text->empty() || labelled) continue;
         const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
         if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2) {
           dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), text->c_str());
-          if (b.kind == DdpBarKind::comm) drawn.bar_labels.push_back(*text);
+          if (b.kind == DdpBarKind::comm) comm_text.emplace_back(b.x0, b.x1);
           labelled = true;
-          break;
-        }
-      }
-      // A call too short for its label (a fast all-gather) is labelled just
-      // after its bar, in ink, when no other call's bar lies there.
-      if (!labelled && b.kind == DdpBarKind::comm) {
-        for (const std::string* text : {&b.label, &b.short_label}) {
-          if (text->empty()) continue;
-          const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
-          const float tx0 = b.x1 + 2, tx1 = tx0 + ts.x + 2;
-          const bool free = tx1 <= sc.plot_x1 && ts.y <= e.y - a.y + 2 &&
-                            std::none_of(sc.bars.begin(), sc.bars.end(), [&](const DdpBar& o2) {
-                              return o2.kind == DdpBarKind::comm && &o2 != &b && o2.x0 < tx1 && o2.x1 > tx0;
-                            });
-          if (free) {
+        } else if (b.kind == DdpBarKind::comm) {
+          for (const float tx0 : {b.x1 + 2, b.x0 - 2 - ts.x}) {
+            if (!free(tx0, tx0 + ts.x + 2, ts.y)) continue;
             dl->AddText(P(tx0, (b.y0 + b.y1 - ts.y) / 2), ink, text->c_str());
-            drawn.bar_labels.push_back(*text);
+            comm_text.emplace_back(tx0, tx0 + ts.x + 2);
+            labelled = true;
             break;
           }
         }
+        if (labelled && b.kind == DdpBarKind::comm) drawn.bar_labels.push_back(*text);
+        with_carry = labelled && (text == &full || text == &brief);
+      }
+      if (carry) {
+        if (labelled && with_carry)
+          carry->clear();
+        else if (!labelled)
+          carry->push_back(b.short_label);
       }
     }
     if (hovered_rect(a, e)) hover_bar = &b;

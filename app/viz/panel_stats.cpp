@@ -182,7 +182,7 @@ void ranks(const Stats& st, ImU32 hl) {
 
 void draw_stats(App& app) {
   const Stats st = build_stats(app.session);
-  const ImU32 hl = im(predicted_color());
+  const ImU32 hl = im(text_color_on_light(predicted_color()));  // text: darkened to read on white
   summary(st, hl);
   // Below the summary: links and ports first when there are several nodes
   // (what a topology run is about), ranks first otherwise.

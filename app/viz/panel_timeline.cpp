@@ -164,7 +164,7 @@ void draw_timeline(App& app) {
   const float sy = (slh - step_px) / 2;
   dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(ym) + sy), ink, "median");
   dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(yf) + sy), ink, "first run");
-  dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(yp) + sy), im(predicted_color()), "predicted");
+  dl->AddText(ImGui::GetFont(), step_px, ImVec2(origin.x, lane_y(yp) + sy), im(text_color_on_light(predicted_color())), "predicted");
   const StepSpan* hover_step = nullptr;
   bool any_pred = false;
   for (const StepSpan& st : sc.steps) {
@@ -199,7 +199,7 @@ void draw_timeline(App& app) {
     if (hovered_rect(ImVec2(a, lane_y(ym)), ImVec2(x0 + float(st.end_us * scale), lane_y(yp + 1)))) hover_step = &st;
   }
   if (!any_pred && !sc.steps.empty())
-    dl->AddText(ImGui::GetFont(), step_px, ImVec2(x0 + 4, lane_y(yp) + sy), im(predicted_color()),
+    dl->AddText(ImGui::GetFont(), step_px, ImVec2(x0 + 4, lane_y(yp) + sy), im(text_color_on_light(predicted_color())),
                 "n/a (no cost model)");
   if (sc.steps.empty())
     dl->AddText(ImGui::GetFont(), fs, ImVec2(x0 + 4, origin.y + 4), ink,

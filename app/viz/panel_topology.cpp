@@ -282,13 +282,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (!hover && hover_node) ImGui::SetTooltip("%s", hover_node->label.c_str());
   if (!compact) {
     // The badge's meaning moves to the hover where the line would be cut.
-    const std::string transfers = fmt::format("{} transfer{}", sc.arrows.size(), sc.arrows.size() == 1 ? "" : "s");
-    const std::string line = transfers + "; badge = the chunk in flight";
+    // Compact nodes: transfers between ranks counted, arrows sum them, no badges.
+    const std::string transfers = transfers_text(sc, false);
+    const std::string line = sc.compact_nodes ? transfers_text(sc) : transfers + "; badge = the chunk in flight";
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
     } else {
       ImGui::TextDisabled("%s", transfers.c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("badge = the chunk in flight");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", sc.compact_nodes ? transfers_text(sc).c_str() : "badge = the chunk in flight");
     }
     if (!sc.notes.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));

@@ -87,6 +87,11 @@ void fit_lesson(App& app, float want, float have, float need);
 // stepped together. Throws UsageError / ScheduleError when a record does
 // not fit its spec.
 void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files);
+// A --compare-runs column's title (Compare::titles): its letter, the
+// record's collective and algorithm, world size (and nodes when more than
+// one), the bytes per rank (spec.count elements of spec.dtype) and the
+// file's name: "A: all_reduce ring · 4 ranks · 64 B per rank (16 float32) · a.json".
+std::string compare_run_title(char letter, const RunRecord& run, const std::string& file);
 
 // What a slide of the current beat shows, for the export's log line:
 // the step position ("after step 13 · 14 of 14 steps run") for a beat that

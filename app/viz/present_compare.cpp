@@ -1,20 +1,32 @@
 // Two saved runs side by side (microddp-viz --compare-runs A.json B.json;
 // present.h): the compare view's two columns replay the two records
-// (Session::load_replay), each titled by its algorithm and file, stepped
+// (Session::load_replay), each titled by its algorithm, ranks, size and
+// file (compare_run_title), stepped
 // together by the compare view's own keys and slider.
 #include <fmt/format.h>
 
 #include <filesystem>
 
+#include "app/viz/compare.h"
 #include "app/viz/options.h"
 #include "app/viz/present.h"
 #include "app/viz/view_state.h"
 
 namespace microddp::viz {
 
+std::string compare_run_title(char letter, const RunRecord& run, const std::string& file) {
+  const CollectiveSpec& sp = run.spec;
+  const std::string nodes = sp.nodes > 1 ? fmt::format(" on {} nodes", sp.nodes) : "";
+  const double bytes = double(sp.count) * double(dtype_size(sp.dtype));
+  return fmt::format("{}: {} {} · {} ranks{} · {} per rank ({} {}) · {}", letter, name(sp.collective), sp.algorithm,
+                     sp.world_size, nodes, human_bytes(bytes), sp.count, name(sp.dtype),
+                     std::filesystem::path(file).filename().string());
+}
+
 void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files) {
   Compare& c = app.compare;
   c.algorithms.clear();
+  c.titles.clear();
   c.sessions.clear();
   c.errors.clear();
   c.sweep.clear();
@@ -26,6 +38,7 @@ void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vecto
     s->load_replay(runs[i]);  // UsageError / ScheduleError when the record does not fit its spec
     c.algorithms.push_back(fmt::format("{} {} ({})", i == 0 ? "A:" : "B:", runs[i].spec.algorithm,
                                        std::filesystem::path(files[i]).filename().string()));
+    c.titles.push_back(compare_run_title(i == 0 ? 'A' : 'B', runs[i], files[i]));
     c.sessions.push_back(std::move(s));
     c.errors.emplace_back();
   }

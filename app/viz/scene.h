@@ -179,6 +179,10 @@ struct TopologyScene {
   // node's centre; off the canvas for nodes not drawn).
   bool compact_nodes = false;
   int nodes_hidden = 0;
+  // Compact nodes: the shown step's transfers between ranks, all of them,
+  // those across nodes, and those of these between two drawn nodes (summed
+  // into the arrows); transfers_text says them.
+  int step_transfers = 0, across_transfers = 0, across_drawn = 0;
   bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
@@ -228,6 +232,10 @@ void add_nccl_views(TopologyScene& sc, const Session& s, float strip_y, float t)
 // and the shown step's arrows between drawn nodes and each node's totals.
 void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h);
 void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g);
+// The line under the topology canvas: "5 transfers" (an arrow each); with
+// compact nodes "64 transfers, 16 across nodes; 13 arrows, one per from-to
+// pair of drawn nodes" (`full`) or its first part alone.
+std::string transfers_text(const TopologyScene& sc, bool full = true);
 
 // Shared by the builders (scene.cpp): the fill of a cell or badge carrying
 // the contributors in `mask` (one colour per rank, or the "complete" colour),

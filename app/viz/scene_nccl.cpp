@@ -75,7 +75,7 @@ void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin,
     const float dx = (ax1 - ax0) / std::max(leaves + 1, 2.f);
     const float dy = (ay1 - ay0) / std::max(H + 1, 2.f);
     radius = std::max(7.f, std::min({radius, dx * 0.45f, dy * 0.45f}));
-    sc.labels.push_back(LabelDraw{Vec2{x0 + 6, y0 + 2}, fmt::format("tree {} (root R{})", t, T.root[t]), part_color(t)});
+    sc.labels.push_back(LabelDraw{Vec2{x0 + 6, y0 + 2}, fmt::format("tree {} (root R{})", t, T.root[t]), text_color_on_light(part_color(t))});
   }
 }
 

@@ -59,17 +59,21 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
   const int shown = static_cast<int>(sc.boxes.size());
   std::vector<int64_t> out(static_cast<size_t>(N)), in(static_cast<size_t>(N)), inside(static_cast<size_t>(N));
   std::map<std::pair<int, int>, size_t> pair_arrow;
+  sc.step_transfers = sc.across_transfers = sc.across_drawn = 0;
   for (const Transfer& x : trs) {
     if (x.from < 0 || x.to < 0 || x.from >= n || x.to >= n) continue;
+    ++sc.step_transfers;
     const int na = x.from / g, nb = x.to / g;
     const int64_t bytes = x.len * static_cast<int64_t>(es);
     if (na == nb) {
       inside[static_cast<size_t>(na)] += bytes;
       continue;
     }
+    ++sc.across_transfers;
     out[static_cast<size_t>(na)] += bytes;
     in[static_cast<size_t>(nb)] += bytes;
     if (na >= shown || nb >= shown) continue;
+    ++sc.across_drawn;
     const auto [it, fresh] = pair_arrow.try_emplace({na, nb}, sc.arrows.size());
     if (!fresh) {
       ArrowDraw& a = sc.arrows[it->second];
@@ -105,6 +109,15 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
   }
   if (sc.nodes_hidden > 0)
     sc.notes.push_back(fmt::format("+{} more nodes not drawn ({} of {})", sc.nodes_hidden, shown, N));
+}
+
+std::string transfers_text(const TopologyScene& sc, bool full) {
+  const auto plural = [](size_t k, const char* word) { return fmt::format("{} {}{}", k, word, k == 1 ? "" : "s"); };
+  if (!sc.compact_nodes) return plural(sc.arrows.size(), "transfer");
+  const std::string counts = fmt::format("{}, {} across nodes", plural(size_t(sc.step_transfers), "transfer"),
+                                         sc.across_transfers);
+  if (!full) return counts;
+  return fmt::format("{}; {}, one per from-to pair of drawn nodes", counts, plural(sc.arrows.size(), "arrow"));
 }
 
 }  // namespace microddp::viz

@@ -147,6 +147,9 @@ void apply_params(App& app) {
 void tick(App& app, double now) {
   ViewState& vs = app.vs;
   vs.now = now;
+  // The live cluster lab measures for the compare view alone: leaving the
+  // view stops it (its processes ended and reaped, LabJob::stop).
+  if (vs.view != View::compare && app.compare.lab_running()) app.compare.stop_lab("the compare view was left");
   if (vs.static_frame) {
     vs.anim = 1;
     return;
