@@ -35,7 +35,10 @@ int run_all_checks(const Lesson& l) {
     for (const CheckResult& r : evaluate(l.beats[b])) {
       ++n;
       INFO(l.file, " beat ", b + 1, " ", r.mark.str(), ": ", r.what, ": expected ", r.expected, ", got ", r.actual);
-      CHECK(r.pass);
+      // A timing claim its runs could not decide on a loaded machine says so
+      // (not_shown, skipped); it never passes or fails at random.
+      CHECK((r.pass || r.not_shown));
+      CHECK(r.not_shown == (r.skipped && !r.pass));
     }
   return n;
 }
@@ -114,7 +117,7 @@ beats:
   }
 
   TEST_CASE("lesson 07: every check passes against real DDP runs") {
-    CHECK(run_all_checks(load_lesson((kLessonsDir / "07-bucketing-overlap.yaml").string())) == 28);
+    CHECK(run_all_checks(load_lesson((kLessonsDir / "07-bucketing-overlap.yaml").string())) == 29);
   }
 
   TEST_CASE("lesson 08: every check passes against real hang-lab runs") {
