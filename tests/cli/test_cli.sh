@@ -739,7 +739,7 @@ out=$(MICRODDP_LESSON_NO_LAB=1 "$BIN" lesson "$LESSONS_DIR/09-topology.yaml" --n
 if [ $rc -ne 0 ] ||
    [ "$(grep -cx 'lab beat skipped: MICRODDP_LESSON_NO_LAB is set; its checks are skipped, the model-only beats stand' <<<"$out")" != 4 ] ||
    [ "$(grep -c '^  – measured .*: skipped: MICRODDP_LESSON_NO_LAB is set$' <<<"$out")" != 3 ] ||
-   ! grep -qx '31 checks passed, 0 failed, 3 skipped (no cluster lab here)' <<<"$out"; then
+   ! grep -qx '36 checks passed, 0 failed, 3 skipped (no cluster lab here)' <<<"$out"; then
   echo "FAIL: lesson 09 with MICRODDP_LESSON_NO_LAB=1 (rc $rc):"; tail -5 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # the hang lab: every rank stuck is a hang; its size and memory are capped
 expect 1 "verdict: watchdog: no rank made progress for 0.4 s; ranks 0, 1, 2, 3 are stuck outside any collective" -- hang-lab --fault sleep --rank 0,1,2,3 --timeout 0.2
