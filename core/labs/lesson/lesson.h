@@ -266,13 +266,14 @@ int target_step(const Target& t, const Schedule& s);
 struct CheckResult {
   bool pass = false;
   bool skipped = false;  // not decided: the lab it needs did not run here (pass is false)
-  // ... or a measured timing claim whose repeated runs showed neither it nor
-  // its opposite beyond their spread (checks_ddp.cpp): skipped too, `actual`
-  // says "not shown on this run: ..." with the runs and the machine's load.
-  bool not_shown = false;
   std::string what;      // "R0 accum after step 0"
   std::string expected, actual;
   Mark mark;
+  // Skipped because a measured timing claim's repeated runs showed neither
+  // it nor its opposite beyond their spread (checks_ddp.cpp), not for a
+  // missing lab: `actual` says "not shown on this run: ..." with the runs
+  // and the machine's load.
+  bool not_shown = false;
 };
 // Evaluate the beat's checks: runs its setup for real (threads backend,
 // lockstep, buffers recorded) when a check needs a run. ddp and hang beats:
