@@ -11,7 +11,7 @@
 #  3. `microddp fit` on one table, then `predict --profile` on tables it
 #     was not fitted to (held out).
 # Prints; asserts nothing (the exact figures are asserted in
-# tests/cli/test_cli.sh and tests/core/model/test_nccl_system_fit.cpp).
+# tests/cli/test_cli_predict.sh, test_cli_tables.sh and tests/core/model/test_nccl_system_fit.cpp).
 # usage: scripts/published-accuracy.sh [path/to/microddp]
 set -euo pipefail
 BIN=${1:-build/release/app/microddp}

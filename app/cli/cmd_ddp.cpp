@@ -160,10 +160,10 @@ int run(Args& a) {
                                       a.o.prefetch ? " with prefetch of the next layer" : ", no prefetch").c_str());
     } else {
       // --bucket-cap-mb counts MB as PyTorch does, 2^20 bytes: a MiB.
-      std::printf("%s\n", fmt::format("mode: DDP, overlap {}, all_reduce algorithm {}, bucket cap {:g} MiB ({} B): {} buckets",
+      std::printf("%s\n", fmt::format("mode: DDP, overlap {}, all_reduce algorithm {}, bucket cap {:g} MiB ({} B): {} bucket{}",
                                       ddp::name(a.o.overlap), a.o.algorithm, a.o.bucket_cap_mb,
                                       static_cast<long long>(std::llround(a.o.bucket_cap_mb * 1048576.0)),
-                                      r.buckets.size()).c_str());
+                                      r.buckets.size(), r.buckets.size() == 1 ? "" : "s").c_str());
       for (size_t k = 0; k < r.buckets.size() && k < 16; ++k)
         std::printf("  bucket %zu: %lld bytes, params %s\n", k, static_cast<long long>(r.buckets[k].bytes),
                     fmt::format("{}", fmt::join(r.buckets[k].params, ",")).c_str());

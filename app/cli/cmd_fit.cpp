@@ -31,10 +31,15 @@ std::string sizes_text(const std::vector<int64_t>& v) {
   if (v.empty()) return "none";
   if (v.size() <= 4) {
     std::string s;
-    for (auto b : v) s += fmt::format("{}{}", s.empty() ? "" : ", ", b);
-    return s + " B";
+    for (auto b : v) s += fmt::format("{}{}", s.empty() ? "" : ", ", size_text(b));
+    return s;
   }
   return fmt::format("{} sizes, {} .. {}", v.size(), size_text(v.front()), size_text(v.back()));
+}
+
+// The bandwidth line's note when no row reached large_min_bytes.
+std::string fallback_text(int64_t large_min_bytes) {
+  return fmt::format(": no row of {} or more, the two largest sizes", size_text(large_min_bytes));
 }
 
 void print_ranges(const std::string& path, const std::vector<RowComparison>& rows) {
@@ -83,10 +88,9 @@ int run_tuner(const Args& a, const std::vector<NcclTestsTable>& tables) {
     std::printf("  launch = %.3f us per call (median of published - tuner over the out-of-place rows of %s)\n",
                 fit.system.launch_us, sizes_text(fit.launch_rows).c_str());
   else
-    std::printf("  launch = 0 us per call (not fitted: no row of 4096 B or less)\n");
+    std::printf("  launch = 0 us per call (not fitted: no row of %s or less)\n", size_text(o.small_max_bytes).c_str());
   std::printf("  bus bandwidth x %.4f (every candidate's; from the out-of-place rows of %s%s)\n", fit.system.bw_scale,
-              sizes_text(fit.bw_rows).c_str(),
-              fit.bw_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
+              sizes_text(fit.bw_rows).c_str(), fit.bw_fallback ? fallback_text(o.large_min_bytes).c_str() : "");
   for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
   for (const auto& x : tables)
     if (const std::string w = wrong_rows_line(x, "the fit and its residuals"); !w.empty()) std::printf("  %s\n", w.c_str());
@@ -146,7 +150,7 @@ int run(const Args& a) {
               fit.alpha_s * 1e6, fit.alpha_messages, sizes_text(fit.alpha_rows).c_str());
   std::printf("  bandwidth = %.2f GB/s (β = %.4g s/B; from the out-of-place rows of %s%s)\n", fit.bandwidth_Bps / 1e9,
               1.0 / fit.bandwidth_Bps, sizes_text(fit.beta_rows).c_str(),
-              fit.beta_fallback ? ": no row of 512 MiB or more, the two largest sizes" : "");
+              fit.beta_fallback ? fallback_text(o.large_min_bytes).c_str() : "");
   for (size_t i = 0; i < tables.size(); ++i) print_ranges(tables[i].path, fit.residuals[i]);
   for (const auto& x : tables)
     if (const std::string w = wrong_rows_line(x, "the fit and its residuals"); !w.empty()) std::printf("  %s\n", w.c_str());

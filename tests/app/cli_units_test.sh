@@ -10,7 +10,7 @@ set -u
 cli=$1
 fail=0
 out=$("$cli" ddp --ranks 2 --depth 2 --width 16 --iterations 1 --bucket-cap-mb 0.25) || { echo "FAIL: ddp: $out"; exit 1; }
-want="mode: DDP, overlap bucketed, all_reduce algorithm ring, bucket cap 0.25 MiB (262144 B): 1 buckets"
+want="mode: DDP, overlap bucketed, all_reduce algorithm ring, bucket cap 0.25 MiB (262144 B): 1 bucket"
 if ! printf '%s\n' "$out" | grep -qxF "$want"; then
   echo "FAIL: expected the line '$want' in:"; printf '%s\n' "$out"; fail=1
 fi

@@ -37,7 +37,9 @@ head -31 "$GOOD" > "$T/1m.txt"     # rows 64 B .. 1 MiB
 head -37 "$GOOD" > "$T/64m.txt"    # rows 64 B .. 64 MiB: fitted from the two largest sizes
 expect 2 "error: $T/512b.txt: its largest row is 512 B: no row of 64 MiB (67108864 B) or more: the bus bandwidth cannot be fitted from latency-bound rows; run the tool to -e 1G" -- fit "$T/512b.txt" --out "$T/x.json"
 expect 2 "error: $T/1m.txt: its largest row is 1 MiB (1048576 B): no row of 64 MiB (67108864 B) or more" -- fit "$T/1m.txt" --out "$T/x.json"
-expect 0 "  bus bandwidth x 0.8499 (every candidate's; from the out-of-place rows of 33554432, 67108864 B: no row of 512 MiB or more, the two largest sizes)" -- fit "$T/64m.txt" --out "$T/x.json"
+# the fallback's sizes read as size_text does ("32 MiB (33554432 B)"), in both models' lines
+expect 0 "  bus bandwidth x 0.8499 (every candidate's; from the out-of-place rows of 32 MiB (33554432 B), 64 MiB (67108864 B): no row of 512 MiB (536870912 B) or more, the two largest sizes)" -- fit "$T/64m.txt" --out "$T/x.json"
+expect 0 "  bandwidth = 182.10 GB/s (β = 5.492e-12 s/B; from the out-of-place rows of 32 MiB (33554432 B), 64 MiB (67108864 B): no row of 512 MiB (536870912 B) or more, the two largest sizes)" -- fit "$T/64m.txt" --model alpha-beta --out "$T/x.json"
 # 2. every row flagged #wrong: nothing to compare with
 sed 's/sum      -1    \([0-9.]*\)    \([0-9.]*\)    \([0-9.]*\)      0/sum      -1    \1    \2    \3      5/' "$T/512b.txt" > "$T/wrong.txt"
 expect 2 "error: $T/wrong.txt: no out-of-place row with a time, a size of at least 1 B and no #wrong elements: nothing to compare with" -- predict --against "$T/wrong.txt" --preset nvlink

@@ -52,7 +52,8 @@ set(_core ${PROJECT_SOURCE_DIR}/core)
 file(GLOB_RECURSE _core_srcs CONFIGURE_DEPENDS
   ${_core}/ir/*.cpp ${_core}/algorithms/*.cpp ${_core}/exec/threads/*.cpp ${_core}/model/calibrate/*.cpp)
 add_library(microddp_core STATIC ${_core_srcs}
-  ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp ${_core}/model/cost_model.cpp)
+  ${_core}/exec/rank_program.cpp ${_core}/record/chrome_trace.cpp ${_core}/model/cost_model.cpp
+  ${_core}/model/cost_params.cpp)
 target_include_directories(microddp_core PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(microddp_core PUBLIC microddp_kernels Threads::Threads microddp_gpu_deps)
 
@@ -63,7 +64,8 @@ if(NOT NCCL_INCLUDE_DIR OR NOT NCCL_LIBRARY)
   message(FATAL_ERROR "MICRODDP_GPU_CHECK_ONLY: NCCL not found (nccl.h: ${NCCL_INCLUDE_DIR}, "
                       "libnccl: ${NCCL_LIBRARY}); set NCCL_HOME or NCCL_INCLUDE_DIR and NCCL_LIBRARY")
 endif()
-add_library(microddp_cuda STATIC ${_core}/exec/cuda/backend_cuda.cpp ${_core}/exec/cuda/cuda_lines.cpp
+add_library(microddp_cuda STATIC ${_core}/exec/cuda/backend_cuda.cpp ${_core}/exec/cuda/cuda_runner_steps.cpp
+  ${_core}/exec/cuda/cuda_lines.cpp
   ${_core}/exec/cuda/nccl_library.cpp)
 target_include_directories(microddp_cuda PRIVATE ${NCCL_INCLUDE_DIR})
 target_link_libraries(microddp_cuda PUBLIC microddp_core microddp_cuda_kernels CUDA::cudart ${NCCL_LIBRARY})

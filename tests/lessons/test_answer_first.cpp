@@ -13,6 +13,9 @@
 // whole answers (|v| < 10, as "which rank", "8.0 = n") are left out: such
 // numbers name ranks, steps and nodes in any text; the window-side test
 // (tests/app/test_answer_first_window.cpp) checks what is outlined.
+// No numeric answer may be the quotient of two figures of one kind in its
+// own beat's text ("ring 1.400 s, naive 11.2 s" before "naive over
+// ring?"), small whole answers included.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -62,6 +65,14 @@ TEST_SUITE("lessons_answer_first") {
     CHECK(gives_away(43.6, 43.6, 0.1));
     CHECK_FALSE(gives_away(23.3, 43.6, 0.1));
     CHECK_FALSE(gives_away(1.875, 1.75, 0.01));
+    // a ratio answer from two figures of one kind in the text, units applied
+    CHECK(ratio_gives_away("8 nodes: the ring 1.400 s, naive 11.2 s.", 8.0, 0.1));
+    CHECK(ratio_gives_away("24,960 bytes for DDP, 37,440 bytes for FSDP", 1.5, 0.01));
+    CHECK(ratio_gives_away("the note: 43 ms; the ring's NIC time 0.075 s", 1.75, 0.01));
+    CHECK_FALSE(ratio_gives_away("the ring 1.400 s on 8 nodes, 14 steps", 8.0, 0.1));   // a count is not a figure
+    CHECK_FALSE(ratio_gives_away("1.875 GB through the NIC at 25 GB/s", 1.75, 0.01));  // bytes over a rate
+    CHECK_FALSE(ratio_gives_away("16 ranks, 2 nodes, 8 per node", 8.0, 0.1));
+    CHECK_FALSE(ratio_gives_away("8 x 400 Gb/s NICs, one NIC's 50 GB/s", 8.0, 0.1));  // rates: bits or bytes
   }
 
   TEST_CASE("no shipped lesson gives a numeric answer before its question") {
@@ -77,6 +88,13 @@ TEST_SUITE("lessons_answer_first") {
         const auto& q = l.beats[b].question;
         if (!q || !q->choices.empty()) continue;
         ++questions;
+        {  // not the quotient of two figures of one kind in its own beat's text (a ratio asked "in bytes" too)
+          std::string why;
+          const bool given = ratio_gives_away(l.beats[b].text, q->value, q->tolerance, &why);
+          INFO(fmt::format("{} beat {} asks \"{}\" (answer {:g}); its text shows {}", f.filename().string(), b + 1,
+                           q->ask, q->value, why));
+          CHECK_FALSE(given);
+        }
         if (std::abs(q->value) < 10 && q->value == std::floor(q->value)) continue;
         for (const auto& [where, text] : shown_before(l, b))
           for (const Number& x : numbers_in(text)) {

@@ -1,8 +1,8 @@
 // Helpers shared by the CUDA and NCCL backends' files (backend_cuda.cpp,
-// nccl_library.cpp): error checks that throw std::runtime_error naming the
-// call and CUDA's / NCCL's error string, the "no CUDA device" UsageError,
-// and one NCCL communicator per rank (rank r on GPU r). Internal: not part
-// of the backend's interface (backend_cuda.h).
+// cuda_runner_steps.cpp, nccl_library.cpp): error checks that throw
+// std::runtime_error naming the call and CUDA's / NCCL's error string, the
+// "no CUDA device" UsageError, and one NCCL communicator per rank (rank r on
+// GPU r). Internal: not part of the backend's interface (backend_cuda.h).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>

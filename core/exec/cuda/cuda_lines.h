@@ -1,7 +1,8 @@
 // The CUDA backend's LL and LL128 transport (--backend cuda --protocol
 // ll|ll128): the receive buffers in line format and the kernels that fill
-// and poll them (kernels/cuda/proto_kernels.h). Used by backend_cuda.cpp's
-// Runner in place of the cudaMemcpyPeerAsync + event of --protocol simple.
+// and poll them (kernels/cuda/proto_kernels.h). Used by the CUDA executor
+// (Runner, cuda_runner.h) in place of the cudaMemcpyPeerAsync + event of
+// --protocol simple.
 //
 // Memory: every message has its own line buffer on the RECEIVER's GPU,
 // ll_wire_bytes(bytes) (LL: 2 × bytes) or ll128_wire_bytes(bytes) (LL128:

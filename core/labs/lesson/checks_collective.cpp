@@ -49,8 +49,8 @@ struct BeatRun {
 Network network_of(const Setup& s, const std::string& preset_name, const check::Links& l) {
   Network net;
   net.topo = Topology::make(s.ranks, s.nodes, l.nics_per_node);
-  net.intra = preset(l.intra.empty() ? preset_name : l.intra);
-  net.inter = preset(l.inter);
+  net.intra = l.intra.empty() ? preset(preset_name) : parse_link("intra", l.intra);
+  net.inter = parse_link("inter", l.inter);
   return net;
 }
 
@@ -104,7 +104,7 @@ check::Links read_links(const Ctx& c, const YAML::Node& n, const std::string& ki
   if (n["nics_per_node"]) l.nics_per_node = static_cast<int>(integer(c, n["nics_per_node"], "nics_per_node", 1, 32));
   for (const char* key : {"intra", "inter"}) {
     try {
-      if (n[key]) (void)microddp::preset(str(c, n[key], key));
+      if (n[key]) (void)parse_link(key, str(c, n[key], key));  // a preset or ALPHA,BW, as predict's --inter
     } catch (const UsageError& e) {
       c.fail(n[key], fmt::format("'{}': {}", key, e.what()));
     }

@@ -278,7 +278,7 @@ CheckResult eval(const check::BucketParams& k, DdpRuns& runs) {
   r.what = fmt::format("parameters in bucket {}", k.bucket);
   r.expected = int_list(k.params);
   if (static_cast<size_t>(k.bucket) >= runs.run.buckets.size()) {
-    r.actual = fmt::format("(only {} buckets)", runs.run.buckets.size());
+    r.actual = fmt::format("(only {} bucket{})", runs.run.buckets.size(), runs.run.buckets.size() == 1 ? "" : "s");
   } else {
     const auto& ps = runs.run.buckets[static_cast<size_t>(k.bucket)].params;
     r.actual = int_list(ps);

@@ -1,7 +1,7 @@
 // Calibration probes (probes.cpp, cache_curve.cpp, protocol_probe.cpp,
-// machine_check.cpp): what calibrate measures, one function per quantity,
-// and the checks that a profile still describes this machine. Part of
-// calibrate.h (the method, the statistics).
+// machine_check.cpp; calibrate() itself is in calibrate.cpp): what calibrate
+// measures, one function per quantity, and the checks that a profile still
+// describes this machine. Part of calibrate.h (the method, the statistics).
 #pragma once
 #include <algorithm>
 #include <chrono>
