@@ -47,7 +47,7 @@ TEST_SUITE("lesson_plan") {
     const std::string plan = format_plan(parse_lesson(lesson_with("1"), "m.yaml"));
     CHECK(plan.substr(plan.rfind("total")) ==
           "total 1.25 min (2 beats)\n"
-          "short: beat 1 (1 min for 21 words and a question: reading takes 1.2) "
+          "short: beat 1 (1 min for 21 words and a question: reading takes 1.3) "
           "(at 100 words a minute, 1 min per question)\n");
   }
 

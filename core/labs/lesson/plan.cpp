@@ -133,7 +133,7 @@ std::string format_plan(const Lesson& l) {
     if (beat.minutes >= reading_minutes(beat)) continue;
     short_beats += fmt::format("{}beat {} ({} min for {} words{}: reading takes {:.1f})", short_beats.empty() ? "" : "; ",
                                b + 1, minutes_text(beat.minutes), beat_words(beat), beat.question ? " and a question" : "",
-                               reading_minutes(beat));
+                               std::ceil(reading_minutes(beat) * 10) / 10);
   }
   if (!short_beats.empty())
     out += fmt::format("short: {} (at {:g} words a minute, {:g} min per question)\n", short_beats,
