@@ -35,7 +35,10 @@ int run_all_checks(const Lesson& l) {
     for (const CheckResult& r : evaluate(l.beats[b])) {
       ++n;
       INFO(l.file, " beat ", b + 1, " ", r.mark.str(), ": ", r.what, ": expected ", r.expected, ", got ", r.actual);
-      CHECK(r.pass);
+      // A timing claim its runs could not decide on a loaded machine says so
+      // (not_shown, skipped); it never passes or fails at random.
+      CHECK((r.pass || r.not_shown));
+      CHECK(r.not_shown == (r.skipped && !r.pass));
     }
   return n;
 }
@@ -114,7 +117,7 @@ beats:
   }
 
   TEST_CASE("lesson 07: every check passes against real DDP runs") {
-    CHECK(run_all_checks(load_lesson((kLessonsDir / "07-bucketing-overlap.yaml").string())) == 28);
+    CHECK(run_all_checks(load_lesson((kLessonsDir / "07-bucketing-overlap.yaml").string())) == 29);
   }
 
   TEST_CASE("lesson 08: every check passes against real hang-lab runs") {
@@ -200,7 +203,8 @@ beats:
     CHECK(r0[0].what == "overlap fraction (median over iterations), median of 3 runs");
     CHECK(r0[0].expected == "< 0.5 by more than the spread 0");
     CHECK(r0[0].actual == "0 (runs: 0, 0, 0)");
-    CHECK_FALSE(r0[1].pass);  // not established after three rounds: fails with all nine
+    CHECK_FALSE(r0[1].pass);  // the opposite stands out after three rounds: fails with all nine
+    CHECK_FALSE(r0[1].skipped);
     CHECK(r0[1].what == "overlap fraction (median over iterations), median of 9 runs");
     CHECK(r0[1].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0)");
     CHECK_FALSE(r0[2].pass);  // no link time: the model clock has no communication to hide
@@ -208,9 +212,17 @@ beats:
     CHECK(r0[2].actual == "0");
     const auto r1 = evaluate(l.beats[1]);
     REQUIRE(r1.size() == 1);
+    // Neither the claim nor its opposite stands out of the spread: not
+    // shown on this run (skipped), with the runs and the machine's load.
     CHECK_FALSE(r1[0].pass);
+    CHECK(r1[0].skipped);
+    CHECK(r1[0].not_shown);
     CHECK(r1[0].what == "overlap fraction (median over iterations) vs run 'none', median of 9 runs each, interleaved");
-    CHECK(r1[0].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0; run 'none': 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r1[0].actual.rfind("not shown on this run: after 9 runs each the medians 0 and 0 differ by less than the "
+                             "runs' spread 0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0; run 'none': 0, 0, 0, 0, 0, 0, 0, 0, "
+                             "0); load average ",
+                             0) == 0);
+    CHECK(r1[0].actual.find(" CPUs") != std::string::npos);
     CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by more than the spread 0");
   }
 

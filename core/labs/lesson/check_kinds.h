@@ -58,9 +58,12 @@ CheckResult eval_nccl(const check::NcclChoice& k);
 CheckResult eval_nccl(const check::PublishedTime& k);
 CheckResult eval_nccl(const check::PublishedError& k);
 
-// recorded_faster (checks_recorded.cpp): a recorded cluster-lab run's claim.
+// recorded_faster, recorded_ratio (checks_recorded.cpp): a recorded
+// cluster-lab run's claims.
 check::RecordedFaster read_recorded_faster(const yaml::Ctx& c, const YAML::Node& n);
+check::RecordedRatio read_recorded_ratio(const yaml::Ctx& c, const YAML::Node& n);
 CheckResult eval_recorded(const check::RecordedFaster& k);
+CheckResult eval_recorded(const check::RecordedRatio& k);
 
 // Evaluates a collective beat's checks (runs its setup when one needs it).
 std::vector<CheckResult> evaluate_collective(const Beat& b);

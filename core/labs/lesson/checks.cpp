@@ -18,9 +18,9 @@ using yaml::str;
 const std::vector<std::string> kCollectiveNames = {"buffer",    "bytes",       "steps",          "result",
                                                    "predicted", "ratio",       "faster",         "nic_bytes",
                                                    "nccl_choice", "published_time", "published_error",
-                                                   "recorded_faster"};
+                                                   "recorded_faster", "recorded_ratio"};
 const std::vector<std::string> kDdpNames = {"allreduce_calls",  "buckets",         "bucket_params",
-                                            "overlap_fraction", "exposed_comm_ms", "replicas_identical",
+                                            "overlap_fraction", "exposed_comm_ms", "comm_ms",         "replicas_identical",
                                             "same_params",      "loss"};
 const std::vector<std::string> kHangNames = {"named_ranks", "failure", "all_failed", "elapsed", "sequence", "report"};
 const std::vector<std::string> kLabNames = {"measured_ratio"};

@@ -5,10 +5,10 @@
 //                                            predicted, ratio, faster,
 //                                            nic_bytes; nccl_choice, published_time,
 //                                            published_error (checks_nccl.cpp);
-//                                            recorded_faster (checks_recorded.cpp)
+//                                            recorded_faster, recorded_ratio (checks_recorded.cpp)
 //   ddp beats         checks_ddp.cpp         allreduce_calls, buckets,
 //                                            bucket_params, overlap_fraction,
-//                                            exposed_comm_ms, replicas_identical,
+//                                            exposed_comm_ms, comm_ms, replicas_identical,
 //                                            same_params, loss
 //   hang beats        checks_hang.cpp        named_ranks, failure, all_failed,
 //                                            elapsed, sequence, report
@@ -108,7 +108,7 @@ struct NicBytes {
 // How a ddp figure is compared: `op` equals | less_than | greater_than,
 // against `value` or, when other_ddp is set, against `times` x the same
 // figure of the earlier named run `other_run` (its options resolved when
-// loading). Timing figures (overlap_fraction, exposed_comm_ms) with
+// loading). Timing figures (overlap_fraction, exposed_comm_ms, comm_ms) with
 // less_than / greater_than are decided on repeated, interleaved runs (see
 // checks_ddp.cpp and lessons/README.md).
 struct Compare {
@@ -131,6 +131,14 @@ struct OverlapFraction {
   bool model_clock = false;
 };
 struct ExposedCommMs {
+  Compare cmp;
+  bool model_clock = false;
+};
+// The collectives' time per iteration (ms): the median over iterations of
+// IterationStats::comm_ms (measured: the all-reduces' durations, one at a
+// time) or model_comm_ms (model clock). Lesson 07: six calls per tensor
+// against one bucket's one call.
+struct CommMs {
   Compare cmp;
   bool model_clock = false;
 };
@@ -237,9 +245,23 @@ struct RecordedFaster {
   int64_t from_bytes = 1, to_bytes = INT64_MAX;  // sizes S in bytes, both included
 };
 
+// In the recorded lab run at `path`: `algorithm`'s median at `bytes` over
+// either its own median at `over_bytes` (how the time grows with the size:
+// about 1 where α dominates, about bytes / over_bytes where β does) or, with
+// over_predicted, the record's own model time at `bytes`
+// (LabRecordRow::predicted_us). The ratio must be above greater_than and/or
+// below less_than (NaN = no bound).
+struct RecordedRatio {
+  std::string path, algorithm;
+  LabRecord record;
+  int64_t bytes = 0, over_bytes = 0;  // over_bytes 0 with over_predicted
+  bool over_predicted = false;
+  double greater_than = std::nan(""), less_than = std::nan("");
+};
+
 using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster, NicBytes,  //
-                         NcclChoice, PublishedTime, PublishedError, RecordedFaster,  //
-                         AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, ReplicasIdentical,
+                         NcclChoice, PublishedTime, PublishedError, RecordedFaster, RecordedRatio,  //
+                         AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, CommMs, ReplicasIdentical,
                          SameParams, Loss,  //
                          NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report,  //
                          MeasuredRatio>;

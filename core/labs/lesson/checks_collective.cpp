@@ -461,6 +461,7 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   else if (kind == "published_time") k.claim = read_published_time(c, n, setup);
   else if (kind == "published_error") k.claim = read_published_error(c, n, setup);
   else if (kind == "recorded_faster") k.claim = read_recorded_faster(c, n);
+  else if (kind == "recorded_ratio") k.claim = read_recorded_ratio(c, n);
   else k.claim = read_faster(c, n, setup);
   return k;
 }
@@ -480,7 +481,7 @@ std::vector<CheckResult> evaluate_collective(const Beat& b) {
           else if constexpr (std::is_same_v<K, check::NcclChoice> || std::is_same_v<K, check::PublishedTime> ||
                              std::is_same_v<K, check::PublishedError>)
             return eval_nccl(claim);
-          else if constexpr (std::is_same_v<K, check::RecordedFaster>)
+          else if constexpr (std::is_same_v<K, check::RecordedFaster> || std::is_same_v<K, check::RecordedRatio>)
             return eval_recorded(claim);
           else
             return wrong_kind(k.mark, "collective");  // a ddp or hang check built by hand into this beat

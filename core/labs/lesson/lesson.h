@@ -269,6 +269,11 @@ struct CheckResult {
   std::string what;      // "R0 accum after step 0"
   std::string expected, actual;
   Mark mark;
+  // Skipped because a measured timing claim's repeated runs showed neither
+  // it nor its opposite beyond their spread (checks_ddp.cpp), not for a
+  // missing lab: `actual` says "not shown on this run: ..." with the runs
+  // and the machine's load.
+  bool not_shown = false;
 };
 // Evaluate the beat's checks: runs its setup for real (threads backend,
 // lockstep, buffers recorded) when a check needs a run. ddp and hang beats:
@@ -279,9 +284,10 @@ std::vector<CheckResult> evaluate(const Beat& b);
 // Checks of a ddp / hang beat against a run already made (the
 // runner prints the run, then checks it). Runs named by `other_run` are
 // run here (once per name); a measured timing claim (check::OverlapFraction
-// / ExposedCommMs with less_than / greater_than) also reruns this beat and
-// the named run, alternately, 3 to 9 times each (checks_ddp.cpp). A check
-// of the wrong beat kind fails.
+// / ExposedCommMs / CommMs with less_than / greater_than) also reruns this beat and
+// the named run, alternately, 3 to 9 times each (checks_ddp.cpp); one that
+// those runs do not decide is skipped with not_shown. A check of the wrong
+// beat kind fails.
 std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run);
 std::vector<CheckResult> evaluate(const Beat& b, const hang::LabResult& run);
 

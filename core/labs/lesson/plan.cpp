@@ -74,6 +74,29 @@ std::string first_line(const std::string& text, size_t max_chars) {
   return fmt::format("{}…", head);
 }
 
+int beat_words(const Beat& b) {
+  const auto words = [](const std::string& t) {
+    int n = 0;
+    bool in = false;
+    for (char c : t) {
+      const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+      n += !space && !in;
+      in = !space;
+    }
+    return n;
+  };
+  int n = words(b.text);
+  if (b.question) {
+    n += words(b.question->ask) + words(b.question->explain);
+    for (const auto& c : b.question->choices) n += words(c);
+  }
+  return n;
+}
+
+double reading_minutes(const Beat& b) {
+  return beat_words(b) / kLectureWordsPerMinute + (b.question ? kQuestionMinutes : 0);
+}
+
 double minutes_before(const Lesson& l, int beat) {
   double m = 0;
   for (int b = 0; b < beat && b < static_cast<int>(l.beats.size()); ++b) m += l.beats[static_cast<size_t>(b)].minutes;
@@ -104,6 +127,17 @@ std::string format_plan(const Lesson& l) {
   out += fmt::format("total {} min ({} beats", minutes_text(total_minutes(l)), l.beats.size());
   if (defaults) out += fmt::format("; * = no 'minutes:' key, the default {:g} min", kDefaultBeatMinutes);
   out += ")\n";
+  std::string short_beats;
+  for (size_t b = 0; b < l.beats.size(); ++b) {
+    const Beat& beat = l.beats[b];
+    if (beat.minutes >= reading_minutes(beat)) continue;
+    short_beats += fmt::format("{}beat {} ({} min for {} words{}: reading takes {:.1f})", short_beats.empty() ? "" : "; ",
+                               b + 1, minutes_text(beat.minutes), beat_words(beat), beat.question ? " and a question" : "",
+                               std::ceil(reading_minutes(beat) * 10) / 10);
+  }
+  if (!short_beats.empty())
+    out += fmt::format("short: {} (at {:g} words a minute, {:g} min per question)\n", short_beats,
+                       kLectureWordsPerMinute, kQuestionMinutes);
   return out;
 }
 

@@ -26,6 +26,16 @@ std::string first_line(const std::string& text, size_t max_chars = 72);
 double minutes_before(const Lesson& l, int beat);
 double total_minutes(const Lesson& l);
 
+// The least time a beat's text plausibly takes in a lecture: its words
+// (text, question, choices and explanation) read out and pointed at on the
+// slide at kLectureWordsPerMinute, plus kQuestionMinutes for a question (the
+// class reads it, answers or votes, and hears the explanation). Lecture
+// speech runs at about 100-150 words a minute; reading a slide while
+// pointing at its picture is at the slow end, hence 100. Minutes.
+inline constexpr double kLectureWordsPerMinute = 100, kQuestionMinutes = 1;
+int beat_words(const Beat& b);
+double reading_minutes(const Beat& b);
+
 // "m:ss" for a time in seconds (negative: "-m:ss"; hours as "h:mm:ss").
 std::string clock_text(double seconds);
 
@@ -35,6 +45,10 @@ std::string clock_text(double seconds);
 //   beat  kind         min  start  first line
 //      1  collective     2*  0:00  Before anything moves.
 //   total 12 min (6 beats; * = no 'minutes:' key, the default 2 min)
+// and, when some beat's minutes are below reading_minutes, a last line
+// naming them, the reading time rounded up to a tenth: "short: beat 6 (2 min
+// for 310 words: reading takes 3.1)
+// (at 100 words a minute, 1 min per question)".
 std::string format_plan(const Lesson& l);
 
 // The speaker notes of beat `beat` (0-based; std::out_of_range outside):

@@ -1,0 +1,72 @@
+// The lecture plan's minutes are plausible for the text (issue 37): a beat
+// plans at least the time its words take to read out and point at on the
+// slide (100 words a minute) plus a minute for a question
+// (core/labs/lesson/plan.h reading_minutes); `--plan` names the beats that
+// plan less; every shipped lesson plans enough.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/plan.h"
+
+namespace fs = std::filesystem;
+using namespace microddp::lesson;
+
+namespace {
+
+// Beat 1: 13 words of text, a question of 3 + 2 + 3 words; beat 2: 9 words.
+std::string lesson_with(const std::string& minutes) {
+  return "title: Minutes\nsetup: {ranks: 3, data: \"1,2,3;4,5,6;7,8,9\"}\nbeats:\n"
+         "  - at: 0\n    minutes: " +
+         minutes +
+         "\n    text: |\n      The first step sends every tensor one hop to the right.\n      Second line.\n"
+         "    question:\n      ask: \"How many steps?\"\n      choices: [\"1\", \"2\"]\n      answer: 2\n"
+         "      explain: \"n-1 = 2.\"\n"
+         "  - at: end\n    minutes: 0.25\n    text: \"*Done*: every rank holds the sum now. Then more.\"\n";
+}
+
+}  // namespace
+
+TEST_SUITE("lesson_plan") {
+  TEST_CASE("reading_minutes: the words of text, question, choices and explanation at 100 a minute, +1 min a question") {
+    const Lesson l = parse_lesson(lesson_with("2"), "m.yaml");
+    CHECK(beat_words(l.beats[0]) == 21);
+    CHECK(reading_minutes(l.beats[0]) == doctest::Approx(1.21));
+    CHECK(beat_words(l.beats[1]) == 9);
+    CHECK(reading_minutes(l.beats[1]) == doctest::Approx(0.09));
+    // Enough minutes: no "short:" line.
+    CHECK(format_plan(l).find("short:") == std::string::npos);
+  }
+
+  TEST_CASE("--plan names the beats that plan less than their reading time") {
+    const std::string plan = format_plan(parse_lesson(lesson_with("1"), "m.yaml"));
+    CHECK(plan.substr(plan.rfind("total")) ==
+          "total 1.25 min (2 beats)\n"
+          "short: beat 1 (1 min for 21 words and a question: reading takes 1.3) "
+          "(at 100 words a minute, 1 min per question)\n");
+  }
+
+  TEST_CASE("every shipped lesson's beats plan at least their reading time") {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(MICRODDP_SOURCE_DIR) / "lessons"))
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() == 12);
+    int beats = 0;
+    for (const fs::path& f : files) {
+      const Lesson l = load_lesson(f.string());
+      for (size_t b = 0; b < l.beats.size(); ++b, ++beats) {
+        INFO(fmt::format("{} beat {}: {:g} min for {} words{}", f.filename().string(), b + 1, l.beats[b].minutes,
+                         beat_words(l.beats[b]), l.beats[b].question ? " and a question" : ""));
+        CHECK(l.beats[b].minutes >= reading_minutes(l.beats[b]));
+      }
+      CHECK(format_plan(l).find("short:") == std::string::npos);
+    }
+    CHECK(beats == 94);  // every beat of the 12 lessons
+  }
+}
