@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/lab_recorded.h"
 #include "app/viz/panels.h"
 #include "app/viz/present.h"
 
@@ -128,6 +129,12 @@ void sync_beat(App& app) {
     vs.source = *t.links;
     vs.source_follows_nodes = false;
     L.lesson_source = vs.source;
+  }
+  // A lab beat's recorded run: its times and the ratios its checks ask (lab_recorded.h).
+  try {
+    if (const std::string rec = recorded_note(L.lesson(), L.beat()); !rec.empty()) t.note = rec;
+  } catch (const std::exception& e) {
+    vs.lesson_error = e.what();
   }
   // The prediction at the real size is what a question may ask for (lesson
   // 05 beat 1: "compute T"): held back until it is answered.

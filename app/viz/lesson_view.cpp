@@ -11,6 +11,7 @@
 
 #include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
+#include "app/viz/lab_recorded.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
 
@@ -143,6 +144,17 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
       BeatTarget t = beat_target(c, source);
       if (t.drive) {
         t.view = b.view;
+        if (b.view.kind == BeatView::Kind::compare) {
+          // The lab's own measurement in Compare (lab_recorded.h): the
+          // recorded run (lesson_sync puts its times in the note), or the
+          // live lab, whose label says when it cannot run here.
+          t.note = b.view.source == "lab"
+                       ? fmt::format("the Compare view starts this beat's cluster lab now ({} nodes x 1 rank, NIC {}): "
+                                     "its dots are the live measurement, its label says when the lab cannot run here",
+                                     b.lab.nodes, b.lab.nic)
+                       : "RECORDED cluster lab run: " + b.view.file;
+          return t;
+        }
         t.note = fmt::format("{} the lab's placement, {} node{} x {} rank{}, {} on {} elements per rank with threads; "
                              "the lab itself measures {} per rank over {} NICs, which the window does not start "
                              "(`microddp lesson` does)",
@@ -395,6 +407,8 @@ void LessonView::start_checks() {
   }
   if (hang)
     pending_[b] = std::async(std::launch::async, [beat = current(), run = hang_runs_[b]] { return evaluate(beat, *run.get()); });
+  else if (current().kind == Beat::Kind::lab)  // on its recorded run, when it shows one (lab_recorded.h)
+    pending_[b] = std::async(std::launch::async, [this, i = beat_] { return evaluate_recorded(lesson_, i); });
   else
     pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
 }

@@ -1,0 +1,110 @@
+#include "app/viz/lab_recorded.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <variant>
+
+#include "app/viz/compare.h"
+#include "app/viz/units.h"
+
+namespace microddp::viz {
+
+using namespace microddp::lesson;
+
+std::optional<LabRecord> beat_record(const Beat& b) {
+  if (b.kind != Beat::Kind::lab || b.view.kind != BeatView::Kind::compare || b.view.source != "recorded" ||
+      b.view.file.empty())
+    return std::nullopt;
+  return load_lab_record(b.view.file);
+}
+
+LabRun recorded_lab_run(const LabRecord& r, const LabRequest& q) {
+  LabRun run;
+  run.request = q;
+  for (const std::string& a : q.algorithms) {
+    const LabRecordRow* row = r.row(a, q.bytes);
+    if (!row) {
+      run.status = LabRun::Status::unavailable;
+      run.reason = fmt::format("recorded run {} has no row of {} at {} bytes", r.path, a, q.bytes);
+      run.rows.clear();
+      return run;
+    }
+    LabRow x;
+    x.algorithm = a;
+    x.seconds = row->time_us * 1e-6;
+    x.p10 = (row->p10_us >= 0 ? row->p10_us : row->time_us) * 1e-6;
+    x.p90 = (row->p90_us >= 0 ? row->p90_us : row->time_us) * 1e-6;
+    run.rows.push_back(x);
+  }
+  run.status = LabRun::Status::ok;
+  return run;
+}
+
+namespace {
+
+// The recorded runs of the named lab beats before `beat`.
+std::map<std::string, LabRun> earlier_runs(const Lesson& l, int beat) {
+  std::map<std::string, LabRun> runs;
+  for (int i = 0; i < beat; ++i) {
+    const Beat& b = l.beats[static_cast<size_t>(i)];
+    if (b.name.empty()) continue;
+    if (const auto r = beat_record(b)) runs[b.name] = recorded_lab_run(*r, b.lab);
+  }
+  return runs;
+}
+
+// "AMD EPYC, 2 vCPUs (lscpu)": the machine without the notes after it.
+std::string short_machine(const std::string& m) {
+  const size_t p = m.find("(lscpu)");
+  return p == std::string::npos ? m : m.substr(0, p + 7);
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate_recorded(const Lesson& l, int beat) {
+  const Beat& b = l.beats.at(static_cast<size_t>(beat));
+  const auto rec = beat_record(b);
+  if (!rec) return evaluate(b);
+  std::vector<CheckResult> out = evaluate(b, recorded_lab_run(*rec, b.lab), earlier_runs(l, beat));
+  for (CheckResult& r : out) r.what = fmt::format("recorded {}: {}", rec->date, r.what);
+  return out;
+}
+
+std::string recorded_note(const Lesson& l, int beat) {
+  const Beat& b = l.beats.at(static_cast<size_t>(beat));
+  const auto rec = beat_record(b);
+  if (!rec) return "";
+  const LabRun run = recorded_lab_run(*rec, b.lab);
+  std::string out = fmt::format("RECORDED cluster lab run, {}, {}: {}, {} per rank, median of {}:", rec->date,
+                                short_machine(rec->machine), rec->setup_text(), human_bytes(double(b.lab.bytes)),
+                                b.lab.iters);
+  for (size_t i = 0; i < run.rows.size(); ++i) {
+    const LabRow& x = run.rows[i];
+    out += fmt::format("{} {} {} (p10-p90 {}-{})", i ? "," : "", x.algorithm, format_us(x.seconds * 1e6),
+                       format_us(x.p10 * 1e6), format_us(x.p90 * 1e6));
+  }
+  const auto runs = earlier_runs(l, beat);
+  for (const Check& c : b.checks) {
+    const auto* k = std::get_if<check::MeasuredRatio>(&c.claim);
+    if (!k) continue;
+    const LabRun* other = &run;
+    if (!k->over_run.empty()) {
+      const auto it = runs.find(k->over_run);
+      if (it == runs.end()) continue;
+      other = &it->second;
+    }
+    const LabRow* a = run.row(k->algorithm);
+    const LabRow* o = other->row(k->over_algorithm);
+    if (!a || !o || !(o->seconds > 0)) continue;
+    const std::string bound = std::isnan(k->less_than)      ? fmt::format("> {:g}", k->greater_than)
+                              : std::isnan(k->greater_than) ? fmt::format("< {:g}", k->less_than)
+                                                            : fmt::format("{:g} to {:g}", k->greater_than, k->less_than);
+    out += fmt::format("; {} / {}{} ({}) = {:.2f} (check: {})", k->algorithm, k->over_algorithm,
+                       k->over_run.empty() ? "" : fmt::format(" in run '{}'", k->over_run), format_us(o->seconds * 1e6),
+                       a->seconds / o->seconds, bound);
+  }
+  return out;
+}
+
+}  // namespace microddp::viz
