@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
@@ -103,6 +104,39 @@ std::string recorded_note(const Lesson& l, int beat) {
     out += fmt::format("; {} / {}{} ({}) = {:.2f} (check: {})", k->algorithm, k->over_algorithm,
                        k->over_run.empty() ? "" : fmt::format(" in run '{}'", k->over_run), format_us(o->seconds * 1e6),
                        a->seconds / o->seconds, bound);
+  }
+  return out;
+}
+
+std::vector<SweepCurve> compared_run_curves(const Lesson& l, int beat) {
+  std::vector<SweepCurve> out;
+  const Beat& b = l.beats.at(static_cast<size_t>(beat));
+  if (!beat_record(b)) return out;
+  for (const Check& c : b.checks) {
+    const auto* k = std::get_if<check::MeasuredRatio>(&c.claim);
+    if (!k || k->over_run.empty()) continue;
+    for (int i = 0; i < beat; ++i) {
+      const Beat& o = l.beats[static_cast<size_t>(i)];
+      if (o.name != k->over_run) continue;
+      const auto rec = beat_record(o);
+      const LabRecordRow* row = rec ? rec->row(k->over_algorithm, o.lab.bytes) : nullptr;
+      if (!row) break;
+      SweepCurve s;
+      s.algorithm = fmt::format("{}, run '{}' ({} node{} x {} rank{})", k->over_algorithm, o.name, o.lab.nodes,
+                                o.lab.nodes == 1 ? "" : "s", o.lab.ranks_per_node, o.lab.ranks_per_node == 1 ? "" : "s");
+      s.bytes = {double(row->bytes)};
+      s.measured_us = {row->time_us};
+      s.samples = {row->samples};
+      s.min_us = {row->min_us};
+      s.p10_us = {row->p10_us};
+      s.p90_us = {row->p90_us};
+      s.max_us = {row->max_us};
+      if (row->predicted_us > 0) s.predicted_us = {row->predicted_us};
+      s.counts = {row->count};
+      if (std::none_of(out.begin(), out.end(), [&](const SweepCurve& x) { return x.algorithm == s.algorithm; }))
+        out.push_back(s);
+      break;
+    }
   }
   return out;
 }

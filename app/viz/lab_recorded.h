@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/viz/compare_sources.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/model/lab_record.h"
 
@@ -39,5 +40,12 @@ std::vector<lesson::CheckResult> evaluate_recorded(const lesson::Lesson& l, int 
 // followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (8.07 ms) = 44.2 (check: > 10)".
 // "" for a beat without a recorded run.
 std::string recorded_note(const lesson::Lesson& l, int beat);
+
+// The runs the beat's measured_ratio checks compare with in another beat
+// (`over_run: NAME`), as one-point curves for the compare view beside the
+// beat's own: algorithm "ring, run 'one_node' (1 node x 2 ranks)", the
+// recorded median, p10, p90 and model time (µs) at that beat's size. Empty
+// when the beat has no recorded run or no such check.
+std::vector<SweepCurve> compared_run_curves(const lesson::Lesson& l, int beat);
 
 }  // namespace microddp::viz

@@ -170,6 +170,17 @@ void sync_beat(App& app) {
   app.session.seek(t.position);
   L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
+  if (t.view.kind == VK::compare && L.current().kind == lesson::Beat::Kind::lab) {
+    // Beside a recorded lab run, the runs its checks compare with (lab_recorded.h).
+    try {
+      for (SweepCurve& c : compared_run_curves(L.lesson(), L.beat()))
+        if (std::none_of(app.compare.sweep.begin(), app.compare.sweep.end(),
+                         [&](const SweepCurve& x) { return x.algorithm == c.algorithm; }))
+          app.compare.sweep.insert(app.compare.sweep.begin(), std::move(c));
+    } catch (const std::exception& e) {
+      vs.lesson_error = e.what();
+    }
+  }
   vs.anim = 1;
 }
 

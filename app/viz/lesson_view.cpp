@@ -145,12 +145,13 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
       if (t.drive) {
         t.view = b.view;
         if (b.view.kind == BeatView::Kind::compare) {
+          if (t.view.algorithms.empty()) t.view.algorithms = b.lab.algorithms;  // the lab's, hierarchical included
           // The lab's own measurement in Compare (lab_recorded.h): the
           // recorded run (lesson_sync puts its times in the note), or the
           // live lab, whose label says when it cannot run here.
           t.note = b.view.source == "lab"
                        ? fmt::format("the Compare view starts this beat's cluster lab now ({} nodes x 1 rank, NIC {}): "
-                                     "its dots are the live measurement, its label says when the lab cannot run here",
+                                     "its bars are the live measurement, its label says when the lab cannot run here",
                                      b.lab.nodes, b.lab.nic)
                        : "RECORDED cluster lab run: " + b.view.file;
           return t;
