@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <variant>
 
+#include "app/viz/beat_bytes.h"
 #include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/lab_recorded.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
+#include "kernels/cpu/kernels.h"
 
 namespace microddp::viz {
 
@@ -247,6 +249,10 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (s.delay && !broken_form)
     notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
+  // A beat that checks bytes per rank shows them (beat_bytes.h), at the step shown.
+  if (t.drive && !t.stand_in &&
+      std::any_of(b.checks.begin(), b.checks.end(), [](const Check& c) { return std::holds_alternative<check::Bytes>(c.claim); }))
+    notes.push_back(bytes_line(p.schedule, t.position, dtype_size(p.spec.dtype)));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
   // The session builds its inputs with the functions prepare() used
   // (parse_data / fill_data), so passing the setup's own rows or fill gives
