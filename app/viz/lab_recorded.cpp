@@ -141,4 +141,30 @@ std::vector<SweepCurve> compared_run_curves(const Lesson& l, int beat) {
   return out;
 }
 
+std::optional<LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const LabRequest& q) {
+  LabRun run;
+  run.request = q;
+  run.status = LabRun::Status::ok;
+  for (const std::string& a : q.algorithms) {
+    const auto c = std::find_if(sweep.begin(), sweep.end(), [&](const SweepCurve& x) { return x.algorithm == a; });
+    if (c == sweep.end()) return std::nullopt;
+    size_t i = 0;
+    while (i < c->bytes.size() && c->bytes[i] != double(q.bytes)) ++i;
+    if (i >= c->bytes.size() || i >= c->measured_us.size()) return std::nullopt;
+    LabRow x;
+    x.algorithm = a;
+    x.seconds = c->measured_us[i] * 1e-6;
+    x.p10 = (i < c->p10_us.size() && c->p10_us[i] > 0 ? c->p10_us[i] : c->measured_us[i]) * 1e-6;
+    x.p90 = (i < c->p90_us.size() && c->p90_us[i] > 0 ? c->p90_us[i] : c->measured_us[i]) * 1e-6;
+    run.rows.push_back(x);
+  }
+  return run;
+}
+
+std::vector<CheckResult> evaluate_live(const Beat& b, const LabRun& run) {
+  std::vector<CheckResult> out = evaluate(b, run, {});
+  for (CheckResult& r : out) r.what = "measured now in the cluster lab: " + r.what;
+  return out;
+}
+
 }  // namespace microddp::viz

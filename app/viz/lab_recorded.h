@@ -48,4 +48,12 @@ std::string recorded_note(const lesson::Lesson& l, int beat);
 // when the beat has no recorded run or no such check.
 std::vector<SweepCurve> compared_run_curves(const lesson::Lesson& l, int beat);
 
+// The live lab's result in Compare (`compare: {source: lab}`, lesson 03's
+// last beat) as the lab beat's run: each of q's algorithms at q.bytes from
+// the sweep's curves (µs to s); none until every one has that point.
+std::optional<lesson::LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const lesson::LabRequest& q);
+// The beat's checks on that run, each `what` starting "measured now in the
+// cluster lab: ".
+std::vector<lesson::CheckResult> evaluate_live(const lesson::Beat& b, const lesson::LabRun& run);
+
 }  // namespace microddp::viz

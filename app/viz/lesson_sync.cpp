@@ -86,6 +86,18 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   }
 }
 
+// A lab beat whose Compare runs the live lab: once the lab's rows are in,
+// its checks on them replace the skipped ones (lab_recorded.h).
+void check_live_lab(App& app) {
+  LessonView& L = *app.lesson;
+  const lesson::Beat& b = L.current();
+  if (b.kind != lesson::Beat::Kind::lab || b.view.source != "lab" || app.vs.view != View::compare) return;
+  if (!L.checks_ready()) return;
+  const auto* rs = L.results();
+  if (!rs || (!rs->empty() && rs->front().what.rfind("measured now", 0) == 0)) return;
+  if (const auto run = live_lab_run(app.compare.sweep, b.lab)) L.set_results(evaluate_live(b, *run));
+}
+
 // lesson_sync without the presenter: the session, view and source of the
 // current beat, once per beat change (and the held note once answered).
 void sync_beat(App& app) {
@@ -95,6 +107,7 @@ void sync_beat(App& app) {
       app.vs.lesson_note = L.held_note;
       L.held_note.clear();
     }
+    check_live_lab(app);
     return;
   }
   L.mark_driven();

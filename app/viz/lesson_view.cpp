@@ -441,6 +441,13 @@ void LessonView::wait_checks() {
   if (hang_runs_[b].valid()) hang_runs_[b].wait();
 }
 
+void LessonView::set_results(std::vector<CheckResult> r) {
+  const size_t b = static_cast<size_t>(beat_);
+  if (pending_[b].valid()) collect(b);
+  errors_[b].clear();
+  results_[b] = std::move(r);
+}
+
 const std::vector<CheckResult>* LessonView::results() const {
   const auto& r = results_[static_cast<size_t>(beat_)];
   return r ? &*r : nullptr;

@@ -160,4 +160,36 @@ TEST_SUITE("lesson_lab_recorded") {
     CHECK(all.sent[4] + all.received[4] == 112);
     CHECK(rank_bytes(p.schedule, 0, 4).sent[1] == 0);
   }
+
+  TEST_CASE("the live lab's rows in Compare check lesson 03's last beat") {
+    const lesson::Lesson l = lesson::load_lesson(kDir + "03-naive-tree-ring.yaml");
+    const auto& b = l.beats.back();
+    auto curve = [](const std::string& a, double us) {
+      SweepCurve c;
+      c.algorithm = a;
+      c.bytes = {double(16 << 20)};
+      c.measured_us = {us};
+      c.p10_us = {us * 0.9};
+      c.p90_us = {us * 1.1};
+      return c;
+    };
+    std::vector<SweepCurve> sweep = {curve("naive", 2090000), curve("tree", 1490000)};
+    CHECK_FALSE(live_lab_run(sweep, b.lab));  // ring not in yet
+    sweep.push_back(curve("ring", 469000));
+    const auto run = live_lab_run(sweep, b.lab);
+    REQUIRE(run);
+    REQUIRE(run->rows.size() == 3);
+    CHECK(run->rows[2].seconds == doctest::Approx(0.469));
+    CHECK(run->rows[2].p90 == doctest::Approx(0.5159));
+    const auto rs = evaluate_live(b, *run);
+    REQUIRE(rs.size() == 2);
+    CHECK(rs[0].pass);
+    CHECK(rs[0].what == "measured now in the cluster lab: measured tree over ring");
+    CHECK(starts(rs[0].actual, "3.18 (1.490 s / 0.469 s, medians"));
+    CHECK(rs[1].pass);
+    CHECK(starts(rs[1].actual, "4.46 (2.090 s / 0.469 s"));
+    sweep[2].measured_us = {1400000};  // a ring as slow as the tree: the check fails
+    const auto slow = evaluate_live(b, *live_lab_run(sweep, b.lab));
+    CHECK_FALSE(slow[0].pass);
+  }
 }
