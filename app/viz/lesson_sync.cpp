@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/lab_recorded.h"
 #include "app/viz/panels.h"
 #include "app/viz/present.h"
 
@@ -85,6 +86,18 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   }
 }
 
+// A lab beat whose Compare runs the live lab: once the lab's rows are in,
+// its checks on them replace the skipped ones (lab_recorded.h).
+void check_live_lab(App& app) {
+  LessonView& L = *app.lesson;
+  const lesson::Beat& b = L.current();
+  if (b.kind != lesson::Beat::Kind::lab || b.view.source != "lab" || app.vs.view != View::compare) return;
+  if (!L.checks_ready()) return;
+  const auto* rs = L.results();
+  if (!rs || (!rs->empty() && rs->front().what.rfind("measured now", 0) == 0)) return;
+  if (const auto run = live_lab_run(app.compare.sweep, b.lab)) L.set_results(evaluate_live(b, *run));
+}
+
 // lesson_sync without the presenter: the session, view and source of the
 // current beat, once per beat change (and the held note once answered).
 void sync_beat(App& app) {
@@ -94,6 +107,7 @@ void sync_beat(App& app) {
       app.vs.lesson_note = L.held_note;
       L.held_note.clear();
     }
+    check_live_lab(app);
     return;
   }
   L.mark_driven();
@@ -129,6 +143,12 @@ void sync_beat(App& app) {
     vs.source_follows_nodes = false;
     L.lesson_source = vs.source;
   }
+  // A lab beat's recorded run: its times and the ratios its checks ask (lab_recorded.h).
+  try {
+    if (const std::string rec = recorded_note(L.lesson(), L.beat()); !rec.empty()) t.note = rec;
+  } catch (const std::exception& e) {
+    vs.lesson_error = e.what();
+  }
   // The prediction at the real size is what a question may ask for (lesson
   // 05 beat 1: "compute T"): held back until it is answered.
   L.held_note.clear();
@@ -163,6 +183,17 @@ void sync_beat(App& app) {
   app.session.seek(t.position);
   L.set_beat_position(t.position);
   if (t.view.kind == VK::compare) show_compare(app, t, algs, std::move(saved));
+  if (t.view.kind == VK::compare && L.current().kind == lesson::Beat::Kind::lab) {
+    // Beside a recorded lab run, the runs its checks compare with (lab_recorded.h).
+    try {
+      for (SweepCurve& c : compared_run_curves(L.lesson(), L.beat()))
+        if (std::none_of(app.compare.sweep.begin(), app.compare.sweep.end(),
+                         [&](const SweepCurve& x) { return x.algorithm == c.algorithm; }))
+          app.compare.sweep.insert(app.compare.sweep.begin(), std::move(c));
+    } catch (const std::exception& e) {
+      vs.lesson_error = e.what();
+    }
+  }
   vs.anim = 1;
 }
 

@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <variant>
 
+#include "app/viz/beat_bytes.h"
 #include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
+#include "app/viz/lab_recorded.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
+#include "kernels/cpu/kernels.h"
 
 namespace microddp::viz {
 
@@ -143,6 +146,18 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
       BeatTarget t = beat_target(c, source);
       if (t.drive) {
         t.view = b.view;
+        if (b.view.kind == BeatView::Kind::compare) {
+          if (t.view.algorithms.empty()) t.view.algorithms = b.lab.algorithms;  // the lab's, hierarchical included
+          // The lab's own measurement in Compare (lab_recorded.h): the
+          // recorded run (lesson_sync puts its times in the note), or the
+          // live lab, whose label says when it cannot run here.
+          t.note = b.view.source == "lab"
+                       ? fmt::format("the Compare view starts this beat's cluster lab now ({} nodes x 1 rank, NIC {}): "
+                                     "its bars are the live measurement, its label says when the lab cannot run here",
+                                     b.lab.nodes, b.lab.nic)
+                       : "RECORDED cluster lab run: " + b.view.file;
+          return t;
+        }
         t.note = fmt::format("{} the lab's placement, {} node{} x {} rank{}, {} on {} elements per rank with threads; "
                              "the lab itself measures {} per rank over {} NICs, which the window does not start "
                              "(`microddp lesson` does)",
@@ -234,6 +249,10 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   if (s.delay && !broken_form)
     notes.push_back("the checks delay the sends; the panels step without delays");
   if (s.backend != "threads") notes.push_back(fmt::format("the panels run the threads backend, not {}", s.backend));
+  // A beat that checks bytes per rank shows them (beat_bytes.h), at the step shown.
+  if (t.drive && !t.stand_in &&
+      std::any_of(b.checks.begin(), b.checks.end(), [](const Check& c) { return std::holds_alternative<check::Bytes>(c.claim); }))
+    notes.push_back(bytes_line(p.schedule, t.position, dtype_size(p.spec.dtype)));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
   // The session builds its inputs with the functions prepare() used
   // (parse_data / fill_data), so passing the setup's own rows or fill gives
@@ -395,6 +414,8 @@ void LessonView::start_checks() {
   }
   if (hang)
     pending_[b] = std::async(std::launch::async, [beat = current(), run = hang_runs_[b]] { return evaluate(beat, *run.get()); });
+  else if (current().kind == Beat::Kind::lab)  // on its recorded run, when it shows one (lab_recorded.h)
+    pending_[b] = std::async(std::launch::async, [this, i = beat_] { return evaluate_recorded(lesson_, i); });
   else
     pending_[b] = std::async(std::launch::async, [beat = current()] { return evaluate(beat); });
 }
@@ -418,6 +439,13 @@ void LessonView::wait_checks() {
   const size_t b = static_cast<size_t>(beat_);
   if (pending_[b].valid()) collect(b);
   if (hang_runs_[b].valid()) hang_runs_[b].wait();
+}
+
+void LessonView::set_results(std::vector<CheckResult> r) {
+  const size_t b = static_cast<size_t>(beat_);
+  if (pending_[b].valid()) collect(b);
+  errors_[b].clear();
+  results_[b] = std::move(r);
 }
 
 const std::vector<CheckResult>* LessonView::results() const {

@@ -238,6 +238,9 @@ class LessonView {
   void start_checks();
   bool checks_ready();
   void wait_checks();  // blocks until the current beat's checks are done
+  // The current beat's results replaced by `r` (a lab beat's checks on the
+  // live lab that Compare ran, lab_recorded.h evaluate_live).
+  void set_results(std::vector<lesson::CheckResult> r);
   // With the environment variable MICRODDP_VIZ_SKIP_CHECKS set (to
   // anything but "" or "0"), checks never run: check_error() says they
   // were skipped. For tests that compare pictures, not checks.

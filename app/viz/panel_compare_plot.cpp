@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "app/viz/compare_panel.h"
+#include "app/viz/size_bars.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
 
@@ -67,6 +68,7 @@ std::string source_tag(const Compare& cmp) {
 // `full` gets the long form (shown on hover when shortened).
 std::string sweep_header(const App& app, float width, bool brief, std::string* full) {
   const Compare& cmp = app.compare;
+  if (one_size(cmp)) return *full = (brief ? source_line(cmp) + ". " : std::string()) + size_bars_header(cmp);
   int iters = 0;
   for (const auto& c : cmp.sweep)
     for (int n : c.samples) iters = std::max(iters, n);
@@ -202,6 +204,12 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 4), ink,
                 "Press \"Measure sweep\" to time every algorithm over message sizes.", nullptr, p1.x - p0.x - 16);
     dl->PopClipRect();
+    ImGui::SetCursorScreenPos(o);
+    ImGui::Dummy(size);
+    return;
+  }
+  if (one_size(cmp)) {  // one size (a lab beat's run): bars, not a log-log plot (size_bars.h)
+    draw_size_bars(app, dl, p0, p1);
     ImGui::SetCursorScreenPos(o);
     ImGui::Dummy(size);
     return;

@@ -174,7 +174,9 @@ void draw_checks(App& app) {
     if (L.checks_ready() && L.check_error().empty()) ImGui::TextDisabled("%s", checks_summary(*L.results()).c_str());
     return;
   }
-  ImGui::TextColored(title, "Checks (real run)");
+  ImGui::TextColored(title, "%s", L.current().kind == lesson::Beat::Kind::lab && L.current().view.source == "recorded"
+                                    ? "Checks (recorded run)"
+                                    : "Checks (real run)");
   if (!L.checks_ready()) {
     ImGui::TextDisabled("running %zu check%s…", checks.size(), checks.size() == 1 ? "" : "s");
     return;

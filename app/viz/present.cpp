@@ -115,6 +115,7 @@ std::string slide_state(const App& app) {
                        p.run.iterations == 1 ? "" : "s");
   }
   if (b.kind == Kind::hang) return "hang view, the beat's hang-lab run";
+  if (b.kind == Kind::lab && app.vs.view == View::compare) return "Compare view: " + app.compare.source_tag;
   if (b.kind == Kind::collective || (b.kind == Kind::lab && app.vs.lesson_note.rfind(kStandInNote, 0) == 0))
     return steps;
   return "no run of its own in the window (its checks run it)";

@@ -166,11 +166,12 @@ beats:
     // The model beats, from "which one wins" to the crossover, then the
     // shared-memory result explained and the recorded lab run that checks
     // the conclusion (compare_sources.h).
-    CHECK(compare_beats == 7);
+    CHECK(compare_beats == 8);  // and the live lab beat's Compare (lab_recorded.h in the window)
     CHECK(l3.beats[8].view.source == "shm");
     CHECK(l3.beats[9].view.source == "recorded");
     CHECK(l3.beats[9].view.file == (kLessons / "data" / "lab-allreduce-8x1-1gbit.json").lexically_normal().string());
     CHECK(l3.beats[10].kind == Beat::Kind::lab);
+    CHECK(l3.beats[10].view.source == "lab");
     CHECK(l3.beats[0].view.kind == BeatView::Kind::steps);
     for (const char* f : {"07-bucketing-overlap.yaml", "10-fsdp-prefetch.yaml"}) {
       const Lesson l = load_lesson((kLessons / f).string());

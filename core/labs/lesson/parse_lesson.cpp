@@ -185,12 +185,41 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
   return q;
 }
 
+// A lab beat's `view: compare`: source recorded (a file of this beat's own
+// request: nodes, ranks per node, NIC, and a row of each algorithm at its
+// size) or lab (the live lab, which the window runs with one rank a node).
+void check_lab_view(const Ctx& c, const YAML::Node& at, const Beat& b) {
+  const BeatView& v = b.view;
+  const LabRequest& q = b.lab;
+  if (v.source == "lab") {
+    if (q.ranks_per_node != 1)
+      c.fail(at, fmt::format("the window's live lab runs one rank a node; this lab beat has {} ranks a node "
+                             "(use 'source: recorded')",
+                             q.ranks_per_node));
+    return;
+  }
+  if (v.source != "recorded" || v.file.empty())
+    c.fail(at, "a lab beat's compare view needs 'source: recorded' with its 'file', or 'source: lab'");
+  const LabRecord r = load_lab_record(v.file);
+  const auto differs = [&](const std::string& what, const std::string& rec, const std::string& beat) {
+    if (rec != beat)
+      c.fail(at, fmt::format("recorded run {} has {} {}, this lab beat {}", v.file, what, rec, beat));
+  };
+  differs("nodes", std::to_string(r.nodes), std::to_string(q.nodes));
+  differs("ranks per node", std::to_string(r.ranks_per_node), std::to_string(q.ranks_per_node));
+  differs("NIC", r.nic, q.nic);
+  differs("collective", r.collective, q.collective);
+  for (const std::string& a : q.algorithms)
+    if (!r.row(a, q.bytes))
+      c.fail(at, fmt::format("recorded run {} has no row of {} at {} bytes (this lab beat's size)", v.file, a, q.bytes));
+}
+
 // A lab beat: its request merged into the current one and priced by the
 // model now (an algorithm that does not exist, or a placement that cannot
 // run, fails at its mark); no `at` and no `setup`.
 void parse_lab_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, LabRequest& cur_lab,
                     std::map<std::string, LabRequest>& runs) {
-  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks", "minutes"});
+  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks", "minutes", "view", "compare"});
   b.setup = cur;
   b.at.kind = Target::Kind::end;
   if (bn["lab"]) read_lab(c, bn["lab"], cur_lab);
@@ -202,6 +231,10 @@ void parse_lab_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cu
     }
   }
   b.lab = cur_lab;
+  // The window's picture of the run (the terminal ignores it): Compare with
+  // the recorded run of this very request, or the live lab.
+  read_view(c, bn, b.view, {"steps", "compare"}, parse_collective(cur_lab.collective));
+  if (b.view.kind == BeatView::Kind::compare) check_lab_view(c, bn["compare"] ? bn["compare"] : bn["view"], b);
   if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
   b.text = str(c, bn["text"], "text");
   if (bn["question"]) b.question = read_question(c, bn["question"]);

@@ -1,0 +1,36 @@
+#include "app/viz/beat_bytes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace microddp::viz {
+
+RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes) {
+  const int n = s.world_size();
+  RankBytes b;
+  b.sent.assign(static_cast<size_t>(n), 0);
+  b.received.assign(static_cast<size_t>(n), 0);
+  const int upto = std::clamp(position, 0, s.num_steps());
+  for (int st = 0; st < upto; ++st) {
+    const Step& step = s.steps[static_cast<size_t>(st)];
+    for (int r = 0; r < n && r < static_cast<int>(step.ranks.size()); ++r)
+      for (const Op& op : step.ranks[static_cast<size_t>(r)]) {
+        const int64_t bytes = op.len * static_cast<int64_t>(elem_bytes);
+        if (op.kind == OpKind::send) b.sent[static_cast<size_t>(r)] += bytes;
+        if (op.kind == OpKind::recv || op.kind == OpKind::recv_reduce) b.received[static_cast<size_t>(r)] += bytes;
+      }
+  }
+  return b;
+}
+
+std::string bytes_line(const Schedule& s, int position, size_t elem_bytes) {
+  const RankBytes b = rank_bytes(s, position, elem_bytes);
+  std::string out = fmt::format("Bytes per rank after {} of {} steps, sent + received:",
+                                std::clamp(position, 0, s.num_steps()), s.num_steps());
+  for (size_t r = 0; r < b.sent.size(); ++r)
+    out += fmt::format("{} R{} {} + {}", r ? "," : "", r, b.sent[r], b.received[r]);
+  return out;
+}
+
+}  // namespace microddp::viz

@@ -1,0 +1,26 @@
+// The bytes each rank has moved so far, as a line under a lesson beat
+// (lesson 03 beats 1-3 are about bytes per rank; --present has no stats
+// panel beside the lesson): counted from the schedule's messages, the way
+// the `bytes` check counts the run's trace (send = sent, recv and
+// recv_reduce = received). No ImGui.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/ir/schedule.h"
+
+namespace microddp::viz {
+
+struct RankBytes {
+  std::vector<int64_t> sent, received;  // bytes per rank, steps 0..position-1
+};
+// Bytes of the first `position` steps (0 = none, num_steps = the whole run),
+// elements times `elem_bytes`; ranks only (no switches).
+RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes);
+
+// "Bytes per rank after 6 of 12 steps, sent + received: R0 0 + 336, R1 56 + 0, ...";
+// ranks with the same figures as the one before are kept (every rank is named).
+std::string bytes_line(const Schedule& s, int position, size_t elem_bytes);
+
+}  // namespace microddp::viz

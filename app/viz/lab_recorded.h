@@ -1,0 +1,59 @@
+// A lab beat's RECORDED run in the window (`kind: lab` with `view: compare`,
+// `compare: {source: recorded, file: data/lab-....json}`; lessons 03 and
+// 09): the window cannot start the cluster lab on every machine, so it shows
+// the run kept as a file (core/model/lab_record.h, recorded with
+// scripts/record-lab.sh: the beat's own command, machine and date) and
+// checks the beat's lab checks on it, each labelled as recorded.
+// No ImGui, no processes: tests call it directly.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/viz/compare_sources.h"
+#include "core/labs/lesson/lesson.h"
+#include "core/model/lab_record.h"
+
+namespace microddp::viz {
+
+// The recorded run a lab beat shows, or none (not a lab beat, or its view
+// is not Compare with source recorded). Throws UsageError naming the file
+// when it cannot be read (the loader checked it when the lesson loaded).
+std::optional<LabRecord> beat_record(const lesson::Beat& b);
+
+// The record's rows at q's size as the lab would have returned them for q:
+// status ok, one LabRow per requested algorithm (median, p10, p90 in
+// seconds, from the record's µs); status unavailable, naming the file, when
+// an algorithm has no row at q.bytes.
+lesson::LabRun recorded_lab_run(const LabRecord& r, const lesson::LabRequest& q);
+
+// The beat's checks on the recorded runs: this beat's and, for a check over
+// another run (`over_run: NAME`), the recorded run of the earlier beat of
+// that name. Each result's `what` starts "recorded DATE: ". A lab beat
+// without a recorded run gives evaluate(b) (every lab check skipped).
+std::vector<lesson::CheckResult> evaluate_recorded(const lesson::Lesson& l, int beat);
+
+// The line the window shows over a recorded lab beat:
+// "RECORDED cluster lab run, 2026-12-07, AMD EPYC, 2 vCPUs (lscpu): 2 nodes x
+// 1 rank, NIC 100mbit, 4 MiB per rank, median of 5: ring 356 ms (p10-p90 349-360 ms)"
+// followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (8.07 ms) = 44.2 (check: > 10)".
+// "" for a beat without a recorded run.
+std::string recorded_note(const lesson::Lesson& l, int beat);
+
+// The runs the beat's measured_ratio checks compare with in another beat
+// (`over_run: NAME`), as one-point curves for the compare view beside the
+// beat's own: algorithm "ring, run 'one_node' (1 node x 2 ranks)", the
+// recorded median, p10, p90 and model time (µs) at that beat's size. Empty
+// when the beat has no recorded run or no such check.
+std::vector<SweepCurve> compared_run_curves(const lesson::Lesson& l, int beat);
+
+// The live lab's result in Compare (`compare: {source: lab}`, lesson 03's
+// last beat) as the lab beat's run: each of q's algorithms at q.bytes from
+// the sweep's curves (µs to s); none until every one has that point.
+std::optional<lesson::LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const lesson::LabRequest& q);
+// The beat's checks on that run, each `what` starting "measured now in the
+// cluster lab: ".
+std::vector<lesson::CheckResult> evaluate_live(const lesson::Beat& b, const lesson::LabRun& run);
+
+}  // namespace microddp::viz

@@ -1,0 +1,85 @@
+#include "app/viz/size_bars.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/viz/compare_panel.h"
+#include "app/viz/palette.h"
+#include "app/viz/units.h"
+#include "assets/palette.h"
+
+namespace microddp::viz::compare_panel {
+
+bool one_size(const Compare& cmp) {
+  if (cmp.sweep.empty()) return false;
+  for (const auto& c : cmp.sweep)
+    if (c.bytes.size() != 1 || c.measured_us.size() != 1 || c.bytes[0] != cmp.sweep.front().bytes[0]) return false;
+  return true;
+}
+
+std::string size_bars_header(const Compare& cmp) {
+  int iters = 0;
+  bool pred = false;
+  for (const auto& c : cmp.sweep) {
+    for (int n : c.samples) iters = std::max(iters, n);
+    pred = pred || !c.predicted_us.empty();
+  }
+  return fmt::format("Time at {} per rank: bars the median{} (whiskers p10-p90){}.",
+                     human_bytes(cmp.sweep.front().bytes[0]),
+                     iters > 0 ? fmt::format(" of {} iterations", iters) : std::string(),
+                     pred ? ", ticks the lab's model" : "");
+}
+
+void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
+  ViewState& vs = app.vs;
+  const Compare& cmp = app.compare;
+  const ImU32 ink = im(from_hex(assets::kInk)), faint = im(from_hex(assets::kFaint));
+  const float lh = ImGui::GetTextLineHeight();
+  double tmax = 0;
+  float label_w = 0;
+  for (const auto& c : cmp.sweep) {
+    tmax = std::max(tmax, c.measured_us[0]);
+    if (!c.p90_us.empty() && c.p90_us[0] > 0) tmax = std::max(tmax, c.p90_us[0]);
+    if (!c.predicted_us.empty()) tmax = std::max(tmax, c.predicted_us[0]);
+    label_w = std::max(label_w, ImGui::CalcTextSize(c.algorithm.c_str()).x);
+  }
+  const float value_w = ImGui::CalcTextSize("888 ms").x + lh;
+  const float x0 = p0.x + label_w + lh, x1 = std::max(x0 + 10, p1.x - value_w);
+  auto X = [&](double us) { return x0 + float(us / (tmax > 0 ? tmax : 1)) * (x1 - x0); };
+  const size_t K = cmp.sweep.size();
+  const float row = std::min((p1.y - p0.y) / float(K), lh * 3.5f);
+  const float top = p0.y + ((p1.y - p0.y) - row * float(K)) / 2;
+  dl->AddLine(ImVec2(x0, p0.y), ImVec2(x0, p1.y), faint);
+  for (size_t k = 0; k < K; ++k) {
+    const SweepCurve& c = cmp.sweep[k];
+    // A compared run's curve ("ring, run 'one_node' ...") takes its algorithm's colour, lighter.
+    const std::string alg = c.algorithm.substr(0, c.algorithm.find(','));
+    const bool other = alg.size() != c.algorithm.size();
+    const Rgba col = other ? with_alpha(algorithm_color(alg), 140) : algorithm_color(alg);
+    const float yc = top + row * (float(k) + 0.5f), h = std::max(lh * 0.5f, row * 0.55f);
+    const ImVec2 a(x0, yc - h / 2), b(X(c.measured_us[0]), yc + h / 2);
+    dl->AddRectFilled(a, ImVec2(std::max(b.x, a.x + 2), b.y), im(col));
+    rec(vs, "size bar " + c.algorithm, a, b);
+    if (!c.p10_us.empty() && c.p10_us[0] > 0 && !c.p90_us.empty() && c.p90_us[0] > 0) {
+      const float lo = X(c.p10_us[0]), hi = X(c.p90_us[0]);
+      dl->AddRectFilled(ImVec2(lo, yc - 1), ImVec2(hi, yc + 1), ink);
+      dl->AddRectFilled(ImVec2(lo - 1, yc - h / 4), ImVec2(lo + 1, yc + h / 4), ink);
+      dl->AddRectFilled(ImVec2(hi - 1, yc - h / 4), ImVec2(hi + 1, yc + h / 4), ink);
+    }
+    if (!c.predicted_us.empty() && c.predicted_us[0] > 0) {
+      const float x = X(c.predicted_us[0]);
+      dl->AddRectFilled(ImVec2(x - 1.5f, yc - h / 2 - 3), ImVec2(x + 1.5f, yc + h / 2 + 3), im(predicted_color()));
+    }
+    const ImVec2 ls = ImGui::CalcTextSize(c.algorithm.c_str());
+    dl->AddText(ImVec2(p0.x + 4, yc - ls.y / 2), ink, c.algorithm.c_str());
+    rec(vs, "size bar label " + c.algorithm, ImVec2(p0.x + 4, yc - ls.y / 2), ImVec2(p0.x + 4 + ls.x, yc + ls.y / 2));
+    const std::string v = format_us(c.measured_us[0]);
+    const float vx = std::max(b.x, c.p90_us.empty() ? b.x : X(c.p90_us[0])) + lh * 0.4f;
+    dl->AddText(ImVec2(vx, yc - lh / 2), ink, v.c_str());
+    rec(vs, "size bar value " + v, ImVec2(vx, yc - lh / 2), ImVec2(vx + ImGui::CalcTextSize(v.c_str()).x, yc + lh / 2));
+  }
+}
+
+}  // namespace microddp::viz::compare_panel

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Records one cluster-lab run as a file the window and the lesson checks read
+# (core/model/lab_record.h): runs, as root,
+#   microddp cluster --nodes N --ranks-per-node G --nic RATE -- bench --backend mpi
+#     --collective all_reduce --algorithm ALGS -b BYTES -e BYTES -n ITERS -w 1 --json
+# (the command a lesson's lab beat runs, app/cli/lesson_lab.cpp) and writes
+# OUT.json with the machine (lscpu), the date, the command, the NIC check and
+# the lab's own lines. Needs root (network namespaces, tc), mpirun and jq.
+# Usage: scripts/record-lab.sh MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS
+set -euo pipefail
+if [ $# -ne 8 ]; then
+  echo "usage: $0 MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS" >&2
+  exit 2
+fi
+bin=$1 out=$2 nodes=$3 rpn=$4 nic=$5 algs=$6 bytes=$7 iters=$8
+args=(cluster --nodes "$nodes" --ranks-per-node "$rpn" --nic "$nic" -- bench --backend mpi --collective all_reduce
+      --algorithm "$algs" -b "$bytes" -e "$bytes" -n "$iters" -w 1 --json)
+text=$("$bin" "${args[@]}" 2>&1) || { echo "$text" >&2; echo "record-lab: microddp cluster failed" >&2; exit 1; }
+model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+cpus=$(nproc)
+busy=""
+if grep -q "^# warning: the CPUs were" <<<"$text"; then busy=", shared with other work (bench warned: $(grep -m1 '^# warning' <<<"$text" | sed 's/^# warning: //'))"; fi
+nic_check=$(grep -m1 "^cluster: NIC check" <<<"$text" | sed 's/^cluster: NIC check //; s/ (\([0-9]* %\);.*/ (\1)/')
+predicted=$(grep -m1 "^# prediction:" <<<"$text" | sed 's/^# prediction: //')
+rows=$(grep '^{' <<<"$text" | jq -s '.')
+logs=$(grep -v '^{' <<<"$text" | jq -R . | jq -s '.')
+jq -n --arg date "$(date -u +%F)" --arg machine "$model, $cpus vCPUs (lscpu)$busy" \
+  --arg command "microddp ${args[*]}" --argjson nodes "$nodes" --argjson rpn "$rpn" --arg nic "$nic" \
+  --arg nic_check "$nic_check" --arg predicted "$predicted" --argjson log "$logs" --argjson rows "$rows" \
+  '{recorded: "a cluster lab run of microddp bench, saved for machines without network namespaces (scripts/record-lab.sh)",
+    date: $date, machine: $machine, command: $command, collective: "all_reduce", nodes: $nodes,
+    ranks_per_node: $rpn, nic: $nic, nic_check: $nic_check, predicted: $predicted, log: $log, rows: $rows}' >"$out"
+echo "wrote $out ($(jq '.rows | length' "$out") rows)"
