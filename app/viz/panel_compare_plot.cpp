@@ -61,6 +61,19 @@ std::string source_tag(const Compare& cmp) {
   return std::string(picker_label(cmp.sweep_source.kind));
 }
 
+// A short plot's one line above its box (issue 37: at --font-px 28 the tag
+// inside the box covered the lines): the source in a few words and what
+// the dots and the lines are.
+std::string brief_caption(const Compare& cmp) {
+  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
+  const bool dots = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.measured_us.empty(); });
+  std::string what;
+  if (dots && pred) what = " · dots measured, lines predicted";
+  else if (dots) what = " · dots measured";
+  else if (pred) what = " · lines predicted";
+  return "Source: " + source_tag(cmp) + what;
+}
+
 // The sweep's header: one or two lines of text (the title, the crossover
 // and what the lines are based on), shortened at large text or in a short
 // area (`brief`) so that the plot keeps its height. Returns the text;
@@ -139,7 +152,8 @@ float sweep_overhead(const App& app, float width, bool brief) {
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
   // are centred on the box's edges.
-  const float label_h = brief ? 0.f : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
+  const float label_h =
+      brief ? lh + sp : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
   return label_h + ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f +
          lh + 6;
 }
@@ -150,17 +164,18 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o0 = ImGui::GetCursorScreenPos();
   rec(vs, "sweep plot", o0, ImVec2(o0.x + size.x, o0.y + size.y));
-  if (!brief) {
+  {
     // The source, labelled on screen (a bold colour: it decides what the
-    // picture claims), then the plot below it.
-    const std::string label = source_line(cmp);
-    ImGui::PushTextWrapPos(o0.x + size.x - ImGui::GetWindowPos().x);
+    // picture claims), then the plot below it; a short plot's in one line.
+    const std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    ImGui::PushTextWrapPos(brief ? -1.f : o0.x + size.x - ImGui::GetWindowPos().x);
     ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
     ImGui::TextUnformatted(label.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
     rec_item(vs, "sweep source label");
-    const float used = ImGui::GetItemRectSize().y + ImGui::GetStyle().ItemSpacing.y;
+    if (brief && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", source_line(cmp).c_str());
+    const float used = (brief ? ImGui::GetTextLineHeight() : ImGui::GetItemRectSize().y) + ImGui::GetStyle().ItemSpacing.y;
     size.y -= used;
     ImGui::SetCursorScreenPos(ImVec2(o0.x, o0.y + used));
   }
@@ -320,18 +335,6 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
                   im(predicted_color()), 0, 0, 2.f);
     }
-  }
-  if (brief && p1.y - p0.y >= lh + 4) {
-    // A short plot has no line for the source's label: its tag goes inside
-    // the box at the bottom right (large sizes take long, small ones short:
-    // the corner a log-log time plot leaves empty), over the data on a
-    // light backing, so that it reads over a line.
-    const std::string tag = "Source: " + source_tag(cmp);
-    const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
-    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
-    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
-    dl->AddText(ta, im(predicted_color()), tag.c_str());
-    rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
   }
   ImGui::SetCursorScreenPos(o);
   ImGui::Dummy(size);
