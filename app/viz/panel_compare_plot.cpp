@@ -152,8 +152,8 @@ float sweep_overhead(const App& app, float width, bool brief) {
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
   // are centred on the box's edges.
-  const float label_h =
-      brief ? lh + sp : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
+  const float label_h = brief ? (app.vs.present ? lh + sp : 0.f)
+                              : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
   return label_h + ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f +
          lh + 6;
 }
@@ -164,9 +164,10 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o0 = ImGui::GetCursorScreenPos();
   rec(vs, "sweep plot", o0, ImVec2(o0.x + size.x, o0.y + size.y));
-  {
+  if (!brief || vs.present) {
     // The source, labelled on screen (a bold colour: it decides what the
-    // picture claims), then the plot below it; a short plot's in one line.
+    // picture claims), then the plot below it; a short plot's in one line
+    // on a slide (the tag inside the box, on a desk, covered the lines).
     const std::string label = brief ? brief_caption(cmp) : source_line(cmp);
     ImGui::PushTextWrapPos(brief ? -1.f : o0.x + size.x - ImGui::GetWindowPos().x);
     ImGui::PushStyleColor(ImGuiCol_Text, im(predicted_color()));
@@ -335,6 +336,18 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
                   im(predicted_color()), 0, 0, 2.f);
     }
+  }
+  if (brief && !vs.present && p1.y - p0.y >= lh + 4) {
+    // A short plot on a desk has no line for the source's label: its tag
+    // goes inside the box at the bottom right (large sizes take long, small
+    // ones short: the corner a log-log time plot leaves empty), over the
+    // data on a light backing, so that it reads over a line.
+    const std::string tag = "Source: " + source_tag(cmp);
+    const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
+    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
+    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
+    dl->AddText(ta, im(predicted_color()), tag.c_str());
+    rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
   }
   ImGui::SetCursorScreenPos(o);
   ImGui::Dummy(size);
