@@ -108,8 +108,12 @@ void draw_buffers_crowd(App& app, int position) {
       if (c.changed && !animating) dl->AddRectFilled(ImVec2(p.x, bot - 3), ImVec2(q.x, bot), accent);
       if (!c.text.empty()) {
         const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
-        dl->AddText(ImVec2(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2)), im(c.text_color),
-                    c.text.c_str());
+        const ImVec2 tp(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2));
+        dl->AddText(tp, im(c.text_color), c.text.c_str());
+        if (!animating)
+          vs.cell_texts.push_back({fmt::format("{} [{}, {})", row.tag, c.begin, c.begin + c.len), c.value, c.text,
+                                   ImGui::GetFontSize(), Rect{p.x, p.y, q.x - p.x, q.y - p.y},
+                                   Rect{tp.x, tp.y, ts.x, ts.y}});
       }
       if (vs.collect_probes && !animating && c.x1 - c.x0 >= 6 && c.defined)
         vs.probes.push_back(Probe{int(std::floor(p.x + 2)), int(std::floor(p.y + 2)), c.stripes.front(),
@@ -266,6 +270,10 @@ void draw_buffers(App& app) {
         std::string shown = c.value;
         const float room = c.x1 - c.x0 - 6;
         ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        if (ts.x > room && c.text != c.value && !c.text.empty()) {  // "301|308" before a smaller font
+          shown = c.text;
+          ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        }
         if (ts.x > room) {
           // In --present nothing below the least text size: the value stays in the hover.
           const float fs2 = std::floor(fs * room / ts.x);

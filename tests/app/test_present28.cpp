@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -141,6 +142,27 @@ TEST_SUITE("present28") {
         CHECK(d.r.y >= axes->r.bottom());
       }
     CHECK(x_labels == 7);  // 4 KiB .. 16 MiB
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("two-element cells print '301 | 308', never '301,308' (which reads as thousands): lesson 03 beat 3") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    show(w, app, "03-naive-tree-ring.yaml", 3, 18);
+    int pairs = 0;
+    for (const auto& t : app.vs.cell_texts) {
+      INFO(t.what, ": ", t.value, " shown '", t.shown, "'");
+      CHECK(t.value.find(',') == std::string::npos);
+      CHECK(t.shown.find(',') == std::string::npos);
+      if (t.value.find(" | ") != std::string::npos) ++pairs;
+    }
+    CHECK(pairs == 49);  // the crowd view: 7 ranks x 7 chunks of 2 elements
+    const auto r0c2 = std::find_if(app.vs.cell_texts.begin(), app.vs.cell_texts.end(),
+                                   [](const auto& t) { return t.what == "R0 [4, 6)"; });
+    REQUIRE(r0c2 != app.vs.cell_texts.end());
+    CHECK(r0c2->value == "329 | 336");
+    CHECK(r0c2->shown == "329 | 336");
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }
