@@ -69,7 +69,10 @@ void draw_buffers_crowd(App& app, int position) {
   lay.col_gap = ImGui::GetFontSize();
   // The two lines above the rows (what a row is, what the step changed)
   // wrap in a narrow panel: the rows get what they leave.
-  const char* what = "each row: a rank's result, chunk by chunk (its most complete copy); hover a chunk for its values";
+  // (A slide has no pointer: no "hover" there.)
+  const char* what = vs.present ? "each row: a rank's result, chunk by chunk (its most complete copy)"
+                                : "each row: a rank's result, chunk by chunk (its most complete copy); hover a chunk for "
+                                  "its values";
   const float wrap_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
   const auto text_h = [&](const std::string& t) {
     return t.empty() ? 0.f : ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap_w).y + spacing;

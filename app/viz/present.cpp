@@ -20,7 +20,7 @@ namespace {
 
 double elapsed(const Presenter& p) {
   if (!p.start) return 0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - *p.start).count();
+  return p.clock_offset_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - *p.start).count();
 }
 
 }  // namespace
@@ -120,7 +120,14 @@ std::string slide_state(const App& app) {
   return "no run of its own in the window (its checks run it)";
 }
 
-void action_restart_clock(App& app) { app.presenter.start = std::chrono::steady_clock::now(); }
+namespace {
+void start_clock(App& app) {
+  app.presenter.start = std::chrono::steady_clock::now();
+  app.presenter.clock_offset_s = app.lesson ? 60 * lesson::minutes_before(app.lesson->lesson(), app.lesson->beat()) : 0;
+}
+}  // namespace
+
+void action_restart_clock(App& app) { start_clock(app); }
 
 std::string speaker_text(const App& app, double elapsed_s) {
   if (!app.lesson) return "";
@@ -157,7 +164,7 @@ std::string write_whole_file(const std::string& path, const std::string& text) {
 void presenter_tick(App& app) {
   Presenter& p = app.presenter;
   if (!app.lesson) return;
-  if (!p.start) p.start = std::chrono::steady_clock::now();
+  if (!p.start) start_clock(app);
   if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
     p.beat = app.lesson->beat();
     p.poll_open = false;

@@ -46,6 +46,7 @@ struct ViewState {
   double anim_start = -1;
   float anim_seconds = 0.8f;
   bool static_frame = false;       // screenshots: no animation, badges mid-link
+  bool handout = false;            // the PDF handout (handout.h): no presenter's key hints on its pages
   float font_px = 18;              // text size (projector control)
   std::vector<std::string> compare_algorithms;
   bool compare_sweep_requested = false;

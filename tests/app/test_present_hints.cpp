@@ -1,0 +1,129 @@
+// Slides say nothing a projected or printed page cannot use (issue 37):
+// no "hover" in --present, no presenter's key hint ("R reveals the
+// answer") on a PDF handout's page; the lecture clock counts from the
+// planned start of the first beat shown. Through the window's frames and
+// the glyphs they drew (text_sizes.h), no GL.
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <cstdlib>
+#include <string>
+
+#include "app/text_sizes.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/panels.h"
+#include "app/viz/platform.h"
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+#include "core/labs/lesson/plan.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
+
+struct Window {
+  double t = 0;
+  Window() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    add_fonts(18);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~Window() { ImGui::DestroyContext(); }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+  void frames(App& app, int n = 4) {
+    for (int i = 0; i < n; ++i) {
+      t += 1.0 / 60;
+      ImGui::NewFrame();
+      tick(app, t);
+      draw_ui(app);
+      ImGui::Render();
+    }
+  }
+};
+
+// Every glyph the last frame drew, in drawing order, spaces left out
+// (ImGui draws no quad for a space): "R reveals" reads "Rreveals".
+std::string drawn_letters() {
+  std::string out;
+  for (const auto& g : test::drawn_glyphs())
+    if (g.codepoint < 128) out += char(g.codepoint);
+  return out;
+}
+
+void open(App& app, const std::string& lesson, int beat) {
+  app.vs.present = true;
+  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/" + lesson));
+  app.lesson->go(beat - 1);
+}
+
+}  // namespace
+
+TEST_SUITE("present_hints") {
+  TEST_CASE("--present draws no 'hover': lesson 09 beat 4's topology legend, lesson 03 beat 3's buffers") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    for (const auto& [lesson, beat, shown] :
+         {std::tuple{"09-topology.yaml", 4, "bottleneck:"}, std::tuple{"03-naive-tree-ring.yaml", 3, "eachrow:"}}) {
+      Window w;
+      App app;
+      open(app, lesson, beat);
+      w.frames(app);
+      const std::string s = drawn_letters();
+      INFO(lesson, " beat ", beat, ": ", s);
+      CHECK(s.find(shown) != std::string::npos);  // the line is drawn, without its hint
+      CHECK(s.find("hover") == std::string::npos);
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("the PDF handout's page has no 'R reveals the answer'; the projected slide has it") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w;
+    App app;
+    open(app, "02-ring-double-buffering.yaml", 2);
+    w.frames(app);
+    CHECK(drawn_letters().find("Rrevealstheanswer") != std::string::npos);
+    CHECK(drawn_letters().find("P:classpoll") != std::string::npos);
+    app.vs.handout = true;  // as export_handout sets it
+    w.frames(app);
+    CHECK(drawn_letters().find("Rreveals") == std::string::npos);
+    CHECK(drawn_letters().find("WhatdoesR0'saccumholdafterstep0?") != std::string::npos);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("the clock counts from the planned start of the first beat shown (--beat 5), and T from the current beat's") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w;
+    App app;
+    open(app, "02-ring-double-buffering.yaml", 5);
+    app.presenter.speaker_file = (std::filesystem::temp_directory_path() /
+                                  ("microddp_clock_" + std::to_string(::getpid()) + ".txt")).string();
+    w.frames(app, 1);
+    const double planned = 60 * lesson::minutes_before(app.lesson->lesson(), 4);
+    CHECK(planned == 16 * 60);  // beats 1-4: 3 + 5 + 4 + 4 minutes
+    CHECK(app.presenter.clock_offset_s == planned);
+    // "clock 16:00 elapsed · this beat planned at 16:00-22:00 · ... · on time" (it said "16:00 ahead")
+    INFO(app.presenter.written);
+    CHECK(app.presenter.written.find("\nclock 16:0") != std::string::npos);
+    CHECK(app.presenter.written.find("ahead") == std::string::npos);
+    std::filesystem::remove(app.presenter.speaker_file);
+    app.lesson->go(0);
+    action_restart_clock(app);
+    CHECK(app.presenter.clock_offset_s == 0);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+}
