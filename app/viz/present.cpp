@@ -105,15 +105,15 @@ std::string poll_line(const App& app) {
 
 std::string slide_state(const App& app) {
   const std::string steps = position_label(app.session.position(), app.session.num_steps());
+  if (app.vs.view == View::ddp) {  // no steps there: say which run is shown (with or without a lesson)
+    if (!app.ddp.runner.result()) return "DDP view, no run finished";
+    const auto& p = app.ddp.runner.result_params();
+    return fmt::format("DDP view, {} training run: {} ranks, {} iteration{}", app.lesson ? "the beat's" : "a",
+                       p.run.ranks, p.run.iterations, p.run.iterations == 1 ? "" : "s");
+  }
   if (!app.lesson) return steps;
   using Kind = lesson::Beat::Kind;
   const lesson::Beat& b = app.lesson->current();
-  if (app.vs.view == View::ddp) {
-    if (!app.ddp.runner.result()) return "DDP view, no run finished";
-    const auto& p = app.ddp.runner.result_params();
-    return fmt::format("DDP view, the beat's training run: {} ranks, {} iteration{}", p.run.ranks, p.run.iterations,
-                       p.run.iterations == 1 ? "" : "s");
-  }
   if (b.kind == Kind::hang) return "hang view, the beat's hang-lab run";
   if (b.kind == Kind::collective || (b.kind == Kind::lab && app.vs.lesson_note.rfind(kStandInNote, 0) == 0))
     return steps;

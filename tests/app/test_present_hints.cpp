@@ -14,6 +14,7 @@
 #include <string>
 
 #include "app/text_sizes.h"
+#include "app/viz/ddp_view.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
@@ -125,5 +126,18 @@ TEST_SUITE("present_hints") {
     action_restart_clock(app);
     CHECK(app.presenter.clock_offset_s == 0);
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("a DDP view's screenshot line says which run is shown, not 'before step 0 · 0 of 2 steps run'") {
+    Window w;
+    App app;
+    app.vs.view = View::ddp;
+    ddp::Options& o = app.ddp.edit.run;
+    o.ranks = 2, o.depth = 2, o.width = 8, o.layer_delay_us = 0, o.iterations = 1;
+    w.frames(app, 1);
+    app.ddp.runner.wait();
+    w.frames(app, 2);
+    REQUIRE(app.ddp.runner.result() != nullptr);
+    CHECK(slide_state(app) == "DDP view, a training run: 2 ranks, 1 iteration");
   }
 }
