@@ -8,7 +8,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <cstdlib>
 #include <string>
@@ -139,5 +141,32 @@ TEST_SUITE("present_hints") {
     w.frames(app, 2);
     REQUIRE(app.ddp.runner.result() != nullptr);
     CHECK(slide_state(app) == "DDP view, a training run: 2 ranks, 1 iteration");
+  }
+}
+
+namespace {
+// WCAG 2 relative luminance and contrast ratio (sRGB, 0xRRGGBB).
+double luminance(uint32_t rgb) {
+  const auto lin = [](double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+  return 0.2126 * lin(((rgb >> 16) & 255) / 255.0) + 0.7152 * lin(((rgb >> 8) & 255) / 255.0) +
+         0.0722 * lin((rgb & 255) / 255.0);
+}
+double contrast(uint32_t a, uint32_t b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+}  // namespace
+
+TEST_SUITE("present_hints") {
+  TEST_CASE("secondary text (lesson 09's link-class legend, the beat heading) reads at >= 4.5:1 on every light background") {
+    Window w;
+    const ImVec4 c = ImGui::GetStyle().Colors[ImGuiCol_TextDisabled];
+    const uint32_t rgb = uint32_t(std::lround(c.x * 255)) << 16 | uint32_t(std::lround(c.y * 255)) << 8 |
+                         uint32_t(std::lround(c.z * 255));
+    CHECK(rgb == kSecondaryText);
+    CHECK(contrast(rgb, 0xFFFFFF) == doctest::Approx(5.33).epsilon(0.01));
+    CHECK(contrast(rgb, 0xF7F7F4) >= 4.5);
+    CHECK(contrast(rgb, 0xF2F2F2) >= 4.5);
+    CHECK(contrast(0x999999, 0xFFFFFF) < 3);  // ImGui's light style: what the lecturer could not read
   }
 }
