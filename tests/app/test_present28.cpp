@@ -17,6 +17,7 @@
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/present.h"
+#include "app/viz/compare.h"
 #include "app/viz/view_state.h"
 
 using namespace microddp;
@@ -166,6 +167,37 @@ TEST_SUITE("present28") {
     REQUIRE(r0c2 != app.vs.cell_texts.end());
     CHECK(r0c2->value == "329 | 336");
     CHECK(r0c2->shown == "329 | 336");
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("lesson 03 on a slide: the model lines get a 'predicted ÷ fastest' strip, except while beat 5 asks for the crossover") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/03-naive-tree-ring.yaml"));
+    app.lesson->go(5);  // beat 6: the crossover answered
+    w.settle(app);
+    REQUIRE(app.vs.view == View::compare);
+    app.compare.run_sweep(4096, 4 << 20, 2, 1);  // up to 4 MiB: past the nvlink crossover (373 KiB)
+    w.settle(app);
+    const ViewState::Drawn* axes = find(app.vs.compare_drawn, "sweep axes");
+    const ViewState::Drawn* strip = find(app.vs.compare_drawn, "sweep ratio axes");
+    const ViewState::Drawn* title = find(app.vs.compare_drawn, "sweep ratio title");
+    REQUIRE(axes);
+    REQUIRE(strip);
+    REQUIRE(title);
+    CHECK(strip->r.y == axes->r.y);
+    CHECK(strip->r.h == axes->r.h);
+    CHECK(strip->r.x > axes->r.right());
+    CHECK(title->r.inside(strip->r));
+    // The strip takes 30% of the plot's width, the time axis keeps the rest.
+    CHECK(strip->r.w == doctest::Approx(0.3 * (strip->r.right() - axes->r.x)).epsilon(0.02));
+    REQUIRE(app.lesson->go(4));  // beat 5: "Where is the crossover?" open
+    w.settle(app);
+    CHECK(app.lesson->checks_hidden());
+    CHECK(find(app.vs.compare_drawn, "sweep axes") != nullptr);
+    CHECK(find(app.vs.compare_drawn, "sweep ratio axes") == nullptr);
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }
