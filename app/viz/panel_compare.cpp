@@ -279,11 +279,17 @@ void draw_compare(App& app) {
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
   const bool brief = avail.y < 20 * lh;
-  const float plot_min = std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
+  // A slide with no sweep to show (none measured, none asked for; its
+  // "Measure sweep" button is hidden in --present, e.g. --compare-runs):
+  // no empty plot telling to press it, the columns take the area.
+  const bool no_plot = vs.present && cmp.sweep.empty() && !cmp.sweeping() && !vs.compare_sweep_requested;
+  const float plot_min =
+      no_plot ? -sp : std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
   const float budget = avail.y - sp - plot_min;
   float col_h;
   bool text_only = false;
-  if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
+  if (no_plot && need_full <= budget) col_h = budget;
+  else if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
   else text_only = true, col_h = need_text;  // the text stays whole; the plot takes what is left
   for (size_t i = 0; i < cmp.sessions.size(); ++i) {
     if (i) ImGui::SameLine();
@@ -314,7 +320,7 @@ void draw_compare(App& app) {
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
   }
-  draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
+  if (!no_plot) draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
 }
 
 }  // namespace microddp::viz

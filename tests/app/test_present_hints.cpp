@@ -4,6 +4,7 @@
 // planned start of the first beat shown. Through the window's frames and
 // the glyphs they drew (text_sizes.h), no GL.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include <unistd.h>
@@ -16,7 +17,9 @@
 #include <string>
 
 #include "app/text_sizes.h"
+#include "app/viz/compare.h"
 #include "app/viz/ddp_view.h"
+#include "app/viz/options.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
@@ -26,6 +29,7 @@
 
 using namespace microddp;
 using namespace microddp::viz;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -168,5 +172,44 @@ TEST_SUITE("present_hints") {
     CHECK(contrast(rgb, 0xF7F7F4) >= 4.5);
     CHECK(contrast(rgb, 0xF2F2F2) >= 4.5);
     CHECK(contrast(0x999999, 0xFFFFFF) < 3);  // ImGui's light style: what the lecturer could not read
+  }
+}
+
+TEST_SUITE("present_hints") {
+  TEST_CASE("--present --compare-runs: no empty plot saying to press the hidden 'Measure sweep'; the columns take the area") {
+    const fs::path dir = fs::temp_directory_path() / ("microddp_hints_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const char* alg : {"ring", "tree"})
+      REQUIRE(std::system(fmt::format("{} run --collective all_reduce --algorithm {} --ranks 4 --count 8 --save-record "
+                                      "{}/{}.json > /dev/null 2>&1",
+                                      MICRODDP_CLI_BIN, alg, dir.string(), alg)
+                              .c_str()) == 0);
+    std::vector<std::string> args = {"microddp-viz", "--compare-runs", (dir / "ring.json").string(),
+                                     (dir / "tree.json").string(), "--present"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    Options o;
+    REQUIRE_FALSE(parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value());
+    Window w;
+    App app;
+    apply_options(app, o);
+    app.vs.view = View::compare;  // as the window opens --compare-runs (test_present.cpp)
+    w.frames(app);
+    const std::string s = drawn_letters();
+    INFO(s);
+    CHECK(s.find("Measuresweep") == std::string::npos);
+    const auto has = [&](const std::string& what) {
+      return std::any_of(app.vs.compare_drawn.begin(), app.vs.compare_drawn.end(),
+                         [&](const auto& d) { return d.what == what; });
+    };
+    CHECK_FALSE(has("sweep plot"));
+    const auto area = std::find_if(app.vs.compare_drawn.begin(), app.vs.compare_drawn.end(),
+                                   [](const auto& d) { return d.what == "area"; });
+    const auto col = std::find_if(app.vs.compare_drawn.begin(), app.vs.compare_drawn.end(),
+                                  [](const auto& d) { return d.what.rfind("column ", 0) == 0; });
+    REQUIRE(area != app.vs.compare_drawn.end());
+    REQUIRE(col != app.vs.compare_drawn.end());
+    CHECK(col->r.bottom() == doctest::Approx(area->r.bottom()).epsilon(0.001));
+    fs::remove_all(dir);
   }
 }
