@@ -279,10 +279,14 @@ void draw_compare(App& app) {
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
   const bool brief = avail.y < 20 * lh;
-  // A slide with no sweep to show (none measured, none asked for; its
-  // "Measure sweep" button is hidden in --present, e.g. --compare-runs):
-  // no empty plot telling to press it, the columns take the area.
-  const bool no_plot = vs.present && cmp.sweep.empty() && !cmp.sweeping() && !vs.compare_sweep_requested;
+  // A slide with no sweep to show (no point measured or predicted, none
+  // being measured; its "Measure sweep" button is hidden in --present, and
+  // --compare-runs' replays measure nothing): no empty plot telling to
+  // press it, the columns take the area.
+  const bool no_plot = vs.present && !cmp.sweeping() &&
+                       std::none_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) {
+                         return !c.measured_us.empty() || !c.predicted_us.empty();
+                       });
   const float plot_min =
       no_plot ? -sp : std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
   const float budget = avail.y - sp - plot_min;

@@ -194,6 +194,7 @@ TEST_SUITE("present_hints") {
     App app;
     apply_options(app, o);
     app.vs.view = View::compare;  // as the window opens --compare-runs (test_present.cpp)
+    app.vs.static_frame = true;   // as --screenshot draws it (its sweep of the replays measures no point)
     w.frames(app);
     const std::string s = drawn_letters();
     INFO(s);
