@@ -209,6 +209,12 @@ void draw_buffers(App& app) {
   const BufferRowDraw* hover_row = nullptr;
   for (size_t ri = 0; ri < sc.rows.size(); ++ri) {
     const BufferRowDraw& row = sc.rows[ri];
+    // A lesson's highlight names the buffers as the beat's step found them:
+    // after a swap in the shown step it stays on the storage (lesson 02
+    // beat 2: the recv_buff that received, now named send_buff), not on
+    // the name, which now points at the other storage.
+    const std::string& lit_name =
+        row.swap_partner >= 0 ? sc.rows[static_cast<size_t>(row.swap_partner)].label : row.label;
     // The storages stay: every row at its own y; its cells are the state
     // before the step until the data lands (none: the row is new, empty).
     static const std::vector<CellDraw> kNoCells;
@@ -322,12 +328,14 @@ void draw_buffers(App& app) {
                                                 c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
-      if (app.lesson && app.lesson->cell_lit(row.rank, row.label, c.chunk))  // lesson highlight: a chunk
+      if (app.lesson && app.lesson->cell_lit(row.rank, lit_name, c.chunk))  // lesson highlight: a chunk
         dl->AddRect(ImVec2(a.x - 1, a.y - 2), ImVec2(b.x + 1, b.y + 2), lesson_highlight_color(), 0, 0, 3);
     }
-    if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, row.label))  // lesson highlight: a row
+    if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, lit_name)) {  // lesson highlight: a row
+      vs.rows_lit.push_back(fmt::format("{} {} {}", row.tag, row.label, row.letter));
       dl->AddRect(ImVec2(origin.x + row.cells.front().x0 - 3, top - 3), ImVec2(origin.x + row.cells.back().x1 + 3, bot + 3),
                   lesson_highlight_color(), 3, 0, 3);
+    }
   }
   if (sc.first_wrong.row >= 0) {
     // The first wrong element: a heavy outline, ink outside the cell, clear of its fill.

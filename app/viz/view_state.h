@@ -95,6 +95,8 @@ struct ViewState {
   std::vector<Drawn> labels_drawn;
   // Buffer rows as last drawn ("R0 accum"): the whole row, tag to last cell.
   std::vector<Drawn> rows_drawn;
+  // Buffer rows outlined by a lesson's highlight this frame ("R0 send_buff B": tag, name, storage letter).
+  std::vector<std::string> rows_lit;
   // Each buffer cell's value text as last drawn: the cell ("R0 accum [0, 1)"),
   // its values, what was drawn (the values, or "…" elided), the text size
   // in pixels, and the cell's and the text's rectangles.

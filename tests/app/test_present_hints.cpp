@@ -214,3 +214,23 @@ TEST_SUITE("present_hints") {
     fs::remove_all(dir);
   }
 }
+
+TEST_SUITE("present_hints") {
+  TEST_CASE("lesson 02 beat 2's answer slide outlines the storage that received (B, now send_buff), not the name") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w;
+    App app;
+    open(app, "02-ring-double-buffering.yaml", 2);
+    app.vs.static_frame = true;  // as --screenshot / --export-frames draw it
+    w.frames(app);
+    // Before step 0: recv_buff is storage B, empty; accum.
+    CHECK(app.vs.rows_lit == std::vector<std::string>{"R0 recv_buff B", "R0 accum "});
+    app.lesson->choose(2);  // [8, 10, 12]: the answer slide shows after step 0
+    w.frames(app);
+    REQUIRE(app.session.position() == 1);
+    // After the swap the name recv_buff points at A (R0's own [1, 2, 3]);
+    // the tensor that arrived, [7, 8, 9], is in B, named send_buff now.
+    CHECK(app.vs.rows_lit == std::vector<std::string>{"R0 send_buff B", "R0 accum "});
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+}
