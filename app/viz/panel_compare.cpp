@@ -109,10 +109,15 @@ void draw_compare(App& app) {
   // Present mode (--present, F5) shows the comparison without its controls,
   // as the other views do; a sweep a lesson beat asks for still runs.
   const bool controls = !vs.present;
+  // --compare-runs: the columns replay two records, not the algorithms
+  // checked here (whose boxes would read unchecked beside ring and tree).
+  const bool runs = std::any_of(cmp.sessions.begin(), cmp.sessions.end(),
+                                [](const auto& s) { return s && s->replaying(); });
   bool changed = false;
   if (controls) {
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("Algorithms:");
+    ImGui::TextUnformatted(runs ? "Recorded runs (--compare-runs), one a column" : "Algorithms:");
+    rec_item(vs, "compare algorithms label");
   }
   // A checkbox per algorithm of the registry's compare set (naive, tree,
   // ring) and per algorithm being compared; the others (all_reduce has
@@ -134,7 +139,7 @@ void draw_compare(App& app) {
   };
   int hidden = 0;
   for (const auto& a : algs) {
-    if (!controls) break;
+    if (!controls || runs) break;
     if (!shown(a)) {
       ++hidden;
       continue;
@@ -142,7 +147,7 @@ void draw_compare(App& app) {
     same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
     checkbox(a);
   }
-  if (controls && hidden > 0) {
+  if (controls && !runs && hidden > 0) {
     const std::string more = fmt::format("more ({})...", hidden);
     same_line_if_fits(ImGui::CalcTextSize(more.c_str()).x + 2 * style.FramePadding.x);
     if (ImGui::Button(more.c_str())) ImGui::OpenPopup("compare_more");

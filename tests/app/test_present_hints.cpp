@@ -211,6 +211,13 @@ TEST_SUITE("present_hints") {
     REQUIRE(area != app.vs.compare_drawn.end());
     REQUIRE(col != app.vs.compare_drawn.end());
     CHECK(col->r.bottom() == doctest::Approx(area->r.bottom()).epsilon(0.001));
+    // Outside --present: no algorithm checkboxes (they read unchecked while
+    // ring and tree are drawn), a line saying the columns are the runs.
+    app.vs.present = false;
+    w.frames(app);
+    CHECK(has("compare algorithms label"));
+    CHECK(drawn_letters().find("Recordedruns(--compare-runs),oneacolumn") != std::string::npos);
+    for (const auto& c : app.vs.controls_drawn) CHECK(c.what.rfind("compare algorithm ", 0) != 0);
     fs::remove_all(dir);
   }
 }
