@@ -79,6 +79,13 @@ struct ViewState {
   float lesson_want_h = 0, lesson_scale = 1;
   bool lesson_fitting = false, lesson_clipped = false;
   std::string lesson_fit_key;
+  // The same slide answered (or its checks in): the panel keeps the height
+  // the question had (lesson_hold_h), the text shrinking to fit, so that
+  // the picture does not jump on reveal; released only when the text
+  // would not fit at kLessonMinPx. lesson_slide_key: the fit key without
+  // the answer and checks state.
+  std::string lesson_slide_key;
+  bool lesson_hold_h = false;
   // --present (or F5): no controls, the view takes the window, and the keys
   // of a presentation clicker step (keys.h); Esc leaves it.
   bool present = false;

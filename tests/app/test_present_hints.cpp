@@ -37,14 +37,14 @@ const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
 struct Window {
   double t = 0;
-  Window() {
+  explicit Window(float px = 18) {
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     io.DisplaySize = ImVec2(1280, 720);
     io.DeltaTime = 1.f / 60;
     setup_style();
-    add_fonts(18);
+    add_fonts(px);
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
@@ -238,6 +238,38 @@ TEST_SUITE("present_hints") {
     // After the swap the name recv_buff points at A (R0's own [1, 2, 3]);
     // the tensor that arrived, [7, 8, 9], is in B, named send_buff now.
     CHECK(app.vs.rows_lit == std::vector<std::string>{"R0 send_buff B", "R0 accum "});
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+}
+
+TEST_SUITE("present_hints") {
+  TEST_CASE("revealing the answer keeps the slide's layout at --font-px 28: lesson 02 beat 2 and lesson 09 beat 4, the picture does not jump") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    for (const auto& [lesson, beat] : {std::pair{"02-ring-double-buffering.yaml", 2}, std::pair{"09-topology.yaml", 4}}) {
+      Window w(28);
+      App app;
+      app.vs.font_px = 28;
+      open(app, lesson, beat);
+      app.vs.static_frame = true;
+      w.frames(app, 40);
+      REQUIRE_FALSE(app.vs.lesson_fitting);
+      const auto lesson_rect = [&] {
+        for (const auto& p : app.vs.panels_drawn)
+          if (p.what == "lesson") return p.r;
+        return Rect{};
+      };
+      const Rect before = lesson_rect();
+      REQUIRE(before.h > 0);
+      action_reveal(app);
+      w.frames(app, 40);
+      INFO(lesson, " beat ", beat, ": lesson panel at y ", before.y, " h ", before.h, ", after reveal y ",
+           lesson_rect().y, " h ", lesson_rect().h, ", text scale ", app.vs.lesson_scale);
+      CHECK_FALSE(app.vs.lesson_fitting);
+      CHECK_FALSE(app.vs.lesson_clipped);
+      CHECK(lesson_rect().y == before.y);
+      CHECK(lesson_rect().h == before.h);
+      CHECK(app.vs.lesson_scale * 28 >= kLessonMinPx - 1e-3);
+    }
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }
