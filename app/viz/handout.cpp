@@ -168,6 +168,7 @@ int export_handout(App& app, Frames& f, const Options& o) {
     lesson.wait_checks();
     if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the beat's own run, finished
     app.vs.static_frame = true;
+    app.vs.handout = true;
     app.vs.collect_probes = false;
     for (int i = 0; i < 3; ++i) f.frame();  // let the layout settle
     f.frame(&px, &cw, &ch);

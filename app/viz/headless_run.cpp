@@ -75,10 +75,11 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
     write_text_file(o.probes, out, "--probes file");
   }
   if (!o.describe.empty()) write_text_file(o.describe, describe_picture(app), "--describe file");
+  // What is shown: the compare columns' step, else the slide's own state
+  // (a DDP or hang view has no steps: slide_state says which run).
   std::printf("wrote %s (%dx%d, %s)\n", o.screenshot.c_str(), cw, ch,
-              (app.vs.view == View::compare
-                   ? position_label(app.compare.position, app.compare.max_steps())
-                   : position_label(app.session.position(), app.session.num_steps()))
+              (app.vs.view == View::compare ? position_label(app.compare.position, app.compare.max_steps())
+                                            : slide_state(app))
                   .c_str());
   return 0;
 }

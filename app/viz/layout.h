@@ -41,6 +41,9 @@ struct LayoutInput {
 
 // The most of the body's height a present-mode lesson panel may claim.
 inline constexpr float kLessonMaxShare = 0.68f;
+// In the compare view (panel_lesson.cpp draw_view_with_lesson): less, so
+// that the columns and the sweep plot keep their lines at --font-px 28.
+inline constexpr float kCompareLessonMaxShare = 0.45f;
 
 struct Layout {
   Rect window, body;                           // body: below the controls

@@ -69,7 +69,10 @@ void draw_buffers_crowd(App& app, int position) {
   lay.col_gap = ImGui::GetFontSize();
   // The two lines above the rows (what a row is, what the step changed)
   // wrap in a narrow panel: the rows get what they leave.
-  const char* what = "each row: a rank's result, chunk by chunk (its most complete copy); hover a chunk for its values";
+  // (A slide has no pointer: no "hover" there.)
+  const char* what = vs.present ? "each row: a rank's result, chunk by chunk (its most complete copy)"
+                                : "each row: a rank's result, chunk by chunk (its most complete copy); hover a chunk for "
+                                  "its values";
   const float wrap_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
   const auto text_h = [&](const std::string& t) {
     return t.empty() ? 0.f : ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap_w).y + spacing;
@@ -108,8 +111,12 @@ void draw_buffers_crowd(App& app, int position) {
       if (c.changed && !animating) dl->AddRectFilled(ImVec2(p.x, bot - 3), ImVec2(q.x, bot), accent);
       if (!c.text.empty()) {
         const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
-        dl->AddText(ImVec2(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2)), im(c.text_color),
-                    c.text.c_str());
+        const ImVec2 tp(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2));
+        dl->AddText(tp, im(c.text_color), c.text.c_str());
+        if (!animating)
+          vs.cell_texts.push_back({fmt::format("{} [{}, {})", row.tag, c.begin, c.begin + c.len), c.value, c.text,
+                                   ImGui::GetFontSize(), Rect{p.x, p.y, q.x - p.x, q.y - p.y},
+                                   Rect{tp.x, tp.y, ts.x, ts.y}});
       }
       if (vs.collect_probes && !animating && c.x1 - c.x0 >= 6 && c.defined)
         vs.probes.push_back(Probe{int(std::floor(p.x + 2)), int(std::floor(p.y + 2)), c.stripes.front(),
@@ -202,6 +209,12 @@ void draw_buffers(App& app) {
   const BufferRowDraw* hover_row = nullptr;
   for (size_t ri = 0; ri < sc.rows.size(); ++ri) {
     const BufferRowDraw& row = sc.rows[ri];
+    // A lesson's highlight names the buffers as the beat's step found them:
+    // after a swap in the shown step it stays on the storage (lesson 02
+    // beat 2: the recv_buff that received, now named send_buff), not on
+    // the name, which now points at the other storage.
+    const std::string& lit_name =
+        row.swap_partner >= 0 ? sc.rows[static_cast<size_t>(row.swap_partner)].label : row.label;
     // The storages stay: every row at its own y; its cells are the state
     // before the step until the data lands (none: the row is new, empty).
     static const std::vector<CellDraw> kNoCells;
@@ -266,6 +279,10 @@ void draw_buffers(App& app) {
         std::string shown = c.value;
         const float room = c.x1 - c.x0 - 6;
         ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        if (ts.x > room && c.text != c.value && !c.text.empty()) {  // "301|308" before a smaller font
+          shown = c.text;
+          ts = font->CalcTextSizeA(fs, FLT_MAX, 0, shown.c_str());
+        }
         if (ts.x > room) {
           // In --present nothing below the least text size: the value stays in the hover.
           const float fs2 = std::floor(fs * room / ts.x);
@@ -311,12 +328,14 @@ void draw_buffers(App& app) {
                                                 c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
-      if (app.lesson && app.lesson->cell_lit(row.rank, row.label, c.chunk))  // lesson highlight: a chunk
+      if (app.lesson && app.lesson->cell_lit(row.rank, lit_name, c.chunk))  // lesson highlight: a chunk
         dl->AddRect(ImVec2(a.x - 1, a.y - 2), ImVec2(b.x + 1, b.y + 2), lesson_highlight_color(), 0, 0, 3);
     }
-    if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, row.label))  // lesson highlight: a row
+    if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, lit_name)) {  // lesson highlight: a row
+      vs.rows_lit.push_back(fmt::format("{} {} {}", row.tag, row.label, row.letter));
       dl->AddRect(ImVec2(origin.x + row.cells.front().x0 - 3, top - 3), ImVec2(origin.x + row.cells.back().x1 + 3, bot + 3),
                   lesson_highlight_color(), 3, 0, 3);
+    }
   }
   if (sc.first_wrong.row >= 0) {
     // The first wrong element: a heavy outline, ink outside the cell, clear of its fill.

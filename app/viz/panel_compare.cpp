@@ -109,10 +109,15 @@ void draw_compare(App& app) {
   // Present mode (--present, F5) shows the comparison without its controls,
   // as the other views do; a sweep a lesson beat asks for still runs.
   const bool controls = !vs.present;
+  // --compare-runs: the columns replay two records, not the algorithms
+  // checked here (whose boxes would read unchecked beside ring and tree).
+  const bool runs = std::any_of(cmp.sessions.begin(), cmp.sessions.end(),
+                                [](const auto& s) { return s && s->replaying(); });
   bool changed = false;
   if (controls) {
     ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("Algorithms:");
+    ImGui::TextUnformatted(runs ? "Recorded runs (--compare-runs), one a column" : "Algorithms:");
+    rec_item(vs, "compare algorithms label");
   }
   // A checkbox per algorithm of the registry's compare set (naive, tree,
   // ring) and per algorithm being compared; the others (all_reduce has
@@ -134,7 +139,7 @@ void draw_compare(App& app) {
   };
   int hidden = 0;
   for (const auto& a : algs) {
-    if (!controls) break;
+    if (!controls || runs) break;
     if (!shown(a)) {
       ++hidden;
       continue;
@@ -142,7 +147,7 @@ void draw_compare(App& app) {
     same_line_if_fits(frame_h + style.ItemInnerSpacing.x + ImGui::CalcTextSize(a.c_str()).x);
     checkbox(a);
   }
-  if (controls && hidden > 0) {
+  if (controls && !runs && hidden > 0) {
     const std::string more = fmt::format("more ({})...", hidden);
     same_line_if_fits(ImGui::CalcTextSize(more.c_str()).x + 2 * style.FramePadding.x);
     if (ImGui::Button(more.c_str())) ImGui::OpenPopup("compare_more");
@@ -283,11 +288,21 @@ void draw_compare(App& app) {
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
   const bool brief = avail.y < 20 * lh;
-  const float plot_min = std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
+  // A slide with no sweep to show (no point measured or predicted, none
+  // being measured; its "Measure sweep" button is hidden in --present, and
+  // --compare-runs' replays measure nothing): no empty plot telling to
+  // press it, the columns take the area.
+  const bool no_plot = vs.present && !cmp.sweeping() &&
+                       std::none_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) {
+                         return !c.measured_us.empty() || !c.predicted_us.empty();
+                       });
+  const float plot_min =
+      no_plot ? -sp : std::max(std::ceil(avail.y * 0.3f), sweep_overhead(app, avail.x, brief) + 3 * lh);
   const float budget = avail.y - sp - plot_min;
   float col_h;
   bool text_only = false;
-  if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
+  if (no_plot && need_full <= budget) col_h = budget;
+  else if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
   else text_only = true, col_h = need_text;  // the text stays whole; the plot takes what is left
   for (size_t i = 0; i < cmp.sessions.size(); ++i) {
     if (i) ImGui::SameLine();
@@ -322,7 +337,7 @@ void draw_compare(App& app) {
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
   }
-  draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
+  if (!no_plot) draw_sweep_plot(app, ImGui::GetContentRegionAvail(), brief);
 }
 
 }  // namespace microddp::viz

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "app/viz/compare_panel.h"
 #include "app/viz/size_bars.h"
@@ -60,6 +61,19 @@ std::string source_tag(const Compare& cmp) {
   if (!cmp.source_tag.empty() && (cmp.sweep_source.kind != SweepSource::shm || !cmp.sweep.empty())) return cmp.source_tag;
   if (cmp.sweep_source.kind == SweepSource::shm) return "measured here (shared memory)";
   return std::string(picker_label(cmp.sweep_source.kind));
+}
+
+// A short plot's one line above its box (issue 37: at --font-px 28 the tag
+// inside the box covered the lines): the source in a few words and what
+// the dots and the lines are.
+std::string brief_caption(const Compare& cmp) {
+  const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
+  const bool dots = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.measured_us.empty(); });
+  std::string what;
+  if (dots && pred) what = " · dots measured, lines predicted";
+  else if (dots) what = " · dots measured";
+  else if (pred) what = " · lines predicted";
+  return "Source: " + source_tag(cmp) + what;
 }
 
 // The sweep's header: one or two lines of text (the title, the crossover
@@ -141,7 +155,8 @@ float sweep_overhead(const App& app, float width, bool brief) {
   const bool own_line = !app.compare.sweep.empty() && !legend_on_header_line(app.compare, h, width);
   // Half a line above the box and below it: the top and bottom y labels
   // are centred on the box's edges.
-  const float label_h = brief ? 0.f : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
+  const float label_h = brief ? (app.vs.present ? lh + sp : 0.f)
+                              : ImGui::CalcTextSize(source_line(app.compare).c_str(), nullptr, false, width).y + sp;
   return label_h + ImGui::CalcTextSize(h.c_str(), nullptr, false, width).y + sp + (own_line ? lh + sp : 0) + lh * 0.5f +
          lh + 6;
 }
@@ -152,17 +167,19 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o0 = ImGui::GetCursorScreenPos();
   rec(vs, "sweep plot", o0, ImVec2(o0.x + size.x, o0.y + size.y));
-  if (!brief) {
+  if (!brief || vs.present) {
     // The source, labelled on screen (a bold colour: it decides what the
-    // picture claims), then the plot below it.
-    const std::string label = source_line(cmp);
-    ImGui::PushTextWrapPos(o0.x + size.x - ImGui::GetWindowPos().x);
+    // picture claims), then the plot below it; a short plot's in one line
+    // on a slide (the tag inside the box, on a desk, covered the lines).
+    const std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    ImGui::PushTextWrapPos(brief ? -1.f : o0.x + size.x - ImGui::GetWindowPos().x);
     ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
     ImGui::TextUnformatted(label.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
     rec_item(vs, "sweep source label");
-    const float used = ImGui::GetItemRectSize().y + ImGui::GetStyle().ItemSpacing.y;
+    if (brief && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", source_line(cmp).c_str());
+    const float used = (brief ? ImGui::GetTextLineHeight() : ImGui::GetItemRectSize().y) + ImGui::GetStyle().ItemSpacing.y;
     size.y -= used;
     ImGui::SetCursorScreenPos(ImVec2(o0.x, o0.y + used));
   }
@@ -196,7 +213,19 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   }
   const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
   const float right = ImGui::CalcTextSize("256 KiB").x * 0.6f;
-  const ImVec2 p0(o.x + left, o.y + top), p1(o.x + size.x - right, std::max(o.y + top + 8, o.y + size.y - bottom));
+  // A slide of a lesson with predicted lines of two algorithms or more: a
+  // strip at the right plots each line over the fastest at that size
+  // (1x = fastest), where the crossover the beats ask about shows; on the
+  // time axis, which must also hold the measured dots, the model lines
+  // lie within a few pixels of each other (issue 37, lesson 03 beats 4-8).
+  int with_lines = 0;
+  for (const auto& c : cmp.sweep) with_lines += c.predicted_us.size() == c.bytes.size() && !c.bytes.empty();
+  const float full_right = o.x + size.x - right;
+  // (Not while a question withholds the crossover: the strip shows it.)
+  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && !crossover_hidden(app);
+  const float strip_w = ratio_strip ? std::floor((full_right - o.x - left) * 0.3f) : 0.f;
+  const ImVec2 p0(o.x + left, o.y + top),
+      p1(full_right - (ratio_strip ? strip_w + lh : 0.f), std::max(o.y + top + 8, o.y + size.y - bottom));
   dl->AddRect(p0, p1, faint);
   rec(vs, "sweep axes", p0, p1);
   if (cmp.sweep.empty() || xmax <= 0) {
@@ -255,6 +284,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
     last_right = tx + w;
   }
+  std::vector<ImVec2> dots;  // the measured dots' centres: the crossover labels keep clear of them
   float legend_x = legend_at.x;
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
   for (size_t k = 0; k < K; ++k) {
@@ -282,6 +312,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
         }
       }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
+      dots.push_back(p);
       if (i + 1 < c.measured_us.size() && c.predicted_us.empty())
         dl->AddLine(p, ImVec2(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
       if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
@@ -309,9 +340,22 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
       // Right of the line, or left of it when it would run past the plot.
       const float w = ImGui::CalcTextSize(label).x;
-      const float ty = p0.y + 2 + lh * row;
+      float ty = p0.y + 2 + lh * row;
       if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
-      const float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
+      float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
+      // Clear of the dots (and the other label's row): right of the line,
+      // else left of it, moving down a line at a time; as placed when no
+      // spot is free.
+      const float r = lh * 0.3f;
+      const auto free = [&](float ax, float ay) {
+        for (const ImVec2& d : dots)
+          if (d.x + r > ax && d.x - r < ax + w && d.y + r > ay && d.y - r < ay + lh) return false;
+        return true;
+      };
+      bool placed = free(tx, ty);
+      for (float y = p0.y + 2 + lh * row; !placed && y + lh <= p1.y; y += 2 * lh)
+        for (const float x2 : {x + 3, x - 3 - w})
+          if (!placed && x2 >= p0.x + 2 && x2 + w <= p1.x && free(x2, y)) tx = x2, ty = y, placed = true;
       dl->AddText(ImVec2(tx, ty), text, label);
       rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
@@ -330,11 +374,50 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
                   im(predicted_color()), 0, 0, 2.f);
     }
   }
-  if (brief && p1.y - p0.y >= lh + 4) {
-    // A short plot has no line for the source's label: its tag goes inside
-    // the box at the bottom right (large sizes take long, small ones short:
-    // the corner a log-log time plot leaves empty), over the data on a
-    // light backing, so that it reads over a line.
+  if (ratio_strip) {
+    // x: the same sizes, log; y: predicted time over the fastest
+    // algorithm's at that size, linear from 1x to a little over the largest.
+    const ImVec2 q0(p1.x + lh, p0.y), q1(full_right, p1.y);
+    double rmax = 1;
+    std::vector<double> best(cmp.sweep.front().bytes.size(), 1e300);
+    for (const auto& c : cmp.sweep)
+      for (size_t i = 0; i < c.predicted_us.size() && i < best.size(); ++i) best[i] = std::min(best[i], c.predicted_us[i]);
+    for (const auto& c : cmp.sweep)
+      for (size_t i = 0; i < c.predicted_us.size() && i < best.size(); ++i)
+        rmax = std::max(rmax, c.predicted_us[i] / best[i]);
+    rmax = std::ceil((1 + (rmax - 1) * 1.4) * 4) / 4;  // room at the top for the title
+    const double sx0 = std::log10(xmin), sx1 = std::log10(std::max(xmax, xmin * 2));
+    const auto SX = [&](double b) { return q0.x + 4 + float((std::log10(b) - sx0) / (sx1 - sx0)) * (q1.x - q0.x - 8); };
+    const auto SY = [&](double ratio) { return q1.y - float((ratio - 1) / std::max(rmax - 1, 1e-9)) * (q1.y - q0.y); };
+    dl->AddRect(q0, q1, faint);
+    rec(vs, "sweep ratio axes", q0, q1);
+    for (const auto& c : cmp.sweep) {
+      if (c.predicted_us.size() != c.bytes.size()) continue;
+      for (size_t i = 0; i + 1 < c.bytes.size() && i + 1 < best.size(); ++i)
+        dl->AddLine(ImVec2(SX(c.bytes[i]), SY(c.predicted_us[i] / best[i])),
+                    ImVec2(SX(c.bytes[i + 1]), SY(c.predicted_us[i + 1] / best[i + 1])), im(algorithm_color(c.algorithm)),
+                    2.5f);
+    }
+    const std::string title = "predicted ÷ fastest", one = "1×", top_label = fmt::format("{:g}×", rmax);
+    dl->AddText(ImVec2(q0.x + 4, q0.y + 2), ink, title.c_str());
+    rec(vs, "sweep ratio title", ImVec2(q0.x + 4, q0.y + 2),
+        ImVec2(q0.x + 4 + ImGui::CalcTextSize(title.c_str()).x, q0.y + 2 + lh));
+    const float one_w = ImGui::CalcTextSize(one.c_str()).x;
+    dl->AddText(ImVec2(q0.x - one_w - 2, q1.y - lh), ink, one.c_str());
+    rec(vs, "sweep ratio label 1x", ImVec2(q0.x - one_w - 2, q1.y - lh), ImVec2(q0.x - 2, q1.y));
+    const std::string lo = human_bytes(cmp.sweep.front().bytes.front()), hi = human_bytes(cmp.sweep.front().bytes.back());
+    dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
+    const float hi_w = ImGui::CalcTextSize(hi.c_str()).x;
+    dl->AddText(ImVec2(std::min(q1.x - hi_w, o.x + size.x - hi_w), q1.y + 4), ink, hi.c_str());
+    if (q1.y - q0.y >= 3 * lh) {
+      dl->AddText(ImVec2(q1.x - ImGui::CalcTextSize(top_label.c_str()).x - 4, q0.y + 2), ink, top_label.c_str());
+    }
+  }
+  if (brief && !vs.present && p1.y - p0.y >= lh + 4) {
+    // A short plot on a desk has no line for the source's label: its tag
+    // goes inside the box at the bottom right (large sizes take long, small
+    // ones short: the corner a log-log time plot leaves empty), over the
+    // data on a light backing, so that it reads over a line.
     const std::string tag = "Source: " + source_tag(cmp);
     const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
     const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);

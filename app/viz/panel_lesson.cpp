@@ -158,7 +158,7 @@ void draw_question(App& app) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(plain(q.explain));
-  } else if (app.vs.present) {
+  } else if (app.vs.present && !app.vs.handout) {  // (a printed page has no keys)
     ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
 }
@@ -329,8 +329,11 @@ void draw_view_with_lesson(App& app) {
   // --present, once the lesson panel has measured its text (present.h): it
   // gets the height the text needs (a quarter of the window at least, at
   // most kLessonMaxShare), and the compare view the rest.
+  // Less than the other views' kLessonMaxShare: the columns' text and the
+  // sweep plot both need lines of the text size (at --font-px 28 the plot
+  // was squeezed to a line), so the lesson's text shrinks first.
   if (app.vs.present && app.vs.lesson_want_h > 0)
-    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * kLessonMaxShare));
+    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * kCompareLessonMaxShare));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);

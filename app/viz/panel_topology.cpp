@@ -74,8 +74,9 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", t_sc.bottleneck));
     return lines;
   };
-  const auto folded_line = [](const TopologyScene& t_sc) {
-    return fmt::format("bottleneck: {} (legend: hover)", t_sc.bottleneck);
+  // (A slide has no pointer: no "hover" there.)
+  const auto folded_line = [&](const TopologyScene& t_sc) {
+    return fmt::format("bottleneck: {}{}", t_sc.bottleneck, app.vs.present ? "" : " (legend: hover)");
   };
   if (nodes_legend && !sc.boxes.empty()) {
     float full_h = 0;

@@ -72,6 +72,11 @@ void setup_style() {
   // rasteriser as much as everything drawn in it.
   st.Colors[ImGuiCol_ChildBg] = c(assets::kPanel, 0.f);
   st.Colors[ImGuiCol_Text] = c(assets::kInk);
+  // Secondary text (the beat's heading, notes, legends such as lesson 09's
+  // "intra-node (thin): nvlink..."): a grey still at least 4.5:1 against
+  // the window, the panels and empty cells (WCAG AA; ImGui's light style
+  // has #999999, 2.8:1 on white, unreadable on a projector).
+  st.Colors[ImGuiCol_TextDisabled] = c(kSecondaryText);
   st.Colors[ImGuiCol_Border] = c(assets::kFaint);
   st.Colors[ImGuiCol_Button] = c(assets::kActive, 0.18f);
   st.Colors[ImGuiCol_ButtonHovered] = c(assets::kActive, 0.35f);

@@ -50,6 +50,10 @@ class Platform {
 // Sets up the ImGui style used on screen and in tests (light, projector
 // friendly) and the fonts (DejaVu Sans when installed, else ImGui's default).
 void setup_style();
+// ImGui's TextDisabled in that style (0xRRGGBB): secondary text, at least
+// 4.5:1 against the window (white), the panels (#F7F7F4) and empty buffer
+// cells (#F2F2F2): 5.3:1 on white, 4.7:1 on #F2F2F2.
+inline constexpr uint32_t kSecondaryText = 0x6B6B6B;
 void add_fonts(float px);
 // Whether add_fonts loads code point c from DejaVu Sans (the ranges it asks
 // the atlas for). Text outside them shows ImGui's fallback glyph "?", and

@@ -20,7 +20,7 @@ namespace {
 
 double elapsed(const Presenter& p) {
   if (!p.start) return 0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - *p.start).count();
+  return p.clock_offset_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - *p.start).count();
 }
 
 }  // namespace
@@ -105,15 +105,15 @@ std::string poll_line(const App& app) {
 
 std::string slide_state(const App& app) {
   const std::string steps = position_label(app.session.position(), app.session.num_steps());
+  if (app.vs.view == View::ddp) {  // no steps there: say which run is shown (with or without a lesson)
+    if (!app.ddp.runner.result()) return "DDP view, no run finished";
+    const auto& p = app.ddp.runner.result_params();
+    return fmt::format("DDP view, {} training run: {} ranks, {} iteration{}", app.lesson ? "the beat's" : "a",
+                       p.run.ranks, p.run.iterations, p.run.iterations == 1 ? "" : "s");
+  }
   if (!app.lesson) return steps;
   using Kind = lesson::Beat::Kind;
   const lesson::Beat& b = app.lesson->current();
-  if (app.vs.view == View::ddp) {
-    if (!app.ddp.runner.result()) return "DDP view, no run finished";
-    const auto& p = app.ddp.runner.result_params();
-    return fmt::format("DDP view, the beat's training run: {} ranks, {} iteration{}", p.run.ranks, p.run.iterations,
-                       p.run.iterations == 1 ? "" : "s");
-  }
   if (b.kind == Kind::hang) return "hang view, the beat's hang-lab run";
   if (b.kind == Kind::lab && app.vs.view == View::compare) return "Compare view: " + app.compare.source_tag;
   if (b.kind == Kind::collective || (b.kind == Kind::lab && app.vs.lesson_note.rfind(kStandInNote, 0) == 0))
@@ -121,7 +121,14 @@ std::string slide_state(const App& app) {
   return "no run of its own in the window (its checks run it)";
 }
 
-void action_restart_clock(App& app) { app.presenter.start = std::chrono::steady_clock::now(); }
+namespace {
+void start_clock(App& app) {
+  app.presenter.start = std::chrono::steady_clock::now();
+  app.presenter.clock_offset_s = app.lesson ? 60 * lesson::minutes_before(app.lesson->lesson(), app.lesson->beat()) : 0;
+}
+}  // namespace
+
+void action_restart_clock(App& app) { start_clock(app); }
 
 std::string speaker_text(const App& app, double elapsed_s) {
   if (!app.lesson) return "";
@@ -158,7 +165,7 @@ std::string write_whole_file(const std::string& path, const std::string& text) {
 void presenter_tick(App& app) {
   Presenter& p = app.presenter;
   if (!app.lesson) return;
-  if (!p.start) p.start = std::chrono::steady_clock::now();
+  if (!p.start) start_clock(app);
   if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
     p.beat = app.lesson->beat();
     p.poll_open = false;

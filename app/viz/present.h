@@ -27,8 +27,11 @@ struct Presenter {
   // slides with --screenshot / --export-frames).
   bool reveal_all = false;
   // The lecture clock: started by the first presenter_tick (the window
-  // opening), restarted by T in present mode.
+  // opening), restarted by T in present mode. It counts from the planned
+  // start of the beat shown then (clock_offset_s, seconds): opened at
+  // --beat 5 it reads beat 5's planned start, not "17:58 ahead".
   std::optional<std::chrono::steady_clock::time_point> start;
+  double clock_offset_s = 0;
   // What the speaker file holds now ("" before the first write) and the
   // error of the last write that failed ("" when none; shown in the panel).
   std::string written, error;
@@ -101,7 +104,8 @@ std::string compare_run_title(char letter, const RunRecord& run, const std::stri
 // run it)").
 std::string slide_state(const App& app);
 
-// T in present mode: the clock starts again at 0:00.
+// T in present mode: the clock starts again, at the current beat's
+// planned start (0:00 on the first beat).
 void action_restart_clock(App& app);
 
 // Once per lesson_sync (every frame with a lesson, and when the options

@@ -74,10 +74,15 @@ void begin_fit_lesson(App& app) {
       fmt::format("{} {}{}{} {} {} {}x{} {} {} {} {}", L.beat(), a.answered, a.revealed, a.right, L.checks_ready(),
                   vs.lesson_note, d.x, d.y, vs.font_px, static_cast<int>(vs.view), app.presenter.poll_open,
                   app.presenter.polls.count(L.beat()));
+  const std::string slide = fmt::format("{} {} {}x{} {} {} {}", L.beat(), vs.lesson_note, d.x, d.y, vs.font_px,
+                                        static_cast<int>(vs.view), app.presenter.poll_open);
   if (key != vs.lesson_fit_key) {
     vs.lesson_fit_key = key;
+    // The same slide, answered: keep the panel's height (no jump on reveal).
+    vs.lesson_hold_h = slide == vs.lesson_slide_key && vs.lesson_want_h > 0;
+    vs.lesson_slide_key = slide;
     vs.lesson_scale = 1;
-    vs.lesson_want_h = 0;
+    if (!vs.lesson_hold_h) vs.lesson_want_h = 0;
     vs.lesson_clipped = false;
     vs.lesson_fitting = true;
   }
@@ -91,7 +96,7 @@ void fit_lesson(App& app, float want, float have, float need) {
   ViewState& vs = app.vs;
   want = std::ceil(want) + 2;
   vs.lesson_fitting = false;
-  if (std::abs(want - vs.lesson_want_h) > 1) {  // the layout gives the room from the next frame
+  if (!vs.lesson_hold_h && std::abs(want - vs.lesson_want_h) > 1) {  // the layout gives the room from the next frame
     vs.lesson_want_h = want;
     vs.lesson_fitting = true;
     return;
@@ -104,6 +109,12 @@ void fit_lesson(App& app, float want, float have, float need) {
   const float min_scale = std::min(1.f, kLessonMinPx / ImGui::GetFontSize());
   ImGui::SetWindowFontScale(vs.lesson_scale);
   if (vs.lesson_scale <= min_scale + 1e-4f) {
+    if (vs.lesson_hold_h) {  // the answer needs more room than the question had: take it after all
+      vs.lesson_hold_h = false;
+      vs.lesson_scale = 1;
+      vs.lesson_fitting = true;
+      return;
+    }
     vs.lesson_clipped = true;  // the slide cuts the text: kLessonMaxShare and kLessonMinPx leave no more room
     return;
   }

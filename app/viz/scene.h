@@ -359,6 +359,11 @@ BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& 
 // beat slivers. Up to 4 columns.
 BuffersScene build_buffers_arranged(const Session& s, int position, BuffersLayout& lay, float avail_h);
 std::string format_value(double v);
+// Between the values of a cell of two to four elements: "301 | 308", or
+// "301|308" where the spaced form does not fit; never a comma, which reads
+// as a thousands separator ("301,308").
+inline constexpr const char* kValueSep = " | ";
+inline constexpr const char* kValueSepTight = "|";
 
 // Many ranks (16-64 on a projector), where the full rows would not fit at
 // the least text size: one row per endpoint (BufferRowDraw: tag "R12",

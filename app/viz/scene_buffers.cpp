@@ -213,10 +213,14 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
         cell.text_color = text_on(cell.stripes.size() == 1 ? cell.stripes[0] : cell.stripes[cell.stripes.size() / 2]);
         if (vals && cell.defined && cell.len > 0 && cell.len <= 4 &&
             cell.begin + cell.len <= static_cast<int64_t>(vals->size())) {
-          std::string txt;
-          for (int64_t i = 0; i < cell.len; ++i) txt += (i ? "," : "") + format_value((*vals)[cell.begin + i]);
+          std::string txt, tight;
+          for (int64_t i = 0; i < cell.len; ++i) {
+            txt += (i ? kValueSep : "") + format_value((*vals)[cell.begin + i]);
+            tight += (i ? kValueSepTight : "") + format_value((*vals)[cell.begin + i]);
+          }
           // Room for the plate behind text on stripes (3 px a side) and a margin.
           if (float(txt.size()) * lay.char_w <= cell.x1 - cell.x0 - 8) cell.text = txt;
+          else if (float(tight.size()) * lay.char_w <= cell.x1 - cell.x0 - 8) cell.text = tight;
           else ++sc.values_hidden;
           cell.value = std::move(txt);
         }
@@ -230,7 +234,7 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
               for (int q = 0; q < n; ++q)
                 if (run.mask >> q & 1) contrib.push_back((*input_vals[static_cast<size_t>(q)])[static_cast<size_t>(i)]);
               const double want = reduce_of(op, contrib), got = (*vals)[static_cast<size_t>(i)];
-              if (!want_txt.empty()) want_txt += ',';
+              if (!want_txt.empty()) want_txt += kValueSep;
               want_txt += format_value(want);
               if (!representable(sp.dtype, want) || !is_wrong(got, want, microddp::error_bound(sp.dtype, op, contrib)))
                 continue;
@@ -406,9 +410,14 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
       if (rec && cell.defined && cell.len <= 4)
         for (const auto& bs : rec->buffers)
           if (bs.buf == best_buf && cell.begin + cell.len <= static_cast<int64_t>(bs.values.size())) {
-            for (int64_t i = 0; i < cell.len; ++i)
-              cell.value += (i ? "," : "") + format_value(bs.values[static_cast<size_t>(cell.begin + i)]);
+            std::string tight;
+            for (int64_t i = 0; i < cell.len; ++i) {
+              const std::string v = format_value(bs.values[static_cast<size_t>(cell.begin + i)]);
+              cell.value += (i ? kValueSep : "") + v;
+              tight += (i ? kValueSepTight : "") + v;
+            }
             if (float(cell.value.size()) * lay.char_w <= cell.x1 - cell.x0 - 4) cell.text = cell.value;
+            else if (float(tight.size()) * lay.char_w <= cell.x1 - cell.x0 - 4) cell.text = tight;
             else ++sc.values_hidden;
           }
       if (cell.changed) {

@@ -348,6 +348,7 @@ void draw_ui(App& app) {
   vs.panels_drawn.clear();
   vs.labels_drawn.clear();
   vs.rows_drawn.clear();
+  vs.rows_lit.clear();
   handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();

@@ -46,6 +46,7 @@ struct ViewState {
   double anim_start = -1;
   float anim_seconds = 0.8f;
   bool static_frame = false;       // screenshots: no animation, badges mid-link
+  bool handout = false;            // the PDF handout (handout.h): no presenter's key hints on its pages
   float font_px = 18;              // text size (projector control)
   std::vector<std::string> compare_algorithms;
   bool compare_sweep_requested = false;
@@ -78,6 +79,13 @@ struct ViewState {
   float lesson_want_h = 0, lesson_scale = 1;
   bool lesson_fitting = false, lesson_clipped = false;
   std::string lesson_fit_key;
+  // The same slide answered (or its checks in): the panel keeps the height
+  // the question had (lesson_hold_h), the text shrinking to fit, so that
+  // the picture does not jump on reveal; released only when the text
+  // would not fit at kLessonMinPx. lesson_slide_key: the fit key without
+  // the answer and checks state.
+  std::string lesson_slide_key;
+  bool lesson_hold_h = false;
   // --present (or F5): no controls, the view takes the window, and the keys
   // of a presentation clicker step (keys.h); Esc leaves it.
   bool present = false;
@@ -94,6 +102,8 @@ struct ViewState {
   std::vector<Drawn> labels_drawn;
   // Buffer rows as last drawn ("R0 accum"): the whole row, tag to last cell.
   std::vector<Drawn> rows_drawn;
+  // Buffer rows outlined by a lesson's highlight this frame ("R0 send_buff B": tag, name, storage letter).
+  std::vector<std::string> rows_lit;
   // Each buffer cell's value text as last drawn: the cell ("R0 accum [0, 1)"),
   // its values, what was drawn (the values, or "…" elided), the text size
   // in pixels, and the cell's and the text's rectangles.
