@@ -296,7 +296,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
         for (int l = 0; l < (g == 2 ? 1 : g); ++l) sc.links.push_back({k * g + l, k * g + (l + 1) % g});
     for (int k = 0; k < N; ++k) {
       const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
-      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
+      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}, 6, {}});
       const float ccx = x0 + bw / 2, ccy = y0 + head + (room_h0 - below_for(radius)) / 2;
       for (int l = 0; l < g; ++l) {
         Vec2 d = g == 1 ? Vec2{} : at(l, e);

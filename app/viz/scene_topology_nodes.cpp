@@ -40,7 +40,7 @@ void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int 
     Vec2 c{-1e4f, -1e4f};
     if (k < shown) {
       const float x0 = gap + float(k % used_cols) * (bw + gap), y0 = gap + float(k / used_cols) * (bh + gap);
-      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}});
+      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}, 6, {}});
       c = Vec2{x0 + bw / 2, y0 + bh / 2};
     }
     for (int l = 0; l < g; ++l) pos[static_cast<size_t>(k * g + l)] = c;
