@@ -252,7 +252,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
   // A beat that checks bytes per rank shows them (beat_bytes.h), at the step shown.
   if (t.drive && !t.stand_in &&
       std::any_of(b.checks.begin(), b.checks.end(), [](const Check& c) { return std::holds_alternative<check::Bytes>(c.claim); }))
-    notes.push_back(bytes_line(p.schedule, t.position, dtype_size(p.spec.dtype)));
+    notes.push_back(t.note_bytes = bytes_line(p.schedule, t.position, dtype_size(p.spec.dtype)));
   for (const auto& n : notes) t.note += (t.note.empty() ? "" : "; ") + n;
   // The session builds its inputs with the functions prepare() used
   // (parse_data / fill_data), so passing the setup's own rows or fill gives
@@ -353,6 +353,9 @@ bool prediction_withheld(const LessonView& L, const std::vector<double>& seconds
 
 std::string shown_note(const LessonView& L, const BeatTarget& t) {
   std::string note = t.note;
+  if (!t.note_bytes.empty() && L.checks_hidden())
+    if (const size_t at = note.find(t.note_bytes); at != std::string::npos)
+      note.replace(at, t.note_bytes.size(), kBytesWait);
   if (t.note_prediction.empty() || !prediction_withheld(L, t.note_seconds)) return note;
   if (const size_t at = note.find(t.note_prediction); at != std::string::npos)
     note.replace(at, t.note_prediction.size(), kPredictionWaits);

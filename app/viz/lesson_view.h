@@ -55,6 +55,9 @@ struct BeatTarget {
   // (a part of `note`) and its totals in seconds, so that the window can
   // hold it back while a question asks for it (LessonView::withholds).
   std::string note_prediction;
+  // The bytes-per-rank line inside `note` (beat_bytes.h), or "": shown_note
+  // withholds it while the beat's question is open (it can be the answer).
+  std::string note_bytes;
   std::vector<double> note_seconds;
 };
 
@@ -103,6 +106,8 @@ bool prediction_withheld(const LessonView& L, const std::vector<double>& seconds
 // kPredictionWaits while prediction_withheld (lesson 05 beat 1 asks for it).
 std::string shown_note(const LessonView& L, const BeatTarget& t);
 inline constexpr std::string_view kPredictionWaits = "shown once you answer the question";
+// The bytes-per-rank line in its place while the beat's question is open.
+inline constexpr std::string_view kBytesWait = "bytes per rank shown once you answer the question";
 
 // A ddp beat's options as the DDP view's parameters: all of them, batch
 // included (lesson_batch; to_options in ddp_view.h).

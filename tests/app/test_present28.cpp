@@ -137,10 +137,12 @@ TEST_SUITE("present28") {
     REQUIRE(label);
     const ViewState::Drawn* area = find(app.vs.compare_drawn, "area");
     REQUIRE(area);
-    // The compare view keeps 1 - kCompareLessonMaxShare of the 696 px body
-    // (the lesson's text shrinks instead); the plot box about 2.5 lines of
-    // 28 px text (it was squeezed to ~20 px, all dots on one line).
-    CHECK(area->r.h == 383);
+    // The compare view keeps at least 1 - kCompareLessonMaxShare of the
+    // 696 px body, 383 px (the lesson's text shrinks instead; a short text
+    // leaves it more); the plot box about 2.5 lines of 28 px text (it was
+    // squeezed to ~20 px, all dots on one line).
+    CHECK(area->r.h >= 383);
+    CHECK(area->r.h < 696);
     CHECK(axes->r.h >= 80);
     // The caption above the box, not over the lines; the x labels inside the area.
     CHECK(label->r.bottom() <= axes->r.y);
