@@ -83,6 +83,10 @@ check::Compare read_compare(const Ctx& c, const YAML::Node& n, const std::string
       k.value = static_cast<double>(integer(c, v, key, 0, int64_t{1} << 40));
     } else {
       k.value = number(c, v, key);
+      // Times and fractions are never below 0: `greater_than: -1` would hold
+      // on every run and `less_than: 0` on none.
+      if (k.op != "equals" && !(k.value > 0))
+        c.fail(v, fmt::format("'{}' must be above 0 (a time or fraction is never below 0), got {}", key, fmt_num(k.value)));
     }
   }
   if (!found) c.fail(n, fmt::format("a '{}' check needs equals, less_than or greater_than", kind));
