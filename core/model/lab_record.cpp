@@ -104,6 +104,12 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
     if (!find_algorithm(r.rows.back().algorithm, c))
       throw UsageError(fmt::format("{}.algorithm: unknown algorithm '{}' for {} (expected one of: {})", where,
                                    r.rows.back().algorithm, name(c), fmt::join(algorithms_for(c), ", ")));
+    // Two rows of one algorithm at one size: row() would read the first and
+    // hide the second. Refuse, naming both.
+    for (size_t k = 0; k + 1 < r.rows.size(); ++k)
+      if (r.rows[k].algorithm == r.rows.back().algorithm && r.rows[k].bytes == r.rows.back().bytes)
+        throw UsageError(fmt::format("{}: a second row of {} at {} bytes (the first is rows[{}])", where,
+                                     r.rows.back().algorithm, r.rows.back().bytes, k));
   }
   return r;
 }

@@ -51,7 +51,8 @@ struct LabRecord {
 // naming the file and the missing or bad field ("FILE: rows[3].time_us: ..."),
 // a collective microddp does not know, or a row of an algorithm that does not
 // serve it ("FILE: rows[0].algorithm: unknown algorithm 'x' for all_reduce
-// (expected one of: ...)").
+// (expected one of: ...)"), or a second row of one algorithm at one size
+// ("FILE: rows[20]: a second row of tree at 16777216 bytes (the first is rows[19])").
 LabRecord parse_lab_record(std::string_view text, const std::string& path);
 // Reads the file (UsageError naming it when missing or unreadable) and parses it.
 LabRecord load_lab_record(const std::string& path);

@@ -91,14 +91,17 @@ CostParams parse_link(const std::string& what, const std::string& value) {
                                  value, list));
   }
   const std::string a = value.substr(0, comma), b = value.substr(comma + 1);
+  // Decimal only: strtod would also read hex floats ("0x1p-10"), inf and nan.
+  const bool hex = value.find_first_of("xX") != std::string::npos;
   char* end = nullptr;
   const double alpha = std::strtod(a.c_str(), &end);
-  const bool a_ok = !a.empty() && *end == '\0' && std::isfinite(alpha) && alpha >= 0;
+  const bool a_ok = !hex && !a.empty() && *end == '\0' && std::isfinite(alpha) && alpha >= 0 && alpha <= kMaxLinkAlpha;
   const double bw = std::strtod(b.c_str(), &end);
-  const bool b_ok = !b.empty() && *end == '\0' && std::isfinite(bw) && bw > 0;
+  const bool b_ok = !hex && !b.empty() && *end == '\0' && std::isfinite(bw) && bw >= kMinLinkBw && bw <= kMaxLinkBw;
   if (!a_ok || !b_ok)
-    throw UsageError(fmt::format("{} '{}' needs ALPHA,BW: α in seconds >= 0, bandwidth in bytes per second > 0",
-                                 what, value));
+    throw UsageError(fmt::format("{} '{}' needs ALPHA,BW in decimal: α in seconds from 0 to {:g}, bandwidth in bytes "
+                                 "per second from {:g} to {:g}",
+                                 what, value, kMaxLinkAlpha, kMinLinkBw, kMaxLinkBw));
   CostParams p;
   p.name = value;
   p.alpha = alpha;

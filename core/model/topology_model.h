@@ -84,8 +84,13 @@ struct NamedNetwork {
 const std::vector<NamedNetwork>& network_presets();
 // Throws UsageError naming the topology and listing the known ones.
 const NamedNetwork& network_preset(const std::string& name);
-// "nvlink" (a preset of cost_model.h) or "ALPHA,BW" (seconds, bytes/s).
+// "nvlink" (a preset of cost_model.h) or "ALPHA,BW" (seconds, bytes/s),
+// decimal (no hex floats, inf or nan), α in [0, kMaxLinkAlpha] and BW in
+// [kMinLinkBw, kMaxLinkBw], so that every prediction made with it is finite.
 // Throws UsageError naming `what` (the option, e.g. "--intra") and the value.
+inline constexpr double kMaxLinkAlpha = 10;  // seconds
+inline constexpr double kMinLinkBw = 1;      // bytes per second
+inline constexpr double kMaxLinkBw = 1e15;   // bytes per second
 CostParams parse_link(const std::string& what, const std::string& value);
 
 // The flat presets and in-switch reduction (docs/design.md, nvls on flat

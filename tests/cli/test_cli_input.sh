@@ -60,6 +60,11 @@ UQ=$(mktemp /tmp/microddp-cli-uq.XXXXXX.yaml)
 printf 'title: "t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: hi\n' >"$UQ"
 refuse "error: $UQ:1:8: not valid YAML: illegal EOF in scalar (the quoted string that starts here is never closed)" -- lesson "$UQ" --non-interactive
 rm -f "$UQ"
+# an ALPHA,BW link that would make predictions inf or NaN, or written in hex (core/model/topology_model.h parse_link)
+LINKERR="needs ALPHA,BW in decimal: α in seconds from 0 to 10, bandwidth in bytes per second from 1 to 1e+15"
+refuse "error: --inter '1e308,1e9' $LINKERR" -- predict --ranks 8 --nodes 2 --intra nvlink --inter 1e308,1e9
+refuse "error: --inter '0,1e-300' $LINKERR" -- predict --ranks 8 --nodes 2 --intra nvlink --inter 0,1e-300
+refuse "error: --intra '0x1p-10,0x10' $LINKERR" -- predict --ranks 8 --nodes 2 --intra 0x1p-10,0x10 --inter infiniband
 # one rank cap and one memory budget for every command (core/ir/limits.h)
 expect 2 "error: --ranks 4096 is more than this tool runs (at most 256)" -- predict -n 4096 --preset nvlink
 expect 2 "error: a schedule of 256 ranks in 4096 segments needs" -- predict -n 256 -a ring --segments 4096 --preset nvlink

@@ -51,6 +51,28 @@ TEST_SUITE("lesson_plan") {
           "(at 100 words a minute, 1 min per question)\n");
   }
 
+  TEST_CASE("a beat planned exactly its reading time is not short; one beat is \"1 beat\"") {
+    // 39 words and a question: 0.39 + 1 = 1.39 min (1.3900000000000001 in a
+    // double); planned 1.39: not short. 1.38: short.
+    std::string words;
+    for (int i = 0; i < 36; ++i) words += " w";  // and 3 in the question: 39
+    auto one = [&](const char* minutes) {
+      return format_plan(parse_lesson(fmt::format("title: t\nsetup: {{ranks: 4, count: 4}}\n"
+                                                  "beats:\n  - at: end\n    minutes: {}\n    text: \"{}\"\n"
+                                                  "    question: {{ask: q, choices: [a, b], answer: 1}}\n",
+                                                  minutes, words),
+                                      "eq.yaml"));
+    };
+    const std::string eq = one("1.39");
+    CHECK(eq.find("lecture plan: 1 beat\n") != std::string::npos);
+    CHECK(eq.substr(eq.rfind("total")) == "total 1.39 min (1 beat)\n");
+    const std::string less = one("1.38");
+    CHECK(less.substr(less.rfind("total")) ==
+          "total 1.38 min (1 beat)\n"
+          "short: beat 1 (1.38 min for 39 words and a question: reading takes 1.4) "
+          "(at 100 words a minute, 1 min per question)\n");
+  }
+
   TEST_CASE("every shipped lesson's beats plan at least their reading time") {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(fs::path(MICRODDP_SOURCE_DIR) / "lessons"))

@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/labs/lesson/lesson.h"
+#include "core/model/lab_record.h"
 
 using namespace microddp;
 using namespace microddp::lesson;
@@ -51,5 +53,26 @@ TEST_SUITE("lesson_recorded") {
                                                   "algorithm: ring, than: tree, from: 1M, to: 4K}"),
                                       kFile),
                          doctest::Contains("'to' (4096 bytes) is below 'from' (1048576 bytes)"), LessonError);
+  }
+
+  TEST_CASE("a recorded run with two rows of one algorithm at one size is refused, naming both rows") {
+    const std::string head = R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit", "collective": "all_reduce",
+        "nodes": 2, "ranks_per_node": 1, "rows": [)";
+    const std::string rows = R"({"algorithm": "tree", "bytes": 4096, "time_us": 5}, {"algorithm": "ring", "bytes": 4096,
+        "time_us": 4}, {"algorithm": "tree", "bytes": 4096, "time_us": 1}]})";
+    CHECK_THROWS_WITH_AS(parse_lab_record(head + rows, "dup.json"),
+                         "dup.json: rows[2]: a second row of tree at 4096 bytes (the first is rows[0])", UsageError);
+    // The same size of another algorithm, another size of the same: fine.
+    CHECK(parse_lab_record(head + R"({"algorithm": "tree", "bytes": 4096, "time_us": 5}, {"algorithm": "ring",
+        "bytes": 4096, "time_us": 4}, {"algorithm": "tree", "bytes": 8192, "time_us": 9}]})", "ok.json").rows.size() == 3);
+    // A lesson naming such a file is refused at load, at the check's line.
+    const fs::path dup = fs::temp_directory_path() / "microddp-test-dup-rows.json";
+    std::ofstream(dup) << head << rows;
+    CHECK_THROWS_WITH_AS(parse_lesson(lesson_with("{check: recorded_ratio, file: " + dup.string() +
+                                                  ", algorithm: tree, bytes: 4K, over_bytes: 4K, greater_than: 0.5}"),
+                                      kFile),
+                         doctest::Contains((dup.string() + ": rows[2]: a second row of tree at 4096 bytes (the first is rows[0])").c_str()),
+                         LessonError);
+    fs::remove(dup);
   }
 }

@@ -114,7 +114,7 @@ beats:
     CHECK(r[0].what == "communication ms per iteration on the model clock vs run 'one'");
     CHECK(r[0].pass);
     CHECK(r[1].pass);
-    // Measured: decided on at least 3 runs each, or not shown (skipped),
+    // Measured: decided on at least 5 runs each, or not shown (skipped),
     // never one run's guess.
     const CheckResult& m = r[2];
     CHECK(m.what.find("communication ms per iteration (median over iterations) vs run 'one', median of ") == 0);
@@ -122,7 +122,7 @@ beats:
     CHECK((m.pass || m.not_shown));
     if (m.not_shown) {
       CHECK(m.skipped);
-      CHECK(m.actual.find("not shown on this run: after 9 runs each the medians ") == 0);
+      CHECK(m.actual.find("not shown on this run: after 10 runs each the medians ") == 0);
       CHECK(m.actual.find(" CPUs") != std::string::npos);
     }
   }

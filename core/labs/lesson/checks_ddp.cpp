@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/labs/lesson/check_kinds.h"
+#include "core/labs/lesson/timing_rule.h"
 #include "core/model/stats.h"
 
 namespace microddp::lesson::checks {
@@ -82,6 +83,10 @@ check::Compare read_compare(const Ctx& c, const YAML::Node& n, const std::string
       k.value = static_cast<double>(integer(c, v, key, 0, int64_t{1} << 40));
     } else {
       k.value = number(c, v, key);
+      // Times and fractions are never below 0: `greater_than: -1` would hold
+      // on every run and `less_than: 0` on none.
+      if (k.op != "equals" && !(k.value > 0))
+        c.fail(v, fmt::format("'{}' must be above 0 (a time or fraction is never below 0), got {}", key, fmt_num(k.value)));
     }
   }
   if (!found) c.fail(n, fmt::format("a '{}' check needs equals, less_than or greater_than", kind));
@@ -172,22 +177,26 @@ std::string machine_load() {
                   : fmt::format("load average {:.2f} on {} CPUs", load, cpus);
 }
 
-// Runs per round, and the most rounds, of a timing claim.
+// Runs per round, and the most rounds, of a timing claim against a number
+// (kTimingRound*) and against another run (kVsRound*).
 constexpr size_t kTimingRound = 3, kTimingRounds = 3;
+constexpr size_t kVsRound = 5, kVsRounds = 2;
 
 // A timing figure (overlap fraction, exposed ms) compared with less_than /
 // greater_than. One run's figure moves with whatever else the machine runs,
 // so the claim is decided on repeated runs, never on one: this beat's runs
 // (the given run first) and, for {run: NAME}, that run's, made alternately
 // (other, this, other, this, ...) so that a change in the machine's load
-// hits both sides alike. Each run gives its median over iterations; the
-// claim holds when the median of this beat's runs beats the median of the
-// other side (or the number) by more than the runs' own spread (the larger
-// median absolute deviation of the two sides). If it does not, another
-// round of runs is made, up to kTimingRounds rounds. Then it fails when the
-// opposite stands out of the spread (the machine measured the opposite),
-// and is skipped as "not shown on this run" when neither does (the load's
-// noise hides the difference), naming the runs and the machine's load.
+// hits both sides alike. Each run gives its median over iterations.
+// Against a number: the claim holds when the median of this beat's runs
+// beats the number by more than the runs' own spread (median absolute
+// deviation), after 3, 6 or 9 runs. Against {run: NAME}: by the rule of
+// timing_rule.h (medians apart by a factor 1.5 and a rank test at
+// p <= 0.01), after 5 or 10 runs each; a false claim (the same run against
+// itself) then never passes. Then it fails when the opposite stands out
+// (the machine measured the opposite), and is skipped as "not shown on this
+// run" when neither does (the load's noise hides the difference), naming
+// the runs and the machine's load.
 template <class K>
 CheckResult eval_timing(const K& k, DdpRuns& runs) {
   const check::Compare& cmp = k.cmp;
@@ -199,9 +208,12 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
   std::vector<double> mine{figure(k, runs.run)}, theirs;  // theirs: before `times`
   const bool less = cmp.op == "less_than";
   double got = 0, want = cmp.value, spread = 0;
-  bool pass = false;
-  for (size_t round = 1; round <= kTimingRounds && !pass; ++round) {
-    while (mine.size() < round * kTimingRound) {
+  bool pass = false, opposite = false;
+  timing::Decision dec;
+  const size_t per_round = cmp.other_ddp ? kVsRound : kTimingRound;
+  const size_t rounds = cmp.other_ddp ? kVsRounds : kTimingRounds;
+  for (size_t round = 1; round <= rounds && !pass; ++round) {
+    while (mine.size() < round * per_round) {
       if (cmp.other_ddp) theirs.push_back(rerun(*cmp.other_ddp));
       mine.push_back(rerun(runs.beat.ddp));
     }
@@ -209,24 +221,28 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
     got = median(mine);
     spread = mad(mine);
     if (cmp.other_ddp) {
-      want = cmp.times * median(theirs);
-      const double other_spread = cmp.times * mad(theirs);
-      // NaN is kept (std::max would drop it), so that it fails the claim.
-      spread = std::isnan(other_spread) ? other_spread : std::max(spread, other_spread);
+      std::vector<double> scaled;
+      for (double x : theirs) scaled.push_back(cmp.times * x);
+      want = median(scaled);
+      dec = timing::decide(mine, scaled, less);
+      pass = dec.verdict == timing::Verdict::pass;
+      opposite = dec.verdict == timing::Verdict::fail;
+    } else {
+      pass = less ? got + spread < want : got - spread > want;
+      // Not decided: the medians differ (either way) by no more than the spread.
+      opposite = less ? got - spread > want : got + spread < want;
     }
-    pass = less ? got + spread < want : got - spread > want;
   }
-  // Not decided: the medians differ (either way) by no more than the spread.
-  const bool opposite = less ? got - spread > want : got + spread < want;
   CheckResult r;
   const char* op = less ? "<" : ">";
   const std::string each = fmt::format("median of {} runs", mine.size());
   if (cmp.other_ddp) {
     r.what = fmt::format("{} vs run '{}', {} each, interleaved", figure_name(k), cmp.other_run, each);
-    r.expected = fmt::format("{} {}{} of run '{}' ({}) by more than the spread {}", op,
+    r.expected = fmt::format("{} {}{} of run '{}' ({}) by a factor {:g} and a rank test p <= {:g}", op,
                              cmp.times == 1 ? "" : fmt::format("{:g} × ", cmp.times), fmt_num(want / cmp.times),
-                             cmp.other_run, ddp_run_label(*cmp.other_ddp), fmt_num(spread));
-    r.actual = fmt::format("{} (runs: {}; run '{}': {})", fmt_num(got), num_list(mine), cmp.other_run, num_list(theirs));
+                             cmp.other_run, ddp_run_label(*cmp.other_ddp), timing::kTimingMargin, timing::kTimingP);
+    r.actual = fmt::format("{} (p = {:.3g}; runs: {}; run '{}': {})", fmt_num(got), dec.p, num_list(mine),
+                           cmp.other_run, num_list(theirs));
   } else {
     r.what = fmt::format("{}, {}", figure_name(k), each);
     r.expected = fmt::format("{} {} by more than the spread {}", op, fmt_num(want), fmt_num(spread));
@@ -237,13 +253,15 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
     // Neither the claim nor its opposite stands out of the runs' own noise:
     // this run does not show it (skipped, not failed), and says why.
     r.not_shown = r.skipped = true;
-    r.actual = fmt::format("not shown on this run: after {} runs each the medians {} and {} differ by less than the "
-                           "runs' spread {} ({}); {}",
-                           mine.size(), fmt_num(got), fmt_num(want), fmt_num(spread),
-                           cmp.other_ddp ? fmt::format("runs: {}; run '{}': {}", num_list(mine), cmp.other_run,
-                                                       num_list(theirs))
-                                         : fmt::format("runs: {}", num_list(mine)),
-                           machine_load());
+    if (cmp.other_ddp)
+      r.actual = fmt::format("not shown on this run: after {} runs each the medians {} and {} do not differ by a "
+                             "factor {:g} with a rank test p <= {:g} (p = {:.3g}; runs: {}; run '{}': {}); {}",
+                             mine.size(), fmt_num(got), fmt_num(want), timing::kTimingMargin, timing::kTimingP, dec.p,
+                             num_list(mine), cmp.other_run, num_list(theirs), machine_load());
+    else
+      r.actual = fmt::format("not shown on this run: after {} runs each the medians {} and {} differ by less than the "
+                             "runs' spread {} (runs: {}); {}",
+                             mine.size(), fmt_num(got), fmt_num(want), fmt_num(spread), num_list(mine), machine_load());
   }
   return r;
 }

@@ -114,7 +114,8 @@ std::string clock_text(double seconds) {
 }
 
 std::string format_plan(const Lesson& l) {
-  std::string out = fmt::format("{}\nlecture plan: {} beats\n", l.title, l.beats.size());
+  const char* beats_word = l.beats.size() == 1 ? "beat" : "beats";
+  std::string out = fmt::format("{}\nlecture plan: {} {}\n", l.title, l.beats.size(), beats_word);
   out += "beat  kind         min  start  first line\n";
   int defaults = 0;
   for (size_t b = 0; b < l.beats.size(); ++b) {
@@ -124,13 +125,15 @@ std::string format_plan(const Lesson& l) {
                        beat.minutes_given ? " " : "*", clock_text(60 * minutes_before(l, static_cast<int>(b))),
                        first_line(beat.text), beat.question ? "  [?]" : "");
   }
-  out += fmt::format("total {} min ({} beats", minutes_text(total_minutes(l)), l.beats.size());
+  out += fmt::format("total {} min ({} {}", minutes_text(total_minutes(l)), l.beats.size(), beats_word);
   if (defaults) out += fmt::format("; * = no 'minutes:' key, the default {:g} min", kDefaultBeatMinutes);
   out += ")\n";
   std::string short_beats;
   for (size_t b = 0; b < l.beats.size(); ++b) {
     const Beat& beat = l.beats[b];
-    if (beat.minutes >= reading_minutes(beat)) continue;
+    // On hundredths of a minute, as the plan prints them: 39 words and a
+    // question read in 1.39 min, and 1.39 planned minutes are enough.
+    if (std::llround(beat.minutes * 100) >= std::llround(reading_minutes(beat) * 100)) continue;
     short_beats += fmt::format("{}beat {} ({} min for {} words{}: reading takes {:.1f})", short_beats.empty() ? "" : "; ",
                                b + 1, minutes_text(beat.minutes), beat_words(beat), beat.question ? " and a question" : "",
                                std::ceil(reading_minutes(beat) * 10) / 10);

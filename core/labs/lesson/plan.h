@@ -45,7 +45,8 @@ std::string clock_text(double seconds);
 //   beat  kind         min  start  first line
 //      1  collective     2*  0:00  Before anything moves.
 //   total 12 min (6 beats; * = no 'minutes:' key, the default 2 min)
-// and, when some beat's minutes are below reading_minutes, a last line
+// ("1 beat" for one) and, when some beat's minutes are below
+// reading_minutes (compared on hundredths of a minute), a last line
 // naming them, the reading time rounded up to a tenth: "short: beat 6 (2 min
 // for 310 words: reading takes 3.1)
 // (at 100 words a minute, 1 min per question)".

@@ -301,6 +301,13 @@ TEST_SUITE("topology_model") {
     CHECK_THROWS_WITH_AS(Topology::make(8, 2, 5), doctest::Contains("--nics-per-node 5"), UsageError);
     CHECK_THROWS_WITH_AS(parse_link("--inter", "infiniband2"), doctest::Contains("--inter 'infiniband2'"), UsageError);
     CHECK_THROWS_WITH_AS(parse_link("--intra", "1e-6,0"), doctest::Contains("--intra '1e-6,0'"), UsageError);
+    // Values that would make a prediction inf or NaN, and hex floats, are refused.
+    const std::string range = "needs ALPHA,BW in decimal: α in seconds from 0 to 10, bandwidth in bytes per second from 1 to 1e+15";
+    for (const char* v : {"1e308,1e9", "10.5,1e9", "0,1e-300", "1e-6,1e-320", "1e-6,0.5", "1e-6,2e15", "0x1p-10,0x10",
+                          "0x0,1e9", "inf,1e9", "nan,1e9", "1e-6,inf"})
+      CHECK_THROWS_WITH_AS(parse_link("--inter", v), (std::string("--inter '") + v + "' " + range).c_str(), UsageError);
+    CHECK(parse_link("--inter", "10,1").alpha == 10);  // the bounds themselves load
+    CHECK(parse_link("--inter", "0,1e15").beta == 1e-15);
     const CostParams p = parse_link("--intra", "2e-6,5e10");
     CHECK(p.alpha == 2e-6);
     CHECK(p.beta == 1.0 / 5e10);
