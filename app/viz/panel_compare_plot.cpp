@@ -252,21 +252,41 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   const size_t K = cmp.sweep.size();
   const float inset = float(K - 1) / 2 * spread_px + std::max(cap, lh * 0.28f) + 2;
   const double lx0 = std::log10(xmin), lx1 = std::log10(std::max(xmax, xmin * 2));
-  const double ly0 = std::floor(std::log10(std::max(ymin, 1e-3))), ly1 = std::ceil(std::log10(std::max(ymax, ymin * 2)));
+  // The y range fits the data shown, a twentieth of it (at least 0.05
+  // decade) spare at each end, not whole decades (issue 37: 1 µs .. 1 s
+  // flattened lesson 03's lines into one).
+  const double dlo = std::log10(std::max(ymin, 1e-3)), dhi = std::log10(std::max(ymax, std::max(ymin, 1e-3) * 1.5));
+  const double ypad = std::max(0.05, (dhi - dlo) * 0.05);
+  const double ly0 = dlo - ypad, ly1 = dhi + ypad;
   auto X = [&](double b) { return p0.x + inset + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x - 2 * inset); };
   auto Y = [&](double us) {
     return p1.y - float((std::log10(std::max(us, 1e-3)) - ly0) / std::max(ly1 - ly0, 1e-9)) * (p1.y - p0.y);
   };
-  // y labels: every decade while a line of text fits between two, else
-  // every second or third (the grid keeps every decade).
-  const float decade_px = (p1.y - p0.y) / float(std::max(ly1 - ly0, 1.0));
-  const int every = std::max(1, int(std::ceil(lh * 1.1f / std::max(decade_px, 1.f))));
-  for (double d = ly0; d <= ly1; d += 1) {
-    const float y = Y(std::pow(10, d));
+  // y ticks: decades over a wide range, 1-3 over one to three decades,
+  // 1-2-5 below; a grid line each, a label where the one above leaves a
+  // line of text (from the top down).
+  const double span = ly1 - ly0;
+  const std::vector<double> mantissas = span > 3 ? std::vector<double>{1} : span > 1 ? std::vector<double>{1, 3}
+                                                                                     : std::vector<double>{1, 2, 5};
+  std::vector<double> ticks;
+  for (double d = std::floor(ly0); d <= std::ceil(ly1); d += 1)
+    for (double m : mantissas)
+      if (const double v = m * std::pow(10, d); std::log10(v) >= ly0 && std::log10(v) <= ly1) ticks.push_back(v);
+  float last_label_y = -1e9f;
+  std::vector<double> labelled;
+  for (auto it = ticks.rbegin(); it != ticks.rend(); ++it) {
+    const float y = Y(*it);
     dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
-    if (int(std::lround(ly1 - d)) % every != 0) continue;  // the top decade always labelled
-    const std::string t = format_us(std::pow(10, d));
-    const float ty = y - lh / 2;
+    if (y - last_label_y < lh * 1.1f) continue;
+    last_label_y = y;
+    labelled.push_back(*it);
+  }
+  // A short box with fewer than two ticks labelled: its two edges' times
+  // instead (three significant digits), so that the scale reads.
+  if (labelled.size() < 2) labelled = {std::pow(10, ly1), std::pow(10, ly0)};
+  for (const double v : labelled) {
+    const std::string t = format_us(v);
+    const float ty = Y(v) - lh / 2;
     dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
     rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
   }

@@ -1,0 +1,179 @@
+// The compare view on a lesson's slide (issue 37, lecturer's review of the
+// Compare view): the sweep plot keeps its height at 1280x720, its y range
+// fits the data, and the crossover caption reads as two sentences.
+// Headless, through the window's own frames (as test_present28.cpp).
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "app/viz/compare.h"
+#include "app/viz/compare_panel.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/panels.h"
+#include "app/viz/platform.h"
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
+
+struct Window {
+  double t = 0;
+  explicit Window(float px) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1280, 720);
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    add_fonts(px);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~Window() { ImGui::DestroyContext(); }
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+  void frame(App& app) {
+    t += 1.0 / 60;
+    ImGui::NewFrame();
+    tick(app, t);
+    draw_ui(app);
+    ImGui::Render();
+  }
+  void settle(App& app) {
+    for (int i = 0; i < 3; ++i) frame(app);
+    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
+  }
+};
+
+const ViewState::Drawn* find(const std::vector<ViewState::Drawn>& v, const std::string& what) {
+  for (const ViewState::Drawn& d : v)
+    if (d.what == what) return &d;
+  return nullptr;
+}
+
+// Lesson 03 beat `beat` (1-based) on a 1280x720 slide at `px`, with a
+// quick sweep (one iteration a size, 4 KiB .. 4 MiB).
+void lesson03(Window& w, App& app, int beat, float px) {
+  app.vs.font_px = px;
+  app.vs.present = true;
+  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/03-naive-tree-ring.yaml"));
+  app.lesson->go(beat - 1);
+  w.settle(app);
+  REQUIRE(app.vs.view == View::compare);
+  app.compare.run_sweep(4096, 4 << 20, 1, 0);
+  w.settle(app);
+  REQUIRE_FALSE(app.compare.sweeping());
+}
+
+}  // namespace
+
+TEST_SUITE("compare_slide") {
+  TEST_CASE("lesson 03 beat 6 at 1280x720, 18 and 28 px: the plot box is at least a quarter of the slide (180 px)") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    for (const float px : {18.f, 28.f}) {
+      Window w(px);
+      App app;
+      lesson03(w, app, 6, px);
+      const ViewState::Drawn* axes = find(app.vs.compare_drawn, "sweep axes");
+      const ViewState::Drawn* area = find(app.vs.compare_drawn, "area");
+      REQUIRE(axes);
+      REQUIRE(area);
+      INFO(px, " px: plot box ", axes->r.h, " px in an area of ", area->r.h, " px");
+      CHECK(axes->r.h >= 180);  // it was 50-90 px
+      CHECK(axes->r.inside(area->r));
+      // The columns gave way (text only), their text still drawn.
+      for (const bool t : app.vs.compare_text_only) CHECK(t);
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("the y range fits the data shown: its labels lie between the smallest and largest time, not whole decades") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    lesson03(w, app, 6, 18);
+    double lo = 1e300, hi = 0;
+    for (const SweepCurve& c : app.compare.sweep) {
+      for (double v : c.measured_us) lo = std::min(lo, v), hi = std::max(hi, v);
+      for (double v : c.predicted_us) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    REQUIRE(hi > lo);
+    const ViewState::Drawn* axes = find(app.vs.compare_drawn, "sweep axes");
+    REQUIRE(axes);
+    int labels = 0;
+    for (const ViewState::Drawn& d : app.vs.compare_drawn)
+      if (d.what.rfind("sweep y label ", 0) == 0) {
+        ++labels;
+        // Centred on a grid line inside the box: no decade beyond the data.
+        const float mid = d.r.y + d.r.h / 2;
+        CHECK(mid >= axes->r.y - 0.5f);
+        CHECK(mid <= axes->r.bottom() + 0.5f);
+      }
+    CHECK(labels >= 2);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("the sweep's crossover: 'Predicted: ring fastest from X.' and 'Measured here: ring not the fastest at Y.'") {
+    const auto curve = [](const char* a, std::vector<double> measured, std::vector<double> predicted) {
+      SweepCurve c;
+      c.algorithm = a;
+      c.bytes = {4096, 16384, 65536};
+      c.measured_us = measured;
+      c.predicted_us = predicted;
+      return c;
+    };
+    Compare cmp;
+    cmp.base.spec.world_size = 8;
+    // The model: ring fastest from the first size; measured: tree everywhere.
+    cmp.sweep = {curve("ring", {9, 9, 9}, {1, 2, 3}), curve("tree", {1, 1, 1}, {5, 6, 7})};
+    cmp.finish_sweep();
+    CHECK(cmp.crossover == "Predicted: ring fastest from 4 KiB. Measured here: ring not the fastest at 64 KiB");
+    // Measured: ring fastest from 16 KiB on.
+    cmp.sweep = {curve("ring", {9, 1, 1}, {1, 2, 3}), curve("tree", {1, 5, 5}, {5, 6, 7})};
+    cmp.finish_sweep();
+    CHECK(cmp.crossover == "Predicted: ring fastest from 4 KiB. Measured here: ring fastest from 16 KiB");
+    // No lines: the measured sentence alone.
+    cmp.sweep = {curve("ring", {9, 1, 1}, {}), curve("tree", {1, 5, 5}, {})};
+    cmp.finish_sweep();
+    CHECK(cmp.crossover == "Measured here: ring fastest from 16 KiB");
+  }
+
+  TEST_CASE("lesson 03 beat 4: a column's measured time says it is one stepped run, with barriers") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/03-naive-tree-ring.yaml"));
+    app.lesson->go(3);
+    w.settle(app);
+    REQUIRE(app.vs.view == View::compare);
+    REQUIRE(app.compare.sessions.size() == 3);
+    for (const auto& s : app.compare.sessions) {
+      REQUIRE(s);
+      const auto lines = compare_panel::column_lines(*s, 1e4f);
+      REQUIRE(lines.size() == 3);
+      INFO(lines[1].first);
+      const std::string label = "one stepped run, with barriers: ";
+      CHECK(lines[1].first.rfind(label, 0) == 0);
+      const bool unit = lines[1].first.find(" µs") != std::string::npos || lines[1].first.find(" ms") != std::string::npos ||
+                        lines[1].first.find(" s") != std::string::npos;
+      CHECK(unit);
+      CHECK_FALSE(lines[1].second);
+      // A narrow column (100 px): the short form.
+      CHECK(compare_panel::column_lines(*s, 100)[1].first.rfind("stepped run: ", 0) == 0);
+      CHECK(lines[2].first.rfind("predicted ", 0) == 0);
+      CHECK(lines[2].second);
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+}
