@@ -171,7 +171,9 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     // The source, labelled on screen (a bold colour: it decides what the
     // picture claims), then the plot below it; a short plot's in one line
     // on a slide (the tag inside the box, on a desk, covered the lines).
-    const std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    // (--font-px 40: the one line ran off the slide; the tag alone, the rest on hover.)
+    if (brief && ImGui::CalcTextSize(label.c_str()).x > size.x) label = "Source: " + source_tag(cmp);
     ImGui::PushTextWrapPos(brief ? -1.f : o0.x + size.x - ImGui::GetWindowPos().x);
     ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
     ImGui::TextUnformatted(label.c_str());

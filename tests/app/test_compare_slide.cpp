@@ -176,4 +176,29 @@ TEST_SUITE("compare_slide") {
     }
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
+
+  TEST_CASE("lesson 05 beat 6 at --font-px 40: a plot box is drawn and its source caption fits the slide's width") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(40);
+    App app;
+    app.vs.font_px = 40;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/05-alpha-beta.yaml"));
+    app.lesson->go(5);
+    w.settle(app);
+    REQUIRE(app.vs.view == View::compare);
+    app.compare.run_sweep(4096, 4 << 20, 1, 0);
+    w.settle(app);
+    const ViewState::Drawn* axes = find(app.vs.compare_drawn, "sweep axes");
+    const ViewState::Drawn* label = find(app.vs.compare_drawn, "sweep source label");
+    const ViewState::Drawn* area = find(app.vs.compare_drawn, "area");
+    REQUIRE(axes);
+    REQUIRE(label);
+    REQUIRE(area);
+    INFO("box ", axes->r.h, " px; caption ", label->r.x, "..", label->r.right(), " in ", area->r.x, "..", area->r.right());
+    CHECK(axes->r.h >= 180);  // there was no plot at all
+    CHECK(label->r.right() <= area->r.right() + 0.5f);
+    CHECK(label->r.h == doctest::Approx(40).epsilon(0.15));  // one line
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
 }
