@@ -288,7 +288,7 @@ void draw_compare(App& app) {
   // columns show their text alone.
   const float topo_min = std::max(4.5f * lh, 90.f);
   const float pad2 = 2 * style.WindowPadding.y;
-  const float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
+  float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
   const float need_text = pad2 + cap_short_h + sp + text_h;
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
@@ -311,6 +311,20 @@ void draw_compare(App& app) {
   const float budget = avail.y - sp - plot_min;
   float col_h;
   bool text_only = false;
+  // No plot (--compare-runs on a slide) and text too tall for the
+  // diagrams (issue 37: 800x600 at --font-px 40, the titles pushed both
+  // out): the columns' text shrinks, down to the least present size, so
+  // that the diagrams keep topo_min.
+  float text_scale = 1.f;
+  if (no_plot && need_full > budget && budget > pad2 + sp + topo_min) {
+    const float fit = (budget - pad2 - sp - topo_min) / std::max(1.f, cap_full_h + text_h);
+    text_scale = std::clamp(fit, min_text_px(true) / ImGui::GetFontSize(), 1.f);
+    if (text_scale < 1.f) {  // (wrapping less at the smaller size: the heights shrink at least as much)
+      need_full = pad2 + (cap_full_h + text_h) * text_scale + sp + topo_min;
+      text_h *= text_scale;
+      for (float& t : title_h) t *= text_scale;
+    }
+  }
   if (no_plot && need_full <= budget) col_h = budget;
   else if (need_full <= budget) col_h = std::clamp(std::floor(avail.y * 0.55f), need_full, budget);
   else if (vs.present && app.lesson && !no_plot)
@@ -323,6 +337,7 @@ void draw_compare(App& app) {
     rec(vs, "column " + alg, ImGui::GetWindowPos(),
         ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
     const Session* s = cmp.sessions[i].get();
+    if (text_scale < 1.f) ImGui::SetWindowFontScale(text_scale);
     vs.compare_text_only.push_back(text_only || !s);
     ImGui::PushTextWrapPos(0);
     if (!title(i).empty()) {

@@ -3,16 +3,20 @@
 // fits the data, and the crossover caption reads as two sentences.
 // Headless, through the window's own frames (as test_present28.cpp).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
 #include <imgui.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "app/viz/compare.h"
 #include "app/viz/compare_panel.h"
 #include "app/viz/lesson_view.h"
+#include "app/viz/options.h"
 #include "app/viz/panels.h"
 #include "app/viz/platform.h"
 #include "app/viz/present.h"
@@ -27,11 +31,11 @@ const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
 struct Window {
   double t = 0;
-  explicit Window(float px) {
+  explicit Window(float px, ImVec2 size = ImVec2(1280, 720)) {
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
+    io.DisplaySize = size;
     io.DeltaTime = 1.f / 60;
     setup_style();
     add_fonts(px);
@@ -200,5 +204,33 @@ TEST_SUITE("compare_slide") {
     CHECK(label->r.right() <= area->r.right() + 0.5f);
     CHECK(label->r.h == doctest::Approx(40).epsilon(0.15));  // one line
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("--compare-runs A.json B.json --present --size 800x600 --font-px 40: both diagrams drawn, text at 14 px or more") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / fmt::format("microddp-compare-slide-{}", ::getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string cli = MICRODDP_CLI_BIN;
+    for (const char* alg : {"ring", "tree"})
+      REQUIRE(std::system(fmt::format("{} run --algorithm {} --ranks 4 --save-record {}/{}.json > /dev/null 2>&1", cli, alg,
+                                      dir.string(), alg).c_str()) == 0);
+    Window w(40, ImVec2(800, 600));
+    Options o;
+    o.compare_runs = {(dir / "ring.json").string(), (dir / "tree.json").string()};
+    o.present = true;
+    o.font_px = 40;
+    App app;
+    apply_options(app, o);
+    app.vs.view = View::compare;
+    w.settle(app);
+    REQUIRE(app.vs.compare_text_only.size() == 2);
+    CHECK_FALSE(app.vs.compare_text_only[0]);  // both were text only
+    CHECK_FALSE(app.vs.compare_text_only[1]);
+    int ranks = 0;
+    for (const ViewState::Drawn& d : app.vs.compare_drawn)
+      if (d.what.find(") R") != std::string::npos) ++ranks;  // "A: ring (ring.json) R0"
+    CHECK(ranks >= 8);
+    fs::remove_all(dir);
   }
 }
