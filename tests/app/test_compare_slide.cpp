@@ -15,6 +15,7 @@
 
 #include "app/viz/compare.h"
 #include "app/viz/compare_panel.h"
+#include "app/viz/size_bars.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/options.h"
 #include "app/viz/panels.h"
@@ -232,5 +233,37 @@ TEST_SUITE("compare_slide") {
       if (d.what.find(") R") != std::string::npos) ++ranks;  // "A: ring (ring.json) R0"
     CHECK(ranks >= 8);
     fs::remove_all(dir);
+  }
+
+  TEST_CASE("one size's bars (lesson 03 beat 11): a time axis 0, 2, 4, .. 10 ms, and each model tick outlined") {
+    Window w(18);
+    App app;
+    const auto curve = [](const char* a, double med, double model) {
+      SweepCurve c;
+      c.algorithm = a;
+      c.bytes = {16 << 20};
+      c.measured_us = {med};
+      c.predicted_us = {model};
+      return c;
+    };
+    app.compare.sweep = {curve("naive", 10000, 9000), curve("tree", 6000, 5000), curve("ring", 4000, 3000)};
+    REQUIRE(compare_panel::one_size(app.compare));
+    ImGui::NewFrame();
+    ImGui::Begin("bars");
+    compare_panel::draw_size_bars(app, ImGui::GetWindowDrawList(), ImVec2(0, 0), ImVec2(1000, 300));
+    ImGui::End();
+    ImGui::Render();
+    std::vector<std::string> axis;
+    for (const ViewState::Drawn& d : app.vs.compare_drawn)
+      if (d.what.rfind("size bar axis label ", 0) == 0) {
+        axis.push_back(d.what.substr(20));
+        CHECK(d.r.bottom() <= 300.5f);
+      }
+    CHECK(axis == std::vector<std::string>{"0 µs", "2 ms", "4 ms", "6 ms", "8 ms", "10 ms"});
+    for (const char* a : {"naive", "tree", "ring"}) {
+      const ViewState::Drawn* tick = find(app.vs.compare_drawn, std::string("size bar model tick ") + a);
+      REQUIRE(tick);
+      CHECK(tick->r.w == doctest::Approx(5));  // 3 px of the model's colour in 1 px of ink each side
+    }
   }
 }
