@@ -130,10 +130,23 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
 
+// A curve that is no algorithm of the registry ("published": a table's
+// rows) with dots and a line: the line is a model's, drawn in the
+// predicted colour with a legend entry of its own (issue 37, lesson 09
+// beat 17: line and dots were the same grey, the legend said "published").
+bool model_line_apart(const Compare& cmp, const SweepCurve& c) {
+  return !c.measured_us.empty() && !c.predicted_us.empty() && !find_algorithm(c.algorithm, cmp.base.spec.collective);
+}
+bool any_model_line_apart(const Compare& cmp) {
+  return std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return model_line_apart(cmp, c); });
+}
+constexpr const char* kModelLegend = "model";
+
 float legend_width(const Compare& cmp) {
   const float lh = ImGui::GetTextLineHeight();
   float w = 0;
   for (const auto& c : cmp.sweep) w += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  if (any_model_line_apart(cmp)) w += lh * 1.4f + ImGui::CalcTextSize(kModelLegend).x + lh * 0.6f;
   return w;
 }
 
@@ -313,9 +326,10 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const auto& c = cmp.sweep[k];
     const Rgba col = algorithm_color(c.algorithm);
     const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
+    const Rgba line_col = model_line_apart(cmp, c) ? predicted_color() : col;
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
-                  im(col), 2.5f);
+                  im(line_col), 2.5f);
     for (size_t i = 0; i < c.bytes.size() && i < c.measured_us.size(); ++i) {  // model curves: no dots
       const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
       // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
@@ -348,6 +362,15 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, legend_at.y + lh * 0.5f), lh * 0.3f, im(col), 16);
     dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
     legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  }
+  if (any_model_line_apart(cmp)) {  // a stroke of the line's colour, then its word
+    const float y = legend_at.y + lh * 0.5f;
+    dl->AddLine(ImVec2(legend_x, y), ImVec2(legend_x + lh * 1.1f, y), im(predicted_color()), 2.5f);
+    dl->AddText(ImVec2(legend_x + lh * 1.4f, legend_at.y), ink, kModelLegend);
+    rec(vs, "sweep legend model", ImVec2(legend_x, legend_at.y),
+        ImVec2(legend_x + lh * 1.4f + ImGui::CalcTextSize(kModelLegend).x, legend_at.y + lh));
+    if (app.vs.collect_probes)
+      app.vs.probes.push_back(Probe{int(legend_x + lh * 0.5f), int(y), predicted_color(), "legend model line"});
   }
   // Where ring becomes and stays the fastest, if it does in the sizes
   // measured (ring's dot ringed) and predicted (on ring's line); the labels

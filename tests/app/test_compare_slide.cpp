@@ -266,4 +266,26 @@ TEST_SUITE("compare_slide") {
       CHECK(tick->r.w == doctest::Approx(5));  // 3 px of the model's colour in 1 px of ink each side
     }
   }
+
+  TEST_CASE("lesson 09 beat 17: the published dots' model line has its own legend entry, 'model', beside 'published'") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w(18);
+    App app;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/09-topology.yaml"));
+    app.lesson->go(16);
+    w.settle(app);
+    for (int i = 0; i < 400 && app.compare.sweeping(); ++i) w.frame(app);
+    w.settle(app);
+    REQUIRE(app.vs.view == View::compare);
+    REQUIRE(app.compare.sweep.size() == 1);
+    CHECK(app.compare.sweep[0].algorithm == "published");
+    const ViewState::Drawn* legend = find(app.vs.compare_drawn, "sweep legend");
+    const ViewState::Drawn* model = find(app.vs.compare_drawn, "sweep legend model");
+    REQUIRE(legend);
+    REQUIRE(model);
+    CHECK(model->r.inside(legend->r));
+    CHECK(model->r.h == doctest::Approx(ImGui::GetTextLineHeight()));
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
 }
