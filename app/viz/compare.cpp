@@ -376,7 +376,15 @@ void Compare::finish_sweep() {
   crossover_predicted = ring_fastest_from(sweep, *ring, &SweepCurve::predicted_us);
   const bool dots = ring->measured_us.size() == ring->bytes.size();
   const bool here = sweep_source.kind == SweepSource::shm;
-  if (dots)
+  // This machine's sweep: two sentences, the model's first ("Predicted:
+  // ring fastest from 373 KiB. Measured here: ring not the fastest at
+  // 16 MiB"; issue 37: one clause read as a garbled sentence).
+  std::string measured_here;
+  if (dots && here)
+    measured_here = crossover_measured < 0
+                        ? fmt::format("Measured here: {} not the fastest at {}", ref, human_bytes(ring->bytes.back()))
+                        : fmt::format("Measured here: {} fastest from {}", ref, human_bytes(ring->bytes[crossover_measured]));
+  else if (dots)
     crossover = crossover_measured < 0
                     ? fmt::format("{} was not the fastest at the largest size {} ({})", ref,
                                   here ? "measured here" : source_word, human_bytes(ring->bytes.back()))
@@ -410,8 +418,9 @@ void Compare::finish_sweep() {
       crossover_predicted_bytes = double(hi);
       crossover_predicted_us = predicted_at(ref, hi);
     }
-    crossover += fmt::format(", from {} on (predicted)", human_bytes(crossover_predicted_bytes));
+    crossover = fmt::format("Predicted: {} fastest from {}", ref, human_bytes(crossover_predicted_bytes));
   }
+  if (!measured_here.empty()) crossover += (crossover.empty() ? "" : ". ") + measured_here;
 }
 
 }  // namespace microddp::viz

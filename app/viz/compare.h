@@ -24,7 +24,7 @@ struct Compare {
   std::vector<std::string> errors;         // per column: why it was refused
   int position = 0;                        // common step position
   std::vector<SweepCurve> sweep;
-  std::string crossover;                   // e.g. "ring is fastest from 64 KiB on"
+  std::string crossover;                   // e.g. "Predicted: ring fastest from 373 KiB. Measured here: ring not the fastest at 16 MiB"
   // Points the sweep could not take, each with the reason ("256 MiB: ... exceeds the memory budget").
   std::vector<std::string> skipped;
   PredictionSource source;                 // what every column's prediction is based on

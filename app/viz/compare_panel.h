@@ -4,6 +4,8 @@
 #include <imgui.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "app/viz/panels.h"
 
@@ -32,6 +34,13 @@ inline void same_line_if_fits(float w) {
 // source without dots (the model) says only its line's: "ring fastest from
 // 64 B (model)". "" when there is no crossover to say.
 std::string short_crossover(const Compare& cmp);
+
+// A column's text lines, (text, drawn in the predicted colour): the
+// busiest rank's bytes, the stepped run's measured time ("one stepped run,
+// with barriers: 17.9 ms", mid-run "(2 of 14 steps run)"; "stepped run:
+// 17.9 ms" when that is wider than `width` pixels at the current font) and
+// the prediction of the same steps. Needs an ImGui frame (text widths).
+std::vector<std::pair<std::string, bool>> column_lines(const Session& s, float width);
 
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).

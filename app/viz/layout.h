@@ -42,8 +42,15 @@ struct LayoutInput {
 // The most of the body's height a present-mode lesson panel may claim.
 inline constexpr float kLessonMaxShare = 0.68f;
 // In the compare view (panel_lesson.cpp draw_view_with_lesson): less, so
-// that the columns and the sweep plot keep their lines at --font-px 28.
-inline constexpr float kCompareLessonMaxShare = 0.45f;
+// that the columns and the sweep plot keep their lines at --font-px 28
+// (issue 37: at 0.45 lesson 03's plot box was 50-90 px tall; the lesson's
+// text shrinks to 14 px instead).
+inline constexpr float kCompareLessonMaxShare = 0.30f;
+// --present with a lesson: the compare view's sweep plot box (its axes,
+// without the header and labels) keeps at least this share of the
+// window's height, 180 px at 1280x720; the columns drop their mini
+// topologies first (panel_compare.cpp).
+inline constexpr float kPresentPlotBoxShare = 0.25f;
 
 struct Layout {
   Rect window, body;                           // body: below the controls

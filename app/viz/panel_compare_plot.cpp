@@ -130,10 +130,23 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
 
+// A curve that is no algorithm of the registry ("published": a table's
+// rows) with dots and a line: the line is a model's, drawn in the
+// predicted colour with a legend entry of its own (issue 37, lesson 09
+// beat 17: line and dots were the same grey, the legend said "published").
+bool model_line_apart(const Compare& cmp, const SweepCurve& c) {
+  return !c.measured_us.empty() && !c.predicted_us.empty() && !find_algorithm(c.algorithm, cmp.base.spec.collective);
+}
+bool any_model_line_apart(const Compare& cmp) {
+  return std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [&](const SweepCurve& c) { return model_line_apart(cmp, c); });
+}
+constexpr const char* kModelLegend = "model";
+
 float legend_width(const Compare& cmp) {
   const float lh = ImGui::GetTextLineHeight();
   float w = 0;
   for (const auto& c : cmp.sweep) w += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  if (any_model_line_apart(cmp)) w += lh * 1.4f + ImGui::CalcTextSize(kModelLegend).x + lh * 0.6f;
   return w;
 }
 
@@ -171,7 +184,9 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     // The source, labelled on screen (a bold colour: it decides what the
     // picture claims), then the plot below it; a short plot's in one line
     // on a slide (the tag inside the box, on a desk, covered the lines).
-    const std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    std::string label = brief ? brief_caption(cmp) : source_line(cmp);
+    // (--font-px 40: the one line ran off the slide; the tag alone, the rest on hover.)
+    if (brief && ImGui::CalcTextSize(label.c_str()).x > size.x) label = "Source: " + source_tag(cmp);
     ImGui::PushTextWrapPos(brief ? -1.f : o0.x + size.x - ImGui::GetWindowPos().x);
     ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
     ImGui::TextUnformatted(label.c_str());
@@ -252,21 +267,41 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   const size_t K = cmp.sweep.size();
   const float inset = float(K - 1) / 2 * spread_px + std::max(cap, lh * 0.28f) + 2;
   const double lx0 = std::log10(xmin), lx1 = std::log10(std::max(xmax, xmin * 2));
-  const double ly0 = std::floor(std::log10(std::max(ymin, 1e-3))), ly1 = std::ceil(std::log10(std::max(ymax, ymin * 2)));
+  // The y range fits the data shown, a twentieth of it (at least 0.05
+  // decade) spare at each end, not whole decades (issue 37: 1 µs .. 1 s
+  // flattened lesson 03's lines into one).
+  const double dlo = std::log10(std::max(ymin, 1e-3)), dhi = std::log10(std::max(ymax, std::max(ymin, 1e-3) * 1.5));
+  const double ypad = std::max(0.05, (dhi - dlo) * 0.05);
+  const double ly0 = dlo - ypad, ly1 = dhi + ypad;
   auto X = [&](double b) { return p0.x + inset + float((std::log10(b) - lx0) / (lx1 - lx0)) * (p1.x - p0.x - 2 * inset); };
   auto Y = [&](double us) {
     return p1.y - float((std::log10(std::max(us, 1e-3)) - ly0) / std::max(ly1 - ly0, 1e-9)) * (p1.y - p0.y);
   };
-  // y labels: every decade while a line of text fits between two, else
-  // every second or third (the grid keeps every decade).
-  const float decade_px = (p1.y - p0.y) / float(std::max(ly1 - ly0, 1.0));
-  const int every = std::max(1, int(std::ceil(lh * 1.1f / std::max(decade_px, 1.f))));
-  for (double d = ly0; d <= ly1; d += 1) {
-    const float y = Y(std::pow(10, d));
+  // y ticks: decades over a wide range, 1-3 over one to three decades,
+  // 1-2-5 below; a grid line each, a label where the one above leaves a
+  // line of text (from the top down).
+  const double span = ly1 - ly0;
+  const std::vector<double> mantissas = span > 3 ? std::vector<double>{1} : span > 1 ? std::vector<double>{1, 3}
+                                                                                     : std::vector<double>{1, 2, 5};
+  std::vector<double> ticks;
+  for (double d = std::floor(ly0); d <= std::ceil(ly1); d += 1)
+    for (double m : mantissas)
+      if (const double v = m * std::pow(10, d); std::log10(v) >= ly0 && std::log10(v) <= ly1) ticks.push_back(v);
+  float last_label_y = -1e9f;
+  std::vector<double> labelled;
+  for (auto it = ticks.rbegin(); it != ticks.rend(); ++it) {
+    const float y = Y(*it);
     dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
-    if (int(std::lround(ly1 - d)) % every != 0) continue;  // the top decade always labelled
-    const std::string t = format_us(std::pow(10, d));
-    const float ty = y - lh / 2;
+    if (y - last_label_y < lh * 1.1f) continue;
+    last_label_y = y;
+    labelled.push_back(*it);
+  }
+  // A short box with fewer than two ticks labelled: its two edges' times
+  // instead (three significant digits), so that the scale reads.
+  if (labelled.size() < 2) labelled = {std::pow(10, ly1), std::pow(10, ly0)};
+  for (const double v : labelled) {
+    const std::string t = format_us(v);
+    const float ty = Y(v) - lh / 2;
     dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
     rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
   }
@@ -291,9 +326,10 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const auto& c = cmp.sweep[k];
     const Rgba col = algorithm_color(c.algorithm);
     const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
+    const Rgba line_col = model_line_apart(cmp, c) ? predicted_color() : col;
     for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
-                  im(col), 2.5f);
+                  im(line_col), 2.5f);
     for (size_t i = 0; i < c.bytes.size() && i < c.measured_us.size(); ++i) {  // model curves: no dots
       const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
       // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
@@ -326,6 +362,15 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, legend_at.y + lh * 0.5f), lh * 0.3f, im(col), 16);
     dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
     legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  }
+  if (any_model_line_apart(cmp)) {  // a stroke of the line's colour, then its word
+    const float y = legend_at.y + lh * 0.5f;
+    dl->AddLine(ImVec2(legend_x, y), ImVec2(legend_x + lh * 1.1f, y), im(predicted_color()), 2.5f);
+    dl->AddText(ImVec2(legend_x + lh * 1.4f, legend_at.y), ink, kModelLegend);
+    rec(vs, "sweep legend model", ImVec2(legend_x, legend_at.y),
+        ImVec2(legend_x + lh * 1.4f + ImGui::CalcTextSize(kModelLegend).x, legend_at.y + lh));
+    if (app.vs.collect_probes)
+      app.vs.probes.push_back(Probe{int(legend_x + lh * 0.5f), int(y), predicted_color(), "legend model line"});
   }
   // Where ring becomes and stays the fastest, if it does in the sizes
   // measured (ring's dot ringed) and predicted (on ring's line); the labels

@@ -49,9 +49,32 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
   const float x0 = p0.x + label_w + lh, x1 = std::max(x0 + 10, p1.x - value_w);
   auto X = [&](double us) { return x0 + float(us / (tmax > 0 ? tmax : 1)) * (x1 - x0); };
   const size_t K = cmp.sweep.size();
-  const float row = std::min((p1.y - p0.y) / float(K), lh * 3.5f);
-  const float top = p0.y + ((p1.y - p0.y) - row * float(K)) / 2;
-  dl->AddLine(ImVec2(x0, p0.y), ImVec2(x0, p1.y), faint);
+  // A time axis below the bars (issue 37, lesson 03 beat 11 had none):
+  // ticks at 1-2-5 steps from 0, four to eight of them, labelled.
+  const float axis_y = std::max(p0.y + 8, p1.y - lh - 6);
+  const float row = std::min((axis_y - p0.y) / float(K), lh * 3.5f);
+  const float top = p0.y + ((axis_y - p0.y) - row * float(K)) / 2;
+  dl->AddLine(ImVec2(x0, p0.y), ImVec2(x0, axis_y), faint);
+  if (tmax > 0 && axis_y + lh <= p1.y + 0.5f) {
+    dl->AddLine(ImVec2(x0, axis_y), ImVec2(x1, axis_y), ink);
+    double step = std::pow(10, std::floor(std::log10(tmax / 4)));
+    for (const double m : {1., 2., 5., 10.})
+      if (tmax / (step * m) <= 6) {
+        step *= m;
+        break;
+      }
+    float last_right = -1e9f;
+    for (double t = 0; t <= tmax * 1.0001; t += step) {
+      const float x = X(t);
+      dl->AddLine(ImVec2(x, axis_y), ImVec2(x, axis_y + 4), ink);
+      const std::string l = format_us(t);
+      const float w = ImGui::CalcTextSize(l.c_str()).x, tx = std::min(x - w / 2, p1.x - w);
+      if (tx < last_right + lh * 0.5f) continue;
+      dl->AddText(ImVec2(tx, axis_y + 4), ink, l.c_str());
+      rec(vs, "size bar axis label " + l, ImVec2(tx, axis_y + 4), ImVec2(tx + w, axis_y + 4 + lh));
+      last_right = tx + w;
+    }
+  }
   for (size_t k = 0; k < K; ++k) {
     const SweepCurve& c = cmp.sweep[k];
     // A compared run's curve ("ring, run 'one_node' ...") takes its algorithm's colour, lighter.
@@ -70,7 +93,11 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
     }
     if (!c.predicted_us.empty() && c.predicted_us[0] > 0) {
       const float x = X(c.predicted_us[0]);
-      dl->AddRectFilled(ImVec2(x - 1.5f, yc - h / 2 - 3), ImVec2(x + 1.5f, yc + h / 2 + 3), im(predicted_color()));
+      // Outlined in ink: orange on the vermillion tree bar was nearly invisible (issue 37).
+      const ImVec2 ta(x - 1.5f, yc - h / 2 - 3), tb(x + 1.5f, yc + h / 2 + 3);
+      dl->AddRectFilled(ImVec2(ta.x - 1, ta.y - 1), ImVec2(tb.x + 1, tb.y + 1), ink);
+      dl->AddRectFilled(ta, tb, im(predicted_color()));
+      rec(vs, "size bar model tick " + c.algorithm, ImVec2(ta.x - 1, ta.y - 1), ImVec2(tb.x + 1, tb.y + 1));
     }
     const ImVec2 ls = ImGui::CalcTextSize(c.algorithm.c_str());
     dl->AddText(ImVec2(p0.x + 4, yc - ls.y / 2), ink, c.algorithm.c_str());

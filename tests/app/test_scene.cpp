@@ -46,11 +46,11 @@ TEST_SUITE("scene") {
     cmp.sweep = {curve("ring", {5, 5, 5}), curve("tree", {5, 5, 5})};  // a tie is not a win
     cmp.finish_sweep();
     CHECK(cmp.crossover_measured == -1);
-    CHECK(cmp.crossover == "ring was not the fastest at the largest size measured here (64 KiB)");
+    CHECK(cmp.crossover == "Measured here: ring not the fastest at 64 KiB");
     cmp.sweep = {curve("ring", {9, 4, 2}), curve("tree", {3, 5, 8})};  // ring wins from 16 KiB on
     cmp.finish_sweep();
     CHECK(cmp.crossover_measured == 1);
-    CHECK(cmp.crossover == "ring is the fastest from 16 KiB on (measured)");
+    CHECK(cmp.crossover == "Measured here: ring fastest from 16 KiB");
     // On one rank the same numbers are noise: no crossover is claimed.
     cmp.base.spec.world_size = 1;
     cmp.finish_sweep();
@@ -252,7 +252,7 @@ TEST_SUITE("scene") {
     CHECK(at("ring", x - 32) >= at("tree", x - 32));  // ...and not one step below it
     CHECK(at("ring", x) < at("naive", x));
     CHECK(cmp.crossover_predicted_us == doctest::Approx(at("ring", x)));
-    CHECK(cmp.crossover.find(fmt::format("from {} on (predicted)", human_bytes(x))) != std::string::npos);
+    CHECK(cmp.crossover.find(fmt::format("Predicted: ring fastest from {}", human_bytes(x))) == 0);
   }
 
   TEST_CASE("compare: a new prediction source re-prices the sweep's lines, the measured points stay") {
