@@ -188,7 +188,7 @@ void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
         for (size_t i = 0; i < algorithms.size(); ++i)
           if (sessions[i]) algs.push_back(algorithms[i]);
         const auto argv = lab_command(base.spec.collective, nodes, src.nic, algs, std::max(min_bytes, kLabMinBytes),
-                                      std::clamp(max_bytes, kLabMinBytes, kLabMaxBytes));
+                                      std::clamp(max_bytes, kLabMinBytes, kLabMaxBytes), src.iters);
         source_label = fmt::format("Source: cluster lab, running ({} nodes x 1 rank, NIC {}): {}", nodes, src.nic,
                                    fmt::join(argv.begin() + 1, argv.end(), " "));
         lab_ = LabJob::start(argv);

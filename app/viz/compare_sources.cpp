@@ -245,13 +245,13 @@ SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system) 
 
 std::vector<std::string> lab_command(Collective c, int nodes, const std::string& nic,
                                      const std::vector<std::string>& algorithms, int64_t min_bytes,
-                                     int64_t max_bytes) {
+                                     int64_t max_bytes, int iters) {
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   const std::string bin = ec ? std::string("microddp") : (self.parent_path() / "microddp").string();
   return {bin, "cluster", "--nodes", std::to_string(nodes), "--nic", nic, "--", "bench", "--backend", "mpi",
           "--collective", std::string(name(c)), "--algorithm", fmt::format("{}", fmt::join(algorithms, ",")),
-          "-b", std::to_string(min_bytes), "-e", std::to_string(max_bytes), "-f", "4", "-n", "5", "-w", "1", "--json"};
+          "-b", std::to_string(min_bytes), "-e", std::to_string(max_bytes), "-f", "4", "-n", std::to_string(iters), "-w", "1", "--json"};
 }
 
 }  // namespace microddp::viz

@@ -62,6 +62,7 @@ struct SourceSpec {
   std::string file;    // recorded: the run's JSON; published: the nccl-tests output ("" = the default)
   std::string system;  // model / published: a --nccl-system name ("" = dgx-h100 / from the table's GPU)
   std::string nic = "1gbit";  // lab: each NIC's rate (tc syntax)
+  int iters = 5;              // lab: timed iterations per point (bench -n; a lab beat's `iters`)
   int ranks = 0;              // model: the ranks priced (0 = the compare view's world size)
   bool protocols = false;     // model: the ring at each protocol ("ring LL", "ring LL128", "ring SIMPLE")
   bool operator==(const SourceSpec&) const = default;
@@ -108,9 +109,11 @@ SourceSweep published_sweep(const NcclTestsTable& t, const std::string& system);
 std::string system_for_table(const NcclTestsTable& t);
 
 // The live lab: `microddp cluster` run in the background (the window keeps
-// drawing). The command it runs, as argv (the microddp binary beside this one).
+// drawing). The command it runs, as argv (the microddp binary beside this one):
+// sizes min_bytes, 4·min_bytes, ... max_bytes, `iters` timed iterations
+// after one warm-up.
 std::vector<std::string> lab_command(Collective c, int nodes, const std::string& nic,
                                      const std::vector<std::string>& algorithms, int64_t min_bytes,
-                                     int64_t max_bytes);
+                                     int64_t max_bytes, int iters = 5);
 
 }  // namespace microddp::viz

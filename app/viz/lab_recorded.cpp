@@ -141,6 +141,25 @@ std::vector<SweepCurve> compared_run_curves(const Lesson& l, int beat) {
   return out;
 }
 
+SourceSpec beat_source(const Beat& b) {
+  SourceSpec src;
+  src.kind = parse_sweep_source(b.view.source);
+  src.file = b.view.file;
+  src.system = b.view.system;
+  src.ranks = b.view.ranks;
+  src.protocols = b.view.protocols;
+  if (b.kind == Beat::Kind::lab && src.kind == SweepSource::lab) {
+    src.nic = b.lab.nic;
+    src.iters = b.lab.iters;
+  }
+  return src;
+}
+
+bool is_beats_live_lab(const SourceSpec& s, const Beat& b) {
+  return b.kind == Beat::Kind::lab && b.view.source == "lab" && s.kind == SweepSource::lab && s.nic == b.lab.nic &&
+         s.iters == b.lab.iters;
+}
+
 std::optional<LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const LabRequest& q) {
   LabRun run;
   run.request = q;

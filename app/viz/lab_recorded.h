@@ -48,6 +48,15 @@ std::string recorded_note(const lesson::Lesson& l, int beat);
 // when the beat has no recorded run or no such check.
 std::vector<SweepCurve> compared_run_curves(const lesson::Lesson& l, int beat);
 
+// The sweep source a compare beat asks for (`compare: {source, file,
+// system, ranks, protocols}`); a lab beat with `source: lab` also gives its
+// request's NIC rate and timed iterations (`lab: {nic: 100mbit, iters: 3}`),
+// which the live lab then runs with. Throws UsageError for an unknown source.
+SourceSpec beat_source(const lesson::Beat& b);
+// Whether `s` is the live lab that beat b asks for (source lab, its NIC and
+// iterations): only such a sweep's points are b's run.
+bool is_beats_live_lab(const SourceSpec& s, const lesson::Beat& b);
+
 // The live lab's result in Compare (`compare: {source: lab}`, lesson 03's
 // last beat) as the lab beat's run: each of q's algorithms at q.bytes from
 // the sweep's curves (µs to s); none until every one has that point.

@@ -60,14 +60,10 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
   vs.compare_sweep_requested = false;
   // The beat's source (compare_sources.h; lesson 03 checks its conclusion on
   // the recorded lab run, lesson 12 plots the published tables).
-  SourceSpec src;
-  src.kind = parse_sweep_source(t.view.source);
-  src.file = t.view.file;
-  src.system = t.view.system;
-  src.ranks = t.view.ranks;
-  src.protocols = t.view.protocols;
+  // A lab beat's live lab runs with the beat's NIC and iterations.
+  const SourceSpec src = beat_source(app.lesson->current());
   if (!(cmp.sweep_source == src)) cmp.set_sweep_source(src);
-  const std::string key = sweep_key(t.params, algs, t.view);
+  const std::string key = sweep_key(t.params, algs, t.view) + fmt::format(" nic {} iters {}", src.nic, src.iters);
   const bool same = key == vs.lesson_sweep && saved.finished && !saved.sweep.empty() &&
                     !saved.sweep.front().bytes.empty() &&
                     (src.kind != SweepSource::shm || saved.sweep.front().bytes.front() == double(t.view.min_bytes));
@@ -92,7 +88,7 @@ void check_live_lab(App& app) {
   LessonView& L = *app.lesson;
   const lesson::Beat& b = L.current();
   if (b.kind != lesson::Beat::Kind::lab || b.view.source != "lab" || app.vs.view != View::compare) return;
-  if (!L.checks_ready()) return;
+  if (!L.checks_ready() || !is_beats_live_lab(app.compare.sweep_source, b)) return;
   const auto* rs = L.results();
   if (!rs || (!rs->empty() && rs->front().what.rfind("measured now", 0) == 0)) return;
   if (const auto run = live_lab_run(app.compare.sweep, b.lab)) L.set_results(evaluate_live(b, *run));

@@ -2,13 +2,17 @@
 // (*emphasis*, `code`, paragraphs, indented lines), wrapping at spaces only,
 // and the checks' lines. Moved from lesson_view.cpp, unchanged.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "app/viz/lesson_view.h"
+#include "core/labs/lesson/checks.h"
 
 namespace microddp::viz {
 
@@ -105,6 +109,51 @@ std::string checks_summary(const std::vector<CheckResult>& rs) {
   for (const CheckResult& r : rs)
     if (!r.skipped) ++run, pass += r.pass ? 1 : 0;
   return fmt::format("{} of {} check{} pass{}", pass, run, run == 1 ? "" : "s", run == 1 ? "es" : "");
+}
+
+PresentCheckFolds present_check_folds(const std::vector<CheckResult>& rs) {
+  int pass = 0, lab = 0, not_shown = 0, failed = 0;
+  for (const CheckResult& r : rs) {
+    if (r.skipped) ++(r.not_shown ? not_shown : lab);
+    else if (r.pass) ++pass;
+    else ++failed;
+  }
+  PresentCheckFolds f;
+  if (pass > 0)
+    f.pass = fmt::format("\u2713 {}{} check{} pass{}", pass, failed ? " other" : "", pass == 1 ? "" : "s",
+                         pass == 1 ? "es" : "");
+  if (not_shown > 0) f.not_shown = fmt::format("\u2013 {} not shown on this run (within the runs' spread)", not_shown);
+  if (lab > 0) f.lab = fmt::format("\u2013 {} lab check{} not run here", lab, lab == 1 ? "" : "s");
+  return f;
+}
+
+std::string checks_heading(const Beat& b) {
+  bool real = false, recorded = false, published = false, model = false;
+  if (b.kind == Beat::Kind::lab && b.view.source == "recorded") recorded = true;
+  for (const Check& c : b.checks) {
+    if (b.kind == Beat::Kind::lab && b.view.source == "recorded") break;  // every lab check reads the record
+    std::visit(
+        [&](const auto& k) {
+          using K = std::decay_t<decltype(k)>;
+          if constexpr (std::is_same_v<K, check::RecordedFaster> || std::is_same_v<K, check::RecordedRatio>)
+            recorded = true;
+          else if constexpr (std::is_same_v<K, check::PublishedTime> || std::is_same_v<K, check::PublishedError>)
+            published = true;
+          else if constexpr (std::is_same_v<K, check::Predicted> || std::is_same_v<K, check::Ratio> ||
+                             std::is_same_v<K, check::Faster> || std::is_same_v<K, check::NcclChoice>)
+            model = true;
+          else
+            real = true;
+        },
+        c.claim);
+  }
+  std::vector<std::string> parts;
+  if (real) parts.push_back("real run");
+  if (recorded) parts.push_back("recorded run");
+  if (published) parts.push_back("published table");
+  if (model) parts.push_back("model");
+  if (parts.empty()) parts.push_back("real run");
+  return fmt::format("Checks ({})", fmt::join(parts, ", "));
 }
 
 }  // namespace microddp::viz

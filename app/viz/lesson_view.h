@@ -147,6 +147,23 @@ std::string check_line(const lesson::CheckResult& r);
 // "3 of 4 checks pass" (the line shown while checks_hidden()).
 std::string checks_summary(const std::vector<lesson::CheckResult>& rs);
 
+// A slide's checks folded (--present): the passing ones in one line, the
+// undecided ones in two, by why ("" = none of that kind; failures are
+// listed one by one, not here).
+struct PresentCheckFolds {
+  std::string pass;       // "✓ 2 checks pass", "✓ 1 other check passes" beside a failure
+  std::string not_shown;  // "– 1 not shown on this run (within the runs' spread)": CheckResult::not_shown
+  std::string lab;        // "– 2 lab checks not run here": the lab the check needs did not run
+};
+PresentCheckFolds present_check_folds(const std::vector<lesson::CheckResult>& rs);
+
+// The checks' heading, by what they read: "Checks (real run)" (a run made
+// now), "Checks (recorded run)" (a recorded lab run: a recorded lab beat,
+// recorded_faster, recorded_ratio), "Checks (published table)"
+// (published_time, published_error), "Checks (model)" (predicted,
+// ratio, faster, nccl_choice); several joined in that order: "Checks (real run, model)".
+std::string checks_heading(const lesson::Beat& b);
+
 class LessonView {
  public:
   explicit LessonView(lesson::Lesson l);

@@ -174,9 +174,7 @@ void draw_checks(App& app) {
     if (L.checks_ready() && L.check_error().empty()) ImGui::TextDisabled("%s", checks_summary(*L.results()).c_str());
     return;
   }
-  ImGui::TextColored(title, "%s", L.current().kind == lesson::Beat::Kind::lab && L.current().view.source == "recorded"
-                                    ? "Checks (recorded run)"
-                                    : "Checks (real run)");
+  ImGui::TextColored(title, "%s", checks_heading(L.current()).c_str());
   if (!L.checks_ready()) {
     ImGui::TextDisabled("running %zu check%s…", checks.size(), checks.size() == 1 ? "" : "s");
     return;
@@ -189,18 +187,13 @@ void draw_checks(App& app) {
   const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
   if (app.vs.present) {  // a slide: the passing checks folded into one line, the others listed
     const ImVec4 fail = ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail)));
-    int pass = 0, skipped = 0;
-    for (const auto& r : *L.results()) {
-      if (r.skipped) ++skipped;
-      else if (r.pass) ++pass;
-      else draw_wrapped("\u2717 " + check_line(r), &fail);
-    }
+    for (const auto& r : *L.results())
+      if (!r.skipped && !r.pass) draw_wrapped("\u2717 " + check_line(r), &fail);
+    const PresentCheckFolds f = present_check_folds(*L.results());
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
-    const bool failed = pass + skipped < static_cast<int>(L.results()->size());
-    if (pass > 0) draw_wrapped(fmt::format("\u2713 {}{} check{} pass{}", pass, failed ? " other" : "",
-                                           pass == 1 ? "" : "s", pass == 1 ? "es" : ""), &c);
-    if (skipped > 0) draw_wrapped(fmt::format("\u2013 {} lab check{} not run here", skipped, skipped == 1 ? "" : "s"),
-                                  &disabled);
+    if (!f.pass.empty()) draw_wrapped(f.pass, &c);
+    if (!f.not_shown.empty()) draw_wrapped(f.not_shown, &disabled);
+    if (!f.lab.empty()) draw_wrapped(f.lab, &disabled);
     return;
   }
   for (const auto& r : *L.results()) {

@@ -64,10 +64,10 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
     }
   sc.bottleneck = port_name(T, busiest);
   // Bandwidths per direction: per rank inside a node, per NIC across.
-  sc.legend.push_back(fmt::format("intra-node (thin): {}, {}, {:.4g} GB/s per rank", net.intra.name,
-                                  format_us(net.intra.alpha * 1e6), net.intra.bandwidth() / 1e9));
-  sc.legend.push_back(fmt::format("inter-node (thick): {}, {}, {:.4g} GB/s x {} NIC/node", net.inter.name,
-                                  format_us(net.inter.alpha * 1e6), net.inter.bandwidth() / 1e9, T.nics_per_node));
+  sc.legend.push_back(fmt::format("intra-node (thin): {} per rank",
+                                  format_link(net.intra.name, net.intra.alpha, net.intra.bandwidth())));
+  sc.legend.push_back(fmt::format("inter-node (thick): {} x {} NIC/node",
+                                  format_link(net.inter.name, net.inter.alpha, net.inter.bandwidth()), T.nics_per_node));
   // The run executes on this machine's threads: the measured times are
   // shared memory's, whatever the topology drawn.
   sc.network_note = net_in ? "measured: shared memory here; predicted: this topology"

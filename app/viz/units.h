@@ -10,4 +10,11 @@ namespace microddp::viz {
 // below 0.1 µs; three significant digits; "n/a" when us < 0.
 std::string format_us(double us);
 
+// A link class in words: its name (a preset's: "nvlink"; omitted when it is
+// the raw "ALPHA,BW" a lesson or --inter gave, e.g. "50e-6,25e6"), α
+// (alpha_s, seconds) and its bandwidth (bytes_per_s, bytes per second):
+// "nvlink, α 1 µs, 600 GB/s"; "α 50 µs, 25 MB/s (200 Mbit/s)" (MB/s with
+// Mbit/s below 1 GB/s, three significant digits).
+std::string format_link(const std::string& name, double alpha_s, double bytes_per_s);
+
 }  // namespace microddp::viz

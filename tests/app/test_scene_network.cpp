@@ -98,8 +98,8 @@ TEST_SUITE("scene_network") {
     REQUIRE(sc.legend.size() == 2);
     CHECK(sc.legend[1].find("infiniband") != std::string::npos);
     INFO(sc.legend[0], " / ", sc.legend[1]);
-    CHECK(sc.legend[0].find(", 1 µs, ") != std::string::npos);  // nvlink's α (format_us)
-    CHECK(sc.legend[1].find(", 2 µs, ") != std::string::npos);  // infiniband's
+    CHECK(sc.legend[0].find("nvlink, α 1 µs, ") != std::string::npos);  // nvlink's α (format_us)
+    CHECK(sc.legend[1].find("infiniband, α 2 µs, ") != std::string::npos);  // infiniband's
 
     // An intra step (position 1 = after step 0): 8 bytes per rank on its own
     // intra port, nothing on the NICs.

@@ -4,6 +4,7 @@
 // (check_kinds.h). Every error is a LessonError at the offending node's
 // file:line:column saying what was expected.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -192,6 +193,21 @@ void check_lab_view(const Ctx& c, const YAML::Node& at, const Beat& b) {
       c.fail(at, fmt::format("the window's live lab runs one rank a node; this lab beat has {} ranks a node "
                              "(use 'source: recorded')",
                              q.ranks_per_node));
+    // The window's live lab sweeps max(min, 4 KiB), 4x, ... up to min(max,
+    // 16 MiB) (app/viz/compare.h kLabMinBytes, kLabMaxBytes): the beat's
+    // own size must be one of those points, or its checks never run.
+    constexpr int64_t kMin = 4096, kMax = int64_t{16} << 20;
+    if (q.bytes < kMin || q.bytes > kMax)
+      c.fail(at, fmt::format("the window's live lab runs 4096 to 16777216 bytes (4 KiB to 16 MiB); this lab beat's "
+                             "bytes are {} (use 'source: recorded' with a recorded run)",
+                             q.bytes));
+    const int64_t lo = std::max(v.min_bytes, kMin), hi = std::min(v.max_bytes, kMax);
+    int64_t p = lo;
+    while (p < q.bytes && p <= hi / 4) p *= 4;
+    if (p != q.bytes || q.bytes > hi)
+      c.fail(at, fmt::format("the window's live lab measures sizes {}, 4x, ... up to {} bytes; this lab beat's "
+                             "bytes {} are not one of them (set compare's sizes so that min x 4^k = {})",
+                             lo, hi, q.bytes, q.bytes));
     return;
   }
   if (v.source != "recorded" || v.file.empty())
@@ -205,6 +221,12 @@ void check_lab_view(const Ctx& c, const YAML::Node& at, const Beat& b) {
   differs("ranks per node", std::to_string(r.ranks_per_node), std::to_string(q.ranks_per_node));
   differs("NIC", r.nic, q.nic);
   differs("collective", r.collective, q.collective);
+  // The window draws compare's algorithms from the file: each must be in it.
+  const std::vector<std::string> rec_algs = r.algorithms();
+  for (const std::string& a : v.algorithms)
+    if (std::find(rec_algs.begin(), rec_algs.end(), a) == rec_algs.end())
+      c.fail(at, fmt::format("recorded run {} has no rows of {} (compare's algorithms); it holds {}", v.file, a,
+                             fmt::join(rec_algs, ", ")));
   for (const std::string& a : q.algorithms)
     if (!r.row(a, q.bytes))
       c.fail(at, fmt::format("recorded run {} has no row of {} at {} bytes (this lab beat's size)", v.file, a, q.bytes));

@@ -1,0 +1,41 @@
+// The lesson text says what its slide shows (issue 37): lesson 09's ring
+// time beside its question, the recorded lab runs' own figures (8.07 ms for
+// 4 MiB on one host, 44x between hosts) and who runs the lab; lesson 08's
+// flight-recorder entry as the hang view prints it.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/viz/lab_recorded.h"
+#include "core/labs/lesson/lesson.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+const std::string kDir = std::string(MICRODDP_SOURCE_DIR) + "/lessons/";
+bool has(const std::string& s, const std::string& p) { return s.find(p) != std::string::npos; }
+}  // namespace
+
+TEST_SUITE("lesson_text_figures") {
+  TEST_CASE("lesson 09: the figures in the text are the slide's") {
+    const lesson::Lesson l = lesson::load_lesson(kDir + "09-topology.yaml");
+    const auto text = [&](int beat) { return l.beats.at(size_t(beat - 1)).text; };
+    CHECK(has(text(4), "The flat ring's predicted time here: 75.1 ms."));
+    CHECK(has(text(11), "The window shows the same runs recorded on 2026-12-07."));
+    CHECK_FALSE(has(text(11), "start the lab themselves"));
+    CHECK(has(text(12), "8.07 ms for 4 MiB, about 0.5 GB/s"));
+    CHECK_FALSE(has(text(12), "several GB/s"));
+    CHECK(has(text(13), "the shared-memory run took 8.07 ms. The recorded ratio\nis about 44×"));
+    CHECK_FALSE(has(text(13), "two orders of magnitude"));
+    // The recorded runs say the same: 8.07 ms one host, 44.15x between two.
+    CHECK(has(recorded_note(l, 12), "ring / ring in run 'one_node' (8.07 ms) = 44.15 (check: > 10)"));
+  }
+
+  TEST_CASE("lesson 08 beat 2 reads the recorder as the window prints it") {
+    const lesson::Lesson l = lesson::load_lesson(kDir + "08-hunt-the-hang.yaml");
+    const std::string& t = l.beats.at(1).text;
+    CHECK(has(t, "every rank's last entry is \"#1 all_reduce\n512 failed\" (call #1 started, never completed)"));
+    CHECK_FALSE(has(t, "completed #0"));
+  }
+}
