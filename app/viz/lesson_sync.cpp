@@ -99,7 +99,8 @@ void check_live_lab(App& app) {
 void sync_beat(App& app) {
   LessonView& L = *app.lesson;
   if (L.driven_beat() == L.beat()) {
-    if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds)) {  // answered: the whole note
+    // Answered: the whole note (a held bytes line waits for this beat's own question).
+    if (!L.held_note.empty() && !prediction_withheld(L, L.held_seconds) && !L.checks_hidden()) {
       app.vs.lesson_note = L.held_note;
       L.held_note.clear();
     }

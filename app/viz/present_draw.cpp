@@ -74,7 +74,10 @@ void begin_fit_lesson(App& app) {
       fmt::format("{} {}{}{} {} {} {}x{} {} {} {} {}", L.beat(), a.answered, a.revealed, a.right, L.checks_ready(),
                   vs.lesson_note, d.x, d.y, vs.font_px, static_cast<int>(vs.view), app.presenter.poll_open,
                   app.presenter.polls.count(L.beat()));
-  const std::string slide = fmt::format("{} {} {}x{} {} {} {}", L.beat(), vs.lesson_note, d.x, d.y, vs.font_px,
+  // The slide is the same before and after the answer: its note as answered
+  // (a held note, e.g. the bytes line, comes back with the answer).
+  const std::string& note = L.held_note.empty() ? vs.lesson_note : L.held_note;
+  const std::string slide = fmt::format("{} {} {}x{} {} {} {}", L.beat(), note, d.x, d.y, vs.font_px,
                                         static_cast<int>(vs.view), app.presenter.poll_open);
   if (key != vs.lesson_fit_key) {
     vs.lesson_fit_key = key;

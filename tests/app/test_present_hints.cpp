@@ -272,4 +272,23 @@ TEST_SUITE("present_hints") {
     }
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
+
+  TEST_CASE("lesson 02 beat 4: the bytes per rank (the answer, 24) wait on the slide until the question is answered") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    Window w;
+    App app;
+    open(app, "02-ring-double-buffering.yaml", 4);
+    app.vs.static_frame = true;
+    w.frames(app);
+    w.frames(app);  // a later frame must not restore the held note
+    INFO(app.vs.lesson_note);
+    CHECK(app.vs.lesson_note.find("24 + 24") == std::string::npos);
+    CHECK(app.vs.lesson_note.find(kBytesWait) != std::string::npos);
+    action_reveal(app);
+    w.frames(app);
+    INFO(app.vs.lesson_note);
+    CHECK(app.vs.lesson_note ==
+          "Bytes per rank after 2 of 2 steps, sent + received: R0 24 + 24, R1 24 + 24, R2 24 + 24");
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
 }
