@@ -42,4 +42,41 @@ struct Headless {
   }
 };
 
+// A headless window with the real font at `px` (DejaVu Sans, as a slide and
+// --export-frames draw it; Headless has ImGui's narrower 13 px default) and
+// a display of `size`: for slide layout and glyph-size tests.
+struct FontWindow {
+  double t = 0;
+  explicit FontWindow(float px = 18, ImVec2 size = ImVec2(1280, 720)) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = size;
+    io.DeltaTime = 1.f / 60;
+    setup_style();
+    add_fonts(px);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~FontWindow() { ImGui::DestroyContext(); }
+  FontWindow(const FontWindow&) = delete;
+  FontWindow& operator=(const FontWindow&) = delete;
+  void frame(App& app) {
+    t += 1.0 / 60;
+    ImGui::NewFrame();
+    tick(app, t);
+    draw_ui(app);
+    ImGui::Render();
+  }
+  void frames(App& app, int n = 4) {
+    for (int i = 0; i < n; ++i) frame(app);
+  }
+  // As Frames::still: a few frames, then until the lesson panel's fit settles.
+  void settle(App& app) {
+    for (int i = 0; i < 3; ++i) frame(app);
+    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
+  }
+};
+
 }  // namespace microddp::viz::test

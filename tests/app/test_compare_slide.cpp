@@ -23,6 +23,7 @@
 #include "app/viz/platform.h"
 #include "app/viz/present.h"
 #include "app/viz/view_state.h"
+#include "tests/app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -31,35 +32,7 @@ namespace {
 
 const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
-struct Window {
-  double t = 0;
-  explicit Window(float px, ImVec2 size = ImVec2(1280, 720)) {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = size;
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    add_fonts(px);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~Window() { ImGui::DestroyContext(); }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
-  void settle(App& app) {
-    for (int i = 0; i < 3; ++i) frame(app);
-    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
-  }
-};
+using Window = test::FontWindow;
 
 const ViewState::Drawn* find(const std::vector<ViewState::Drawn>& v, const std::string& what) {
   for (const ViewState::Drawn& d : v)

@@ -19,6 +19,7 @@
 #include "app/viz/present.h"
 #include "app/viz/compare.h"
 #include "app/viz/view_state.h"
+#include "tests/app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -27,36 +28,7 @@ namespace {
 
 const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
-// A headless 1280x720 window with the real font at `px`.
-struct Window {
-  double t = 0;
-  explicit Window(float px) {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    add_fonts(px);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~Window() { ImGui::DestroyContext(); }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
-  void settle(App& app) {
-    for (int i = 0; i < 3; ++i) frame(app);
-    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
-  }
-};
+using Window = test::FontWindow;
 
 struct Smallest {
   float px = 1e9f;

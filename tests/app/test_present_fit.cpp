@@ -21,6 +21,7 @@
 #include "app/viz/platform.h"
 #include "app/viz/present.h"
 #include "app/viz/view_state.h"
+#include "tests/app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -30,38 +31,7 @@ namespace {
 
 const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
-// A headless window with the real font at `px` (test::Headless has ImGui's
-// 13 px default font, whose text is narrower than what a slide draws).
-struct Window {
-  double t = 0;
-  explicit Window(float px) {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    add_fonts(px);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~Window() { ImGui::DestroyContext(); }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
-  // As Frames::still: a few frames, then until the lesson panel's fit settles.
-  void settle(App& app) {
-    for (int i = 0; i < 3; ++i) frame(app);
-    for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) frame(app);
-  }
-};
+using Window = test::FontWindow;
 
 void open(App& app, const std::string& file) {
   app.lesson = std::make_unique<LessonView>(lesson::load_lesson(file));

@@ -25,6 +25,7 @@
 #include "app/viz/platform.h"
 #include "app/viz/present.h"
 #include "app/viz/view_state.h"
+#include "tests/app/headless.h"
 #include "core/labs/lesson/plan.h"
 
 using namespace microddp;
@@ -35,33 +36,7 @@ namespace {
 
 const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons";
 
-struct Window {
-  double t = 0;
-  explicit Window(float px = 18) {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.f / 60;
-    setup_style();
-    add_fonts(px);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~Window() { ImGui::DestroyContext(); }
-  Window(const Window&) = delete;
-  Window& operator=(const Window&) = delete;
-  void frames(App& app, int n = 4) {
-    for (int i = 0; i < n; ++i) {
-      t += 1.0 / 60;
-      ImGui::NewFrame();
-      tick(app, t);
-      draw_ui(app);
-      ImGui::Render();
-    }
-  }
-};
+using Window = test::FontWindow;
 
 // Every glyph the last frame drew, in drawing order, spaces left out
 // (ImGui draws no quad for a space): "R reveals" reads "Rreveals".
