@@ -15,6 +15,7 @@
 #include "app/viz/lab_recorded.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
+#include "core/model/sweep.h"
 #include "kernels/cpu/kernels.h"
 
 namespace microddp::viz {
@@ -205,8 +206,11 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
       const Prepared q = prepare(small);
       t.note_prediction = real_size_prediction(b, p.schedule, source, t.note_seconds);
       notes.push_back(fmt::format("{} {} elements per rank on the beat's {} ranks; the beat's {} elements "
-                                  "per rank are too large to run here (prediction only), predicted at that size: {}",
-                                  kStandInNote, kStandInCount, s.ranks, p.spec.count, t.note_prediction));
+                                  "per rank, {}, are too large to run here (prediction only), predicted at that "
+                                  "size: {}",
+                                  kStandInNote, kStandInCount, s.ranks, p.spec.count,
+                                  size_text(static_cast<int64_t>(p.spec.count * dtype_size(p.spec.dtype))),
+                                  t.note_prediction));
       p = q;
       t.stand_in = true;
     } catch (const std::exception&) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/viz/lab_recorded.h"
+#include "app/viz/lesson_view.h"
 #include "core/labs/lesson/lesson.h"
 
 using namespace microddp;
@@ -37,5 +38,13 @@ TEST_SUITE("lesson_text_figures") {
     const std::string& t = l.beats.at(1).text;
     CHECK(has(t, "every rank's last entry is \"#1 all_reduce\n512 failed\" (call #1 started, never completed)"));
     CHECK_FALSE(has(t, "completed #0"));
+  }
+
+  TEST_CASE("lesson 05 beat 2's stand-in note gives the beat's size in MiB with its bytes") {
+    LessonView L(lesson::load_lesson(kDir + "05-alpha-beta.yaml"));
+    L.go(1);
+    const BeatTarget t = beat_target(L.current());
+    INFO(t.note);
+    CHECK(has(t.note, "the beat's 250000000 elements per rank, 953.7 MiB (1000000000 B), are too large to run here"));
   }
 }
