@@ -116,8 +116,9 @@ TEST_SUITE("lesson_panel") {
     CHECK(tb.params.spec.world_size == 3);
     CHECK(tb.params.spec.algorithm == "ring_unchunked");
     CHECK(tb.params.data == "iota");
+    INFO(tb.note);
     CHECK(tb.note.find("stand-in run: 1024 elements per rank on the beat's 3 ranks; the beat's 4194304 elements per "
-                       "rank are too large to run here (prediction only)") == 0);
+                       "rank, 16 MiB (16777216 B), are too large to run here (prediction only)") == 0);
   }
 
   TEST_CASE("a ddp beat's options reach the DDP view's run unchanged; only the batch is the view's") {
