@@ -10,6 +10,16 @@
 
 namespace microddp::viz::test {
 
+// One frame as the window runs it: the clock a 60th of a second on, the
+// app's tick, then draw_ui.
+inline void run_frame(App& app, double& t) {
+  t += 1.0 / 60;
+  ImGui::NewFrame();
+  tick(app, t);
+  draw_ui(app);
+  ImGui::Render();
+}
+
 struct Headless {
   double t = 0;
   Headless() {
@@ -27,13 +37,7 @@ struct Headless {
   ~Headless() { ImGui::DestroyContext(); }
   Headless(const Headless&) = delete;
   Headless& operator=(const Headless&) = delete;
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
+  void frame(App& app) { run_frame(app, t); }
   void press(App& app, Key k) {
     ImGui::GetIO().KeysDown[static_cast<int>(k)] = true;
     frame(app);
@@ -62,13 +66,7 @@ struct FontWindow {
   ~FontWindow() { ImGui::DestroyContext(); }
   FontWindow(const FontWindow&) = delete;
   FontWindow& operator=(const FontWindow&) = delete;
-  void frame(App& app) {
-    t += 1.0 / 60;
-    ImGui::NewFrame();
-    tick(app, t);
-    draw_ui(app);
-    ImGui::Render();
-  }
+  void frame(App& app) { run_frame(app, t); }
   void frames(App& app, int n = 4) {
     for (int i = 0; i < n; ++i) frame(app);
   }
