@@ -112,6 +112,7 @@ RangeProvenance range_provenance(const BufferState& b, int64_t begin, int64_t le
   for (const Run& r : b.runs) {
     if (r.begin + r.len <= begin || r.begin >= begin + len) continue;
     if (!first && r.mask != out.mask) out.uniform = false;
+    out.common = first ? r.mask : out.common & r.mask;
     out.mask |= r.mask;
     out.defined = out.defined && r.defined;
     first = false;
@@ -193,10 +194,10 @@ Provenance compute_provenance(const Schedule& s) {
           if (o.kind == OpKind::send) {
             auto [sto, off] = resolve(r, o.src);
             Runs data = read(mem[r][sto], off, o.len);
-            uint64_t mask = 0;
-            for (const Run& x : data) mask |= x.mask;
+            uint64_t mask = 0, common = data.empty() ? 0 : ~uint64_t{0};
+            for (const Run& x : data) mask |= x.mask, common &= x.mask;
             transfers.push_back(
-                Transfer{r, o.peer, static_cast<int>(pc[r]), o.chunk, o.segment, o.len, mask, o.channel});
+                Transfer{r, o.peer, static_cast<int>(pc[r]), o.chunk, o.segment, o.len, mask, o.channel, common});
             sent[r][o.peer].push_back(std::move(data));
           } else if (o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) {
             auto [sto, off] = resolve(r, o.dst);

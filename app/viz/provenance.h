@@ -31,7 +31,8 @@ struct BufferState {
 };
 
 // One transfer (a send op) of a step, with the contributors of what it
-// carried at the moment it was posted.
+// carried at the moment it was posted: `mask` in some element, `common` in
+// every element (as RangeProvenance).
 struct Transfer {
   int from = 0, to = 0;  // endpoints: ranks, or switches (>= world size)
   int op_index = 0;  // index of the send in Schedule::steps[step].ranks[from]
@@ -39,6 +40,7 @@ struct Transfer {
   int64_t len = 0;   // elements
   uint64_t mask = 0;
   int channel = -1;  // Op::channel
+  uint64_t common = 0;
 };
 
 struct Provenance {
@@ -65,10 +67,15 @@ struct Provenance {
 // stops the pass at that step (later states repeat the last one).
 Provenance compute_provenance(const Schedule& s);
 
-// Union of the contributors over [begin, begin+len) of a buffer state, and
-// whether every element there holds the same set (uniform) and was written.
+// The contributors over [begin, begin+len) of a buffer state: `mask` their
+// union (a rank whose data is in SOME element), `common` their intersection
+// (ranks whose data is in EVERY element; 0 for an empty range), whether every
+// element holds the same set (uniform: then mask == common) and was written.
+// A range is fully reduced only when `common` is: half a chunk summed over
+// all ranks and half over one node is not (lesson 09's hierarchical steps).
 struct RangeProvenance {
   uint64_t mask = 0;
+  uint64_t common = 0;
   bool uniform = true;
   bool defined = true;
 };

@@ -249,7 +249,8 @@ struct CellDraw {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   int64_t begin = 0, len = 0;  // elements of the buffer
   int chunk = -1;              // schedule chunk the cell lies in (-1: n/a)
-  uint64_t mask = 0;           // contributors
+  uint64_t mask = 0;           // contributors in some element (RangeProvenance::mask)
+  uint64_t common = 0;         // contributors in every element (complete only when these are all)
   bool defined = false;        // ever written
   bool uniform = true;         // every element holds the same contributors
   bool complete = false;       // every rank's contribution (reducing collectives)

@@ -61,6 +61,15 @@ std::string banner_of(const BrokenRun& b) {
 
 }  // namespace
 
+// " (all ranks)", " (2 ranks)", or for a cell whose elements differ
+// " (4 ranks in every element, 8 in some)".
+std::string contributors_text(const CellDraw& c) {
+  if (c.complete) return " (all ranks)";
+  const int k = __builtin_popcountll(c.common), u = __builtin_popcountll(c.mask);
+  if (c.uniform || k == u) return fmt::format(" ({} rank{})", k, k == 1 ? "" : "s");
+  return fmt::format(" ({} rank{} in every element, {} in some)", k, k == 1 ? "" : "s", u);
+}
+
 std::string format_value(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -200,14 +209,15 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
         if (cell.len > 0) {
           const RangeProvenance rp = range_provenance(*st, cell.begin, cell.len);
           cell.mask = rp.mask;
+          cell.common = rp.common;
           cell.defined = rp.defined;
           cell.uniform = rp.uniform;
           if (prev) {
             const RangeProvenance pp = range_provenance(*prev, cell.begin, cell.len);
-            cell.changed = pp.mask != rp.mask || pp.defined != rp.defined;
+            cell.changed = pp.mask != rp.mask || pp.common != rp.common || pp.defined != rp.defined;
           }
         }
-        cell.complete = cell.defined && is_complete(sp, cell.mask);
+        cell.complete = cell.defined && is_complete(sp, cell.common);
         cell.stripes = cell.defined || cell.mask ? stripes_for(cell.mask, n, cell.complete)
                                                  : std::vector<Rgba>{empty_color()};
         cell.text_color = text_on(cell.stripes.size() == 1 ? cell.stripes[0] : cell.stripes[cell.stripes.size() / 2]);
@@ -393,19 +403,22 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
         const BufferState* st = prov.find(position, r, b);
         if (!st || st->size != ref->size || cell.len <= 0) continue;
         const RangeProvenance rp = range_provenance(*st, cell.begin, cell.len);
-        const int k = rp.defined ? __builtin_popcountll(rp.mask) : -1;
+        // Ranked by the contributors every element holds, then by the union.
+        const int k = rp.defined ? 128 * __builtin_popcountll(rp.common) + __builtin_popcountll(rp.mask) : -1;
         if (k > best || (k == best && b == Buf::output)) {
           best = k, best_buf = b;
-          cell.mask = rp.mask, cell.defined = rp.defined, cell.uniform = rp.uniform;
+          cell.mask = rp.mask, cell.common = rp.common, cell.defined = rp.defined, cell.uniform = rp.uniform;
         }
         if (position > 0)
           if (const BufferState* pv = prov.find(position - 1, r, b)) {
             const RangeProvenance pp = range_provenance(*pv, cell.begin, cell.len);
-            cell.changed = cell.changed || pp.mask != rp.mask || pp.defined != rp.defined;
+            cell.changed = cell.changed || pp.mask != rp.mask || pp.common != rp.common || pp.defined != rp.defined;
           }
       }
-      cell.complete = cell.defined && is_complete(sp, cell.mask);
-      cell.stripes = {cell.defined ? crowd_fill(cell.mask, n, cell.complete) : empty_color()};
+      cell.complete = cell.defined && is_complete(sp, cell.common);
+      // A cell is coloured by what every element holds (a half-reduced chunk
+      // is not drawn as reduced).
+      cell.stripes = {cell.defined ? crowd_fill(cell.common, n, cell.complete) : empty_color()};
       cell.text_color = text_on(cell.stripes[0]);
       if (rec && cell.defined && cell.len <= 4)
         for (const auto& bs : rec->buffers)
@@ -423,12 +436,10 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
       if (cell.changed) {
         ++changed;
         if (first_change.empty() && cell.defined) {
-          const int k = __builtin_popcountll(cell.mask);
           first_change = fmt::format("{} {} {}{}{}", row.tag, cell.chunk >= 0 ? "chunk" : "elements",
                                      cell.chunk >= 0 ? std::to_string(cell.chunk)
                                                      : fmt::format("[{}, {})", cell.begin, cell.begin + cell.len),
-                                     cell.value.empty() ? "" : " = " + cell.value,
-                                     cell.complete ? " (all ranks)" : fmt::format(" ({} rank{})", k, k == 1 ? "" : "s"));
+                                     cell.value.empty() ? "" : " = " + cell.value, contributors_text(cell));
         }
       }
       row.cells.push_back(std::move(cell));

@@ -165,3 +165,53 @@ TEST_SUITE("scene_crowd") {
     CHECK(seen == 4);
   }
 }
+
+TEST_SUITE("scene_crowd") {
+  TEST_CASE("hierarchical 2 nodes x 4: a chunk reduced in one half only is not drawn as complete") {
+    // Lesson 09's picture: 8 float32 on 8 ranks, 4 chunks of 2 elements. The
+    // intra-node reduce-scatter (steps 0-2) leaves R0 with chunk 1 summed over
+    // node 0; the 2-rank ring between the nodes (steps 3-4) then completes it
+    // one element per step, so after step 3 one element holds all 8 ranks and
+    // the other node 0's 4.
+    RunParams p;
+    p.spec.algorithm = "hierarchical";
+    p.spec.world_size = 8, p.spec.nodes = 2, p.spec.count = 8;
+    Session ses;
+    ses.configure(p);
+    REQUIRE(ses.schedule().num_steps() == 8);
+    BuffersLayout lay;
+    lay.width = 800, lay.row_h = 20, lay.row_gap = 2, lay.tag_w = 40, lay.col_gap = 16;
+    // After step 2: each rank holds one chunk summed over its node.
+    CrowdScene cs = build_buffers_crowd(ses, 3, lay, 200);
+    CHECK(cs.step_line == "step 2: 8 cells changed; R0 chunk 1 (4 ranks)");
+    // After step 3 (the first through the NICs): half of that chunk holds all
+    // 8 ranks, half still node 0's 4. Not complete, not drawn as complete.
+    cs = build_buffers_crowd(ses, 4, lay, 200);
+    CHECK(cs.step_line == "step 3: 8 cells changed; R0 chunk 1 (4 ranks in every element, 8 in some)");
+    REQUIRE(cs.buffers.rows.size() == 8);
+    const CellDraw& mixed = cs.buffers.rows[0].cells.at(1);
+    CHECK(mixed.mask == all_ranks(8));
+    CHECK(mixed.common == 0x0Fu);  // R0-R3: node 0
+    CHECK_FALSE(mixed.uniform);
+    CHECK_FALSE(mixed.complete);
+    CHECK(mixed.changed);
+    CHECK(mixed.stripes.front() == crowd_fill(0x0F, 8, false));
+    CHECK(mixed.stripes.front() != complete_color());
+    // After step 4 the second half arrives: the same cell changes (its union
+    // did not) and is complete.
+    cs = build_buffers_crowd(ses, 5, lay, 200);
+    CHECK(cs.step_line == "step 4: 8 cells changed; R0 chunk 1 (all ranks)");
+    const CellDraw& done = cs.buffers.rows[0].cells.at(1);
+    CHECK(done.changed);
+    CHECK(done.complete);
+    CHECK(done.common == all_ranks(8));
+    // range_provenance reports both sets for elements [2, 4) of R0's output,
+    // and nothing for an empty range.
+    const BufferState* out = ses.provenance().find(4, 0, Buf::output);
+    REQUIRE(out != nullptr);
+    const RangeProvenance rp = range_provenance(*out, 2, 2);
+    CHECK(rp.mask == all_ranks(8));
+    CHECK(rp.common == 0x0Fu);
+    CHECK(range_provenance(*out, 2, 0).common == 0);
+  }
+}
