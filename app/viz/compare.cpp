@@ -128,6 +128,10 @@ void Compare::reset() {
     if (s) s->reset();
 }
 
+void Compare::go_to_end() {
+  while (position < max_steps()) step();
+}
+
 void Compare::set_sweep_source(const SourceSpec& s) {
   sweep_source = s;
   retire(lab_);

@@ -63,6 +63,10 @@ struct Compare {
   void step();
   void back();
   void reset();
+  // Steps every column to the end (position = max_steps()): --compare-runs
+  // opens there, each run's buffers and timeline whole (issue 37: it opened
+  // "before step 0", links grey, nothing run).
+  void go_to_end();
   // The sweep, measured as `microddp bench` measures (core/model/bench.h:
   // run_bench on the threads backend, `warmup` untimed then `iters` timed
   // iterations, rotated buffers, the median iteration), at sizes min_bytes,

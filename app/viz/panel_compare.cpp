@@ -353,10 +353,16 @@ void draw_compare(App& app) {
       ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
     } else {
       const size_t before = vs.compare_drawn.size();
-      const float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn
+      float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn
+      // --compare-runs: each run's buffers and timeline under its topology
+      // when the topology keeps topo_min.
+      const float strips_h = cmp.titles.empty() ? 0.f : run_strips_height(s->schedule().world_size());
+      const bool strips = strips_h > 0 && topo_h - strips_h >= topo_min;
+      if (strips) topo_h -= strips_h;
       draw_topology(app, *s, s->position(), ImVec2(ImGui::GetContentRegionAvail().x, topo_h), true);
       for (size_t k = before; k < vs.compare_drawn.size(); ++k)  // "topology R3" -> "naive R3"
         vs.compare_drawn[k].what = alg + vs.compare_drawn[k].what.substr(std::string("topology").size());
+      if (strips) draw_run_strips(app, alg, *s, ImGui::GetContentRegionAvail().x);
     }
     for (size_t k = 0; k < lines[i].size(); ++k) {
       if (lines[i][k].second) ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));
