@@ -20,7 +20,7 @@ namespace microddp::viz::compare_panel {
 float run_strips_height(int ranks) {
   const float lh = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.y;
   // A caption line and a row per rank for each of the two strips.
-  return 2 * (lh + sp) + float(ranks) * (std::round(lh * 0.8f) + 2) + float(ranks) * std::max(4.f, std::round(lh * 0.45f)) + 2 * sp;
+  return 2 * (lh + sp) + float(ranks) * (std::round(lh) + 2) + float(ranks) * std::max(4.f, std::round(lh * 0.45f)) + 2 * sp;
 }
 
 void draw_run_strips(App& app, const std::string& alg, const Session& s, float width) {
@@ -33,14 +33,18 @@ void draw_run_strips(App& app, const std::string& alg, const Session& s, float w
   ImGui::TextUnformatted(fmt::format("buffers {}", position_label(s.position(), s.num_steps())).c_str());
   BuffersLayout lay;
   lay.width = width;
-  lay.row_h = std::round(lh * 0.8f);
+  lay.row_h = std::round(lh);  // a line: the rank's tag beside its bar
   lay.row_gap = 2;
   lay.char_w = ImGui::CalcTextSize("0").x;
-  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w * 0.5f;
+  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w * 1.2f;
   CrowdScene cs = build_buffers_crowd(s, s.position(), lay, float(n) * (lay.row_h + lay.row_gap));
   const ImVec2 o = ImGui::GetCursorScreenPos();
   for (const BufferRowDraw& row : cs.buffers.rows) {
     const float top = o.y + row.y;
+    // The rank's colour and tag left of its bar, as the crowd view.
+    dl->AddRectFilled(ImVec2(o.x + row.x, top), ImVec2(o.x + row.x + lay.char_w * 0.5f, top + lay.row_h),
+                      im(row.is_switch ? from_hex(0xB0B0B0) : rank_color(row.rank)));
+    dl->AddText(ImVec2(o.x + row.x + lay.char_w * 0.8f, top + (lay.row_h - ImGui::GetFontSize()) / 2), ink, row.tag.c_str());
     for (const CellDraw& c : row.cells)
       dl->AddRectFilled(ImVec2(o.x + c.x0, top), ImVec2(o.x + c.x1, top + lay.row_h), im(c.stripes.front()));
   }
@@ -49,7 +53,7 @@ void draw_run_strips(App& app, const std::string& alg, const Session& s, float w
   ImGui::Dummy(ImVec2(width, bh));
   // Timeline: each rank's ops on one axis (the run's display axis, µs).
   const TimelineScene tl = build_timeline(s);
-  ImGui::TextUnformatted(fmt::format("timeline, 0 to {}", format_us(tl.span_us)).c_str());
+  ImGui::TextUnformatted(fmt::format("timeline, 0 to {}, a lane per rank from R0", format_us(tl.span_us)).c_str());
   const ImVec2 t0 = ImGui::GetCursorScreenPos();
   const float lane = std::max(4.f, std::round(lh * 0.45f));
   const double scale = tl.span_us > 0 ? width / tl.span_us : 0;
