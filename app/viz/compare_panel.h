@@ -74,6 +74,11 @@ std::vector<std::pair<std::string, bool>> column_lines(const Session& s, float w
 void draw_run_strips(App& app, const std::string& alg, const Session& s, float width);
 float run_strips_height(int ranks);
 
+// The sweep's ratio strip in the box q0..q1 (panel_compare_ratio.cpp): x
+// the swept sizes xmin..xmax (bytes, log), y each algorithm's predicted
+// time over the fastest's, from 1x; its largest size's label ends by `right`.
+void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmin, double xmax, float right);
+
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);
