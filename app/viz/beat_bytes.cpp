@@ -30,7 +30,19 @@ std::string bytes_line(const Schedule& s, int position, size_t elem_bytes) {
                                 std::clamp(position, 0, s.num_steps()), s.num_steps());
   for (size_t r = 0; r < b.sent.size(); ++r)
     out += fmt::format("{} R{} {} + {}", r ? "," : "", r, b.sent[r], b.received[r]);
-  return out;
+  if (position >= s.num_steps() || b.sent.empty()) return out;
+  const RankBytes all = rank_bytes(s, s.num_steps(), elem_bytes);
+  size_t busiest = 0;
+  for (size_t r = 1; r < all.sent.size(); ++r)
+    if (all.sent[r] + all.received[r] > all.sent[busiest] + all.received[busiest]) busiest = r;
+  return out + "; " + whole_run_line(s, static_cast<int>(busiest), elem_bytes);
+}
+
+std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes) {
+  const RankBytes all = rank_bytes(s, s.num_steps(), elem_bytes);
+  const size_t r = static_cast<size_t>(std::clamp(rank, 0, std::max(s.world_size() - 1, 0)));
+  if (r >= all.sent.size()) return "whole run: no ranks";
+  return fmt::format("whole run: R{} {} + {} = {}", r, all.sent[r], all.received[r], all.sent[r] + all.received[r]);
 }
 
 }  // namespace microddp::viz

@@ -21,6 +21,12 @@ RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes);
 
 // "Bytes per rank after 6 of 12 steps, sent + received: R0 0 + 336, R1 56 + 0, ...";
 // ranks with the same figures as the one before are kept (every rank is named).
+// Before the last step it ends with the whole run's busiest rank (the most
+// sent + received, the lowest such rank on a tie), so that an answer about
+// the whole run reads beside it (issue 37, lesson 03 beat 1: "Answer: 672"
+// beside "R0 0 + 336"): "; whole run: R0 336 + 336 = 672".
 std::string bytes_line(const Schedule& s, int position, size_t elem_bytes);
+// "whole run: R0 336 + 336 = 672": rank `rank`'s bytes over every step.
+std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes);
 
 }  // namespace microddp::viz

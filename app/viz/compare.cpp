@@ -128,6 +128,10 @@ void Compare::reset() {
     if (s) s->reset();
 }
 
+void Compare::go_to_end() {
+  while (position < max_steps()) step();
+}
+
 void Compare::set_sweep_source(const SourceSpec& s) {
   sweep_source = s;
   retire(lab_);
@@ -421,6 +425,20 @@ void Compare::finish_sweep() {
     crossover = fmt::format("Predicted: {} fastest from {}", ref, human_bytes(crossover_predicted_bytes));
   }
   if (!measured_here.empty()) crossover += (crossover.empty() ? "" : ". ") + measured_here;
+}
+
+std::string model_not_here_label(const Compare& cmp) {
+  if (cmp.sweep_source.kind != SweepSource::shm || cmp.source.kind != PredictionSource::Kind::profile) return "";
+  const ModelInForce m = resolve_model(cmp.base.spec, cmp.source);
+  if (m.this_machine || m.hint.empty()) return "";
+  return fmt::format("model: preset {}, not this machine — run microddp calibrate", m.flat.name);
+}
+
+size_t predicted_points_drawn(const Compare& cmp, bool withheld) {
+  size_t all = 0;
+  for (const auto& c : cmp.sweep) all = std::max(all, c.predicted_us.size());
+  if (!withheld || cmp.crossover_predicted < 0) return all;
+  return std::min(all, static_cast<size_t>(cmp.crossover_predicted));
 }
 
 }  // namespace microddp::viz

@@ -63,6 +63,10 @@ struct Compare {
   void step();
   void back();
   void reset();
+  // Steps every column to the end (position = max_steps()): --compare-runs
+  // opens there, each run's buffers and timeline whole (issue 37: it opened
+  // "before step 0", links grey, nothing run).
+  void go_to_end();
   // The sweep, measured as `microddp bench` measures (core/model/bench.h:
   // run_bench on the threads backend, `warmup` untimed then `iters` timed
   // iterations, rotated buffers, the median iteration), at sizes min_bytes,
@@ -126,5 +130,22 @@ inline constexpr int64_t kSweepMinBytes = 64;
 inline constexpr int kCompareDefaultRanks = 8;
 
 std::string human_bytes(double b);
+
+// How many points of each predicted line the plot draws: all of them, or,
+// while a question withholds the crossover (`withheld`), only those before
+// the predicted crossover's bracket (crossover_predicted: the lines end at
+// the last swept size where the ring is not yet the fastest, so they
+// approach but are not seen to cross; issue 37, lesson 03 beats 4-5 showed
+// them crossing between 256 KiB and 1 MiB before beat 5 asked where). 0
+// when the ring is the fastest from the first size (no line drawn).
+size_t predicted_points_drawn(const Compare& cmp, bool withheld);
+
+// Said on the plot beside the lines when they are a preset's because this
+// machine has no calibration profile (the source is the profile): "model:
+// preset infiniband, not this machine — run microddp calibrate" (issue 37,
+// lesson 05 beat 6: the line 2-3 decades below this machine's dots read as
+// its own). "" when a profile exists, the source names a preset or a
+// topology on purpose, or the sweep is not measured here (shm).
+std::string model_not_here_label(const Compare& cmp);
 
 }  // namespace microddp::viz

@@ -35,12 +35,49 @@ inline void same_line_if_fits(float w) {
 // 64 B (model)". "" when there is no crossover to say.
 std::string short_crossover(const Compare& cmp);
 
+// Is the compare view's crossover held back (its lines, labels, ratio
+// strip)? While a lesson's question, on this beat or a later one, asks for
+// it (LessonView::withholds: lesson 03 beat 5), or while the beat's open
+// question is a multiple choice (it can be about which algorithm wins).
+// A numeric question about something else (lesson 05 beat 7's α) does not
+// hide it.
+bool crossover_hidden(const App& app);
+// The caption while it is: kCrossoverWaits when a question asks for the
+// crossover itself, else kCrossoverQuestionOpen.
+std::string crossover_caption(const App& app);
+inline constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
+inline constexpr const char* kCrossoverQuestionOpen = "the crossover shows once the question is answered";
+// A lesson beat's own size marked on the sweep's x axis, bytes per rank
+// (the compare run's count × its dtype's bytes); -1 outside a lesson's
+// compare beat, on a source other than shm, or while a question asks for
+// that size (LessonView::withholds).
+double beat_size_bytes(const App& app);
+// Do the columns withhold their predicted times (the beat's question is
+// open: lesson 03 beat 5's cards showed tree 11.5 µs against ring 12.7 µs
+// while it asked where the ring overtakes)?
+bool column_predictions_hidden(const App& app);
+
 // A column's text lines, (text, drawn in the predicted colour): the
 // busiest rank's bytes, the stepped run's measured time ("one stepped run,
 // with barriers: 17.9 ms", mid-run "(2 of 14 steps run)"; "stepped run:
 // 17.9 ms" when that is wider than `width` pixels at the current font) and
 // the prediction of the same steps. Needs an ImGui frame (text widths).
-std::vector<std::pair<std::string, bool>> column_lines(const Session& s, float width);
+// hide_prediction: the prediction's line says kPredictionWaits instead
+// ("predicted: shown once you answer the question").
+std::vector<std::pair<std::string, bool>> column_lines(const Session& s, float width, bool hide_prediction = false);
+
+// --compare-runs' column strips (compare_runs_strips.cpp): the run's
+// buffers at its shown step (a bar per rank, coloured as the crowd view)
+// and its timeline (a lane per rank), `width` pixels wide at the cursor;
+// recorded as "<alg> buffers" and "<alg> timeline". run_strips_height: the
+// pixels they take for `ranks` ranks at the current font.
+void draw_run_strips(App& app, const std::string& alg, const Session& s, float width);
+float run_strips_height(int ranks);
+
+// The sweep's ratio strip in the box q0..q1 (panel_compare_ratio.cpp): x
+// the swept sizes xmin..xmax (bytes, log), y each algorithm's predicted
+// time over the fastest's, from 1x; its largest size's label ends by `right`.
+void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmin, double xmax, float right);
 
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/viz/compare_panel.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/lesson_view.h"
 #include "core/record/printer.h"
@@ -40,7 +41,7 @@ std::string describe_picture(App& app) {
     const size_t points = c.sweep.empty() ? 0 : c.sweep.front().bytes.size();
     line("compare", fmt::format("{}, {}; sweep {} points ({})", algs, position_label(c.position, c.max_steps()), points,
                                 c.sweeping() ? "running" : "done"));
-    const bool hidden = L && (L->checks_hidden() || L->withholds(c.crossover_predicted_bytes, byte_scales()));
+    const bool hidden = compare_panel::crossover_hidden(app);
     if (!c.source_note.empty()) line("source note", c.source_note);
     if (!c.source_error.empty()) line("source error", c.source_error);
     line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);

@@ -62,6 +62,14 @@ Rgba channel_color(int channel) {
 }
 Rgba flag_color(bool set) { return set ? from_hex(0x009E73) : from_hex(0xB0B0B0); }
 Rgba empty_color() { return from_hex(assets::kEmpty); }
+Rgba crowd_color(int k, int n) {
+  const float share = float(k) / float(std::max(n, 2));
+  return mix(from_hex(0x6000E0), Rgba{255, 255, 255, 255}, std::clamp(0.5f * (1 - share), 0.f, 0.5f));
+}
+double rgb_distance(Rgba a, Rgba b) {
+  const double dr = a.r - b.r, dg = a.g - b.g, db = a.b - b.b;
+  return std::sqrt(dr * dr + dg * dg + db * db);
+}
 Rgba error_color() { return from_hex(0xB2182B); }
 Rgba with_alpha(Rgba c, uint8_t a) { return Rgba{c.r, c.g, c.b, a}; }
 

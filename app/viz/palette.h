@@ -42,6 +42,16 @@ Rgba predicted_color();
 // cycling through the remaining rank hues (orange is left to predicted).
 Rgba algorithm_color(const std::string& name);
 Rgba empty_color();
+// A chunk that holds the contributions of `k` of `n` ranks, 2 <= k < n (the
+// buffers' "partial sum" .. "most ranks"): violet 0x6000E0 mixed with
+// white by 0.5·(1 - k/n), lavender for few ranks, deep violet for most.
+// Violet is no Okabe-Ito hue: every such colour stays at least
+// kStateRankDistance (RGB distance) from every rank colour 0..63 (issue 37:
+// the blue it replaced was R4's, its pale end R1's).
+Rgba crowd_color(int k, int n);
+inline constexpr double kStateRankDistance = 60;
+// Euclidean distance of two colours' R, G, B (0..441).
+double rgb_distance(Rgba a, Rgba b);
 // A value that is wrong (differs from what the correct algorithm holds):
 // ColorBrewer's dark red 0xB2182B. Much darker than every rank hue but the
 // blue, so it stays apart from them by lightness under the common colour

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "app/viz/compare_panel.h"
+#include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
@@ -20,7 +21,7 @@ namespace microddp::viz {
 
 using namespace compare_panel;
 
-std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Session& s, float width) {
+std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Session& s, float width, bool hide_prediction) {
   const Stats st = build_stats(s);
   std::vector<std::pair<std::string, bool>> out;  // (text, in the predicted colour)
   // The step count is in the caption ("step 3 of 4").
@@ -35,7 +36,9 @@ std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Sess
   if (ImGui::CalcTextSize(run.c_str()).x > width)  // (a narrow column: one line, the rest on hover)
     run = fmt::format("stepped run: {}{}", format_us(st.measured_us), part);
   out.emplace_back(run, false);
-  if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
+  if (hide_prediction)
+    out.emplace_back(fmt::format("predicted: {}", kPredictionWaits), true);
+  else if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
     out.emplace_back(fmt::format("predicted {}", format_us(st.predicted_us)), true);
   else
     out.emplace_back(fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part, format_us(st.predicted_us)),
@@ -270,7 +273,7 @@ void draw_compare(App& app) {
     title_h[i] = title(i).empty() ? 0 : wrapped_h(title(i), inner_w) + sp;
     float h = title_h[i];
     if (s) {
-      lines[i] = column_lines(*s, inner_w);
+      lines[i] = column_lines(*s, inner_w, column_predictions_hidden(app));
       const std::string cap = fmt::format("{} {} - {} (reduce-scatter)", name(s->schedule().spec.collective),
                                           cmp.algorithms[i], position_label(s->num_steps(), s->num_steps()));
       cap_full_h = std::max(cap_full_h, wrapped_h(cap, inner_w));
@@ -350,10 +353,16 @@ void draw_compare(App& app) {
       ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
     } else {
       const size_t before = vs.compare_drawn.size();
-      const float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn
+      float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn
+      // --compare-runs: each run's buffers and timeline under its topology
+      // when the topology keeps topo_min.
+      const float strips_h = cmp.titles.empty() ? 0.f : run_strips_height(s->schedule().world_size());
+      const bool strips = strips_h > 0 && topo_h - strips_h >= topo_min;
+      if (strips) topo_h -= strips_h;
       draw_topology(app, *s, s->position(), ImVec2(ImGui::GetContentRegionAvail().x, topo_h), true);
       for (size_t k = before; k < vs.compare_drawn.size(); ++k)  // "topology R3" -> "naive R3"
         vs.compare_drawn[k].what = alg + vs.compare_drawn[k].what.substr(std::string("topology").size());
+      if (strips) draw_run_strips(app, alg, *s, ImGui::GetContentRegionAvail().x);
     }
     for (size_t k = 0; k < lines[i].size(); ++k) {
       if (lines[i][k].second) ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(predicted_color())));

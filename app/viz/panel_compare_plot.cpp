@@ -9,22 +9,12 @@
 #include <vector>
 
 #include "app/viz/compare_panel.h"
+#include "app/viz/lesson_view.h"
 #include "app/viz/size_bars.h"
 #include "assets/palette.h"
 #include "core/algorithms/registry.h"
 
 namespace microddp::viz::compare_panel {
-
-namespace {
-// While a lesson's question is open the crossover stays hidden, as the
-// beat's checks wait: lesson 03 asks where the ring starts to win.
-// (LessonView::withholds: also while a question of a later beat asks for it).
-bool crossover_hidden(const App& app) {
-  return app.lesson && (app.lesson->checks_hidden() ||
-                        app.lesson->withholds(app.compare.crossover_predicted_bytes, byte_scales()));
-}
-constexpr const char* kCrossoverWaits = "the crossover shows once its question is answered";
-}  // namespace
 
 std::string short_crossover(const Compare& cmp) {
   const std::string& ref = compare_reference();
@@ -76,6 +66,19 @@ std::string brief_caption(const Compare& cmp) {
   return "Source: " + source_tag(cmp) + what;
 }
 
+// While the crossover is hidden and the lines stop short of it
+// (predicted_points_drawn): "; the lines stop at 256 KiB until then", or
+// "; no lines until then" when the ring leads from the first size.
+std::string lines_cut(const App& app) {
+  const Compare& cmp = app.compare;
+  size_t all = 0;
+  for (const auto& c : cmp.sweep) all = std::max(all, c.predicted_us.size());
+  const size_t n = predicted_points_drawn(cmp, true);
+  if (all == 0 || n >= all) return "";
+  if (n == 0) return "; no lines until then";
+  return "; the lines stop at " + human_bytes(double(cmp.sweep.front().bytes[n - 1])) + " until then";
+}
+
 // The sweep's header: one or two lines of text (the title, the crossover
 // and what the lines are based on), shortened at large text or in a short
 // area (`brief`) so that the plot keeps its height. Returns the text;
@@ -109,7 +112,7 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                                 iters, pred ? based : "predicted (" + based + ")")
                   : "Time against message size (log-log): dots measured on this machine, lines predicted.";
   }
-  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? std::string(kCrossoverWaits) : cmp.crossover) + ".";
+  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? crossover_caption(app) + lines_cut(app) : cmp.crossover) + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {
     skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
@@ -121,7 +124,7 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   if (brief) f = source_line(cmp) + ". " + f;  // (on hover: the label has no line of its own)
   *full = f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
-  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : kCrossoverWaits) : short_crossover(cmp);
+  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : crossover_caption(app)) : short_crossover(cmp);
   if (c.empty() && cmp.sweep_source.kind != SweepSource::shm && pred && !cmp.lines_text.empty()) {
     // No crossover to tell: say what the line is ("NCCL's model of dgx-h100"), without its parenthesis.
     const std::string line = cmp.lines_text.substr(0, cmp.lines_text.find(" ("));
@@ -292,6 +295,9 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   for (auto it = ticks.rbegin(); it != ticks.rend(); ++it) {
     const float y = Y(*it);
     dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), faint);
+    // A label centred on its line must not stick out above the box (issue
+    // 37, lesson 09 beat 17: "100 ms" on the top edge was cut by the header).
+    if (y - lh / 2 < p0.y - 1) continue;
     if (y - last_label_y < lh * 1.1f) continue;
     last_label_y = y;
     labelled.push_back(*it);
@@ -301,7 +307,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   if (labelled.size() < 2) labelled = {std::pow(10, ly1), std::pow(10, ly0)};
   for (const double v : labelled) {
     const std::string t = format_us(v);
-    const float ty = Y(v) - lh / 2;
+    const float ty = std::max(Y(v) - lh / 2, p0.y);  // (the edges' labels of a short box: inside it)
     dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
     rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
   }
@@ -319,6 +325,26 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
     last_right = tx + w;
   }
+  // A lesson beat's own size (its run's elements per rank × dtype bytes)
+  // marked on the x axis (issue 37, lesson 03 beats 6-7 priced 363 and 383
+  // KiB between the 256 KiB and 1 MiB ticks): a tick into the box and
+  // "this beat: 363 KiB" above the axis; not while a question asks for it.
+  float beat_label_top = 1e9f, beat_label_x0 = 0, beat_label_x1 = 0;  // (the model's note keeps above it)
+  if (const double b = beat_size_bytes(app); b > 0 && b >= xmin && b <= xmax) {
+    const float x = X(b);
+    const std::string t = "this beat: " + human_bytes(b);
+    const float w = ImGui::CalcTextSize(t.c_str()).x;
+    dl->AddRectFilled(ImVec2(x - 1, p1.y - lh * 0.8f), ImVec2(x + 1, p1.y + 6), ink);
+    // Away from the predicted crossover's line when it is just right of the size (beat 6: 363 against 373 KiB).
+    const bool left = x + 4 + w > p1.x || (cmp.crossover_predicted_bytes > b && !crossover_hidden(app) && x - 4 - w >= p0.x);
+    const float tx = left ? x - 4 - w : x + 4;
+    // On a light backing, so that it reads over a line.
+    dl->AddRectFilled(ImVec2(tx - 2, p1.y - lh * 1.05f), ImVec2(tx + w + 2, p1.y - lh * 0.05f),
+                      im(with_alpha(from_hex(assets::kBackground), 215)));
+    dl->AddText(ImVec2(tx, p1.y - lh * 1.05f), ink, t.c_str());
+    beat_label_top = p1.y - lh * 1.05f, beat_label_x0 = tx - 2, beat_label_x1 = tx + w + 2;
+    rec(vs, "sweep beat size " + human_bytes(b), ImVec2(tx, p1.y - lh * 1.05f), ImVec2(tx + w, p1.y - lh * 0.05f));
+  }
   std::vector<ImVec2> dots;  // the measured dots' centres: the crossover labels keep clear of them
   float legend_x = legend_at.x;
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
@@ -327,9 +353,13 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const Rgba col = algorithm_color(c.algorithm);
     const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
     const Rgba line_col = model_line_apart(cmp, c) ? predicted_color() : col;
-    for (size_t i = 0; i + 1 < c.predicted_us.size(); ++i)
+    const size_t drawn = std::min(c.predicted_us.size(), predicted_points_drawn(cmp, crossover_hidden(app)));
+    for (size_t i = 0; i + 1 < drawn; ++i)
       dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
                   im(line_col), 2.5f);
+    if (drawn > 1)  // "sweep line ring to 256 KiB": how far the line goes (tests: no crossing before the answer)
+      rec(vs, "sweep line " + c.algorithm + " to " + human_bytes(double(c.bytes[drawn - 1])),
+          ImVec2(X(c.bytes[0]), p0.y), ImVec2(X(c.bytes[drawn - 1]), p1.y));
     for (size_t i = 0; i < c.bytes.size() && i < c.measured_us.size(); ++i) {  // model curves: no dots
       const ImVec2 p(X(c.bytes[i]) + off, Y(c.measured_us[i]));
       // Error bar p10..p90: whole pixels (filled rectangles, not lines), so
@@ -362,6 +392,20 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddCircleFilled(ImVec2(legend_x + lh * 0.3f, legend_at.y + lh * 0.5f), lh * 0.3f, im(col), 16);
     dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
     legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
+  }
+  // Lines of a preset standing in for a missing calibration: said on the
+  // plot, above the lines' first point (model_not_here_label).
+  if (const std::string nh = model_not_here_label(cmp); !nh.empty() && predicted_points_drawn(cmp, false) > 0) {
+    double y0 = 1e300;
+    for (const auto& c : cmp.sweep)
+      if (!c.predicted_us.empty()) y0 = std::min(y0, c.predicted_us.front());
+    const ImVec2 ts = ImGui::CalcTextSize(nh.c_str());
+    ImVec2 ta(p0.x + inset, std::clamp(Y(y0) - ts.y - lh * 0.3f, p0.y + 2, std::max(p0.y + 2, p1.y - ts.y - 2)));
+    if (ta.y + ts.y > beat_label_top && ta.x < beat_label_x1 && ta.x + ts.x > beat_label_x0)
+      ta.y = std::max(p0.y + 2, beat_label_top - ts.y - 2);
+    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
+    dl->AddText(ta, im(text_color_on_light(predicted_color())), nh.c_str());
+    rec(vs, "sweep model not here", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
   }
   if (any_model_line_apart(cmp)) {  // a stroke of the line's colour, then its word
     const float y = legend_at.y + lh * 0.5f;
@@ -419,45 +463,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
                   im(predicted_color()), 0, 0, 2.f);
     }
   }
-  if (ratio_strip) {
-    // x: the same sizes, log; y: predicted time over the fastest
-    // algorithm's at that size, linear from 1x to a little over the largest.
-    const ImVec2 q0(p1.x + lh, p0.y), q1(full_right, p1.y);
-    double rmax = 1;
-    std::vector<double> best(cmp.sweep.front().bytes.size(), 1e300);
-    for (const auto& c : cmp.sweep)
-      for (size_t i = 0; i < c.predicted_us.size() && i < best.size(); ++i) best[i] = std::min(best[i], c.predicted_us[i]);
-    for (const auto& c : cmp.sweep)
-      for (size_t i = 0; i < c.predicted_us.size() && i < best.size(); ++i)
-        rmax = std::max(rmax, c.predicted_us[i] / best[i]);
-    rmax = std::ceil((1 + (rmax - 1) * 1.4) * 4) / 4;  // room at the top for the title
-    const double sx0 = std::log10(xmin), sx1 = std::log10(std::max(xmax, xmin * 2));
-    const auto SX = [&](double b) { return q0.x + 4 + float((std::log10(b) - sx0) / (sx1 - sx0)) * (q1.x - q0.x - 8); };
-    const auto SY = [&](double ratio) { return q1.y - float((ratio - 1) / std::max(rmax - 1, 1e-9)) * (q1.y - q0.y); };
-    dl->AddRect(q0, q1, faint);
-    rec(vs, "sweep ratio axes", q0, q1);
-    for (const auto& c : cmp.sweep) {
-      if (c.predicted_us.size() != c.bytes.size()) continue;
-      for (size_t i = 0; i + 1 < c.bytes.size() && i + 1 < best.size(); ++i)
-        dl->AddLine(ImVec2(SX(c.bytes[i]), SY(c.predicted_us[i] / best[i])),
-                    ImVec2(SX(c.bytes[i + 1]), SY(c.predicted_us[i + 1] / best[i + 1])), im(algorithm_color(c.algorithm)),
-                    2.5f);
-    }
-    const std::string title = "predicted ÷ fastest", one = "1×", top_label = fmt::format("{:g}×", rmax);
-    dl->AddText(ImVec2(q0.x + 4, q0.y + 2), ink, title.c_str());
-    rec(vs, "sweep ratio title", ImVec2(q0.x + 4, q0.y + 2),
-        ImVec2(q0.x + 4 + ImGui::CalcTextSize(title.c_str()).x, q0.y + 2 + lh));
-    const float one_w = ImGui::CalcTextSize(one.c_str()).x;
-    dl->AddText(ImVec2(q0.x - one_w - 2, q1.y - lh), ink, one.c_str());
-    rec(vs, "sweep ratio label 1x", ImVec2(q0.x - one_w - 2, q1.y - lh), ImVec2(q0.x - 2, q1.y));
-    const std::string lo = human_bytes(cmp.sweep.front().bytes.front()), hi = human_bytes(cmp.sweep.front().bytes.back());
-    dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
-    const float hi_w = ImGui::CalcTextSize(hi.c_str()).x;
-    dl->AddText(ImVec2(std::min(q1.x - hi_w, o.x + size.x - hi_w), q1.y + 4), ink, hi.c_str());
-    if (q1.y - q0.y >= 3 * lh) {
-      dl->AddText(ImVec2(q1.x - ImGui::CalcTextSize(top_label.c_str()).x - 4, q0.y + 2), ink, top_label.c_str());
-    }
-  }
+  if (ratio_strip)
+    draw_ratio_strip(app, dl, ImVec2(p1.x + lh, p0.y), ImVec2(full_right, p1.y), xmin, xmax, o.x + size.x);
   if (brief && !vs.present && p1.y - p0.y >= lh + 4) {
     // A short plot on a desk has no line for the source's label: its tag
     // goes inside the box at the bottom right (large sizes take long, small

@@ -43,6 +43,7 @@ void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vecto
     c.errors.emplace_back();
   }
   app.vs.compare_algorithms = c.algorithms;
+  c.go_to_end();  // open at the last step: each run whole (Compare::go_to_end)
 }
 
 void apply_compare_source(App& app, const Options& o) {

@@ -373,7 +373,7 @@ inline constexpr const char* kValueSepTight = "|";
 // holds in any buffer of the same length (input, accum, output, ...): the
 // most contributors, its values when recorded (CellDraw::value, drawn on
 // hover). Fill (crowd_fill): one contributor in its rank's colour, a
-// partial result in a blue that deepens with its share of the ranks, every
+// partial result in a violet (no rank's hue: palette.h crowd_color) that deepens with its share of the ranks, every
 // rank the complete colour. Ranks fill columns top to bottom: the fewest
 // columns (1..4) whose rows fit avail_h (lay.columns is set here; more
 // than 16 rows a column when 4 do not fit: the caller shrinks the text).

@@ -333,9 +333,8 @@ Rgba crowd_fill(uint64_t mask, int n, bool complete) {
   const int k = __builtin_popcountll(mask);
   if (k == 0) return empty_color();
   if (k == 1) return rank_color(__builtin_ctzll(mask));
-  // Two ranks: pale blue; all but one: deep blue (the complete colour is darker still).
-  const float share = float(k) / float(std::max(n, 2));
-  return mix(from_hex(0x0072B2), Rgba{255, 255, 255, 255}, std::clamp(0.75f * (1 - share), 0.f, 0.75f));
+  // Two ranks: lavender; all but one: deep violet (palette.h; the complete colour is darker still).
+  return crowd_color(k, n);
 }
 
 CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& lay, float avail_h) {

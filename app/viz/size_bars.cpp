@@ -67,7 +67,7 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
     for (double t = 0; t <= tmax * 1.0001; t += step) {
       const float x = X(t);
       dl->AddLine(ImVec2(x, axis_y), ImVec2(x, axis_y + 4), ink);
-      const std::string l = format_us(t);
+      const std::string l = t == 0 ? std::string("0") : format_us(t);  // the origin: "0", not "0 µs" under ms ticks
       const float w = ImGui::CalcTextSize(l.c_str()).x, tx = std::min(x - w / 2, p1.x - w);
       if (tx < last_right + lh * 0.5f) continue;
       dl->AddText(ImVec2(tx, axis_y + 4), ink, l.c_str());

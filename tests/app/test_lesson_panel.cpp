@@ -230,7 +230,8 @@ TEST_SUITE("lesson_panel") {
     CHECK(app.session.schedule().spec.algorithm == "ring");
     CHECK(app.session.num_steps() == 4);
     CHECK(app.session.position() == 2);  // at: 1, the end of the scatter-reduce
-    CHECK(app.vs.lesson_note == "Bytes per rank after 2 of 4 steps, sent + received: R0 8 + 8, R1 8 + 8, R2 8 + 8");
+    CHECK(app.vs.lesson_note == "Bytes per rank after 2 of 4 steps, sent + received: R0 8 + 8, R1 8 + 8, R2 8 + 8; "
+                                   "whole run: R0 16 + 16 = 32");
     CHECK(app.vs.edit == app.session.params());  // the controls show what runs
     require_checks_pass(l, 7);
     CHECK(cell_text(app, 2, Buf::output, 0) == "12");

@@ -276,6 +276,11 @@ TEST_SUITE("present") {
     CHECK(c.sessions[0]->num_steps() == 6);  // ring on 4 ranks: 2(n-1)
     CHECK(c.sessions[1]->num_steps() == 4);
     CHECK(c.max_steps() == 6);
+    // It opens at the last step, each run whole (Compare::go_to_end).
+    CHECK(c.position == 6);
+    CHECK(c.sessions[0]->position() == 6);
+    CHECK(c.sessions[1]->position() == 4);
+    app.compare.reset();
     app.compare.step();
     CHECK(c.sessions[0]->position() == 1);
     CHECK(c.sessions[1]->position() == 1);
