@@ -33,4 +33,20 @@ std::string bytes_line(const Schedule& s, int position, size_t elem_bytes) {
   return out;
 }
 
+Stats hold_stats_bytes(Stats st) {
+  st.sent.clear();
+  st.received.clear();
+  st.links.clear();
+  st.ports_run.clear();
+  st.ports_step.clear();
+  st.intra_run = st.inter_run = st.intra_step = st.inter_step = 0;
+  st.busiest_rank = -1;
+  st.busiest_rank_bytes = 0;
+  st.busiest_unique = false;
+  st.size_bytes = 0;
+  st.algbw_gbps = st.busbw_gbps = 0;
+  st.bytes_held = true;
+  return st;
+}
+
 }  // namespace microddp::viz

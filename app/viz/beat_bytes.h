@@ -6,8 +6,10 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "app/viz/scene.h"
 #include "core/ir/schedule.h"
 
 namespace microddp::viz {
@@ -22,5 +24,15 @@ RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes);
 // "Bytes per rank after 6 of 12 steps, sent + received: R0 0 + 336, R1 56 + 0, ...";
 // ranks with the same figures as the one before are kept (every rank is named).
 std::string bytes_line(const Schedule& s, int position, size_t elem_bytes);
+
+// The Stats tab beside a lesson beat whose question is open
+// (LessonView::checks_hidden): lesson 02 beat 4 asks "How many bytes does
+// each rank send?" and the Ranks table would answer it one click away. Returns
+// `st` with the bytes per rank, per pair of ranks, per link class and per
+// port, S, algbw and busbw emptied (zero) and bytes_held set; the panel
+// shows kStatsBytesWait instead (the Ranks and the Links & ports tabs).
+// Times, steps and the prediction stay.
+Stats hold_stats_bytes(Stats st);
+inline constexpr std::string_view kStatsBytesWait = "bytes per rank shown once you answer";
 
 }  // namespace microddp::viz
