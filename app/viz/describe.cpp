@@ -41,12 +41,12 @@ std::string describe_picture(App& app) {
     line("compare", fmt::format("{}, {}; sweep {} points ({})", algs, position_label(c.position, c.max_steps()), points,
                                 c.sweeping() ? "running" : "done"));
     const bool hidden = L && (L->checks_hidden() || L->withholds(c.crossover_predicted_bytes, byte_scales()));
-    // --compare-runs: each run's collective, algorithm, ranks and size.
-    for (const std::string& t : c.titles) line("compare run", t);
-    if (!c.runs_warning.empty()) line("warning", c.runs_warning);
     if (!c.source_note.empty()) line("source note", c.source_note);
     if (!c.source_error.empty()) line("source error", c.source_error);
     line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);
+    // --compare-runs: each run's collective, algorithm, ranks and size.
+    for (const std::string& t : c.titles) line("compare run", t);
+    if (!c.runs_warning.empty()) line("warning", c.runs_warning);
   }
   if (app.vs.view == View::ddp) {
     const DdpRunner& r = app.ddp.runner;
