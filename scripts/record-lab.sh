@@ -7,12 +7,34 @@
 # OUT.json with the machine (lscpu), the date, the command, the NIC check and
 # the lab's own lines. Needs root (network namespaces, tc), mpirun and jq.
 # Usage: scripts/record-lab.sh MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS
+# (BYTES: the size S, a multiple of 4 bytes; exit 2 for a bad argument, before the lab runs)
 set -euo pipefail
 if [ $# -ne 8 ]; then
   echo "usage: $0 MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS" >&2
   exit 2
 fi
 bin=$1 out=$2 nodes=$3 rpn=$4 nic=$5 algs=$6 bytes=$7 iters=$8
+# Bad arguments are refused before the lab runs (exit 2), naming the value:
+# a run of minutes must not end in an error that was known at the start.
+bad() { echo "record-lab: $*" >&2; exit 2; }
+whole() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || bad "$1 '$2' is not a whole number of 1 or more"; }
+whole NODES "$nodes"
+whole RANKS_PER_NODE "$rpn"
+whole ITERS "$iters"
+whole BYTES "$bytes"
+# float32 elements: bench rounds another size down to whole elements and would
+# record rows of a size the command line does not say.
+(( bytes % 4 == 0 )) || bad "BYTES '$bytes' is not a whole number of float32 elements (a multiple of 4 bytes)"
+[ -n "$algs" ] || bad "ALGS is empty (give e.g. ring or naive,tree,ring)"
+[ -x "$bin" ] && [ ! -d "$bin" ] || bad "MICRODDP '$bin' is not an executable file"
+dir=$(dirname -- "$out")
+[ -d "$dir" ] || bad "OUT '$out': the directory '$dir' does not exist"
+[ ! -d "$out" ] || bad "OUT '$out' is a directory"
+# A file can be made there (as root, test -w says yes even on /proc).
+probe="$dir/.record-lab.$$"
+{ : >"$probe"; } 2>/dev/null || bad "OUT '$out': cannot write in the directory '$dir'"
+rm -f -- "$probe"
+command -v jq >/dev/null || bad "jq is not installed (apt-get install jq)"
 args=(cluster --nodes "$nodes" --ranks-per-node "$rpn" --nic "$nic" -- bench --backend mpi --collective all_reduce
       --algorithm "$algs" -b "$bytes" -e "$bytes" -n "$iters" -w 1 --json)
 text=$("$bin" "${args[@]}" 2>&1) || { echo "$text" >&2; echo "record-lab: microddp cluster failed" >&2; exit 1; }

@@ -45,4 +45,20 @@ std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes) {
   return fmt::format("whole run: R{} {} + {} = {}", r, all.sent[r], all.received[r], all.sent[r] + all.received[r]);
 }
 
+Stats hold_stats_bytes(Stats st) {
+  st.sent.clear();
+  st.received.clear();
+  st.links.clear();
+  st.ports_run.clear();
+  st.ports_step.clear();
+  st.intra_run = st.inter_run = st.intra_step = st.inter_step = 0;
+  st.busiest_rank = -1;
+  st.busiest_rank_bytes = 0;
+  st.busiest_unique = false;
+  st.size_bytes = 0;
+  st.algbw_gbps = st.busbw_gbps = 0;
+  st.bytes_held = true;
+  return st;
+}
+
 }  // namespace microddp::viz

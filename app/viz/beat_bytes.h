@@ -6,8 +6,10 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "app/viz/scene.h"
 #include "core/ir/schedule.h"
 
 namespace microddp::viz {
@@ -28,5 +30,15 @@ RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes);
 std::string bytes_line(const Schedule& s, int position, size_t elem_bytes);
 // "whole run: R0 336 + 336 = 672": rank `rank`'s bytes over every step.
 std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes);
+
+// The Stats tab beside a lesson beat whose question is open
+// (LessonView::checks_hidden): lesson 02 beat 4 asks "How many bytes does
+// each rank send?" and the Ranks table would answer it one click away. Returns
+// `st` with the bytes per rank, per pair of ranks, per link class and per
+// port, S, algbw and busbw emptied (zero) and bytes_held set; the panel
+// shows kStatsBytesWait instead (the Ranks and the Links & ports tabs).
+// Times, steps and the prediction stay.
+Stats hold_stats_bytes(Stats st);
+inline constexpr std::string_view kStatsBytesWait = "bytes per rank shown once you answer";
 
 }  // namespace microddp::viz

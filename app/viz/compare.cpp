@@ -42,9 +42,11 @@ void retire(std::unique_ptr<LabJob>& job) {
 
 void Compare::configure(const RunParams& p, const std::vector<std::string>& algs) {
   retire(lab_);
+  lab_stopped_ = false;
   base = p;
   algorithms = algs;
   titles.clear();
+  runs_warning.clear();
   sessions.clear();
   errors.clear();
   sweep.clear();
@@ -135,6 +137,7 @@ void Compare::go_to_end() {
 void Compare::set_sweep_source(const SourceSpec& s) {
   sweep_source = s;
   retire(lab_);
+  lab_stopped_ = false;
   todo_.clear();
   next_point_ = 0;
   sweep.clear();
@@ -159,11 +162,13 @@ void Compare::apply(SourceSweep&& s) {
 void Compare::stop_lab(const std::string& why) {
   if (!lab_) return;
   retire(lab_);
+  lab_stopped_ = true;
   source_label = fmt::format("Source: {} - stopped ({}); Measure sweep runs it again", picker_label(SweepSource::lab), why);
 }
 
 void Compare::start_lab_job(std::vector<std::string> argv, double grace_s) {
   retire(lab_);
+  lab_stopped_ = false;
   lab_ = LabJob::start(std::move(argv), grace_s);
 }
 

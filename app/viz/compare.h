@@ -20,6 +20,10 @@ struct Compare {
   // Per column, a title line drawn at its top ("" or absent: none): the
   // runs of --compare-runs (compare_run_title, present.h).
   std::vector<std::string> titles;
+  // --compare-runs: "A and B differ: collective all_reduce vs all_gather,
+  // world size 4 vs 3" when the two records are not the same problem (drawn
+  // above the columns, in --describe); "" when they are (compare_runs_differ).
+  std::string runs_warning;
   std::vector<std::unique_ptr<Session>> sessions;  // one per column (null when refused)
   std::vector<std::string> errors;         // per column: why it was refused
   int position = 0;                        // common step position
@@ -48,6 +52,10 @@ struct Compare {
   // in the background, the window not waiting) when one runs; the source
   // label then says it was stopped and `why` ("the view was left").
   void stop_lab(const std::string& why);
+  // True after stop_lab stopped a running lab, until a sweep, a source or a
+  // setup starts anew: a lesson's live lab beat runs it again when its
+  // Compare view is shown again (lesson_sync).
+  bool lab_stopped() const { return lab_stopped_; }
   // Runs `argv` as the lab's job, as the lab source does with
   // lab_command's (tests start a stand-in command).
   void start_lab_job(std::vector<std::string> argv, double grace_s = 1.0);
@@ -111,6 +119,7 @@ struct Compare {
   void load_source(int64_t min_bytes, int64_t max_bytes);
   void apply(SourceSweep&& s);
   std::unique_ptr<LabJob> lab_;
+  bool lab_stopped_ = false;
   std::vector<Point> todo_;
   size_t next_point_ = 0;
   int iters_ = 5, warmup_ = 2;

@@ -45,6 +45,9 @@ std::string describe_picture(App& app) {
     if (!c.source_note.empty()) line("source note", c.source_note);
     if (!c.source_error.empty()) line("source error", c.source_error);
     line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);
+    // --compare-runs: each run's collective, algorithm, ranks and size.
+    for (const std::string& t : c.titles) line("compare run", t);
+    if (!c.runs_warning.empty()) line("warning", c.runs_warning);
   }
   if (app.vs.view == View::ddp) {
     const DdpRunner& r = app.ddp.runner;

@@ -160,6 +160,21 @@ bool is_beats_live_lab(const SourceSpec& s, const Beat& b) {
          s.iters == b.lab.iters;
 }
 
+std::vector<CheckResult> live_lab_pending(const Beat& b, LiveLab state, const std::string& why) {
+  const std::string line =
+      state == LiveLab::running ? std::string("waiting for the lab run (the Compare view runs it now)")
+      : state == LiveLab::stopped
+          ? std::string("the lab run was stopped when the Compare view was left; it runs again when Compare is shown")
+          : fmt::format("the cluster lab gave no rows for this beat: {}", why.empty() ? "(no reason given)" : why);
+  std::vector<CheckResult> out = evaluate(b);  // the claims' words, skipped (no runner)
+  for (CheckResult& r : out) {
+    r.pass = false;
+    r.skipped = true;
+    r.actual = line;
+  }
+  return out;
+}
+
 std::optional<LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const LabRequest& q) {
   LabRun run;
   run.request = q;

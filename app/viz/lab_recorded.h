@@ -56,6 +56,16 @@ SourceSpec beat_source(const lesson::Beat& b);
 // Whether `s` is the live lab that beat b asks for (source lab, its NIC and
 // iterations): only such a sweep's points are b's run.
 bool is_beats_live_lab(const SourceSpec& s, const lesson::Beat& b);
+// Where a live lab beat's run stands before its rows are in, for its
+// checks' lines (lesson_sync): running (the Compare view started it),
+// stopped (the view was left: showing Compare again runs it anew), ended
+// (the job ended without the beat's rows; `why` says what it printed).
+enum class LiveLab { running, stopped, ended };
+// b's checks, each skipped, its actual saying where the run stands:
+//   running: "waiting for the lab run (the Compare view runs it now)"
+//   stopped: "the lab run was stopped when the Compare view was left; it runs again when Compare is shown"
+//   ended:   "the cluster lab gave no rows for this beat: WHY"
+std::vector<lesson::CheckResult> live_lab_pending(const lesson::Beat& b, LiveLab state, const std::string& why = "");
 
 // The live lab's result in Compare (`compare: {source: lab}`, lesson 03's
 // last beat) as the lab beat's run: each of q's algorithms at q.bytes from

@@ -84,14 +84,27 @@ void show_compare(App& app, const BeatTarget& t, const std::vector<std::string>&
 
 // A lab beat whose Compare runs the live lab: once the lab's rows are in,
 // its checks on them replace the skipped ones (lab_recorded.h).
+// Before they are in, the checks say where the run stands (running, stopped
+// by leaving the view, ended without rows: live_lab_pending), and showing the
+// Compare view again after leaving it runs the stopped lab anew.
 void check_live_lab(App& app) {
   LessonView& L = *app.lesson;
+  Compare& cmp = app.compare;
   const lesson::Beat& b = L.current();
-  if (b.kind != lesson::Beat::Kind::lab || b.view.source != "lab" || app.vs.view != View::compare) return;
-  if (!L.checks_ready() || !is_beats_live_lab(app.compare.sweep_source, b)) return;
+  if (b.kind != lesson::Beat::Kind::lab || b.view.source != "lab") return;
+  if (!is_beats_live_lab(cmp.sweep_source, b)) return;
+  if (app.vs.view == View::compare && cmp.lab_stopped()) cmp.start_sweep(b.view.min_bytes, b.view.max_bytes);
+  if (!L.checks_ready()) return;
   const auto* rs = L.results();
   if (!rs || (!rs->empty() && rs->front().what.rfind("measured now", 0) == 0)) return;
-  if (const auto run = live_lab_run(app.compare.sweep, b.lab)) L.set_results(evaluate_live(b, *run));
+  if (const auto run = live_lab_run(cmp.sweep, b.lab)) {
+    L.set_results(evaluate_live(b, *run));
+    return;
+  }
+  const LiveLab state = cmp.lab_running() ? LiveLab::running : cmp.lab_stopped() ? LiveLab::stopped : LiveLab::ended;
+  if (state == LiveLab::ended && cmp.source_error.empty() && cmp.sweep.empty()) return;  // not started yet
+  auto pending = live_lab_pending(b, state, cmp.source_error.empty() ? cmp.source_label : cmp.source_error);
+  if (rs->empty() || pending.empty() || rs->front().actual != pending.front().actual) L.set_results(std::move(pending));
 }
 
 // lesson_sync without the presenter: the session, view and source of the

@@ -252,6 +252,13 @@ void draw_compare(App& app) {
     draw_sweep_plot(app, av, av.y < 20 * ImGui::GetTextLineHeight());
     return;
   }
+  // --compare-runs of two different problems: said above the columns.
+  if (!cmp.runs_warning.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, im(text_color_on_light(error_color())));
+    ImGui::TextWrapped("%s", cmp.runs_warning.c_str());
+    ImGui::PopStyleColor();
+    rec_item(vs, "runs warning");
+  }
   // The area below the controls: the columns take what their text needs
   // (and a topology drawing when it has the room for legible ranks), the
   // sweep plot the rest, never under 30% of the area nor under three

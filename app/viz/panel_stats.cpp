@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/viz/beat_bytes.h"
 #include "app/viz/compare.h"
+#include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
 #include "assets/palette.h"
 
@@ -48,7 +50,9 @@ void summary(const Stats& st, ImU32 hl) {
 }
 
 void bandwidth(const Stats& st) {
-  if (st.finished && st.size_bytes > 0)
+  if (st.bytes_held)
+    ImGui::TextDisabled("S, algbw, busbw: %s", std::string(kStatsBytesWait).c_str());
+  else if (st.finished && st.size_bytes > 0)
     ImGui::TextWrapped("S = %s   algbw %.3g GB/s   busbw %.3g GB/s (x%.3g)", human_bytes(double(st.size_bytes)).c_str(),
                        st.algbw_gbps, st.busbw_gbps, st.bus_factor);
   else
@@ -129,6 +133,10 @@ void links(const Stats& st, ImU32 hl) {
 }
 
 void ranks(const Stats& st, ImU32 hl) {
+  if (st.bytes_held) {  // a lesson's open question asks for these bytes
+    ImGui::TextDisabled("%s", std::string(kStatsBytesWait).c_str());
+    return;
+  }
   const int n = static_cast<int>(st.sent.size());
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   const float avail = ImGui::GetContentRegionAvail().y;
@@ -181,7 +189,8 @@ void ranks(const Stats& st, ImU32 hl) {
 }  // namespace
 
 void draw_stats(App& app) {
-  const Stats st = build_stats(app.session);
+  Stats st = build_stats(app.session);
+  if (app.lesson && app.lesson->checks_hidden()) st = hold_stats_bytes(std::move(st));
   const ImU32 hl = im(text_color_on_light(predicted_color()));  // text: darkened to read on white
   summary(st, hl);
   // Below the summary: links and ports first when there are several nodes
@@ -191,7 +200,8 @@ void draw_stats(App& app) {
     for (int k = 0; k < 3; ++k) {
       const int which = multi ? k : (k == 0 ? 2 : k == 2 ? 0 : 1);  // 0 links, 1 bandwidth, 2 ranks
       if (which == 0 && ImGui::BeginTabItem("Links & ports")) {
-        links(st, hl);
+        if (st.bytes_held) ImGui::TextDisabled("%s", std::string(kStatsBytesWait).c_str());  // ports carry them too
+        else links(st, hl);
         ImGui::EndTabItem();
       }
       if (which == 1 && ImGui::BeginTabItem("Bandwidth")) {

@@ -95,6 +95,11 @@ void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vecto
 // one), the bytes per rank (spec.count elements of spec.dtype) and the
 // file's name: "A: all_reduce ring · 4 ranks · 64 B per rank (16 float32) · a.json".
 std::string compare_run_title(char letter, const RunRecord& run, const std::string& file);
+// What makes runs `a` and `b` different problems (their algorithms and
+// sizes may differ: that is what a comparison shows): the collective, the
+// world size, the nodes, the dtype. "A and B differ: collective all_reduce
+// vs all_gather, world size 4 vs 3", or "" when they agree.
+std::string compare_runs_differ(const RunRecord& a, const RunRecord& b);
 
 // What a slide of the current beat shows, for the export's log line:
 // the step position ("after step 13 · 14 of 14 steps run") for a beat that

@@ -23,6 +23,16 @@ std::string compare_run_title(char letter, const RunRecord& run, const std::stri
                      std::filesystem::path(file).filename().string());
 }
 
+std::string compare_runs_differ(const RunRecord& a, const RunRecord& b) {
+  const CollectiveSpec &x = a.spec, &y = b.spec;
+  std::vector<std::string> d;
+  if (x.collective != y.collective) d.push_back(fmt::format("collective {} vs {}", name(x.collective), name(y.collective)));
+  if (x.world_size != y.world_size) d.push_back(fmt::format("world size {} vs {}", x.world_size, y.world_size));
+  if (x.nodes != y.nodes) d.push_back(fmt::format("nodes {} vs {}", x.nodes, y.nodes));
+  if (x.dtype != y.dtype) d.push_back(fmt::format("dtype {} vs {}", name(x.dtype), name(y.dtype)));
+  return d.empty() ? std::string() : fmt::format("A and B differ: {}", fmt::join(d, ", "));
+}
+
 void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vector<std::string>& files) {
   Compare& c = app.compare;
   c.algorithms.clear();
@@ -42,6 +52,7 @@ void compare_runs(App& app, const std::vector<RunRecord>& runs, const std::vecto
     c.sessions.push_back(std::move(s));
     c.errors.emplace_back();
   }
+  c.runs_warning = runs.size() == 2 ? compare_runs_differ(runs[0], runs[1]) : std::string();
   app.vs.compare_algorithms = c.algorithms;
   c.go_to_end();  // open at the last step: each run whole (Compare::go_to_end)
 }

@@ -493,6 +493,10 @@ struct Stats {
   // reductions (γ), local copies (δ), barriers and the shared-machine terms.
   bool split = false, by_class = false;
   double alpha_intra_us = 0, beta_intra_us = 0, alpha_inter_us = 0, beta_inter_us = 0, other_us = 0;
+
+  // True while a lesson's open question holds the bytes per rank, S, algbw
+  // and busbw back (hold_stats_bytes, beat_bytes.h); those fields are empty.
+  bool bytes_held = false;
 };
 
 // position: the step shown (as build_topology: position-1, or step 0 at

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -28,6 +29,20 @@ double need_number(const json& j, const char* key, const std::string& where) {
   if (!j[key].is_number()) throw UsageError(fmt::format("{}.{}: expected a number, got {}", where, key, j[key].dump()));
   return j[key].get<double>();
 }
+// A whole number in [lo, hi] at `key` (the record's counts and sizes): a
+// fraction or an out-of-range value is refused, naming it, instead of being
+// cut to an int (nodes 1e12 read as -2147483648, 2.9 as 2).
+int64_t need_whole(const json& j, const char* key, const std::string& where, int64_t lo, int64_t hi) {
+  const double v = need_number(j, key, where);
+  if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v))
+    throw UsageError(fmt::format("{}{}{}: {} is not a whole number from {} to {}", where,
+                                 !where.empty() && where.back() == ']' ? "." : ": ", key, j[key].dump(), lo, hi));
+  return static_cast<int64_t>(v);
+}
+// As need_whole, `dflt` when absent or null.
+int64_t opt_whole(const json& j, const char* key, const std::string& where, int64_t lo, int64_t hi, int64_t dflt) {
+  return j.contains(key) && !j[key].is_null() ? need_whole(j, key, where, lo, hi) : dflt;
+}
 // A number, or `dflt` when absent or null.
 double opt_number(const json& j, const char* key, double dflt) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : dflt;
@@ -37,18 +52,24 @@ LabRecordRow read_row(const json& r, const std::string& where) {
   if (!r.is_object()) throw UsageError(fmt::format("{}: expected an object, got {}", where, r.dump()));
   LabRecordRow row;
   row.algorithm = need_string(r, "algorithm", where);
-  const double bytes = need_number(r, "bytes", where);
-  if (bytes < 1) throw UsageError(fmt::format("{}.bytes: {} is not a size (1 or more bytes)", where, bytes));
-  row.bytes = static_cast<int64_t>(bytes);
+  row.bytes = need_whole(r, "bytes", where, 1, kMaxRecordBytes);
   row.time_us = need_number(r, "time_us", where);
   if (!(row.time_us > 0)) throw UsageError(fmt::format("{}.time_us: {} is not a time (above 0 µs)", where, row.time_us));
-  row.count = static_cast<int64_t>(opt_number(r, "count", 0));
-  row.samples = static_cast<int>(opt_number(r, "samples", 0));
+  row.count = opt_whole(r, "count", where, 0, kMaxRecordBytes, 0);
+  row.samples = static_cast<int>(opt_whole(r, "samples", where, 0, kMaxRecordSamples, 0));
   row.min_us = opt_number(r, "min_us", -1);
   row.p10_us = opt_number(r, "p10_us", -1);
   row.p90_us = opt_number(r, "p90_us", -1);
   row.max_us = opt_number(r, "max_us", -1);
   row.predicted_us = opt_number(r, "predicted_us", -1);
+  // The spread drawn around the median: p10 <= median <= p90 when stated.
+  const auto order = [&](const char* lo_key, double lo, const char* hi_key, double hi) {
+    if (lo >= 0 && hi >= 0 && lo > hi)
+      throw UsageError(fmt::format("{}: {} {:g} is above {} {:g}", where, lo_key, lo, hi_key, hi));
+  };
+  order("p10_us", row.p10_us, "time_us (the median)", row.time_us);
+  order("time_us (the median)", row.time_us, "p90_us", row.p90_us);
+  order("p10_us", row.p10_us, "p90_us", row.p90_us);
   return row;
 }
 
@@ -85,9 +106,8 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
   r.collective = need_string(j, "collective", path);
   r.nic_check = opt_string(j, "nic_check");
   r.predicted = opt_string(j, "predicted");
-  const double nodes = need_number(j, "nodes", path), rpn = need_number(j, "ranks_per_node", path);
-  if (nodes < 1 || rpn < 1) throw UsageError(fmt::format("{}: nodes {} x ranks_per_node {} (each must be 1 or more)", path, nodes, rpn));
-  r.nodes = static_cast<int>(nodes), r.ranks_per_node = static_cast<int>(rpn);
+  r.nodes = static_cast<int>(need_whole(j, "nodes", path, 1, kMaxRecordRanks));
+  r.ranks_per_node = static_cast<int>(need_whole(j, "ranks_per_node", path, 1, kMaxRecordRanks));
   if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty())
     throw UsageError(fmt::format("{}: 'rows' must be a non-empty array of bench rows", path));
   Collective c;

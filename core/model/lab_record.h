@@ -8,13 +8,15 @@
 //
 // File (JSON object; lessons/data/lab-*.json):
 //   date, machine, command, collective, nic   strings (machine as lscpu names it)
-//   nodes, ranks_per_node                     integers >= 1
+//   nodes, ranks_per_node                     whole numbers, 1..kMaxRecordRanks
 //   nic_check, predicted, recorded            strings (optional)
 //   log                                       array of strings (optional: the lab's own lines)
 //   rows  array of bench's --json rows, at least: algorithm (string),
 //         bytes (nccl-tests' size S, B), time_us (the median timed
 //         iteration, µs); optional count, samples, min_us, p10_us, p90_us,
 //         max_us, predicted_us (the lab model's time, µs; null = none).
+//         bytes, count and samples are whole numbers (ranges below);
+//         p10_us <= time_us <= p90_us where stated.
 // The same rows, one object a line, are what the live lab prints
 // (parse_bench_json_lines).
 #pragma once
@@ -24,6 +26,12 @@
 #include <vector>
 
 namespace microddp {
+
+// The ranges a record's fields are read in (larger or fractional values are
+// refused, naming the field): nodes and ranks_per_node 1..kMaxRecordRanks,
+// bytes 1..kMaxRecordBytes (1 TiB, the lessons' largest size), count
+// 0..kMaxRecordBytes, samples 0..kMaxRecordSamples.
+inline constexpr int64_t kMaxRecordRanks = 65536, kMaxRecordBytes = int64_t{1} << 40, kMaxRecordSamples = 1000000000;
 
 struct LabRecordRow {
   std::string algorithm;

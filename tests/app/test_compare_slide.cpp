@@ -71,6 +71,8 @@ TEST_SUITE("compare_slide") {
       CHECK(axes->r.h >= 180);  // it was 50-90 px
       CHECK(axes->r.inside(area->r));
       // The columns gave way (text only), their text still drawn.
+      // (one flag per column drawn: an empty list would pass the loop unseen.)
+      REQUIRE_FALSE(app.vs.compare_text_only.empty());
       for (const bool t : app.vs.compare_text_only) CHECK(t);
       // The y range fits the data shown: every y label centred on a grid
       // line inside the box, no decade beyond the data; two at least.

@@ -6,10 +6,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "app/viz/compare_sources.h"
 #include "app/viz/lab_recorded.h"
+#include "app/viz/lesson_view.h"
+#include "app/viz/view_state.h"
+#include "tests/app/headless.h"
 #include "core/labs/lesson/lesson.h"
 
 using namespace microddp;
@@ -123,5 +127,56 @@ TEST_SUITE("lesson_live_lab") {
           "l.yaml:7:14: recorded run " + file + " has no rows of naive (compare's algorithms); it holds ring");
     CHECK(load_error(lab_lesson("{nodes: 2, ranks_per_node: 1, nic: 100mbit, algorithms: [ring], bytes: 4M}",
                                 "{source: recorded, algorithms: [ring], file: " + file + "}")) == "");
+  }
+}
+
+TEST_SUITE("lesson_live_lab") {
+  TEST_CASE("a live lab beat's checks before the rows: waiting while the lab runs, stopped when the view is left, run again when Compare is shown") {
+    const lesson::Lesson l = lesson::load_lesson(kDir + "03-naive-tree-ring.yaml");
+    const lesson::Beat& b = l.beats.at(10);
+    REQUIRE(b.kind == lesson::Beat::Kind::lab);
+    REQUIRE(b.view.source == "lab");
+    REQUIRE_FALSE(b.checks.empty());
+    // The lines, pure.
+    for (const auto& r : live_lab_pending(b, LiveLab::running)) {
+      CHECK(r.skipped);
+      CHECK_FALSE(r.pass);
+      CHECK(r.actual == "waiting for the lab run (the Compare view runs it now)");
+    }
+    CHECK(live_lab_pending(b, LiveLab::stopped).at(0).actual ==
+          "the lab run was stopped when the Compare view was left; it runs again when Compare is shown");
+    CHECK(live_lab_pending(b, LiveLab::ended, "mpirun: not found").at(0).actual ==
+          "the cluster lab gave no rows for this beat: mpirun: not found");
+
+    // In the window (no real lab: a stand-in job that sleeps).
+    test::Headless h;
+    App app;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kDir + "03-naive-tree-ring.yaml"));
+    app.lesson->go(10);
+    for (int i = 0; i < 4; ++i) h.frame(app);
+    REQUIRE(app.vs.view == View::compare);
+    REQUIRE(is_beats_live_lab(app.compare.sweep_source, b));
+    app.compare.start_lab_job({"sleep", "30"});
+    const auto first_actual = [&]() -> std::string {
+      for (int i = 0; i < 200 && !app.lesson->results(); ++i) h.frame(app);  // the checks run in the background
+      const auto* rs = app.lesson->results();
+      return rs && !rs->empty() ? rs->front().actual : "(no results)";
+    };
+    h.frame(app);
+    CHECK(first_actual() == "waiting for the lab run (the Compare view runs it now)");
+    // Step-through: the lab is stopped, and the checks say so.
+    app.vs.view = View::main;
+    h.frame(app);
+    h.frame(app);
+    CHECK_FALSE(app.compare.lab_running());
+    CHECK(app.compare.lab_stopped());
+    CHECK(first_actual() == "the lab run was stopped when the Compare view was left; it runs again when Compare is shown");
+    // Compare again: the beat's lab runs anew (here it cannot: no microddp
+    // beside the test binary, so it ends at once; it is not left stopped).
+    app.vs.view = View::compare;
+    h.frame(app);
+    CHECK_FALSE(app.compare.lab_stopped());
+    CHECK(app.compare.source_label.find("stopped") == std::string::npos);
+    CHECK(first_actual() != "the lab run was stopped when the Compare view was left; it runs again when Compare is shown");
   }
 }

@@ -103,6 +103,19 @@ TEST_SUITE("lesson_lab") {
         {"  - {kind: lab, text: x, lab: {algorithms: [ring, tree]}, checks: [{check: measured_ratio, "
          "over_algorithm: tree, greater_than: 2, less_than: 1}]}\n",
          "m.yaml:5:142: 'less_than' (1) must be above 'greater_than' (2)"},
+        // A ratio of times is above 0: a bound at or below 0 always passes (or never).
+        {"  - {kind: lab, text: x, lab: {algorithms: [ring, tree]}, checks: [{check: measured_ratio, "
+         "over_algorithm: tree, greater_than: -1}]}\n",
+         "m.yaml:5:128: 'greater_than' must be above 0; got -1"},
+        {"  - {kind: lab, text: x, lab: {algorithms: [ring, tree]}, checks: [{check: measured_ratio, "
+         "over_algorithm: tree, greater_than: 0}]}\n",
+         "m.yaml:5:128: 'greater_than' must be above 0; got 0"},
+        {"  - {kind: lab, text: x, lab: {algorithms: [ring, tree]}, checks: [{check: measured_ratio, "
+         "over_algorithm: tree, less_than: 0}]}\n",
+         "m.yaml:5:125: 'less_than' must be above 0; got 0"},
+        {"  - {kind: lab, text: x, lab: {algorithms: [ring, tree]}, checks: [{check: measured_ratio, "
+         "over_algorithm: tree, less_than: .inf}]}\n",
+         "m.yaml:5:125: 'less_than' must be a number, got '.inf'"},
         {"  - {kind: lab, text: x, checks: [{check: steps, equals: 2}]}\n",
          "m.yaml:5:43: a 'steps' check belongs in a collective beat (kind: collective); this is a lab beat (its "
          "checks: measured_ratio)"},
@@ -189,5 +202,24 @@ TEST_SUITE("lesson_lab") {
     CHECK_FALSE(r.at(0).skipped);
     CHECK_FALSE(r[0].pass);
     CHECK(r[0].actual == "the lab run failed: mpirun: rank 3 died");
+  }
+
+  TEST_CASE("measured_ratio: a ratio that is not finite (1e302 s over 1e-303 s) fails, naming the times") {
+    const Lesson l = parse_lesson(std::string(kHead) +
+                                      "  - {kind: lab, lab: {algorithms: [ring, tree]}, text: x, checks: "
+                                      "[{check: measured_ratio, over_algorithm: tree, greater_than: 10}]}\n",
+                                  "m.yaml");
+    LabRun run;
+    run.status = LabRun::Status::ok;
+    run.request = l.beats[0].lab;
+    run.rows = {{"ring", 1e302, 0, 0}, {"tree", 1e-303, 0, 0}};
+    const auto r = evaluate(l.beats[0], run, {});
+    REQUIRE(r.size() == 1);
+    CHECK_FALSE(r[0].pass);
+    CHECK_FALSE(r[0].skipped);
+    CHECK(r[0].actual == "not a ratio: 1e+302 s / 1e-303 s = inf");
+    // Finite times, the same bound: decided as before.
+    run.rows = {{"ring", 2.0, 0, 0}, {"tree", 0.1, 0, 0}};
+    CHECK(evaluate(l.beats[0], run, {}).at(0).pass);
   }
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "core/labs/lesson/lesson.h"
 #include "core/model/lab_record.h"
@@ -52,7 +53,13 @@ TEST_SUITE("lesson_recorded") {
     CHECK_THROWS_WITH_AS(parse_lesson(lesson_with("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, "
                                                   "algorithm: ring, than: tree, from: 1M, to: 4K}"),
                                       kFile),
-                         doctest::Contains("'to' (4096 bytes) is below 'from' (1048576 bytes)"), LessonError);
+                         doctest::Contains("'to' ('4K', 4096 bytes) is below 'from' ('1M', 1048576 bytes)"), LessonError);
+    // 'to' alone, not a size: the value given is named (not "-1 bytes below 'from' (1 bytes)").
+    for (const char* to : {"-5", "0"})
+      CHECK_THROWS_WITH_AS(parse_lesson(lesson_with(std::string("{check: recorded_faster, file: data/lab-allreduce-8x1-1gbit.json, "
+                                                                "algorithm: ring, than: tree, to: ") + to + "}"),
+                                        kFile),
+                           (kFile + ":8:108: 'to' must be a size of 1 byte or more; got '" + to + "'").c_str(), LessonError);
   }
 
   TEST_CASE("a recorded run with two rows of one algorithm at one size is refused, naming both rows") {
@@ -66,7 +73,8 @@ TEST_SUITE("lesson_recorded") {
     CHECK(parse_lab_record(head + R"({"algorithm": "tree", "bytes": 4096, "time_us": 5}, {"algorithm": "ring",
         "bytes": 4096, "time_us": 4}, {"algorithm": "tree", "bytes": 8192, "time_us": 9}]})", "ok.json").rows.size() == 3);
     // A lesson naming such a file is refused at load, at the check's line.
-    const fs::path dup = fs::temp_directory_path() / "microddp-test-dup-rows.json";
+    // A path of this process's own: two test runs at once do not share it.
+    const fs::path dup = fs::temp_directory_path() / ("microddp-test-dup-rows-" + std::to_string(::getpid()) + ".json");
     std::ofstream(dup) << head << rows;
     CHECK_THROWS_WITH_AS(parse_lesson(lesson_with("{check: recorded_ratio, file: " + dup.string() +
                                                   ", algorithm: tree, bytes: 4K, over_bytes: 4K, greater_than: 0.5}"),
@@ -74,5 +82,44 @@ TEST_SUITE("lesson_recorded") {
                          doctest::Contains((dup.string() + ": rows[2]: a second row of tree at 4096 bytes (the first is rows[0])").c_str()),
                          LessonError);
     fs::remove(dup);
+  }
+
+  TEST_CASE("a recorded run's counts and sizes are whole numbers in range, its p10 <= median <= p90: else refused, naming the field") {
+    const auto record = [](const std::string& top, const std::string& row) {
+      return R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit", "collective": "all_reduce", )" + top +
+             R"(, "rows": [{"algorithm": "ring", )" + row + "}]}";
+    };
+    const std::string ok_top = R"("nodes": 2, "ranks_per_node": 1)", ok_row = R"("bytes": 4096, "time_us": 5)";
+    CHECK(parse_lab_record(record(ok_top, ok_row), "r.json").nodes == 2);
+    CHECK(parse_lab_record(record(ok_top, R"("bytes": 4096, "time_us": 5, "p10_us": 4, "p90_us": 5, "samples": 20)"),
+                           "r.json").rows.at(0).samples == 20);
+    struct Case {
+      std::string top, row, message;
+    };
+    const Case cases[] = {
+        {R"("nodes": 1e12, "ranks_per_node": 1)", ok_row, "r.json: nodes: 1000000000000.0 is not a whole number from 1 to 65536"},
+        {R"("nodes": 2.9, "ranks_per_node": 1)", ok_row, "r.json: nodes: 2.9 is not a whole number from 1 to 65536"},
+        {R"("nodes": 2147483648, "ranks_per_node": 1)", ok_row, "r.json: nodes: 2147483648 is not a whole number from 1 to 65536"},
+        {R"("nodes": 2, "ranks_per_node": 0.5)", ok_row, "r.json: ranks_per_node: 0.5 is not a whole number from 1 to 65536"},
+        {ok_top, R"("bytes": 1e30, "time_us": 5)", "r.json: rows[0].bytes: 1e+30 is not a whole number from 1 to 1099511627776"},
+        {ok_top, R"("bytes": 4096.5, "time_us": 5)", "r.json: rows[0].bytes: 4096.5 is not a whole number from 1 to 1099511627776"},
+        {ok_top, R"("bytes": 4096, "time_us": 5, "samples": 1e20)",
+         "r.json: rows[0].samples: 1e+20 is not a whole number from 0 to 1000000000"},
+        {ok_top, R"("bytes": 4096, "time_us": 5, "count": -1)",
+         "r.json: rows[0].count: -1 is not a whole number from 0 to 1099511627776"},
+        {ok_top, R"("bytes": 4096, "time_us": 5, "p10_us": 9e9)", "r.json: rows[0]: p10_us 9e+09 is above time_us (the median) 5"},
+        {ok_top, R"("bytes": 4096, "time_us": 5, "p90_us": 4)", "r.json: rows[0]: time_us (the median) 5 is above p90_us 4"},
+        {ok_top, R"("bytes": 4096, "time_us": 5, "p10_us": 3, "p90_us": 2)", "r.json: rows[0]: time_us (the median) 5 is above p90_us 2"},
+    };
+    for (const Case& c : cases) {
+      std::string got = "(no error)";
+      try {
+        parse_lab_record(record(c.top, c.row), "r.json");
+      } catch (const UsageError& e) {
+        got = e.what();
+      }
+      INFO("top: ", c.top, " row: ", c.row);
+      CHECK(got == c.message);
+    }
   }
 }

@@ -121,8 +121,10 @@ check::MeasuredRatio read_measured_ratio(const Ctx& c, const YAML::Node& n, cons
       std::find(other->algorithms.begin(), other->algorithms.end(), k.algorithm) == other->algorithms.end())
     c.fail(n["over_run"], fmt::format("the run '{}' did not measure '{}' (it measured {}); say 'over_algorithm'",
                                       k.over_run, k.algorithm, join(other->algorithms)));
-  if (n["greater_than"]) k.greater_than = number(c, n["greater_than"], "greater_than");
-  if (n["less_than"]) k.less_than = number(c, n["less_than"], "less_than");
+  // A ratio of two times is above 0: a bound at or below 0 would always
+  // pass (greater_than) or never (less_than).
+  if (n["greater_than"]) k.greater_than = positive(c, n["greater_than"], "greater_than");
+  if (n["less_than"]) k.less_than = positive(c, n["less_than"], "less_than");
   if (std::isnan(k.greater_than) && std::isnan(k.less_than))
     c.fail(n, "a 'measured_ratio' check needs 'greater_than: X' and/or 'less_than: Y'");
   if (!std::isnan(k.greater_than) && !std::isnan(k.less_than) && !(k.greater_than < k.less_than))
@@ -176,6 +178,10 @@ CheckResult eval(const check::MeasuredRatio& k, const LabRun& run, const std::ma
     // A prediction is shown beside the measurement, never needed for it.
   }
   r.actual = fmt::format("{:.2f} ({:.3f} s / {:.3f} s, medians{})", ratio, a->seconds, b->seconds, model);
+  if (!std::isfinite(ratio)) {  // a time of 1e302 s over 1e-303 s: no measurement, whatever the bounds
+    r.actual = fmt::format("not a ratio: {} s / {} s = {}", a->seconds, b->seconds, ratio);
+    return r;
+  }
   r.pass = (std::isnan(k.greater_than) || ratio > k.greater_than) && (std::isnan(k.less_than) || ratio < k.less_than);
   return r;
 }

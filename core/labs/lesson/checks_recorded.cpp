@@ -65,8 +65,10 @@ check::RecordedFaster read_recorded_faster(const Ctx& c, const YAML::Node& n) {
   }
   if (n["to"]) {
     k.to_bytes = yaml::bytes_with_unit(str(c, n["to"], "to"));
+    if (k.to_bytes < 1) c.fail(n["to"], fmt::format("'to' must be a size of 1 byte or more; got '{}'", n["to"].Scalar()));
     if (k.to_bytes < k.from_bytes)
-      c.fail(n["to"], fmt::format("'to' ({} bytes) is below 'from' ({} bytes)", k.to_bytes, k.from_bytes));
+      c.fail(n["to"], fmt::format("'to' ('{}', {} bytes) is below 'from' ('{}', {} bytes)", n["to"].Scalar(),
+                                  k.to_bytes, n["from"].Scalar(), k.from_bytes));
   }
   return k;
 }

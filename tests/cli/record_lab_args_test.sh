@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# scripts/record-lab.sh refuses bad arguments before the lab runs: exit 2 and
+# a line naming the value (no root, no lab needed: nothing here starts one).
+# Usage: record_lab_args_test.sh SOURCE_DIR MICRODDP
+set -u
+src=$1 bin=$2
+script=$src/scripts/record-lab.sh
+tmp=$(mktemp -d)
+trap 'rm -rf -- "$tmp"' EXIT
+fails=0
+expect() {  # expect MESSAGE ARGS...
+  local want=$1
+  shift
+  local got rc
+  got=$("$script" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne 2 ] || [ "$got" != "$want" ]; then
+    echo "FAIL: record-lab.sh $*"
+    echo "  want (exit 2): $want"
+    echo "  got  (exit $rc): $got"
+    fails=$((fails + 1))
+  fi
+}
+out=$tmp/r.json
+expect "record-lab: BYTES '5' is not a whole number of float32 elements (a multiple of 4 bytes)" "$bin" "$out" 2 1 100mbit ring 5 3
+expect "record-lab: BYTES '4K' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4K 3
+expect "record-lab: NODES '2.5' is not a whole number of 1 or more" "$bin" "$out" 2.5 1 100mbit ring 4096 3
+expect "record-lab: RANKS_PER_NODE '0' is not a whole number of 1 or more" "$bin" "$out" 2 0 100mbit ring 4096 3
+expect "record-lab: ITERS '-3' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4096 -3
+expect "record-lab: ALGS is empty (give e.g. ring or naive,tree,ring)" "$bin" "$out" 2 1 100mbit "" 4096 3
+expect "record-lab: MICRODDP '$tmp/none' is not an executable file" "$tmp/none" "$out" 2 1 100mbit ring 4096 3
+expect "record-lab: OUT '$tmp/nodir/r.json': the directory '$tmp/nodir' does not exist" "$bin" "$tmp/nodir/r.json" 2 1 100mbit ring 4096 3
+expect "record-lab: OUT '$tmp' is a directory" "$bin" "$tmp" 2 1 100mbit ring 4096 3
+expect "record-lab: OUT '/proc/r.json': cannot write in the directory '/proc'" "$bin" /proc/r.json 2 1 100mbit ring 4096 3
+# The usage line for a wrong count of arguments.
+got=$("$script" a b c 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] && [[ $got == usage:* ]] || { echo "FAIL: 3 arguments: exit $rc: $got"; fails=$((fails + 1)); }
+# Nothing was written, no probe file left behind.
+[ -z "$(ls -A "$tmp")" ] || { echo "FAIL: left in $tmp: $(ls -A "$tmp")"; fails=$((fails + 1)); }
+[ "$fails" -eq 0 ] && echo "record-lab arguments: all refused with exit 2"
+exit $((fails > 0))
