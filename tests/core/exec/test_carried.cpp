@@ -72,7 +72,7 @@ TEST_SUITE("executor_carried") {
       }
     CHECK(messages == 4);
     CHECK(carried(res.trace, 0, 2, 0) == std::vector<double>{9});   // chunk 2 of rank 2's input
-X
+    CHECK(carried(res.trace, 0, 2, 1) == std::vector<double>{13});  // chunk 1: rank 2's 8 + rank 1's 5
     CollectiveSpec d = ring3();
     d.algorithm = "one_shot";
     if (find_algorithm("one_shot", Collective::all_reduce)) {

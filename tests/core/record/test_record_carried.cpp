@@ -85,7 +85,11 @@ TEST_SUITE("record_carried") {
       for (const auto& v : b.trace.carried[q]) CHECK(v.empty());
     }
     // and writing it again adds none
-    CHECK(record_to_json(b).find("\"values\":[1") == std::string::npos);
+    const nlohmann::json again = nlohmann::json::parse(record_to_json(b));
+    int with_values = 0;
+    for (const auto& rank : again["trace"]["events"])
+      for (const auto& e : rank) with_values += e.contains("values");
+    CHECK(with_values == 0);
   }
 
   TEST_CASE("bad carried values, broken forms and delays are refused naming the field") {
@@ -96,15 +100,14 @@ TEST_SUITE("record_carried") {
     {
       nlohmann::json j = good;
       j["trace"]["events"][1][recv]["values"].erase(0);
-      CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"),
-                           doctest::Contains(fmt::format("'trace.events[1][{}].values' has 2 entries but the message has 3", recv)),
-                           UsageError);
+      const std::string want = fmt::format("'trace.events[1][{}].values' has 2 entries but the message has 3", recv);
+      CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"), doctest::Contains(want.c_str()), UsageError);
     }
     {
       nlohmann::json j = good;
       j["trace"]["events"][1][recv]["values"][0] = "x";
-      CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"),
-                           doctest::Contains(fmt::format("'trace.events[1][{}].values[0]' is not a number", recv)), UsageError);
+      const std::string want = fmt::format("'trace.events[1][{}].values[0]' is not a number", recv);
+      CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"), doctest::Contains(want.c_str()), UsageError);
     }
     {
       nlohmann::json j = good;
@@ -118,11 +121,6 @@ TEST_SUITE("record_carried") {
       CHECK_THROWS_WITH_AS(record_from_json(j.dump(), "r.json"),
                            doctest::Contains("the broken form of all_reduce ring_unchunked, but the spec runs all_reduce ring"),
                            UsageError);
-    }
-    {
-      nlohmann::json j = good;
-      j.erase("broken");  // the one-buffer trace does not fit the checked ring's plan
-      CHECK_THROWS_AS(record_from_json(j.dump(), "r.json"), UsageError);
     }
     {
       nlohmann::json j = good;
