@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/lab_job.h"
+#include "app/cli/run_broken.h"
 #include "app/cli/run_options.h"
 #include "core/exec/repeat_budget.h"
 #include "core/labs/hang/hang.h"
@@ -37,6 +38,7 @@ struct Args {
   std::optional<std::string> trace_file, record_file;  // unset: not given ("" is refused)
   ParamChoice params;
   std::optional<int> repeat_steps;  // unset: kRepeatStepsAuto
+  BrokenArgs broken;  // --delay, --seeds (run_broken.h)
 };
 
 std::string json_num_or_null(double v) { return v < 0 ? "null" : fmt::format("{:.3f}", v); }
@@ -239,6 +241,14 @@ std::string no_profile_hint(bool chose_auto) {
 
 int run(const Args& a, const CLI::App& sub) {
   hang::check_debug_env();
+  if (broken_variant_of(a.run.algorithm)) {  // the one-buffer ring: unchecked, delayed, seeds searched
+    if (a.record_file && a.record_file->empty()) throw UsageError("--save-record '' is empty: give a file path");
+    return run_broken(a.run, a.broken, a.record_file, a.json);
+  }
+  if (!a.broken.delay.empty() || sub.count("--seeds"))
+    throw UsageError(fmt::format("--delay and --seeds are for a broken form (--algorithm single_buffered_ring), "
+                                 "not {}",
+                                 a.run.algorithm));
   // Warm repetitions exist only where the executor fences each step off
   // (RunOptions::repeat_steps): elsewhere a count would be dropped silently.
   if (a.repeat_steps && *a.repeat_steps > 0) {
@@ -357,7 +367,13 @@ int run(const Args& a, const CLI::App& sub) {
   if (a.trace_file) write_text_file(*a.trace_file, chrome_trace_json(p.schedule, res.trace, predicted), "trace file");
   if (a.record_file) {
     const auto lab = cluster_lab_from_env();  // run in the cluster lab: the record keeps its topology
-    save_record(*a.record_file, RunRecord{p.spec, p.inputs, res.outputs, res.trace, lab ? cluster_lab_json(*lab) : ""});
+    RunRecord rec;
+    rec.spec = p.spec;
+    rec.inputs = p.inputs;
+    rec.outputs = res.outputs;
+    rec.trace = res.trace;
+    rec.cluster = lab ? cluster_lab_json(*lab) : "";
+    save_record(*a.record_file, rec);
   }
   const std::string clock_line =
       clock_error_us < 0 ? "" : fmt::format("clock alignment: ±{:.3f} µs\n", clock_error_us);
@@ -441,6 +457,11 @@ std::function<int()> setup_run(CLI::App* sub) {
   sub->add_option("--trace", a.trace_file, "write a Chrome/Perfetto trace JSON");
   sub->add_option("--save-record", a.record_file,
                   "write the run's record (spec, inputs, outputs, trace) as JSON for `microddp-viz --replay FILE`");
+  sub->add_option("--delay", a.broken.delay,
+                  "with --algorithm single_buffered_ring: delay each send's read by a seeded random 0..MAX_US µs "
+                  "on RANK (-1: every rank), as RANK,MAX_US");
+  sub->add_option("--seeds", a.broken.seeds,
+                  "with --algorithm single_buffered_ring: try seeds 1..N, stop at the first that corrupts (default 1)");
   sub->add_option("--preset", a.params.preset, "predict with a preset: nvlink infiniband pcie5 ethernet-100g ethernet-10g");
   sub->add_option("--profile", a.params.profile, "predict with a calibrated profile (default: the one `calibrate` wrote)");
   sub->add_option("--alpha", a.params.alpha, "predict with this latency (seconds per message)");

@@ -245,10 +245,24 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
       if (const auto* res = std::get_if<check::Result>(&k.claim); res && res->expect == "corrupts")
         br.max_seeds = std::min(br.max_seeds, res->seeds);
     r.broken = br;
-    notes.push_back(s.delay ? "the panels show the one-buffer ring run for real with delayed sends (the first seed "
-                              "that corrupts); red cells differ from what the correct ring holds"
-                            : "the panels show the one-buffer ring run for real; red cells differ from what the "
-                              "correct ring holds");
+    if (b.recorded_run && b.recorded_run->spec == r.spec) {
+      // The beat's saved run (`recorded:`): the same run in the window and in
+      // every export; the checks below still run live, now.
+      r.recorded = b.recorded_run;
+      notes.push_back(fmt::format("the panels show a {}: the one-buffer ring with delayed sends, seed {} (red cells "
+                                  "and red badges differ from what the correct ring holds); the checks below run it "
+                                  "live, now, on this machine",
+                                  recorded_label(b.recorded_run->origin),
+                                  b.recorded_run->delay ? b.recorded_run->delay->seed : 0));
+    } else {
+      notes.push_back(s.delay ? "the panels show the one-buffer ring run for real with delayed sends (the first seed "
+                                "that corrupts); red cells differ from what the correct ring holds"
+                              : "the panels show the one-buffer ring run for real; red cells differ from what the "
+                                "correct ring holds");
+    }
+  } else if (b.recorded_run && b.recorded_run->spec == r.spec) {
+    r.recorded = b.recorded_run;
+    notes.push_back(fmt::format("the panels show a {}; the checks below run live, now", recorded_label(b.recorded_run->origin)));
   }
   if (s.delay && !broken_form)
     notes.push_back("the checks delay the sends; the panels step without delays");

@@ -263,7 +263,27 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     }
     if (lesson && lesson->chunk_lit(a.chunk))  // lesson highlight: the chunk's badge
       dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), lesson_highlight_color(), 2, 0, 2.5f);
+    if (!a.carried_text.empty())  // not what the schedule sends: framed in the error colour
+      dl->AddRect(ImVec2(b0.x - 3, b0.y - 3), ImVec2(b1.x + 3, b1.y + 3), im(error_color()), 0, 0, 3.f);
     if (hovered_rect(b0, b1)) hover = &a;
+  }
+  {
+    // The data that really travelled on those messages, one line each,
+    // stacked up from the canvas's bottom edge (clear of the ranks' labels).
+    std::vector<std::string> lines;
+    for (const ArrowDraw& a : sc.arrows)
+      if (!a.carried_text.empty() && a.badge_w > 0)
+        lines.push_back(fmt::format("{} -> {}: {}", endpoint_name(s, a.from), endpoint_name(s, a.to), a.carried_text));
+    const ImU32 err = im(error_color());
+    float y = origin.y + canvas.y - 2;
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+      const ImVec2 ts = ImGui::CalcTextSize(it->c_str());
+      y -= ts.y + 4;
+      const ImVec2 t0(origin.x + 4, y);
+      dl->AddRectFilled(ImVec2(t0.x - 2, t0.y - 1), ImVec2(t0.x + ts.x + 2, t0.y + ts.y + 1), im(from_hex(0xFFFFFF)));
+      dl->AddRect(ImVec2(t0.x - 2, t0.y - 1), ImVec2(t0.x + ts.x + 2, t0.y + ts.y + 1), err);
+      dl->AddText(t0, err, it->c_str());
+    }
   }
   draw_nccl_strips(dl, origin, sc);
   dl->PopClipRect();
@@ -273,19 +293,23 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const std::string parts = (hover->part >= 0 ? fmt::format(", tree {}", hover->part) : std::string()) +
                               (hover->channel >= 0 && s.spec.channels > 1 ? fmt::format(", channel {}", hover->channel)
                                                                           : std::string());
-    ImGui::SetTooltip("%s -> %s%s\nchunk %d%s%s\n%lld elements, %lld bytes\ncarries: %s",
+    ImGui::SetTooltip("%s -> %s%s\nchunk %d%s%s\n%lld elements, %lld bytes\ncarries: %s%s%s",
                       endpoint_name(s, hover->from).c_str(), endpoint_name(s, hover->to).c_str(),
                       sc.upcoming ? " (next step)" : "", hover->chunk, parts.c_str(),
                       hover->segment >= 0 ? fmt::format(", segment {}", hover->segment).c_str() : "",
                       static_cast<long long>(hover->len), static_cast<long long>(hover->len * es),
-                      contributors_text(hover->mask, n).c_str());
+                      contributors_text(hover->mask, n).c_str(), hover->carried_text.empty() ? "" : "\nreally ",
+                      hover->carried_text.c_str());
   }
   if (!hover && hover_node) ImGui::SetTooltip("%s", hover_node->label.c_str());
   if (!compact) {
     // The badge's meaning moves to the hover where the line would be cut.
     // Compact nodes: transfers between ranks counted, arrows sum them, no badges.
     const std::string transfers = transfers_text(sc, false);
-    const std::string line = sc.compact_nodes ? transfers_text(sc) : transfers + "; badge = the chunk in flight";
+    const bool red = std::any_of(sc.arrows.begin(), sc.arrows.end(), [](const ArrowDraw& a) { return !a.carried_text.empty(); });
+    const std::string line = sc.compact_nodes ? transfers_text(sc)
+                                              : transfers + "; badge = the chunk in flight" +
+                                                    (red ? "; red: not the data the schedule sends" : "");
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
     } else {

@@ -128,6 +128,10 @@ struct ArrowDraw {
   bool complete = false;
   Vec2 badge;                 // badge centre at the requested animation time
   float badge_w = 0, badge_h = 0;
+  // What the message really carried when that is not what the schedule
+  // sends (carried_text): "sent 1,2,3, expected T2 = 7,8,9"; "" otherwise.
+  // The badge is then drawn in the error colour with this text beside it.
+  std::string carried_text;
 };
 
 // Nodes and NICs (spec.nodes > 1): each node a box with its ranks inside and
@@ -360,6 +364,15 @@ BuffersScene build_buffers(const Session& s, int position, const BuffersLayout& 
 // beat slivers. Up to 4 columns.
 BuffersScene build_buffers_arranged(const Session& s, int position, BuffersLayout& lay, float avail_h);
 std::string format_value(double v);
+// The values transfer x of step `step` really carried (the receiver's
+// Trace::carried, recorded when the run kept snapshots), when they differ
+// from what the schedule sends there (the op of the contributors' input
+// elements, x.mask): "sent 1,2,3, expected T2 = 7,8,9" (up to 3 values,
+// then "…"; T0+T2 for a sum of two inputs). "" when they agree, when the run
+// recorded no values for it (snapshots off, step not run) and for runs the
+// buffers panel does not judge (BuffersScene::judged: all_reduce of an
+// algorithm with a broken form, op not avg, no per-rank counts).
+std::string wrong_carried_text(const Session& ses, int step, const Transfer& x);
 // Between the values of a cell of two to four elements: "301 | 308", or
 // "301|308" where the spaced form does not fit; never a comma, which reads
 // as a thousands separator ("301,308").

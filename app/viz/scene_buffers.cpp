@@ -51,6 +51,10 @@ bool is_wrong(double got, double want, double bound) {
 std::string banner_of(const BrokenRun& b) {
   // The seed fixes the delays, not the race: the threads really run, so which
   // element goes wrong can differ from run to run (and from the terminal's).
+  if (b.recorded)  // a saved run: the same picture every time; the live claim is the checks'
+    return fmt::format("{}: single-buffered ring, send delays seed {}: {}. The checks run it live now.",
+                       recorded_label(RecordOrigin{b.machine, b.date, ""}), b.seed,
+                       b.corrupted ? "corrupted" : "came out right");
   if (b.corrupted)
     return fmt::format("single-buffered ring, send delays seed {}: corrupted (a real race: the values differ from run "
                        "to run)",
@@ -75,6 +79,66 @@ std::string format_value(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<int64_t>(v));
   return fmt::format("{:.4g}", v);
+}
+
+std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) {
+  if (!ses.configured() || step < 0 || step >= ses.steps_run()) return "";
+  const Trace& tr = ses.trace();
+  const Schedule& s = ses.schedule();
+  const CollectiveSpec& sp = s.spec;
+  const int n = sp.world_size;
+  const AlgorithmInfo* info = find_algorithm(sp.algorithm, sp.collective);
+  if (!tr.snapshots || sp.collective != Collective::all_reduce || !info || !info->broken || !sp.counts.empty() ||
+      sp.op == ReduceOp::avg || x.from >= n || x.to >= n || static_cast<int>(tr.events.size()) < n)
+    return "";
+  // The matching recv: the k-th recv of x.to from x.from in this step, for
+  // the k-th send of x.from to x.to (core/ir/schedule.h's pairing rule).
+  const auto& ops = s.steps[step].ranks[x.from];
+  int k = 0;
+  for (int i = 0; i < x.op_index && i < static_cast<int>(ops.size()); ++i)
+    k += ops[i].kind == OpKind::send && ops[i].peer == x.to;
+  const auto& evs = tr.events[x.to];
+  const Event* ev = nullptr;
+  const std::vector<double>* got = nullptr;
+  for (size_t i = 0; i < evs.size(); ++i) {
+    const Event& e = evs[i];
+    if (e.step == step && e.peer == x.from && (e.kind == OpKind::recv || e.kind == OpKind::recv_reduce) && k-- == 0) {
+      ev = &e;
+      if (x.to < static_cast<int>(tr.carried.size()) && i < tr.carried[x.to].size()) got = &tr.carried[x.to][i];
+      break;
+    }
+  }
+  if (!ev || !got || got->empty()) return "";
+  std::vector<const std::vector<double>*> in(static_cast<size_t>(n), nullptr);
+  for (int r = 0; r < n; ++r)
+    for (const auto& bs : tr.initial[r].buffers)
+      if (bs.buf == Buf::input) in[static_cast<size_t>(r)] = &bs.values;
+  std::vector<double> want;
+  bool differs = false;
+  for (size_t i = 0; i < got->size(); ++i) {
+    std::vector<double> xs;
+    for (int r = 0; r < n; ++r) {
+      if (!(x.mask >> r & 1)) continue;
+      const auto* v = in[static_cast<size_t>(r)];
+      const size_t at = static_cast<size_t>(ev->offset) + i;
+      if (!v || at >= v->size()) return "";
+      xs.push_back((*v)[at]);
+    }
+    if (xs.empty()) return "";
+    want.push_back(reduce_of(sp.op, xs));
+    if (!representable(sp.dtype, want.back())) return "";
+    differs = differs || is_wrong((*got)[i], want.back(), 1e-6 * std::max(1.0, std::fabs(want.back())));
+  }
+  if (!differs) return "";
+  const auto list = [](const std::vector<double>& v) {
+    std::string out;
+    for (size_t i = 0; i < v.size() && i < 3; ++i) out += (i ? "," : "") + format_value(v[i]);
+    return v.size() > 3 ? out + ",…" : out;
+  };
+  std::string who;
+  for (int r = 0; r < n; ++r)
+    if (x.mask >> r & 1) who += (who.empty() ? "T" : "+T") + std::to_string(r);
+  return fmt::format("sent {}, expected {} = {}", list(*got), who, list(want));
 }
 
 BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout& lay) {

@@ -404,6 +404,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.badge = bezier(a.a, a.ctrl, a.b, tt);
     a.badge_w = bw;
     a.badge_h = bh;
+    if (!sc.upcoming) a.carried_text = wrong_carried_text(ses, sc.shown_step, x);  // what really travelled
     sc.arrows.push_back(std::move(a));
   }
   // Node labels clear of the chain's wrap arrow (last node's last rank to

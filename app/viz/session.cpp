@@ -8,6 +8,7 @@
 #include "core/algorithms/registry.h"
 #include "core/ir/checker.h"
 #include "core/ir/limits.h"
+#include "core/ir/reference.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/record/data.h"
 
@@ -59,8 +60,54 @@ void check_view_ranks(int n, const char* what) {
 }
 }  // namespace
 
+std::string recorded_label(const RecordOrigin& o) {
+  if (o.machine.empty() && o.date.empty()) return "recorded run (machine and date not recorded)";
+  if (o.machine.empty()) return fmt::format("recorded run ({})", o.date);
+  if (o.date.empty()) return fmt::format("recorded run ({})", o.machine);
+  return fmt::format("recorded run ({}, {})", o.machine, o.date);
+}
+
+void Session::configure_recorded(const RunParams& p) {
+  const RunRecord& rec = *p.recorded;
+  check_view_ranks(rec.spec.world_size, "record: ranks");
+  auto sched = std::make_unique<Schedule>(record_schedule(rec));
+  if (rec.broken.empty()) check_schedule(*sched);
+  Provenance prov = compute_provenance(*sched);
+  std::optional<BrokenRun> br;
+  if (!rec.broken.empty()) {
+    BrokenRun b;
+    b.recorded = true;
+    b.machine = rec.origin.machine;
+    b.date = rec.origin.date;
+    if (rec.delay) b.seed = rec.delay->seed, b.tries = rec.delay->tries;
+    b.max_seeds = p.broken ? p.broken->max_seeds : b.tries;
+    b.corrupted = !outputs_match(rec.spec, rec.inputs, rec.outputs, reference_outputs(rec.spec, rec.inputs), &b.why);
+    if (!b.corrupted) b.why.clear();
+    br = std::move(b);
+  }
+  run_.reset();
+  done_trace_.reset();
+  schedule_ = std::move(sched);
+  params_ = p;
+  auto_ = AutoChoice{};
+  inputs_ = rec.inputs;
+  order_ = small_order_dependence(*schedule_, inputs_);
+  outputs_ = rec.outputs;
+  prov_ = std::move(prov);
+  pred_ = predict(*schedule_, source_);
+  done_trace_ = rec.trace;
+  broken_ = std::move(br);
+  recorded_label_ = viz::recorded_label(rec.origin);
+  position_ = 0;
+  replay_ = true;  // reset() returns to the inputs; nothing runs
+}
+
 void Session::configure(const RunParams& p) {
   measured_note_.clear();
+  if (p.recorded && p.recorded->spec == p.spec) {
+    configure_recorded(p);
+    return;
+  }
   if (p.backend != "threads")
     throw UsageError(fmt::format("backend '{}' is not available in the viewer (expected: threads)", p.backend));
   check_view_ranks(p.spec.world_size, "ranks");
@@ -87,6 +134,7 @@ void Session::configure(const RunParams& p) {
   Provenance prov = compute_provenance(*sched);
   // Commit: the old run refers to the old schedule, so it goes first.
   replay_ = false;
+  recorded_label_.clear();
   run_.reset();
   done_trace_.reset();
   outputs_.clear();
@@ -126,8 +174,8 @@ void Session::set_source(const PredictionSource& src) {
 void Session::load_replay(const RunRecord& rec) {
   const CollectiveSpec& spec = rec.spec;
   check_view_ranks(spec.world_size, "record: ranks");
-  auto sched = std::make_unique<Schedule>(make_schedule(spec));
-  check_schedule(*sched);
+  auto sched = std::make_unique<Schedule>(record_schedule(rec));  // a broken form's record: its own schedule, unchecked
+  if (rec.broken.empty()) check_schedule(*sched);
   const int n = spec.world_size;
   if (rec.trace.world_size != n || static_cast<int>(rec.trace.steps.size()) != sched->num_steps() ||
       static_cast<int>(rec.outputs.size()) != n)
@@ -151,6 +199,7 @@ void Session::load_replay(const RunRecord& rec) {
   prov_ = std::move(prov);
   pred_ = predict(*schedule_, source_);
   done_trace_ = rec.trace;
+  recorded_label_.clear();
   position_ = 0;
   replay_ = true;
 }

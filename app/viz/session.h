@@ -61,6 +61,13 @@ struct RunParams {
     bool operator==(const Broken&) const = default;
   };
   std::optional<Broken> broken;
+  // A saved run shown in place of a live one (a lesson beat's `recorded:`,
+  // core/labs/lesson/lesson.h; core/record/record_io.h): when its spec is
+  // this spec, configure() takes its schedule (the broken form it names,
+  // unchecked), inputs, outputs and trace and runs nothing, so every frame
+  // and export of the beat shows the same run; `broken` then only names the
+  // form. Another spec (the controls changed it) runs live as above.
+  std::shared_ptr<const RunRecord> recorded;
   bool operator==(const RunParams&) const = default;
 };
 
@@ -73,7 +80,16 @@ struct BrokenRun {
   int max_seeds = 0;
   bool corrupted = false;
   std::string why;  // core's outputs_match: the first wrong output element
+  // Shown from a saved run (RunParams::recorded), not run now: where and
+  // when it was made (RunRecord::origin; "" when the file does not say).
+  bool recorded = false;
+  std::string machine, date;
 };
+
+// "recorded run (AMD EPYC 7B13, 2 vCPUs, 2026-12-07)": how the window
+// labels a saved run; "recorded run (machine and date not recorded)" when
+// the record has neither.
+std::string recorded_label(const RecordOrigin& o);
 
 // True when `data` names a fill pattern rather than rows: "iota", "rank" or
 // anything starting with "random" (fill_data then checks the seed).
@@ -121,6 +137,9 @@ class Session {
   // record does not fit its spec; a later configure() leaves replay mode.
   void load_replay(const RunRecord& rec);
   bool replaying() const { return replay_; }
+  // Set while a saved run (RunParams::recorded) is shown: its label
+  // (recorded_label), else "".
+  const std::string& recorded_label() const { return recorded_label_; }
   // Where the measured times come from when not this machine's threads
   // (e.g. "measured: cluster lab, 100 Mbit/s NIC" for a
   // lab record); "" otherwise. configure() clears it.
@@ -193,6 +212,8 @@ class Session {
   bool replay_ = false;
   std::optional<BrokenRun> broken_;
   std::string measured_note_;
+  std::string recorded_label_;
+  void configure_recorded(const RunParams& p);
 };
 
 }  // namespace microddp::viz

@@ -62,6 +62,7 @@ Trace new_trace(const Schedule& s, const RunOptions& opt, const std::string& bac
   t.world_size = s.world_size();
   t.switches = s.switches;
   t.events.resize(n);
+  t.carried.resize(n);
   t.steps.assign(s.num_steps(), std::vector<RankStepRecord>(n));
   t.initial.resize(n);
   t.bytes_sent.assign(n, 0);
@@ -147,7 +148,37 @@ RankProgram::RankProgram(const Schedule& s, const MessagePlan& plan, int rank, R
         ev.push_back(e);
       }
     }
+    // What each message carried (Trace::carried), on small runs only: one
+    // staging area as large as the most elements a step receives.
+    carried_ = trace_->snapshots && static_cast<int>(trace_->carried.size()) > rank;
+    if (carried_) {
+      auto& cv = trace_->carried[rank];
+      cv.assign(ev.size(), {});
+      int64_t most = 0;
+      for (int st = 0; st < s.num_steps(); ++st) {
+        int64_t in_step = 0;
+        const auto& ops = s.steps[st].ranks[rank];
+        for (size_t i = 0; i < ops.size(); ++i)
+          if (ops[i].kind == OpKind::recv || ops[i].kind == OpKind::recv_reduce) {
+            in_step += ops[i].len;
+            cv[static_cast<size_t>(event_index_[st][i])].assign(static_cast<size_t>(ops[i].len), 0.0);
+          }
+        most = std::max(most, in_step);
+      }
+      stage_.assign(static_cast<size_t>(most) * esize_, std::byte{0});
+    }
   }
+}
+
+// Copies a message's `len` elements out of `data` (the sender's buffer, or
+// the destination it already landed in) into `stage`, keeps them in the
+// event's carried values, and returns the staged copy to reduce or copy from.
+const void* RankProgram::take_carried(int event, const void* data, int64_t len, std::byte* stage) {
+  kernels::copy(s_.spec.dtype, stage, data, len);
+  auto& vals = trace_->carried[rank_][static_cast<size_t>(event)];
+  for (int64_t i = 0; i < len && i < static_cast<int64_t>(vals.size()); ++i)
+    vals[static_cast<size_t>(i)] = kernels::load_double(s_.spec.dtype, stage, i);
+  return stage;
 }
 
 void RankProgram::find_folds() {
@@ -222,10 +253,15 @@ bool RankProgram::run_fold(int step, size_t first, size_t end) {
     if (is_comm(ops[k].kind)) t_.post_recv(rank_, ids[k], dst, bytes, ops[k].kind == OpKind::recv_reduce);
   fold_srcs_.clear();
   if (a.kind == OpKind::reduce || a.kind == OpKind::recv_reduce) fold_srcs_.push_back(dst);  // D comes first
+  std::byte* stage = stage_.data();
   for (size_t k = first; k < end; ++k) {
     if (is_comm(ops[k].kind)) {
       const void* p = t_.arrived(rank_, ids[k]);
       if (!p) throw std::logic_error("a transport with direct_reads() landed a message itself");
+      if (rec && carried_) {  // read once, into the stage: the values kept are the values summed
+        p = take_carried(event_index_[step][k], p, len, stage);
+        stage += len * static_cast<int64_t>(esize_);
+      }
       fold_srcs_.push_back(p);
     } else {
       fold_srcs_.push_back(mem_.ptr(views_[static_cast<int>(ops[k].src.buf)], ops[k].src.offset, esize_));
@@ -255,6 +291,10 @@ Event& RankProgram::event_at(int step, int op_index) {
 void RankProgram::complete_recv(PendingOp& p) {
   if (p.done) return;
   const void* data = t_.arrived(rank_, p.msg);
+  if (p.event >= 0 && carried_) {
+    if (data) data = take_carried(p.event, data, p.len, stage_.data());
+    else if (!p.reduce) take_carried(p.event, p.dst, p.len, stage_.data());  // it landed in dst itself
+  }
   if (data) {
     if (p.reduce) kernels::reduce(s_.spec.dtype, s_.spec.op, p.dst, data, p.len);
     else kernels::copy(s_.spec.dtype, p.dst, data, p.len);

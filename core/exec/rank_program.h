@@ -155,6 +155,13 @@ class RankProgram {
   // 0 when none starts here; empty unless the transport has direct_reads().
   std::vector<std::vector<size_t>> fold_end_;
   std::vector<const void*> fold_srcs_;  // run_fold's sources, reserved once
+  // With snapshots on (Trace::snapshots): each message is first copied here
+  // out of the sender's buffer, its values kept in Trace::carried, and
+  // then reduced or copied from here, so the values recorded are the ones
+  // used. Sized before the run (the largest step's received elements).
+  std::vector<std::byte> stage_;
+  bool carried_ = false;
+  const void* take_carried(int event, const void* data, int64_t len, std::byte* stage);
 };
 
 }  // namespace microddp

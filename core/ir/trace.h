@@ -100,6 +100,16 @@ struct Trace {
   std::vector<RankStepRecord> initial;        // [endpoint] buffers before step 0
   std::vector<int64_t> bytes_sent, bytes_received;  // per endpoint
   bool snapshots = false;                     // true when buffers were recorded
+  // What each message carried, when the run keeps snapshots: carried[e][i]
+  // belongs to events[e][i] and, for a recv / recv_reduce, holds the len
+  // values its message brought, as the receiver read them out of the
+  // sender's buffer (before adding them into its own), converted to double
+  // like BufferSnapshot::values. What travelled, not what the schedule meant
+  // to send: a send whose buffer was overwritten while in flight (the
+  // one-buffer ring) shows the overwritten values. Empty for other ops;
+  // carried[e] empty when not recorded (snapshots off; an mpi run's other
+  // ranks). (Not in Event: Event stays trivially copyable for the mpi wire.)
+  std::vector<std::vector<std::vector<double>>> carried;
   // Wall time of each iteration (RunOptions::iterations), from the barrier
   // that starts it to the barrier that ends it, in ns.
   std::vector<int64_t> iteration_ns;

@@ -127,7 +127,7 @@ void check_trace(const Reader& rd, const RunRecord& r) {
   const int n = s.world_size;
   Schedule sch;
   try {
-    sch = make_schedule(s);
+    sch = record_schedule(r);
   } catch (const std::exception& e) {
     rd.fail(fmt::format("spec: {}", e.what()));
   }
@@ -168,6 +168,10 @@ void check_trace(const Reader& rd, const RunRecord& r) {
         rd.fail(fmt::format("'{}offset' {} and '{}len' {} do not fit {} ({} elements)", p, e.offset, p, e.len,
                             name(e.buf), size));
       if (e.bytes < 0) rd.fail(fmt::format("'{}bytes' is {}", p, e.bytes));
+      const auto& vals = t.carried[q][i];
+      if (!vals.empty() && static_cast<int64_t>(vals.size()) != e.len)
+        rd.fail(fmt::format("'{}values' has {} entries but the message has {} elements ('{}len')", p, vals.size(),
+                            e.len, p));
     }
     auto check_snapshot = [&](const RankStepRecord& rec, const std::string& p) {
       for (size_t b = 0; b < rec.buffers.size(); ++b) {
@@ -210,9 +214,13 @@ std::string record_to_json(const RunRecord& r) {
   for (const auto& row : r.outputs) outputs.push_back(to_hex(row));
   const Trace& t = r.trace;
   json events = json::array();
-  for (const auto& rank : t.events) {
+  for (size_t q = 0; q < t.events.size(); ++q) {
+    const auto& rank = t.events[q];
+    // what each message carried, when recorded for every event of this endpoint
+    const bool carried = q < t.carried.size() && t.carried[q].size() == rank.size();
     json evs = json::array();
-    for (const Event& e : rank) {
+    for (size_t i = 0; i < rank.size(); ++i) {
+      const Event& e = rank[i];
       json je = {{"step", e.step}, {"op_index", e.op_index}, {"kind", name(e.kind)}, {"peer", e.peer},
                  {"buf", name(e.buf)}, {"offset", e.offset}, {"len", e.len}, {"bytes", e.bytes},
                  {"chunk", e.chunk}, {"begin_ns", e.begin_ns}, {"end_ns", e.end_ns}, {"storage", e.storage}};
@@ -221,6 +229,11 @@ std::string record_to_json(const RunRecord& r) {
         je["flags"] = e.flags;
       }
       if (e.channel >= 0) je["channel"] = e.channel;  // older records have none: -1
+      if (carried && !t.carried[q][i].empty()) {  // what the message carried; older records have none
+        json vals = json::array();
+        for (double v : t.carried[q][i]) vals.push_back(value(v));
+        je["values"] = std::move(vals);
+      }
       evs.push_back(std::move(je));
     }
     events.push_back(std::move(evs));
@@ -250,6 +263,12 @@ std::string record_to_json(const RunRecord& r) {
   json doc = {{"format", "microddp-record"}, {"version", 1}, {"spec", spec},
               {"inputs", inputs},           {"outputs", outputs}, {"trace", trace}};
   if (!r.cluster.empty()) doc["cluster"] = json::parse(r.cluster, nullptr, false);
+  if (!r.broken.empty()) doc["broken"] = r.broken;
+  if (r.delay)
+    doc["delay"] = {{"rank", r.delay->rank}, {"max_delay_us", r.delay->max_delay_us}, {"seed", r.delay->seed},
+                    {"tries", r.delay->tries}};
+  if (!r.origin.empty())
+    doc["recorded"] = {{"machine", r.origin.machine}, {"date", r.origin.date}, {"command", r.origin.command}};
   return doc.dump() + "\n";
 }
 
@@ -283,6 +302,26 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   if (doc.contains("cluster")) {
     if (!doc["cluster"].is_object()) rd.fail("cluster must be an object (the lab's topology)");
     r.cluster = doc["cluster"].dump();
+  }
+  if (doc.contains("broken")) r.broken = rd.get<std::string>(doc, "broken", "");
+  if (doc.contains("delay")) {
+    const json& d = rd.at(doc, "delay", "");
+    RecordDelay x;
+    x.rank = rd.get<int>(d, "rank", "delay.");
+    x.max_delay_us = rd.get<int>(d, "max_delay_us", "delay.");
+    x.seed = rd.get<uint64_t>(d, "seed", "delay.");
+    x.tries = rd.get<int>(d, "tries", "delay.");
+    if (x.rank < -1 || x.rank >= s.world_size)
+      rd.fail(fmt::format("'delay.rank' is {}, outside -1..{} (-1: every rank)", x.rank, s.world_size - 1));
+    if (x.max_delay_us < 0 || x.tries < 0)
+      rd.fail(fmt::format("'delay' has max_delay_us {} and tries {}: neither may be negative", x.max_delay_us, x.tries));
+    r.delay = x;
+  }
+  if (doc.contains("recorded")) {
+    const json& o = rd.at(doc, "recorded", "");
+    r.origin.machine = rd.get<std::string>(o, "machine", "recorded.");
+    r.origin.date = rd.get<std::string>(o, "date", "recorded.");
+    r.origin.command = rd.get<std::string>(o, "command", "recorded.");
   }
   wrap(where, "spec", [&] {
     check_ranks(s.world_size, "spec.world_size");
@@ -321,6 +360,7 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   const json& evs = rd.array(jt, "events", tp);
   for (size_t q = 0; q < evs.size(); ++q) {
     t.events.emplace_back();
+    t.carried.emplace_back();
     if (!evs[q].is_array()) rd.fail(fmt::format("trace.events[{}] is not an array", q));
     for (size_t i = 0; i < evs[q].size(); ++i) {
       const json& je = evs[q][i];
@@ -343,6 +383,12 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
         e.wire_bytes = rd.get<int64_t>(je, "wire_bytes", p);
         e.flags = rd.get<int64_t>(je, "flags", p);
         if (e.wire_bytes < 0 || e.flags < 1) rd.fail(fmt::format("'{}flags' is {} with wire_bytes {}", p, e.flags, e.wire_bytes));
+      }
+      t.carried.back().emplace_back();
+      if (je.contains("values")) {
+        const json& vals = rd.array(je, "values", p);
+        for (size_t k = 0; k < vals.size(); ++k)
+          t.carried.back().back().push_back(rd.number(vals[k], fmt::format("{}values[{}]", p, k)));
       }
       t.events.back().push_back(e);
     }
@@ -376,6 +422,16 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   for (size_t q = 0; q < init.size(); ++q) t.initial.push_back(rd.step(init[q], fmt::format("trace.initial[{}].", q)));
   check_trace(rd, r);
   return r;
+}
+
+Schedule record_schedule(const RunRecord& r) {
+  if (r.broken.empty()) return make_schedule(r.spec);
+  const AlgorithmInfo* a = broken_variant_of(r.broken);
+  if (!a) throw UsageError(fmt::format("'broken' is '{}', which is no broken form of an algorithm", r.broken));
+  if (a->name != r.spec.algorithm || !a->variant(r.spec.collective))
+    throw UsageError(fmt::format("'broken' is '{}', the broken form of {} {}, but the spec runs {} {}", r.broken,
+                                 name(a->serves[0].collective), a->name, name(r.spec.collective), r.spec.algorithm));
+  return a->broken(r.spec);
 }
 
 void save_record(const std::string& path, const RunRecord& r) { write_text_file(path, record_to_json(r), "record file"); }

@@ -17,10 +17,25 @@
 //    backend did not repeat steps): one object per step, the fields of
 //    StepTiming (core/ir/trace.h): first_run_ns, median_ns, p10_ns, p90_ns,
 //    repetitions, includes_barrier.
+//  - trace.events[r][i].values (optional; absent in older records and when
+//    the run kept no snapshots): what a recv / recv_reduce's message carried
+//    (Trace::carried), numbers as in the snapshots; 0 or len entries. A
+//    record read back has carried[e] as long as events[e] (empty vectors
+//    where a file has no values).
+//  - "broken" (optional): the registry's broken form the trace ran
+//    ("single_buffered_ring": AlgorithmInfo::broken_name) in place of
+//    spec.algorithm (its working twin, e.g. ring_unchunked); the record is
+//    checked against that broken schedule. Absent: spec.algorithm itself.
+//  - "delay" (optional): the delay hook of a fault-injected run
+//    {"rank", "max_delay_us", "seed", "tries"} (tries: seeds run to find it).
+//  - "recorded" (optional): where and how the run was made, three strings
+//    {"machine", "date", "command"} (scripts/record-corrupt.sh fills them).
 //  - "cluster" (only for a run in the cluster lab): the lab's topology as
 //    core/model/topology_model.h's cluster_lab_json writes it, {"nodes",
 //    "ranks_per_node", "nic_bps", "nics_per_node", "intra", "inter"}.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/ir/schedule.h"
@@ -28,13 +43,39 @@
 
 namespace microddp {
 
+// A fault-injected run's delay hook (core/exec/executor.h DelayHook) and
+// how many seeds were run to find this one (1..tries).
+struct RecordDelay {
+  int rank = -1;
+  int max_delay_us = 0;
+  uint64_t seed = 0;
+  int tries = 0;
+  bool operator==(const RecordDelay&) const = default;
+};
+
+// Where a saved run was made: "AMD EPYC ..., 2 vCPUs (lscpu)", "2026-12-07",
+// the command line that made it. All "" when the file does not say.
+struct RecordOrigin {
+  std::string machine, date, command;
+  bool empty() const { return machine.empty() && date.empty() && command.empty(); }
+  bool operator==(const RecordOrigin&) const = default;
+};
+
 struct RunRecord {
   CollectiveSpec spec;
   RankData inputs;   // [rank] input bytes, as given to the backend
   RankData outputs;  // [rank] output bytes (RunResult::outputs)
   Trace trace;       // RunResult::trace (backend names where it ran)
   std::string cluster;  // the lab's topology as one JSON object; "" = not run in the lab
+  std::string broken;   // the broken form the trace ran ("single_buffered_ring"), "" = spec.algorithm
+  std::optional<RecordDelay> delay;  // a fault-injected run's delays, or none
+  RecordOrigin origin;  // "recorded": machine, date, command
 };
+
+// The schedule a record's trace ran: make_schedule(spec), or the broken
+// form's generator when r.broken names one. Throws UsageError for a broken
+// name the registry does not know or whose twin is not spec.algorithm.
+Schedule record_schedule(const RunRecord& r);
 
 // To / from the JSON text described above. record_from_json throws
 // UsageError naming the missing or malformed field (`where` prefixes the

@@ -215,12 +215,14 @@ TEST_SUITE("lesson_panel") {
     CHECK(app.session.position() == 2);
     require_checks_pass(l, 2);
 
-    h.press(app, Key::next_beat);  // single_buffered_ring: the broken run itself, with delayed sends
+    h.press(app, Key::next_beat);  // single_buffered_ring: its recorded corrupting run, the checks live
     CHECK(l.beat() == 4);
     REQUIRE(app.session.broken().has_value());
+    CHECK(app.session.broken()->recorded);
     CHECK(app.session.params().broken.has_value());
     CHECK(app.session.position() == 2);
-    CHECK(app.vs.lesson_note.find("the one-buffer ring run for real with delayed sends") != std::string::npos);
+    CHECK(app.vs.lesson_note.find("the panels show a recorded run (") != std::string::npos);
+    CHECK(app.vs.lesson_note.find("the checks below run it live, now") != std::string::npos);
     CHECK(app.vs.lesson_note.find("ring_unchunked") == std::string::npos);
     CHECK(app.vs.edit == app.session.params());  // the controls hold what runs
     require_checks_pass(l, 1);  // the one-buffer ring corrupts under delayed sends (real runs)

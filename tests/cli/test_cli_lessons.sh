@@ -100,4 +100,14 @@ DUP=$(mktemp /tmp/microddp-cli-dup.XXXXXX.yaml)
 printf 'title: t\nsetup: {collective: all_reduce, ranks: 3}\nbeats:\n  - text: a\n    text: b\n' > "$DUP"
 expect 2 "error: $DUP:5:5: duplicate key 'text' in this mapping (first at line 4)" -- lesson "$DUP" --non-interactive
 rm -f "$DUP"
+# a beat's recorded run (lessons/README.md `recorded`): a missing file is exit 2 at the key's file:line:column
+REC=$(mktemp -d /tmp/microddp-cli-rec.XXXXXX)
+printf 'title: t\nsetup: {ranks: 3, data: [[1, 2, 3], [4, 5, 6], [7, 8, 9]]}\nbeats:\n  - setup: {algorithm: single_buffered_ring, delay: {rank: -1, max_delay_us: 300}}\n    recorded: data/none.json\n    text: a\n' > "$REC/l.yaml"
+expect 2 "error: $REC/l.yaml:5:15: recorded: cannot read record file '$REC/data/none.json'" -- lesson "$REC/l.yaml" --non-interactive
+rm -rf "$REC"
+# the run that makes such a file (scripts/record-corrupt.sh): the one-buffer ring with delays, its options checked
+refuse "error: --delay 'x' is not RANK,MAX_US (e.g. -1,300: every rank, up to 300 µs)" -- run -a single_buffered_ring --delay x
+refuse "error: --delay '3,300': rank 3 is outside -1..2 (-1: every rank)" -- run -a single_buffered_ring --delay 3,300
+refuse "error: --algorithm single_buffered_ring runs in lockstep mode only, not --mode free" -- run -a single_buffered_ring --mode free
+refuse "error: --delay and --seeds are for a broken form (--algorithm single_buffered_ring), not ring" -- run -a ring --delay -1,300
 cli_summary

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@
 #include "core/exec/executor.h"
 #include "core/labs/hang/hang.h"
 #include "core/ir/types.h"
+#include "core/record/record_io.h"
 
 namespace microddp::lesson {
 
@@ -215,6 +217,16 @@ struct Beat {
   // speaker view (core/labs/lesson/plan.h) add them up.
   double minutes = 2;
   bool minutes_given = false;
+  // `recorded: FILE` (collective beats; lessons/README.md): a saved run of
+  // this beat's setup (core/record/record_io.h, e.g. lessons/data/'s
+  // single-buffered ring made by scripts/record-corrupt.sh), resolved
+  // against the lesson's folder and loaded with the lesson. The window shows
+  // it in place of a live run, so every export of the beat shows the same
+  // run; the checks still run live. Refused at load (FILE:LINE:COLUMN) when
+  // the file is missing or malformed, or when its spec, algorithm or inputs
+  // are not the beat's. recorded_path "" / recorded_run null: none.
+  std::string recorded_path;
+  std::shared_ptr<const RunRecord> recorded_run;
 };
 inline constexpr double kDefaultBeatMinutes = 2, kMinBeatMinutes = 0.25, kMaxBeatMinutes = 60;
 

@@ -408,7 +408,8 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       l.beats.push_back(std::move(b));
       continue;
     }
-    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"}, {"kind", "view", "compare", "minutes"});
+    only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"},
+              {"kind", "view", "compare", "minutes", "recorded"});
     if (bn["setup"]) {
       read_setup(c, bn["setup"], cur);
       b.setup_changed = true;
@@ -458,6 +459,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       ctx.prepared = &p;
       for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
     }
+    if (bn["recorded"]) read_recorded(c, bn["recorded"], b, p);
     l.beats.push_back(std::move(b));
   }
   return l;

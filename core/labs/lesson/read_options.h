@@ -14,5 +14,8 @@ void read_setup(const yaml::Ctx& c, const YAML::Node& n, Setup& s);
 void read_ddp(const yaml::Ctx& c, const YAML::Node& n, ddp::Options& o);
 void read_hang(const yaml::Ctx& c, const YAML::Node& n, hang::LabOptions& o);
 void read_lab(const yaml::Ctx& c, const YAML::Node& n, LabRequest& q);
+// A collective beat's `recorded: FILE` (read_recorded.cpp), after its setup
+// is prepared (p): fills b.recorded_path and b.recorded_run.
+void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepared& p);
 
 }  // namespace microddp::lesson

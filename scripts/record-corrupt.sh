@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Records the corrupting one-buffer ring that lesson 02 beat 5 shows
+# (lessons/data/single-buffered-ring-3x3.json, the beat's `recorded:`):
+#   microddp run --algorithm single_buffered_ring --ranks 3 --data "1,2,3;4,5,6;7,8,9"
+#     --delay -1,300 --seeds 30 --save-record FILE
+# i.e. the beat's setup, every send's read delayed by a seeded random 0..300
+# µs, seeds 1..30 tried until one corrupts the outputs (the lesson check's
+# search). Then adds the machine (lscpu), the date and the command to the
+# record ("recorded", core/record/record_io.h). Needs jq.
+# Usage: scripts/record-corrupt.sh MICRODDP OUT.json
+# Exit: 0 written; 1 no seed corrupted (run it again) or microddp failed.
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: $0 MICRODDP OUT.json" >&2
+  exit 2
+fi
+bin=$1 out=$2
+args=(run --algorithm single_buffered_ring --ranks 3 --data "1,2,3;4,5,6;7,8,9" --delay -1,300 --seeds 30)
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+rc=0
+text=$("$bin" "${args[@]}" --save-record "$tmp" 2>&1) || rc=$?
+# run's exit: 1 = a seed corrupted the outputs (what we record), 0 = none did
+if [ "$rc" -eq 0 ]; then echo "$text" >&2; echo "record-corrupt: no seed corrupted the outputs; run it again" >&2; exit 1; fi
+if [ "$rc" -ne 1 ]; then echo "$text" >&2; echo "record-corrupt: microddp run failed (exit $rc)" >&2; exit 1; fi
+# the command as one would type it: arguments with ; or spaces in double quotes
+typed="microddp"
+for a in "${args[@]}"; do
+  if [[ "$a" =~ ^[A-Za-z0-9,._/=-]+$ ]]; then typed+=" $a"; else typed+=" \"$a\""; fi
+done
+model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+cpus=$(nproc)
+jq -c --arg machine "$model, $cpus vCPUs (lscpu)" --arg date "$(date -u +%F)" \
+  --arg command "$typed --save-record $(basename "$out")" \
+  '. + {recorded: {machine: $machine, date: $date, command: $command}}' "$tmp" >"$out"
+echo "$text"
+echo "wrote $out"

@@ -1,0 +1,109 @@
+// A collective beat's `recorded: FILE` (lessons/README.md): the bundled
+// corrupting run of lesson 02 beat 5 loads with the lesson, and a file that
+// is missing or not the beat's run is refused at the key's file:line:column.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "core/ir/reference.h"
+#include "core/labs/lesson/lesson.h"
+#include "lessons/lesson_paths.h"
+
+namespace fs = std::filesystem;
+using namespace microddp;
+using namespace microddp::lesson;
+using namespace microddp::lesson_test;
+
+namespace {
+
+// A lesson in a fresh folder whose beat 1 is the one-buffer ring on the seed
+// data (`data_rows`) with `recorded: data/r.json`; `record` (if not empty)
+// is written there.
+std::string lesson_with(const std::string& record, const std::string& data_rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]",
+                        const std::string& algorithm = "single_buffered_ring") {
+  const fs::path dir = fs::temp_directory_path() / "microddp-test-recorded";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "data");
+  if (!record.empty()) std::ofstream(dir / "data" / "r.json") << record;
+  const fs::path l = dir / "l.yaml";
+  std::ofstream(l) << "title: t\nsetup: {ranks: 3, data: " << data_rows << "}\nbeats:\n"
+                   << "  - setup: {algorithm: " << algorithm << ", delay: {rank: -1, max_delay_us: 300}}\n"
+                   << "    recorded: data/r.json\n    text: a\n";
+  return l.string();
+}
+
+std::string bundled() {
+  std::ifstream in(kLessons / "data" / "single-buffered-ring-3x3.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    load_lesson(path);
+  } catch (const LessonError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+}  // namespace
+
+TEST_SUITE("lesson_recorded") {
+  TEST_CASE("lesson 02 beat 5 carries its recorded corrupting run, with machine, date, seed and carried values") {
+    const Lesson l = load_lesson((kLessons / "02-ring-double-buffering.yaml").string());
+    REQUIRE(l.beats.size() >= 5);
+    const Beat& b = l.beats[4];
+    CHECK(b.setup.algorithm == "single_buffered_ring");
+    REQUIRE(b.recorded_run != nullptr);
+    CHECK(b.recorded_path == (kLessons / "data" / "single-buffered-ring-3x3.json").lexically_normal().string());
+    const RunRecord& r = *b.recorded_run;
+    CHECK(r.broken == "single_buffered_ring");
+    CHECK(r.spec.algorithm == "ring_unchunked");
+    CHECK(r.spec.world_size == 3);
+    CHECK(r.spec.count == 3);
+    REQUIRE(r.delay.has_value());
+    CHECK(r.delay->max_delay_us == 300);
+    CHECK(r.delay->rank == -1);
+    CHECK(r.delay->seed >= 1);
+    CHECK(r.delay->seed <= 30);
+    CHECK_FALSE(r.origin.machine.empty());
+    CHECK(r.origin.date.size() == 10);  // YYYY-MM-DD
+    CHECK(r.origin.command.find("--algorithm single_buffered_ring") != std::string::npos);
+    // It is a corrupting run: its outputs are not the sum.
+    CHECK_FALSE(outputs_match(r.spec, r.inputs, r.outputs, reference_outputs(r.spec, r.inputs)));
+    // Every recv recorded what its message carried.
+    int recvs = 0;
+    for (size_t q = 0; q < 3; ++q)
+      for (size_t i = 0; i < r.trace.events[q].size(); ++i)
+        if (r.trace.events[q][i].kind == OpKind::recv || r.trace.events[q][i].kind == OpKind::recv_reduce) {
+          CHECK(r.trace.carried[q][i].size() == 3);
+          ++recvs;
+        }
+    CHECK(recvs == 6);  // 3 ranks x 2 steps
+    // Only beat 5 has one.
+    for (size_t k = 0; k < l.beats.size(); ++k)
+      if (k != 4) CHECK(l.beats[k].recorded_run == nullptr);
+  }
+
+  TEST_CASE("a good copy loads; a missing, malformed or foreign file is refused at the key") {
+    CHECK(load_error(lesson_with(bundled())) == "(loaded)");
+    const std::string missing = lesson_with("");
+    CHECK(load_error(missing) ==
+          missing + ":5:15: recorded: cannot read record file '" +
+              (fs::path(missing).parent_path() / "data" / "r.json").string() + "'");
+    CHECK(load_error(lesson_with("{\"format\": 1}")).find(":5:15: recorded: ") != std::string::npos);
+    // other inputs than the beat's
+    CHECK(load_error(lesson_with(bundled(), "[[1, 2, 3], [4, 5, 6], [7, 8, 10]]")).find("holds other inputs than this beat's data") !=
+          std::string::npos);
+    // another algorithm: the checked ring is not the run recorded
+    CHECK(load_error(lesson_with(bundled(), "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", "ring_unchunked"))
+              .find(":5:15: recorded: ") != std::string::npos);
+    CHECK(load_error(lesson_with(bundled(), "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", "ring_unchunked"))
+              .find("ran algorithm single_buffered_ring, but this beat's setup runs ring_unchunked") != std::string::npos);
+  }
+}
