@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@ namespace microddp::viz {
 struct Vec2 {
   float x = 0, y = 0;
 };
+
 
 // ---- topology -------------------------------------------------------------
 
@@ -45,6 +47,15 @@ struct NodeDraw {
   bool is_switch = false;
   int part = -1;      // the layout part this copy of the rank belongs to (double_tree: the tree), -1: none
   std::string label;  // "R3", "SW" (core's endpoint_name)
+  // Where its label is drawn (build_topology measures it with TopologyText):
+  // inside the circle, centred, at label_px (the panel's text size, or less
+  // down to TopologyText::min_px where the circle cannot grow); or beside
+  // the circle (label_outside) at the panel's text size where even the least
+  // size does not fit. label_min is its top-left corner, label_size its
+  // measured width and height (label_px), pixels.
+  float label_px = 0;
+  Vec2 label_min, label_size;
+  bool label_outside = false;
 };
 
 struct LinkDraw {  // a structural edge of the topology (drawn faint): indices into nodes
@@ -125,8 +136,15 @@ struct ArrowDraw {
   uint64_t mask = 0;          // contributors of the data carried
   std::vector<Rgba> stripes;  // badge colours (contributors), or one complete colour
   bool complete = false;
-  Vec2 badge;                 // badge centre at the requested animation time
+  // The badge's centre at the requested animation time: beside the arrow's
+  // point at that time, offset along the curve's outer normal by its half
+  // extent plus a gap, or moved along the arrow, further out or to the inner
+  // side where it would cover another badge, a rank's circle or label, or an
+  // arrow. badge_clear: no such place was found (the least covered is used).
+  Vec2 badge;
   float badge_w = 0, badge_h = 0;
+  bool badge_clear = true;
+  float badge_t = 0.5f;  // the point on the arrow it belongs to (0 = a, 1 = b)
 };
 
 // Nodes and NICs (spec.nodes > 1): each node a box with its ranks inside and
@@ -202,6 +220,26 @@ struct TopologyScene {
   int shown_step = -1;   // the step whose transfers are drawn (-1: none)
   bool upcoming = false; // true at position 0: the arrows are the next step's
   std::string caption;   // e.g. "step 1 of 2 - ring"
+  // The shapes' sizes at the text size (TopologyText::font_px), pixels: an
+  // arrow's line width (the inter-node arrows draw it 1.8 times), its head's
+  // length, a circle's or badge's outline.
+  float line_w = 2, head_len = 12, outline_w = 1;
+};
+
+// The text the canvas is labelled in: the panel's size in pixels, the least
+// size a rank label may shrink to (min_text_px: 14 in --present), and a
+// measure of a label's width in pixels at a size (the panel's font; empty:
+// 0.6 px per character and pixel of size, about DejaVu Sans' digits). The
+// shapes scale with font_px / kTopologyBasePx: circles, badges, arrow widths
+// and heads, up to what the canvas fits.
+inline constexpr float kTopologyBasePx = 18;  // ViewState::font_px's default
+struct TopologyText {
+  float font_px = kTopologyBasePx;
+  float min_px = 9;
+  std::function<float(const std::string&, float)> width;
+  float measure(const std::string& s, float px) const {
+    return width ? width(s, px) : 0.6f * px * static_cast<float>(s.size());
+  }
 };
 
 // Arrows of the step that produced `position` (position-1), or of step 0 at
@@ -209,8 +247,9 @@ struct TopologyScene {
 // arrows (0 = at the sender, 1 = at the receiver).
 // net: the link classes to price the loads with (microddp-viz --intra,
 // --inter, --nics-per-node); nullptr = nvlink inside, infiniband across.
+// text: the labels' size and measure (nullptr: TopologyText's defaults).
 TopologyScene build_topology(const Session& s, int position, Vec2 size, float t = 0.5f,
-                             const Network* net = nullptr);
+                             const Network* net = nullptr, const TopologyText* text = nullptr);
 
 Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
 
