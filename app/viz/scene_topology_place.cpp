@@ -97,16 +97,26 @@ bool stroke_hits(const Stroke& s, const Box& b) {
 void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
   std::vector<Box> placed;  // the labels placed beside their circles
   std::vector<size_t> outside;
+  // Each label's largest size inside its shape (at most the text size).
+  std::vector<float> fit(sc.nodes.size());
   for (size_t i = 0; i < sc.nodes.size(); ++i) {
-    NodeDraw& nd = sc.nodes[i];
+    const NodeDraw& nd = sc.nodes[i];
     // Inside a circle: the corners of its glyphs' band (its width, 0.8 of
     // its height) 1 px inside the circle (as need_r in build_topology); a
     // switch box: 2r - 6 across, 1.5r high.
     const float k = std::max(tx.measure(nd.label, tx.font_px), 1.f) / tx.font_px;  // width per px of size
-    float px = nd.is_switch ? std::min((2 * nd.radius - 6) / k, 1.5f * nd.radius)
-                            : (nd.radius - 1) / std::hypot(k / 2, 0.4f);
-    px = std::min(px, tx.font_px);
-    px = std::floor(px * 2) / 2;  // half pixels: no label a hair too wide
+    const float px = nd.is_switch ? std::min((2 * nd.radius - 6) / k, 1.5f * nd.radius)
+                                  : (nd.radius - 1) / std::hypot(k / 2, 0.4f);
+    fit[i] = std::floor(std::min(px, tx.font_px) * 2) / 2;  // half pixels: no label a hair too wide
+  }
+  // One size for the ranks' labels inside their circles: the least of
+  // those that fit at the least text size or more; the others beside.
+  float common = tx.font_px;
+  for (size_t i = 0; i < sc.nodes.size(); ++i)
+    if (!sc.nodes[i].is_switch && fit[i] >= tx.min_px) common = std::min(common, fit[i]);
+  for (size_t i = 0; i < sc.nodes.size(); ++i) {
+    NodeDraw& nd = sc.nodes[i];
+    float px = nd.is_switch ? fit[i] : std::min(fit[i], common);
     nd.label_outside = px < tx.min_px;
     if (nd.label_outside) {
       px = std::min(tx.font_px, std::max(tx.min_px, 0.75f * tx.font_px));
