@@ -213,7 +213,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const float lpx = nd.label_px > 0 ? nd.label_px : fs;
     const ImVec2 ts(nd.label_size.x, nd.label_size.y);
     const ImVec2 l0 = iv(nd.label_min, origin);
-    const bool on_plate = nd.label_outside;
+    // Beside the circle, or wider than it (a canvas too small for either).
+    const bool on_plate = nd.label_outside || ts.x > 2 * nd.radius - 2.5f;
     const Rect lr{l0.x - 2, l0.y, ts.x + 4, ts.y};
     const bool clear = std::none_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(lr); });
     crowded = crowded || on_plate;

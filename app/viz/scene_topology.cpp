@@ -95,10 +95,21 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       const float out_px = std::min(tx.font_px, std::max(tx.min_px, 0.75f * tx.font_px));
       float wmax = 0;
       for (int e = 0; e < n; ++e) wmax = std::max(wmax, tx.measure(endpoint_name(s, e), out_px));
-      label_reach = wmax + 4;
-      fit = fit_in(m - 2 * label_reach);
+      const float fit2 = std::max(fit_in(m - 2 * (wmax + 4)), 5.f);
+      // The labels around the ranks' circle need a chord of their width.
+      const float R2 = m / 2 - fit2 - 10 - (wmax + 4);
+      if (2 * (R2 + fit2 + 3 + out_px / 2) * sn >= wmax + 4) {
+        label_reach = wmax + 4;
+        fit = fit2;
+      } else {
+        // A canvas too small for either (a compare column beside the
+        // controls): the circles as large as they fit 4 px apart, their
+        // labels at the least size on plates over them (place_labels).
+        fit = std::max(((m / 2 - 10) * sn - 2) / (1 + sn), 7.f);
+      }
     }
     radius = std::max(7.f, std::min(fit, std::max(radius, need_r(tx.font_px) * 1.2f)));
+    sc.labels_beside = label_reach > 0;
   }
   // Drawn nodes: the endpoints, or (double_tree) every rank once per tree.
   std::vector<Vec2> pos(sc.kind == TopologyKind::double_tree ? 2 * n : ne);

@@ -224,6 +224,11 @@ struct TopologyScene {
   // arrow's line width (the inter-node arrows draw it 1.8 times), its head's
   // length, a circle's or badge's outline.
   float line_w = 2, head_len = 12, outline_w = 1;
+  // A circle of ranks (ring, star, ...) whose labels do not fit inside
+  // their circles at the least text size: the labels go beside them where
+  // the canvas leaves room around the circle (true), else they stay on
+  // plates over their circles at the least size.
+  bool labels_beside = false;
 };
 
 // The text the canvas is labelled in: the panel's size in pixels, the least

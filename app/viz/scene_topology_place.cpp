@@ -109,6 +109,11 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
                                   : (nd.radius - 1) / std::hypot(k / 2, 0.4f);
     fit[i] = std::floor(std::min(px, tx.font_px) * 2) / 2;  // half pixels: no label a hair too wide
   }
+  // A circle of ranks with no room for labels beside it: plates.
+  const bool round_plates = !sc.labels_beside && sc.boxes.empty() &&
+                            (sc.kind == TopologyKind::ring || sc.kind == TopologyKind::circle ||
+                             sc.kind == TopologyKind::full_mesh || sc.kind == TopologyKind::star ||
+                             sc.kind == TopologyKind::switch_star);
   // One size for the ranks' labels inside their circles: the least of
   // those that fit at the least text size or more; the others beside.
   float common = tx.font_px;
@@ -118,7 +123,10 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
     NodeDraw& nd = sc.nodes[i];
     float px = nd.is_switch ? fit[i] : std::min(fit[i], common);
     nd.label_outside = px < tx.min_px;
-    if (nd.label_outside) {
+    if (nd.label_outside && round_plates) {  // on a plate over the circle
+      nd.label_outside = false;
+      px = tx.min_px;
+    } else if (nd.label_outside) {
       px = std::min(tx.font_px, std::max(tx.min_px, 0.75f * tx.font_px));
       outside.push_back(i);
     }
@@ -137,22 +145,18 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
         centre = Vec2{(b.min.x + b.max.x) / 2, (b.min.y + b.max.y) / 2};
     const float base = std::atan2(nd.pos.y - centre.y, nd.pos.x - centre.x);
     Box first;
-    bool found = false;
+    int first_hits = 1 << 30;
     for (const float turn : {0.f, 1.f, -1.f, 2.f, -2.f, 3.f, -3.f, 4.f}) {
       const float ang = base + turn * kPi / 4, dx = std::cos(ang), dy = std::sin(ang);
       const float reach = nd.radius + 3 + std::abs(dx) * nd.label_size.x / 2 + std::abs(dy) * nd.label_size.y / 2;
       const Box b = centred(Vec2{nd.pos.x + dx * reach, nd.pos.y + dy * reach}, nd.label_size.x, nd.label_size.y);
-      if (turn == 0) first = b;
-      bool clear = inside(b, canvas);
-      for (size_t k = 0; k < sc.nodes.size() && clear; ++k) clear = k == i || !hits_node(b, sc.nodes[k], 1);
-      for (const Box& o : placed)
-        if (clear) clear = !b.overlaps(o.grown(1));
-      if (clear) {
-        first = b, found = true;
-        break;
-      }
+      // None clear: the one covering least, inside the canvas first.
+      int hits = inside(b, canvas) ? 0 : 100;
+      for (size_t k = 0; k < sc.nodes.size(); ++k) hits += k != i && hits_node(b, sc.nodes[k], 1);
+      for (const Box& o : placed) hits += b.overlaps(o.grown(1));
+      if (hits < first_hits) first = b, first_hits = hits;
+      if (hits == 0) break;
     }
-    (void)found;
     nd.label_min = Vec2{first.x0, first.y0};
     placed.push_back(first);
   }
