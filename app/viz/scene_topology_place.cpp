@@ -137,6 +137,7 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
   // Beside the circle: away from the centre of its node box (or of the
   // canvas), else turned by 45° steps, the first side clear of the canvas'
   // edges, the other circles and the labels already beside theirs.
+  bool crowded = false;  // some label found no clear side
   for (const size_t i : outside) {
     NodeDraw& nd = sc.nodes[i];
     Vec2 centre{canvas.x / 2, canvas.y / 2};
@@ -157,9 +158,21 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
       if (hits < first_hits) first = b, first_hits = hits;
       if (hits == 0) break;
     }
+    crowded = crowded || first_hits > 0;
     nd.label_min = Vec2{first.x0, first.y0};
     placed.push_back(first);
   }
+  // No clear side for some label (a tree's leaves close together): all of
+  // them on plates over their circles at the least size, as on a circle of
+  // ranks too small for either.
+  if (crowded && !sc.labels_beside)
+    for (const size_t i : outside) {
+      NodeDraw& nd = sc.nodes[i];
+      nd.label_outside = false;
+      nd.label_px = tx.min_px;
+      nd.label_size = Vec2{tx.measure(nd.label, tx.min_px), tx.min_px};
+      nd.label_min = Vec2{nd.pos.x - nd.label_size.x / 2, nd.pos.y - nd.label_size.y / 2};
+    }
 }
 
 void place_badges(TopologyScene& sc, Vec2 canvas) {
