@@ -9,7 +9,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <string>
 
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
@@ -55,7 +57,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   };
   float cap_text_h = ImGui::GetTextLineHeight();
   ImVec2 canvas = canvas_for(cap_text_h);
-  TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
+  // The labels at the panel's text size (the shapes grow with it), measured
+  // in its font; never below the least text size (14 px in --present).
+  const float fs = ImGui::GetFontSize();
+  ImFont* font = ImGui::GetFont();
+  TopologyText text;
+  text.font_px = fs;
+  text.min_px = std::min(fs, min_text_px(vs.present));
+  text.width = [font](const std::string& l, float px) { return font->CalcTextSizeA(px, FLT_MAX, 0, l.c_str()).x; };
+  TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
@@ -92,7 +102,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   }
   if (rebuild) {
     canvas = canvas_for(cap_text_h);
-    sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net);
+    sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
   }
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str(),
               nullptr, wrap_w);
@@ -149,8 +159,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   // then draws each line segment as one textured quad instead of three
   // strips, and a small circle with ~16 segments instead of 40 -
   // the same picture for a software rasteriser at a fraction of the triangles.
-  const float thick = std::round(std::clamp(sc.nodes.empty() ? 2.f : sc.nodes[0].radius * 0.12f, 1.5f, 3.5f));
-  const float outline = std::round(std::clamp(sc.nodes.empty() ? 1.f : sc.nodes[0].radius * 0.07f, 1.f, 2.f));
+  // The strokes as the scene sized them at the text size.
+  const float thick = sc.line_w, outline = sc.outline_w;
   for (size_t ai = 0; ai < sc.arrows.size(); ++ai) {
     const ArrowDraw& a = sc.arrows[ai];
     const ImVec2 p = iv(a.a, origin), c = iv(a.ctrl, origin), q = iv(a.b, origin);
@@ -168,17 +178,15 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     float dx = q.x - c.x, dy = q.y - c.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
     dx /= len, dy /= len;
-    const float hs = thick * 4 + 4;
+    const float hs = sc.head_len;
     dl->AddTriangleFilled(ImVec2(q.x + dx * 2, q.y + dy * 2), ImVec2(q.x - dx * hs - dy * hs * 0.55f, q.y - dy * hs + dx * hs * 0.55f),
                           ImVec2(q.x - dx * hs + dy * hs * 0.55f, q.y - dy * hs - dx * hs * 0.55f), arrow_col);
   }
-  // Every endpoint labelled where its label can be read: the label shrinks
-  // to fit a small circle, down to the least text size (min_text_px: 14 px
-  // in --present, else 9); a label wider than its circle sits on a plate
-  // over the node, and is left out (named on hover) where it would cover a
-  // label already drawn, so 32 or 64 ranks show every few ranks' names.
-  const float fs = ImGui::GetFontSize();
-  const float floor_px = std::min(fs, min_text_px(vs.present));
+  // Every endpoint labelled where the scene put it: inside its circle (the
+  // circle grown for it, the label shrunk down to the least text size at
+  // most), or beside the circle on a plate where even that does not fit,
+  // left out (named on hover) where it would cover a label already drawn,
+  // so 32 or 64 ranks show every few ranks' names.
   std::vector<Rect> placed;  // the rank labels drawn (screen pixels)
   bool crowded = false;      // some label did not fit its circle
   const NodeDraw* hover_node = nullptr;
@@ -202,11 +210,12 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     if (lesson && lesson->rank_lit(nd.rank))  // lesson highlight: a ring around the rank
       dl->AddCircle(c, nd.radius + 5, lesson_highlight_color(), 40, 3.5f);
     const std::string& label = nd.label;
-    const ImVec2 ts0 = ImGui::CalcTextSize(label.c_str());
-    const float fit = std::clamp((2 * nd.radius - 3) / std::max(ts0.x, 1.f), floor_px / fs, 1.f);
-    const ImVec2 ts(ts0.x * fit, ts0.y * fit);
-    const bool on_plate = ts.x > 2 * nd.radius - 2.5f;
-    const Rect lr{c.x - ts.x / 2 - 2, c.y - ts.y / 2, ts.x + 4, ts.y};
+    const float lpx = nd.label_px > 0 ? nd.label_px : fs;
+    const ImVec2 ts(nd.label_size.x, nd.label_size.y);
+    const ImVec2 l0 = iv(nd.label_min, origin);
+    // Beside the circle, or wider than it (a canvas too small for either).
+    const bool on_plate = nd.label_outside || ts.x > 2 * nd.radius - 2.5f;
+    const Rect lr{l0.x - 2, l0.y, ts.x + 4, ts.y};
     const bool clear = std::none_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(lr); });
     crowded = crowded || on_plate;
     if (clear) {
@@ -214,20 +223,19 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
         dl->AddRectFilled(ImVec2(lr.x, lr.y), ImVec2(lr.right(), lr.bottom()), im(nd.fill), 3);
         dl->AddRect(ImVec2(lr.x, lr.y), ImVec2(lr.right(), lr.bottom()), ink, 3, 0, 1);
       }
-      dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), im(text_on(nd.fill)),
-                  label.c_str());
+      dl->AddText(font, lpx, l0, im(text_on(nd.fill)), label.c_str());
       placed.push_back(lr);
       // A compare column's small drawing records its labels apart (the
       // column names them after its algorithm).
       (compact ? app.vs.compare_drawn : app.vs.labels_drawn)
-          .push_back({"topology " + label, Rect{c.x - ts.x / 2, c.y - ts.y / 2, ts.x, ts.y}});
+          .push_back({"topology " + label, Rect{l0.x, l0.y, ts.x, ts.y}});
     }
     if (nd.root) {
       // A compare column's small drawing: "root" at its ranks' label size,
       // so that it does not cover the ranks around it.
       if (compact) {
-        const ImVec2 rs(ImGui::CalcTextSize("root").x * fit, ts.y);
-        dl->AddText(ImGui::GetFont(), fs * fit, ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
+        const ImVec2 rs(font->CalcTextSizeA(lpx, FLT_MAX, 0, "root").x, lpx);
+        dl->AddText(font, lpx, ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");
       } else {
         const ImVec2 rs = ImGui::CalcTextSize("root");
         dl->AddText(ImVec2(c.x - rs.x / 2, c.y + nd.radius + 1), ink, "root");

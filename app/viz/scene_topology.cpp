@@ -50,7 +50,8 @@ std::string_view name(TopologyKind k) {
   return "?";
 }
 
-TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t, const Network* net_in) {
+TopologyScene build_topology(const Session& ses, int position, Vec2 size, float t, const Network* net_in,
+                             const TopologyText* text) {
   TopologyScene sc;
   sc.size = size;
   if (!ses.configured()) return sc;
@@ -63,12 +64,56 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const float strip_h = nccl_strips_height(ses);
   const float w = std::max(size.x, 40.f), h = std::max(size.y - strip_h, 40.f);
   const float cx = w / 2, cy = h / 2;
-  // Node radius: room for a label, shrinking with the world size.
+  // The shapes grow with the text (kTopologyBasePx: the default size).
+  const TopologyText tx = text ? *text : TopologyText{};
+  const float sc_px = std::max(tx.font_px / kTopologyBasePx, 0.5f);
+  // The least radius whose circle holds every rank's label at px: the
+  // corners of its glyphs' band (its width, 0.8 of its height) 1 px inside.
+  const auto need_r = [&](float px) {
+    float wmax = 0;
+    for (int e = 0; e < n; ++e) wmax = std::max(wmax, tx.measure(endpoint_name(s, e), px));
+    return std::hypot(wmax / 2, 0.4f * px) + 1;
+  };
+  // Node radius: room for a label, shrinking with the world size; grown to
+  // hold its label at the text size with a margin, up to where neighbours
+  // on a circle filling the canvas keep room for an arrow and its head
+  // between them. Where even the least text size does not fit, the labels
+  // go beside the circles: the circle of ranks shrinks to leave them room.
   float radius = std::clamp(std::min(w, h) * 0.42f * std::sin(kPi / std::max(n, 2)) * 0.55f, 7.f,
                             std::min(w, h) * 0.085f);
+  float label_reach = 0;  // the room of the labels beside their circles
+  {
+    const bool round = sc.kind == TopologyKind::ring || sc.kind == TopologyKind::circle ||
+                       sc.kind == TopologyKind::full_mesh || sc.kind == TopologyKind::star ||
+                       sc.kind == TopologyKind::switch_star;
+    const float m = std::min(w, h), sn = std::sin(kPi / float(std::max(n, 2)));
+    const auto fit_in = [&](float mm) {
+      return std::min(((mm / 2 - 10) * 2 * sn - 10) / (2.9f + 2 * sn), mm * 0.2f);
+    };
+    float fit = fit_in(m);
+    if (round && n > 1 && need_r(tx.min_px) > fit) {
+      const float out_px = std::min(tx.font_px, std::max(tx.min_px, 0.75f * tx.font_px));
+      float wmax = 0;
+      for (int e = 0; e < n; ++e) wmax = std::max(wmax, tx.measure(endpoint_name(s, e), out_px));
+      const float fit2 = std::max(fit_in(m - 2 * (wmax + 4)), 5.f);
+      // The labels around the ranks' circle need a chord of their width.
+      const float R2 = m / 2 - fit2 - 10 - (wmax + 4);
+      if (2 * (R2 + fit2 + 3 + out_px / 2) * sn >= wmax + 4) {
+        label_reach = wmax + 4;
+        fit = fit2;
+      } else {
+        // A canvas too small for either (a compare column beside the
+        // controls): the circles as large as they fit 4 px apart, their
+        // labels at the least size on plates over them (place_labels).
+        fit = std::max(((m / 2 - 10) * sn - 2) / (1 + sn), 7.f);
+      }
+    }
+    radius = std::max(7.f, std::min(fit, std::max(radius, need_r(tx.font_px) * 1.2f)));
+    sc.labels_beside = label_reach > 0;
+  }
   // Drawn nodes: the endpoints, or (double_tree) every rank once per tree.
   std::vector<Vec2> pos(sc.kind == TopologyKind::double_tree ? 2 * n : ne);
-  const float margin = radius + 6;
+  const float margin = radius + 6 + label_reach;
   auto on_circle = [&](int i, int m, float R, float cxx, float cyy, float offset = 0) {
     const float ang = -kPi / 2 + offset + 2 * kPi * float(i) / float(std::max(m, 1));
     return Vec2{cxx + R * std::cos(ang), cyy + R * std::sin(ang)};
@@ -190,7 +235,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     // Ranks on an ellipse filling the box (wide boxes spread them out): the
     // largest radius whose neighbours stay 2·radius + 4 apart, keeping the
     // room below the ranks that the arrows and badges need.
-    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto below_for = [&](float r) {
+      return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px) / 2 + 5;
+    };
     const auto ellipse = [&](float r) {
       const float room_h = room_h0 - below_for(r);
       return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
@@ -216,15 +263,18 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     // Neighbours on the ring (l, l+1) have a badge between them on most
     // steps: their circles stay a badge's width (as build_topology sizes
     // it below) plus a margin apart, so the badge covers neither label.
-    const auto badge_w = [](float r) { return std::clamp(r * 1.3f, 16.f, 40.f); };
-    const auto badge_h = [](float r) { return std::clamp(r * 0.6f, 9.f, 20.f); };
+    const auto badge_w = [&](float r) { return std::clamp(r * 1.3f, 16.f * sc_px, 40.f * sc_px); };
+    const auto badge_h = [&](float r) { return std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px); };
     // A small box (4 nodes of 8) may have room for neither: then the ranks
-    // only stay apart (the old spacing) and badges may touch them.
-    radius = 6;
+    // only stay apart (the old spacing) and badges may touch them. A circle
+    // holds its label at the least text size at least (r_min); the largest
+    // radius is the default's 22 px grown with the text.
+    const float r_min = std::max(6.f, need_r(tx.min_px)), r_max = std::max(22.f * sc_px, r_min);
+    radius = r_min;
     for (const bool strict : {true, false}) {
       const auto nb_w = [&](float r) { return strict ? badge_w(r) + 8 : 4.f; };
       const auto nb_h = [&](float r) { return strict ? badge_h(r) + 8 : 4.f; };
-      for (float r = 22; r >= 6 && !fits; r -= 0.5f) {
+      for (float r = r_max; r >= r_min && !fits; r -= 0.5f) {
         const Vec2 e = ellipse(r);
         if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
         bool ok = true;  // every pair: a flat ellipse puts opposite ranks together
@@ -247,9 +297,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
           const float cell_w = room_w / float(cls), cell_h = (room_h0 - below_for(rr)) / float(rows);
           return cell_w >= 2 * rr + (cls > 1 ? nb_w(rr) : 4) && cell_h >= 2 * rr + (rows > 1 ? nb_h(rr) : 4);
         };
-        float r = 22.f;
-        while (r >= 6 && !cell_ok(r)) r -= 0.5f;
-        if (r >= 6 && r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
+        float r = r_max;
+        while (r >= r_min && !cell_ok(r)) r -= 0.5f;
+        if (r >= r_min && r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
       }
       if (fits || grid_rows > 0) break;
     }
@@ -261,7 +311,9 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     const float head = 24, nic_strip = kNicStrip;
     const float pad = 6;
     const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
-    const auto below_for = [](float r) { return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f, 20.f) / 2 + 5; };
+    const auto below_for = [&](float r) {
+      return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px) / 2 + 5;
+    };
     const auto ellipse = [&](float r) {
       const float room_h = room_h0 - below_for(r);
       return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
@@ -272,7 +324,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
                               : -kPi / 2 + 2 * kPi * float(l) / float(g);
       return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
     };
-    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 && grid_r > radius + 1));
+    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 * sc_px && grid_r > radius + 1));
     if (grid) radius = std::max(grid_r, 6.f);
     // The snake: a chain runs down and up the columns from the top left,
     // so its last rank ends on the right, beside the next node's first;
@@ -342,6 +394,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   if (nsteps == 0) {
     sc.caption = fmt::format("{} - no steps", sp.algorithm);
     add_nccl_views(sc, ses, h, t);
+    if (!sc.compact_nodes) place_labels(sc, tx, Vec2{w, h});
     return sc;
   }
   sc.shown_step = position > 0 ? std::min(position, nsteps) - 1 : 0;
@@ -357,7 +410,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // A dense step (more transfers than two per rank: a full mesh's one-shot)
   // gets smaller badges, so that they overlap less in the middle.
   const float dense = static_cast<int>(trs.size()) > 2 * n ? 0.65f : 1.f;
-  const float bw = std::clamp(radius * 1.3f, 16.f, 40.f) * dense, bh = std::clamp(radius * 0.6f, 9.f, 20.f) * dense;
+  const float bw = std::clamp(radius * 1.3f, 16.f * sc_px, 40.f * sc_px) * dense;
+  const float bh = std::clamp(radius * 0.6f, 9.f * sc_px, 20.f * sc_px) * dense;
   if (sc.compact_nodes) add_compact_arrows(sc, ses, N, g);
   for (const Transfer& x : sc.compact_nodes ? std::vector<Transfer>{} : trs) {
     ArrowDraw a;
@@ -368,7 +422,8 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.len = x.len;
     a.bytes = x.len * static_cast<int64_t>(es);
     a.mask = x.mask;
-    a.complete = is_complete(sp, x.mask);
+    a.common = x.common;
+    a.complete = is_complete(sp, x.common);
     a.stripes = stripes_for(x.mask, n, a.complete);
     a.part = part_of(x.chunk);
     a.channel = x.channel;
@@ -402,6 +457,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     const float gap = sp.channels > 1 ? 0.2f : 0.12f;  // channels: apart across and along
     const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * gap, 0.f, 1.f) : t;
     a.badge = bezier(a.a, a.ctrl, a.b, tt);
+    a.badge_t = tt;
     a.badge_w = bw;
     a.badge_h = bh;
     if (!sc.upcoming) a.carried_text = wrong_carried_text(ses, sc.shown_step, x);  // what really travelled
@@ -438,6 +494,14 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   if (N > 1) add_network_loads(sc, s, N, net_in);
   if (N > 1 && !ses.measured_note().empty())
     sc.network_note = ses.measured_note() + (net_in ? "; predicted: this topology" : "");
+  // The strokes at the text size, then the labels and badges placed.
+  sc.line_w = std::round(std::clamp(std::max(radius * 0.12f, 2 * sc_px), 1.5f * sc_px, 3.5f * sc_px));
+  sc.head_len = sc.line_w * 4 + 4 * sc_px;
+  sc.outline_w = std::round(std::clamp(radius * 0.07f, 1.f, 2.f * sc_px));
+  if (!sc.compact_nodes) {
+    place_labels(sc, tx, Vec2{w, h});
+    place_badges(sc, Vec2{w, h});
+  }
   return sc;
 }
 

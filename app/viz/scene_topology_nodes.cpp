@@ -77,12 +77,12 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
     const auto [it, fresh] = pair_arrow.try_emplace({na, nb}, sc.arrows.size());
     if (!fresh) {
       ArrowDraw& a = sc.arrows[it->second];
-      a.len += x.len, a.bytes += bytes, a.mask |= x.mask;
+      a.len += x.len, a.bytes += bytes, a.mask |= x.mask, a.common &= x.common;
       continue;
     }
     ArrowDraw a;
     a.from = x.from, a.to = x.to, a.chunk = x.chunk, a.segment = x.segment, a.channel = x.channel;
-    a.len = x.len, a.bytes = bytes, a.mask = x.mask;
+    a.len = x.len, a.bytes = bytes, a.mask = x.mask, a.common = x.common;
     a.node_a = x.from, a.node_b = x.to;
     const NodeBoxDraw &ba = sc.boxes[static_cast<size_t>(na)], &bb = sc.boxes[static_cast<size_t>(nb)];
     const Vec2 p{(ba.min.x + ba.max.x) / 2, (ba.min.y + ba.max.y) / 2}, q{(bb.min.x + bb.max.x) / 2, (bb.min.y + bb.max.y) / 2};
@@ -99,7 +99,7 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
     sc.arrows.push_back(std::move(a));
   }
   for (ArrowDraw& a : sc.arrows) {
-    a.complete = is_complete(sp, a.mask);
+    a.complete = is_complete(sp, a.common);
     a.stripes = stripes_for(a.mask, n, a.complete);
   }
   for (NodeBoxDraw& b : sc.boxes) {

@@ -1,5 +1,6 @@
 // Private to the topology scene's files (scene_topology.cpp,
-// scene_network_loads.cpp): the NIC strip's height and the network loads.
+// scene_network_loads.cpp, scene_topology_place.cpp): the NIC strip's
+// height, the network loads, the labels' and badges' places.
 #pragma once
 
 #include "app/viz/scene.h"
@@ -11,5 +12,16 @@ constexpr float kNicStrip = 22;  // height of the NIC strip along a node box's l
 // The NICs, each arrow's port load and the step's bottleneck, from the
 // network prediction of the schedule (core/model/topology_model.h).
 void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Network* net_in);
+
+// scene_topology_place.cpp. Every drawn rank's label (NodeDraw::label_*):
+// inside its circle at the text size, or smaller down to tx.min_px, or
+// beside the circle (away from its node's or the canvas' centre, clear of
+// the other circles and labels where a side is) when even that does not
+// fit. Needs the nodes placed; canvas: the drawing's w x h.
+void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas);
+// Every arrow's badge beside its point (ArrowDraw::badge, badge_clear),
+// clear of the other badges, circles, labels, arrows, NICs and node labels
+// where a place is: needs the arrows, labels, NICs and strokes (line_w).
+void place_badges(TopologyScene& sc, Vec2 canvas);
 
 }  // namespace microddp::viz

@@ -162,6 +162,16 @@ TEST_SUITE("scene_network") {
                 CHECK(b.max.x <= size.x);
                 CHECK(b.max.y <= size.y);
               }
+              // Only 3 or 4 narrow boxes of 4 ranks or more leave a circle no
+              // room for its label at the least text size (9 px): there the
+              // compact nodes take over, no rank drawn.
+              if (sc.compact_nodes) {
+                CHECK(size.x == 470);
+                CHECK(N >= 3);
+                CHECK(g >= 4);
+                for (const NodeDraw& nd : sc.nodes) CHECK(nd.radius == 0);
+                continue;
+              }
               for (const NodeDraw& nd : sc.nodes) {
                 const NodeBoxDraw& b = sc.boxes[static_cast<size_t>(nd.rank / g)];
                 CHECK(nd.pos.x - nd.radius >= b.min.x);

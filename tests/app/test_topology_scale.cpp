@@ -1,0 +1,172 @@
+// The topology at a distance (issue 37): at 16, 28 and 40 px text, measured
+// in the slides' font (DejaVu Sans), every rank's label fits inside its
+// circle or sits beside it clear of the circles and the other labels; no
+// badge covers another badge, a label, a circle or an arrow; the circles,
+// badges and strokes grow with the text. The scene alone: no window drawn.
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/viz/scene.h"
+#include "tests/app/headless.h"
+
+using namespace microddp;
+using namespace microddp::viz;
+
+namespace {
+
+struct Box {
+  float x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+Box label_box(const NodeDraw& d) {
+  return Box{d.label_min.x, d.label_min.y, d.label_min.x + d.label_size.x, d.label_min.y + d.label_size.y};
+}
+Box badge_box(const ArrowDraw& a) {
+  return Box{a.badge.x - a.badge_w / 2, a.badge.y - a.badge_h / 2, a.badge.x + a.badge_w / 2, a.badge.y + a.badge_h / 2};
+}
+// Whether the box comes within the circle (the nearest point of the box).
+bool box_hits_circle(const Box& b, Vec2 c, float r) {
+  const float qx = std::clamp(c.x, b.x0, b.x1), qy = std::clamp(c.y, b.y0, b.y1);
+  return std::hypot(qx - c.x, qy - c.y) < r;
+}
+// Whether the arrow's drawn line (half its width either side) crosses the
+// box: its curve sampled every few tenths of a pixel.
+bool arrow_hits_box(const ArrowDraw& a, float half_w, const Box& b) {
+  for (int i = 0; i <= 400; ++i) {
+    const Vec2 p = bezier(a.a, a.ctrl, a.b, float(i) / 400);
+    if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
+  }
+  return false;
+}
+
+struct Case {
+  const char* alg;
+  int ranks, nodes;
+  Vec2 canvas;  // the topology canvas: about the main view's at 1280x720 and 1920x1080
+  std::vector<float> px;
+};
+
+// The font a slide draws in (FontWindow's first), measured outside a frame.
+float width_at(const std::string& s, float px) {
+  return ImGui::GetIO().Fonts->Fonts[0]->CalcTextSizeA(px, FLT_MAX, 0, s.c_str()).x;
+}
+
+TopologyScene scene_at(const Session& ses, int pos, Vec2 canvas, float px) {
+  TopologyText tx;
+  tx.font_px = px;
+  tx.min_px = 14;  // --present
+  tx.width = width_at;
+  return build_topology(ses, pos, canvas, 0.5f, nullptr, &tx);
+}
+
+}  // namespace
+
+TEST_SUITE("topology_scale") {
+  TEST_CASE("ring on 4, 8, 16 ranks and 2 x 8 at 16, 28, 40 px: labels fit or sit beside, badges clear, shapes grow") {
+    test::FontWindow win(16);  // DejaVu Sans, measured at any size
+    const std::vector<float> all = {16, 28, 40};
+    // 16 ranks in the small canvas: their labels go beside the circles at
+    // 28 px (40 px text leaves the main view no such canvas).
+    for (const Case& c : std::vector<Case>{{"ring", 4, 1, {460, 300}, all},
+                                           {"ring", 8, 1, {460, 300}, all},
+                                           {"ring", 16, 1, {460, 300}, {16, 28}},
+                                           {"ring", 16, 1, {700, 450}, all},
+                                           {"ring", 16, 2, {900, 300}, all},
+                                           {"ring", 16, 2, {1200, 450}, all}}) {
+      RunParams p;
+      p.spec.algorithm = c.alg;
+      p.spec.world_size = c.ranks;
+      p.spec.nodes = c.nodes;
+      p.spec.count = c.ranks;
+      Session ses;
+      ses.configure(p);
+      REQUIRE(ses.configured());
+      std::vector<float> radius, line_w, badge_w;
+      bool beside = false;  // some label beside its circle
+      for (const float px : c.px) {
+        float r_step = 0, w_step = 0, b_step = 0;
+        for (int pos = 1; pos <= ses.num_steps(); pos += std::max(1, ses.num_steps() / 4)) {
+          INFO(c.alg, " on ", c.ranks, " ranks, ", c.nodes, " node(s), canvas ", c.canvas.x, " x ", c.canvas.y, ", ", px,
+               " px, position ", pos);
+          const TopologyScene sc = scene_at(ses, pos, c.canvas, px);
+          REQUIRE_FALSE(sc.compact_nodes);
+          REQUIRE(sc.nodes.size() == size_t(c.ranks));
+          std::vector<Box> labels;
+          for (const NodeDraw& d : sc.nodes) {
+            INFO(d.label, " r ", d.radius, " at ", d.pos.x, ", ", d.pos.y, ": ", d.label_px, " px, ",
+                 d.label_outside ? "beside" : "inside");
+            CHECK(d.label_px >= 14);
+            CHECK(d.label_px <= px);
+            // The width drawn is the font's at that size.
+            CHECK(d.label_size.x == doctest::Approx(width_at(d.label, d.label_px)).epsilon(0.001));
+            const Box lb = label_box(d);
+            CHECK(lb.x0 >= 0);
+            CHECK(lb.y0 >= 0);
+            CHECK(lb.x1 <= c.canvas.x);
+            CHECK(lb.y1 <= c.canvas.y);
+            if (!d.label_outside) {
+              // Inside: every corner of the text within the circle, but for
+              // the glyphs' empty line spacing (the corners of a 0.8 px-high band).
+              const float cy = d.label_size.y * 0.4f;
+              for (const float sx : {-1.f, 1.f})
+                for (const float sy : {-1.f, 1.f})
+                  CHECK(std::hypot(sx * d.label_size.x / 2, sy * cy) <= d.radius - 1);
+            }
+            for (const NodeDraw& o : sc.nodes)
+              if (d.label_outside || &o != &d) CHECK_FALSE(box_hits_circle(lb, o.pos, o.radius));
+            labels.push_back(lb);
+            beside = beside || d.label_outside;
+          }
+          for (size_t i = 0; i < labels.size(); ++i)
+            for (size_t j = i + 1; j < labels.size(); ++j) CHECK_FALSE(labels[i].overlaps(labels[j]));
+          // Badges: beside their arrows, apart from each other, the labels,
+          // the circles and every arrow's line.
+          std::vector<Box> badges;
+          for (size_t i = 0; i < sc.arrows.size(); ++i) {
+            const ArrowDraw& a = sc.arrows[i];
+            REQUIRE(a.badge_w > 0);
+            const Box bb = badge_box(a);
+            INFO("badge R", a.from, "->R", a.to, " (", bb.x0, ", ", bb.y0, ") - (", bb.x1, ", ", bb.y1, ")");
+            CHECK(a.badge_clear);
+            for (const Box& o : badges) CHECK_FALSE(bb.overlaps(o));
+            for (const Box& l : labels) CHECK_FALSE(bb.overlaps(l));
+            for (const NodeDraw& d : sc.nodes) CHECK_FALSE(box_hits_circle(bb, d.pos, d.radius));
+            for (size_t k = 0; k < sc.arrows.size(); ++k) {
+              const bool inter = k < sc.loads.size() && sc.loads[k].inter;
+              INFO("arrow R", sc.arrows[k].from, "->R", sc.arrows[k].to);
+              CHECK_FALSE(arrow_hits_box(sc.arrows[k], sc.line_w * (inter ? 1.8f : 1.f) / 2, bb));
+            }
+            // Beside its own arrow: the curve passes within its half extent,
+            // the line's width and three badge heights (and gaps) of its centre.
+            float near = 1e9f;
+            for (int k = 0; k <= 200; ++k) {
+              const Vec2 q = bezier(a.a, a.ctrl, a.b, float(k) / 200);
+              near = std::min(near, std::hypot(q.x - a.badge.x, q.y - a.badge.y));
+            }
+            CHECK(near <= a.badge_w / 2 + sc.line_w + 3 * a.badge_h + 10);
+            badges.push_back(bb);
+          }
+          r_step = sc.nodes[0].radius, w_step = sc.line_w, b_step = sc.arrows.empty() ? 0 : sc.arrows[0].badge_w;
+        }
+        radius.push_back(r_step), line_w.push_back(w_step), badge_w.push_back(b_step);
+      }
+      INFO(c.alg, " on ", c.ranks, " ranks, ", c.nodes, " node(s), canvas ", c.canvas.x, " x ", c.canvas.y);
+      INFO("radius at ", c.px.front(), " .. ", c.px.back(), " px: ", radius.front(), " .. ", radius.back());
+      // The circles grow with the text while the labels fit inside them
+      // (labels beside: the circles make room for them instead).
+      if (!beside) {
+        for (size_t i = 1; i < radius.size(); ++i) CHECK(radius[i] >= radius[i - 1]);
+        CHECK(radius.back() > radius.front());
+      }
+      CHECK(line_w.back() > line_w.front());
+      CHECK(badge_w.back() > badge_w.front());
+    }
+  }
+}
