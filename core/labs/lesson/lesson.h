@@ -215,6 +215,10 @@ struct Beat {
   // speaker view (core/labs/lesson/plan.h) add them up.
   double minutes = 2;
   bool minutes_given = false;
+  // `optional: true`: a beat a short lecture may skip (its point is made by
+  // another beat); `--plan` marks it and sums the lesson without it. The
+  // runner and the window still show it.
+  bool optional = false;
 };
 inline constexpr double kDefaultBeatMinutes = 2, kMinBeatMinutes = 0.25, kMaxBeatMinutes = 60;
 
