@@ -53,6 +53,11 @@ TEST_SUITE("lesson_plan") {
           "   2  collective     2   3:00  A second look at the same sum, from rank 2.  (optional)\n"
           "   3  ddp            4   5:00  Training with the same sums.  (optional)\n"
           "total 9 min (3 beats); without the 2 optional beats 3 min\n");
+    const Lesson l = parse_lesson(three_beats("true"), "o.yaml");
+    CHECK(speaker_notes(l, 1).rfind("Optional test\nbeat 2 of 3 · 2 min planned · optional: a short lecture may skip it\n"
+                                    "planned 3:00-5:00 of 9:00\n",
+                                    0) == 0);
+    CHECK(speaker_notes(l, 0).rfind("Optional test\nbeat 1 of 3 · 3 min planned\n", 0) == 0);
     CHECK(format_plan(parse_lesson(three_beats("false"), "o.yaml")).find(
               "total 9 min (3 beats); without the 1 optional beat 5 min\n") != std::string::npos);
   }

@@ -187,8 +187,8 @@ std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elaps
   const Beat& b = l.beats[static_cast<size_t>(beat)];
   const double from = 60 * minutes_before(l, beat), to = 60 * minutes_before(l, beat + 1);
   const double total = 60 * total_minutes(l);
-  std::string out = fmt::format("{}\nbeat {} of {} · {} min planned\n", l.title, beat + 1, l.beats.size(),
-                                minutes_text(b.minutes));
+  std::string out = fmt::format("{}\nbeat {} of {} · {} min planned{}\n", l.title, beat + 1, l.beats.size(),
+                                minutes_text(b.minutes), b.optional ? " · optional: a short lecture may skip it" : "");
   if (elapsed_s) {
     // Behind when the clock is past this beat's planned end, ahead when it
     // has not reached its planned start.

@@ -66,7 +66,8 @@ std::string format_plan(const Lesson& l);
 std::string format_plan_sum(const std::vector<Lesson>& ls);
 
 // The speaker notes of beat `beat` (0-based; std::out_of_range outside):
-// the title, "beat k of N", the clock, the whole text, the question with
+// the title, "beat k of N" (with "optional: a short lecture may skip it"
+// for an optional beat), the clock, the whole text, the question with
 // its choices, the answer and the explanation, and the next beat's first
 // line (or "last beat"). elapsed_s: seconds since the lecture started (the
 // window's clock): the clock line reads "clock 3:05 elapsed · this beat
