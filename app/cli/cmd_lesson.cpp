@@ -349,7 +349,7 @@ int run_lesson(const Args& a) {
   }
   fmt::print("\n{} checks passed, {} failed", passed, failed);
   if (skipped) fmt::print(", {} skipped (no cluster lab here)", skipped);
-  if (not_shown) fmt::print(", {} not shown on this run (timing within the runs' spread)", not_shown);
+  if (not_shown) fmt::print(", {} not shown on this run (the runs did not decide a timing claim; each says why)", not_shown);
   if (asked) fmt::print(" · {} of {} questions right", right, asked);
   fmt::print("\n");
   return failed ? 1 : 0;
