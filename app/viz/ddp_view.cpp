@@ -221,7 +221,10 @@ template <class ToX>
 std::vector<DdpGap> comm_gaps(const ddp::IterationTimeline& tl, int ranks, double span_ms, ToX X) {
   std::vector<DdpGap> out;
   const double min_ms = std::max(kDdpGapMinMs, kDdpGapMinFraction * span_ms);
-  const auto add = [&](DdpGap g) {
+  const auto add = [&](DdpGapCause cause, int call, int bucket, int rank, double begin, double end, double ready) {
+    DdpGap g;
+    g.cause = cause, g.call = call, g.bucket = bucket, g.rank = rank;
+    g.begin_ms = begin, g.end_ms = end, g.ready_ms = ready;
     if (g.end_ms - g.begin_ms < min_ms) return;
     g.x0 = X(g.begin_ms), g.x1 = X(g.end_ms);
     const double idle = g.end_ms - g.begin_ms;
@@ -257,13 +260,13 @@ std::vector<DdpGap> comm_gaps(const ddp::IterationTimeline& tl, int ranks, doubl
     if (last && posted == ranks && c->begin_ms > cursor) {
       // Up to the last post: waiting for that rank; after it: for a CPU.
       if (last->posted_ms > cursor)
-        add({DdpGapCause::posting, c->call, c->bucket, last->rank, cursor, std::min(last->posted_ms, c->begin_ms),
-             last->posted_ms});
-      add({DdpGapCause::cpu, c->call, c->bucket, -1, std::max(cursor, last->posted_ms), c->begin_ms, last->posted_ms});
+        add(DdpGapCause::posting, c->call, c->bucket, last->rank, cursor, std::min(last->posted_ms, c->begin_ms),
+            last->posted_ms);
+      add(DdpGapCause::cpu, c->call, c->bucket, -1, std::max(cursor, last->posted_ms), c->begin_ms, last->posted_ms);
     }
     cursor = std::max(cursor, c->end_ms);
   }
-  if (!calls.empty()) add({DdpGapCause::step, -1, -1, -1, cursor, tl.end_ms, 0});
+  if (!calls.empty()) add(DdpGapCause::step, -1, -1, -1, cursor, tl.end_ms, 0);
   return out;
 }
 }  // namespace
@@ -271,11 +274,14 @@ std::vector<DdpGap> comm_gaps(const ddp::IterationTimeline& tl, int ranks, doubl
 std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus) {
   switch (g.cause) {
     case DdpGapCause::cpu:
+      // The group's communication thread starts with each iteration
+      // (core/labs/ddp/train.cpp): before call 0 it may not have run yet.
       return fmt::format("The comm lane is idle from {:.1f} to {:.1f} ms: every rank had posted b{} by {:.1f} ms and "
-                         "waits for its result (shaded), but the communication thread started it only at {:.1f} ms: it "
-                         "waited {:.1f} ms for a CPU ({} worker threads, the collective's threads and the window share "
-                         "{} CPUs).",
-                         g.begin_ms, g.end_ms, g.bucket, g.ready_ms, g.end_ms, g.end_ms - g.begin_ms, ranks, cpus);
+                         "waits for its result (shaded), but the communication thread{} began it only at {:.1f} ms: "
+                         "it waited {:.1f} ms for a CPU ({} worker threads, the collective's threads and the window "
+                         "share {} CPUs).",
+                         g.begin_ms, g.end_ms, g.bucket, g.ready_ms, g.call == 0 ? ", started with the iteration," : "",
+                         g.end_ms, g.end_ms - g.begin_ms, ranks, cpus);
     case DdpGapCause::posting:
       return fmt::format("The comm lane is idle from {:.1f} to {:.1f} ms: R{} posted b{} only at {:.1f} ms, and a call "
                          "starts when every rank has posted it.",

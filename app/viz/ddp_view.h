@@ -132,9 +132,10 @@ struct DdpTick {
 // from the run's record:
 //  - cpu: every rank had posted the next call's bucket (its last BucketFill
 //    posted_ms, `ready_ms`) before the stretch began, yet the communication
-//    thread started the call only at its end: woken by the last post, it
-//    waited to be scheduled on a CPU (the workers, the collective's threads
-//    and the window share the cores); the ranks wait for that call's result.
+//    thread started the call only at its end: started with the iteration
+//    (call 0) or woken by the last post, it waited to be scheduled on a CPU
+//    (the workers, the collective's threads and the window share the
+//    cores); the ranks wait for that call's result.
 //  - posting: a rank (`rank`) had not yet posted the call's bucket: the
 //    stretch ends at its post (overlap none posts after backward).
 //  - step: after the last call, until the iteration's end: the ranks copy
@@ -156,9 +157,10 @@ inline constexpr double kDdpGapMinMs = 1, kDdpGapMinFraction = 0.03;
 
 // The sentence on a gap for the note under the axis: "The comm lane is
 // idle from 0.5 to 12.4 ms: every rank had posted b0 by 0.3 ms and waits for
-// its result (shaded), but the communication thread started it only at
-// 12.4 ms: it waited 11.9 ms for a CPU (4 worker threads, the all-reduce's
-// threads and the window share 2 CPUs)."
+// its result (shaded), but the communication thread, started with the
+// iteration, began it only at 12.4 ms: it waited 11.9 ms for a CPU (4
+// worker threads, the collective's threads and the window share 2 CPUs)."
+// (", started with the iteration," for call 0 only.)
 std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus);
 
 struct DdpLayout {

@@ -1,7 +1,7 @@
 // The DDP view's idle gaps of the comm lane after backward (DdpGap,
 // app/viz/ddp_view.h) on hand-made records: lesson 07 beat 5's picture (all
 // buckets posted by 0.3 ms, the first all-reduce started at 12.4 ms: the
-// communication thread waited for a CPU), a late post (overlap none), the
+// communication thread, started with the iteration, waited for a CPU), a late post (overlap none), the
 // SGD step after the last call; exact texts and pixel extents, and the
 // label the plot draws in the gap at 20 px.
 #include <doctest/doctest.h>
@@ -78,7 +78,14 @@ TEST_SUITE("ddp_gap") {
                                                "idle 11.9 ms: waiting for a CPU", "waiting for a CPU", "no CPU yet"});
     CHECK(ddp_gap_sentence(g, 4, 2) ==
           "The comm lane is idle from 0.5 to 12.4 ms: every rank had posted b0 by 0.3 ms and waits for its result "
-          "(shaded), but the communication thread started it only at 12.4 ms: it waited 11.9 ms for a CPU (4 worker "
+          "(shaded), but the communication thread, started with the iteration, began it only at 12.4 ms: it waited "
+          "11.9 ms for a CPU (4 worker threads, the collective's threads and the window share 2 CPUs).");
+    // A later call: the thread was woken by the last post, not started.
+    DdpGap later = g;
+    later.call = 3, later.bucket = 3;
+    CHECK(ddp_gap_sentence(later, 4, 2) ==
+          "The comm lane is idle from 0.5 to 12.4 ms: every rank had posted b3 by 0.3 ms and waits for its result "
+          "(shaded), but the communication thread began it only at 12.4 ms: it waited 11.9 ms for a CPU (4 worker "
           "threads, the collective's threads and the window share 2 CPUs).");
   }
 
