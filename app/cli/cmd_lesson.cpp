@@ -3,8 +3,10 @@
 //   microddp lesson FILE --non-interactive every beat and check; exit 1 if one fails
 //   microddp lesson --list                 the shipped lessons with their titles
 //   microddp lesson FILE --plan | --speaker the lecture plan / every beat's speaker notes (plan.h)
+//   microddp lesson A B ... --plan          each plan, then their minutes added up
 // Lab beats run through app/cli/lesson_lab.h.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/cli/lesson_lab.h"
@@ -30,7 +33,8 @@ namespace fs = std::filesystem;
 using namespace microddp::lesson;
 
 struct Args {
-  std::string file;
+  std::string file;                // the lesson (the first of `files`)
+  std::vector<std::string> files;  // several only with --plan
   bool non_interactive = false, list = false, full = false, plan = false, speaker = false;
 };
 
@@ -345,7 +349,7 @@ int run_lesson(const Args& a) {
   }
   fmt::print("\n{} checks passed, {} failed", passed, failed);
   if (skipped) fmt::print(", {} skipped (no cluster lab here)", skipped);
-  if (not_shown) fmt::print(", {} not shown on this run (timing within the runs' spread)", not_shown);
+  if (not_shown) fmt::print(", {} not shown on this run (the runs did not decide a timing claim; each says why)", not_shown);
   if (asked) fmt::print(" · {} of {} questions right", right, asked);
   fmt::print("\n");
   return failed ? 1 : 0;
@@ -363,7 +367,8 @@ int list() {
 
 std::function<int()> setup_lesson(CLI::App* sub) {
   static Args a;
-  sub->add_option("file", a.file, "lesson file, or a shipped lesson's name (02-ring-double-buffering; see --list)");
+  sub->add_option("file", a.files,
+                  "lesson file, or a shipped lesson's name (02-ring-double-buffering; see --list); several with --plan");
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
   sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
   sub->add_flag("--full", a.full, "print every element of long vectors instead of eliding them in the middle");
@@ -371,7 +376,19 @@ std::function<int()> setup_lesson(CLI::App* sub) {
   sub->add_flag("--speaker", a.speaker, "print every beat's speaker notes (text, answer, next beat, planned time)");
   return std::function<int()>([] {
     if (a.list) return list();
-    if (a.file.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
+    if (a.files.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
+    if (a.files.size() > 1 && (!a.plan || a.speaker))
+      throw UsageError(fmt::format("lesson: {} lesson files given ({}); several files only with --plan (their plans and "
+                                   "the sum)",
+                                   a.files.size(), fmt::join(a.files, ", ")));
+    a.file = a.files[0];
+    if (a.files.size() > 1) {  // a lecture of several lessons: each plan, then the sum
+      std::vector<Lesson> ls;
+      for (const std::string& f : a.files) ls.push_back(load_lesson(resolve_lesson_file(f)));
+      for (size_t i = 0; i < ls.size(); ++i) fmt::print("{}{}", i ? "\n" : "", format_plan(ls[i]));
+      fmt::print("\n{}", format_plan_sum(ls));
+      return 0;
+    }
     if (a.plan || a.speaker) {  // nothing runs: the file, read
       const Lesson l = load_lesson(resolve_lesson_file(a.file));
       if (a.plan) fmt::print("{}", format_plan(l));

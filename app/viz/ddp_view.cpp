@@ -215,7 +215,84 @@ std::string ms_text(double ms) {
   if (ms == 0) return "0";
   return fmt::format("{:g} ms", ms);
 }
+
+// The comm lane's idle stretches after backward (DdpGap), from the record.
+template <class ToX>
+std::vector<DdpGap> comm_gaps(const ddp::IterationTimeline& tl, int ranks, double span_ms, ToX X) {
+  std::vector<DdpGap> out;
+  const double min_ms = std::max(kDdpGapMinMs, kDdpGapMinFraction * span_ms);
+  const auto add = [&](DdpGapCause cause, int call, int bucket, int rank, double begin, double end, double ready) {
+    DdpGap g;
+    g.cause = cause, g.call = call, g.bucket = bucket, g.rank = rank;
+    g.begin_ms = begin, g.end_ms = end, g.ready_ms = ready;
+    if (g.end_ms - g.begin_ms < min_ms) return;
+    g.x0 = X(g.begin_ms), g.x1 = X(g.end_ms);
+    const double idle = g.end_ms - g.begin_ms;
+    switch (g.cause) {
+      case DdpGapCause::cpu:
+        g.labels = {fmt::format("idle {:.1f} ms: b{} posted at {:.1f} ms, waiting for a CPU to start it", idle, g.bucket,
+                                g.ready_ms),
+                    fmt::format("idle {:.1f} ms: waiting for a CPU", idle), "waiting for a CPU", "no CPU yet"};
+        break;
+      case DdpGapCause::posting:
+        g.labels = {fmt::format("idle {:.1f} ms: waiting for R{} to post b{}", idle, g.rank, g.bucket),
+                    fmt::format("waiting for R{} to post b{}", g.rank, g.bucket), fmt::format("waiting for R{}", g.rank)};
+        break;
+      case DdpGapCause::step:
+        g.labels = {fmt::format("SGD step, {:.1f} ms: nothing left to send", idle), "SGD step", "step"};
+        break;
+    }
+    out.push_back(std::move(g));
+  };
+  std::vector<const ddp::CommSpan*> calls;
+  for (const auto& c : tl.comm) calls.push_back(&c);
+  std::stable_sort(calls.begin(), calls.end(), [](const auto* a, const auto* b) { return a->call < b->call; });
+  double cursor = tl.backward_end_ms;  // the lane's idle time counts from backward's end
+  for (const ddp::CommSpan* c : calls) {
+    if (c->bucket < 0) return {};  // sharded: no buckets, no posting record
+    const ddp::BucketFill* last = nullptr;
+    int posted = 0;
+    for (const auto& f : tl.fills)
+      if (f.bucket == c->bucket) {
+        ++posted;
+        if (!last || f.posted_ms > last->posted_ms) last = &f;
+      }
+    if (last && posted == ranks && c->begin_ms > cursor) {
+      // Up to the last post: waiting for that rank; after it: for a CPU.
+      if (last->posted_ms > cursor)
+        add(DdpGapCause::posting, c->call, c->bucket, last->rank, cursor, std::min(last->posted_ms, c->begin_ms),
+            last->posted_ms);
+      add(DdpGapCause::cpu, c->call, c->bucket, -1, std::max(cursor, last->posted_ms), c->begin_ms, last->posted_ms);
+    }
+    cursor = std::max(cursor, c->end_ms);
+  }
+  if (!calls.empty()) add(DdpGapCause::step, -1, -1, -1, cursor, tl.end_ms, 0);
+  return out;
+}
 }  // namespace
+
+std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus) {
+  switch (g.cause) {
+    case DdpGapCause::cpu:
+      // The group's communication thread starts with each iteration
+      // (core/labs/ddp/train.cpp): before call 0 it may not have run yet.
+      return fmt::format("The comm lane is idle from {:.1f} to {:.1f} ms: every rank had posted b{} by {:.1f} ms and "
+                         "waits for its result (shaded), but the communication thread{} began it only at {:.1f} ms: "
+                         "it waited {:.1f} ms for a CPU ({} worker threads, the collective's threads and the window "
+                         "share {} CPUs).",
+                         g.begin_ms, g.end_ms, g.bucket, g.ready_ms, g.call == 0 ? ", started with the iteration," : "",
+                         g.end_ms, g.end_ms - g.begin_ms, ranks, cpus);
+    case DdpGapCause::posting:
+      return fmt::format("The comm lane is idle from {:.1f} to {:.1f} ms: R{} posted b{} only at {:.1f} ms, and a call "
+                         "starts when every rank has posted it.",
+                         g.begin_ms, g.end_ms, g.rank, g.bucket, g.ready_ms);
+    case DdpGapCause::step:
+      return fmt::format("From {:.1f} to {:.1f} ms the ranks copy the averaged gradients and take the SGD step: nothing "
+                         "left to send.",
+                         g.begin_ms, g.end_ms);
+  }
+  return "";
+}
 
 DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& L) {
   DdpScene sc;
@@ -322,6 +399,7 @@ DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& L
     m.color = bucket_color(f.bucket);
     sc.markers.push_back(m);
   }
+  sc.gaps = comm_gaps(tl, n, sc.span_ms, X);
   const double step = tick_step(sc.span_ms);
   for (int k = 0; k * step <= sc.span_ms * (1 + 1e-9); ++k)
     sc.ticks.push_back({X(k * step), k * step, ms_text(k * step)});

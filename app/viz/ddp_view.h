@@ -127,6 +127,42 @@ struct DdpTick {
   std::string text;  // "0", "20 ms"
 };
 
+// A stretch of the communication lane left idle after backward ended (at
+// least kDdpGapMinMs and kDdpGapMinFraction of the plot's span), and why,
+// from the run's record:
+//  - cpu: every rank had posted the next call's bucket (its last BucketFill
+//    posted_ms, `ready_ms`) before the stretch began, yet the communication
+//    thread started the call only at its end: started with the iteration
+//    (call 0) or woken by the last post, it waited to be scheduled on a CPU
+//    (the workers, the collective's threads and the window share the
+//    cores); the ranks wait for that call's result.
+//  - posting: a rank (`rank`) had not yet posted the call's bucket: the
+//    stretch ends at its post (overlap none posts after backward).
+//  - step: after the last call, until the iteration's end: the ranks copy
+//    the averaged gradients and take the SGD step; nothing left to send.
+// Sharded runs (no buckets) get no gaps.
+enum class DdpGapCause { cpu, posting, step };
+struct DdpGap {
+  DdpGapCause cause = DdpGapCause::cpu;
+  int call = -1, bucket = -1, rank = -1;  // the call and bucket it waits for (-1 for step); posting: the late rank
+  double begin_ms = 0, end_ms = 0;        // the lane idle from begin to end
+  double ready_ms = 0;                    // cpu, posting: when the last rank posted the bucket
+  float x0 = 0, x1 = 0;                   // plot pixels of begin_ms, end_ms
+  // Texts for the label in the gap, longest first; the panel draws the first
+  // that fits between x0 and x1 ("idle 12.1 ms: b0 posted at 0.3 ms, waiting
+  // for a CPU to start it", ..., "no CPU yet").
+  std::vector<std::string> labels;
+};
+inline constexpr double kDdpGapMinMs = 1, kDdpGapMinFraction = 0.03;
+
+// The sentence on a gap for the note under the axis: "The comm lane is
+// idle from 0.5 to 12.4 ms: every rank had posted b0 by 0.3 ms and waits for
+// its result (shaded), but the communication thread, started with the
+// iteration, began it only at 12.4 ms: it waited 11.9 ms for a CPU (4
+// worker threads, the collective's threads and the window share 2 CPUs)."
+// (", started with the iteration," for call 0 only.)
+std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus);
+
 struct DdpLayout {
   float width = 1000;   // whole plot, labels included
   float label_w = 60;   // lane labels on the left
@@ -147,6 +183,7 @@ struct DdpScene {
   std::vector<DdpBar> bars;     // forward/backward per rank by begin, then comm by call, then waits
   std::vector<DdpMarker> markers;
   std::vector<DdpTick> ticks;
+  std::vector<DdpGap> gaps;     // idle stretches of the comm lane after backward, by begin
 };
 
 // Bucket b's colour (comm bars and fill markers): Okabe-Ito hues in turn.
@@ -209,6 +246,7 @@ struct DdpDrawn {
   std::string calls;                   // ddp_calls_text of the iteration shown
   std::vector<std::string> legend;     // the legend's texts, in order
   std::vector<std::string> bar_labels; // comm bar labels drawn inside their bars
+  std::vector<std::string> gap_labels; // labels drawn in the comm lane's idle gaps (DdpGap)
   bool controls = false;               // the run's controls (none in present mode)
   bool bucket_controls = false;        // the overlap mode and bucket cap controls
   // Where the legend and the timeline (lanes and time axis) were drawn:

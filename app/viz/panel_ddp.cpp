@@ -296,6 +296,7 @@ void draw_ddp(App& app) {
                                rp.ranks, rp.depth, rp.width, rp.width, mode, rp.sharded ? "ring" : rp.algorithm, it + 1,
                                r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
   d.drawn.bar_labels.clear();
+  d.drawn.gap_labels.clear();
   const std::vector<StatsPart> parts = stats_parts(*r, it, d.drawn);
   // The lanes come first: the header, stats and legend get what their
   // least height leaves, at a smaller text size when they need it, cut off

@@ -1,6 +1,7 @@
 // The DDP view's plot (draw_ddp, panel_ddp.cpp, calls it): one iteration's
 // lanes, bars, bucket markers, waits and time axis, the note under the
-// axis (with slow_call_note) and the hover text; moved out of panel_ddp.cpp.
+// axis (with slow_call_note and the comm lane's idle gaps, DdpGap) and the
+// hover text; moved out of panel_ddp.cpp.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -31,15 +32,20 @@ std::string bucket_params(const ddp::Result& r, int bucket) {
 }
 
 // The note under the axis (wrapped to the panel's width), with the
-// sentence on a collective far slower than its peers (slow_call_note).
-std::string note_text(const ddp::Result& r, int it) {
+// sentence on a collective far slower than its peers (slow_call_note) and
+// the one on the comm lane's longest idle gap after backward (DdpGap).
+std::string note_text(const ddp::Result& r, int it, const std::vector<DdpGap>& gaps) {
   const int n = r.options.ranks, cpus = int(std::thread::hardware_concurrency());
   double load = -1;
   if (getloadavg(&load, 1) != 1) load = -1;
   const std::string slow = slow_call_note(r, it, cpus, load);
+  const auto longest = std::max_element(gaps.begin(), gaps.end(), [](const DdpGap& a, const DdpGap& b) {
+    return a.end_ms - a.begin_ms < b.end_ms - b.begin_ms;
+  });
+  const std::string gap = longest == gaps.end() ? "" : ddp_gap_sentence(*longest, n, cpus);
   return fmt::format("Measured on this machine ({} cores, threads backend): {} worker threads and the collective's "
-                     "threads share the CPUs.{}{}",
-                     cpus, n, slow.empty() ? "" : " ", slow);
+                     "threads share the CPUs.{}{}{}{}",
+                     cpus, n, slow.empty() ? "" : " ", slow, gap.empty() ? "" : " ", gap);
 }
 
 }  // namespace
@@ -50,7 +56,7 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fs = ImGui::GetFontSize(), lh = ImGui::GetTextLineHeight();
   const int n = r.options.ranks;
-  const std::string note = note_text(r, it);
+  const std::string note = note_text(r, it, build_ddp_scene(r, it, DdpLayout{}).gaps);
   drawn.note_text = note;
   float note_h = ImGui::CalcTextSize(note.c_str(), nullptr, false, avail.x).y + lh * 0.2f;
   const float axis_h = lh + 6;
@@ -168,6 +174,18 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
       }
     }
     if (hovered_rect(a, e)) hover_bar = &b;
+  }
+  // The comm lane's idle gaps after backward: the longest of their labels
+  // that fits, centred in the gap, in ink on the lane.
+  for (const DdpGap& g : sc.gaps) {
+    const DdpLane& lane = sc.lanes.back();
+    for (const std::string& text : g.labels) {
+      const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+      if (ts.x + 8 > g.x1 - g.x0 || ts.y > lane.y1 - lane.y0 + 2) continue;
+      dl->AddText(P((g.x0 + g.x1 - ts.x) / 2, (lane.y0 + lane.y1 - ts.y) / 2), ink, text.c_str());
+      drawn.gap_labels.push_back(text);
+      break;
+    }
   }
   // Bucket fill markers: a triangle at the top of the rank's lane.
   const DdpMarker* hover_marker = nullptr;

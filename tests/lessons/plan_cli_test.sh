@@ -1,15 +1,31 @@
 #!/bin/sh
 # `microddp lesson FILE --plan` and `--speaker` as a lecturer types them:
-# exact rows of lesson 03's plan, lesson 02's speaker sheet, and a bad
-# `minutes:` refused with file:line:column and exit 2.
+# exact rows of lesson 03's plan (its optional beats marked and summed
+# without), lessons 02 + 03 planned together, lesson 02's speaker sheet, and
+# a bad `minutes:` or `optional:` refused with file:line:column and exit 2.
 set -u
 bin=$1
 src=$2
 fail=0
 out=$("$bin" lesson "$src/lessons/03-naive-tree-ring.yaml" --plan) || { echo "FAIL: --plan exited $?"; fail=1; }
-for want in "   5  collective     4  18:00  Where is the crossover?  [?]" "total 40 min (11 beats)"; do
+for want in "   5  collective     4  18:00  Where is the crossover?  [?]" \
+    "  11  lab            2  38:00  Measured now, in the lab.  (optional)" \
+    "total 40 min (11 beats); without the 5 optional beats 25 min"; do
   printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --plan lacks the line '$want'"; printf '%s\n' "$out"; fail=1; }
 done
+out=$("$bin" lesson 02-ring-double-buffering "$src/lessons/03-naive-tree-ring.yaml" --plan) || { echo "FAIL: --plan of two lessons exited $?"; fail=1; }
+for want in "total 25 min (6 beats)" "total 40 min (11 beats); without the 5 optional beats 25 min" \
+    "02 + 03: 65 min, 50 without optional"; do
+  printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --plan of 02 and 03 lacks the line '$want'"; printf '%s\n' "$out"; fail=1; }
+done
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "02 + 03: 65 min, 50 without optional" ] || { echo "FAIL: the sum is not the last line"; fail=1; }
+err=$("$bin" lesson 02-ring-double-buffering 03-naive-tree-ring 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: two lessons without --plan exited $rc, not 2"; fail=1; }
+case $err in
+  *"2 lesson files given (02-ring-double-buffering, 03-naive-tree-ring); several files only with --plan"*) ;;
+  *) echo "FAIL: unexpected error for two lessons: $err"; fail=1 ;;
+esac
 out=$("$bin" lesson 02-ring-double-buffering --speaker) || { echo "FAIL: --speaker exited $?"; fail=1; }
 for want in "── beat 6/6 ──" "answer: 3) [8, 10, 12]" "planned 3:00-8:00 of 25:00" "beat 3: Step 1 repeats the pattern with the roles swapped: each rank forwards…"; do
   printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --speaker lacks the line '$want'"; fail=1; }
@@ -21,8 +37,16 @@ err=$("$bin" lesson "$tmp/bad.yaml" --plan 2>&1 >/dev/null)
 rc=$?
 [ "$rc" = 2 ] || { echo "FAIL: a bad minutes: exited $rc, not 2"; fail=1; }
 case $err in
-  *"bad.yaml:15:14: 'minutes' is the time planned for this beat, 0.25..60 minutes; got '-1'"*) ;;
+  *"bad.yaml:20:14: 'minutes' is the time planned for this beat, 0.25..60 minutes; got '-1'"*) ;;
   *) echo "FAIL: unexpected error: $err"; fail=1 ;;
+esac
+sed '0,/^    optional: true$/s//    optional: maybe/' "$src/lessons/03-naive-tree-ring.yaml" > "$tmp/badopt.yaml"
+err=$("$bin" lesson "$tmp/badopt.yaml" --plan 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: a bad optional: exited $rc, not 2"; fail=1; }
+case $err in
+  *"badopt.yaml:"*":15: 'optional' must be true or false, got 'maybe'"*) ;;
+  *) echo "FAIL: unexpected error for a bad optional: $err"; fail=1 ;;
 esac
 [ $fail = 0 ] && echo "ok: lesson --plan and --speaker"
 exit $fail

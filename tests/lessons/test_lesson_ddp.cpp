@@ -231,14 +231,15 @@ beats:
 )", "timing.yaml");
     const auto r0 = evaluate(l.beats[0]);
     REQUIRE(r0.size() == 3);
-    CHECK(r0[0].pass);  // decided on the first three runs
-    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 3 runs");
-    CHECK(r0[0].expected == "< 0.5 by more than the spread 0");
-    CHECK(r0[0].actual == "0 (runs: 0, 0, 0)");
-    CHECK_FALSE(r0[1].pass);  // the opposite stands out after three rounds: fails with all nine
+    CHECK(r0[0].pass);  // decided on the first seven runs: 7 of 7 below, p = 1/128
+    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 7 runs");
+    CHECK(r0[0].expected == "< 0.5: median < 0.455 (0.5 / 1.1), sign test p <= 0.01");
+    CHECK(r0[0].actual == "0 (7 of 7 runs < 0.5, p = 0.00781; runs: 0, 0, 0, 0, 0, 0, 0)");
+    CHECK_FALSE(r0[1].pass);  // the opposite passes the same tests: fails, after both rounds
     CHECK_FALSE(r0[1].skipped);
-    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 9 runs");
-    CHECK(r0[1].actual == "0 (runs: 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 14 runs");
+    CHECK(r0[1].expected == "> 0.5: median > 0.55 (0.5 × 1.1), sign test p <= 0.01");
+    CHECK(r0[1].actual == "0 (0 of 14 runs > 0.5, p = 1; runs: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)");
     CHECK_FALSE(r0[2].pass);  // no link time: the model clock has no communication to hide
     CHECK(r0[2].what == "overlap fraction on the model clock");
     CHECK(r0[2].actual == "0");

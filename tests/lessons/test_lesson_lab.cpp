@@ -91,7 +91,7 @@ TEST_SUITE("lesson_lab") {
         {"  - {kind: lab, text: x, lab: {nodes: 9}}\n", "m.yaml:5:39: 'nodes' must be"},
         {"  - {kind: lab, text: x, lab: {algorithms: [nope]}}\n", "m.yaml:5:31: this lab run cannot run nope: "},
         {"  - {kind: lab, text: x, at: end}\n", "m.yaml:5:26: unknown key 'at' in a lab beat (expected one of: kind, "
-                                                  "name, lab, text, question, checks, minutes, view, compare)"},
+                                                  "name, lab, text, question, checks, minutes, optional, view, compare)"},
         {"  - {kind: lab, text: x, checks: [{check: measured_ratio, over_algorithm: ring, greater_than: 2}]}\n",
          "m.yaml:5:75: 'over_algorithm' is the same as 'algorithm': the ratio would be 1"},
         {"  - {kind: lab, text: x, checks: [{check: measured_ratio, over_run: a, greater_than: 2}]}\n",

@@ -76,3 +76,84 @@ TEST_SUITE("lesson_timing") {
     CHECK(decide({1, 2, 3}, {5, nan, 7}, true).verdict == Verdict::fail);
   }
 }
+
+// The rule of timing claims against a fixed number (`overlap_fraction
+// less_than: 0.3`): a sign test on 7, then 14, runs and the median past the
+// number by 10%. Fixed samples, no clock.
+TEST_SUITE("lesson_timing") {
+  TEST_CASE("sign test: exact one-sided p") {
+    CHECK(sign_p(7, 7) == doctest::Approx(1.0 / 128));
+    CHECK(sign_p(6, 6) == doctest::Approx(1.0 / 64));      // 6 runs can never reach 0.01
+    CHECK(sign_p(9, 10) == doctest::Approx(11.0 / 1024));  // 0.0107: 9 of 10 is not enough
+    CHECK(sign_p(12, 14) == doctest::Approx(106.0 / 16384));
+    CHECK(sign_p(11, 14) == doctest::Approx(470.0 / 16384));
+    CHECK(sign_p(0, 7) == 1);
+    CHECK(sign_p(8, 7) == 0);
+  }
+
+  TEST_CASE("a clear claim against a number passes, its opposite fails") {
+    // Lesson 07's run 'none' (overlap none): overlap about 0 on every run.
+    const std::vector<double> none{0.0, 0.012, 0.004, 0.0, 0.021, 0.008, 0.003};
+    FixedDecision d = decide_fixed(none, 0.3, true);
+    CHECK(d.verdict == Verdict::pass);
+    CHECK(d.held == 7);
+    CHECK(d.p == doctest::Approx(1.0 / 128));
+    CHECK(d.median == doctest::Approx(0.004));
+    CHECK(decide_fixed(none, 0.3, false).verdict == Verdict::fail);
+    // Clearly above: "< 0.3" fails, "> 0.3" passes.
+    const std::vector<double> high{0.61, 0.72, 0.55, 0.68, 0.7, 0.64, 0.59};
+    CHECK(decide_fixed(high, 0.3, true).verdict == Verdict::fail);
+    CHECK(decide_fixed(high, 0.3, false).verdict == Verdict::pass);
+  }
+
+  TEST_CASE("runs straddling the number are not shown") {
+    const std::vector<double> straddle{0.25, 0.28, 0.29, 0.31, 0.33, 0.27, 0.32};
+    const FixedDecision d = decide_fixed(straddle, 0.3, true);
+    CHECK(d.verdict == Verdict::not_shown);
+    CHECK(d.held == 4);
+    CHECK(d.opposed == 3);
+    CHECK(decide_fixed(straddle, 0.3, false).verdict == Verdict::not_shown);
+    CHECK(fixed_reason(d, 7, 0.3, true) ==
+          "after 7 runs 4 of 7 < 0.3 (sign test p = 0.5, needs <= 0.01); the median 0.29 is not < 0.273 (0.3 / 1.1)");
+    // 14 runs, 9 below: p = 0.212, not shown either way.
+    std::vector<double> fourteen = straddle;
+    for (double x : {0.2, 0.22, 0.24, 0.26, 0.26, 0.35, 0.4}) fourteen.push_back(x);
+    CHECK(decide_fixed(fourteen, 0.3, true).verdict == Verdict::not_shown);
+    CHECK(decide_fixed(fourteen, 0.3, true).p == doctest::Approx(0.2120).epsilon(0.001));
+    // A run equal to the number counts for neither side.
+    const FixedDecision at = decide_fixed({0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3}, 0.3, true);
+    CHECK(at.verdict == Verdict::not_shown);
+    CHECK(at.held == 0);
+    CHECK(at.opposed == 0);
+  }
+
+  TEST_CASE("every run below but the median within 10% of the number: not shown") {
+    const std::vector<double> close{0.28, 0.285, 0.29, 0.29, 0.29, 0.295, 0.28};
+    const FixedDecision d = decide_fixed(close, 0.3, true);
+    CHECK(d.held == 7);
+    CHECK(d.p == doctest::Approx(1.0 / 128));
+    CHECK(d.verdict == Verdict::not_shown);
+    CHECK(fixed_reason(d, 7, 0.3, true) ==
+          "after 7 runs 7 of 7 < 0.3 (sign test p = 0.00781, needs <= 0.01); the median 0.29 is not < 0.273 (0.3 / 1.1)");
+    // "> 10": 7 of 7 above, median 10.5 within 10%: not shown.
+    CHECK(decide_fixed({10.5, 10.4, 10.6, 10.5, 10.2, 10.9, 10.5}, 10, false).verdict == Verdict::not_shown);
+  }
+
+  TEST_CASE("one run of 7 on the wrong side: not shown after 7, shown after 14") {
+    std::vector<double> v{0.01, 0.02, 0.02, 0.03, 0.03, 0.04, 0.9};
+    const FixedDecision seven = decide_fixed(v, 0.3, true);
+    CHECK(seven.held == 6);
+    CHECK(seven.p == doctest::Approx(8.0 / 128));
+    CHECK(seven.verdict == Verdict::not_shown);
+    for (double x : {0.01, 0.02, 0.5, 0.03, 0.02, 0.01, 0.04}) v.push_back(x);
+    const FixedDecision fourteen = decide_fixed(v, 0.3, true);
+    CHECK(fourteen.held == 12);
+    CHECK(fourteen.p == doctest::Approx(106.0 / 16384));
+    CHECK(fourteen.verdict == Verdict::pass);
+  }
+
+  TEST_CASE("a NaN run fails a claim against a number; no runs is not shown") {
+    CHECK(decide_fixed({0.1, std::nan(""), 0.1, 0.1, 0.1, 0.1, 0.1}, 0.3, true).verdict == Verdict::fail);
+    CHECK(decide_fixed({}, 0.3, true).verdict == Verdict::not_shown);
+  }
+}

@@ -177,9 +177,8 @@ std::string machine_load() {
                   : fmt::format("load average {:.2f} on {} CPUs", load, cpus);
 }
 
-// Runs per round, and the most rounds, of a timing claim against a number
-// (kTimingRound*) and against another run (kVsRound*).
-constexpr size_t kTimingRound = 3, kTimingRounds = 3;
+// Runs per round, and the most rounds, of a timing claim against another
+// run (against a number: timing::kFixedRound, kFixedRounds).
 constexpr size_t kVsRound = 5, kVsRounds = 2;
 
 // A timing figure (overlap fraction, exposed ms) compared with less_than /
@@ -188,15 +187,15 @@ constexpr size_t kVsRound = 5, kVsRounds = 2;
 // (the given run first) and, for {run: NAME}, that run's, made alternately
 // (other, this, other, this, ...) so that a change in the machine's load
 // hits both sides alike. Each run gives its median over iterations.
-// Against a number: the claim holds when the median of this beat's runs
-// beats the number by more than the runs' own spread (median absolute
-// deviation), after 3, 6 or 9 runs. Against {run: NAME}: by the rule of
-// timing_rule.h (medians apart by a factor 1.5 and a rank test at
-// p <= 0.01), after 5 or 10 runs each; a false claim (the same run against
-// itself) then never passes. Then it fails when the opposite stands out
-// (the machine measured the opposite), and is skipped as "not shown on this
-// run" when neither does (the load's noise hides the difference), naming
-// the runs and the machine's load.
+// Against {run: NAME}: by timing::decide (medians apart by a factor 1.5 and
+// a rank test at p <= 0.01), after 5 or 10 runs each; a false claim (the
+// same run against itself) then never passes. Against a number: by
+// timing::decide_fixed (a sign test at p <= 0.01 and the median past the
+// number by 10%), after 7 or 14 runs; runs straddling the number never
+// pass. Either fails when the opposite passes the same tests (the machine
+// measured the opposite), and is skipped as "not shown on this run" when
+// neither does (the load's noise hides the difference), naming the runs,
+// the reason and the machine's load.
 template <class K>
 CheckResult eval_timing(const K& k, DdpRuns& runs) {
   const check::Compare& cmp = k.cmp;
@@ -207,35 +206,34 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
   };
   std::vector<double> mine{figure(k, runs.run)}, theirs;  // theirs: before `times`
   const bool less = cmp.op == "less_than";
-  double got = 0, want = cmp.value, spread = 0;
-  bool pass = false, opposite = false;
+  double got = 0, want = cmp.value;
   timing::Decision dec;
-  const size_t per_round = cmp.other_ddp ? kVsRound : kTimingRound;
-  const size_t rounds = cmp.other_ddp ? kVsRounds : kTimingRounds;
-  for (size_t round = 1; round <= rounds && !pass; ++round) {
+  timing::FixedDecision fixed;
+  timing::Verdict verdict = timing::Verdict::not_shown;
+  const size_t per_round = cmp.other_ddp ? kVsRound : timing::kFixedRound;
+  const size_t rounds = cmp.other_ddp ? kVsRounds : timing::kFixedRounds;
+  for (size_t round = 1; round <= rounds && verdict != timing::Verdict::pass; ++round) {
     while (mine.size() < round * per_round) {
       if (cmp.other_ddp) theirs.push_back(rerun(*cmp.other_ddp));
       mine.push_back(rerun(runs.beat.ddp));
     }
     if (cmp.other_ddp && theirs.size() < mine.size()) theirs.push_back(rerun(*cmp.other_ddp));
     got = median(mine);
-    spread = mad(mine);
     if (cmp.other_ddp) {
       std::vector<double> scaled;
       for (double x : theirs) scaled.push_back(cmp.times * x);
       want = median(scaled);
       dec = timing::decide(mine, scaled, less);
-      pass = dec.verdict == timing::Verdict::pass;
-      opposite = dec.verdict == timing::Verdict::fail;
+      verdict = dec.verdict;
     } else {
-      pass = less ? got + spread < want : got - spread > want;
-      // Not decided: the medians differ (either way) by no more than the spread.
-      opposite = less ? got - spread > want : got + spread < want;
+      fixed = timing::decide_fixed(mine, want, less);
+      verdict = fixed.verdict;
     }
   }
   CheckResult r;
   const char* op = less ? "<" : ">";
   const std::string each = fmt::format("median of {} runs", mine.size());
+  const size_t n = mine.size();
   if (cmp.other_ddp) {
     r.what = fmt::format("{} vs run '{}', {} each, interleaved", figure_name(k), cmp.other_run, each);
     r.expected = fmt::format("{} {}{} of run '{}' ({}) by a factor {:g} and a rank test p <= {:g}", op,
@@ -245,11 +243,14 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
                            cmp.other_run, num_list(theirs));
   } else {
     r.what = fmt::format("{}, {}", figure_name(k), each);
-    r.expected = fmt::format("{} {} by more than the spread {}", op, fmt_num(want), fmt_num(spread));
-    r.actual = fmt::format("{} (runs: {})", fmt_num(got), num_list(mine));
+    r.expected = fmt::format("{} {}: median {} {:.3g} ({} {} {:g}), sign test p <= {:g}", op, fmt_num(want), op,
+                             less ? want / timing::kFixedMargin : want * timing::kFixedMargin, fmt_num(want),
+                             less ? "/" : "×", timing::kFixedMargin, timing::kTimingP);
+    r.actual = fmt::format("{} ({} of {} runs {} {}, p = {:.3g}; runs: {})", fmt_num(got), fixed.held, n, op,
+                           fmt_num(want), fixed.p, num_list(mine));
   }
-  r.pass = pass;
-  if (!pass && !opposite) {
+  r.pass = verdict == timing::Verdict::pass;
+  if (verdict == timing::Verdict::not_shown) {
     // Neither the claim nor its opposite stands out of the runs' own noise:
     // this run does not show it (skipped, not failed), and says why.
     r.not_shown = r.skipped = true;
@@ -259,9 +260,8 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
                              mine.size(), fmt_num(got), fmt_num(want), timing::kTimingMargin, timing::kTimingP, dec.p,
                              num_list(mine), cmp.other_run, num_list(theirs), machine_load());
     else
-      r.actual = fmt::format("not shown on this run: after {} runs each the medians {} and {} differ by less than the "
-                             "runs' spread {} (runs: {}); {}",
-                             mine.size(), fmt_num(got), fmt_num(want), fmt_num(spread), num_list(mine), machine_load());
+      r.actual = fmt::format("not shown on this run: {}; runs: {}; {}", timing::fixed_reason(fixed, n, want, less),
+                             num_list(mine), machine_load());
   }
   return r;
 }

@@ -227,6 +227,10 @@ struct Beat {
   // are not the beat's. recorded_path "" / recorded_run null: none.
   std::string recorded_path;
   std::shared_ptr<const RunRecord> recorded_run;
+  // `optional: true`: a beat a short lecture may skip (its point is made by
+  // another beat); `--plan` marks it and sums the lesson without it. The
+  // runner and the window still show it.
+  bool optional = false;
 };
 inline constexpr double kDefaultBeatMinutes = 2, kMinBeatMinutes = 0.25, kMaxBeatMinutes = 60;
 

@@ -152,9 +152,12 @@ Highlights read_highlights(const Ctx& c, const YAML::Node& n) {
 }
 
 // A beat's `minutes:` (the lecture plan): a number of minutes in
-// kMinBeatMinutes..kMaxBeatMinutes, or the default when absent.
+// kMinBeatMinutes..kMaxBeatMinutes, or the default when absent; and its
+// `optional:` (true or false: a short lecture may skip it).
 void read_minutes(const Ctx& c, const YAML::Node& bn, Beat& b) {
-  if (!bn.IsMap() || !bn["minutes"]) return;
+  if (!bn.IsMap()) return;
+  if (bn["optional"]) b.optional = boolean(c, bn["optional"], "optional");
+  if (!bn["minutes"]) return;
   const double m = number(c, bn["minutes"], "minutes");
   if (!(m >= kMinBeatMinutes && m <= kMaxBeatMinutes))
     c.fail(bn["minutes"], fmt::format("'minutes' is the time planned for this beat, {:g}..{:g} minutes; got '{}'",
@@ -237,7 +240,7 @@ void check_lab_view(const Ctx& c, const YAML::Node& at, const Beat& b) {
 // run, fails at its mark); no `at` and no `setup`.
 void parse_lab_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& cur, LabRequest& cur_lab,
                     std::map<std::string, LabRequest>& runs) {
-  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks", "minutes", "view", "compare"});
+  only_keys(c, bn, "a lab beat", {"kind", "name", "lab", "text", "question", "checks", "minutes", "optional", "view", "compare"});
   b.setup = cur;
   b.at.kind = Target::Kind::end;
   if (bn["lab"]) read_lab(c, bn["lab"], cur_lab);
@@ -278,9 +281,10 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   const bool is_ddp = b.kind == Beat::Kind::ddp;
   const char* opt_key = is_ddp ? "ddp" : "hang";
   if (is_ddp)
-    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"}, {"view", "minutes"});
+    only_keys(c, bn, "a ddp beat", {"kind", "name", "ddp", "text", "highlight", "question", "checks"},
+              {"view", "minutes", "optional"});
   else
-    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks", "minutes"});
+    only_keys(c, bn, "a hang beat", {"kind", "hang", "text", "highlight", "question", "checks", "minutes", "optional"});
   b.setup = cur;
   b.at.kind = Target::Kind::end;
   try {
@@ -409,7 +413,7 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
       continue;
     }
     only_keys(c, bn, "a beat", {"at", "text", "highlight", "question", "checks", "setup"},
-              {"kind", "view", "compare", "minutes", "recorded"});
+              {"kind", "view", "compare", "minutes", "recorded", "optional"});
     if (bn["setup"]) {
       read_setup(c, bn["setup"], cur);
       b.setup_changed = true;

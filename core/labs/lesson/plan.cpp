@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 namespace microddp::lesson {
@@ -105,6 +106,38 @@ double minutes_before(const Lesson& l, int beat) {
 
 double total_minutes(const Lesson& l) { return minutes_before(l, static_cast<int>(l.beats.size())); }
 
+double required_minutes(const Lesson& l) {
+  double m = 0;
+  for (const Beat& b : l.beats) m += b.optional ? 0 : b.minutes;
+  return m;
+}
+
+int optional_beats(const Lesson& l) {
+  int n = 0;
+  for (const Beat& b : l.beats) n += b.optional;
+  return n;
+}
+
+std::string lesson_short_name(const Lesson& l) {
+  const std::string stem = std::filesystem::path(l.file).stem().string();
+  const size_t digits = stem.find_first_not_of("0123456789");
+  return digits == 0 || digits == std::string::npos ? stem : stem.substr(0, digits);
+}
+
+std::string format_plan_sum(const std::vector<Lesson>& ls) {
+  std::string names;
+  double total = 0, required = 0;
+  int optional = 0;
+  for (const Lesson& l : ls) {
+    names += (names.empty() ? "" : " + ") + lesson_short_name(l);
+    total += total_minutes(l);
+    required += required_minutes(l);
+    optional += optional_beats(l);
+  }
+  return optional ? fmt::format("{}: {} min, {} without optional\n", names, minutes_text(total), minutes_text(required))
+                  : fmt::format("{}: {} min\n", names, minutes_text(total));
+}
+
 std::string clock_text(double seconds) {
   const bool neg = seconds < 0;
   const long s = std::lround(std::fabs(seconds));
@@ -121,13 +154,17 @@ std::string format_plan(const Lesson& l) {
   for (size_t b = 0; b < l.beats.size(); ++b) {
     const Beat& beat = l.beats[b];
     defaults += !beat.minutes_given;
-    out += fmt::format("{:>4}  {:<10} {:>5}{} {:>5}  {}{}\n", b + 1, kind_name(beat.kind), minutes_text(beat.minutes),
+    out += fmt::format("{:>4}  {:<10} {:>5}{} {:>5}  {}{}{}\n", b + 1, kind_name(beat.kind), minutes_text(beat.minutes),
                        beat.minutes_given ? " " : "*", clock_text(60 * minutes_before(l, static_cast<int>(b))),
-                       first_line(beat.text), beat.question ? "  [?]" : "");
+                       first_line(beat.text), beat.question ? "  [?]" : "", beat.optional ? "  (optional)" : "");
   }
   out += fmt::format("total {} min ({} {}", minutes_text(total_minutes(l)), l.beats.size(), beats_word);
   if (defaults) out += fmt::format("; * = no 'minutes:' key, the default {:g} min", kDefaultBeatMinutes);
-  out += ")\n";
+  out += ")";
+  if (const int n = optional_beats(l))
+    out += fmt::format("; without the {} optional {} {} min", n, n == 1 ? "beat" : "beats",
+                       minutes_text(required_minutes(l)));
+  out += "\n";
   std::string short_beats;
   for (size_t b = 0; b < l.beats.size(); ++b) {
     const Beat& beat = l.beats[b];
@@ -150,8 +187,8 @@ std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elaps
   const Beat& b = l.beats[static_cast<size_t>(beat)];
   const double from = 60 * minutes_before(l, beat), to = 60 * minutes_before(l, beat + 1);
   const double total = 60 * total_minutes(l);
-  std::string out = fmt::format("{}\nbeat {} of {} · {} min planned\n", l.title, beat + 1, l.beats.size(),
-                                minutes_text(b.minutes));
+  std::string out = fmt::format("{}\nbeat {} of {} · {} min planned{}\n", l.title, beat + 1, l.beats.size(),
+                                minutes_text(b.minutes), b.optional ? " · optional: a short lecture may skip it" : "");
   if (elapsed_s) {
     // Behind when the clock is past this beat's planned end, ahead when it
     // has not reached its planned start.

@@ -9,6 +9,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/labs/lesson/lesson.h"
 
@@ -25,6 +26,9 @@ std::string first_line(const std::string& text, size_t max_chars = 72);
 // 0-based; beat = beats.size() gives the total).
 double minutes_before(const Lesson& l, int beat);
 double total_minutes(const Lesson& l);
+// Minutes of the beats that are not `optional: true`, and how many are.
+double required_minutes(const Lesson& l);
+int optional_beats(const Lesson& l);
 
 // The least time a beat's text plausibly takes in a lecture: its words
 // (text, question, choices and explanation) read out and pointed at on the
@@ -41,19 +45,29 @@ std::string clock_text(double seconds);
 
 // The plan: the title, one row per beat (number, kind, minutes — with a
 // '*' when the beat has no `minutes:` key and gets kDefaultBeatMinutes —
-// planned start, first line, "[?]" when it asks a question) and the total:
+// planned start, first line, "[?]" when it asks a question, "(optional)"
+// for an `optional: true` beat) and the total:
 //   beat  kind         min  start  first line
 //      1  collective     2*  0:00  Before anything moves.
-//   total 12 min (6 beats; * = no 'minutes:' key, the default 2 min)
-// ("1 beat" for one) and, when some beat's minutes are below
+//      2  collective     3   2:00  Sweep the sizes.  (optional)
+//   total 12 min (6 beats; * = no 'minutes:' key, the default 2 min); without the 1 optional beat 9 min
+// ("1 beat" for one; the "without" part only when a beat is optional) and,
+// when some beat's minutes are below
 // reading_minutes (compared on hundredths of a minute), a last line
 // naming them, the reading time rounded up to a tenth: "short: beat 6 (2 min
 // for 310 words: reading takes 3.1)
 // (at 100 words a minute, 1 min per question)".
 std::string format_plan(const Lesson& l);
 
+// The lessons' minutes added up, for a lecture of several lessons (`lesson
+// A B --plan`): "02 + 03: 51 min, 49 without optional" (", ... without
+// optional" only when some beat is optional). Each lesson is named by its
+// file name's leading digits ("02"), or its file name without ".yaml".
+std::string format_plan_sum(const std::vector<Lesson>& ls);
+
 // The speaker notes of beat `beat` (0-based; std::out_of_range outside):
-// the title, "beat k of N", the clock, the whole text, the question with
+// the title, "beat k of N" (with "optional: a short lecture may skip it"
+// for an optional beat), the clock, the whole text, the question with
 // its choices, the answer and the explanation, and the next beat's first
 // line (or "last beat"). elapsed_s: seconds since the lecture started (the
 // window's clock): the clock line reads "clock 3:05 elapsed · this beat

@@ -1,6 +1,7 @@
-// The decision rule of a measured timing claim that compares two runs
-// (checks_ddp.cpp: `comm_ms less_than: {run: NAME}` and the like). Pure
-// functions on samples, so a test can feed them fixed figures.
+// The decision rules of measured timing claims (checks_ddp.cpp): one that
+// compares two runs (`comm_ms less_than: {run: NAME}` and the like) and one
+// that compares runs with a fixed number (`overlap_fraction less_than:
+// 0.3`). Pure functions on samples, so a test can feed them fixed figures.
 //
 // A claim "A < B" (A: this beat's per-run medians, B: the other run's,
 // already multiplied by `times`; any unit, the same for both) holds when
@@ -14,10 +15,26 @@
 // (X < X) therefore never pass and never fail on the margin alone, and on
 // samples from one distribution the rank test passes with probability
 // <= kTimingP. Any NaN sample fails the claim.
+//
+// A claim against a fixed number, "x < T" (x: one run's figure, e.g. its
+// median overlap fraction over iterations; T > 0, the same unit), holds on
+// n runs when
+//   1. a one-sided sign test rejects "each run is as likely above T as
+//      below": k runs strictly below T, P(Binomial(n, 1/2) >= k) <=
+//      kTimingP (7 of 7, 11 of 12, 12 of 14; a run equal to T counts
+//      against the claim); and
+//   2. the runs' median is past T by the factor kFixedMargin: median ×
+//      kFixedMargin < T ("x > T": median > T × kFixedMargin).
+// It fails when the opposite claim passes the same two tests, and is "not
+// shown" otherwise: runs straddling T never decide. No fewer than 7 runs
+// can reach p <= 0.01 (6 of 6 is p = 1/64), so the rounds are 7 and 14.
 #pragma once
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/model/stats.h"
 
@@ -86,6 +103,66 @@ inline Decision decide(const std::vector<double>& mine, const std::vector<double
     d.verdict = Verdict::fail;
   }
   return d;
+}
+
+inline constexpr double kFixedMargin = 1.1;  // median past the number by 10%
+inline constexpr size_t kFixedRound = 7;      // runs per round of a claim against a number
+inline constexpr size_t kFixedRounds = 2;     // rounds at most (7, then 14 runs)
+
+// One-sided sign test: P(Binomial(n, 1/2) >= k), exact. 1 when k == 0.
+inline double sign_p(size_t k, size_t n) {
+  if (k == 0) return 1;
+  if (k > n) return 0;
+  double c = 1, sum = 0;  // c = C(n, i), from i = 0
+  for (size_t i = 0; i <= n; ++i) {
+    if (i >= k) sum += c;
+    c = c * static_cast<double>(n - i) / static_cast<double>(i + 1);
+  }
+  return sum / std::ldexp(1.0, static_cast<int>(n));
+}
+
+struct FixedDecision {
+  Verdict verdict = Verdict::not_shown;
+  size_t held = 0;      // runs on the claimed side of the number (strictly)
+  size_t opposed = 0;   // runs strictly on the other side
+  double p = 1;         // sign_p(held, n)
+  double median = 0;    // the runs' median
+};
+
+// The claim "each run's figure < number" (less) or "> number" (!less), by
+// the rule above. Any NaN run fails the claim; no runs: not shown.
+inline FixedDecision decide_fixed(const std::vector<double>& runs, double number, bool less) {
+  FixedDecision d;
+  for (double x : runs)
+    if (std::isnan(x)) {
+      d.verdict = Verdict::fail;
+      return d;
+    }
+  if (runs.empty()) return d;
+  for (double x : runs) {
+    d.held += less ? x < number : x > number;
+    d.opposed += less ? x > number : x < number;
+  }
+  const size_t n = runs.size();
+  d.p = sign_p(d.held, n);
+  d.median = median(runs);
+  const bool below = d.median * kFixedMargin < number, above = d.median > number * kFixedMargin;
+  if ((less ? below : above) && d.p <= kTimingP) d.verdict = Verdict::pass;
+  else if ((less ? above : below) && sign_p(d.opposed, n) <= kTimingP) d.verdict = Verdict::fail;
+  return d;
+}
+
+// Why a claim against a number was decided as it was, for a "not shown"
+// line: "after 14 runs 9 of 14 < 0.3 (sign test p = 0.212, needs <= 0.01);
+// the median 0.28 is not < 0.273 (0.3 / 1.1)".
+inline std::string fixed_reason(const FixedDecision& d, size_t n, double number, bool less) {
+  const char* op = less ? "<" : ">";
+  const double bar = less ? number / kFixedMargin : number * kFixedMargin;
+  const bool past = less ? d.median < bar : d.median > bar;
+  return fmt::format("after {} runs {} of {} {} {:g} (sign test p = {:.3g}, needs <= {:g}); the median {:.3g} is {}{} {:.3g} "
+                     "({:g} {} {:g})",
+                     n, d.held, n, op, number, d.p, kTimingP, d.median, past ? "" : "not ", op, bar, number,
+                     less ? "/" : "×", kFixedMargin);
 }
 
 }  // namespace microddp::lesson::timing
