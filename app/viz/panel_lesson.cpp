@@ -158,9 +158,9 @@ void draw_question(App& app) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(plain(q.explain));
-  } else if (app.vs.present && !app.vs.handout) {  // (a printed page has no keys)
-    ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
+  // No key hint ("R reveals the answer") on a projected or printed slide:
+  // the class sees it, the lecturer's speaker view (--speaker) says it.
 }
 
 void draw_checks(App& app) {
