@@ -59,7 +59,7 @@ TEST_SUITE("present_hints") {
   TEST_CASE("--present draws no 'hover': lesson 09 beat 4's topology legend, lesson 03 beat 3's buffers") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
     for (const auto& [lesson, beat, shown] :
-         {std::tuple{"09-topology.yaml", 4, "bottleneck:"}, std::tuple{"03-naive-tree-ring.yaml", 3, "eachrow:"}}) {
+         {std::tuple{"09-topology.yaml", 4, "bottleneck:"}, std::tuple{"03-naive-tree-ring.yaml", 3, "R0input"}}) {
       Window w;
       App app;
       open(app, lesson, beat);
