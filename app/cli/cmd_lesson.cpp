@@ -288,14 +288,14 @@ int run_lesson(const Args& a) {
       run_beat();
       print_collective();
     }
-    fmt::print("\n{}\n", b.text);
+    fmt::print("\n{}\n", plain_text(b.text));  // no *emphasis* / `code` marks in a terminal
     if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
     if (!ask_first) print_checks();
 
     if (b.question) {
       const Question& q = *b.question;
-      fmt::print("\n? {}\n", q.ask);
-      for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, q.choices[i]);
+      fmt::print("\n? {}\n", plain_text(q.ask));
+      for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, plain_text(q.choices[i]));
       const std::string answer = q.answer_text();
       if (ask_first) {
         // A stray Enter is not an answer: ask again until something is typed.
@@ -323,7 +323,7 @@ int run_lesson(const Args& a) {
           right += ok;
           fmt::print("{}\n", ok ? "right." : fmt::format("not quite: the answer is {}", answer));
         }
-        if (!q.explain.empty()) fmt::print("{}\n", q.explain);
+        if (!q.explain.empty()) fmt::print("{}\n", plain_text(q.explain));
         // The reveal: what happened in the step(s), then the checks.
         fmt::print("\n");
         run_beat();
@@ -331,7 +331,7 @@ int run_lesson(const Args& a) {
         print_checks();
       } else {
         fmt::print("answer: {}\n", answer);
-        if (!q.explain.empty()) fmt::print("{}\n", q.explain);
+        if (!q.explain.empty()) fmt::print("{}\n", plain_text(q.explain));
       }
     }
     // Pace the class: wait for Enter between beats (q quits); EOF runs on.

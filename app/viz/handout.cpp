@@ -4,11 +4,18 @@
 #include <cairo.h>
 #include <fmt/format.h>
 
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "app/viz/headless_run.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
+#include "app/viz/present.h"
+#include "app/viz/view_state.h"
+#include "core/labs/lesson/plan.h"
 
 namespace microddp::viz {
 
@@ -155,6 +162,19 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
   ++pages_;
 }
 
+int handout_picture_rows(float lesson_top, float display_h, int h, float gap) {
+  if (lesson_top < 0 || display_h <= 0) return h;
+  const float scale = float(h) / display_h;
+  return std::clamp(int(std::floor((lesson_top - gap) * scale)), 1, h);
+}
+
+std::vector<uint8_t> top_rows(const std::vector<uint8_t>& rgba, int w, int rows) {
+  const size_t n = size_t(std::max(0, w)) * size_t(std::max(0, rows)) * 4;
+  if (rgba.size() < n)
+    throw std::invalid_argument(fmt::format("handout picture: {} bytes for {} rows of {} pixels", rgba.size(), rows, w));
+  return std::vector<uint8_t>(rgba.begin(), rgba.begin() + std::ptrdiff_t(n));
+}
+
 int export_handout(App& app, Frames& f, const Options& o) {
   LessonView& lesson = *app.lesson;
   const int beats = lesson.num_beats();
@@ -169,16 +189,22 @@ int export_handout(App& app, Frames& f, const Options& o) {
     if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the beat's own run, finished
     app.vs.static_frame = true;
     app.vs.handout = true;
+    app.vs.present = true;  // a page is a slide: no controls, the lesson panel's top known (present.h)
     app.vs.collect_probes = false;
     for (int i = 0; i < 3; ++i) f.frame();  // let the layout settle
     f.frame(&px, &cw, &ch);
+    // The picture alone: the lesson panel's text is the page's text below.
+    const int rows = handout_picture_rows(app.presenter.lesson_top, ImGui::GetIO().DisplaySize.y, ch,
+                                          ImGui::GetStyle().ItemSpacing.y / 2);
+    px = top_rows(px, cw, rows);
+    ch = rows;
     const lesson::Beat& beat = lesson.current();
     const std::string heading = fmt::format("{} - beat {} of {}", lesson.lesson().title, b + 1, beats);
     std::vector<std::string> q;
     if (beat.question) {
-      q.push_back("Question: " + beat.question->ask);
+      q.push_back("Question: " + lesson::plain_text(beat.question->ask));
       for (size_t i = 0; i < beat.question->choices.size(); ++i)
-        q.push_back(fmt::format("  {}. {}", i + 1, beat.question->choices[i]));
+        q.push_back(fmt::format("  {}. {}", i + 1, lesson::plain_text(beat.question->choices[i])));
     }
     pdf.page(px, cw, ch, heading, beat.text, q);
   }

@@ -31,7 +31,7 @@ BeatTarget hang_beat_target(const Beat& b, const PredictionSource& source) {
   BeatTarget t = beat_target(c, source);
   t.view = b.view;
   t.note = fmt::format("the hang view runs the hang lab for real (its checks read the same run; `microddp hang-lab` "
-                       "prints the report); the step controls hold call #{} (all_reduce of {} elements) on the hang lab's {} ranks {}",
+                       "prints the report); the picture holds call #{} (all_reduce of {} elements) on the hang lab's {} ranks {}",
                        h.fault_call, c.setup.count, h.ranks,
                        healthy ? "after its last step: every rank got through"
                                : "before its first step: the ranks that arrive wait at its monitored barrier");

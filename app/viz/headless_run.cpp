@@ -149,13 +149,21 @@ double ffmpeg_timeout_s(int frames) {
 int remove_stale_frames(const std::string& dir) {
   namespace fs = std::filesystem;
   const auto ours = [](const std::string& name) {
-    // step_NN.png, beat_NN.png, and beat_NN_answer.png (a beat's question answered)
+    // step_NN.png, beat_NN.png, and beat_NN_answer.png (a beat's question
+    // answered), each with its continuation pages (beat_NN_page2.png).
     for (const auto& [prefix, suffix] : {std::pair<std::string, std::string>{"step_", ".png"},
                                          {"beat_", ".png"}, {"beat_", "_answer.png"}}) {
+      std::string n = name;
+      if (const size_t pg = n.rfind("_page"); prefix == "beat_" && pg != std::string::npos) {
+        const size_t dot = n.rfind(".png");
+        const bool digits = dot != std::string::npos && dot > pg + 5 &&
+                            std::all_of(n.begin() + long(pg) + 5, n.begin() + long(dot), [](char c) { return c >= '0' && c <= '9'; });
+        if (digits) n.erase(pg, dot - pg);
+      }
       const size_t p = prefix.size(), s = suffix.size();
-      if (name.size() < p + 2 + s || name.compare(0, p, prefix) != 0 || name.compare(name.size() - s, s, suffix) != 0)
+      if (n.size() < p + 2 + s || n.compare(0, p, prefix) != 0 || n.compare(n.size() - s, s, suffix) != 0)
         continue;
-      if (std::all_of(name.begin() + p, name.end() - s, [](char c) { return c >= '0' && c <= '9'; })) return true;
+      if (std::all_of(n.begin() + long(p), n.end() - long(s), [](char c) { return c >= '0' && c <= '9'; })) return true;
     }
     return false;
   };
@@ -201,7 +209,7 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
   const int beats = lesson.num_beats();
   // The beat as the window shows it now, its checks finished, as one still.
   std::string described;
-  const auto slide = [&](int b, const char* suffix, const char* state) {
+  const auto slide = [&](int b, const std::string& suffix, const char* state) {
     lesson_sync(app);
     lesson.wait_checks();
     // The beat's own run finished, as --screenshot --beat shows it: a DDP
@@ -211,20 +219,32 @@ int export_beats_png(App& app, Frames& f, const Options& o) {
     const std::string path = fmt::format("{}/beat_{:02d}{}.png", o.export_dir, b + 1, suffix);
     f.still(path, false);
     described += fmt::format("slide: beat_{:02d}{}.png\n{}\n", b + 1, suffix, describe_picture(app));
-    std::printf("wrote %s (beat %d of %d%s, %s)\n", path.c_str(), b + 1, beats, state, slide_state(app).c_str());
+    std::printf("wrote %s (beat %d of %d%s%s, %s)\n", path.c_str(), b + 1, beats, state, page_label(app).c_str(),
+                slide_state(app).c_str());
+  };
+  // A slide whose text goes on over continuation pages (present.h): one
+  // still per page, beat_NN_page2.png (beat_NN_answer_page2.png) on.
+  const auto slides = [&](int b, const std::string& suffix, const char* state) {
+    app.presenter.page = 0;
+    slide(b, suffix, state);
+    for (int pg = 1; pg < app.presenter.pages; ++pg) {
+      app.presenter.page = pg;
+      slide(b, fmt::format("{}_page{}", suffix, pg + 1), state);
+    }
+    app.presenter.page = 0;
   };
   for (int b = 0; b < beats; ++b) {
     lesson.go(b);
     // A beat's question stays unanswered, so (as in the window) its checks
     // show only how many pass.
-    slide(b, "", "");
+    slides(b, "", "");
     // A beat that asks gets a second slide with the right answer given: the
     // state the question held back (the buffers after the step, the
     // crossover) and the checks, for the slide after the question.
     if (const auto& q = lesson.current().question) {
       if (q->choices.empty()) lesson.submit(fmt::format("{:g}", q->value));
       else lesson.choose(q->answer - 1);
-      slide(b, "_answer", " answered");
+      slides(b, "_answer", " answered");
     }
   }
   if (!o.describe.empty()) write_text_file(o.describe, described, "--describe file");

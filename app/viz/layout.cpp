@@ -53,7 +53,9 @@ Layout compute_layout(const LayoutInput& in) {
     // view, down to the lanes' least height and three lines, six in a
     // narrow window (never below
     // the split above when that is already less).
-    if (in.present && in.lesson_want_h > usable - ddp_h)
+    // A shorter text gives the view the rest (its "How to read it"
+    // paragraph below the lanes needs it: lesson 07 beats 6-8).
+    if (in.present && in.lesson_want_h > 0 && (in.lesson_may_shrink || in.lesson_want_h > usable - ddp_h))
       ddp_h = std::max(lanes_h, std::floor(usable - std::min(in.lesson_want_h, usable * kLessonMaxShare)));
     L.ddp = Rect{b.x, b.y, b.w, ddp_h};
     const float low_y = b.y + ddp_h + in.gap;
@@ -67,7 +69,9 @@ Layout compute_layout(const LayoutInput& in) {
   const float usable_h = std::max(0.f, b.h - in.gap);
   const float top_frac = in.lesson ? 0.5f : large ? 0.64f : 0.60f;
   float top_h = std::floor(usable_h * top_frac);
-  if (in.lesson && in.present && in.lesson_want_h > usable_h - top_h)  // the lesson's text needs the room
+  // --present: the lesson panel gets the height its text needs, up to
+  // kLessonMaxShare (the rest on continuation pages), the picture the rest.
+  if (in.lesson && in.present && in.lesson_want_h > 0 && (in.lesson_may_shrink || in.lesson_want_h > usable_h - top_h))
     top_h = std::floor(usable_h - std::min(in.lesson_want_h, usable_h * kLessonMaxShare));
   const float left_w = std::floor((b.w - in.gap) * (in.topology_first ? 0.62f : large ? 0.32f : 0.38f));
   L.topology = Rect{b.x, b.y, left_w, top_h};

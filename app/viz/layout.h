@@ -35,12 +35,20 @@ struct LayoutInput {
   int ddp_lanes = 0;
   // --present with a lesson: the height the lesson panel's content needs
   // (pixels; 0 = no claim). The panel gets it, up to kLessonMaxShare of
-  // the body, and the picture above shrinks to the rest.
+  // the body, and the picture above takes the rest (more than its default
+  // share when the text is short).
   float lesson_want_h = 0;
+  // The panel may also be lower than its default share (the picture takes
+  // the rest): not on a beat with a question, whose answer comes into the
+  // same panel (the picture must not jump on the reveal).
+  bool lesson_may_shrink = false;
 };
 
-// The most of the body's height a present-mode lesson panel may claim.
-inline constexpr float kLessonMaxShare = 0.68f;
+// The most of the body's height a present-mode lesson panel may claim:
+// the picture keeps half of it (issue 37: at 0.68 lesson 09 beat 2's
+// buffers were cut to their legend at --font-px 28); text that needs more
+// goes onto continuation pages (present.h).
+inline constexpr float kLessonMaxShare = 0.5f;
 // In the compare view (panel_lesson.cpp draw_view_with_lesson): less, so
 // that the columns and the sweep plot keep their lines at --font-px 28
 // (issue 37: at 0.45 lesson 03's plot box was 50-90 px tall; the lesson's

@@ -36,13 +36,25 @@ std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Sess
   if (ImGui::CalcTextSize(run.c_str()).x > width)  // (a narrow column: one line, the rest on hover)
     run = fmt::format("stepped run: {}{}", format_us(st.measured_us), part);
   out.emplace_back(run, false);
-  if (hide_prediction)
+  if (hide_prediction) {
     out.emplace_back(fmt::format("predicted: {}", kPredictionWaits), true);
-  else if (st.finished || st.steps_run == 0 || st.predicted_run_us < 0)
-    out.emplace_back(fmt::format("predicted {}", format_us(st.predicted_us)), true);
-  else
-    out.emplace_back(fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part, format_us(st.predicted_us)),
-                     true);
+    return out;
+  }
+  std::string pred = st.finished || st.steps_run == 0 || st.predicted_run_us < 0
+                         ? fmt::format("predicted {}", format_us(st.predicted_us))
+                         : fmt::format("predicted {}{}; all: {}", format_us(st.predicted_run_us), part,
+                                       format_us(st.predicted_us));
+  // Which model ("(preset nvlink)", as the lesson text quotes it): on the
+  // same line when it fits the column, else on a line of its own.
+  const std::string& label = s.prediction().source;
+  const size_t paren = label.find('(');
+  const std::string model = paren == std::string::npos ? "" : label.substr(paren);
+  if (!model.empty() && ImGui::CalcTextSize((pred + " " + model).c_str()).x <= width) {
+    out.emplace_back(pred + " " + model, true);
+  } else {
+    out.emplace_back(pred, true);
+    if (!model.empty()) out.emplace_back(model, true);
+  }
   return out;
 }
 

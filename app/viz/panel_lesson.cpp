@@ -41,6 +41,7 @@ void draw_runs(const std::vector<TextRun>& runs) {
     if (run.pre) {  // an indented line (a formula, a command): as is, on its own line
       const float avail = right - ImGui::GetCursorPosX();
       if (ImGui::CalcTextSize(run.text.c_str()).x <= avail) {
+        page_line();
         ImGui::TextUnformatted(run.text.c_str());
       } else {  // wider than the panel: broken at spaces, the rest indented further
         const size_t ind = run.text.find_first_not_of(" \t");
@@ -49,6 +50,7 @@ void draw_runs(const std::vector<TextRun>& runs) {
         bool first = true;
         for (const std::string& l :
              wrap_words(run.text.substr(ind), avail - ImGui::CalcTextSize(lead.c_str()).x, measure)) {
+          page_line();
           ImGui::TextUnformatted(((first ? run.text.substr(0, ind) : lead) + l).c_str());
           first = false;
         }
@@ -71,6 +73,7 @@ void draw_runs(const std::vector<TextRun>& runs) {
         ImGui::SameLine(0, gap ? space : 0);
         if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
       }
+      page_line();  // a page may start at this word's line (present.h)
       if (run.code) ImGui::TextColored(code, "%s", word.c_str());
       else if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
       else ImGui::TextUnformatted(word.c_str());
@@ -91,6 +94,7 @@ void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float 
   for (const std::string& line : wrap_words(text, width, measure)) {
     if (!first) ImGui::SetCursorPosX(x);
     first = false;
+    page_line();
     if (color) ImGui::TextColored(*color, "%s", line.c_str());
     else ImGui::TextUnformatted(line.c_str());
   }
@@ -158,9 +162,9 @@ void draw_question(App& app) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
                        L.feedback().c_str());
     if (!q.explain.empty()) draw_wrapped(plain(q.explain));
-  } else if (app.vs.present && !app.vs.handout) {  // (a printed page has no keys)
-    ImGui::TextDisabled(q.choices.empty() ? "R reveals the answer" : "R reveals the answer · P: class poll");
   }
+  // No key hint ("R reveals the answer") on a projected or printed slide:
+  // the class sees it, the lecturer's speaker view (--speaker) says it.
 }
 
 void draw_checks(App& app) {
@@ -213,9 +217,9 @@ void draw_checks(App& app) {
 }
 
 // Present mode's header: the beat and the lesson's title, no buttons (N / P step).
-void draw_present_header(const LessonView& L) {
+void draw_present_header(const App& app, const LessonView& L) {
   const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-  draw_wrapped(fmt::format("Beat {} of {} \u00b7 {}", L.beat() + 1, L.num_beats(), L.lesson().title), &c);
+  draw_wrapped(fmt::format("Beat {} of {}{} \u00b7 {}", L.beat() + 1, L.num_beats(), page_label(app), L.lesson().title), &c);
 }
 
 void draw_buttons_header(App& app) {
@@ -241,7 +245,7 @@ void draw_body(App& app) {
   LessonView& L = *app.lesson;
   const bool present = vs.present;
   if (present) {
-    draw_present_header(L);
+    draw_present_header(app, L);
   } else {
     draw_buttons_header(app);
   }
@@ -262,6 +266,7 @@ void draw_body(App& app) {
   const float qa_share = present && !L.current().question ? 0.22f : 0.44f;
   const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * (1 - qa_share)) : 0.f;
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
+  begin_page_column(app, 0);  // --present: this page's lines (present.h)
   if (!vs.lesson_error.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
   // A stand-in run is said before the text: the panels above are not the
@@ -278,6 +283,7 @@ void draw_body(App& app) {
     const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     draw_wrapped("(" + plain(vs.lesson_note) + ")", &c);
   }
+  end_page_column(app, 0);
   measure();
   ImGui::EndChild();
   if (!qa) {
@@ -286,12 +292,14 @@ void draw_body(App& app) {
   }
   ImGui::SameLine();
   ImGui::BeginChild("beat_qa", ImVec2(0, 0), false, flags);
+  begin_page_column(app, 1);
   if (L.current().question) {
     draw_question(app);
     ImGui::Spacing();
   }
   draw_checks(app);
   if (!L.current().question && L.current().checks.empty()) ImGui::TextDisabled("(no question or checks in this beat)");
+  end_page_column(app, 1);
   measure();
   ImGui::EndChild();
   if (present) fit_lesson(app, header_y + need + ImGui::GetStyle().WindowPadding.y, have, need);

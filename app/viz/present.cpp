@@ -168,6 +168,7 @@ void presenter_tick(App& app) {
   if (!p.start) start_clock(app);
   if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
     p.beat = app.lesson->beat();
+    p.page = 0;  // a beat opens on its first page
     p.poll_open = false;
     p.poll_error.clear();
   }

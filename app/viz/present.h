@@ -44,6 +44,33 @@ struct Presenter {
   int beat = -1;           // the beat of the last presenter_tick
   std::string poll_typed, poll_error;
   std::map<int, std::vector<int>> polls;
+  // Where the --present lesson panel (its text, question and checks) began
+  // in the last frame: its top edge, window pixels from the top; -1 when
+  // no lesson panel was drawn. The PDF handout's picture is the window
+  // above it (handout.h handout_picture_rows).
+  float lesson_top = -1;
+  // Continuation pages (issue 37): a slide whose text does not fit the
+  // lesson panel at the least text size (lesson_min_px) is shown in pages
+  // rather than shrunk further. page: the one shown (0-based; the clicker's
+  // next key turns the page before it moves to the next beat); pages: how
+  // many the last frame needed (1 when everything fits).
+  int page = 0, pages = 1;
+  // Per column of the panel (0: the beat's text and note, 1: question and
+  // checks), in the column's content pixels: the tops of the lines drawn
+  // in the last frame (the places a page may start), and the pages' starts
+  // computed from them (starts[0] = the column's top).
+  struct PageColumn {
+    std::vector<float> lines, starts{0.f};
+    float shift = 0;        // how far this frame's content is drawn up (the page's start - the column's top)
+    float top = 0;          // the column's top (content pixels)
+    bool clip = false;      // a clip rectangle was pushed (popped by end_page_column)
+  };
+  PageColumn columns[2];
+  bool columns_drawn[2] = {false, false};  // this frame (a slide without a question draws one)
+  // Some column's content could not be split between lines to fit a page
+  // (a single line taller than the panel): ViewState::lesson_clipped.
+  bool unsplittable = false;
+  bool pages_moved = false;  // this frame's page breaks differ from the last frame's (not settled)
 };
 
 // R in present mode: the current beat's question is answered by the
@@ -82,8 +109,37 @@ void draw_poll_bar(App& app, int choice, float column_x);
 // while the content still does not fit; lesson_clipped when even that
 // fails (present_draw.cpp; ImGui).
 inline constexpr float kLessonMinPx = 14;
+// The least size of a slide's lesson text at a --font-px of `font_px`
+// (pixels): three quarters of it, and never below kLessonMinPx (18 -> 14,
+// 28 -> 21): a slide at --font-px 28 never reads smaller than one at 18;
+// what does not fit at that size goes onto continuation pages.
+float lesson_min_px(float font_px);
 void begin_fit_lesson(App& app);
 void fit_lesson(App& app, float want, float have, float need);
+
+// Continuation pages (present_draw.cpp; ImGui). In --present the lesson
+// panel's columns (0 = the beat's text, 1 = question and checks) call
+// begin_page_column right after their BeginChild and end_page_column after
+// their content: the column shows the lines of the current page (from the
+// page's start, those above drawn out of the child's top; below the next
+// page's start clipped off), with "continued on the next page" in a band at
+// the bottom while pages follow. page_line, before a line of text is
+// drawn (the cursor at its start), records where a page may begin: pages
+// break only between lines, so no line is cut. end_page_column puts the
+// cursor back where the whole column's content ends (the panel's fit
+// measures the whole text) and computes the column's pages for the next
+// frame; Presenter::pages is the larger column's count, the other column
+// shows its last page on the pages past its own. No-op outside --present.
+void begin_page_column(App& app, int column);
+void page_line();
+void end_page_column(App& app, int column);
+// The clicker's next / previous key on a lesson slide: turn to the next
+// (previous) page of this beat and return true, or false on its last
+// (first) page (the caller moves to the next or previous beat).
+bool next_page(App& app);
+bool prev_page(App& app);
+// " · page 2 of 3" for the slide's header; "" for a slide of one page.
+std::string page_label(const App& app);
 
 // --compare-runs A.json B.json (present_compare.cpp): the compare view's
 // columns become replays of `runs` (titled "A: ring (a.json)", "B: ..."),

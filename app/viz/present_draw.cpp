@@ -65,6 +65,101 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   ImGui::Text("%d (%.0f%%)", counts[choice], total ? 100.0 * counts[choice] / total : 0.0);
 }
 
+float lesson_min_px(float font_px) { return std::min(font_px, std::max(kLessonMinPx, 0.75f * font_px)); }
+
+namespace {
+Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column
+constexpr const char* kContinued = "continued on the next page";
+}  // namespace
+
+void begin_page_column(App& app, int column) {
+  if (!app.vs.present || !app.lesson) return;
+  Presenter& p = app.presenter;
+  Presenter::PageColumn& c = p.columns[column];
+  c.lines.clear();
+  c.top = ImGui::GetCursorPosY();
+  if (c.starts.empty()) c.starts = {c.top};
+  const int k = std::clamp(p.page, 0, static_cast<int>(c.starts.size()) - 1);
+  c.shift = c.starts[static_cast<size_t>(k)] - c.starts.front();
+  ImGui::SetCursorPosY(c.top - c.shift);  // the page's first line at the column's top
+  if (k + 1 < static_cast<int>(c.starts.size())) {
+    // Nothing of the next page below: cut where it starts.
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    const float end = pos.y + c.starts[static_cast<size_t>(k) + 1] - c.shift - ImGui::GetScrollY();
+    ImGui::PushClipRect(pos, ImVec2(pos.x + size.x, end), true);
+    c.clip = true;
+  }
+  g_column = &c;
+}
+
+void page_line() {
+  if (!g_column) return;
+  const float y = ImGui::GetCursorPosY() + g_column->shift;
+  if (g_column->lines.empty() || y > g_column->lines.back() + 0.5f) g_column->lines.push_back(y);
+}
+
+void end_page_column(App& app, int column) {
+  if (!app.vs.present || !app.lesson) return;
+  Presenter& p = app.presenter;
+  Presenter::PageColumn& c = p.columns[column];
+  g_column = nullptr;
+  if (c.clip) ImGui::PopClipRect();
+  c.clip = false;
+  const int shown = std::clamp(p.page, 0, static_cast<int>(c.starts.size()) - 1);
+  const bool more = shown + 1 < static_cast<int>(c.starts.size());
+  // The whole content's end, as if drawn from the top (the fit measures it).
+  ImGui::SetCursorPosY(ImGui::GetCursorPosY() + c.shift);
+  const float end = ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y;
+  const float cap = ImGui::GetWindowHeight() - c.top;  // a page's height
+  const float band = ImGui::GetTextLineHeightWithSpacing();
+  std::vector<float> starts{c.top};
+  bool cut = false;
+  while (end - starts.back() > cap + 0.5f) {
+    float next = -1;  // the last line that starts within this page, leaving the band free
+    for (float t : c.lines)
+      if (t > starts.back() + 0.5f && t - starts.back() <= cap - band + 0.5f) next = t;
+    if (next < 0) {
+      cut = true;
+      break;
+    }
+    starts.push_back(next);
+  }
+  if (starts != c.starts) p.pages_moved = true;  // the page breaks move: the slide is not settled yet (fit_lesson)
+  c.starts = std::move(starts);
+  p.columns_drawn[column] = true;
+  p.unsplittable = p.unsplittable || cut;
+  p.pages = 1;
+  for (int i = 0; i < 2; ++i)
+    if (p.columns_drawn[i]) p.pages = std::max(p.pages, static_cast<int>(p.columns[i].starts.size()));
+  if (more) {  // the band: this column goes on over the page
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    const float y = pos.y + size.y - band;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(pos.x, y + ImGui::GetStyle().ItemSpacing.y),
+                im(from_hex(assets::kActive)), kContinued);
+  }
+}
+
+bool next_page(App& app) {
+  Presenter& p = app.presenter;
+  if (!app.vs.present || !app.lesson || p.page + 1 >= p.pages) return false;
+  ++p.page;
+  return true;
+}
+
+bool prev_page(App& app) {
+  Presenter& p = app.presenter;
+  if (!app.vs.present || !app.lesson || p.page <= 0) return false;
+  --p.page;
+  return true;
+}
+
+std::string page_label(const App& app) {
+  const Presenter& p = app.presenter;
+  if (!app.vs.present || p.pages <= 1) return "";
+  return fmt::format(" \u00b7 page {} of {}", std::min(p.page, p.pages - 1) + 1, p.pages);
+}
+
 void begin_fit_lesson(App& app) {
   ViewState& vs = app.vs;
   LessonView& L = *app.lesson;
@@ -89,16 +184,23 @@ void begin_fit_lesson(App& app) {
     vs.lesson_clipped = false;
     vs.lesson_fitting = true;
   }
+  app.presenter.lesson_top = ImGui::GetWindowPos().y;  // the handout's picture ends above (handout.h)
+  for (int i = 0; i < 2; ++i) {  // a column not drawn in the last frame has no pages
+    if (!app.presenter.columns_drawn[i]) app.presenter.columns[i].starts.clear();
+    app.presenter.columns_drawn[i] = false;
+  }
+  app.presenter.unsplittable = false;
+  app.presenter.pages_moved = false;
   ImGui::SetWindowFontScale(1.f);
   const float base_px = ImGui::GetFontSize();
-  vs.lesson_scale = std::max(vs.lesson_scale, std::min(1.f, kLessonMinPx / base_px));
+  vs.lesson_scale = std::max(vs.lesson_scale, lesson_min_px(base_px) / base_px);
   ImGui::SetWindowFontScale(vs.lesson_scale);
 }
 
 void fit_lesson(App& app, float want, float have, float need) {
   ViewState& vs = app.vs;
   want = std::ceil(want) + 2;
-  vs.lesson_fitting = false;
+  vs.lesson_fitting = app.presenter.pages_moved;
   if (!vs.lesson_hold_h && std::abs(want - vs.lesson_want_h) > 1) {  // the layout gives the room from the next frame
     vs.lesson_want_h = want;
     vs.lesson_fitting = true;
@@ -109,7 +211,7 @@ void fit_lesson(App& app, float want, float have, float need) {
     return;
   }
   ImGui::SetWindowFontScale(1.f);
-  const float min_scale = std::min(1.f, kLessonMinPx / ImGui::GetFontSize());
+  const float min_scale = lesson_min_px(ImGui::GetFontSize()) / ImGui::GetFontSize();
   ImGui::SetWindowFontScale(vs.lesson_scale);
   if (vs.lesson_scale <= min_scale + 1e-4f) {
     if (vs.lesson_hold_h) {  // the answer needs more room than the question had: take it after all
@@ -118,7 +220,10 @@ void fit_lesson(App& app, float want, float have, float need) {
       vs.lesson_fitting = true;
       return;
     }
-    vs.lesson_clipped = true;  // the slide cuts the text: kLessonMaxShare and kLessonMinPx leave no more room
+    // kLessonMaxShare and lesson_min_px leave no more room: the text goes
+    // on over continuation pages (end_page_column), cut only where a single
+    // line does not fit a page.
+    vs.lesson_clipped = app.presenter.unsplittable;
     return;
   }
   vs.lesson_scale = std::max(min_scale, vs.lesson_scale * std::clamp(std::sqrt(have / need), 0.8f, 0.97f));

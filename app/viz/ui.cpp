@@ -183,7 +183,8 @@ void ddp_iteration_key(App& app, int delta) {
 
 // The keys. Present mode takes a presentation clicker's keys: Right, Page
 // Down or Space step (a beat in a lesson, an iteration in the DDP view),
-// Left or Page Up step back, Home starts over, R reveals a lesson beat's
+// Left or Page Up step back (a lesson slide's continuation pages are
+// turned first), Home starts over, R reveals a lesson beat's
 // answer, P opens its class poll, T restarts the lecture clock, Esc leaves present mode; F5
 // enters it.
 void handle_keys(App& app) {
@@ -192,8 +193,11 @@ void handle_keys(App& app) {
     const bool next = key_pressed(Key::step) || key_pressed(Key::page_down) || key_pressed(Key::play);
     const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);
     const bool ddp = !app.lesson && vs.view == View::ddp;
-    if (next) app.lesson ? action_next_beat(app) : ddp ? ddp_iteration_key(app, +1) : action_step(app);
-    if (prev) app.lesson ? action_prev_beat(app) : ddp ? ddp_iteration_key(app, -1) : action_back(app);
+    // A lesson slide's continuation pages first (present.h), then the next beat.
+    if (next && !(app.lesson && next_page(app)))
+      app.lesson ? action_next_beat(app) : ddp ? ddp_iteration_key(app, +1) : action_step(app);
+    if (prev && !(app.lesson && prev_page(app)))
+      app.lesson ? action_prev_beat(app) : ddp ? ddp_iteration_key(app, -1) : action_back(app);
     if (key_pressed(Key::home)) {
       if (app.lesson) app.lesson->go(0);
       else if (ddp) ddp_iteration_key(app, 0);
@@ -230,7 +234,10 @@ LayoutInput layout_input(const App& app, float controls_bottom) {
   in.controls_bottom = controls_bottom;
   in.pad = style.WindowPadding.x;
   in.gap = style.ItemSpacing.y;
-  in.lesson_want_h = app.vs.present && app.lesson ? app.vs.lesson_want_h : 0.f;
+  // A handout page prints the text below the picture: the panel keeps its
+  // default share and the picture above it is what the page shows.
+  in.lesson_want_h = app.vs.present && app.lesson && !app.vs.handout ? app.vs.lesson_want_h : 0.f;
+  in.lesson_may_shrink = app.lesson && !app.lesson->current().question;
   return in;
 }
 
@@ -349,6 +356,7 @@ void draw_ui(App& app) {
   vs.labels_drawn.clear();
   vs.rows_drawn.clear();
   vs.rows_lit.clear();
+  app.presenter.lesson_top = -1;  // set again by the lesson panel when it is drawn (present.h)
   handle_keys(app);
 
   const ImGuiIO& io = ImGui::GetIO();

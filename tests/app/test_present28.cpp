@@ -132,9 +132,13 @@ TEST_SUITE("present28") {
 
   TEST_CASE("two-element cells print '301 | 308', never '301,308' (which reads as thousands): lesson 03 beat 3") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
-    Window w(18);
+    // A lower window (1280x560): the buffers in the crowd view, one row per
+    // rank, whose cells hold a chunk's two elements (at 1280x720 the beat's
+    // short text leaves the picture room for a row per buffer, a cell per element).
+    Window w(18, ImVec2(1280, 560));
     App app;
     show(w, app, "03-naive-tree-ring.yaml", 3, 18);
+    REQUIRE(app.vs.buffers_crowd);
     int pairs = 0;
     for (const auto& t : app.vs.cell_texts) {
       INFO(t.what, ": ", t.value, " shown '", t.shown, "'");

@@ -42,7 +42,7 @@ void open(App& app, const std::string& file) {
 }  // namespace
 
 TEST_SUITE("present_fit") {
-  TEST_CASE("every shipped lesson's beats and answers fit the --present lesson panel at 1280x720, 18 px, text >= 14 px") {
+  TEST_CASE("every shipped lesson's beats and answers fit the --present lesson panel at 1280x720, 18 px, text >= 14 px, on continuation pages where needed") {
     // The panel alone, at the most of the window the layout gives it
     // (kLessonMaxShare of the body), each beat's text, note, question,
     // answer and checks line: no beat's run is driven (the next case
@@ -56,7 +56,7 @@ TEST_SUITE("present_fit") {
     const ImGuiStyle& st = ImGui::GetStyle();
     const float body_h = 720 - 2 * st.WindowPadding.y;
     const float panel_h = std::floor((body_h - st.ItemSpacing.y) * kLessonMaxShare);
-    CHECK(panel_h == 474);  // as the layout gives it at most (the next case)
+    CHECK(panel_h == 349);  // as the layout gives it at most (the next case): half the body
     const auto draw = [&](App& app) {
       w.t += 1.0 / 60;
       ImGui::NewFrame();
@@ -101,7 +101,7 @@ TEST_SUITE("present_fit") {
     CHECK(slides == 134);  // 94 beats and 40 answers (the questions)
   }
 
-  TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit") {
+  TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit, not below 21 px") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
     Window w(28);
     App app;
@@ -118,8 +118,10 @@ TEST_SUITE("present_fit") {
     INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", text scale ", app.vs.lesson_scale);
     CHECK(lesson->r.h == app.vs.lesson_want_h);  // the height its text needs at the shrunk scale
     CHECK(lesson->r.h > 300);                    // the default DDP split leaves it 38% (265 px)
-    CHECK(app.vs.lesson_scale < 1.f);            // and the text is smaller than 28 px, not below 14 px
-    CHECK(app.vs.lesson_scale * 28 >= kLessonMinPx - 1e-3);
+    CHECK(app.vs.lesson_scale < 1.f);            // and the text is smaller than 28 px, not below 21 px
+    CHECK(app.vs.lesson_scale * 28 >= lesson_min_px(28) - 1e-3);
+    CHECK(lesson_min_px(28) == 21);
+    CHECK(app.presenter.pages == 1);  // it fits at 23 px: no continuation page
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 

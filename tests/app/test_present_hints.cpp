@@ -59,7 +59,7 @@ TEST_SUITE("present_hints") {
   TEST_CASE("--present draws no 'hover': lesson 09 beat 4's topology legend, lesson 03 beat 3's buffers") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
     for (const auto& [lesson, beat, shown] :
-         {std::tuple{"09-topology.yaml", 4, "bottleneck:"}, std::tuple{"03-naive-tree-ring.yaml", 3, "eachrow:"}}) {
+         {std::tuple{"09-topology.yaml", 4, "bottleneck:"}, std::tuple{"03-naive-tree-ring.yaml", 3, "R0input"}}) {
       Window w;
       App app;
       open(app, lesson, beat);
@@ -72,18 +72,39 @@ TEST_SUITE("present_hints") {
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
-  TEST_CASE("the PDF handout's page has no 'R reveals the answer'; the projected slide has it") {
+  TEST_CASE("no presenter's key hint on a slide: neither the projected slide nor the PDF page says 'R reveals' or 'P: class poll'") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
     Window w;
     App app;
     open(app, "02-ring-double-buffering.yaml", 2);
     w.frames(app);
-    CHECK(drawn_letters().find("Rrevealstheanswer") != std::string::npos);
-    CHECK(drawn_letters().find("P:classpoll") != std::string::npos);
+    const std::string slide = drawn_letters();
+    INFO(slide);
+    CHECK(slide.find("WhatdoesR0'saccumholdafterstep0?") != std::string::npos);  // the question is drawn
+    CHECK(slide.find("Rreveals") == std::string::npos);
+    CHECK(slide.find("classpoll") == std::string::npos);
     app.vs.handout = true;  // as export_handout sets it
     w.frames(app);
     CHECK(drawn_letters().find("Rreveals") == std::string::npos);
     CHECK(drawn_letters().find("WhatdoesR0'saccumholdafterstep0?") != std::string::npos);
+    // The speaker view keeps the key.
+    CHECK(speaker_text(app, 0).find("screen: question open (R reveals the answer)") != std::string::npos);
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("lesson 08's slides name no control that --present hides ('the step controls')") {
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    for (int beat = 1; beat <= 6; ++beat) {
+      Window w;
+      App app;
+      open(app, "08-hunt-the-hang.yaml", beat);
+      w.frames(app);
+      const std::string s = drawn_letters();
+      INFO("beat ", beat, ": ", s);
+      CHECK(s.find("Beat" + std::to_string(beat) + "of6") != std::string::npos);
+      CHECK(s.find("stepcontrols") == std::string::npos);
+      CHECK(s.find("Rreveals") == std::string::npos);
+    }
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 

@@ -118,4 +118,20 @@ beats:
     CHECK(clock_text(3725) == "1:02:05");
     CHECK(clock_text(-65) == "-1:05");
   }
+  TEST_CASE("plain_text drops *emphasis* and `code` marks; lesson 03's speaker notes print no asterisk or backtick") {
+    CHECK(plain_text("*Naive*: rank 0 adds (`microddp bench`), `a*b` stays\n  indented *x*") ==
+          "Naive: rank 0 adds (microddp bench), a*b stays\n  indented x");
+    CHECK(plain_text("") == "");
+    const Lesson l = load_lesson(kLessons + "03-naive-tree-ring.yaml");
+    int asterisks_in_yaml = 0;
+    for (int b = 0; b < static_cast<int>(l.beats.size()); ++b) {
+      const std::string notes = speaker_notes(l, b);
+      INFO("beat ", b + 1, ":\n", notes);
+      CHECK(notes.find('`') == std::string::npos);
+      CHECK(notes.find('*') == std::string::npos);
+      asterisks_in_yaml += l.beats[static_cast<size_t>(b)].text.find('*') != std::string::npos;
+    }
+    CHECK(asterisks_in_yaml >= 3);  // the lesson does use the markup (beats 1, 4, 9, ...)
+    CHECK(speaker_notes(l, 0).find("\nNaive: everyone sends its vector to rank 0") != std::string::npos);
+  }
 }

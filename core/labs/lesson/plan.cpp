@@ -181,6 +181,17 @@ std::string format_plan(const Lesson& l) {
   return out;
 }
 
+std::string plain_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool code = false;
+  for (char c : text) {
+    if (c == '`') code = !code;
+    else if (c != '*' || code) out += c;
+  }
+  return out;
+}
+
 std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elapsed_s) {
   if (beat < 0 || beat >= static_cast<int>(l.beats.size()))
     throw std::out_of_range(fmt::format("beat {} is outside 1..{}", beat + 1, l.beats.size()));
@@ -201,15 +212,15 @@ std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elaps
   } else {
     out += fmt::format("planned {}-{} of {}\n", clock_text(from), clock_text(to), clock_text(total));
   }
-  out += "\nNOW\n" + b.text;
+  out += "\nNOW\n" + plain_text(b.text);
   if (!b.text.empty() && b.text.back() != '\n') out += "\n";
   if (b.question) {
     const Question& q = *b.question;
-    out += "\nQUESTION\n" + q.ask + "\n";
-    for (size_t i = 0; i < q.choices.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, q.choices[i]);
-    out += fmt::format("answer: {}{}\n", q.answer_text(),
+    out += "\nQUESTION\n" + plain_text(q.ask) + "\n";
+    for (size_t i = 0; i < q.choices.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, plain_text(q.choices[i]));
+    out += fmt::format("answer: {}{}\n", plain_text(q.answer_text()),
                        q.choices.empty() && q.tolerance > 0 ? fmt::format(" (± {:g})", q.tolerance) : "");
-    if (!q.explain.empty()) out += "explain: " + q.explain + (q.explain.back() == '\n' ? "" : "\n");
+    if (!q.explain.empty()) out += "explain: " + plain_text(q.explain) + (q.explain.back() == '\n' ? "" : "\n");
   }
   out += "\nNEXT\n";
   if (beat + 1 < static_cast<int>(l.beats.size()))

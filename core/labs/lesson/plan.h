@@ -22,6 +22,12 @@ namespace microddp::lesson {
 // (UTF-8 aware) with "…".
 std::string first_line(const std::string& text, size_t max_chars = 72);
 
+// A lesson text (beat text, question, choice, explanation) as plain text
+// for a terminal, a speaker file or a PDF: the *emphasis* marks and the
+// `code` span backticks dropped, a '*' inside a code span kept ("`a*b`"
+// gives "a*b"), everything else (lines, indentation) as it is.
+std::string plain_text(const std::string& text);
+
 // Minutes planned for beats 0..beat-1 (the planned start of `beat`,
 // 0-based; beat = beats.size() gives the total).
 double minutes_before(const Lesson& l, int beat);
@@ -68,7 +74,7 @@ std::string format_plan_sum(const std::vector<Lesson>& ls);
 // The speaker notes of beat `beat` (0-based; std::out_of_range outside):
 // the title, "beat k of N" (with "optional: a short lecture may skip it"
 // for an optional beat), the clock, the whole text, the question with
-// its choices, the answer and the explanation, and the next beat's first
+// its choices, the answer and the explanation (all as plain_text), and the next beat's first
 // line (or "last beat"). elapsed_s: seconds since the lecture started (the
 // window's clock): the clock line reads "clock 3:05 elapsed · this beat
 // planned at 2:00-4:00 · 14:00 planned in all · 1:05 behind"; without it
