@@ -231,15 +231,15 @@ beats:
 )", "timing.yaml");
     const auto r0 = evaluate(l.beats[0]);
     REQUIRE(r0.size() == 3);
-    CHECK(r0[0].pass);  // decided on the first seven runs: 7 of 7 below, p = 1/128
-    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 7 runs");
-    CHECK(r0[0].expected == "< 0.5: median < 0.455 (0.5 / 1.1), sign test p <= 0.01");
-    CHECK(r0[0].actual == "0 (7 of 7 runs < 0.5, p = 0.00781; runs: 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r0[0].pass);  // decided on the first eight runs: 8 of 8 below, p = 1/256
+    CHECK(r0[0].what == "overlap fraction (median over iterations), median of 8 runs");
+    CHECK(r0[0].expected == "< 0.5: median < 0.455 (0.5 / 1.1), sign test p <= 0.005");
+    CHECK(r0[0].actual == "0 (8 of 8 runs < 0.5, p = 0.00391; runs: 0, 0, 0, 0, 0, 0, 0, 0)");
     CHECK_FALSE(r0[1].pass);  // the opposite passes the same tests: fails, after both rounds
     CHECK_FALSE(r0[1].skipped);
-    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 14 runs");
-    CHECK(r0[1].expected == "> 0.5: median > 0.55 (0.5 × 1.1), sign test p <= 0.01");
-    CHECK(r0[1].actual == "0 (0 of 14 runs > 0.5, p = 1; runs: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)");
+    CHECK(r0[1].what == "overlap fraction (median over iterations), median of 16 runs");
+    CHECK(r0[1].expected == "> 0.5: median > 0.55 (0.5 × 1.1), sign test p <= 0.005");
+    CHECK(r0[1].actual == "0 (0 of 16 runs > 0.5, p = 1; runs: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)");
     CHECK_FALSE(r0[2].pass);  // no link time: the model clock has no communication to hide
     CHECK(r0[2].what == "overlap fraction on the model clock");
     CHECK(r0[2].actual == "0");
@@ -252,11 +252,11 @@ beats:
     CHECK(r1[0].not_shown);
     CHECK(r1[0].what == "overlap fraction (median over iterations) vs run 'none', median of 10 runs each, interleaved");
     CHECK(r1[0].actual.rfind("not shown on this run: after 10 runs each the medians 0 and 0 do not differ by a "
-                             "factor 1.5 with a rank test p <= 0.01 (p = 1; runs: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0; run "
+                             "factor 1.5 with a rank test p <= 0.005 (p = 1; runs: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0; run "
                              "'none': 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); load average ",
                              0) == 0);
     CHECK(r1[0].actual.find(" CPUs") != std::string::npos);
-    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by a factor 1.5 and a rank test p <= 0.01");
+    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by a factor 1.5 and a rank test p <= 0.005");
   }
 
   TEST_CASE("false hang claims fail; a wrong count is never a silent success") {

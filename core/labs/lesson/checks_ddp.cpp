@@ -188,10 +188,10 @@ constexpr size_t kVsRound = 5, kVsRounds = 2;
 // (other, this, other, this, ...) so that a change in the machine's load
 // hits both sides alike. Each run gives its median over iterations.
 // Against {run: NAME}: by timing::decide (medians apart by a factor 1.5 and
-// a rank test at p <= 0.01), after 5 or 10 runs each; a false claim (the
-// same run against itself) then never passes. Against a number: by
-// timing::decide_fixed (a sign test at p <= 0.01 and the median past the
-// number by 10%), after 7 or 14 runs; runs straddling the number never
+// a rank test at p <= 0.005 a look), after 5 or 10 runs each; a false claim
+// (the same run against itself) then passes at most 1 time in 100. Against
+// a number: by timing::decide_fixed (a sign test at p <= 0.005 and the
+// median past the number by 10%), after 8 or 16 runs; runs straddling it never
 // pass. Either fails when the opposite passes the same tests (the machine
 // measured the opposite), and is skipped as "not shown on this run" when
 // neither does (the load's noise hides the difference), naming the runs,

@@ -11,23 +11,25 @@
 //      distribution" at p <= kTimingP. Pairs that tie count against the
 //      claim, so samples all of one value give p = 1.
 // The claim fails when the opposite ("A > B") passes the same two tests,
-// and is "not shown" when neither does. Two sets drawn from the same values
-// (X < X) therefore never pass and never fail on the margin alone, and on
-// samples from one distribution the rank test passes with probability
-// <= kTimingP. Any NaN sample fails the claim.
+// and is "not shown" when neither does. The checks look twice (5 runs a
+// side, then 10), so each look tests at kTimingP = 0.005 and a false claim
+// (X < X, both sides from one distribution) passes with probability at
+// most 0.01 over both (Bonferroni), less with the margin: of the 252 splits
+// of 10 values into 5 + 5 only the one fully apart passes. Rare, not
+// never. Any NaN sample fails the claim.
 //
 // A claim against a fixed number, "x < T" (x: one run's figure, e.g. its
 // median overlap fraction over iterations; T > 0, the same unit), holds on
 // n runs when
 //   1. a one-sided sign test rejects "each run is as likely above T as
 //      below": k runs strictly below T, P(Binomial(n, 1/2) >= k) <=
-//      kTimingP (7 of 7, 11 of 12, 12 of 14; a run equal to T counts
-//      against the claim); and
+//      kTimingP (8 of 8, 14 of 16; a run equal to T counts against the
+//      claim); and
 //   2. the runs' median is past T by the factor kFixedMargin: median ×
 //      kFixedMargin < T ("x > T": median > T × kFixedMargin).
 // It fails when the opposite claim passes the same two tests, and is "not
-// shown" otherwise: runs straddling T never decide. No fewer than 7 runs
-// can reach p <= 0.01 (6 of 6 is p = 1/64), so the rounds are 7 and 14.
+// shown" otherwise: runs straddling T never decide. No fewer than 8 runs
+// can reach p <= 0.005 (7 of 7 is p = 1/128), so the rounds are 8 and 16.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -41,7 +43,7 @@
 namespace microddp::lesson::timing {
 
 inline constexpr double kTimingMargin = 1.5;  // medians must differ by this factor
-inline constexpr double kTimingP = 0.01;      // and the rank test's one-sided p at most this
+inline constexpr double kTimingP = 0.005;     // and each look's one-sided p at most this (0.01 over two looks)
 
 // One-sided exact Mann-Whitney p-value that `a` tends to be smaller than
 // `b`: the probability, when all orderings of the a.size() + b.size()
@@ -106,8 +108,8 @@ inline Decision decide(const std::vector<double>& mine, const std::vector<double
 }
 
 inline constexpr double kFixedMargin = 1.1;  // median past the number by 10%
-inline constexpr size_t kFixedRound = 7;      // runs per round of a claim against a number
-inline constexpr size_t kFixedRounds = 2;     // rounds at most (7, then 14 runs)
+inline constexpr size_t kFixedRound = 8;      // runs per round of a claim against a number
+inline constexpr size_t kFixedRounds = 2;     // rounds at most (8, then 16 runs)
 
 // One-sided sign test: P(Binomial(n, 1/2) >= k), exact. 1 when k == 0.
 inline double sign_p(size_t k, size_t n) {
@@ -153,7 +155,7 @@ inline FixedDecision decide_fixed(const std::vector<double>& runs, double number
 }
 
 // Why a claim against a number was decided as it was, for a "not shown"
-// line: "after 14 runs 9 of 14 < 0.3 (sign test p = 0.212, needs <= 0.01);
+// line: "after 16 runs 9 of 16 < 0.3 (sign test p = 0.402, needs <= 0.005);
 // the median 0.28 is not < 0.273 (0.3 / 1.1)".
 inline std::string fixed_reason(const FixedDecision& d, size_t n, double number, bool less) {
   const char* op = less ? "<" : ">";
