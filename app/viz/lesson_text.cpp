@@ -122,7 +122,7 @@ PresentCheckFolds present_check_folds(const std::vector<CheckResult>& rs) {
   if (pass > 0)
     f.pass = fmt::format("\u2713 {}{} check{} pass{}", pass, failed ? " other" : "", pass == 1 ? "" : "s",
                          pass == 1 ? "es" : "");
-  if (not_shown > 0) f.not_shown = fmt::format("\u2013 {} not shown on this run (within the runs' spread)", not_shown);
+  if (not_shown > 0) f.not_shown = fmt::format("\u2013 {} not shown on this run (the runs did not decide)", not_shown);
   if (lab > 0) f.lab = fmt::format("\u2013 {} lab check{} not run here", lab, lab == 1 ? "" : "s");
   return f;
 }

@@ -152,7 +152,7 @@ std::string checks_summary(const std::vector<lesson::CheckResult>& rs);
 // listed one by one, not here).
 struct PresentCheckFolds {
   std::string pass;       // "✓ 2 checks pass", "✓ 1 other check passes" beside a failure
-  std::string not_shown;  // "– 1 not shown on this run (within the runs' spread)": CheckResult::not_shown
+  std::string not_shown;  // "– 1 not shown on this run (the runs did not decide)": CheckResult::not_shown
   std::string lab;        // "– 2 lab checks not run here": the lab the check needs did not run
 };
 PresentCheckFolds present_check_folds(const std::vector<lesson::CheckResult>& rs);

@@ -49,14 +49,14 @@ TEST_SUITE("lesson_check_heads") {
   TEST_CASE("--present folds: not shown apart from lab checks not run") {
     const PresentCheckFolds a = present_check_folds({result(true, false, false), result(false, true, true)});
     CHECK(a.pass == "\u2713 1 check passes");
-    CHECK(a.not_shown == "\u2013 1 not shown on this run (within the runs' spread)");
+    CHECK(a.not_shown == "\u2013 1 not shown on this run (the runs did not decide)");
     CHECK(a.lab == "");
     const PresentCheckFolds b = present_check_folds({result(true, false, false), result(true, false, false),
                                                      result(false, false, false), result(false, true, false),
                                                      result(false, true, false), result(false, true, true),
                                                      result(false, true, true), result(false, true, true)});
     CHECK(b.pass == "\u2713 2 other checks pass");
-    CHECK(b.not_shown == "\u2013 3 not shown on this run (within the runs' spread)");
+    CHECK(b.not_shown == "\u2013 3 not shown on this run (the runs did not decide)");
     CHECK(b.lab == "\u2013 2 lab checks not run here");
     const PresentCheckFolds c = present_check_folds({result(false, true, false)});
     CHECK(c.pass == "");
