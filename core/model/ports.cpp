@@ -1,7 +1,11 @@
 // Port numbering and names of the topology model (topology_model.h's Port,
-// num_ports, port_id, port_at, port_name).
+// num_ports, port_id, port_at, port_name, ports_text, tied_busiest).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
+#include "core/ir/types.h"
 #include "core/model/topology_model.h"
 
 namespace microddp {
@@ -56,6 +60,89 @@ std::string port_name(const Topology& t, int id) {
     }
   }
   return "?";
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+// Sorted indices as runs: "0–3, 5" (three or more in a row as a range),
+// each with `prefix` ("R0–R3, R5").
+std::string index_runs(const std::vector<int>& v, const char* prefix) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (j >= i + 2) {
+      parts.push_back(fmt::format("{}{}\u2013{}{}", prefix, v[i], prefix, v[j]));
+    } else {
+      for (size_t k = i; k <= j; ++k) parts.push_back(fmt::format("{}{}", prefix, v[k]));
+    }
+    i = j + 1;
+  }
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+std::string ports_text(const Topology& t, const std::vector<int>& ports) {
+  if (ports.empty()) return "-";
+  for (int id : ports)
+    if (id < 0) throw UsageError(fmt::format("port {} is not a port (ids start at 0)", id));
+  if (ports.size() == 1) return port_name(t, ports[0]);
+  std::map<PortKind, std::vector<int>> idx;  // intra and NIC ports: their rank or NIC index, by kind
+  std::vector<std::string> sw;               // switch ports: by name
+  for (int id : ports) {
+    const Port p = port_at(t, id);
+    if (p.kind == PortKind::switch_in || p.kind == PortKind::switch_out) sw.push_back(port_name(t, id));
+    else idx[p.kind].push_back(p.index);
+  }
+  for (auto& [k, v] : idx) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  std::vector<std::string> parts;
+  const auto group = [&](bool nic, const char* dir, const std::vector<int>& v) {
+    const int all = nic ? t.nodes * t.nics_per_node : t.world_size();
+    if (static_cast<int>(v.size()) == all && all > 1)
+      return all == 2 ? fmt::format("both {} {} ports", nic ? "NIC" : "intra", dir)
+                      : fmt::format("all {} {} {} ports", all, nic ? "NIC" : "intra", dir);
+    if (!nic) return fmt::format("intra {} of {}", dir, index_runs(v, "R"));
+    if (t.nics_per_node == 1) return fmt::format("NIC {} of node{} {}", dir, v.size() > 1 ? "s" : "", index_runs(v, ""));
+    std::vector<std::string> names;
+    for (int i : v) names.push_back(fmt::format("node {} NIC {}", i / t.nics_per_node, i % t.nics_per_node));
+    return fmt::format("NIC {} of {}", dir, join(names, ", "));
+  };
+  const auto family = [&](PortKind out, PortKind in, bool nic) {
+    static const std::vector<int> none;
+    const auto o = idx.find(out), i = idx.find(in);
+    const std::vector<int>& O = o == idx.end() ? none : o->second;
+    const std::vector<int>& I = i == idx.end() ? none : i->second;
+    if (!O.empty() && O == I) {
+      parts.push_back(group(nic, "out and in", O));
+      return;
+    }
+    if (!O.empty()) parts.push_back(group(nic, "out", O));
+    if (!I.empty()) parts.push_back(group(nic, "in", I));
+  };
+  family(PortKind::intra_out, PortKind::intra_in, false);
+  family(PortKind::nic_out, PortKind::nic_in, true);
+  if (!sw.empty()) parts.push_back(join(sw, ", "));
+  return join(parts, " and ");
+}
+
+std::vector<int> tied_busiest(const std::vector<double>& seconds) {
+  double most = 0;
+  for (double s : seconds) most = std::max(most, s);
+  std::vector<int> out;
+  if (!(most > 0)) return out;
+  for (size_t id = 0; id < seconds.size(); ++id)
+    if (seconds[id] >= most * (1 - 1e-9)) out.push_back(static_cast<int>(id));
+  return out;
 }
 
 }  // namespace microddp

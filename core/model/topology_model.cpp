@@ -316,17 +316,14 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
         worst_r = r;
       }
     }
-    int busiest = -1;
-    double busiest_s = 0;
+    std::vector<double> port_s(P);
     for (int id = 0; id < P; ++id) {
-      out.port_busy_s[id] += port[id].total();
+      port_s[id] = port[id].total();
+      out.port_busy_s[id] += port_s[id];
       out.port_bytes[id] += pbytes[id];
-      if (port[id].total() > busiest_s) {
-        busiest_s = port[id].total();
-        busiest = id;
-      }
     }
-    out.step_bottleneck.push_back(busiest);
+    out.step_tied.push_back(tied_busiest(port_s));
+    out.step_bottleneck.push_back(out.step_tied.back().empty() ? -1 : out.step_tied.back().front());
     out.step_port_bytes.push_back(std::move(pbytes));
     std::vector<double> fin(E);
     for (int r = 0; r < E; ++r) {
@@ -363,12 +360,8 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
   }
   pr.lockstep_s = pr.lockstep.total();
   pr.pipelined_s = E > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
-  double most = 0;
-  for (int id = 0; id < P; ++id)
-    if (out.port_busy_s[id] > most) {
-      most = out.port_busy_s[id];
-      out.bottleneck = id;
-    }
+  out.tied = tied_busiest(out.port_busy_s);
+  out.bottleneck = out.tied.empty() ? -1 : out.tied.front();
   return out;
 }
 
