@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "core/ir/types.h"
 #include "core/model/topology_model.h"
@@ -94,17 +95,23 @@ std::string ports_text(const Topology& t, const std::vector<int>& ports) {
   for (int id : ports)
     if (id < 0) throw UsageError(fmt::format("port {} is not a port (ids start at 0)", id));
   if (ports.size() == 1) return port_name(t, ports[0]);
+  const int n = t.world_size();
   std::map<PortKind, std::vector<int>> idx;  // intra and NIC ports: their rank or NIC index, by kind
-  std::vector<std::string> sw;               // switch ports: by name
+  std::map<std::pair<int, PortKind>, std::vector<int>> swi;  // switch w's per-rank ports: the ranks
+  std::vector<std::string> single;           // a switch's single port: by name
   for (int id : ports) {
     const Port p = port_at(t, id);
-    if (p.kind == PortKind::switch_in || p.kind == PortKind::switch_out) sw.push_back(port_name(t, id));
+    const bool sw = p.kind == PortKind::switch_in || p.kind == PortKind::switch_out;
+    if (sw && p.index >= n) single.push_back(port_name(t, id));
+    else if (sw) swi[{p.sw, p.kind}].push_back(p.index);
     else idx[p.kind].push_back(p.index);
   }
-  for (auto& [k, v] : idx) {
+  const auto tidy = [](std::vector<int>& v) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
+  };
+  for (auto& [k, v] : idx) tidy(v);
+  for (auto& [k, v] : swi) tidy(v);
   std::vector<std::string> parts;
   const auto group = [&](bool nic, const char* dir, const std::vector<int>& v) {
     const int all = nic ? t.nodes * t.nics_per_node : t.world_size();
@@ -131,7 +138,29 @@ std::string ports_text(const Topology& t, const std::vector<int>& ports) {
   };
   family(PortKind::intra_out, PortKind::intra_in, false);
   family(PortKind::nic_out, PortKind::nic_in, true);
-  if (!sw.empty()) parts.push_back(join(sw, ", "));
+  // A switch's per-rank ports (a switch class): "all 8 SW out and in
+  // ports", "SW out to R0–R3", "SW in from R2".
+  std::vector<int> sws;
+  for (const auto& [k, v] : swi) sws.push_back(k.first);
+  tidy(sws);
+  for (int w : sws) {
+    const std::string W = w == 0 ? "SW" : fmt::format("SW{}", w);
+    static const std::vector<int> none;
+    const auto o = swi.find({w, PortKind::switch_out}), i = swi.find({w, PortKind::switch_in});
+    const std::vector<int>& O = o == swi.end() ? none : o->second;
+    const std::vector<int>& I = i == swi.end() ? none : i->second;
+    const auto group = [&](const char* dir, const char* to, const std::vector<int>& v) {
+      if (static_cast<int>(v.size()) == n && n > 1) return fmt::format("all {} {} {} ports", n, W, dir);
+      return fmt::format("{} {} {}", W, to, index_runs(v, "R"));
+    };
+    if (!O.empty() && O == I) {
+      parts.push_back(group("out and in", "out to and in from", O));
+      continue;
+    }
+    if (!O.empty()) parts.push_back(group("out", "out to", O));
+    if (!I.empty()) parts.push_back(group("in", "in from", I));
+  }
+  parts.insert(parts.end(), single.begin(), single.end());
   return join(parts, " and ");
 }
 

@@ -171,9 +171,10 @@ std::string port_name(const Topology& t, int id);
 // the same ranks or NICs merged ("out and in"): every port of the kind
 // "all 8 NIC out ports", "all 8 NIC out and in ports", "both NIC out and
 // in ports" (two); some of them "NIC out of nodes 0–3, 5" (one NIC per node), "NIC
-// in of node 0 NIC 1, node 2 NIC 0", "intra out of R0, R2"; switch ports by
-// port_name; groups joined by " and ". "-" for none. A negative id
-// throws UsageError.
+// in of node 0 NIC 1, node 2 NIC 0", "intra out of R0, R2"; a switch's
+// per-rank ports alike ("all 8 SW out and in ports", "SW in from R0–R3"),
+// its single ports by port_name; groups joined by " and ". "-" for none. A
+// negative id throws UsageError.
 std::string ports_text(const Topology& t, const std::vector<int>& ports);
 // The ports whose time in `seconds` ([port]) is within a relative 1e-9 of
 // the largest (sums of equal prices over different messages round

@@ -66,6 +66,19 @@ TEST_SUITE("topology_ties") {
     const Topology two = Topology::make(4, 2, 1);
     CHECK(ports_text(two, cat(ids(two, PortKind::nic_out, {0, 1}), ids(two, PortKind::nic_in, {0, 1}))) ==
           "both NIC out and in ports");
+    // A switch's ports (numbered after the NICs): per rank, or its single in and out.
+    const Topology one = Topology::make(8, 1, 1);
+    const auto sw = [&](PortKind k, const std::vector<int>& idx) {
+      std::vector<int> v;
+      for (int i : idx) v.push_back(port_id(one, Port{k, i, 0}));
+      return v;
+    };
+    CHECK(ports_text(one, cat(sw(PortKind::switch_in, all8), sw(PortKind::switch_out, all8))) ==
+          "all 8 SW out and in ports");
+    CHECK(ports_text(one, sw(PortKind::switch_in, {0, 1, 2, 3})) == "SW in from R0\u2013R3");
+    CHECK(ports_text(one, cat(ids(one, PortKind::intra_out, all8), sw(PortKind::switch_out, {2}))) ==
+          "all 8 intra out ports and SW out to R2");
+    CHECK(ports_text(one, cat(sw(PortKind::switch_in, {8}), sw(PortKind::switch_out, {8}))) == "SW in and SW out");
     CHECK_THROWS_WITH_AS(ports_text(t, {-1, 2}), "port -1 is not a port (ids start at 0)", UsageError);
   }
 
