@@ -201,7 +201,7 @@ expect 0 "      size (B)               ring
 # nvls on the dgx-h100: the switch's per-rank ports at the preset's figure, by hand 2·(1 µs + 1e9 B / 450 GB/s);
 # with 8 segments the two directions overlap: 9·(1 µs + 1.25e8 B / 450 GB/s) = 2.509 ms, below the ring's 3.903 ms
 NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
-expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
+expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 all 8 intra out and in ports and all 8 SW out and in ports     1000000000   224.899   393.573" -- "${NVP[@]}"
 expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
 expect 0 "nvls                   9       0.0090       2.5000       2.5090       2.5090" -- "${NVP[@]}" --segments 8
 # on the flat model the switch is one thread with one port (the threads backend's): 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s);
