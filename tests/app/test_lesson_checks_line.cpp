@@ -96,7 +96,7 @@ TEST_SUITE("lesson_checks_line") {
   }
 
   TEST_CASE("the window: one line before a choice, each check after it") {
-    test::FontWindow h;
+    test::FontWindow h(14, ImVec2(1600, 1600));  // tall enough that the panel does not scroll its checks away
     App app;
     open_beat2(h, app, false);
     h.settle(app);
