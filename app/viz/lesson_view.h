@@ -144,7 +144,7 @@ std::vector<std::string> wrap_words(const std::string& text, float width,
 // A check's line in the panel: "what: actual" when it passed, "what:
 // expected E, got A" when it failed, "what: note" when skipped.
 std::string check_line(const lesson::CheckResult& r);
-// "3 of 4 checks pass" (the line shown while checks_hidden()).
+// "3 of 4 checks pass" (a lesson's run summary; the panel shows no count while checks_hidden()).
 std::string checks_summary(const std::vector<lesson::CheckResult>& rs);
 
 // A slide's checks folded (--present): the passing ones in one line, the

@@ -173,9 +173,10 @@ void draw_checks(App& app) {
   if (checks.empty()) return;
   const ImVec4 title = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
   if (L.checks_hidden()) {
-    // The checks' values would answer the question: only how many pass.
+    // The checks' values would answer the question, and a count of those
+    // that pass beside "shown after you answer" reads as both at once: one
+    // line, the checks themselves once answered.
     ImGui::TextColored(title, "Checks: shown after you answer");
-    if (L.checks_ready() && L.check_error().empty()) ImGui::TextDisabled("%s", checks_summary(*L.results()).c_str());
     return;
   }
   ImGui::TextColored(title, "%s", checks_heading(L.current()).c_str());

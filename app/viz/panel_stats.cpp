@@ -118,7 +118,7 @@ void links(const Stats& st, ImU32 hl) {
       }
       const Stats::PortLoad& p = v[i];
       if (p.bottleneck) ImGui::PushStyleColor(ImGuiCol_Text, hl);
-      ImGui::Text("%s%s", p.name.c_str(), p.bottleneck ? " (bottleneck)" : "");
+      ImGui::Text("%s%s", p.name.c_str(), p.tied ? " (bottleneck, tied)" : p.bottleneck ? " (bottleneck)" : "");
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(human_bytes(double(p.bytes)).c_str());
       if (p.bottleneck) ImGui::PopStyleColor();

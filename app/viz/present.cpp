@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -91,15 +93,37 @@ bool submit_poll(App& app, const std::string& typed) {
   return true;
 }
 
+std::vector<int> poll_percents(const std::vector<int>& counts) {
+  std::vector<int> pct(counts.size(), 0);
+  int64_t total = 0;
+  for (int c : counts) total += c;
+  if (total <= 0) return pct;
+  // In integers (counts are at most 100000 each): share = floor + rest / total.
+  std::vector<int64_t> rest(counts.size());
+  int given = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    pct[i] = static_cast<int>(int64_t{counts[i]} * 100 / total);
+    rest[i] = int64_t{counts[i]} * 100 % total;
+    given += pct[i];
+  }
+  std::vector<size_t> order(counts.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return rest[a] != rest[b] ? rest[a] > rest[b] : counts[a] > counts[b];
+  });
+  for (size_t k = 0; given < 100 && k < order.size(); ++k, ++given) ++pct[order[k]];
+  return pct;
+}
+
 std::string poll_line(const App& app) {
   if (!app.lesson) return "";
   const auto it = app.presenter.polls.find(app.lesson->beat());
   if (it == app.presenter.polls.end()) return "";
   int total = 0;
   for (int c : it->second) total += c;
+  const std::vector<int> pct = poll_percents(it->second);
   std::string out;
-  for (size_t i = 0; i < it->second.size(); ++i)
-    out += fmt::format("{}) {} ({:.0f}%) · ", i + 1, it->second[i], total ? 100.0 * it->second[i] / total : 0.0);
+  for (size_t i = 0; i < it->second.size(); ++i) out += fmt::format("{}) {} ({}%) · ", i + 1, it->second[i], pct[i]);
   return out + fmt::format("{} vote{}", total, total == 1 ? "" : "s");
 }
 

@@ -91,7 +91,14 @@ bool submit_poll(App& app, const std::string& typed);
 // 4 choices; type one per choice, e.g. 12,30,5,1", "'x' is not a count
 // (a whole number 0..100000)") otherwise.
 std::optional<std::vector<int>> parse_poll(const std::string& typed, int choices, std::string* why);
-// "1) 12 (26%) · 2) 30 (64%) · 3) 5 (11%) · 47 votes" ("" without a poll on this beat).
+// Each choice's share of the votes in whole percent, summing to exactly 100
+// when any vote was cast (all 0 otherwise), by largest remainder: every
+// share rounded down, then the points still missing go one each to the
+// largest remainders (ties: the choice with more votes, then the earlier
+// one). 1,1,4 -> 17,16,67 (rounding each gives 101); 1,1,1 -> 34,33,33.
+std::vector<int> poll_percents(const std::vector<int>& counts);
+// "1) 12 (25%) · 2) 30 (63%) · 3) 5 (10%) · 4) 1 (2%) · 48 votes" (poll_percents;
+// "" without a poll on this beat).
 std::string poll_line(const App& app);
 // The poll's entry field, its error and the vote count, under the
 // choices; and choice `choice`'s bar (votes, percentage) beside its text,

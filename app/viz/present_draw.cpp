@@ -46,8 +46,8 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   const auto& q = *L.current().question;
   if (it == app.presenter.polls.end() || it->second.size() != q.choices.size()) return;
   const std::vector<int>& counts = it->second;
-  int total = 0, most = 1;
-  for (int c : counts) total += c, most = std::max(most, c);
+  int most = 1;
+  for (int c : counts) most = std::max(most, c);
   // Beside the choice's text, in a column of its own (below it when the text reaches that far).
   ImGui::SameLine();
   if (ImGui::GetCursorPosX() > column_x) ImGui::NewLine();
@@ -62,7 +62,7 @@ void draw_poll_bar(App& app, int choice, float column_x) {
                                             im(from_hex(right ? kPass : assets::kActive)));
   ImGui::Dummy(ImVec2(bar_max, h));
   ImGui::SameLine();
-  ImGui::Text("%d (%.0f%%)", counts[choice], total ? 100.0 * counts[choice] / total : 0.0);
+  ImGui::Text("%d (%d%%)", counts[choice], poll_percents(counts)[static_cast<size_t>(choice)]);
 }
 
 float lesson_min_px(float font_px) { return std::min(font_px, std::max(kLessonMinPx, 0.75f * font_px)); }

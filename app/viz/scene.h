@@ -271,10 +271,11 @@ struct Stats {
     std::string name;  // "R3 intra out", "node 0 NIC 0 out"
     int64_t bytes = 0;
     bool inter = false;
-    bool bottleneck = false;  // the busiest port (run: by predicted busy time; step: by port time)
+    bool bottleneck = false;  // the busiest port (run: by predicted busy time; step: by port time), or tied for it
+    bool tied = false;        // a bottleneck shared: more ports tie for the largest time
   };
   std::vector<PortLoad> ports_run, ports_step;  // busiest first (bytes), ports with bytes only, at most max_ports
-  std::string bottleneck_run, bottleneck_step;  // port names ("" without messages)
+  std::string bottleneck_run, bottleneck_step;  // bottleneck_text ("" without messages)
 
   // Predicted lockstep time split by what it pays for, MICROSECONDS. On a
   // topology each step is charged to the link class of its busiest port;
@@ -291,5 +292,14 @@ struct Stats {
 // position: the step shown (as build_topology: position-1, or step 0 at
 // position 0); -1 = the session's position. max_ports caps the port lists.
 Stats build_stats(const Session& s, int position = -1, int max_ports = 6);
+
+// The bottleneck in words for the topology's legend and the stats
+// (scene_network_loads.cpp): `tied` the ports tied for the largest time
+// (NetworkPrediction::step_tied or tied), `bytes` [port] their bytes. One
+// port: its name, "node 0 NIC 0 out"; several: ports_text and ", equally
+// (119 MiB each)" when they carry the same bytes, else ", tied": "all 8
+// NIC out and in ports, equally (119 MiB each)", "NIC out of nodes 0–3,
+// tied". "" when none (no messages).
+std::string bottleneck_text(const Topology& t, const std::vector<int>& tied, const std::vector<int64_t>& bytes);
 
 }  // namespace microddp::viz

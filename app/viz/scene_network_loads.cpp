@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "app/viz/compare.h"  // human_bytes
 #include "app/viz/scene.h"
 #include "app/viz/scene_topology_parts.h"
 #include "app/viz/units.h"
@@ -15,6 +16,15 @@
 #include "core/record/printer.h"
 
 namespace microddp::viz {
+
+std::string bottleneck_text(const Topology& t, const std::vector<int>& tied, const std::vector<int64_t>& bytes) {
+  if (tied.empty()) return "";
+  const std::string ports = ports_text(t, tied);
+  if (tied.size() == 1) return ports;
+  const int64_t b = bytes.at(static_cast<size_t>(tied.front()));
+  const bool equal = std::all_of(tied.begin(), tied.end(), [&](int p) { return bytes.at(static_cast<size_t>(p)) == b; });
+  return equal && b > 0 ? fmt::format("{}, equally ({} each)", ports, human_bytes(double(b))) : ports + ", tied";
+}
 
 // The NICs, each arrow's port load and the step's bottleneck, from the
 // network prediction of the schedule (core/model/topology_model.h).
@@ -35,7 +45,11 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
   if (st < 0 || st >= static_cast<int>(np.step_port_bytes.size())) return;
   const auto& pb = np.step_port_bytes[static_cast<size_t>(st)];
   const int64_t most = pb.empty() ? 0 : *std::max_element(pb.begin(), pb.end());
-  const int busiest = np.step_bottleneck[static_cast<size_t>(st)];
+  // Every port tied for the step's largest time is the bottleneck alike
+  // (a ring over one-rank nodes loads every NIC the same): all or none
+  // orange, never the first of equals.
+  const std::vector<int>& tied = np.step_tied[static_cast<size_t>(st)];
+  const auto busiest = [&](int port) { return std::binary_search(tied.begin(), tied.end(), port); };
   const auto load = [&](int64_t b) { return most > 0 ? float(double(b) / double(most)) : 0.f; };
   for (const ArrowDraw& a : sc.arrows) {
     ArrowLoad l;
@@ -44,7 +58,7 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
                                         : Port{PortKind::intra_out, a.from});
     l.port_bytes = pb[static_cast<size_t>(port)];
     l.load = load(l.port_bytes);
-    l.bottleneck = port == busiest;
+    l.bottleneck = busiest(port);
     sc.loads.push_back(l);
   }
   for (const NodeBoxDraw& b : sc.boxes)  // compact nodes: their totals instead
@@ -59,10 +73,10 @@ void add_network_loads(TopologyScene& sc, const Schedule& s, int N, const Networ
       const int64_t in = pb[static_cast<size_t>(port_id(T, {PortKind::nic_in, i}))];
       d.bytes = out + in;
       d.load = load(std::max(out, in));
-      d.bottleneck = busiest == port_id(T, {PortKind::nic_out, i}) || busiest == port_id(T, {PortKind::nic_in, i});
+      d.bottleneck = busiest(port_id(T, {PortKind::nic_out, i})) || busiest(port_id(T, {PortKind::nic_in, i}));
       sc.nics.push_back(d);
     }
-  sc.bottleneck = port_name(T, busiest);
+  sc.bottleneck = bottleneck_text(T, tied, pb);
   // Bandwidths per direction: per rank inside a node, per NIC across.
   sc.legend.push_back(fmt::format("intra-node (thin): {} per rank",
                                   format_link(net.intra.name, net.intra.alpha, net.intra.bandwidth())));

@@ -17,19 +17,23 @@ bool is_nic(const Topology& t, int port) {
   return k == PortKind::nic_out || k == PortKind::nic_in;
 }
 
-std::vector<Stats::PortLoad> busiest_ports(const Topology& t, const std::vector<int64_t>& bytes, int bottleneck,
-                                           int max_ports) {
+// tied: the ports tied for the largest time (all marked the bottleneck).
+std::vector<Stats::PortLoad> busiest_ports(const Topology& t, const std::vector<int64_t>& bytes,
+                                           const std::vector<int>& tied, int max_ports) {
   std::vector<Stats::PortLoad> v;
-  for (int id = 0; id < static_cast<int>(bytes.size()); ++id)
-    if (bytes[static_cast<size_t>(id)] > 0 || id == bottleneck)
-      v.push_back({id, port_name(t, id), bytes[static_cast<size_t>(id)], is_nic(t, id), id == bottleneck});
+  for (int id = 0; id < static_cast<int>(bytes.size()); ++id) {
+    const bool b = std::binary_search(tied.begin(), tied.end(), id);
+    if (bytes[static_cast<size_t>(id)] > 0 || b)
+      v.push_back({id, port_name(t, id), bytes[static_cast<size_t>(id)], is_nic(t, id), b, b && tied.size() > 1});
+  }
   // Busiest first; the bottleneck ahead of its equals, then port order.
   std::stable_sort(v.begin(), v.end(), [](const Stats::PortLoad& a, const Stats::PortLoad& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.bottleneck > b.bottleneck;
   });
   if (max_ports > 0 && static_cast<int>(v.size()) > max_ports) {
     // The bottleneck (busiest by time, which many small messages can make a
-    // port with fewer bytes) always stays in the list, last if need be.
+    // port with fewer bytes) always stays in the list, last if need be (the
+    // first of tied ports).
     const auto b = std::find_if(v.begin(), v.end(), [](const Stats::PortLoad& p) { return p.bottleneck; });
     if (b != v.end() && b - v.begin() >= max_ports) v[static_cast<size_t>(max_ports - 1)] = *b;
     v.resize(static_cast<size_t>(max_ports));
@@ -60,20 +64,20 @@ void add_links(Stats& st, const Session& ses, int shown, int max_ports) {
   const NetworkPrediction np = predict(s, net);
   st.intra_run = np.bytes_intra;
   st.inter_run = np.bytes_inter;
-  st.ports_run = busiest_ports(T, np.port_bytes, np.bottleneck, max_ports);
-  if (np.bottleneck >= 0) st.bottleneck_run = port_name(T, np.bottleneck);
+  st.ports_run = busiest_ports(T, np.port_bytes, np.tied, max_ports);
+  st.bottleneck_run = bottleneck_text(T, np.tied, np.port_bytes);
   if (shown >= 0 && shown < static_cast<int>(np.step_port_bytes.size())) {
     st.shown_step = shown;
     const auto& pb = np.step_port_bytes[static_cast<size_t>(shown)];
-    const int bn = np.step_bottleneck[static_cast<size_t>(shown)];
+    const std::vector<int>& tied = np.step_tied[static_cast<size_t>(shown)];
     for (int id = 0; id < static_cast<int>(pb.size()); ++id) {
       // Out ports count each message once: intra out, NIC out.
       const PortKind k = port_at(T, id).kind;
       if (k == PortKind::intra_out) st.intra_step += pb[static_cast<size_t>(id)];
       if (k == PortKind::nic_out) st.inter_step += pb[static_cast<size_t>(id)];
     }
-    st.ports_step = busiest_ports(T, pb, bn, max_ports);
-    if (bn >= 0) st.bottleneck_step = port_name(T, bn);
+    st.ports_step = busiest_ports(T, pb, tied, max_ports);
+    st.bottleneck_step = bottleneck_text(T, tied, pb);
   }
   // The time split: on a topology, each step's α and β (the critical rank's
   // busiest port) charged to the class of the step's busiest port.

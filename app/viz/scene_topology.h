@@ -183,7 +183,7 @@ struct ArrowLoad {      // one per arrow, same index
   bool inter = false;   // crosses nodes (through NICs)
   int64_t port_bytes = 0;
   float load = 0;       // 0..1
-  bool bottleneck = false;  // its out port is the step's busiest
+  bool bottleneck = false;  // its out port is the step's busiest (or tied for it)
 };
 
 struct TopologyScene {
@@ -208,7 +208,7 @@ struct TopologyScene {
   bool chain = false;               // nodes joined only last rank -> next node's first (the flat ring)
   std::vector<NicDraw> nics;
   std::vector<ArrowLoad> loads;     // [arrow], when boxes are drawn
-  std::string bottleneck;           // the shown step's busiest port ("node 0 NIC 0 out")
+  std::string bottleneck;           // the shown step's busiest port(s), bottleneck_text ("node 0 NIC 0 out")
   std::vector<std::string> legend;  // one line per link class
   std::string network_note;         // measured here vs predicted on the topology
   Vec2 size;

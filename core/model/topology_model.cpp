@@ -180,58 +180,6 @@ std::string cluster_lab_json(const ClusterLab& c) {
       c.nodes, c.ranks_per_node, c.nic_bps, c.nics_per_node, word(c.intra), word(c.inter));
 }
 
-int num_ports(const Topology& t) {
-  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
-  return 2 * n + 2 * nk;
-}
-int num_ports(const Topology& t, int switches) { return num_ports(t) + switches * 2 * (t.world_size() + 1); }
-int port_id(const Topology& t, Port p) {
-  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
-  const int sw = num_ports(t) + p.sw * 2 * (n + 1);
-  switch (p.kind) {
-    case PortKind::switch_in: return sw + p.index;
-    case PortKind::switch_out: return sw + n + 1 + p.index;
-    case PortKind::intra_out: return p.index;
-    case PortKind::intra_in: return n + p.index;
-    case PortKind::nic_out: return 2 * n + p.index;
-    case PortKind::nic_in: return 2 * n + nk + p.index;
-  }
-  return 0;
-}
-Port port_at(const Topology& t, int id) {
-  const int n = t.world_size(), nk = t.nodes * t.nics_per_node;
-  if (id >= num_ports(t)) {
-    const int k = id - num_ports(t), w = k / (2 * (n + 1)), j = k % (2 * (n + 1));
-    return j <= n ? Port{PortKind::switch_in, j, w} : Port{PortKind::switch_out, j - n - 1, w};
-  }
-  if (id < n) return {PortKind::intra_out, id};
-  if (id < 2 * n) return {PortKind::intra_in, id - n};
-  if (id < 2 * n + nk) return {PortKind::nic_out, id - 2 * n};
-  return {PortKind::nic_in, id - 2 * n - nk};
-}
-std::string port_name(const Topology& t, int id) {
-  if (id < 0) return "-";
-  const Port p = port_at(t, id);
-  switch (p.kind) {
-    case PortKind::intra_out: return fmt::format("R{} intra out", p.index);
-    case PortKind::intra_in: return fmt::format("R{} intra in", p.index);
-    case PortKind::nic_out:
-      return fmt::format("node {} NIC {} out", p.index / t.nics_per_node, p.index % t.nics_per_node);
-    case PortKind::nic_in:
-      return fmt::format("node {} NIC {} in", p.index / t.nics_per_node, p.index % t.nics_per_node);
-    case PortKind::switch_in:
-    case PortKind::switch_out: {
-      // "SW" when the schedule has one switch; the topology does not know, so
-      // a second switch is named by number
-      const std::string w = p.sw == 0 ? "SW" : fmt::format("SW{}", p.sw);
-      const bool in = p.kind == PortKind::switch_in;
-      if (p.index == t.world_size()) return fmt::format("{} {}", w, in ? "in" : "out");
-      return fmt::format("{} {} R{}", w, in ? "in from" : "out to", p.index);
-    }
-  }
-  return "?";
-}
-
 namespace {
 // One message on a port: cost_model.cpp's msg_at(p, m, fp), the same
 // arithmetic. fp < 0: a NIC's message, the link's flat β (the cache curve
@@ -368,17 +316,14 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
         worst_r = r;
       }
     }
-    int busiest = -1;
-    double busiest_s = 0;
+    std::vector<double> port_s(P);
     for (int id = 0; id < P; ++id) {
-      out.port_busy_s[id] += port[id].total();
+      port_s[id] = port[id].total();
+      out.port_busy_s[id] += port_s[id];
       out.port_bytes[id] += pbytes[id];
-      if (port[id].total() > busiest_s) {
-        busiest_s = port[id].total();
-        busiest = id;
-      }
     }
-    out.step_bottleneck.push_back(busiest);
+    out.step_tied.push_back(tied_busiest(port_s));
+    out.step_bottleneck.push_back(out.step_tied.back().empty() ? -1 : out.step_tied.back().front());
     out.step_port_bytes.push_back(std::move(pbytes));
     std::vector<double> fin(E);
     for (int r = 0; r < E; ++r) {
@@ -415,12 +360,8 @@ NetworkPrediction predict(const Schedule& s, const Network& net) {
   }
   pr.lockstep_s = pr.lockstep.total();
   pr.pipelined_s = E > 0 ? *std::max_element(prev.begin(), prev.end()) : 0.0;
-  double most = 0;
-  for (int id = 0; id < P; ++id)
-    if (out.port_busy_s[id] > most) {
-      most = out.port_busy_s[id];
-      out.bottleneck = id;
-    }
+  out.tied = tied_busiest(out.port_busy_s);
+  out.bottleneck = out.tied.empty() ? -1 : out.tied.front();
   return out;
 }
 

@@ -166,6 +166,20 @@ int port_id(const Topology& t, Port p);
 Port port_at(const Topology& t, int id);
 // "R3 intra out", "node 1 NIC 0 in", "SW in from R3", "SW out".
 std::string port_name(const Topology& t, int id);
+// Several ports in words (ports.cpp), for a bottleneck that ties: one port
+// is its port_name; more are grouped by kind, the out and the in ports of
+// the same ranks or NICs merged ("out and in"): every port of the kind
+// "all 8 NIC out ports", "all 8 NIC out and in ports", "both NIC out and
+// in ports" (two); some of them "NIC out of nodes 0–3, 5" (one NIC per node), "NIC
+// in of node 0 NIC 1, node 2 NIC 0", "intra out of R0, R2"; a switch's
+// per-rank ports alike ("all 8 SW out and in ports", "SW in from R0–R3"),
+// its single ports by port_name; groups joined by " and ". "-" for none. A
+// negative id throws UsageError.
+std::string ports_text(const Topology& t, const std::vector<int>& ports);
+// The ports whose time in `seconds` ([port]) is within a relative 1e-9 of
+// the largest (sums of equal prices over different messages round
+// differently), ascending; empty when every time is 0.
+std::vector<int> tied_busiest(const std::vector<double>& seconds);
 
 struct NetworkPrediction {
   Prediction pr;                       // as cost_model.h's, per step and rank
@@ -173,9 +187,13 @@ struct NetworkPrediction {
   int64_t bytes_inter = 0;             // bytes sent between nodes (each message once)
   std::vector<int64_t> port_bytes;     // [port]: bytes through it over the run
   std::vector<double> port_busy_s;     // [port]: Σ over steps of its port time
-  std::vector<int> step_bottleneck;    // [step]: the busiest port (-1: no messages)
+  std::vector<int> step_bottleneck;    // [step]: the busiest port, the first of step_tied (-1: no messages)
+  // [step]: every port tied for the step's largest port time
+  // (tied_busiest; all NICs of a ring over one-rank nodes), ascending.
+  std::vector<std::vector<int>> step_tied;
   std::vector<std::vector<int64_t>> step_port_bytes;  // [step][port]
-  int bottleneck = -1;                 // the port with the largest busy time
+  int bottleneck = -1;                 // the port with the largest busy time, the first of tied
+  std::vector<int> tied;               // every port tied for the largest busy time (tied_busiest), ascending
 };
 
 // Predict s on net. Throws UsageError when net.topo's world size is not

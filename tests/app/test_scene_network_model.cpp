@@ -59,7 +59,8 @@ TEST_SUITE("scene_network") {
     CHECK(st.ports_step[0].bytes == 128);
     CHECK(st.ports_step[0].bottleneck);
     CHECK(st.ports_step[0].inter);
-    CHECK(st.bottleneck_step == "node 0 NIC 0 out");
+    CHECK(st.ports_step[0].tied);  // both nodes' NIC out and in ports carry 4 x 32 B
+    CHECK(st.bottleneck_step == "both NIC out and in ports, equally (128 B each)");
     // Whole run: the 16 intra ports carry 384 B each and lead by bytes; the
     // NIC out (256 B) is the bottleneck by time (4 messages a step at 2 us)
     // and stays listed, last.
@@ -72,7 +73,7 @@ TEST_SUITE("scene_network") {
     CHECK(st.ports_run[5].name == "node 0 NIC 0 out");
     CHECK(st.ports_run[5].bytes == 256);
     CHECK(st.ports_run[5].bottleneck);
-    CHECK(st.bottleneck_run == "node 0 NIC 0 out");
+    CHECK(st.bottleneck_run == "both NIC out and in ports, equally (256 B each)");
     // Time by class (nvlink 1 us, 600e9 B/s; infiniband 2 us, 25e9 B/s):
     // 6 intra steps of one 64 B message per port; 2 inter steps of four 32 B
     // messages through one NIC port.
@@ -110,7 +111,7 @@ TEST_SUITE("scene_network") {
     CHECK(st.inter_run == 896);
     CHECK(st.intra_step == 6 * 32);
     CHECK(st.inter_step == 2 * 32);
-    CHECK(st.bottleneck_step == "node 0 NIC 0 out");
+    CHECK(st.bottleneck_step == "both NIC out and in ports, equally (32 B each)");
     // Every used port carries 448 B over the run; the NIC out (2 us per
     // message) is the bottleneck and sorts first among the equals.
     REQUIRE_FALSE(st.ports_run.empty());

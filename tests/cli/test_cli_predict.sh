@@ -164,7 +164,7 @@ expect 2 "error: width 100000: must be in 1..4096" -- ddp --width 100000
 TOPO=(predict -c all_reduce -a all --ranks 16 --nodes 2 --intra nvlink --inter infiniband --bytes 1e9)
 # one time unit per table (s here: naive takes over a second), no 6e-05 beside 0.075
 expect 0 "ring                  30     0.000060     0.075000     0.075060" -- "${TOPO[@]}"
-expect 0 "hierarchical          16     0.000046     0.042917     0.042963     0.042963    28000000000     2000000000 node 0 NIC 0 out       1000000000" -- "${TOPO[@]}"
+expect 0 "hierarchical          16     0.000046     0.042917     0.042963     0.042963    28000000000     2000000000 both NIC out and in ports     1000000000" -- "${TOPO[@]}"
 expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, "nodes": 2, "nics_per_node": 1, "bytes": 1000000000, "steps": 16' -- "${TOPO[@]}" --json
 expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
 # NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
@@ -183,7 +183,7 @@ expect 2 "error: --topology dgx-h100 --algorithm auto (NCCL's choice; --textbook
 expect 2 "error: --textbook chooses among microddp's algorithms on a named system" -- predict --textbook -n 4
 expect 2 "error: --topology hgx-h200 is a system of the NCCL-shaped tuner only: it answers --algorithm auto and --table (NCCL's choice); the per-port model that prices one algorithm, --textbook and --sweep knows dgx-h100, pcie-box, lab" -- predict -a ring --topology hgx-h200 --ranks 8
 # rails: 8 channels of the ring cross 2 DGX H100 nodes through 8 NICs (1/8 of the bytes each): busbw 395 GB/s, not one NIC's 50
-expect 0 "ring                  30       0.2100       4.8832       5.0932            -    28185722880     4026531840 node 0 NIC 0 out        251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
+expect 0 "ring                  30       0.2100       4.8832       5.0932            -    28185722880     4026531840 all 16 NIC out and in ports      251658240   210.820   395.288" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1G
 # hierarchical has no channel split of its own: on a network --channels prices its phases as a pipeline (below); the flat model refuses
 expect 2 "error: channels = 8: algorithm 'hierarchical' does not run in channels (for all_reduce: ring, double_binary_tree)" -- predict -a hierarchical --channels 8 --preset nvlink --ranks 16 --bytes 1G
 # lesson 02's single-buffered ring run anyway: a transfer's T_q is what the schedule means, not what the overwritten buffer holds
@@ -201,7 +201,7 @@ expect 0 "      size (B)               ring
 # nvls on the dgx-h100: the switch's per-rank ports at the preset's figure, by hand 2·(1 µs + 1e9 B / 450 GB/s);
 # with 8 segments the two directions overlap: 9·(1 µs + 1.25e8 B / 450 GB/s) = 2.509 ms, below the ring's 3.903 ms
 NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
-expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 R0 intra out           1000000000   224.899   393.573" -- "${NVP[@]}"
+expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 all 8 intra out and in ports and all 8 SW out and in ports     1000000000   224.899   393.573" -- "${NVP[@]}"
 expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
 expect 0 "nvls                   9       0.0090       2.5000       2.5090       2.5090" -- "${NVP[@]}" --segments 8
 # on the flat model the switch is one thread with one port (the threads backend's): 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s);
