@@ -223,7 +223,7 @@ void Session::start_run() {
     d.max_delay_us = b.max_delay_us;
     lesson::SeedSearch found = lesson::first_corrupting_seed(*schedule_, inputs_, d, b.max_seeds, true);
     real_steps_ += int64_t{found.tries} * schedule_->num_steps();
-    broken_ = BrokenRun{found.found.seed, found.tries, b.max_seeds, found.found.corrupted, found.found.why};
+    broken_ = BrokenRun{found.found.seed, found.tries, b.max_seeds, found.found.corrupted, found.found.why, false, {}, {}};
     outputs_ = std::move(found.found.run.outputs);
     done_trace_ = std::move(found.found.run.trace);
     return;
