@@ -157,7 +157,7 @@ TEST_SUITE("hang_log_view") {
           smallest = std::min(smallest, g.px);
         }
       CHECK(seen > 10);
-      CHECK(smallest >= 14.f);
+      CHECK(smallest >= 14.f - 1e-3f);  // the panel's floor, as the layout tests allow
     }
     CHECK(lines == 5);  // ranks 0, 1, 3 at seq 1, the verdict's first WARN line, rank 2 at seq 1
     CHECK(marks == 1);

@@ -133,6 +133,7 @@ TEST_SUITE("hang_log") {
   TEST_CASE("without LabOptions::log the run keeps no log and verdict_line is its size") {
     LabOptions o;
     o.ranks = 2;
+    o.fault_ranks = {1};  // the default (2) is not a rank of 2; no fault is injected
     o.timeout_s = 30;
     o.count = 16;
     const LabResult r = run_hang_lab(o);
