@@ -62,6 +62,31 @@ bool one_line_rows(const HangScene& sc, float w, float fixed_w, float gap) {
   return fixed_w + state_w + gap + rec_w <= w;
 }
 
+// The run's own log under the verdict: its title, then one line each
+// (WARN in the error colour), a line logged after the verdict tagged so.
+void draw_log(App& app, const HangLog& log) {
+  if (log.title.empty()) return;
+  const float fs = ImGui::GetFontSize(), pad = fs * 0.3f;
+  ImGui::Dummy(ImVec2(1, pad));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(log.title.c_str());
+  ImGui::PopTextWrapPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (const HangLogLine& l : log.lines) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const Rgba c = l.level == hang::LogLevel::warn ? error_color() : from_hex(assets::kInk);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(c)), "%s", l.text.c_str());
+    app.vs.labels_drawn.push_back({"hang log " + l.text, Rect{p.x, p.y, ImGui::CalcTextSize(l.text.c_str()).x, fs}});
+    if (!l.mark.empty()) {
+      const ImVec2 a(p.x + ImGui::CalcTextSize(l.text.c_str()).x + fs, p.y);
+      const ImVec2 b(a.x + ImGui::CalcTextSize(l.mark.c_str()).x + 2 * pad, a.y + fs + pad * 0.5f);
+      dl->AddRectFilled(a, b, lesson_highlight_color());
+      text_at(dl, ImVec2(a.x + pad, a.y), from_hex(0xFFFFFF), l.mark);
+      app.vs.labels_drawn.push_back({"hang log mark", Rect{a.x, a.y, b.x - a.x, b.y - a.y}});
+    }
+  }
+}
+
 void draw_scene(App& app, const HangScene& sc) {
   const float fs = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
   const Rgba ink = from_hex(assets::kInk), faint = from_hex(assets::kFaint);
@@ -140,6 +165,7 @@ void draw_scene(App& app, const HangScene& sc) {
   const Rgba vc = sc.barrier.empty() ? from_hex(0x007A4D) : sc.withheld ? ink : error_color();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(vc)), "%s", ("verdict: " + sc.verdict).c_str());
   ImGui::PopTextWrapPos();
+  draw_log(app, sc.log);
 }
 
 }  // namespace
@@ -241,7 +267,8 @@ bool draw_hang_panel(App& app, const Rect& r) {
     float scale = lo;
     for (float s = 1; s >= lo; s -= 0.02f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
-      if (line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size())) <= avail) {
+      const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
+      if (line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines) <= avail) {
         scale = s;
         break;
       }

@@ -30,11 +30,13 @@ BeatTarget hang_beat_target(const Beat& b, const PredictionSource& source) {
   c.at.kind = healthy ? Target::Kind::end : Target::Kind::start;
   BeatTarget t = beat_target(c, source);
   t.view = b.view;
-  t.note = fmt::format("the hang view runs the hang lab for real (its checks read the same run; `microddp hang-lab` "
-                       "prints the report); the picture holds call #{} (all_reduce of {} elements) on the hang lab's {} ranks {}",
+  // Words for the desk window and the slide alike (--present shows no
+  // controls, so the note names none).
+  t.note = fmt::format("the hang view is the hang lab's real run (its checks read the same run; `microddp hang-lab` "
+                       "prints the report); the picture holds call #{}, an all_reduce of {} elements on {} ranks, {}",
                        h.fault_call, c.setup.count, h.ranks,
-                       healthy ? "after its last step: every rank got through"
-                               : "before its first step: the ranks that arrive wait at its monitored barrier");
+                       healthy ? "after its last step (every rank got through)"
+                               : "held before its first step (the ranks that reached it never started it: they wait at the monitored barrier before it)");
   return t;
 }
 
@@ -171,6 +173,7 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
     }
     sc.rows.push_back(std::move(row));
   }
+  sc.log = build_hang_log(o, r, sc.barrier_call, withhold && !r.all_passed);
   if (r.all_passed) sc.verdict = "every rank arrived with the same call at every barrier; all calls verified";
   else if (!withhold) sc.verdict = r.verdict;
   else if (!r.missing.empty())
@@ -184,8 +187,44 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
   return sc;
 }
 
+HangLog build_hang_log(const hang::LabOptions& o, const hang::LabResult& r, int call, bool withhold) {
+  HangLog out;
+  if (!o.log || withhold) return out;
+  const size_t verdict = r.verdict_line();
+  std::vector<size_t> pick;
+  const bool of_call = call >= 0 && call < kCalls;
+  if (of_call) {
+    const std::string seq = fmt::format(": seq {} '", call);
+    for (size_t i = 0; i < r.log.size(); ++i)
+      if (i == verdict || (r.log[i].level == hang::LogLevel::info && r.log[i].text.find(seq) != std::string::npos))
+        pick.push_back(i);
+  } else {
+    for (size_t i = r.log.size() > kHangLogShown ? r.log.size() - kHangLogShown : 0; i < r.log.size(); ++i) pick.push_back(i);
+  }
+  for (size_t i : pick) {
+    const hang::LogEntry& e = r.log[i];
+    HangLogLine l;
+    l.rank = e.rank;
+    l.level = e.level;
+    l.text = fmt::format("{:.3f} s [{}] {} {}", e.t_s, e.rank, hang::name(e.level), e.text);
+    if (i > verdict && i < r.log.size() && e.level != hang::LogLevel::warn) l.mark = "after the verdict";
+    out.lines.push_back(std::move(l));
+  }
+  out.left_out = r.log.size() - out.lines.size();
+  const std::string level(hang::name(*o.log));
+  out.title = of_call ? fmt::format("MICRODDP_DEBUG={} log of this run: each rank's line for seq {} and the verdict "
+                                    "({} of {} lines; `microddp lesson` prints them all)",
+                                    level, call, out.lines.size(), r.log.size())
+                      : fmt::format("MICRODDP_DEBUG={} log of this run: its last {} lines (of {})", level,
+                                    out.lines.size(), r.log.size());
+  return out;
+}
+
 bool hang_names_withheld(const LessonView& L, const hang::LabResult& r) {
   if (!L.checks_hidden()) return false;
+  if (L.highlight_withheld())
+    for (int h : L.current().highlight.ranks)
+      if (contains(r.missing, h) || contains(r.mismatched, h)) return true;
   for (double v : answer_numbers(*L.current().question))
     if (contains(r.missing, static_cast<int>(v)) || contains(r.mismatched, static_cast<int>(v)))
       if (v == static_cast<int>(v)) return true;
@@ -204,6 +243,9 @@ std::string describe_hang(const App& app) {
     out += fmt::format("hang {}: reached {}; barrier {}{}\n", row.label, row.reached, name(row.barrier),
                        row.outlined ? " (outlined)" : "");
   out += fmt::format("hang verdict: {}\n", sc.verdict);
+  if (!sc.log.title.empty()) out += fmt::format("hang log: {}\n", sc.log.title);
+  for (const HangLogLine& l : sc.log.lines)
+    out += fmt::format("hang log: {}{}\n", l.text, l.mark.empty() ? "" : " <- " + l.mark);
   return out;
 }
 

@@ -7,13 +7,14 @@
 // flight-recorder entries (op, count, state). Under the rows, the
 // barrier's verdict ("rank 2 did not arrive within 0.3 s").
 //
-// While the beat's open question asks for a rank the verdict names
-// (lesson 08 beat 2: "Which rank is stuck?"), the scene withholds who it
-// is: no row is outlined, no row's barrier state is given (they would
-// tell the one that did not arrive), and the verdict says only how many
-// ranks arrived. The flight recorders stay: every rank started #1 and
-// completed #0, which is the lesson's point (sequence numbers say WHERE,
-// the barrier says WHO).
+// While the beat's open question is about a rank the verdict names
+// (lesson 08 beat 2: "Can the flight recorders tell which rank is
+// stuck?"), the scene withholds who it is: no row is outlined, no row's
+// barrier state is given (they would tell the one that did not arrive),
+// and the verdict says only how many ranks arrived. The flight recorders
+// stay: every rank started #1 and failed in it, which is the lesson's
+// point (sequence numbers say WHERE, the barrier says WHO). A run that
+// kept its own log (LabOptions::log) shows its lines under the verdict.
 //
 // Plain C++ (no ImGui, no GL): tests build scenes from real runs or from
 // a constructed LabResult. Times are seconds since the lab began (as in
@@ -72,6 +73,28 @@ struct HangRow {
 
 inline constexpr size_t kHangRecorderShown = 3;
 
+// The run's own log (LabOptions::log, lesson 08's last beat), as the hang
+// view shows it under the verdict: of the call the deciding barrier stood
+// before (#k), every rank's INFO line for seq k, and the first WARN line
+// giving the verdict, in the order they were logged; each line
+// "0.301 s [2] INFO all_reduce: seq 1 ...". A line other than a WARN logged
+// after the verdict's first line is marked "after the verdict" (lesson 08:
+// the sleeping rank's line for seq 1 comes only once the verdict woke
+// it). Without a deciding call before the end of the step (every rank
+// passed, or the end-of-step barrier failed), the last kHangLogShown lines.
+struct HangLogLine {
+  int rank = 0;
+  hang::LogLevel level = hang::LogLevel::info;
+  std::string text;   // "0.301 s [2] INFO all_reduce: seq 1 'grad bucket 1' algorithm ring ..."
+  std::string mark;   // "after the verdict" or ""
+};
+struct HangLog {
+  std::string title;  // "MICRODDP_DEBUG=INFO log of this run: each rank's line for seq 1 and the verdict (5 of 17 lines; ...)"; "" without a log
+  std::vector<HangLogLine> lines;
+  size_t left_out = 0;  // lines of the log not shown
+};
+inline constexpr size_t kHangLogShown = 6;
+
 struct HangScene {
   std::string header;   // "hang lab: 4 ranks, fault sleep on rank 2, monitored barrier timeout 0.3 s" (fault ranks withheld too)
   std::vector<std::string> calls;  // the track's columns: "#0 all_reduce 1024", ..., "end of step"
@@ -84,7 +107,12 @@ struct HangScene {
   std::string verdict;    // the lab's verdict, or its withheld form; "every rank passed every call" when healthy
   double seconds = 0;     // the lab's wall time (the time view's range)
   std::vector<HangRow> rows;
+  HangLog log;            // the run's own log as shown (build_hang_log)
 };
+
+// `call`: the scene's barrier_call. Empty (no title, no lines) when the run
+// kept no log (o.log unset) or withhold (who is late is the question).
+HangLog build_hang_log(const hang::LabOptions& o, const hang::LabResult& r, int call, bool withhold);
 
 // The scene of run `r` made with options `o`. withhold: hide who the
 // verdict names (see above). Throws std::invalid_argument when r has no
@@ -93,7 +121,9 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
 
 // Does the open question of L's current beat ask for a rank that r's
 // verdict names (missing or mismatched)? True while it is unanswered and a
-// number of its answer (LessonView's answer_numbers) is such a rank.
+// number of its answer (LessonView's answer_numbers) is such a rank, or
+// the beat's highlight (withheld while the question is open: LessonView::
+// highlight_withheld) names such a rank.
 bool hang_names_withheld(const LessonView& L, const hang::LabResult& r);
 
 // beat_target of a hang beat (lesson_view.h): the faulted call

@@ -351,6 +351,8 @@ bool LessonView::question_about_buffers() const {
 
 bool LessonView::highlight_withheld() const {
   if (!checks_hidden()) return false;
+  // A hang beat outlines the ranks its verdict names: its question is about them.
+  if (current().kind == lesson::Beat::Kind::hang && !current().highlight.ranks.empty()) return true;
   const std::vector<double> want = answer_numbers(*current().question);
   return std::any_of(current().highlight.ranks.begin(), current().highlight.ranks.end(),
                      [&](int r) { return has(want, double(r)); });

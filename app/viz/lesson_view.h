@@ -200,7 +200,9 @@ class LessonView {
   bool cell_lit(int rank, const std::string& buffer, int chunk) const;
   // Rank highlights are withheld (rank_lit, row_lit, cell_lit false)
   // while the beat's question is open and its answer names a highlighted
-  // rank (lesson 08 beat 2 asks which rank is stuck and highlights it).
+  // rank, or the beat is a hang beat that highlights ranks (lesson 08
+  // beat 2 asks whether the flight recorders tell the stuck rank and
+  // highlights it).
   bool any_highlight() const { return !current().highlight.empty() && !highlight_withheld(); }
   bool highlight_withheld() const;
   // Is `figure` (a quantity drawn on the picture, e.g. the predicted

@@ -98,7 +98,7 @@ TEST_SUITE("present_fit") {
         }
       }
     }
-    CHECK(slides == 134);  // 94 beats and 40 answers (the questions)
+    CHECK(slides == 135);  // 95 beats and 40 answers (the questions)
   }
 
   TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit, not below 21 px") {

@@ -109,7 +109,7 @@ TEST_SUITE("lesson_ddp") {
 
   TEST_CASE("lesson 08: structure and carried options") {
     const Lesson l = load_lesson((kLessonsDir / "08-hunt-the-hang.yaml").string());
-    REQUIRE(l.beats.size() == 6);
+    REQUIRE(l.beats.size() == 7);
     for (const Beat& b : l.beats) {
       CHECK(b.kind == Beat::Kind::hang);
       CHECK(b.hang.ranks == 4);
@@ -120,6 +120,9 @@ TEST_SUITE("lesson_ddp") {
     CHECK(l.beats[1].hang.timeout_s == 0.3);
     CHECK(l.beats[2].hang.fault_ranks == std::vector<int>{3, 1});  // as written; the report sorts
     CHECK(l.beats[5].hang.timeout_s == 0.2);
+    CHECK_FALSE(l.beats[5].hang.log);
+    CHECK(l.beats[6].hang.timeout_s == 0.3);
+    CHECK(l.beats[6].hang.log == hang::LogLevel::info);
     REQUIRE(l.beats[1].question);
     CHECK(l.beats[1].question->is_right("2"));
   }
@@ -153,7 +156,7 @@ beats:
   }
 
   TEST_CASE("lesson 08: every check passes against real hang-lab runs") {
-    CHECK(run_all_checks(load_lesson((kLessonsDir / "08-hunt-the-hang.yaml").string())) == 27);
+    CHECK(run_all_checks(load_lesson((kLessonsDir / "08-hunt-the-hang.yaml").string())) == 31);
   }
 
   TEST_CASE("lesson 10: collective beats for the bytes, then sharded runs with and without prefetch, then DDP") {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -184,9 +185,14 @@ LabResult run_hang_lab(const LabOptions& o) {
 
   LabResult res;
   res.ranks.resize(n);
+  // The run's own log (LabOptions::log): each rank thread logs into it.
+  std::optional<ThreadLog> own_log;
+  if (o.log) own_log.emplace(*o.log);
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
+      std::optional<ThreadLog::Scope> log_scope;
+      if (own_log) log_scope.emplace(*own_log);
       RankOutcome& out = res.ranks[r];
       out.rank = r;
       const std::vector<CallDef> mine = program_of(r);
@@ -351,6 +357,7 @@ LabResult run_hang_lab(const LabOptions& o) {
   stop_cv.notify_all();
   watchdog.join();
   res.seconds = now_s();
+  if (own_log) res.log = own_log->entries();
 
   if (!watchdog_verdict.empty()) {
     res.verdict = watchdog_verdict;
@@ -388,7 +395,21 @@ std::string LabResult::report() const {
                          c.end_s > 0 ? fmt::format("{:.3f}", c.end_s) : std::string("..."), name(c.state));
   }
   out += fmt::format("all ranks {} in {:.2f} s\n", all_passed ? "passed" : all_failed ? "failed together" : "did NOT agree", seconds);
+  if (!log.empty()) {
+    out += "the run's log (its ranks' lines, in the order logged):\n";
+    const size_t v = verdict_line();
+    for (size_t i = 0; i < log.size(); ++i)
+      out += fmt::format("  {:.3f} s [{}] MICRODDP {} {}{}\n", log[i].t_s, log[i].rank, name(log[i].level), log[i].text,
+                         i > v && log[i].level != LogLevel::warn ? "   <- after the verdict" : "");
+  }
   return out;
+}
+
+size_t LabResult::verdict_line() const {
+  if (verdict.empty()) return log.size();
+  for (size_t i = 0; i < log.size(); ++i)
+    if (log[i].level == LogLevel::warn && log[i].text.find(verdict) != std::string::npos) return i;
+  return log.size();
 }
 
 P2pTraffic p2p_traffic(const Schedule& s, int r) {

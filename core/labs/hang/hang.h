@@ -26,6 +26,7 @@
 #include <memory>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <atomic>
 #include <chrono>
@@ -91,8 +92,53 @@ bool log_enabled(LogLevel level, uint32_t subsys);
 void check_debug_env();
 
 void set_log_sink(std::function<void(const std::string&)> sink);  // nullptr: stderr
+std::string_view name(LogLevel l);  // "NONE", "WARN", "INFO", "TRACE"
+
+// One log line as a run's own log keeps it (LabOptions::log): the rank,
+// the level, the text after "MICRODDP <LEVEL> " and when it was logged.
+struct LogEntry {
+  int rank = 0;
+  LogLevel level = LogLevel::warn;
+  std::string text;
+  double t_s = 0;  // seconds since the capture began (the lab's start)
+};
+
+// A log of the lines some threads log, at a level of its own: while a
+// thread holds a ThreadLog::Scope, its log_enabled and log_line read the
+// capture's level (every subsystem enabled) instead of MICRODDP_DEBUG /
+// MICRODDP_DEBUG_SUBSYS, and its lines go to the capture instead of the
+// sink or stderr. Other threads are not affected (the process environment
+// and the sink stay as they are), so two runs may capture at once.
+// Thread-safe: any number of threads may log into one capture; entries()
+// copies them in the order they were logged (under the capture's mutex).
+class ThreadLog {
+ public:
+  explicit ThreadLog(LogLevel level);
+  LogLevel level() const { return level_; }
+  std::vector<LogEntry> entries() const;
+  void add(int rank, LogLevel level, std::string text);
+  // Redirects the calling thread's logging to `log` for the scope's life
+  // (a scope opened inside another restores it on exit).
+  class Scope {
+   public:
+    explicit Scope(ThreadLog& log);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    ThreadLog* previous_;
+  };
+
+ private:
+  LogLevel level_;
+  std::chrono::steady_clock::time_point t0_;
+  mutable std::mutex m_;
+  std::vector<LogEntry> entries_;
+};
 // No-op above the env level or outside the enabled subsystems; WARN lines
-// pass any enabled subsystem.
+// pass any enabled subsystem. On a thread inside a ThreadLog::Scope: no-op
+// above that log's level, else the line goes to it.
 void log_line(LogLevel level, int rank, const std::string& text, uint32_t subsys = kAllSubsys);
 
 // A rank's point-to-point traffic over a whole schedule (what the P2P debug
@@ -220,6 +266,10 @@ struct LabOptions {
   int64_t count = 1024;          // call 0's count; call 1 has count/2, call 2 count/4
   std::string algorithm = "ring";
   int fault_call = 1;            // 0..1 (wrong_order swaps it with the next one)
+  // The run's own log level: set, every rank logs at this level (every
+  // subsystem) into LabResult::log and prints nothing (ThreadLog; the
+  // environment is not read); unset, the ranks log as MICRODDP_DEBUG says.
+  std::optional<LogLevel> log;
   // Throws UsageError naming the bad value: ranks outside 2..kMaxRanks,
   // or buffers beyond the memory budget (core/ir/limits.h).
   void validate() const;
@@ -242,7 +292,14 @@ struct LabResult {
   std::string verdict;          // the first failed barrier's message ("" = all passed)
   bool all_passed = false, all_failed = false;
   double seconds = 0;           // wall time of the whole lab
-  std::string report() const;   // multi-line text for the terminal
+  // With LabOptions::log: every rank's lines in the order they were logged
+  // (empty otherwise).
+  std::vector<LogEntry> log;
+  // The first line of `log` that gives the verdict (a WARN line holding
+  // the verdict's text): lines after it were logged once the job had
+  // failed. log.size() when there is none.
+  size_t verdict_line() const;
+  std::string report() const;   // multi-line text for the terminal (with `log`, its lines too)
 };
 
 // Program of every rank: call 0 all_reduce(count) "grad bucket 0", call 1

@@ -18,7 +18,11 @@ namespace microddp::hang {
 namespace {
 std::mutex g_log_m;
 std::function<void(const std::string&)> g_sink;
-std::string_view level_name(LogLevel l) {
+// The calling thread's ThreadLog, while it holds a ThreadLog::Scope.
+thread_local ThreadLog* t_log = nullptr;
+}  // namespace
+
+std::string_view name(LogLevel l) {
   switch (l) {
     case LogLevel::warn: return "WARN";
     case LogLevel::info: return "INFO";
@@ -26,7 +30,22 @@ std::string_view level_name(LogLevel l) {
     default: return "NONE";
   }
 }
-}  // namespace
+
+ThreadLog::ThreadLog(LogLevel level) : level_(level), t0_(std::chrono::steady_clock::now()) {}
+
+std::vector<LogEntry> ThreadLog::entries() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return entries_;
+}
+
+void ThreadLog::add(int rank, LogLevel level, std::string text) {
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  std::lock_guard<std::mutex> lk(m_);
+  entries_.push_back({rank, level, std::move(text), t});
+}
+
+ThreadLog::Scope::Scope(ThreadLog& log) : previous_(t_log) { t_log = &log; }
+ThreadLog::Scope::~Scope() { t_log = previous_; }
 
 LogLevel parse_log_level(std::string_view s) {
   std::string u(s);
@@ -97,6 +116,7 @@ void check_debug_env() {
 }
 
 bool log_enabled(LogLevel level, uint32_t subsys) {
+  if (t_log) return level != LogLevel::none && level <= t_log->level();
   if (level == LogLevel::none || level > log_level_from_env()) return false;
   const uint32_t enabled = subsys_from_env();
   return level == LogLevel::warn ? enabled != 0 : (enabled & subsys) != 0;
@@ -109,9 +129,13 @@ void set_log_sink(std::function<void(const std::string&)> sink) {
 
 void log_line(LogLevel level, int rank, const std::string& text, uint32_t subsys) {
   if (!log_enabled(level, subsys)) return;
+  if (t_log) {
+    t_log->add(rank, level, text);
+    return;
+  }
   const auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000;
   std::string line = fmt::format("microddp:{}:{} [{}] MICRODDP {} {}", static_cast<long>(::getpid()), tid, rank,
-                                 level_name(level), text);
+                                 name(level), text);
   std::lock_guard<std::mutex> lk(g_log_m);
   if (g_sink)
     g_sink(line);

@@ -22,7 +22,7 @@ const std::vector<std::string> kCollectiveNames = {"buffer",    "bytes",       "
 const std::vector<std::string> kDdpNames = {"allreduce_calls",  "buckets",         "bucket_params",
                                             "overlap_fraction", "exposed_comm_ms", "comm_ms",         "replicas_identical",
                                             "same_params",      "loss"};
-const std::vector<std::string> kHangNames = {"named_ranks", "failure", "all_failed", "elapsed", "sequence", "report"};
+const std::vector<std::string> kHangNames = {"named_ranks", "failure", "all_failed", "elapsed", "sequence", "report", "log_line"};
 const std::vector<std::string> kLabNames = {"measured_ratio"};
 
 namespace {

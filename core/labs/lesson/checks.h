@@ -11,7 +11,7 @@
 //                                            exposed_comm_ms, comm_ms, replicas_identical,
 //                                            same_params, loss
 //   hang beats        checks_hang.cpp        named_ranks, failure, all_failed,
-//                                            elapsed, sequence, report
+//                                            elapsed, sequence, report, log_line
 //   lab beats         checks_lab.cpp         measured_ratio
 // A check of one beat kind found in another kind of beat is rejected when
 // the lesson loads; one built by hand into the wrong beat fails when
@@ -186,6 +186,14 @@ struct Sequence {
 struct Report {
   std::string text;
 };
+// The run's own log (hang: {log: INFO}) holds rank `rank`'s INFO line for
+// call `seq`, logged after the verdict's first WARN line when
+// after_verdict is true, before it when false (unset: either).
+struct LogLine {
+  int rank = 0;
+  int64_t seq = 0;
+  std::optional<bool> after_verdict;
+};
 
 // ---- lab beats: read the beat's LabRun (lesson.h) ----
 
@@ -263,7 +271,7 @@ using Any = std::variant<Buffer, Bytes, Steps, Result, Predicted, Ratio, Faster,
                          NcclChoice, PublishedTime, PublishedError, RecordedFaster, RecordedRatio,  //
                          AllreduceCalls, Buckets, BucketParams, OverlapFraction, ExposedCommMs, CommMs, ReplicasIdentical,
                          SameParams, Loss,  //
-                         NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report,  //
+                         NamedRanks, Failure, AllFailed, Elapsed, Sequence, Report, LogLine,  //
                          MeasuredRatio>;
 
 }  // namespace microddp::lesson::check

@@ -137,10 +137,49 @@ CheckResult eval(const check::Report& k, const HangRun& h) {
   return r;
 }
 
+// ---- log_line: a rank's INFO line for a call in the run's own log ----
+
+check::LogLine read_log_line(const Ctx& c, const YAML::Node& n, int world) {
+  check::LogLine k;
+  only_keys(c, n, "a log_line check", {"check", "rank", "seq", "after_verdict"});
+  if (!n["rank"] || !n["seq"]) c.fail(n, "a 'log_line' check needs 'rank' and 'seq'");
+  k.rank = static_cast<int>(integer(c, n["rank"], "rank", 0, 15));
+  if (k.rank >= world) c.fail(n["rank"], fmt::format("rank {} is not below the world size {}", k.rank, world));
+  k.seq = integer(c, n["seq"], "seq", 0, 2);
+  if (n["after_verdict"]) k.after_verdict = boolean(c, n["after_verdict"], "after_verdict");
+  return k;
+}
+
+CheckResult eval(const check::LogLine& k, const HangRun& h) {
+  CheckResult r;
+  r.what = fmt::format("R{}'s INFO line for seq {} in the run's log", k.rank, k.seq);
+  r.expected = !k.after_verdict ? "logged" : *k.after_verdict ? "logged after the verdict" : "logged before the verdict";
+  if (!h.beat.hang.log) {
+    r.actual = "(the run kept no log: set 'log: INFO' in the beat's hang options)";
+    return r;
+  }
+  const std::string seq = fmt::format(": seq {} '", k.seq);
+  const auto& log = h.run.log;
+  size_t at = log.size();
+  for (size_t i = 0; i < log.size() && at == log.size(); ++i)
+    if (log[i].rank == k.rank && log[i].level == hang::LogLevel::info && log[i].text.find(seq) != std::string::npos) at = i;
+  if (at == log.size()) {
+    r.actual = fmt::format("no such line (of {} lines)", log.size());
+    return r;
+  }
+  const size_t v = h.run.verdict_line();
+  const bool after = v < log.size() && at > v;
+  r.actual = fmt::format("line {} of {}, {} the verdict's{}", at + 1, log.size(), after ? "after" : "before",
+                         v < log.size() ? fmt::format(" (line {})", v + 1) : std::string(" (no verdict line)"));
+  r.pass = !k.after_verdict || *k.after_verdict == after;
+  return r;
+}
+
 template <class K>
 constexpr bool is_hang_check = std::is_same_v<K, check::NamedRanks> || std::is_same_v<K, check::Failure> ||
                                std::is_same_v<K, check::AllFailed> || std::is_same_v<K, check::Elapsed> ||
-                               std::is_same_v<K, check::Sequence> || std::is_same_v<K, check::Report>;
+                               std::is_same_v<K, check::Sequence> || std::is_same_v<K, check::Report> ||
+                               std::is_same_v<K, check::LogLine>;
 
 }  // namespace
 
@@ -153,6 +192,7 @@ Check read_hang_check(const Ctx& c, const YAML::Node& n, const std::string& kind
     k.claim = check::AllFailed{};
   } else if (kind == "elapsed") k.claim = read_elapsed(c, n);
   else if (kind == "sequence") k.claim = read_sequence(c, n, world);
+  else if (kind == "log_line") k.claim = read_log_line(c, n, world);
   else k.claim = read_report(c, n);
   return k;
 }

@@ -118,7 +118,7 @@ void read_ddp(const Ctx& c, const YAML::Node& n, ddp::Options& o) {
 }
 
 void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
-  only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call"});
+  only_keys(c, n, "hang", {"ranks", "fault", "fault_ranks", "timeout_s", "count", "algorithm", "fault_call", "log"});
   const bool default_fault_ranks = o.fault_ranks == hang::LabOptions{}.fault_ranks;
   for (auto it = n.begin(); it != n.end(); ++it) {
     const std::string k = it->first.Scalar();
@@ -139,6 +139,13 @@ void read_hang(const Ctx& c, const YAML::Node& n, hang::LabOptions& o) {
     } else if (k == "count") o.count = integer(c, v, k, 4, int64_t{1} << 20);
     else if (k == "algorithm") o.algorithm = str(c, v, k);
     else if (k == "fault_call") o.fault_call = static_cast<int>(integer(c, v, k, 0, 1));
+    else if (k == "log") {
+      // The run's own MICRODDP_DEBUG level, its lines kept with the run
+      // (hang.h LabOptions::log); none: the ranks log as the environment says.
+      const std::string l = one_of(c, v, k, {"WARN", "INFO", "TRACE", "none"});
+      if (l == "none") o.log.reset();
+      else o.log = hang::parse_log_level(l);
+    }
   }
   // The default faulty rank (2) does not exist on 2 ranks: there the last
   // rank takes it, as `microddp hang-lab` does without --rank. A rank the

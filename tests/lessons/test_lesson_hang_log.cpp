@@ -1,0 +1,139 @@
+// A hang beat's own log: the `log` key of `hang:` (WARN | INFO | TRACE |
+// none, carried to later beats like every hang key; a bad value is refused
+// at file:line:column naming it) and the log_line check, evaluated on a
+// constructed run (a fixed log, so that its order is the test's, not the
+// scheduler's).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "core/labs/lesson/lesson.h"
+
+using namespace microddp;
+using namespace microddp::lesson;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_lesson(text, "log.yaml");
+  } catch (const LessonError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// 4 ranks, rank 2 asleep before call #1: ranks 0 and 1 logged their seq 1
+// lines, rank 1 the verdict, then rank 2 its seq 1 line, then its WARN.
+hang::LabResult fake_run() {
+  hang::LabResult r;
+  r.ranks.resize(4);
+  for (int k = 0; k < 4; ++k) {
+    r.ranks[k].rank = k;
+    r.ranks[k].recorder.last_started = 1;
+    r.ranks[k].recorder.last_completed = 0;
+  }
+  r.missing = {2};
+  r.all_failed = true;
+  r.verdict = "monitored barrier 'before call #1': rank 2 did not arrive within 0.3 s";
+  const auto seq1 = [](const char* peers) {
+    return std::string("all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum nranks 4 peers ") + peers;
+  };
+  using L = hang::LogLevel;
+  r.log = {{0, L::info, seq1("1,3"), 0.001}, {1, L::info, seq1("0,2"), 0.001},
+           {2, L::warn, "fault injected: sleeping before call #1", 0.001}, {1, L::warn, r.verdict, 0.301},
+           {2, L::info, seq1("1,3"), 0.302},  {2, L::warn, r.verdict, 0.302}};
+  return r;
+}
+
+}  // namespace
+
+TEST_SUITE("lesson_hang_log") {
+  TEST_CASE("hang key 'log': WARN, INFO, TRACE keep the run's log; none does not; carried to later beats") {
+    const Lesson l = parse_lesson(R"(title: log
+hang: {ranks: 4, log: TRACE}
+beats:
+  - kind: hang
+    text: top level
+  - kind: hang
+    hang: {log: INFO}
+    text: info
+  - kind: hang
+    hang: {fault: sleep}
+    text: carried
+  - kind: hang
+    hang: {log: WARN}
+    text: warn
+  - kind: hang
+    hang: {log: none}
+    text: none
+)", "log.yaml");
+    REQUIRE(l.beats.size() == 5u);
+    CHECK(l.hang.log == hang::LogLevel::trace);
+    CHECK(l.beats[0].hang.log == hang::LogLevel::trace);
+    CHECK(l.beats[1].hang.log == hang::LogLevel::info);
+    CHECK(l.beats[2].hang.log == hang::LogLevel::info);
+    CHECK(l.beats[3].hang.log == hang::LogLevel::warn);
+    CHECK_FALSE(l.beats[4].hang.log.has_value());
+    const Lesson plain = parse_lesson("title: p\nbeats:\n  - kind: hang\n    text: t\n", "p.yaml");
+    CHECK_FALSE(plain.beats[0].hang.log.has_value());
+  }
+
+  TEST_CASE("a bad 'log' value names file:line:column and the values") {
+    CHECK(error_of("title: t\nbeats:\n  - kind: hang\n    hang: {fault: sleep, log: DEBUG}\n    text: t\n") ==
+          "log.yaml:4:31: 'log' must be one of: WARN, INFO, TRACE, none; got 'DEBUG'");
+    CHECK(error_of("title: t\nhang:\n  log: info\nbeats:\n  - kind: hang\n    text: t\n") ==
+          "log.yaml:3:8: 'log' must be one of: WARN, INFO, TRACE, none; got 'info'");
+    CHECK(error_of("title: t\nbeats:\n  - kind: hang\n    hang: {log: [INFO]}\n    text: t\n").rfind("log.yaml:4:17: ", 0) == 0);
+  }
+
+  TEST_CASE("a bad log_line check names file:line:column") {
+    const std::string head = "title: t\nbeats:\n  - kind: hang\n    hang: {log: INFO}\n    text: t\n    checks:\n      - ";
+    CHECK(error_of(head + "{check: log_line, rank: 2}\n") == "log.yaml:7:9: a 'log_line' check needs 'rank' and 'seq'");
+    CHECK(error_of(head + "{check: log_line, rank: 4, seq: 1}\n") == "log.yaml:7:33: rank 4 is not below the world size 4");
+    CHECK(error_of(head + "{check: log_line, rank: 2, seq: 1, after_verdict: maybe}\n").rfind("log.yaml:7:", 0) == 0);
+    CHECK(error_of(head + "{check: log_line, rank: 2, seq: 3}\n").rfind("log.yaml:7:", 0) == 0);
+    CHECK(error_of(head + "{check: log_line, rank: 2, seq: 1, after: true}\n").rfind("log.yaml:7:", 0) == 0);
+  }
+
+  TEST_CASE("log_line on a fixed log: before, after, missing, and a run that kept no log") {
+    const Lesson l = parse_lesson(R"(title: checks
+hang: {ranks: 4, timeout_s: 0.3}
+beats:
+  - kind: hang
+    hang: {fault: sleep, fault_ranks: 2, log: INFO}
+    text: logged
+    checks:
+      - {check: log_line, rank: 2, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 0, seq: 1, after_verdict: false}
+      - {check: log_line, rank: 0, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 1, seq: 1}
+      - {check: log_line, rank: 3, seq: 1}
+  - kind: hang
+    hang: {log: none}
+    text: not logged
+    checks:
+      - {check: log_line, rank: 2, seq: 1}
+)", "checks.yaml");
+    const hang::LabResult run = fake_run();
+    CHECK(run.verdict_line() == 3u);
+    const auto r = evaluate(l.beats[0], run);
+    REQUIRE(r.size() == 5u);
+    CHECK(r[0].what == "R2's INFO line for seq 1 in the run's log");
+    CHECK(r[0].expected == "logged after the verdict");
+    CHECK(r[0].actual == "line 5 of 6, after the verdict's (line 4)");
+    CHECK(r[0].pass);
+    CHECK(r[1].expected == "logged before the verdict");
+    CHECK(r[1].actual == "line 1 of 6, before the verdict's (line 4)");
+    CHECK(r[1].pass);
+    CHECK_FALSE(r[2].pass);
+    CHECK(r[3].expected == "logged");
+    CHECK(r[3].pass);
+    CHECK(r[4].actual == "no such line (of 6 lines)");
+    CHECK_FALSE(r[4].pass);
+    const auto none = evaluate(l.beats[1], run);
+    REQUIRE(none.size() == 1u);
+    CHECK(none[0].actual == "(the run kept no log: set 'log: INFO' in the beat's hang options)");
+    CHECK_FALSE(none[0].pass);
+  }
+}
