@@ -244,7 +244,13 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
           if (const BufferState* o = prov.find(position, r, ob)) longest = std::max(longest, o->size);
         const double share = double(st->size) / double(longest);
         row_w = cells_w * float(share);
-        const int slices = static_cast<int>(std::clamp<double>(std::round(32 * share), 1, 32));
+        // As many slices as the schedule's chunks it spans when the longest
+        // buffer is cut in chunks (an all-gather's input, a reduce-scatter's
+        // output: one rank's block, one cell, not 8 slices that read as 8
+        // chunks), else up to 32.
+        const bool longest_chunked = longest == chunk_total && s.chunk_offsets.size() >= 2 && s.chunk_offsets.size() <= 65;
+        const double whole = longest_chunked ? double(s.chunk_offsets.size() - 1) : 32.0;
+        const int slices = static_cast<int>(std::clamp<double>(std::round(whole * share), 1, 32));
         cuts = even_chunks(st->size, static_cast<int>(std::min<int64_t>(st->size, slices)));
       }
       const int ncell = static_cast<int>(cuts.size()) - 1;

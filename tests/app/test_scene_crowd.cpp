@@ -154,15 +154,26 @@ TEST_SUITE("scene_crowd") {
       REQUIRE(in);
       REQUIRE(out);
       CHECK(in->cells.size() == 4);   // one per chunk of the schedule
-      CHECK(out->cells.size() == 8);  // a quarter of 32 slices
+      CHECK(out->cells.size() == 1);  // one rank's block: one cell (8 slices read as 8 chunks)
+      CHECK(out->cells.front().len == 1040);
       CHECK(out->cells.front().x0 == doctest::Approx(in->cells.front().x0));
       // The input's last cell ends 2 px short of its span (the gap), the
-      // output's 8 slices likewise: a quarter of the width, within the gap.
+      // output's one cell likewise: a quarter of the width, within the gap.
       CHECK(span(*out) == doctest::Approx((span(*in) + 2) / 4 - 2).epsilon(0.01));
       for (const CellDraw& c : out->cells) CHECK(c.complete);  // each rank's block, reduced
       ++seen;
     }
     CHECK(seen == 4);
+    // All-gather, the other way round (lesson 10 beat 1): each rank's input,
+    // its block of 1040, is one cell beside the output's 4 chunks.
+    p.spec.collective = Collective::all_gather;
+    ses.configure(p);
+    const BuffersScene ag = build_buffers(ses, ses.num_steps(), lay);
+    for (const BufferRowDraw& row : ag.rows) {
+      INFO("R", row.rank, " ", row.label);
+      if (row.buf == Buf::input) CHECK(row.cells.size() == 1);
+      if (row.buf == Buf::output) CHECK(row.cells.size() == 4);
+    }
   }
 }
 
