@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace microddp::viz {
 
@@ -43,6 +45,25 @@ std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes) {
   const size_t r = static_cast<size_t>(std::clamp(rank, 0, std::max(s.world_size() - 1, 0)));
   if (r >= all.sent.size()) return "whole run: no ranks";
   return fmt::format("whole run: R{} {} + {} = {}", r, all.sent[r], all.received[r], all.sent[r] + all.received[r]);
+}
+
+std::string without_later_answer(const std::string& note, const std::vector<const lesson::Beat*>& later) {
+  const size_t at = note.find("; whole run: R");
+  if (at == std::string::npos) return note;
+  // The three figures after "whole run: Rk ": "a + b = c".
+  long long a = 0, b = 0, c = 0;
+  const size_t fig = note.find(' ', at + std::string_view("; whole run: R").size());
+  if (fig == std::string::npos || std::sscanf(note.c_str() + fig, " %lld + %lld = %lld", &a, &b, &c) != 3) return note;
+  for (const lesson::Beat* lb : later) {
+    if (!lb || !lb->question || !lb->question->choices.empty()) continue;
+    const double v = lb->question->value, tol = std::max(lb->question->tolerance, 1e-9);
+    for (long long x : {a, b, c})
+      if (std::fabs(v - double(x)) <= tol) {
+        const size_t end = note.find(';', at + 1);
+        return note.substr(0, at) + (end == std::string::npos ? "" : note.substr(end));
+      }
+  }
+  return note;
 }
 
 Stats hold_stats_bytes(Stats st) {

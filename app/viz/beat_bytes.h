@@ -11,6 +11,7 @@
 
 #include "app/viz/scene.h"
 #include "core/ir/schedule.h"
+#include "core/labs/lesson/lesson.h"
 
 namespace microddp::viz {
 
@@ -30,6 +31,11 @@ RankBytes rank_bytes(const Schedule& s, int position, size_t elem_bytes);
 std::string bytes_line(const Schedule& s, int position, size_t elem_bytes);
 // "whole run: R0 336 + 336 = 672": rank `rank`'s bytes over every step.
 std::string whole_run_line(const Schedule& s, int rank, size_t elem_bytes);
+// `note` without its "; whole run: R0 a + b = c" part when a LATER beat's
+// numeric question (lesson order: `later`, the beats after the shown one)
+// is answered by a, b or c: lesson 02 beat 2's answer slide would otherwise
+// show beat 4's answer (24 bytes sent per rank). Unchanged otherwise.
+std::string without_later_answer(const std::string& note, const std::vector<const lesson::Beat*>& later);
 
 // The Stats tab beside a lesson beat whose question is open
 // (LessonView::checks_hidden): lesson 02 beat 4 asks "How many bytes does

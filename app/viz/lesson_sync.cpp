@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/beat_bytes.h"
 #include "app/viz/lab_recorded.h"
 #include "app/viz/panels.h"
 #include "app/viz/present.h"
@@ -138,6 +139,16 @@ void sync_beat(App& app) {
   } catch (const std::exception& e) {
     vs.lesson_error = e.what();
     return;
+  }
+  // No later question's answer in this beat's whole-run bytes (beat_bytes.h).
+  if (!t.note_bytes.empty()) {
+    std::vector<const lesson::Beat*> later;
+    for (int i = L.beat() + 1; i < L.num_beats(); ++i) later.push_back(&L.lesson().beats[static_cast<size_t>(i)]);
+    const std::string kept = without_later_answer(t.note_bytes, later);
+    if (kept != t.note_bytes) {
+      if (const size_t at = t.note.find(t.note_bytes); at != std::string::npos) t.note.replace(at, t.note_bytes.size(), kept);
+      t.note_bytes = kept;
+    }
   }
   // A beat whose checks price with a preset is shown under that preset, as
   // "predict with" would set it, so the cards, the predicted lines and the

@@ -66,6 +66,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   text.min_px = std::min(fs, min_text_px(vs.present));
   text.width = [font](const std::string& l, float px) { return font->CalcTextSizeA(px, FLT_MAX, 0, l.c_str()).x; };
   TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
+  const bool question_open = app.lesson && !compact && app.lesson->checks_hidden();
+  if (question_open) withhold_bytes(sc);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
@@ -103,6 +105,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (rebuild) {
     canvas = canvas_for(cap_text_h);
     sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
+    if (question_open) withhold_bytes(sc);
   }
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str(),
               nullptr, wrap_w);

@@ -285,4 +285,10 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g);
 // pair of drawn nodes" (`full`) or its first part alone.
 std::string transfers_text(const TopologyScene& sc, bool full = true);
 
+// While a lesson beat's question is open, the picture keeps its byte
+// figures back (lesson 09 beat 7 asks how many MiB leave node 0's NIC): the
+// bottleneck's ", equally (2 MiB each)" becomes ", equally", and each
+// compact node's totals read "out ?", "in ?", "inside ?".
+void withhold_bytes(TopologyScene& sc);
+
 }  // namespace microddp::viz

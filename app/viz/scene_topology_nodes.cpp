@@ -111,6 +111,14 @@ void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g) {
     sc.notes.push_back(fmt::format("+{} more nodes not drawn ({} of {})", sc.nodes_hidden, shown, N));
 }
 
+void withhold_bytes(TopologyScene& sc) {
+  if (const size_t at = sc.bottleneck.find(", equally ("); at != std::string::npos)
+    sc.bottleneck = sc.bottleneck.substr(0, at) + ", equally";
+  for (NodeBoxDraw& b : sc.boxes)
+    for (std::string& t : b.totals)
+      if (const size_t sp = t.find(' '); sp != std::string::npos) t = t.substr(0, sp) + " ?";
+}
+
 std::string transfers_text(const TopologyScene& sc, bool full) {
   const auto plural = [](size_t k, const char* word) { return fmt::format("{} {}{}", k, word, k == 1 ? "" : "s"); };
   if (!sc.compact_nodes) return plural(sc.arrows.size(), "transfer");
