@@ -328,6 +328,7 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
     ctx.kind = b.kind;
     ctx.runs = &runs;
     ctx.world = world;
+    ctx.log = b.hang.log;
     for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
   }
   if (bn["name"]) {
