@@ -14,9 +14,7 @@ namespace microddp::lesson {
 void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepared& p) {
   const std::string f = yaml::str(c, n, "recorded");
   if (f.empty()) c.fail(n, "'recorded' is empty: give a record file (e.g. data/NAME.json, next to the lesson)");
-  const std::filesystem::path fp(f);
-  const std::string path =
-      fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+  const std::string path = yaml::data_file(c, n, f);
   auto rec = std::make_shared<RunRecord>();
   try {
     *rec = load_record(path);
