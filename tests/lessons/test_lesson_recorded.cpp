@@ -116,4 +116,18 @@ TEST_SUITE("lesson_recorded") {
     CHECK(load_error(zero) == zero + ":5:15: '/dev/zero' is not a regular file (a character device)");
   }
 
+  TEST_CASE("a record that differs from the beat only in in_place, root or segments names the field") {
+    const std::string rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]";
+    nlohmann::json rec = nlohmann::json::parse(bundled());
+    rec["spec"]["in_place"] = true;
+    const std::string l = lesson_with(rec.dump(), rows);
+    const std::string at = l + ":5:15: recorded: " + (fs::path(l).parent_path() / "data" / "r.json").string();
+    CHECK(load_error(l) == at + " ran 3 ranks x 3 float32 elements (all_reduce sum) as this beat's setup does, but "
+                                "in_place: the record true, the beat false");
+    rec["spec"]["root"] = 2;
+    rec["spec"]["segments"] = 3;
+    CHECK(load_error(lesson_with(rec.dump(), rows)) ==
+          at + " ran 3 ranks x 3 float32 elements (all_reduce sum) as this beat's setup does, but root: the record 2, "
+               "the beat 0; in_place: the record true, the beat false; segments: the record 3, the beat 1");
+  }
 }
