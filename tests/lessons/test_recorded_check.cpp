@@ -138,6 +138,6 @@ TEST_SUITE("lesson_recorded") {
           kFile + ":8:39: '/dev/urandom' is not a regular file (a character device)");
     const std::string view = "title: t\nsummary: s\nsetup: {collective: all_reduce, algorithm: ring, ranks: 4, count: 4}\n"
                              "beats:\n  - view: compare\n    compare: {source: published, file: /dev/zero}\n    text: x\n";
-    CHECK(error_of(view) == kFile + ":6:45: '/dev/zero' is not a regular file (a character device)");
+    CHECK(error_of(view) == kFile + ":6:40: '/dev/zero' is not a regular file (a character device)");
   }
 }
