@@ -14,6 +14,8 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "app/cli/commands.h"
@@ -375,6 +377,9 @@ std::function<int()> setup_lesson(CLI::App* sub) {
   sub->add_flag("--plan", a.plan, "print the lecture plan (beats, first lines, minutes per beat, total) and exit");
   sub->add_flag("--speaker", a.speaker, "print every beat's speaker notes (text, answer, next beat, planned time)");
   return std::function<int()>([] {
+    if (a.list && !a.files.empty())
+      throw UsageError(fmt::format("lesson: --list lists the shipped lessons and takes no lesson file; got {} ({})",
+                                   a.files.size(), fmt::join(a.files, ", ")));
     if (a.list) return list();
     if (a.files.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
     if (a.files.size() > 1 && (!a.plan || a.speaker))
@@ -384,6 +389,19 @@ std::function<int()> setup_lesson(CLI::App* sub) {
     a.file = a.files[0];
     if (a.files.size() > 1) {  // a lecture of several lessons: each plan, then the sum
       std::vector<Lesson> ls;
+      std::vector<std::pair<std::string, std::string>> seen;  // (file as given, the file it names)
+      for (const std::string& f : a.files) {
+        const std::string path = resolve_lesson_file(f);
+        std::error_code ec;
+        const fs::path real = fs::weakly_canonical(path, ec);
+        const std::string key = ec ? path : real.string();
+        for (const auto& [given, k] : seen)
+          if (k == key)
+            throw UsageError(given == f ? fmt::format("lesson: '{}' is given twice; each lesson once", f)
+                                        : fmt::format("lesson: '{}' and '{}' are the same lesson ({}); each lesson once",
+                                                      given, f, path));
+        seen.emplace_back(f, key);
+      }
       for (const std::string& f : a.files) ls.push_back(load_lesson(resolve_lesson_file(f)));
       for (size_t i = 0; i < ls.size(); ++i) fmt::print("{}{}", i ? "\n" : "", format_plan(ls[i]));
       fmt::print("\n{}", format_plan_sum(ls));

@@ -2,7 +2,8 @@
 # `microddp lesson FILE --plan` and `--speaker` as a lecturer types them:
 # exact rows of lesson 03's plan (its optional beats marked and summed
 # without), lessons 02 + 03 planned together, lesson 02's speaker sheet, and
-# a bad `minutes:` or `optional:` refused with file:line:column and exit 2.
+# a bad `minutes:` or `optional:` refused with file:line:column and exit 2,
+# as are lesson files with --list and a lesson given twice.
 set -u
 bin=$1
 src=$2
@@ -26,6 +27,27 @@ case $err in
   *"2 lesson files given (02-ring-double-buffering, 03-naive-tree-ring); several files only with --plan"*) ;;
   *) echo "FAIL: unexpected error for two lessons: $err"; fail=1 ;;
 esac
+# Files with --list (which would ignore them) and a lesson planned twice: exit 2, named.
+expect2() {  # WHAT WANT ARGS...: exit 2 and stderr holding WANT
+  what=$1 want=$2
+  shift 2
+  err=$("$bin" "$@" 2>&1 >/dev/null)
+  rc=$?
+  [ "$rc" = 2 ] || { echo "FAIL: $what exited $rc, not 2"; fail=1; }
+  case $err in
+    *"$want"*) ;;
+    *) echo "FAIL: unexpected error for $what: $err"; fail=1 ;;
+  esac
+}
+expect2 "two lessons with --list" \
+  "lesson: --list lists the shipped lessons and takes no lesson file; got 2 (02-ring-double-buffering, 03-naive-tree-ring)" \
+  lesson 02-ring-double-buffering 03-naive-tree-ring --list
+expect2 "one lesson with --list" "takes no lesson file; got 1 (02-ring-double-buffering)" lesson 02-ring-double-buffering --list
+expect2 "a lesson twice" "lesson: '02-ring-double-buffering' is given twice; each lesson once" \
+  lesson 02-ring-double-buffering 03-naive-tree-ring 02-ring-double-buffering --plan
+expect2 "a lesson twice under two names" \
+  "lesson: '$src/lessons/02-ring-double-buffering.yaml' and '02-ring-double-buffering' are the same lesson (" \
+  lesson "$src/lessons/02-ring-double-buffering.yaml" 02-ring-double-buffering --plan
 out=$("$bin" lesson 02-ring-double-buffering --speaker) || { echo "FAIL: --speaker exited $?"; fail=1; }
 for want in "── beat 6/6 ──" "answer: 3) [8, 10, 12]" "planned 3:00-8:00 of 25:00" "beat 3: Step 1 repeats the pattern with the roles swapped: each rank forwards…"; do
   printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --speaker lacks the line '$want'"; fail=1; }

@@ -23,7 +23,8 @@ namespace {
 // data (`data_rows`) with `recorded: data/r.json`; `record` (if not empty)
 // is written there.
 std::string lesson_with(const std::string& record, const std::string& data_rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]",
-                        const std::string& algorithm = "single_buffered_ring") {
+                        const std::string& algorithm = "single_buffered_ring",
+                        const std::string& recorded = "data/r.json") {
   const fs::path dir = fs::temp_directory_path() / "microddp-test-recorded";
   fs::remove_all(dir);
   fs::create_directories(dir / "data");
@@ -31,7 +32,7 @@ std::string lesson_with(const std::string& record, const std::string& data_rows 
   const fs::path l = dir / "l.yaml";
   std::ofstream(l) << "title: t\nsetup: {ranks: 3, data: " << data_rows << "}\nbeats:\n"
                    << "  - setup: {algorithm: " << algorithm << ", delay: {rank: -1, max_delay_us: 300}}\n"
-                   << "    recorded: data/r.json\n    text: a\n";
+                   << "    recorded: " << recorded << "\n    text: a\n";
   return l.string();
 }
 
@@ -105,5 +106,28 @@ TEST_SUITE("lesson_recorded") {
               .find(":5:15: recorded: ") != std::string::npos);
     CHECK(load_error(lesson_with(bundled(), "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", "ring_unchunked"))
               .find("ran algorithm single_buffered_ring, but this beat's setup runs ring_unchunked") != std::string::npos);
+  }
+
+  TEST_CASE("a directory or a device as the record is refused at the key, before anything opens it") {
+    const std::string rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", alg = "single_buffered_ring";
+    const std::string dir = lesson_with(bundled(), rows, alg, "data");
+    CHECK(load_error(dir) == dir + ":5:15: 'data' is a directory");
+    const std::string zero = lesson_with(bundled(), rows, alg, "/dev/zero");  // read forever, were it opened
+    CHECK(load_error(zero) == zero + ":5:15: '/dev/zero' is not a regular file (a character device)");
+  }
+
+  TEST_CASE("a record that differs from the beat only in in_place, root or segments names the field") {
+    const std::string rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]";
+    nlohmann::json rec = nlohmann::json::parse(bundled());
+    rec["spec"]["in_place"] = true;
+    const std::string l = lesson_with(rec.dump(), rows);
+    const std::string at = l + ":5:15: recorded: " + (fs::path(l).parent_path() / "data" / "r.json").string();
+    CHECK(load_error(l) == at + " ran 3 ranks x 3 float32 elements (all_reduce sum) as this beat's setup does, but "
+                                "in_place: the record true, the beat false");
+    rec["spec"]["root"] = 2;
+    rec["spec"]["segments"] = 3;
+    CHECK(load_error(lesson_with(rec.dump(), rows)) ==
+          at + " ran 3 ranks x 3 float32 elements (all_reduce sum) as this beat's setup does, but root: the record 2, "
+               "the beat 0; in_place: the record true, the beat false; segments: the record 3, the beat 1");
   }
 }

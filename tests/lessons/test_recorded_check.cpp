@@ -122,4 +122,22 @@ TEST_SUITE("lesson_recorded") {
       CHECK(got == c.message);
     }
   }
+
+  TEST_CASE("a recorded lab run or nccl-tests table that is a directory or a device is refused at its file:") {
+    const auto error_of = [](const std::string& text) {
+      try {
+        parse_lesson(text, kFile);
+      } catch (const LessonError& e) {
+        return std::string(e.what());
+      }
+      return std::string("(loaded)");
+    };
+    CHECK(error_of(lesson_with("{check: recorded_faster, file: data, algorithm: ring, than: tree}")) ==
+          kFile + ":8:40: 'data' is a directory");
+    CHECK(error_of(lesson_with("{check: recorded_ratio, file: /dev/urandom, algorithm: ring, bytes: 256K, over_bytes: 4K, less_than: 1.2}")) ==
+          kFile + ":8:39: '/dev/urandom' is not a regular file (a character device)");
+    const std::string view = "title: t\nsummary: s\nsetup: {collective: all_reduce, algorithm: ring, ranks: 4, count: 4}\n"
+                             "beats:\n  - view: compare\n    compare: {source: published, file: /dev/zero}\n    text: x\n";
+    CHECK(error_of(view) == kFile + ":6:40: '/dev/zero' is not a regular file (a character device)");
+  }
 }

@@ -4,6 +4,7 @@
 // their results share.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct BeatContext {
   const Prepared* prepared = nullptr;  //   and its schedule
   const std::map<std::string, ddp::Options>* runs = nullptr;  // ddp beats: the named runs so far
   int world = 0;                       // hang beats: ranks
+  std::optional<hang::LogLevel> log;   //   and the level of the run's own log (none: no log)
   const LabRequest* lab = nullptr;     // lab beats: the beat's request
   const std::map<std::string, LabRequest>* lab_runs = nullptr;  //   and the named lab runs so far
 };
@@ -38,7 +40,8 @@ Check read_collective_check(const yaml::Ctx& c, const YAML::Node& n, const std::
                             const Prepared& p);
 Check read_ddp_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind,
                      const std::map<std::string, ddp::Options>& runs);
-Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, int world);
+Check read_hang_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, int world,
+                      std::optional<hang::LogLevel> log);
 Check read_lab_check(const yaml::Ctx& c, const YAML::Node& n, const std::string& kind, const LabRequest& lab,
                      const std::map<std::string, LabRequest>& runs);
 

@@ -59,7 +59,7 @@ Check read_check(const yaml::Ctx& c, const YAML::Node& n, const BeatContext& bea
     c.fail(kn, fmt::format("'check' must be one of: {}; got '{}' (ddp beats: {}; hang beats: {}; lab beats: {})",
                            join(kinds), want, join(kDdpNames), join(kHangNames), join(kLabNames)));
   if (bk == Beat::Kind::ddp) return read_ddp_check(c, n, want, *beat.runs);
-  if (bk == Beat::Kind::hang) return read_hang_check(c, n, want, beat.world);
+  if (bk == Beat::Kind::hang) return read_hang_check(c, n, want, beat.world, beat.log);
   if (bk == Beat::Kind::lab) return read_lab_check(c, n, want, *beat.lab, *beat.lab_runs);
   return read_collective_check(c, n, want, *beat.setup, *beat.prepared);
 }

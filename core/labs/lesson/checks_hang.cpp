@@ -139,9 +139,15 @@ CheckResult eval(const check::Report& k, const HangRun& h) {
 
 // ---- log_line: a rank's INFO line for a call in the run's own log ----
 
-check::LogLine read_log_line(const Ctx& c, const YAML::Node& n, int world) {
+// The beat's run keeps INFO lines only at log: INFO or TRACE; a check on
+// any other beat could never pass, so it is refused while the lesson loads.
+check::LogLine read_log_line(const Ctx& c, const YAML::Node& n, int world, std::optional<hang::LogLevel> log) {
   check::LogLine k;
   only_keys(c, n, "a log_line check", {"check", "rank", "seq", "after_verdict"});
+  if (!log || *log < hang::LogLevel::info)
+    c.fail(n, fmt::format("a 'log_line' check needs the beat's hang 'log: INFO' or 'log: TRACE' (its run's INFO "
+                          "lines); this beat has {}",
+                          !log || *log == hang::LogLevel::none ? std::string("no log") : std::string("'log: WARN'")));
   if (!n["rank"] || !n["seq"]) c.fail(n, "a 'log_line' check needs 'rank' and 'seq'");
   k.rank = static_cast<int>(integer(c, n["rank"], "rank", 0, 15));
   if (k.rank >= world) c.fail(n["rank"], fmt::format("rank {} is not below the world size {}", k.rank, world));
@@ -183,7 +189,8 @@ constexpr bool is_hang_check = std::is_same_v<K, check::NamedRanks> || std::is_s
 
 }  // namespace
 
-Check read_hang_check(const Ctx& c, const YAML::Node& n, const std::string& kind, int world) {
+Check read_hang_check(const Ctx& c, const YAML::Node& n, const std::string& kind, int world,
+                      std::optional<hang::LogLevel> log) {
   Check k{c.mark(n), {}};
   if (kind == "named_ranks") k.claim = read_named_ranks(c, n);
   else if (kind == "failure") k.claim = read_failure(c, n);
@@ -192,7 +199,7 @@ Check read_hang_check(const Ctx& c, const YAML::Node& n, const std::string& kind
     k.claim = check::AllFailed{};
   } else if (kind == "elapsed") k.claim = read_elapsed(c, n);
   else if (kind == "sequence") k.claim = read_sequence(c, n, world);
-  else if (kind == "log_line") k.claim = read_log_line(c, n, world);
+  else if (kind == "log_line") k.claim = read_log_line(c, n, world, log);
   else k.claim = read_report(c, n);
   return k;
 }

@@ -31,9 +31,7 @@ double positive(const Ctx& c, const YAML::Node& n, const std::string& key) {
 namespace {
 
 std::string table_path(const Ctx& c, const YAML::Node& n) {
-  const std::string f = str(c, n, "file");
-  const std::filesystem::path p(f);
-  return p.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / p).lexically_normal().string();
+  return yaml::data_file(c, n, str(c, n, "file"));
 }
 
 // The table at `path`, read once per evaluation; a file that does not parse

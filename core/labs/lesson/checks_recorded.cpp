@@ -28,9 +28,8 @@ namespace {
 // The check's `file:`, relative to the lesson, loaded (a LessonError at it
 // when it cannot be read or parsed).
 void load_record(const Ctx& c, const YAML::Node& n, const std::string& kind, std::string& path, LabRecord& record) {
-  const std::string f = str(c, need(c, n, kind, "file"), "file");
-  const std::filesystem::path fp(f);
-  path = fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+  const YAML::Node fn = need(c, n, kind, "file");
+  path = yaml::data_file(c, fn, str(c, fn, "file"));
   try {
     record = load_lab_record(path);
   } catch (const UsageError& e) {

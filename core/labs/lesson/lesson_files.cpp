@@ -1,5 +1,6 @@
 // Lesson files on disk: load_lesson (stat first, so a directory, FIFO or
-// device gets a clear LessonError instead of an empty or endless read) and
+// device gets a clear LessonError instead of an empty or endless read), the
+// same look at the data files a lesson names (data_file) and
 // list_lessons (every .yaml in a folder with its title, or the error that
 // stopped it). The text itself is parsed by parse_lesson.cpp.
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/read_yaml.h"
 
 namespace microddp::lesson {
 
@@ -29,6 +31,18 @@ std::string_view kind_of(std::filesystem::file_type t) {
 }
 
 }  // namespace
+
+std::string yaml::data_file(const yaml::Ctx& c, const YAML::Node& n, const std::string& f) {
+  const std::filesystem::path fp(f);
+  const std::string path =
+      fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::directory) c.fail(n, fmt::format("'{}' is a directory", f));
+  if (!ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found)
+    c.fail(n, fmt::format("'{}' is not a regular file ({})", f, kind_of(type)));
+  return path;
+}
 
 Lesson load_lesson(const std::string& path) {
   // Look before opening: a directory opens as an empty stream (read as an

@@ -64,9 +64,7 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
   }
   if (n["file"]) {
     if (v.source != "recorded" && v.source != "published") c.fail(n["file"], "'file' goes with 'source: recorded' or 'source: published'");
-    const std::string f = str(c, n["file"], "file");
-    const std::filesystem::path fp(f);
-    v.file = fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+    v.file = data_file(c, n["file"], str(c, n["file"], "file"));
     try {  // read now, so that a bad file fails at its line when the lesson loads
       if (v.source == "recorded") load_lab_record(v.file);
       else load_nccl_tests(v.file);
@@ -328,6 +326,7 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
     ctx.kind = b.kind;
     ctx.runs = &runs;
     ctx.world = world;
+    ctx.log = b.hang.log;
     for (const auto& cn : seq(c, bn["checks"], "checks")) b.checks.push_back(checks::read_check(c, cn, ctx));
   }
   if (bn["name"]) {

@@ -3,20 +3,50 @@
 // matched against the beat, so the window can show that run instead of a new
 // one (app/viz/lesson_view.cpp). Errors are LessonErrors at the key.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "core/algorithms/registry.h"
 #include "core/labs/lesson/read_options.h"
 
 namespace microddp::lesson {
 
+namespace {
+
+// "3 ranks x 3 float32 elements (all_reduce sum)".
+std::string shape(const CollectiveSpec& s) {
+  return fmt::format("{} ranks x {} {} elements ({} {})", s.world_size, s.count, name(s.dtype), name(s.collective),
+                     name(s.op));
+}
+
+// The fields `shape` does not show that differ: "in_place: the record
+// true, the beat false; segments: the record 2, the beat 1".
+std::string differences(const CollectiveSpec& rec, const CollectiveSpec& beat) {
+  std::vector<std::string> d;
+  const auto add = [&](const char* field, const auto& r, const auto& b) {
+    if (!(r == b)) d.push_back(fmt::format("{}: the record {}, the beat {}", field, r, b));
+  };
+  add("algorithm", rec.algorithm, beat.algorithm);
+  add("counts", fmt::format("[{}]", fmt::join(rec.counts, ", ")), fmt::format("[{}]", fmt::join(beat.counts, ", ")));
+  add("root", rec.root, beat.root);
+  add("in_place", rec.in_place, beat.in_place);
+  add("segments", rec.segments, beat.segments);
+  add("channels", rec.channels, beat.channels);
+  add("nodes", rec.nodes, beat.nodes);
+  std::string out;
+  for (const auto& x : d) out += (out.empty() ? "" : "; ") + x;
+  return out.empty() ? std::string("another spec") : out;
+}
+
+}  // namespace
+
 void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepared& p) {
   const std::string f = yaml::str(c, n, "recorded");
   if (f.empty()) c.fail(n, "'recorded' is empty: give a record file (e.g. data/NAME.json, next to the lesson)");
-  const std::filesystem::path fp(f);
-  const std::string path =
-      fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
+  const std::string path = yaml::data_file(c, n, f);
   auto rec = std::make_shared<RunRecord>();
   try {
     *rec = load_record(path);
@@ -28,12 +58,13 @@ void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepa
   const std::string form = rec->broken.empty() ? rec->spec.algorithm : rec->broken;
   if (form != b.setup.algorithm || (broken && rec->broken.empty()))
     c.fail(n, fmt::format("recorded: {} ran algorithm {}, but this beat's setup runs {}", path, form, b.setup.algorithm));
-  if (!(rec->spec == p.spec))
-    c.fail(n, fmt::format("recorded: {} ran {} ranks x {} {} elements ({} {}), but this beat's setup is {} ranks x {} "
-                          "{} elements ({} {})",
-                          path, rec->spec.world_size, rec->spec.count, name(rec->spec.dtype),
-                          name(rec->spec.collective), name(rec->spec.op), p.spec.world_size, p.spec.count,
-                          name(p.spec.dtype), name(p.spec.collective), name(p.spec.op)));
+  if (!(rec->spec == p.spec)) {
+    const std::string ran = shape(rec->spec), beat = shape(p.spec);
+    if (ran != beat)
+      c.fail(n, fmt::format("recorded: {} ran {}, but this beat's setup is {}", path, ran, beat));
+    c.fail(n, fmt::format("recorded: {} ran {} as this beat's setup does, but {}", path, ran,
+                          differences(rec->spec, p.spec)));
+  }
   if (!p.inputs.empty() && rec->inputs != p.inputs)
     c.fail(n, fmt::format("recorded: {} holds other inputs than this beat's data", path));
   if (!rec->trace.snapshots)

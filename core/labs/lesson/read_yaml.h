@@ -44,6 +44,15 @@ void no_open_quote(const std::string& text, const std::string& file);
 // it can be found, else e's.
 [[noreturn]] void open_quote_error(const std::string& text, const std::string& file, const YAML::Exception& e);
 
+// The data file `n` names (a record, a lab run, an nccl-tests table),
+// relative to the lesson's folder unless absolute: the path to open.
+// Looked at before anything opens it: a directory fails at n with "'F' is
+// a directory", a device, FIFO or socket with "'F' is not a regular file
+// (a character device)" (F as written; /dev/zero would be read forever, a
+// FIFO would block). A path that does not exist passes: its reader's open
+// says so. lesson_files.cpp.
+std::string data_file(const Ctx& c, const YAML::Node& n, const std::string& f);
+
 // "a, b, c".
 std::string join(const std::vector<std::string>& v);
 
