@@ -8,7 +8,8 @@
 # search). Then adds the machine (lscpu), the date and the command to the
 # record ("recorded", core/record/record_io.h). Needs jq.
 # Usage: scripts/record-corrupt.sh MICRODDP OUT.json
-# Exit: 0 written; 1 no seed corrupted (run it again) or microddp failed.
+# Exit: 0 written; 1 no seed corrupted (run it again), microddp failed, or it
+# wrote no record (an empty file, or not JSON with a record's keys).
 set -euo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: $0 MICRODDP OUT.json" >&2
@@ -23,6 +24,16 @@ text=$("$bin" "${args[@]}" --save-record "$tmp" 2>&1) || rc=$?
 # run's exit: 1 = a seed corrupted the outputs (what we record), 0 = none did
 if [ "$rc" -eq 0 ]; then echo "$text" >&2; echo "record-corrupt: no seed corrupted the outputs; run it again" >&2; exit 1; fi
 if [ "$rc" -ne 1 ]; then echo "$text" >&2; echo "record-corrupt: microddp run failed (exit $rc)" >&2; exit 1; fi
+# a run that exits 1 without a record (a crash, a wrong MICRODDP) must not pass for one
+if [ ! -s "$tmp" ]; then
+  echo "$text" >&2; echo "record-corrupt: $bin exited 1 but wrote no record (empty --save-record file)" >&2; exit 1
+fi
+if ! jq -e 'type == "object" and has("format") and has("spec") and has("inputs") and has("outputs") and has("trace")
+            and has("broken") and has("delay")' "$tmp" >/dev/null 2>&1; then
+  echo "$text" >&2
+  echo "record-corrupt: $bin wrote no record (not JSON with format, spec, inputs, outputs, trace, broken, delay)" >&2
+  exit 1
+fi
 # the command as one would type it: arguments with ; or spaces in double quotes
 typed="microddp"
 for a in "${args[@]}"; do

@@ -243,6 +243,13 @@ int run(const Args& a, const CLI::App& sub) {
   hang::check_debug_env();
   if (broken_variant_of(a.run.algorithm)) {  // the one-buffer ring: unchecked, delayed, seeds searched
     if (a.record_file && a.record_file->empty()) throw UsageError("--save-record '' is empty: give a file path");
+    // Options the broken run has no use for are refused by name, not dropped.
+    for (const char* opt : {"--trace", "--steps", "--outputs", "--full", "--repeat-steps", "--preset", "--profile",
+                            "--alpha", "--bandwidth", "--gamma", "--root"})
+      if (sub.count(opt))
+        throw UsageError(fmt::format("--algorithm {} does not take {} (it prints the corrupting seed and the first "
+                                     "wrong element; --save-record keeps the run)",
+                                     a.run.algorithm, opt));
     return run_broken(a.run, a.broken, a.record_file, a.json);
   }
   if (!a.broken.delay.empty() || sub.count("--seeds"))

@@ -201,13 +201,14 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
                  "\"nics_per_node\": {}, \"bytes\": {}, \"steps\": {}, \"alpha_s\": {:.9g}, \"beta_s\": {:.9g}, "
                  "\"gamma_s\": {:.9g}, \"total_s\": {:.9g}, \"pipelined_s\": {:.9g}, \"closed_form_s\": {}, "
                  "\"bytes_intra\": {}, \"bytes_inter\": {}, \"bottleneck\": \"{}\", \"bottleneck_bytes\": {}, \"bottleneck_tied\": {}, "
+                 "\"bottleneck_text\": \"{}\", "
                  "\"algbw_GBps\": {:.6g}, "
                  "\"busbw_GBps\": {:.6g}, \"model\": \"{}\"{}}}\n",
                  r.alg, name(c), a.ranks, net.topo.nodes, net.topo.nics_per_node, bench_bytes(r.spec), r.steps,
                  r.np.pr.lockstep.alpha_s, r.np.pr.lockstep.beta_s, r.np.pr.lockstep.gamma_s, t, r.np.pr.pipelined_s,
                  r.cf ? fmt::format("{:.9g}", r.cf->total()) : "null", r.np.bytes_intra, r.np.bytes_inter,
                  port_name(net.topo, r.np.bottleneck), r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck],
-                 r.np.tied.size(), t > 0 ? S / t / 1e9 : 0.0,
+                 r.np.tied.size(), ports_text(net.topo, r.np.tied), t > 0 ? S / t / 1e9 : 0.0,
                  t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0, net.name, curve_json(r, flat));
     }
     return;
@@ -221,18 +222,24 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   const auto num = [&](double sec) { return unit_number(sec, u); };
   // Ports tied for the busiest (every NIC of a ring, say) are named
   // together ("both NIC out and in ports"), never the first of equals;
-  // the column as wide as its longest name.
+  // the column as wide as its longest name, in display width (UTF-8 code
+  // points: "nodes 1–6" has a 3-byte en dash), padded by hand since
+  // printf's %-*s counts bytes.
+  const auto width = [](const std::string& s) {
+    return static_cast<int>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+  };
+  const auto pad = [&](const std::string& s, int w) { return s + std::string(std::max(0, w - width(s)), ' '); };
   int port_w = 18;
-  for (const auto& r : rows) port_w = std::max(port_w, static_cast<int>(ports_text(net.topo, r.np.tied).size()));
+  for (const auto& r : rows) port_w = std::max(port_w, width(ports_text(net.topo, r.np.tied)));
   std::printf("%-18s %5s %12s %12s %12s %12s %14s %14s %-*s %14s %9s %9s\n", "algorithm", "steps",
               col("α term").c_str(), col("β term").c_str(), col("total").c_str(), col("closed").c_str(), "bytes intra",
               "bytes inter", port_w, "bottleneck port", "its bytes", "algbw", "busbw");
   for (const auto& r : rows) {
     const double t = r.np.pr.lockstep_s, S = static_cast<double>(bench_bytes(r.spec));
-    std::printf("%-18s %5d %12s %12s %12s %12s %14lld %14lld %-*s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
+    std::printf("%-18s %5d %12s %12s %12s %12s %14lld %14lld %s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
                 num(r.np.pr.lockstep.alpha_s).c_str(), num(r.np.pr.lockstep.beta_s).c_str(), num(t).c_str(),
                 r.cf ? num(r.cf->total()).c_str() : "-", static_cast<long long>(r.np.bytes_intra),
-                static_cast<long long>(r.np.bytes_inter), port_w, ports_text(net.topo, r.np.tied).c_str(),
+                static_cast<long long>(r.np.bytes_inter), pad(ports_text(net.topo, r.np.tied), port_w).c_str(),
                 static_cast<long long>(r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck]), t > 0 ? S / t / 1e9 : 0.0, t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
   }
   std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; α term: per step the most α a port pays "

@@ -25,7 +25,9 @@ struct BrokenArgs {
 
 // Throws UsageError naming the bad value: --backend other than threads,
 // --mode free, --delay not "RANK,MAX_US" (rank -1..ranks-1, 0..1000000 µs),
-// options the broken run does not take (--input, --protocol, --nodes).
+// options the broken run does not take (--input, --protocol, --nodes); cmd_run.cpp
+// refuses --trace, --steps, --outputs, --full, --repeat-steps, --preset,
+// --profile, --alpha, --bandwidth, --gamma and --root by name before this.
 int run_broken(const RunArgs& a, const BrokenArgs& b, const std::optional<std::string>& record_file, bool json);
 
 }  // namespace microddp::cli

@@ -170,7 +170,7 @@ std::vector<int> tied_busiest(const std::vector<double>& seconds) {
   std::vector<int> out;
   if (!(most > 0)) return out;
   for (size_t id = 0; id < seconds.size(); ++id)
-    if (seconds[id] >= most * (1 - 1e-9)) out.push_back(static_cast<int>(id));
+    if (seconds[id] >= most * (1 - 1e-6)) out.push_back(static_cast<int>(id));
   return out;
 }
 

@@ -176,9 +176,12 @@ std::string port_name(const Topology& t, int id);
 // its single ports by port_name; groups joined by " and ". "-" for none. A
 // negative id throws UsageError.
 std::string ports_text(const Topology& t, const std::vector<int>& ports);
-// The ports whose time in `seconds` ([port]) is within a relative 1e-9 of
-// the largest (sums of equal prices over different messages round
-// differently), ascending; empty when every time is 0.
+// The ports whose time in `seconds` ([port]) is within a relative 1e-6 of
+// the largest, ascending; empty when every time is 0. Not exact equality:
+// sums of equal prices over different messages round differently, and
+// integer chunking leaves one port a few bytes over the others (a ring of 6
+// ranks on 3 nodes, 1e8 B: 166666672 B through one NIC, 166666664 B through
+// the rest, 5e-8 apart), which is the same load in words.
 std::vector<int> tied_busiest(const std::vector<double>& seconds);
 
 struct NetworkPrediction {

@@ -109,5 +109,10 @@ rm -rf "$REC"
 refuse "error: --delay 'x' is not RANK,MAX_US (e.g. -1,300: every rank, up to 300 µs)" -- run -a single_buffered_ring --delay x
 refuse "error: --delay '3,300': rank 3 is outside -1..2 (-1: every rank)" -- run -a single_buffered_ring --delay 3,300
 refuse "error: --algorithm single_buffered_ring runs in lockstep mode only, not --mode free" -- run -a single_buffered_ring --mode free
+for opt in "--trace tr.json" --steps --outputs "--repeat-steps 5" "--preset nvlink" "--root 2"; do
+  # shellcheck disable=SC2086
+  refuse "error: --algorithm single_buffered_ring does not take ${opt%% *} (it prints the corrupting seed and the first wrong element; --save-record keeps the run)" -- run -a single_buffered_ring --delay -1,300 $opt
+done
+[ ! -e tr.json ] || { echo "FAIL: a refused --trace wrote tr.json"; fail=$((fail + 1)); rm -f tr.json; }
 refuse "error: --delay and --seeds are for a broken form (--algorithm single_buffered_ring), not ring" -- run -a ring --delay -1,300
 cli_summary

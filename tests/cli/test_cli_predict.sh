@@ -167,6 +167,12 @@ expect 0 "ring                  30     0.000060     0.075000     0.075060" -- "$
 expect 0 "hierarchical          16     0.000046     0.042917     0.042963     0.042963    28000000000     2000000000 both NIC out and in ports     1000000000" -- "${TOPO[@]}"
 expect 0 '"algorithm": "hierarchical", "collective": "all_reduce", "ranks": 16, "nodes": 2, "nics_per_node": 1, "bytes": 1000000000, "steps": 16' -- "${TOPO[@]}" --json
 expect 0 '"bytes_intra": 26250000000, "bytes_inter": 3750000000, "bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1875000000' -- "${TOPO[@]}" --json
+# "bottleneck" is the first tied port; "bottleneck_text" names them all, as the table does
+expect 0 '"bottleneck": "node 0 NIC 0 out", "bottleneck_bytes": 1000000000, "bottleneck_tied": 4, "bottleneck_text": "both NIC out and in ports", ' -- predict -c all_reduce -a hierarchical --ranks 16 --nodes 2 --intra nvlink --inter infiniband --bytes 1e9 --json
+# ties to the byte's rounding: integer chunking leaves one NIC 8 B over the others, still "all 3"
+expect 0 "ring                  10       0.0200       6.6667       6.6867       6.6867      500000000      500000000 all 3 NIC out and in ports      166666664" -- predict -c all_reduce -a ring --ranks 6 --nodes 3 --intra nvlink --inter infiniband --bytes 1e8
+# the bottleneck column padded by display width: the en dash in "nodes 1–6" is one column, not 3 bytes
+expect 0 "double_binary_tree     6       0.0200      20.0000      20.0200            -              0     1400000000 NIC out and in of nodes 1–6       200000000" -- predict -c all_reduce -a all --ranks 8 --nodes 8 --intra nvlink --inter infiniband --bytes 1e8
 # NCCL's double tree (issue 35) takes the small sizes across 2 nodes: few NIC crossings
 expect 0 "switch: double_binary_tree -> hierarchical at 2 MiB (2097152 B)" -- predict --table -b 8 -e 1G -f 8 --ranks 16 --nodes 2 --intra nvlink --inter infiniband
 # nvlink is an NVSwitch fabric: nvls (2 messages a rank) until the halving-doubling's 1.75 S beats its 2 S
