@@ -192,7 +192,8 @@ void presenter_tick(App& app) {
   if (!p.start) start_clock(app);
   if (p.beat != app.lesson->beat()) {  // a poll field left open belongs to the beat it was opened on
     p.beat = app.lesson->beat();
-    p.page = 0;  // a beat opens on its first page
+    p.page = p.open_last_page ? Presenter::kLastPage : 0;  // a beat opens on its first page, stepping back on its last
+    p.open_last_page = false;
     p.poll_open = false;
     p.poll_error.clear();
   }

@@ -55,6 +55,11 @@ struct Presenter {
   // next key turns the page before it moves to the next beat); pages: how
   // many the last frame needed (1 when everything fits).
   int page = 0, pages = 1;
+  // Set by present_prev when it steps back to the previous beat: that beat
+  // opens on its last page (presenter_tick; kLastPage until a frame has
+  // counted its pages), as a step back from slide to slide does.
+  bool open_last_page = false;
+  static constexpr int kLastPage = 1 << 20;
   // Per column of the panel (0: the beat's text and note, 1: question and
   // checks), in the column's content pixels: the tops of the lines drawn
   // in the last frame (the places a page may start), and the pages' starts
@@ -145,6 +150,13 @@ void end_page_column(App& app, int column);
 // (first) page (the caller moves to the next or previous beat).
 bool next_page(App& app);
 bool prev_page(App& app);
+// The clicker's keys on a lesson in present mode (ui.cpp handle_keys):
+// next turns the page, else goes to the next beat (its first page); prev
+// turns back a page, else goes to the previous beat at its LAST page;
+// home goes to beat 1, page 1 (also from beat 1's page 2). No ImGui.
+void present_next(App& app);
+void present_prev(App& app);
+void present_home(App& app);
 // " · page 2 of 3" for the slide's header; "" for a slide of one page.
 std::string page_label(const App& app);
 

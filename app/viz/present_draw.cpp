@@ -142,6 +142,7 @@ void end_page_column(App& app, int column) {
 
 bool next_page(App& app) {
   Presenter& p = app.presenter;
+  p.page = std::clamp(p.page, 0, std::max(p.pages - 1, 0));  // kLastPage: the last one
   if (!app.vs.present || !app.lesson || p.page + 1 >= p.pages) return false;
   ++p.page;
   return true;
@@ -149,9 +150,30 @@ bool next_page(App& app) {
 
 bool prev_page(App& app) {
   Presenter& p = app.presenter;
+  p.page = std::clamp(p.page, 0, std::max(p.pages - 1, 0));
   if (!app.vs.present || !app.lesson || p.page <= 0) return false;
   --p.page;
   return true;
+}
+
+void present_next(App& app) {
+  if (!app.lesson || next_page(app)) return;
+  app.presenter.open_last_page = false;
+  action_next_beat(app);
+}
+
+void present_prev(App& app) {
+  if (!app.lesson || prev_page(app)) return;
+  const int was = app.lesson->beat();
+  action_prev_beat(app);
+  app.presenter.open_last_page = app.lesson->beat() != was;  // not on beat 1: it stays on its first page
+}
+
+void present_home(App& app) {
+  if (!app.lesson) return;
+  app.lesson->go(0);
+  app.presenter.page = 0;
+  app.presenter.open_last_page = false;
 }
 
 std::string page_label(const App& app) {

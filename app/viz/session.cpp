@@ -67,24 +67,32 @@ std::string recorded_label(const RecordOrigin& o) {
   return fmt::format("recorded run ({}, {})", o.machine, o.date);
 }
 
+namespace {
+// What a saved broken run (RunRecord::broken, e.g. single_buffered_ring) came
+// to, as the lesson's beat and --replay show it: its seed, machine and date,
+// and whether its outputs differ from the correct ones. None for a record of
+// a correct algorithm. max_seeds < 0: the record's own tries.
+std::optional<BrokenRun> recorded_broken_run(const RunRecord& rec, int max_seeds) {
+  if (rec.broken.empty()) return std::nullopt;
+  BrokenRun b;
+  b.recorded = true;
+  b.machine = rec.origin.machine;
+  b.date = rec.origin.date;
+  if (rec.delay) b.seed = rec.delay->seed, b.tries = rec.delay->tries;
+  b.max_seeds = max_seeds >= 0 ? max_seeds : b.tries;
+  b.corrupted = !outputs_match(rec.spec, rec.inputs, rec.outputs, reference_outputs(rec.spec, rec.inputs), &b.why);
+  if (!b.corrupted) b.why.clear();
+  return b;
+}
+}  // namespace
+
 void Session::configure_recorded(const RunParams& p) {
   const RunRecord& rec = *p.recorded;
   check_view_ranks(rec.spec.world_size, "record: ranks");
   auto sched = std::make_unique<Schedule>(record_schedule(rec));
   if (rec.broken.empty()) check_schedule(*sched);
   Provenance prov = compute_provenance(*sched);
-  std::optional<BrokenRun> br;
-  if (!rec.broken.empty()) {
-    BrokenRun b;
-    b.recorded = true;
-    b.machine = rec.origin.machine;
-    b.date = rec.origin.date;
-    if (rec.delay) b.seed = rec.delay->seed, b.tries = rec.delay->tries;
-    b.max_seeds = p.broken ? p.broken->max_seeds : b.tries;
-    b.corrupted = !outputs_match(rec.spec, rec.inputs, rec.outputs, reference_outputs(rec.spec, rec.inputs), &b.why);
-    if (!b.corrupted) b.why.clear();
-    br = std::move(b);
-  }
+  std::optional<BrokenRun> br = recorded_broken_run(rec, p.broken ? p.broken->max_seeds : -1);
   run_.reset();
   done_trace_.reset();
   schedule_ = std::move(sched);
@@ -184,14 +192,24 @@ void Session::load_replay(const RunRecord& rec) {
   for (const auto& st : rec.trace.steps)
     if (static_cast<int>(st.size()) != n) throw UsageError("record: a step of the trace does not cover every rank");
   Provenance prov = compute_provenance(*sched);
+  std::optional<BrokenRun> br = recorded_broken_run(rec, -1);
   run_.reset();
-  broken_.reset();
   schedule_ = std::move(sched);
   params_ = RunParams{};
   params_.spec = spec;
   params_.data = "record";
   params_.mode = rec.trace.mode;
   params_.backend = rec.trace.backend;
+  if (br) {
+    // A broken form's record (lessons/data/single-buffered-ring-3x3.json):
+    // titled and bannered as the lesson shows it, not as the correct ring.
+    RunParams::Broken b;
+    if (rec.delay) b.delay_rank = rec.delay->rank, b.max_delay_us = rec.delay->max_delay_us;
+    else b.max_delay_us = 0;
+    b.max_seeds = br->max_seeds;
+    params_.broken = b;
+  }
+  broken_ = std::move(br);
   auto_ = AutoChoice{};
   inputs_ = rec.inputs;
   order_ = small_order_dependence(*schedule_, inputs_);
@@ -199,7 +217,7 @@ void Session::load_replay(const RunRecord& rec) {
   prov_ = std::move(prov);
   pred_ = predict(*schedule_, source_);
   done_trace_ = rec.trace;
-  recorded_label_.clear();
+  recorded_label_ = rec.origin.empty() ? "" : viz::recorded_label(rec.origin);
   position_ = 0;
   replay_ = true;
 }

@@ -135,10 +135,14 @@ class Session {
   // reset() returns to position 0 without running. params().backend is the
   // record's backend (e.g. "mpi"). Throws UsageError / ScheduleError when the
   // record does not fit its spec; a later configure() leaves replay mode.
+  // A broken form's record (RunRecord::broken: single_buffered_ring) is
+  // shown as a lesson beat shows it: params().broken set (its delays), so
+  // the title names the one-buffer ring, and broken() holds the recorded
+  // run's banner ("recorded run (machine, date): single-buffered ring ...").
   void load_replay(const RunRecord& rec);
   bool replaying() const { return replay_; }
-  // Set while a saved run (RunParams::recorded) is shown: its label
-  // (recorded_label), else "".
+  // Set while a saved run (RunParams::recorded, or a --replay record that
+  // names its machine or date) is shown: its label (recorded_label), else "".
   const std::string& recorded_label() const { return recorded_label_; }
   // Where the measured times come from when not this machine's threads
   // (e.g. "measured: cluster lab, 100 Mbit/s NIC" for a

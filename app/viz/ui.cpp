@@ -194,12 +194,10 @@ void handle_keys(App& app) {
     const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);
     const bool ddp = !app.lesson && vs.view == View::ddp;
     // A lesson slide's continuation pages first (present.h), then the next beat.
-    if (next && !(app.lesson && next_page(app)))
-      app.lesson ? action_next_beat(app) : ddp ? ddp_iteration_key(app, +1) : action_step(app);
-    if (prev && !(app.lesson && prev_page(app)))
-      app.lesson ? action_prev_beat(app) : ddp ? ddp_iteration_key(app, -1) : action_back(app);
+    if (next) app.lesson ? present_next(app) : ddp ? ddp_iteration_key(app, +1) : action_step(app);
+    if (prev) app.lesson ? present_prev(app) : ddp ? ddp_iteration_key(app, -1) : action_back(app);
     if (key_pressed(Key::home)) {
-      if (app.lesson) app.lesson->go(0);
+      if (app.lesson) present_home(app);
       else if (ddp) ddp_iteration_key(app, 0);
       else action_reset(app);
     }

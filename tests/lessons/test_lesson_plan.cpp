@@ -122,6 +122,15 @@ beats:
     CHECK(plain_text("*Naive*: rank 0 adds (`microddp bench`), `a*b` stays\n  indented *x*") ==
           "Naive: rank 0 adds (microddp bench), a*b stays\n  indented x");
     CHECK(plain_text("") == "");
+    CHECK(plain_text("cost = 2 * (n-1) * S") == "cost = 2 * (n-1) * S");
+    CHECK(plain_text("*.yaml") == "*.yaml");
+    CHECK(plain_text("a**b") == "a**b");
+    CHECK(plain_text("*two words* and *one*") == "two words and one");
+    CHECK(plain_text("a * b* and *c *d") == "a * b* and *c *d");  // spaced: no pair
+    CHECK(plain_text("*a\nb*") == "*a\nb*");                      // a pair stays on one line
+    CHECK(plain_text("`x *y* z` *w*") == "x *y* z w");
+    CHECK(first_line("Run `ls *.yaml` and *then* cost = 2 * (n-1) * S bytes.") ==
+          "Run `ls *.yaml` and then cost = 2 * (n-1) * S bytes.");
     const Lesson l = load_lesson(kLessons + "03-naive-tree-ring.yaml");
     int asterisks_in_yaml = 0;
     for (int b = 0; b < static_cast<int>(l.beats.size()); ++b) {

@@ -34,6 +34,46 @@ size_t utf8_length(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// `text` without its *emphasis* marks: an opening '*' followed by a
+// non-space (not '*') and the next '*' on its line preceded by a non-space,
+// outside code spans and with no code span between them. A lone or spaced
+// '*' ("2 * (n-1) * S", "*.yaml", "a**b") stays. With `drop_code`, the
+// backticks of `code` spans go too (their content stays as it is).
+std::string without_marks(const std::string& text, bool drop_code) {
+  std::string out;
+  out.reserve(text.size());
+  bool code = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') {
+      code = !code;
+      if (!drop_code) out += c;
+      continue;
+    }
+    if (c != '*' || code) {
+      out += c;
+      continue;
+    }
+    const auto blank = [](char x) { return x == ' ' || x == '\t' || x == '\n' || x == '\r'; };
+    size_t close = std::string::npos;
+    if (i + 1 < text.size() && !blank(text[i + 1]) && text[i + 1] != '*') {
+      const size_t j = text.find_first_of("*`\n", i + 2);
+      if (j != std::string::npos && text[j] == '*' && !blank(text[j - 1])) close = j;
+    }
+    if (close == std::string::npos) {
+      out += c;
+      continue;
+    }
+    out.append(text, i + 1, close - i - 1);
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string first_line(const std::string& text, size_t max_chars) {
   // The first paragraph, its lines joined by spaces (YAML blocks wrap).
   std::string para;
@@ -51,9 +91,7 @@ std::string first_line(const std::string& text, size_t max_chars) {
     if (!para.empty()) para += ' ';
     para.append(line, b, e - b + 1);
   }
-  std::string out;
-  for (char c : para)
-    if (c != '*') out += c;
+  std::string out = without_marks(para, false);
   // Its first sentence of at least 20 characters ("Step 0." runs on).
   for (size_t p = out.find_first_of(".?!"); p != std::string::npos; p = out.find_first_of(".?!", p + 1))
     if (p >= 19 && (p + 1 == out.size() || out[p + 1] == ' ')) {
@@ -181,16 +219,7 @@ std::string format_plan(const Lesson& l) {
   return out;
 }
 
-std::string plain_text(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  bool code = false;
-  for (char c : text) {
-    if (c == '`') code = !code;
-    else if (c != '*' || code) out += c;
-  }
-  return out;
-}
+std::string plain_text(const std::string& text) { return without_marks(text, true); }
 
 std::string speaker_notes(const Lesson& l, int beat, std::optional<double> elapsed_s) {
   if (beat < 0 || beat >= static_cast<int>(l.beats.size()))

@@ -18,14 +18,17 @@ namespace microddp::lesson {
 // The first line of a beat's text, as the plan and the speaker view show
 // it: the first sentence (ending in '.', '?' or '!' and a space, at least
 // 20 characters) of its first paragraph, lines joined, *emphasis* marks
-// removed, cut at a word boundary to at most `max_chars` characters
+// removed as plain_text removes them (backticks and a '*' in code kept), cut at a word boundary to at most `max_chars` characters
 // (UTF-8 aware) with "…".
 std::string first_line(const std::string& text, size_t max_chars = 72);
 
 // A lesson text (beat text, question, choice, explanation) as plain text
 // for a terminal, a speaker file or a PDF: the *emphasis* marks and the
 // `code` span backticks dropped, a '*' inside a code span kept ("`a*b`"
-// gives "a*b"), everything else (lines, indentation) as it is.
+// gives "a*b"), everything else (lines, indentation) as it is. Only a
+// pair on one line is emphasis: an opening '*' followed by a non-space
+// and a closing '*' preceded by a non-space ("*two words*"); a lone or
+// spaced '*' stays ("2 * (n-1) * S", "*.yaml", "a**b").
 std::string plain_text(const std::string& text);
 
 // Minutes planned for beats 0..beat-1 (the planned start of `beat`,
