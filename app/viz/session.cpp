@@ -97,17 +97,9 @@ void Session::configure_recorded(const RunParams& p) {
   done_trace_.reset();
   schedule_ = std::move(sched);
   params_ = p;
-  auto_ = AutoChoice{};
-  inputs_ = rec.inputs;
-  order_ = small_order_dependence(*schedule_, inputs_);
-  outputs_ = rec.outputs;
-  prov_ = std::move(prov);
-  pred_ = predict(*schedule_, source_);
-  done_trace_ = rec.trace;
   broken_ = std::move(br);
-  recorded_label_ = viz::recorded_label(rec.origin);
-  position_ = 0;
-  replay_ = true;  // reset() returns to the inputs; nothing runs
+  adopt_record(rec, std::move(prov));
+  recorded_label_ = viz::recorded_label(rec.origin);  // a lesson's recording is labelled even without its origin
 }
 
 void Session::configure(const RunParams& p) {
@@ -210,6 +202,10 @@ void Session::load_replay(const RunRecord& rec) {
     params_.broken = b;
   }
   broken_ = std::move(br);
+  adopt_record(rec, std::move(prov));
+}
+
+void Session::adopt_record(const RunRecord& rec, Provenance prov) {
   auto_ = AutoChoice{};
   inputs_ = rec.inputs;
   order_ = small_order_dependence(*schedule_, inputs_);
@@ -219,7 +215,7 @@ void Session::load_replay(const RunRecord& rec) {
   done_trace_ = rec.trace;
   recorded_label_ = rec.origin.empty() ? "" : viz::recorded_label(rec.origin);
   position_ = 0;
-  replay_ = true;
+  replay_ = true;  // reset() returns to the inputs; nothing runs
 }
 
 void Session::start_run() {

@@ -218,6 +218,9 @@ class Session {
   std::string measured_note_;
   std::string recorded_label_;
   void configure_recorded(const RunParams& p);
+  // The record's inputs, outputs, trace and provenance as the shown run, at
+  // position 0, replaying (configure_recorded and load_replay).
+  void adopt_record(const RunRecord& rec, Provenance prov);
 };
 
 }  // namespace microddp::viz
