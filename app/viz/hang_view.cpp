@@ -32,11 +32,10 @@ BeatTarget hang_beat_target(const Beat& b, const PredictionSource& source) {
   t.view = b.view;
   // Words for the desk window and the slide alike (--present shows no
   // controls, so the note names none).
+  // (It names no step: the hang view shows calls, not the steps inside one.)
   t.note = fmt::format("the hang view is the hang lab's real run (its checks read the same run; `microddp hang-lab` "
-                       "prints the report); the picture holds call #{}, an all_reduce of {} elements on {} ranks, {}",
-                       h.fault_call, c.setup.count, h.ranks,
-                       healthy ? "after its last step (every rank got through)"
-                               : "held before its first step (the ranks that reached it never started it: they wait at the monitored barrier before it)");
+                       "prints the report); call #{} is an all_reduce of {} elements on {} ranks",
+                       h.fault_call, c.setup.count, h.ranks);
   return t;
 }
 
