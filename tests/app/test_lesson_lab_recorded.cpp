@@ -45,8 +45,8 @@ TEST_SUITE("lesson_lab_recorded") {
     CHECK(run.status == lesson::LabRun::Status::ok);
     REQUIRE(run.rows.size() == 1);
     CHECK(run.rows[0].algorithm == "ring");
-    CHECK(run.rows[0].seconds == doctest::Approx(0.356344676).epsilon(1e-9));
-    CHECK(run.rows[0].p10 == doctest::Approx(0.348559053).epsilon(1e-9));
+    CHECK(run.rows[0].seconds == doctest::Approx(0.358263644).epsilon(1e-9));
+    CHECK(run.rows[0].p10 == doctest::Approx(0.356017077).epsilon(1e-9));
     // A size the record does not hold: unavailable, naming the file.
     lesson::LabRequest q = l.beats[12].lab;
     q.bytes = 1024;
@@ -62,24 +62,24 @@ TEST_SUITE("lesson_lab_recorded") {
     CHECK(two[0].pass);
     CHECK_FALSE(two[0].skipped);
     CHECK(two[0].what == "recorded 2026-12-07: measured ring on 2×1 over ring in run 'one_node'");
-    CHECK(starts(two[0].actual, "44.15 (0.356 s / 0.008 s, medians"));
+    CHECK(starts(two[0].actual, "288.99 (0.358 s / 0.001 s, medians"));
     const auto four = evaluate_recorded(l, 13);  // over run 'two_nodes'
     REQUIRE(four.size() == 1);
     CHECK(four[0].pass);
-    CHECK(starts(four[0].actual, "1.66 (0.592 s / 0.356 s"));
+    CHECK(starts(four[0].actual, "1.52 (0.544 s / 0.358 s"));
     const auto hier = evaluate_recorded(l, 14);
     REQUIRE(hier.size() == 1);
     CHECK(hier[0].pass);
-    CHECK(starts(hier[0].actual, "1.61 (0.636 s / 0.395 s"));
+    CHECK(starts(hier[0].actual, "1.70 (0.657 s / 0.386 s"));
   }
 
   TEST_CASE("the note names the source and the ratio the check asks") {
     const auto& l = lesson09();
     CHECK(recorded_note(l, 14) ==
           "RECORDED cluster lab run, 2026-12-07, AMD EPYC, 2 vCPUs (lscpu): 2 nodes x 4 ranks, NIC 100mbit, 4 MiB per "
-          "rank, median of 5: ring 636 ms (p10-p90 632 ms-670 ms), hierarchical 395 ms (p10-p90 376 ms-410 ms); "
-          "ring / hierarchical (395 ms) = 1.61 (check: > 1.3)");
-    CHECK(recorded_note(l, 12).find("; ring / ring in run 'one_node' (8.07 ms) = 44.15 (check: > 10)") !=
+          "rank, median of 5: ring 657 ms (p10-p90 639 ms-664 ms), hierarchical 386 ms (p10-p90 374 ms-403 ms); "
+          "ring / hierarchical (386 ms) = 1.70 (check: > 1.3)");
+    CHECK(recorded_note(l, 12).find("; ring / ring in run 'one_node' (1.24 ms) = 288.99 (check: > 10)") !=
           std::string::npos);
     CHECK(recorded_note(l, 0) == "");  // a collective beat
   }
@@ -91,7 +91,7 @@ TEST_SUITE("lesson_lab_recorded") {
     CHECK(c[0].algorithm == "ring, run 'one_node' (1 node x 2 ranks)");
     REQUIRE(c[0].bytes.size() == 1);
     CHECK(c[0].bytes[0] == 4194304.0);
-    CHECK(c[0].measured_us[0] == doctest::Approx(8070.826));
+    CHECK(c[0].measured_us[0] == doctest::Approx(1239.73));
     CHECK(compared_run_curves(l, 14).empty());  // ring over hierarchical in the same run
     CHECK(compared_run_curves(l, 11).empty());  // no check
   }
