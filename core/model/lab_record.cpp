@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/algorithms/registry.h"
+#include "core/ir/input_file.h"
 #include "core/ir/types.h"
 
 namespace microddp {
@@ -135,6 +136,7 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
 }
 
 LabRecord load_lab_record(const std::string& path) {
+  require_regular_file(path, "recorded lab run");
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("recorded lab run '{}': cannot open it", path));
   std::stringstream ss;

@@ -62,7 +62,9 @@ struct LabRecord {
 // (expected one of: ...)"), or a second row of one algorithm at one size
 // ("FILE: rows[20]: a second row of tree at 16777216 bytes (the first is rows[19])").
 LabRecord parse_lab_record(std::string_view text, const std::string& path);
-// Reads the file (UsageError naming it when missing or unreadable) and parses it.
+// Reads the file (UsageError naming it when missing, unreadable or not a
+// regular file: "recorded lab run 'PATH': is a character device, not a
+// regular file") and parses it.
 LabRecord load_lab_record(const std::string& path);
 // bench --json output: one JSON object a line (other lines, such as the
 // lab's "cluster: ..." and bench's "# ..." lines, are skipped). Throws

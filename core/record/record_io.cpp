@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/algorithms/registry.h"
+#include "core/ir/input_file.h"
 #include "core/ir/limits.h"
 
 namespace microddp {
@@ -448,6 +449,7 @@ void write_text_file(const std::string& path, const std::string& text, const std
 }
 
 RunRecord load_record(const std::string& path) {
+  require_regular_file(path, "record file");
   std::ifstream f(path);
   if (!f) throw UsageError(fmt::format("cannot read record file '{}'", path));
   std::stringstream ss;

@@ -95,7 +95,9 @@ RunRecord record_from_json(const std::string& text, const std::string& where = "
 void write_text_file(const std::string& path, const std::string& text, const std::string& what);
 
 // Files. save_record throws UsageError "cannot write record file 'PATH': ...";
-// load_record "cannot read record file 'PATH'" or the parse errors above.
+// load_record "record file 'PATH': is a FIFO (named pipe), not a regular
+// file" (any path that is not a regular file: a device, a directory),
+// "cannot read record file 'PATH'" or the parse errors above.
 void save_record(const std::string& path, const RunRecord& r);
 RunRecord load_record(const std::string& path);
 

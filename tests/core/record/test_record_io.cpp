@@ -8,11 +8,14 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "core/exec/executor.h"
 #include "core/algorithms/registry.h"
 #include "core/record/data.h"
+#include "core/model/lab_record.h"
 #include "core/record/record_io.h"
 
 using namespace microddp;
@@ -238,5 +241,17 @@ TEST_SUITE("record_io") {
         "r.json: missing field 'spec.algorithm'", UsageError);
     CHECK_THROWS_WITH_AS(load_record("/nonexistent/r.json"), "cannot read record file '/nonexistent/r.json'",
                          UsageError);
+    // What is not a regular file is refused before it is read: /dev/zero
+    // would fill memory, a FIFO would block forever (hostile review 7).
+    CHECK_THROWS_WITH_AS(load_record("/dev/zero"), "record file '/dev/zero': is a character device, not a regular file",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(load_record("/tmp"), "record file '/tmp': is a directory", UsageError);
+    CHECK_THROWS_WITH_AS(load_lab_record("/dev/null"),
+                         "recorded lab run '/dev/null': is a character device, not a regular file", UsageError);
+    const std::string fifo = "/tmp/microddp-test-fifo-" + std::to_string(::getpid());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH_AS(load_record(fifo), ("record file '" + fifo + "': is a FIFO (named pipe), not a regular file").c_str(),
+                         UsageError);
+    ::unlink(fifo.c_str());
   }
 }
