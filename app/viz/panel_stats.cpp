@@ -18,16 +18,7 @@ namespace {
 // Always in view: the measured time and the prediction with what it is based on.
 void summary(const Stats& st, ImU32 hl) {
   // Wrapped: at large text the line is wider than the panel.
-  const std::string error =
-      st.predicted_us >= 0 && st.finished && st.error_known ? fmt::format("   prediction error {:+.1f} % of measured", st.error_pct) : "";
-  // With warm repetitions the measured time is the steps' medians and the
-  // cold first run is named apart (it is real, but not the steps' cost).
-  const std::string reps =
-      st.repetitions > 0 ? fmt::format(" (step medians of {} warm runs; first run {})", st.repetitions,
-                                       format_us(st.first_run_us))
-                         : "";
-  ImGui::TextWrapped("%d of %d steps run   |   measured %s%s%s%s", st.steps_run, st.steps,
-                     format_us(st.measured_us).c_str(), st.finished ? "" : " so far", reps.c_str(), error.c_str());
+  ImGui::TextWrapped("%s", stats_summary_line(st).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   // Mid-run the measured time covers the steps run so far: so does the

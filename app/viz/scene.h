@@ -249,6 +249,9 @@ struct Stats {
   double error_pct = 0;                 // (predicted - measured) / measured, in %, as bench's error column
   bool error_known = false;             // the prediction is of this machine (calibrated profile)
   bool finished = false;
+  // The whole run happened before the window showed it (--replay FILE, a
+  // lesson beat's `recorded:` run): every step's time is known at any step.
+  bool recorded_run = false;
 
   // What the prediction is based on ("predicted (preset nvlink)"), the
   // calibrate hint while no profile exists, and (on a topology) that the
@@ -292,6 +295,12 @@ struct Stats {
 // position: the step shown (as build_topology: position-1, or step 0 at
 // position 0); -1 = the session's position. max_ports caps the port lists.
 Stats build_stats(const Session& s, int position = -1, int max_ports = 6);
+// The Stats tab's first line: "2 of 4 steps run   |   measured 10.1 us so far"
+// for a live run; for a recorded run (recorded_run), whose steps all ran
+// before the window opened, "recorded run, all 4 steps   |   measured
+// 42.4 us" at every step (the step slider says which step is shown). The
+// warm-run and prediction-error parts follow as in the live line.
+std::string stats_summary_line(const Stats& st);
 
 // The bottleneck in words for the topology's legend and the stats
 // (scene_network_loads.cpp): `tied` the ports tied for the largest time

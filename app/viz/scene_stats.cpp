@@ -111,6 +111,7 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   st.steps = s.num_steps();
   st.steps_run = ses.steps_run();
   st.finished = st.steps_run == st.steps;
+  st.recorded_run = ses.replaying();
   st.sent.assign(n, 0);
   st.received.assign(n, 0);
   std::map<std::pair<int, int>, int64_t> links;
@@ -181,6 +182,23 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   const int shown = st.steps == 0 ? -1 : position > 0 ? std::min(position, st.steps) - 1 : 0;
   add_links(st, ses, shown, max_ports);
   return st;
+}
+
+std::string stats_summary_line(const Stats& st) {
+  // With warm repetitions the measured time is the steps' medians and the
+  // cold first run is named apart (it is real, but not the steps' cost).
+  const std::string reps = st.repetitions > 0 ? fmt::format(" (step medians of {} warm runs; first run {})",
+                                                            st.repetitions, format_us(st.first_run_us))
+                                              : "";
+  const std::string error = st.predicted_us >= 0 && st.finished && st.error_known
+                                ? fmt::format("   prediction error {:+.1f} % of measured", st.error_pct)
+                                : "";
+  // A recorded run ran every step before it was shown: "4 of 4 steps run"
+  // beside the slider's "1 of 4" read as a contradiction (hostile review 7).
+  const std::string head = st.recorded_run ? fmt::format("recorded run, all {} steps", st.steps)
+                                           : fmt::format("{} of {} steps run", st.steps_run, st.steps);
+  return fmt::format("{}   |   measured {}{}{}{}", head, format_us(st.measured_us), st.finished ? "" : " so far", reps,
+                     error);
 }
 
 }  // namespace microddp::viz

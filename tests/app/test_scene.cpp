@@ -276,4 +276,36 @@ TEST_SUITE("scene") {
     CHECK(cmp.sweep[1].predicted_us[1] == doctest::Approx(6 * (25.0 + 64 / 1.25e9 * 1e6)));
     CHECK(cmp.sessions[1]->prediction().source == "predicted (preset ethernet-10g)");
   }
+
+  TEST_CASE("stats line: a live run counts the steps run, a recorded run says all its steps ran") {
+    Session ses;
+    RunParams p;
+    p.spec.collective = Collective::all_reduce;
+    p.spec.algorithm = "ring";
+    p.spec.world_size = 3;
+    p.spec.count = 3;
+    p.data = "1,2,3;4,5,6;7,8,9";
+    ses.configure(p);
+    ses.step();
+    const std::string live = stats_summary_line(build_stats(ses));
+    CHECK(live.rfind("1 of 4 steps run   |   measured ", 0) == 0);
+    CHECK(live.find(" so far") != std::string::npos);
+    // The same run replayed from its record, shown at step 1 of 4: the
+    // stats do not say "4 of 4 steps run" beside the slider's "1 of 4".
+    RunRecord rec;
+    rec.spec = ses.schedule().spec;
+    rec.inputs = parse_data(rec.spec, p.data);
+    RunResult res = run_threads(ses.schedule(), rec.inputs);
+    rec.outputs = res.outputs;
+    rec.trace = res.trace;
+    Session rep;
+    rep.load_replay(record_from_json(record_to_json(rec)));
+    rep.seek(1);
+    const Stats st = build_stats(rep);
+    CHECK(st.recorded_run);
+    const std::string replayed = stats_summary_line(st);
+    CHECK(replayed.rfind("recorded run, all 4 steps   |   measured ", 0) == 0);
+    CHECK(replayed.find("steps run") == std::string::npos);
+    CHECK(replayed.find(" so far") == std::string::npos);
+  }
 }
