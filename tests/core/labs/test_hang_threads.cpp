@@ -67,6 +67,11 @@ TEST_SUITE("hang_threads") {
       for (size_t i = 1; i < r->log.size(); ++i) CHECK(r->log[i].t_s >= r->log[i - 1].t_s);
     }
     CHECK(count_of(watchdog.log, LogLevel::warn, "fault injected: sleeping before call #1") == 4);
+    // The lines the verdict woke come after its time stamp (one clock).
+    for (const LogEntry& e : watchdog.log)
+      if (e.level == LogLevel::info) CHECK(watchdog.after_verdict(e) == (e.text.find(": seq 1 '") != std::string::npos));
+    for (const LogEntry& e : monitor.log)
+      if (e.level == LogLevel::info) CHECK(monitor.after_verdict(e) == (e.rank == 2 && e.text.find(": seq 1 '") != std::string::npos));
   }
 
   TEST_CASE("without its own log, 4 rank threads print through the global sink at MICRODDP_DEBUG=INFO") {
