@@ -206,7 +206,7 @@ HangLog build_hang_log(const hang::LabOptions& o, const hang::LabResult& r, int 
     l.rank = e.rank;
     l.level = e.level;
     l.text = fmt::format("{:.3f} s [{}] {} {}", e.t_s, e.rank, hang::name(e.level), e.text);
-    if (i > verdict && i < r.log.size() && e.level != hang::LogLevel::warn) l.mark = "after the verdict";
+    if (r.after_verdict(e) && e.level != hang::LogLevel::warn) l.mark = "after the verdict";  // by time stamps
     out.lines.push_back(std::move(l));
   }
   out.left_out = r.log.size() - out.lines.size();

@@ -78,9 +78,10 @@ inline constexpr size_t kHangRecorderShown = 3;
 // before (#k), every rank's INFO line for seq k, and the first WARN line
 // giving the verdict, in the order they were logged; each line
 // "0.301 s [2] INFO all_reduce: seq 1 ...". A line other than a WARN logged
-// after the verdict's first line is marked "after the verdict" (lesson 08:
-// the sleeping rank's line for seq 1 comes only once the verdict woke
-// it). Without a deciding call before the end of the step (every rank
+// at or after the verdict's time stamp (LabResult::after_verdict: one
+// clock, whether the barrier or the watchdog decided) is marked "after the
+// verdict" (lesson 08: the sleeping rank's line for seq 1 comes only once
+// the verdict woke it). Without a deciding call before the end of the step (every rank
 // passed, or the end-of-step barrier failed), the last kHangLogShown lines.
 struct HangLogLine {
   int rank = 0;

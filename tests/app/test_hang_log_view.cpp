@@ -46,6 +46,7 @@ hang::LabResult fake_run() {
   }
   r.missing = {2};
   r.verdict = kVerdict;
+  r.verdict_s = 0.3019;  // rank 3's barrier decided; its WARN line follows
   r.all_failed = true;
   r.seconds = 0.303;
   r.log = {{0, L::info, "all_reduce: seq 0 'grad bucket 0' algorithm ring count 1024 dtype float32 op sum nranks 4 peers 1,3", 0.0004},

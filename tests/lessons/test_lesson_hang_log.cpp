@@ -36,6 +36,7 @@ hang::LabResult fake_run() {
   r.missing = {2};
   r.all_failed = true;
   r.verdict = "monitored barrier 'before call #1': rank 2 did not arrive within 0.3 s";
+  r.verdict_s = 0.3004;  // rank 1's barrier decided; its WARN line follows
   const auto seq1 = [](const char* peers) {
     return std::string("all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum nranks 4 peers ") + peers;
   };
@@ -130,15 +131,93 @@ beats:
     REQUIRE(r.size() == 5u);
     CHECK(r[0].what == "R2's INFO line for seq 1 in the run's log");
     CHECK(r[0].expected == "logged after the verdict");
-    CHECK(r[0].actual == "line 5 of 6, after the verdict's (line 4)");
+    CHECK(r[0].actual == "line 5 of 6 at 0.302 s, after the verdict (at 0.300 s)");
     CHECK(r[0].pass);
     CHECK(r[1].expected == "logged before the verdict");
-    CHECK(r[1].actual == "line 1 of 6, before the verdict's (line 4)");
+    CHECK(r[1].actual == "line 1 of 6 at 0.001 s, before the verdict (at 0.300 s)");
     CHECK(r[1].pass);
     CHECK_FALSE(r[2].pass);
     CHECK(r[3].expected == "logged");
     CHECK(r[3].pass);
     CHECK(r[4].actual == "no such line (of 6 lines)");
     CHECK_FALSE(r[4].pass);
+  }
+
+  TEST_CASE("log_line when the watchdog decides: by time stamps, not by which rank's verdict line comes first") {
+    // Every rank asleep before call #1: the watchdog's verdict at 0.600 s
+    // wakes them all; rank 0 happens to log its seq 1 line and its WARN
+    // line of the verdict first, then rank 2 its seq 1 line. The first
+    // WARN line of the verdict (line 3) is no boundary: rank 0's seq 1
+    // line (line 2) was logged after the verdict too.
+    const Lesson l = parse_lesson(R"(title: checks
+hang: {ranks: 4, timeout_s: 0.3}
+beats:
+  - kind: hang
+    hang: {fault: sleep, fault_ranks: [0, 1, 2, 3], log: INFO}
+    text: logged
+    checks:
+      - {check: log_line, rank: 0, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 2, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 0, seq: 0, after_verdict: false}
+)", "checks.yaml");
+    hang::LabResult run;
+    run.ranks.resize(4);
+    run.missing = {0, 1, 2, 3};
+    run.all_failed = true;
+    run.verdict = "watchdog: no rank made progress for 0.6 s; ranks 0, 1, 2, 3 are stuck outside any collective";
+    run.verdict_s = 0.6001;
+    const std::string wd = "monitored barrier 'before call #1': " + run.verdict;
+    using L = hang::LogLevel;
+    run.log = {{0, L::info, "all_reduce: seq 0 'grad bucket 0' algorithm ring count 1024 dtype float32 op sum", 0.001},
+               {0, L::info, "all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum", 0.6003},
+               {0, L::warn, wd, 0.6004},
+               {2, L::info, "all_reduce: seq 1 'grad bucket 1' algorithm ring count 512 dtype float32 op sum", 0.6005}};
+    CHECK(run.verdict_line() == 2u);
+    const auto r = evaluate(l.beats[0], run);
+    REQUIRE(r.size() == 3u);
+    CHECK(r[0].actual == "line 2 of 4 at 0.600 s, after the verdict (at 0.600 s)");
+    CHECK(r[0].pass);
+    CHECK(r[1].pass);
+    CHECK(r[2].actual == "line 1 of 4 at 0.001 s, before the verdict (at 0.600 s)");
+    CHECK(r[2].pass);
+  }
+
+  TEST_CASE("log_line on real runs: the monitor's verdict (rank 2 asleep) and the watchdog's (every rank asleep)") {
+    // Each rank's seq 1 line: the sleepers' come after the verdict (it
+    // wakes them), the awake ranks' before it; seq 0 before it in both.
+    // 0.5 s timeouts: the awake ranks reach the barrier within it.
+    const Lesson l = parse_lesson(R"(title: real
+hang: {ranks: 4, timeout_s: 0.5, count: 64, log: INFO}
+beats:
+  - kind: hang
+    hang: {fault: sleep, fault_ranks: 2}
+    text: the monitor decides
+    checks:
+      - {check: failure, equals: timeout}
+      - {check: log_line, rank: 0, seq: 1, after_verdict: false}
+      - {check: log_line, rank: 1, seq: 1, after_verdict: false}
+      - {check: log_line, rank: 2, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 3, seq: 1, after_verdict: false}
+      - {check: log_line, rank: 2, seq: 0, after_verdict: false}
+  - kind: hang
+    hang: {fault: sleep, fault_ranks: [0, 1, 2, 3]}
+    text: the watchdog decides
+    checks:
+      - {check: report, contains: "watchdog: "}
+      - {check: log_line, rank: 0, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 1, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 2, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 3, seq: 1, after_verdict: true}
+      - {check: log_line, rank: 0, seq: 0, after_verdict: false}
+      - {check: log_line, rank: 3, seq: 0, after_verdict: false}
+)", "real.yaml");
+    REQUIRE(l.beats.size() == 2u);
+    for (const Beat& b : l.beats) {
+      const hang::LabResult run = hang::run_hang_lab(b.hang);
+      for (const CheckResult& r : evaluate(b, run)) {
+        INFO(b.text, r.what, " expected ", r.expected, ", got ", r.actual);
+        CHECK(r.pass);
+      }
+    }
   }
 }

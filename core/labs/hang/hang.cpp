@@ -187,7 +187,7 @@ LabResult run_hang_lab(const LabOptions& o) {
   res.ranks.resize(n);
   // The run's own log (LabOptions::log): each rank thread logs into it.
   std::optional<ThreadLog> own_log;
-  if (o.log) own_log.emplace(*o.log);
+  if (o.log) own_log.emplace(*o.log, t_begin);  // one clock for its lines and the verdict (verdict_s)
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
@@ -324,6 +324,7 @@ LabResult run_hang_lab(const LabOptions& o) {
   // arrives to time anything). It waits 2 timeouts, one more than the
   // barriers, so that a barrier that can name the missing ranks does first.
   std::string watchdog_verdict;
+  Clock::time_point watchdog_at{};
   std::vector<int> stuck;
   std::thread watchdog([&] {
     const auto quiet = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(2 * o.timeout_s));
@@ -340,6 +341,7 @@ LabResult run_hang_lab(const LabOptions& o) {
               "watchdog: no rank made progress for {}; rank{} {} {} stuck outside any collective{}", secs(2 * o.timeout_s),
               stuck.size() > 1 ? "s" : "", rank_list(stuck), stuck.size() > 1 ? "are" : "is",
               static_cast<int>(stuck.size()) == n ? " (every rank is stuck: no barrier can see a hang that nobody arrives at)" : "");
+          watchdog_at = Clock::now();  // before stop_all wakes anyone
           lk.unlock();
           stop_all(watchdog_verdict);
           return;
@@ -361,6 +363,7 @@ LabResult run_hang_lab(const LabOptions& o) {
 
   if (!watchdog_verdict.empty()) {
     res.verdict = watchdog_verdict;
+    res.verdict_s = std::chrono::duration<double>(watchdog_at - t_begin).count();
     res.missing = stuck;
   } else {
     // The first barrier (in call order) that failed gives the verdict; later
@@ -368,6 +371,7 @@ LabResult run_hang_lab(const LabOptions& o) {
     for (int k = 0; k <= K; ++k) {
       if (!barriers[k]->failed()) continue;
       res.verdict = barriers[k]->error();
+      res.verdict_s = std::chrono::duration<double>(barriers[k]->decided_at() - t_begin).count();
       res.missing = barriers[k]->missing();
       res.mismatched = barriers[k]->mismatched();
       break;
@@ -397,10 +401,14 @@ std::string LabResult::report() const {
   out += fmt::format("all ranks {} in {:.2f} s\n", all_passed ? "passed" : all_failed ? "failed together" : "did NOT agree", seconds);
   if (!log.empty()) {
     out += "the run's log (its ranks' lines, in the order logged):\n";
-    const size_t v = verdict_line();
-    for (size_t i = 0; i < log.size(); ++i)
-      out += fmt::format("  {:.3f} s [{}] MICRODDP {} {}{}\n", log[i].t_s, log[i].rank, name(log[i].level), log[i].text,
-                         i > v && log[i].level != LogLevel::warn ? "   <- after the verdict" : "");
+    bool marked = verdict.empty() || verdict_s < 0;
+    const std::string mark = fmt::format("  {:.3f} s ---- the verdict ----\n", verdict_s);
+    for (const LogEntry& e : log) {
+      if (!marked && after_verdict(e)) out += mark, marked = true;
+      out += fmt::format("  {:.3f} s [{}] MICRODDP {} {}{}\n", e.t_s, e.rank, name(e.level), e.text,
+                         after_verdict(e) && e.level != LogLevel::warn ? "   <- after the verdict" : "");
+    }
+    if (!marked) out += mark;
   }
   return out;
 }

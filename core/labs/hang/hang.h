@@ -100,7 +100,7 @@ struct LogEntry {
   int rank = 0;
   LogLevel level = LogLevel::warn;
   std::string text;
-  double t_s = 0;  // seconds since the capture began (the lab's start)
+  double t_s = 0;  // seconds since the capture's t0 (the lab's start: the clock of LabResult::verdict_s)
 };
 
 // A log of the lines some threads log, at a level of its own: while a
@@ -111,9 +111,11 @@ struct LogEntry {
 // and the sink stay as they are), so two runs may capture at once.
 // Thread-safe: any number of threads may log into one capture; entries()
 // copies them in the order they were logged (under the capture's mutex).
+// Each line's time stamp (steady_clock, seconds since t0) is taken under
+// that mutex, so the entries' t_s never decrease.
 class ThreadLog {
  public:
-  explicit ThreadLog(LogLevel level);
+  explicit ThreadLog(LogLevel level, std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now());
   LogLevel level() const { return level_; }
   std::vector<LogEntry> entries() const;
   void add(int rank, LogLevel level, std::string text);
@@ -227,6 +229,8 @@ class MonitoredBarrier {
   // the tests do to make "rank 0 is there first" certain).
   bool has_arrived(int rank) const;
   std::string error() const;
+  // When the verdict was given (steady_clock; the epoch while undecided).
+  std::chrono::steady_clock::time_point decided_at() const;
   std::vector<int> missing() const;     // after a failed verdict
   std::vector<int> mismatched() const;
 
@@ -242,6 +246,7 @@ class MonitoredBarrier {
   std::vector<bool> arrived_;
   std::vector<std::string> fp_;
   bool decided_ = false, ok_ = false;
+  std::chrono::steady_clock::time_point decided_at_{};
   std::string error_;
   std::vector<int> missing_, mismatched_;
 };
@@ -295,11 +300,25 @@ struct LabResult {
   // With LabOptions::log: every rank's lines in the order they were logged
   // (empty otherwise).
   std::vector<LogEntry> log;
-  // The first line of `log` that gives the verdict (a WARN line holding
-  // the verdict's text): lines after it were logged once the job had
-  // failed. log.size() when there is none.
+  // When the verdict was given, in seconds since the lab began, on the
+  // clock of the log's LogEntry::t_s (steady_clock, one t0): the failed
+  // barrier's decision, or the watchdog's. -1 without a verdict.
+  double verdict_s = -1;
+  // Whether a log line was logged at or after the verdict's time stamp.
+  // The verdict is decided before anything it wakes logs (a sleeper's
+  // line for its call), so such a line is after it whichever thread
+  // writes first; the order of the ranks' lines in `log` is not used (when
+  // the watchdog gives the verdict, every rank logs its own WARN line of it
+  // in whatever order the scheduler wakes them). False without a verdict.
+  bool after_verdict(const LogEntry& e) const { return !verdict.empty() && verdict_s >= 0 && e.t_s >= verdict_s; }
+  // The first line of `log` holding the verdict's text (a WARN line), to
+  // show beside a call's lines; log.size() when there is none. It does not
+  // tell which lines came after the verdict: after_verdict does.
   size_t verdict_line() const;
-  std::string report() const;   // multi-line text for the terminal (with `log`, its lines too)
+  // Multi-line text for the terminal; with `log`, its lines too, a line
+  // "---- the verdict ----" at verdict_s and the tag "<- after the verdict"
+  // on each non-WARN line logged after it.
+  std::string report() const;
 };
 
 // Program of every rank: call 0 all_reduce(count) "grad bucket 0", call 1

@@ -52,6 +52,11 @@ std::string MonitoredBarrier::error() const {
   return error_;
 }
 
+Clock::time_point MonitoredBarrier::decided_at() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return decided_at_;
+}
+
 std::vector<int> MonitoredBarrier::missing() const {
   std::lock_guard<std::mutex> lk(m_);
   return missing_;
@@ -64,6 +69,7 @@ std::vector<int> MonitoredBarrier::mismatched() const {
 void MonitoredBarrier::decide_locked(std::string err, std::vector<int> missing, std::vector<int> mism) {
   if (decided_) return;
   decided_ = true;
+  decided_at_ = Clock::now();
   ok_ = err.empty();
   error_ = std::move(err);
   missing_ = std::move(missing);

@@ -31,7 +31,7 @@ std::string_view name(LogLevel l) {
   }
 }
 
-ThreadLog::ThreadLog(LogLevel level) : level_(level), t0_(std::chrono::steady_clock::now()) {}
+ThreadLog::ThreadLog(LogLevel level, std::chrono::steady_clock::time_point t0) : level_(level), t0_(t0) {}
 
 std::vector<LogEntry> ThreadLog::entries() const {
   std::lock_guard<std::mutex> lk(m_);
@@ -39,8 +39,8 @@ std::vector<LogEntry> ThreadLog::entries() const {
 }
 
 void ThreadLog::add(int rank, LogLevel level, std::string text) {
+  std::lock_guard<std::mutex> lk(m_);  // the time stamp under the mutex: t_s follows the entries' order
   const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  std::lock_guard<std::mutex> lk(m_);
   entries_.push_back({rank, level, std::move(text), t});
 }
 

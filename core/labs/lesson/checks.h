@@ -187,8 +187,11 @@ struct Report {
   std::string text;
 };
 // The run's own log (hang: {log: INFO}) holds rank `rank`'s INFO line for
-// call `seq`, logged after the verdict's first WARN line when
-// after_verdict is true, before it when false (unset: either).
+// call `seq`, logged at or after the verdict's time stamp when
+// after_verdict is true, before it when false (unset: either); the
+// verdict's and the lines' time stamps share one clock
+// (hang::LabResult::after_verdict), whether the monitored barrier or the
+// watchdog gives the verdict.
 struct LogLine {
   int rank = 0;
   int64_t seq = 0;

@@ -173,10 +173,14 @@ CheckResult eval(const check::LogLine& k, const HangRun& h) {
     r.actual = fmt::format("no such line (of {} lines)", log.size());
     return r;
   }
-  const size_t v = h.run.verdict_line();
-  const bool after = v < log.size() && at > v;
-  r.actual = fmt::format("line {} of {}, {} the verdict's{}", at + 1, log.size(), after ? "after" : "before",
-                         v < log.size() ? fmt::format(" (line {})", v + 1) : std::string(" (no verdict line)"));
+  // By time stamps on one clock (the verdict's and the line's), not by the
+  // line's place among the ranks' WARN lines of the verdict: when the
+  // watchdog gives it, those come in whatever order the ranks wake.
+  const bool after = h.run.after_verdict(log[at]);
+  const bool verdict = !h.run.verdict.empty() && h.run.verdict_s >= 0;
+  r.actual = fmt::format("line {} of {} at {:.3f} s, {}", at + 1, log.size(), log[at].t_s,
+                         verdict ? fmt::format("{} the verdict (at {:.3f} s)", after ? "after" : "before", h.run.verdict_s)
+                                 : std::string("no verdict"));
   r.pass = !k.after_verdict || *k.after_verdict == after;
   return r;
 }

@@ -2,10 +2,11 @@
 // inside a ThreadLog::Scope go to that log at its level, and nowhere else;
 // other threads, the process environment and the global sink are left as
 // they are. The lab's sleeping rank logs its line for the call it slept
-// before only after the verdict's first WARN line: the verdict is what
-// wakes it (timing rules as in test_hang.cpp: the timeout that must expire
+// before only after the verdict (its time stamp, LabResult::verdict_s, and
+// the lines' share one clock): the verdict is what wakes it (timing rules as in test_hang.cpp: the timeout that must expire
 // is 1 s, which also covers the skew of the ranks that are awake).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -117,9 +118,15 @@ TEST_SUITE("hang_log") {
     CHECK(r.log[v].level == LogLevel::warn);
     CHECK(r.log[v].text == "monitored barrier 'before call #1': rank 2 did not arrive within 1 s");
     for (int k : {0, 1, 3}) CHECK(info_line(r.log, k, 1) < v);
+    for (int k : {0, 1, 3}) CHECK_FALSE(r.after_verdict(r.log[info_line(r.log, k, 1)]));
     const size_t late = info_line(r.log, 2, 1);
     REQUIRE(late < r.log.size());
     CHECK(late > v);
+    // One clock: the barrier decided at verdict_s, before its WARN line and the line it woke.
+    CHECK(r.verdict_s >= 1.0);
+    CHECK(r.verdict_s <= r.log[v].t_s);
+    CHECK(r.after_verdict(r.log[late]));
+    CHECK_FALSE(r.after_verdict(r.log[info_line(r.log, 2, 0)]));
     CHECK(r.log[late].text == "all_reduce: seq 1 'grad bucket 1' algorithm ring count 32 dtype float32 op sum nranks 4 peers 1,3");
     const std::string rep = r.report();
     CHECK(rep.find("the run's log (its ranks' lines, in the order logged):\n") != std::string::npos);
@@ -128,6 +135,42 @@ TEST_SUITE("hang_log") {
     size_t marks = 0;
     for (size_t p = rep.find("<- after the verdict"); p != std::string::npos; p = rep.find("<- after the verdict", p + 1)) ++marks;
     CHECK(marks == 1u);
+    CHECK(rep.find(fmt::format("  {:.3f} s ---- the verdict ----\n", r.verdict_s)) != std::string::npos);
+  }
+
+  TEST_CASE("the lab's own log when the watchdog decides (every rank asleep): each seq 1 line after its time stamp") {
+    // No barrier decides: the watchdog's verdict wakes every rank, and
+    // each logs its seq 1 line and its WARN line of the verdict in the
+    // order the scheduler wakes them; by time stamps every seq 1 line is
+    // after the verdict and every seq 0 line before it, whatever that order.
+    LabOptions o;
+    o.ranks = 4;
+    o.fault = Fault::sleep;
+    o.fault_ranks = {0, 1, 2, 3};
+    o.timeout_s = 0.5;
+    o.count = 64;
+    o.log = LogLevel::info;
+    const LabResult r = run_hang_lab(o);
+    REQUIRE(r.verdict.rfind("watchdog: no rank made progress for 1 s; ranks 0, 1, 2, 3 are stuck", 0) == 0);
+    // 4 ranks x (INIT, seq 0, injected fault, seq 1, verdict WARN).
+    REQUIRE(r.log.size() == 20u);
+    CHECK(r.verdict_s >= 1.0);
+    for (int k = 0; k < 4; ++k) {
+      const size_t s0 = info_line(r.log, k, 0), s1 = info_line(r.log, k, 1);
+      REQUIRE(s1 < r.log.size());
+      CHECK_FALSE(r.after_verdict(r.log[s0]));
+      CHECK(r.after_verdict(r.log[s1]));
+    }
+    const std::string rep = r.report();
+    size_t marks = 0;
+    for (size_t p = rep.find("<- after the verdict"); p != std::string::npos; p = rep.find("<- after the verdict", p + 1)) ++marks;
+    CHECK(marks == 4u);
+    // The verdict's line sits after the 4 INIT, 4 seq 0 and 4 fault lines.
+    const size_t at = rep.find(" ---- the verdict ----\n");
+    REQUIRE(at != std::string::npos);
+    size_t before = 0;
+    for (size_t p = rep.find(" MICRODDP "); p < at; p = rep.find(" MICRODDP ", p + 1)) ++before;
+    CHECK(before == 12u);
   }
 
   TEST_CASE("without LabOptions::log the run keeps no log and verdict_line is its size") {
