@@ -20,12 +20,18 @@ if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge
    || ! grep -qF "not quite: the answer is 24" <<<"$out" || ! grep -qF "21 checks passed, 0 failed · 2 of 3 questions right" <<<"$out"; then
   echo "FAIL: lesson 02 interactive (question line $q, step 0 at $s0, accum at $acc, rc $rc):"; echo "$beat2" | head -40
   fail=$((fail + 1)); else passed=$((passed + 1)); fi
-# --non-interactive keeps the reference order: the step, then the question with its answer
+# --non-interactive keeps the same order (issue 37): the question and its answer line, then the step
+# and the checks (which hold the answer); beat 4's check "bytes R0 sent ...: 24" after "answer: 24"
 out=$("$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1)
 beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 (1st of 2)" <<<"$beat2" | cut -d: -f1)
-if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
-  echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+a=$(grep -nF "answer: 3) [8, 10, 12]" <<<"$beat2" | cut -d: -f1); acc=$(grep -n "accum \[8, 10, 12\]" <<<"$beat2" | head -1 | cut -d: -f1)
+beat4=$(awk '/── beat 4\/6/{on=1} /── beat 5\/6/{on=0} on' <<<"$out")
+a4=$(grep -nx "answer: 24" <<<"$beat4" | cut -d: -f1); c4=$(grep -nF "  ✓ bytes R0 sent in the whole run: 24" <<<"$beat4" | cut -d: -f1)
+if [ -z "$q" ] || [ -z "$s0" ] || [ -z "$a" ] || [ -z "$acc" ] || [ "$q" -ge "$a" ] || [ "$a" -ge "$s0" ] || [ "$a" -ge "$acc" ] \
+   || [ -z "$a4" ] || [ -z "$c4" ] || [ "$a4" -ge "$c4" ] || ! grep -qx "R0 input \[1, 2, 3\]" <<<"$beat2"; then
+  echo "FAIL: lesson 02 --non-interactive order (question $q, answer $a, step 0 $s0, accum $acc; beat 4 answer $a4, check $c4)"
+  echo "$beat2" | head -30; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons time each step as `run --steps` does: the median of warm repetitions,
 # the cold first run apart, and the prediction from this machine's profile
 LX=$(mktemp -d /tmp/microddp-lesson-prof.XXXXXX); mkdir -p "$LX/microddp"
