@@ -291,7 +291,9 @@ int run_lesson(const Args& a) {
       run_beat();
       print_collective();
     }
-    fmt::print("\n{}\n", plain_text(b.text));  // no *emphasis* / `code` marks in a terminal
+    std::string text = plain_text(b.text);  // no *emphasis* / `code` marks in a terminal
+    while (!text.empty() && text.back() == '\n') text.pop_back();  // one blank line before the question, not two
+    fmt::print("\n{}\n", text);
     if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
     if (!ask_first) print_checks();
 
