@@ -110,6 +110,24 @@ rm -f "$DUP"
 REC=$(mktemp -d /tmp/microddp-cli-rec.XXXXXX)
 printf 'title: t\nsetup: {ranks: 3, data: [[1, 2, 3], [4, 5, 6], [7, 8, 9]]}\nbeats:\n  - setup: {algorithm: single_buffered_ring, delay: {rank: -1, max_delay_us: 300}}\n    recorded: data/none.json\n    text: a\n' > "$REC/l.yaml"
 expect 2 "error: $REC/l.yaml:5:15: recorded: cannot read record file '$REC/data/none.json'" -- lesson "$REC/l.yaml" --non-interactive
+# a record that contradicts its own snapshots is refused with the file, the field and the first contradiction
+# (edited copies of lesson 02's record: an output, a message's carried values, an event's end before its begin)
+mkdir -p "$REC/data"; SRC="$LESSONS_DIR/data/single-buffered-ring-3x3.json"
+sed 's/"outputs":\["000010410000404100007041"/"outputs":["000020410000404100007041"/' "$SRC" > "$REC/data/out.json"
+sed 's/"values":\[7,8,9\]/"values":[7,8,10]/' "$SRC" > "$REC/data/carried.json"
+sed 's/"end_ns":146598/"end_ns":146000/' "$SRC" > "$REC/data/time.json"
+for edit in out carried time; do
+  if cmp -s "$SRC" "$REC/data/$edit.json"; then echo "FAIL: the $edit edit changed nothing"; fail=$((fail + 1)); fi
+done
+# the unedited copy loads (the lesson's own data)
+sed 's/none.json/good.json/' "$REC/l.yaml" > "$REC/good.yaml"; cp "$SRC" "$REC/data/good.json"
+expect 0 "0 checks passed, 0 failed" -- lesson "$REC/good.yaml" --non-interactive
+for e in "out|outputs[0][0] = 10, but the last snapshot (after step 1) holds 9 in R0's output" \
+         "carried|trace.carried[0][3] (step 0, R0 <- R2): element 2 carried 10, but R2's send_buff held [0, 3, 9] during step 0 (carried [7, 8, 10])" \
+         "time|trace.events[0][0] (step 0, copy): ends at 146000 ns, before it begins at 146227 ns"; do
+  sed "s/none.json/${e%%|*}.json/" "$REC/l.yaml" > "$REC/${e%%|*}.yaml"
+  refuse "error: $REC/${e%%|*}.yaml:5:15: recorded: $REC/data/${e%%|*}.json contradicts its own snapshots: ${e#*|}" -- lesson "$REC/${e%%|*}.yaml" --non-interactive
+done
 rm -rf "$REC"
 # the run that makes such a file (scripts/record-corrupt.sh): the one-buffer ring with delays, its options checked
 refuse "error: --delay 'x' is not RANK,MAX_US (e.g. -1,300: every rank, up to 300 µs)" -- run -a single_buffered_ring --delay x
