@@ -406,17 +406,6 @@ std::string received_note(const Session& ses, int position, int r, Buf b) {
 BuffersScene build_buffers_arranged(const Session& ses, int position, BuffersLayout& lay, float avail_h) {
   lay.columns = 1;
   BuffersScene sc = build_buffers(ses, position, lay);
-  // A row with a note (received_note): the name column widens to hold
-  // the name and the note, and the rows are laid out again.
-  // (By the note's length in letters, about 0.9 of a digit's width each.)
-  size_t longest = 0;
-  for (const auto& row : sc.rows)
-    if (const std::string note = received_note(ses, position, row.rank, row.buf); !note.empty())
-      longest = std::max(longest, note.size() + 1);
-  if (longest > 0) {
-    lay.label_w += lay.char_w * 0.9f * float(longest);
-    sc = build_buffers(ses, position, lay);
-  }
   const int n = ses.configured() ? ses.schedule().world_size() : 1;
   for (int c = 2; c <= std::min(n, 4) && sc.height > avail_h; ++c) {
     BuffersLayout l2 = lay;
