@@ -178,7 +178,7 @@ void draw_buffers(App& app) {
     for (int r = 0; r < ses.schedule().num_endpoints(); ++r)
       for (Buf b : {Buf::send_buff, Buf::recv_buff})
         if (const std::string note = received_note(ses, position, r, b); !note.empty())
-          widest = std::max(widest, ImGui::CalcTextSize(note.c_str()).x + lay.char_w * 0.5f);
+          widest = std::max(widest, ImGui::CalcTextSize(note.c_str()).x + lay.char_w * 1.2f);
     lay.label_w += widest;
   }
   if (position != ses.position())
