@@ -152,12 +152,13 @@ int run_lesson(const Args& a) {
   for (size_t bi = 0; bi < l.beats.size(); ++bi) {
     const Beat& b = l.beats[bi];
     fmt::print("\n── beat {}/{} ──────────────────────────────────────────\n", bi + 1, l.beats.size());
-    // Interactively, a question comes before its answer: the beat shows the
-    // state before its step(s), its text and the question, reads the answer,
-    // and only then prints the step(s), the run and the checks (which often
-    // contain the answer). --non-interactive keeps the reference order: run,
-    // text, checks, question with its answer.
-    const bool ask_first = ask && stdin_open && b.question.has_value();
+    // A question comes before its answer: the beat shows the state before
+    // its step(s), its text and the question, reads the answer (or, with
+    // --non-interactive or after the end of stdin, prints it), and only then
+    // prints the step(s), the run and the checks (which often contain the
+    // answer). A beat without a question prints run, text, checks.
+    const bool ask_first = b.question.has_value();
+    const bool read_answer = ask && stdin_open;
     std::vector<CheckResult> results;
     std::string reveal;  // what the beat's run prints
     if (b.kind == Beat::Kind::ddp) {
@@ -290,7 +291,9 @@ int run_lesson(const Args& a) {
       run_beat();
       print_collective();
     }
-    fmt::print("\n{}\n", plain_text(b.text));  // no *emphasis* / `code` marks in a terminal
+    std::string text = plain_text(b.text);  // no *emphasis* / `code` marks in a terminal
+    while (!text.empty() && text.back() == '\n') text.pop_back();  // one blank line before the question, not two
+    fmt::print("\n{}\n", text);
     if (!b.highlight.empty()) fmt::print("look at: {}\n", highlight_line(b.highlight));
     if (!ask_first) print_checks();
 
@@ -299,7 +302,9 @@ int run_lesson(const Args& a) {
       fmt::print("\n? {}\n", plain_text(q.ask));
       for (size_t i = 0; i < q.choices.size(); ++i) fmt::print("  {}) {}\n", i + 1, plain_text(q.choices[i]));
       const std::string answer = q.answer_text();
-      if (ask_first) {
+      if (!read_answer) {
+        fmt::print("answer: {}\n", answer);
+      } else {
         // A stray Enter is not an answer: ask again until something is typed.
         std::optional<std::string> line;
         for (;;) {
@@ -325,16 +330,13 @@ int run_lesson(const Args& a) {
           right += ok;
           fmt::print("{}\n", ok ? "right." : fmt::format("not quite: the answer is {}", answer));
         }
-        if (!q.explain.empty()) fmt::print("{}\n", plain_text(q.explain));
-        // The reveal: what happened in the step(s), then the checks.
-        fmt::print("\n");
-        run_beat();
-        if (b.kind == Beat::Kind::collective && !(run && upto < 0)) print_collective();
-        print_checks();
-      } else {
-        fmt::print("answer: {}\n", answer);
-        if (!q.explain.empty()) fmt::print("{}\n", plain_text(q.explain));
       }
+      if (!q.explain.empty()) fmt::print("{}\n", plain_text(q.explain));
+      // The reveal: what happened in the step(s), then the checks.
+      fmt::print("\n");
+      run_beat();
+      if (b.kind == Beat::Kind::collective && !(run && upto < 0)) print_collective();
+      print_checks();
     }
     // Pace the class: wait for Enter between beats (q quits); EOF runs on.
     if (ask && stdin_open && bi + 1 < l.beats.size()) {

@@ -373,11 +373,12 @@ void all_algorithms(const Args& a, const CostParams& p, int64_t bytes) {
   // One time unit for the whole table (us, ms or s, by its longest time), as
   // the single-algorithm block: no 1.4e-05 s beside 0.0233 s.
   const Unit u = unit_for(longest);
-  const auto col = [&](const char* what) { return fmt::format("{} ({})", what, u.name); };
+  // A header as wide as its column on screen (display_width: α, β, γ and µ are two bytes each).
+  const auto col = [&](const char* what, int w) { return align_right(fmt::format("{} ({})", what, u.name), w); };
   const auto num = [&](double sec) { return unit_number(sec, u); };
-  std::printf("%-20s %6s %14s %14s %14s %14s %14s %16s\n", "algorithm", "steps", col("α term").c_str(),
-              col("β term").c_str(), col("γ term").c_str(), col("lockstep").c_str(), col("pipelined").c_str(),
-              col("closed form").c_str());
+  std::printf("%-20s %6s %s %s %s %s %s %s\n", "algorithm", "steps", col("α term", 14).c_str(),
+              col("β term", 14).c_str(), col("γ term", 14).c_str(), col("lockstep", 14).c_str(),
+              col("pipelined", 14).c_str(), col("closed form", 16).c_str());
   for (const Row& r : rows)
     std::printf("%-20s %6d %14s %14s %14s %14s %14s %16s\n", r.alg.c_str(), r.steps, num(r.pr.lockstep.alpha_s).c_str(),
                 num(r.pr.lockstep.beta_s).c_str(), num(r.pr.lockstep.gamma_s).c_str(), num(r.pr.lockstep_s).c_str(),

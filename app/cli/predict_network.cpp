@@ -218,28 +218,25 @@ void network_table(const Args& a, const Network& net, int64_t bytes, const CostP
   double longest = 0;
   for (const auto& r : rows) longest = std::max(longest, r.np.pr.lockstep_s);
   const Unit u = unit_for(longest);  // one time unit for the table, by its longest time
-  const auto col = [&](const char* what) { return fmt::format("{} ({})", what, u.name); };
+  // Headers as wide as their columns on screen (display_width: α, β and µ are two bytes each).
+  const auto col = [&](const char* what) { return align_right(fmt::format("{} ({})", what, u.name), 12); };
   const auto num = [&](double sec) { return unit_number(sec, u); };
   // Ports tied for the busiest (every NIC of a ring, say) are named
   // together ("both NIC out and in ports"), never the first of equals;
-  // the column as wide as its longest name, in display width (UTF-8 code
-  // points: "nodes 1–6" has a 3-byte en dash), padded by hand since
-  // printf's %-*s counts bytes.
-  const auto width = [](const std::string& s) {
-    return static_cast<int>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
-  };
-  const auto pad = [&](const std::string& s, int w) { return s + std::string(std::max(0, w - width(s)), ' '); };
+  // the column as wide as its longest name, in display width ("nodes 1–6"
+  // has a 3-byte en dash), padded by align_left since printf's %-*s counts
+  // bytes.
   int port_w = 18;
-  for (const auto& r : rows) port_w = std::max(port_w, width(ports_text(net.topo, r.np.tied)));
-  std::printf("%-18s %5s %12s %12s %12s %12s %14s %14s %-*s %14s %9s %9s\n", "algorithm", "steps",
-              col("α term").c_str(), col("β term").c_str(), col("total").c_str(), col("closed").c_str(), "bytes intra",
-              "bytes inter", port_w, "bottleneck port", "its bytes", "algbw", "busbw");
+  for (const auto& r : rows) port_w = std::max(port_w, display_width(ports_text(net.topo, r.np.tied)));
+  std::printf("%-18s %5s %s %s %s %s %14s %14s %s %14s %9s %9s\n", "algorithm", "steps", col("α term").c_str(),
+              col("β term").c_str(), col("total").c_str(), col("closed").c_str(), "bytes intra", "bytes inter",
+              align_left("bottleneck port", port_w).c_str(), "its bytes", "algbw", "busbw");
   for (const auto& r : rows) {
     const double t = r.np.pr.lockstep_s, S = static_cast<double>(bench_bytes(r.spec));
     std::printf("%-18s %5d %12s %12s %12s %12s %14lld %14lld %s %14lld %9.3f %9.3f\n", r.alg.c_str(), r.steps,
                 num(r.np.pr.lockstep.alpha_s).c_str(), num(r.np.pr.lockstep.beta_s).c_str(), num(t).c_str(),
                 r.cf ? num(r.cf->total()).c_str() : "-", static_cast<long long>(r.np.bytes_intra),
-                static_cast<long long>(r.np.bytes_inter), pad(ports_text(net.topo, r.np.tied), port_w).c_str(),
+                static_cast<long long>(r.np.bytes_inter), align_left(ports_text(net.topo, r.np.tied), port_w).c_str(),
                 static_cast<long long>(r.np.bottleneck < 0 ? 0 : r.np.port_bytes[r.np.bottleneck]), t > 0 ? S / t / 1e9 : 0.0, t > 0 ? S / t / 1e9 * busbw_factor(c, a.ranks) : 0.0);
   }
   std::printf("(algbw, busbw in GB/s; total = lockstep schedule prediction; α term: per step the most α a port pays "

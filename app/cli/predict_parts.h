@@ -6,6 +6,7 @@
 // every function throws UsageError (app/cli/parse_error.h) on a bad value,
 // naming it.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,22 @@ struct Unit {
 Unit unit_for(double seconds);
 // seconds in u, with u's decimals and no unit name ("2.9307"): a table's cell.
 std::string unit_number(double seconds, const Unit& u);
+// A table cell's width on a terminal: its UTF-8 code points ("α term (µs)"
+// is 11 wide in 14 bytes; printf's %14s counts bytes and would pad it 3
+// short). Every character counts one column.
+inline int display_width(const std::string& s) {
+  int w = 0;
+  for (char ch : s) w += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return w;
+}
+// s padded with spaces to w columns (display_width), right- or left-aligned;
+// s as is when it is wider.
+inline std::string align_right(const std::string& s, int w) {
+  return std::string(static_cast<size_t>(std::max(0, w - display_width(s))), ' ') + s;
+}
+inline std::string align_left(const std::string& s, int w) {
+  return s + std::string(static_cast<size_t>(std::max(0, w - display_width(s))), ' ');
+}
 // One time alone, in its own unit (µs below 1 ms, ms below 1 s, else s).
 std::string time_text(double seconds);
 std::string describe(const Network& n);

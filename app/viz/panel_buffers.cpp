@@ -17,6 +17,7 @@
 #include <cmath>
 #include <set>
 
+#include "app/viz/buffer_notes.h"
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/step_anim.h"
@@ -165,6 +166,21 @@ void draw_buffers(App& app) {
   // Before the beat's step while its question is open (buffers_position):
   // a line says so, as the lesson panel says its checks wait.
   const int position = buffers_position(app);
+  // In a lesson, the storage that received and was renamed by the step's
+  // swap carries a note after its name ("send_buff (got T2)",
+  // buffer_notes.h): the name column widens by the longest note, the cells
+  // give that room. Outside a lesson the name and its storage letter say it.
+  const auto note_of = [&](const BufferRowDraw& row) {
+    return app.lesson ? received_note(ses, position, row.rank, row.buf) : std::string();
+  };
+  if (app.lesson) {
+    float widest = 0;
+    for (int r = 0; r < ses.schedule().num_endpoints(); ++r)
+      for (Buf b : {Buf::send_buff, Buf::recv_buff})
+        if (const std::string note = received_note(ses, position, r, b); !note.empty())
+          widest = std::max(widest, ImGui::CalcTextSize(note.c_str()).x + lay.char_w * 1.2f);
+    lay.label_w += widest;
+  }
   if (position != ses.position())
     ImGui::TextDisabled("buffers %s: %s once you answer", position_text(position, ses.num_steps()).c_str(),
                         position_text(ses.position(), ses.num_steps()).c_str());
@@ -240,6 +256,15 @@ void draw_buffers(App& app) {
     const NameLabelDraw& nl = af.labels[ri];
     dl->AddText(ImGui::GetFont(), font_h * nl.scale, ImVec2(std::round(origin.x + nl.x), std::round(origin.y + nl.y)),
                 row.swap_partner >= 0 && af.swapping ? accent : ink, nl.text.c_str());
+    if (const std::string note = animating ? "" : note_of(row); !note.empty()) {
+      // After the name, once the swap is over: what this storage received
+      // in the step ("send_buff (got T2)", buffer_notes.h).
+      const ImVec2 at(std::round(origin.x + nl.x + ImGui::CalcTextSize(nl.text.c_str()).x + lay.char_w * 0.5f),
+                      std::round(origin.y + nl.y));
+      dl->AddText(at, ink, note.c_str());
+      const ImVec2 ns = ImGui::CalcTextSize(note.c_str());
+      vs.labels_drawn.push_back({fmt::format("buffers {} {} {}", row.tag, row.label, note), Rect{at.x, at.y, ns.x, ns.y}});
+    }
     if (!row.letter.empty()) {
       // The storage the name points at: a letter on a pale plate just left of the cells.
       const float bx1 = origin.x + row.x + lay.tag_w + lay.label_w - lay.char_w * 0.4f;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/buffer_notes.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/reference.h"
@@ -369,6 +370,37 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   if (first_output.row >= 0) sc.first_wrong = first_output;
   sc.height = group_top + group_h;
   return sc;
+}
+
+std::string received_note(const Session& ses, int position, int r, Buf b) {
+  if (!ses.configured() || position <= 0 || position > ses.num_steps()) return "";
+  const Schedule& s = ses.schedule();
+  if (r < 0 || r >= s.num_endpoints()) return "";
+  // The step's first recv, then a swap that renames its buffer.
+  Buf got = Buf::input;
+  int peer = -1;
+  bool renamed = false;
+  for (const Op& o : s.steps[static_cast<size_t>(position - 1)].ranks[static_cast<size_t>(r)]) {
+    if (o.kind == OpKind::recv && peer < 0) {
+      got = o.dst.buf;
+      peer = o.peer;
+    } else if (o.kind == OpKind::swap && peer >= 0 && !renamed && (o.src.buf == got || o.dst.buf == got)) {
+      got = o.src.buf == got ? o.dst.buf : o.src.buf;
+      renamed = true;
+    }
+  }
+  if (!renamed || got != b) return "";
+  // One rank's input alone in every defined element (the unchunked ring): "T2".
+  const BufferState* st = ses.provenance().find(position, r, b);
+  uint64_t one = 0;
+  bool alone = st && !st->runs.empty();
+  for (const Run& run : st ? st->runs : std::vector<Run>{}) {
+    alone = alone && run.defined && run.mask != 0 && (run.mask & (run.mask - 1)) == 0 && (one == 0 || run.mask == one);
+    one = run.mask;
+  }
+  int q = 0;
+  while (alone && (one >> q) > 1) ++q;
+  return alone ? fmt::format("(got T{})", q) : fmt::format("(got {}'s)", endpoint_name(s, peer));
 }
 
 BuffersScene build_buffers_arranged(const Session& ses, int position, BuffersLayout& lay, float avail_h) {

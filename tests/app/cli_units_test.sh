@@ -19,7 +19,7 @@ if ! printf '%s\n' "$out" | grep -qF "bucket cap 0.001 MiB (1049 B):"; then
   echo "FAIL: 0.001 MiB is not printed as 1049 B:"; printf '%s\n' "$out" | grep "bucket cap"; fail=1
 fi
 out=$("$cli" predict -a all --preset nvlink) || { echo "FAIL: predict: $out"; exit 1; }
-for want in "algorithm             steps   α term (ms)   β term (ms)   γ term (ms)  lockstep (ms) pipelined (ms) closed form (ms)" \
+for want in "algorithm             steps    α term (ms)    β term (ms)    γ term (ms)  lockstep (ms) pipelined (ms) closed form (ms)" \
             "naive                    14         0.0140        23.3333         0.0000        23.3473        23.3473          23.3473" \
             "ring                     14         0.0140         2.9167         0.0000         2.9307         2.9307           2.9307"; do
   if ! printf '%s\n' "$out" | grep -qxF "$want"; then

@@ -229,12 +229,21 @@ TEST_SUITE("present_hints") {
     w.frames(app);
     // Before step 0: recv_buff is storage B, empty; accum.
     CHECK(app.vs.rows_lit == std::vector<std::string>{"R0 recv_buff B", "R0 accum "});
+    for (const auto& d : app.vs.labels_drawn) CHECK(d.what.rfind("buffers ", 0) != 0);  // no note before the step
     app.lesson->choose(2);  // [8, 10, 12]: the answer slide shows after step 0
     w.frames(app);
     REQUIRE(app.session.position() == 1);
     // After the swap the name recv_buff points at A (R0's own [1, 2, 3]);
     // the tensor that arrived, [7, 8, 9], is in B, named send_buff now.
     CHECK(app.vs.rows_lit == std::vector<std::string>{"R0 send_buff B", "R0 accum "});
+    // The lit row's name is followed by what storage B received in the step
+    // (issue 37): "send_buff (got T2)" beside the beat's "receives the
+    // left neighbour's tensor into recv_buff ... it becomes send_buff".
+    std::vector<std::string> notes;
+    for (const auto& d : app.vs.labels_drawn)
+      if (d.what.rfind("buffers ", 0) == 0) notes.push_back(d.what);
+    CHECK(notes == std::vector<std::string>{"buffers R0 send_buff (got T2)", "buffers R1 send_buff (got T0)",
+                                            "buffers R2 send_buff (got T1)"});
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }

@@ -20,12 +20,18 @@ if [ "$rc" -ne 0 ] || [ -z "$q" ] || [ -z "$s0" ] || [ -z "$acc" ] || [ "$q" -ge
    || ! grep -qF "not quite: the answer is 24" <<<"$out" || ! grep -qF "21 checks passed, 0 failed · 2 of 3 questions right" <<<"$out"; then
   echo "FAIL: lesson 02 interactive (question line $q, step 0 at $s0, accum at $acc, rc $rc):"; echo "$beat2" | head -40
   fail=$((fail + 1)); else passed=$((passed + 1)); fi
-# --non-interactive keeps the reference order: the step, then the question with its answer
+# --non-interactive keeps the same order (issue 37): the question and its answer line, then the step
+# and the checks (which hold the answer); beat 4's check "bytes R0 sent ...: 24" after "answer: 24"
 out=$("$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1)
 beat2=$(awk '/── beat 2\/6/{on=1} /── beat 3\/6/{on=0} on' <<<"$out")
 q=$(grep -n "^? What does R0's accum hold" <<<"$beat2" | cut -d: -f1); s0=$(grep -n "^step 0 (1st of 2)" <<<"$beat2" | cut -d: -f1)
-if [ -z "$q" ] || [ -z "$s0" ] || [ "$s0" -ge "$q" ] || ! grep -qF "answer: 3) [8, 10, 12]" <<<"$beat2"; then
-  echo "FAIL: lesson 02 --non-interactive order"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
+a=$(grep -nF "answer: 3) [8, 10, 12]" <<<"$beat2" | cut -d: -f1); acc=$(grep -n "accum \[8, 10, 12\]" <<<"$beat2" | head -1 | cut -d: -f1)
+beat4=$(awk '/── beat 4\/6/{on=1} /── beat 5\/6/{on=0} on' <<<"$out")
+a4=$(grep -nx "answer: 24" <<<"$beat4" | cut -d: -f1); c4=$(grep -nF "  ✓ bytes R0 sent in the whole run: 24" <<<"$beat4" | cut -d: -f1)
+if [ -z "$q" ] || [ -z "$s0" ] || [ -z "$a" ] || [ -z "$acc" ] || [ "$q" -ge "$a" ] || [ "$a" -ge "$s0" ] || [ "$a" -ge "$acc" ] \
+   || [ -z "$a4" ] || [ -z "$c4" ] || [ "$a4" -ge "$c4" ] || ! grep -qx "R0 input \[1, 2, 3\]" <<<"$beat2"; then
+  echo "FAIL: lesson 02 --non-interactive order (question $q, answer $a, step 0 $s0, accum $acc; beat 4 answer $a4, check $c4)"
+  echo "$beat2" | head -30; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # lessons time each step as `run --steps` does: the median of warm repetitions,
 # the cold first run apart, and the prediction from this machine's profile
 LX=$(mktemp -d /tmp/microddp-lesson-prof.XXXXXX); mkdir -p "$LX/microddp"
@@ -104,6 +110,24 @@ rm -f "$DUP"
 REC=$(mktemp -d /tmp/microddp-cli-rec.XXXXXX)
 printf 'title: t\nsetup: {ranks: 3, data: [[1, 2, 3], [4, 5, 6], [7, 8, 9]]}\nbeats:\n  - setup: {algorithm: single_buffered_ring, delay: {rank: -1, max_delay_us: 300}}\n    recorded: data/none.json\n    text: a\n' > "$REC/l.yaml"
 expect 2 "error: $REC/l.yaml:5:15: recorded: cannot read record file '$REC/data/none.json'" -- lesson "$REC/l.yaml" --non-interactive
+# a record that contradicts its own snapshots is refused with the file, the field and the first contradiction
+# (edited copies of lesson 02's record: an output, a message's carried values, an event's end before its begin)
+mkdir -p "$REC/data"; SRC="$LESSONS_DIR/data/single-buffered-ring-3x3.json"
+sed 's/"outputs":\["000010410000404100007041"/"outputs":["000020410000404100007041"/' "$SRC" > "$REC/data/out.json"
+sed 's/"values":\[7,8,9\]/"values":[7,8,10]/' "$SRC" > "$REC/data/carried.json"
+sed 's/"end_ns":146598/"end_ns":146000/' "$SRC" > "$REC/data/time.json"
+for edit in out carried time; do
+  if cmp -s "$SRC" "$REC/data/$edit.json"; then echo "FAIL: the $edit edit changed nothing"; fail=$((fail + 1)); fi
+done
+# the unedited copy loads (the lesson's own data)
+sed 's/none.json/good.json/' "$REC/l.yaml" > "$REC/good.yaml"; cp "$SRC" "$REC/data/good.json"
+expect 0 "0 checks passed, 0 failed" -- lesson "$REC/good.yaml" --non-interactive
+for e in "out|outputs[0][0] = 10, but the last snapshot (after step 1) holds 9 in R0's output" \
+         "carried|trace.carried[0][3] (step 0, R0 <- R2): element 2 carried 10, but R2's send_buff held [0, 3, 9] during step 0 (carried [7, 8, 10])" \
+         "time|trace.events[0][0] (step 0, copy): ends at 146000 ns, before it begins at 146227 ns"; do
+  sed "s/none.json/${e%%|*}.json/" "$REC/l.yaml" > "$REC/${e%%|*}.yaml"
+  refuse "error: $REC/${e%%|*}.yaml:5:15: recorded: $REC/data/${e%%|*}.json contradicts its own snapshots: ${e#*|}" -- lesson "$REC/${e%%|*}.yaml" --non-interactive
+done
 rm -rf "$REC"
 # the run that makes such a file (scripts/record-corrupt.sh): the one-buffer ring with delays, its options checked
 refuse "error: --delay 'x' is not RANK,MAX_US (e.g. -1,300: every rank, up to 300 µs)" -- run -a single_buffered_ring --delay x

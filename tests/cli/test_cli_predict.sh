@@ -2,6 +2,17 @@
 # microddp predict as a user types it: links, presets, the cache curve and its
 # coherence terms, units, topologies, NVLS, and auto's choice.
 . "$(dirname "$0")/cli_lib.sh" "$1"
+# the tables' headers line up with their columns on a terminal: α, β, γ are two bytes in UTF-8 but one column
+# (issue 37: they were padded by bytes, one column short each); the flat table and the network table
+expect 0 "algorithm             steps    α term (ms)    β term (ms)    γ term (ms)  lockstep (ms) pipelined (ms) closed form (ms)
+naive                    14         0.0140        23.3333         0.0000        23.3473        23.3473          23.3473" -- predict -a all --preset nvlink
+expect 0 "algorithm          steps   α term (s)   β term (s)    total (s)   closed (s)    bytes intra    bytes inter bottleneck port                its bytes     algbw     busbw
+naive                 30     0.000046     0.663333     0.663379            -    14000000000    16000000000 both NIC out and in ports     8000000000     1.507     2.826" -- predict -a all -n 16 --nodes 2 --intra nvlink --inter infiniband
+# every line of the flat table as wide on screen as its header (code points, not bytes)
+out=$("$BIN" predict -a all --preset nvlink 2>&1)
+w=$(sed -n 2p <<<"$out" | LC_ALL=C.UTF-8 wc -m); r=$(sed -n 3p <<<"$out" | LC_ALL=C.UTF-8 wc -m)
+if [ "$w" != 120 ] || [ "$r" != 120 ]; then
+  echo "FAIL: predict -a all table widths: header $w, first row $r characters (wanted 120 each)"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # predict validates its link
 expect 2 "error: --alpha nan must be a finite number" -- predict --alpha nan --bandwidth inf
 expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --alpha 1e-6 --bandwidth 0

@@ -17,5 +17,15 @@ void read_lab(const yaml::Ctx& c, const YAML::Node& n, LabRequest& q);
 // A collective beat's `recorded: FILE` (read_recorded.cpp), after its setup
 // is prepared (p): fills b.recorded_path and b.recorded_run.
 void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepared& p);
+// The first place where a record contradicts itself, replayed from its own
+// snapshots (recorded_check.cpp), as "FIELD: what": an event or a step that
+// ends before it begins or begins before the one before it on its endpoint
+// ("trace.events[0][3] (step 0, recv): ends at 1 ns, before it begins at 5
+// ns"); an output that is not the last snapshot's output row
+// ("outputs[0][1] = 10, but the last snapshot (after step 1) holds 6 in R0's
+// output"); a message whose carried values the sender's buffer never held
+// during its step (before it, after it, or as an op of the step wrote it).
+// "" when none.
+std::string record_contradiction(const RunRecord& r);
 
 }  // namespace microddp::lesson

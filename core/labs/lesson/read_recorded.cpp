@@ -72,6 +72,10 @@ void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepa
                           path));
   if (rec->trace.mode != Mode::lockstep)
     c.fail(n, fmt::format("recorded: {} ran in {} mode; the window steps lockstep runs", path, name(rec->trace.mode)));
+  // A record edited by hand, or from a broken recorder, may contradict
+  // itself; the window would show it as a real run.
+  if (const std::string why = record_contradiction(*rec); !why.empty())
+    c.fail(n, fmt::format("recorded: {} contradicts its own snapshots: {}", path, why));
   b.recorded_path = path;
   b.recorded_run = std::move(rec);
 }
