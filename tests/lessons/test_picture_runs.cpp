@@ -71,14 +71,20 @@ TEST_SUITE("lesson_picture") {
     p.less = false;
     p.verdict = timing::Verdict::pass;
     CHECK(picture_caption(p) ==
-          "The picture: the median of the 5 runs the check made (comm per iteration): this run 4.2 ms, the other 4 "
-          "runs 2.1 to 12.3 ms; run 'one_bucket', 5 runs interleaved with them: median 1.1 ms (0.9 to 10.2 ms).");
+          "the picture: the median of the 5 runs the check made (comm per iteration): this run 4.2 ms, the other 4 "
+          "runs 2.1 to 12.3 ms; run 'one_bucket', 5 runs interleaved with them: median 1.1 ms (0.9 to 10.2 ms)");
+    // The run's own iterations, of which the picture is one.
+    p.run = run_with_comm({5.92, 2.48});
+    p.iteration = 1;
+    CHECK(picture_caption(p).find(": this run 4.2 ms (its iterations 5.92 and 2.48 ms; shown: iteration 2), the "
+                                  "other 4 runs 2.1 to 12.3 ms;") != std::string::npos);
+    p.run = nullptr;
     p.verdict = timing::Verdict::not_shown;
     CHECK(picture_caption(p) ==
-          "Not shown on this run: the 5 runs of each overlap (this beat 2.1 to 12.3 ms, run 'one_bucket' 0.9 to "
-          "10.2 ms), so no one picture shows the claim; this is the median run: 4.2 ms.");
+          "not shown on this run: the 5 runs of each overlap (this beat 2.1 to 12.3 ms, run 'one_bucket' 0.9 to "
+          "10.2 ms), so no one picture shows the claim; the picture is the median run: 4.2 ms");
     p.verdict = timing::Verdict::fail;
-    CHECK(picture_caption(p).rfind("The runs show the opposite of the claim. The picture: the median of the 5 runs", 0) ==
+    CHECK(picture_caption(p).rfind("the runs show the opposite of the claim; the picture: the median of the 5 runs", 0) ==
           0);
 
     PictureRuns f;  // against a number: lesson 07 beat 6, overlap below 0.3
@@ -89,12 +95,15 @@ TEST_SUITE("lesson_picture") {
     f.number = 0.3;
     f.less = true;
     f.verdict = timing::Verdict::pass;
-    CHECK(picture_caption(f) == "The picture: the median of the 8 runs the check made (overlap fraction): this run "
-                                "0.02, the other 7 runs 0.00 to 0.05; the claim: below 0.30.");
+    CHECK(picture_caption(f) == "the picture: the median of the 8 runs the check made (overlap fraction): this run "
+                                "0.02, the other 7 runs 0.00 to 0.05; the claim: below 0.30");
+    f.figures = {0, 0, 0};
+    CHECK(picture_caption(f) == "the picture: the median of the 3 runs the check made (overlap fraction): this run "
+                                "0.00, as are the other 2 runs; the claim: below 0.30");
     f.verdict = timing::Verdict::not_shown;
     f.figures = {0.28, 0.12, 0.45};
-    CHECK(picture_caption(f) == "Not shown on this run: the 3 runs straddle 0.30 (0.12 to 0.45), so no one picture "
-                                "shows the claim; this is the median run: 0.28.");
+    CHECK(picture_caption(f) == "not shown on this run: the 3 runs straddle 0.30 (0.12 to 0.45), so no one picture "
+                                "shows the claim; the picture is the median run: 0.28");
 
     PictureRuns c;  // lesson 07 beat 1: compared in beat 3
     c.rule.figure = PictureFigure::comm_ms;
@@ -102,8 +111,8 @@ TEST_SUITE("lesson_picture") {
     c.rule.runs = 5;
     c.figures = {11.6, 1.2, 0.9, 3.4, 1.0};
     c.shown = 1;
-    CHECK(picture_caption(c) == "The picture: the median of 5 runs of this beat (comm per iteration): this run 1.2 "
-                                "ms, the other 4 runs 0.9 to 11.6 ms; beat 3 compares this figure on runs of its own.");
+    CHECK(picture_caption(c) == "the picture: the median of 5 runs of this beat (comm per iteration): this run 1.2 "
+                                "ms, the other 4 runs 0.9 to 11.6 ms; beat 3 compares this figure on runs of its own");
     c.figures = {};
     CHECK(picture_caption(c).empty());
   }

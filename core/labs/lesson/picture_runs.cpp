@@ -123,37 +123,54 @@ std::string picture_caption(const PictureRuns& p) {
   const PictureFigure f = p.rule.figure;
   const size_t n = p.figures.size();
   if (n == 0) return "";
-  const double mine = p.figures[p.shown];
+  const double fig = p.figures[p.shown];
+  // This run's figure, and its iterations' when it has several (the run's
+  // figure is their median, the picture one of them).
+  std::string mine = value(f, fig);
+  if (p.run && p.run->iterations.size() > 1) {
+    std::string its;
+    const size_t k = p.run->iterations.size();
+    for (size_t i = 0; i < k; ++i) {
+      const double v = iteration_figure(f, p.run->iterations[i]);
+      its += (i == 0 ? "" : i + 1 == k ? " and " : ", ") +
+             (f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", v) : fmt::format("{:.3g}", v));
+    }
+    mine += fmt::format(" (its iterations {}{}; shown: iteration {})", its,
+                        f == PictureFigure::overlap_fraction ? "" : " ms", p.iteration + 1);
+  }
   std::vector<double> others;
   for (size_t i = 0; i < n; ++i)
     if (i != p.shown) others.push_back(p.figures[i]);
+  const bool same = !others.empty() && std::all_of(others.begin(), others.end(), [&](double x) { return x == fig; });
   const std::string rest =
       others.empty() ? std::string()
+      : same         ? fmt::format(", as {} the other {} run{}", others.size() == 1 ? "is" : "are", others.size(),
+                                   others.size() == 1 ? "" : "s")
                      : fmt::format(", the other {} run{} {}", others.size(), others.size() == 1 ? "" : "s", range(f, others));
   if (p.rule.check < 0) {
     const std::string later =
         p.rule.compared_in >= 0 ? fmt::format("; beat {} compares this figure on runs of its own", p.rule.compared_in + 1)
                                 : std::string();
-    return fmt::format("The picture: the median of {} runs of this beat ({}): this run {}{}{}.", n, figure_words(f),
-                       value(f, mine), rest, later);
+    return fmt::format("the picture: the median of {} runs of this beat ({}): this run {}{}{}", n, figure_words(f),
+                       mine, rest, later);
   }
   const bool vs_run = !p.other_run.empty();
   if (p.verdict == timing::Verdict::not_shown) {
     if (vs_run)
-      return fmt::format("Not shown on this run: the {} runs of each overlap (this beat {}, run '{}' {}), so no one "
-                         "picture shows the claim; this is the median run: {}.",
-                         n, range(f, p.figures), p.other_run, range(f, p.other_figures), value(f, mine));
-    return fmt::format("Not shown on this run: the {} runs straddle {} ({}), so no one picture shows the claim; this "
-                       "is the median run: {}.",
-                       n, value(f, p.number), range(f, p.figures), value(f, mine));
+      return fmt::format("not shown on this run: the {} runs of each overlap (this beat {}, run '{}' {}), so no one "
+                         "picture shows the claim; the picture is the median run: {}",
+                         n, range(f, p.figures), p.other_run, range(f, p.other_figures), mine);
+    return fmt::format("not shown on this run: the {} runs straddle {} ({}), so no one picture shows the claim; the "
+                       "picture is the median run: {}",
+                       n, value(f, p.number), range(f, p.figures), mine);
   }
-  const std::string lead = p.verdict == timing::Verdict::fail ? "The runs show the opposite of the claim. " : "";
+  const std::string lead = p.verdict == timing::Verdict::fail ? "the runs show the opposite of the claim; " : "";
   const std::string against =
       vs_run ? fmt::format("; run '{}', {} runs interleaved with them: median {} ({})", p.other_run, p.other_figures.size(),
                            value(f, median(p.other_figures)), range(f, p.other_figures))
              : fmt::format("; the claim: {} {}", p.less ? "below" : "above", value(f, p.number));
-  return fmt::format("{}The picture: the median of the {} runs the check made ({}): this run {}{}{}.", lead, n,
-                     figure_words(f), value(f, mine), rest, against);
+  return fmt::format("{}the picture: the median of the {} runs the check made ({}): this run {}{}{}", lead, n,
+                     figure_words(f), mine, rest, against);
 }
 
 }  // namespace microddp::lesson

@@ -77,23 +77,26 @@ void choose_picture(PictureRuns& p, const std::vector<std::shared_ptr<const ddp:
 // names kept and the median one chosen. Throws as run_ddp does.
 std::vector<CheckResult> evaluate(const Beat& b, const PictureRule& rule, PictureRuns& picture);
 
-// The caption under the picture (ms figures "{:.3g} ms", fractions
-// "{:.2f}"), by the verdict:
-//   pass:      "The picture: the median of the 10 runs the check made
-//               (comm per iteration): this run 4.21 ms, the other 9 runs
-//               2.1 to 12.3 ms; run 'one_bucket', 10 runs interleaved with them:
-//               median 1.1 ms (0.9 to 10.2 ms)."
-//   not shown: "Not shown on this run: the 10 runs of each overlap (this
+// The caption for the note under the picture (ms figures "{:.3g} ms",
+// fractions "{:.2f}"; no capital, no full stop: the viewer writes it in
+// parentheses), by the verdict:
+//   pass:      "the picture: the median of the 10 runs the check made (comm
+//               per iteration): this run 4.2 ms, the other 9 runs 2.1 to
+//               12.3 ms; run 'one_bucket', 10 runs interleaved with them:
+//               median 1.1 ms (0.9 to 10.2 ms)"
+//   not shown: "not shown on this run: the 10 runs of each overlap (this
 //               beat 2.1 to 12.3 ms, run 'one_bucket' 0.9 to 10.2 ms), so
-//               no one picture shows the claim; this is the median run:
-//               4.21 ms."
-//   fail:      as pass, led by "The runs show the opposite of the claim."
-// A claim against a number names the number ("the claim: below 0.3"; not
-// shown: "the 16 runs straddle 0.3 (0.12 to 0.45)"). compared_in: "The
-// picture: the median of 5 runs of this beat (comm per iteration): this
-// run 1.2 ms, the other 4 runs 0.9 to 11.6 ms; beat 3 compares this
-// figure on runs of its own."
-// (Beats numbered from 1, as the viewer shows them).
+//               no one picture shows the claim; the picture is the median
+//               run: 4.2 ms"
+//   fail:      as pass, led by "the runs show the opposite of the claim; ".
+// With several iterations, this run's figure is followed by its
+// iterations' and the one drawn: "4.2 ms (its iterations 5.92 and 2.48 ms;
+// shown: iteration 2)"; other runs all equal to it read ", as are the
+// other 7 runs". A claim against a number names it ("; the claim: below 0.30"; not shown:
+// "the 16 runs straddle 0.30 (0.12 to 0.45)"). compared_in: "the picture:
+// the median of 5 runs of this beat (comm per iteration): this run 1.2 ms,
+// the other 4 runs 0.9 to 11.6 ms; beat 3 compares this figure on runs of
+// its own" (beats numbered from 1, as the viewer shows them). "" for no runs.
 std::string picture_caption(const PictureRuns& p);
 
 }  // namespace microddp::lesson
