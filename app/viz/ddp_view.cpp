@@ -77,6 +77,15 @@ void DdpRunner::wait() {
   }
 }
 
+bool DdpRunner::show(const DdpParams& p, std::shared_ptr<const ddp::Result> r) {
+  if (future_.valid() || has_pending_ || !r) return false;
+  requested_ = true;
+  last_requested_ = result_params_ = p;
+  result_ = std::move(r);
+  error_.clear();
+  return true;
+}
+
 // ---- scene --------------------------------------------------------------------
 
 std::string_view name(DdpBarKind k) {

@@ -59,6 +59,11 @@ class DdpRunner {
   void poll();
   // Blocks until no run is in flight and none is pending (screenshots, tests).
   void wait();
+  // Shows `r`, a run made elsewhere with `p` (a lesson beat's median run,
+  // LessonView::picture), as the result, as if this runner had made it:
+  // nothing runs, `p` counts as the last request. Ignored (false) while a
+  // run is in flight or pending, whose result would replace it.
+  bool show(const DdpParams& p, std::shared_ptr<const ddp::Result> r);
   bool running() const { return future_.valid(); }
   bool requested() const { return requested_; }          // any run was ever asked for
   const DdpParams& last_requested() const { return last_requested_; }

@@ -108,6 +108,30 @@ void check_live_lab(App& app) {
   if (rs->empty() || pending.empty() || rs->front().actual != pending.front().actual) L.set_results(std::move(pending));
 }
 
+// A ddp beat's picture out of repeated runs (LessonView::picture,
+// core/labs/lesson/picture_runs.h): once the checks that made the runs are
+// done, the DDP view draws their median run in place of its own one run,
+// at the iteration nearest that run's figure, and the note says where the
+// run stands among them and whether they decided the claim. The note waits
+// with the checks while the beat's question is open. A viewer who changed
+// the run's controls meanwhile keeps their run.
+void show_picture(App& app) {
+  LessonView& L = *app.lesson;
+  if (L.picture_shown || app.vs.view != View::ddp || !L.checks_ready()) return;
+  const lesson::PictureRuns* p = L.picture();
+  if (!p) return;
+  if (!(app.ddp.edit == ddp_params(L.current().ddp))) {
+    L.picture_shown = true;
+    return;
+  }
+  if (!app.ddp.runner.show(app.ddp.edit, p->run)) return;  // the view's own run still in flight: a later frame
+  L.picture_shown = true;
+  app.ddp.iteration = p->iteration;
+  const std::string caption = lesson::picture_caption(*p);
+  if (L.checks_hidden()) L.held_note = caption;
+  else app.vs.lesson_note = caption;
+}
+
 // lesson_sync without the presenter: the session, view and source of the
 // current beat, once per beat change (and the held note once answered).
 void sync_beat(App& app) {
@@ -118,6 +142,7 @@ void sync_beat(App& app) {
       app.vs.lesson_note = L.held_note;
       L.held_note.clear();
     }
+    show_picture(app);
     check_live_lab(app);
     return;
   }

@@ -285,7 +285,8 @@ LessonView::LessonView(Lesson l)
       pending_(lesson_.beats.size()),
       results_(lesson_.beats.size()),
       errors_(lesson_.beats.size()),
-      hang_runs_(lesson_.beats.size()) {
+      hang_runs_(lesson_.beats.size()),
+      pictures_(lesson_.beats.size()) {
   if (lesson_.beats.empty()) throw UsageError(fmt::format("{}: the lesson has no beats", lesson_.file));
 }
 
@@ -431,11 +432,15 @@ void LessonView::start_checks() {
     errors_[b] = "skipped (MICRODDP_VIZ_SKIP_CHECKS is set)";
     return;
   }
-  if (current().checks.empty()) {
+  const auto rule = lesson::picture_rule(lesson_, beat_);
+  if (current().checks.empty() && !rule) {
     results_[b].emplace();
     return;
   }
-  if (hang)
+  if (rule) {  // the checks' runs kept for the picture (picture_runs.h); read once the future is ready
+    pictures_[b] = std::make_shared<lesson::PictureRuns>();
+    pending_[b] = std::async(std::launch::async, [beat = current(), r = *rule, p = pictures_[b]] { return evaluate(beat, r, *p); });
+  } else if (hang)
     pending_[b] = std::async(std::launch::async, [beat = current(), run = hang_runs_[b]] { return evaluate(beat, *run.get()); });
   else if (current().kind == Beat::Kind::lab)  // on its recorded run, when it shows one (lab_recorded.h)
     pending_[b] = std::async(std::launch::async, [this, i = beat_] { return evaluate_recorded(lesson_, i); });
@@ -469,6 +474,11 @@ void LessonView::set_results(std::vector<CheckResult> r) {
   if (pending_[b].valid()) collect(b);
   errors_[b].clear();
   results_[b] = std::move(r);
+}
+
+const lesson::PictureRuns* LessonView::picture() const {
+  const size_t b = static_cast<size_t>(beat_);
+  return results_[b] && pictures_[b] && pictures_[b]->run ? pictures_[b].get() : nullptr;
 }
 
 const std::vector<CheckResult>* LessonView::results() const {

@@ -36,6 +36,7 @@
 #include "app/viz/prediction.h"
 #include "app/viz/session.h"
 #include "core/labs/lesson/lesson.h"
+#include "core/labs/lesson/picture_runs.h"
 
 namespace microddp::viz {
 
@@ -182,7 +183,7 @@ class LessonView {
   bool previous();
   bool go(int beat);
   int driven_beat() const { return driven_; }
-  void mark_driven() { driven_ = beat_, beat_position_ = -1; }
+  void mark_driven() { driven_ = beat_, beat_position_ = -1, picture_shown = false; }
   // The session position the driven beat shows (BeatTarget::position), set
   // once the caller drove the session there; -1 before, and on a beat
   // that drives no step-through run.
@@ -275,6 +276,16 @@ class LessonView {
   // or not; its checks read the same run, and wait_checks waits for it too):
   // null while it runs and on other beats; why it failed in `error` (hang_view.cpp).
   std::shared_ptr<const hang::LabResult> hang_run(std::string* error = nullptr) const;
+  // A ddp beat whose measured times a check claims something about, or
+  // that a later beat's claim compares with (core/labs/lesson/
+  // picture_runs.h): its checks keep their runs of the beat, and picture()
+  // holds the median one, which the DDP view draws, and the figures for its
+  // caption. Null while the checks run, on other beats, and with
+  // MICRODDP_VIZ_SKIP_CHECKS (the DDP view keeps its own one run).
+  const lesson::PictureRuns* picture() const;
+  // lesson_sync's mark: the DDP view shows the driven beat's picture()
+  // (false again at each mark_driven).
+  bool picture_shown = false;
 
  private:
   void collect(size_t b);
@@ -286,6 +297,7 @@ class LessonView {
   std::vector<std::optional<std::vector<lesson::CheckResult>>> results_;
   std::vector<std::string> errors_;
   std::vector<std::shared_future<std::shared_ptr<const hang::LabResult>>> hang_runs_;
+  std::vector<std::shared_ptr<lesson::PictureRuns>> pictures_;  // filled by the beat's checks thread
 };
 
 }  // namespace microddp::viz

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/labs/lesson/check_kinds.h"
+#include "core/labs/lesson/picture_runs.h"
 #include "core/labs/lesson/timing_rule.h"
 #include "core/model/stats.h"
 
@@ -20,11 +21,16 @@ using namespace yaml;
 
 namespace {
 
-// The runs a beat's checks compare with, run once per name.
+// The runs a beat's checks compare with, run once per name. With a
+// picture (picture_runs.h): the check at index picture_check keeps this
+// beat's runs for it (`run_ptr` is `run`, the first of them).
 struct DdpRuns {
   const Beat& beat;
   const ddp::Result& run;
   std::map<std::string, ddp::Result> others;
+  std::shared_ptr<const ddp::Result> run_ptr = nullptr;
+  PictureRuns* picture = nullptr;
+  int picture_check = -1, current = -1;
   const ddp::Result& other(const std::string& name, const ddp::Options& o) {
     auto it = others.find(name);
     if (it == others.end()) it = others.emplace(name, ddp::run_ddp(o)).first;
@@ -199,10 +205,16 @@ constexpr size_t kVsRound = 5, kVsRounds = 2;
 template <class K>
 CheckResult eval_timing(const K& k, DdpRuns& runs) {
   const check::Compare& cmp = k.cmp;
-  auto rerun = [&](const ddp::Options& o) {
+  // The picture's check keeps this beat's runs whole (the first: runs.run).
+  const bool keep = runs.picture && runs.current == runs.picture_check && runs.run_ptr;
+  std::vector<std::shared_ptr<const ddp::Result>> kept;
+  if (keep) kept.push_back(runs.run_ptr);
+  auto rerun = [&](const ddp::Options& o, bool this_beat = false) {
     ddp::Options q = o;
     q.check_reference = false;  // the reference has no timing; skipping it saves a run
-    return figure(k, ddp::run_ddp(q));
+    auto r = std::make_shared<const ddp::Result>(ddp::run_ddp(q));
+    if (keep && this_beat) kept.push_back(r);
+    return figure(k, *r);
   };
   std::vector<double> mine{figure(k, runs.run)}, theirs;  // theirs: before `times`
   const bool less = cmp.op == "less_than";
@@ -215,7 +227,7 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
   for (size_t round = 1; round <= rounds && verdict != timing::Verdict::pass; ++round) {
     while (mine.size() < round * per_round) {
       if (cmp.other_ddp) theirs.push_back(rerun(*cmp.other_ddp));
-      mine.push_back(rerun(runs.beat.ddp));
+      mine.push_back(rerun(runs.beat.ddp, true));
     }
     if (cmp.other_ddp && theirs.size() < mine.size()) theirs.push_back(rerun(*cmp.other_ddp));
     got = median(mine);
@@ -229,6 +241,17 @@ CheckResult eval_timing(const K& k, DdpRuns& runs) {
       fixed = timing::decide_fixed(mine, want, less);
       verdict = fixed.verdict;
     }
+  }
+  if (keep) {
+    PictureRuns& p = *runs.picture;
+    p.figures = mine;
+    p.verdict = verdict;
+    p.less = less;
+    p.other_run = cmp.other_ddp ? cmp.other_run : std::string();
+    p.other_figures.clear();
+    for (double x : theirs) p.other_figures.push_back(cmp.times * x);
+    p.number = cmp.value;
+    choose_picture(p, kept);
   }
   CheckResult r;
   const char* op = less ? "<" : ">";
@@ -398,10 +421,13 @@ Check read_ddp_check(const Ctx& c, const YAML::Node& n, const std::string& kind,
 
 namespace microddp::lesson {
 
-std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
+namespace {
+
+std::vector<CheckResult> evaluate_runs(checks::DdpRuns& runs) {
+  const Beat& b = runs.beat;
   std::vector<CheckResult> out;
-  checks::DdpRuns runs{b, run, {}};
   for (const Check& k : b.checks) {
+    ++runs.current;
     CheckResult r = std::visit(
         [&](const auto& claim) -> CheckResult {
           using K = std::decay_t<decltype(claim)>;
@@ -411,6 +437,36 @@ std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
         k.claim);
     r.mark = k.mark;
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate(const Beat& b, const ddp::Result& run) {
+  checks::DdpRuns runs{b, run, {}};
+  return evaluate_runs(runs);
+}
+
+std::vector<CheckResult> evaluate(const Beat& b, const PictureRule& rule, PictureRuns& picture) {
+  picture = PictureRuns{};
+  picture.rule = rule;
+  const auto first = std::make_shared<const ddp::Result>(ddp::run_ddp(b.ddp));
+  checks::DdpRuns runs{b, *first, {}};
+  runs.run_ptr = first;
+  runs.picture = &picture;
+  runs.picture_check = rule.check;
+  std::vector<CheckResult> out = evaluate_runs(runs);
+  if (rule.check < 0 && rule.runs > 0) {
+    // Runs of this beat for the picture alone (a later beat compares with it).
+    std::vector<std::shared_ptr<const ddp::Result>> kept{first};
+    while (kept.size() < rule.runs) {
+      ddp::Options q = b.ddp;
+      q.check_reference = false;
+      kept.push_back(std::make_shared<const ddp::Result>(ddp::run_ddp(q)));
+    }
+    for (const auto& r : kept) picture.figures.push_back(run_figure(rule.figure, *r));
+    choose_picture(picture, kept);
   }
   return out;
 }

@@ -31,8 +31,10 @@
 // shown" otherwise: runs straddling T never decide. No fewer than 8 runs
 // can reach p <= 0.005 (7 of 7 is p = 1/128), so the rounds are 8 and 16.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -152,6 +154,23 @@ inline FixedDecision decide_fixed(const std::vector<double>& runs, double number
   if ((less ? below : above) && d.p <= kTimingP) d.verdict = Verdict::pass;
   else if ((less ? above : below) && sign_p(d.opposed, n) <= kTimingP) d.verdict = Verdict::fail;
   return d;
+}
+
+// The run a picture shows out of repeated runs: the index (into `figures`,
+// one figure per run, in run order) of the median run. With an even count
+// the lower of the two middle runs (the median itself falls between them,
+// equally near both). Runs with equal figures keep their run order (a
+// stable sort), NaN figures sort last. 0 when `figures` is empty.
+// E.g. {5, 1, 9, 3} -> 3 (sorted 1, 3, 5, 9: the lower middle is 3, run 3).
+inline size_t median_run(const std::vector<double>& figures) {
+  if (figures.empty()) return 0;
+  std::vector<size_t> order(figures.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const double x = figures[a], y = figures[b];
+    return !std::isnan(x) && (std::isnan(y) || x < y);
+  });
+  return order[(figures.size() - 1) / 2];
 }
 
 // Why a claim against a number was decided as it was, for a "not shown"
