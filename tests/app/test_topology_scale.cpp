@@ -40,7 +40,7 @@ bool box_hits_circle(const Box& b, Vec2 c, float r) {
 // box: its curve sampled every few tenths of a pixel.
 bool arrow_hits_box(const ArrowDraw& a, float half_w, const Box& b) {
   for (int i = 0; i <= 400; ++i) {
-    const Vec2 p = bezier(a.a, a.ctrl, a.b, float(i) / 400);
+    const Vec2 p = arrow_at(a, float(i) / 400);
     if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
   }
   return false;
@@ -147,7 +147,7 @@ TEST_SUITE("topology_scale") {
             // the line's width and three badge heights (and gaps) of its centre.
             float near = 1e9f;
             for (int k = 0; k <= 200; ++k) {
-              const Vec2 q = bezier(a.a, a.ctrl, a.b, float(k) / 200);
+              const Vec2 q = arrow_at(a, float(k) / 200);
               near = std::min(near, std::hypot(q.x - a.badge.x, q.y - a.badge.y));
             }
             CHECK(near <= a.badge_w / 2 + sc.line_w + 3 * a.badge_h + 10);
