@@ -35,7 +35,10 @@ bool layout_node_fans(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, f
   // The ranks' places around the NIC at (0, 0) for radius r; false where
   // they do not fit the box.
   std::vector<Vec2> at(static_cast<size_t>(g));
-  const auto place = [&](float r) {
+  // strict: neighbours a badge's room apart and every way to the NIC an
+  // arrow's width clear of the other circles; else (a small box) only
+  // apart and clear.
+  const auto place = [&](float r, bool strict) {
     // No taller than wide: a tall box gets a half circle, not an arch.
     const float rx = bw / 2 - pad - r, ry = std::min(bh - kNicStrip / 2 - head - r, rx);
     if (ry < r + nic_room || rx < r) return false;
@@ -50,13 +53,17 @@ bool layout_node_fans(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, f
       for (int j = 0; j < g; ++j) {
         if (i == j) continue;
         const Vec2 p = at[static_cast<size_t>(i)], q = at[static_cast<size_t>(j)];
-        if (std::hypot(p.x - q.x, p.y - q.y) < 2 * r + (std::abs(i - j) == 1 ? 8 : 4)) return false;
-        if (segment_distance(p, Vec2{}, q) < r + line_pad) return false;  // rank i's way to the NIC
+        if (std::hypot(p.x - q.x, p.y - q.y) < 2 * r + (std::abs(i - j) == 1 && strict ? 8 : 3)) return false;
+        if (segment_distance(p, Vec2{}, q) < r + (strict ? line_pad : 1.f)) return false;  // rank i's way to the NIC
       }
     return true;
   };
   float r = r_max;
-  while (r >= r_min && !place(r)) r -= 0.5f;
+  while (r >= r_min && !place(r, true)) r -= 0.5f;
+  if (r < r_min) {
+    r = r_max;
+    while (r >= r_min && !place(r, false)) r -= 0.5f;
+  }
   if (r < r_min) return false;
   radius = r;
   sc.boxes.clear();

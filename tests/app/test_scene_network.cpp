@@ -158,22 +158,24 @@ TEST_SUITE("scene_network") {
             for (int pos = 0; pos <= ses.num_steps(); ++pos) {
               const TopologyScene sc = build_topology(ses, pos, size);
               REQUIRE(static_cast<int>(sc.boxes.size()) == N);
-              for (int k = 0; k + 1 < N; ++k) CHECK(sc.boxes[k].max.x < sc.boxes[k + 1].min.x);
               for (const NodeBoxDraw& b : sc.boxes) {
                 CHECK(b.min.x >= 0);
                 CHECK(b.max.x <= size.x);
                 CHECK(b.max.y <= size.y);
               }
-              // Only 3 or 4 narrow boxes of 4 ranks or more leave a circle no
-              // room for its label at the least text size (9 px): there the
-              // compact nodes take over, no rank drawn.
+              // Only narrow boxes of 3 ranks or more (470 px: a compare
+              // column, a canvas beside a lesson) leave the arc around the
+              // NIC no room for circles holding their labels at the least
+              // text size (9 px): there the compact nodes take over, no
+              // rank drawn, the boxes in rows of what fits.
               if (sc.compact_nodes) {
                 CHECK(size.x == 470);
-                CHECK(N >= 3);
-                CHECK(g >= 4);
+                CHECK(g >= 3);
+                CHECK(N * g >= 12);
                 for (const NodeDraw& nd : sc.nodes) CHECK(nd.radius == 0);
                 continue;
               }
+              for (int k = 0; k + 1 < N; ++k) CHECK(sc.boxes[k].max.x < sc.boxes[k + 1].min.x);
               for (const NodeDraw& nd : sc.nodes) {
                 const NodeBoxDraw& b = sc.boxes[static_cast<size_t>(nd.rank / g)];
                 CHECK(nd.pos.x - nd.radius >= b.min.x);
