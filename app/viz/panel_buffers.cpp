@@ -159,7 +159,7 @@ void draw_buffers(App& app) {
   lay.row_gap = std::round(ImGui::GetFontSize() * 0.15f);
   lay.rank_gap = std::round(ImGui::GetFontSize() * 0.7f);
   lay.char_w = ImGui::CalcTextSize("0").x;
-  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w;
+  lay.tag_w = rank_tag_width(lay.char_w, ImGui::CalcTextSize("R00").x);
   lay.label_w = ImGui::CalcTextSize("send_buff").x + lay.char_w * 2.5f;
   lay.col_gap = ImGui::GetFontSize();
   lay.swap_w = ImGui::CalcTextSize("swap").x + lay.char_w * 4;

@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
@@ -152,8 +153,13 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       const ImU32 hl = (lesson_highlight_color() & ~IM_COL32_A_MASK) | IM_COL32(0, 0, 0, 150);
       const auto it = std::find_if(sc.arrows.begin(), sc.arrows.end(),
                                    [&](const ArrowDraw& a) { return a.from == from && a.to == to; });
-      if (it != sc.arrows.end())
+      if (it != sc.arrows.end() && !it->via.empty()) {
+        std::vector<ImVec2> line;
+        for (const Vec2& v : arrow_path(*it)) line.push_back(iv(v, origin));
+        dl->AddPolyline(line.data(), static_cast<int>(line.size()), hl, 0, 9.f);
+      } else if (it != sc.arrows.end()) {
         dl->AddBezierQuadratic(iv(it->a, origin), iv(it->ctrl, origin), iv(it->b, origin), hl, 9.f, 24);
+      }
       else
         dl->AddLine(iv(sc.nodes[from].pos, origin), iv(sc.nodes[to].pos, origin), hl, 9.f);
     }
@@ -176,7 +182,13 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                               static_cast<uint8_t>(60 + 195 * std::clamp(l.load, 0.f, 1.f))));
       w = std::round(thick * (l.inter ? 1.8f : 1.f));
     }
-    dl->AddBezierQuadratic(p, c, q, arrow_col, w, 0);
+    if (a.via.empty()) {
+      dl->AddBezierQuadratic(p, c, q, arrow_col, w, 0);
+    } else {  // between nodes: through the NICs
+      std::vector<ImVec2> line;
+      for (const Vec2& v : arrow_path(a)) line.push_back(iv(v, origin));
+      dl->AddPolyline(line.data(), static_cast<int>(line.size()), arrow_col, 0, w);
+    }
     // Arrow head along the end tangent.
     float dx = q.x - c.x, dy = q.y - c.y;
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);

@@ -92,6 +92,13 @@ struct FirstWrongDraw {
   std::string text;
 };
 
+// The rank tag's column left of a rank's rows (panel_buffers.cpp draws
+// the rank's colour bar 0.6 char_w wide and its tag from char_w): the bar
+// and its gap, the widest tag (tag_px pixels, e.g. "R00"'s width) and a
+// gap of one char_w before the buffer's name, pixels. Without that gap
+// "R10" ran into "input" (lesson 09 beat 6).
+inline float rank_tag_width(float char_w, float tag_px) { return char_w + tag_px + char_w; }
+
 struct BuffersLayout {
   float width = 800;
   float row_h = 28;

@@ -67,50 +67,12 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   // The shapes grow with the text (kTopologyBasePx: the default size).
   const TopologyText tx = text ? *text : TopologyText{};
   const float sc_px = std::max(tx.font_px / kTopologyBasePx, 0.5f);
-  // The least radius whose circle holds every rank's label at px: the
-  // corners of its glyphs' band (its width, 0.8 of its height) 1 px inside.
-  const auto need_r = [&](float px) {
-    float wmax = 0;
-    for (int e = 0; e < n; ++e) wmax = std::max(wmax, tx.measure(endpoint_name(s, e), px));
-    return std::hypot(wmax / 2, 0.4f * px) + 1;
-  };
-  // Node radius: room for a label, shrinking with the world size; grown to
-  // hold its label at the text size with a margin, up to where neighbours
-  // on a circle filling the canvas keep room for an arrow and its head
-  // between them. Where even the least text size does not fit, the labels
-  // go beside the circles: the circle of ranks shrinks to leave them room.
-  float radius = std::clamp(std::min(w, h) * 0.42f * std::sin(kPi / std::max(n, 2)) * 0.55f, 7.f,
-                            std::min(w, h) * 0.085f);
-  float label_reach = 0;  // the room of the labels beside their circles
-  {
-    const bool round = sc.kind == TopologyKind::ring || sc.kind == TopologyKind::circle ||
-                       sc.kind == TopologyKind::full_mesh || sc.kind == TopologyKind::star ||
-                       sc.kind == TopologyKind::switch_star;
-    const float m = std::min(w, h), sn = std::sin(kPi / float(std::max(n, 2)));
-    const auto fit_in = [&](float mm) {
-      return std::min(((mm / 2 - 10) * 2 * sn - 10) / (2.9f + 2 * sn), mm * 0.2f);
-    };
-    float fit = fit_in(m);
-    if (round && n > 1 && need_r(tx.min_px) > fit) {
-      const float out_px = std::min(tx.font_px, std::max(tx.min_px, 0.75f * tx.font_px));
-      float wmax = 0;
-      for (int e = 0; e < n; ++e) wmax = std::max(wmax, tx.measure(endpoint_name(s, e), out_px));
-      const float fit2 = std::max(fit_in(m - 2 * (wmax + 4)), 5.f);
-      // The labels around the ranks' circle need a chord of their width.
-      const float R2 = m / 2 - fit2 - 10 - (wmax + 4);
-      if (2 * (R2 + fit2 + 3 + out_px / 2) * sn >= wmax + 4) {
-        label_reach = wmax + 4;
-        fit = fit2;
-      } else {
-        // A canvas too small for either (a compare column beside the
-        // controls): the circles as large as they fit 4 px apart, their
-        // labels at the least size on plates over them (place_labels).
-        fit = std::max(((m / 2 - 10) * sn - 2) / (1 + sn), 7.f);
-      }
-    }
-    radius = std::max(7.f, std::min(fit, std::max(radius, need_r(tx.font_px) * 1.2f)));
-    sc.labels_beside = label_reach > 0;
-  }
+  // The ranks' circles at the text size (scene_topology_size.cpp).
+  const auto need_r = [&](float px) { return label_radius(s, tx, px); };
+  const RankSize rs = size_ranks(s, sc.kind, w, h, tx);
+  float radius = rs.radius;
+  const float label_reach = rs.label_reach;
+  sc.labels_beside = rs.labels_beside;
   // Drawn nodes: the endpoints, or (double_tree) every rank once per tree.
   std::vector<Vec2> pos(sc.kind == TopologyKind::double_tree ? 2 * n : ne);
   const float margin = radius + 6 + label_reach;
@@ -214,152 +176,35 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
       break;
     }
   }
-  // Nodes as boxes in a row (up to 4 per row), their ranks on a circle
-  // inside, the NICs on a strip along each box's lower edge. Every arrow lies
-  // within the hull of its ends and control point, at most radius + bend/2
-  // (+ half a badge) below a rank's centre, so keeping the ranks that far
-  // above the strip keeps arrows and badges off the NIC squares.
+  // Nodes as boxes in rows (up to 4 per row), each node's ranks on an arc
+  // around its NIC on the box's lower edge (scene_topology_fan.cpp); more
+  // nodes than 8, or boxes too small for a circle with its label at the
+  // least text size: compact nodes.
   const bool boxes_fit = sc.kind != TopologyKind::double_tree && sc.kind != TopologyKind::switch_star;
   const int N = boxes_fit && sp.nodes > 1 && n % sp.nodes == 0 ? sp.nodes : 1;
   const int g = n / N;
   if (N > 8) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
-  bool fits = false;
-  int grid_rows = 0, grid_cols = 0;
-  float grid_r = 0;
   if (N > 1 && !sc.compact_nodes) {
-    const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
-    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
-    const float head = 24, nic_strip = kNicStrip;  // "node k" label (a line of text); the NIC squares
-    const float pad = 6;
-    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
-    // Ranks on an ellipse filling the box (wide boxes spread them out): the
-    // largest radius whose neighbours stay 2·radius + 4 apart, keeping the
-    // room below the ranks that the arrows and badges need.
-    const auto below_for = [&](float r) {
-      return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px) / 2 + 5;
-    };
-    const auto ellipse = [&](float r) {
-      const float room_h = room_h0 - below_for(r);
-      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
-    };
-    // A chain (the flat ring: traffic leaves a node only from its last rank
-    // to the next node's first): the ranks run counter-clockwise from the
-    // top left to the top right, so each hop between nodes is a short arrow
-    // across the gap. Otherwise (e.g. hierarchical: rank l to rank l of
-    // another node) clockwise from the top, as on one node.
-    bool chain = g > 1;
-    for (const Step& st : s.steps)
-      for (int r = 0; r < n && chain; ++r)
-        for (const Op& o : st.ranks[r])
-          if (o.kind == OpKind::send && o.peer >= 0 && o.peer / g != r / g &&
-              !(r % g == g - 1 && o.peer % g == 0 && o.peer / g == (r / g + 1) % N))
-            chain = false;
-    sc.chain = chain;
-    const auto at = [&](int l, Vec2 e) {
-      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
-                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
-      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
-    };
-    // Neighbours on the ring (l, l+1) have a badge between them on most
-    // steps: their circles stay a badge's width (as build_topology sizes
-    // it below) plus a margin apart, so the badge covers neither label.
-    const auto badge_w = [&](float r) { return std::clamp(r * 1.3f, 16.f * sc_px, 40.f * sc_px); };
-    const auto badge_h = [&](float r) { return std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px); };
-    // A small box (4 nodes of 8) may have room for neither: then the ranks
-    // only stay apart (the old spacing) and badges may touch them. A circle
-    // holds its label at the least text size at least (r_min); the largest
-    // radius is the default's 22 px grown with the text.
     const float r_min = std::max(6.f, need_r(tx.min_px)), r_max = std::max(22.f * sc_px, r_min);
-    radius = r_min;
-    for (const bool strict : {true, false}) {
-      const auto nb_w = [&](float r) { return strict ? badge_w(r) + 8 : 4.f; };
-      const auto nb_h = [&](float r) { return strict ? badge_h(r) + 8 : 4.f; };
-      for (float r = r_max; r >= r_min && !fits; r -= 0.5f) {
-        const Vec2 e = ellipse(r);
-        if (2 * r > room_w || 2 * r > room_h0 - below_for(r)) continue;
-        bool ok = true;  // every pair: a flat ellipse puts opposite ranks together
-        for (int a = 0; a < g && ok; ++a)
-          for (int b = a + 1; b < g && ok; ++b) {
-            const Vec2 p = at(a, e), q = at(b, e);
-            const bool neighbours = b == a + 1 || (a == 0 && b == g - 1);
-            ok = std::hypot(p.x - q.x, p.y - q.y) >= 2 * r + (neighbours && g > 2 ? nb_w(r) : 4);
-          }
-        if (ok) radius = r, fits = true;
-      }
-      // A short, wide box (e.g. beside a lesson), or many ranks: the ranks
-      // on a grid instead, walked as a snake so ring neighbours are grid
-      // neighbours, when the ellipse leaves them too small or does not fit.
-      for (int rows = 1; rows <= g; ++rows) {
-        // A node's own ring closes only on one row or a snake of two.
-        if (!chain && sc.kind == TopologyKind::ring && rows > 2) break;
-        const int cls = (g + rows - 1) / rows;
-        const auto cell_ok = [&](float rr) {
-          const float cell_w = room_w / float(cls), cell_h = (room_h0 - below_for(rr)) / float(rows);
-          return cell_w >= 2 * rr + (cls > 1 ? nb_w(rr) : 4) && cell_h >= 2 * rr + (rows > 1 ? nb_h(rr) : 4);
-        };
-        float r = r_max;
-        while (r >= r_min && !cell_ok(r)) r -= 0.5f;
-        if (r >= r_min && r > grid_r) grid_r = r, grid_rows = rows, grid_cols = cls;
-      }
-      if (fits || grid_rows > 0) break;
-    }
-    if (!fits && grid_rows == 0 && g > 1) layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
-  }
-  if (N > 1 && !sc.compact_nodes) {
-    const int cols = std::min(N, 4), rows = (N + cols - 1) / cols;
-    const float gap = 10, bw = (w - gap * float(cols + 1)) / float(cols), bh = (h - gap * float(rows + 1)) / float(rows);
-    const float head = 24, nic_strip = kNicStrip;
-    const float pad = 6;
-    const float room_w = bw - 2 * pad, room_h0 = bh - head - nic_strip - pad;
-    const auto below_for = [&](float r) {
-      return r * 0.6f + 2 + std::clamp(r * 0.6f, 9.f * sc_px, 20.f * sc_px) / 2 + 5;
-    };
-    const auto ellipse = [&](float r) {
-      const float room_h = room_h0 - below_for(r);
-      return Vec2{std::max(room_w / 2 - r - 1, 0.f), std::max(room_h / 2 - r - 1, 0.f)};
-    };
-    const bool chain = sc.chain;
-    const auto at = [&](int l, Vec2 e) {
-      const float ang = chain ? -kPi / 2 - kPi / float(g) - 2 * kPi * float(l) / float(g)
-                              : -kPi / 2 + 2 * kPi * float(l) / float(g);
-      return Vec2{e.x * std::cos(ang), e.y * std::sin(ang)};
-    };
-    const bool grid = g > 1 && grid_rows > 0 && (!fits || (radius < 11 * sc_px && grid_r > radius + 1));
-    if (grid) radius = std::max(grid_r, 6.f);
-    // The snake: a chain runs down and up the columns from the top left,
-    // so its last rank ends on the right, beside the next node's first;
-    // otherwise along the rows, every other row backwards.
-    const auto grid_cell = [&](int l) {
-      if (chain) {
-        const int c = l / grid_rows, k = l % grid_rows;
-        return std::pair<int, int>{c, c % 2 == 0 ? k : grid_rows - 1 - k};
-      }
-      const int r = l / grid_cols, k = l % grid_cols;
-      return std::pair<int, int>{r % 2 == 0 ? k : grid_cols - 1 - k, r};
-    };
-    if (grid && chain) grid_cols = (g + grid_rows - 1) / grid_rows;
-    const Vec2 e = ellipse(radius);
-    // Structural links stay inside a node (each node's ring when the layout
-    // is a ring): a faint line across boxes would run through other ranks;
-    // the traffic between nodes shows as arrows.
-    sc.links.clear();
-    if (sc.kind == TopologyKind::ring && g > 1)
-      for (int k = 0; k < N; ++k)
-        for (int l = 0; l < (g == 2 ? 1 : g); ++l) sc.links.push_back({k * g + l, k * g + (l + 1) % g});
-    for (int k = 0; k < N; ++k) {
-      const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
-      sc.boxes.push_back({k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}, 6, {}});
-      const float ccx = x0 + bw / 2, ccy = y0 + head + (room_h0 - below_for(radius)) / 2;
-      for (int l = 0; l < g; ++l) {
-        Vec2 d = g == 1 ? Vec2{} : at(l, e);
-        if (grid) {
-          const float room_h = room_h0 - below_for(radius);
-          const auto [gc, gr] = grid_cell(l);
-          d = Vec2{(float(gc) - float(grid_cols - 1) / 2) * room_w / float(grid_cols),
-                   (float(gr) - float(grid_rows - 1) / 2) * room_h / float(grid_rows)};
-        }
-        pos[k * g + l] = Vec2{ccx + d.x, ccy + d.y};
-      }
+    if (!layout_node_fans(sc, pos, N, g, w, h, r_min, r_max, sc_px, radius)) {
+      layout_compact_nodes(sc, pos, N, g, w, h), radius = 0;
+    } else {
+      // A chain: the flat ring, whose traffic leaves a node only from its
+      // last rank to the next node's first.
+      bool chain = g > 1;
+      for (const Step& st : s.steps)
+        for (int r = 0; r < n && chain; ++r)
+          for (const Op& o : st.ranks[r])
+            if (o.kind == OpKind::send && o.peer >= 0 && o.peer / g != r / g &&
+                !(r % g == g - 1 && o.peer % g == 0 && o.peer / g == (r / g + 1) % N))
+              chain = false;
+      sc.chain = chain;
+      // Structural links stay inside a node (each node's ring when the
+      // layout is a ring); the traffic between nodes shows as arrows
+      // through the NICs.
+      if (sc.kind == TopologyKind::ring && g > 1)
+        for (int k = 0; k < N; ++k)
+          for (int l = 0; l < (g == 2 ? 1 : g); ++l) sc.links.push_back({k * g + l, k * g + (l + 1) % g});
     }
   }
   // "root" only where the collective or the algorithm has one (not on a
@@ -413,6 +258,16 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   const float bw = std::clamp(radius * 1.3f, 16.f * sc_px, 40.f * sc_px) * dense;
   const float bh = std::clamp(radius * 0.6f, 9.f * sc_px, 20.f * sc_px) * dense;
   if (sc.compact_nodes) add_compact_arrows(sc, ses, N, g);
+  // Node boxes with their ranks: each rank's NIC (as add_network_loads
+  // places them), the arrows between nodes routed through them.
+  const bool boxed = N > 1 && !sc.compact_nodes;
+  std::vector<Vec2> nic_at(static_cast<size_t>(n)), nic_list;
+  if (boxed) {
+    const int nics = std::clamp(net_in ? net_in->topo.nics_per_node : 1, 1, g);
+    for (const NodeBoxDraw& b : sc.boxes)
+      for (int k = 0; k < nics; ++k) nic_list.push_back(nic_center(b, k, nics));
+    for (int r = 0; r < n; ++r) nic_at[static_cast<size_t>(r)] = nic_list[static_cast<size_t>((r / g) * nics + (r % g) % nics)];
+  }
   for (const Transfer& x : sc.compact_nodes ? std::vector<Transfer>{} : trs) {
     ArrowDraw a;
     a.from = x.from;
@@ -445,50 +300,37 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.a = Vec2{p.x + ux * (ra + 3), p.y + uy * (ra + 3)};
     a.b = Vec2{q.x - ux * (rb + 5), q.y - uy * (rb + 5)};
     a.ctrl = Vec2{(a.a.x + a.b.x) / 2 - uy * bend, (a.a.y + a.b.y) / 2 + ux * bend};
-    if (sc.chain && x.from / g == N - 1 && x.to / g == 0) {
-      // The chain's wrap from the last node back to the first arcs over the
-      // boxes in between, its peak in the gap above them: it crosses the
-      // label row only near its ends, clear of the centred node labels.
-      const float top = sc.boxes[0].min.y - 4;
-      a.ctrl.y = 2 * top - (a.a.y + a.b.y) / 2;
+    if (boxed && x.from / g != x.to / g) {
+      // Between nodes: out through the sender's NIC, in through the
+      // receiver's, straight from and to the ranks (the arcs keep those
+      // lines clear of the other ranks).
+      const Vec2 na = nic_at[static_cast<size_t>(x.from)], nb = nic_at[static_cast<size_t>(x.to)];
+      const auto toward = [](Vec2 from, Vec2 to, float by) {
+        const float l = std::max(std::hypot(to.x - from.x, to.y - from.y), 1e-3f);
+        return Vec2{from.x + (to.x - from.x) / l * by, from.y + (to.y - from.y) / l * by};
+      };
+      a.via = nic_route(sc, x.from / g, na, x.to / g, nb);
+      a.a = toward(p, na, ra + 3);
+      a.b = toward(q, nb, rb + 5);
+      a.ctrl = a.via.back();
+    } else if (boxed) {
+      // Inside a node: bent clear of the other ranks and the NIC.
+      a.ctrl = clear_control(sc, nic_list, Vec2{9, 6}, a.a, a.b, bend, a.node_a, a.node_b, 2 * sc_px + 2);
     }
     const int k = per_link[{x.from, x.to}]++, m = link_total[{x.from, x.to}];
     // Segments of one link travel one behind the other.
     const float gap = sp.channels > 1 ? 0.2f : 0.12f;  // channels: apart across and along
     const float tt = m > 1 ? std::clamp(t + (float(m - 1) / 2 - float(k)) * gap, 0.f, 1.f) : t;
-    a.badge = bezier(a.a, a.ctrl, a.b, tt);
-    a.badge_t = tt;
+    // Between nodes: the badge on the sender's way to its NIC (t = 1 at
+    // the NIC), where it tells the ranks' chunks apart; the way between the
+    // NICs is every such arrow's.
+    const float bt = a.via.empty() ? tt : tt * std::hypot(a.via[0].x - a.a.x, a.via[0].y - a.a.y) / route_length(a);
+    a.badge = arrow_at(a, bt);
+    a.badge_t = bt;
     a.badge_w = bw;
     a.badge_h = bh;
     if (!sc.upcoming) a.carried_text = wrong_carried_text(ses, sc.shown_step, x);  // what really travelled
     sc.arrows.push_back(std::move(a));
-  }
-  // Node labels clear of the chain's wrap arrow (last node's last rank to
-  // the first rank), whether or not this step draws it: the first of left,
-  // centre, right that the arc's curve does not cross.
-  if (N > 1 && sc.chain && !sc.compact_nodes) {
-    const Vec2 p = pos[n - 1], q = pos[0];
-    const float dx = q.x - p.x, dy = q.y - p.y;
-    const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
-    const float ux = dx / len, uy = dy / len;
-    const Vec2 a{p.x + ux * (radius + 3), p.y + uy * (radius + 3)}, b{q.x - ux * (radius + 5), q.y - uy * (radius + 5)};
-    const float top = sc.boxes[0].min.y - 4;
-    const Vec2 c{(a.x + b.x) / 2, 2 * top - (a.y + b.y) / 2};
-    for (NodeBoxDraw& box : sc.boxes) {
-      const float bw = box.max.x - box.min.x;
-      for (const float lx : {6.f, (bw - kNodeLabelW) / 2, bw - 6 - kNodeLabelW}) {
-        const float x0 = box.min.x + lx - 3, x1 = x0 + kNodeLabelW + 6, y0 = box.min.y, y1 = box.min.y + 24;
-        bool crossed = false;
-        for (int k = 0; k <= 40 && !crossed; ++k) {
-          const Vec2 pt = bezier(a, c, b, float(k) / 40);
-          crossed = pt.x >= x0 && pt.x <= x1 && pt.y >= y0 && pt.y <= y1;
-        }
-        if (!crossed) {
-          box.label_x = lx;
-          break;
-        }
-      }
-    }
   }
   add_nccl_views(sc, ses, h, t);
   if (N > 1) add_network_loads(sc, s, N, net_in);

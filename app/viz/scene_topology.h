@@ -123,6 +123,12 @@ struct ProtocolStripDraw {
 struct ArrowDraw {
   int from = 0, to = 0;
   Vec2 a, b, ctrl;  // quadratic Bezier from a to b
+  // An arrow between two node boxes: the corners of its straight route
+  // from a to b, its sender's NIC first and its receiver's NIC last (and
+  // the lanes between the boxes); ctrl is then the last corner (the head
+  // points from it to b). Empty: the Bezier. Points along either shape:
+  // arrow_at, arrow_path.
+  std::vector<Vec2> via;
   int chunk = -1, segment = -1;
   int node_a = 0, node_b = 0; // indices into TopologyScene::nodes of its ends
   int part = -1;              // the layout part carrying the chunk (AlgorithmInfo::layout_part), -1: none
@@ -152,16 +158,17 @@ struct ArrowDraw {
   std::string carried_text;
 };
 
-// Nodes and NICs (spec.nodes > 1): each node a box with its ranks inside and
-// its NICs on the lower edge; each arrow's load is the bytes its port
+// Nodes and NICs (spec.nodes > 1): each node a box with its ranks on an
+// arc around its NIC on the lower edge (left to right in rank order); an
+// arrow between nodes runs from its rank to the rank's NIC, to the other
+// NIC and up to its rank (ArrowDraw::via); each arrow's load is the bytes its port
 // (sender's intra out, or its NIC out) carries in the shown step relative to
 // the step's busiest port (core/model/topology_model.h).
 struct NodeBoxDraw {
   int node = 0;
   Vec2 min, max;
   // The "node k" label's left edge from min.x (a label of kNodeLabelW x 18
-  // px at most, min.y + 3): left, centred or right, wherever the chain's
-  // wrap arrow does not pass.
+  // px at most, min.y + 3).
   float label_x = 6;
   // Compact nodes (TopologyScene::compact_nodes): the node's link totals in
   // the shown step, a line each under its label, as many as the box holds
@@ -262,6 +269,13 @@ TopologyScene build_topology(const Session& s, int position, Vec2 size, float t 
                              const Network* net = nullptr, const TopologyText* text = nullptr);
 
 Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t);
+// The arrow's point at t in [0,1] (0 = a, 1 = b): on its Bezier, or on
+// its route (ArrowDraw::via) by length along it; its unit direction there;
+// the arrow as a polyline (the Bezier in `segments` pieces, or the route's
+// corners). Pixels (scene_topology_route.cpp).
+Vec2 arrow_at(const ArrowDraw& a, float t);
+Vec2 arrow_dir(const ArrowDraw& a, float t);
+std::vector<Vec2> arrow_path(const ArrowDraw& a, int segments = 24);
 
 // scene_nccl.cpp, the layouts and strips of issue 35's algorithms, used by
 // build_topology. Height the channel and protocol strips take at the

@@ -66,7 +66,7 @@ constexpr int kStrokeSegments = 24;
 Stroke stroke_of(const ArrowDraw& a, float line_w, float head_len) {
   Stroke s;
   s.pad = line_w / 2 + 1;
-  for (int i = 0; i <= kStrokeSegments; ++i) s.pts.push_back(bezier(a.a, a.ctrl, a.b, float(i) / kStrokeSegments));
+  s.pts = arrow_path(a, kStrokeSegments);
   float dx = a.b.x - a.ctrl.x, dy = a.b.y - a.ctrl.y;
   const float len = std::max(std::hypot(dx, dy), 1e-3f);
   dx /= len, dy /= len;
@@ -210,13 +210,9 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
     int best_hits = 1 << 30;
     for (const Try& tr : tries) {
       const float t = std::clamp(a.badge_t + tr.dt, 0.f, 1.f);
-      const Vec2 p = bezier(a.a, a.ctrl, a.b, t);
-      float tx = 2 * (1 - t) * (a.ctrl.x - a.a.x) + 2 * t * (a.b.x - a.ctrl.x);
-      float ty = 2 * (1 - t) * (a.ctrl.y - a.a.y) + 2 * t * (a.b.y - a.ctrl.y);
-      const float tl = std::max(std::hypot(tx, ty), 1e-3f);
-      tx /= tl, ty /= tl;
-      float nx = -ty, ny = tx;
-      if ((a.ctrl.x - mid.x) * nx + (a.ctrl.y - mid.y) * ny < 0) nx = -nx, ny = -ny;
+      const Vec2 p = arrow_at(a, t), d = arrow_dir(a, t);
+      float nx = -d.y, ny = d.x;  // a route through NICs: its right
+      if (a.via.empty() && (a.ctrl.x - mid.x) * nx + (a.ctrl.y - mid.y) * ny < 0) nx = -nx, ny = -ny;
       nx *= tr.side, ny *= tr.side;
       const float reach = std::abs(nx) * bw / 2 + std::abs(ny) * bh / 2 + sc.line_w + 2 + tr.out * (bh + 2);
       const Vec2 c{p.x + nx * reach, p.y + ny * reach};

@@ -270,7 +270,7 @@ float buffers_fit_scale(const Session& ses, int position, float w, float h, bool
     lay.row_gap = std::round(fs * 0.15f);
     lay.rank_gap = std::round(fs * 0.7f);
     lay.char_w = ImGui::CalcTextSize("0").x * s;
-    lay.tag_w = ImGui::CalcTextSize("R00").x * s + lay.char_w;
+    lay.tag_w = rank_tag_width(lay.char_w, ImGui::CalcTextSize("R00").x * s);
     lay.label_w = ImGui::CalcTextSize("send_buff").x * s + lay.char_w * 2.5f;
     lay.col_gap = fs;
     lay.swap_w = ImGui::CalcTextSize("swap").x * s + lay.char_w * 4;

@@ -101,9 +101,8 @@ TEST_SUITE("layout") {
             // No arrow runs through a node's label (sampled along its curve).
             for (const ArrowDraw& a : sc.arrows)
               for (int k = 0; k <= 20; ++k) {
-                const float u = float(k) / 20, v = 1 - u;
-                const float x = v * v * a.a.x + 2 * u * v * a.ctrl.x + u * u * a.b.x;
-                const float y = v * v * a.a.y + 2 * u * v * a.ctrl.y + u * u * a.b.y;
+                const Vec2 at = arrow_at(a, float(k) / 20);
+                const float x = at.x, y = at.y;
                 for (size_t i = sc.nodes.size(); i < labels.size(); ++i) {
                   INFO("arrow R", a.from, "->R", a.to, " at (", x, ", ", y, ") through ", show(labels[i]));
                   CHECK_FALSE(Rect{x, y, 0.01f, 0.01f}.overlaps(labels[i]));
