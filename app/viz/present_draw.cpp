@@ -65,7 +65,7 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   ImGui::Text("%d (%d%%)", counts[choice], poll_percents(counts)[static_cast<size_t>(choice)]);
 }
 
-float lesson_min_px(float font_px) { return std::min(font_px, std::max(kLessonMinPx, 0.75f * font_px)); }
+float lesson_min_px(float font_px) { return font_px; }
 
 namespace {
 Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column

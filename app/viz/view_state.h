@@ -71,8 +71,8 @@ struct ViewState {
   // frame the panel measures the height its content needs at the current
   // text scale (lesson_want_h, pixels, header and padding included); the
   // next frame's layout gives it up to kLessonMaxShare of the body (the
-  // picture shrinks), and what still does not fit shrinks the panel's text
-  // (lesson_scale, down to kLessonMinPx). lesson_fitting: the scale changed
+  // picture shrinks), and what still does not fit goes onto continuation
+  // pages (lesson_scale stays 1: lesson_min_px is the font). lesson_fitting: the scale changed
   // this frame (a still waits for it to settle); lesson_clipped: the text
   // does not fit even so (a slide would cut it; tests assert it is false).
   // lesson_fit_key: the beat, answer state and size the fit was found for.
@@ -86,6 +86,18 @@ struct ViewState {
   // the answer and checks state.
   std::string lesson_slide_key;
   bool lesson_hold_h = false;
+  // DDP view with a lesson (--present, a handout page): the "How to read
+  // it" paragraph below the lanes is never cut. When it ran past the DDP
+  // region, ui.cpp grows the region by what was missing (while the lesson
+  // panel has that room beyond its text's need) or takes the paragraph's
+  // room from it (ddp_note_dropped). ddp_note_shown: the paragraph was
+  // drawn whole in the last frame; when not, the lesson panel's text ends
+  // with a pointer to it. LayoutInput::ddp_adjust / ddp_adjust_base.
+  float ddp_adjust = 0, ddp_adjust_base = -1;
+  bool ddp_note_dropped = false, ddp_note_shown = false;
+  // A hang beat: the height (pixels) the hang view needs at the font's
+  // size (hang_panel.cpp), the slide's picture least height; 0 otherwise.
+  float hang_need_h = 0;
   // --present (or F5): no controls, the view takes the window, and the keys
   // of a presentation clicker step (keys.h); Esc leaves it.
   bool present = false;
