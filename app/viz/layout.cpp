@@ -58,9 +58,13 @@ Layout compute_layout(const LayoutInput& in) {
     if (in.present && in.lesson_want_h > 0 && (in.lesson_may_shrink || in.lesson_want_h > usable - ddp_h))
       ddp_h = std::max(lanes_h, std::floor(usable - std::min(in.lesson_want_h, usable * kDdpLessonMaxShare)));
     L.ddp_base_h = ddp_h;
-    if (in.ddp_adjust != 0 && std::abs(in.ddp_adjust_base - ddp_h) < 0.5f) {
-      const float lesson_min = 4 * (in.font_px + in.gap) + 2 * in.pad;  // the lesson's header and two lines
-      ddp_h = std::clamp(std::floor(ddp_h + in.ddp_adjust), 0.f, std::max(0.f, usable - lesson_min));
+    // ui.cpp fit_ddp_note: > 0 the region's least height (up to the lesson's
+    // header and two lines), < 0 minus its most.
+    if (in.ddp_adjust > 0) {
+      const float lesson_min = 4 * (in.font_px + in.gap) + 2 * in.pad;
+      ddp_h = std::min(std::max(ddp_h, std::floor(in.ddp_adjust)), std::max(ddp_h, usable - lesson_min));
+    } else if (in.ddp_adjust < 0) {
+      ddp_h = std::min(ddp_h, std::floor(-in.ddp_adjust));
     }
     L.ddp = Rect{b.x, b.y, b.w, ddp_h};
     const float low_y = b.y + ddp_h + in.gap;

@@ -317,8 +317,8 @@ void draw_compare(App& app) {
   const float topo_min = vs.present ? std::max(7.f * lh, 150.f) : std::max(4.5f * lh, 90.f);
   const float pad2 = 2 * style.WindowPadding.y;
   float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
+  float need_text = pad2 + cap_short_h + sp + text_h;
   const float note_h = vs.present ? wrapped_h(kNoRoomNote, inner_w) + sp : 0.f;
-  const float need_text = pad2 + cap_short_h + sp + text_h + note_h;
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
   const bool brief = avail.y < 20 * lh;
@@ -338,6 +338,9 @@ void draw_compare(App& app) {
     plot_min = std::max(plot_min, sweep_overhead(app, avail.x, brief) +
                                       std::ceil(ImGui::GetIO().DisplaySize.y * kPresentPlotBoxShare));
   const float budget = avail.y - sp - plot_min;
+  // The note where the columns have a line for it (at --font-px 40 their text takes it all).
+  const bool no_room_note = vs.present && need_text + note_h <= budget;
+  if (no_room_note) need_text += note_h;
   float col_h;
   bool text_only = false;
   // No plot (--compare-runs on a slide) and text too tall for the
@@ -377,7 +380,7 @@ void draw_compare(App& app) {
       ImGui::TextUnformatted(alg.c_str());
     } else if (text_only) {
       ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
-      if (vs.present) {
+      if (no_room_note) {
         ImGui::TextDisabled("%s", kNoRoomNote);
         rec_item(vs, alg + " no room note");
       }

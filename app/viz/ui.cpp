@@ -348,23 +348,19 @@ void buffers_panel(App& app, const Rect& r) {
 // --present or a handout page with a lesson, in the DDP view's child right
 // after draw_ddp: the paragraph panel_ddp_plot.cpp draws below the lanes
 // ("How to read it: ...", its last item) must not run past the region.
-// When it does (by `over` pixels), the next frame's split grows the region
-// by that much if the lesson panel has the room beyond its text's need (a
-// handout page prints no panel text: always), else takes the paragraph's
-// room from the region (panel_ddp_plot.cpp draws it only with more than
-// three lines left); the lesson panel then points to it
-// (ViewState::ddp_note_shown). Returns true when the split changes (the
-// slide is not settled yet).
+// When it does (by `over` pixels), the region gets at least its height
+// and `over` from the next frame on if the lesson panel has that room
+// beyond its text's need (a handout page prints no panel text: always),
+// else at most the paragraph's top and a line (panel_ddp_plot.cpp draws it
+// only with more than three lines left), and the lesson panel points to it
+// (ViewState::ddp_note_shown). Kept until the slide changes
+// (begin_fit_lesson). Returns true when the split changes (the slide is
+// not settled yet).
 bool fit_ddp_note(App& app, const LayoutInput& in) {
   ViewState& vs = app.vs;
   const Layout& L = vs.layout;
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
-  const bool applied = vs.ddp_adjust != 0 && std::abs(vs.ddp_adjust_base - L.ddp_base_h) < 0.5f;
-  if (!applied) {
-    vs.ddp_adjust = 0;
-    vs.ddp_note_dropped = false;
-  }
+  const float region_top = ImGui::GetWindowPos().y, bottom = region_top + ImGui::GetWindowHeight();
   const float top = ImGui::GetItemRectMin().y, end = ImGui::GetItemRectMax().y;
   const float over = end - bottom;
   // The plot was the last item: no paragraph under it (the lesson panel points to it).
@@ -374,12 +370,11 @@ bool fit_ddp_note(App& app, const LayoutInput& in) {
   if (!paragraph || over <= 0.5f || bottom - top <= 3 * lh) return false;
   const float slack = vs.handout ? 1e9f : L.side.h - in.lesson_want_h;
   // Grown as far as the layout lets it (the lesson keeps its header and two lines): leave it out.
-  const bool at_most = applied && L.ddp.h + 0.5f < L.ddp_base_h + vs.ddp_adjust;
-  vs.ddp_adjust_base = L.ddp_base_h;
-  if (slack >= over + 1 && !at_most) {
-    vs.ddp_adjust += std::ceil(over) + 1;
+  const bool at_most = vs.ddp_adjust > 0 && L.ddp.h + 0.5f < vs.ddp_adjust;
+  if (vs.ddp_adjust >= 0 && slack >= over + 1 && !at_most) {
+    vs.ddp_adjust = L.ddp.h + std::ceil(over) + 1;
   } else {
-    vs.ddp_adjust -= std::floor(bottom - top - lh);
+    vs.ddp_adjust = -std::floor(top - region_top + lh);
     vs.ddp_note_dropped = true;
   }
   return true;
@@ -422,7 +417,6 @@ void draw_ui(App& app) {
     in.ddp_lanes = (r ? app.ddp.runner.result_params().run.ranks : app.ddp.edit.run.ranks) + 1;
     const bool slide = app.lesson && (vs.present || vs.handout);
     in.ddp_adjust = slide ? vs.ddp_adjust : 0.f;
-    in.ddp_adjust_base = vs.ddp_adjust_base;
     vs.layout = compute_layout(in);
     const Layout& L = vs.layout;
     ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
