@@ -42,11 +42,11 @@ struct LayoutInput {
   // the rest): not on a beat with a question, whose answer comes into the
   // same panel (the picture must not jump on the reveal).
   bool lesson_may_shrink = false;
-  // DDP view with a lesson: pixels added to (or, negative, taken from) the
-  // DDP region, applied only while the split before it is still
-  // ddp_adjust_base (the split it was measured for; ui.cpp: the "How to
+  // DDP view with a lesson (a slide or a handout page): > 0 the DDP
+  // region's least height (pixels; the lesson keeps its header and two
+  // lines), < 0 minus its most; 0 none (ui.cpp fit_ddp_note: the "How to
   // read it" paragraph below the lanes fits whole, or is left out).
-  float ddp_adjust = 0, ddp_adjust_base = -1;
+  float ddp_adjust = 0;
   // --present, main view: the picture's least height when it is known
   // (a hang beat's hang view: its rows and flight recorders at the font's
   // size, ViewState::hang_need_h); 0: kLessonMaxShare. The lesson panel

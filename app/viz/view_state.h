@@ -80,20 +80,21 @@ struct ViewState {
   bool lesson_fitting = false, lesson_clipped = false;
   std::string lesson_fit_key;
   // The same slide answered (or its checks in): the panel keeps the height
-  // the question had (lesson_hold_h), the text shrinking to fit, so that
-  // the picture does not jump on reveal; released only when the text
-  // would not fit at kLessonMinPx. lesson_slide_key: the fit key without
-  // the answer and checks state.
+  // the question had (lesson_hold_h), so that the picture does not jump on
+  // reveal; released when the answer does not fit it (the text is not
+  // shrunk: lesson_min_px is the font). lesson_slide_key: the fit key
+  // without the answer and checks state.
   std::string lesson_slide_key;
   bool lesson_hold_h = false;
   // DDP view with a lesson (--present, a handout page): the "How to read
   // it" paragraph below the lanes is never cut. When it ran past the DDP
-  // region, ui.cpp grows the region by what was missing (while the lesson
-  // panel has that room beyond its text's need) or takes the paragraph's
-  // room from it (ddp_note_dropped). ddp_note_shown: the paragraph was
-  // drawn whole in the last frame; when not, the lesson panel's text ends
-  // with a pointer to it. LayoutInput::ddp_adjust / ddp_adjust_base.
-  float ddp_adjust = 0, ddp_adjust_base = -1;
+  // region, ui.cpp gives the region a least height that holds it (while the
+  // lesson panel has that room beyond its text's need) or a most height
+  // that leaves it out (ddp_note_dropped), until the slide changes
+  // (LayoutInput::ddp_adjust). ddp_note_shown: the paragraph was drawn
+  // whole in the last frame; when not, the lesson panel's text ends with a
+  // pointer to it (present.h kDdpNotePointer).
+  float ddp_adjust = 0;
   bool ddp_note_dropped = false, ddp_note_shown = false;
   // A hang beat: the height (pixels) the hang view needs at the font's
   // size (hang_panel.cpp), the slide's picture least height; 0 otherwise.
