@@ -73,6 +73,16 @@ double width_of(cairo_t* cr, std::string_view s) {
 
 }  // namespace
 
+double handout_picture_scale(int w_px, int h_px) {
+  using P = HandoutPdf;
+  const double text_w = P::kPageW - 2 * P::kMargin;
+  // Below the picture: the heading and four lines of text at least.
+  const double height_pt = P::kPageH - 2 * P::kMargin - kHeading * kLead - 4 * kBody * kLead - 18;
+  return std::min(text_w / std::max(w_px, 1), height_pt / std::max(h_px, 1));
+}
+
+double handout_text_pt(float px, int w_px, int h_px) { return double(px) * handout_picture_scale(w_px, h_px); }
+
 void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std::string& heading,
                       const std::string& text, const std::vector<std::string>& question) {
   if (w <= 0 || h <= 0 || rgba.size() != size_t(w) * size_t(h) * 4)
@@ -80,6 +90,20 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
   cairo_t* cr = impl_->cr;
   const double text_w = kPageW - 2 * kMargin;
   double y = kMargin;
+  const double foot = kPageH - kMargin;
+  const auto show = [&](const std::string& s, double size, bool bold, bool mono = false) {
+    set_font(cr, size, bold, mono);
+    cairo_move_to(cr, kMargin, y + size);
+    cairo_show_text(cr, s.c_str());
+    y += size * kLead;
+  };
+  const auto wrap = [&](const std::string& s, double size, bool bold) {
+    set_font(cr, size, bold);
+    return wrap_words(s, float(text_w), [&](std::string_view wd) { return float(width_of(cr, wd)); });
+  };
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  for (const std::string& l : wrap(heading, kHeading, true)) show(l, kHeading, true);
+  y += 4;
   // The picture: cairo's RGB24 is one native-endian 32-bit word per pixel.
   cairo_surface_t* img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
   cairo_surface_flush(img);
@@ -93,7 +117,7 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
     }
   }
   cairo_surface_mark_dirty(img);
-  const double scale = text_w / w;
+  const double scale = handout_picture_scale(w, h);
   cairo_save(cr);
   cairo_translate(cr, kMargin, y);
   cairo_scale(cr, scale, scale);
@@ -103,34 +127,30 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
   cairo_surface_destroy(img);
   cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
   cairo_set_line_width(cr, 0.5);
-  cairo_rectangle(cr, kMargin, y, text_w, h * scale);
+  cairo_rectangle(cr, kMargin, y, w * scale, h * scale);
   cairo_stroke(cr);
-  y += h * scale + 18;
+  y += h * scale + 14;
 
   cairo_set_source_rgb(cr, 0, 0, 0);
-  const double foot = kPageH - kMargin;
-  bool cut = false;
+  // A line that does not fit above the foot starts a continuation page.
   const auto line = [&](const std::string& s, double size, bool bold, bool mono = false) {
-    if (cut) return;
-    if (y + size * kLead > foot - kBody * kLead) {  // keep room for the note
+    if (y + size * kLead > foot) {
       set_font(cr, kBody, false);
-      cairo_move_to(cr, kMargin, y + kBody);
-      cairo_show_text(cr, "(continued in the window: the text is longer than the page)");
-      cut = true;
-      return;
+      cairo_move_to(cr, kMargin, foot + kBody);
+      cairo_show_text(cr, "(continued on the next page)");
+      cairo_show_page(cr);
+      ++pages_;
+      ++continued_;
+      y = kMargin;
+      cairo_set_source_rgb(cr, 0, 0, 0);
+      for (const std::string& l : wrap(heading + " (continued)", kHeading, true)) show(l, kHeading, true);
+      y += 4;
     }
-    set_font(cr, size, bold, mono);
-    cairo_move_to(cr, kMargin, y + size);
-    cairo_show_text(cr, s.c_str());
-    y += size * kLead;
+    show(s, size, bold, mono);
   };
   const auto wrapped = [&](const std::string& s, double size, bool bold) {
-    set_font(cr, size, bold);
-    for (const std::string& l : wrap_words(s, float(text_w), [&](std::string_view wd) { return float(width_of(cr, wd)); }))
-      line(l, size, bold);
+    for (const std::string& l : wrap(s, size, bold)) line(l, size, bold);
   };
-  wrapped(heading, kHeading, true);
-  y += 4;
   // The text's runs joined into paragraphs (emphasis drawn plain: the
   // markup's words stay, the asterisks go), indented lines as they are.
   std::string para;
@@ -209,7 +229,11 @@ int export_handout(App& app, Frames& f, const Options& o) {
     pdf.page(px, cw, ch, heading, beat.text, q);
   }
   pdf.finish();
-  std::printf("wrote %s (%d pages, one per beat of %d)\n", path.c_str(), pdf.pages(), beats);
+  if (pdf.continued() == 0)
+    std::printf("wrote %s (%d pages, one per beat of %d)\n", path.c_str(), pdf.pages(), beats);
+  else
+    std::printf("wrote %s (%d pages for %d beats: %d continuation page%s)\n", path.c_str(), pdf.pages(), beats,
+                pdf.continued(), pdf.continued() == 1 ? "" : "s");
   return 0;
 }
 

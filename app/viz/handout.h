@@ -1,9 +1,11 @@
 // A lesson's handout as PDF (microddp-viz --lesson L --export-frames DIR
-// --format pdf): one A4 portrait page per beat, the beat's picture (the
-// window as --export-frames draws that beat, its run finished, cut above the
-// lesson panel: the picture alone, the page's width) above its heading, its
-// text (once, without markup) and its question with the choices (not the
-// answer: a handout to work through). Written with cairo's PDF surface (Debian
+// --format pdf): one A4 landscape page per beat, its heading, the beat's
+// picture (the window as --export-frames draws that beat, its run finished,
+// cut above the lesson panel: the picture alone, the page's width, so that
+// its text prints at about 9 pt and more: handout_picture_scale), its text
+// (once, without markup) and its question with the choices (not the answer:
+// a handout to work through); text that does not fit goes on over a
+// continuation page. Written with cairo's PDF surface (Debian
 // libcairo2-dev); text in DejaVu Sans through cairo's font selection.
 #pragma once
 #include <cstdint>
@@ -17,23 +19,28 @@ struct App;
 class Frames;
 struct Options;
 
-// One page per beat; sizes in PDF points (1/72 inch).
+// One page per beat (more when its text is long); sizes in PDF points (1/72 inch).
 class HandoutPdf {
  public:
-  static constexpr double kPageW = 595.28, kPageH = 841.89, kMargin = 42;  // A4 portrait
+  // A4 landscape: a 1280 px window's picture prints 786 pt wide (0.61 pt
+  // per pixel: 18 px text at 11 pt, the 14 px least text of --present at
+  // 8.6 pt; A4 portrait printed them at 7.2 and 5.6 pt).
+  static constexpr double kPageW = 841.89, kPageH = 595.28, kMargin = 28;
   // Opens path for writing; std::runtime_error naming path when cairo cannot.
   explicit HandoutPdf(const std::string& path);
   ~HandoutPdf();
   HandoutPdf(const HandoutPdf&) = delete;
   HandoutPdf& operator=(const HandoutPdf&) = delete;
-  // A page: the picture (RGBA8, w x h pixels, top row first) scaled to the
-  // text width, then heading (bold), text (lesson markup: paragraphs,
-  // *emphasis*, indented lines kept as they are) and question lines, wrapped
-  // at spaces; text past the page's foot is cut with a last line saying so.
+  // A beat: heading (bold), the picture (RGBA8, w x h pixels, top row
+  // first) at handout_picture_scale, then the text (lesson markup:
+  // paragraphs, *emphasis*, indented lines kept as they are) and question
+  // lines, wrapped at spaces. Text past the page's foot goes on over
+  // continuation pages (the heading again, "(continued)"), never cut.
   // std::invalid_argument when rgba is not w * h * 4 bytes.
   void page(const std::vector<uint8_t>& rgba, int w, int h, const std::string& heading, const std::string& text,
             const std::vector<std::string>& question);
-  int pages() const { return pages_; }
+  int pages() const { return pages_; }        // pages written, continuations included
+  int continued() const { return continued_; }  // of them, continuation pages
   // Ends the document; std::runtime_error naming the file when cairo
   // reports an error (a full disk). Called by the destructor otherwise
   // (errors then ignored).
@@ -43,8 +50,18 @@ class HandoutPdf {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;
-  int pages_ = 0;
+  int pages_ = 0, continued_ = 0;
 };
+
+// Points per window pixel of a picture `w_px` pixels wide on a handout
+// page: the page's width between its margins, and never more than
+// `height_pt` / `h_px` (the picture leaves room below it for the heading
+// and four lines of text: a very tall picture is scaled down to that).
+// 786 / 1280 = 0.614 for the default window.
+double handout_picture_scale(int w_px, int h_px);
+// The size in points at which text drawn `px` pixels high in a picture
+// `w_px` x `h_px` pixels prints (px * handout_picture_scale).
+double handout_text_pt(float px, int w_px, int h_px);
 
 // The rows of a window picture `h` pixels high that a handout page shows:
 // those above the lesson panel, whose top is at `lesson_top` of a window
@@ -60,7 +77,9 @@ std::vector<uint8_t> top_rows(const std::vector<uint8_t>& rgba, int w, int rows)
 // --export-frames DIR --format pdf with --lesson: DIR/handout.pdf, every
 // beat's slide as export_beats_png draws it (lesson_sync, checks and a DDP
 // beat's run waited for), cut above its lesson panel (handout_picture_rows:
-// the text is printed once, below the picture). Returns 0; prints the file and its page count.
+// the text is printed once, below the picture). Returns 0; prints the file
+// and its page count ("(6 pages, one per beat of 6)", or "(9 pages for 8
+// beats: 1 continuation page)").
 int export_handout(App& app, Frames& f, const Options& o);
 
 }  // namespace microddp::viz

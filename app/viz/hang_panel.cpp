@@ -171,7 +171,10 @@ void draw_scene(App& app, const HangScene& sc) {
 }  // namespace
 
 bool draw_hang_timeline(App& app, const Rect& r) {
-  if (!app.lesson || app.lesson->current().kind != lesson::Beat::Kind::hang) return false;
+  if (!app.lesson || app.lesson->current().kind != lesson::Beat::Kind::hang) {
+    app.vs.hang_need_h = 0;
+    return false;
+  }
   LessonView& L = *app.lesson;
   app.vs.panels_drawn.push_back({"hang time", r});
   ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
@@ -264,6 +267,12 @@ bool draw_hang_panel(App& app, const Rect& r) {
     const float w = ImGui::GetContentRegionAvail().x, avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
     const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
     const float lo = std::min(1.f, 14.f / fs);
+    {  // what a slide's picture needs at the font's size (layout.h picture_min_h)
+      const bool one = one_line_rows(sc, w, fixed, 2 * fs);
+      const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
+      vs.hang_need_h = std::ceil(line * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines) +
+                                 2 * ImGui::GetStyle().WindowPadding.y) + 2;
+    }
     float scale = lo;
     for (float s = 1; s >= lo; s -= 0.02f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);

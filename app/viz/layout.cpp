@@ -56,7 +56,16 @@ Layout compute_layout(const LayoutInput& in) {
     // A shorter text gives the view the rest (its "How to read it"
     // paragraph below the lanes needs it: lesson 07 beats 6-8).
     if (in.present && in.lesson_want_h > 0 && (in.lesson_may_shrink || in.lesson_want_h > usable - ddp_h))
-      ddp_h = std::max(lanes_h, std::floor(usable - std::min(in.lesson_want_h, usable * kLessonMaxShare)));
+      ddp_h = std::max(lanes_h, std::floor(usable - std::min(in.lesson_want_h, usable * kDdpLessonMaxShare)));
+    L.ddp_base_h = ddp_h;
+    // ui.cpp fit_ddp_note: > 0 the region's least height (up to the lesson's
+    // header and two lines), < 0 minus its most.
+    if (in.ddp_adjust > 0) {
+      const float lesson_min = 4 * (in.font_px + in.gap) + 2 * in.pad;
+      ddp_h = std::min(std::max(ddp_h, std::floor(in.ddp_adjust)), std::max(ddp_h, usable - lesson_min));
+    } else if (in.ddp_adjust < 0) {
+      ddp_h = std::min(ddp_h, std::floor(-in.ddp_adjust));
+    }
     L.ddp = Rect{b.x, b.y, b.w, ddp_h};
     const float low_y = b.y + ddp_h + in.gap;
     L.side = Rect{b.x, low_y, b.w, std::max(0.f, b.bottom() - low_y)};
@@ -72,7 +81,10 @@ Layout compute_layout(const LayoutInput& in) {
   // --present: the lesson panel gets the height its text needs, up to
   // kLessonMaxShare (the rest on continuation pages), the picture the rest.
   if (in.lesson && in.present && in.lesson_want_h > 0 && (in.lesson_may_shrink || in.lesson_want_h > usable_h - top_h))
-    top_h = std::floor(usable_h - std::min(in.lesson_want_h, usable_h * kLessonMaxShare));
+    top_h = std::floor(usable_h - std::min(in.lesson_want_h, in.picture_min_h > 0
+                                                                 ? std::clamp(usable_h - in.picture_min_h, usable_h * kLessonMaxShare,
+                                                                              usable_h * kDdpLessonMaxShare)
+                                                                 : usable_h * kLessonMaxShare));
   const float left_w = std::floor((b.w - in.gap) * (in.topology_first ? 0.62f : large ? 0.32f : 0.38f));
   L.topology = Rect{b.x, b.y, left_w, top_h};
   L.buffers = Rect{b.x + left_w + in.gap, b.y, b.w - left_w - in.gap, top_h};

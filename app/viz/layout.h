@@ -42,17 +42,32 @@ struct LayoutInput {
   // the rest): not on a beat with a question, whose answer comes into the
   // same panel (the picture must not jump on the reveal).
   bool lesson_may_shrink = false;
+  // DDP view with a lesson (a slide or a handout page): > 0 the DDP
+  // region's least height (pixels; the lesson keeps its header and two
+  // lines), < 0 minus its most; 0 none (ui.cpp fit_ddp_note: the "How to
+  // read it" paragraph below the lanes fits whole, or is left out).
+  float ddp_adjust = 0;
+  // --present, main view: the picture's least height when it is known
+  // (a hang beat's hang view: its rows and flight recorders at the font's
+  // size, ViewState::hang_need_h); 0: kLessonMaxShare. The lesson panel
+  // then may take the rest, up to kDdpLessonMaxShare.
+  float picture_min_h = 0;
 };
 
 // The most of the body's height a present-mode lesson panel may claim:
-// the picture keeps half of it (issue 37: at 0.68 lesson 09 beat 2's
-// buffers were cut to their legend at --font-px 28); text that needs more
-// goes onto continuation pages (present.h).
+// the picture is shrunk down to its least share before the text goes onto
+// continuation pages (present.h), and the text is never shrunk below the
+// font (issue 37, lecturer pass 4: answer slides drew their text at 14 px
+// while the picture above had room). The main view's picture keeps half
+// of the body (at 0.68 lesson 09 beat 2's buffers were cut to their legend
+// at --font-px 28); the DDP view's down to its lanes' least height
+// (layout.cpp), at most kDdpLessonMaxShare taken from it.
 inline constexpr float kLessonMaxShare = 0.5f;
+inline constexpr float kDdpLessonMaxShare = 0.7f;
 // In the compare view (panel_lesson.cpp draw_view_with_lesson): less, so
 // that the columns and the sweep plot keep their lines at --font-px 28
 // (issue 37: at 0.45 lesson 03's plot box was 50-90 px tall; the lesson's
-// text shrinks to 14 px instead).
+// text goes on over continuation pages instead).
 inline constexpr float kCompareLessonMaxShare = 0.30f;
 // --present with a lesson: the compare view's sweep plot box (its axes,
 // without the header and labels) keeps at least this share of the
@@ -70,6 +85,7 @@ struct Layout {
   // --present, the run's header and stats, the legend, the timeline); with a
   // lesson open, the lesson panel is `side`, below it.
   Rect ddp;
+  float ddp_base_h = 0;  // the DDP region's height before ddp_adjust
 };
 
 // The DDP timeline's lanes are at least this many lines of text tall: a

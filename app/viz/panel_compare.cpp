@@ -60,6 +60,9 @@ std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Sess
 
 namespace {
 
+// A column on a slide whose topology drawing has no readable room.
+constexpr const char* kNoRoomNote = "(its drawing left out: no room on this slide)";
+
 // The source picker (compare_sources.h): what the sweep plots, and for the
 // model and published sources which system or table. Changing it loads the
 // source at once (the lab starts its job).
@@ -308,10 +311,14 @@ void draw_compare(App& app) {
   // A topology drawing of n ranks is legible from about 4.5 lines of
   // height (8 ranks' circles ~10 px apart at 18 px); below that the
   // columns show their text alone.
-  const float topo_min = std::max(4.5f * lh, 90.f);
+  // A slide (issue 37, lecturer pass 4: lesson 05 beat 6's ring at about
+  // 100 px read as a smudge from the back of the hall) wants 7 lines: the
+  // drawing gets that, or is left out with a line saying so (kNoRoomNote).
+  const float topo_min = vs.present ? std::max(7.f * lh, 150.f) : std::max(4.5f * lh, 90.f);
   const float pad2 = 2 * style.WindowPadding.y;
   float need_full = pad2 + cap_full_h + sp + topo_min + text_h;
-  const float need_text = pad2 + cap_short_h + sp + text_h;
+  float need_text = pad2 + cap_short_h + sp + text_h;
+  const float note_h = vs.present ? wrapped_h(kNoRoomNote, inner_w) + sp : 0.f;
   // A short area (a lesson open below) gets the sweep's short header, a
   // line or two more for the plot box.
   const bool brief = avail.y < 20 * lh;
@@ -331,6 +338,9 @@ void draw_compare(App& app) {
     plot_min = std::max(plot_min, sweep_overhead(app, avail.x, brief) +
                                       std::ceil(ImGui::GetIO().DisplaySize.y * kPresentPlotBoxShare));
   const float budget = avail.y - sp - plot_min;
+  // The note where the columns have a line for it (at --font-px 40 their text takes it all).
+  const bool no_room_note = vs.present && need_text + note_h <= budget;
+  if (no_room_note) need_text += note_h;
   float col_h;
   bool text_only = false;
   // No plot (--compare-runs on a slide) and text too tall for the
@@ -370,6 +380,10 @@ void draw_compare(App& app) {
       ImGui::TextUnformatted(alg.c_str());
     } else if (text_only) {
       ImGui::Text("%s - %s", alg.c_str(), position_label(s->position(), s->num_steps()).c_str());
+      if (no_room_note) {
+        ImGui::TextDisabled("%s", kNoRoomNote);
+        rec_item(vs, alg + " no room note");
+      }
     } else {
       const size_t before = vs.compare_drawn.size();
       float topo_h = ImGui::GetContentRegionAvail().y - (text_h - title_h[i]);  // the title is drawn

@@ -40,19 +40,32 @@ void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmi
                   ImVec2(SX(c.bytes[i + 1]), SY(c.predicted_us[i + 1] / best[i + 1])), im(algorithm_color(c.algorithm)),
                   2.5f);
   }
-  const std::string title = "predicted ÷ fastest", one = "1×", top_label = fmt::format("{:g}×", rmax);
-  dl->AddText(ImVec2(q0.x + 4, q0.y + 2), ink, title.c_str());
-  rec(vs, "sweep ratio title", ImVec2(q0.x + 4, q0.y + 2),
-      ImVec2(q0.x + 4 + ImGui::CalcTextSize(title.c_str()).x, q0.y + 2 + lh));
+  // The title, shortened where the strip is narrow (large text), and the
+  // top label beside it only where both fit; never one over the other.
+  const std::string one = "1×", top_label = fmt::format("{:g}×", rmax);
+  const float room = q1.x - q0.x - 8, label_w = ImGui::CalcTextSize(top_label.c_str()).x;
+  std::string title;
+  for (const char* t : {"predicted ÷ fastest", "÷ fastest"})
+    if (title.empty() && ImGui::CalcTextSize(t).x <= room) title = t;
+  const float title_w = title.empty() ? 0.f : ImGui::CalcTextSize(title.c_str()).x;
+  if (!title.empty()) {
+    dl->AddText(ImVec2(q0.x + 4, q0.y + 2), ink, title.c_str());
+    rec(vs, "sweep ratio title", ImVec2(q0.x + 4, q0.y + 2), ImVec2(q0.x + 4 + title_w, q0.y + 2 + lh));
+  }
+  // Beside the title, else on the line below it where the strip is tall enough.
+  const bool beside = title_w + label_w + lh <= room;
+  const float label_y = beside ? q0.y + 2 : q0.y + 2 + lh;
   const float one_w = ImGui::CalcTextSize(one.c_str()).x;
   dl->AddText(ImVec2(q0.x - one_w - 2, q1.y - lh), ink, one.c_str());
   rec(vs, "sweep ratio label 1x", ImVec2(q0.x - one_w - 2, q1.y - lh), ImVec2(q0.x - 2, q1.y));
   const std::string lo = human_bytes(cmp.sweep.front().bytes.front()), hi = human_bytes(cmp.sweep.front().bytes.back());
-  dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
-  const float hi_w = ImGui::CalcTextSize(hi.c_str()).x;
-  dl->AddText(ImVec2(std::min(q1.x - hi_w, right - hi_w), q1.y + 4), ink, hi.c_str());
-  if (q1.y - q0.y >= 3 * lh) {
-    dl->AddText(ImVec2(q1.x - ImGui::CalcTextSize(top_label.c_str()).x - 4, q0.y + 2), ink, top_label.c_str());
+  const float hi_w = ImGui::CalcTextSize(hi.c_str()).x, hi_x = std::min(q1.x - hi_w, right - hi_w);
+  // The smallest size only where it stays clear of the largest (a narrow strip at large text).
+  if (q0.x + ImGui::CalcTextSize(lo.c_str()).x + lh * 0.5f <= hi_x) dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
+  dl->AddText(ImVec2(hi_x, q1.y + 4), ink, hi.c_str());
+  if (q1.y - q0.y >= (beside ? 3 : 4) * lh && label_w <= room) {
+    dl->AddText(ImVec2(q1.x - label_w - 4, label_y), ink, top_label.c_str());
+    rec(vs, "sweep ratio top label", ImVec2(q1.x - label_w - 4, label_y), ImVec2(q1.x - 4, label_y + lh));
   }
 }
 

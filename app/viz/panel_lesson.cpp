@@ -284,6 +284,11 @@ void draw_body(App& app) {
     const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     draw_wrapped("(" + plain(vs.lesson_note) + ")", &c);
   }
+  if (present && vs.view == View::ddp && app.ddp.runner.result() && !vs.ddp_note_shown) {
+    // The DDP picture's "How to read it" paragraph did not fit above (ui.cpp fit_ddp_note): say where it is.
+    const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped(kDdpNotePointer, &c);
+  }
   end_page_column(app, 0);
   measure();
   ImGui::EndChild();
@@ -330,12 +335,18 @@ void draw_view_with_lesson(App& app) {
   float h = std::floor(avail * share);
   // --present, once the lesson panel has measured its text (present.h): it
   // gets the height the text needs (a quarter of the window at least, at
-  // most kLessonMaxShare), and the compare view the rest.
+  // most kCompareLessonMaxShare), and the compare view the rest.
   // Less than the other views' kLessonMaxShare: the columns' text and the
   // sweep plot both need lines of the text size (at --font-px 28 the plot
-  // was squeezed to a line), so the lesson's text shrinks first.
+  // was squeezed to a line), so the lesson's text goes onto continuation
+  // pages first (at the font's size, present.h lesson_min_px).
+  // At smaller text the plot's lines take less of the window: up to 45% at
+  // 18 px (issue 37, lecturer pass 4: lesson 05 beat 7's answer shrank to
+  // 14 px beside a plot with room), kCompareLessonMaxShare from 28 px on.
+  const float most = std::clamp(kCompareLessonMaxShare + (28 - ImGui::GetFontSize()) * 0.015f,
+                                kCompareLessonMaxShare, 0.45f);
   if (app.vs.present && app.vs.lesson_want_h > 0)
-    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * kCompareLessonMaxShare));
+    h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * most));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);

@@ -117,15 +117,23 @@ void draw_poll_bar(App& app, int choice, float column_x);
 // applies the text scale; fit_lesson, after drawing, takes `want` (the
 // height in pixels the content needs at this scale), `have` and `need` (the
 // columns' height and the taller column's content, pixels): it asks the
-// layout for `want` first, then shrinks the text (not below kLessonMinPx)
-// while the content still does not fit; lesson_clipped when even that
-// fails (present_draw.cpp; ImGui).
+// layout for `want` (the picture above shrinks down to its least share,
+// layout.h kLessonMaxShare); what still does not fit goes onto
+// continuation pages, the text at the font's size (lesson_min_px);
+// lesson_clipped when a single line does not fit a page (present_draw.cpp;
+// ImGui).
 inline constexpr float kLessonMinPx = 14;
 // The least size of a slide's lesson text at a --font-px of `font_px`
-// (pixels): three quarters of it, and never below kLessonMinPx (18 -> 14,
-// 28 -> 21): a slide at --font-px 28 never reads smaller than one at 18;
-// what does not fit at that size goes onto continuation pages.
+// (pixels): the font's own (issue 37, lecturer pass 4: the text gets the
+// room, from the picture and then on continuation pages, before it is
+// shrunk; it was three quarters of the font, and answer slides at 18 px
+// read at 14 px while the picture had room).
 float lesson_min_px(float font_px);
+// A DDP slide whose picture has no room for its "How to read it"
+// paragraph (ui.cpp fit_ddp_note: never cut, left out whole) ends its text
+// with this pointer.
+inline constexpr const char* kDdpNotePointer =
+    "(How to read the picture: the paragraph under the lanes of the window's DDP view, microddp-viz --ddp)";
 void begin_fit_lesson(App& app);
 void fit_lesson(App& app, float want, float have, float need);
 

@@ -65,7 +65,7 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   ImGui::Text("%d (%d%%)", counts[choice], poll_percents(counts)[static_cast<size_t>(choice)]);
 }
 
-float lesson_min_px(float font_px) { return std::min(font_px, std::max(kLessonMinPx, 0.75f * font_px)); }
+float lesson_min_px(float font_px) { return font_px; }
 
 namespace {
 Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column
@@ -135,8 +135,10 @@ void end_page_column(App& app, int column) {
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     const float y = pos.y + size.y - band;
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    // Shorter in a narrow column (the checks' beside the text at --font-px 40).
+    const char* text = ImGui::CalcTextSize(kContinued).x <= size.x ? kContinued : "continued";
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(pos.x, y + ImGui::GetStyle().ItemSpacing.y),
-                im(from_hex(assets::kActive)), kContinued);
+                im(from_hex(assets::kActive)), text);
   }
 }
 
@@ -205,6 +207,8 @@ void begin_fit_lesson(App& app) {
     if (!vs.lesson_hold_h) vs.lesson_want_h = 0;
     vs.lesson_clipped = false;
     vs.lesson_fitting = true;
+    vs.ddp_adjust = 0;  // the DDP paragraph's room is measured again for this slide (ui.cpp fit_ddp_note)
+    vs.ddp_note_dropped = false;
   }
   app.presenter.lesson_top = ImGui::GetWindowPos().y;  // the handout's picture ends above (handout.h)
   for (int i = 0; i < 2; ++i) {  // a column not drawn in the last frame has no pages

@@ -236,6 +236,7 @@ LayoutInput layout_input(const App& app, float controls_bottom) {
   // default share and the picture above it is what the page shows.
   in.lesson_want_h = app.vs.present && app.lesson && !app.vs.handout ? app.vs.lesson_want_h : 0.f;
   in.lesson_may_shrink = app.lesson && !app.lesson->current().question;
+  in.picture_min_h = app.vs.present && !app.vs.handout ? app.vs.hang_need_h : 0.f;
   return in;
 }
 
@@ -344,6 +345,41 @@ void buffers_panel(App& app, const Rect& r) {
   ImGui::EndChild();
 }
 
+// --present or a handout page with a lesson, in the DDP view's child right
+// after draw_ddp: the paragraph panel_ddp_plot.cpp draws below the lanes
+// ("How to read it: ...", its last item) must not run past the region.
+// When it does (by `over` pixels), the region gets at least its height
+// and `over` from the next frame on if the lesson panel has that room
+// beyond its text's need (a handout page prints no panel text: always),
+// else at most the paragraph's top and a line (panel_ddp_plot.cpp draws it
+// only with more than three lines left), and the lesson panel points to it
+// (ViewState::ddp_note_shown). Kept until the slide changes
+// (begin_fit_lesson). Returns true when the split changes (the slide is
+// not settled yet).
+bool fit_ddp_note(App& app, const LayoutInput& in) {
+  ViewState& vs = app.vs;
+  const Layout& L = vs.layout;
+  const float lh = ImGui::GetTextLineHeightWithSpacing();
+  const float region_top = ImGui::GetWindowPos().y, bottom = region_top + ImGui::GetWindowHeight();
+  const float top = ImGui::GetItemRectMin().y, end = ImGui::GetItemRectMax().y;
+  const float over = end - bottom;
+  // The plot was the last item: no paragraph under it (the lesson panel points to it).
+  const bool paragraph = app.ddp.runner.result() && std::abs(top - app.ddp.drawn.timeline_box[1]) >= 1;
+  vs.ddp_note_shown = paragraph && over <= 0.5f;
+  // Only a paragraph that starts with more than three lines left (a cut one).
+  if (!paragraph || over <= 0.5f || bottom - top <= 3 * lh) return false;
+  const float slack = vs.handout ? 1e9f : L.side.h - in.lesson_want_h;
+  // Grown as far as the layout lets it (the lesson keeps its header and two lines): leave it out.
+  const bool at_most = vs.ddp_adjust > 0 && L.ddp.h + 0.5f < vs.ddp_adjust;
+  if (vs.ddp_adjust >= 0 && slack >= over + 1 && !at_most) {
+    vs.ddp_adjust = L.ddp.h + std::ceil(over) + 1;
+  } else {
+    vs.ddp_adjust = -std::floor(top - region_top + lh);
+    vs.ddp_note_dropped = true;
+  }
+  return true;
+}
+
 }  // namespace
 
 void draw_ui(App& app) {
@@ -379,18 +415,22 @@ void draw_ui(App& app) {
     // The lanes drawn: the shown run's, else those of the run requested.
     const auto r = app.ddp.runner.result();
     in.ddp_lanes = (r ? app.ddp.runner.result_params().run.ranks : app.ddp.edit.run.ranks) + 1;
+    const bool slide = app.lesson && (vs.present || vs.handout);
+    in.ddp_adjust = slide ? vs.ddp_adjust : 0.f;
     vs.layout = compute_layout(in);
     const Layout& L = vs.layout;
     ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));
     vs.panels_drawn.push_back({"ddp", L.ddp});
     ImGui::BeginChild("ddp", ImVec2(L.ddp.w, L.ddp.h), false, ImGuiWindowFlags_NoScrollbar);
     draw_ddp(app);
+    const bool adjusted = slide && fit_ddp_note(app, in);
     ImGui::EndChild();
     if (app.lesson) {
       begin_panel(vs, "lesson", L.side);
       draw_lesson(app);
       ImGui::EndChild();
     }
+    if (adjusted) vs.lesson_fitting = true;  // a still waits for the next frame's split
     ImGui::End();
     return;
   }

@@ -71,8 +71,8 @@ struct ViewState {
   // frame the panel measures the height its content needs at the current
   // text scale (lesson_want_h, pixels, header and padding included); the
   // next frame's layout gives it up to kLessonMaxShare of the body (the
-  // picture shrinks), and what still does not fit shrinks the panel's text
-  // (lesson_scale, down to kLessonMinPx). lesson_fitting: the scale changed
+  // picture shrinks), and what still does not fit goes onto continuation
+  // pages (lesson_scale stays 1: lesson_min_px is the font). lesson_fitting: the scale changed
   // this frame (a still waits for it to settle); lesson_clipped: the text
   // does not fit even so (a slide would cut it; tests assert it is false).
   // lesson_fit_key: the beat, answer state and size the fit was found for.
@@ -80,12 +80,25 @@ struct ViewState {
   bool lesson_fitting = false, lesson_clipped = false;
   std::string lesson_fit_key;
   // The same slide answered (or its checks in): the panel keeps the height
-  // the question had (lesson_hold_h), the text shrinking to fit, so that
-  // the picture does not jump on reveal; released only when the text
-  // would not fit at kLessonMinPx. lesson_slide_key: the fit key without
-  // the answer and checks state.
+  // the question had (lesson_hold_h), so that the picture does not jump on
+  // reveal; released when the answer does not fit it (the text is not
+  // shrunk: lesson_min_px is the font). lesson_slide_key: the fit key
+  // without the answer and checks state.
   std::string lesson_slide_key;
   bool lesson_hold_h = false;
+  // DDP view with a lesson (--present, a handout page): the "How to read
+  // it" paragraph below the lanes is never cut. When it ran past the DDP
+  // region, ui.cpp gives the region a least height that holds it (while the
+  // lesson panel has that room beyond its text's need) or a most height
+  // that leaves it out (ddp_note_dropped), until the slide changes
+  // (LayoutInput::ddp_adjust). ddp_note_shown: the paragraph was drawn
+  // whole in the last frame; when not, the lesson panel's text ends with a
+  // pointer to it (present.h kDdpNotePointer).
+  float ddp_adjust = 0;
+  bool ddp_note_dropped = false, ddp_note_shown = false;
+  // A hang beat: the height (pixels) the hang view needs at the font's
+  // size (hang_panel.cpp), the slide's picture least height; 0 otherwise.
+  float hang_need_h = 0;
   // --present (or F5): no controls, the view takes the window, and the keys
   // of a presentation clicker step (keys.h); Esc leaves it.
   bool present = false;

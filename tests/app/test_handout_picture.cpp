@@ -7,6 +7,9 @@
 #include <imgui.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,5 +84,41 @@ TEST_SUITE("handout_picture") {
       CHECK(handout_picture_rows(top, 720, 720, ImGui::GetStyle().ItemSpacing.y / 2) == int(top) - 3);
     }
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("the picture prints at readable sizes: A4 landscape, the default window's 18 px text at 11 pt, the 14 px least text at 8.6 pt") {
+    // 841.89 - 2 x 28 = 785.89 pt for 1280 px (A4 portrait printed 511 pt: 7.2 and 5.6 pt).
+    CHECK(handout_picture_scale(1280, 400) == doctest::Approx(785.89 / 1280));
+    CHECK(handout_text_pt(18, 1280, 400) == doctest::Approx(11.05).epsilon(0.01));
+    CHECK(handout_text_pt(14, 1280, 400) == doctest::Approx(8.60).epsilon(0.01));
+    CHECK(handout_text_pt(28, 1280, 400) > 17);
+    // The whole window (a view without a lesson panel): still the page's width.
+    CHECK(handout_picture_scale(1280, 720) == doctest::Approx(785.89 / 1280));
+    // A picture taller than the page leaves the heading and four lines below it.
+    const double tall = handout_picture_scale(400, 2000);
+    CHECK(tall * 2000 == doctest::Approx(595.28 - 56 - 13 * 1.35 - 4 * 10.5 * 1.35 - 18));
+    CHECK(tall < 785.89 / 400);
+  }
+
+  TEST_CASE("a beat whose text does not fit its page goes on over a continuation page, every line printed") {
+    const std::string path = (std::filesystem::temp_directory_path() / "microddp_handout_continued.pdf").string();
+    std::string text;
+    for (int i = 0; i < 60; ++i) text += "Line " + std::to_string(i) + " of a long beat.\n\n";
+    const std::vector<uint8_t> px(size_t(1280) * 400 * 4, 255);
+    {
+      HandoutPdf pdf(path);
+      pdf.page(px, 1280, 400, "short", "One line.", {"Question: which?", "  1. this", "  2. that"});
+      CHECK(pdf.pages() == 1);
+      CHECK(pdf.continued() == 0);
+      pdf.page(px, 1280, 400, "long", text, {});
+      // Below a 246 pt picture, 60 paragraphs of 20 pt need three pages.
+      CHECK(pdf.pages() == 4);
+      CHECK(pdf.continued() == 2);
+      pdf.finish();
+    }
+    std::ifstream f(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    CHECK(bytes.rfind("%PDF-", 0) == 0);
+    std::filesystem::remove(path);
   }
 }

@@ -42,7 +42,7 @@ void open(App& app, const std::string& file) {
 }  // namespace
 
 TEST_SUITE("present_fit") {
-  TEST_CASE("every shipped lesson's beats and answers fit the --present lesson panel at 1280x720, 18 px, text >= 14 px, on continuation pages where needed") {
+  TEST_CASE("every shipped lesson's beats and answers fit the --present lesson panel at 1280x720, text at the font's 18 px, on continuation pages where needed") {
     // The panel alone, at the most of the window the layout gives it
     // (kLessonMaxShare of the body), each beat's text, note, question,
     // answer and checks line: no beat's run is driven (the next case
@@ -56,7 +56,7 @@ TEST_SUITE("present_fit") {
     const ImGuiStyle& st = ImGui::GetStyle();
     const float body_h = 720 - 2 * st.WindowPadding.y;
     const float panel_h = std::floor((body_h - st.ItemSpacing.y) * kLessonMaxShare);
-    CHECK(panel_h == 349);  // as the layout gives it at most (the next case): half the body
+    CHECK(panel_h == 349);  // as the main view's layout gives it at most: half the body (more below a DDP picture)
     const auto draw = [&](App& app) {
       w.t += 1.0 / 60;
       ImGui::NewFrame();
@@ -85,7 +85,7 @@ TEST_SUITE("present_fit") {
         INFO(f.filename().string(), " beat ", b + 1);
         CHECK_FALSE(app.vs.lesson_clipped);
         CHECK_FALSE(app.vs.lesson_fitting);
-        CHECK(app.vs.lesson_scale * 18 >= kLessonMinPx - 1e-3);
+        CHECK(app.vs.lesson_scale == 1.f);  // never shrunk (issue 37, lecturer pass 4)
         ++slides;
         if (const auto& q = L.current().question) {
           if (q->choices.empty()) L.submit(fmt::format("{:g}", q->value));
@@ -93,7 +93,7 @@ TEST_SUITE("present_fit") {
           settle(app);
           INFO("answered");
           CHECK_FALSE(app.vs.lesson_clipped);
-          CHECK(app.vs.lesson_scale * 18 >= kLessonMinPx - 1e-3);
+          CHECK(app.vs.lesson_scale == 1.f);
           ++slides;
         }
       }
@@ -101,7 +101,7 @@ TEST_SUITE("present_fit") {
     CHECK(slides == 135);  // 95 beats and 40 answers (the questions)
   }
 
-  TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes more of the window, its text shrunk to fit, not below 21 px") {
+  TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes the DDP picture's room down to its lanes, its text at 28 px") {
     ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
     Window w(28);
     App app;
@@ -115,13 +115,12 @@ TEST_SUITE("present_fit") {
     const auto lesson = std::find_if(app.vs.panels_drawn.begin(), app.vs.panels_drawn.end(),
                                      [](const auto& p) { return p.what == "lesson"; });
     REQUIRE(lesson != app.vs.panels_drawn.end());
-    INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", text scale ", app.vs.lesson_scale);
-    CHECK(lesson->r.h == app.vs.lesson_want_h);  // the height its text needs at the shrunk scale
-    CHECK(lesson->r.h > 300);                    // the default DDP split leaves it 38% (265 px)
-    CHECK(app.vs.lesson_scale < 1.f);            // and the text is smaller than 28 px, not below 21 px
-    CHECK(app.vs.lesson_scale * 28 >= lesson_min_px(28) - 1e-3);
-    CHECK(lesson_min_px(28) == 21);
-    CHECK(app.presenter.pages == 1);  // it fits at 23 px: no continuation page
+    INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", wants ", app.vs.lesson_want_h, ", pages ", app.presenter.pages);
+    CHECK(app.vs.lesson_scale == 1.f);  // never shrunk: 28 px
+    CHECK(lesson_min_px(28) == 28);
+    CHECK(lesson->r.h > 300);  // the default DDP split leaves it 38% (265 px)
+    // The height its text needs, or (the DDP lanes at their least) continuation pages.
+    CHECK((lesson->r.h == app.vs.lesson_want_h || app.presenter.pages > 1));
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 

@@ -20,6 +20,8 @@ namespace microddp::viz::test {
 struct DrawnGlyph {
   float px = 0;            // the text size it was drawn at (pixels)
   float x = 0, y = 0;      // top-left of its quad (screen pixels)
+  float x1 = 0;            // right edge of its quad (screen pixels)
+  float line_top = 0;      // the top of the line of text it is in (the quad's top less the glyph's offset)
   unsigned codepoint = 0;  // the character
   std::string list;        // ImDrawList owner name (the window or child)
 };
@@ -59,7 +61,8 @@ inline std::vector<DrawnGlyph> drawn_glyphs() {
       if (x1 <= x0 || y1 <= y0) continue;  // clipped away: not seen
       DrawnGlyph d;
       d.px = it->second.first->FontSize * h / (g.Y1 - g.Y0);
-      d.x = v[i].pos.x, d.y = v[i].pos.y;
+      d.x = v[i].pos.x, d.y = v[i].pos.y, d.x1 = v[i + 1].pos.x;
+      d.line_top = v[i].pos.y - g.Y0 * d.px / it->second.first->FontSize;
       d.codepoint = g.Codepoint;
       d.list = dl->_OwnerName ? dl->_OwnerName : "";
       out.push_back(d);
