@@ -42,6 +42,20 @@ std::string short_crossover(const Compare& cmp);
 // A numeric question about something else (lesson 05 beat 7's α) does not
 // hide it.
 bool crossover_hidden(const App& app);
+// Is the beat about the crossover (issue 37: lesson 05 beat 7 drew the
+// crossover markers beside a question about α)? True outside a lesson;
+// on a lesson's beat when its text names the crossover or who leads
+// (crossover_words), or its question, once answered, asks for it (its ask
+// or explanation names it, or its numeric answer is the predicted
+// crossover in bytes).
+bool beat_about_crossover(const App& app);
+// The words that make a beat's text about the crossover, whole words,
+// any case: "crossover", "cross", "overtaken", "ahead", "fastest", "lead", ...
+bool crossover_words(const std::string& text);
+// Are the crossover's markers (the dashed lines, their labels, the ringed
+// dot), its sentence in the header and the ratio strip drawn? Not while
+// hidden (crossover_hidden), nor on a beat not about it.
+inline bool crossover_shown(const App& app) { return !crossover_hidden(app) && beat_about_crossover(app); }
 // The caption while it is: kCrossoverWaits when a question asks for the
 // crossover itself, else kCrossoverQuestionOpen.
 std::string crossover_caption(const App& app);

@@ -112,7 +112,9 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                                 iters, pred ? based : "predicted (" + based + ")")
                   : "Time against message size (log-log): dots measured on this machine, lines predicted.";
   }
-  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? crossover_caption(app) + lines_cut(app) : cmp.crossover) + ".";
+  // The crossover's sentence only on a beat about it (crossover_shown); its caption while a question withholds it.
+  if (!cmp.crossover.empty() && crossover_hidden(app)) f += " " + crossover_caption(app) + lines_cut(app) + ".";
+  else if (!cmp.crossover.empty() && crossover_shown(app)) f += " " + cmp.crossover + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {
     skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
@@ -124,7 +126,9 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   if (brief) f = source_line(cmp) + ". " + f;  // (on hover: the label has no line of its own)
   *full = f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
-  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : crossover_caption(app)) : short_crossover(cmp);
+  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : crossover_caption(app))
+                        : crossover_shown(app) ? short_crossover(cmp)
+                                               : "";
   if (c.empty() && cmp.sweep_source.kind != SweepSource::shm && pred && !cmp.lines_text.empty()) {
     // No crossover to tell: say what the line is ("NCCL's model of dgx-h100"), without its parenthesis.
     const std::string line = cmp.lines_text.substr(0, cmp.lines_text.find(" ("));
@@ -239,8 +243,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   int with_lines = 0;
   for (const auto& c : cmp.sweep) with_lines += c.predicted_us.size() == c.bytes.size() && !c.bytes.empty();
   const float full_right = o.x + size.x - right;
-  // (Not while a question withholds the crossover: the strip shows it.)
-  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && !crossover_hidden(app);
+  // (Not while a question withholds the crossover, nor on a beat not about it: the strip shows it.)
+  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && crossover_shown(app);
   const float strip_w = ratio_strip ? std::floor((full_right - o.x - left) * 0.3f) : 0.f;
   const ImVec2 p0(o.x + left, o.y + top),
       p1(full_right - (ratio_strip ? strip_w + lh : 0.f), std::max(o.y + top + 8, o.y + size.y - bottom));
@@ -336,7 +340,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const float w = ImGui::CalcTextSize(t.c_str()).x;
     dl->AddRectFilled(ImVec2(x - 1, p1.y - lh * 0.8f), ImVec2(x + 1, p1.y + 6), ink);
     // Away from the predicted crossover's line when it is just right of the size (beat 6: 363 against 373 KiB).
-    const bool left = x + 4 + w > p1.x || (cmp.crossover_predicted_bytes > b && !crossover_hidden(app) && x - 4 - w >= p0.x);
+    const bool left = x + 4 + w > p1.x || (cmp.crossover_predicted_bytes > b && crossover_shown(app) && x - 4 - w >= p0.x);
     const float tx = left ? x - 4 - w : x + 4;
     // On a light backing, so that it reads over a line.
     dl->AddRectFilled(ImVec2(tx - 2, p1.y - lh * 1.05f), ImVec2(tx + w + 2, p1.y - lh * 0.05f),
@@ -448,7 +452,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       dl->AddText(ImVec2(tx, ty), text, label);
       rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
     };
-    const bool hide = crossover_hidden(app);
+    const bool hide = !crossover_shown(app);  // (withheld, or not this beat's topic)
     if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->measured_us.size())) {
       vline(ring->bytes[j], ink, ink, fmt::format("crossover ({})", cmp.source_word).c_str(), 0);
       dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
