@@ -93,6 +93,17 @@ float run_strips_height(int ranks);
 // time over the fastest's, from 1x; its largest size's label ends by `right`.
 void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmin, double xmax, float right);
 
+// What the plot draws, in the words of its marks (issue 37, lesson 09 beat
+// 13 at 28 px captioned a bar chart "dots measured"): "dots measured,
+// lines predicted", "dots measured", "lines predicted", for one size
+// (one_size, size_bars.h) "bars measured, ticks predicted" or "bars
+// measured"; "" with no sweep.
+std::string what_is_drawn(const Compare& cmp);
+// A short plot's one line above its box on a slide (at --font-px 28 the tag
+// inside the box covered the lines): "Source: " + the source in a few words
+// + " · " + what_is_drawn.
+std::string brief_caption(const Compare& cmp);
+
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);

@@ -53,18 +53,25 @@ std::string source_tag(const Compare& cmp) {
   return std::string(picker_label(cmp.sweep_source.kind));
 }
 
-// A short plot's one line above its box (issue 37: at --font-px 28 the tag
-// inside the box covered the lines): the source in a few words and what
-// the dots and the lines are.
-std::string brief_caption(const Compare& cmp) {
+}  // namespace
+
+std::string what_is_drawn(const Compare& cmp) {
   const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
   const bool dots = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.measured_us.empty(); });
-  std::string what;
-  if (dots && pred) what = " · dots measured, lines predicted";
-  else if (dots) what = " · dots measured";
-  else if (pred) what = " · lines predicted";
-  return "Source: " + source_tag(cmp) + what;
+  // One size: a bar per curve and the model as a tick on it (size_bars.h), not dots and lines.
+  if (one_size(cmp)) return pred ? "bars measured, ticks predicted" : "bars measured";
+  if (dots && pred) return "dots measured, lines predicted";
+  if (dots) return "dots measured";
+  if (pred) return "lines predicted";
+  return "";
 }
+
+std::string brief_caption(const Compare& cmp) {
+  const std::string what = what_is_drawn(cmp);
+  return "Source: " + source_tag(cmp) + (what.empty() ? "" : " · " + what);
+}
+
+namespace {
 
 // While the crossover is hidden and the lines stop short of it
 // (predicted_points_drawn): "; the lines stop at 256 KiB until then", or
