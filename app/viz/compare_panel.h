@@ -3,10 +3,12 @@
 #pragma once
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "app/viz/compare_plot_place.h"
 #include "app/viz/panels.h"
 
 namespace microddp::viz::compare_panel {
@@ -107,6 +109,25 @@ std::string brief_caption(const Compare& cmp);
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);
+// The sweep plot's box and scales, for its labels.
+struct PlotFrame {
+  ImVec2 p0, p1;          // the plot box, screen pixels
+  double xmin, xmax;      // the sizes swept, bytes
+  float inset, spread_px; // sizes map inside the box by `inset`; the curves' dots sit spread_px apart
+  std::function<float(double)> X, Y;  // bytes -> x, µs -> y
+};
+// The plot's markers and labels (compare_plot_labels.cpp), each label
+// where none of the drawn lines `segs` crosses it and it covers none of
+// `marks` (the dots, error bars, labels placed; compare_plot_place.h):
+// the crossovers' dashed lines (their segments added to `segs`), labels
+// and marked points (while crossover_shown), the beat's size as a tick on
+// the x axis and "this beat: 363 KiB" (beat_size_bytes), and the model's
+// "not this machine" note (model_not_here_label). Recorded as "sweep
+// crossover (...)", "sweep beat size ...", "sweep model not here"; the
+// dashed lines as "sweep segment crossover (...)", from (x, y) to
+// (x + w, y + h) as the plot's other "sweep segment" records.
+void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<Segment>& segs,
+                      std::vector<Rect>& marks);
 // Height the sweep needs besides its plot box.
 float sweep_overhead(const App& app, float width, bool brief);
 
