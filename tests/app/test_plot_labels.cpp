@@ -1,7 +1,7 @@
 // No line through a label on the compare plot (issue 37, lecturer pass 4:
 // lesson 03 beat 4's "this beat: 4 KiB" lay on the tree's line, beat 9's
-// "model: preset nvlink, not this machine" across all three lines). Every
-// plot beat of lesson 03 on a 1280x720 slide: each label's box is crossed
+// "model: preset nvlink, not this machine" across all three lines). Lesson
+// 03's plot beats on a 1280x720 slide: each label's box is crossed
 // by no drawn line (the model's lines, the crossovers' dashed lines), with
 // stand-in dots for the shared-memory sweeps (measuring takes seconds) and
 // the recorded lab run of beat 10 as it is. And the placement's geometry.
@@ -131,9 +131,10 @@ TEST_SUITE("plot_labels") {
     CHECK(b[2].y == 30);
   }
 
-  TEST_CASE("lesson 03's plot beats (4-10) on a slide at 18 px: every label clear of every line") {
+  TEST_CASE("lesson 03's plot beats 4, 5 (open, then answered), 9 and 10 on a slide at 18 px: every label clear of every line") {
     const Env env;
-    for (const int beat : {4, 5, 6, 7, 8, 9, 10}) {
+    // (Beats 6-8 are beat 5's plot at other sizes; each beat runs its three columns for real: a few seconds.)
+    for (const int beat : {4, 5, 9, 10}) {
       INFO("beat ", beat);
       Sized h(18.f);
       App app;
@@ -154,7 +155,7 @@ TEST_SUITE("plot_labels") {
       std::vector<std::string> labels = check_labels(app);
       if (beat != 10) CHECK(has(labels, "sweep beat size"));
       if (beat == 9) CHECK(has(labels, "sweep model not here"));
-      if (beat == 8 || beat == 10) CHECK(has(labels, "sweep crossover"));
+      if (beat == 10) CHECK(has(labels, "sweep crossover"));
       if (beat == 5) {  // its question answered: the crossover's markers join, clear too
         app.lesson->submit("373");
         frames(h, app, 2);
