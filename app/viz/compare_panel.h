@@ -3,10 +3,12 @@
 #pragma once
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "app/viz/compare_plot_place.h"
 #include "app/viz/panels.h"
 
 namespace microddp::viz::compare_panel {
@@ -42,6 +44,20 @@ std::string short_crossover(const Compare& cmp);
 // A numeric question about something else (lesson 05 beat 7's α) does not
 // hide it.
 bool crossover_hidden(const App& app);
+// Is the beat about the crossover (issue 37: lesson 05 beat 7 drew the
+// crossover markers beside a question about α)? True outside a lesson;
+// on a lesson's beat when its text names the crossover or who leads
+// (crossover_words), or its question, once answered, asks for it (its ask
+// or explanation names it, or its numeric answer is the predicted
+// crossover in bytes).
+bool beat_about_crossover(const App& app);
+// The words that make a beat's text about the crossover, whole words,
+// any case: "crossover", "cross", "overtaken", "ahead", "fastest", "lead", ...
+bool crossover_words(const std::string& text);
+// Are the crossover's markers (the dashed lines, their labels, the ringed
+// dot), its sentence in the header and the ratio strip drawn? Not while
+// hidden (crossover_hidden), nor on a beat not about it.
+inline bool crossover_shown(const App& app) { return !crossover_hidden(app) && beat_about_crossover(app); }
 // The caption while it is: kCrossoverWaits when a question asks for the
 // crossover itself, else kCrossoverQuestionOpen.
 std::string crossover_caption(const App& app);
@@ -79,9 +95,39 @@ float run_strips_height(int ranks);
 // time over the fastest's, from 1x; its largest size's label ends by `right`.
 void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmin, double xmax, float right);
 
+// What the plot draws, in the words of its marks (issue 37, lesson 09 beat
+// 13 at 28 px captioned a bar chart "dots measured"): "dots measured,
+// lines predicted", "dots measured", "lines predicted", for one size
+// (one_size, size_bars.h) "bars measured, ticks predicted" or "bars
+// measured"; "" with no sweep.
+std::string what_is_drawn(const Compare& cmp);
+// A short plot's one line above its box on a slide (at --font-px 28 the tag
+// inside the box covered the lines): "Source: " + the source in a few words
+// + " · " + what_is_drawn.
+std::string brief_caption(const Compare& cmp);
+
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);
+// The sweep plot's box and scales, for its labels.
+struct PlotFrame {
+  ImVec2 p0, p1;          // the plot box, screen pixels
+  double xmin, xmax;      // the sizes swept, bytes
+  float inset, spread_px; // sizes map inside the box by `inset`; the curves' dots sit spread_px apart
+  std::function<float(double)> X, Y;  // bytes -> x, µs -> y
+};
+// The plot's markers and labels (compare_plot_labels.cpp), each label
+// where none of the drawn lines `segs` crosses it and it covers none of
+// `marks` (the dots, error bars, labels placed; compare_plot_place.h):
+// the crossovers' dashed lines (their segments added to `segs`), labels
+// and marked points (while crossover_shown), the beat's size as a tick on
+// the x axis and "this beat: 363 KiB" (beat_size_bytes), and the model's
+// "not this machine" note (model_not_here_label). Recorded as "sweep
+// crossover (...)", "sweep beat size ...", "sweep model not here"; the
+// dashed lines as "sweep segment crossover (...)", from (x, y) to
+// (x + w, y + h) as the plot's other "sweep segment" records.
+void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<Segment>& segs,
+                      std::vector<Rect>& marks);
 // Height the sweep needs besides its plot box.
 float sweep_overhead(const App& app, float width, bool brief);
 

@@ -415,4 +415,20 @@ DdpScene build_ddp_scene(const ddp::Result& r, int iteration, const DdpLayout& L
   return sc;
 }
 
+std::vector<float> ddp_strip_layout(const std::vector<float>& want, const std::vector<float>& widths, float x0, float x1,
+                                    float gap) {
+  const size_t n = std::min(want.size(), widths.size());
+  std::vector<float> at(n);
+  // Left to right: at its wish, or just after the one before.
+  for (size_t i = 0; i < n; ++i) at[i] = std::max(i == 0 ? x0 : at[i - 1] + widths[i - 1] + gap, want[i]);
+  // Right to left: back inside x1, pushing the ones before to the left, not past x0.
+  for (size_t k = n; k-- > 0;) {
+    const float limit = k + 1 == n ? x1 - widths[k] : at[k + 1] - gap - widths[k];
+    at[k] = std::max(std::min(at[k], limit), x0);
+  }
+  // (Where they do not fit, the left pass again: in order, apart, past x1.)
+  for (size_t i = 1; i < n; ++i) at[i] = std::max(at[i], at[i - 1] + widths[i - 1] + gap);
+  return at;
+}
+
 }  // namespace microddp::viz

@@ -168,6 +168,14 @@ inline constexpr double kDdpGapMinMs = 1, kDdpGapMinFraction = 0.03;
 // (", started with the iteration," for call 0 only.)
 std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus);
 
+// One row of labels (the comm lane's label strip): label i, `widths[i]`
+// pixels wide, wants to start at want[i] (its call's start; the calls in
+// time order). Returns where each starts: in the same order, `gap` pixels
+// apart at least, none left of x0 nor past x1 when they fit in x1 - x0 at
+// all (else they run past x1), each as near its wish as that allows.
+std::vector<float> ddp_strip_layout(const std::vector<float>& want, const std::vector<float>& widths, float x0, float x1,
+                                    float gap);
+
 struct DdpLayout {
   float width = 1000;   // whole plot, labels included
   float label_w = 60;   // lane labels on the left
@@ -250,7 +258,18 @@ struct DdpDrawn {
   std::string header;                  // the first line: "FSDP, 2 ranks, ..."
   std::string calls;                   // ddp_calls_text of the iteration shown
   std::vector<std::string> legend;     // the legend's texts, in order
-  std::vector<std::string> bar_labels; // comm bar labels drawn inside their bars
+  std::vector<std::string> bar_labels; // comm bar labels drawn, inside their bars or in the strip below the lane
+  // Each comm call's label as drawn: its text, its box (x0, y0, x1, y1,
+  // screen pixels) and whether it sits in the label strip under the comm
+  // lane (a call too short for its label: issue 37, lesson 10 beat 4 cut
+  // "RS L2" to "L2" and put labels before or after their bars by turns).
+  struct CommLabel {
+    std::string text;
+    float box[4] = {0, 0, 0, 0};
+    bool strip = false;
+  };
+  std::vector<CommLabel> comm_labels;
+  float strip_box[4] = {0, 0, 0, 0};  // the label strip (x0, y0, x1, y1); zero when none was needed
   std::vector<std::string> gap_labels; // labels drawn in the comm lane's idle gaps (DdpGap)
   bool controls = false;               // the run's controls (none in present mode)
   bool bucket_controls = false;        // the overlap mode and bucket cap controls

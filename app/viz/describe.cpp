@@ -44,7 +44,10 @@ std::string describe_picture(App& app) {
     const bool hidden = compare_panel::crossover_hidden(app);
     if (!c.source_note.empty()) line("source note", c.source_note);
     if (!c.source_error.empty()) line("source error", c.source_error);
-    line("crossover", c.crossover.empty() ? "none" : hidden ? "hidden" : c.crossover);
+    line("crossover", c.crossover.empty()                      ? "none"
+                      : hidden                                  ? "hidden"
+                      : !compare_panel::crossover_shown(app) ? "not drawn (the beat is about something else)"
+                                                                : c.crossover);
     // --compare-runs: each run's collective, algorithm, ranks and size.
     for (const std::string& t : c.titles) line("compare run", t);
     if (!c.runs_warning.empty()) line("warning", c.runs_warning);

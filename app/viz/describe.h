@@ -14,7 +14,7 @@
 //   run: COLLECTIVE ALGORITHM, R ranks, C elements per rank, N nodes
 //   buffers: after K of N steps        (what the buffers panel shows)
 //   compare: A B C, after K of N steps; sweep P points (running | done)
-//   crossover: hidden | none | TEXT
+//   crossover: hidden | none | not drawn (the beat is about something else) | TEXT
 //   ddp: HEADER | running run_ddp for real… | no result yet
 //   ddp run: sharded S prefetch P overlap O bucket_cap_mb B iterations I
 //   hang: HEADER; BARRIER, hang RK: reached #K OP COUNT STATE; barrier STATE [(outlined)], hang verdict: TEXT

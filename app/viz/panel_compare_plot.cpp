@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/viz/compare_panel.h"
+#include "app/viz/compare_plot_place.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/size_bars.h"
 #include "assets/palette.h"
@@ -53,18 +54,25 @@ std::string source_tag(const Compare& cmp) {
   return std::string(picker_label(cmp.sweep_source.kind));
 }
 
-// A short plot's one line above its box (issue 37: at --font-px 28 the tag
-// inside the box covered the lines): the source in a few words and what
-// the dots and the lines are.
-std::string brief_caption(const Compare& cmp) {
+}  // namespace
+
+std::string what_is_drawn(const Compare& cmp) {
   const bool pred = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.predicted_us.empty(); });
   const bool dots = std::any_of(cmp.sweep.begin(), cmp.sweep.end(), [](const SweepCurve& c) { return !c.measured_us.empty(); });
-  std::string what;
-  if (dots && pred) what = " · dots measured, lines predicted";
-  else if (dots) what = " · dots measured";
-  else if (pred) what = " · lines predicted";
-  return "Source: " + source_tag(cmp) + what;
+  // One size: a bar per curve and the model as a tick on it (size_bars.h), not dots and lines.
+  if (one_size(cmp)) return pred ? "bars measured, ticks predicted" : "bars measured";
+  if (dots && pred) return "dots measured, lines predicted";
+  if (dots) return "dots measured";
+  if (pred) return "lines predicted";
+  return "";
 }
+
+std::string brief_caption(const Compare& cmp) {
+  const std::string what = what_is_drawn(cmp);
+  return "Source: " + source_tag(cmp) + (what.empty() ? "" : " · " + what);
+}
+
+namespace {
 
 // While the crossover is hidden and the lines stop short of it
 // (predicted_points_drawn): "; the lines stop at 256 KiB until then", or
@@ -112,7 +120,9 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                                 iters, pred ? based : "predicted (" + based + ")")
                   : "Time against message size (log-log): dots measured on this machine, lines predicted.";
   }
-  if (!cmp.crossover.empty()) f += " " + (crossover_hidden(app) ? crossover_caption(app) + lines_cut(app) : cmp.crossover) + ".";
+  // The crossover's sentence only on a beat about it (crossover_shown); its caption while a question withholds it.
+  if (!cmp.crossover.empty() && crossover_hidden(app)) f += " " + crossover_caption(app) + lines_cut(app) + ".";
+  else if (!cmp.crossover.empty() && crossover_shown(app)) f += " " + cmp.crossover + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {
     skipped = fmt::format(" ({} point{} not measured)", cmp.skipped.size(), cmp.skipped.size() == 1 ? "" : "s");
@@ -124,7 +134,9 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   if (brief) f = source_line(cmp) + ". " + f;  // (on hover: the label has no line of its own)
   *full = f;
   if (!brief && ImGui::CalcTextSize(f.c_str(), nullptr, false, width).y <= lines * lh + 1) return f;
-  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : crossover_caption(app)) : short_crossover(cmp);
+  const std::string c = crossover_hidden(app) ? (cmp.crossover.empty() ? "" : crossover_caption(app))
+                        : crossover_shown(app) ? short_crossover(cmp)
+                                               : "";
   if (c.empty() && cmp.sweep_source.kind != SweepSource::shm && pred && !cmp.lines_text.empty()) {
     // No crossover to tell: say what the line is ("NCCL's model of dgx-h100"), without its parenthesis.
     const std::string line = cmp.lines_text.substr(0, cmp.lines_text.find(" ("));
@@ -239,8 +251,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   int with_lines = 0;
   for (const auto& c : cmp.sweep) with_lines += c.predicted_us.size() == c.bytes.size() && !c.bytes.empty();
   const float full_right = o.x + size.x - right;
-  // (Not while a question withholds the crossover: the strip shows it.)
-  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && !crossover_hidden(app);
+  // (Not while a question withholds the crossover, nor on a beat not about it: the strip shows it.)
+  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && crossover_shown(app);
   const float strip_w = ratio_strip ? std::floor((full_right - o.x - left) * 0.3f) : 0.f;
   const ImVec2 p0(o.x + left, o.y + top),
       p1(full_right - (ratio_strip ? strip_w + lh : 0.f), std::max(o.y + top + 8, o.y + size.y - bottom));
@@ -325,27 +337,16 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
     last_right = tx + w;
   }
-  // A lesson beat's own size (its run's elements per rank × dtype bytes)
-  // marked on the x axis (issue 37, lesson 03 beats 6-7 priced 363 and 383
-  // KiB between the 256 KiB and 1 MiB ticks): a tick into the box and
-  // "this beat: 363 KiB" above the axis; not while a question asks for it.
-  float beat_label_top = 1e9f, beat_label_x0 = 0, beat_label_x1 = 0;  // (the model's note keeps above it)
-  if (const double b = beat_size_bytes(app); b > 0 && b >= xmin && b <= xmax) {
-    const float x = X(b);
-    const std::string t = "this beat: " + human_bytes(b);
-    const float w = ImGui::CalcTextSize(t.c_str()).x;
-    dl->AddRectFilled(ImVec2(x - 1, p1.y - lh * 0.8f), ImVec2(x + 1, p1.y + 6), ink);
-    // Away from the predicted crossover's line when it is just right of the size (beat 6: 363 against 373 KiB).
-    const bool left = x + 4 + w > p1.x || (cmp.crossover_predicted_bytes > b && !crossover_hidden(app) && x - 4 - w >= p0.x);
-    const float tx = left ? x - 4 - w : x + 4;
-    // On a light backing, so that it reads over a line.
-    dl->AddRectFilled(ImVec2(tx - 2, p1.y - lh * 1.05f), ImVec2(tx + w + 2, p1.y - lh * 0.05f),
-                      im(with_alpha(from_hex(assets::kBackground), 215)));
-    dl->AddText(ImVec2(tx, p1.y - lh * 1.05f), ink, t.c_str());
-    beat_label_top = p1.y - lh * 1.05f, beat_label_x0 = tx - 2, beat_label_x1 = tx + w + 2;
-    rec(vs, "sweep beat size " + human_bytes(b), ImVec2(tx, p1.y - lh * 1.05f), ImVec2(tx + w, p1.y - lh * 0.05f));
-  }
-  std::vector<ImVec2> dots;  // the measured dots' centres: the crossover labels keep clear of them
+  // What the plot's labels keep clear of (compare_plot_place.h): the lines
+  // drawn (recorded as "sweep segment <what>": from (x, y) to (x + w, y + h),
+  // for the tests), the dots, error bars and labels placed.
+  std::vector<Segment> segs;
+  std::vector<Rect> marks;
+  const auto add_seg = [&](const std::string& what, ImVec2 a, ImVec2 b) {
+    segs.push_back(Segment{a.x, a.y, b.x, b.y});
+    rec(vs, "sweep segment " + what, a, b);
+  };
+  const auto add_mark = [&](ImVec2 a, ImVec2 b) { marks.push_back(Rect{a.x, a.y, b.x - a.x, b.y - a.y}); };
   float legend_x = legend_at.x;
   const SmoothLines smooth(dl);  // the plot's diagonals and dots: anti-aliased
   for (size_t k = 0; k < K; ++k) {
@@ -354,9 +355,11 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     const float off = std::round((float(k) - float(K - 1) / 2) * spread_px);
     const Rgba line_col = model_line_apart(cmp, c) ? predicted_color() : col;
     const size_t drawn = std::min(c.predicted_us.size(), predicted_points_drawn(cmp, crossover_hidden(app)));
-    for (size_t i = 0; i + 1 < drawn; ++i)
-      dl->AddLine(ImVec2(X(c.bytes[i]), Y(c.predicted_us[i])), ImVec2(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1])),
-                  im(line_col), 2.5f);
+    for (size_t i = 0; i + 1 < drawn; ++i) {
+      const ImVec2 a(X(c.bytes[i]), Y(c.predicted_us[i])), b(X(c.bytes[i + 1]), Y(c.predicted_us[i + 1]));
+      dl->AddLine(a, b, im(line_col), 2.5f);
+      add_seg("line " + c.algorithm, a, b);
+    }
     if (drawn > 1)  // "sweep line ring to 256 KiB": how far the line goes (tests: no crossing before the answer)
       rec(vs, "sweep line " + c.algorithm + " to " + human_bytes(double(c.bytes[drawn - 1])),
           ImVec2(X(c.bytes[0]), p0.y), ImVec2(X(c.bytes[drawn - 1]), p1.y));
@@ -370,6 +373,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
         dl->AddRectFilled(ImVec2(x - 1, hi), ImVec2(x + 1, lo + 1), im(col));
         dl->AddRectFilled(ImVec2(x - cap, hi - 1), ImVec2(x + cap + 1, hi + 1), im(col));
         dl->AddRectFilled(ImVec2(x - cap, lo - 1), ImVec2(x + cap + 1, lo + 1), im(col));
+        add_mark(ImVec2(x - cap, hi - 1), ImVec2(x + cap + 1, lo + 1));
         if (app.vs.collect_probes) {
           // The caps' end pixels, clear of the dot (radius lh·0.28 < cap).
           const std::string at = fmt::format("{} {}", c.algorithm, human_bytes(c.bytes[i]));
@@ -378,9 +382,12 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
         }
       }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
-      dots.push_back(p);
-      if (i + 1 < c.measured_us.size() && c.predicted_us.empty())
-        dl->AddLine(p, ImVec2(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1])), im(with_alpha(col, 110)), 1.5f);
+      add_mark(ImVec2(p.x - lh * 0.3f, p.y - lh * 0.3f), ImVec2(p.x + lh * 0.3f, p.y + lh * 0.3f));
+      if (i + 1 < c.measured_us.size() && c.predicted_us.empty()) {
+        const ImVec2 q(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1]));
+        dl->AddLine(p, q, im(with_alpha(col, 110)), 1.5f);
+        add_seg("dots " + c.algorithm, p, q);
+      }
       if (hovered_rect(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6)))
         ImGui::SetTooltip("%s, %s: measured %s (p10 %s, p90 %s, min %s, max %s over %d iterations), predicted %s",
                           c.algorithm.c_str(), human_bytes(c.bytes[i]).c_str(), format_us(c.measured_us[i]).c_str(),
@@ -393,20 +400,6 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddText(ImVec2(legend_x + lh * 0.8f, legend_at.y), ink, c.algorithm.c_str());
     legend_x += lh * 1.0f + ImGui::CalcTextSize(c.algorithm.c_str()).x + lh * 0.6f;
   }
-  // Lines of a preset standing in for a missing calibration: said on the
-  // plot, above the lines' first point (model_not_here_label).
-  if (const std::string nh = model_not_here_label(cmp); !nh.empty() && predicted_points_drawn(cmp, false) > 0) {
-    double y0 = 1e300;
-    for (const auto& c : cmp.sweep)
-      if (!c.predicted_us.empty()) y0 = std::min(y0, c.predicted_us.front());
-    const ImVec2 ts = ImGui::CalcTextSize(nh.c_str());
-    ImVec2 ta(p0.x + inset, std::clamp(Y(y0) - ts.y - lh * 0.3f, p0.y + 2, std::max(p0.y + 2, p1.y - ts.y - 2)));
-    if (ta.y + ts.y > beat_label_top && ta.x < beat_label_x1 && ta.x + ts.x > beat_label_x0)
-      ta.y = std::max(p0.y + 2, beat_label_top - ts.y - 2);
-    dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
-    dl->AddText(ta, im(text_color_on_light(predicted_color())), nh.c_str());
-    rec(vs, "sweep model not here", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));
-  }
   if (any_model_line_apart(cmp)) {  // a stroke of the line's colour, then its word
     const float y = legend_at.y + lh * 0.5f;
     dl->AddLine(ImVec2(legend_x, y), ImVec2(legend_x + lh * 1.1f, y), im(predicted_color()), 2.5f);
@@ -416,53 +409,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     if (app.vs.collect_probes)
       app.vs.probes.push_back(Probe{int(legend_x + lh * 0.5f), int(y), predicted_color(), "legend model line"});
   }
-  // Where ring becomes and stays the fastest, if it does in the sizes
-  // measured (ring's dot ringed) and predicted (on ring's line); the labels
-  // inside the plot box, at its top.
-  if (auto ring = std::find_if(cmp.sweep.begin(), cmp.sweep.end(),
-                               [](const SweepCurve& c) { return c.algorithm == compare_reference(); });
-      ring != cmp.sweep.end()) {
-    const float ring_off = std::round((float(ring - cmp.sweep.begin()) - float(K - 1) / 2) * spread_px);
-    // The label in `text`: the line's colour darkened to read on white (text_color_on_light).
-    auto vline = [&](double b, ImU32 col, ImU32 text, const char* label, float row) {
-      const float x = X(b);
-      for (float y = p0.y; y < p1.y; y += 8) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + 4, p1.y)), col, 1.5f);
-      // Right of the line, or left of it when it would run past the plot.
-      const float w = ImGui::CalcTextSize(label).x;
-      float ty = p0.y + 2 + lh * row;
-      if (ty + lh > p1.y) return;  // no room in a short box: the line and the marked dot stay
-      float tx = std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3);
-      // Clear of the dots (and the other label's row): right of the line,
-      // else left of it, moving down a line at a time; as placed when no
-      // spot is free.
-      const float r = lh * 0.3f;
-      const auto free = [&](float ax, float ay) {
-        for (const ImVec2& d : dots)
-          if (d.x + r > ax && d.x - r < ax + w && d.y + r > ay && d.y - r < ay + lh) return false;
-        return true;
-      };
-      bool placed = free(tx, ty);
-      for (float y = p0.y + 2 + lh * row; !placed && y + lh <= p1.y; y += 2 * lh)
-        for (const float x2 : {x + 3, x - 3 - w})
-          if (!placed && x2 >= p0.x + 2 && x2 + w <= p1.x && free(x2, y)) tx = x2, ty = y, placed = true;
-      dl->AddText(ImVec2(tx, ty), text, label);
-      rec(vs, std::string("sweep ") + label, ImVec2(tx, ty), ImVec2(tx + w, ty + lh));
-    };
-    const bool hide = crossover_hidden(app);
-    if (const int j = cmp.crossover_measured; !hide && j >= 0 && j < int(ring->measured_us.size())) {
-      vline(ring->bytes[j], ink, ink, fmt::format("crossover ({})", cmp.source_word).c_str(), 0);
-      dl->AddCircle(ImVec2(X(ring->bytes[j]) + ring_off, Y(ring->measured_us[j])), lh * 0.6f, ink, 20, 2.f);
-    }
-    if (!hide && cmp.crossover_predicted_bytes > 0 && cmp.crossover_predicted_us > 0) {
-      const bool here = cmp.sweep_source.kind == SweepSource::shm;
-      vline(cmp.crossover_predicted_bytes, im(predicted_color()), im(text_color_on_light(predicted_color())),
-            here ? "crossover (predicted)" : cmp.source_word == "model" ? "crossover (model)" : "crossover (lab model)",
-            here || cmp.crossover_measured >= 0 ? 1 : 0);
-      const ImVec2 q(X(cmp.crossover_predicted_bytes), Y(cmp.crossover_predicted_us));
-      dl->AddRect(ImVec2(q.x - lh * 0.45f, q.y - lh * 0.45f), ImVec2(q.x + lh * 0.45f, q.y + lh * 0.45f),
-                  im(predicted_color()), 0, 0, 2.f);
-    }
-  }
+  draw_plot_labels(app, dl, PlotFrame{p0, p1, xmin, xmax, inset, spread_px, X, Y}, segs, marks);
   if (ratio_strip)
     draw_ratio_strip(app, dl, ImVec2(p1.x + lh, p0.y), ImVec2(full_right, p1.y), xmin, xmax, o.x + size.x);
   if (brief && !vs.present && p1.y - p0.y >= lh + 4) {

@@ -9,7 +9,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <thread>
 
 #include "app/viz/layout.h"
@@ -64,7 +63,20 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   L.width = avail.x - 8;
   L.label_w = ImGui::CalcTextSize("comm ").x + 6;
   L.gap = ddp_lane_gap(fs);
-  const auto lane_h = [&](float note) { return (avail.y - axis_h - note - 4 - L.gap * float(n)) / float(n + 1); };
+  drawn.comm_labels.clear();
+  std::fill(std::begin(drawn.strip_box), std::end(drawn.strip_box), 0.f);
+  // A comm call whose label does not fit in its bar is labelled in a strip
+  // under the comm lane, one row, its label at the call's start (or as near
+  // as the labels before it allow) with a leader up to its bar. (The bars'
+  // x do not depend on the lanes' height: a first scene tells.)
+  bool strip = false;
+  for (const DdpBar& b : build_ddp_scene(r, it, L).bars)
+    strip = strip || (b.kind == DdpBarKind::comm && !b.label.empty() &&
+                      ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0);
+  const float strip_h = strip ? lh + 6 : 0.f;
+  const auto lane_h = [&](float note) {
+    return (avail.y - axis_h - strip_h - note - 4 - L.gap * float(n)) / float(n + 1);
+  };
   // The note is a footnote: it gives way when keeping it would leave a
   // lane shorter than its least height (large text above a lesson), where
   // lanes' labels and the bars' "L3" would be cramped or no longer drawn.
@@ -90,19 +102,15 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // view) are left out; the grid line stays.
   float last_right = -1e9f;
   for (const DdpTick& t : sc.ticks) {
-    dl->AddLine(P(t.x, 0), P(t.x, sc.height + 3), faint, 1);
+    dl->AddLine(P(t.x, 0), P(t.x, sc.height + strip_h + 3), faint, 1);
     const float tw = ImGui::CalcTextSize(t.text.c_str()).x;
     const float tx = std::min(t.x - tw / 2, sc.plot_x1 - tw);
     if (tx < last_right + fs * 0.5f) continue;
-    dl->AddText(P(tx, sc.height + 4), ink, t.text.c_str());
+    dl->AddText(P(tx, sc.height + strip_h + 4), ink, t.text.c_str());
     last_right = tx + tw;
   }
   // Bars (waits are drawn last: they shade the rank lane over nothing else).
   const DdpBar* hover_bar = nullptr;
-  // Per collective, the layers of calls not yet labelled; the x extents of
-  // the comm lane's labels drawn so far (screen-free plot units).
-  std::map<std::string, std::vector<std::string>> carried;
-  std::vector<std::pair<float, float>> comm_text;
   for (const DdpBar& b : sc.bars) {
     const ImVec2 a = P(b.x0, b.y0), e = P(b.x1, b.y1);
     dl->AddRectFilled(a, e, im(b.color));
@@ -115,65 +123,49 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
     } else if (e.x - a.x >= 3) {  // a thin white edge separates neighbouring layers / calls
       dl->AddRect(a, e, IM_COL32(255, 255, 255, 255), 0, 0, 1);
     }
-    if (b.kind != DdpBarKind::wait) {
-      // The label's candidates: the full one, then the short one ("L3" for
-      // "AG L3": the colour still tells the collective). A comm bar carries
-      // the layers of earlier calls of its collective that found no room
-      // ("AG L0, L1": the first all-gather sits just before the second).
-      std::string full = b.label, brief = b.short_label;
-      std::vector<std::string>* carry = nullptr;
-      if (b.kind == DdpBarKind::comm && !b.short_label.empty() && b.label.size() > b.short_label.size() &&
-          b.label.compare(b.label.size() - b.short_label.size(), std::string::npos, b.short_label) == 0) {
-        carry = &carried[b.collective];
-        if (!carry->empty()) {
-          std::string layers;
-          for (const std::string& c : *carry) layers += c + ", ";
-          full = b.label.substr(0, b.label.size() - b.short_label.size()) + layers + b.short_label;
-          brief = layers + b.short_label;
-        }
+    if (b.kind == DdpBarKind::comm) {
+      // Its label inside when it fits (in the bar's text colour), else in the strip (below).
+      const ImVec2 ts = ImGui::CalcTextSize(b.label.c_str());
+      if (!b.label.empty() && ts.x + 4 <= e.x - a.x) {
+        const ImVec2 t((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2);
+        dl->AddText(t, im(text_on(b.color)), b.label.c_str());
+        drawn.bar_labels.push_back(b.label);
+        drawn.comm_labels.push_back({b.label, {t.x, t.y, t.x + ts.x, t.y + ts.y}, false});
       }
-      // Each candidate in turn: inside the bar when it fits; for a call too
-      // short for it (a fast all-gather), just after its bar, else just
-      // before it, in ink, where no other call's bar or label lies. The
-      // carried layers first; where they make the label too long, the bar's
-      // own label, and the carry waits for the next call.
-      const auto free = [&](float tx0, float tx1, float th) {
-        if (tx0 < sc.plot_x0 || tx1 > sc.plot_x1 || th > b.y1 - b.y0 + 2) return false;
-        for (const DdpBar& o2 : sc.bars)
-          if (o2.kind == DdpBarKind::comm && &o2 != &b && o2.x0 < tx1 && o2.x1 > tx0) return false;
-        for (const auto& [l0, l1] : comm_text)
-          if (l0 < tx1 && l1 > tx0) return false;
-        return true;
-      };
-      const std::string* own[] = {&full, &brief, &b.label, &b.short_label};
-      bool labelled = false, with_carry = false;
-      for (const std::string* text : own) {
-        if (text->empty() || labelled) continue;
+    } else if (b.kind != DdpBarKind::wait) {
+      // A layer's label inside its bar: the label, else the short one, when it fits.
+      for (const std::string* text : {&b.label, &b.short_label}) {
         const ImVec2 ts = ImGui::CalcTextSize(text->c_str());
-        if (ts.x + 4 <= e.x - a.x && ts.y <= e.y - a.y + 2) {
-          dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), text->c_str());
-          if (b.kind == DdpBarKind::comm) comm_text.emplace_back(b.x0, b.x1);
-          labelled = true;
-        } else if (b.kind == DdpBarKind::comm) {
-          for (const float tx0 : {b.x1 + 2, b.x0 - 2 - ts.x}) {
-            if (!free(tx0, tx0 + ts.x + 2, ts.y)) continue;
-            dl->AddText(P(tx0, (b.y0 + b.y1 - ts.y) / 2), ink, text->c_str());
-            comm_text.emplace_back(tx0, tx0 + ts.x + 2);
-            labelled = true;
-            break;
-          }
-        }
-        if (labelled && b.kind == DdpBarKind::comm) drawn.bar_labels.push_back(*text);
-        with_carry = labelled && (text == &full || text == &brief);
-      }
-      if (carry) {
-        if (labelled && with_carry)
-          carry->clear();
-        else if (!labelled)
-          carry->push_back(b.short_label);
+        if (text->empty() || ts.x + 4 > e.x - a.x || ts.y > e.y - a.y + 2) continue;
+        dl->AddText(ImVec2((a.x + e.x - ts.x) / 2, (a.y + e.y - ts.y) / 2), im(text_on(b.color)), text->c_str());
+        break;
       }
     }
     if (hovered_rect(a, e)) hover_bar = &b;
+  }
+  // The label strip: one row under the comm lane, every label whole, in
+  // ink, in time order, none over another; a leader from each to its bar.
+  if (strip) {
+    const float y0 = sc.height + 3, ty = y0 + 2;
+    std::vector<const DdpBar*> bars;
+    for (const DdpBar& b : sc.bars)
+      if (b.kind == DdpBarKind::comm && !b.label.empty() &&
+          ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0)
+        bars.push_back(&b);
+    std::vector<float> want, widths;
+    for (const DdpBar* b : bars) want.push_back(b->x0), widths.push_back(ImGui::CalcTextSize(b->label.c_str()).x);
+    const std::vector<float> at = ddp_strip_layout(want, widths, sc.plot_x0, sc.plot_x1, fs * 0.5f);
+    for (size_t i = 0; i < bars.size(); ++i) {
+      const DdpBar& b = *bars[i];
+      const float bx = (b.x0 + b.x1) / 2, lx = std::clamp(bx, at[i] + 2, at[i] + widths[i] - 2);
+      dl->AddLine(P(bx, b.y1), P(lx, ty), im(b.color), 1.5f);
+      dl->AddText(P(at[i], ty), ink, b.label.c_str());
+      drawn.bar_labels.push_back(b.label);
+      const ImVec2 t = P(at[i], ty);
+      drawn.comm_labels.push_back({b.label, {t.x, t.y, t.x + widths[i], t.y + lh}, true});
+    }
+    const ImVec2 s0 = P(sc.plot_x0, y0), s1 = P(sc.plot_x1, y0 + strip_h);
+    drawn.strip_box[0] = s0.x, drawn.strip_box[1] = s0.y, drawn.strip_box[2] = s1.x, drawn.strip_box[3] = s1.y;
   }
   // The comm lane's idle gaps after backward: the longest of their labels
   // that fits, centred in the gap, in ink on the lane.
@@ -201,12 +193,13 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   for (float y = 0; y < sc.height; y += 8)
     dl->AddLine(P(sc.backward_end_x, y), P(sc.backward_end_x, std::min(y + 4, sc.height)), ink, 2);
   drawn.timeline_box[0] = o.x, drawn.timeline_box[1] = o.y;
-  drawn.timeline_box[2] = o.x + avail.x, drawn.timeline_box[3] = o.y + sc.height + axis_h;
+  drawn.timeline_box[2] = o.x + avail.x, drawn.timeline_box[3] = o.y + sc.height + strip_h + axis_h;
   // Note under the axis.
   if (drawn.note) {
-    dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr, avail.x);
+    dl->AddText(ImGui::GetFont(), fs, P(0, sc.height + strip_h + axis_h + 2), im(from_hex(0x606060)), note.c_str(), nullptr,
+                avail.x);
   }
-  ImGui::Dummy(ImVec2(avail.x, sc.height + axis_h + note_h));
+  ImGui::Dummy(ImVec2(avail.x, sc.height + strip_h + axis_h + note_h));
   if (ImGui::GetContentRegionAvail().y > lh * 3 && r.options.sharded) {
     ImGui::Spacing();
     ImGui::TextWrapped(
