@@ -75,5 +75,11 @@ $FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong abov
 expect 0 '"rows": 24, "median_abs_error_pct": 43.0' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
 expect 0 '"wrong_rows_left_out": [1048576]}' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
 expect 0 "  $FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong above 0) from the fit and its residuals: 1 MiB (1048576 B)" -- fit --model alpha-beta "$FITD/wrong.txt" --out "$FITD/w.json"
+# tables that would read silently wrong: rank lines pasted twice, a negative size (exit 2, FILE:LINE and the value)
+A1="$NT/a100-1x8-allreduce.txt"
+{ head -12 "$A1"; sed -n 5,12p "$A1"; tail -n +13 "$A1"; } > "$FITD/dupranks.txt"
+expect 2 "error: $FITD/dupranks.txt:13: rank 0 (Pid 944 on inst-ks8ls-comp) is printed again after line 5: one line per rank (the rank lines pasted twice?)" -- predict --preset nvlink --against "$FITD/dupranks.txt"
+sed 's/^          64            16 /         -64            16 /' "$A1" > "$FITD/negsize.txt"
+expect 2 "error: $FITD/negsize.txt:17: size (B) is '-64' (expected a whole number >= 0)" -- predict --preset nvlink --against "$FITD/negsize.txt"
 rm -rf "$FITD"
 cli_summary
