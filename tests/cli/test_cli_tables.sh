@@ -58,6 +58,8 @@ expect 2 "error: $FITD/empty.txt: the file is empty (expected the output of an n
 tail -n +14 "$NT/gh200-2x4-allreduce.txt" | tail -n +4 > "$FITD/headless.txt"
 expect 2 "error: $FITD/headless.txt:1: a data row before any column header" -- predict --preset nvlink --against "$FITD/headless.txt" -n 8 -c all_reduce
 expect 2 "error: --ranks 2 but $NT/a100-1x8-allreduce.txt has 8 ranks" -- bench --ranks 2 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
+# without --ranks, bench runs the file's 8 ranks (was refused as "--ranks 2 but ... has 8 ranks")
+expect 0 "# microddp bench: all_reduce on 8 ranks, backend threads" -- bench -b 1M -e 1M --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 "against published: $NT/a100-1x8-allreduce.txt (all_reduce_perf, 8 ranks on 1 node of NVIDIA A100-SXM4-40GB), out-of-place columns" -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 '"against": "'"$NT"'/a100-1x8-allreduce.txt", "bytes": 1048576, "algorithm": "ring", "measured_us": ' -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
 expect 0 "no bench size is a published size (published 64 B .. 8 GiB (8589934592 B))" -- bench --ranks 8 -b 3000 -e 3000 --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
