@@ -134,6 +134,14 @@ TEST_SUITE("lesson_lab_recorded") {
                                  "{source: recorded, file: data/lab-allreduce-2x1-100mbit.json}"),
                              file),
         doctest::Contains("has no row of tree at 4194304 bytes"), UsageError);
+    // The note says "median of <iters>": a file of 5 timed iterations under a beat of 20 is refused, naming both.
+    CHECK_THROWS_WITH_AS(
+        lesson::parse_lesson(lab("{nodes: 2, ranks_per_node: 1, iters: 20}",
+                                 "{source: recorded, file: data/lab-allreduce-2x1-100mbit.json}"),
+                             file),
+        doctest::Contains("lab-allreduce-2x1-100mbit.json is the median of 5 timed iterations (rows[0].samples), this "
+                          "lab beat's iters 20: give iters: 5 or record the run again with -n 20"),
+        UsageError);
     CHECK_THROWS_WITH_AS(
         lesson::parse_lesson(lab("{nodes: 2, ranks_per_node: 4}", "{source: lab}"), file),
         doctest::Contains("this lab beat has 4 ranks a node (use 'source: recorded')"), UsageError);
