@@ -71,6 +71,10 @@ std::vector<lesson::CheckResult> live_lab_pending(const lesson::Beat& b, LiveLab
 // last beat) as the lab beat's run: each of q's algorithms at q.bytes from
 // the sweep's curves (µs to s); none until every one has that point.
 std::optional<lesson::LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const lesson::LabRequest& q);
+// bench's "# warning: the CPUs were N% busy ..." line in the live lab's
+// output (`microddp cluster ... -- bench ... --json`, stdout and stderr),
+// without its "# ", for the Compare view's note: "" when bench printed none.
+std::string lab_busy_warning(const std::string& lab_output);
 // The beat's checks on that run, each `what` starting "measured now in the
 // cluster lab: ".
 std::vector<lesson::CheckResult> evaluate_live(const lesson::Beat& b, const lesson::LabRun& run);

@@ -149,6 +149,13 @@ TEST_SUITE("lesson_lab_recorded") {
                          doctest::Contains("needs 'source: recorded' with its 'file', or 'source: lab'"), UsageError);
   }
 
+  TEST_CASE("the live lab's CPU-busy warning goes to the Compare view's note") {
+    CHECK(lab_busy_warning("cluster: NIC check node0 -> node1 (93 %)\n# warning: the CPUs were 87% busy with other "
+                           "work before this run; the times below are disturbed\n{\"algorithm\": \"ring\"}\n") ==
+          "warning: the CPUs were 87% busy with other work before this run; the times below are disturbed");
+    CHECK(lab_busy_warning("# single-thread memcpy bandwidth: 9 GB/s\n{\"algorithm\": \"ring\"}\n").empty());
+  }
+
   TEST_CASE("bytes per rank at the step shown: lesson 03's naive, tree and ring") {
     const lesson::Lesson l = lesson::load_lesson(kDir + "03-naive-tree-ring.yaml");
     const BeatTarget naive = beat_target(l.beats[0]);
