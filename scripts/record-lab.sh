@@ -7,7 +7,8 @@
 # OUT.json with the machine (lscpu), the date, the command, the NIC check and
 # the lab's own lines. Needs root (network namespaces, tc), mpirun and jq.
 # Usage: scripts/record-lab.sh MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS
-# (BYTES: the size S, a multiple of 4 bytes; exit 2 for a bad argument, before the lab runs)
+# (BYTES: the size S, a multiple of 4 bytes; ALGS: names, each once; exit 2 for
+# a bad argument, a NIC rate or algorithm the lab would refuse, before the lab runs)
 set -euo pipefail
 if [ $# -ne 8 ]; then
   echo "usage: $0 MICRODDP OUT.json NODES RANKS_PER_NODE NIC ALGS BYTES ITERS" >&2
@@ -26,7 +27,24 @@ whole BYTES "$bytes"
 # record rows of a size the command line does not say.
 (( bytes % 4 == 0 )) || bad "BYTES '$bytes' is not a whole number of float32 elements (a multiple of 4 bytes)"
 [ -n "$algs" ] || bad "ALGS is empty (give e.g. ring or naive,tree,ring)"
+[[ $algs =~ (^,|,,|,$) ]] && bad "ALGS '$algs' has an empty name between its commas"
+# One row per algorithm and size: a name twice would write a second row of
+# it, a file that does not load.
+declare -A seen=()
+IFS=, read -ra alg_list <<<"$algs"
+for a in "${alg_list[@]}"; do
+  [ -z "${seen[$a]:-}" ] || bad "ALGS '$algs' names $a twice (the record would hold a second row of $a at each size)"
+  seen[$a]=1
+done
 [ -x "$bin" ] && [ ! -d "$bin" ] || bad "MICRODDP '$bin' is not an executable file"
+# The NIC rate, the placement and each algorithm, as the lab would read them:
+# `cluster -- predict` runs here (no namespaces, no root) and refuses what
+# the lab would refuse.
+for a in "${alg_list[@]}"; do
+  why=$("$bin" cluster --nodes "$nodes" --ranks-per-node "$rpn" --nic "$nic" -- predict --collective all_reduce \
+        --algorithm "$a" --bytes "$bytes" 2>&1 >/dev/null) ||
+    bad "the lab would refuse NODES $nodes RANKS_PER_NODE $rpn NIC '$nic' ALGS '$algs': $(grep -m1 '^error:' <<<"$why" | sed 's/^error: //')"
+done
 dir=$(dirname -- "$out")
 [ -d "$dir" ] || bad "OUT '$out': the directory '$dir' does not exist"
 [ ! -d "$out" ] || bad "OUT '$out' is a directory"

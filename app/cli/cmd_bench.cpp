@@ -163,6 +163,17 @@ int run(const Args& a, const CLI::App& sub) {
     quiet = mpi_rank() != 0;
 #endif
   }
+  // --against FILE, checked before anything runs: without --ranks (and
+  // outside MPI, whose job gives the world size) the file's rank count.
+  std::optional<AgainstTable> against;
+  if (!a.against.empty()) {
+    const bool world_fixed = ranks_given || (o.backend == "mpi" && mpi_available());
+    against = load_against(a.against, a.collective, sub.count("--collective") > 0, o.world_size, world_fixed, a.nodes);
+    if (against->collective != o.collective)
+      throw UsageError(fmt::format("bench runs {} but {} is {}: give --collective {}", name(o.collective), a.against,
+                                   against->table.collective, name(against->collective)));
+    o.world_size = against->ranks;
+  }
   // Topology: --nodes, else the lab's (cluster_lab_from_env, the one reader
   // of the lab's variables), else a profile topology's when it divides the
   // ranks, else one node. A profile with a "topology" object (calibrate in
@@ -190,13 +201,6 @@ int run(const Args& a, const CLI::App& sub) {
     o.network = network_from_profile(*topo, *o.params, o.world_size, o.nodes, nics);
   }
   validate_bench(o);  // before spending time on memcpy
-  std::optional<AgainstTable> against;  // checked before anything runs
-  if (!a.against.empty()) {
-    against = load_against(a.against, a.collective, sub.count("--collective") > 0, o.world_size, true, a.nodes);
-    if (against->collective != o.collective)
-      throw UsageError(fmt::format("bench runs {} but {} is {}: give --collective {}", name(o.collective), a.against,
-                                   against->table.collective, name(against->collective)));
-  }
   // Each size allocates and frees every rank's buffers: keep the pages in the
   // process, as calibrate does (calibrate.h), or a guest VM spends most of
   // the run faulting them in again. Timed passes never touch fresh pages.

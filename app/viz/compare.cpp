@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "app/viz/lab_recorded.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 #include "core/model/bench.h"
@@ -260,6 +261,9 @@ bool Compare::sweep_step() {
         throw UsageError(fmt::format("microddp cluster exited {}: {}", rc, tail.substr(tail.rfind('\n') + 1)));
       }
       apply(lab_sweep(rows, base.spec.world_size, sweep_source.nic));
+      // Other work on the CPUs disturbed the lab's times: bench said so.
+      if (const std::string busy = lab_busy_warning(out); !busy.empty())
+        source_note += (source_note.empty() ? "" : "; ") + busy;
       finish_sweep();
     } catch (const std::exception& e) {
       source_error = e.what();

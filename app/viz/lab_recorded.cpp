@@ -201,4 +201,15 @@ std::vector<CheckResult> evaluate_live(const Beat& b, const LabRun& run) {
   return out;
 }
 
+std::string lab_busy_warning(const std::string& lab_output) {
+  static const std::string kStart = "# warning: the CPUs were";
+  for (size_t at = 0; at < lab_output.size();) {
+    size_t end = lab_output.find('\n', at);
+    if (end == std::string::npos) end = lab_output.size();
+    if (lab_output.compare(at, kStart.size(), kStart) == 0) return lab_output.substr(at + 2, end - at - 2);
+    at = end + 1;
+  }
+  return "";
+}
+
 }  // namespace microddp::viz

@@ -36,8 +36,8 @@ std::vector<lesson::CheckResult> evaluate_recorded(const lesson::Lesson& l, int 
 
 // The line the window shows over a recorded lab beat:
 // "RECORDED cluster lab run, 2026-12-07, AMD EPYC, 2 vCPUs (lscpu): 2 nodes x
-// 1 rank, NIC 100mbit, 4 MiB per rank, median of 5: ring 356 ms (p10-p90 349-360 ms)"
-// followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (8.07 ms) = 44.2 (check: > 10)".
+// 1 rank, NIC 100mbit, 4 MiB per rank, median of 5: ring 358 ms (p10-p90 356 ms-369 ms)"
+// followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (1.24 ms) = 289.0 (check: > 10)".
 // "" for a beat without a recorded run.
 std::string recorded_note(const lesson::Lesson& l, int beat);
 
@@ -71,6 +71,10 @@ std::vector<lesson::CheckResult> live_lab_pending(const lesson::Beat& b, LiveLab
 // last beat) as the lab beat's run: each of q's algorithms at q.bytes from
 // the sweep's curves (µs to s); none until every one has that point.
 std::optional<lesson::LabRun> live_lab_run(const std::vector<SweepCurve>& sweep, const lesson::LabRequest& q);
+// bench's "# warning: the CPUs were N% busy ..." line in the live lab's
+// output (`microddp cluster ... -- bench ... --json`, stdout and stderr),
+// without its "# ", for the Compare view's note: "" when bench printed none.
+std::string lab_busy_warning(const std::string& lab_output);
 // The beat's checks on that run, each `what` starting "measured now in the
 // cluster lab: ".
 std::vector<lesson::CheckResult> evaluate_live(const lesson::Beat& b, const lesson::LabRun& run);

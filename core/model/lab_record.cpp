@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -44,9 +45,15 @@ int64_t need_whole(const json& j, const char* key, const std::string& where, int
 int64_t opt_whole(const json& j, const char* key, const std::string& where, int64_t lo, int64_t hi, int64_t dflt) {
   return j.contains(key) && !j[key].is_null() ? need_whole(j, key, where, lo, hi) : dflt;
 }
-// A number, or `dflt` when absent or null.
-double opt_number(const json& j, const char* key, double dflt) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : dflt;
+// A time in µs above 0 at `key`, or -1 (not stated) when absent or null; a
+// value that is not a number, or not above 0, is refused, naming it.
+double opt_time(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || j[key].is_null()) return -1;
+  if (!j[key].is_number()) throw UsageError(fmt::format("{}.{}: expected a number or null, got {}", where, key, j[key].dump()));
+  const double v = j[key].get<double>();
+  if (!(v > 0) || !std::isfinite(v))
+    throw UsageError(fmt::format("{}.{}: {} is not a time (above 0 µs)", where, key, j[key].dump()));
+  return v;
 }
 
 LabRecordRow read_row(const json& r, const std::string& where) {
@@ -58,19 +65,23 @@ LabRecordRow read_row(const json& r, const std::string& where) {
   if (!(row.time_us > 0)) throw UsageError(fmt::format("{}.time_us: {} is not a time (above 0 µs)", where, row.time_us));
   row.count = opt_whole(r, "count", where, 0, kMaxRecordBytes, 0);
   row.samples = static_cast<int>(opt_whole(r, "samples", where, 0, kMaxRecordSamples, 0));
-  row.min_us = opt_number(r, "min_us", -1);
-  row.p10_us = opt_number(r, "p10_us", -1);
-  row.p90_us = opt_number(r, "p90_us", -1);
-  row.max_us = opt_number(r, "max_us", -1);
-  row.predicted_us = opt_number(r, "predicted_us", -1);
+  row.min_us = opt_time(r, "min_us", where);
+  row.p10_us = opt_time(r, "p10_us", where);
+  row.p90_us = opt_time(r, "p90_us", where);
+  row.max_us = opt_time(r, "max_us", where);
+  row.predicted_us = opt_time(r, "predicted_us", where);
   // The spread drawn around the median: p10 <= median <= p90 when stated.
   const auto order = [&](const char* lo_key, double lo, const char* hi_key, double hi) {
     if (lo >= 0 && hi >= 0 && lo > hi)
       throw UsageError(fmt::format("{}: {} {:g} is above {} {:g}", where, lo_key, lo, hi_key, hi));
   };
+  order("min_us", row.min_us, "p10_us", row.p10_us);
+  order("min_us", row.min_us, "time_us (the median)", row.time_us);
   order("p10_us", row.p10_us, "time_us (the median)", row.time_us);
   order("time_us (the median)", row.time_us, "p90_us", row.p90_us);
   order("p10_us", row.p10_us, "p90_us", row.p90_us);
+  order("p90_us", row.p90_us, "max_us", row.max_us);
+  order("time_us (the median)", row.time_us, "max_us", row.max_us);
   return row;
 }
 
@@ -109,6 +120,9 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
   r.predicted = opt_string(j, "predicted");
   r.nodes = static_cast<int>(need_whole(j, "nodes", path, 1, kMaxRecordRanks));
   r.ranks_per_node = static_cast<int>(need_whole(j, "ranks_per_node", path, 1, kMaxRecordRanks));
+  if (int64_t{r.nodes} * r.ranks_per_node > kMaxRecordRanks)
+    throw UsageError(fmt::format("{}: nodes x ranks_per_node: {} x {} = {} ranks (expected at most {})", path, r.nodes,
+                                 r.ranks_per_node, int64_t{r.nodes} * r.ranks_per_node, kMaxRecordRanks));
   if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty())
     throw UsageError(fmt::format("{}: 'rows' must be a non-empty array of bench rows", path));
   Collective c;
@@ -117,9 +131,23 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}: collective: {}", path, e.what()));
   }
+  // The first row of each algorithm and size (a map: a file of many rows
+  // reads in n log n, not n^2).
+  std::map<std::pair<std::string, int64_t>, size_t> first_row;
   for (size_t i = 0; i < j["rows"].size(); ++i) {
     const std::string where = fmt::format("{}: rows[{}]", path, i);
-    r.rows.push_back(read_row(j["rows"][i], where));
+    const json& jr = j["rows"][i];
+    r.rows.push_back(read_row(jr, where));
+    // bench's rows carry their own run's world_size, nodes and collective:
+    // a row of another run pasted in is refused, naming both values.
+    const auto same = [&](const char* key, const json& top, const char* top_name) {
+      if (jr.contains(key) && !jr[key].is_null() && jr[key] != top)
+        throw UsageError(fmt::format("{}.{}: {}, but the record's {} is {}", where, key, jr[key].dump(), top_name,
+                                     top.dump()));
+    };
+    same("world_size", json(r.world_size()), "nodes x ranks_per_node");
+    same("nodes", json(r.nodes), "nodes");
+    same("collective", json(r.collective), "collective");
     // A row of an algorithm microddp does not know would drop out of every
     // plot and check unseen: refuse it, naming the row.
     if (!find_algorithm(r.rows.back().algorithm, c))
@@ -127,10 +155,10 @@ LabRecord parse_lab_record(std::string_view text, const std::string& path) {
                                    r.rows.back().algorithm, name(c), fmt::join(algorithms_for(c), ", ")));
     // Two rows of one algorithm at one size: row() would read the first and
     // hide the second. Refuse, naming both.
-    for (size_t k = 0; k + 1 < r.rows.size(); ++k)
-      if (r.rows[k].algorithm == r.rows.back().algorithm && r.rows[k].bytes == r.rows.back().bytes)
-        throw UsageError(fmt::format("{}: a second row of {} at {} bytes (the first is rows[{}])", where,
-                                     r.rows.back().algorithm, r.rows.back().bytes, k));
+    const auto [first, fresh] = first_row.try_emplace({r.rows.back().algorithm, r.rows.back().bytes}, i);
+    if (!fresh)
+      throw UsageError(fmt::format("{}: a second row of {} at {} bytes (the first is rows[{}])", where,
+                                   r.rows.back().algorithm, r.rows.back().bytes, first->second));
   }
   return r;
 }

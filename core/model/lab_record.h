@@ -16,7 +16,11 @@
 //         iteration, µs); optional count, samples, min_us, p10_us, p90_us,
 //         max_us, predicted_us (the lab model's time, µs; null = none).
 //         bytes, count and samples are whole numbers (ranges below);
-//         p10_us <= time_us <= p90_us where stated.
+//         min_us, p10_us, p90_us, max_us and predicted_us are above 0 µs
+//         (or null); min_us <= p10_us <= time_us <= p90_us <= max_us
+//         where stated; a row's own world_size, nodes and collective
+//         (bench prints them) equal the record's when stated.
+//         nodes x ranks_per_node is at most kMaxRecordRanks.
 // The same rows, one object a line, are what the live lab prints
 // (parse_bench_json_lines).
 #pragma once
@@ -60,7 +64,11 @@ struct LabRecord {
 // a collective microddp does not know, or a row of an algorithm that does not
 // serve it ("FILE: rows[0].algorithm: unknown algorithm 'x' for all_reduce
 // (expected one of: ...)"), or a second row of one algorithm at one size
-// ("FILE: rows[20]: a second row of tree at 16777216 bytes (the first is rows[19])").
+// ("FILE: rows[20]: a second row of tree at 16777216 bytes (the first is rows[19])"),
+// a row's world_size, nodes or collective other than the record's
+// ("FILE: rows[0].world_size: 2, but the record's nodes x ranks_per_node is 8"),
+// a spread out of order ("FILE: rows[0]: min_us 9e+09 is above p10_us 356017"),
+// a negative or zero time. Reads n rows in O(n log n).
 LabRecord parse_lab_record(std::string_view text, const std::string& path);
 // Reads the file (UsageError naming it when missing, unreadable or not a
 // regular file: "recorded lab run 'PATH': is a character device, not a

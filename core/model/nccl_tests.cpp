@@ -153,6 +153,37 @@ struct Parser {
     return neg ? -v : v;
   }
 
+  // The type's size in bytes (nccl-tests' names, old and new).
+  void check_count(const NcclTestsRow& r) const {
+    static const std::map<std::string, int64_t> sizes = {
+        {"int8", 1},   {"char", 1},     {"uint8", 1},    {"int32", 4},     {"int", 4},       {"uint32", 4},
+        {"int64", 8},  {"uint64", 8},   {"half", 2},     {"float16", 2},   {"float", 4},     {"float32", 4},
+        {"double", 8}, {"float64", 8},  {"bfloat16", 2}, {"f8e4m3", 1},    {"f8e5m2", 1},    {"fp8_e4m3", 1},
+        {"fp8_e5m2", 1}};
+    const auto it = sizes.find(r.type);
+    if (it == sizes.end()) {
+      std::string names;
+      for (const auto& [n, b] : sizes) names += (names.empty() ? "" : ", ") + n;
+      fail(r.line, fmt::format("type is '{}' (expected one of nccl-tests' types: {})", r.type, names));
+    }
+    // nccl-tests prints count = size / the type's size (all_reduce,
+    // broadcast, reduce, sendrecv), or per rank, size / the type's size /
+    // ranks (all_gather, reduce_scatter, alltoall, gather, scatter): one of
+    // the two, with the rank lines' count when printed (else any whole
+    // multiple), or the row is not what the tool printed.
+    const int64_t elt = it->second;
+    const int64_t n = static_cast<int64_t>(t.ranks.size());
+    const int64_t count_bytes = r.count * elt;  // count has at most 18 digits: no overflow
+    const bool ok = count_bytes == r.bytes ||
+                    (count_bytes > 0 && (n > 0 ? count_bytes <= r.bytes / n && count_bytes * n == r.bytes
+                                               : r.bytes % count_bytes == 0));
+    if (!ok)
+      fail(r.line, fmt::format("count is {} elements of {} ({} B each) = {} B, but size is {} B (expected count = "
+                               "size / {}, or size / {} / {} for all_gather, reduce_scatter and alltoall)",
+                               r.count, r.type, elt, count_bytes, r.bytes, elt, elt,
+                               n > 0 ? fmt::format("{} rank{}", n, n == 1 ? "" : "s") : std::string("the ranks")));
+  }
+
   NcclTestsPlacement placement(int line, const std::vector<std::string>& w, size_t at, const char* which) const {
     NcclTestsPlacement p;
     bool na_time = false, na = false;
@@ -166,7 +197,8 @@ struct Parser {
       p.wrong = na_wrong ? -1 : v;
       p.flagged_wrong = t.wrong_is_count && v > 0;
     }
-    if (!na_time && p.time_us < 0) fail(line, fmt::format("{}time is {} (expected a time >= 0 us)", f, w[at]));
+    if (!na_time && p.time_us <= 0)
+      fail(line, fmt::format("{}time is {} (expected a time above 0 us, or N/A)", f, w[at]));
     p.present = !na_time;
     return p;
   }
@@ -187,6 +219,7 @@ struct Parser {
     r.out_of_place = placement(line, w, at, "out-of-place");
     at += fields_per_placement;
     if (placements == 2) r.in_place = placement(line, w, at, "in-place");
+    check_count(r);
     const auto [first, fresh] = seen.try_emplace(std::make_tuple(r.bytes, r.type, r.redop, r.root), line);
     if (!fresh)
       fail(line, fmt::format("a second row of size {} B ({}{}{}) after line {}: one row per size (a table "
@@ -204,6 +237,38 @@ std::string_view untag(std::string_view s) {
   return s;
 }
 
+// The model places ranks contiguously, the same count on every node (ranks
+// 0..k-1 on the first node, k..2k-1 on the second, ...): a file whose rank
+// lines say otherwise is refused, not modelled as something it is not.
+void check_placement(const Parser& p) {
+  const auto& ranks = p.t.ranks;
+  std::map<std::string, std::pair<int, int>> hosts;  // host -> first line, ranks
+  std::vector<std::string> order;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const NcclTestsRank& r = ranks[i];
+    auto it = hosts.find(r.host);
+    if (it == hosts.end()) {
+      hosts.emplace(r.host, std::make_pair(r.line, 1));
+      order.push_back(r.host);
+      continue;
+    }
+    if (ranks[i - 1].host != r.host)
+      p.fail(r.line, fmt::format("rank {} is on {} again after ranks on {} (line {}): the ranks of a node are not "
+                                 "contiguous, and microddp's model places ranks contiguously (ranks 0..k-1 on the "
+                                 "first node, k..2k-1 on the next): not modelled",
+                                 r.rank, r.host, ranks[i - 1].host, ranks[i - 1].line));
+    ++it->second.second;
+  }
+  const int per = hosts.empty() ? 0 : hosts.at(order.front()).second;
+  for (const auto& h : order) {
+    const auto& [line, n] = hosts.at(h);
+    if (n != per)
+      p.fail(line, fmt::format("{} has {} rank{} but {} has {}: microddp's model places the same count of ranks on "
+                               "every node: not modelled",
+                               h, n, n == 1 ? "" : "s", order.front(), per));
+  }
+}
+
 }  // namespace
 
 NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective) {
@@ -212,11 +277,12 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     throw UsageError(fmt::format("{}: the file is empty (expected the output of an nccl-tests *_perf tool)", path));
   static const std::regex rank_re(
-      R"(^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.+?)\s*$)");
+      R"(^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.+?)\s*$)");
   static const std::regex version_re(R"(NCCL version (\S+))");
   static const std::regex tool_re(R"(\b([a-z_]+)_perf(_mpi)?\b)");
   static const std::regex avg_re(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
   std::string named_tool;
+  std::map<std::tuple<int, std::string, std::string>, int> rank_lines;  // rank, Pid, host -> line
   int line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -233,7 +299,12 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
       if (nl == text.size()) break;
       continue;
     }
-    const bool is_row = std::isdigit(static_cast<unsigned char>(w[0][0])) != 0;
+    // A row starts with its size: digits, or a sign or '.' before them (a
+    // size of -64 or .5 is a broken row, refused by its number, not skipped).
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    const std::string& w0 = w[0];
+    const bool is_row = digit(w0[0]) || (w0.size() > 1 && (w0[0] == '-' || w0[0] == '+' || w0[0] == '.') &&
+                                         (digit(w0[1]) || (w0[1] == '.' && w0.size() > 2 && digit(w0[2]))));
     if (is_row) {
       if (p.t.header_line == 0)
         p.fail(line_no, "a data row before any column header (expected the header '#  size  count  type  redop  "
@@ -258,9 +329,17 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
           return std::stoi(d);
         };
         r.rank = small_int(m[1].str(), "rank");
-        r.host = m[2].str();
-        r.device = small_int(m[3].str(), "device");
-        r.gpu = m[4].str();
+        r.host = m[3].str();
+        r.device = small_int(m[4].str(), "device");
+        r.gpu = m[5].str();
+        // One line per rank of one process: the same rank, Pid and host
+        // again is the block pasted twice (old versions number ranks per
+        // process, so a rank number alone may repeat).
+        const auto [first, fresh] = rank_lines.try_emplace(std::make_tuple(r.rank, m[2].str(), r.host), line_no);
+        if (!fresh)
+          p.fail(line_no, fmt::format("rank {} (Pid {} on {}) is printed again after line {}: one line per rank (the "
+                                      "rank lines pasted twice?)",
+                                      r.rank, m[2].str(), r.host, first->second));
         p.t.ranks.push_back(std::move(r));
       } else if (std::regex_search(line, m, version_re)) {
         if (p.t.nccl_version.empty()) p.t.nccl_version = m[1].str();
@@ -287,6 +366,7 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
   if (p.t.rows.empty())
     p.fail(p.t.header_line, "the column header has no data rows after it (expected rows 'SIZE COUNT TYPE ...': a "
                             "truncated paste?)");
+  check_placement(p);
   const std::string asked = normalize_collective(collective);
   if (!asked.empty()) {
     const auto& known = nccl_tests_collectives();

@@ -28,8 +28,16 @@
 // row with too few or too many fields (a truncated paste), a field that is
 // not a number where one is needed, a header with no rows after it, a
 // second table after rows, a second row of one size (type, redop and root
-// alike: a table pasted twice), and a --collective that contradicts the tool
-// the file names.
+// alike: a table pasted twice), a rank line printed twice (same rank, Pid
+// and host: the block pasted twice), ranks a node holds that are not
+// contiguous in the rank lines or not the same count on every node (the
+// model places ranks contiguously, ranks/nodes per node: such a file is
+// refused, not modelled), a negative or fractional size, a time of 0 (a
+// placement's time is above 0 us or N/A), a type nccl-tests does not name
+// (int8 ... f8e5m2, old char/int), a count that is neither size / the
+// type's size nor that / the ranks (all_gather, reduce_scatter and alltoall
+// print a rank's count), and a --collective that contradicts the tool the
+// file names.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -67,8 +75,9 @@ struct NcclTestsRow {
   std::string type, redop;       // redop "" when the column set has none
   int root = -1;                 // -1: no root (or no root column)
   NcclTestsPlacement out_of_place, in_place;
-  // The out-of-place columns hold a time to compare with or fit to: printed,
-  // above 0 us, a size >= 1 B, and not flagged wrong.
+  // The out-of-place columns hold a time to compare with or fit to: printed
+  // (not N/A), a size >= 1 B, and not flagged wrong (a time of 0 is refused
+  // when read).
   bool out_of_place_usable() const {
     return out_of_place.present && bytes >= 1 && out_of_place.time_us > 0 && !out_of_place.flagged_wrong;
   }

@@ -134,11 +134,26 @@ TEST_SUITE("lesson_lab_recorded") {
                                  "{source: recorded, file: data/lab-allreduce-2x1-100mbit.json}"),
                              file),
         doctest::Contains("has no row of tree at 4194304 bytes"), UsageError);
+    // The note says "median of <iters>": a file of 5 timed iterations under a beat of 20 is refused, naming both.
+    CHECK_THROWS_WITH_AS(
+        lesson::parse_lesson(lab("{nodes: 2, ranks_per_node: 1, iters: 20}",
+                                 "{source: recorded, file: data/lab-allreduce-2x1-100mbit.json}"),
+                             file),
+        doctest::Contains("lab-allreduce-2x1-100mbit.json is the median of 5 timed iterations (rows[0].samples), this "
+                          "lab beat's iters 20: give iters: 5 or record the run again with -n 20"),
+        UsageError);
     CHECK_THROWS_WITH_AS(
         lesson::parse_lesson(lab("{nodes: 2, ranks_per_node: 4}", "{source: lab}"), file),
         doctest::Contains("this lab beat has 4 ranks a node (use 'source: recorded')"), UsageError);
     CHECK_THROWS_WITH_AS(lesson::parse_lesson(lab("{nodes: 2, ranks_per_node: 1}", "{source: shm}"), file),
                          doctest::Contains("needs 'source: recorded' with its 'file', or 'source: lab'"), UsageError);
+  }
+
+  TEST_CASE("the live lab's CPU-busy warning goes to the Compare view's note") {
+    CHECK(lab_busy_warning("cluster: NIC check node0 -> node1 (93 %)\n# warning: the CPUs were 87% busy with other "
+                           "work before this run; the times below are disturbed\n{\"algorithm\": \"ring\"}\n") ==
+          "warning: the CPUs were 87% busy with other work before this run; the times below are disturbed");
+    CHECK(lab_busy_warning("# single-thread memcpy bandwidth: 9 GB/s\n{\"algorithm\": \"ring\"}\n").empty());
   }
 
   TEST_CASE("bytes per rank at the step shown: lesson 03's naive, tree and ring") {

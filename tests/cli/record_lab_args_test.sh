@@ -28,6 +28,11 @@ expect "record-lab: NODES '2.5' is not a whole number of 1 or more" "$bin" "$out
 expect "record-lab: RANKS_PER_NODE '0' is not a whole number of 1 or more" "$bin" "$out" 2 0 100mbit ring 4096 3
 expect "record-lab: ITERS '-3' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4096 -3
 expect "record-lab: ALGS is empty (give e.g. ring or naive,tree,ring)" "$bin" "$out" 2 1 100mbit "" 4096 3
+expect "record-lab: ALGS 'ring,ring' names ring twice (the record would hold a second row of ring at each size)" "$bin" "$out" 1 2 100mbit ring,ring 4096 5
+expect "record-lab: ALGS 'ring,,tree' has an empty name between its commas" "$bin" "$out" 2 1 100mbit ring,,tree 4096 5
+expect "record-lab: the lab would refuse NODES 1 RANKS_PER_NODE 2 NIC '100xbit' ALGS 'ring': --nic '100xbit': unknown unit 'xbit'; tc's units: bit kbit mbit gbit tbit kibit mibit gibit tibit bps kbps mbps gbps tbps" "$bin" "$out" 1 2 100xbit ring 4096 5
+expect "record-lab: the lab would refuse NODES 1 RANKS_PER_NODE 2 NIC '100mbit' ALGS 'ring,foo': unknown algorithm 'foo' for all_reduce (expected one of: naive, tree, ring, ring_unchunked, recursive_doubling, halving_doubling, hierarchical, double_binary_tree, one_shot, two_shot, nvls)" "$bin" "$out" 1 2 100mbit ring,foo 4096 5
+expect "record-lab: the lab would refuse NODES 20 RANKS_PER_NODE 1 NIC '100mbit' ALGS 'ring': --nodes 20: must be in 1..16" "$bin" "$out" 20 1 100mbit ring 4096 5
 expect "record-lab: MICRODDP '$tmp/none' is not an executable file" "$tmp/none" "$out" 2 1 100mbit ring 4096 3
 expect "record-lab: OUT '$tmp/nodir/r.json': the directory '$tmp/nodir' does not exist" "$bin" "$tmp/nodir/r.json" 2 1 100mbit ring 4096 3
 expect "record-lab: OUT '$tmp' is a directory" "$bin" "$tmp" 2 1 100mbit ring 4096 3

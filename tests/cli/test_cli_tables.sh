@@ -58,6 +58,8 @@ expect 2 "error: $FITD/empty.txt: the file is empty (expected the output of an n
 tail -n +14 "$NT/gh200-2x4-allreduce.txt" | tail -n +4 > "$FITD/headless.txt"
 expect 2 "error: $FITD/headless.txt:1: a data row before any column header" -- predict --preset nvlink --against "$FITD/headless.txt" -n 8 -c all_reduce
 expect 2 "error: --ranks 2 but $NT/a100-1x8-allreduce.txt has 8 ranks" -- bench --ranks 2 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
+# without --ranks, bench runs the file's 8 ranks (was refused as "--ranks 2 but ... has 8 ranks")
+expect 0 "# microddp bench: all_reduce on 8 ranks, backend threads" -- bench -b 1M -e 1M --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 "against published: $NT/a100-1x8-allreduce.txt (all_reduce_perf, 8 ranks on 1 node of NVIDIA A100-SXM4-40GB), out-of-place columns" -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
 expect 0 '"against": "'"$NT"'/a100-1x8-allreduce.txt", "bytes": 1048576, "algorithm": "ring", "measured_us": ' -- bench --ranks 8 -b 1M -e 1M --passes 1 -n 2 -w 1 --preset nvlink --against "$NT/a100-1x8-allreduce.txt" --json
 expect 0 "no bench size is a published size (published 64 B .. 8 GiB (8589934592 B))" -- bench --ranks 8 -b 3000 -e 3000 --passes 1 -n 1 -w 0 --preset nvlink --against "$NT/a100-1x8-allreduce.txt"
@@ -75,5 +77,11 @@ $FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong abov
 expect 0 '"rows": 24, "median_abs_error_pct": 43.0' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
 expect 0 '"wrong_rows_left_out": [1048576]}' -- predict --nccl-system dgx-h100 --against "$FITD/wrong.txt" --json
 expect 0 "  $FITD/wrong.txt: left out 1 row nccl-tests flags wrong (out-of-place #wrong above 0) from the fit and its residuals: 1 MiB (1048576 B)" -- fit --model alpha-beta "$FITD/wrong.txt" --out "$FITD/w.json"
+# tables that would read silently wrong: rank lines pasted twice, a negative size (exit 2, FILE:LINE and the value)
+A1="$NT/a100-1x8-allreduce.txt"
+{ head -12 "$A1"; sed -n 5,12p "$A1"; tail -n +13 "$A1"; } > "$FITD/dupranks.txt"
+expect 2 "error: $FITD/dupranks.txt:13: rank 0 (Pid 944 on inst-ks8ls-comp) is printed again after line 5: one line per rank (the rank lines pasted twice?)" -- predict --preset nvlink --against "$FITD/dupranks.txt"
+sed 's/^          64            16 /         -64            16 /' "$A1" > "$FITD/negsize.txt"
+expect 2 "error: $FITD/negsize.txt:17: size (B) is '-64' (expected a whole number >= 0)" -- predict --preset nvlink --against "$FITD/negsize.txt"
 rm -rf "$FITD"
 cli_summary

@@ -123,6 +123,66 @@ TEST_SUITE("lesson_recorded") {
     }
   }
 
+  TEST_CASE("a recorded run's world size fits, its rows are of its own run, its spread is in order and above 0") {
+    const auto record = [](const std::string& top, const std::string& row) {
+      return R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit", "collective": "all_reduce", )" + top +
+             R"(, "rows": [{"algorithm": "ring", "bytes": 4096, "time_us": 5, )" + row + "}]}";
+    };
+    const std::string top = R"("nodes": 2, "ranks_per_node": 4)";
+    // bench's own fields agreeing with the record, and a full spread in order: read.
+    const LabRecord ok = parse_lab_record(
+        record(top, R"("world_size": 8, "nodes": 2, "collective": "all_reduce", "min_us": 1, "p10_us": 2, "p90_us": 6, "max_us": 7, "predicted_us": null)"),
+        "r.json");
+    CHECK(ok.world_size() == 8);
+    CHECK(ok.rows.at(0).min_us == 1);
+    CHECK(ok.rows.at(0).max_us == 7);
+    CHECK(ok.rows.at(0).predicted_us == -1);
+    struct Case {
+      std::string top, row, message;
+    };
+    const Case cases[] = {
+        {R"("nodes": 65536, "ranks_per_node": 65536)", R"("samples": 5)",
+         "r.json: nodes x ranks_per_node: 65536 x 65536 = 4294967296 ranks (expected at most 65536)"},
+        {top, R"("world_size": 2)", "r.json: rows[0].world_size: 2, but the record's nodes x ranks_per_node is 8"},
+        {top, R"("nodes": 1)", "r.json: rows[0].nodes: 1, but the record's nodes is 2"},
+        {top, R"("collective": "broadcast")",
+         "r.json: rows[0].collective: \"broadcast\", but the record's collective is \"all_reduce\""},
+        {top, R"("min_us": 9e9, "max_us": 1)", "r.json: rows[0]: min_us 9e+09 is above time_us (the median) 5"},
+        {top, R"("max_us": 1)", "r.json: rows[0]: time_us (the median) 5 is above max_us 1"},
+        {top, R"("p90_us": 6, "max_us": 5.5)", "r.json: rows[0]: p90_us 6 is above max_us 5.5"},
+        {top, R"("min_us": 3, "p10_us": 2)", "r.json: rows[0]: min_us 3 is above p10_us 2"},
+        {top, R"("p10_us": -50)", "r.json: rows[0].p10_us: -50 is not a time (above 0 µs)"},
+        {top, R"("min_us": 0)", "r.json: rows[0].min_us: 0 is not a time (above 0 µs)"},
+        {top, R"("predicted_us": -3)", "r.json: rows[0].predicted_us: -3 is not a time (above 0 µs)"},
+        {top, R"("max_us": "7")", "r.json: rows[0].max_us: expected a number or null, got \"7\""},
+    };
+    for (const Case& c : cases) {
+      std::string got = "(no error)";
+      try {
+        parse_lab_record(record(c.top, c.row), "r.json");
+      } catch (const UsageError& e) {
+        got = e.what();
+      }
+      INFO("top: ", c.top, " row: ", c.row);
+      CHECK(got == c.message);
+    }
+  }
+
+  TEST_CASE("a recorded run of 20000 rows reads every row (duplicates found through a map, not row by row)") {
+    std::string rows;
+    for (int i = 0; i < 20000; ++i)
+      rows += (i ? ", " : "") + std::string(R"({"algorithm": ")") + (i % 2 ? "tree" : "ring") + R"(", "bytes": )" +
+              std::to_string(4 * (i / 2 + 1)) + R"(, "time_us": 5})";
+    const std::string head = R"({"date": "d", "machine": "m", "command": "c", "nic": "1gbit", "collective": "all_reduce", )"
+                             R"("nodes": 2, "ranks_per_node": 1, "rows": [)";
+    const LabRecord r = parse_lab_record(head + rows + "]}", "big.json");
+    CHECK(r.rows.size() == 20000);
+    CHECK(r.rows.back().algorithm == "tree");
+    CHECK(r.rows.back().bytes == 40000);
+    CHECK_THROWS_WITH_AS(parse_lab_record(head + rows + R"(, {"algorithm": "ring", "bytes": 4, "time_us": 5}]})", "big.json"),
+                         "big.json: rows[20000]: a second row of ring at 4 bytes (the first is rows[0])", UsageError);
+  }
+
   TEST_CASE("a recorded lab run or nccl-tests table that is a directory or a device is refused at its file:") {
     const auto error_of = [](const std::string& text) {
       try {

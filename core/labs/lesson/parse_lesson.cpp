@@ -222,6 +222,13 @@ void check_lab_view(const Ctx& c, const YAML::Node& at, const Beat& b) {
   differs("ranks per node", std::to_string(r.ranks_per_node), std::to_string(q.ranks_per_node));
   differs("NIC", r.nic, q.nic);
   differs("collective", r.collective, q.collective);
+  // The note says "median of <iters>": a file timed another count of
+  // iterations would be shown under the beat's count.
+  for (size_t i = 0; i < r.rows.size(); ++i)
+    if (r.rows[i].samples > 0 && r.rows[i].samples != q.iters)
+      c.fail(at, fmt::format("recorded run {} is the median of {} timed iterations (rows[{}].samples), this lab "
+                             "beat's iters {}: give iters: {} or record the run again with -n {}",
+                             v.file, r.rows[i].samples, i, q.iters, r.rows[i].samples, q.iters));
   // The window draws compare's algorithms from the file: each must be in it.
   const std::vector<std::string> rec_algs = r.algorithms();
   for (const std::string& a : v.algorithms)

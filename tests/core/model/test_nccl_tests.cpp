@@ -4,6 +4,8 @@
 // α-β fit to a published table.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "approx.h"
@@ -155,10 +157,10 @@ TEST_SUITE("nccl_tests") {
     const std::string tagged = "[1,0]<stdout>:# Collective test starting: alltoall_perf\n" +
                                std::string("[1,0]<stdout>:") + kHead.substr(0, kHead.find('\n') + 1) + "[1,0]<stdout>:" +
                                kHead.substr(kHead.find('\n') + 1) +
-                               "[1,0]<stdout>:        1024            16     float    none      -1    55.66    0.02    "
+                               "[1,0]<stdout>:        1024           256     float    none      -1    55.66    0.02    "
                                "0.02       0      N/A     N/A     N/A    N/A\n"
                                "nodeA:123:456 [0] NCCL INFO comm 0x1 rank 0 nranks 1 - Init COMPLETE\n"
-                               "[1,0]<stdout>:        2048            32     float    none      -1    29.69    0.07    "
+                               "[1,0]<stdout>:        2048           512     float    none      -1    29.69    0.07    "
                                "0.06       0      N/A     N/A     N/A    N/A\n";
     const NcclTestsTable a = parse_nccl_tests(tagged, "a2a.txt");
     CHECK(a.collective == "alltoall");
@@ -236,6 +238,67 @@ TEST_SUITE("nccl_tests") {
     CHECK_THROWS_WITH_AS(load_nccl_tests("/nonexistent/x.txt"),
                          "/nonexistent/x.txt: no such file (expected the saved output of an nccl-tests *_perf tool)",
                          UsageError);
+  }
+
+  TEST_CASE("tables that would read silently wrong are refused with the line and the value") {
+    const std::string hdr =
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong\n";
+    const auto rank = [](int r, const char* host) {
+      return fmt::format("#  Rank {:2d} Group  0 Pid    944 on {} device {:2d} [0x0f] GPU X\n", r, host, r);
+    };
+    const std::string row = "        1024           256     float     sum      -1    20.35    0.05    0.09      0    20.32    "
+                            "0.05    0.09      0\n";
+    // The rank lines pasted twice: not 4 ranks.
+    CHECK(message(rank(0, "hA") + rank(1, "hA") + rank(0, "hA") + rank(1, "hA") + hdr + row) ==
+          "t.txt:3: rank 0 (Pid 944 on hA) is printed again after line 1: one line per rank (the rank lines pasted "
+          "twice?)");
+    // 1 + 3 ranks over two hosts, and hosts taking turns: not a contiguous 2x2.
+    CHECK(message(rank(0, "hA") + rank(1, "hB") + rank(2, "hB") + rank(3, "hB") + hdr + row) ==
+          "t.txt:2: hB has 3 ranks but hA has 1: microddp's model places the same count of ranks on every node: not "
+          "modelled");
+    CHECK(message(rank(0, "hA") + rank(1, "hB") + rank(2, "hA") + rank(3, "hB") + hdr + row) ==
+          "t.txt:3: rank 2 is on hA again after ranks on hB (line 2): the ranks of a node are not contiguous, and "
+          "microddp's model places ranks contiguously (ranks 0..k-1 on the first node, k..2k-1 on the next): not "
+          "modelled");
+    // Contiguous 2x2 reads: 4 ranks on 2 nodes.
+    const NcclTestsTable ok = parse_nccl_tests(rank(0, "hA") + rank(1, "hA") + rank(2, "hB") + rank(3, "hB") + hdr + row,
+                                               "t.txt", "all_reduce");
+    CHECK(ok.system_text() == "4 ranks on 2 nodes of GPU X");
+    // A negative or fractional size is a broken row, not a line to skip.
+    CHECK(message(kHead + "         -64            16     float     sum      -1    32.01    0.00    0.00      0    31.82    "
+                          "0.00    0.00      0\n") ==
+          "t.txt:4: size (B) is '-64' (expected a whole number >= 0)");
+    CHECK(message(kHead + "        64.5            16     float     sum      -1    32.01    0.00    0.00      0    31.82    "
+                          "0.00    0.00      0\n") ==
+          "t.txt:4: size (B) is '64.5' (expected a whole number >= 0)");
+    // A time of 0 cannot be measured: refused, not dropped.
+    CHECK(message(kHead + "        1024           256     float     sum      -1        0    0.05    0.09      0    20.32    "
+                          "0.05    0.09      0\n") ==
+          "t.txt:4: out-of-place time is 0 (expected a time above 0 us, or N/A)");
+    // The count contradicts size / the type's size; a type nccl-tests has not.
+    CHECK(message(kHead + "          64           999     float     sum      -1    32.01    0.00    0.00      0    31.82    "
+                          "0.00    0.00      0\n") ==
+          "t.txt:4: count is 999 elements of float (4 B each) = 3996 B, but size is 64 B (expected count = size / 4, "
+          "or size / 4 / 1 rank for all_gather, reduce_scatter and alltoall)");
+    // all_gather over 8 ranks prints a rank's count: 64 B is 2 floats a rank.
+    std::string eight;
+    for (int r = 0; r < 8; ++r) eight += rank(r, "hA");
+    CHECK(parse_nccl_tests("# all_gather_perf\n" + eight + hdr +
+                               "          64             2     float    none      -1    20.35    0.05    0.09      0    "
+                               "20.32    0.05    0.09      0\n",
+                           "t.txt")
+              .rows.at(0)
+              .count == 2);
+    CHECK(message(kHead + "          64            16       foo     sum      -1    32.01    0.00    0.00      0    31.82    "
+                          "0.00    0.00      0\n")
+              .rfind("t.txt:4: type is 'foo' (expected one of nccl-tests' types: bfloat16, char, double,", 0) == 0);
+    // half: 2 B per element.
+    CHECK(parse_nccl_tests(kHead + "          64            32      half     sum      -1    32.01    0.00    0.00      0    "
+                                   "31.82    0.00    0.00      0\n",
+                           "t.txt", "all_reduce")
+              .rows.at(0)
+              .count == 32);
   }
 
   TEST_CASE("the α-β fit gives back the published large-message busbw and the small-message floor") {
