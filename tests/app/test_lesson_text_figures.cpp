@@ -64,7 +64,7 @@ TEST_SUITE("lesson_text_figures") {
     CHECK(has(beat("02-ring-double-buffering.yaml", 5).text, "really travelled; the checks run the seeds again, live."));
     CHECK(has(beat("08-hunt-the-hang.yaml", 1).text, "the sleeping\nrank of the next beat stalls the all_reduce."));
     const std::string b09_11 = beat("09-topology.yaml", 11).text;
-    CHECK(has(b09_11, "the shared-memory stand-in of this machine\n(\"measured: shared memory here\")"));
+    CHECK(has(b09_11, "(the picture is the\nshared-memory stand-in, \"measured: shared memory here\")"));
     CHECK_FALSE(has(b09_11, "*Measured on emulated hosts.*"));
   }
 
