@@ -134,9 +134,13 @@ std::string slow_call_note(const ddp::Result& r, int iteration, int cpus, double
   for (const auto& l : tl.layers)
     if (l.begin_ms < worst->end_ms && worst->begin_ms < l.end_ms) beside = l.backward ? "backward" : "forward";
   const std::string coll = collective_text(worst->collective);
-  const std::string bytes = double(worst->bytes) <= others_bytes
-                                ? fmt::format(", no more bytes ({} B against a median of {:.0f} B)", worst->bytes, others_bytes)
-                                : "";
+  // CommSpan::bytes is a rank's input: an all-gather's is its shard, an
+  // all-reduce's or reduce-scatter's the whole bucket or layer.
+  const char* per = worst->collective == "all_gather" ? "per shard" : "per rank";
+  const std::string bytes =
+      double(worst->bytes) <= others_bytes
+          ? fmt::format(", no more bytes ({} B {} against a median of {:.0f} B)", worst->bytes, per, others_bytes)
+          : "";
   const std::string machine =
       load >= 0 ? fmt::format("{} CPUs, load average {:.1f} now", cpus, load) : fmt::format("{} CPUs", cpus);
   const std::string why =

@@ -408,8 +408,7 @@ void LessonView::submit(const std::string& typed) {
 std::string LessonView::right_answer() const {
   const auto& q = current().question;
   if (!q) return "";
-  if (q->choices.empty()) return fmt::format("{:g}", q->value);
-  return fmt::format("{}) {}", q->answer, q->choices[static_cast<size_t>(q->answer - 1)]);
+  return q->answer_text();  // as the terminal prints it: "8.0" for a one-decimal question
 }
 
 std::string LessonView::feedback() const {

@@ -69,6 +69,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   TopologyScene sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
   const bool question_open = app.lesson && !compact && app.lesson->checks_hidden();
   if (question_open) withhold_bytes(sc);
+  const bool stand_in = app.lesson && vs.lesson_note.rfind(kStandInNote, 0) == 0;
+  if (stand_in) label_stand_in_bytes(sc);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
@@ -107,6 +109,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     canvas = canvas_for(cap_text_h);
     sc = build_topology(ses, position, Vec2{canvas.x, canvas.y}, t, net, &text);
     if (question_open) withhold_bytes(sc);
+    if (stand_in) label_stand_in_bytes(sc);
   }
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), cap_pos, ImGui::GetColorU32(ImGuiCol_Text), caption.c_str(),
               nullptr, wrap_w);

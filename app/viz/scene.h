@@ -156,6 +156,16 @@ std::string format_value(double v);
 // buffers panel does not judge (BuffersScene::judged: all_reduce of an
 // algorithm with a broken form, op not avg, no per-rank counts).
 std::string wrong_carried_text(const Session& ses, int step, const Transfer& x);
+// The same, with whose data really travelled: `mask` is the smallest set of
+// ranks (fewest first, then lowest) whose input elements, combined with the
+// op, equal every carried value ("sent 1,2,3" where T0's input is 1,2,3:
+// 0b1); 0 when the text is "" or no set of up to 12 ranks matches. The
+// topology view fills a wrong badge with these ranks' colours.
+struct WrongCarried {
+  std::string text;
+  uint64_t mask = 0;
+};
+WrongCarried wrong_carried(const Session& ses, int step, const Transfer& x);
 // Between the values of a cell of two to four elements: "301 | 308", or
 // "301|308" where the spaced form does not fit; never a comma, which reads
 // as a thousands separator ("301,308").

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "app/viz/buffer_notes.h"
@@ -74,7 +75,11 @@ std::string format_value(double v) {
 }
 
 std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) {
-  if (!ses.configured() || step < 0 || step >= ses.steps_run()) return "";
+  return wrong_carried(ses, step, x).text;
+}
+
+WrongCarried wrong_carried(const Session& ses, int step, const Transfer& x) {
+  if (!ses.configured() || step < 0 || step >= ses.steps_run()) return {};
   const Trace& tr = ses.trace();
   const Schedule& s = ses.schedule();
   const CollectiveSpec& sp = s.spec;
@@ -82,7 +87,7 @@ std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) 
   const AlgorithmInfo* info = find_algorithm(sp.algorithm, sp.collective);
   if (!tr.snapshots || sp.collective != Collective::all_reduce || !info || !info->broken || !sp.counts.empty() ||
       sp.op == ReduceOp::avg || x.from >= n || x.to >= n || static_cast<int>(tr.events.size()) < n)
-    return "";
+    return {};
   // The matching recv: the k-th recv of x.to from x.from in this step, for
   // the k-th send of x.from to x.to (core/ir/schedule.h's pairing rule).
   const auto& ops = s.steps[step].ranks[x.from];
@@ -100,7 +105,7 @@ std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) 
       break;
     }
   }
-  if (!ev || !got || got->empty()) return "";
+  if (!ev || !got || got->empty()) return {};
   std::vector<const std::vector<double>*> in(static_cast<size_t>(n), nullptr);
   for (int r = 0; r < n; ++r)
     for (const auto& bs : tr.initial[r].buffers)
@@ -113,15 +118,15 @@ std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) 
       if (!(x.mask >> r & 1)) continue;
       const auto* v = in[static_cast<size_t>(r)];
       const size_t at = static_cast<size_t>(ev->offset) + i;
-      if (!v || at >= v->size()) return "";
+      if (!v || at >= v->size()) return {};
       xs.push_back((*v)[at]);
     }
-    if (xs.empty()) return "";
+    if (xs.empty()) return {};
     want.push_back(reduce_of(sp.op, xs));
-    if (!representable(sp.dtype, want.back())) return "";
+    if (!representable(sp.dtype, want.back())) return {};
     differs = differs || is_wrong((*got)[i], want.back(), 1e-6 * std::max(1.0, std::fabs(want.back())));
   }
-  if (!differs) return "";
+  if (!differs) return {};
   const auto list = [](const std::vector<double>& v) {
     std::string out;
     for (size_t i = 0; i < v.size() && i < 3; ++i) out += (i ? "," : "") + format_value(v[i]);
@@ -130,7 +135,34 @@ std::string wrong_carried_text(const Session& ses, int step, const Transfer& x) 
   std::string who;
   for (int r = 0; r < n; ++r)
     if (x.mask >> r & 1) who += (who.empty() ? "T" : "+T") + std::to_string(r);
-  return fmt::format("sent {}, expected {} = {}", list(*got), who, list(want));
+  WrongCarried out{fmt::format("sent {}, expected {} = {}", list(*got), who, list(want)), 0};
+  // Whose data it was: the first set of ranks, fewest first, whose inputs
+  // there combine to every carried value.
+  if (n > 12) return out;
+  std::vector<uint64_t> masks;
+  for (uint64_t m = 1; m < (uint64_t{1} << n); ++m) masks.push_back(m);
+  std::stable_sort(masks.begin(), masks.end(),
+                   [](uint64_t a, uint64_t b) { return std::popcount(a) < std::popcount(b); });
+  for (const uint64_t m : masks) {
+    bool same = true;
+    for (size_t i = 0; i < got->size() && same; ++i) {
+      std::vector<double> xs;
+      for (int r = 0; r < n; ++r) {
+        if (!(m >> r & 1)) continue;
+        const auto* v = in[static_cast<size_t>(r)];
+        const size_t at = static_cast<size_t>(ev->offset) + i;
+        if (!v || at >= v->size()) return out;
+        xs.push_back((*v)[at]);
+      }
+      const double c = reduce_of(sp.op, xs);
+      same = !is_wrong((*got)[i], c, 1e-6 * std::max(1.0, std::fabs(c)));
+    }
+    if (same) {
+      out.mask = m;
+      break;
+    }
+  }
+  return out;
 }
 
 BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout& lay) {

@@ -329,7 +329,11 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
     a.badge_t = bt;
     a.badge_w = bw;
     a.badge_h = bh;
-    if (!sc.upcoming) a.carried_text = wrong_carried_text(ses, sc.shown_step, x);  // what really travelled
+    if (!sc.upcoming) {  // what really travelled: the badge in its ranks' colours, not the expected ones
+      const WrongCarried w = wrong_carried(ses, sc.shown_step, x);
+      a.carried_text = w.text;
+      if (!w.text.empty()) a.stripes = stripes_for(w.mask, n, is_complete(sp, w.mask));
+    }
     sc.arrows.push_back(std::move(a));
   }
   add_nccl_views(sc, ses, h, t);

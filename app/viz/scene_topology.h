@@ -305,4 +305,11 @@ std::string transfers_text(const TopologyScene& sc, bool full = true);
 // compact node's totals read "out ?", "in ?", "inside ?".
 void withhold_bytes(TopologyScene& sc);
 
+// A lesson beat too large to run steps a stand-in (lesson_view.h,
+// kStandInNote): the bottleneck's bytes are the stand-in's step, not the
+// beat's size, so ", equally (512 B each)" becomes ", equally (stand-in
+// run: 512 B each)" (lesson 09 beat 2 read "512 B each" beside "each NIC
+// carries 1.75 GB").
+void label_stand_in_bytes(TopologyScene& sc);
+
 }  // namespace microddp::viz

@@ -119,6 +119,12 @@ void withhold_bytes(TopologyScene& sc) {
       if (const size_t sp = t.find(' '); sp != std::string::npos) t = t.substr(0, sp) + " ?";
 }
 
+void label_stand_in_bytes(TopologyScene& sc) {
+  const std::string equally = ", equally (";
+  if (const size_t at = sc.bottleneck.find(equally); at != std::string::npos)
+    sc.bottleneck.insert(at + equally.size(), "stand-in run: ");
+}
+
 std::string transfers_text(const TopologyScene& sc, bool full) {
   const auto plural = [](size_t k, const char* word) { return fmt::format("{} {}{}", k, word, k == 1 ? "" : "s"); };
   if (!sc.compact_nodes) return plural(sc.arrows.size(), "transfer");

@@ -43,12 +43,12 @@ TEST_SUITE("ddp_slow_call") {
   TEST_CASE("a first bucket of 43 ms beside others of 1 ms is named, with what it ran beside") {
     CHECK(slow_call_note(per_param(43, 20), 1, 2, 31.4) ==
           "The all-reduce of bucket 0 took 43.0 ms against a median of 1.0 ms for the other all-reduces, no more "
-          "bytes (64 B against a median of 1024 B): it ran beside the ranks' backward (4 worker threads and the "
+          "bytes (64 B per rank against a median of 1024 B): it ran beside the ranks' backward (4 worker threads and the "
           "ring's threads on 2 CPUs, load average 31.4 now): thread scheduling, not the link.");
     // After backward: only the machine's other load to blame; no load average known.
     CHECK(slow_call_note(per_param(15, 0.15), 0, 2, -1) ==
           "The all-reduce of bucket 0 took 15.0 ms against a median of 1.0 ms for the other all-reduces, no more "
-          "bytes (64 B against a median of 1024 B): its ring's threads waited for the CPUs (2 CPUs): thread "
+          "bytes (64 B per rank against a median of 1024 B): its ring's threads waited for the CPUs (2 CPUs): thread "
           "scheduling, not the link.");
   }
 
@@ -71,5 +71,16 @@ TEST_SUITE("ddp_slow_call") {
     const std::string s = slow_call_note(r, 0, 2, 1);
     CHECK(s.find("no more bytes") == std::string::npos);
     CHECK(s.find("took 43.0 ms against a median of 1.0 ms for the other all-reduces: it ran beside") != std::string::npos);
+  }
+
+  TEST_CASE("an all-gather's bytes are named per shard (lesson 10 b4: 4160 B is a quarter of a 16,640 B layer)") {
+    ddp::Result r = per_param(43, 20);
+    for (auto& t : r.timelines)
+      for (auto& c : t.comm) {
+        c.collective = "all_gather";
+        c.bytes = 4160;
+      }
+    CHECK(slow_call_note(r, 0, 2, 1).find(", no more bytes (4160 B per shard against a median of 4160 B): ") !=
+          std::string::npos);
   }
 }

@@ -31,6 +31,7 @@ struct Shown {
   std::vector<std::string> cells;
   std::string banner, note;
   std::vector<std::string> badges;
+  std::vector<std::vector<Rgba>> wrong_fills;  // the red badges' fills, in badges' order
   int64_t real_steps = -1;
 };
 
@@ -51,8 +52,10 @@ Shown open_beat5() {
   s.banner = sc.banner;
   s.note = app.vs.lesson_note;
   for (int pos = 1; pos <= 2; ++pos)
-    for (const ArrowDraw& a : build_topology(app.session, pos, Vec2{400, 300}, 0.5f, nullptr).arrows)
+    for (const ArrowDraw& a : build_topology(app.session, pos, Vec2{400, 300}, 0.5f, nullptr).arrows) {
       s.badges.push_back(fmt::format("step {} R{}->R{}: {}", pos - 1, a.from, a.to, a.carried_text));
+      if (!a.carried_text.empty()) s.wrong_fills.push_back(a.stripes);
+    }
   s.real_steps = app.session.real_steps_executed();
   return s;
 }
@@ -124,5 +127,34 @@ TEST_SUITE("lesson_recorded_view") {
     std::sort(red.begin(), red.end());
     std::sort(want.begin(), want.end());
     CHECK(red == want);
+  }
+
+  TEST_CASE("a red badge is filled with the colour of the data it really carried, not the expected chunk's") {
+    // The lecturer's slide: R2 -> R0 "sent 1,2,3, expected T1 = 4,5,6" was
+    // filled blue (T1) while it carried T0's 1,2,3 (orange).
+    const lesson::Lesson l = lesson::load_lesson(kLesson02);
+    const RunRecord& rec = *l.beats[4].recorded_run;
+    std::vector<std::vector<double>> inputs(3);
+    for (int r = 0; r < 3; ++r)
+      for (const auto& bs : rec.trace.initial[r].buffers)
+        if (bs.buf == Buf::input) inputs[r] = bs.values;
+    const Shown a = open_beat5();
+    REQUIRE(!a.wrong_fills.empty());
+    size_t k = 0;
+    for (const std::string& b : a.badges) {
+      if (b.back() == ' ') continue;
+      // "step 1 R2->R0: sent 1,2,3, expected T1 = 4,5,6": whose input is "1,2,3"?
+      const size_t at = b.find("sent ") + 5;
+      const std::string sent = b.substr(at, b.find(", expected") - at);
+      int whose = -1;
+      for (int r = 0; r < 3; ++r)
+        if (fmt::format("{},{},{}", format_value(inputs[r][0]), format_value(inputs[r][1]), format_value(inputs[r][2])) == sent)
+          whose = r;
+      CAPTURE(b);
+      REQUIRE(whose >= 0);
+      CHECK(b.find(fmt::format("expected T{} ", whose)) == std::string::npos);  // it was not the expected data
+      CHECK(a.wrong_fills.at(k++) == std::vector<Rgba>{rank_color(whose)});
+    }
+    CHECK(k == a.wrong_fills.size());
   }
 }

@@ -194,7 +194,9 @@ struct CommSpan {
   int64_t bytes = 0;         // per rank: bytes of the rank's input buffer
   double begin_ms = 0, end_ms = 0;
 };
-// Time a rank spent blocked waiting for a collective's result.
+// Time a rank spent blocked waiting for a collective's result. DDP: a
+// rank's first wait begins when it posted its last bucket (from then on it
+// only waits, whether or not the OS is running its thread).
 struct WaitSpan {
   int rank = 0;
   int call = 0;
@@ -206,7 +208,9 @@ struct IterationTimeline {
   std::vector<BucketFill> fills;
   std::vector<CommSpan> comm;
   std::vector<WaitSpan> waits;
-  double backward_end_ms = 0;  // the last rank's end of backward
+  // The last rank's end of backward's compute (DDP: its layer 0 backward
+  // ends; its last gradient copies and posts come after).
+  double backward_end_ms = 0;
   double end_ms = 0;           // the last rank's end of the iteration
 };
 

@@ -83,6 +83,10 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
         layer_backward(m.params[2 * l].data(), W, l, act, dz, g[2 * l].data(), g[2 * l + 1].data());
         delay(oi.layer_delay_us);
         R.layers.push_back({r, l, true, s, ms_since(t0, Clock::now())});
+        // Backward's compute ends with layer 0, before its gradients are
+        // copied and the last bucket is posted: a bucket's all-reduce can
+        // then never start before the "backward ends" line.
+        if (l == 0) R.backward_end_ms = R.layers.back().end_ms;
         ++backward_layers_done;
         if (!shuffled) {
           mark_ready(2 * l + 1);
@@ -95,10 +99,14 @@ void run_ddp_iterations(const Options& o, const Data& data, Result& res) {
         std::shuffle(perm.begin(), perm.end(), std::mt19937_64(o.seed + 99));
         for (int p : perm) mark_ready(p);
       }
-      R.backward_end_ms = ms_since(t0, Clock::now());
       while (next_post < B) post_bucket(next_post++);  // none: everything after backward
+      // From here the rank only waits: its first wait starts now, not when
+      // the OS next ran its thread (on a busy CPU the collective's threads
+      // may take it for a while, which would leave its lane blank).
+      const double posted_all_ms = ms_since(t0, Clock::now());
       for (int k = 0; k < B; ++k)
         R.waits.push_back(group.wait(r, seq[k], bucket_buf[k].data(), buckets[k].elements));
+      if (!R.waits.empty()) R.waits.front().begin_ms = std::min(R.waits.front().begin_ms, posted_all_ms);
       for (int p = 0; p < P && !warm; ++p) {
         const float* avg = bucket_buf[bucket_of[p]].data() + buckets[bucket_of[p]].offsets[index_in[p]];
         for (int64_t i = 0; i < elems[p]; ++i) m.params[p][i] -= static_cast<float>(o.lr) * avg[i];

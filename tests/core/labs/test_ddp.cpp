@@ -3,6 +3,7 @@
 // Models are tiny so that every case takes well under a second.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -214,6 +215,52 @@ TEST_SUITE("ddp") {
     CHECK(p.timelines[0].layers.size() == size_t(4 * 6 * 2));
     CHECK(p.timelines[0].fills.size() == size_t(4 * 12));
     CHECK(p.timelines[0].comm.size() == 12u);
+  }
+
+  TEST_CASE("timeline order: a bucket's all-reduce starts after its last gradient; the last after backward ends") {
+    // Lesson 07 b1 showed the one bucket starting before the "backward
+    // ends" line: backward's end was stamped after the last post. These
+    // orders are causal (a call starts once every rank posted it, and a
+    // rank posts after stamping), so they hold on any machine.
+    for (const Overlap ov : {Overlap::none, Overlap::bucketed, Overlap::per_param}) {
+      Options o = small(ov);
+      o.bucket_cap_mb = ov == Overlap::none ? 25 : 0.0015;
+      o.check_reference = false;
+      const Result res = run_ddp(o);
+      CAPTURE(static_cast<int>(ov));
+      REQUIRE(res.timelines.size() == 2u);
+      for (const IterationTimeline& tl : res.timelines) {
+        REQUIRE(!tl.comm.empty());
+        const CommSpan* last = nullptr;
+        for (const CommSpan& c : tl.comm) {
+          double ready = -1;
+          int ranks = 0;
+          for (const BucketFill& f : tl.fills)
+            if (f.bucket == c.bucket) ready = std::max(ready, f.ready_ms), ++ranks;
+          CAPTURE(c.bucket);
+          CHECK(ranks == 4);
+          CHECK(c.begin_ms >= ready);
+          if (!last || c.bucket > last->bucket) last = &c;
+        }
+        CHECK(last->bucket == static_cast<int>(res.buckets.size()) - 1);
+        CHECK(last->begin_ms >= tl.backward_end_ms);
+        // Every rank's backward end is its layer 0 backward's end, and its
+        // first wait starts no earlier than its last post.
+        double latest_layer0_end = -1;
+        for (int r = 0; r < 4; ++r) {
+          double layer0_end = -1, posted = -1, first_wait = -1;
+          for (const LayerSpan& s : tl.layers)
+            if (s.rank == r && s.backward && s.layer == 0) layer0_end = s.end_ms;
+          for (const BucketFill& f : tl.fills)
+            if (f.rank == r) posted = std::max(posted, f.posted_ms);
+          for (const WaitSpan& w : tl.waits)
+            if (w.rank == r && w.call == 0) first_wait = w.begin_ms;
+          latest_layer0_end = std::max(latest_layer0_end, layer0_end);
+          CHECK(first_wait >= posted);
+        }
+        CHECK(tl.backward_end_ms == latest_layer0_end);
+      }
+    }
   }
 
   TEST_CASE("the model clock replays the run's schedule with exact layer and link times") {
