@@ -73,7 +73,7 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   for (const DdpBar& b : build_ddp_scene(r, it, L).bars)
     strip = strip || (b.kind == DdpBarKind::comm && !b.label.empty() &&
                       ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0);
-  const float strip_h = strip ? lh + 6 : 0.f;
+  float strip_h = strip ? lh + 6 : 0.f;
   const auto lane_h = [&](float note) {
     return (avail.y - axis_h - strip_h - note - 4 - L.gap * float(n)) / float(n + 1);
   };
@@ -82,6 +82,10 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // lanes' labels and the bars' "L3" would be cramped or no longer drawn.
   drawn.note = lane_h(note_h) >= kDdpMinLaneLines * fs;
   if (!drawn.note) note_h = 0;
+  // The label strip gives way next, for the same reason (36-40 px slides,
+  // a 640x480 window): the labels that do not fit their bars are then left
+  // out, never drawn over the lanes or cut; their bars keep the tooltip.
+  if (strip && lane_h(note_h) < kDdpMinLaneLines * fs) strip = false, strip_h = 0;
   L.lane_h = std::clamp(lane_h(note_h), 6.f, fs * 4.f);
   L.comm_h = L.lane_h;
   drawn.lane_h = L.lane_h;
