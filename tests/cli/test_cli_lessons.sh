@@ -122,6 +122,10 @@ done
 # the unedited copy loads (the lesson's own data)
 sed 's/none.json/good.json/' "$REC/l.yaml" > "$REC/good.yaml"; cp "$SRC" "$REC/data/good.json"
 expect 0 "0 checks passed, 0 failed" -- lesson "$REC/good.yaml" --non-interactive
+# an integer avg divides the sums after the last snapshot: its record loads (hostile review 8: every int32 avg was refused)
+"$BIN" run -c all_reduce -a ring -n 3 --count 5 --dtype int32 --op avg --fill random:7 --save-record "$REC/data/avg.json" >/dev/null
+printf 'title: t\nsetup: {collective: all_reduce, algorithm: ring, ranks: 3, count: 5, dtype: int32, op: avg, fill: "random:7"}\nbeats:\n  - at: end\n    recorded: data/avg.json\n    text: a\n' > "$REC/avg.yaml"
+expect 0 "0 checks passed, 0 failed" -- lesson "$REC/avg.yaml" --non-interactive
 for e in "out|outputs[0][0] = 10, but the last snapshot (after step 1) holds 9 in R0's output" \
          "carried|trace.carried[0][3] (step 0, R0 <- R2): element 2 carried 10, but R2's send_buff held [0, 3, 9] during step 0 (carried [7, 8, 10])" \
          "time|trace.events[0][0] (step 0, copy): ends at 146000 ns, before it begins at 146227 ns"; do
