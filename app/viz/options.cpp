@@ -15,6 +15,7 @@
 #include "core/algorithms/registry.h"
 #include "core/labs/hang/hang.h"
 #include "core/labs/lesson/lessons_dir.h"
+#include "core/labs/lesson/read_options.h"
 #include "core/ir/limits.h"
 #include "core/model/nccl_tuner.h"
 #include "core/model/nic_rate.h"
@@ -298,12 +299,21 @@ void apply_options(App& app, Options& o) {
     throw UsageError(fmt::format("--beat {} needs --lesson FILE", o.beat));
   }
   std::optional<RunRecord> replay;
+  // A record that contradicts its own snapshots (an edited output, carried
+  // values the sender never held, time running backwards) is refused as a
+  // lesson's `recorded:` run is: the window would draw made-up values.
+  const auto load_checked = [](const std::string& f) {
+    RunRecord r = load_record(f);  // UsageError naming the file and field
+    if (const std::string why = lesson::record_contradiction(r); !why.empty())
+      throw UsageError(fmt::format("{} contradicts its own snapshots: {}", f, why));
+    return r;
+  };
   std::vector<RunRecord> runs;  // --compare-runs: the main session replays the first
-  for (const auto& f : o.compare_runs) runs.push_back(load_record(f));
+  for (const auto& f : o.compare_runs) runs.push_back(load_checked(f));
   if (!runs.empty()) o.replay_file = o.compare_runs[0];
   if (!o.replay_file.empty()) {
     if (opened) throw UsageError(fmt::format("--replay {} and --lesson exclude each other", o.replay_file));
-    replay = load_record(o.replay_file);  // UsageError naming the file and field
+    replay = load_checked(o.replay_file);
     p = RunParams{};
     p.spec = replay->spec;  // the compare view runs it on threads
   }

@@ -20,6 +20,16 @@ check "unknown algorithm 'bogus'" --algorithm bogus --screenshot /tmp/x.png
 check "unknown protocol 'bogus' (expected one of: simple, ll, ll128)" --protocol bogus --screenshot /tmp/x.png
 check "channels = 2: algorithm 'tree' does not run in channels" --algorithm tree --channels 2 --screenshot /tmp/x.png
 check "--ddp --ranks 17: the DDP view trains on 1..16 ranks" --ddp --ranks 17 --screenshot /tmp/x.png
+# a saved run that contradicts its own snapshots (lesson 02's record, one output edited): --replay and
+# --compare-runs refuse it as the lesson loader does (hostile review 8: the window drew the made-up value)
+src=$(dirname "$0")/../../lessons/data/single-buffered-ring-3x3.json
+bad=$(mktemp /tmp/microddp-bad-rec.XXXXXX)
+sed 's/"outputs":\["000010410000404100007041"/"outputs":["000020410000404100007041"/' "$src" > "$bad"
+if cmp -s "$src" "$bad"; then echo "FAIL: the edit of $src changed nothing"; fail=1; fi
+why="contradicts its own snapshots: outputs[0][0] = 10, but the last snapshot (after step 1) holds 9 in R0's output"
+check "$bad $why" --replay "$bad" --screenshot /tmp/x.png
+check "$bad $why" --compare-runs "$src" "$bad" --screenshot /tmp/x.png
+rm -f "$bad"
 # the logging variables, as `microddp run` refuses them
 out=$(MICRODDP_DEBUG=LOUD "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG 'LOUD' is not a log level"; then
