@@ -34,6 +34,8 @@ declare -A seen=()
 IFS=, read -ra alg_list <<<"$algs"
 for a in "${alg_list[@]}"; do
   [ -z "${seen[$a]:-}" ] || bad "ALGS '$algs' names $a twice (the record would hold a second row of $a at each size)"
+  # auto is a choice, not an algorithm: bench would write rows of "auto", which no record may hold
+  [ "$a" != auto ] || bad "ALGS '$algs' names auto (a choice among algorithms, not one: name the algorithms to record)"
   seen[$a]=1
 done
 [ -x "$bin" ] && [ ! -d "$bin" ] || bad "MICRODDP '$bin' is not an executable file"

@@ -195,7 +195,8 @@ std::string stats_summary_line(const Stats& st) {
                                 : "";
   // A recorded run ran every step before it was shown: "4 of 4 steps run"
   // beside the slider's "1 of 4" read as a contradiction (hostile review 7).
-  const std::string head = st.recorded_run ? fmt::format("recorded run, all {} steps", st.steps)
+  const std::string head = st.recorded_run ? (st.steps == 1 ? std::string("recorded run, its one step")
+                                                              : fmt::format("recorded run, all {} steps", st.steps))
                                            : fmt::format("{} of {} steps run", st.steps_run, st.steps);
   return fmt::format("{}   |   measured {}{}{}{}", head, format_us(st.measured_us), st.finished ? "" : " so far", reps,
                      error);

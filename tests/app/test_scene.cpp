@@ -13,6 +13,7 @@
 #include "app/viz/compare.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/scene.h"
+#include "app/viz/units.h"
 #include "core/algorithms/registry.h"
 #include "core/exec/executor.h"
 #include "core/ir/reference.h"
@@ -307,5 +308,10 @@ TEST_SUITE("scene") {
     CHECK(replayed.rfind("recorded run, all 4 steps   |   measured ", 0) == 0);
     CHECK(replayed.find("steps run") == std::string::npos);
     CHECK(replayed.find(" so far") == std::string::npos);
+    Stats one;  // a one-step record (a 2-rank naive run): no "all 1 steps"
+    one.recorded_run = one.finished = true;
+    one.steps = one.steps_run = 1;
+    one.measured_us = 12.5;
+    CHECK(stats_summary_line(one) == "recorded run, its one step   |   measured " + format_us(12.5));
   }
 }

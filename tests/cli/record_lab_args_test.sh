@@ -29,6 +29,7 @@ expect "record-lab: RANKS_PER_NODE '0' is not a whole number of 1 or more" "$bin
 expect "record-lab: ITERS '-3' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4096 -3
 expect "record-lab: ALGS is empty (give e.g. ring or naive,tree,ring)" "$bin" "$out" 2 1 100mbit "" 4096 3
 expect "record-lab: ALGS 'ring,ring' names ring twice (the record would hold a second row of ring at each size)" "$bin" "$out" 1 2 100mbit ring,ring 4096 5
+expect "record-lab: ALGS 'ring,auto' names auto (a choice among algorithms, not one: name the algorithms to record)" "$bin" "$out" 2 4 100mbit ring,auto 4096 5
 expect "record-lab: ALGS 'ring,,tree' has an empty name between its commas" "$bin" "$out" 2 1 100mbit ring,,tree 4096 5
 expect "record-lab: the lab would refuse NODES 1 RANKS_PER_NODE 2 NIC '100xbit' ALGS 'ring': --nic '100xbit': unknown unit 'xbit'; tc's units: bit kbit mbit gbit tbit kibit mibit gibit tibit bps kbps mbps gbps tbps" "$bin" "$out" 1 2 100xbit ring 4096 5
 expect "record-lab: the lab would refuse NODES 1 RANKS_PER_NODE 2 NIC '100mbit' ALGS 'ring,foo': unknown algorithm 'foo' for all_reduce (expected one of: naive, tree, ring, ring_unchunked, recursive_doubling, halving_doubling, hierarchical, double_binary_tree, one_shot, two_shot, nvls)" "$bin" "$out" 1 2 100mbit ring,foo 4096 5
