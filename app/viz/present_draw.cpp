@@ -112,12 +112,25 @@ void end_page_column(App& app, int column) {
   const float end = ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y;
   const float cap = ImGui::GetWindowHeight() - c.top;  // a page's height
   const float band = ImGui::GetTextLineHeightWithSpacing();
+  const float line_h = ImGui::GetTextLineHeight();
   std::vector<float> starts{c.top};
   bool cut = false;
   while (end - starts.back() > cap + 0.5f) {
-    float next = -1;  // the last line that starts within this page, leaving the band free
-    for (float t : c.lines)
-      if (t > starts.back() + 0.5f && t - starts.back() <= cap - band + 0.5f) next = t;
+    // The next page starts at the line after the last one that ENDS above
+    // the band (a paragraph's last line stays on this page though the gap
+    // before the next paragraph reaches into the band: lessons 07 b5 and
+    // 09 b7's answers left a page 2 of one line), or at the last line that
+    // starts above the band; never past the page's bottom.
+    float next = -1;
+    for (size_t i = 0; i < c.lines.size(); ++i) {
+      const float t = c.lines[i];
+      if (t <= starts.back() + 0.5f) continue;
+      const bool starts_above = t - starts.back() <= cap - band + 0.5f;
+      const bool prev_ends_above = i > 0 && c.lines[i - 1] > starts.back() - 0.5f &&
+                                   c.lines[i - 1] + line_h - starts.back() <= cap - band + 0.5f &&
+                                   t - starts.back() <= cap + 0.5f;
+      if (starts_above || prev_ends_above) next = t;
+    }
     if (next < 0) {
       cut = true;
       break;
