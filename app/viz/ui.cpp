@@ -366,8 +366,11 @@ bool fit_ddp_note(App& app, const LayoutInput& in) {
   // The plot was the last item: no paragraph under it (the lesson panel points to it).
   const bool paragraph = app.ddp.runner.result() && std::abs(top - app.ddp.drawn.timeline_box[1]) >= 1;
   vs.ddp_note_shown = paragraph && over <= 0.5f;
-  // Only a paragraph that starts with more than three lines left (a cut one).
-  if (!paragraph || over <= 0.5f || bottom - top <= 3 * lh) return false;
+  // Any paragraph drawn and cut: panel_ddp_plot.cpp draws it with more
+  // than three of ITS lines left (at the DDP view's text scale, smaller than
+  // this lh), so a test against three lines here let a cut one stay
+  // (lesson 07 beats 6 and 7, lecturer pass 6).
+  if (!paragraph || over <= 0.5f) return false;
   const float slack = vs.handout ? 1e9f : L.side.h - in.lesson_want_h;
   // Grown as far as the layout lets it (the lesson keeps its header and two lines): leave it out.
   const bool at_most = vs.ddp_adjust > 0 && L.ddp.h + 0.5f < vs.ddp_adjust;
