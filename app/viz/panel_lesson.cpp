@@ -85,16 +85,18 @@ void draw_runs(const std::vector<TextRun>& runs) {
 
 // `text` wrapped at spaces only, from the cursor's x (a number never breaks
 // mid-number, as ImGui::TextWrapped does after '.'); `color` when given;
-// up to the window's x = right_x when given (the class poll's bars beside).
-void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float right_x = 0) {
+// up to the window's x = right_x when given (the class poll's bars beside);
+// `whole`: a continuation page may start at its first line only (a
+// question's choice is never split over two pages).
+void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float right_x = 0, bool whole = false) {
   const float x = ImGui::GetCursorPosX();
   const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
   bool first = true;
   const float width = right_x > x ? right_x - x : ImGui::GetContentRegionAvail().x;  // right_x: up to there
   for (const std::string& line : wrap_words(text, width, measure)) {
     if (!first) ImGui::SetCursorPosX(x);
+    if (first || !whole) page_line();
     first = false;
-    page_line();
     if (color) ImGui::TextColored(*color, "%s", line.c_str());
     else ImGui::TextUnformatted(line.c_str());
   }
@@ -122,7 +124,7 @@ void draw_question(App& app) {
       const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right || a.revealed ? kPass : kFail)));
       ImGui::BeginGroup();
       draw_wrapped(fmt::format("{}) {}", i + 1, plain(q.choices[i])), picked ? &c : nullptr,
-                   poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0);
+                   poll ? poll_x - ImGui::GetStyle().ItemSpacing.x : 0, true);
       ImGui::EndGroup();
       draw_poll_bar(app, static_cast<int>(i), poll_x);
     }
