@@ -76,7 +76,8 @@ TEST_SUITE("present28") {
     };
     // (Lesson 03's compare beats: the next case, whose sweep takes the time.)
     for (const Slide s : {Slide{"02-ring-double-buffering.yaml", 2}, Slide{"07-bucketing-overlap.yaml", 6},
-                          Slide{"09-topology.yaml", 4}}) {
+                          Slide{"09-topology.yaml", 1}, Slide{"09-topology.yaml", 2},
+                          Slide{"09-topology.yaml", 3}, Slide{"09-topology.yaml", 4}}) {
       Window w(28);
       App app;
       show(w, app, s.lesson, s.beat, 28);

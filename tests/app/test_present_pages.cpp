@@ -208,4 +208,100 @@ TEST_SUITE("present_pages") {
       CHECK(missing_word(words(kDdpNotePointer), seen) == "");
     }
   }
+
+  TEST_CASE("answer slides at 18 px: the explanation's last line stays on page 1 when it fits there (lessons 07 b5, 09 b7)") {
+    // Lecturer pass 6: page 2 held only "size." (07) and "from 1 MiB." (09)
+    // above the checks, while page 1 had room for that line: the gap
+    // before the checks reached into the "continued" band.
+    struct Case {
+      const char* lesson;
+      int beat;
+    };
+    for (const Case c : {Case{"07-bucketing-overlap.yaml", 5}, Case{"09-topology.yaml", 7}}) {
+      test::FontWindow w(18);
+      App app;
+      app.vs.font_px = 18;
+      app.vs.present = true;
+      app.presenter.reveal_all = true;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/" + c.lesson));
+      app.lesson->go(c.beat - 1);
+      w.settle(app);
+      app.ddp.runner.wait();
+      app.lesson->wait_checks();
+      w.settle(app);
+      REQUIRE(app.lesson->current().question);
+      std::string page1;
+      for (const auto& g : test::drawn_glyphs())
+        if (g.codepoint < 128) page1 += char(g.codepoint);
+      INFO(c.lesson, " beat ", c.beat, " answer, ", app.presenter.pages, " page(s); page 1: ", page1);
+      CHECK(missing_word(words(app.lesson->current().question->explain), page1) == "");
+      CHECK(app.presenter.pages <= 2);
+    }
+  }
+
+  TEST_CASE("lesson 07, every beat at 18 and 28 px: the DDP picture's 'How to read it' paragraph whole or absent") {
+    // Lecturer pass 6: beats 6 and 7 (question slides) at 18 px cut it
+    // after "for a slower rank to post and for the".
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const std::vector<std::string> para = words(
+        "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
+        "all its gradients are ready; it is posted in bucket order, and when every rank has posted it the communication "
+        "thread all-reduces it while backward continues. A rank that finished backward waits (shaded) for its last "
+        "result: waited. The part of that wait while an all-reduce ran is exposed communication (at most comm); the "
+        "rest is waiting for a slower rank to post and for the hand-off. overlap = 1 - exposed / comm.");
+    for (const float px : {18.f, 28.f}) {
+      test::FontWindow w(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.present = true;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/07-bucketing-overlap.yaml"));
+      const int beats = static_cast<int>(app.lesson->lesson().beats.size());
+      CHECK(beats == 8);
+      for (int b = 0; b < beats; ++b) {
+        app.lesson->go(b);
+        w.settle(app);
+        app.ddp.runner.wait();
+        w.settle(app);
+        std::string ddp;
+        for (const auto& g : test::drawn_glyphs())
+          if (g.codepoint < 128 && g.list.find("/ddp_") != std::string::npos) ddp += char(g.codepoint);
+        INFO("beat ", b + 1, " at ", px, " px, the DDP view drew: ", ddp);
+        if (ddp.find("Howtoreadit") != std::string::npos) CHECK(missing_word(para, ddp) == "");
+      }
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
+
+  TEST_CASE("lesson 07 beat 5 at --font-px 28: each of the question's choices whole on one page") {
+    // Lecturer pass 6: choice 1 ran over pages 1-2, choice 3 stood alone on page 3.
+    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    test::FontWindow w(28);
+    App app;
+    app.vs.font_px = 28;
+    app.vs.present = true;
+    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/07-bucketing-overlap.yaml"));
+    app.lesson->go(4);
+    w.settle(app);
+    app.ddp.runner.wait();
+    w.settle(app);
+    REQUIRE(app.lesson->current().question);
+    const std::vector<std::string> choices = app.lesson->current().question->choices;
+    REQUIRE(choices.size() == 3);
+    std::vector<std::string> pages;
+    for (int k = 0; k < 8 && app.lesson->beat() == 4; ++k) {
+      std::string letters;
+      for (const auto& g : test::drawn_glyphs())
+        if (g.codepoint < 128) letters += char(g.codepoint);
+      pages.push_back(letters);
+      press(w, app, Key::page_down);
+    }
+    for (size_t c = 0; c < choices.size(); ++c) {
+      const std::vector<std::string> want = words(fmt::format("{}) {}", c + 1, choices[c]));
+      bool whole = false;
+      for (const std::string& p : pages) whole = whole || missing_word(want, p) == "";
+      INFO("choice ", c + 1, " over ", pages.size(), " page(s)");
+      CHECK(whole);
+    }
+    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
+  }
 }
