@@ -48,13 +48,6 @@ Layout compute_layout(const LayoutInput& in) {
       // The header, stats and legend above the lanes wrap onto more lines in a narrow window.
       const float header = compact_controls(in.width, in.font_px) ? 3 * line : 0.f;
       lanes_h = std::min(ddp_h, std::ceil(want + header));
-      // A projector's text (--present at 28 px and up): the header, stats
-      // and legend lines give way first (panel_ddp.cpp shrinks them), so
-      // a long text gets at least half the slide (lesson 07 at 28 px kept
-      // 440 of 720 px for the view, each beat over 3-5 pages).
-      if (in.present && in.font_px >= 28)
-        lanes_h = std::min(lanes_h, std::max(std::ceil(ddp_timeline_min_height(in.ddp_lanes, in.font_px)),
-                                             std::floor(usable * 0.5f)));
     }
     // --present: a lesson's text that needs more room takes it from the
     // view, down to the lanes' least height and three lines, six in a

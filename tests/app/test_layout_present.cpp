@@ -133,28 +133,6 @@ TEST_SUITE("layout") {
     CHECK(show(L.side) == "(8, 298) 624 x 174");
   }
 
-  TEST_CASE("--present at 28 px, DDP view above a long lesson text: the view gives way to half the body, the text gets the other half") {
-    LayoutInput in;
-    in.view = View::ddp;
-    in.lesson = in.present = true;
-    in.ddp_lanes = 5;
-    in.font_px = 28;
-    in.lesson_want_h = 600;  // more than the slide has: continuation pages
-    viz::Layout L = compute_layout(in);
-    // The 696 px usable: 348 each (the lanes' least height is 241); it kept 440 before.
-    CHECK(show(L.ddp) == "(8, 8) 1264 x 348");
-    CHECK(show(L.side) == "(8, 364) 1264 x 348");
-    // A text that fits below the usual split leaves the view its height.
-    in.lesson_want_h = 200;
-    L = compute_layout(in);
-    CHECK(L.ddp.h > 348);
-    // 18 px: the lanes and three lines, as before.
-    in.font_px = 18;
-    in.lesson_want_h = 600;
-    L = compute_layout(in);
-    CHECK(L.ddp.h == 243);  // 164.5 + 3 x 26, above 30% of 696
-  }
-
   TEST_CASE("--present at 36 and 40 px (1280x720) and at 640x480 (18 px), DDP and FSDP: the lanes keep their least height, inside the window") {
     struct Size {
       float w, h, px;
