@@ -175,7 +175,7 @@ SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int6
   for (const auto& a : order)
     if (by_algo[a].bytes.size() == points) s.curves.push_back(std::move(by_algo[a]));
   s.label = fmt::format("Source: MODEL of {} ({} ranks on {} node{}){}: NCCL 2.30.7's tuning constants, "
-                        "`microddp predict --nccl-system {}`",
+                        "as microddp predict --nccl-system {} prints them",
                         sys.name, sys.gpus_per_node * sys.nodes, sys.nodes, sys.nodes == 1 ? "" : "s", note, sys.name);
   s.lines = protocols ? fmt::format("NCCL's model of {} (the ring at each protocol)", sys.name)
                       : fmt::format("NCCL's model of {} (each algorithm at its best protocol)", sys.name);
