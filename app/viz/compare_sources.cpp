@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <regex>
 
 #include "app/viz/compare.h"  // human_bytes
 #include "core/labs/lesson/lessons_dir.h"
@@ -93,6 +94,15 @@ SweepCurve curve_of(const std::vector<LabRecordRow>& rows, const std::string& al
 
 }  // namespace
 
+namespace {
+// A record's "predicted" words in the slide's symbols: "alpha 50 us" and
+// "α 50 us" (older recordings; the terminal's ASCII unit) read "α 50 µs".
+std::string slide_units(const std::string& in) {
+  std::string s = std::regex_replace(in, std::regex(R"(\balpha (\d))"), "α $1");
+  return std::regex_replace(s, std::regex(R"((\d) us\b)"), "$1 µs");
+}
+}  // namespace
+
 SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& algorithms) {
   SourceSweep s;
   const std::vector<std::string> have = r.algorithms();
@@ -104,7 +114,7 @@ SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& a
   s.label = fmt::format("Source: RECORDED cluster lab run ({}; {}), measured on {} on {}", r.setup_text(),
                         r.collective, r.machine, r.date);
   s.dots = fmt::format("recorded in the cluster lab ({})", fs::path(r.path).filename().string());
-  s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + r.predicted + ")";
+  s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + slide_units(r.predicted) + ")";
   s.word = "recorded";
   s.tag = fmt::format("RECORDED lab run ({} nodes), {}", r.nodes, r.date);
   return s;
