@@ -33,7 +33,7 @@ TEST_SUITE("lesson_text_figures") {
     CHECK_FALSE(has(text(12), "busy"));
     CHECK(has(text(13), "the shared-memory run took 1.24 ms. The recorded ratio\nis about 290×: two link classes more than two orders of magnitude"));
     // The recorded runs say the same: 1.24 ms one host, 288.99x between two.
-    CHECK(has(recorded_note(l, 12), "ring / ring in run 'one_node' (1.24 ms) = 288.99 (check: > 10)"));
+    CHECK(has(recorded_note(l, 12), "ring / ring in run 'one_node' (1.24 ms) = 288.99, the check: > 10"));
   }
 
   TEST_CASE("lesson 08 beat 2 reads the recorder as the window prints it") {
