@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <regex>
 
 #include "app/viz/compare.h"  // human_bytes
 #include "core/labs/lesson/lessons_dir.h"
@@ -93,6 +94,15 @@ SweepCurve curve_of(const std::vector<LabRecordRow>& rows, const std::string& al
 
 }  // namespace
 
+namespace {
+// A record's "predicted" words in the slide's symbols: "alpha 50 us" and
+// "α 50 us" (older recordings; the terminal's ASCII unit) read "α 50 µs".
+std::string slide_units(const std::string& in) {
+  std::string s = std::regex_replace(in, std::regex(R"(\balpha (\d))"), "α $1");
+  return std::regex_replace(s, std::regex(R"((\d) us\b)"), "$1 µs");
+}
+}  // namespace
+
 SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& algorithms) {
   SourceSweep s;
   const std::vector<std::string> have = r.algorithms();
@@ -104,7 +114,7 @@ SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& a
   s.label = fmt::format("Source: RECORDED cluster lab run ({}; {}), measured on {} on {}", r.setup_text(),
                         r.collective, r.machine, r.date);
   s.dots = fmt::format("recorded in the cluster lab ({})", fs::path(r.path).filename().string());
-  s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + r.predicted + ")";
+  s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + slide_units(r.predicted) + ")";
   s.word = "recorded";
   s.tag = fmt::format("RECORDED lab run ({} nodes), {}", r.nodes, r.date);
   return s;
@@ -175,7 +185,7 @@ SourceSweep model_sweep(const std::string& system, Collective c, int ranks, int6
   for (const auto& a : order)
     if (by_algo[a].bytes.size() == points) s.curves.push_back(std::move(by_algo[a]));
   s.label = fmt::format("Source: MODEL of {} ({} ranks on {} node{}){}: NCCL 2.30.7's tuning constants, "
-                        "`microddp predict --nccl-system {}`",
+                        "as microddp predict --nccl-system {} prints them",
                         sys.name, sys.gpus_per_node * sys.nodes, sys.nodes, sys.nodes == 1 ? "" : "s", note, sys.name);
   s.lines = protocols ? fmt::format("NCCL's model of {} (the ring at each protocol)", sys.name)
                       : fmt::format("NCCL's model of {} (each algorithm at its best protocol)", sys.name);

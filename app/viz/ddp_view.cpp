@@ -153,6 +153,12 @@ std::string slow_call_note(const ddp::Result& r, int iteration, int cpus, double
                      worst->what, worst_ms, others_ms, coll, bytes, why);
 }
 
+std::string ddp_loss_text(const ddp::Result& r) {
+  std::string s = fmt::format("loss {:.6g} -> {:.6g}", r.iterations.front().loss, r.iterations.back().loss);
+  if (!std::isnan(r.max_reference_rel_error)) s += fmt::format(", loss diff vs 1 process: {:.1e}", r.max_reference_rel_error);
+  return s;
+}
+
 std::string ddp_calls_text(const ddp::IterationTimeline& tl) {
   std::vector<std::pair<std::string, int>> counts;  // collective, calls; in order of first use
   for (const auto& c : tl.comm) {

@@ -212,6 +212,12 @@ Rgba collective_color(std::string_view collective);
 // "12 all-reduces", "6 all-gathers, 3 reduce-scatters" ("0 collectives" when none).
 std::string ddp_calls_text(const ddp::IterationTimeline& tl);
 
+// The DDP header's loss: "loss 2.30259 -> 2.2991, loss diff vs 1 process:
+// 1.4e-08" (the largest relative difference from the single-process
+// reference, ddp::Result::max_reference_rel_error); without its second half
+// when the reference was not run (NaN).
+std::string ddp_loss_text(const ddp::Result& r);
+
 // The DDP view's sentence on a collective far slower than its peers, or "":
 // in iteration `iteration` of r (clamped), the slowest call whose duration
 // is over 3x the median of the iteration's other calls of the same

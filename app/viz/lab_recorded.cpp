@@ -82,7 +82,8 @@ std::string recorded_note(const Lesson& l, int beat) {
                                 b.lab.iters);
   for (size_t i = 0; i < run.rows.size(); ++i) {
     const LabRow& x = run.rows[i];
-    out += fmt::format("{} {} {} (p10-p90 {}-{})", i ? "," : "", x.algorithm, format_us(x.seconds * 1e6),
+    // No parenthesis of its own: the window shows the whole note in one.
+    out += fmt::format("{} {} {}, p10-p90 {} to {}", i ? ";" : "", x.algorithm, format_us(x.seconds * 1e6),
                        format_us(x.p10 * 1e6), format_us(x.p90 * 1e6));
   }
   const auto runs = earlier_runs(l, beat);
@@ -101,7 +102,7 @@ std::string recorded_note(const Lesson& l, int beat) {
     const std::string bound = std::isnan(k->less_than)      ? fmt::format("> {:g}", k->greater_than)
                               : std::isnan(k->greater_than) ? fmt::format("< {:g}", k->less_than)
                                                             : fmt::format("{:g} to {:g}", k->greater_than, k->less_than);
-    out += fmt::format("; {} / {}{} ({}) = {:.2f} (check: {})", k->algorithm, k->over_algorithm,
+    out += fmt::format("; {} / {}{} ({}) = {:.2f}, the check: {}", k->algorithm, k->over_algorithm,
                        k->over_run.empty() ? "" : fmt::format(" in run '{}'", k->over_run), format_us(o->seconds * 1e6),
                        a->seconds / o->seconds, bound);
   }

@@ -36,8 +36,9 @@ std::vector<lesson::CheckResult> evaluate_recorded(const lesson::Lesson& l, int 
 
 // The line the window shows over a recorded lab beat:
 // "RECORDED cluster lab run, 2026-12-07, AMD EPYC, 2 vCPUs (lscpu): 2 nodes x
-// 1 rank, NIC 100mbit, 4 MiB per rank, median of 5: ring 358 ms (p10-p90 356 ms-369 ms)"
-// followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (1.24 ms) = 289.0 (check: > 10)".
+// 1 rank, NIC 100mbit, 4 MiB per rank, median of 5: ring 358 ms, p10-p90 356 ms to 369 ms" (rows apart by "; ")
+// followed, for each measured_ratio check, by "; ring / ring in run 'one_node' (1.24 ms) = 289.0, the check: > 10"
+// (no closing parenthesis: the window shows the note in parentheses).
 // "" for a beat without a recorded run.
 std::string recorded_note(const lesson::Lesson& l, int beat);
 

@@ -247,10 +247,10 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     r.broken = br;
     if (b.recorded_run && b.recorded_run->spec == r.spec) {
       // The beat's saved run (`recorded:`): the same run in the window and in
-      // every export; the checks below still run live, now.
+      // every export; the beat's checks still run live, now.
       r.recorded = b.recorded_run;
       notes.push_back(fmt::format("the panels show a {}: the one-buffer ring with delayed sends, seed {} (red cells "
-                                  "and red badges differ from what the correct ring holds); the checks below run it "
+                                  "and red badges differ from what the correct ring holds); the beat's checks run it "
                                   "live, now, on this machine",
                                   recorded_label(b.recorded_run->origin),
                                   b.recorded_run->delay ? b.recorded_run->delay->seed : 0));
@@ -262,7 +262,7 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     }
   } else if (b.recorded_run && b.recorded_run->spec == r.spec) {
     r.recorded = b.recorded_run;
-    notes.push_back(fmt::format("the panels show a {}; the checks below run live, now", recorded_label(b.recorded_run->origin)));
+    notes.push_back(fmt::format("the panels show a {}; the beat's checks run live, now", recorded_label(b.recorded_run->origin)));
   }
   if (s.delay && !broken_form)
     notes.push_back("the checks delay the sends; the panels step without delays");

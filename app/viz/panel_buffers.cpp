@@ -139,6 +139,12 @@ void draw_buffers_crowd(App& app, int position) {
 
 }  // namespace
 
+std::string buffers_wait_text(int position, int current) {
+  const std::string done = current - position == 1 ? fmt::format("step {}'s result", position)
+                                                    : fmt::format("steps {}-{}' results", position, current - 1);
+  return fmt::format("buffers before step {}; {} once you answer", position, done);
+}
+
 void draw_buffers(App& app) {
   ViewState& vs = app.vs;
   const Session& ses = app.session;
@@ -147,8 +153,7 @@ void draw_buffers(App& app) {
   if (vs.buffers_crowd) {
     const int position = buffers_position(app);
     if (position != ses.position())
-      ImGui::TextDisabled("buffers %s: after step %d once you answer", position_text(position, ses.num_steps()).c_str(),
-                          ses.position() - 1);
+      ImGui::TextDisabled("%s", buffers_wait_text(position, ses.position()).c_str());
     draw_buffers_crowd(app, position);
     return;
   }
@@ -182,8 +187,7 @@ void draw_buffers(App& app) {
     lay.label_w += widest;
   }
   if (position != ses.position())
-    ImGui::TextDisabled("buffers %s: %s once you answer", position_text(position, ses.num_steps()).c_str(),
-                        position_text(ses.position(), ses.num_steps()).c_str());
+    ImGui::TextDisabled("%s", buffers_wait_text(position, ses.position()).c_str());
   // Ranks side by side only when the rows would not fit one under the other
   // and every value still fits its cell (build_buffers_arranged).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();

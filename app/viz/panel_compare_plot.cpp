@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -121,7 +122,11 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
                   : "Time against message size (log-log): dots measured on this machine, lines predicted.";
   }
   // The crossover's sentence only on a beat about it (crossover_shown); its caption while a question withholds it.
-  if (!cmp.crossover.empty() && crossover_hidden(app)) f += " " + crossover_caption(app) + lines_cut(app) + ".";
+  if (!cmp.crossover.empty() && crossover_hidden(app)) {
+    std::string cap = crossover_caption(app);  // a sentence of its own here: capitalised
+    if (!cap.empty()) cap[0] = char(std::toupper(static_cast<unsigned char>(cap[0])));
+    f += " " + cap + lines_cut(app) + ".";
+  }
   else if (!cmp.crossover.empty() && crossover_shown(app)) f += " " + cmp.crossover + ".";
   std::string skipped;
   if (!cmp.skipped.empty()) {

@@ -153,9 +153,6 @@ std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn
   const ddp::IterationStats& s = r.iterations[size_t(it)];
   // The calls by their collective: a sharded run all-gathers and reduce-scatters.
   drawn.calls = ddp_calls_text(r.timelines[size_t(std::min(it, int(r.timelines.size()) - 1))]);
-  const std::string ref = std::isnan(r.max_reference_rel_error)
-                              ? std::string()
-                              : fmt::format(" (vs 1 process: {:.1e})", r.max_reference_rel_error);
   return {
       {fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction), ImVec4(0.0f, 0.45f, 0.70f, 1), false},
       {drawn.calls, {}, true},
@@ -165,7 +162,7 @@ std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn
        {}, true},
       {fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER"),
        r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), false},
-      {fmt::format("loss {:.6g} -> {:.6g}{}", r.iterations.front().loss, r.iterations.back().loss, ref), {}, true},
+      {ddp_loss_text(r), {}, true},
   };
 }
 

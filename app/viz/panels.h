@@ -74,6 +74,11 @@ std::string contributors_text(uint64_t mask, int n);
 // "no steps" when total is 0. printf-safe (no '%'). Short: it must fit the
 // slider.
 std::string position_text(int position, int total);
+// The line over the buffers while a question holds them before the beat's
+// step: position is the shown position (buffers_position), current the
+// session's (> position): "buffers before step 0; step 0's result once you
+// answer", or "... steps 0-2' results ..." for several steps.
+std::string buffers_wait_text(int position, int current);
 // The name of what a run executes (the topology title): spec.algorithm, or
 // for a broken run (RunParams::broken) "single_buffered_ring (one buffer,
 // sends delayed)" ("(one buffer)" without a delay).

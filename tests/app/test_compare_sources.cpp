@@ -108,7 +108,7 @@ TEST_SUITE("compare_sources") {
     CHECK(h.curves[1].measured_us.empty());   // a model: lines, no dots
     CHECK(h.curves[1].predicted_us.size() == 12);
     CHECK(h.label == "Source: MODEL of dgx-h100 (8 ranks on 1 node): NCCL 2.30.7's tuning constants, "
-                     "`microddp predict --nccl-system dgx-h100`");
+                     "as microddp predict --nccl-system dgx-h100 prints them");
     const SourceSweep a = model_sweep("dgx-a100", Collective::all_reduce, 8, 64, 256 << 20, true);
     algs.clear();
     for (const auto& c : a.curves) algs.push_back(c.algorithm);

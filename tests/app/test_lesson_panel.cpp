@@ -222,7 +222,7 @@ TEST_SUITE("lesson_panel") {
     CHECK(app.session.params().broken.has_value());
     CHECK(app.session.position() == 2);
     CHECK(app.vs.lesson_note.find("the panels show a recorded run (") != std::string::npos);
-    CHECK(app.vs.lesson_note.find("the checks below run it live, now") != std::string::npos);
+    CHECK(app.vs.lesson_note.find("the beat's checks run it live, now") != std::string::npos);
     CHECK(app.vs.lesson_note.find("ring_unchunked") == std::string::npos);
     CHECK(app.vs.edit == app.session.params());  // the controls hold what runs
     require_checks_pass(l, 1);  // the one-buffer ring corrupts under delayed sends (real runs)

@@ -78,7 +78,7 @@ TEST_SUITE("lesson_recorded_view") {
     CHECK(a.banner == fmt::format("{}: single-buffered ring, send delays seed {}: corrupted. The checks run it live now.",
                                   label, rec.delay->seed));
     CHECK(a.note.find("the panels show a " + label) != std::string::npos);
-    CHECK(a.note.find("the checks below run it live, now") != std::string::npos);
+    CHECK(a.note.find("the beat's checks run it live, now") != std::string::npos);
     // The values are the record's own: the output row of each rank at the end.
     for (int r = 0; r < 3; ++r) {
       const std::vector<double> out = [&] {
