@@ -82,10 +82,11 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // lanes' labels and the bars' "L3" would be cramped or no longer drawn.
   drawn.note = lane_h(note_h) >= kDdpMinLaneLines * fs;
   if (!drawn.note) note_h = 0;
-  // The label strip gives way next, for the same reason (36-40 px slides,
-  // a 640x480 window): the labels that do not fit their bars are then left
-  // out, never drawn over the lanes or cut; their bars keep the tooltip.
-  if (strip && lane_h(note_h) < kDdpMinLaneLines * fs) strip = false, strip_h = 0;
+  // The label strip is worth a quarter line of each lane (lanes down to one
+  // line of text, which still holds their names and "L3"); below that it
+  // gives way: the labels that do not fit their bars are then left out,
+  // never drawn over the lanes or cut; their bars keep the tooltip.
+  if (strip && lane_h(note_h) < fs) strip = false, strip_h = 0;
   L.lane_h = std::clamp(lane_h(note_h), 6.f, fs * 4.f);
   L.comm_h = L.lane_h;
   drawn.lane_h = L.lane_h;
