@@ -37,28 +37,28 @@ TEST_SUITE("lesson_recorded") {
     const CheckResult flat = one("{check: recorded_ratio, " + kRec + ", algorithm: ring, bytes: 256K, over_bytes: 4K, less_than: 1.2}");
     CHECK(flat.pass);
     CHECK(flat.expected == "< 1.2");
-    CHECK(flat.actual == "1.15 (5.467 ms / 4.737 ms)");
+    CHECK(flat.actual == "1.18 (5.486 ms / 4.637 ms)");
     CHECK(flat.what.find("ring's median at 256 KiB (262144 B) over its median at 4 KiB (4096 B)") != std::string::npos);
     const CheckResult grows = one("{check: recorded_ratio, " + kRec +
                                   ", algorithm: tree, bytes: 16M, over_bytes: 4M, greater_than: 3.8, less_than: 4.2}");
     CHECK(grows.pass);
     CHECK(grows.expected == "> 3.8 and < 4.2");
-    CHECK(grows.actual == "3.98 (1.47 s / 368.9 ms)");
-    // The same bound on the ring, whose 1 MiB to 4 MiB grows 9.2 times: fails.
+    CHECK(grows.actual == "4.03 (1.437 s / 356.7 ms)");
+    // The same bound on the ring, whose 1 MiB to 4 MiB grows 3.6 times: fails.
     const CheckResult ring = one("{check: recorded_ratio, " + kRec +
                                  ", algorithm: ring, bytes: 4M, over_bytes: 1M, greater_than: 3.8, less_than: 4.2}");
     CHECK_FALSE(ring.pass);
-    CHECK(ring.actual == "9.23 (149.9 ms / 16.24 ms)");
+    CHECK(ring.actual == "3.62 (86.52 ms / 23.9 ms)");
   }
 
   TEST_CASE("recorded_ratio over the record's predicted time: the tree near its line at 16 MiB, the ring far above at 4 KiB") {
     const CheckResult near = one("{check: recorded_ratio, " + kRec + ", algorithm: tree, bytes: 16M, over_predicted: true, less_than: 1.1}");
     CHECK(near.pass);
-    CHECK(near.actual == "1.09 (1.47 s / 1.343 s)");
+    CHECK(near.actual == "1.07 (1.437 s / 1.343 s)");
     CHECK(near.what.find("tree's median at 16 MiB (16777216 B) over the record's predicted time there") != std::string::npos);
     const CheckResult above = one("{check: recorded_ratio, " + kRec + ", algorithm: ring, bytes: 4K, over_predicted: true, greater_than: 5}");
     CHECK(above.pass);
-    CHECK(above.actual == "6.25 (4.737 ms / 757.3 µs)");
+    CHECK(above.actual == "6.12 (4.637 ms / 757.3 µs)");
     CHECK_FALSE(one("{check: recorded_ratio, " + kRec + ", algorithm: ring, bytes: 4K, over_predicted: true, greater_than: 7}").pass);
   }
 
