@@ -87,6 +87,14 @@ TEST_SUITE("lessons") {
     CHECK(numeric.answer_text() == "43.6");
     numeric.value = 0.002931, numeric.tolerance = 0.0001;
     CHECK(numeric.answer_text() == "0.0029");
+    // Half a unit of the last place asked for: nearest whole number, two decimals
+    // (lecturer pass 7: 05 b5 and 12 b1 printed "17.0" and "18.0", 11 b8 "0.570").
+    numeric.value = 17, numeric.tolerance = 0.5;
+    CHECK(numeric.answer_text() == "17");
+    numeric.value = 0.57, numeric.tolerance = 0.005;
+    CHECK(numeric.answer_text() == "0.57");
+    numeric.value = 1.5, numeric.tolerance = 0.001;
+    CHECK(numeric.answer_text() == "1.500");
     numeric.value = 128, numeric.tolerance = 2;
     CHECK(numeric.answer_text() == "128");
     CHECK(l.beats[1].highlight.links == std::vector<std::pair<int, int>>{{2, 0}});

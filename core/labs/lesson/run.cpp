@@ -80,7 +80,10 @@ std::string Question::not_an_answer(const std::string& typed) const {
 std::string Question::answer_text() const {
   if (!choices.empty()) return fmt::format("{}) {}", answer, choices[static_cast<size_t>(answer - 1)]);
   if (!(tolerance > 0) || tolerance >= 1) return fmt::format("{:g}", value);
-  const int decimals = std::min(6, static_cast<int>(std::ceil(-std::log10(tolerance) - 1e-9)));
+  // A tolerance of half a unit in a decimal place asks for that place: 0.5 is
+  // to the nearest whole number ("17", not "17.0"), 0.05 or 0.1 one decimal,
+  // 0.005 two ("0.57", not "0.570").
+  const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(2 * tolerance) - 1e-9)), 0, 6);
   return fmt::format("{:.{}f}", value, decimals);
 }
 
