@@ -96,6 +96,13 @@ std::optional<PredictionSource> beat_links(const Beat& b) {
   return std::nullopt;
 }
 
+static bool has_predicted_check(const Beat& b) {
+  return std::any_of(b.checks.begin(), b.checks.end(), [](const Check& c) {
+    const auto* p = std::get_if<check::Predicted>(&c.claim);
+    return p && !p->preset.empty();
+  });
+}
+
 std::string beat_preset(const Beat& b) {
   for (const Check& c : b.checks) {
     std::string preset;
@@ -216,6 +223,16 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     } catch (const std::exception&) {
       // No stand-in for this shape: the panels keep the last run (below).
     }
+  }
+  if (!t.stand_in && p.runnable && s.counts.empty() && has_predicted_check(b)) {
+    // A beat that runs at its own size and whose text quotes the model's time
+    // (a `predicted` check): the slide shows that time beside the run, as a
+    // stand-in beat does (lesson 05 b3/b4 quoted 28 µs and 29.75 µs with no
+    // figure on screen). Withheld like the stand-in's while a question asks it.
+    t.note_prediction = real_size_prediction(b, p.schedule, source, t.note_seconds);
+    // The note is drawn in parentheses: it ends in words, not in ")".
+    notes.push_back(fmt::format("{} is the α-β model's time for {} per rank", t.note_prediction,
+                                size_text(static_cast<int64_t>(p.spec.count * dtype_size(p.spec.dtype)))));
   }
   t.num_steps = p.schedule.num_steps();
   t.position = target_step(b.at, p.schedule) + 1;
