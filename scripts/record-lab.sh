@@ -63,9 +63,11 @@ cpus=$(nproc)
 busy=""
 if grep -q "^# warning: the CPUs were" <<<"$text"; then busy=", shared with other work (bench warned: $(grep -m1 '^# warning' <<<"$text" | sed 's/^# warning: //'))"; fi
 nic_check=$(grep -m1 "^cluster: NIC check" <<<"$text" | sed 's/^cluster: NIC check //; s/ (\([0-9]* %\);.*/ (\1)/')
-# The prediction's constants, without the hint naming this machine's profile path
-# ("(no lab profile at /root/...)"): the file is shipped to other machines.
-predicted=$(grep -m1 "^# prediction:" <<<"$text" | sed 's/^# prediction: //; s/ (no lab profile at [^)]*)//')
+# Without the hint naming this machine's profile path ("(no lab profile at
+# /root/...)"), in the log and the prediction alike: the file is shipped to
+# other machines.
+text=$(sed 's/ (no lab profile at [^)]*)//' <<<"$text")
+predicted=$(grep -m1 "^# prediction:" <<<"$text" | sed 's/^# prediction: //')
 rows=$(grep '^{' <<<"$text" | jq -s '.')
 logs=$(grep -v '^{' <<<"$text" | jq -R . | jq -s '.')
 jq -n --arg date "$(date -u +%F)" --arg machine "$model, $cpus vCPUs (lscpu)$busy" \

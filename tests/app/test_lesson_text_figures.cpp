@@ -136,7 +136,8 @@ TEST_SUITE("lesson_text_figures") {
     CHECK(m.label.find('`') == std::string::npos);
     // 03 b10, 05 b7: a recording's "alpha 50 us" reads "α 50 µs" on the slide.
     const SourceSweep r = recorded_sweep(load_lab_record(kDir + "data/lab-allreduce-8x1-1gbit.json"), {});
-    CHECK(r.lines == "the lab's model (the lab's shaped links: 125 MB/s per NIC (the tbf rate), α 50 µs assumed (one rank per node: no intra-node link))");
+    CHECK(r.lines == "the lab's model (the lab's shaped links: inter-node 125.000 MB/s per NIC (the tbf rate), α 50 µs assumed; "
+                    "intra-node 1.000 µs, 10000.000 MB/s from the \"lab\" topology's shared memory, assumed)");
     // 09 b12: no "ms))" once the window puts the note in parentheses.
     const std::string note = recorded_note(lesson::load_lesson(kDir + "09-topology.yaml"), 11);
     CHECK(has(note, "median of 5: ring 1.24 ms, p10-p90 1.18 ms to 1.47 ms"));
