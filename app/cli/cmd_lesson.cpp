@@ -42,9 +42,9 @@ struct Args {
 
 std::string setup_line(const Prepared& p) {
   const auto& s = p.spec;
-  return fmt::format("{} · {} · {} · count {} × {} · op {}{}", name(s.collective), s.algorithm,
+  return fmt::format("{} · {} · {} · {} × {} · op {}{}", name(s.collective), s.algorithm,
                      count_noun(s.world_size, "rank"),
-                     s.count, name(s.dtype), name(s.op),
+                     s.count_text(), name(s.dtype), name(s.op),
                      p.runnable ? "" : " · prediction only (too large to run here)");
 }
 

@@ -427,8 +427,8 @@ int run(const Args& a, const CLI::App& sub) {
     // As with --steps, the headline is the warm steps' medians with the cold
     // first run named apart (the one run's wall time, first runs and
     // barriers included, was 10-100x the warm figure on a small step).
-    fmt::print("{} · {} · {} · count {} × {} · op {} · {} · {} · {} on {}\n", name(sp.collective), sp.algorithm,
-               count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
+    fmt::print("{} · {} · {} · {} × {} · op {} · {} · {} · {} on {}\n", name(sp.collective), sp.algorithm,
+               count_noun(sp.world_size, "rank"), sp.count_text(), name(sp.dtype), name(sp.op),
                count_noun(p.schedule.num_steps(), "step"), format_measured_total(res.trace, res.trace.total_ns / 1000.0),
                name(res.trace.mode), res.trace.backend);
     fmt::print("{}", auto_line(p));

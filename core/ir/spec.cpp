@@ -1,6 +1,7 @@
 #include "core/ir/spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/ir/limits.h"
 
@@ -13,6 +14,10 @@ static constexpr int64_t kMaxElements = INT64_MAX / 8;
 static bool has_v_variant(Collective c) {
   return c == Collective::gather || c == Collective::scatter || c == Collective::all_gather ||
          c == Collective::reduce_scatter;
+}
+
+std::string CollectiveSpec::count_text() const {
+  return counts.empty() ? fmt::format("count {}", count) : fmt::format("counts {}", fmt::join(counts, ", "));
 }
 
 int64_t CollectiveSpec::block(int r) const { return counts.empty() ? count : counts[r]; }

@@ -43,6 +43,10 @@ struct CollectiveSpec {
   int64_t displ(int r) const;
   // Sum of all blocks.
   int64_t total() const;
+  // The size as a header line says it: "count 8", or "counts 1, 2, 3" where
+  // per-rank blocks are set (count is then not used; printing it said
+  // "count 8" for `run --counts 1,2,3`, hostile review 9).
+  std::string count_text() const;
   // Elements of rank r's input / output buffer (0 = the rank has none).
   int64_t input_count(int r) const;
   int64_t output_count(int r) const;

@@ -335,8 +335,8 @@ std::string format_inputs(const CollectiveSpec& sp, const RankData& inputs, cons
 std::string format_walkthrough(const Schedule& s, const RankData& inputs, const RunResult& r,
                                const std::vector<double>& predicted_step_us, const PrintOptions& o) {
   const auto& sp = s.spec;
-  std::string out = fmt::format("{} · {} · {} · count {} × {} · op {}{} · {} on {}\n", name(sp.collective),
-                                sp.algorithm, count_noun(sp.world_size, "rank"), sp.count, name(sp.dtype), name(sp.op),
+  std::string out = fmt::format("{} · {} · {} · {} × {} · op {}{} · {} on {}\n", name(sp.collective),
+                                sp.algorithm, count_noun(sp.world_size, "rank"), sp.count_text(), name(sp.dtype), name(sp.op),
                                 sp.collective == Collective::broadcast || sp.collective == Collective::reduce ||
                                         sp.collective == Collective::gather || sp.collective == Collective::scatter
                                     ? fmt::format(" · root {}", sp.root)

@@ -86,6 +86,8 @@ expect 0 "protocol ll    : α    1.000 µs" -- predict -n 4 --bytes 4K --preset 
 expect 0 "protocol auto picks simple on nvlink for ring at 4 KiB (4096 B)" -- predict -n 4 --bytes 4K --preset nvlink --protocol auto
 expect 0 '"steps": 4' -- run -c all_reduce -a ring -n 3 --data "1,2,3;4,5,6;7,8,9" --json
 expect 0 '"outputs": [null, [1, 2, 3, 4, 5]' -- run -c gather -a tree -n 3 --counts 2,0,3 --data "1,2;;3,4,5" --root 1 --json
+# Per-rank blocks: the header names them, not the unused count (it said "count 8").
+expect 0 "reduce_scatter · ring · 3 ranks · counts 1, 2, 3 × float32 · op sum" -- run -c reduce_scatter -a ring --ranks 3 --counts 1,2,3
 expect 0 '"outputs": [["nan", 2]' -- run -c all_reduce -a tree -n 2 --op max --data "nan,1;0,2" --json
 expect 0 '"ok": true' -- run -c reduce_scatter -a halving_doubling -n 6 --count 5 --dtype bfloat16 --op avg --fill random:3 --json
 # Step times: the warm median with its spread, the repetitions, the first
