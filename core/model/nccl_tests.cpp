@@ -21,6 +21,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/ir/input_file.h"
+
 namespace microddp {
 
 const std::vector<std::string>& nccl_tests_collectives() {
@@ -428,8 +430,7 @@ NcclTestsTable load_nccl_tests(const std::string& path, const std::string& colle
   const auto st = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(st))
     throw UsageError(fmt::format("{}: no such file (expected the saved output of an nccl-tests *_perf tool)", path));
-  if (!std::filesystem::is_regular_file(st))
-    throw UsageError(fmt::format("{}: not a regular file (expected the saved output of an nccl-tests *_perf tool)", path));
+  require_regular_file(path, "nccl-tests table", "expected the saved output of an nccl-tests *_perf tool");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UsageError(fmt::format("{}: cannot be read", path));
   std::stringstream ss;

@@ -238,6 +238,15 @@ TEST_SUITE("nccl_tests") {
     CHECK_THROWS_WITH_AS(load_nccl_tests("/nonexistent/x.txt"),
                          "/nonexistent/x.txt: no such file (expected the saved output of an nccl-tests *_perf tool)",
                          UsageError);
+    // Not a regular file: refused by what it is, before a read that would block (a FIFO) or never end (/dev/zero).
+    CHECK_THROWS_WITH_AS(load_nccl_tests("/tmp"),
+                         "nccl-tests table '/tmp': is a directory (expected the saved output of an nccl-tests *_perf "
+                         "tool)",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(load_nccl_tests("/dev/zero"),
+                         "nccl-tests table '/dev/zero': is a character device, not a regular file (expected the saved "
+                         "output of an nccl-tests *_perf tool)",
+                         UsageError);
   }
 
   TEST_CASE("tables that would read silently wrong are refused with the line and the value") {
