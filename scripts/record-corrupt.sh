@@ -9,13 +9,25 @@
 # record ("recorded", core/record/record_io.h). Needs jq.
 # Usage: scripts/record-corrupt.sh MICRODDP OUT.json
 # Exit: 0 written; 1 no seed corrupted (run it again), microddp failed, or it
-# wrote no record (an empty file, or not JSON with a record's keys).
+# wrote no record (an empty file, or not JSON with a record's keys); 2 a bad
+# argument (MICRODDP not an executable, OUT not writable, no jq), said before
+# the run, as scripts/record-lab.sh does.
 set -euo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: $0 MICRODDP OUT.json" >&2
   exit 2
 fi
 bin=$1 out=$2
+bad() { echo "record-corrupt: $*" >&2; exit 2; }
+[ -x "$bin" ] && [ ! -d "$bin" ] || bad "MICRODDP '$bin' is not an executable file"
+dir=$(dirname -- "$out")
+[ -d "$dir" ] || bad "OUT '$out': the directory '$dir' does not exist"
+[ ! -d "$out" ] || bad "OUT '$out' is a directory"
+# A file can be made there (as root, test -w says yes even on /proc).
+probe="$dir/.record-corrupt.$$"
+{ : >"$probe"; } 2>/dev/null || bad "OUT '$out': cannot write in the directory '$dir'"
+rm -f -- "$probe"
+command -v jq >/dev/null || bad "jq is not installed (apt-get install jq)"
 args=(run --algorithm single_buffered_ring --ranks 3 --data "1,2,3;4,5,6;7,8,9" --delay -1,300 --seeds 30)
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

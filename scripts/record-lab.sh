@@ -18,7 +18,11 @@ bin=$1 out=$2 nodes=$3 rpn=$4 nic=$5 algs=$6 bytes=$7 iters=$8
 # Bad arguments are refused before the lab runs (exit 2), naming the value:
 # a run of minutes must not end in an error that was known at the start.
 bad() { echo "record-lab: $*" >&2; exit 2; }
-whole() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || bad "$1 '$2' is not a whole number of 1 or more"; }
+# At most 9 digits: shell arithmetic and jq read them exactly.
+whole() {
+  [[ $2 =~ ^[1-9][0-9]*$ ]] || bad "$1 '$2' is not a whole number of 1 or more"
+  [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || bad "$1 '$2' is too large (at most 999999999)"
+}
 whole NODES "$nodes"
 whole RANKS_PER_NODE "$rpn"
 whole ITERS "$iters"

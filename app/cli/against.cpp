@@ -53,10 +53,18 @@ std::string wrong_rows_line(const NcclTestsTable& t, const std::string& from) {
                      w.size(), w.size() == 1 ? "" : "s", from, sizes);
 }
 
+std::string placement_line(const NcclTestsTable& t) {
+  if (t.placement_problem.empty()) return "";
+  return "note: this model has no nodes, so the file's rank placement is not used and the rows are compared: " +
+         t.placement_problem;
+}
+
 AgainstTable load_against(const std::string& path, const std::string& collective, bool collective_given, int ranks,
                           bool ranks_given, int nodes) {
   AgainstTable a;
-  a.table = load_nccl_tests(path, collective_given ? collective : "");
+  // The rank placement is refused only where a model places ranks on nodes
+  // (the caller's require_modelled_placement): a flat model has no nodes.
+  a.table = load_nccl_tests(path, collective_given ? collective : "", RankPlacement::record);
   const NcclTestsTable& t = a.table;
   if (std::none_of(t.rows.begin(), t.rows.end(), [](const NcclTestsRow& r) { return r.out_of_place_usable(); }))
     throw UsageError(fmt::format("{}: no out-of-place row with a time, a size of at least 1 B and no #wrong elements: "
@@ -78,6 +86,7 @@ AgainstTable load_against(const std::string& path, const std::string& collective
     if (nodes > 0 && nodes != t.nodes())
       throw UsageError(fmt::format("--nodes {} but {} has its ranks on {} nodes: leave --nodes out", nodes, path,
                                    t.nodes()));
+    if (nodes > 0) t.require_modelled_placement();  // --nodes: the placement is modelled
     a.nodes = t.nodes();
   } else {
     if (!ranks_given)
@@ -85,8 +94,11 @@ AgainstTable load_against(const std::string& path, const std::string& collective
                                    path));
     a.ranks = ranks;
     a.nodes = nodes > 0 ? nodes : 1;
+    // all_gather, reduce_scatter and alltoall print a rank's count: the
+    // count column must agree with these ranks, not just any.
+    t.check_counts(a.ranks, "--ranks");
   }
-  if (a.ranks % a.nodes != 0)
+  if (t.placement_problem.empty() && a.ranks % a.nodes != 0)
     throw UsageError(fmt::format("{}: {} ranks on {} nodes are not the same count per node (the model places ranks "
                                  "contiguously, ranks/nodes per node)",
                                  path, a.ranks, a.nodes));
@@ -126,6 +138,7 @@ void print_against(const AgainstTable& t, const std::string& model_text, const s
   std::printf("median |error|: %.1f%% over %zu rows (%s)\n", median_abs_error_pct(rows), rows.size(),
               ranges_text(rows).c_str());
   if (const std::string w = wrong_rows_line(t.table); !w.empty()) std::printf("%s\n", w.c_str());
+  if (const std::string p = placement_line(t.table); !p.empty()) std::printf("%s\n", p.c_str());
 }
 
 void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& rows, bool json) {
@@ -190,6 +203,7 @@ void print_bench_against(const AgainstTable& t, const std::vector<BenchRow>& row
   if (!predicted.empty())
     std::printf("median |error|: %.1f%% over %zu rows\n", median_abs_error_pct(predicted), predicted.size());
   if (const std::string w = wrong_rows_line(t.table); !w.empty()) std::printf("%s\n", w.c_str());
+  if (const std::string p = placement_line(t.table); !p.empty()) std::printf("%s\n", p.c_str());
 }
 
 }  // namespace microddp::cli

@@ -17,8 +17,14 @@ namespace microddp::cli {
 //    it); a --collective that contradicts the file is refused, and so is a
 //    file that names none when --collective was not given;
 //  - ranks: the file's rank lines; a --ranks that differs is refused; a
-//    file without rank lines takes --ranks (which must then be given);
-//  - nodes: the file's hosts; a --nodes that differs is refused.
+//    file without rank lines takes --ranks (which must then be given), and
+//    its count column must agree with them (NcclTestsTable::check_counts);
+//  - nodes: the file's hosts; a --nodes that differs is refused;
+//  - placement: rank lines that place ranks otherwise than the model
+//    (round-robin, uneven: NcclTestsTable::placement_problem) are refused
+//    with --nodes; else the caller refuses them where its model places
+//    ranks on nodes (require_modelled_placement), and print_against /
+//    print_bench_against say in a line that the placement was not used.
 //  - rows: a file with no usable out-of-place row (every row #wrong, N/A or
 //    0 B) is refused: nothing to compare with.
 // Throws UsageError naming the file (and the line, from the parser).
@@ -47,6 +53,11 @@ void print_against(const AgainstTable& t, const std::string& model_text, const s
 // predict, bench --against and fit print it; the rows are left out of
 // every comparison and fit (NcclTestsRow::out_of_place_usable).
 std::string wrong_rows_line(const NcclTestsTable& t, const std::string& from = "the error medians");
+
+// "" when t's rank placement is the model's; else one line (no newline):
+// "note: this model has no nodes, so the file's rank placement is not used
+// and the rows are compared: FILE:LINE: ...".
+std::string placement_line(const NcclTestsTable& t);
 
 // bench --against: the published rows whose size a bench row has, beside
 // that row's measured and predicted times (error: predicted vs published;

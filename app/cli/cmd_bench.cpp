@@ -194,6 +194,10 @@ int run(const Args& a, const CLI::App& sub) {
   // A given placement: run's rule and words (Topology::make).
   if (sub.count("--nodes") || sub.count("--nics-per-node"))
     Topology::make(o.world_size, o.nodes, sub.count("--nics-per-node") ? a.nics : 1);
+  // The predicted column on nodes places the file's ranks as the model
+  // does: rank lines placed otherwise are refused here (with --nodes, by
+  // load_against), not where the prediction is flat.
+  if (against && topo && o.nodes > 1) against->table.require_modelled_placement();
   if (topo) {
     const int nics = a.nics > 0 ? a.nics : lab ? lab->nics_per_node : 0;
     if (o.world_size % o.nodes != 0)

@@ -2,12 +2,14 @@
 //   microddp lesson FILE                   beats, step tables, questions on stdin
 //   microddp lesson FILE --non-interactive every beat and check; exit 1 if one fails
 //   microddp lesson --list                 the shipped lessons with their titles
+//   microddp lesson --list --plan          every shipped lesson's plan, then their minutes added up
 //   microddp lesson FILE --plan | --speaker the lecture plan / every beat's speaker notes (plan.h)
 //   microddp lesson A B ... --plan          each plan, then their minutes added up
 // Lab beats run through app/cli/lesson_lab.h.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -359,8 +361,29 @@ int run_lesson(const Args& a) {
   return failed ? 1 : 0;
 }
 
-int list() {
+// Several lessons' plans, one after the other, then their minutes added up.
+void print_plans(const std::vector<Lesson>& ls) {
+  for (size_t i = 0; i < ls.size(); ++i) fmt::print("{}{}", i ? "\n" : "", format_plan(ls[i]));
+  fmt::print("\n{}", format_plan_sum(ls));
+}
+
+// --list: the shipped lessons with their titles; with --plan, every shipped
+// lesson's plan and the course's total (a lesson that does not load stops it,
+// naming the file: a course plan with a hole would add up wrong).
+int list(bool plans) {
   const std::string dir = lessons_dir();
+  if (plans) {  // each file read once (list_lessons reads them for their titles)
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".yaml") files.push_back(it->path().string());
+    if (files.empty()) throw UsageError(fmt::format("no lessons found in '{}' (set MICRODDP_LESSONS)", dir));
+    std::sort(files.begin(), files.end());
+    std::vector<Lesson> ls;
+    for (const auto& f : files) ls.push_back(load_lesson(f));
+    print_plans(ls);
+    return 0;
+  }
   const auto lessons = list_lessons(dir);
   if (lessons.empty()) throw UsageError(fmt::format("no lessons found in '{}' (set MICRODDP_LESSONS)", dir));
   for (const auto& l : lessons) fmt::print("{:<44} {}\n", fs::path(l.file).filename().string(), l.title);
@@ -374,7 +397,7 @@ std::function<int()> setup_lesson(CLI::App* sub) {
   sub->add_option("file", a.files,
                   "lesson file, or a shipped lesson's name (02-ring-double-buffering; see --list); several with --plan");
   sub->add_flag("--non-interactive", a.non_interactive, "ask nothing; run every beat and check; exit 1 if one fails");
-  sub->add_flag("--list", a.list, "list the shipped lessons with their titles");
+  sub->add_flag("--list", a.list, "list the shipped lessons with their titles (with --plan: each one's plan and the total)");
   sub->add_flag("--full", a.full, "print every element of long vectors instead of eliding them in the middle");
   sub->add_flag("--plan", a.plan, "print the lecture plan (beats, first lines, minutes per beat, total) and exit");
   sub->add_flag("--speaker", a.speaker, "print every beat's speaker notes (text, answer, next beat, planned time)");
@@ -382,7 +405,16 @@ std::function<int()> setup_lesson(CLI::App* sub) {
     if (a.list && !a.files.empty())
       throw UsageError(fmt::format("lesson: --list lists the shipped lessons and takes no lesson file; got {} ({})",
                                    a.files.size(), fmt::join(a.files, ", ")));
-    if (a.list) return list();
+    if (a.list) {
+      // Flags --list would not use are refused, not dropped.
+      for (const auto& [given, flag] : {std::pair{a.speaker, "--speaker"}, std::pair{a.non_interactive, "--non-interactive"},
+                                        std::pair{a.full, "--full"}})
+        if (given)
+          throw UsageError(fmt::format("lesson: --list lists the shipped lessons (with --plan: each one's plan and the "
+                                       "total); {} is for a lesson FILE: leave out --list or {}",
+                                       flag, flag));
+      return list(a.plan);
+    }
     if (a.files.empty()) throw UsageError("lesson: give a lesson FILE, or --list");
     if (a.files.size() > 1 && (!a.plan || a.speaker))
       throw UsageError(fmt::format("lesson: {} lesson files given ({}); several files only with --plan (their plans and "
@@ -405,8 +437,7 @@ std::function<int()> setup_lesson(CLI::App* sub) {
         seen.emplace_back(f, key);
       }
       for (const std::string& f : a.files) ls.push_back(load_lesson(resolve_lesson_file(f)));
-      for (size_t i = 0; i < ls.size(); ++i) fmt::print("{}{}", i ? "\n" : "", format_plan(ls[i]));
-      fmt::print("\n{}", format_plan_sum(ls));
+      print_plans(ls);
       return 0;
     }
     if (a.plan || a.speaker) {  // nothing runs: the file, read

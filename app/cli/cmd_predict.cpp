@@ -46,8 +46,20 @@ int run_against(Args a, bool ranks_given, bool collective_given) {
   a.dtype = std::string(name(nccl_tests_dtype(t.table.rows.front().type)));
   const bool topo = topology_mode(a);
   const int user_nodes = a.nodes;
-  a.nodes = t.nodes;
-  std::optional<Network> net = profile_network(a, true);
+  // A model of nodes (a topology, a profile calibrated in the lab) places
+  // the file's ranks: rank lines it cannot place so (round-robin, uneven)
+  // are refused there, and only there (a flat model has no nodes).
+  const bool placed = t.table.placement_problem.empty();
+  if (topo) t.table.require_modelled_placement();
+  a.nodes = placed ? t.nodes : user_nodes;
+  std::optional<Network> net;
+  try {
+    net = profile_network(a, true);
+  } catch (const UsageError&) {
+    if (!placed) t.table.require_modelled_placement();
+    throw;
+  }
+  if (net) t.table.require_modelled_placement();
   if (!net && topo) net = network(a);
   std::optional<CostParams> flat;
   if (!net) {

@@ -22,8 +22,8 @@ using namespace microddp::lesson;
 // `cluster:` lines (its stderr, read merged) are passed through only where they say what was
 // measured (the NIC check) or why the run did not happen, and bench's
 // "# warning: the CPUs were N% busy ..." line where it printed one.
-// MICRODDP_LESSON_LAB_OUTPUT=FILE (the tests set it) reads FILE as the lab's
-// output instead of starting the lab.
+// The command runs through a LabCommand (lesson_lab.h): popen here, a lab's
+// saved output in tests (tests/cli/test_lesson_lab.cpp).
 std::string lab_line(const LabRequest& q) {
   std::string algs;
   for (const auto& a : q.algorithms) algs += (algs.empty() ? "" : ", ") + a;
@@ -40,7 +40,7 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-LabRun run_cluster_once(const LabRequest& q) {
+LabRun run_cluster_once(const LabRequest& q, const LabCommand& command, std::FILE* out) {
   LabRun run;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -57,20 +57,8 @@ LabRun run_cluster_once(const LabRequest& q) {
       "-b {} -e {} -n {} -w 1 --json 2>&1",
       shell_quote(exe.string()), q.nodes, q.ranks_per_node, shell_quote(q.nic), q.collective, shell_quote(algs),
       q.bytes, q.bytes, q.iters);
-  const char* fake = std::getenv("MICRODDP_LESSON_LAB_OUTPUT");
-  std::fflush(stdout);
-  FILE* f = ::popen(fake && *fake ? ("cat " + shell_quote(fake) + " 2>&1").c_str() : cmd.c_str(), "r");
-  if (!f) {
-    run.status = LabRun::Status::failed;
-    run.reason = "cannot start `microddp cluster`";
-    return run;
-  }
-  std::string line, errors;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, f)) {
-    line += buf;
-    if (line.empty() || line.back() != '\n') continue;
-    line.pop_back();
+  std::string errors;
+  const auto on_line = [&](const std::string& line) {
     if (line.rfind("{", 0) == 0) {
       try {
         const auto j = nlohmann::json::parse(line);
@@ -87,14 +75,20 @@ LabRun run_cluster_once(const LabRequest& q) {
       // What was measured (the NIC check), and bench's word that other work
       // shared the CPUs while it timed (the times may be slower than the
       // lab's links alone): printed above the beat's times.
-      fmt::print("{}\n", line);
+      fmt::print(out, "{}\n", line);
+      std::fflush(out);
     } else if (line.rfind("error:", 0) == 0) {
-      errors += line.substr(line.find_first_not_of(' ', 6)) + "\n";
+      const size_t from = line.find_first_not_of(' ', 6);
+      errors += (from == std::string::npos ? std::string() : line.substr(from)) + "\n";
     }
-    line.clear();
+  };
+  std::fflush(out);
+  const int rc = command(cmd, on_line);
+  if (rc < 0) {
+    run.status = LabRun::Status::failed;
+    run.reason = "cannot start `microddp cluster`";
+    return run;
   }
-  const int st = ::pclose(f);
-  const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   while (!errors.empty() && errors.back() == '\n') errors.pop_back();
   if (rc == 0 && run.rows.size() == q.algorithms.size()) {
     run.status = LabRun::Status::ok;
@@ -113,30 +107,51 @@ LabRun run_cluster_once(const LabRequest& q) {
 
 }  // namespace
 
+int run_shell_command(const std::string& command, const LabLine& on_line) {
+  std::fflush(stdout);
+  FILE* f = ::popen(command.c_str(), "r");
+  if (!f) return -1;
+  std::string line;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, f)) {
+    line += buf;
+    if (line.back() != '\n') continue;
+    line.pop_back();
+    on_line(line);
+    line.clear();
+  }
+  if (!line.empty()) on_line(line);  // a last line without its newline
+  const int st = ::pclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+LabRun run_cluster_lab_with(const LabRequest& q, const LabCommand& command, std::FILE* out) {
+  LabRun run = run_cluster_once(q, command, out);
+  if (run.status == LabRun::Status::failed) {
+    fmt::print(out, "(the lab run failed: {}; trying once more)\n", run.reason);
+    run = run_cluster_once(q, command, out);
+  }
+  return run;
+}
+
 // The CLI's LabRunner. MICRODDP_LESSON_NO_LAB=1 (the lesson tests set it)
-// keeps the lab off. A failed run is tried once more: on a loaded machine
-// the ranks of one job can miss the MPI backend's start-up deadline.
+// keeps the lab off.
 LabRun run_cluster_lab(const LabRequest& q) {
   if (const char* env = std::getenv("MICRODDP_LESSON_NO_LAB"); env && *env && std::string(env) != "0") {
     LabRun run;
     run.reason = "MICRODDP_LESSON_NO_LAB is set";
     return run;
   }
-  LabRun run = run_cluster_once(q);
-  if (run.status == LabRun::Status::failed) {
-    fmt::print("(the lab run failed: {}; trying once more)\n", run.reason);
-    run = run_cluster_once(q);
-  }
-  return run;
+  return run_cluster_lab_with(q, run_shell_command, stdout);
 }
 
-void print_lab(const LabRun& run) {
+void print_lab(const LabRun& run, std::FILE* out) {
   if (run.status == LabRun::Status::unavailable) {
-    fmt::print("lab beat skipped: {}; its checks are skipped, the model-only beats stand\n", run.reason);
+    fmt::print(out, "lab beat skipped: {}; its checks are skipped, the model-only beats stand\n", run.reason);
     return;
   }
   if (run.status == LabRun::Status::failed) {
-    fmt::print("the lab run failed: {}\n", run.reason);
+    fmt::print(out, "the lab run failed: {}\n", run.reason);
     return;
   }
   for (const LabRow& r : run.rows) {
@@ -145,9 +160,10 @@ void print_lab(const LabRun& run) {
       model = fmt::format(" · model {:.3f} s", predict_lab(run.request, r.algorithm));
     } catch (const std::exception&) {
     }
-    fmt::print("  {:<14} {:.3f} s median (p10 {:.3f}, p90 {:.3f}){}\n", r.algorithm, r.seconds, r.p10, r.p90, model);
+    fmt::print(out, "  {:<14} {:.3f} s median (p10 {:.3f}, p90 {:.3f}){}\n", r.algorithm, r.seconds, r.p10, r.p90,
+               model);
   }
-  fmt::print("(times measured in the lab on this machine)\n");
+  fmt::print(out, "(times measured in the lab on this machine)\n");
 }
 
 }  // namespace microddp::cli

@@ -86,6 +86,7 @@ SystemDesc asked_system(const NcclChoiceArgs& a) {
 // time for NCCL's choice at that size, on the system with the file's ranks.
 int run_nccl_against(const NcclChoiceArgs& a, const NcclPredictInputs& in) {
   const AgainstTable t = load_against(in.against, in.collective, in.collective_given, in.ranks, in.ranks_given, 0);
+  t.table.require_modelled_placement();  // a named system puts its GPUs on nodes, contiguously
   SystemDesc s = asked_system(a);
   const std::string fitted_to = s.fitted_to;
   // A table whose GPUs per node no named system has (gh200-2x4: 4 per

@@ -209,6 +209,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   for (const char* path_opt : {"--screenshot", "--export-frames", "--probes", "--describe", "--lesson", "--replay", "--speaker"})
     if (cli.count(path_opt) && cli[path_opt]->as<std::string>().empty())
       throw UsageError(fmt::format("{} '' is empty: give a path", path_opt));
+  // An empty --poll was taken as no poll: the run went on and exited 0.
+  if (cli.count("--poll") && o.poll.find_first_not_of(" \t") == std::string::npos)
+    throw UsageError(fmt::format("--poll '{}' is empty: give the class's votes, one count per choice of the --beat's "
+                                 "question (e.g. 12,30,5)",
+                                 o.poll));
   // The buffers must fit the machine before the session allocates them
   // (inputs, outputs and as much again for the schedule's own buffers).
   if (p.spec.world_size >= 1 && p.spec.world_size <= kMaxRanks && p.spec.count >= 0) {

@@ -21,6 +21,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/ir/input_file.h"
+
 namespace microddp {
 
 const std::vector<std::string>& nccl_tests_collectives() {
@@ -62,6 +64,10 @@ std::string NcclTestsTable::system_text() const {
                      nodes() == 1 ? "" : "s", gpu());
 }
 
+void NcclTestsTable::require_modelled_placement() const {
+  if (!placement_problem.empty()) throw UsageError(placement_problem);
+}
+
 namespace {
 
 std::vector<std::string> split(std::string_view s) {
@@ -87,6 +93,42 @@ bool is_column_header(const std::vector<std::string>& w) {
 std::string normalize_collective(const std::string& c) {
   if (c == "all_to_all") return "alltoall";
   return c;
+}
+
+// The type's size in bytes (nccl-tests' names, old and new).
+const std::map<std::string, int64_t>& type_sizes() {
+  static const std::map<std::string, int64_t> sizes = {
+      {"int8", 1},   {"char", 1},     {"uint8", 1},    {"int32", 4},     {"int", 4},       {"uint32", 4},
+      {"int64", 8},  {"uint64", 8},   {"half", 2},     {"float16", 2},   {"float", 4},     {"float32", 4},
+      {"double", 8}, {"float64", 8},  {"bfloat16", 2}, {"f8e4m3", 1},    {"f8e5m2", 1},    {"fp8_e4m3", 1},
+      {"fp8_e5m2", 1}};
+  return sizes;
+}
+
+// 0 for a type nccl-tests does not name.
+int64_t type_bytes(const std::string& type) {
+  const auto it = type_sizes().find(type);
+  return it == type_sizes().end() ? 0 : it->second;
+}
+
+// nccl-tests prints count = size / the type's size (all_reduce, broadcast,
+// reduce, sendrecv), or per rank, size / the type's size / ranks
+// (all_gather, reduce_scatter, alltoall, gather, scatter): one of the two,
+// with `ranks` ranks when known (> 0; else any whole multiple), or the row
+// is not what the tool printed. "" when it is; else what is wrong, without
+// the file and line. ranks_from: how the ranks are known ("" = the rank
+// lines, " (--ranks)").
+std::string count_problem(const NcclTestsRow& r, int64_t n, const std::string& ranks_from) {
+  const int64_t elt = type_bytes(r.type);
+  const int64_t count_bytes = r.count * elt;  // count has at most 18 digits: no overflow
+  const bool ok = count_bytes == r.bytes ||
+                  (count_bytes > 0 && (n > 0 ? count_bytes <= r.bytes / n && count_bytes * n == r.bytes
+                                             : r.bytes % count_bytes == 0));
+  if (ok) return "";
+  return fmt::format("count is {} elements of {} ({} B each) = {} B, but size is {} B (expected count = size / {}, or "
+                     "size / {} / {}{} for all_gather, reduce_scatter and alltoall)",
+                     r.count, r.type, elt, count_bytes, r.bytes, elt, elt,
+                     n > 0 ? fmt::format("{} rank{}", n, n == 1 ? "" : "s") : std::string("the ranks"), ranks_from);
 }
 
 struct Parser {
@@ -153,35 +195,14 @@ struct Parser {
     return neg ? -v : v;
   }
 
-  // The type's size in bytes (nccl-tests' names, old and new).
   void check_count(const NcclTestsRow& r) const {
-    static const std::map<std::string, int64_t> sizes = {
-        {"int8", 1},   {"char", 1},     {"uint8", 1},    {"int32", 4},     {"int", 4},       {"uint32", 4},
-        {"int64", 8},  {"uint64", 8},   {"half", 2},     {"float16", 2},   {"float", 4},     {"float32", 4},
-        {"double", 8}, {"float64", 8},  {"bfloat16", 2}, {"f8e4m3", 1},    {"f8e5m2", 1},    {"fp8_e4m3", 1},
-        {"fp8_e5m2", 1}};
-    const auto it = sizes.find(r.type);
-    if (it == sizes.end()) {
+    if (type_bytes(r.type) == 0) {
       std::string names;
-      for (const auto& [n, b] : sizes) names += (names.empty() ? "" : ", ") + n;
+      for (const auto& [n, b] : type_sizes()) names += (names.empty() ? "" : ", ") + n;
       fail(r.line, fmt::format("type is '{}' (expected one of nccl-tests' types: {})", r.type, names));
     }
-    // nccl-tests prints count = size / the type's size (all_reduce,
-    // broadcast, reduce, sendrecv), or per rank, size / the type's size /
-    // ranks (all_gather, reduce_scatter, alltoall, gather, scatter): one of
-    // the two, with the rank lines' count when printed (else any whole
-    // multiple), or the row is not what the tool printed.
-    const int64_t elt = it->second;
-    const int64_t n = static_cast<int64_t>(t.ranks.size());
-    const int64_t count_bytes = r.count * elt;  // count has at most 18 digits: no overflow
-    const bool ok = count_bytes == r.bytes ||
-                    (count_bytes > 0 && (n > 0 ? count_bytes <= r.bytes / n && count_bytes * n == r.bytes
-                                               : r.bytes % count_bytes == 0));
-    if (!ok)
-      fail(r.line, fmt::format("count is {} elements of {} ({} B each) = {} B, but size is {} B (expected count = "
-                               "size / {}, or size / {} / {} for all_gather, reduce_scatter and alltoall)",
-                               r.count, r.type, elt, count_bytes, r.bytes, elt, elt,
-                               n > 0 ? fmt::format("{} rank{}", n, n == 1 ? "" : "s") : std::string("the ranks")));
+    const std::string why = count_problem(r, static_cast<int64_t>(t.ranks.size()), "");
+    if (!why.empty()) fail(r.line, why);
   }
 
   NcclTestsPlacement placement(int line, const std::vector<std::string>& w, size_t at, const char* which) const {
@@ -238,10 +259,11 @@ std::string_view untag(std::string_view s) {
 }
 
 // The model places ranks contiguously, the same count on every node (ranks
-// 0..k-1 on the first node, k..2k-1 on the second, ...): a file whose rank
-// lines say otherwise is refused, not modelled as something it is not.
-void check_placement(const Parser& p) {
+// 0..k-1 on the first node, k..2k-1 on the second, ...): "" when the rank
+// lines say so (or there are none), else why not, "FILE:LINE: ...".
+std::string placement_problem(const Parser& p) {
   const auto& ranks = p.t.ranks;
+  const auto at = [&](int line, const std::string& what) { return fmt::format("{}:{}: {}", p.path, line, what); };
   std::map<std::string, std::pair<int, int>> hosts;  // host -> first line, ranks
   std::vector<std::string> order;
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -253,25 +275,27 @@ void check_placement(const Parser& p) {
       continue;
     }
     if (ranks[i - 1].host != r.host)
-      p.fail(r.line, fmt::format("rank {} is on {} again after ranks on {} (line {}): the ranks of a node are not "
-                                 "contiguous, and microddp's model places ranks contiguously (ranks 0..k-1 on the "
-                                 "first node, k..2k-1 on the next): not modelled",
-                                 r.rank, r.host, ranks[i - 1].host, ranks[i - 1].line));
+      return at(r.line, fmt::format("rank {} is on {} again after ranks on {} (line {}): the ranks of a node are not "
+                                    "contiguous, and microddp's model places ranks contiguously (ranks 0..k-1 on the "
+                                    "first node, k..2k-1 on the next): not modelled",
+                                    r.rank, r.host, ranks[i - 1].host, ranks[i - 1].line));
     ++it->second.second;
   }
   const int per = hosts.empty() ? 0 : hosts.at(order.front()).second;
   for (const auto& h : order) {
     const auto& [line, n] = hosts.at(h);
     if (n != per)
-      p.fail(line, fmt::format("{} has {} rank{} but {} has {}: microddp's model places the same count of ranks on "
-                               "every node: not modelled",
-                               h, n, n == 1 ? "" : "s", order.front(), per));
+      return at(line, fmt::format("{} has {} rank{} but {} has {}: microddp's model places the same count of ranks on "
+                                  "every node: not modelled",
+                                  h, n, n == 1 ? "" : "s", order.front(), per));
   }
+  return "";
 }
 
 }  // namespace
 
-NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective) {
+NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective,
+                                RankPlacement placement) {
   Parser p{path, {}, {}, 3, 3, 1};
   p.t.path = path;
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
@@ -366,7 +390,8 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
   if (p.t.rows.empty())
     p.fail(p.t.header_line, "the column header has no data rows after it (expected rows 'SIZE COUNT TYPE ...': a "
                             "truncated paste?)");
-  check_placement(p);
+  p.t.placement_problem = placement_problem(p);
+  if (placement == RankPlacement::refuse_unmodelled) p.t.require_modelled_placement();
   const std::string asked = normalize_collective(collective);
   if (!asked.empty()) {
     const auto& known = nccl_tests_collectives();
@@ -393,18 +418,24 @@ NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, 
   return std::move(p.t);
 }
 
-NcclTestsTable load_nccl_tests(const std::string& path, const std::string& collective) {
+void NcclTestsTable::check_counts(int ranks, const std::string& from) const {
+  for (const auto& r : rows) {
+    const std::string why = count_problem(r, ranks, from.empty() ? "" : " (" + from + ")");
+    if (!why.empty()) throw UsageError(fmt::format("{}:{}: {}", path, r.line, why));
+  }
+}
+
+NcclTestsTable load_nccl_tests(const std::string& path, const std::string& collective, RankPlacement placement) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(st))
     throw UsageError(fmt::format("{}: no such file (expected the saved output of an nccl-tests *_perf tool)", path));
-  if (!std::filesystem::is_regular_file(st))
-    throw UsageError(fmt::format("{}: not a regular file (expected the saved output of an nccl-tests *_perf tool)", path));
+  require_regular_file(path, "nccl-tests table", "expected the saved output of an nccl-tests *_perf tool");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UsageError(fmt::format("{}: cannot be read", path));
   std::stringstream ss;
   ss << f.rdbuf();
-  return parse_nccl_tests(ss.str(), path, collective);
+  return parse_nccl_tests(ss.str(), path, collective, placement);
 }
 
 }  // namespace microddp

@@ -32,8 +32,9 @@
 // and host: the block pasted twice), ranks a node holds that are not
 // contiguous in the rank lines or not the same count on every node (the
 // model places ranks contiguously, ranks/nodes per node: such a file is
-// refused, not modelled), a negative or fractional size, a time of 0 (a
-// placement's time is above 0 us or N/A), a type nccl-tests does not name
+// refused where the placement is modelled, RankPlacement below), a
+// negative or fractional size, a time of 0 (a placement's time is above
+// 0 us or N/A), a type nccl-tests does not name
 // (int8 ... f8e5m2, old char/int), a count that is neither size / the
 // type's size nor that / the ranks (all_gather, reduce_scatter and alltoall
 // print a rank's count), and a --collective that contradicts the tool the
@@ -94,6 +95,20 @@ struct NcclTestsTable {
   bool has_redop = false, has_root = false, has_wrong = false, has_in_place = false;
   std::vector<NcclTestsRank> ranks;
   std::vector<NcclTestsRow> rows;
+  // "" when the rank lines place ranks as microddp's model does (contiguous,
+  // the same count on every node) or there are none; else why not, as
+  // "FILE:LINE: ..." (round-robin or uneven placement). Only a model that
+  // places ranks on nodes (a topology, a named multi-node system, a fit)
+  // needs it empty: require_modelled_placement.
+  std::string placement_problem;
+  // Throws UsageError(placement_problem) when it is not empty.
+  void require_modelled_placement() const;
+  // The count column against `ranks` ranks known from elsewhere (a file
+  // without rank lines, whose own check takes any whole multiple): each row's
+  // count is size / the type's size, or that / ranks; else UsageError
+  // "FILE:LINE: count is ... (expected ... / R ranks (FROM) ...)". from: where
+  // the ranks come from, e.g. "--ranks".
+  void check_counts(int ranks, const std::string& from) const;
 
   bool wrong_is_count = false;  // the column is "#wrong" (a count), not the old "error" (a deviation)
   int world_size() const { return static_cast<int>(ranks.size()); }  // 0 = the file prints no rank lines
@@ -114,16 +129,25 @@ const std::vector<std::string>& nccl_tests_collectives();
 // collective in the model) and for "".
 std::optional<Collective> model_collective(const std::string& nccl_tests_name);
 
+// What the reader does with rank lines that place ranks otherwise than the
+// model (NcclTestsTable::placement_problem): refuse the file (the default,
+// for a reader that models the placement), or record it for the caller to
+// refuse where it uses the placement (predict and bench --against: a flat
+// model has no nodes).
+enum class RankPlacement { refuse_unmodelled, record };
+
 // Parses `text` (the whole file; `path` names it in errors). collective:
 // --collective as nccl-tests or microddp spells it ("all_to_all" is
 // accepted for alltoall), "" = none. The table's collective is the tool the
 // file names; else `collective`; else, from the column set, broadcast (a
 // root >= 0 with redop "none") or reduce (a root >= 0 with a reduction);
 // else "" (the caller asks for --collective).
-NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective = "");
+NcclTestsTable parse_nccl_tests(std::string_view text, const std::string& path, const std::string& collective = "",
+                                RankPlacement placement = RankPlacement::refuse_unmodelled);
 
 // Reads the file at `path` (a regular file; UsageError naming it when it is
 // missing, not a file or unreadable) and parses it.
-NcclTestsTable load_nccl_tests(const std::string& path, const std::string& collective = "");
+NcclTestsTable load_nccl_tests(const std::string& path, const std::string& collective = "",
+                               RankPlacement placement = RankPlacement::refuse_unmodelled);
 
 }  // namespace microddp

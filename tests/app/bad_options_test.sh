@@ -38,6 +38,11 @@ if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG 'LOUD
 out=$(MICRODDP_DEBUG=INFO MICRODDP_DEBUG_SUBSYS=NET "$viz" --ranks 0 --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 2 ] || printf '%s' "$out" | grep -qF "MICRODDP_DEBUG_SUBSYS" || ! printf '%s' "$out" | grep -qF "ranks 0"; then
   echo "FAIL: MICRODDP_DEBUG_SUBSYS=NET microddp-viz -> rc $rc: $out"; fail=1; else echo "ok: MICRODDP_DEBUG_SUBSYS=NET ignored -> $out"; fi
+# an empty class poll is no poll: refused, whether or not the beat has choices (issue 37: it exited 0)
+L01=$(dirname "$0")/../../lessons/01-primitives.yaml
+check "--poll '' is empty: give the class's votes, one count per choice of the --beat's question (e.g. 12,30,5)" --lesson "$L01" --poll "" --screenshot /tmp/x.png
+check "--poll ' ' is empty" --lesson "$L01" --beat 2 --poll " " --screenshot /tmp/x.png
+check "--poll '3,4' on beat 1: a poll needs a multiple-choice question on this beat" --lesson "$L01" --beat 1 --poll 3,4 --screenshot /tmp/x.png
 check "--size 0x0" --size 0x0 --screenshot /tmp/x.png
 check "--size '12x'" --size 12x --screenshot /tmp/x.png
 check "/nonexistent-dir/out.png" --screenshot /nonexistent-dir/out.png

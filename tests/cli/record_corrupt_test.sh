@@ -43,5 +43,24 @@ if [ "$got" != "wrote $tmp/out.json" ] || [ "$(jq -c 'keys' "$tmp/out.json")" !=
   '["broken","delay","format","inputs","outputs","recorded","spec","trace"]' ]; then
   echo "FAIL: record-corrupt.sh with a record: $got; keys $(jq -c keys "$tmp/out.json" 2>&1)"; fails=$((fails + 1))
 fi
+# a bad OUT is refused before the run (exit 2, nothing run: the stand-in would leave $tmp/ran)
+printf '#!/usr/bin/env bash\ntouch %q\nexit 1\n' "$tmp/ran" >"$tmp/marks"
+chmod +x "$tmp/marks"
+refused() {  # refused MESSAGE MICRODDP OUT
+  local want=$1 got rc
+  got=$("$script" "$2" "$3" 2>&1)
+  rc=$?
+  if [ "$rc" -ne 2 ] || [ "$got" != "$want" ] || [ -e "$tmp/ran" ]; then
+    echo "FAIL: record-corrupt.sh $2 $3"
+    echo "  want (exit 2, nothing run): $want"
+    echo "  got  (exit $rc$([ -e "$tmp/ran" ] && echo ', MICRODDP ran')): $got"
+    fails=$((fails + 1))
+  fi
+  rm -f "$tmp/ran"
+}
+refused "record-corrupt: OUT '$tmp/nodir/r.json': the directory '$tmp/nodir' does not exist" "$tmp/marks" "$tmp/nodir/r.json"
+refused "record-corrupt: OUT '$tmp' is a directory" "$tmp/marks" "$tmp"
+refused "record-corrupt: OUT '/proc/r.json': cannot write in the directory '/proc'" "$tmp/marks" /proc/r.json
+refused "record-corrupt: MICRODDP '$tmp/none' is not an executable file" "$tmp/none" "$tmp/out.json"
 [ "$fails" -eq 0 ] && echo "record_corrupt_test: all passed"
 exit "$fails"

@@ -24,6 +24,8 @@ expect() {  # expect MESSAGE ARGS...
 out=$tmp/r.json
 expect "record-lab: BYTES '5' is not a whole number of float32 elements (a multiple of 4 bytes)" "$bin" "$out" 2 1 100mbit ring 5 3
 expect "record-lab: BYTES '4K' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4K 3
+expect "record-lab: BYTES '99999999999' is too large (at most 999999999)" "$bin" "$out" 2 1 100mbit ring 99999999999 3
+expect "record-lab: ITERS '1000000000' is too large (at most 999999999)" "$bin" "$out" 2 1 100mbit ring 4096 1000000000
 expect "record-lab: NODES '2.5' is not a whole number of 1 or more" "$bin" "$out" 2.5 1 100mbit ring 4096 3
 expect "record-lab: RANKS_PER_NODE '0' is not a whole number of 1 or more" "$bin" "$out" 2 0 100mbit ring 4096 3
 expect "record-lab: ITERS '-3' is not a whole number of 1 or more" "$bin" "$out" 2 1 100mbit ring 4096 -3

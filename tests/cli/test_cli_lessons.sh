@@ -52,10 +52,10 @@ if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/p
 # a FIFO or a directory where the profile should be: refused by what it is, at once (a FIFO used to block the read)
 rm -f "$LX/microddp/profile.json"; mkfifo "$LX/microddp/profile.json"
 out=$(XDG_CONFIG_HOME="$LX" timeout 20 "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
-if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/profile.json' is a FIFO, not a profile file (run \`microddp calibrate\` to write one)" <<<"$out"; then
+if [ $rc -ne 0 ] || ! grep -qx "no predicted step times: profile '$LX/microddp/profile.json': is a FIFO (named pipe), not a regular file (run \`microddp calibrate\` to write one)" <<<"$out"; then
   echo "FAIL: lesson 02 with a FIFO as profile (rc $rc)"; head -3 <<<"$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$LX/microddp/profile.json"; mkdir "$LX/microddp/profile.json"
-expect 2 "error: profile '$LX/microddp/profile.json' is a directory, not a profile file" -- run -c all_reduce -n 2 --count 4 --profile "$LX/microddp/profile.json"
+expect 2 "error: profile '$LX/microddp/profile.json': is a directory (run \`microddp calibrate\` to write one)" -- run -c all_reduce -n 2 --count 4 --profile "$LX/microddp/profile.json"
 rm -rf "$LX"
 # the lessons print a screenful per beat, not megabytes: lesson 03 (1 MiB per rank at the end) and 09 (lab beats off: cluster.lesson runs them)
 for l in 03-naive-tree-ring 09-topology; do

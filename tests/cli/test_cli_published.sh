@@ -65,5 +65,30 @@ expect 2 "error: $T/dup.txt:19: a second row of size 64 B (float sum) after line
 expect 2 "error: $T/dup.txt:19: a second row of size 64 B" -- fit "$T/dup.txt" --out "$T/x.json"
 # 8. a size that is not a whole number of its unit is not printed as one
 expect 0 "reduce_scatter halving_doubling, 7 ranks, 1023.996 KiB (1048572 B)" -- predict --preset nvlink -a auto -c reduce_scatter --ranks 7 --bytes 1M
+# 9. round-robin rank lines (issue 37): refused only where a model places ranks on nodes (--nodes, a topology,
+# a named system); a flat model and bench's measured rows compare them, saying the placement is not used
+{ echo "# all_reduce_perf -b 1K -e 1M -f 1024 -g 1"
+  for r in 0 1 2 3; do h=$([ $((r % 2)) -eq 0 ] && echo hostA || echo hostB)
+    echo "#  Rank  $r Group  0 Pid    10$r on $h device  $((r / 2)) [0x0f] NVIDIA H100 80GB HBM3"; done
+  echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+  echo "        1024           256     float     sum      -1    20.35    0.05    0.08      0    20.32    0.05    0.08      0"
+  echo "     1048576        262144     float     sum      -1    90.00   11.65   17.48      0    89.00   11.78   17.67      0"
+} > "$T/rr.txt"
+RR_WHY="$T/rr.txt:4: rank 2 is on hostA again after ranks on hostB (line 3): the ranks of a node are not contiguous, and microddp's model places ranks contiguously (ranks 0..k-1 on the first node, k..2k-1 on the next): not modelled"
+expect 0 "median |error|: 80.5% over 2 rows (<= 4 KiB: 70.5% (1 row); 4 KiB..1 MiB: 90.4% (1 row))
+note: this model has no nodes, so the file's rank placement is not used and the rows are compared: $RR_WHY" -- predict --preset nvlink --against "$T/rr.txt"
+expect 0 "against published: $T/rr.txt (all_reduce_perf, 4 ranks on 2 nodes of NVIDIA H100 80GB HBM3), out-of-place columns" -- bench --ranks 4 -b 1M -e 1M --passes 1 -n 1 -w 0 --preset nvlink --against "$T/rr.txt"
+for opts in "--preset nvlink --nodes 2" "--topology dgx-h100" "--nccl-system dgx-h100"; do
+  # shellcheck disable=SC2086
+  expect 2 "error: $RR_WHY" -- predict $opts --against "$T/rr.txt"
+done
+expect 2 "error: $RR_WHY" -- bench --ranks 4 --nodes 2 -b 1M -e 1M --passes 1 -n 1 -w 0 --preset nvlink --against "$T/rr.txt"
+# a file without rank lines: all_gather's per-rank count is checked against --ranks (1024 B = 32 floats x 8 ranks)
+{ echo "# all_gather_perf -b 1K -e 1K"
+  echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+  echo "        1024            32     float    none      -1    20.35    0.05    0.04      0    20.32    0.05    0.04      0"
+} > "$T/ag.txt"
+expect 2 "error: $T/ag.txt:3: count is 32 elements of float (4 B each) = 128 B, but size is 1024 B (expected count = size / 4, or size / 4 / 4 ranks (--ranks) for all_gather, reduce_scatter and alltoall)" -- predict --preset nvlink --ranks 4 --against "$T/ag.txt"
+expect 0 "published: $T/ag.txt (all_gather_perf, ranks not printed), out-of-place columns" -- predict --preset nvlink --ranks 8 --against "$T/ag.txt"
 echo "cli.published: $passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -48,6 +48,21 @@ expect2 "a lesson twice" "lesson: '02-ring-double-buffering' is given twice; eac
 expect2 "a lesson twice under two names" \
   "lesson: '$src/lessons/02-ring-double-buffering.yaml' and '02-ring-double-buffering' are the same lesson (" \
   lesson "$src/lessons/02-ring-double-buffering.yaml" 02-ring-double-buffering --plan
+# --list --plan (issue 37: --plan was ignored): every shipped lesson's plan, then the course's total
+out=$(MICRODDP_LESSONS="$src/lessons" "$bin" lesson --list --plan) || { echo "FAIL: --list --plan exited $?"; fail=1; }
+for want in "total 25 min (6 beats)" "total 40 min (11 beats); without the 5 optional beats 25 min"; do
+  printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --list --plan lacks the line '$want'"; fail=1; }
+done
+n=$(ls "$src"/lessons/*.yaml | wc -l)
+[ "$(printf '%s\n' "$out" | grep -c '^total ')" = "$n" ] || { echo "FAIL: --list --plan: not $n plans"; fail=1; }
+case $(printf '%s\n' "$out" | tail -n 1) in
+  "01 + 02 + 03 + "*" min, "*" without optional") ;;
+  *) echo "FAIL: --list --plan does not end with the sum: $(printf '%s\n' "$out" | tail -n 1)"; fail=1 ;;
+esac
+expect2 "--list --speaker" \
+  "lesson: --list lists the shipped lessons (with --plan: each one's plan and the total); --speaker is for a lesson FILE: leave out --list or --speaker" \
+  lesson --list --speaker
+expect2 "--list --non-interactive" "--non-interactive is for a lesson FILE" lesson --list --plan --non-interactive
 out=$("$bin" lesson 02-ring-double-buffering --speaker) || { echo "FAIL: --speaker exited $?"; fail=1; }
 for want in "── beat 6/6 ──" "answer: 3) [8, 10, 12]" "planned 3:00-8:00 of 25:00" "beat 3: Step 1 repeats the pattern with the roles swapped: each rank forwards…"; do
   printf '%s\n' "$out" | grep -qxF "$want" || { echo "FAIL: --speaker lacks the line '$want'"; fail=1; }

@@ -96,6 +96,16 @@ check::Compare read_compare(const Ctx& c, const YAML::Node& n, const std::string
     }
   }
   if (!found) c.fail(n, fmt::format("a '{}' check needs equals, less_than or greater_than", kind));
+  // A measured time never comes out the same twice: `equals` on one would
+  // pass or fail by the luck of one run (and on the median of many, too).
+  // Refused here, at load: the claim a lesson can make about a measured
+  // time is a comparison, decided on repeated runs; an exact figure is the
+  // model clock's, which gives the same figures on every run.
+  if (!integral && k.op == "equals" && !(n["clock"] && n["clock"].IsScalar() && n["clock"].Scalar() == "model"))
+    c.fail(n["equals"], fmt::format("'equals' on {}, a figure of measured times, would be decided by one run, and "
+                                    "measured times never repeat exactly (expected less_than or greater_than, "
+                                    "decided on the median of repeated runs, or 'clock: model' for an exact figure)",
+                                    kind));
   return k;
 }
 
@@ -144,8 +154,9 @@ bool read_clock(const Ctx& c, const YAML::Node& n) {
   return n["clock"] && one_of(c, n["clock"], "clock", {"measured", "model"}) == "model";
 }
 
-// A count (calls, buckets), or a timing figure compared with `equals`:
-// decided on the beat's run (and one run of the compared run).
+// A count (calls, buckets), or a timing figure on the model clock (the
+// only one `equals` may compare: read_compare): decided on the beat's run
+// (and one run of the compared run).
 template <class K>
 CheckResult eval_once(const K& k, DdpRuns& runs) {
   const check::Compare& cmp = k.cmp;

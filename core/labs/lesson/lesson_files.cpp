@@ -12,35 +12,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ir/input_file.h"
 #include "core/labs/lesson/lesson.h"
 #include "core/labs/lesson/read_yaml.h"
 
 namespace microddp::lesson {
 
-namespace {
-
-// What a file that is neither a regular file nor a directory is, in words.
-std::string_view kind_of(std::filesystem::file_type t) {
-  switch (t) {
-    case std::filesystem::file_type::fifo: return "a FIFO (named pipe)";
-    case std::filesystem::file_type::character: return "a character device";
-    case std::filesystem::file_type::block: return "a block device";
-    case std::filesystem::file_type::socket: return "a socket";
-    default: return "not a regular file";
-  }
-}
-
-}  // namespace
-
 std::string yaml::data_file(const yaml::Ctx& c, const YAML::Node& n, const std::string& f) {
   const std::filesystem::path fp(f);
   const std::string path =
       fp.is_absolute() ? f : (std::filesystem::path(c.file).parent_path() / fp).lexically_normal().string();
-  std::error_code ec;
-  const auto type = std::filesystem::status(path, ec).type();
-  if (type == std::filesystem::file_type::directory) c.fail(n, fmt::format("'{}' is a directory", f));
-  if (!ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found)
-    c.fail(n, fmt::format("'{}' is not a regular file ({})", f, kind_of(type)));
+  const std::string kind = irregular_file_kind(path);
+  if (kind == "a directory") c.fail(n, fmt::format("'{}' is a directory", f));
+  if (!kind.empty()) c.fail(n, fmt::format("'{}' is not a regular file ({})", f, kind));
   return path;
 }
 
@@ -49,16 +33,12 @@ Lesson load_lesson(const std::string& path) {
   // "empty lesson"), opening a FIFO for reading blocks until a writer comes
   // (forever, for the user), and a device such as /dev/zero never ends.
   // stat follows symlinks, so a link to a lesson file still loads.
-  std::error_code ec;
-  const auto type = std::filesystem::status(path, ec).type();
-  // No position in these messages: there is no text to point into.
+  // No position in these messages: there is no text to point into. Not
+  // there (or not stat-able): the open below says why, with strerror.
   constexpr std::string_view kWhatIs =
       "lessons are YAML files such as lessons/01-primitives.yaml; `microddp lesson --list` lists them";
-  if (type == std::filesystem::file_type::directory)
-    throw LessonError(fmt::format("{} is a directory, not a lesson file ({})", path, kWhatIs));
-  // Not there (or not stat-able): the open below says why, with strerror.
-  if (!ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found)
-    throw LessonError(fmt::format("{} is {}, not a lesson file ({})", path, kind_of(type), kWhatIs));
+  if (const std::string kind = irregular_file_kind(path); !kind.empty())
+    throw LessonError(fmt::format("{} is {}, not a lesson file ({})", path, kind, kWhatIs));
   errno = 0;
   std::ifstream in(path);
   if (!in) throw LessonError(fmt::format("cannot open {}: {}", path, std::strerror(errno != 0 ? errno : ENOENT)));

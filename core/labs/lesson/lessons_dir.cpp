@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/ir/input_file.h"
 #include "core/ir/types.h"
 
 namespace microddp::lesson {
@@ -27,8 +28,9 @@ std::string lessons_dir() {
 std::string resolve_lesson_file(const std::string& file) {
   if (fs::exists(file)) return file;
   const fs::path dir = lessons_dir();
+  // A shipped lesson is a regular file there (a folder such as lessons/data is not one).
   for (const std::string& name : {file, file + ".yaml"})
-    if (std::error_code ec; fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+    if (const std::string p = (dir / name).string(); fs::exists(p) && irregular_file_kind(p).empty()) return p;
   if (file.find('/') != std::string::npos) return file;
   // A bare name that matches nothing: say which names would.
   std::vector<std::string> names;

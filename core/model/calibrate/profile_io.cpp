@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/ir/input_file.h"
 #include "core/model/calibrate/calibrate.h"
 
 namespace microddp {
@@ -93,16 +94,7 @@ CostParams load_profile(const std::string& path) {
   // A FIFO would block the read, a device could stream forever, and a
   // directory "parses" as empty: only a regular file (through symlinks) is
   // a profile.
-  {
-    std::error_code ec;
-    const auto st = std::filesystem::status(path, ec);
-    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-      throw UsageError(fmt::format("profile '{}' is {}, not a profile file (run `microddp calibrate` to write one)", path,
-                                   std::filesystem::is_directory(st) ? "a directory"
-                                   : std::filesystem::is_fifo(st)    ? "a FIFO"
-                                   : std::filesystem::is_socket(st)  ? "a socket"
-                                                                     : "a device"));
-  }
+  require_regular_file(path, "profile", "run `microddp calibrate` to write one");
   std::ifstream f(path);
   if (!f) throw UsageError(fmt::format("profile '{}' cannot be read (run `microddp calibrate` first)", path));
   std::stringstream ss;

@@ -238,6 +238,15 @@ TEST_SUITE("nccl_tests") {
     CHECK_THROWS_WITH_AS(load_nccl_tests("/nonexistent/x.txt"),
                          "/nonexistent/x.txt: no such file (expected the saved output of an nccl-tests *_perf tool)",
                          UsageError);
+    // Not a regular file: refused by what it is, before a read that would block (a FIFO) or never end (/dev/zero).
+    CHECK_THROWS_WITH_AS(load_nccl_tests("/tmp"),
+                         "nccl-tests table '/tmp': is a directory (expected the saved output of an nccl-tests *_perf "
+                         "tool)",
+                         UsageError);
+    CHECK_THROWS_WITH_AS(load_nccl_tests("/dev/zero"),
+                         "nccl-tests table '/dev/zero': is a character device, not a regular file (expected the saved "
+                         "output of an nccl-tests *_perf tool)",
+                         UsageError);
   }
 
   TEST_CASE("tables that would read silently wrong are refused with the line and the value") {
@@ -299,6 +308,59 @@ TEST_SUITE("nccl_tests") {
                            "t.txt", "all_reduce")
               .rows.at(0)
               .count == 32);
+  }
+
+  TEST_CASE("a placement the model does not make is recorded for the caller, and counts checked against given ranks") {
+    const std::string hdr =
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong\n";
+    const auto rank = [](int r, const char* host) {
+      return fmt::format("#  Rank {:2d} Group  0 Pid    944 on {} device {:2d} [0x0f] GPU X\n", r, host, r);
+    };
+    const std::string row = "        1024           256     float     sum      -1    20.35    0.05    0.09      0    20.32    "
+                            "0.05    0.09      0\n";
+    // Round-robin over two hosts: read (predict on a flat link does not
+    // place ranks), the reason kept for a model that does.
+    const std::string rr = rank(0, "hA") + rank(1, "hB") + rank(2, "hA") + rank(3, "hB") + hdr + row;
+    const std::string why =
+        "t.txt:3: rank 2 is on hA again after ranks on hB (line 2): the ranks of a node are not contiguous, and "
+        "microddp's model places ranks contiguously (ranks 0..k-1 on the first node, k..2k-1 on the next): not "
+        "modelled";
+    const NcclTestsTable t = parse_nccl_tests(rr, "t.txt", "all_reduce", RankPlacement::record);
+    CHECK(t.world_size() == 4);
+    CHECK(t.nodes() == 2);
+    CHECK(t.placement_problem == why);
+    CHECK_THROWS_WITH_AS(t.require_modelled_placement(), why.c_str(), UsageError);
+    CHECK(message(rr, "all_reduce") == why);  // the default refuses it, as before
+    // Uneven (1 + 3): recorded too.
+    CHECK(parse_nccl_tests(rank(0, "hA") + rank(1, "hB") + rank(2, "hB") + rank(3, "hB") + hdr + row, "t.txt",
+                           "all_reduce", RankPlacement::record)
+              .placement_problem ==
+          "t.txt:2: hB has 3 ranks but hA has 1: microddp's model places the same count of ranks on every node: not "
+          "modelled");
+    // Contiguous: nothing to say, nothing thrown.
+    const NcclTestsTable ok = parse_nccl_tests(rank(0, "hA") + rank(1, "hA") + rank(2, "hB") + rank(3, "hB") + hdr + row,
+                                               "t.txt", "all_reduce", RankPlacement::record);
+    CHECK(ok.placement_problem.empty());
+    CHECK_NOTHROW(ok.require_modelled_placement());
+    // No rank lines: all_gather's per-rank count of 8 ranks (1024 B = 32
+    // floats x 8) reads as any multiple; with 4 ranks given it is refused,
+    // with 8 it holds.
+    const NcclTestsTable ag = parse_nccl_tests(
+        "# all_gather_perf\n" + hdr +
+            "        1024            32     float    none      -1    20.35    0.05    0.04      0    20.32    0.05    "
+            "0.04      0\n",
+        "ag.txt");
+    CHECK_THROWS_WITH_AS(ag.check_counts(4, "--ranks"),
+                         "ag.txt:3: count is 32 elements of float (4 B each) = 128 B, but size is 1024 B (expected "
+                         "count = size / 4, or size / 4 / 4 ranks (--ranks) for all_gather, reduce_scatter and "
+                         "alltoall)",
+                         UsageError);
+    CHECK_NOTHROW(ag.check_counts(8, "--ranks"));
+    CHECK_NOTHROW(parse_nccl_tests(kHead + "        1024           256     float     sum      -1    20.35    0.05    0.09 "
+                                           "     0    20.32    0.05    0.09      0\n",
+                                   "t.txt", "all_reduce")
+                      .check_counts(3, "--ranks"));  // the whole size: right at any ranks
   }
 
   TEST_CASE("the α-β fit gives back the published large-message busbw and the small-message floor") {
