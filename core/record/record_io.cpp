@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "core/algorithms/registry.h"
 #include "core/ir/input_file.h"
@@ -60,13 +62,57 @@ struct Reader {
     if (!j.is_object() || !j.contains(key)) fail(fmt::format("missing field '{}{}'", path, key));
     return j.at(key);
   }
+  // An integer field: a JSON integer, or a number with no fraction, that T
+  // holds. nlohmann's get<int> wraps 4294967299 to 3 and truncates 1.5 to
+  // 1; both are refused here, naming the field and the range.
+  template <class T>
+  T integer(const json& v, const std::string& field) const {
+    const auto range = [&](const std::string& got) -> std::string {
+      return fmt::format("field '{}' is {}, not a whole number in {}..{}", field, got, std::numeric_limits<T>::min(),
+                         std::numeric_limits<T>::max());
+    };
+    if (v.is_number_unsigned()) {
+      const auto x = v.get<uint64_t>();
+      if (x > static_cast<uint64_t>(std::numeric_limits<T>::max())) fail(range(v.dump()));
+      return static_cast<T>(x);
+    }
+    if (v.is_number_integer()) {
+      const auto x = v.get<int64_t>();
+      if ((std::is_unsigned_v<T> && x < 0) ||
+          (!std::is_unsigned_v<T> && (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+                                      x > static_cast<int64_t>(std::numeric_limits<T>::max()))))
+        fail(range(v.dump()));
+      return static_cast<T>(x);
+    }
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      // 2^63 and 2^64 are exact doubles: below them (and from -2^63) every
+      // whole double converts without overflow.
+      const double lo = std::is_unsigned_v<T> ? 0.0 : static_cast<double>(std::numeric_limits<T>::min());
+      const double hi = static_cast<double>(std::numeric_limits<T>::max());
+      if (!std::isfinite(d) || d != std::trunc(d) || d < lo || d >= hi + (sizeof(T) >= 8 ? 0.0 : 1.0))
+        fail(range(fmt::format("{}", d)));
+      return static_cast<T>(d);
+    }
+    fail(fmt::format("field '{}' has the wrong type ({}), not a whole number", field, v.dump().substr(0, 40)));
+  }
   template <class T>
   T get(const json& j, const char* key, const std::string& path) const {
     const json& v = at(j, key, path);
-    try {
-      return v.get<T>();
-    } catch (const json::exception&) {
-      fail(fmt::format("field '{}{}' has the wrong type ({})", path, key, v.dump().substr(0, 40)));
+    const std::string field = path + key;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      return integer<T>(v, field);
+    } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      if (!v.is_array()) fail(fmt::format("field '{}' is not an array", field));
+      T out;
+      for (size_t i = 0; i < v.size(); ++i) out.push_back(integer<int64_t>(v[i], fmt::format("{}[{}]", field, i)));
+      return out;
+    } else {
+      try {
+        return v.get<T>();
+      } catch (const json::exception&) {
+        fail(fmt::format("field '{}' has the wrong type ({})", field, v.dump().substr(0, 40)));
+      }
     }
   }
   const json& array(const json& j, const char* key, const std::string& path) const {
