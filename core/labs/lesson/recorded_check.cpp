@@ -90,10 +90,12 @@ std::string times(const Trace& t) {
   // total_ns: every backend writes the steps' span (the last end less the
   // first begin) less the time spent repeating steps for their timings, so
   // it is the span when no step was repeated and at most the span when some
-  // were. A record whose steps kept no times (all 0) is not judged.
+  // were. Step records without times (0 and 0: an endpoint a backend did
+  // not time) are left out; a record whose steps kept none is not judged.
   int64_t first = INT64_MAX, last = 0;
   for (const auto& st : t.steps)
     for (const RankStepRecord& r : st) {
+      if (r.begin_ns == 0 && r.end_ns == 0) continue;
       first = std::min(first, r.begin_ns);
       last = std::max(last, r.end_ns);
     }
