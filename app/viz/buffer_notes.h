@@ -26,11 +26,13 @@ std::string received_note(const Session& ses, int position, int r, Buf b);
 // the step's ops use (before a swap at its end). false at position 0.
 bool moved_in_step(const Session& ses, int position, int r, Buf b, int64_t begin, int64_t len);
 
-// A lesson's chunk highlight (Highlights::chunks) in the buffers panel: when
-// the shown step moves any of `chunks` (a message of the chunk), only the
-// cells it moves are lit (lesson 02 beat 6: each rank's chunk sent and
-// chunk received in step 1, not every cell of chunks 0-2); otherwise (before
-// step 0, a step that moves none of them) every cell of the chunks is.
+// A lesson's chunk highlight (Highlights::chunks) in the buffers panel: a
+// highlight of every chunk of the schedule, when the shown step moves any of
+// them (a message of the chunk), lights only the cells it moves (lesson 02
+// beat 6: each rank's chunk sent and chunk received in step 1, not every
+// cell of chunks 0-2); otherwise (some of the chunks picked out, as lesson
+// 04 beat 5's two larger ones; before step 0; a step that moves none of
+// them) every cell of the chunks is.
 // Returns whether the cell [begin, begin + len) of r's buffer b may be lit.
 bool lit_where_moved(const Session& ses, int position, const std::vector<int>& chunks, int r, Buf b, int64_t begin,
                      int64_t len);

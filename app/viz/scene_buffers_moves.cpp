@@ -56,6 +56,12 @@ bool lit_where_moved(const Session& ses, int position, const std::vector<int>& c
                      int64_t len) {
   if (!ses.configured() || position <= 0 || position > ses.num_steps()) return true;
   const Schedule& s = ses.schedule();
+  // A highlight of some chunks picks them out (lesson 04 beat 5: the two
+  // larger chunks, wherever they are); one of every chunk means "the chunks
+  // this step moves", or it would light every cell.
+  const int nchunks = static_cast<int>(s.chunk_offsets.size()) - 1;
+  for (int c = 0; c < nchunks; ++c)
+    if (std::find(chunks.begin(), chunks.end(), c) == chunks.end()) return true;
   bool moves = false;  // does the shown step move any of the chunks?
   for (const auto& ops : s.steps[static_cast<size_t>(position - 1)].ranks)
     for (const Op& o : ops)
