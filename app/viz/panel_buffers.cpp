@@ -61,13 +61,22 @@ void draw_buffers_crowd(App& app, int position) {
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
   draw_crowd_legend(n, is_reducing(s.spec.collective));
-  BuffersLayout lay;
-  lay.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
-  lay.row_h = std::round(ImGui::GetFontSize() * 1.2f);
-  lay.row_gap = std::round(ImGui::GetFontSize() * 0.15f);
-  lay.char_w = ImGui::CalcTextSize("0").x;
-  lay.tag_w = ImGui::CalcTextSize("R00").x + lay.char_w * 1.2f;
-  lay.col_gap = ImGui::GetFontSize();
+  // The rows' text size: the panel's, or smaller (not below the least text
+  // size) when that shows values the panel's size hides (lesson 03's 7
+  // ranks x 14 at --font-px 28): a slide has no hover to show them.
+  ImFont* font = ImGui::GetFont();
+  float fs = ImGui::GetFontSize();
+  const auto layout_at = [&](float px) {
+    BuffersLayout l;
+    l.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+    l.row_h = std::round(px * 1.2f);
+    l.row_gap = std::round(px * 0.15f);
+    l.char_w = font->CalcTextSizeA(px, FLT_MAX, 0, "0").x;
+    l.tag_w = font->CalcTextSizeA(px, FLT_MAX, 0, "R00").x + l.char_w * 1.2f;
+    l.col_gap = px;
+    return l;
+  };
+  BuffersLayout lay = layout_at(fs);
   // The two lines above the rows (what a row is, what the step changed)
   // wrap in a narrow panel: the rows get what they leave.
   // (A slide has no pointer: no "hover" there.)
@@ -78,16 +87,27 @@ void draw_buffers_crowd(App& app, int position) {
   const auto text_h = [&](const std::string& t) {
     return t.empty() ? 0.f : ImGui::CalcTextSize(t.c_str(), nullptr, false, wrap_w).y + spacing;
   };
-  float above = text_h(what) + ImGui::GetTextLineHeightWithSpacing();
+  const std::string avg = avg_note(ses, position);  // an avg's sums against its outputs
+  float above = text_h(what) + text_h(avg) + ImGui::GetTextLineHeightWithSpacing();
   CrowdScene cs = build_buffers_crowd(ses, position, lay, ImGui::GetContentRegionAvail().y - above);
-  if (const float h = text_h(what) + text_h(cs.step_line); std::abs(h - above) > 0.5f) {
+  if (const float h = text_h(what) + text_h(avg) + text_h(cs.step_line); std::abs(h - above) > 0.5f) {
     above = h;
     cs = build_buffers_crowd(ses, position, lay, ImGui::GetContentRegionAvail().y - above);
+  }
+  for (float px = fs - 1; cs.buffers.values_hidden > 0 && px >= min_text_px(vs.present); --px) {
+    BuffersLayout l = layout_at(px);
+    CrowdScene c2 = build_buffers_crowd(ses, position, l, ImGui::GetContentRegionAvail().y - above);
+    if (c2.buffers.values_hidden < cs.buffers.values_hidden) {
+      cs = std::move(c2);
+      lay = l;
+      fs = px;
+    }
   }
   const BuffersScene& sc = cs.buffers;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", what);
   ImGui::PopStyleColor();
+  if (!avg.empty()) ImGui::TextWrapped("%s", avg.c_str());
   if (!cs.step_line.empty()) ImGui::TextWrapped("%s", cs.step_line.c_str());
   vs.cell_texts.clear();
   ImGui::BeginChild("rows", ImVec2(0, 0), false);
@@ -102,7 +122,7 @@ void draw_buffers_crowd(App& app, int position) {
     const float top = origin.y + row.y, bot = top + lay.row_h;
     const ImVec2 a(origin.x + row.x, top), b(a.x + lay.char_w * 0.5f, bot);
     dl->AddRectFilled(a, b, im(row.is_switch ? from_hex(0xB0B0B0) : rank_color(row.rank)));
-    dl->AddText(ImVec2(b.x + lay.char_w * 0.3f, top + (lay.row_h - ImGui::GetFontSize()) / 2), ink, row.tag.c_str());
+    dl->AddText(font, fs, ImVec2(b.x + lay.char_w * 0.3f, top + (lay.row_h - fs) / 2), ink, row.tag.c_str());
     if (!row.cells.empty())
       vs.rows_drawn.push_back({row.tag, Rect{a.x, top, origin.x + row.cells.back().x1 - a.x, lay.row_h}});
     for (const CellDraw& c : row.cells) {
@@ -111,12 +131,12 @@ void draw_buffers_crowd(App& app, int position) {
       if (!c.defined && c.x1 - c.x0 > 3) dl->AddRect(p, q, im(with_alpha(from_hex(assets::kInk), 90)), 0, 0, 1);
       if (c.changed && !animating) dl->AddRectFilled(ImVec2(p.x, bot - 3), ImVec2(q.x, bot), accent);
       if (!c.text.empty()) {
-        const ImVec2 ts = ImGui::CalcTextSize(c.text.c_str());
+        const ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, c.text.c_str());
         const ImVec2 tp(std::round((p.x + q.x - ts.x) / 2), std::round((p.y + q.y - ts.y) / 2));
-        dl->AddText(tp, im(c.text_color), c.text.c_str());
+        dl->AddText(font, fs, tp, im(c.text_color), c.text.c_str());
         if (!animating)
           vs.cell_texts.push_back({fmt::format("{} [{}, {})", row.tag, c.begin, c.begin + c.len), c.value, c.text,
-                                   ImGui::GetFontSize(), Rect{p.x, p.y, q.x - p.x, q.y - p.y},
+                                   fs, Rect{p.x, p.y, q.x - p.x, q.y - p.y},
                                    Rect{tp.x, tp.y, ts.x, ts.y}});
       }
       if (vs.collect_probes && !animating && c.x1 - c.x0 >= 6 && c.defined)
@@ -190,7 +210,13 @@ void draw_buffers(App& app) {
     ImGui::TextDisabled("%s", buffers_wait_text(position, ses.position()).c_str());
   // Ranks side by side only when the rows would not fit one under the other
   // and every value still fits its cell (build_buffers_arranged).
-  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing();
+  // An avg says what the buffers hold against the outputs (avg_note): an
+  // integer avg's last step shows the sums, divided after it.
+  const std::string avg = avg_note(ses, position);
+  const float avg_h = avg.empty() ? 0.f
+                                  : ImGui::CalcTextSize(avg.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y +
+                                        ImGui::GetStyle().ItemSpacing.y;
+  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() - avg_h;
   BuffersScene sc = build_buffers_arranged(ses, position, lay, avail_h);
   order_by_storage(sc);
   vs.cell_texts.clear();
@@ -218,6 +244,7 @@ void draw_buffers(App& app) {
   // Order-dependent results (core/ir/order_verdict.h): correct for this
   // algorithm's order, different in another's; one line; the cells get a corner mark.
   if (!sc.order_legend.empty()) ImGui::TextWrapped("%s", sc.order_legend.c_str());
+  if (!avg.empty()) ImGui::TextWrapped("%s", avg.c_str());
 
   ImGui::BeginChild("rows", ImVec2(0, 0), false);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -357,7 +384,12 @@ void draw_buffers(App& app) {
                                                 c.wrong ? " wrong" : "")});
       }
       if (hovered_rect(a, b)) hover = &c, hover_row = &row;
-      if (app.lesson && app.lesson->cell_lit(row.rank, lit_name, c.chunk))  // lesson highlight: a chunk
+      // A lesson's chunk highlight, on the cells the shown step moves
+      // (lit_where_moved; the name as the step's ops used it).
+      if (app.lesson && app.lesson->cell_lit(row.rank, lit_name, c.chunk) &&
+          lit_where_moved(ses, position, app.lesson->current().highlight.chunks, row.rank,
+                          row.swap_partner >= 0 ? sc.rows[static_cast<size_t>(row.swap_partner)].buf : row.buf,
+                          c.begin, c.len))
         dl->AddRect(ImVec2(a.x - 1, a.y - 2), ImVec2(b.x + 1, b.y + 2), lesson_highlight_color(), 0, 0, 3);
     }
     if (app.lesson && !row.cells.empty() && app.lesson->row_lit(row.rank, lit_name)) {  // lesson highlight: a row

@@ -73,9 +73,21 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
     row.first_of_rank = true;
     row.x = float(r / per_col) * (col_w + lay.col_gap);
     row.y = float(r % per_col) * pitch;
+    // Cells: the schedule's chunks, but one per element for a result of up
+    // to 16 elements whose chunks are longer than a cell's 4 values (lesson
+    // 03's naive on 7 ranks x 14: one chunk of 14, drawn as a bar without
+    // values), else up to 64 even slices.
+    const bool chunked = ref->size == chunk_total && s.chunk_offsets.size() >= 2;
+    bool long_chunks = !chunked;
+    for (size_t k = 1; chunked && k < s.chunk_offsets.size(); ++k)
+      long_chunks = long_chunks || s.chunk_offsets[k] - s.chunk_offsets[k - 1] > 4;
     std::vector<int64_t> cuts;
-    if (ref->size == chunk_total && s.chunk_offsets.size() >= 2 && s.chunk_offsets.size() <= 129) cuts = s.chunk_offsets;
-    else cuts = even_chunks(ref->size, static_cast<int>(std::clamp<int64_t>(ref->size, 1, 64)));
+    if (ref->size <= 16 && long_chunks)
+      for (int64_t i = 0; i <= ref->size; ++i) cuts.push_back(i);
+    else if (chunked && s.chunk_offsets.size() <= 129)
+      cuts = s.chunk_offsets;
+    else
+      cuts = even_chunks(ref->size, static_cast<int>(std::clamp<int64_t>(ref->size, 1, 64)));
     const int ncell = static_cast<int>(cuts.size()) - 1;
     const float cw = cells_w / float(std::max(ncell, 1));
     const float x0 = row.x + lay.tag_w;
@@ -83,7 +95,14 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
       CellDraw cell;
       cell.begin = cuts[c];
       cell.len = cuts[c + 1] - cuts[c];
-      cell.chunk = cuts == s.chunk_offsets ? c : -1;
+      // The chunk the cell lies in (its first element's), for a lesson's highlight.
+      if (chunked && cell.len > 0) {
+        const auto it = std::upper_bound(s.chunk_offsets.begin(), s.chunk_offsets.end(), cell.begin);
+        cell.chunk = static_cast<int>(it - s.chunk_offsets.begin()) - 1;
+      }
+      // Named as a chunk only when it is one whole chunk.
+      const bool whole_chunk = cell.chunk >= 0 && s.chunk_offsets[static_cast<size_t>(cell.chunk)] == cell.begin &&
+                               s.chunk_offsets[static_cast<size_t>(cell.chunk) + 1] == cell.begin + cell.len;
       cell.x0 = x0 + cw * float(c);
       cell.x1 = x0 + cw * float(c + 1) - (cw >= 6 ? 1.f : 0.f);
       cell.y0 = row.y;
@@ -128,9 +147,11 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
       if (cell.changed) {
         ++changed;
         if (first_change.empty() && cell.defined) {
-          first_change = fmt::format("{} {} {}{}{}", row.tag, cell.chunk >= 0 ? "chunk" : "elements",
-                                     cell.chunk >= 0 ? std::to_string(cell.chunk)
-                                                     : fmt::format("[{}, {})", cell.begin, cell.begin + cell.len),
+          first_change = fmt::format("{} {} {}{}{}", row.tag,
+                                     whole_chunk ? "chunk" : cell.len == 1 ? "element" : "elements",
+                                     whole_chunk      ? std::to_string(cell.chunk)
+                                     : cell.len == 1  ? std::to_string(cell.begin)
+                                                      : fmt::format("[{}, {})", cell.begin, cell.begin + cell.len),
                                      cell.value.empty() ? "" : " = " + cell.value, contributors_text(cell));
         }
       }

@@ -77,9 +77,13 @@ struct RunRecord {
 // name the registry does not know or whose twin is not spec.algorithm.
 Schedule record_schedule(const RunRecord& r);
 
-// To / from the JSON text described above. record_from_json throws
-// UsageError naming the missing or malformed field (`where` prefixes the
-// message, e.g. the file name), when the spec is invalid
+// To / from the JSON text described above (record_write.cpp writes,
+// record_io.cpp reads). record_from_json throws UsageError naming the
+// missing or malformed field (`where` prefixes the message, e.g. the file
+// name); an integer field that is not a whole number or is out of its
+// type's range is refused, not wrapped or truncated ("field
+// 'spec.world_size' is 4294967299, not a whole number in
+// -2147483648..2147483647"); and when the spec is invalid
 // (CollectiveSpec::validate) or a buffer's size does not match the spec, and
 // when the trace does not fit the record's own world size and buffer plan
 // (the schedule make_schedule rebuilds from the spec): row counts, steps,

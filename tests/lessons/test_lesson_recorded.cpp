@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,20 @@ std::string load_error(const std::string& path) {
     return e.what();
   }
   return "(loaded)";
+}
+
+// Edited copies of the bundled record, each refused at the key with the
+// file, the field and the first contradiction (record_contradiction).
+// `edit` changes the parsed record; the message follows "contradicts its
+// own snapshots: ".
+std::string edited_error(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json rec = nlohmann::json::parse(bundled());
+  edit(rec);
+  const std::string l = lesson_with(rec.dump());
+  const std::string at = l + ":5:15: recorded: " + (fs::path(l).parent_path() / "data" / "r.json").string() +
+                         " contradicts its own snapshots: ";
+  const std::string got = load_error(l);
+  return got.rfind(at, 0) == 0 ? got.substr(at.size()) : "(not refused at the key) " + got;
 }
 
 }  // namespace
@@ -129,5 +144,73 @@ TEST_SUITE("lesson_recorded") {
     CHECK(load_error(lesson_with(rec.dump(), rows)) ==
           at + " ran 3 ranks x 3 float32 elements (all_reduce sum) as this beat's setup does, but root: the record 2, "
                "the beat 0; in_place: the record true, the beat false; segments: the record 3, the beat 1");
+  }
+
+  TEST_CASE("an edited accum snapshot is refused: the step's ops on the snapshot before it give another value") {
+    // R0's accum after step 0 is its input plus what R2 sent: 1+7, 2+8, 3+9.
+    CHECK(edited_error([](auto& j) { j["trace"]["steps"][0][0]["buffers"][3]["values"][2] = 13; }) ==
+          "trace.steps[0][0].buffers[3].values[2] (R0's accum after step 0) = 13, but step 0's ops on the snapshot "
+          "before it give 12");
+  }
+
+  TEST_CASE("outputs and the last snapshot edited together are refused: the last step's replay gives the sum") {
+    CHECK(edited_error([](auto& j) {
+            j["outputs"][0] = "000020410000404100007041";  // 10, 12, 15 (float32, little-endian)
+            j["trace"]["steps"][1][0]["buffers"][1]["values"][0] = 10;
+          }) == "trace.steps[1][0].buffers[1].values[0] (R0's output after step 1) = 10, but step 1's ops on the "
+                "snapshot before it give 9");
+    // accum too: the copy into output agrees, but accum is not its sum any more.
+    CHECK(edited_error([](auto& j) {
+            j["outputs"][0] = "000020410000404100007041";
+            j["trace"]["steps"][1][0]["buffers"][1]["values"][0] = 10;
+            j["trace"]["steps"][1][0]["buffers"][3]["values"][0] = 10;
+          }) == "trace.steps[1][0].buffers[1].values[0] (R0's output after step 1) = 10, but step 1's ops on the "
+                "snapshot before it give 9");
+  }
+
+  TEST_CASE("carried values on a recv with peer -1 are refused: the schedule's op receives from a rank") {
+    CHECK(edited_error([](auto& j) { j["trace"]["events"][0][3]["peer"] = -1; }) ==
+          "trace.events[0][3].peer (step 0, recv) is -1, but it carried [7, 8, 9] and the schedule's op 3 of R0 in "
+          "step 0 is a recv from R2");
+  }
+
+  TEST_CASE("a negative time is refused") {
+    CHECK(edited_error([](auto& j) { j["trace"]["events"][1][0]["begin_ns"] = -5; }) ==
+          "trace.events[1][0].begin_ns is -5 ns, below 0");
+    CHECK(edited_error([](auto& j) { j["trace"]["total_ns"] = -591563; }) == "trace.total_ns is -591563 ns, below 0");
+    CHECK(edited_error([](auto& j) { j["trace"]["steps"][1][2]["end_ns"] = -1; }).rfind("trace.steps[1][2].end_ns is -1 ns", 0) == 0);
+  }
+
+  TEST_CASE("a total_ns that is not the steps' span is refused") {
+    CHECK(edited_error([](auto& j) { j["trace"]["total_ns"] = 600000; }) ==
+          "trace.total_ns is 600000 ns, but the steps span 591563 ns (from 146047 to 737610 ns) and no step was repeated");
+  }
+
+  TEST_CASE("bytes_sent or bytes_received that the messages do not add up to are refused") {
+    CHECK(edited_error([](auto& j) { j["trace"]["bytes_sent"][1] = 36; }) ==
+          "trace.bytes_sent[1] is 36 B, but R1's 2 messages send 24 B");
+    CHECK(edited_error([](auto& j) { j["trace"]["bytes_received"][2] = 0; }) ==
+          "trace.bytes_received[2] is 0 B, but R2's 2 messages bring 24 B");
+  }
+
+  TEST_CASE("a record of other send delays or another protocol than the beat's is refused, naming both") {
+    const std::string rows = "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]";
+    nlohmann::json rec = nlohmann::json::parse(bundled());
+    rec["delay"]["max_delay_us"] = 50;
+    std::string l = lesson_with(rec.dump(), rows);
+    const std::string file = (fs::path(l).parent_path() / "data" / "r.json").string();
+    CHECK(load_error(l) == l + ":5:15: recorded: " + file +
+                               " ran with delay {rank: -1, max_delay_us: 50}, but this beat's setup has delay {rank: -1, "
+                               "max_delay_us: 300}");
+    rec = nlohmann::json::parse(bundled());
+    rec.erase("delay");
+    l = lesson_with(rec.dump(), rows);
+    CHECK(load_error(l) == l + ":5:15: recorded: " + file +
+                               " ran with delay none, but this beat's setup has delay {rank: -1, max_delay_us: 300}");
+    rec = nlohmann::json::parse(bundled());
+    rec["trace"]["protocol"] = "ll";
+    l = lesson_with(rec.dump(), rows);
+    CHECK(load_error(l) == l + ":5:15: recorded: " + file +
+                               " ran protocol ll, but this beat's setup runs protocol simple (a lesson's runs are simple)");
   }
 }

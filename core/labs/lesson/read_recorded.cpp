@@ -65,6 +65,20 @@ void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepa
     c.fail(n, fmt::format("recorded: {} ran {} as this beat's setup does, but {}", path, ran,
                           differences(rec->spec, p.spec)));
   }
+  // How it ran must be the beat's too: a record of other send delays or of
+  // another protocol would be drawn as if it were this beat's run.
+  const auto delay_text = [](int rank, int max_us) {
+    return fmt::format("{{rank: {}, max_delay_us: {}}}", rank, max_us);
+  };
+  const std::string rec_delay = rec->delay ? delay_text(rec->delay->rank, rec->delay->max_delay_us) : "none";
+  const std::string beat_delay = b.setup.delay ? delay_text(b.setup.delay->rank, b.setup.delay->max_delay_us) : "none";
+  if (rec_delay != beat_delay)
+    c.fail(n, fmt::format("recorded: {} ran with delay {}, but this beat's setup has delay {}", path, rec_delay, beat_delay));
+  // A lesson's setup has no protocol key: its runs are simple (RunOptions' default).
+  if (rec->trace.protocol != Protocol::simple)
+    c.fail(n, fmt::format("recorded: {} ran protocol {}, but this beat's setup runs protocol {} (a lesson's runs are "
+                          "simple)",
+                          path, name(rec->trace.protocol), name(Protocol::simple)));
   if (!p.inputs.empty() && rec->inputs != p.inputs)
     c.fail(n, fmt::format("recorded: {} holds other inputs than this beat's data", path));
   if (!rec->trace.snapshots)

@@ -228,6 +228,63 @@ TEST_SUITE("record_io") {
     }
   }
 
+  TEST_CASE("an integer field that is not a whole number, or out of its range, is refused naming it (not wrapped, not truncated)") {
+    CollectiveSpec s;
+    s.collective = Collective::all_reduce;
+    s.algorithm = "ring";
+    s.world_size = 2;
+    s.count = 2;
+    RunRecord r;
+    r.spec = s;
+    r.inputs = fill_data(s, "random:3");
+    const RunResult res = run_threads(make_schedule(s), r.inputs);
+    r.outputs = res.outputs;
+    r.trace = res.trace;
+    const nlohmann::json good = nlohmann::json::parse(record_to_json(r));
+    struct Case {
+      std::function<void(nlohmann::json&)> apply;
+      std::string message;
+    };
+    const std::vector<Case> cases = {
+        // 4294967299 = 2^32 + 3: get<int> read it as 3, a valid world size
+        {[](auto& j) { j["spec"]["world_size"] = 4294967299ULL; },
+         "r.json: field 'spec.world_size' is 4294967299, not a whole number in -2147483648..2147483647"},
+        {[](auto& j) { j["version"] = 1.5; }, "r.json: field 'version' is 1.5, not a whole number in -2147483648..2147483647"},
+        {[](auto& j) { j["spec"]["count"] = 2.25; },
+         "r.json: field 'spec.count' is 2.25, not a whole number in -9223372036854775808..9223372036854775807"},
+        {[](auto& j) { j["spec"]["root"] = -2147483649LL; },
+         "r.json: field 'spec.root' is -2147483649, not a whole number in -2147483648..2147483647"},
+        {[](auto& j) { j["trace"]["total_ns"] = 18446744073709551615ULL; },
+         "r.json: field 'trace.total_ns' is 18446744073709551615, not a whole number in -9223372036854775808..9223372036854775807"},
+        {[](auto& j) { j["trace"]["total_ns"] = 1e19; },
+         "r.json: field 'trace.total_ns' is 1e+19, not a whole number in -9223372036854775808..9223372036854775807"},
+        {[](auto& j) { j["trace"]["bytes_sent"][1] = 8.5; },
+         "r.json: field 'trace.bytes_sent[1]' is 8.5, not a whole number in -9223372036854775808..9223372036854775807"},
+        {[](auto& j) { j["trace"]["events"][0][0]["step"] = 4294967296ULL; },
+         "r.json: field 'trace.events[0][0].step' is 4294967296, not a whole number in -2147483648..2147483647"},
+        {[](auto& j) { j["trace"]["steps"][0][1]["buffers"][0]["storage"] = 0.5; },
+         "r.json: field 'trace.steps[0][1].buffers[0].storage' is 0.5, not a whole number in -2147483648..2147483647"},
+        {[](auto& j) { j["spec"]["segments"] = "1"; }, "r.json: field 'spec.segments' has the wrong type (\"1\"), not a whole number"},
+        {[](auto& j) { j["spec"]["counts"] = nlohmann::json::array({1, 1.5}); },
+         "r.json: field 'spec.counts[1]' is 1.5, not a whole number in -9223372036854775808..9223372036854775807"},
+    };
+    for (const Case& c : cases) {
+      nlohmann::json bad = good;
+      c.apply(bad);
+      std::string got = "(loaded)";
+      try {
+        record_from_json(bad.dump(), "r.json");
+      } catch (const UsageError& e) {
+        got = e.what();
+      }
+      CHECK(got == c.message);
+    }
+    // A whole number written with a fraction part of zero reads as that number.
+    nlohmann::json two = good;
+    two["spec"]["world_size"] = 2.0;
+    CHECK(record_from_json(two.dump(), "r.json").spec.world_size == 2);
+  }
+
   TEST_CASE("bad records are refused naming the field") {
     CHECK_THROWS_WITH_AS(record_from_json("{}", "r.json"),
                          "r.json: not a microddp record (no \"format\": \"microddp-record\")", UsageError);
