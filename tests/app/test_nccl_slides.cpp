@@ -23,6 +23,7 @@
 #include "app/viz/stand_in_bottleneck.h"
 #include "app/viz/step_total.h"
 #include "app/viz/view_state.h"
+#include "core/ir/protocol.h"
 #include "tests/app/headless.h"
 
 using namespace microddp;
@@ -281,5 +282,29 @@ TEST_SUITE("nccl_slides") {
     const Schedule big = make_schedule(sp);
     sp.count = 1024;
     CHECK(stand_in_bottleneck(big, make_schedule(sp), 0, PredictionSource{}).empty());
+  }
+
+  TEST_CASE("lessons 11 and 12 ask no question twice; 11's protocols beat draws the protocols") {
+    std::vector<std::pair<std::string, const lesson::Question*>> asked;
+    const lesson::Lesson a = lesson::load_lesson((kLessons / "11-what-nccl-does.yaml").string());
+    const lesson::Lesson b = lesson::load_lesson((kLessons / "12-nccl-on-real-clusters.yaml").string());
+    for (const lesson::Lesson* l : {&a, &b})
+      for (const auto& beat : l->beats)
+        if (beat.question) asked.emplace_back(beat.question->ask, &*beat.question);
+    for (size_t i = 0; i < asked.size(); ++i)
+      for (size_t j = i + 1; j < asked.size(); ++j) {
+        INFO(asked[i].first, " / ", asked[j].first);
+        // 11 b9 and 12 b3 both asked what fraction of LL's bytes is data (0.5).
+        CHECK_FALSE((asked[i].second->choices.empty() && asked[j].second->choices.empty() &&
+                     asked[i].second->value == asked[j].second->value && asked[i].second->value != std::floor(asked[i].second->value)));
+        CHECK(asked[i].first != asked[j].first);
+      }
+    // Lesson 11 beat 9 (protocols) drew a plain 2-rank ring: now the ring at each protocol.
+    const lesson::Beat& p = a.beats[8];
+    CHECK(p.view.kind == lesson::BeatView::Kind::compare);
+    CHECK(p.view.protocols);
+    REQUIRE(p.question);
+    CHECK(p.question->value == 1152);  // LL128: 9 lines of 128 B for 1 KiB
+    CHECK(wire_bytes(Protocol::ll128, 1024) == 1152);
   }
 }
