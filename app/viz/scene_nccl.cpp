@@ -1,6 +1,8 @@
 // The topology scene's parts for issue 35's algorithms (NCCL's): the double
 // binary tree's two trees, the switch's up and down notes (nvls), one strip
-// per channel, and the LL / LL128 flag words of a message. Everything comes
+// per channel, and the LL / LL128 flag words of a message; a dense step thinned
+// for a slide (one-shot: one rank's reads; channels on several nodes: one
+// channel's ring, without badges), a note saying what is left out. Everything comes
 // from the schedule, the registry's layout hints (AlgorithmInfo::layout,
 // layout_part) and core's protocol formats (core/ir/protocol.h): no
 // algorithm name is tested here.
@@ -154,7 +156,8 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
       a.badge_w = a.badge_h = 0;
       kept.push_back(std::move(a));
     }
-    sc.notes.push_back(fmt::format("channel 0's ring drawn ({} of the {} transfers {}); the {} channels send across "
+    sc.notes.push_back(fmt::format("channel 0's ring drawn, without badges ({} of the {} transfers {}); the {} "
+                                   "channels send across "
                                    "nodes from {} different ranks (with a NIC per rank: a rail each)",
                                    kept.size(), all, sc.upcoming ? "next step" : "this step", sp.channels,
                                    crossing.size()));

@@ -261,7 +261,7 @@ TEST_SUITE("nccl_slides") {
       }
     }
     CHECK(std::find(sc.notes.begin(), sc.notes.end(),
-                    "channel 0's ring drawn (16 of the 128 transfers this step); the 8 channels send across nodes "
+                    "channel 0's ring drawn, without badges (16 of the 128 transfers this step); the 8 channels send across nodes "
                     "from 16 different ranks (with a NIC per rank: a rail each)") != sc.notes.end());
   }
 
