@@ -132,7 +132,12 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
     for (const ArrowDraw& a : sc.arrows) reader = std::min(reader, a.to);
     std::vector<ArrowDraw> kept;
     for (ArrowDraw& a : sc.arrows)
-      if (a.to == reader) kept.push_back(std::move(a));
+      if (a.to == reader) {
+        // build_topology shrank a dense step's badges to 0.65 of their
+        // size; n - 1 of them have the room of a sparse step's.
+        a.badge_w /= 0.65f, a.badge_h /= 0.65f;
+        kept.push_back(std::move(a));
+      }
     for (NodeDraw& nd : sc.nodes) nd.busy = nd.rank == reader;
     const std::string r = endpoint_name(s, reader);
     sc.notes.push_back(fmt::format("{}'s {} read{} drawn; every rank does the same ({} transfers {})", r, kept.size(),
