@@ -7,6 +7,7 @@
 #include "app/viz/compare_panel.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/lesson_view.h"
+#include "app/viz/step_total.h"
 #include "core/record/printer.h"
 
 namespace microddp::viz {
@@ -32,7 +33,7 @@ std::string describe_picture(App& app) {
     line("run", fmt::format("{} {}, {} ranks, {} elements per rank, {} node{}", name(s.collective), s.algorithm,
                             s.world_size, s.count, s.nodes, s.nodes == 1 ? "" : "s"));
     const int pos = L ? L->buffers_position(app.session.position()) : app.session.position();
-    line("buffers", position_label(pos, app.session.num_steps()));
+    line("buffers", shown_steps(app, position_label(pos, app.session.num_steps())));
   }
   if (app.vs.view == View::compare) {
     const Compare& c = app.compare;

@@ -13,6 +13,7 @@
 #include "app/viz/compare.h"
 #include "app/viz/hang_view.h"
 #include "app/viz/lab_recorded.h"
+#include "app/viz/stand_in_bottleneck.h"
 #include "app/viz/units.h"
 #include "core/algorithms/registry.h"
 #include "core/model/sweep.h"
@@ -212,12 +213,15 @@ BeatTarget beat_target(const Beat& b, const PredictionSource& source) {
     try {
       const Prepared q = prepare(small);
       t.note_prediction = real_size_prediction(b, p.schedule, source, t.note_seconds);
+      // Where the stand-in's bottleneck is not the beat's (lesson 12 beat 4), the note says so.
+      const std::string bottleneck = stand_in_bottleneck(p.schedule, q.schedule, target_step(b.at, p.schedule),
+                                                         beat_links(b).value_or(source));
       notes.push_back(fmt::format("{} {} elements per rank on the beat's {} ranks; the beat's {} elements "
                                   "per rank, {}, are too large to run here (prediction only), predicted at that "
-                                  "size: {}",
+                                  "size: {}{}",
                                   kStandInNote, kStandInCount, s.ranks, p.spec.count,
                                   size_text(static_cast<int64_t>(p.spec.count * dtype_size(p.spec.dtype))),
-                                  t.note_prediction));
+                                  t.note_prediction, bottleneck.empty() ? "" : "; " + bottleneck));
       p = q;
       t.stand_in = true;
     } catch (const std::exception&) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #include "assets/palette.h"
@@ -46,9 +47,20 @@ Rgba algorithm_color(const std::string& name) {
   static constexpr int kSlots[] = {4, 5, 2, 1, 6, 7, 3, 12, 13, 10, 9, 14, 15, 11};
   const std::vector<std::string> order = palette_order();  // the registry's compare set first
   auto it = std::find(order.begin(), order.end(), name);
-  size_t i = static_cast<size_t>(it - order.begin());
-  if (it == order.end()) i = std::hash<std::string>{}(name);  // not registered: stable per name
-  return rank_color(kSlots[i % std::size(kSlots)]);
+  if (it != order.end()) return rank_color(kSlots[static_cast<size_t>(it - order.begin()) % std::size(kSlots)]);
+  // Not registered: a model's "ring LL", "ring LL128", "ring SIMPLE" (the
+  // ring at each protocol, lesson 12 beat 3) get three dark colours apart
+  // (blue, green, vermillion: each at least 3:1 against white; LL drew in
+  // pale yellow, a thin line a projector loses); any other name a dark
+  // slot, stable per name.
+  const auto ends = [&](std::string_view s) {
+    return name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends(" LL")) return rank_color(4);
+  if (ends(" LL128")) return rank_color(2);
+  if (ends(" SIMPLE")) return rank_color(5);
+  static constexpr int kDark[] = {4, 5, 2, 6};
+  return rank_color(kDark[std::hash<std::string>{}(name) % std::size(kDark)]);
 }
 
 Rgba complete_color() { return from_hex(assets::kComplete); }

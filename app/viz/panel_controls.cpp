@@ -9,6 +9,7 @@
 
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
+#include "app/viz/step_total.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/limits.h"
 #include "core/model/cost_model.h"
@@ -354,7 +355,8 @@ void draw_controls(App& app) {
   // The slider's value is a position (steps run); its tooltip names the
   // step as every other view does (position_label).
   const std::string fmt_s =
-      total <= 0 ? "no steps" : fmt::format("{} of {} steps run", std::clamp(pos, 0, total), total);
+      total <= 0 ? "no steps"
+                 : shown_steps(app, fmt::format("{} of {} steps run", std::clamp(pos, 0, total), total));
   if (ImGui::SliderInt("##position", &slider, 0, std::max(total, 0), fmt_s.c_str())) {
     // The slider replays what ran; moving past it runs the missing steps.
     if (cmp) {
@@ -365,7 +367,7 @@ void draw_controls(App& app) {
     }
     vs.anim = 1;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", position_text(pos, total).c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", shown_steps(app, position_text(pos, total)).c_str());
   rec(vs, "position");
   int view = cmp ? 1 : 0;
   const float radio_extra = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x;

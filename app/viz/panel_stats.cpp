@@ -9,6 +9,7 @@
 #include "app/viz/compare.h"
 #include "app/viz/lesson_view.h"
 #include "app/viz/panels.h"
+#include "app/viz/step_total.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
@@ -16,9 +17,9 @@ namespace microddp::viz {
 namespace {
 
 // Always in view: the measured time and the prediction with what it is based on.
-void summary(const Stats& st, ImU32 hl) {
+void summary(const App& app, const Stats& st, ImU32 hl) {
   // Wrapped: at large text the line is wider than the panel.
-  ImGui::TextWrapped("%s", stats_summary_line(st).c_str());
+  ImGui::TextWrapped("%s", shown_steps(app, stats_summary_line(st)).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   // Mid-run the measured time covers the steps run so far: so does the
@@ -183,7 +184,7 @@ void draw_stats(App& app) {
   Stats st = build_stats(app.session);
   if (app.lesson && app.lesson->checks_hidden()) st = hold_stats_bytes(std::move(st));
   const ImU32 hl = im(text_color_on_light(predicted_color()));  // text: darkened to read on white
-  summary(st, hl);
+  summary(app, st, hl);
   // Below the summary: links and ports first when there are several nodes
   // (what a topology run is about), ranks first otherwise.
   if (ImGui::BeginTabBar("stats_tabs")) {

@@ -16,6 +16,7 @@
 
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
+#include "app/viz/step_total.h"
 #include "app/viz/step_anim.h"
 #include "core/algorithms/registry.h"
 #include "assets/palette.h"
@@ -75,8 +76,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   const Schedule& s = ses.schedule();
   const int n = s.world_size();
 
-  const std::string caption =
-      fmt::format("{} {} - {}", name(s.spec.collective), run_algorithm_name(ses.params()), sc.caption);
+  const std::string caption = shown_steps(  // no "of N" while a question asks for N (step_total.h)
+      app, fmt::format("{} {} - {}", name(s.spec.collective), run_algorithm_name(ses.params()), sc.caption));
   const float wrap_w = std::max(size.x, 40.f);
   const float wrapped_h = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap_w).y;
   bool rebuild = false;

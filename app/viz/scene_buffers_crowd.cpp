@@ -61,6 +61,11 @@ CrowdScene build_buffers_crowd(const Session& ses, int position, BuffersLayout& 
     for (Buf b : order)
       if (const BufferState* st = prov.find(position, r, b); st && (!ref || (ref_buf != Buf::output && st->size > ref->size)))
         ref = st, ref_buf = b;
+    // A switch (nvls): its sum as its row once complete, not the ranks'
+    // contributions it holds apart (lesson 11 beat 8: "the switch adds").
+    if (const BufferState* acc = s.is_switch(r) ? prov.find(position, r, Buf::accum) : nullptr; acc && acc->size > 0)
+      if (const RangeProvenance all = range_provenance(*acc, 0, acc->size); all.defined && is_complete(sp, all.common))
+        ref = acc, ref_buf = Buf::accum;
     if (!ref) continue;
     if (cs.buffer.empty() && r < n) cs.buffer = std::string(name(ref_buf));
     const RankStepRecord* rec = nullptr;

@@ -1,6 +1,8 @@
 // The topology scene's parts for issue 35's algorithms (NCCL's): the double
 // binary tree's two trees, the switch's up and down notes (nvls), one strip
-// per channel, and the LL / LL128 flag words of a message. Everything comes
+// per channel, and the LL / LL128 flag words of a message; a dense step thinned
+// for a slide (one-shot: one rank's reads; channels on several nodes: one
+// channel's ring, without badges), a note saying what is left out. Everything comes
 // from the schedule, the registry's layout hints (AlgorithmInfo::layout,
 // layout_part) and core's protocol formats (core/ir/protocol.h): no
 // algorithm name is tested here.
@@ -38,12 +40,16 @@ float nccl_strips_height(const Session& ses) {
 void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin, float& radius,
                        std::vector<Vec2>& pos) {
   const DoubleTree T = make_double_tree(std::max(n, 1));
-  // Side by side in a wide canvas, one above the other in a tall one.
+  // Side by side in a wide canvas, one above the other in a tall one. Side
+  // by side, the two titles are stacked above both trees, each a line of
+  // the canvas's whole width (half of it cut "tree 1 (root R15): 1 chunk"
+  // off in lesson 11); one above the other, each tree has its own.
   const bool side = w >= h * 0.9f;
   const float title_h = 20;
   for (int t = 0; t < 2; ++t) {
     const float x0 = side ? float(t) * w / 2 : 0, x1 = side ? x0 + w / 2 : w;
     const float y0 = side ? 0 : float(t) * h / 2, y1 = side ? h : y0 + h / 2;
+    const float titles_h = side ? 2 * title_h : title_h;
     // Leaves left to right in depth-first order (NCCL's down0 first),
     // parents centred above their children.
     std::vector<float> xs(static_cast<size_t>(n), 0);
@@ -64,7 +70,7 @@ void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin,
     place(T.root[t]);
     const float leaves = std::max(next_leaf - 1, 1.f);
     const float H = float(std::max(T.height, 1));
-    const float ax0 = x0 + margin, ax1 = x1 - margin, ay0 = y0 + title_h + margin, ay1 = y1 - margin;
+    const float ax0 = x0 + margin, ax1 = x1 - margin, ay0 = y0 + titles_h + margin, ay1 = y1 - margin;
     for (int r = 0; r < n; ++r) {
       const float fx = n == 1 ? 0.5f : xs[static_cast<size_t>(r)] / leaves;
       const float fy = T.height == 0 ? 0.5f : float(T.depth[t][static_cast<size_t>(r)]) / H;
@@ -75,7 +81,9 @@ void place_double_tree(TopologyScene& sc, int n, float w, float h, float margin,
     const float dx = (ax1 - ax0) / std::max(leaves + 1, 2.f);
     const float dy = (ay1 - ay0) / std::max(H + 1, 2.f);
     radius = std::max(7.f, std::min({radius, dx * 0.45f, dy * 0.45f}));
-    sc.labels.push_back(LabelDraw{Vec2{x0 + 6, y0 + 2}, fmt::format("tree {} (root R{})", t, T.root[t]), text_color_on_light(part_color(t))});
+    const Vec2 title_at = side ? Vec2{6, 2 + float(t) * title_h} : Vec2{6, y0 + 2};
+    sc.labels.push_back(LabelDraw{title_at, fmt::format("tree {} ({}, root R{})", t, side ? (t == 0 ? "left" : "right") : (t == 0 ? "top" : "bottom"), T.root[t]),
+                                  text_color_on_light(part_color(t))});
   }
 }
 
@@ -112,6 +120,53 @@ void add_nccl_views(TopologyScene& sc, const Session& ses, float strip_y, float 
       for (const PartDraw& pd : sc.parts)
         if (l.text.rfind(fmt::format("tree {} ", pd.part), 0) == 0)
           l.text += fmt::format(": {} chunk{}", pd.chunks, pd.chunks == 1 ? "" : "s");
+  }
+
+  // A full mesh's dense step (one-shot: every rank reads all n - 1 peers,
+  // n(n - 1) transfers): 56 arrows and badges on 8 ranks covered the rank
+  // circles. One reader's reads are drawn, the lowest rank that reads; a
+  // note says that every rank does the same.
+  if (sc.kind == TopologyKind::full_mesh && static_cast<int>(sc.arrows.size()) > 2 * n) {
+    const size_t all = sc.arrows.size();
+    int reader = n;
+    for (const ArrowDraw& a : sc.arrows) reader = std::min(reader, a.to);
+    std::vector<ArrowDraw> kept;
+    for (ArrowDraw& a : sc.arrows)
+      if (a.to == reader) {
+        // build_topology shrank a dense step's badges to 0.65 of their
+        // size; n - 1 of them have the room of a sparse step's.
+        a.badge_w /= 0.65f, a.badge_h /= 0.65f;
+        kept.push_back(std::move(a));
+      }
+    for (NodeDraw& nd : sc.nodes) nd.busy = nd.rank == reader;
+    const std::string r = endpoint_name(s, reader);
+    sc.notes.push_back(fmt::format("{}'s {} read{} drawn; every rank does the same ({} transfers {})", r, kept.size(),
+                                   kept.size() == 1 ? "" : "s", all, sc.upcoming ? "next step" : "this step"));
+    sc.arrows = std::move(kept);
+  }
+
+  // Channels on several nodes (lesson 12 beat 4: 8 channels of the ring on
+  // 2 x 8 ranks, 128 transfers a step): their badges hid the rank labels
+  // and the outer channels' arrows bent out of the panel. One channel's
+  // ring is drawn, without badges (the strips below give every channel's
+  // share); a note says where the channels cross between nodes.
+  if (sp.channels > 1 && sp.nodes > 1 && static_cast<int>(sc.arrows.size()) > 2 * n) {
+    const int g = n / sp.nodes;
+    const size_t all = sc.arrows.size();
+    std::set<int> crossing;  // the ranks that send across nodes this step, all channels
+    std::vector<ArrowDraw> kept;
+    for (ArrowDraw& a : sc.arrows) {
+      if (a.from / g != a.to / g) crossing.insert(a.from);
+      if (a.channel != 0) continue;
+      a.badge_w = a.badge_h = 0;
+      kept.push_back(std::move(a));
+    }
+    sc.notes.push_back(fmt::format("channel 0's ring drawn, without badges ({} of the {} transfers {}); the {} "
+                                   "channels send across "
+                                   "nodes from {} different ranks (with a NIC per rank: a rail each)",
+                                   kept.size(), all, sc.upcoming ? "next step" : "this step", sp.channels,
+                                   crossing.size()));
+    sc.arrows = std::move(kept);
   }
 
   // The switch: data goes up once and comes down once.

@@ -1,0 +1,30 @@
+// A lesson question whose answer is the run's step count (lesson 11 beat 1
+// asks "How many steps does the ring take on 8 ranks?", 14): while it is
+// open, the captions name the step shown ("step 13") but not the total
+// ("step 13 (14th of 14)", "14 of 14 steps run" give it away). Once the
+// question is answered they show the total again.
+#pragma once
+#include <string>
+
+namespace microddp::viz {
+
+struct App;
+class LessonView;
+
+// Is `num_steps` (a run's step count, > 0) the numeric answer of the
+// current beat's open question (within its tolerance, or 0.5 %)? False
+// without a question, once it is answered, and for a choice question.
+bool withholds_step_total(const LessonView& L, int num_steps);
+
+// `text` with the total of a run of `num_steps` steps taken out:
+// "step 13 (14th of 14)" -> "step 13"; "6 of 6 steps run" -> "6 steps run";
+// "1 of 6" after a number -> "1". Other text is kept as it is.
+std::string without_step_total(const std::string& text, int num_steps);
+
+// The same for the window's main session: `text` as the captions (topology,
+// buffers, stats, footer) show it on the app's current beat, i.e. without
+// the total while withholds_step_total(lesson, session steps), else as is.
+bool step_total_hidden(const App& app);
+std::string shown_steps(const App& app, const std::string& text);
+
+}  // namespace microddp::viz
