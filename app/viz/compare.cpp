@@ -251,8 +251,7 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
 
 std::string sweep_busy_warning(double busy) {
   if (!(busy > kBusyWarnFraction)) return "";
-  return fmt::format("warning: the CPUs were {:.0f}% busy with other work before this sweep; its dots are disturbed",
-                     busy * 100);
+  return fmt::format("warning: the CPUs were {:.0f}% busy before this sweep", busy * 100);
 }
 
 void Compare::note_busy(double busy) {

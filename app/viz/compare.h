@@ -151,8 +151,9 @@ std::string human_bytes(double b);
 // warning: the CPUs were N% busy ..." line, app/cli/cmd_bench.cpp).
 inline constexpr double kBusyWarnFraction = 0.25;
 // The warning for a shared-memory sweep begun with the CPUs `busy` (0..1)
-// busy, in bench's words: "warning: the CPUs were 63% busy with other work
-// before this sweep; its dots are disturbed"; "" at or under
+// busy, in bench's words, short enough that the source's line stays one
+// line on a 1280 px slide at 18 px (the columns above keep their text):
+// "warning: the CPUs were 63% busy before this sweep"; "" at or under
 // kBusyWarnFraction, or when unknown (busy < 0).
 std::string sweep_busy_warning(double busy);
 

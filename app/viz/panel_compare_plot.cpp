@@ -258,10 +258,11 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
     }
   }
-  // One size's bars (size_bars.h) have no y labels: their box takes the width.
+  // One size's bars (size_bars.h) have no y labels nor x labels centred on
+  // the box's edges: their box takes the width.
   const bool bars = one_size(cmp);
   const float left = bars ? 0.f : ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
-  const float right = ImGui::CalcTextSize("256 KiB").x * 0.6f;
+  const float right = bars ? 0.f : ImGui::CalcTextSize("256 KiB").x * 0.6f;  // (half an x label's overhang)
   // A slide of a lesson with predicted lines of two algorithms or more: a
   // strip at the right plots each line over the fastest at that size
   // (1x = fastest), where the crossover the beats ask about shows; on the
@@ -367,6 +368,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     if (!xl.empty() && tx < xl.back().x + xl.back().w + lh * 0.5f) {
       if (i + 1 < nx || xl.size() < 2) continue;
       while (xl.size() >= 2 && tx < xl.back().x + xl.back().w + lh * 0.5f) xl.pop_back();
+      if (tx < xl.back().x + xl.back().w + lh * 0.5f) continue;  // (the smallest size's stays)
     }
     xl.push_back(XLabel{tx, w, t});
   }

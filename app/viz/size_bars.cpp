@@ -32,7 +32,7 @@ std::string size_bars_header(const Compare& cmp) {
                      pred ? ", ticks the lab's model" : "");
 }
 
-bool labels_above(float label_w, float box_w) { return label_w > box_w * 0.25f; }
+bool labels_above(float label_w, float box_w) { return label_w > box_w * 0.2f; }
 
 void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
   ViewState& vs = app.vs;

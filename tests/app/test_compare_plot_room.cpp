@@ -107,9 +107,9 @@ TEST_SUITE("compare_plot_room") {
     unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
-  TEST_CASE("labels_above: a label wider than a quarter of the box goes above its bar") {
-    CHECK(compare_panel::labels_above(301, 1200));
-    CHECK_FALSE(compare_panel::labels_above(300, 1200));
+  TEST_CASE("labels_above: a label wider than a fifth of the box goes above its bar") {
+    CHECK(compare_panel::labels_above(241, 1200));
+    CHECK_FALSE(compare_panel::labels_above(240, 1200));
     CHECK_FALSE(compare_panel::labels_above(40, 1200));
   }
 

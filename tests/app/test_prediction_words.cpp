@@ -16,6 +16,7 @@
 #include "app/viz/compare.h"
 #include "app/viz/prediction.h"
 #include "core/algorithms/registry.h"
+#include "tests/app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
@@ -67,12 +68,9 @@ TEST_SUITE("prediction_words") {
   }
 
   TEST_CASE("sweep_busy_warning: over 25% busy, bench's words; at 25% or unknown, nothing") {
-    CHECK(sweep_busy_warning(0.63) ==
-          "warning: the CPUs were 63% busy with other work before this sweep; its dots are disturbed");
-    CHECK(sweep_busy_warning(1.0) ==
-          "warning: the CPUs were 100% busy with other work before this sweep; its dots are disturbed");
-    CHECK(sweep_busy_warning(0.26) ==
-          "warning: the CPUs were 26% busy with other work before this sweep; its dots are disturbed");
+    CHECK(sweep_busy_warning(0.63) == "warning: the CPUs were 63% busy before this sweep");
+    CHECK(sweep_busy_warning(1.0) == "warning: the CPUs were 100% busy before this sweep");
+    CHECK(sweep_busy_warning(0.26) == "warning: the CPUs were 26% busy before this sweep");
     CHECK(sweep_busy_warning(0.25) == "");
     CHECK(sweep_busy_warning(0.05) == "");
     CHECK(sweep_busy_warning(-1) == "");
@@ -90,8 +88,7 @@ TEST_SUITE("prediction_words") {
     CHECK(cmp.source_label == label);
     CHECK(cmp.source_tag == "measured here (shared memory)");
     cmp.note_busy(0.63);
-    CHECK(cmp.source_label == label + "; warning: the CPUs were 63% busy with other work before this sweep; its dots "
-                                      "are disturbed");
+    CHECK(cmp.source_label == label + "; warning: the CPUs were 63% busy before this sweep");
     CHECK(cmp.source_tag == "measured here (shared memory; CPUs 63% busy)");
     // Another source (a recorded lab run carries bench's own line): untouched.
     SourceSpec rec;
@@ -100,5 +97,16 @@ TEST_SUITE("prediction_words") {
     const std::string before = cmp.source_label;
     cmp.note_busy(0.9);
     CHECK(cmp.source_label == before);
+  }
+
+  TEST_CASE("lesson 03's source line with the warning at 100% stays one line on a 1280 px slide at 18 px") {
+    test::FontWindow w(18);  // (DejaVu Sans at 18 px, as a slide draws it)
+    ImGui::NewFrame();
+    const std::string line = "Source: measured on this machine's shared memory (7 threads, one per rank; no network); " +
+                             sweep_busy_warning(1.0);
+    const float width = ImGui::CalcTextSize(line.c_str()).x;
+    ImGui::EndFrame();
+    INFO(line, ": ", width, " px");
+    CHECK(width <= 1280 - 2 * 8);  // the window's padding each side
   }
 }
