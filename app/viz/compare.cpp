@@ -10,6 +10,7 @@
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 #include "core/model/bench.h"
+#include "core/model/calibrate/probes.h"
 #include "core/model/cost_model.h"
 #include "core/model/nccl_tests.h"
 
@@ -235,6 +236,8 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
   todo_.clear();
   next_point_ = 0;
   iters_ = iters, warmup_ = warmup;
+  // Before this sweep's threads start (issue 37: bench warned, the window did not).
+  note_busy(cpu_busy_fraction());
   for (size_t i = 0; i < algorithms.size(); ++i) {
     if (!sessions[i]) continue;
     SweepCurve c;
@@ -244,6 +247,19 @@ void Compare::start_sweep(int64_t min_bytes, int64_t max_bytes, int iters, int w
   // Size-major: the small sizes of every algorithm come first on screen.
   for (int64_t b = std::max<int64_t>(min_bytes, 1); b <= max_bytes; b *= 4)
     for (size_t k = 0; k < sweep.size(); ++k) todo_.push_back({k, b});
+}
+
+std::string sweep_busy_warning(double busy) {
+  if (!(busy > kBusyWarnFraction)) return "";
+  return fmt::format("warning: the CPUs were {:.0f}% busy before this sweep", busy * 100);
+}
+
+void Compare::note_busy(double busy) {
+  if (sweep_source.kind != SweepSource::shm) return;
+  const std::string w = sweep_busy_warning(busy);
+  if (w.empty()) return;
+  source_label += "; " + w;
+  source_tag = fmt::format("measured here (shared memory; CPUs {:.0f}% busy)", busy * 100);
 }
 
 bool Compare::sweep_step() {

@@ -90,6 +90,12 @@ struct Compare {
     return lab_ ? 0.5 : todo_.empty() ? 1.0 : double(next_point_) / double(todo_.size());
   }
   void run_sweep(int64_t min_bytes, int64_t max_bytes, int iters = 5, int warmup = 2);
+  // How busy the CPUs were with other work before a shared-memory sweep
+  // (0..1, -1 unknown): start_sweep measures it as `microddp bench` does
+  // (cpu_busy_fraction, core/model/calibrate/probes.h: 0.2 s of /proc/stat,
+  // before any thread starts) and passes it here; over kBusyWarnFraction the
+  // source's line and tag say so (sweep_busy_warning). Tests give a fraction.
+  void note_busy(double busy);
   // Index into the ring curve's points from which ring is the fastest at
   // every larger size: by the measured points, and by the predicted lines;
   // -1 when there is none (or no ring curve, or no prediction).
@@ -139,6 +145,17 @@ inline constexpr int64_t kSweepMinBytes = 64;
 inline constexpr int kCompareDefaultRanks = 8;
 
 std::string human_bytes(double b);
+
+// Above this fraction of the CPUs busy with other work before a measured
+// sweep, its dots are disturbed: `microddp bench`'s threshold (its "#
+// warning: the CPUs were N% busy ..." line, app/cli/cmd_bench.cpp).
+inline constexpr double kBusyWarnFraction = 0.25;
+// The warning for a shared-memory sweep begun with the CPUs `busy` (0..1)
+// busy, in bench's words, short enough that the source's line stays one
+// line on a 1280 px slide at 18 px (the columns above keep their text):
+// "warning: the CPUs were 63% busy before this sweep"; "" at or under
+// kBusyWarnFraction, or when unknown (busy < 0).
+std::string sweep_busy_warning(double busy);
 
 // How many points of each predicted line the plot draws: all of them, or,
 // while a question withholds the crossover (`withheld`), only those before

@@ -92,7 +92,10 @@ float run_strips_height(int ranks);
 
 // The sweep's ratio strip in the box q0..q1 (panel_compare_ratio.cpp): x
 // the swept sizes xmin..xmax (bytes, log), y each algorithm's predicted
-// time over the fastest's, from 1x; its largest size's label ends by `right`.
+// time over the fastest's, from 1x; its largest size's label ends by `right`,
+// its "1×" left of q0 (the caller leaves that gap clear of the plot's box).
+// Its labels are recorded as "sweep ratio label 1x", "sweep ratio x label
+// 4 KiB", "sweep ratio title", "sweep ratio top label".
 void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmin, double xmax, float right);
 
 // What the plot draws, in the words of its marks (issue 37, lesson 09 beat
@@ -106,6 +109,13 @@ std::string what_is_drawn(const Compare& cmp);
 // + " · " + what_is_drawn.
 std::string brief_caption(const Compare& cmp);
 
+// The sweep's header text as draw_sweep_plot writes it above the box at
+// `width` pixels (shortened at large text; `brief`: a short area). One
+// size's bars on a short slide: "Time at 4 MiB per rank: bars the median of
+// 5 iterations (whiskers p10-p90), ticks the lab's model." (the source on
+// the caption's line above it, brief_caption). Needs an ImGui frame.
+std::string sweep_header_text(const App& app, float width, bool brief);
+
 // The sweep plot (header, legend, axes, dots, lines, crossovers) in `size`
 // at the cursor; brief: the short header (a short area).
 void draw_sweep_plot(App& app, ImVec2 size, bool brief);
@@ -118,7 +128,10 @@ struct PlotFrame {
 };
 // The plot's markers and labels (compare_plot_labels.cpp), each label
 // where none of the drawn lines `segs` crosses it and it covers none of
-// `marks` (the dots, error bars, labels placed; compare_plot_place.h):
+// `marks` (the dots, error bars, labels placed; compare_plot_place.h) and
+// never over another label (`texts`, the labels placed: one with no spot
+// clear of them is left out; the model's note also where no spot is free
+// of lines and dots):
 // the crossovers' dashed lines (their segments added to `segs`), labels
 // and marked points (while crossover_shown), the beat's size as a tick on
 // the x axis and "this beat: 363 KiB" (beat_size_bytes), and the model's
@@ -127,7 +140,7 @@ struct PlotFrame {
 // dashed lines as "sweep segment crossover (...)", from (x, y) to
 // (x + w, y + h) as the plot's other "sweep segment" records.
 void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<Segment>& segs,
-                      std::vector<Rect>& marks);
+                      std::vector<Rect>& marks, std::vector<Rect>& texts);
 // Height the sweep needs besides its plot box.
 float sweep_overhead(const App& app, float width, bool brief);
 

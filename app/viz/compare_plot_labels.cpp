@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,22 @@ namespace microddp::viz::compare_panel {
 
 namespace {
 
-// The first free candidate (pick_label_box), else `fallback`; its box joins `marks`.
-ImVec2 place(const std::vector<Rect>& cands, const std::vector<Segment>& segs, std::vector<Rect>& marks, ImVec2 fallback,
-             ImVec2 size) {
-  const int i = pick_label_box(cands, segs, marks);
-  const ImVec2 at = i < 0 ? fallback : ImVec2(cands[size_t(i)].x, cands[size_t(i)].y);
+// The first free candidate clear of the labels placed (pick_clear_of_text);
+// its box joins `marks` and `texts`. nullopt when every candidate covers a
+// label, a dot or an error bar, or is crossed by a line (a short box on a
+// desk): the label is left out, its line or tick stays (the header says the
+// crossover in words).
+std::optional<ImVec2> place(const std::vector<Rect>& cands, const std::vector<Segment>& segs, std::vector<Rect>& marks,
+                            std::vector<Rect>& texts, ImVec2 size) {
+  const int i = pick_clear_of_text(cands, segs, marks, texts);
+  if (i < 0) return std::nullopt;
+  const Rect& r = cands[size_t(i)];
+  if (std::any_of(segs.begin(), segs.end(), [&](const Segment& s) { return crosses(r, s); }) ||
+      std::any_of(marks.begin(), marks.end(), [&](const Rect& m) { return r.overlaps(m); }))
+    return std::nullopt;
+  const ImVec2 at(cands[size_t(i)].x, cands[size_t(i)].y);
   marks.push_back(Rect{at.x, at.y, size.x, size.y});
+  texts.push_back(marks.back());
   return at;
 }
 
@@ -37,8 +48,9 @@ struct Spot {
   ImVec2 at;
   bool free;
 };
-Spot model_note_at(const PlotFrame& f, const Rect& plot, const std::string& text, double y0,
-                     const std::vector<Segment>& segs, const std::vector<Rect>& marks) {
+std::optional<Spot> model_note_at(const PlotFrame& f, const Rect& plot, const std::string& text, double y0,
+                                  const std::vector<Segment>& segs, const std::vector<Rect>& marks,
+                                  const std::vector<Rect>& texts) {
   const float lh = ImGui::GetTextLineHeight();
   const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
   const float want = std::clamp(f.Y(y0) - ts.y - lh * 0.3f, f.p0.y + 2, std::max(f.p0.y + 2, f.p1.y - ts.y - 2));
@@ -49,11 +61,12 @@ Spot model_note_at(const PlotFrame& f, const Rect& plot, const std::string& text
     if (y < plot.y || y + ts.y > plot.bottom()) continue;
     for (int i = 0; i <= 8; ++i) cands.push_back(Rect{x0 + span * float(i) / 8, y, ts.x + 4, ts.y});
   }
-  const int i = pick_label_box(cands, segs, marks);
-  if (i < 0) return Spot{ImVec2(x0, want), false};
+  const int i = pick_clear_of_text(cands, segs, marks, texts);
+  if (i < 0) return std::nullopt;
   const Rect& r = cands[size_t(i)];
   const bool crossed = std::any_of(segs.begin(), segs.end(), [&](const Segment& s) { return crosses(r, s); });
-  return Spot{ImVec2(r.x, r.y), !crossed};
+  const bool covers = std::any_of(marks.begin(), marks.end(), [&](const Rect& m) { return r.overlaps(m); });
+  return Spot{ImVec2(r.x, r.y), !crossed && !covers};
 }
 
 struct VLine {
@@ -65,7 +78,8 @@ struct VLine {
 
 }  // namespace
 
-void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<Segment>& segs, std::vector<Rect>& marks) {
+void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<Segment>& segs, std::vector<Rect>& marks,
+                      std::vector<Rect>& texts) {
   ViewState& vs = app.vs;
   const Compare& cmp = app.compare;
   const ImU32 ink = im(from_hex(assets::kInk)), backing = im(with_alpha(from_hex(assets::kBackground), 215));
@@ -111,8 +125,9 @@ void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<
   for (const VLine& v : vl) {
     const float x = f.X(v.bytes), w = ImGui::CalcTextSize(v.label.c_str()).x, y = p0.y + 2 + lh * float(v.row);
     if (y + lh > p1.y) continue;  // no room in a short box: the line and the marked point stay
-    const ImVec2 fallback(std::max(p0.x + 2, x + 3 + w > p1.x ? x - 3 - w : x + 3), y);
-    const ImVec2 at = place(beside_candidates(plot, x, w, lh, y, lh * 0.5f, 3), segs, marks, fallback, ImVec2(w, lh));
+    const auto spot = place(beside_candidates(plot, x, w, lh, y, lh * 0.5f, 3), segs, marks, texts, ImVec2(w, lh));
+    if (!spot) continue;
+    const ImVec2 at = *spot;
     dl->AddText(at, v.text, v.label.c_str());
     rec(vs, "sweep " + v.label, at, ImVec2(at.x + w, at.y + lh));
   }
@@ -129,14 +144,17 @@ void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<
     // Left of the tick first when the predicted crossover's line is just right of it (beat 6: 363 against 373 KiB).
     const bool left_first = x + 6 + w > p1.x || (cmp.crossover_predicted_bytes > b && crossover_shown(app));
     const float y = p1.y - lh * 1.05f;
-    const ImVec2 at = place(beside_candidates(plot, x, w + 4, lh, y, -lh * 0.5f, 2, left_first), segs, marks,
-                            ImVec2(left_first ? x - 6 - w : x + 2, y), ImVec2(w + 4, lh));
-    const float top = std::min(p1.y - lh * 0.8f, at.y + lh * 0.5f);
+    const auto spot = place(beside_candidates(plot, x, w + 4, lh, y, -lh * 0.5f, 2, left_first), segs, marks, texts,
+                            ImVec2(w + 4, lh));
+    const float top = std::min(p1.y - lh * 0.8f, spot ? spot->y + lh * 0.5f : p1.y);
     dl->AddRectFilled(ImVec2(x - 1, top), ImVec2(x + 1, p1.y + 6), ink);
     segs.push_back(Segment{x, top, x, p1.y});  // (the model's note keeps clear of the tick)
-    dl->AddRectFilled(at, ImVec2(at.x + w + 4, at.y + lh), backing);
-    dl->AddText(ImVec2(at.x + 2, at.y), ink, t.c_str());
-    rec(vs, "sweep beat size " + human_bytes(b), ImVec2(at.x + 2, at.y), ImVec2(at.x + 2 + w, at.y + lh));
+    if (spot) {
+      const ImVec2 at = *spot;
+      dl->AddRectFilled(at, ImVec2(at.x + w + 4, at.y + lh), backing);
+      dl->AddText(ImVec2(at.x + 2, at.y), ink, t.c_str());
+      rec(vs, "sweep beat size " + human_bytes(b), ImVec2(at.x + 2, at.y), ImVec2(at.x + 2 + w, at.y + lh));
+    }
   }
   // Lines of a preset standing in for a missing calibration: said on the
   // plot (model_not_here_label), where no line crosses it (model_note_at).
@@ -146,14 +164,21 @@ void draw_plot_labels(App& app, ImDrawList* dl, const PlotFrame& f, std::vector<
       if (!c.predicted_us.empty()) y0 = std::min(y0, c.predicted_us.front());
     // One line where a free spot holds it, else in two lines at its dash (lesson 03 beat 9: the
     // crossovers' dashed lines left no stretch of the box as wide as the one line).
+    // A spot that crosses a line or covers a dot takes neither form: the
+    // note is left out (the controls' hint and the columns' "(preset ...)"
+    // still say it; issue 37, lesson 03 beat 9 in the desk window and at 28
+    // px laid it over the dots).
     std::string text = nh;
-    if (const size_t dash = nh.find(" — "); dash != std::string::npos) {
-      const std::string two = nh.substr(0, dash) + "\n" + nh.substr(dash + 1);
-      if (!model_note_at(f, plot, nh, y0, segs, marks).free) text = two;
+    std::optional<Spot> spot = model_note_at(f, plot, nh, y0, segs, marks, texts);
+    if (const size_t dash = nh.find(" — "); dash != std::string::npos && !(spot && spot->free)) {
+      text = nh.substr(0, dash) + "\n" + nh.substr(dash + 1);
+      spot = model_note_at(f, plot, text, y0, segs, marks, texts);
     }
+    if (!spot || !spot->free) return;
     const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-    const ImVec2 at = model_note_at(f, plot, text, y0, segs, marks).at;
+    const ImVec2 at = spot->at;
     marks.push_back(Rect{at.x, at.y, ts.x + 4, ts.y});
+    texts.push_back(marks.back());
     dl->AddRectFilled(at, ImVec2(at.x + ts.x + 4, at.y + ts.y), backing);
     dl->AddText(ImVec2(at.x + 2, at.y), im(text_color_on_light(predicted_color())), text.c_str());
     rec(vs, "sweep model not here", ImVec2(at.x + 2, at.y), ImVec2(at.x + 2 + ts.x, at.y + ts.y));

@@ -41,6 +41,17 @@ int pick_label_box(const std::vector<Rect>& candidates, const std::vector<Segmen
   return best;
 }
 
+int pick_clear_of_text(const std::vector<Rect>& candidates, const std::vector<Segment>& lines,
+                       const std::vector<Rect>& avoid, const std::vector<Rect>& texts) {
+  std::vector<Rect> clear;
+  std::vector<int> index;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (std::none_of(texts.begin(), texts.end(), [&](const Rect& t) { return candidates[i].overlaps(t); }))
+      clear.push_back(candidates[i]), index.push_back(int(i));
+  const int k = pick_label_box(clear, lines, avoid);
+  return k < 0 ? -1 : index[size_t(k)];
+}
+
 std::vector<Rect> beside_candidates(const Rect& plot, float x, float w, float h, float y, float step, float gap,
                                     bool left_first) {
   std::vector<Rect> out;

@@ -116,7 +116,7 @@ SourceSweep recorded_sweep(const LabRecord& r, const std::vector<std::string>& a
   s.dots = fmt::format("recorded in the cluster lab ({})", fs::path(r.path).filename().string());
   s.lines = r.predicted.empty() ? "the lab's model" : "the lab's model (" + slide_units(r.predicted) + ")";
   s.word = "recorded";
-  s.tag = fmt::format("RECORDED lab run ({} nodes), {}", r.nodes, r.date);
+  s.tag = fmt::format("RECORDED lab run ({} node{}), {}", r.nodes, r.nodes == 1 ? "" : "s", r.date);
   return s;
 }
 

@@ -94,7 +94,10 @@ std::string lines_cut(const App& app) {
 // `full` gets the long form (shown on hover when shortened).
 std::string sweep_header(const App& app, float width, bool brief, std::string* full) {
   const Compare& cmp = app.compare;
-  if (one_size(cmp)) return *full = (brief ? source_line(cmp) + ". " : std::string()) + size_bars_header(cmp);
+  // A short slide's bars have the source's caption above them (brief_caption):
+  // one Source line (issue 37, lesson 09 beats 12-15 at 28 px printed two).
+  if (one_size(cmp))
+    return *full = (brief && !app.vs.present ? source_line(cmp) + ". " : std::string()) + size_bars_header(cmp);
   int iters = 0;
   for (const auto& c : cmp.sweep)
     for (int n : c.samples) iters = std::max(iters, n);
@@ -149,6 +152,15 @@ std::string sweep_header(const App& app, float width, bool brief, std::string* f
   }
   return (c.empty() ? std::string("Time against message size (log-log)") : "Time vs size (log-log): " + c) + skipped;
 }
+
+}  // namespace
+
+std::string sweep_header_text(const App& app, float width, bool brief) {
+  std::string full;
+  return sweep_header(app, width, brief, &full);
+}
+
+namespace {
 
 // A curve that is no algorithm of the registry ("published": a table's
 // rows) with dots and a line: the line is a model's, drawn in the
@@ -246,8 +258,11 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       if (i < c.predicted_us.size()) ymin = std::min(ymin, c.predicted_us[i]), ymax = std::max(ymax, c.predicted_us[i]);
     }
   }
-  const float left = ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
-  const float right = ImGui::CalcTextSize("256 KiB").x * 0.6f;
+  // One size's bars (size_bars.h) have no y labels nor x labels centred on
+  // the box's edges: their box takes the width.
+  const bool bars = one_size(cmp);
+  const float left = bars ? 0.f : ImGui::CalcTextSize("100 ms ").x, bottom = lh + 6;
+  const float right = bars ? 0.f : ImGui::CalcTextSize("256 KiB").x * 0.6f;  // (half an x label's overhang)
   // A slide of a lesson with predicted lines of two algorithms or more: a
   // strip at the right plots each line over the fastest at that size
   // (1x = fastest), where the crossover the beats ask about shows; on the
@@ -257,10 +272,14 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   for (const auto& c : cmp.sweep) with_lines += c.predicted_us.size() == c.bytes.size() && !c.bytes.empty();
   const float full_right = o.x + size.x - right;
   // (Not while a question withholds the crossover, nor on a beat not about it: the strip shows it.)
-  const bool ratio_strip = vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && crossover_shown(app);
+  // (Not beside one size's bars either: lesson 09 beat 13's bars kept its room empty, the box 870 px of 1280.)
+  const bool ratio_strip =
+      !bars && vs.present && app.lesson && with_lines >= 2 && size.x > 30 * lh && crossover_shown(app);
   const float strip_w = ratio_strip ? std::floor((full_right - o.x - left) * 0.3f) : 0.f;
+  // The gap holds the strip's "1×" left of its box, a line's height clear of the plot's box.
+  const float strip_gap = ratio_strip ? ImGui::CalcTextSize("1×").x + 2 + lh : 0.f;
   const ImVec2 p0(o.x + left, o.y + top),
-      p1(full_right - (ratio_strip ? strip_w + lh : 0.f), std::max(o.y + top + 8, o.y + size.y - bottom));
+      p1(full_right - (ratio_strip ? strip_w + strip_gap : 0.f), std::max(o.y + top + 8, o.y + size.y - bottom));
   dl->AddRect(p0, p1, faint);
   rec(vs, "sweep axes", p0, p1);
   if (cmp.sweep.empty() || xmax <= 0) {
@@ -272,7 +291,7 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     ImGui::Dummy(size);
     return;
   }
-  if (one_size(cmp)) {  // one size (a lab beat's run): bars, not a log-log plot (size_bars.h)
+  if (bars) {  // one size (a lab beat's run): bars, not a log-log plot (size_bars.h)
     draw_size_bars(app, dl, p0, p1);
     ImGui::SetCursorScreenPos(o);
     ImGui::Dummy(size);
@@ -328,19 +347,34 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     dl->AddText(ImVec2(o.x, ty), ink, t.c_str());
     rec(vs, "sweep y label " + t, ImVec2(o.x, ty), ImVec2(o.x + ImGui::CalcTextSize(t.c_str()).x, ty + lh));
   }
-  float last_right = -1e9f;
-  for (size_t i = 0; i < cmp.sweep.front().bytes.size(); ++i) {
+  struct XLabel {
+    float x, w;
+    std::string t;
+  };
+  std::vector<XLabel> xl;
+  const size_t nx = cmp.sweep.front().bytes.size();
+  for (size_t i = 0; i < nx; ++i) {
     const double b = cmp.sweep.front().bytes[i];
     const std::string t = human_bytes(b);
     const float x = X(b), w = ImGui::CalcTextSize(t.c_str()).x;
     dl->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), ink);
-    // Clear of the y labels (left of the box), and a label only where the
-    // previous one leaves room.
-    const float tx = std::max(x - w / 2, p0.x);
-    if (tx < last_right + lh * 0.5f) continue;
-    dl->AddText(ImVec2(tx, p1.y + 4), ink, t.c_str());
-    rec(vs, "sweep x label " + t, ImVec2(tx, p1.y + 4), ImVec2(tx + w, p1.y + 4 + lh));
-    last_right = tx + w;
+    // Clear of the y labels (left of the box); with the ratio strip beside
+    // it, the largest size's ends by the box's right edge (issue 37,
+    // lessons 03/05: "64 MiB" ran on into the strip's "4 KiB").
+    float tx = std::max(x - w / 2, p0.x);
+    if (ratio_strip) tx = std::min(tx, p1.x - w);
+    // A label only where the previous one leaves room; the largest size's
+    // always, in place of the one before it when they meet.
+    if (!xl.empty() && tx < xl.back().x + xl.back().w + lh * 0.5f) {
+      if (i + 1 < nx || xl.size() < 2) continue;
+      while (xl.size() >= 2 && tx < xl.back().x + xl.back().w + lh * 0.5f) xl.pop_back();
+      if (tx < xl.back().x + xl.back().w + lh * 0.5f) continue;  // (the smallest size's stays)
+    }
+    xl.push_back(XLabel{tx, w, t});
+  }
+  for (const XLabel& l : xl) {
+    dl->AddText(ImVec2(l.x, p1.y + 4), ink, l.t.c_str());
+    rec(vs, "sweep x label " + l.t, ImVec2(l.x, p1.y + 4), ImVec2(l.x + l.w, p1.y + 4 + lh));
   }
   // What the plot's labels keep clear of (compare_plot_place.h): the lines
   // drawn (recorded as "sweep segment <what>": from (x, y) to (x + w, y + h),
@@ -388,6 +422,8 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
       }
       dl->AddCircleFilled(p, lh * 0.28f, im(col), 16);
       add_mark(ImVec2(p.x - lh * 0.3f, p.y - lh * 0.3f), ImVec2(p.x + lh * 0.3f, p.y + lh * 0.3f));
+      rec(vs, fmt::format("sweep dot {} {}", c.algorithm, human_bytes(c.bytes[i])), ImVec2(p.x - lh * 0.28f, p.y - lh * 0.28f),
+          ImVec2(p.x + lh * 0.28f, p.y + lh * 0.28f));
       if (i + 1 < c.measured_us.size() && c.predicted_us.empty()) {
         const ImVec2 q(X(c.bytes[i + 1]) + off, Y(c.measured_us[i + 1]));
         dl->AddLine(p, q, im(with_alpha(col, 110)), 1.5f);
@@ -414,17 +450,30 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
     if (app.vs.collect_probes)
       app.vs.probes.push_back(Probe{int(legend_x + lh * 0.5f), int(y), predicted_color(), "legend model line"});
   }
-  draw_plot_labels(app, dl, PlotFrame{p0, p1, xmin, xmax, inset, spread_px, X, Y}, segs, marks);
+  std::vector<Rect> texts;  // the labels placed in the box
+  draw_plot_labels(app, dl, PlotFrame{p0, p1, xmin, xmax, inset, spread_px, X, Y}, segs, marks, texts);
   if (ratio_strip)
-    draw_ratio_strip(app, dl, ImVec2(p1.x + lh, p0.y), ImVec2(full_right, p1.y), xmin, xmax, o.x + size.x);
+    draw_ratio_strip(app, dl, ImVec2(p1.x + strip_gap, p0.y), ImVec2(full_right, p1.y), xmin, xmax, o.x + size.x);
   if (brief && !vs.present && p1.y - p0.y >= lh + 4) {
     // A short plot on a desk has no line for the source's label: its tag
-    // goes inside the box at the bottom right (large sizes take long, small
-    // ones short: the corner a log-log time plot leaves empty), over the
-    // data on a light backing, so that it reads over a line.
+    // goes on the header's line, left of the legend, where both fit there
+    // (issue 37, lesson 03 beat 9: inside the box it lay over the lines),
+    // else inside the box at the bottom right (large sizes take long, small
+    // ones short: the corner a log-log time plot leaves empty), or the
+    // nearest row up clear of the labels, over the data on a light backing.
     const std::string tag = "Source: " + source_tag(cmp);
     const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
-    const ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
+    const float header_w = ImGui::CalcTextSize(header.c_str()).x;
+    const bool on_header = legend_on_header_line(cmp, header, size.x) &&
+                           o.x + header_w + lh * 2 + ts.x <= legend_at.x - lh;
+    ImVec2 ta(std::max(p0.x + 2, p1.x - ts.x - 4), p1.y - ts.y - 2);
+    if (on_header) {
+      ta = ImVec2(legend_at.x - lh * 1.5f - ts.x, o.y);
+    } else {
+      std::vector<Rect> cands;
+      for (float y = ta.y; y >= p0.y + 1; y -= lh * 0.5f) cands.push_back(Rect{ta.x - 2, y, ts.x + 4, ts.y});
+      if (const int i = pick_clear_of_text(cands, segs, marks, texts); i >= 0) ta.y = cands[size_t(i)].y;
+    }
     dl->AddRectFilled(ImVec2(ta.x - 2, ta.y), ImVec2(ta.x + ts.x + 2, ta.y + ts.y), im(with_alpha(from_hex(assets::kBackground), 215)));
     dl->AddText(ta, im(text_color_on_light(predicted_color())), tag.c_str());
     rec(vs, "sweep source label", ta, ImVec2(ta.x + ts.x, ta.y + ts.y));

@@ -61,8 +61,12 @@ void draw_ratio_strip(App& app, ImDrawList* dl, ImVec2 q0, ImVec2 q1, double xmi
   const std::string lo = human_bytes(cmp.sweep.front().bytes.front()), hi = human_bytes(cmp.sweep.front().bytes.back());
   const float hi_w = ImGui::CalcTextSize(hi.c_str()).x, hi_x = std::min(q1.x - hi_w, right - hi_w);
   // The smallest size only where it stays clear of the largest (a narrow strip at large text).
-  if (q0.x + ImGui::CalcTextSize(lo.c_str()).x + lh * 0.5f <= hi_x) dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
+  if (const float lo_w = ImGui::CalcTextSize(lo.c_str()).x; q0.x + lo_w + lh * 0.5f <= hi_x) {
+    dl->AddText(ImVec2(q0.x, q1.y + 4), ink, lo.c_str());
+    rec(vs, "sweep ratio x label " + lo, ImVec2(q0.x, q1.y + 4), ImVec2(q0.x + lo_w, q1.y + 4 + lh));
+  }
   dl->AddText(ImVec2(hi_x, q1.y + 4), ink, hi.c_str());
+  rec(vs, "sweep ratio x label " + hi, ImVec2(hi_x, q1.y + 4), ImVec2(hi_x + hi_w, q1.y + 4 + lh));
   if (q1.y - q0.y >= (beside ? 3 : 4) * lh && label_w <= room) {
     dl->AddText(ImVec2(q1.x - label_w - 4, label_y), ink, top_label.c_str());
     rec(vs, "sweep ratio top label", ImVec2(q1.x - label_w - 4, label_y), ImVec2(q1.x - 4, label_y + lh));

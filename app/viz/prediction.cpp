@@ -82,10 +82,12 @@ ModelInForce resolve_model(const CollectiveSpec& spec, const PredictionSource& s
         if (!stale_profile_note(m.flat).empty())
           m.label.insert(m.label.size() - 1, "; older than this build's waits: calibrate again");
       } else {
-        // Without a profile, a named what-if class rather than nothing; the
-        // label says it is not this machine.
+        // Without a profile, a named what-if class rather than nothing,
+        // labelled as a chosen preset is (issue 37: "(preset nvlink)" on one
+        // beat, "(preset nvlink: no calibration yet)" on the next); the hint
+        // and the plot's note (model_not_here_label) say it is not this machine.
         m.flat = preset(src.preset.empty() ? kFallbackPreset : src.preset);
-        m.label = fmt::format("predicted (preset {}: no calibration yet)", m.flat.name);
+        m.label = fmt::format("predicted (preset {})", m.flat.name);
       }
       break;
     case PredictionSource::Kind::preset:

@@ -54,7 +54,9 @@ std::optional<LabReplay> lab_replay_source(const std::string& cluster_json);
 struct ModelInForce {
   CostParams flat;                 // the flat model (kinds profile, preset); the intra class for a topology
   std::optional<Network> network;  // kind topology
-  std::string label;               // "predicted (preset nvlink)", "predicted (calibrated profile, 2026-12-01)",
+  std::string label;               // "predicted (preset nvlink)" (a preset chosen, or standing in for a
+                                   // missing profile: one form, the hint says which), "predicted
+                                   // (calibrated profile, 2026-12-01)",
                                    // "predicted (calibrated profile, quick, 2026-12-01)",
                                    // "predicted (topology 2x4, intra nvlink, inter infiniband)"
   std::string hint;                // kCalibrateHint while no profile exists, else ""

@@ -32,6 +32,8 @@ std::string size_bars_header(const Compare& cmp) {
                      pred ? ", ticks the lab's model" : "");
 }
 
+bool labels_above(float label_w, float box_w) { return label_w > box_w * 0.2f; }
+
 void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
   ViewState& vs = app.vs;
   const Compare& cmp = app.compare;
@@ -46,7 +48,11 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
     label_w = std::max(label_w, ImGui::CalcTextSize(c.algorithm.c_str()).x);
   }
   const float value_w = ImGui::CalcTextSize("888 ms").x + lh;
-  const float x0 = p0.x + label_w + lh, x1 = std::max(x0 + 10, p1.x - value_w);
+  // A long label ("ring, run 'one_node' (1 node x 2 ranks)") goes above its
+  // bar: beside it, it took half the box at 28 px (issue 37, lesson 09 beats
+  // 13-14) and squeezed the bars (labels_above).
+  const bool above = labels_above(label_w, p1.x - p0.x);
+  const float x0 = above ? p0.x + lh * 0.5f : p0.x + label_w + lh, x1 = std::max(x0 + 10, p1.x - value_w);
   auto X = [&](double us) { return x0 + float(us / (tmax > 0 ? tmax : 1)) * (x1 - x0); };
   const size_t K = cmp.sweep.size();
   // A time axis below the bars (issue 37, lesson 03 beat 11 had none):
@@ -81,7 +87,10 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
     const std::string alg = c.algorithm.substr(0, c.algorithm.find(','));
     const bool other = alg.size() != c.algorithm.size();
     const Rgba col = other ? with_alpha(algorithm_color(alg), 140) : algorithm_color(alg);
-    const float yc = top + row * (float(k) + 0.5f), h = std::max(lh * 0.5f, row * 0.55f);
+    // Above: the label's line, then the bar, centred together in the row.
+    // (6 px between them: the model's tick stands 4 px out of its bar.)
+    const float h = above ? std::max(lh * 0.5f, std::min(row * 0.55f, row - lh - 10)) : std::max(lh * 0.5f, row * 0.55f);
+    const float yc = above ? top + row * float(k) + (row - (lh + 6 + h)) / 2 + lh + 6 + h / 2 : top + row * (float(k) + 0.5f);
     const ImVec2 a(x0, yc - h / 2), b(X(c.measured_us[0]), yc + h / 2);
     dl->AddRectFilled(a, ImVec2(std::max(b.x, a.x + 2), b.y), im(col));
     rec(vs, "size bar " + c.algorithm, a, b);
@@ -100,8 +109,9 @@ void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
       rec(vs, "size bar model tick " + c.algorithm, ImVec2(ta.x - 1, ta.y - 1), ImVec2(tb.x + 1, tb.y + 1));
     }
     const ImVec2 ls = ImGui::CalcTextSize(c.algorithm.c_str());
-    dl->AddText(ImVec2(p0.x + 4, yc - ls.y / 2), ink, c.algorithm.c_str());
-    rec(vs, "size bar label " + c.algorithm, ImVec2(p0.x + 4, yc - ls.y / 2), ImVec2(p0.x + 4 + ls.x, yc + ls.y / 2));
+    const ImVec2 la = above ? ImVec2(x0, yc - h / 2 - 6 - ls.y) : ImVec2(p0.x + 4, yc - ls.y / 2);
+    dl->AddText(la, ink, c.algorithm.c_str());
+    rec(vs, "size bar label " + c.algorithm, la, ImVec2(la.x + ls.x, la.y + ls.y));
     const std::string v = format_us(c.measured_us[0]);
     const float vx = std::max(b.x, c.p90_us.empty() ? b.x : X(c.p90_us[0])) + lh * 0.4f;
     dl->AddText(ImVec2(vx, yc - lh / 2), ink, v.c_str());

@@ -20,6 +20,9 @@ bool one_size(const Compare& cmp);
 // The header over the bars: "Time at 4 MiB per rank: bars the median of 5
 // iterations (whiskers p10-p90), ticks the lab's model."
 std::string size_bars_header(const Compare& cmp);
+// Do the bars' labels go on a line above each bar (a label wider than a
+// fifth of the box, `box_w` pixels) rather than in a column beside them?
+bool labels_above(float label_w, float box_w);
 // The bars inside the box p0..p1 (the plot's box, already outlined).
 void draw_size_bars(App& app, ImDrawList* dl, ImVec2 p0, ImVec2 p1);
 

@@ -164,4 +164,53 @@ TEST_SUITE("plot_labels") {
       }
     }
   }
+
+  TEST_CASE("lesson 03 beat 9 in the desk window (18 px) and on a 28 px slide: no label over another, over a dot or under a line") {
+    const Env env;
+    for (const bool present : {false, true}) {
+      const float px = present ? 28.f : 18.f;
+      const std::string where = present ? "slide at 28 px" : "desk window at 18 px";
+      INFO(where);
+      Sized h(px);
+      App app;
+      app.vs.font_px = px;
+      app.vs.present = present;
+      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson03));
+      REQUIRE(app.lesson->go(8));
+      app.vs.edit = beat_target(app.lesson->current()).params;
+      frames(h, app, 2);
+      REQUIRE(app.vs.view == View::compare);
+      REQUIRE(app.compare.sweep_source.kind == SweepSource::shm);
+      app.compare.run_sweep(4096, 4096, 1, 0);
+      app.compare.sweep = stand_in_sweep(app.compare);
+      app.compare.finish_sweep();
+      frames(h, app, 2);
+      check_labels(app);
+      // Every text of the plot (its labels in the box, the axes' labels, the
+      // header, legend, source label, the ratio strip's) and the dots.
+      std::vector<const ViewState::Drawn*> texts, dots;
+      for (const auto& d : app.vs.compare_drawn) {
+        if (d.what.rfind("sweep dot ", 0) == 0) dots.push_back(&d);
+        else if (is_label(d.what) || d.what == "sweep source label" || d.what == "sweep header" ||
+                 d.what == "sweep legend" || d.what.rfind("sweep x label", 0) == 0 ||
+                 d.what.rfind("sweep y label", 0) == 0 || d.what.rfind("sweep ratio", 0) == 0)
+          if (d.what != "sweep ratio axes") texts.push_back(&d);
+      }
+      REQUIRE(dots.size() == 21);  // 3 algorithms x 7 sizes (4 KiB .. 16 MiB)
+      int in_box = 0;
+      for (size_t i = 0; i < texts.size(); ++i) {
+        in_box += is_label(texts[i]->what) || texts[i]->what == "sweep source label";
+        for (size_t j = i + 1; j < texts.size(); ++j) {
+          INFO(texts[i]->what, " at ", show(texts[i]->r), " and ", texts[j]->what, " at ", show(texts[j]->r));
+          CHECK_FALSE(texts[i]->r.overlaps(texts[j]->r));
+        }
+        if (!is_label(texts[i]->what) && texts[i]->what != "sweep source label") continue;
+        for (const auto* d : dots) {
+          INFO(texts[i]->what, " at ", show(texts[i]->r), " over ", d->what, " at ", show(d->r));
+          CHECK_FALSE(texts[i]->r.overlaps(d->r));
+        }
+      }
+      CHECK(in_box >= 1);  // (the source's label at least)
+    }
+  }
 }

@@ -60,7 +60,7 @@ TEST_SUITE("quick_calibrate") {
     p.spec.count = 3;
     app.vs.edit = p;
     app.session.configure(p);
-    CHECK(app.session.prediction().source == "predicted (preset nvlink: no calibration yet)");
+    CHECK(app.session.prediction().source == "predicted (preset nvlink)");
 
     // The clock advances 1.5 s per reading: start, then after writing.
     int readings = 0;
@@ -173,7 +173,7 @@ TEST_SUITE("quick_calibrate") {
     CHECK_FALSE(job.start(default_profile_path(), hooks));  // one at a time
     for (int i = 0; i < 3; ++i) ui.frame(app);  // the progress bar
     CHECK(job.running());
-    CHECK(app.session.prediction().source == "predicted (preset nvlink: no calibration yet)");
+    CHECK(app.session.prediction().source == "predicted (preset nvlink)");
     release.set_value();
     job.wait();
     ui.frame(app);  // the panel takes the finished run and re-prices

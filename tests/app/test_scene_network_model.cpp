@@ -160,7 +160,7 @@ TEST_SUITE("scene_network") {
     Session ses;
     ses.configure(seed_ring());
     CHECK(ses.prediction().available);
-    CHECK(ses.prediction().source == "predicted (preset nvlink: no calibration yet)");
+    CHECK(ses.prediction().source == "predicted (preset nvlink)");
     CHECK(ses.prediction().hint == "run `microddp calibrate` for this machine's numbers");
     // seed ring (unchunked): 2 steps of one 12-byte message per rank on nvlink (1 us).
     CHECK(ses.prediction().total_us == doctest::Approx(2 * (1.0 + 12 / 600e9 * 1e6)).epsilon(1e-9));
