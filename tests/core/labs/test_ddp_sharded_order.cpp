@@ -18,7 +18,7 @@ TEST_SUITE("ddp") {
     for (const bool pre : {true, false}) {
       CAPTURE(pre);
       Options o;
-      o.ranks = 3, o.depth = 3, o.width = 16, o.batch = 12, o.iterations = 2, o.lr = 0.1;
+      o.ranks = 3, o.depth = 3, o.width = 16, o.batch = 12, o.iterations = 2, o.warmup = 0, o.lr = 0.1;
       o.algorithm = "ring";
       o.sharded = true;
       o.prefetch = pre;
