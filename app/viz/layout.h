@@ -136,11 +136,13 @@ inline constexpr float kDdpLabelMaxPx = 28;
 float ddp_label_px(float font_px);
 float ddp_label_row_height(float font_px);
 
-// The DDP view's least height on a slide (pixels): the header, stats and
-// legend on kDdpMinHeaderLines lines of text (they shrink to fit there,
-// panel_ddp.cpp), the timeline's least height and the comm label row
-// (counted whether or not the run needs it: lesson 10 b4's FSDP run
-// does; the layout does not know the run).
+// The DDP view's least height on a slide (pixels), what --present at 28
+// px and up gives way to for a long lesson text: the header, stats and
+// legend on kDdpMinHeaderLines lines of kDdpMinTextPx text (panel_ddp.cpp
+// shrinks them), the timeline with its lanes a line of text tall
+// (ddp_timeline_height) and the comm label row (counted whether or not
+// the run needs it: lesson 10 b4's FSDP run does; the layout does not
+// know the run). 300 px at 28 px with the window's 6 px ItemSpacing.
 inline constexpr float kDdpMinHeaderLines = 3;
 float ddp_view_min_height(int lanes, float font_px, float gap);
 
