@@ -197,7 +197,7 @@ std::vector<DdpLegendItem> ddp_legend(bool sharded) {
     items.push_back({"reduce-scatter of layer k (RS Lk)", DdpSwatch::fill, collective_color("reduce_scatter")});
   } else {
     items.push_back({"all-reduce of bucket 0, 1, 2, …", DdpSwatch::bucket_hues, bucket_color(0)});
-    items.push_back({"bucket full", DdpSwatch::marker, bucket_color(1)});
+    items.push_back({"bucket full", DdpSwatch::bucket_markers, bucket_color(0)});
   }
   items.push_back({"waiting", DdpSwatch::hatch, ddp_kind_color(DdpBarKind::wait)});
   items.push_back({"backward ends", DdpSwatch::dashed, from_hex(assets::kInk)});
@@ -439,6 +439,39 @@ std::vector<float> ddp_strip_layout(const std::vector<float>& want, const std::v
   // (Where they do not fit, the left pass again: in order, apart, past x1.)
   for (size_t i = 1; i < n; ++i) at[i] = std::max(at[i], at[i - 1] + widths[i - 1] + gap);
   return at;
+}
+
+DdpStrip ddp_strip_rows(const std::vector<float>& want, const std::vector<float>& widths, float x0, float x1, float gap,
+                        int max_rows) {
+  const size_t n = std::min(want.size(), widths.size());
+  DdpStrip s;
+  if (n == 0) return s;
+  // Row r holds labels r, r + rows, r + 2 rows, ...: does each row fit?
+  const auto fits = [&](int rows) {
+    for (int r = 0; r < rows; ++r) {
+      float w = 0;
+      int k = 0;
+      for (size_t i = size_t(r); i < n; i += size_t(rows), ++k) w += widths[i] + (k ? gap : 0);
+      if (w > x1 - x0) return false;
+    }
+    return true;
+  };
+  s.rows = std::max(1, max_rows);
+  for (int rows = 1; rows < s.rows; ++rows)
+    if (fits(rows)) {
+      s.rows = rows;
+      break;
+    }
+  s.at.resize(n);
+  for (int r = 0; r < s.rows; ++r) {
+    std::vector<float> w, wd;
+    for (size_t i = size_t(r); i < n; i += size_t(s.rows)) w.push_back(want[i]), wd.push_back(widths[i]);
+    const std::vector<float> at = ddp_strip_layout(w, wd, x0, x1, gap);
+    size_t k = 0;
+    for (size_t i = size_t(r); i < n; i += size_t(s.rows), ++k)
+      s.at[i] = {at[k], r, at[k] >= x0 - 0.5f && at[k] + wd[k] <= x1 + 0.5f};
+  }
+  return s;
 }
 
 }  // namespace microddp::viz

@@ -176,6 +176,31 @@ std::string ddp_gap_sentence(const DdpGap& g, int ranks, int cpus);
 std::vector<float> ddp_strip_layout(const std::vector<float>& want, const std::vector<float>& widths, float x0, float x1,
                                     float gap);
 
+// The label strip over `max_rows` rows at most: label i goes to row
+// i % rows (neighbours in time on different rows, each row in time order),
+// each row placed by ddp_strip_layout. rows: the fewest with which every
+// row fits in x1 - x0, else max_rows; a label that would still run past
+// x1 (or start left of x0) is left out (shown false: its bar keeps its
+// tooltip), so none is drawn outside the plot (issue 37: at --font-px 40
+// lesson 10 b5's labels ran off the window's right edge).
+struct DdpStripPlace {
+  float x = 0;
+  int row = 0;
+  bool shown = true;
+};
+struct DdpStrip {
+  int rows = 0;
+  std::vector<DdpStripPlace> at;  // one per label, in the given order
+};
+DdpStrip ddp_strip_rows(const std::vector<float>& want, const std::vector<float>& widths, float x0, float x1, float gap,
+                        int max_rows);
+
+// Whether iteration `iteration` of r has a comm call too short for its
+// label in a plot `width` pixels wide (the DDP region's width): the plot
+// then labels it in the row under the comm lane (ddp_label_row_height).
+// Measured with the current ImGui font (panel_ddp_plot.cpp).
+bool ddp_label_row_needed(const ddp::Result& r, int iteration, float width);
+
 struct DdpLayout {
   float width = 1000;   // whole plot, labels included
   float label_w = 60;   // lane labels on the left
@@ -238,15 +263,18 @@ std::string slow_call_note(const ddp::Result& r, int iteration, int cpus, double
 int greedy_lines(const std::vector<float>& widths, float gap, float avail);
 
 // One legend entry of the DDP view: its text and how its swatch is drawn.
-enum class DdpSwatch { fill, bucket_hues, marker, hatch, dashed };
+// bucket_hues: bars in bucket_color(0), (1), (2); bucket_markers: the
+// lanes' fill triangles in those colours, as the lanes draw each bucket's
+// marker in its bucket's colour (the legend used to draw one gold triangle).
+enum class DdpSwatch { fill, bucket_hues, bucket_markers, hatch, dashed };
 struct DdpLegendItem {
   std::string text;
   DdpSwatch swatch = DdpSwatch::fill;
-  Rgba color;  // fill: the colour; marker: the triangle's
+  Rgba color;  // fill: the colour; bucket_hues, bucket_markers: bucket_color(0)
 };
 // The legend: DDP names its all-reduces by bucket and the bucket-full
-// marker; a sharded run (no buckets) names the all-gather and the
-// reduce-scatter of each layer in their colours.
+// marker (both in the bucket colours); a sharded run (no buckets) names
+// the all-gather and the reduce-scatter of each layer in their colours.
 std::vector<DdpLegendItem> ddp_legend(bool sharded);
 
 // The scene of iteration `iteration` (clamped to the result's range; the
@@ -276,6 +304,8 @@ struct DdpDrawn {
   };
   std::vector<CommLabel> comm_labels;
   float strip_box[4] = {0, 0, 0, 0};  // the label strip (x0, y0, x1, y1); zero when none was needed
+  int strip_rows = 0;                   // its rows of labels (ddp_strip_rows)
+  int labels_left_out = 0;              // comm labels not drawn (no room inside their bar nor in the strip)
   std::vector<std::string> gap_labels; // labels drawn in the comm lane's idle gaps (DdpGap)
   bool controls = false;               // the run's controls (none in present mode)
   bool bucket_controls = false;        // the overlap mode and bucket cap controls

@@ -15,9 +15,23 @@ bool compact_controls(float width, float font_px) {
 
 float ddp_lane_gap(float font_px) { return std::max(2.f, font_px * 0.25f); }
 
-float ddp_timeline_min_height(int lanes, float font_px) {
+float ddp_timeline_height(int lanes, float font_px, float lane_lines) {
   if (lanes < 1) return 0;
-  return float(lanes) * kDdpMinLaneLines * font_px + float(lanes - 1) * ddp_lane_gap(font_px) + font_px + 6 + 4;
+  return float(lanes) * lane_lines * font_px + float(lanes - 1) * ddp_lane_gap(font_px) + font_px + 6 + 4;
+}
+
+float ddp_timeline_min_height(int lanes, float font_px) { return ddp_timeline_height(lanes, font_px, kDdpMinLaneLines); }
+
+float ddp_label_px(float font_px) { return std::min(font_px, kDdpLabelMaxPx); }
+
+float ddp_label_row_height(float font_px) { return ddp_label_px(font_px) + 6; }
+
+float ddp_view_min_height(int lanes, float font_px, float gap) {
+  if (lanes < 1) return 0;
+  // The lanes one line of text tall (their names and "L3" still fit), the
+  // texts above at kDdpMinTextPx (panel_ddp.cpp gives way in that order).
+  return ddp_timeline_height(lanes, font_px, 1.f) + ddp_label_row_height(font_px) +
+         kDdpMinHeaderLines * (std::min(font_px, kDdpMinTextPx) + gap);
 }
 
 Layout compute_layout(const LayoutInput& in) {
@@ -43,11 +57,24 @@ Layout compute_layout(const LayoutInput& in) {
     if (in.ddp_lanes > 0) {
       const float line = in.font_px + in.gap;
       const float want = ddp_timeline_min_height(in.ddp_lanes, in.font_px) + 3 * line;
-      const float lesson_min = 4 * line + 2 * in.pad;
+      // The lesson keeps its header and two lines, on a 36-40 px slide
+      // kDdpPresentLessonLines (the view's lanes give way to one line).
+      const bool big_slide = in.present && in.font_px >= 36;
+      const float lesson_min = (big_slide ? kDdpPresentLessonLines : 4) * line + 2 * in.pad;
       ddp_h = std::max(ddp_h, std::floor(std::min(want, usable - lesson_min)));
+      if (big_slide) ddp_h = std::min(ddp_h, std::floor(usable - lesson_min));
       // The header, stats and legend above the lanes wrap onto more lines in a narrow window.
       const float header = compact_controls(in.width, in.font_px) ? 3 * line : 0.f;
       lanes_h = std::min(ddp_h, std::ceil(want + header));
+      // A projector's text (--present at 28 px and up): the narrow
+      // window's extra header lines give way first, then the header,
+      // stats and legend shrink and the lanes go down to a line of text
+      // (panel_ddp.cpp), down to the view's least height (the comm label
+      // row counted: lesson 10 b4 at 28 px lost 5 of its 12 labels
+      // without it), so that a long text gets the rest (lesson 07 at 28
+      // px kept 440 of 720 px for the view, each beat over 3-5 pages).
+      if (in.present && in.font_px >= 28)
+        lanes_h = std::min(lanes_h, std::ceil(ddp_view_min_height(in.ddp_lanes, in.font_px, in.gap)));
     }
     // --present: a lesson's text that needs more room takes it from the
     // view, down to the lanes' least height and three lines, six in a

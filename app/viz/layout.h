@@ -54,6 +54,12 @@ struct LayoutInput {
   float picture_min_h = 0;
 };
 
+// --present, DDP view above a lesson at 36 px and up: the lesson panel
+// keeps at least this many lines (its beat title, four lines of text and
+// the "continued" band; at 40 px it kept four lines and paged the text one
+// line at a time, issue 37, lesson 10 b5); the DDP view gives way.
+inline constexpr float kDdpPresentLessonLines = 6;
+
 // The most of the body's height a present-mode lesson panel may claim:
 // the picture is shrunk down to its least share before the text goes onto
 // continuation pages (present.h), and the text is never shrunk below the
@@ -116,6 +122,29 @@ float ddp_lane_gap(float font_px);
 // time axis below (a line and 6 px, then 4 px), as panel_ddp.cpp draws
 // them. The texts above the timeline (header, stats, legend) give way to it.
 float ddp_timeline_min_height(int lanes, float font_px);
+// The same with lanes `lane_lines` lines of text tall: a slide at 36-40 px
+// above a lesson's text lets its lanes go down to one line (their names and
+// "L3" still fit) before the texts above are cut (panel_ddp.cpp).
+float ddp_timeline_height(int lanes, float font_px, float lane_lines);
+
+// The row under the DDP comm lane that labels the calls too short for
+// their label (panel_ddp_plot.cpp): its labels' text size, the font's up
+// to kDdpLabelMaxPx (12 labels of "AG L2" fit one row of a 1280 px window
+// at 28 px, not at 40: issue 37, lesson 10 b5 ran off the window's right
+// edge), and the row's height, a line of that text and 6 px (pixels).
+inline constexpr float kDdpLabelMaxPx = 28;
+float ddp_label_px(float font_px);
+float ddp_label_row_height(float font_px);
+
+// The DDP view's least height on a slide (pixels), what --present at 28
+// px and up gives way to for a long lesson text: the header, stats and
+// legend on kDdpMinHeaderLines lines of kDdpMinTextPx text (panel_ddp.cpp
+// shrinks them), the timeline with its lanes a line of text tall
+// (ddp_timeline_height) and the comm label row (counted whether or not
+// the run needs it: lesson 10 b4's FSDP run does; the layout does not
+// know the run). 300 px at 28 px with the window's 6 px ItemSpacing.
+inline constexpr float kDdpMinHeaderLines = 3;
+float ddp_view_min_height(int lanes, float font_px, float gap);
 
 // True when the run controls no longer fit a line or two at this text size:
 // they fold into a "Setup" popup and the transport row stays.

@@ -198,10 +198,16 @@ void legend(bool sharded, DdpDrawn& drawn) {
           dl->AddRectFilled(ImVec2(a.x + w * i, a.y), ImVec2(a.x + w * (i + 1), b.y), im(bucket_color(i)));
         break;
       }
-      case DdpSwatch::marker:
-        dl->AddTriangleFilled(ImVec2(cx - 6, a.y), ImVec2(cx + 6, a.y), ImVec2(cx, a.y + 9), im(item.color));
-        dl->AddLine(ImVec2(cx, a.y), ImVec2(cx, b.y), im(item.color), 2);
+      case DdpSwatch::bucket_markers: {
+        // Three fill markers in the bucket colours, as the lanes draw them.
+        const float w = (b.x - a.x) / 3, t = std::min(5.f, w / 2 - 1);
+        for (int i = 0; i < 3; ++i) {
+          const float x = a.x + w * (float(i) + 0.5f);
+          dl->AddTriangleFilled(ImVec2(x - t, a.y), ImVec2(x + t, a.y), ImVec2(x, a.y + 8), im(bucket_color(i)));
+          dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), im(bucket_color(i)), 2);
+        }
         break;
+      }
       case DdpSwatch::hatch:
         dl->AddRectFilled(a, b, im(item.color));
         break;
@@ -298,9 +304,20 @@ void draw_ddp(App& app) {
   // The lanes come first: the header, stats and legend get what their
   // least height leaves, at a smaller text size when they need it, cut off
   // below that.
+  // The plot's least height counts the comm label row when the run needs
+  // one (lesson 10 b4 at 28 px lost 5 of its 12 labels when the texts took
+  // it); where the texts at their least size would still be cut, the lanes
+  // give way to one line of text first (a 40 px slide above a lesson's
+  // four lines, layout.h kDdpPresentLessonLines).
   const ImVec2 top = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
-  const float budget =
-      std::max(ImGui::GetFontSize(), avail.y - ddp_timeline_min_height(r->options.ranks + 1, ImGui::GetFontSize()));
+  const float fs = ImGui::GetFontSize();
+  const int lanes = r->options.ranks + 1;
+  const float row = ddp_label_row_needed(*r, it, avail.x) ? ddp_label_row_height(fs) : 0.f;
+  const float least_text =
+      text_blocks_height(d.drawn.header, parts, rp.sharded, std::min(1.f, kDdpMinTextPx / fs), avail.x);
+  float plot_min = ddp_timeline_min_height(lanes, fs) + row;
+  if (avail.y - plot_min < least_text) plot_min = std::max(ddp_timeline_height(lanes, fs, 1.f) + row, avail.y - least_text);
+  const float budget = std::max(fs, avail.y - plot_min);
   d.drawn.text_scale = text_blocks_scale(d.drawn.header, parts, rp.sharded, budget, avail.x);
   ImGui::SetWindowFontScale(d.drawn.text_scale);
   ImGui::PushClipRect(top, ImVec2(top.x + avail.x, top.y + budget), true);

@@ -47,7 +47,30 @@ std::string note_text(const ddp::Result& r, int it, const std::vector<DdpGap>& g
                      cpus, n, slow.empty() ? "" : " ", slow, gap.empty() ? "" : " ", gap);
 }
 
+// The comm bars whose label does not fit inside them (ImGui's font at
+// scale 1): the plot labels them in the row under the comm lane.
+std::vector<const DdpBar*> strip_bars(const DdpScene& sc) {
+  std::vector<const DdpBar*> bars;
+  for (const DdpBar& b : sc.bars)
+    if (b.kind == DdpBarKind::comm && !b.label.empty() && ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0)
+      bars.push_back(&b);
+  return bars;
+}
+
+DdpLayout plot_layout(float width, float font_px) {
+  DdpLayout L;
+  L.width = width - 8;
+  L.label_w = ImGui::CalcTextSize("comm ").x + 6;
+  L.gap = ddp_lane_gap(font_px);
+  return L;
+}
+
 }  // namespace
+
+bool ddp_label_row_needed(const ddp::Result& r, int it, float width) {
+  // (The bars' x do not depend on the lanes' height: a first scene tells.)
+  return !strip_bars(build_ddp_scene(r, it, plot_layout(width, ImGui::GetFontSize()))).empty();
+}
 
 void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -59,21 +82,19 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   drawn.note_text = note;
   float note_h = ImGui::CalcTextSize(note.c_str(), nullptr, false, avail.x).y + lh * 0.2f;
   const float axis_h = lh + 6;
-  DdpLayout L;
-  L.width = avail.x - 8;
-  L.label_w = ImGui::CalcTextSize("comm ").x + 6;
-  L.gap = ddp_lane_gap(fs);
+  DdpLayout L = plot_layout(avail.x, fs);
   drawn.comm_labels.clear();
   std::fill(std::begin(drawn.strip_box), std::end(drawn.strip_box), 0.f);
+  drawn.strip_rows = 0;
+  drawn.labels_left_out = 0;
   // A comm call whose label does not fit in its bar is labelled in a strip
   // under the comm lane, one row, its label at the call's start (or as near
-  // as the labels before it allow) with a leader up to its bar. (The bars'
-  // x do not depend on the lanes' height: a first scene tells.)
-  bool strip = false;
-  for (const DdpBar& b : build_ddp_scene(r, it, L).bars)
-    strip = strip || (b.kind == DdpBarKind::comm && !b.label.empty() &&
-                      ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0);
-  float strip_h = strip ? lh + 6 : 0.f;
+  // as the labels before it allow) with a leader up to its bar, at most
+  // kDdpLabelMaxPx tall (ddp_label_px). (The bars' x do not depend on the
+  // lanes' height: a first scene tells.)
+  const float label_px = ddp_label_px(fs), label_scale = label_px / fs;
+  bool strip = ddp_label_row_needed(r, it, avail.x);
+  float strip_h = strip ? ddp_label_row_height(fs) : 0.f;
   const auto lane_h = [&](float note) {
     return (avail.y - axis_h - strip_h - note - 4 - L.gap * float(n)) / float(n + 1);
   };
@@ -86,7 +107,8 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   // line of text, which still holds their names and "L3"); below that it
   // gives way: the labels that do not fit their bars are then left out,
   // never drawn over the lanes or cut; their bars keep the tooltip.
-  if (strip && lane_h(note_h) < fs) strip = false, strip_h = 0;
+  // (Half a pixel of slack: panel_ddp.cpp hands over exactly one line a lane.)
+  if (strip && lane_h(note_h) < fs - 0.5f) strip = false, strip_h = 0;
   L.lane_h = std::clamp(lane_h(note_h), 6.f, fs * 4.f);
   L.comm_h = L.lane_h;
   drawn.lane_h = L.lane_h;
@@ -150,27 +172,34 @@ void draw_ddp_plot(const ddp::Result& r, int it, DdpDrawn& drawn) {
   }
   // The label strip: one row under the comm lane, every label whole, in
   // ink, in time order, none over another; a leader from each to its bar.
+  // Labels that do not fit the row, even pushed together, are left out
+  // (their bars keep the tooltip): none runs past the plot's right edge.
+  const std::vector<const DdpBar*> bars = strip_bars(sc);
   if (strip) {
     const float y0 = sc.height + 3, ty = y0 + 2;
-    std::vector<const DdpBar*> bars;
-    for (const DdpBar& b : sc.bars)
-      if (b.kind == DdpBarKind::comm && !b.label.empty() &&
-          ImGui::CalcTextSize(b.label.c_str()).x + 4 > b.x1 - b.x0)
-        bars.push_back(&b);
     std::vector<float> want, widths;
-    for (const DdpBar* b : bars) want.push_back(b->x0), widths.push_back(ImGui::CalcTextSize(b->label.c_str()).x);
-    const std::vector<float> at = ddp_strip_layout(want, widths, sc.plot_x0, sc.plot_x1, fs * 0.5f);
+    for (const DdpBar* b : bars)
+      want.push_back(b->x0), widths.push_back(ImGui::CalcTextSize(b->label.c_str()).x * label_scale);
+    const DdpStrip at = ddp_strip_rows(want, widths, sc.plot_x0, sc.plot_x1, label_px * 0.5f, 1);
+    drawn.strip_rows = at.rows;
     for (size_t i = 0; i < bars.size(); ++i) {
       const DdpBar& b = *bars[i];
-      const float bx = (b.x0 + b.x1) / 2, lx = std::clamp(bx, at[i] + 2, at[i] + widths[i] - 2);
+      if (!at.at[i].shown) {
+        ++drawn.labels_left_out;
+        continue;
+      }
+      const float x = at.at[i].x;
+      const float bx = (b.x0 + b.x1) / 2, lx = std::clamp(bx, x + 2, x + widths[i] - 2);
       dl->AddLine(P(bx, b.y1), P(lx, ty), im(b.color), 1.5f);
-      dl->AddText(P(at[i], ty), ink, b.label.c_str());
+      dl->AddText(ImGui::GetFont(), label_px, P(x, ty), ink, b.label.c_str());
       drawn.bar_labels.push_back(b.label);
-      const ImVec2 t = P(at[i], ty);
-      drawn.comm_labels.push_back({b.label, {t.x, t.y, t.x + widths[i], t.y + lh}, true});
+      const ImVec2 t = P(x, ty);
+      drawn.comm_labels.push_back({b.label, {t.x, t.y, t.x + widths[i], t.y + label_px}, true});
     }
     const ImVec2 s0 = P(sc.plot_x0, y0), s1 = P(sc.plot_x1, y0 + strip_h);
     drawn.strip_box[0] = s0.x, drawn.strip_box[1] = s0.y, drawn.strip_box[2] = s1.x, drawn.strip_box[3] = s1.y;
+  } else {
+    drawn.labels_left_out = int(bars.size());
   }
   // The comm lane's idle gaps after backward: the longest of their labels
   // that fits, centred in the gap, in ink on the lane.

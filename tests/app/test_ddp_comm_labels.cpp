@@ -50,16 +50,47 @@ TEST_SUITE("ddp_comm_labels") {
     CHECK(ddp_strip_layout({}, {}, 0, 100, 5).empty());
   }
 
-  TEST_CASE("lesson 10 beat 4, --present at 18 and 28 px: every call's label whole, none clipped, none over another, the strip in one row") {
+  TEST_CASE("ddp_strip_rows: the fewest rows that fit, neighbours on different rows; what does not fit is left out") {
+    // One row fits: as ddp_strip_layout, every label shown.
+    DdpStrip s = ddp_strip_rows({0, 100, 200}, {50, 50, 50}, 0, 400, 5, 2);
+    CHECK(s.rows == 1);
+    REQUIRE(s.at.size() == 3u);
+    CHECK(s.at[1].x == 100);
+    CHECK(s.at[2].shown);
+    // Four of 50 in 150: two rows (0 and 2 on row 0, 1 and 3 on row 1).
+    s = ddp_strip_rows({0, 10, 20, 30}, {50, 50, 50, 50}, 0, 150, 5, 2);
+    CHECK(s.rows == 2);
+    CHECK(s.at[0].row == 0);
+    CHECK(s.at[1].row == 1);
+    CHECK(s.at[2].row == 0);
+    CHECK(s.at[2].x == 55);
+    CHECK(s.at[1].x == 10);
+    CHECK(s.at[3].x == 65);
+    CHECK((s.at[0].shown && s.at[1].shown && s.at[2].shown && s.at[3].shown));
+    // One row allowed: of three of 50 in 100 only the first fits; the others would pass x1: left out.
+    s = ddp_strip_rows({0, 0, 0}, {50, 50, 50}, 0, 100, 5, 1);
+    CHECK(s.rows == 1);
+    CHECK(s.at[0].shown);
+    CHECK_FALSE(s.at[1].shown);
+    CHECK_FALSE(s.at[2].shown);
+    CHECK(ddp_strip_rows({}, {}, 0, 100, 5, 2).rows == 0);
+  }
+
+  TEST_CASE("lesson 10 beats 4 and 5, --present at 18 and 28 px: every call's label whole, none clipped, none over another, the strip in one row") {
     setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);  // the picture is tested, not the checks
-    for (const float px : {18.f, 28.f}) {
-      INFO(px, " px");
+    struct Case {
+      float px;
+      int beat;
+    };
+    for (const Case c : {Case{18, 4}, Case{28, 4}, Case{28, 5}}) {
+      const float px = c.px;
+      INFO(px, " px, beat ", c.beat);
       Sized h(px);
       App app;
       app.vs.font_px = px;
       app.vs.present = true;
       app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLesson10));
-      app.lesson->go(3);  // beat 4
+      app.lesson->go(c.beat - 1);
       h.frame(app);       // requests the run
       REQUIRE(app.vs.view == View::ddp);
       app.ddp.runner.wait();
@@ -87,7 +118,8 @@ TEST_SUITE("ddp_comm_labels") {
         const Rect a{l.box[0], l.box[1], l.box[2] - l.box[0], l.box[3] - l.box[1]};
         INFO(l.text, " at (", a.x, ", ", a.y, ") ", a.w, " x ", a.h);
         CHECK(a.w > 0);
-        CHECK(a.h >= 14);  // readable: the window's text, not shrunk
+        CHECK(a.h >= 14);  // readable: at the window's text size (up to 28 px: ddp_label_px)
+        CHECK(a.h == doctest::Approx(ddp_label_px(px)).epsilon(0.05));
         CHECK(a.inside(win));
         CHECK(a.inside(plot));
         if (l.strip) {
@@ -104,7 +136,8 @@ TEST_SUITE("ddp_comm_labels") {
           CHECK_FALSE(a.overlaps(b));
         }
       }
-      MESSAGE(in_strip, " of 12 labels in the strip at ", px, " px");
+      CHECK(d.labels_left_out == 0);
+      MESSAGE(in_strip, " of 12 labels in the strip at ", px, " px, beat ", c.beat);
       app.ddp.runner.wait();
     }
     unsetenv("MICRODDP_VIZ_SKIP_CHECKS");

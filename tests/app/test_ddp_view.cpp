@@ -284,6 +284,10 @@ TEST_SUITE("ddp_view") {
                                                    "waiting", "backward ends"});
     CHECK(texts(true) == std::vector<std::string>{"forward", "backward", "all-gather of layer k (AG Lk)",
                                                   "reduce-scatter of layer k (RS Lk)", "waiting", "backward ends"});
+    // The bucket-full marker in the bucket colours, as the lanes draw each
+    // bucket's marker (it was one gold triangle).
+    CHECK(ddp_legend(false)[3].swatch == DdpSwatch::bucket_markers);
+    CHECK(ddp_legend(false)[2].swatch == DdpSwatch::bucket_hues);
     const auto sharded = ddp_legend(true);
     CHECK(sharded[2].color == collective_color("all_gather"));
     CHECK(sharded[3].color == collective_color("reduce_scatter"));

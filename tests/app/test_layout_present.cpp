@@ -72,13 +72,16 @@ TEST_SUITE("layout") {
         const auto* lesson = panel(app, "lesson");
         REQUIRE(view != nullptr);
         REQUIRE(lesson != nullptr);
-        // The window's ItemSpacing is 6 px: floor((704 - 6) * 0.62) = 432.
-        // At 28 px the beat's text goes on over a continuation page there
-        // (at 28 px: never shrunk, present.h); at 18 px it needs 240 px
-        // (216 and a line pointing to the FSDP picture's "How to read it"
-        // paragraph, which has no room above) and the view takes the rest.
-        CHECK(show(view->r) == (px == 18 ? "(8, 8) 1264 x 458" : "(8, 8) 1264 x 432"));
-        CHECK(show(lesson->r) == (px == 18 ? "(8, 472) 1264 x 240" : "(8, 446) 1264 x 266"));
+        // At 28 px the beat's text needs more than the slide: the view
+        // gives way to its least height, 300 px (the lanes a line tall,
+        // 206, the comm label row, 34, and three lines of 14 px text and
+        // the window's 6 px ItemSpacing, 60: layout.cpp), the text goes on
+        // over a continuation page (never shrunk, present.h); it kept 432
+        // before. At 18 px the text needs 240 px (216 and a line pointing
+        // to the FSDP picture's "How to read it" paragraph, which has no
+        // room above) and the view takes the rest.
+        CHECK(show(view->r) == (px == 18 ? "(8, 8) 1264 x 458" : "(8, 8) 1264 x 300"));
+        CHECK(show(lesson->r) == (px == 18 ? "(8, 472) 1264 x 240" : "(8, 314) 1264 x 398"));
         CHECK(app.vs.ddp_note_shown == false);
         CHECK_FALSE(app.vs.lesson_clipped);
         const Rect timeline = check_ddp_boxes(d, view->r).timeline;
@@ -90,11 +93,14 @@ TEST_SUITE("layout") {
         CHECK(d.note == (px == 18.f));  // at 28 px the note gives way to the lanes
         check_all_inside(app);
         check_nothing_runs_off();
-        // Esc: the controls return above the same timeline, which shrinks.
+        // Esc: the controls return above the timeline, which shrinks at 18
+        // px; at 28 px the view no longer gives way to the slide's text
+        // (--present only), and its lanes grow from their one line.
         const float present_lane = d.lane_h;
         h.press(app, Key::escape);
         CHECK(d.controls);
-        CHECK(d.lane_h < present_lane);
+        if (px == 18.f) CHECK(d.lane_h < present_lane);
+        else CHECK(d.lane_h > present_lane);
         app.lesson->wait_checks();
       }
     }
@@ -110,20 +116,27 @@ TEST_SUITE("layout") {
     in.view = View::ddp;
     in.lesson = in.present = true;
     in.ddp_lanes = 5;
-    // 36 px: 307 + 3 x 44 = 439 above (more than 62%, 431); the lesson from 455.
+    // --present at 36 px and up: the lesson keeps six lines (its title, four
+    // lines of text, the "continued" band; layout.h kDdpPresentLessonLines).
+    // 36 px: 696 - (6 x 44 + 16) = 416 above (307 + 3 x 44 = 439 wanted).
     in.font_px = 36;
     viz::Layout L = compute_layout(in);
-    CHECK(show(L.ddp) == "(8, 8) 1264 x 439");
-    CHECK(show(L.side) == "(8, 455) 1264 x 257");
-    // 40 px: 340 + 3 x 48 = 484, the lesson keeping 4 x 48 + 16 = 208 of the 696.
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 416");
+    CHECK(show(L.side) == "(8, 432) 1264 x 280");
+    // 40 px: 696 - (6 x 48 + 16) = 392 (340 + 3 x 48 = 484 wanted).
     in.font_px = 40;
     L = compute_layout(in);
-    CHECK(show(L.ddp) == "(8, 8) 1264 x 484");
-    CHECK(show(L.side) == "(8, 500) 1264 x 212");
-    // 17 lanes at 40 px do not fit: the lesson still keeps its 208 px.
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 392");
+    CHECK(show(L.side) == "(8, 408) 1264 x 304");
+    // 17 lanes at 40 px do not fit: the lesson still keeps its 304 px.
     in.ddp_lanes = 17;
     L = compute_layout(in);
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 392");
+    // Without --present the lesson keeps its header and two lines (4 x 48 + 16).
+    in.present = false;
+    L = compute_layout(in);
     CHECK(show(L.ddp) == "(8, 8) 1264 x 488");
+    in.present = true;
     // 640x480 at 18 px: 164.5 + 3 x 26 < 62% of 456: the split stays.
     in.ddp_lanes = 5;
     in.font_px = 18;
@@ -168,11 +181,13 @@ TEST_SUITE("layout") {
         INFO("view ", show(view->r), ", timeline ", show(timeline), ", lane ", d.lane_h, ", text scale ", d.text_scale,
              std::string(d.text_clipped ? " (cut off)" : ""));
         CHECK(timeline.inside(window));
-        // A comm label row under the lanes takes up to a quarter line of each (panel_ddp_plot.cpp).
+        // A comm label row under the lanes takes up to a quarter line of
+        // each, and above a lesson at 36-40 px the lanes give way to one
+        // line before the texts above are cut (panel_ddp.cpp).
         const bool strip = d.strip_box[3] > d.strip_box[1];
-        CHECK(d.lane_h >= (strip ? 1.f : kDdpMinLaneLines) * sz.px);
+        CHECK(d.lane_h >= (strip || fsdp ? 1.f : kDdpMinLaneLines) * sz.px - 0.5f);
         // 4 rank lanes and the comm lane, their gaps and the axis.
-        CHECK(timeline.h >= ddp_timeline_min_height(5, sz.px) - 4 - 0.5f);
+        CHECK(timeline.h >= ddp_timeline_height(5, sz.px, fsdp ? 1.f : kDdpMinLaneLines) - 4 - 0.5f);
         // The texts above gave way (the DDP view alone has room: 1 x), no
         // smaller than 14 px, and they fit whole.
         CHECK(d.text_scale * sz.px >= kDdpMinTextPx - 0.01f);

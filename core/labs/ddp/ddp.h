@@ -195,8 +195,9 @@ struct CommSpan {
   double begin_ms = 0, end_ms = 0;
 };
 // Time a rank spent blocked waiting for a collective's result. DDP: a
-// rank's first wait begins when it posted its last bucket (from then on it
-// only waits, whether or not the OS is running its thread).
+// rank's first wait begins when it posted its last bucket; sharded: its
+// first reduce-scatter wait, when it posted its last reduce-scatter (from
+// then on it only waits, whether or not the OS is running its thread).
 struct WaitSpan {
   int rank = 0;
   int call = 0;
@@ -208,8 +209,9 @@ struct IterationTimeline {
   std::vector<BucketFill> fills;
   std::vector<CommSpan> comm;
   std::vector<WaitSpan> waits;
-  // The last rank's end of backward's compute (DDP: its layer 0 backward
-  // ends; its last gradient copies and posts come after).
+  // The last rank's end of backward's compute (its layer 0 backward ends;
+  // DDP's last gradient copies and posts, the sharded run's reduce-scatter
+  // of layer 0, come after).
   double backward_end_ms = 0;
   double end_ms = 0;           // the last rank's end of the iteration
 };

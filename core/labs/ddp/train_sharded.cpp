@@ -1,6 +1,7 @@
 // The FSDP-style sharded loop: each rank keeps one block of every layer,
 // all-gathers a layer before use and reduce-scatters its gradients (see
 // ddp.h).
+#include <algorithm>
 #include <cstring>
 
 #include "core/labs/ddp/train.h"
@@ -72,18 +73,27 @@ void run_sharded_iterations(const Options& o, const Data& data, Result& res) {
         layer_backward(full[l].data(), W, l, act, dz, gfull[l].data(), gfull[l].data() + int64_t{W} * W);
         delay(oi.layer_delay_us);
         R.layers.push_back({r, l, true, s, ms_since(t0, Clock::now())});
+        // Backward's compute ends with layer 0, before its gradients'
+        // reduce-scatter is posted (as in the DDP loop): that call can then
+        // never start before the "backward ends" line.
+        if (l == 0) R.backward_end_ms = R.layers.back().end_ms;
         rs_seq[l] = group.post(r, rs, gfull[l].data(), layer_elems, CallMeta{fmt::format("layer {} grads", l), -1, l});
         last_full[r][l] = full[l];
         std::vector<float>().swap(full[l]);
         if (!o.prefetch && l > 0) post_ag(l - 1, false);
       }
-      R.backward_end_ms = ms_since(t0, Clock::now());
+      // From here the rank only waits for its reduce-scatters: the first
+      // of those waits starts now, not when the OS next runs its thread.
+      const double posted_all_ms = ms_since(t0, Clock::now());
+      const size_t first_rs_wait = R.waits.size();
       for (int l = L - 1; l >= 0; --l) {
         gshard[l].resize(blocks[r]);
         R.waits.push_back(group.wait(r, rs_seq[l], gshard[l].data(), blocks[r]));
         if (!warm)
           for (int64_t i = 0; i < blocks[r]; ++i) shard[r][l][i] -= static_cast<float>(o.lr) * gshard[l][i];
       }
+      if (R.waits.size() > first_rs_wait)
+        R.waits[first_rs_wait].begin_ms = std::min(R.waits[first_rs_wait].begin_ms, posted_all_ms);
       R.end_ms = ms_since(t0, Clock::now());
     });
     if (warm) count_warmup(scratch, res);
