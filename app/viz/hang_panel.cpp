@@ -321,12 +321,6 @@ bool draw_hang_panel(App& app, const Rect& r) {
     const float w = ImGui::GetContentRegionAvail().x, avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
     const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
     const float lo = std::min(1.f, 14.f / fs);
-    {  // what a slide's picture needs at the font's size (layout.h picture_min_h)
-      const bool one = one_line_rows(sc, w, fixed, 2 * fs);
-      const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
-      vs.hang_need_h = std::ceil(line * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines) +
-                                 2 * ImGui::GetStyle().WindowPadding.y) + 2;
-    }
     // A slide: the font's size (issue 37: at 18 and 28 px the rows were
     // drawn at 13-14 px beside 18 px lesson text); the picture takes the
     // room (hang_need_h: the lesson's text goes on over its pages) and the
@@ -338,13 +332,29 @@ bool draw_hang_panel(App& app, const Rect& r) {
     const auto lines_of = [&](const std::string& t, float width) {
       return std::max(1.f, std::round(ImGui::CalcTextSize(t.c_str(), nullptr, false, width).y / text_h));
     };
+    // Rows, header and verdict at scale s, as draw_scene draws them.
+    const auto scene_h = [&](float s) {
+      const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
+      return s * (line * (lines_of(sc.header, w / s) + 1 + lines_of("verdict: " + sc.verdict, w / s)) +
+                  float(sc.rows.size()) * ((one ? 1 : 2) * line + 0.6f * fs) + sp);
+    };
+    {  // what a slide's picture needs at the font's size (layout.h picture_min_h): the scene and the whole log
+      float log_h = 0;
+      if (!sc.log.title.empty()) {
+        log_h = 0.3f * fs + sp + line * lines_of(sc.log.title, w);
+        for (const HangLogLine& l : sc.log.lines)
+          log_h += line * std::ceil(std::max(1.f, (ImGui::CalcTextSize(l.text.c_str()).x +
+                                                   (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs)) /
+                                                      std::max(w, 1.f)));
+      }
+      vs.hang_need_h = std::ceil(scene_h(1) + log_h + 2 * ImGui::GetStyle().WindowPadding.y) + 2;
+    }
     float scale = lo;
     for (float s = 1; s >= lo; s -= 0.02f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
       float need = 0;
       if (vs.present) {
-        need = s * (line * (lines_of(sc.header, w / s) + 1 + lines_of("verdict: " + sc.verdict, w / s)) +
-                    float(sc.rows.size()) * ((one ? 1 : 2) * line + 0.6f * fs) + sp);
+        need = scene_h(s);
       } else {
         const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
         need = line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines);

@@ -92,6 +92,7 @@ struct Presenter {
   // set by fit_lesson for this slide; end_page_column).
   static constexpr int kTailLines = 3;
   bool tail_balance = false;
+  int tail_from = 0;  // the pages when the squeeze began (0: none): kept only when it saves a page
 };
 
 // R in present mode: the current beat's question is answered by the

@@ -241,6 +241,7 @@ void begin_fit_lesson(App& app) {
     vs.ddp_adjust = 0;  // the DDP paragraph's room is measured again for this slide (ui.cpp fit_ddp_note)
     vs.ddp_note_dropped = false;
     app.presenter.tail_balance = false;  // a short last page is squeezed again (squeeze_tail)
+    app.presenter.tail_from = 0;
   }
   app.presenter.lesson_top = ImGui::GetWindowPos().y;  // the handout's picture ends above (handout.h)
   for (int i = 0; i < 2; ++i) {  // a column not drawn in the last frame has no pages
@@ -267,7 +268,16 @@ void squeeze_tail(App& app, float font_scale) {
   bool short_tail = false;
   for (int i = 0; i < 2; ++i)
     short_tail = short_tail || (p.columns_drawn[i] && p.columns[i].starts.size() > 1 && p.columns[i].tail < Presenter::kTailLines);
-  if (!short_tail) return;
+  if (!short_tail) {
+    if (p.tail_from > 0 && p.pages >= p.tail_from && vs.lesson_scale < font_scale) {
+      // Smaller text that saves no page (the tail only grew): the font's size, the last page started earlier.
+      p.tail_balance = true;
+      vs.lesson_scale = font_scale;
+      vs.lesson_fitting = true;
+    }
+    return;
+  }
+  if (p.tail_from == 0) p.tail_from = p.pages;
   ImGui::SetWindowFontScale(1.f);
   const float base = ImGui::GetFontSize();
   ImGui::SetWindowFontScale(vs.lesson_scale);
