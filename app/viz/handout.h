@@ -2,7 +2,8 @@
 // --format pdf): one A4 landscape page per beat, its heading, the beat's
 // picture (the window as --export-frames draws that beat, its run finished,
 // cut above the lesson panel: the picture alone, the page's width, so that
-// its text prints at about 9 pt and more: handout_picture_scale), its text
+// its text prints at about 9 pt and more: handout_picture_scale; as tall as
+// the words below it leave room for: handout_picture_h), its text
 // (once, without markup) and its question with the choices (not the answer:
 // a handout to work through); text that does not fit goes on over a
 // continuation page. Written with cairo's PDF surface (Debian
