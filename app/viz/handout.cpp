@@ -71,7 +71,77 @@ double width_of(cairo_t* cr, std::string_view s) {
   return e.x_advance;
 }
 
+// The beat's text and question as page() prints them, line by line:
+// emit(line, size, bold, mono) for each, gap(points) before a paragraph and
+// before the question. The text's runs are joined into paragraphs
+// (emphasis drawn plain: the markup's words stay, the asterisks go),
+// indented lines kept as they are.
+template <class Emit, class Gap>
+void text_lines(cairo_t* cr, double width, const std::string& text, const std::vector<std::string>& question, Emit emit,
+                Gap gap) {
+  const auto wrapped = [&](const std::string& s, double size, bool bold) {
+    set_font(cr, size, bold);
+    for (const std::string& l : wrap_words(s, float(width), [&](std::string_view wd) { return float(width_of(cr, wd)); }))
+      emit(l, size, bold, false);
+  };
+  std::string para;
+  const auto flush = [&] {
+    if (!para.empty()) wrapped(para, kBody, false);
+    para.clear();
+  };
+  for (const TextRun& run : text_runs(text)) {
+    if (run.paragraph) {
+      flush();
+      gap(kBody * 0.6);
+    } else if (run.newline) {
+      flush();
+    }
+    if (run.pre) {
+      flush();
+      emit(run.text, kBody, false, true);
+      continue;
+    }
+    para += run.text;
+  }
+  flush();
+  if (!question.empty()) {
+    gap(kBody * 0.8);
+    wrapped(question.front(), kBody, true);
+    for (size_t i = 1; i < question.size(); ++i) wrapped(question[i], kBody, false);
+  }
+}
+
+// The heading's height: its lines and the 4 pt under them.
+double heading_pt(cairo_t* cr, double width, const std::string& heading) {
+  set_font(cr, kHeading, true);
+  return double(wrap_words(heading, float(width), [&](std::string_view wd) { return float(width_of(cr, wd)); }).size()) *
+             kHeading * kLead +
+         4;
+}
+
+// The gap between the picture and the text below it (points).
+constexpr double kUnderPicture = 14;
+
 }  // namespace
+
+double HandoutPdf::words_pt(const std::string& heading, const std::string& text,
+                            const std::vector<std::string>& question) const {
+  cairo_t* cr = impl_->cr;
+  const double width = kPageW - 2 * kMargin;
+  double h = heading_pt(cr, width, heading) + kUnderPicture;
+  text_lines(cr, width, text, question, [&](const std::string&, double size, bool, bool) { h += size * kLead; },
+             [&](double g) { h += g; });
+  return h;
+}
+
+float handout_picture_h(double words_pt, float display_w, float default_h, float display_h) {
+  using P = HandoutPdf;
+  const double scale = (P::kPageW - 2 * P::kMargin) / std::max(display_w, 1.f);  // points per window pixel
+  const double room = P::kPageH - 2 * P::kMargin - words_pt;
+  const float h = float(std::floor(room / scale)) - 2;  // a pixel or two under: the crop's rounding
+  if (h <= default_h) return 0;
+  return std::min(h, display_h);
+}
 
 double handout_picture_scale(int w_px, int h_px) {
   using P = HandoutPdf;
@@ -129,11 +199,12 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
   cairo_set_line_width(cr, 0.5);
   cairo_rectangle(cr, kMargin, y, w * scale, h * scale);
   cairo_stroke(cr);
-  y += h * scale + 14;
+  picture_pt_ = {w * scale, h * scale};
+  y += h * scale + kUnderPicture;
 
   cairo_set_source_rgb(cr, 0, 0, 0);
   // A line that does not fit above the foot starts a continuation page.
-  const auto line = [&](const std::string& s, double size, bool bold, bool mono = false) {
+  const auto line = [&](const std::string& s, double size, bool bold, bool mono) {
     if (y + size * kLead > foot) {
       set_font(cr, kBody, false);
       cairo_move_to(cr, kMargin, foot + kBody);
@@ -148,36 +219,7 @@ void HandoutPdf::page(const std::vector<uint8_t>& rgba, int w, int h, const std:
     }
     show(s, size, bold, mono);
   };
-  const auto wrapped = [&](const std::string& s, double size, bool bold) {
-    for (const std::string& l : wrap(s, size, bold)) line(l, size, bold);
-  };
-  // The text's runs joined into paragraphs (emphasis drawn plain: the
-  // markup's words stay, the asterisks go), indented lines as they are.
-  std::string para;
-  const auto flush = [&] {
-    if (!para.empty()) wrapped(para, kBody, false);
-    para.clear();
-  };
-  for (const TextRun& run : text_runs(text)) {
-    if (run.paragraph) {
-      flush();
-      y += kBody * 0.6;
-    } else if (run.newline) {
-      flush();
-    }
-    if (run.pre) {
-      flush();
-      line(run.text, kBody, false, true);
-      continue;
-    }
-    para += run.text;
-  }
-  flush();
-  if (!question.empty()) {
-    y += kBody * 0.8;
-    wrapped(question.front(), kBody, true);
-    for (size_t i = 1; i < question.size(); ++i) wrapped(question[i], kBody, false);
-  }
+  text_lines(cr, text_w, text, question, line, [&](double g) { y += g; });
   cairo_show_page(cr);
   ++pages_;
 }
@@ -211,13 +253,10 @@ int export_handout(App& app, Frames& f, const Options& o) {
     app.vs.handout = true;
     app.vs.present = true;  // a page is a slide: no controls, the lesson panel's top known (present.h)
     app.vs.collect_probes = false;
+    app.presenter.handout_picture_h = 0;
     for (int i = 0; i < 3; ++i) f.frame();  // let the layout settle
-    f.frame(&px, &cw, &ch);
-    // The picture alone: the lesson panel's text is the page's text below.
-    const int rows = handout_picture_rows(app.presenter.lesson_top, ImGui::GetIO().DisplaySize.y, ch,
-                                          ImGui::GetStyle().ItemSpacing.y / 2);
-    px = top_rows(px, cw, rows);
-    ch = rows;
+    // The page's room below the words: the picture takes it (taller than
+    // the default split's when the text is short), at the page's width.
     const lesson::Beat& beat = lesson.current();
     const std::string heading = fmt::format("{} - beat {} of {}", lesson.lesson().title, b + 1, beats);
     std::vector<std::string> q;
@@ -226,6 +265,19 @@ int export_handout(App& app, Frames& f, const Options& o) {
       for (size_t i = 0; i < beat.question->choices.size(); ++i)
         q.push_back(fmt::format("  {}. {}", i + 1, lesson::plain_text(beat.question->choices[i])));
     }
+    const ImVec2 disp = ImGui::GetIO().DisplaySize;
+    const float gap = ImGui::GetStyle().ItemSpacing.y / 2;
+    app.presenter.handout_picture_h =
+        handout_picture_h(pdf.words_pt(heading, beat.text, q), disp.x, app.presenter.lesson_top - gap, disp.y);
+    if (app.presenter.handout_picture_h > 0)
+      for (int i = 0; i < 3; ++i) f.frame();
+    f.frame(&px, &cw, &ch);
+    app.presenter.handout_picture_h = 0;
+    // The picture alone: the lesson panel's text is the page's text below.
+    const int rows = handout_picture_rows(app.presenter.lesson_top, ImGui::GetIO().DisplaySize.y, ch,
+                                          ImGui::GetStyle().ItemSpacing.y / 2);
+    px = top_rows(px, cw, rows);
+    ch = rows;
     pdf.page(px, cw, ch, heading, beat.text, q);
   }
   pdf.finish();

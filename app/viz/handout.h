@@ -2,7 +2,8 @@
 // --format pdf): one A4 landscape page per beat, its heading, the beat's
 // picture (the window as --export-frames draws that beat, its run finished,
 // cut above the lesson panel: the picture alone, the page's width, so that
-// its text prints at about 9 pt and more: handout_picture_scale), its text
+// its text prints at about 9 pt and more: handout_picture_scale; as tall as
+// the words below it leave room for: handout_picture_h), its text
 // (once, without markup) and its question with the choices (not the answer:
 // a handout to work through); text that does not fit goes on over a
 // continuation page. Written with cairo's PDF surface (Debian
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace microddp::viz {
@@ -39,6 +41,13 @@ class HandoutPdf {
   // std::invalid_argument when rgba is not w * h * 4 bytes.
   void page(const std::vector<uint8_t>& rgba, int w, int h, const std::string& heading, const std::string& text,
             const std::vector<std::string>& question);
+  // The points that the heading, the text and the question take on a
+  // page (their lines as page() prints them, with the gap above the text),
+  // the picture left out: a page has kPageH - 2 kMargin - words_pt for
+  // its picture (handout_picture_h).
+  double words_pt(const std::string& heading, const std::string& text, const std::vector<std::string>& question) const;
+  // The last page()'s picture as printed: width and height in points.
+  std::pair<double, double> picture_pt() const { return picture_pt_; }
   int pages() const { return pages_; }        // pages written, continuations included
   int continued() const { return continued_; }  // of them, continuation pages
   // Ends the document; std::runtime_error naming the file when cairo
@@ -51,6 +60,7 @@ class HandoutPdf {
   std::unique_ptr<Impl> impl_;
   std::string path_;
   int pages_ = 0, continued_ = 0;
+  std::pair<double, double> picture_pt_{0, 0};
 };
 
 // Points per window pixel of a picture `w_px` pixels wide on a handout
@@ -62,6 +72,17 @@ double handout_picture_scale(int w_px, int h_px);
 // The size in points at which text drawn `px` pixels high in a picture
 // `w_px` x `h_px` pixels prints (px * handout_picture_scale).
 double handout_text_pt(float px, int w_px, int h_px);
+
+// The height in window pixels that a beat's picture may take on its page
+// (issue 37: the picture cut above the lesson panel's default share filled
+// about 35% of an A4 page): the page's height less `words_pt` (words_pt)
+// at the width's scale (786 pt for a `display_w` = 1280 px window: 0.614 pt
+// per pixel, 18 px text at 11 pt), a pixel or two under; at most
+// `display_h`. 0 when that is no more than `default_h` (the picture the
+// layout gives anyway: a long text keeps it and goes on over a
+// continuation page). export_handout asks the layout for it
+// (Presenter::handout_picture_h).
+float handout_picture_h(double words_pt, float display_w, float default_h, float display_h);
 
 // The rows of a window picture `h` pixels high that a handout page shows:
 // those above the lesson panel, whose top is at `lesson_top` of a window

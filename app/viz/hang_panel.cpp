@@ -64,15 +64,69 @@ bool one_line_rows(const HangScene& sc, float w, float fixed_w, float gap) {
 
 // The run's own log under the verdict: its title, then one line each
 // (WARN in the error colour), a line logged after the verdict tagged so.
-void draw_log(App& app, const HangLog& log) {
+// present: a slide at the font's size; the lines that do not fit the
+// panel's height are left out, the earliest untagged INFO lines first (the
+// verdict's WARN line and a line logged after it stay), the title's count
+// saying so.
+void draw_log(App& app, const HangLog& log, bool present) {
   if (log.title.empty()) return;
   const float fs = ImGui::GetFontSize(), pad = fs * 0.3f;
+  std::vector<const HangLogLine*> shown;
+  for (const HangLogLine& l : log.lines) shown.push_back(&l);
+  std::string title = log.title;
+  if (present) {
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float room = ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y - ImGui::GetCursorPosY() - pad;
+    const float wrap_w = ImGui::GetContentRegionAvail().x;
+    const float title_h = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap_w).y + ImGui::GetStyle().ItemSpacing.y;
+    const auto rows = [&](const HangLogLine& l) {  // a line wider than the panel wraps
+      const float w = ImGui::CalcTextSize(l.text.c_str()).x + (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs);
+      return std::ceil(std::max(1.f, w / std::max(wrap_w, 1.f)));
+    };
+    const auto height = [&] {
+      float h = title_h;
+      for (const HangLogLine* l : shown) h += rows(*l) * line;
+      return h;
+    };
+    for (size_t i = 0; i < shown.size() && height() > room;) {
+      if (shown[i]->level == hang::LogLevel::info && shown[i]->mark.empty()) shown.erase(shown.begin() + std::ptrdiff_t(i));
+      else ++i;
+    }
+    while (!shown.empty() && height() > room) shown.erase(shown.begin());  // then the earliest of the rest
+    if (height() > room) return;  // not even the title: the log is left out (microddp lesson prints it)
+    const std::string was = fmt::format("({} of ", log.lines.size());
+    if (shown.size() < log.lines.size() && title.find(was) != std::string::npos)
+      title.replace(title.find(was), was.size(), fmt::format("({} of ", shown.size()));
+  }
   ImGui::Dummy(ImVec2(1, pad));
   ImGui::PushTextWrapPos(0);
-  ImGui::TextUnformatted(log.title.c_str());
+  ImGui::TextUnformatted(title.c_str());
   ImGui::PopTextWrapPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (const HangLogLine& l : log.lines) {
+  for (const HangLogLine* lp : shown) {
+    const HangLogLine& l = *lp;
+    if (present && ImGui::CalcTextSize(l.text.c_str()).x + (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs) >
+                       ImGui::GetContentRegionAvail().x) {
+      // Wider than the panel at the font's size: wrapped, its tag first.
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      float x = p.x;
+      if (!l.mark.empty()) {
+        const ImVec2 b(p.x + ImGui::CalcTextSize(l.mark.c_str()).x + 2 * pad, p.y + fs + pad * 0.5f);
+        dl->AddRectFilled(p, b, lesson_highlight_color());
+        text_at(dl, ImVec2(p.x + pad, p.y), from_hex(0xFFFFFF), l.mark);
+        app.vs.labels_drawn.push_back({"hang log mark", Rect{p.x, p.y, b.x - p.x, b.y - p.y}});
+        x = b.x + fs * 0.5f;
+        ImGui::SetCursorScreenPos(ImVec2(x, p.y));
+      }
+      const Rgba c = l.level == hang::LogLevel::warn ? error_color() : from_hex(assets::kInk);
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(c)), "%s", l.text.c_str());
+      ImGui::PopTextWrapPos();
+      const ImVec2 e = ImGui::GetItemRectMax();
+      app.vs.labels_drawn.push_back({"hang log " + l.text, Rect{x, p.y, e.x - x, e.y - p.y}});
+      ImGui::SetCursorScreenPos(ImVec2(p.x, ImGui::GetCursorScreenPos().y));
+      continue;
+    }
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const Rgba c = l.level == hang::LogLevel::warn ? error_color() : from_hex(assets::kInk);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(c)), "%s", l.text.c_str());
@@ -165,7 +219,7 @@ void draw_scene(App& app, const HangScene& sc) {
   const Rgba vc = sc.barrier.empty() ? from_hex(0x007A4D) : sc.withheld ? ink : error_color();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(vc)), "%s", ("verdict: " + sc.verdict).c_str());
   ImGui::PopTextWrapPos();
-  draw_log(app, sc.log);
+  draw_log(app, sc.log, app.vs.present);
 }
 
 }  // namespace
@@ -251,7 +305,7 @@ bool draw_hang_panel(App& app, const Rect& r) {
   ViewState& vs = app.vs;
   ImGui::SetCursorScreenPos(ImVec2(r.x, r.y));
   vs.panels_drawn.push_back({"hang", r});
-  ImGui::BeginChild("hang", ImVec2(r.w, r.h), true);
+  ImGui::BeginChild("hang", ImVec2(r.w, r.h), true, vs.present ? ImGuiWindowFlags_NoScrollbar : 0);
   std::string error;
   const auto run = L.hang_run(&error);
   if (!run) {
@@ -267,17 +321,45 @@ bool draw_hang_panel(App& app, const Rect& r) {
     const float w = ImGui::GetContentRegionAvail().x, avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
     const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
     const float lo = std::min(1.f, 14.f / fs);
-    {  // what a slide's picture needs at the font's size (layout.h picture_min_h)
-      const bool one = one_line_rows(sc, w, fixed, 2 * fs);
-      const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
-      vs.hang_need_h = std::ceil(line * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines) +
-                                 2 * ImGui::GetStyle().WindowPadding.y) + 2;
+    // A slide: the font's size (issue 37: at 18 and 28 px the rows were
+    // drawn at 13-14 px beside 18 px lesson text); the picture takes the
+    // room (hang_need_h: the lesson's text goes on over its pages) and the
+    // log keeps the lines that fit (draw_log). Only when the header, the
+    // rows and the verdict alone do not fit is the text smaller.
+    // On a slide the header, the rows and the verdict as draw_scene draws
+    // them (each text wrapped at the panel's width: lines of `line`).
+    const float sp = ImGui::GetStyle().ItemSpacing.y, text_h = ImGui::GetTextLineHeight();
+    const auto lines_of = [&](const std::string& t, float width) {
+      return std::max(1.f, std::round(ImGui::CalcTextSize(t.c_str(), nullptr, false, width).y / text_h));
+    };
+    // Rows, header and verdict at scale s, as draw_scene draws them.
+    const auto scene_h = [&](float s) {
+      const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
+      return s * (line * (lines_of(sc.header, w / s) + 1 + lines_of("verdict: " + sc.verdict, w / s)) +
+                  float(sc.rows.size()) * ((one ? 1 : 2) * line + 0.6f * fs) + sp);
+    };
+    {  // what a slide's picture needs at the font's size (layout.h picture_min_h): the scene and the whole log
+      float log_h = 0;
+      if (!sc.log.title.empty()) {
+        log_h = 0.3f * fs + sp + line * lines_of(sc.log.title, w);
+        for (const HangLogLine& l : sc.log.lines)
+          log_h += line * std::ceil(std::max(1.f, (ImGui::CalcTextSize(l.text.c_str()).x +
+                                                   (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs)) /
+                                                      std::max(w, 1.f)));
+      }
+      vs.hang_need_h = std::ceil(scene_h(1) + log_h + 2 * ImGui::GetStyle().WindowPadding.y) + 2;
     }
     float scale = lo;
     for (float s = 1; s >= lo; s -= 0.02f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
-      const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
-      if (line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines) <= avail) {
+      float need = 0;
+      if (vs.present) {
+        need = scene_h(s);
+      } else {
+        const float log_lines = sc.log.title.empty() ? 0.f : 2.5f + float(sc.log.lines.size());
+        need = line * s * (5 + (one ? 1.4f : 2.4f) * float(sc.rows.size()) + log_lines);
+      }
+      if (need <= avail) {
         scale = s;
         break;
       }

@@ -236,11 +236,15 @@ void draw_buffers(App& app) {
       [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; }, font_h, landing);
 
   const ImU32 error = im(error_color());
+  // Wrapped at the panel's edge: a replay's banner names the machine and
+  // the date before the run (--replay at 1280x720 cut it after "seed 1: c").
+  ImGui::PushTextWrapPos(0);
   if (!sc.banner.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc.banner_error ? error : im(from_hex(assets::kInk))), "%s",
                        sc.banner.c_str());
   if (!sc.first_wrong.text.empty())
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error), "%s (outlined)", sc.first_wrong.text.c_str());
+  ImGui::PopTextWrapPos();
   // Order-dependent results (core/ir/order_verdict.h): correct for this
   // algorithm's order, different in another's; one line; the cells get a corner mark.
   if (!sc.order_legend.empty()) ImGui::TextWrapped("%s", sc.order_legend.c_str());

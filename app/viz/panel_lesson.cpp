@@ -112,7 +112,8 @@ void draw_question(App& app) {
   LessonView& L = *app.lesson;
   const auto& q = *L.current().question;
   Answer& a = L.answer();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive))), "Question");
+  const ImVec4 title = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
+  draw_wrapped("Question", &title);
   draw_wrapped(plain(q.ask));
   if (app.vs.present) {
     // A projected slide: no buttons or field (R reveals, P polls); the
@@ -161,8 +162,8 @@ void draw_question(App& app) {
     draw_wrapped((a.revealed ? "Answer: " : "Right. Answer: ") + L.right_answer(), &c);
     if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   } else if (a.answered) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail))), "%s",
-                       L.feedback().c_str());
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail)));
+    draw_wrapped(L.feedback(), &c);
     if (!q.explain.empty()) draw_wrapped(plain(q.explain));
   }
   // No key hint ("R reveals the answer") on a projected or printed slide:
@@ -178,12 +179,15 @@ void draw_checks(App& app) {
     // The checks' values would answer the question, and a count of those
     // that pass beside "shown after you answer" reads as both at once: one
     // line, the checks themselves once answered.
-    ImGui::TextColored(title, "Checks: shown after you answer");
+    draw_wrapped("Checks: shown after you answer", &title);
     return;
   }
-  ImGui::TextColored(title, "%s", checks_heading(L.current()).c_str());
+  // Wrapped: "Checks (real run, model ...)" is wider than the checks'
+  // column at --font-px 28 (it was cut at the panel's right edge).
+  draw_wrapped(checks_heading(L.current()), &title);
   if (!L.checks_ready()) {
-    ImGui::TextDisabled("running %zu check%s…", checks.size(), checks.size() == 1 ? "" : "s");
+    const ImVec4 faint = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped(fmt::format("running {} check{}\u2026", checks.size(), checks.size() == 1 ? "" : "s"), &faint);
     return;
   }
   if (!L.check_error().empty()) {
@@ -270,8 +274,10 @@ void draw_body(App& app) {
   const float text_w = qa ? std::floor((ImGui::GetContentRegionAvail().x - gap) * (1 - qa_share)) : 0.f;
   ImGui::BeginChild("beat_text", ImVec2(text_w, 0), false, flags);
   begin_page_column(app, 0);  // --present: this page's lines (present.h)
-  if (!vs.lesson_error.empty())
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail))), "%s", vs.lesson_error.c_str());
+  if (!vs.lesson_error.empty()) {
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kFail)));
+    draw_wrapped(vs.lesson_error, &c);
+  }
   // A stand-in run is said before the text: the panels above are not the
   // beat's own size.
   const bool note_first = vs.lesson_note.rfind(kStandInNote, 0) == 0;
@@ -306,7 +312,10 @@ void draw_body(App& app) {
     ImGui::Spacing();
   }
   draw_checks(app);
-  if (!L.current().question && L.current().checks.empty()) ImGui::TextDisabled("(no question or checks in this beat)");
+  if (!L.current().question && L.current().checks.empty()) {
+    const ImVec4 c = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped("(no question or checks in this beat)", &c);
+  }
   end_page_column(app, 1);
   measure();
   ImGui::EndChild();
@@ -349,6 +358,11 @@ void draw_view_with_lesson(App& app) {
                                 kCompareLessonMaxShare, 0.45f);
   if (app.vs.present && app.vs.lesson_want_h > 0)
     h = std::floor(avail - std::clamp(app.vs.lesson_want_h, avail * 0.25f, avail * most));
+  // A handout page with room for more picture (handout.h handout_picture_h); the lesson panel, not printed, keeps a line.
+  if (app.vs.handout && app.presenter.handout_picture_h > 0)
+    h = std::floor(std::clamp(app.presenter.handout_picture_h - ImGui::GetCursorScreenPos().y -
+                                  ImGui::GetStyle().ItemSpacing.y / 2,
+                              h, avail - 2 * ImGui::GetTextLineHeightWithSpacing()));
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);

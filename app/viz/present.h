@@ -49,6 +49,10 @@ struct Presenter {
   // no lesson panel was drawn. The PDF handout's picture is the window
   // above it (handout.h handout_picture_rows).
   float lesson_top = -1;
+  // A handout page's picture height (window pixels; handout.h
+  // handout_picture_h): the layout gives the picture this much and the
+  // lesson panel, not printed, the rest; 0 = the default split.
+  float handout_picture_h = 0;
   // Continuation pages (issue 37): a slide whose text does not fit the
   // lesson panel at the least text size (lesson_min_px) is shown in pages
   // rather than shrunk further. page: the one shown (0-based; the clicker's
@@ -69,6 +73,10 @@ struct Presenter {
     float shift = 0;        // how far this frame's content is drawn up (the page's start - the column's top)
     float top = 0;          // the column's top (content pixels)
     bool clip = false;      // a clip rectangle was pushed (popped by end_page_column)
+    // Lines on the column's last page as the breaks fall at the page's
+    // height (before tail_balance moves one): a short tail when 1..2 of
+    // kTailLines on a continuation page.
+    int tail = 0;
   };
   PageColumn columns[2];
   bool columns_drawn[2] = {false, false};  // this frame (a slide without a question draws one)
@@ -76,6 +84,15 @@ struct Presenter {
   // (a single line taller than the panel): ViewState::lesson_clipped.
   bool unsplittable = false;
   bool pages_moved = false;  // this frame's page breaks differ from the last frame's (not settled)
+  // A continuation page of one or two lines (lesson 09 b7's answer: "from
+  // 1 MiB." alone on page 2) is avoided: first the text is shrunk a little
+  // (fit_lesson, down to lesson_tail_px), so that it fits one page fewer;
+  // when that does not do it, the text stays at the font's size and the
+  // last page starts earlier, so that it holds kTailLines (tail_balance,
+  // set by fit_lesson for this slide; end_page_column).
+  static constexpr int kTailLines = 3;
+  bool tail_balance = false;
+  int tail_from = 0;  // the pages when the squeeze began (0: none): kept only when it saves a page
 };
 
 // R in present mode: the current beat's question is answered by the
@@ -129,6 +146,10 @@ inline constexpr float kLessonMinPx = 14;
 // shrunk; it was three quarters of the font, and answer slides at 18 px
 // read at 14 px while the picture had room).
 float lesson_min_px(float font_px);
+// The least size to which a slide's text may be shrunk to save a
+// continuation page of one or two lines (Presenter::tail_balance): 7/8 of
+// the font, never below kLessonMinPx (18 px: 15.75; 28 px: 24.5).
+float lesson_tail_px(float font_px);
 // A DDP slide whose picture has no room for its "How to read it"
 // paragraph (ui.cpp fit_ddp_note: never cut, left out whole) ends its text
 // with this pointer.

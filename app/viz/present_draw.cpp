@@ -22,7 +22,9 @@ void draw_poll(App& app) {
   if (!app.lesson || !app.lesson->current().question) return;
   Presenter& p = app.presenter;
   if (p.poll_open) {
+    ImGui::PushTextWrapPos(0);  // at --font-px 40 wider than the question's column
     ImGui::TextUnformatted("Class poll: votes per choice, then Enter");
+    ImGui::PopTextWrapPos();
     if (p.poll_focus) {
       ImGui::SetKeyboardFocusHere();
       p.poll_focus = false;
@@ -66,6 +68,8 @@ void draw_poll_bar(App& app, int choice, float column_x) {
 }
 
 float lesson_min_px(float font_px) { return font_px; }
+
+float lesson_tail_px(float font_px) { return std::max(kLessonMinPx, font_px * 0.875f); }
 
 namespace {
 Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column
@@ -137,6 +141,19 @@ void end_page_column(App& app, int column) {
     }
     starts.push_back(next);
   }
+  // The last page's lines; with tail_balance a short one starts earlier,
+  // as long as the page before keeps kTailLines (present.h).
+  const auto line_at = [&](float y) {
+    return static_cast<size_t>(std::lower_bound(c.lines.begin(), c.lines.end(), y - 0.5f) - c.lines.begin());
+  };
+  const size_t n = c.lines.size(), last = line_at(starts.back());
+  c.tail = starts.size() > 1 ? static_cast<int>(n - last) : 0;
+  if (p.tail_balance && starts.size() > 1 && c.tail < Presenter::kTailLines) {
+    const size_t prev = line_at(starts[starts.size() - 2]);
+    const size_t want = n >= Presenter::kTailLines ? n - Presenter::kTailLines : 0;
+    const size_t j = std::max(want, prev + Presenter::kTailLines);
+    if (j < last) starts.back() = c.lines[j];
+  }
   if (starts != c.starts) p.pages_moved = true;  // the page breaks move: the slide is not settled yet (fit_lesson)
   c.starts = std::move(starts);
   p.columns_drawn[column] = true;
@@ -203,14 +220,15 @@ void begin_fit_lesson(App& app) {
   const Answer& a = L.answer();
   const ImVec2 d = ImGui::GetIO().DisplaySize;
   const std::string key =
-      fmt::format("{} {}{}{} {} {} {}x{} {} {} {} {}", L.beat(), a.answered, a.revealed, a.right, L.checks_ready(),
+      fmt::format("{} {}{}{} {} {} {}x{} {} {} {} {} {:.0f}", L.beat(), a.answered, a.revealed, a.right, L.checks_ready(),
                   vs.lesson_note, d.x, d.y, vs.font_px, static_cast<int>(vs.view), app.presenter.poll_open,
-                  app.presenter.polls.count(L.beat()));
+                  app.presenter.polls.count(L.beat()), vs.hang_need_h);
   // The slide is the same before and after the answer: its note as answered
   // (a held note, e.g. the bytes line, comes back with the answer).
   const std::string& note = L.held_note.empty() ? vs.lesson_note : L.held_note;
-  const std::string slide = fmt::format("{} {} {}x{} {} {} {}", L.beat(), note, d.x, d.y, vs.font_px,
-                                        static_cast<int>(vs.view), app.presenter.poll_open);
+  // A hang beat's picture measured once its run is in (hang_need_h): another slide, its room given again.
+  const std::string slide = fmt::format("{} {} {}x{} {} {} {} {:.0f}", L.beat(), note, d.x, d.y, vs.font_px,
+                                        static_cast<int>(vs.view), app.presenter.poll_open, vs.hang_need_h);
   if (key != vs.lesson_fit_key) {
     vs.lesson_fit_key = key;
     // The same slide, answered: keep the panel's height (no jump on reveal).
@@ -222,6 +240,8 @@ void begin_fit_lesson(App& app) {
     vs.lesson_fitting = true;
     vs.ddp_adjust = 0;  // the DDP paragraph's room is measured again for this slide (ui.cpp fit_ddp_note)
     vs.ddp_note_dropped = false;
+    app.presenter.tail_balance = false;  // a short last page is squeezed again (squeeze_tail)
+    app.presenter.tail_from = 0;
   }
   app.presenter.lesson_top = ImGui::GetWindowPos().y;  // the handout's picture ends above (handout.h)
   for (int i = 0; i < 2; ++i) {  // a column not drawn in the last frame has no pages
@@ -232,13 +252,57 @@ void begin_fit_lesson(App& app) {
   app.presenter.pages_moved = false;
   ImGui::SetWindowFontScale(1.f);
   const float base_px = ImGui::GetFontSize();
-  vs.lesson_scale = std::max(vs.lesson_scale, lesson_min_px(base_px) / base_px);
+  vs.lesson_scale = std::max(vs.lesson_scale, lesson_tail_px(base_px) / base_px);  // squeeze_tail's least
   ImGui::SetWindowFontScale(vs.lesson_scale);
 }
+
+namespace {
+// A continuation page of one or two lines (present.h tail_balance): the
+// text a little smaller (3% a frame, down to lesson_tail_px) until the
+// page is gone or holds kTailLines; else back at `font_scale` with the
+// last page started earlier.
+void squeeze_tail(App& app, float font_scale) {
+  Presenter& p = app.presenter;
+  ViewState& vs = app.vs;
+  if (p.tail_balance || p.pages <= 1) return;
+  bool short_tail = false;
+  for (int i = 0; i < 2; ++i)
+    short_tail = short_tail || (p.columns_drawn[i] && p.columns[i].starts.size() > 1 && p.columns[i].tail < Presenter::kTailLines);
+  if (!short_tail) {
+    if (p.tail_from > 0 && p.pages >= p.tail_from && vs.lesson_scale < font_scale) {
+      // Smaller text that saves no page (the tail only grew): the font's size, the last page started earlier.
+      p.tail_balance = true;
+      vs.lesson_scale = font_scale;
+      vs.lesson_fitting = true;
+    }
+    return;
+  }
+  if (p.tail_from == 0) p.tail_from = p.pages;
+  ImGui::SetWindowFontScale(1.f);
+  const float base = ImGui::GetFontSize();
+  ImGui::SetWindowFontScale(vs.lesson_scale);
+  const float least = lesson_tail_px(base) / base;
+  vs.lesson_fitting = true;
+  if (vs.lesson_scale > least + 1e-4f) {
+    vs.lesson_scale = std::max(least, vs.lesson_scale * 0.97f);
+    return;
+  }
+  p.tail_balance = true;
+  vs.lesson_scale = font_scale;
+}
+}  // namespace
 
 void fit_lesson(App& app, float want, float have, float need) {
   ViewState& vs = app.vs;
   want = std::ceil(want) + 2;
+  // A hang beat's picture at the font's size (hang_panel.cpp): the lesson
+  // claims no more than the room it leaves (five lines at least); its text
+  // goes on over continuation pages.
+  if (vs.hang_need_h > 0 && app.lesson->current().kind == lesson::Beat::Kind::hang && vs.layout.side.h > 0) {
+    const float usable = vs.layout.side.bottom() - vs.layout.topology.y - ImGui::GetStyle().ItemSpacing.y;
+    const float least = 5 * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
+    want = std::min(want, std::max(least, std::floor(usable - vs.hang_need_h)));
+  }
   vs.lesson_fitting = app.presenter.pages_moved;
   if (!vs.lesson_hold_h && std::abs(want - vs.lesson_want_h) > 1) {  // the layout gives the room from the next frame
     vs.lesson_want_h = want;
@@ -263,6 +327,7 @@ void fit_lesson(App& app, float want, float have, float need) {
     // on over continuation pages (end_page_column), cut only where a single
     // line does not fit a page.
     vs.lesson_clipped = app.presenter.unsplittable;
+    squeeze_tail(app, min_scale);
     return;
   }
   vs.lesson_scale = std::max(min_scale, vs.lesson_scale * std::clamp(std::sqrt(have / need), 0.8f, 0.97f));

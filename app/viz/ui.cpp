@@ -235,8 +235,17 @@ LayoutInput layout_input(const App& app, float controls_bottom) {
   // A handout page prints the text below the picture: the panel keeps its
   // default share and the picture above it is what the page shows.
   in.lesson_want_h = app.vs.present && app.lesson && !app.vs.handout ? app.vs.lesson_want_h : 0.f;
-  in.lesson_may_shrink = app.lesson && !app.lesson->current().question;
+  // A hang beat's picture takes the room its rows need at the font's size
+  // (present_draw.cpp fit_lesson), a question's too.
+  in.lesson_may_shrink = app.lesson && (!app.lesson->current().question ||
+                                        (app.vs.present && app.lesson->current().kind == lesson::Beat::Kind::hang));
   in.picture_min_h = app.vs.present && !app.vs.handout ? app.vs.hang_need_h : 0.f;
+  // A handout page with room for more picture (handout.h handout_picture_h):
+  // the picture takes it, the lesson panel (not printed) the rest.
+  if (app.vs.handout && app.lesson && app.presenter.handout_picture_h > 0) {
+    in.lesson_want_h = std::max(1.f, in.height - in.pad - in.gap / 2 - app.presenter.handout_picture_h);
+    in.lesson_may_shrink = true;
+  }
   return in;
 }
 

@@ -160,6 +160,7 @@ TEST_SUITE("hang_log_view") {
       CHECK(seen > 10);
       CHECK(smallest >= 14.f - 1e-3f);  // the panel's floor, as the layout tests allow
     }
+    INFO("panel ", box.y, " + ", box.h, ", hang_need_h ", app.vs.hang_need_h);
     CHECK(lines == 5);  // ranks 0, 1, 3 at seq 1, the verdict's first WARN line, rank 2 at seq 1
     CHECK(marks == 1);
   }
