@@ -20,7 +20,9 @@
 #   compare_runs: --compare-runs of a 3-rank ring and a 4-rank tree record
 #          (`microddp run --save-record`) steps through both runs:
 #          --screenshot --step 0 is before step 0, and the --present export
-#          writes a different picture per step.
+#          writes a different picture per step; --compare-source recorded
+#          plots the record's ring and tree rows beside them, and is "not
+#          available" under all_gather (the record is all_reduce).
 #   hung_ffmpeg: a fake ffmpeg that writes part of its output and never
 #          exits is killed after MICRODDP_FFMPEG_TIMEOUT_S; the export
 #          fails (exit 1) naming ffmpeg, the limit and the file, and
@@ -197,6 +199,17 @@ compare_runs)
   [ "$n" -ge 3 ] && [ "$distinct" = "$n" ] || { echo "FAIL: $n frames, $distinct distinct"; fail=1; }
   grep -q '^compare: .*, before step 0 · ' "$dir/frames.txt" || { echo "FAIL: step_00 is not before step 0"; fail=1; }
   [ "$(grep -c '^compare: .*, before step 0 · ' "$dir/frames.txt")" = 1 ] || { echo "FAIL: several frames say 'before step 0'"; fail=1; }
+  # The recorded lab run beside the two runs: its ring and tree rows, by the runs' algorithms
+  # (it said "has no rows of A: ring (a.json)"); the bundled record has 7 sizes.
+  xvfb-run -a "$viz" --compare-runs "$dir/a.json" "$dir/b.json" --compare-source recorded --screenshot "$dir/rec.png" \
+    --describe "$dir/rec.txt" >/dev/null || { echo "FAIL: --compare-runs --compare-source recorded"; exit 1; }
+  grep -q '^compare: A: ring (a.json) B: tree (b.json), .*; sweep 7 points (done)$' "$dir/rec.txt" && ! grep -q '^source error' "$dir/rec.txt" ||
+    { echo "FAIL: the recorded run is not plotted beside the runs:"; cat "$dir/rec.txt"; fail=1; }
+  # An all_reduce record is not plotted under all_gather: the source says why not.
+  xvfb-run -a "$viz" --view compare --collective all_gather --ranks 8 --compare-source recorded --screenshot "$dir/ag.png" \
+    --describe "$dir/ag.txt" >/dev/null || { echo "FAIL: all_gather --compare-source recorded"; exit 1; }
+  grep -qx 'source error: the record is all_reduce, this view all_gather' "$dir/ag.txt" && grep -q '; sweep 0 points ' "$dir/ag.txt" ||
+    { echo "FAIL: the all_reduce record under all_gather:"; cat "$dir/ag.txt"; fail=1; }
   ;;
 *) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf|compare_runs MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
