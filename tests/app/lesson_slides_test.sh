@@ -3,7 +3,7 @@
 # (every beat a DDP training run or a collective), and lessons 05 and 12's
 # beat after one that priced with its own preset or NICs (05 b6 after b5's
 # infiniband, 12 b5 after b4's 8 NICs/node: the prediction source is each
-# beat's own, issue 37; test_presenter_kit8.cpp walks b7 and b6 too)
+# beat's own, issue 37; test_presenter_kit8.cpp walks them in C++)
 # describes each slide
 # (--describe) exactly as --screenshot --beat N --present describes that
 # beat: the same view, run, buffers position, DDP run (the beat's own,
