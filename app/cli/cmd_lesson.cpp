@@ -440,6 +440,10 @@ std::function<int()> setup_lesson(CLI::App* sub) {
       print_plans(ls);
       return 0;
     }
+    if ((a.plan || a.speaker) && a.non_interactive)  // a CI job would pass without a check run
+      throw UsageError(fmt::format("lesson: {} and --non-interactive exclude each other ({} prints the file and runs no "
+                                   "check; --non-interactive runs the checks)",
+                                   a.plan ? "--plan" : "--speaker", a.plan ? "--plan" : "--speaker"));
     if (a.plan || a.speaker) {  // nothing runs: the file, read
       const Lesson l = load_lesson(resolve_lesson_file(a.file));
       if (a.plan) fmt::print("{}", format_plan(l));

@@ -181,7 +181,14 @@ void Compare::load_source(int64_t min_bytes, int64_t max_bytes) {
       case SweepSource::shm: return;
       case SweepSource::recorded: {
         const LabRecord r = load_lab_record(src.file.empty() ? default_recorded_file() : src.file);
-        apply(recorded_sweep(r, algorithms));
+        // Another collective's record is not this view's (issue 37: all_reduce plotted under all_gather).
+        if (r.collective != name(base.spec.collective))
+          throw UsageError(fmt::format("the record is {}, this view {}", r.collective, name(base.spec.collective)));
+        // --compare-runs' columns are titled "A: ring (a.json)": the record's rows go by the runs' algorithms.
+        std::vector<std::string> algs = algorithms;
+        for (size_t i = 0; i < algs.size() && !titles.empty(); ++i)
+          if (i < sessions.size() && sessions[i]) algs[i] = sessions[i]->params().spec.algorithm;
+        apply(recorded_sweep(r, algs));
         break;
       }
       case SweepSource::model:

@@ -12,6 +12,15 @@
 
 namespace microddp::viz {
 
+std::string prediction_source_text(const PredictionSource& s) {
+  using K = PredictionSource::Kind;
+  if (s.kind == K::preset) return "preset " + s.preset;
+  if (s.kind == K::profile) return "profile (preset " + s.preset + " while there is none)";
+  if (!s.topology.empty()) return fmt::format("topology {}, {} NIC{}/node", s.topology, s.nics_per_node, s.nics_per_node == 1 ? "" : "s");
+  return fmt::format("topology intra {}, inter {}, {} NIC{}/node", s.intra, s.inter, s.nics_per_node,
+                     s.nics_per_node == 1 ? "" : "s");
+}
+
 std::string describe_picture(App& app) {
   std::string out;
   const auto line = [&](const std::string& k, const std::string& v) { out += k + ": " + v + "\n"; };
@@ -34,6 +43,7 @@ std::string describe_picture(App& app) {
                             s.world_size, s.count, s.nodes, s.nodes == 1 ? "" : "s"));
     const int pos = L ? L->buffers_position(app.session.position()) : app.session.position();
     line("buffers", shown_steps(app, position_label(pos, app.session.num_steps())));
+    line("prediction", prediction_source_text(app.session.source()));
   }
   if (app.vs.view == View::compare) {
     const Compare& c = app.compare;

@@ -13,6 +13,7 @@
 //   note: ...                          (the lesson's note under the text)
 //   run: COLLECTIVE ALGORITHM, R ranks, C elements per rank, N nodes
 //   buffers: after K of N steps        (what the buffers panel shows)
+//   prediction: SOURCE                 (what the model prices with: prediction_source_text)
 //   compare: A B C, after K of N steps; sweep P points (running | done)
 //   crossover: hidden | none | not drawn (the beat is about something else) | TEXT
 //   ddp: HEADER | running run_ddp for real… | no result yet
@@ -28,5 +29,9 @@
 namespace microddp::viz {
 
 std::string describe_picture(App& app);
+// A prediction source as one line: "preset infiniband", "profile (preset
+// nvlink while there is none)", "topology dgx-h100, 8 NICs/node" or
+// "topology intra nvlink, inter infiniband, 1 NIC/node".
+std::string prediction_source_text(const PredictionSource& s);
 
 }  // namespace microddp::viz

@@ -264,6 +264,11 @@ int export_handout(App& app, Frames& f, const Options& o) {
       q.push_back("Question: " + lesson::plain_text(beat.question->ask));
       for (size_t i = 0; i < beat.question->choices.size(); ++i)
         q.push_back(fmt::format("  {}. {}", i + 1, lesson::plain_text(beat.question->choices[i])));
+      // --reveal: the answer and its explanation, as the PNG slides show them.
+      if (app.presenter.reveal_all) {
+        q.push_back("Answer: " + lesson::plain_text(beat.question->answer_text()));
+        if (!beat.question->explain.empty()) q.push_back(lesson::plain_text(beat.question->explain));
+      }
     }
     const ImVec2 disp = ImGui::GetIO().DisplaySize;
     const float gap = ImGui::GetStyle().ItemSpacing.y / 2;

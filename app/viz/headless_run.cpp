@@ -45,6 +45,8 @@ void Frames::frame(std::vector<uint8_t>* capture, int* cw, int* ch) {
 
 void Frames::seek_all(int k) {
   app_.session.seek(k);
+  // Both ways: --compare-runs opens its columns at the end (Compare::go_to_end).
+  while (app_.compare.position > k) app_.compare.back();
   while (app_.compare.position < k && app_.compare.position < app_.compare.max_steps()) app_.compare.step();
 }
 
@@ -64,7 +66,9 @@ std::pair<int, int> Frames::still(const std::string& path, bool with_probes) {
 int run_screenshot(App& app, Frames& f, const Options& o) {
   const int step = o.step;
   app.vs.compare_sweep_requested = app.vs.view == View::compare;
-  if (!app.lesson || step >= 0) f.seek_all(step < 0 ? 0 : step);
+  // Without --step the picture is where the view opens: the start, or the
+  // end of --compare-runs' records (Compare::go_to_end).
+  if (step >= 0) f.seek_all(step);
   if (app.lesson) app.lesson->wait_checks();  // the picture shows the checks' results
   if (app.vs.view == View::ddp) app.ddp.runner.wait();  // the picture shows the finished run
   const auto [cw, ch] = f.still(o.screenshot, !o.probes.empty());

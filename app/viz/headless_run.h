@@ -46,7 +46,8 @@ int run_screenshot(App& app, Frames& f, const Options& o);
 //  - png with --lesson: beat_01.png .. beat_NN.png (1-based), one per beat,
 //    each drawn as the window shows that beat (lesson_sync: the beat's setup
 //    and position; `at: start` = before step 0) with its text in the lesson
-//    panel and its checks finished; every --beat is exported; a beat with a
+//    panel and its checks finished; every beat is exported (--beat is refused
+//    beside --export-frames: options.h); a beat with a
 //    question also gets beat_NN_answer.png, the same beat with the right
 //    answer given (what the question held back, and the checks);
 //  - png: first removes the frames of an earlier export from DIR

@@ -16,4 +16,6 @@ bool key_pressed(Key k) {
   return ImGui::IsKeyPressed(static_cast<int>(k), true);
 }
 
+bool key_pressed_while_typing(Key k) { return ImGui::IsKeyPressed(static_cast<int>(k), false); }
+
 }  // namespace microddp::viz

@@ -158,9 +158,33 @@ void sync_beat(App& app) {
     if (vs.source == *L.lesson_source) vs.source_follows_nodes = true;
     L.lesson_source.reset();
   }
+  // A source that follows the run is the beat's whole prediction state,
+  // however the beat is reached: a fresh source (no earlier beat's preset,
+  // links or NICs; lesson 05 b6 exported under b5's infiniband, lesson 12
+  // b5 with b4's 8 NICs/node), the kind by the beat's nodes, then the beat's
+  // own preset or links. The note is priced with that source.
+  const auto beat_source_of = [&](const BeatTarget& bt) {
+    PredictionSource s;
+    const int nodes = bt.drive ? bt.params.spec.nodes : app.session.params().spec.nodes;
+    s.kind = nodes > 1 ? PredictionSource::Kind::topology : PredictionSource::Kind::profile;
+    if (!bt.preset.empty()) {
+      s.kind = PredictionSource::Kind::preset;
+      s.preset = bt.preset;
+    } else if (bt.links) {
+      s = *bt.links;
+    }
+    return s;
+  };
   BeatTarget t;
   try {
     t = beat_target(L.current(), vs.source);
+    if (vs.source_follows_nodes) {
+      const PredictionSource want = beat_source_of(t);
+      if (!(want == vs.source)) {
+        vs.source = want;
+        t = beat_target(L.current(), vs.source);
+      }
+    }
   } catch (const std::exception& e) {
     vs.lesson_error = e.what();
     return;
@@ -178,14 +202,8 @@ void sync_beat(App& app) {
   // A beat whose checks price with a preset is shown under that preset, as
   // "predict with" would set it, so the cards, the predicted lines and the
   // checks tell the same numbers. A source the viewer picked stays.
-  if (!t.preset.empty() && vs.source_follows_nodes) {
-    vs.source = PredictionSource{};
-    vs.source.kind = PredictionSource::Kind::preset;
-    vs.source.preset = t.preset;
-    vs.source_follows_nodes = false;
-    L.lesson_source = vs.source;
-  } else if (t.links && vs.source_follows_nodes) {  // two link classes: the checks' intra, inter and NICs
-    vs.source = *t.links;
+  // (vs.source was set to it above.)
+  if ((!t.preset.empty() || t.links) && vs.source_follows_nodes) {
     vs.source_follows_nodes = false;
     L.lesson_source = vs.source;
   }

@@ -45,6 +45,46 @@ void check_writable_file(const std::string& path, const char* what) {
     throw UsageError(fmt::format("{} '{}' is not writable", what, path));
 }
 
+// The same file: equivalent when both exist, else the same absolute path
+// (symbolic links and ".." resolved as far as the path exists).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec, ec2;
+  if (fs::equivalent(a, b, ec) && !ec) return true;
+  const fs::path x = fs::weakly_canonical(fs::absolute(a, ec), ec), y = fs::weakly_canonical(fs::absolute(b, ec2), ec2);
+  return !ec && !ec2 && x == y;
+}
+
+// FILE lies in DIR or below it (DIR need not exist yet).
+bool inside_dir(const std::string& file, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec, ec2;
+  const fs::path f = fs::weakly_canonical(fs::absolute(file, ec), ec), d = fs::weakly_canonical(fs::absolute(dir, ec2), ec2);
+  if (ec || ec2) return false;
+  const fs::path rel = f.lexically_relative(d);
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
+// --speaker FILE is rewritten at every beat: never one of the files the
+// run reads or writes (issue 37: `--lesson l02.yaml --speaker l02.yaml`
+// replaced the lesson with its notes).
+void check_speaker_path(const Options& o) {
+  if (o.speaker_file.empty()) return;
+  std::vector<std::pair<std::string, std::string>> others = {{"--lesson", o.lesson_file},   {"--replay", o.replay_file},
+                                                             {"--screenshot", o.screenshot}, {"--describe", o.describe},
+                                                             {"--probes", o.probes}};
+  for (const auto& f : o.compare_runs) others.emplace_back("--compare-runs", f);
+  for (const auto& [opt, f] : others)
+    if (!f.empty() && same_file(o.speaker_file, f))
+      throw UsageError(fmt::format("--speaker {} is the same file as {} {}: the speaker notes would overwrite it; give "
+                                   "the notes a file of their own",
+                                   o.speaker_file, opt, f));
+  if (!o.export_dir.empty() && inside_dir(o.speaker_file, o.export_dir))
+    throw UsageError(fmt::format("--speaker {} is inside --export-frames {}: the notes would be mixed with the exported "
+                                 "frames; give the notes a file outside that directory",
+                                 o.speaker_file, o.export_dir));
+}
+
 }  // namespace
 
 std::optional<int> parse_options(int argc, char** argv, Options& o) {
@@ -102,11 +142,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_flag("--present", o.present,
                "present mode: no controls, the view big; Right/PageDown/Space next step (next beat in a lesson), "
                "Left/PageUp back, Home start over, Esc shows the controls (F5 hides them again); in a lesson R "
-               "reveals the answer, P opens the class poll, T restarts the clock");
+               "reveals the answer, P opens the class poll (Esc closes it), T sets the clock to the beat's planned start");
   cli.add_option("--speaker", o.speaker_file,
                  "with --lesson: keep this text file at the current beat's speaker notes (its text, the question's "
                  "answer and explanation, the next beat, a clock), for a second screen; R reveals the answer on the "
-                 "projected screen, T restarts the clock");
+                 "projected screen, T sets the clock to the beat's planned start");
   cli.add_option("--poll", o.poll,
                  "with --lesson: the class poll of the --beat's question, votes per choice (12,30,5), drawn as bars "
                  "(in present mode: P, type, Enter)");
@@ -249,6 +289,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         throw UsageError(fmt::format("--compare-runs and {} exclude each other (the two records are the run and the "
                                      "view)",
                                      other));
+    // The records fix the runs: a run option would be silently dropped.
+    for (const char* run_opt : {"--collective", "--algorithm", "--ranks", "--count", "--data", "--fill", "--nodes",
+                                "--root", "--segments", "--channels", "--dtype", "--op", "--in-place", "--mode",
+                                "--protocol", "--backend"})
+      if (cli.count(run_opt))
+        throw UsageError(fmt::format("{}{} and --compare-runs exclude each other (each record fixes its own run; "
+                                     "record another run with `microddp run --save-record`)",
+                                     run_opt,
+                                     std::string(run_opt) == "--in-place" ? "" : " " + cli[run_opt]->as<std::string>()));
     for (const auto& f : o.compare_runs)
       if (f.empty()) throw UsageError("--compare-runs '' is empty: give two record files");
     o.view = "compare";
@@ -273,6 +322,13 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
     throw UsageError(fmt::format("--format {} needs --export-frames DIR", o.format));
   if (o.format == "pdf" && o.lesson_file.empty())
     throw UsageError("--format pdf needs --lesson L (the handout has one page per beat)");
+  // The handout's picture is the slide scaled onto an A4 page: smaller than
+  // a laptop screen crops the slide, larger makes its text unreadable.
+  if (o.format == "pdf" && (o.width < kHandoutMinW || o.height < kHandoutMinH || o.width > kHandoutMaxW ||
+                            o.height > kHandoutMaxH))
+    throw UsageError(fmt::format("--size {}x{} with --format pdf is outside {}x{} .. {}x{} (the handout prints the "
+                                 "slide on an A4 page: smaller crops it, larger makes its text unreadable)",
+                                 o.width, o.height, kHandoutMinW, kHandoutMinH, kHandoutMaxW, kHandoutMaxH));
   const bool animated = o.format == "gif" || o.format == "mp4";
   if (animated && (o.ffmpeg = find_ffmpeg()).empty())
     throw UsageError("ffmpeg not found: apt-get install ffmpeg");
@@ -297,12 +353,19 @@ void apply_options(App& app, Options& o) {
     if (o.beat < 1 || o.beat > opened->num_beats())
       throw UsageError(fmt::format("--beat {} is outside 1..{} (the lesson has {} beats)", o.beat, opened->num_beats(),
                                    opened->num_beats()));
+    // The export writes every beat from the first (and a PDF handout is the
+    // whole lesson): a --beat would be silently dropped.
+    if (o.beat_given && !o.export_dir.empty())
+      throw UsageError(fmt::format("--beat {} and --export-frames {} exclude each other (the export writes every beat "
+                                   "of the lesson, from beat 1)",
+                                   o.beat, o.export_dir));
     opened->go(o.beat - 1);
     // The lesson's setup replaces the run options (when the viewer can run it).
     if (const BeatTarget t = beat_target(opened->current()); t.drive) p = t.params;
   } else if (o.beat_given) {
     throw UsageError(fmt::format("--beat {} needs --lesson FILE", o.beat));
   }
+  check_speaker_path(o);  // before anything is written
   std::optional<RunRecord> replay;
   // A record that contradicts its own snapshots (an edited output, carried
   // values the sender never held, time running backwards) is refused as a

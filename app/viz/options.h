@@ -55,10 +55,14 @@ struct Options {
   bool source_given = false;  // --preset or a topology option: the source does not follow --nodes
 };
 
+// --size with --format pdf (the handout's slide on an A4 page), pixels.
+inline constexpr int kHandoutMinW = 800, kHandoutMinH = 450, kHandoutMaxW = 2560, kHandoutMaxH = 1600;
+
 // Parses argv into o and checks what needs no session: names, --size, --view,
 // --font-px, --bench-frames, --bucket-cap-mb, --format (and, for gif or
 // mp4, that ffmpeg is on $PATH: UsageError "ffmpeg not found: apt-get
-// install ffmpeg" otherwise; pdf needs --lesson). Without --count, the count is
+// install ffmpeg" otherwise; pdf needs --lesson and a --size inside
+// kHandoutMin .. kHandoutMax). Without --count, the count is
 // core's infer_count from --data rows (as `microddp run`), else one element
 // per rank. Returns the exit code when the program must stop now (0 after
 // --help, 2 after a CLI11 parse error, printed on stderr as one line), else

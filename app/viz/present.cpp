@@ -160,12 +160,21 @@ std::string speaker_text(const App& app, double elapsed_s) {
   std::string out = lesson::speaker_notes(L.lesson(), L.beat(), elapsed_s);
   if (L.current().question) {
     const Answer& a = L.answer();
-    out += fmt::format("\nscreen: {}\n", !a.answered ? "question open (R reveals the answer)"
+    // The keys of the mode in use: outside present mode R is Reset and P the
+    // previous beat (ui.cpp handle_keys).
+    const char* open = app.vs.present ? "question open (R reveals the answer)"
+                                      : "question open (answer it in the lesson panel; F5 enters present mode, where "
+                                        "R reveals the answer)";
+    out += fmt::format("\nscreen: {}\n", !a.answered ? open
                                          : a.revealed ? "answer revealed"
                                          : a.right    ? "answered, right"
                                                       : "answered, not right");
     if (const std::string poll = poll_line(app); !poll.empty()) out += "poll: " + poll + "\n";
   }
+  // A slide with continuation pages: the next key turns the page first.
+  if (app.vs.present && app.presenter.pages > 1)
+    out += fmt::format("page: {} of {} (Right / Page Down turns the page before the next beat)\n",
+                       std::min(app.presenter.page, app.presenter.pages - 1) + 1, app.presenter.pages);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The presenter's kit of `microddp-viz --lesson FILE --present`: a speaker
 // view written to a text file (--speaker FILE) for a second screen, the
 // reveal key (R shows the current beat's answer and explanation on the
-// projected screen, no typing) and the lecture clock (T restarts it).
+// projected screen, no typing) and the lecture clock (T: the beat's start).
 // Plain C++ state in App (view_state.h); no GL, so tests drive it through
 // the window's own frames (tests/app/test_present.cpp).
 #pragma once
@@ -225,9 +225,9 @@ void presenter_tick(App& app);
 // The speaker file's text for the current beat at `elapsed_s` seconds:
 // speaker_notes(lesson, beat, elapsed_s) and a last line saying what the
 // projected screen shows of the question ("screen: question open (R
-// reveals)", "screen: answer revealed", "screen: answered, right",
-// "screen: answered, not right", or none without a question) and the
-// class poll's counts ("poll: " + poll_line) once typed.
+// reveals the answer)"; outside present mode the lesson panel and F5), "screen: answer revealed" /
+// "answered, right" / "answered, not right", or none), the poll's counts ("poll: " + poll_line),
+// and "page: P of N (...)" for a slide with continuation pages in present mode.
 std::string speaker_text(const App& app, double elapsed_s);
 
 // Writes `text` to `path` whole (a temporary file beside it, then a

@@ -54,7 +54,13 @@ void draw_poll_bar(App& app, int choice, float column_x) {
   ImGui::SameLine();
   if (ImGui::GetCursorPosX() > column_x) ImGui::NewLine();
   ImGui::SetCursorPosX(column_x);
-  const float bar_max = std::max(ImGui::GetFontSize() * 3, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6);
+  // Room for the widest count label ("100000 (100%)": issue 37 clipped it at 6 font sizes).
+  float label_w = 0;
+  const std::vector<int> pct = poll_percents(counts);
+  for (size_t i = 0; i < counts.size(); ++i)
+    label_w = std::max(label_w, ImGui::CalcTextSize(fmt::format("{} ({}%)", counts[i], pct[i]).c_str()).x);
+  const float bar_max = std::max(ImGui::GetFontSize() * 3,
+                                 ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ItemSpacing.x - 1);
   const float h = ImGui::GetTextLineHeight();
   const ImVec2 a = ImGui::GetCursorScreenPos();
   const float w = std::max(2.f, bar_max * static_cast<float>(counts[choice]) / static_cast<float>(most));

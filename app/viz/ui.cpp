@@ -185,10 +185,19 @@ void ddp_iteration_key(App& app, int delta) {
 // Down or Space step (a beat in a lesson, an iteration in the DDP view),
 // Left or Page Up step back (a lesson slide's continuation pages are
 // turned first), Home starts over, R reveals a lesson beat's
-// answer, P opens its class poll, T restarts the lecture clock, Esc leaves present mode; F5
-// enters it.
+// answer, P opens its class poll, T sets the lecture clock to the beat's
+// planned start, Esc closes the poll's field when it is open (its typed
+// text dropped) and else leaves present mode; F5 enters it.
 void handle_keys(App& app) {
   ViewState& vs = app.vs;
+  if (vs.present && app.presenter.poll_open && key_pressed_while_typing(Key::escape)) {
+    // Esc in (or beside) the poll's field: the field closes, present mode stays.
+    app.presenter.poll_open = false;
+    app.presenter.poll_focus = false;
+    app.presenter.poll_typed.clear();
+    app.presenter.poll_error.clear();
+    return;
+  }
   if (vs.present) {
     const bool next = key_pressed(Key::step) || key_pressed(Key::page_down) || key_pressed(Key::play);
     const bool prev = key_pressed(Key::back) || key_pressed(Key::page_up);

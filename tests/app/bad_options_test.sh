@@ -145,6 +145,44 @@ check "--preset nvlink and a topology" --preset nvlink --inter infiniband --scre
 check "unknown topology 'dgx-z'" --ranks 8 --nodes 2 --topology dgx-z --screenshot /tmp/x.png
 check "--ranks 6 is not divisible by --nodes 4" --ranks 6 --nodes 4 --screenshot /tmp/x.png
 check "--nics-per-node 5 is out of range (1..4" --ranks 8 --nodes 2 --nics-per-node 5 --screenshot /tmp/x.png
+# --speaker FILE is rewritten every beat: never a file the run reads or writes
+# (hostile review, issue 37: --speaker the lesson itself replaced it with notes).
+k=$(mktemp -d /tmp/microddp-viz-speaker.XXXXXX)
+cp "$l02" "$k/l02.yaml"
+cp -r "$(dirname "$0")/../../lessons/data" "$k/"
+check "--speaker $k/l02.yaml is the same file as --lesson $k/l02.yaml: the speaker notes would overwrite it" \
+  --lesson "$k/l02.yaml" --speaker "$k/l02.yaml" --screenshot "$k/x.png"
+(cd "$k" && check "--speaker ./../$(basename "$k")/l02.yaml is the same file as --lesson l02.yaml" \
+  --lesson l02.yaml --speaker "./../$(basename "$k")/l02.yaml" --screenshot x.png; exit $fail) || fail=1
+if ! cmp -s "$l02" "$k/l02.yaml"; then echo "FAIL: the lesson file was changed"; fail=1; fi
+check "--speaker $k/x.png is the same file as --screenshot $k/x.png" --lesson "$l02" --speaker "$k/x.png" --screenshot "$k/x.png"
+check "--speaker $k/d.txt is the same file as --describe $k/d.txt" --lesson "$l02" --speaker "$k/d.txt" --describe "$k/d.txt" --screenshot "$k/x.png"
+check "--speaker $k/frames/notes.txt is inside --export-frames $k/frames" --lesson "$l02" --speaker "$k/frames/notes.txt" --export-frames "$k/frames"
+if [ -e "$k/x.png" ] || [ -e "$k/d.txt" ] || [ -e "$k/frames/notes.txt" ]; then echo "FAIL: a refused run wrote a file"; fail=1; fi
+rm -rf "$k"
+# --export-frames writes every beat: a --beat would be dropped.
+check "--beat 3 and --export-frames /tmp/microddp-viz-frames exclude each other (the export writes every beat" \
+  --lesson "$l02" --beat 3 --export-frames /tmp/microddp-viz-frames
+# The handout's slide on an A4 page: a size that crops it or makes it unreadable is refused.
+check "--size 100x100 with --format pdf is outside 800x450 .. 2560x1600" --lesson "$l02" --export-frames /tmp/microddp-viz-frames --format pdf --size 100x100
+check "--size 8000x8000 with --format pdf is outside 800x450 .. 2560x1600" --lesson "$l02" --export-frames /tmp/microddp-viz-frames --format pdf --size 8000x8000
+# --compare-runs: each record fixes its run; a run option is refused, not dropped.
+rec="$(dirname "$0")/../../lessons/data/single-buffered-ring-3x3.json"
+check "--algorithm tree and --compare-runs exclude each other" --compare-runs "$rec" "$rec" --algorithm tree --ranks 5 --screenshot /tmp/x.png
+check "--ranks 5 and --compare-runs exclude each other" --compare-runs "$rec" "$rec" --ranks 5 --screenshot /tmp/x.png
+check "--in-place and --compare-runs exclude each other" --compare-runs "$rec" "$rec" --in-place --screenshot /tmp/x.png
+# `microddp lesson --speaker` / --plan print the file and run no check: not with --non-interactive (a CI job would pass untested).
+cli="$(dirname "$viz")/microddp"
+if [ -x "$cli" ]; then
+  for flag in --speaker --plan; do
+    out=$("$cli" lesson "$l02" $flag --non-interactive 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "lesson: $flag and --non-interactive exclude each other"; then
+      echo "FAIL: microddp lesson $flag --non-interactive -> rc $rc: $out"; fail=1
+    else
+      echo "ok: microddp lesson $flag --non-interactive -> $out"
+    fi
+  done
+fi
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$viz" --screenshot /tmp/microddp-viz-nodisplay.png 2>&1); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -q "xvfb-run" || ! printf '%s' "$out" | grep -q "microddp run"; then
   echo "FAIL: no display -> rc $rc: $out"; fail=1

@@ -14,13 +14,21 @@
 #          longer earlier export (step_00 .. step_05, a beat) removes those
 #          frames, says how many, and leaves other files alone.
 #   pdf:   --format pdf --lesson 02 writes handout.pdf with one page per
-#          beat (6), counted in the file itself (no poppler needed).
+#          beat (6), counted in the file itself (no poppler needed); with
+#          --reveal the pages print the answers (checked with pdftotext
+#          where poppler-utils is installed).
+#   compare_runs: --compare-runs of a 3-rank ring and a 4-rank tree record
+#          (`microddp run --save-record`) steps through both runs:
+#          --screenshot --step 0 is before step 0, and the --present export
+#          writes a different picture per step; --compare-source recorded
+#          plots the record's ring and tree rows beside them, and is "not
+#          available" under all_gather (the record is all_reduce).
 #   hung_ffmpeg: a fake ffmpeg that writes part of its output and never
 #          exits is killed after MICRODDP_FFMPEG_TIMEOUT_S; the export
 #          fails (exit 1) naming ffmpeg, the limit and the file, and
 #          leaves neither the partial file nor the scratch frames.
 # Exit 77 (CTest: skipped) when xvfb-run, or for gif/mp4 ffmpeg/ffprobe, is missing.
-# usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf MICRODDP_VIZ CHECK_PNG WORKDIR
+# usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf|compare_runs MICRODDP_VIZ CHECK_PNG WORKDIR
 set -u
 mode=$1 viz=$2 check=$3 dir=$4
 lesson="$(dirname "$0")/../../lessons/02-ring-double-buffering.yaml"
@@ -160,8 +168,50 @@ pdf)
   tail -c 6 "$dir/handout.pdf" | grep -q '%%EOF' || { echo "FAIL: the PDF does not end with %%EOF"; fail=1; }
   printf '%s\n' "$out" | grep -qF "handout.pdf ($beats pages, one per beat of $beats)" ||
     { echo "FAIL: no line naming the handout and its pages"; fail=1; }
+  # --reveal: the pages print each question's answer (beat 2: 3) [8, 10, 12]), as the PNG slides show it.
+  out=$(xvfb-run -a "$viz" --export-frames "$dir/reveal" --format pdf --lesson "$lesson" --reveal) || { echo "export failed: $out"; exit 1; }
+  if command -v pdftotext >/dev/null 2>&1; then
+    pdftotext "$dir/handout.pdf" "$dir/plain.txt" && pdftotext "$dir/reveal/handout.pdf" "$dir/reveal.txt" || fail=1
+    grep -qF 'Answer: 3) [8, 10, 12]' "$dir/reveal.txt" || { echo "FAIL: --reveal: no 'Answer: 3) [8, 10, 12]' in the handout"; fail=1; }
+    if grep -qF 'Answer: 3) [8, 10, 12]' "$dir/plain.txt"; then echo "FAIL: the handout without --reveal prints the answer"; fail=1; fi
+  else
+    echo "note: pdftotext not found (apt-get install poppler-utils): the --reveal handout's text not read"
+  fi
   ;;
-*) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
+compare_runs)
+  cli="$(dirname "$viz")/microddp"
+  "$cli" run --algorithm ring --ranks 3 --save-record "$dir/a.json" >/dev/null || { echo "FAIL: microddp run (ring)"; exit 1; }
+  "$cli" run --algorithm tree --ranks 4 --save-record "$dir/b.json" >/dev/null || { echo "FAIL: microddp run (tree)"; exit 1; }
+  # --step 0: both runs before step 0 (it showed the last step).
+  out=$(xvfb-run -a "$viz" --compare-runs "$dir/a.json" "$dir/b.json" --step 0 --screenshot "$dir/s0.png" --describe "$dir/s0.txt") ||
+    { echo "screenshot failed: $out"; exit 1; }
+  grep -q '^compare: .*, before step 0 · ' "$dir/s0.txt" || { echo "FAIL: --step 0 is not before step 0:"; cat "$dir/s0.txt"; fail=1; }
+  grep -q '^buffers: before step 0' "$dir/s0.txt" || { echo "FAIL: --step 0: the buffers are not before step 0:"; cat "$dir/s0.txt"; fail=1; }
+  # Without --step it opens at the end, each run whole.
+  xvfb-run -a "$viz" --compare-runs "$dir/a.json" "$dir/b.json" --screenshot "$dir/end.png" --describe "$dir/end.txt" >/dev/null ||
+    { echo "FAIL: screenshot without --step"; exit 1; }
+  grep -q '^compare: .*, after step [0-9]* · \([0-9]*\) of \1 steps run; ' "$dir/end.txt" || { echo "FAIL: not at the end without --step:"; cat "$dir/end.txt"; fail=1; }
+  # The export steps through both runs: every frame differs, and each is described at its step.
+  out=$(xvfb-run -a "$viz" --compare-runs "$dir/a.json" "$dir/b.json" --present --export-frames "$dir/frames" \
+        --describe "$dir/frames.txt") || { echo "export failed: $out"; exit 1; }
+  n=$(ls "$dir/frames" | grep -c '^step_[0-9]*\.png$')
+  distinct=$(cd "$dir/frames" && md5sum step_*.png | cut -d' ' -f1 | sort -u | wc -l)
+  [ "$n" -ge 3 ] && [ "$distinct" = "$n" ] || { echo "FAIL: $n frames, $distinct distinct"; fail=1; }
+  grep -q '^compare: .*, before step 0 · ' "$dir/frames.txt" || { echo "FAIL: step_00 is not before step 0"; fail=1; }
+  [ "$(grep -c '^compare: .*, before step 0 · ' "$dir/frames.txt")" = 1 ] || { echo "FAIL: several frames say 'before step 0'"; fail=1; }
+  # The recorded lab run beside the two runs: its ring and tree rows, by the runs' algorithms
+  # (it said "has no rows of A: ring (a.json)"); the bundled record has 7 sizes.
+  xvfb-run -a "$viz" --compare-runs "$dir/a.json" "$dir/b.json" --compare-source recorded --screenshot "$dir/rec.png" \
+    --describe "$dir/rec.txt" >/dev/null || { echo "FAIL: --compare-runs --compare-source recorded"; exit 1; }
+  grep -q '^compare: A: ring (a.json) B: tree (b.json), .*; sweep 7 points (done)$' "$dir/rec.txt" && ! grep -q '^source error' "$dir/rec.txt" ||
+    { echo "FAIL: the recorded run is not plotted beside the runs:"; cat "$dir/rec.txt"; fail=1; }
+  # An all_reduce record is not plotted under all_gather: the source says why not.
+  xvfb-run -a "$viz" --view compare --collective all_gather --ranks 8 --compare-source recorded --screenshot "$dir/ag.png" \
+    --describe "$dir/ag.txt" >/dev/null || { echo "FAIL: all_gather --compare-source recorded"; exit 1; }
+  grep -qx 'source error: the record is all_reduce, this view all_gather' "$dir/ag.txt" && grep -q '; sweep 0 points ' "$dir/ag.txt" ||
+    { echo "FAIL: the all_reduce record under all_gather:"; cat "$dir/ag.txt"; fail=1; }
+  ;;
+*) echo "usage: export_test.sh beats|gif|mp4|stale|hung_ffmpeg|pdf|compare_runs MICRODDP_VIZ CHECK_PNG WORKDIR"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: export $mode"
 exit $fail
