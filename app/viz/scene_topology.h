@@ -148,10 +148,14 @@ struct ArrowDraw {
   // t, an arrow between nodes the point at t on its sender's way to its
   // NIC, the part that is this arrow's alone), offset along the outer
   // normal by its half extent plus a gap, else moved along the arrow or
-  // further out or to the other side, never further than
-  // badge_reach(badge_w, badge_h) pixels from the anchor, and clear of
-  // every circle, rank label, NIC, node label, node box's edge, arrow line
-  // and head, and the badges placed before it. badge_shown false: no such
+  // further out or to the other side or round the anchor, never further
+  // than badge_reach(badge_w, badge_h) pixels from the anchor, and clear
+  // of every circle, rank label, NIC, node label, node box's edge, arrow
+  // line and head, and the badges placed before it; else (an arrow between
+  // nodes in a fan of legs) on its own leg to its NIC, clear of all but the
+  // arrows along that leg (shared_leg in scene_topology_place.cpp: the
+  // rank's sends through that NIC and what arrives over it, heads still
+  // cleared). badge_shown false: no such
   // place, the badge is left out (not drawn; TopologyScene::badges_left_out
   // counts them). Pixels.
   Vec2 badge, badge_anchor;

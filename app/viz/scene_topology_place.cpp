@@ -97,6 +97,18 @@ bool stroke_hits(const Stroke& s, const Box& b) {
   return false;
 }
 
+// Whether arrow k runs along arrow a's first leg (its sender's way to its
+// NIC, ArrowDraw::via): a's own, another send of that rank through the same
+// NIC, or a message arriving at that rank over it. 1: k's first leg, 2: its
+// last, 0: none.
+int shared_leg(const ArrowDraw& a, const ArrowDraw& k) {
+  if (a.via.empty() || k.via.empty()) return 0;
+  const auto same = [](Vec2 p, Vec2 q) { return std::abs(p.x - q.x) < 0.5f && std::abs(p.y - q.y) < 0.5f; };
+  if (k.from == a.from && same(k.via.front(), a.via.front())) return 1;
+  if (k.to == a.from && same(k.via.back(), a.via.front())) return 2;
+  return 0;
+}
+
 }  // namespace
 
 void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
@@ -211,6 +223,17 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
       float cost;
     };
     std::vector<Try> tries;
+    // An arrow between nodes whose leg to its NIC runs among its node's
+    // other legs (a fan of ranks): on that leg, after every place beside it.
+    if (!a.via.empty()) {
+      const float leg = std::hypot(a.via[0].x - a.a.x, a.via[0].y - a.a.y), len_all = route_length(a);
+      for (int k = -6; k <= 6; ++k) {
+        const float t = std::clamp(a.badge_t + float(k) * leg / 16 / len_all, 0.f, leg / len_all);
+        const Vec2 c = arrow_at(a, t);
+        const float dist = std::hypot(c.x - anchor.x, c.y - anchor.y);
+        if (dist <= reach_max) tries.push_back({c, 2 * reach_max + dist});
+      }
+    }
     for (int k = -8; k <= 8; ++k) {
       const float t = std::clamp(a.badge_t + float(k) * reach_max / 10 / len, 0.f, 1.f);
       const Vec2 p = arrow_at(a, t), d = arrow_dir(a, t);
@@ -225,6 +248,14 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
           tries.push_back({c, dist + (side < 0 ? bh * 0.5f : 0.f)});
         }
     }
+    // And all round the anchor (a short arrow between close circles has
+    // little room beside it), nearer first.
+    const float near = std::min(bw, bh) / 2 + sc.line_w + 2;
+    for (float rho = near; rho <= reach_max; rho += bh / 3)
+      for (int k = 0; k < 16; ++k) {
+        const float ang = float(k) * kPi / 8;
+        tries.push_back({Vec2{anchor.x + rho * std::cos(ang), anchor.y + rho * std::sin(ang)}, rho + bh * 0.25f});
+      }
     std::stable_sort(tries.begin(), tries.end(), [](const Try& x, const Try& y) { return x.cost < y.cost; });
     a.badge_anchor = anchor;
     a.badge_shown = false;
@@ -240,8 +271,18 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
           if (b.overlaps(o.grown(2))) return false;
         for (const Box& o : boxes)
           if (b.overlaps(o) && !(b.x0 >= o.x0 && b.x1 <= o.x1 && b.y0 >= o.y0 && b.y1 <= o.y1)) return false;
-        for (const Stroke& st : strokes)
-          if (stroke_hits(st, b)) return false;
+        const bool own_leg = tr.cost >= 2 * reach_max;  // on its leg: the legs along it are passed over
+        for (size_t k = 0; k < strokes.size(); ++k) {
+          const int shared = own_leg ? shared_leg(a, sc.arrows[k]) : 0;
+          if (shared == 0) {
+            if (stroke_hits(strokes[k], b)) return false;
+            continue;
+          }
+          Stroke rest = strokes[k];  // the arrow but the leg it shares
+          if (shared == 1) rest.pts.erase(rest.pts.begin());
+          else rest.pts.pop_back();
+          if (stroke_hits(rest, b)) return false;
+        }
         return true;
       };
       if (!clear()) continue;

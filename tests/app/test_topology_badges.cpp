@@ -37,11 +37,28 @@ bool box_hits_circle(const Box& b, Vec2 c, float r) {
   const float qx = std::clamp(c.x, b.x0, b.x1), qy = std::clamp(c.y, b.y0, b.y1);
   return std::hypot(qx - c.x, qy - c.y) < r;
 }
-bool arrow_hits_box(const ArrowDraw& a, float half_w, const Box& b) {
-  for (int i = 0; i <= 400; ++i) {
-    const Vec2 p = arrow_at(a, float(i) / 400);
-    if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
-  }
+// Whether arrow k runs along arrow a's first leg (the sender's way to its
+// NIC): 1 k's first leg, 2 its last, 0 none (as place_badges reads it).
+int shared_leg(const ArrowDraw& a, const ArrowDraw& k) {
+  if (a.via.empty() || k.via.empty()) return 0;
+  const auto same = [](Vec2 p, Vec2 q) { return std::abs(p.x - q.x) < 0.5f && std::abs(p.y - q.y) < 0.5f; };
+  if (k.from == a.from && same(k.via.front(), a.via.front())) return 1;
+  if (k.to == a.from && same(k.via.back(), a.via.front())) return 2;
+  return 0;
+}
+// Whether the arrow's drawn line (half its width either side) crosses the
+// box, but for the leg `skip` (1: its first, 2: its last, 0: none): its
+// polyline sampled every few tenths of a pixel.
+bool line_hits_box(const ArrowDraw& a, float half_w, const Box& b, int skip = 0) {
+  std::vector<Vec2> path = arrow_path(a, 200);
+  if (skip == 1) path.erase(path.begin());
+  if (skip == 2) path.pop_back();
+  for (size_t i = 0; i + 1 < path.size(); ++i)
+    for (int k = 0; k <= 100; ++k) {
+      const float u = float(k) / 100;
+      const Vec2 p{path[i].x + u * (path[i + 1].x - path[i].x), path[i].y + u * (path[i + 1].y - path[i].y)};
+      if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
+    }
   return false;
 }
 
@@ -127,6 +144,14 @@ BadgeCount check_case(const Case& c) {
           }
           ++st.shown;
           const Box bb = badge_box(a);
+          // An arrow between nodes may carry its badge on its own leg to its NIC.
+          bool on_leg = false;
+          if (!a.via.empty()) {
+            const Vec2 p = a.a, q = a.via.front();
+            const float l2 = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
+            const float u = l2 > 0 ? std::clamp(((a.badge.x - p.x) * (q.x - p.x) + (a.badge.y - p.y) * (q.y - p.y)) / l2, 0.f, 1.f) : 0.f;
+            on_leg = std::hypot(p.x + u * (q.x - p.x) - a.badge.x, p.y + u * (q.y - p.y) - a.badge.y) < 0.5f;
+          }
           INFO("badge R", a.from, "->R", a.to, " (", bb.x0, ", ", bb.y0, ") - (", bb.x1, ", ", bb.y1, "), anchor ",
                a.badge_anchor.x, ", ", a.badge_anchor.y);
           CHECK(std::hypot(a.badge.x - a.badge_anchor.x, a.badge.y - a.badge_anchor.y) <=
@@ -149,7 +174,9 @@ BadgeCount check_case(const Case& c) {
           for (size_t k = 0; k < sc.arrows.size(); ++k) {
             const bool inter = k < sc.loads.size() && sc.loads[k].inter;
             INFO("arrow R", sc.arrows[k].from, "->R", sc.arrows[k].to);
-            CHECK_FALSE(arrow_hits_box(sc.arrows[k], sc.line_w * (inter ? 1.8f : 1.f) / 2, bb));
+            // On its own leg to its NIC: the arrows along that leg pass under it.
+            const int skip = on_leg ? shared_leg(a, sc.arrows[k]) : 0;
+            CHECK_FALSE(line_hits_box(sc.arrows[k], sc.line_w * (inter ? 1.8f : 1.f) / 2, bb, skip));
           }
           shown.push_back(bb);
         }
@@ -198,6 +225,7 @@ TEST_SUITE("topology_badges") {
     const std::vector<Case> cases = {
         {"b1: 8 ranks on one node", "ring", 8, 1, 1, {14}, {Vec2{380, 420}, Vec2{380, 300}}, 100},
         {"b2: 8 nodes of one rank", "ring", 8, 8, 1, {14, 1}, {kSlide}, 100},
+        // 8 legs into each NIC: 54 of the 96 badges drawn (most at 18 px, none at 40).
         {"b4, b5: 2 x 8 hierarchical, the NIC steps", "hierarchical", 16, 2, 1, {8, 9}, {kSlide}, 50},
         {"b6, b7: 2 x 8 recursive doubling", "recursive_doubling", 16, 2, 1, {1, 4}, {kSlide, Vec2{760, 420}}, 50},
         {"b9: 4 nodes of one rank", "ring", 4, 4, 1, {6}, {Vec2{760, 350}}, 100},
