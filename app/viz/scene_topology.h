@@ -150,7 +150,8 @@ struct ArrowDraw {
   // normal by its half extent plus a gap, else moved along the arrow or
   // further out or to the other side or round the anchor, never further
   // than badge_reach(badge_w, badge_h) pixels from the anchor, and clear
-  // of every circle, rank label, NIC, node label, node box's edge, arrow
+  // of every circle, rank label, NIC, node label, node box's edge (inside
+  // its anchor's box where that is in one, else outside all), arrow
   // line and head, and the badges placed before it; else (an arrow between
   // nodes in a fan of legs) on its own leg to its NIC, clear of all but the
   // arrows along that leg (shared_leg in scene_topology_place.cpp: the

@@ -269,8 +269,12 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
           if (b.overlaps(o.grown(2))) return false;
         for (const Box& o : badges)
           if (b.overlaps(o.grown(2))) return false;
-        for (const Box& o : boxes)
-          if (b.overlaps(o) && !(b.x0 >= o.x0 && b.x1 <= o.x1 && b.y0 >= o.y0 && b.y1 <= o.y1)) return false;
+        for (const Box& o : boxes) {
+          const bool holds = b.x0 >= o.x0 && b.x1 <= o.x1 && b.y0 >= o.y0 && b.y1 <= o.y1;
+          const bool home = anchor.x >= o.x0 && anchor.x <= o.x1 && anchor.y >= o.y0 && anchor.y <= o.y1;
+          if (b.overlaps(o) && !holds) return false;
+          if (home != holds) return false;  // in its own arrow's box, no other
+        }
         const bool own_leg = tr.cost >= 2 * reach_max;  // on its leg: the legs along it are passed over
         for (size_t k = 0; k < strokes.size(); ++k) {
           const int shared = own_leg ? shared_leg(a, sc.arrows[k]) : 0;

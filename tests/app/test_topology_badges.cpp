@@ -168,6 +168,9 @@ BadgeCount check_case(const Case& c) {
           for (const NodeBoxDraw& b : sc.boxes) {
             const Box nb{b.min.x, b.min.y, b.max.x, b.max.y};
             CHECK((nb.holds(bb) || !nb.overlaps(bb)));  // never across a box's edge
+            const bool home = a.badge_anchor.x >= nb.x0 && a.badge_anchor.x <= nb.x1 && a.badge_anchor.y >= nb.y0 &&
+                              a.badge_anchor.y <= nb.y1;
+            CHECK(home == nb.holds(bb));  // in its own arrow's node box, no other
             CHECK_FALSE(bb.overlaps(Box{b.min.x + b.label_x, b.min.y + 3, b.min.x + b.label_x + kNodeLabelW, b.min.y + 21}));
           }
           for (const Box& o : shown) CHECK_FALSE(bb.overlaps(o));  // no pile
