@@ -344,10 +344,18 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                                                     (red ? "; red: not the data the schedule sends" : "");
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
-    } else {
+    } else if (ImGui::CalcTextSize(transfers.c_str()).x <= size.x || sc.badges_left_out == 0) {
       ImGui::TextDisabled("%s", transfers.c_str());
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", sc.compact_nodes ? transfers_text(sc).c_str() : "badge = the chunk in flight");
+    } else {
+      // A narrow panel at a large size: "16 transfers, 4 left out" (badges
+      // named on hover).
+      const std::string shorter = fmt::format("{} transfers, {} left out", sc.arrows.size(), sc.badges_left_out);
+      ImGui::TextDisabled("%s", ImGui::CalcTextSize(shorter.c_str()).x <= size.x
+                                    ? shorter.c_str()
+                                    : fmt::format("{} transfers", sc.arrows.size()).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; badge = the chunk in flight", transfers.c_str());
     }
     if (!sc.notes.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
