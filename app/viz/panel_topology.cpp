@@ -198,8 +198,13 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const float len = std::max(std::sqrt(dx * dx + dy * dy), 1e-3f);
     dx /= len, dy /= len;
     const float hs = sc.head_len;
-    dl->AddTriangleFilled(ImVec2(q.x + dx * 2, q.y + dy * 2), ImVec2(q.x - dx * hs - dy * hs * 0.55f, q.y - dy * hs + dx * hs * 0.55f),
-                          ImVec2(q.x - dx * hs + dy * hs * 0.55f, q.y - dy * hs - dx * hs * 0.55f), arrow_col);
+    const auto head = [&](ImVec2 tip, float ux, float uy) {
+      dl->AddTriangleFilled(ImVec2(tip.x + ux * 2, tip.y + uy * 2),
+                            ImVec2(tip.x - ux * hs - uy * hs * 0.55f, tip.y - uy * hs + ux * hs * 0.55f),
+                            ImVec2(tip.x - ux * hs + uy * hs * 0.55f, tip.y - uy * hs - ux * hs * 0.55f), arrow_col);
+    };
+    head(q, dx, dy);
+    if (a.lane_head) head(iv(a.lane_tip, origin), a.lane_dir.x, a.lane_dir.y);  // between the NICs: the way it goes
   }
   // Every endpoint labelled where the scene put it: inside its circle (the
   // circle grown for it, the label shrunk down to the least text size at
@@ -276,7 +281,8 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   for (const ArrowDraw& a : sc.arrows) {
     const ImVec2 bc = iv(a.badge, origin);
     const ImVec2 b0(bc.x - a.badge_w / 2, bc.y - a.badge_h / 2), b1(bc.x + a.badge_w / 2, bc.y + a.badge_h / 2);
-    if (a.badge_w <= 0) continue;  // compact nodes: an arrow sums many chunks
+    // Compact nodes: an arrow sums many chunks; no clear place: left out.
+    if (a.badge_w <= 0 || !a.badge_shown) continue;
     // Many ranks (labels on plates): no badge over a rank's name.
     const Rect br{b0.x, b0.y, b1.x - b0.x, b1.y - b0.y};
     if (crowded && std::any_of(placed.begin(), placed.end(), [&](const Rect& o) { return o.overlaps(br); })) continue;
@@ -299,7 +305,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     // stacked up from the canvas's bottom edge (clear of the ranks' labels).
     std::vector<std::string> lines;
     for (const ArrowDraw& a : sc.arrows)
-      if (!a.carried_text.empty() && a.badge_w > 0)
+      if (!a.carried_text.empty() && a.badge_w > 0)  // drawn or not: the line names the message
         lines.push_back(fmt::format("{} -> {}: {}", endpoint_name(s, a.from), endpoint_name(s, a.to), a.carried_text));
     const ImU32 err = im(error_color());
     float y = origin.y + canvas.y - 2;
@@ -339,10 +345,18 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                                                     (red ? "; red: not the data the schedule sends" : "");
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
-    } else {
+    } else if (ImGui::CalcTextSize(transfers.c_str()).x <= size.x || sc.badges_left_out == 0) {
       ImGui::TextDisabled("%s", transfers.c_str());
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", sc.compact_nodes ? transfers_text(sc).c_str() : "badge = the chunk in flight");
+    } else {
+      // A narrow panel at a large size: "16 transfers, 4 left out" (badges
+      // named on hover).
+      const std::string shorter = fmt::format("{} transfers, {} left out", sc.arrows.size(), sc.badges_left_out);
+      ImGui::TextDisabled("%s", ImGui::CalcTextSize(shorter.c_str()).x <= size.x
+                                    ? shorter.c_str()
+                                    : fmt::format("{} transfers", sc.arrows.size()).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; badge = the chunk in flight", transfers.c_str());
     }
     if (!sc.notes.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));

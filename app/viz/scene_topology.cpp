@@ -345,6 +345,7 @@ TopologyScene build_topology(const Session& ses, int position, Vec2 size, float 
   sc.head_len = sc.line_w * 4 + 4 * sc_px;
   sc.outline_w = std::round(std::clamp(radius * 0.07f, 1.f, 2.f * sc_px));
   if (!sc.compact_nodes) {
+    if (boxed) add_lane_heads(sc);
     place_labels(sc, tx, Vec2{w, h});
     place_badges(sc, Vec2{w, h});
   }

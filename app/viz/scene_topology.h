@@ -143,15 +143,31 @@ struct ArrowDraw {
   uint64_t common = 0;        // contributors in every element carried (complete only when these are all)
   std::vector<Rgba> stripes;  // badge colours (contributors), or one complete colour
   bool complete = false;
-  // The badge's centre at the requested animation time: beside the arrow's
-  // point at that time, offset along the curve's outer normal by its half
-  // extent plus a gap, or moved along the arrow, further out or to the inner
-  // side where it would cover another badge, a rank's circle or label, or an
-  // arrow. badge_clear: no such place was found (the least covered is used).
-  Vec2 badge;
+  // The badge (place_badges): its centre at the requested animation time,
+  // beside badge_anchor (the arrow's point at badge_t: a Bezier's point at
+  // t, an arrow between nodes the point at t on its sender's way to its
+  // NIC, the part that is this arrow's alone), offset along the outer
+  // normal by its half extent plus a gap, else moved along the arrow or
+  // further out or to the other side or round the anchor, never further
+  // than badge_reach(badge_w, badge_h) pixels from the anchor, and clear
+  // of every circle, rank label, NIC, node label, node box's edge (inside
+  // its anchor's box where that is in one, else outside all), arrow
+  // line and head, and the badges placed before it; else (an arrow between
+  // nodes in a fan of legs) on its own leg to its NIC, clear of all but the
+  // arrows along that leg (shared_leg in scene_topology_place.cpp: the
+  // rank's sends through that NIC and what arrives over it, heads still
+  // cleared). badge_shown false: no such
+  // place, the badge is left out (not drawn; TopologyScene::badges_left_out
+  // counts them). Pixels.
+  Vec2 badge, badge_anchor;
   float badge_w = 0, badge_h = 0;
-  bool badge_clear = true;
+  bool badge_shown = true;
   float badge_t = 0.5f;  // the point on the arrow it belongs to (0 = a, 1 = b)
+  // An arrow between nodes: a second head on its way between the NICs (the
+  // middle of its longest leg), pointing along it, so that the order of the
+  // nodes shows where the head at the rank is short; lane_head false: none.
+  bool lane_head = false;
+  Vec2 lane_tip, lane_dir;  // the head's tip; its unit direction
   // What the message really carried when that is not what the schedule
   // sends (carried_text): "sent 1,2,3, expected T2 = 7,8,9"; "" otherwise.
   // The badge is then drawn in the error colour with this text beside it.
@@ -232,6 +248,9 @@ struct TopologyScene {
   int shown_step = -1;   // the step whose transfers are drawn (-1: none)
   bool upcoming = false; // true at position 0: the arrows are the next step's
   std::string caption;   // e.g. "step 1 of 2 - ring"
+  // Badges with no clear place near their arrows (ArrowDraw::badge_shown
+  // false): left out, counted here; transfers_text names the count.
+  int badges_left_out = 0;
   // The shapes' sizes at the text size (TopologyText::font_px), pixels: an
   // arrow's line width (the inter-node arrows draw it 1.8 times), its head's
   // length, a circle's or badge's outline.
@@ -294,7 +313,12 @@ void add_nccl_views(TopologyScene& sc, const Session& s, float strip_y, float t)
 // and the shown step's arrows between drawn nodes and each node's totals.
 void layout_compact_nodes(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h);
 void add_compact_arrows(TopologyScene& sc, const Session& ses, int N, int g);
-// The line under the topology canvas: "5 transfers" (an arrow each); with
+// How far a badge of w x h pixels may sit from its arrow's anchor
+// (ArrowDraw::badge_anchor): its width and height, pixels.
+inline float badge_reach(float w, float h) { return w + h; }
+
+// The line under the topology canvas: "5 transfers" (an arrow each), and
+// ", 3 badges left out (no clear place)" where some were; with
 // compact nodes "64 transfers, 16 across nodes; 13 arrows, one per from-to
 // pair of drawn nodes" (`full`) or its first part alone.
 std::string transfers_text(const TopologyScene& sc, bool full = true);

@@ -66,11 +66,16 @@ bool layout_node_fans(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, f
   }
   if (r < r_min) return false;
   radius = r;
+  // Each box as tall as its arc (the label's row, the arc, the NIC strip),
+  // centred in its slot: no empty box above the ranks.
+  float top = 0;  // the highest circle's top above the NIC
+  for (const Vec2& p : at) top = std::max(top, -p.y + r);
+  const float box_h = std::min(bh, kNicStrip / 2 + top + head);
   sc.boxes.clear();
   sc.links.clear();
   for (int k = 0; k < N; ++k) {
-    const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap);
-    NodeBoxDraw box{k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + bh}, 6, {}};
+    const float x0 = gap + float(k % cols) * (bw + gap), y0 = gap + float(k / cols) * (bh + gap) + (bh - box_h) / 2;
+    NodeBoxDraw box{k, Vec2{x0, y0}, Vec2{x0 + bw, y0 + box_h}, 6, {}};
     const Vec2 nic = nic_center(box, 0, 1);
     for (int l = 0; l < g; ++l)
       pos[static_cast<size_t>(k * g + l)] = Vec2{nic.x + at[static_cast<size_t>(l)].x, nic.y + at[static_cast<size_t>(l)].y};

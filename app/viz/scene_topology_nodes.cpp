@@ -127,7 +127,11 @@ void label_stand_in_bytes(TopologyScene& sc) {
 
 std::string transfers_text(const TopologyScene& sc, bool full) {
   const auto plural = [](size_t k, const char* word) { return fmt::format("{} {}{}", k, word, k == 1 ? "" : "s"); };
-  if (!sc.compact_nodes) return plural(sc.arrows.size(), "transfer");
+  if (!sc.compact_nodes)
+    return plural(sc.arrows.size(), "transfer") +
+           (sc.badges_left_out > 0
+                ? fmt::format(", {} left out (no clear place)", plural(size_t(sc.badges_left_out), "badge"))
+                : std::string());
   const std::string counts = fmt::format("{}, {} across nodes", plural(size_t(sc.step_transfers), "transfer"),
                                          sc.across_transfers);
   if (!full) return counts;

@@ -27,10 +27,11 @@ struct RankSize {
 };
 RankSize size_ranks(const Schedule& s, TopologyKind kind, float w, float h, const TopologyText& tx);
 
-// scene_topology_fan.cpp. Nodes as boxes in rows of up to 4 filling
-// w x h, each node's g ranks on an arc around its NIC (the middle of the
-// box's lower edge), left to right in rank order: a straight line from
-// any rank to its NIC passes no other rank. pos gets the ranks' centres
+// scene_topology_fan.cpp. Nodes as boxes in rows of up to 4 across w x h,
+// each node's g ranks on an arc around its NIC (the middle of the box's
+// lower edge), left to right in rank order: a straight line from any rank
+// to its NIC passes no other rank. A box is as tall as its arc (label row,
+// arc, NIC strip), centred in its row's slot. pos gets the ranks' centres
 // (N·g entries), radius the largest in [r_min, r_max] that fits; false
 // (nothing changed) where even r_min does not fit. sc_px: the text size
 // over kTopologyBasePx (the arrows' widths).
@@ -53,15 +54,23 @@ std::vector<Vec2> nic_route(const TopologyScene& sc, int node_a, Vec2 nic_a, int
 Vec2 clear_control(const TopologyScene& sc, const std::vector<Vec2>& nics, Vec2 nic_half, Vec2 a, Vec2 b, float bend,
                    int skip_a, int skip_b, float pad);
 
+// Every arrow between nodes whose head at its rank is hidden (the way from
+// the receiver's NIC up to the rank shorter than a head clear of the NIC
+// square): a second head in the middle of its longest leg between the NICs
+// (ArrowDraw::lane_head). Needs the arrows routed, the NICs and head_len.
+void add_lane_heads(TopologyScene& sc);
+
 // scene_topology_place.cpp. Every drawn rank's label (NodeDraw::label_*):
 // inside its circle at the text size, or smaller down to tx.min_px, or
 // beside the circle (away from its node's or the canvas' centre, clear of
 // the other circles and labels where a side is) when even that does not
 // fit. Needs the nodes placed; canvas: the drawing's w x h.
 void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas);
-// Every arrow's badge beside its point (ArrowDraw::badge, badge_clear),
-// clear of the other badges, circles, labels, arrows, NICs and node labels
-// where a place is: needs the arrows, labels, NICs and strokes (line_w).
+// Every arrow's badge beside its anchor (ArrowDraw::badge, badge_shown),
+// clear of the other badges, circles, labels, arrows, NICs, node labels
+// and box edges within badge_reach of it; left out (badge_shown false,
+// counted in badges_left_out) where no such place is: needs the arrows,
+// labels, NICs and strokes (line_w, head_len).
 void place_badges(TopologyScene& sc, Vec2 canvas);
 
 }  // namespace microddp::viz

@@ -3,6 +3,7 @@
 // its circle or beside it, each badge beside its arrow clear of the others.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "app/viz/scene.h"
@@ -51,12 +52,12 @@ bool segment_hits(Vec2 p, Vec2 q, const Box& b) {
   return true;
 }
 
-// An arrow as the badges see it: its curve as a polyline and its head as a
-// thick segment, with the half widths they are drawn at, and a bounding box.
+// An arrow as the badges see it: its curve as a polyline and its heads as
+// thick segments, with the half widths they are drawn at, and a bounding box.
 struct Stroke {
   std::vector<Vec2> pts;
   float pad = 1;
-  Vec2 head0, head1;
+  std::vector<std::pair<Vec2, Vec2>> heads;  // base to tip
   float head_pad = 0;
   Box bounds;
 };
@@ -67,19 +68,21 @@ Stroke stroke_of(const ArrowDraw& a, float line_w, float head_len) {
   Stroke s;
   s.pad = line_w / 2 + 1;
   s.pts = arrow_path(a, kStrokeSegments);
+  const auto head = [&](Vec2 tip, float dx, float dy) {
+    s.heads.push_back({Vec2{tip.x - dx * head_len, tip.y - dy * head_len}, Vec2{tip.x + dx * 2, tip.y + dy * 2}});
+  };
   float dx = a.b.x - a.ctrl.x, dy = a.b.y - a.ctrl.y;
   const float len = std::max(std::hypot(dx, dy), 1e-3f);
-  dx /= len, dy /= len;
-  s.head1 = Vec2{a.b.x + dx * 2, a.b.y + dy * 2};
-  s.head0 = Vec2{a.b.x - dx * head_len, a.b.y - dy * head_len};
+  head(a.b, dx / len, dy / len);
+  if (a.lane_head) head(a.lane_tip, a.lane_dir.x, a.lane_dir.y);
   s.head_pad = head_len * 0.55f + 1;
   s.bounds = Box{1e9f, 1e9f, -1e9f, -1e9f};
-  for (const Vec2& p : s.pts)
+  const auto grow = [&](Vec2 p) {
     s.bounds = Box{std::min(s.bounds.x0, p.x), std::min(s.bounds.y0, p.y), std::max(s.bounds.x1, p.x),
                    std::max(s.bounds.y1, p.y)};
-  for (const Vec2& p : {s.head0, s.head1})
-    s.bounds = Box{std::min(s.bounds.x0, p.x), std::min(s.bounds.y0, p.y), std::max(s.bounds.x1, p.x),
-                   std::max(s.bounds.y1, p.y)};
+  };
+  for (const Vec2& p : s.pts) grow(p);
+  for (const auto& [p, q] : s.heads) grow(p), grow(q);
   s.bounds = s.bounds.grown(std::max(s.pad, s.head_pad));
   return s;
 }
@@ -89,7 +92,21 @@ bool stroke_hits(const Stroke& s, const Box& b) {
   const Box bp = b.grown(s.pad);
   for (size_t i = 0; i + 1 < s.pts.size(); ++i)
     if (segment_hits(s.pts[i], s.pts[i + 1], bp)) return true;
-  return segment_hits(s.head0, s.head1, b.grown(s.head_pad));
+  for (const auto& [p, q] : s.heads)
+    if (segment_hits(p, q, b.grown(s.head_pad))) return true;
+  return false;
+}
+
+// Whether arrow k runs along arrow a's first leg (its sender's way to its
+// NIC, ArrowDraw::via): a's own, another send of that rank through the same
+// NIC, or a message arriving at that rank over it. 1: k's first leg, 2: its
+// last, 0: none.
+int shared_leg(const ArrowDraw& a, const ArrowDraw& k) {
+  if (a.via.empty() || k.via.empty()) return 0;
+  const auto same = [](Vec2 p, Vec2 q) { return std::abs(p.x - q.x) < 0.5f && std::abs(p.y - q.y) < 0.5f; };
+  if (k.from == a.from && same(k.via.front(), a.via.front())) return 1;
+  if (k.to == a.from && same(k.via.back(), a.via.front())) return 2;
+  return 0;
 }
 
 }  // namespace
@@ -176,6 +193,8 @@ void place_labels(TopologyScene& sc, const TopologyText& tx, Vec2 canvas) {
 }
 
 void place_badges(TopologyScene& sc, Vec2 canvas) {
+  sc.badges_left_out = 0;
+  for (ArrowDraw& a : sc.arrows) a.badge_anchor = a.badge, a.badge_shown = a.badge_w > 0;
   if (sc.arrows.empty() || sc.arrows.size() > 160) return;  // many: left on their points
   std::vector<Stroke> strokes;
   for (size_t i = 0; i < sc.arrows.size(); ++i) {
@@ -189,45 +208,94 @@ void place_badges(TopologyScene& sc, Vec2 canvas) {
   for (const NodeBoxDraw& b : sc.boxes)
     fixed.push_back(Box{b.min.x + b.label_x, b.min.y + 3, b.min.x + b.label_x + kNodeLabelW, b.min.y + 21});
   for (const NicDraw& d : sc.nics) fixed.push_back(centred(d.pos, 2 * d.half.x, 2 * d.half.y));
+  std::vector<Box> boxes;  // a badge sits inside a node box or outside all, never across an edge
+  for (const NodeBoxDraw& b : sc.boxes) boxes.push_back(Box{b.min.x, b.min.y, b.max.x, b.max.y});
   std::vector<Box> badges;
   for (ArrowDraw& a : sc.arrows) {
     if (a.badge_w <= 0) continue;
-    const float bw = a.badge_w, bh = a.badge_h;
+    const float bw = a.badge_w, bh = a.badge_h, reach_max = badge_reach(bw, bh);
+    const Vec2 anchor = a.badge;
     // The outer side: where the curve bulges (the control point's side).
     const Vec2 mid{(a.a.x + a.b.x) / 2, (a.a.y + a.b.y) / 2};
+    const float len = route_length(a);
     struct Try {
-      float dt, side, out;
+      Vec2 c;
+      float cost;
     };
     std::vector<Try> tries;
-    for (const float dt : {0.f, 0.1f, -0.1f, 0.2f, -0.2f, 0.3f, -0.3f, 0.4f, -0.4f})
-      for (const float out : {0.f, 1.f, 2.f, 3.f})
-        for (const float side : {1.f, -1.f}) tries.push_back({dt, side, out});
-    std::stable_sort(tries.begin(), tries.end(), [](const Try& x, const Try& y) {
-      return std::abs(x.dt) * 10 + x.out * 1.5f + (x.side < 0 ? 0.6f : 0) <
-             std::abs(y.dt) * 10 + y.out * 1.5f + (y.side < 0 ? 0.6f : 0);
-    });
-    Vec2 best = a.badge;
-    int best_hits = 1 << 30;
-    for (const Try& tr : tries) {
-      const float t = std::clamp(a.badge_t + tr.dt, 0.f, 1.f);
+    // An arrow between nodes whose leg to its NIC runs among its node's
+    // other legs (a fan of ranks): on that leg, after every place beside it.
+    if (!a.via.empty()) {
+      const float leg = std::hypot(a.via[0].x - a.a.x, a.via[0].y - a.a.y), len_all = route_length(a);
+      for (int k = -6; k <= 6; ++k) {
+        const float t = std::clamp(a.badge_t + float(k) * leg / 16 / len_all, 0.f, leg / len_all);
+        const Vec2 c = arrow_at(a, t);
+        const float dist = std::hypot(c.x - anchor.x, c.y - anchor.y);
+        if (dist <= reach_max) tries.push_back({c, 2 * reach_max + dist});
+      }
+    }
+    for (int k = -8; k <= 8; ++k) {
+      const float t = std::clamp(a.badge_t + float(k) * reach_max / 10 / len, 0.f, 1.f);
       const Vec2 p = arrow_at(a, t), d = arrow_dir(a, t);
       float nx = -d.y, ny = d.x;  // a route through NICs: its right
       if (a.via.empty() && (a.ctrl.x - mid.x) * nx + (a.ctrl.y - mid.y) * ny < 0) nx = -nx, ny = -ny;
-      nx *= tr.side, ny *= tr.side;
-      const float reach = std::abs(nx) * bw / 2 + std::abs(ny) * bh / 2 + sc.line_w + 2 + tr.out * (bh + 2);
-      const Vec2 c{p.x + nx * reach, p.y + ny * reach};
-      const Box b = centred(c, bw, bh);
-      int hits = inside(b, canvas) ? 0 : 4;
-      for (const NodeDraw& nd : sc.nodes) hits += hits_node(b, nd, 1);
-      for (const Box& o : fixed) hits += b.overlaps(o.grown(1));
-      for (const Box& o : badges) hits += b.overlaps(o.grown(1));
-      for (const Stroke& s : strokes) hits += stroke_hits(s, b);
-      if (hits < best_hits) best_hits = hits, best = c;
-      if (hits == 0) break;
+      for (const float side : {1.f, -1.f})
+        for (const float out : {0.f, 0.15f, 0.3f, 0.5f, 0.75f, 1.f}) {
+          const float reach = std::abs(nx) * bw / 2 + std::abs(ny) * bh / 2 + sc.line_w + 2 + out * bh;
+          const Vec2 c{p.x + side * nx * reach, p.y + side * ny * reach};
+          const float dist = std::hypot(c.x - anchor.x, c.y - anchor.y);
+          if (dist > reach_max) continue;
+          tries.push_back({c, dist + (side < 0 ? bh * 0.5f : 0.f)});
+        }
     }
-    a.badge = best;
-    a.badge_clear = best_hits == 0;
-    badges.push_back(centred(best, bw, bh));
+    // And all round the anchor (a short arrow between close circles has
+    // little room beside it), nearer first.
+    const float near = std::min(bw, bh) / 2 + sc.line_w + 2;
+    for (float rho = near; rho <= reach_max; rho += bh / 3)
+      for (int k = 0; k < 16; ++k) {
+        const float ang = float(k) * kPi / 8;
+        tries.push_back({Vec2{anchor.x + rho * std::cos(ang), anchor.y + rho * std::sin(ang)}, rho + bh * 0.25f});
+      }
+    std::stable_sort(tries.begin(), tries.end(), [](const Try& x, const Try& y) { return x.cost < y.cost; });
+    a.badge_anchor = anchor;
+    a.badge_shown = false;
+    for (const Try& tr : tries) {
+      const Box b = centred(tr.c, bw, bh);
+      if (!inside(b, canvas)) continue;
+      const auto clear = [&] {
+        for (const NodeDraw& nd : sc.nodes)
+          if (hits_node(b, nd, 2)) return false;
+        for (const Box& o : fixed)
+          if (b.overlaps(o.grown(2))) return false;
+        for (const Box& o : badges)
+          if (b.overlaps(o.grown(2))) return false;
+        for (const Box& o : boxes) {
+          const bool holds = b.x0 >= o.x0 && b.x1 <= o.x1 && b.y0 >= o.y0 && b.y1 <= o.y1;
+          const bool home = anchor.x >= o.x0 && anchor.x <= o.x1 && anchor.y >= o.y0 && anchor.y <= o.y1;
+          if (b.overlaps(o) && !holds) return false;
+          if (home != holds) return false;  // in its own arrow's box, no other
+        }
+        const bool own_leg = tr.cost >= 2 * reach_max;  // on its leg: the legs along it are passed over
+        for (size_t k = 0; k < strokes.size(); ++k) {
+          const int shared = own_leg ? shared_leg(a, sc.arrows[k]) : 0;
+          if (shared == 0) {
+            if (stroke_hits(strokes[k], b)) return false;
+            continue;
+          }
+          Stroke rest = strokes[k];  // the arrow but the leg it shares
+          if (shared == 1) rest.pts.erase(rest.pts.begin());
+          else rest.pts.pop_back();
+          if (stroke_hits(rest, b)) return false;
+        }
+        return true;
+      };
+      if (!clear()) continue;
+      a.badge = tr.c;
+      a.badge_shown = true;
+      break;
+    }
+    if (a.badge_shown) badges.push_back(centred(a.badge, bw, bh));
+    else ++sc.badges_left_out;
   }
 }
 

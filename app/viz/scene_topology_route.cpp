@@ -137,4 +137,31 @@ Vec2 clear_control(const TopologyScene& sc, const std::vector<Vec2>& nics, Vec2 
   return best;
 }
 
+void add_lane_heads(TopologyScene& sc) {
+  const Vec2 half = sc.nics.empty() ? Vec2{9, 6} : sc.nics.front().half;
+  for (ArrowDraw& a : sc.arrows) {
+    a.lane_head = false;
+    if (a.via.size() < 2) continue;
+    // The end head: from the last corner (the receiver's NIC) to b; the
+    // part of that leg outside the NIC's square must hold it.
+    const Vec2 nic = a.via.back();
+    const float l = length(nic, a.b);
+    if (l > 1e-3f) {
+      const float ux = std::abs(a.b.x - nic.x) / l, uy = std::abs(a.b.y - nic.y) / l;
+      const float in_square = std::min(ux > 1e-4f ? half.x / ux : 1e9f, uy > 1e-4f ? half.y / uy : 1e9f);
+      if (l - in_square >= sc.head_len + 3) continue;
+    }
+    // The longest leg between the NICs, its head centred on its middle.
+    size_t best = 0;
+    float best_l = -1;
+    for (size_t i = 0; i + 1 < a.via.size(); ++i)
+      if (const float li = length(a.via[i], a.via[i + 1]); li > best_l) best_l = li, best = i;
+    if (best_l < sc.head_len + 2 * std::max(half.x, half.y)) continue;  // no room between the squares
+    const Vec2 p = a.via[best], q = a.via[best + 1];
+    a.lane_dir = Vec2{(q.x - p.x) / best_l, (q.y - p.y) / best_l};
+    a.lane_tip = Vec2{(p.x + q.x) / 2 + a.lane_dir.x * sc.head_len / 2, (p.y + q.y) / 2 + a.lane_dir.y * sc.head_len / 2};
+    a.lane_head = true;
+  }
+}
+
 }  // namespace microddp::viz

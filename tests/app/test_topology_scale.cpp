@@ -1,9 +1,11 @@
 // The topology at a distance (issue 37): at 16, 28 and 40 px text, measured
 // in the slides' font (DejaVu Sans), every rank's label fits inside its
 // circle or sits beside it clear of the circles and the other labels; no
-// badge covers another badge, a label, a circle or an arrow; the circles,
+// badge covers another badge, a label, a circle or an arrow (a badge with
+// no such place is left out and counted in the line under the canvas); the circles,
 // badges and strokes grow with the text. The scene alone: no window drawn.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -38,11 +40,28 @@ bool box_hits_circle(const Box& b, Vec2 c, float r) {
 }
 // Whether the arrow's drawn line (half its width either side) crosses the
 // box: its curve sampled every few tenths of a pixel.
-bool arrow_hits_box(const ArrowDraw& a, float half_w, const Box& b) {
-  for (int i = 0; i <= 400; ++i) {
-    const Vec2 p = arrow_at(a, float(i) / 400);
-    if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
-  }
+// Whether arrow k runs along arrow a's first leg (the sender's way to its
+// NIC): 1 k's first leg, 2 its last, 0 none (as place_badges reads it).
+int shared_leg(const ArrowDraw& a, const ArrowDraw& k) {
+  if (a.via.empty() || k.via.empty()) return 0;
+  const auto same = [](Vec2 p, Vec2 q) { return std::abs(p.x - q.x) < 0.5f && std::abs(p.y - q.y) < 0.5f; };
+  if (k.from == a.from && same(k.via.front(), a.via.front())) return 1;
+  if (k.to == a.from && same(k.via.back(), a.via.front())) return 2;
+  return 0;
+}
+// Whether the arrow's drawn line (half its width either side) crosses the
+// box, but for the leg `skip` (1: its first, 2: its last, 0: none): its
+// polyline sampled every few tenths of a pixel.
+bool line_hits_box(const ArrowDraw& a, float half_w, const Box& b, int skip = 0) {
+  std::vector<Vec2> path = arrow_path(a, 200);
+  if (skip == 1) path.erase(path.begin());
+  if (skip == 2) path.pop_back();
+  for (size_t i = 0; i + 1 < path.size(); ++i)
+    for (int k = 0; k <= 100; ++k) {
+      const float u = float(k) / 100;
+      const Vec2 p{path[i].x + u * (path[i + 1].x - path[i].x), path[i].y + u * (path[i + 1].y - path[i].y)};
+      if (p.x > b.x0 - half_w && p.x < b.x1 + half_w && p.y > b.y0 - half_w && p.y < b.y1 + half_w) return true;
+    }
   return false;
 }
 
@@ -129,28 +148,35 @@ TEST_SUITE("topology_scale") {
           // Badges: beside their arrows, apart from each other, the labels,
           // the circles and every arrow's line.
           std::vector<Box> badges;
+          int left_out = 0;
           for (size_t i = 0; i < sc.arrows.size(); ++i) {
             const ArrowDraw& a = sc.arrows[i];
             REQUIRE(a.badge_w > 0);
-            const Box bb = badge_box(a);
-            INFO("badge R", a.from, "->R", a.to, " (", bb.x0, ", ", bb.y0, ") - (", bb.x1, ", ", bb.y1, ")");
-            // Known left (issue 37): 2 nodes at 40 px, the ring's badge
-            // at the low end of node 1's arc (R8 -> R9) finds no clear
-            // place since the ranks sit on arcs around the NICs: reported,
-            // not failed.
-            if (c.nodes > 1 && px >= 40) {
-              WARN(a.badge_clear);
-              for (const Box& o : badges) WARN_FALSE(bb.overlaps(o));
-            } else {
-              CHECK(a.badge_clear);
-              for (const Box& o : badges) CHECK_FALSE(bb.overlaps(o));
+            // No clear place near its arrow: left out, not piled, and the
+            // line under the canvas says how many (test_topology_badges.cpp).
+            if (!a.badge_shown) {
+              ++left_out;
+              continue;
             }
+            const Box bb = badge_box(a);
+            // An arrow between nodes may carry its badge on its own leg to its NIC.
+            bool on_leg = false;
+            if (!a.via.empty()) {
+              const Vec2 p = a.a, q = a.via.front();
+              const float l2 = (q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y);
+              const float u = l2 > 0 ? std::clamp(((a.badge.x - p.x) * (q.x - p.x) + (a.badge.y - p.y) * (q.y - p.y)) / l2, 0.f, 1.f) : 0.f;
+              on_leg = std::hypot(p.x + u * (q.x - p.x) - a.badge.x, p.y + u * (q.y - p.y) - a.badge.y) < 0.5f;
+            }
+            INFO("badge R", a.from, "->R", a.to, " (", bb.x0, ", ", bb.y0, ") - (", bb.x1, ", ", bb.y1, ")");
+            for (const Box& o : badges) CHECK_FALSE(bb.overlaps(o));
             for (const Box& l : labels) CHECK_FALSE(bb.overlaps(l));
             for (const NodeDraw& d : sc.nodes) CHECK_FALSE(box_hits_circle(bb, d.pos, d.radius));
             for (size_t k = 0; k < sc.arrows.size(); ++k) {
               const bool inter = k < sc.loads.size() && sc.loads[k].inter;
               INFO("arrow R", sc.arrows[k].from, "->R", sc.arrows[k].to);
-              CHECK_FALSE(arrow_hits_box(sc.arrows[k], sc.line_w * (inter ? 1.8f : 1.f) / 2, bb));
+              // On its own leg to its NIC: the arrows along that leg pass under it.
+              const int skip = on_leg ? shared_leg(a, sc.arrows[k]) : 0;
+              CHECK_FALSE(line_hits_box(sc.arrows[k], sc.line_w * (inter ? 1.8f : 1.f) / 2, bb, skip));
             }
             // Beside its own arrow: the curve passes within its half extent,
             // the line's width and three badge heights (and gaps) of its centre.
@@ -162,6 +188,15 @@ TEST_SUITE("topology_scale") {
             CHECK(near <= a.badge_w / 2 + sc.line_w + 3 * a.badge_h + 10);
             badges.push_back(bb);
           }
+          CHECK(left_out == sc.badges_left_out);
+          // One node: every badge finds its place but one case. Node boxes (the ranks on
+          // arcs around their NICs, most at 40 px): some may be left out,
+          // never most, and the line under the canvas names the count.
+          // 16 ranks in the small canvas at 28 px (their labels beside the
+          // circles): 4 of the 16 find no place within their reach.
+          if (c.nodes == 1) CHECK(left_out == (c.ranks == 16 && c.canvas.x == 460 && px == 28 ? 4 : 0));
+          CHECK(2 * left_out <= static_cast<int>(sc.arrows.size()));
+          if (left_out > 0) CHECK(transfers_text(sc, false).find(fmt::format(", {} badge", left_out)) != std::string::npos);
           r_step = sc.nodes[0].radius, w_step = sc.line_w, b_step = sc.arrows.empty() ? 0 : sc.arrows[0].badge_w;
         }
         radius.push_back(r_step), line_w.push_back(w_step), badge_w.push_back(b_step);
