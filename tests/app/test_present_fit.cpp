@@ -117,12 +117,16 @@ TEST_SUITE("present_fit") {
     const auto lesson = std::find_if(app.vs.panels_drawn.begin(), app.vs.panels_drawn.end(),
                                      [](const auto& p) { return p.what == "lesson"; });
     REQUIRE(lesson != app.vs.panels_drawn.end());
-    INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", wants ", app.vs.lesson_want_h, ", pages ", app.presenter.pages);
+    INFO("lesson panel ", lesson->r.y, " + ", lesson->r.h, ", wants ", app.vs.lesson_want_h, ", pages ", app.presenter.pages,
+         ", scale ", app.vs.lesson_scale);
     CHECK(app.vs.lesson_scale >= lesson_tail_px(28) / 28 - 1e-4f);  // 28 px, but to save a short last page (slides8)
     CHECK(lesson_min_px(28) == 28);
     CHECK(lesson->r.h > 300);  // the default DDP split leaves it 38% (265 px)
-    // The height its text needs, or (the DDP lanes at their least) continuation pages.
-    CHECK((lesson->r.h == app.vs.lesson_want_h || app.presenter.pages > 1));
+    // The height its text needs, or (the DDP lanes at their least) continuation pages, or the text a little
+    // smaller (never below lesson_tail_px) where that saves a short last page (here 472 px wanted at 28 px,
+    // 468 px left: 26.3 px text on one page, not a page 2 of one line).
+    CHECK((lesson->r.h == app.vs.lesson_want_h || app.presenter.pages > 1 ||
+           (app.vs.lesson_scale < 1 && lesson->r.h >= app.vs.lesson_want_h * app.vs.lesson_scale - 1)));
     ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
