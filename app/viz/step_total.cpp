@@ -13,12 +13,33 @@ bool withholds_step_total(const LessonView& L, int num_steps) {
   return figure_matches(double(num_steps), q->value, q->tolerance, {1.0});
 }
 
+namespace {
+// `text` with each match of `re` replaced by what `with` makes of it.
+template <class F>
+std::string replace_each(const std::string& text, const std::regex& re, F with) {
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
+    out.append(last, text.cbegin() + it->position(0));
+    out += with(*it);
+    last = text.cbegin() + it->position(0) + it->length(0);
+  }
+  out.append(last, text.cend());
+  return out;
+}
+}  // namespace
+
 std::string without_step_total(const std::string& text, int num_steps) {
-  const std::string n = std::to_string(num_steps);
-  // " (14th of 14)" after a step; "14 of 14 steps" and "k of 14" in a count.
+  const std::string n = std::to_string(num_steps), last = std::to_string(num_steps - 1);
+  // " (14th of 14)" after a step goes.
   static const std::string ordinal = R"( \(\d+(st|nd|rd|th) of )";
   std::string out = std::regex_replace(text, std::regex(ordinal + n + R"(\))"), "");
-  out = std::regex_replace(out, std::regex(R"((\d+) of )" + n + R"(\b)"), "$1");
+  // The last step's index is the total less one (lecturer pass 8: "step 13"
+  // still told 14): it reads "the last step".
+  out = std::regex_replace(out, std::regex(R"(\bstep )" + last + R"(\b)"), "the last step");
+  // "14 of 14 steps" -> "all steps", "k of 14" -> "k".
+  out = replace_each(out, std::regex(R"(\b(\d+) of )" + n + R"(\b)"),
+                     [&](const std::smatch& m) { return m[1].str() == n ? std::string("all") : m[1].str(); });
   return out;
 }
 

@@ -17,7 +17,8 @@ class LessonView;
 bool withholds_step_total(const LessonView& L, int num_steps);
 
 // `text` with the total of a run of `num_steps` steps taken out:
-// "step 13 (14th of 14)" -> "step 13"; "6 of 6 steps run" -> "6 steps run";
+// "step 13 (14th of 14)" -> "the last step" (the last index told the total),
+// "step 3 (4th of 14)" -> "step 3"; "6 of 6 steps run" -> "all steps run";
 // "1 of 6" after a number -> "1". Other text is kept as it is.
 std::string without_step_total(const std::string& text, int num_steps);
 

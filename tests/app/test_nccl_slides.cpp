@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,13 @@ bool names_total(const std::string& line, int n) {
 
 TEST_SUITE("nccl_slides") {
   TEST_CASE("without_step_total: the step stays, its total goes") {
-    CHECK(without_step_total("ring - step 13 (14th of 14) · phase all-gather", 14) == "ring - step 13 · phase all-gather");
-    CHECK(without_step_total("6 of 6 steps run   |   measured 10 µs", 6) == "6 steps run   |   measured 10 µs");
-    CHECK(without_step_total("after step 5 · 6 of 6 steps run", 6) == "after step 5 · 6 steps run");
+    // The last step's index is the total less one: it goes too (lecturer pass 8).
+    CHECK(without_step_total("ring - step 13 (14th of 14) · phase all-gather", 14) == "ring - the last step · phase all-gather");
+    CHECK(without_step_total("ring - step 3 (4th of 14) · phase scatter-reduce", 14) == "ring - step 3 · phase scatter-reduce");
+    CHECK(without_step_total("6 of 6 steps run   |   measured 10 µs", 6) == "all steps run   |   measured 10 µs");
+    CHECK(without_step_total("after step 5 · 6 of 6 steps run", 6) == "after the last step · all steps run");
+    CHECK(without_step_total("after step 2 · 3 of 6 steps run", 6) == "after step 2 · 3 steps run");
+    CHECK(without_step_total("step 15 (16th of 16)", 6) == "step 15 (16th of 16)");  // another run's step: kept
     CHECK(without_step_total("step 2 (3rd of 14)", 6) == "step 2 (3rd of 14)");  // another total: kept
     CHECK(without_step_total("1 of 16 ranks", 6) == "1 of 16 ranks");
   }
@@ -108,6 +113,8 @@ TEST_SUITE("nccl_slides") {
         for (const std::string& line : drawn_lines()) {
           INFO(line);
           CHECK_FALSE(names_total(line, t.num_steps));
+          // Nor the last step's index, the total less one ("step 13" told 14).
+          CHECK_FALSE(std::regex_search(line, std::regex(fmt::format(R"(\bstep {}\b)", t.num_steps - 1))));
           step_lines += line.find("step") != std::string::npos;
         }
         CHECK(step_lines >= 1);  // the step is still named
