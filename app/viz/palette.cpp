@@ -69,7 +69,10 @@ Rgba part_color(int part) {
   return from_hex(kParts[static_cast<size_t>(std::max(part, 0)) % std::size(kParts)]);
 }
 Rgba channel_color(int channel) {
-  static constexpr uint32_t kChannels[] = {0x009E73, 0xCC79A7, 0x56B4E9, 0xF0E442, 0x0072B2, 0xD55E00};
+  // Eight apart, so NCCL's common 8 channels never share a colour (lesson 12
+  // b4 drew channels 0 and 6 alike; lecturer pass 8).
+  static constexpr uint32_t kChannels[] = {0x009E73, 0xCC79A7, 0x56B4E9, 0xF0E442,
+                                           0x0072B2, 0xD55E00, 0xE69F00, 0x999999};
   return from_hex(kChannels[static_cast<size_t>(std::max(channel, 0)) % std::size(kChannels)]);
 }
 Rgba flag_color(bool set) { return set ? from_hex(0x009E73) : from_hex(0xB0B0B0); }

@@ -19,11 +19,13 @@ void draw_nccl_strips(ImDrawList* dl, ImVec2 origin, const TopologyScene& sc) {
     const ImVec2 a(origin.x + c.x0, origin.y + c.y0), b(origin.x + c.x1, origin.y + c.y1);
     dl->AddRectFilled(a, b, im(c.color));
     dl->AddRect(a, b, ink, 0, 0, 1.f);
-    // The text when it fits, else the channel number alone.
-    const std::string full = c.text, small = fmt::format("{}", c.channel);
+    // The text when it fits, else "ch 3", else the number alone (a bare
+    // digit read as a chunk number on lesson 12 b4; lecturer pass 8).
+    const std::string full = c.text, mid = fmt::format("ch {}", c.channel), small = fmt::format("{}", c.channel);
     const float avail = b.x - a.x - 6;
     const float scale = fs / ImGui::GetFontSize();
-    const std::string& t = ImGui::CalcTextSize(full.c_str()).x * scale <= avail ? full : small;
+    const auto fits = [&](const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x * scale <= avail; };
+    const std::string& t = fits(full) ? full : fits(mid) ? mid : small;
     const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
     if (ts.x * scale <= avail)
       dl->AddText(ImGui::GetFont(), fs, ImVec2(a.x + (b.x - a.x - ts.x * scale) / 2, a.y + (b.y - a.y - ts.y * scale) / 2),

@@ -305,3 +305,13 @@ TEST_SUITE("scene_nccl") {
     CHECK(files > 40);
   }
 }
+
+TEST_SUITE("scene_nccl") {
+  TEST_CASE("eight channels, eight colours (lesson 12 b4's channels 0 and 6 were alike)") {
+    for (int a = 0; a < 8; ++a)
+      for (int b = a + 1; b < 8; ++b) {
+        INFO("channels ", a, " and ", b);
+        CHECK_FALSE(channel_color(a) == channel_color(b));
+      }
+  }
+}
