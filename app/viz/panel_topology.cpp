@@ -338,17 +338,23 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (!compact) {
     // The badge's meaning moves to the hover where the line would be cut.
     // Compact nodes: transfers between ranks counted, arrows sum them, no badges.
-    const std::string transfers = transfers_text(sc, false);
+    // Before a step the arrows are the next step's ("next: 3 transfers"), and
+    // the badge's meaning is named only where a badge is drawn (lesson 12 b4
+    // draws none, 02 b1 is before step 0; lecturer pass 7).
+    const std::string transfers = (sc.upcoming ? "next: " : "") + transfers_text(sc, false);
     const bool red = std::any_of(sc.arrows.begin(), sc.arrows.end(), [](const ArrowDraw& a) { return !a.carried_text.empty(); });
+    const bool badges = std::any_of(sc.arrows.begin(), sc.arrows.end(),
+                                    [](const ArrowDraw& a) { return a.badge_shown && a.badge_w > 0; });
+    const std::string badge_meaning = sc.upcoming ? "badge = the chunk it will carry" : "badge = the chunk in flight";
     const std::string line = sc.compact_nodes ? transfers_text(sc)
-                                              : transfers + "; badge = the chunk in flight" +
-                                                    (red ? "; red: not the data the schedule sends" : "");
+                             : badges ? transfers + "; " + badge_meaning + (red ? "; red: not the data the schedule sends" : "")
+                                      : transfers;
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
     } else if (ImGui::CalcTextSize(transfers.c_str()).x <= size.x || sc.badges_left_out == 0) {
       ImGui::TextDisabled("%s", transfers.c_str());
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", sc.compact_nodes ? transfers_text(sc).c_str() : "badge = the chunk in flight");
+        ImGui::SetTooltip("%s", sc.compact_nodes ? transfers_text(sc).c_str() : badge_meaning.c_str());
     } else {
       // A narrow panel at a large size: "16 transfers, 4 left out" (badges
       // named on hover).
@@ -356,7 +362,7 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
       ImGui::TextDisabled("%s", ImGui::CalcTextSize(shorter.c_str()).x <= size.x
                                     ? shorter.c_str()
                                     : fmt::format("{} transfers", sc.arrows.size()).c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; badge = the chunk in flight", transfers.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; %s", transfers.c_str(), badge_meaning.c_str());
     }
     if (!sc.notes.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));

@@ -315,3 +315,33 @@ TEST_SUITE("nccl_slides") {
     CHECK(wire_bytes(Protocol::ll128, 1024) == 1152);
   }
 }
+
+TEST_SUITE("nccl_slides") {
+  TEST_CASE("the transfers line names badges only where they are drawn, and the next step's arrows as next (lecturer pass 7)") {
+    const SkipChecks skip;
+    const auto joined = [] {
+      std::string all;
+      for (const std::string& l : drawn_lines()) all += l + "\n";
+      return all;
+    };
+    {
+      // 12 b4 draws channel 0's ring without badges.
+      test::FontWindow w(18);
+      App app;
+      show(w, app, kLessons / "12-nccl-on-real-clusters.yaml", 3);
+      const std::string all = joined();
+      CHECK(all.find("16transfers") != std::string::npos);
+      CHECK(all.find("badge=") == std::string::npos);
+    }
+    {
+      // 02 b1 is before step 0: the arrows are step 0's, still to come.
+      test::FontWindow w(18);
+      App app;
+      show(w, app, kLessons / "02-ring-double-buffering.yaml", 0);
+      const std::string all = joined();
+      INFO(all);
+      CHECK(all.find("next:3transfers;badge=thechunkitwillcarry") != std::string::npos);
+      CHECK(all.find("chunkinflight") == std::string::npos);
+    }
+  }
+}
