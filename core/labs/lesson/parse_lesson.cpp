@@ -178,7 +178,11 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
     if (n["tolerance"]) c.fail(n["tolerance"], "'tolerance' is for typed values, not for choices");
   } else {
     q.value = number(c, n["answer"], "answer");
-    if (n["tolerance"]) q.tolerance = number(c, n["tolerance"], "tolerance");
+    if (n["tolerance"]) {
+      q.tolerance = number(c, n["tolerance"], "tolerance");
+      if (q.tolerance < 0)  // a negative tolerance would make every answer wrong
+        c.fail(n["tolerance"], fmt::format("'tolerance' must be 0 or more, got '{}'", n["tolerance"].Scalar()));
+    }
   }
   return q;
 }
