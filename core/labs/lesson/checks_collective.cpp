@@ -210,10 +210,16 @@ CheckResult eval(const check::Bytes& k, BeatRun& br) {
 
 // ---- steps: the schedule's number of steps ----
 
-check::Steps read_steps(const Ctx& c, const YAML::Node& n) {
+check::Steps read_steps(const Ctx& c, const YAML::Node& n, const Prepared& p) {
   check::Steps k;
   only_keys(c, n, "a steps check", {"check", "phase", "equals"});
-  if (n["phase"]) k.phase = str(c, n["phase"], "phase");
+  if (n["phase"]) {
+    k.phase = str(c, n["phase"], "phase");
+    std::vector<std::string> names;
+    for (const auto& ph : p.schedule.phases) names.push_back(ph.name);
+    if (std::find(names.begin(), names.end(), k.phase) == names.end())
+      c.fail(n["phase"], fmt::format("phase '{}' is not in this run (its phases: {})", k.phase, join(names)));
+  }
   k.steps = static_cast<int>(integer(c, need(c, n, "steps", "equals"), "equals", 0, 1 << 20));
   return k;
 }
@@ -452,7 +458,7 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   Check k{c.mark(n), {}};
   if (kind == "buffer") k.claim = read_buffer(c, n, setup, p);
   else if (kind == "bytes") k.claim = read_bytes(c, n, setup, p);
-  else if (kind == "steps") k.claim = read_steps(c, n);
+  else if (kind == "steps") k.claim = read_steps(c, n, p);
   else if (kind == "result") k.claim = read_result(c, n, setup, p);
   else if (kind == "predicted") k.claim = read_predicted(c, n, setup);
   else if (kind == "ratio") k.claim = read_ratio(c, n, setup);
