@@ -81,6 +81,13 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
       s.delay = d;
     }
   }
+  // The delayed rank must exist once ranks are known (this setup's, or the
+  // one it merges into): a rank past the world size would delay nothing.
+  if (s.delay && s.delay->rank >= s.ranks) {
+    const YAML::Node at = n["delay"] && n["delay"].IsMap() && n["delay"]["rank"] ? n["delay"]["rank"] : n;
+    c.fail(at, fmt::format("delay's rank {} is not a rank of this run: give -1 (every rank) or 0..{} ({} ranks)",
+                           s.delay->rank, s.ranks - 1, s.ranks));
+  }
 }
 
 // Bounds keep a lesson's run small (a lesson runs in seconds).
