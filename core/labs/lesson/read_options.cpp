@@ -81,6 +81,10 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
       s.delay = d;
     }
   }
+  // Rows and a fill are two ways to give the inputs: one setup takes one
+  // (as the CLI refuses --data with --fill).
+  if (n["data"] && n["fill"])
+    c.fail(n["fill"], "'data' and 'fill' both give the inputs: give one of them, not both");
   // The delayed rank must exist once ranks are known (this setup's, or the
   // one it merges into): a rank past the world size would delay nothing.
   if (s.delay && s.delay->rank >= s.ranks) {
