@@ -149,6 +149,15 @@ Highlights read_highlights(const Ctx& c, const YAML::Node& n) {
   return h;
 }
 
+// The chunks a schedule's ops name (Op::chunk) or its boundaries give.
+int chunk_count(const Schedule& s) {
+  int n = s.chunk_offsets.empty() ? 0 : static_cast<int>(s.chunk_offsets.size()) - 1;
+  for (const Step& st : s.steps)
+    for (const auto& ops : st.ranks)
+      for (const Op& o : ops) n = std::max(n, o.chunk + 1);
+  return n;
+}
+
 // A beat's `minutes:` (the lecture plan): a number of minutes in
 // kMinBeatMinutes..kMaxBeatMinutes, or the default when absent; and its
 // `optional:` (true or false: a short lecture may skip it).
@@ -328,9 +337,10 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
   b.text = str(c, bn["text"], "text");
   const int world = is_ddp ? cur_ddp.ranks : cur_hang.ranks;
-  if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
-  for (int r : b.highlight.ranks)
-    if (r >= world) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, world));
+  if (bn["highlight"]) {
+    b.highlight = read_highlights(c, bn["highlight"]);
+    check_highlights(c, bn["highlight"], b.highlight, world, world, -1);
+  }
   if (bn["question"]) b.question = read_question(c, bn["question"]);
   if (bn["checks"]) {
     checks::BeatContext ctx;
@@ -463,9 +473,10 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
           if (const YAML::Node z = bn["compare"]["sizes"][key]; z && (std::string(key) == "min" ? b.view.min_bytes : b.view.max_bytes) < es)
             c.fail(z, fmt::format("'{}' is below one {} element ({} bytes); got '{}'", key, name(p.spec.dtype), es, z.Scalar()));
     }
-    if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
-    for (int r : b.highlight.ranks)
-      if (r >= cur.ranks) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, cur.ranks));
+    if (bn["highlight"]) {
+      b.highlight = read_highlights(c, bn["highlight"]);
+      check_highlights(c, bn["highlight"], b.highlight, cur.ranks, cur.ranks + p.schedule.switches, chunk_count(p.schedule));
+    }
     if (bn["question"]) b.question = read_question(c, bn["question"]);
     if (bn["checks"]) {
       checks::BeatContext ctx;
