@@ -297,7 +297,7 @@ check::Predicted read_predicted(const Ctx& c, const YAML::Node& n, const Setup& 
   check::Predicted k;
   only_keys(c, n, "a predicted check", {"check", "preset", "intra", "inter", "nics_per_node", "seconds", "rel_tol"});
   k.preset = str(c, need(c, n, "predicted", "preset"), "preset");
-  k.seconds = number(c, need(c, n, "predicted", "seconds"), "seconds");
+  k.seconds = positive(c, need(c, n, "predicted", "seconds"), "seconds");
   if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   k.links = read_links(c, n, "predicted", s);
