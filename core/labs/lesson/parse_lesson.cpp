@@ -165,6 +165,8 @@ void read_minutes(const Ctx& c, const YAML::Node& bn, Beat& b) {
   if (!bn.IsMap()) return;
   if (bn["optional"]) b.optional = boolean(c, bn["optional"], "optional");
   if (!bn["minutes"]) return;
+  if (bn["minutes"].IsNull())  // "minutes:" alone: at its own line, not the next one
+    c.fail(key_node(bn, "minutes"), "'minutes' must be a number (the minutes planned for this beat), got nothing");
   const double m = number(c, bn["minutes"], "minutes");
   if (!(m >= kMinBeatMinutes && m <= kMaxBeatMinutes))
     c.fail(bn["minutes"], fmt::format("'minutes' is the time planned for this beat, {:g}..{:g} minutes; got '{}'",
