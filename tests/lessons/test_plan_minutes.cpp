@@ -46,7 +46,7 @@ TEST_SUITE("lesson_plan") {
   TEST_CASE("--plan names the beats that plan less than their reading time") {
     const std::string plan = format_plan(parse_lesson(lesson_with("1"), "m.yaml"));
     CHECK(plan.substr(plan.rfind("total")) ==
-          "total 1.25 min (2 beats)\n"
+          "total 1.3 min (2 beats)\n"
           "short: beat 1 (1 min for 21 words and a question: reading takes 1.3) "
           "(at 100 words a minute, 1 min per question)\n");
   }
@@ -65,12 +65,23 @@ TEST_SUITE("lesson_plan") {
     };
     const std::string eq = one("1.39");
     CHECK(eq.find("lecture plan: 1 beat\n") != std::string::npos);
-    CHECK(eq.substr(eq.rfind("total")) == "total 1.39 min (1 beat)\n");
+    CHECK(eq.substr(eq.rfind("total")) == "total 1.4 min (1 beat)\n");
     const std::string less = one("1.38");
     CHECK(less.substr(less.rfind("total")) ==
-          "total 1.38 min (1 beat)\n"
+          "total 1.4 min (1 beat)\n"
           "short: beat 1 (1.38 min for 39 words and a question: reading takes 1.4) "
           "(at 100 words a minute, 1 min per question)\n");
+  }
+
+  TEST_CASE("--plan prints minutes with at most one decimal, in their column, and so the total") {
+    const std::string plan = format_plan(parse_lesson(
+        "title: t\nsetup: {ranks: 4, count: 4}\nbeats:\n  - text: a\n    minutes: 0.3333\n"
+        "  - text: b\n    minutes: 59.4\n  - text: c\n    minutes: 3\n",
+        "m.yaml"));
+    CHECK(plan.find("   1  collective   0.3   0:00  a\n") != std::string::npos);
+    CHECK(plan.find("   2  collective  59.4   0:20  b\n") != std::string::npos);
+    CHECK(plan.find("   3  collective     3  59:44  c\n") != std::string::npos);
+    CHECK(plan.find("total 62.7 min (3 beats)\n") != std::string::npos);
   }
 
   TEST_CASE("every shipped lesson's beats plan at least their reading time") {

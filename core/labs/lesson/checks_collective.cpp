@@ -210,10 +210,16 @@ CheckResult eval(const check::Bytes& k, BeatRun& br) {
 
 // ---- steps: the schedule's number of steps ----
 
-check::Steps read_steps(const Ctx& c, const YAML::Node& n) {
+check::Steps read_steps(const Ctx& c, const YAML::Node& n, const Prepared& p) {
   check::Steps k;
   only_keys(c, n, "a steps check", {"check", "phase", "equals"});
-  if (n["phase"]) k.phase = str(c, n["phase"], "phase");
+  if (n["phase"]) {
+    k.phase = str(c, n["phase"], "phase");
+    std::vector<std::string> names;
+    for (const auto& ph : p.schedule.phases) names.push_back(ph.name);
+    if (std::find(names.begin(), names.end(), k.phase) == names.end())
+      c.fail(n["phase"], fmt::format("phase '{}' is not in this run (its phases: {})", k.phase, join(names)));
+  }
   k.steps = static_cast<int>(integer(c, need(c, n, "steps", "equals"), "equals", 0, 1 << 20));
   return k;
 }
@@ -291,7 +297,7 @@ check::Predicted read_predicted(const Ctx& c, const YAML::Node& n, const Setup& 
   check::Predicted k;
   only_keys(c, n, "a predicted check", {"check", "preset", "intra", "inter", "nics_per_node", "seconds", "rel_tol"});
   k.preset = str(c, need(c, n, "predicted", "preset"), "preset");
-  k.seconds = number(c, need(c, n, "predicted", "seconds"), "seconds");
+  k.seconds = positive(c, need(c, n, "predicted", "seconds"), "seconds");
   if (n["rel_tol"]) k.rel_tol = positive(c, n["rel_tol"], "rel_tol");
   known_preset(c, n, k.preset);
   k.links = read_links(c, n, "predicted", s);
@@ -452,7 +458,7 @@ Check read_collective_check(const Ctx& c, const YAML::Node& n, const std::string
   Check k{c.mark(n), {}};
   if (kind == "buffer") k.claim = read_buffer(c, n, setup, p);
   else if (kind == "bytes") k.claim = read_bytes(c, n, setup, p);
-  else if (kind == "steps") k.claim = read_steps(c, n);
+  else if (kind == "steps") k.claim = read_steps(c, n, p);
   else if (kind == "result") k.claim = read_result(c, n, setup, p);
   else if (kind == "predicted") k.claim = read_predicted(c, n, setup);
   else if (kind == "ratio") k.claim = read_ratio(c, n, setup);

@@ -16,21 +16,32 @@ namespace fs = std::filesystem;
 
 std::string lessons_dir() {
   if (const char* env = std::getenv("MICRODDP_LESSONS"); env && *env) return env;
-  if (fs::is_directory("lessons")) return "lessons";
   std::error_code ec;
+  if (fs::is_directory("lessons", ec)) return "lessons";
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec)
     for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-      if (fs::is_directory(p / "lessons") && fs::exists(p / "lessons" / "README.md")) return (p / "lessons").string();
+      if (fs::is_directory(p / "lessons", ec) && fs::exists(p / "lessons" / "README.md", ec)) return (p / "lessons").string();
   return "lessons";
 }
 
+// Whether `p` is there; a path that cannot be looked at (a symlink loop, a
+// name too long, no permission on a folder) is a UsageError naming it, not
+// a filesystem_error (which the CLI reports as an internal error, exit 1).
+static bool there(const std::string& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+    throw UsageError(fmt::format("lesson file '{}' cannot be read: {}", p, ec.message()));
+  return fs::exists(st);
+}
+
 std::string resolve_lesson_file(const std::string& file) {
-  if (fs::exists(file)) return file;
+  if (there(file)) return file;
   const fs::path dir = lessons_dir();
   // A shipped lesson is a regular file there (a folder such as lessons/data is not one).
   for (const std::string& name : {file, file + ".yaml"})
-    if (const std::string p = (dir / name).string(); fs::exists(p) && irregular_file_kind(p).empty()) return p;
+    if (const std::string p = (dir / name).string(); there(p) && irregular_file_kind(p).empty()) return p;
   if (file.find('/') != std::string::npos) return file;
   // A bare name that matches nothing: say which names would.
   std::vector<std::string> names;

@@ -149,6 +149,15 @@ Highlights read_highlights(const Ctx& c, const YAML::Node& n) {
   return h;
 }
 
+// The chunks a schedule's ops name (Op::chunk) or its boundaries give.
+int chunk_count(const Schedule& s) {
+  int n = s.chunk_offsets.empty() ? 0 : static_cast<int>(s.chunk_offsets.size()) - 1;
+  for (const Step& st : s.steps)
+    for (const auto& ops : st.ranks)
+      for (const Op& o : ops) n = std::max(n, o.chunk + 1);
+  return n;
+}
+
 // A beat's `minutes:` (the lecture plan): a number of minutes in
 // kMinBeatMinutes..kMaxBeatMinutes, or the default when absent; and its
 // `optional:` (true or false: a short lecture may skip it).
@@ -156,6 +165,8 @@ void read_minutes(const Ctx& c, const YAML::Node& bn, Beat& b) {
   if (!bn.IsMap()) return;
   if (bn["optional"]) b.optional = boolean(c, bn["optional"], "optional");
   if (!bn["minutes"]) return;
+  if (bn["minutes"].IsNull())  // "minutes:" alone: at its own line, not the next one
+    c.fail(key_node(bn, "minutes"), "'minutes' must be a number (the minutes planned for this beat), got nothing");
   const double m = number(c, bn["minutes"], "minutes");
   if (!(m >= kMinBeatMinutes && m <= kMaxBeatMinutes))
     c.fail(bn["minutes"], fmt::format("'minutes' is the time planned for this beat, {:g}..{:g} minutes; got '{}'",
@@ -178,7 +189,11 @@ Question read_question(const Ctx& c, const YAML::Node& n) {
     if (n["tolerance"]) c.fail(n["tolerance"], "'tolerance' is for typed values, not for choices");
   } else {
     q.value = number(c, n["answer"], "answer");
-    if (n["tolerance"]) q.tolerance = number(c, n["tolerance"], "tolerance");
+    if (n["tolerance"]) {
+      q.tolerance = number(c, n["tolerance"], "tolerance");
+      if (q.tolerance < 0)  // a negative tolerance would make every answer wrong
+        c.fail(n["tolerance"], fmt::format("'tolerance' must be 0 or more, got '{}'", n["tolerance"].Scalar()));
+    }
   }
   return q;
 }
@@ -324,9 +339,10 @@ void parse_other_beat(const Ctx& c, const YAML::Node& bn, Beat& b, const Setup& 
   if (!bn["text"]) c.fail(bn, "a beat needs 'text'");
   b.text = str(c, bn["text"], "text");
   const int world = is_ddp ? cur_ddp.ranks : cur_hang.ranks;
-  if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
-  for (int r : b.highlight.ranks)
-    if (r >= world) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, world));
+  if (bn["highlight"]) {
+    b.highlight = read_highlights(c, bn["highlight"]);
+    check_highlights(c, bn["highlight"], b.highlight, world, world, -1);
+  }
   if (bn["question"]) b.question = read_question(c, bn["question"]);
   if (bn["checks"]) {
     checks::BeatContext ctx;
@@ -459,9 +475,10 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
           if (const YAML::Node z = bn["compare"]["sizes"][key]; z && (std::string(key) == "min" ? b.view.min_bytes : b.view.max_bytes) < es)
             c.fail(z, fmt::format("'{}' is below one {} element ({} bytes); got '{}'", key, name(p.spec.dtype), es, z.Scalar()));
     }
-    if (bn["highlight"]) b.highlight = read_highlights(c, bn["highlight"]);
-    for (int r : b.highlight.ranks)
-      if (r >= cur.ranks) c.fail(bn["highlight"], fmt::format("highlighted rank {} is not below the world size {}", r, cur.ranks));
+    if (bn["highlight"]) {
+      b.highlight = read_highlights(c, bn["highlight"]);
+      check_highlights(c, bn["highlight"], b.highlight, cur.ranks, cur.ranks + p.schedule.switches, chunk_count(p.schedule));
+    }
     if (bn["question"]) b.question = read_question(c, bn["question"]);
     if (bn["checks"]) {
       checks::BeatContext ctx;

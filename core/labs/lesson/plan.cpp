@@ -21,8 +21,10 @@ std::string_view kind_name(Beat::Kind k) {
   return "collective";
 }
 
-// Minutes as the plan prints them: 2, 1.5, 0.25.
-std::string minutes_text(double m) { return fmt::format("{:g}", m); }
+// Minutes as the plan prints them, with at most one decimal (halves up) so
+// that the 5-wide column holds any beat (0.25..60): 2, 1.5, 0.3 (0.25 and
+// 1/3), 62.7 (a total of 62.7333).
+std::string minutes_text(double m) { return fmt::format("{:g}", std::floor(m * 10 + 0.5) / 10); }
 
 bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
@@ -206,11 +208,11 @@ std::string format_plan(const Lesson& l) {
   std::string short_beats;
   for (size_t b = 0; b < l.beats.size(); ++b) {
     const Beat& beat = l.beats[b];
-    // On hundredths of a minute, as the plan prints them: 39 words and a
+    // On hundredths of a minute, as this line prints them: 39 words and a
     // question read in 1.39 min, and 1.39 planned minutes are enough.
     if (std::llround(beat.minutes * 100) >= std::llround(reading_minutes(beat) * 100)) continue;
-    short_beats += fmt::format("{}beat {} ({} min for {} words{}: reading takes {:.1f})", short_beats.empty() ? "" : "; ",
-                               b + 1, minutes_text(beat.minutes), beat_words(beat), beat.question ? " and a question" : "",
+    short_beats += fmt::format("{}beat {} ({:g} min for {} words{}: reading takes {:.1f})", short_beats.empty() ? "" : "; ",
+                               b + 1, beat.minutes, beat_words(beat), beat.question ? " and a question" : "",
                                std::ceil(reading_minutes(beat) * 10) / 10);
   }
   if (!short_beats.empty())

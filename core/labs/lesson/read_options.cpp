@@ -81,6 +81,38 @@ void read_setup(const Ctx& c, const YAML::Node& n, Setup& s) {
       s.delay = d;
     }
   }
+  // Rows and a fill are two ways to give the inputs: one setup takes one
+  // (as the CLI refuses --data with --fill).
+  if (n["data"] && n["fill"])
+    c.fail(n["fill"], "'data' and 'fill' both give the inputs: give one of them, not both");
+  // The delayed rank must exist once ranks are known (this setup's, or the
+  // one it merges into): a rank past the world size would delay nothing.
+  if (s.delay && s.delay->rank >= s.ranks) {
+    const YAML::Node at = n["delay"] && n["delay"].IsMap() && n["delay"]["rank"] ? n["delay"]["rank"] : n;
+    c.fail(at, fmt::format("delay's rank {} is not a rank of this run: give -1 (every rank) or 0..{} ({} ranks)",
+                           s.delay->rank, s.ranks - 1, s.ranks));
+  }
+}
+
+// A beat's highlight against its run: ranks below the world size, link ends
+// below the endpoints (ranks, then switches), chunk indices below `chunks`
+// (-1: not checked). Each failure is at the offending list entry.
+void check_highlights(const Ctx& c, const YAML::Node& n, const Highlights& h, int world, int endpoints, int chunks) {
+  for (size_t i = 0; i < h.ranks.size(); ++i)
+    if (h.ranks[i] >= world)
+      c.fail(n["ranks"][i], fmt::format("highlighted rank {} is not a rank of this run: 0..{} ({} ranks)", h.ranks[i],
+                                        world - 1, world));
+  for (size_t i = 0; i < h.links.size(); ++i)
+    for (int e : {h.links[i].first, h.links[i].second})
+      if (e >= endpoints)
+        c.fail(n["links"][i], fmt::format("link {}->{}: {} is not a rank of this run: 0..{} ({} {})", h.links[i].first,
+                                          h.links[i].second, e, endpoints - 1, endpoints,
+                                          endpoints > world ? "ranks and switches" : "ranks"));
+  if (chunks < 0) return;
+  for (size_t i = 0; i < h.chunks.size(); ++i)
+    if (h.chunks[i] >= chunks)
+      c.fail(n["chunks"][i], fmt::format("chunk {} does not exist: this run has {} chunks (0..{})", h.chunks[i], chunks,
+                                         chunks - 1));
 }
 
 // Bounds keep a lesson's run small (a lesson runs in seconds).

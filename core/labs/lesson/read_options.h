@@ -14,6 +14,11 @@ void read_setup(const yaml::Ctx& c, const YAML::Node& n, Setup& s);
 void read_ddp(const yaml::Ctx& c, const YAML::Node& n, ddp::Options& o);
 void read_hang(const yaml::Ctx& c, const YAML::Node& n, hang::LabOptions& o);
 void read_lab(const yaml::Ctx& c, const YAML::Node& n, LabRequest& q);
+// A beat's `highlight:` (n, read into h) against its run: a rank not below
+// `world`, a link end not below `endpoints` or a chunk not below `chunks`
+// (-1: unchecked) throws LessonError at that entry.
+void check_highlights(const yaml::Ctx& c, const YAML::Node& n, const Highlights& h, int world, int endpoints,
+                      int chunks);
 // A collective beat's `recorded: FILE` (read_recorded.cpp), after its setup
 // is prepared (p): fills b.recorded_path and b.recorded_run.
 void read_recorded(const yaml::Ctx& c, const YAML::Node& n, Beat& b, const Prepared& p);

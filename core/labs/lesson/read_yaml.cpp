@@ -184,7 +184,15 @@ int64_t integer(const Ctx& c, const YAML::Node& n, const std::string& key, int64
   return v;
 }
 
+YAML::Node key_node(const YAML::Node& map, const std::string& key) {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+  return map;
+}
+
 double number(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (n.IsNull()) c.fail(n, fmt::format("'{}' must be a number, got nothing", key));
   const std::string s = str(c, n, key);
   size_t used = 0;
   double v = 0;

@@ -67,7 +67,11 @@ void only_keys(const Ctx& c, const YAML::Node& n, const std::string& where, cons
 std::string str(const Ctx& c, const YAML::Node& n, const std::string& key);
 // A whole integer in lo..hi.
 int64_t integer(const Ctx& c, const YAML::Node& n, const std::string& key, int64_t lo, int64_t hi);
-// A finite number.
+// The key `key` of mapping `map` (map itself when absent): an empty value
+// ("minutes:" then a line break) is marked at the next token, its key at
+// its own line and column.
+YAML::Node key_node(const YAML::Node& map, const std::string& key);
+// A finite number; an empty value is "must be a number, got nothing".
 double number(const Ctx& c, const YAML::Node& n, const std::string& key);
 // true or false.
 bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key);
