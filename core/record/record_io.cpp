@@ -14,6 +14,7 @@
 #include "core/algorithms/registry.h"
 #include "core/ir/input_file.h"
 #include "core/ir/limits.h"
+#include "core/ir/protocol.h"
 
 namespace microddp {
 
@@ -138,6 +139,35 @@ struct Reader {
   }
 };
 
+// An event against the op it records (Schedule::steps[step].ranks[q][op_index]):
+// the executors copy kind, peer, buffer range, channel, chunk and size from
+// the op, so a viewer that draws the schedule's messages (the transfers, the
+// busiest rank) draws the record's own. Wire bytes and flags are the
+// protocol's for that size (core/ir/protocol.h).
+void check_event_op(const Reader& rd, const RunRecord& r, const Op& o, const Event& e, const std::string& p) {
+  if (e.kind != o.kind)
+    rd.fail(fmt::format("'{}kind' is {} but the schedule's op is a {}", p, name(e.kind), name(o.kind)));
+  if (e.peer != o.peer) rd.fail(fmt::format("'{}peer' is {} but the schedule's op has peer {}", p, e.peer, o.peer));
+  const BufRange& at = o.kind == OpKind::send ? o.src : o.dst;  // as the executors record it
+  if (e.buf != at.buf || e.offset != at.offset || e.len != o.len)
+    rd.fail(fmt::format("'{}' is {} [{}, +{}) but the schedule's op is {} [{}, +{})", p.substr(0, p.size() - 1),
+                        name(e.buf), e.offset, e.len, name(at.buf), at.offset, o.len));
+  if (e.channel != -1 && e.channel != o.channel)
+    rd.fail(fmt::format("'{}channel' is {} but the schedule's op runs in channel {}", p, e.channel, o.channel));
+  if (e.chunk != o.chunk)
+    rd.fail(fmt::format("'{}chunk' is {} but the schedule's op moves chunk {}", p, e.chunk, o.chunk));
+  const int64_t want = o.kind == OpKind::swap ? 0 : o.len * static_cast<int64_t>(dtype_size(r.spec.dtype));
+  if (e.bytes != want) rd.fail(fmt::format("'{}bytes' is {} but the schedule's op moves {} B", p, e.bytes, want));
+  const bool message = o.kind == OpKind::send || o.kind == OpKind::recv || o.kind == OpKind::recv_reduce;
+  if (e.flags == 0 && e.wire_bytes == 0) return;  // older records: no wire fields
+  const int64_t wire = message ? wire_bytes(r.trace.protocol, want) : 0;
+  const int64_t flags = message ? flag_count(r.trace.protocol, want) : 0;
+  if (e.wire_bytes != wire || e.flags != flags)
+    rd.fail(fmt::format("'{}wire_bytes' is {} and '{}flags' {}, but {} B under protocol {} are {} B on the wire in {} "
+                        "flags",
+                        p, e.wire_bytes, p, e.flags, want, name(r.trace.protocol), wire, flags));
+}
+
 // Every index in the trace is checked against the record's own world size
 // and the buffer plan its spec implies (the schedule rebuilt from it), so a
 // viewer may index with them without bounds checks.
@@ -171,6 +201,32 @@ void check_trace(const Reader& rd, const RunRecord& r) {
   for (int q = 0; q < ne; ++q) {
     const RankLayout& L = lay[q];
     const auto nstorage = static_cast<int>(L.storage_size.size());
+    // One event per op of the schedule (the executors record every op of
+    // the endpoint, rank_program.cpp): none missing, none twice.
+    std::vector<std::vector<char>> seen(sch.steps.size());
+    size_t nops_all = 0;
+    for (size_t k = 0; k < sch.steps.size(); ++k) {
+      seen[k].assign(sch.steps[k].ranks[q].size(), 0);
+      nops_all += sch.steps[k].ranks[q].size();
+    }
+    if (t.events[q].size() != nops_all)
+      rd.fail(fmt::format("'trace.events[{}]' has {} events but the schedule gives endpoint {} {} ops (one event each)",
+                          q, t.events[q].size(), q, nops_all));
+    // bytes_sent / bytes_received: what the schedule's messages move
+    // (new_trace counts them so, before any op runs).
+    int64_t sent = 0, received = 0;
+    const auto es = static_cast<int64_t>(dtype_size(s.dtype));
+    for (const Step& st : sch.steps)
+      for (const Op& o : st.ranks[q]) {
+        if (o.kind == OpKind::send) sent += o.len * es;
+        if (o.kind == OpKind::recv || o.kind == OpKind::recv_reduce) received += o.len * es;
+      }
+    if (t.bytes_sent[q] != sent)
+      rd.fail(fmt::format("'trace.bytes_sent[{}]' is {} B but the schedule's sends of endpoint {} move {} B", q,
+                          t.bytes_sent[q], q, sent));
+    if (t.bytes_received[q] != received)
+      rd.fail(fmt::format("'trace.bytes_received[{}]' is {} B but the schedule's receives of endpoint {} bring {} B", q,
+                          t.bytes_received[q], q, received));
     for (size_t i = 0; i < t.events[q].size(); ++i) {
       const Event& e = t.events[q][i];
       const std::string p = fmt::format("trace.events[{}][{}].", q, i);
@@ -188,6 +244,9 @@ void check_trace(const Reader& rd, const RunRecord& r) {
         rd.fail(fmt::format("'{}offset' {} and '{}len' {} do not fit {} ({} elements)", p, e.offset, p, e.len,
                             name(e.buf), size));
       if (e.bytes < 0) rd.fail(fmt::format("'{}bytes' is {}", p, e.bytes));
+      check_event_op(rd, r, sch.steps[e.step].ranks[q][e.op_index], e, p);
+      if (seen[e.step][e.op_index]++)
+        rd.fail(fmt::format("'{}' repeats step {} op {} of rank {}, recorded before", p, e.step, e.op_index, q));
       const auto& vals = t.carried[q][i];
       if (!vals.empty() && static_cast<int64_t>(vals.size()) != e.len)
         rd.fail(fmt::format("'{}values' has {} entries but the message has {} elements ('{}len')", p, vals.size(),
@@ -304,6 +363,10 @@ RunRecord record_from_json(const std::string& text, const std::string& where) {
   t.bytes_received = rd.get<std::vector<int64_t>>(jt, "bytes_received", tp);
   t.snapshots = rd.get<bool>(jt, "snapshots", tp);
   t.iteration_ns = rd.get<std::vector<int64_t>>(jt, "iteration_ns", tp);
+  // Nothing a clock measures is negative.
+  if (t.total_ns < 0) rd.fail(fmt::format("'trace.total_ns' is {} ns, below 0", t.total_ns));
+  for (size_t i = 0; i < t.iteration_ns.size(); ++i)
+    if (t.iteration_ns[i] < 0) rd.fail(fmt::format("'trace.iteration_ns[{}]' is {} ns, below 0", i, t.iteration_ns[i]));
   if (jt.contains("protocol"))  // older records: simple
     t.protocol = wrap(where, tp + "protocol", [&] { return parse_protocol(rd.get<std::string>(jt, "protocol", tp)); });
   const json& evs = rd.array(jt, "events", tp);

@@ -87,9 +87,15 @@ Schedule record_schedule(const RunRecord& r);
 // (CollectiveSpec::validate) or a buffer's size does not match the spec, and
 // when the trace does not fit the record's own world size and buffer plan
 // (the schedule make_schedule rebuilds from the spec): row counts, steps,
-// op indices, peers, storages, offsets and lengths, snapshot sizes; and when
-// trace.step_timing (when present) has another length than the steps, a negative
-// repetition count, or p10 > median or median > p90.
+// op indices, peers, storages, offsets and lengths, snapshot sizes; when the
+// events are not one per op of the schedule, each as its op gives it (kind,
+// peer, buffer range, channel, chunk, bytes, and the protocol's wire_bytes and
+// flags for that size), or bytes_sent / bytes_received are not what the
+// schedule's messages move ("'trace.bytes_sent[1]' is 1000000000000000000 B
+// but the schedule's sends of endpoint 1 move 20 B"), so what a viewer draws
+// from the schedule is what the record ran; when total_ns or an iteration_ns
+// is negative; and when trace.step_timing (when present) has another length
+// than the steps, a negative repetition count, or p10 > median or median > p90.
 std::string record_to_json(const RunRecord& r);
 RunRecord record_from_json(const std::string& text, const std::string& where = "record");
 

@@ -30,6 +30,21 @@ why="contradicts its own snapshots: outputs[0][0] = 10, but the last snapshot (a
 check "$bad $why" --replay "$bad" --screenshot /tmp/x.png
 check "$bad $why" --compare-runs "$src" "$bad" --screenshot /tmp/x.png
 rm -f "$bad"
+# hostile review 9: a record the schedule contradicts is refused by the loader, naming the file and the field
+refuse() {  # refuse SED_EDIT EXPECTED: --compare-runs with the lesson's record edited so
+  sed "$1" "$src" > "$bad"
+  if cmp -s "$src" "$bad"; then echo "FAIL: the edit $1 changed nothing"; fail=1; fi
+  check "$bad: $2" --compare-runs "$src" "$bad" --screenshot /tmp/x.png
+}
+refuse 's/"events":\[\[.*\]\],"initial"/"events":[[],[],[]],"initial"/' \
+  "'trace.events[0]' has 0 events but the schedule gives endpoint 0 9 ops (one event each)"
+refuse 's/"bytes_sent":\[24,/"bytes_sent":[1e18,/' \
+  "'trace.bytes_sent[0]' is 1000000000000000000 B but the schedule's sends of endpoint 0 move 24 B"
+refuse 's/"iteration_ns":\[742041\]/"iteration_ns":[-742041]/' "'trace.iteration_ns[0]' is -742041 ns, below 0"
+refuse '0,/"chunk":0/s//"chunk":-7/' "'trace.events[0][2].chunk' is -7 but the schedule's op moves chunk 0"
+refuse '0,/"wire_bytes":12/s//"wire_bytes":1e18/' \
+  "'trace.events[0][2].wire_bytes' is 1000000000000000000 and 'trace.events[0][2].flags' 1, but 12 B under protocol simple are 12 B on the wire in 1 flags"
+rm -f "$bad"
 # the logging variables, as `microddp run` refuses them
 out=$(MICRODDP_DEBUG=LOUD "$viz" --screenshot /tmp/x.png 2>&1 >/dev/null); rc=$?
 if [ $rc -ne 2 ] || ! printf '%s' "$out" | grep -qF "error: MICRODDP_DEBUG 'LOUD' is not a log level"; then

@@ -219,6 +219,21 @@ TEST_SUITE("record_io") {
         {"world size 100000", [](auto& j) { j["spec"]["world_size"] = 100000; }, "spec.world_size 100000"},
         {"root", [](auto& j) { j["spec"]["root"] = 3; }, "root 3 is out of range"},
         {"segments", [](auto& j) { j["spec"]["segments"] = 0; }, "segments must be in 1..4096"},
+        // hostile review 9: what --compare-runs drew from a record the schedule contradicts
+        {"no events", [](auto& j) { for (auto& row : j["trace"]["events"]) row = nlohmann::json::array(); },
+         "r.json: 'trace.events[0]' has 0 events but the schedule gives endpoint 0 10 ops (one event each)"},
+        {"an event twice", [&](auto& j) { j["trace"]["events"][1][1] = ev(j); }, "repeats step 0 op 0 of rank 1"},
+        {"bytes_sent 1e18", [](auto& j) { j["trace"]["bytes_sent"][1] = 1e18; },
+         "r.json: 'trace.bytes_sent[1]' is 1000000000000000000 B but the schedule's sends of endpoint 1 move 20 B"},
+        {"bytes_received -4", [](auto& j) { j["trace"]["bytes_received"][2] = -4; }, "'trace.bytes_received[2]' is -4 B"},
+        {"negative iteration_ns", [](auto& j) { j["trace"]["iteration_ns"][0] = -5; },
+         "r.json: 'trace.iteration_ns[0]' is -5 ns, below 0"},
+        {"negative total_ns", [](auto& j) { j["trace"]["total_ns"] = -1; }, "'trace.total_ns' is -1 ns, below 0"},
+        {"chunk -7", [&](auto& j) { ev(j)["chunk"] = -7; }, "r.json: 'trace.events[1][0].chunk' is -7 but the schedule's op moves chunk 1"},
+        {"wire_bytes 1e18", [&](auto& j) { ev(j)["wire_bytes"] = 1e18; },
+         "r.json: 'trace.events[1][0].wire_bytes' is 1000000000000000000 and 'trace.events[1][0].flags' 1, but 4 B under protocol simple are 4 B on the wire in 1 flags"},
+        {"bytes 8", [&](auto& j) { ev(j)["bytes"] = 8; }, "'trace.events[1][0].bytes' is 8 but the schedule's op moves 4 B"},
+        {"kind", [&](auto& j) { ev(j)["kind"] = "copy"; }, "'trace.events[1][0].kind' is copy but the schedule's op is a"},
     };
     for (const Mutation& m : cases) {
       CAPTURE(m.what);
