@@ -19,10 +19,17 @@ namespace microddp::viz {
 
 namespace {
 
+// A slide's hang view (draw_hang_panel): the lesson panel keeps room for
+// this many lines of its text; the hang view's text is not drawn below
+// this share of the font (20 px at --font-px 28), nor below 14 px.
+constexpr float kHangSlideLessonLines = 7;
+constexpr float kHangSlideLeast = 5.f / 7.f;
+
 Rgba call_color(HangCall c) {
   switch (c) {
     case HangCall::completed: return from_hex(0x009E73);  // bluish green
-    case HangCall::failed: return error_color();
+    case HangCall::failed:
+    case HangCall::skipped: return error_color();  // both the fail mark; the cell's word tells them apart
     case HangCall::started: return from_hex(assets::kPredicted);
     case HangCall::not_reached: break;
   }
@@ -33,6 +40,7 @@ const char* call_word(HangCall c) {
   switch (c) {
     case HangCall::completed: return "done";
     case HangCall::failed: return "fail";
+    case HangCall::skipped: return "skip";
     case HangCall::started: return "run";
     case HangCall::not_reached: break;
   }
@@ -62,12 +70,54 @@ bool one_line_rows(const HangScene& sc, float w, float fixed_w, float gap) {
   return fixed_w + state_w + gap + rec_w <= w;
 }
 
+// The log's lines shown under the verdict in `room` pixels at the current
+// font scale (wrapped at wrap_w): the lines that do not fit are left out,
+// the earliest untagged INFO lines first (the verdict's WARN line and a
+// line logged after it stay), then the earliest of the rest, the title's
+// count saying so; nothing (no title, h 0) when not even the title fits.
+// h: the height drawn (the gap above the title included).
+struct LogFit {
+  std::vector<const HangLogLine*> shown;
+  std::string title;
+  float h = 0;
+};
+
+float log_line_w(const HangLogLine& l) {
+  return ImGui::CalcTextSize(l.text.c_str()).x +
+         (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * ImGui::GetFontSize());
+}
+
+LogFit fit_log(const HangLog& log, float room, float wrap_w) {
+  LogFit f;
+  if (log.title.empty()) return f;
+  const float fs = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing(), sp = ImGui::GetStyle().ItemSpacing.y;
+  for (const HangLogLine& l : log.lines) f.shown.push_back(&l);
+  f.title = log.title;
+  const float title_h = ImGui::CalcTextSize(f.title.c_str(), nullptr, false, wrap_w).y + sp;
+  const auto rows = [&](const HangLogLine& l) {  // a line wider than the panel wraps
+    return std::ceil(std::max(1.f, log_line_w(l) / std::max(wrap_w, 1.f)));
+  };
+  const auto height = [&] {
+    float h = 0.3f * fs + sp + title_h;
+    for (const HangLogLine* l : f.shown) h += rows(*l) * line;
+    return h;
+  };
+  for (size_t i = 0; i < f.shown.size() && height() > room;) {
+    if (f.shown[i]->level == hang::LogLevel::info && f.shown[i]->mark.empty()) f.shown.erase(f.shown.begin() + std::ptrdiff_t(i));
+    else ++i;
+  }
+  while (!f.shown.empty() && height() > room) f.shown.erase(f.shown.begin());  // then the earliest of the rest
+  if (height() > room) return LogFit{};  // not even the title: the log is left out (microddp lesson prints it)
+  f.h = height();
+  const std::string was = fmt::format("({} of ", log.lines.size());
+  if (f.shown.size() < log.lines.size() && f.title.find(was) != std::string::npos)
+    f.title.replace(f.title.find(was), was.size(), fmt::format("({} of ", f.shown.size()));
+  return f;
+}
+
 // The run's own log under the verdict: its title, then one line each
 // (WARN in the error colour), a line logged after the verdict tagged so.
-// present: a slide at the font's size; the lines that do not fit the
-// panel's height are left out, the earliest untagged INFO lines first (the
-// verdict's WARN line and a line logged after it stay), the title's count
-// saying so.
+// present: a slide; the lines that fit the panel's height (fit_log).
 void draw_log(App& app, const HangLog& log, bool present) {
   if (log.title.empty()) return;
   const float fs = ImGui::GetFontSize(), pad = fs * 0.3f;
@@ -75,28 +125,13 @@ void draw_log(App& app, const HangLog& log, bool present) {
   for (const HangLogLine& l : log.lines) shown.push_back(&l);
   std::string title = log.title;
   if (present) {
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float room = ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y - ImGui::GetCursorPosY() - pad;
-    const float wrap_w = ImGui::GetContentRegionAvail().x;
-    const float title_h = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap_w).y + ImGui::GetStyle().ItemSpacing.y;
-    const auto rows = [&](const HangLogLine& l) {  // a line wider than the panel wraps
-      const float w = ImGui::CalcTextSize(l.text.c_str()).x + (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs);
-      return std::ceil(std::max(1.f, w / std::max(wrap_w, 1.f)));
-    };
-    const auto height = [&] {
-      float h = title_h;
-      for (const HangLogLine* l : shown) h += rows(*l) * line;
-      return h;
-    };
-    for (size_t i = 0; i < shown.size() && height() > room;) {
-      if (shown[i]->level == hang::LogLevel::info && shown[i]->mark.empty()) shown.erase(shown.begin() + std::ptrdiff_t(i));
-      else ++i;
-    }
-    while (!shown.empty() && height() > room) shown.erase(shown.begin());  // then the earliest of the rest
-    if (height() > room) return;  // not even the title: the log is left out (microddp lesson prints it)
-    const std::string was = fmt::format("({} of ", log.lines.size());
-    if (shown.size() < log.lines.size() && title.find(was) != std::string::npos)
-      title.replace(title.find(was), was.size(), fmt::format("({} of ", shown.size()));
+    // The room under the verdict, the gap above the title counted by fit_log.
+    const float room = ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y - ImGui::GetCursorPosY() +
+                       ImGui::GetStyle().ItemSpacing.y;
+    LogFit f = fit_log(log, room, ImGui::GetContentRegionAvail().x);
+    if (f.title.empty()) return;
+    shown = std::move(f.shown);
+    title = std::move(f.title);
   }
   ImGui::Dummy(ImVec2(1, pad));
   ImGui::PushTextWrapPos(0);
@@ -105,8 +140,7 @@ void draw_log(App& app, const HangLog& log, bool present) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (const HangLogLine* lp : shown) {
     const HangLogLine& l = *lp;
-    if (present && ImGui::CalcTextSize(l.text.c_str()).x + (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs) >
-                       ImGui::GetContentRegionAvail().x) {
+    if (present && log_line_w(l) > ImGui::GetContentRegionAvail().x) {
       // Wider than the panel at the font's size: wrapped, its tag first.
       const ImVec2 p = ImGui::GetCursorScreenPos();
       float x = p.x;
@@ -150,7 +184,8 @@ void draw_scene(App& app, const HangScene& sc) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x0 = ImGui::GetCursorScreenPos().x, w = ImGui::GetContentRegionAvail().x;
   const float pad = fs * 0.3f, label_w = ImGui::CalcTextSize("R00").x + fs * 0.6f;
-  const float cell_w = std::max(ImGui::CalcTextSize("done").x, ImGui::CalcTextSize("fail").x) + fs * 0.6f;
+  const float cell_w =
+      std::max({ImGui::CalcTextSize("done").x, ImGui::CalcTextSize("fail").x, ImGui::CalcTextSize("skip").x}) + fs * 0.6f;
   const int cols = static_cast<int>(sc.calls.size());
   const float track_w = cell_w * float(cols);
   const float text_x = x0 + label_w + track_w + fs;
@@ -191,6 +226,9 @@ void draw_scene(App& app, const HangScene& sc) {
       dl->AddRectFilled(a, b, im(c));
       // Never colour alone: the state's word in the cell.
       text_at(dl, ImVec2(a.x + pad * 0.5f, ty), text_on(c), call_word(row.calls[static_cast<size_t>(k)]));
+      if (row.calls[static_cast<size_t>(k)] == HangCall::skipped && hovered_rect(a, b))
+        ImGui::SetTooltip("%s failed here without making the call: it left the step (no flight-recorder entry)",
+                          row.label.c_str());
     }
     // The time waited against the timeout: a bar behind the barrier state.
     const float state_w = (one ? rec_x - 2 * fs : box_b.x - pad) - text_x;
@@ -321,14 +359,10 @@ bool draw_hang_panel(App& app, const Rect& r) {
     const float w = ImGui::GetContentRegionAvail().x, avail = r.h - 2 * ImGui::GetStyle().WindowPadding.y;
     const float fixed = ImGui::CalcTextSize("R00").x + fs * 2.6f + 4 * (ImGui::CalcTextSize("done").x + fs * 0.6f);
     const float lo = std::min(1.f, 14.f / fs);
-    // A slide: the font's size (issue 37: at 18 and 28 px the rows were
-    // drawn at 13-14 px beside 18 px lesson text); the picture takes the
-    // room (hang_need_h: the lesson's text goes on over its pages) and the
-    // log keeps the lines that fit (draw_log). Only when the header, the
-    // rows and the verdict alone do not fit is the text smaller.
     // On a slide the header, the rows and the verdict as draw_scene draws
     // them (each text wrapped at the panel's width: lines of `line`).
     const float sp = ImGui::GetStyle().ItemSpacing.y, text_h = ImGui::GetTextLineHeight();
+    const float pad_y = ImGui::GetStyle().WindowPadding.y;
     const auto lines_of = [&](const std::string& t, float width) {
       return std::max(1.f, std::round(ImGui::CalcTextSize(t.c_str(), nullptr, false, width).y / text_h));
     };
@@ -338,19 +372,31 @@ bool draw_hang_panel(App& app, const Rect& r) {
       return s * (line * (lines_of(sc.header, w / s) + 1 + lines_of("verdict: " + sc.verdict, w / s)) +
                   float(sc.rows.size()) * ((one ? 1 : 2) * line + 0.6f * fs) + sp);
     };
-    {  // what a slide's picture needs at the font's size (layout.h picture_min_h): the scene and the whole log
-      float log_h = 0;
-      if (!sc.log.title.empty()) {
-        log_h = 0.3f * fs + sp + line * lines_of(sc.log.title, w);
-        for (const HangLogLine& l : sc.log.lines)
-          log_h += line * std::ceil(std::max(1.f, (ImGui::CalcTextSize(l.text.c_str()).x +
-                                                   (l.mark.empty() ? 0.f : ImGui::CalcTextSize(l.mark.c_str()).x + 3 * fs)) /
-                                                      std::max(w, 1.f)));
+    // A slide (issue 37): the lesson's text comes first. The picture takes
+    // at most what leaves the lesson panel kHangSlideLessonLines lines of
+    // text (with its beat title and "continued" line); in that, the header,
+    // the rows and the verdict at the largest scale down to kHangSlideLeast
+    // of the font (20 px at 28; at 28 px the rows at the font's size left
+    // the text 3 lines a page), then the log's lines that fit (fit_log).
+    // hang_need_h (layout.h picture_min_h) is what is drawn, no more: the
+    // rest of the body goes to the lesson. Without a layout yet, no cap.
+    const float usable = vs.layout.side.h > 0 ? vs.layout.side.bottom() - vs.layout.topology.y - sp : 0.f;
+    const float cap = usable > 0 ? usable - (kHangSlideLessonLines + 2) * line - 2 * pad_y : 1e9f;
+    const float slide_lo = std::min(1.f, std::max(14.f / fs, kHangSlideLeast));
+    float cap_scale = slide_lo;
+    for (float s = 1; s >= slide_lo - 1e-4f; s -= 0.01f)
+      if (scene_h(s) + 2 * pad_y <= cap) {
+        cap_scale = s;
+        break;
       }
-      vs.hang_need_h = std::ceil(scene_h(1) + log_h + 2 * ImGui::GetStyle().WindowPadding.y) + 2;
+    {  // the slide's picture (layout.h picture_min_h): the scene and the log's lines that fit under it
+      ImGui::SetWindowFontScale(cap_scale);
+      const LogFit lf = fit_log(sc.log, cap - 2 * pad_y - scene_h(cap_scale), w);
+      ImGui::SetWindowFontScale(1);
+      vs.hang_need_h = std::ceil(scene_h(cap_scale) + lf.h + 2 * pad_y) + 2;
     }
     float scale = lo;
-    for (float s = 1; s >= lo; s -= 0.02f) {
+    for (float s = vs.present ? cap_scale : 1.f; s >= lo - 1e-4f; s -= 0.01f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
       float need = 0;
       if (vs.present) {

@@ -133,8 +133,16 @@ HangScene build_hang_scene(const hang::LabOptions& o, const hang::LabResult& r, 
         row.calls[static_cast<size_t>(c.seq)] = c.state == hang::CallRecord::State::completed ? HangCall::completed
                                                 : c.state == hang::CallRecord::State::failed  ? HangCall::failed
                                                                                               : HangCall::started;
-    if (x.passed) row.calls[kCalls] = HangCall::completed;
     const auto& calls = x.recorder.calls;
+    if (x.passed) {
+      row.calls[kCalls] = HangCall::completed;
+    } else if (calls.empty() || calls.back().state == hang::CallRecord::State::completed) {
+      // Failed without a failed entry: at the call after its last one
+      // (skipped: it left the step there), or at the end-of-step barrier.
+      const int64_t next = calls.empty() ? 0 : std::max<int64_t>(0, calls.back().seq + 1);
+      if (next >= kCalls) row.calls[kCalls] = HangCall::failed;
+      else row.calls[static_cast<size_t>(next)] = HangCall::skipped;
+    }
     const auto last = std::find_if(calls.rbegin(), calls.rend(),
                                    [&](const hang::CallRecord& c) { return c.seq == x.recorder.last_started; });
     row.reached = last == calls.rend() ? "no call" : entry_text(*last);

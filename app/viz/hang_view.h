@@ -34,8 +34,14 @@ namespace microddp::viz {
 
 struct App;
 
-// The state of one call of a rank's step on its track.
-enum class HangCall { not_reached, started, completed, failed };
+// The state of one call of a rank's step on its track. skipped: the rank
+// failed the step there without making the call (it left the step before
+// it, lesson 08 beat 3: its flight recorder has no entry for it). A rank
+// that failed carries a fail mark (failed or skipped) in the cell of the
+// call it failed at: its failed recorder entry's, else the one after its
+// last recorded call (the end of step when every call completed).
+enum class HangCall { not_reached, started, completed, failed, skipped };
+inline bool fail_mark(HangCall c) { return c == HangCall::failed || c == HangCall::skipped; }
 
 // Where a rank stands at the barrier that decided (the scene's barrier).
 enum class HangBarrier {
