@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/viz/avg_words.h"
 #include "app/viz/beat_bytes.h"
 #include "app/viz/compare.h"
 #include "app/viz/lesson_view.h"
@@ -20,6 +21,8 @@ namespace {
 void summary(const App& app, const Stats& st, ImU32 hl) {
   // Wrapped: at large text the line is wider than the panel.
   ImGui::TextWrapped("%s", shown_steps(app, stats_summary_line(st)).c_str());
+  // An integer avg: its outputs are sums until the division after the last step.
+  if (const std::string avg = avg_stats_line(app.session); !avg.empty()) ImGui::TextWrapped("%s", avg.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, hl);
   const std::string label = st.prediction_label.empty() ? "predicted" : st.prediction_label;
   // Mid-run the measured time covers the steps run so far: so does the

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/viz/avg_words.h"
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/step_total.h"
@@ -326,13 +327,14 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const std::string parts = (hover->part >= 0 ? fmt::format(", tree {}", hover->part) : std::string()) +
                               (hover->channel >= 0 && s.spec.channels > 1 ? fmt::format(", channel {}", hover->channel)
                                                                           : std::string());
-    ImGui::SetTooltip("%s -> %s%s\nchunk %d%s%s\n%lld elements, %lld bytes\ncarries: %s%s%s",
+    const std::string avg = hover->complete ? avg_pending_words(ses, position) : "";  // an integer avg's last step
+    ImGui::SetTooltip("%s -> %s%s\nchunk %d%s%s\n%lld elements, %lld bytes\ncarries: %s%s%s%s",
                       endpoint_name(s, hover->from).c_str(), endpoint_name(s, hover->to).c_str(),
                       sc.upcoming ? " (next step)" : "", hover->chunk, parts.c_str(),
                       hover->segment >= 0 ? fmt::format(", segment {}", hover->segment).c_str() : "",
                       static_cast<long long>(hover->len), static_cast<long long>(hover->len * es),
-                      contributors_text(hover->mask, n).c_str(), hover->carried_text.empty() ? "" : "\nreally ",
-                      hover->carried_text.c_str());
+                      contributors_text(hover->mask, n).c_str(), avg.empty() ? "" : (" (" + avg + ")").c_str(),
+                      hover->carried_text.empty() ? "" : "\nreally ", hover->carried_text.c_str());
   }
   if (!hover && hover_node) ImGui::SetTooltip("%s", hover_node->label.c_str());
   if (!compact) {
@@ -345,7 +347,11 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
     const bool red = std::any_of(sc.arrows.begin(), sc.arrows.end(), [](const ArrowDraw& a) { return !a.carried_text.empty(); });
     const bool badges = std::any_of(sc.arrows.begin(), sc.arrows.end(),
                                     [](const ArrowDraw& a) { return a.badge_shown && a.badge_w > 0; });
-    const std::string badge_meaning = sc.upcoming ? "badge = the chunk it will carry" : "badge = the chunk in flight";
+    // An integer avg's last step: its chunks are sums, divided after it (avg_words.h).
+    const std::string avg = sc.upcoming ? "" : avg_pending_words(ses, position);
+    const std::string badge_meaning = sc.upcoming      ? "badge = the chunk it will carry"
+                                      : avg.empty() ? "badge = the chunk in flight"
+                                                    : "badge = the chunk in flight (" + avg + ")";
     const std::string line = sc.compact_nodes ? transfers_text(sc)
                              : badges ? transfers + "; " + badge_meaning + (red ? "; red: not the data the schedule sends" : "")
                                       : transfers;

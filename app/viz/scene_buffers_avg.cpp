@@ -1,8 +1,10 @@
-// The buffers panel's avg line (buffer_notes.h: avg_note).
+// The buffers panel's avg line (buffer_notes.h: avg_note) and the integer
+// average's pending division in words (avg_words.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "app/viz/avg_words.h"
 #include "app/viz/buffer_notes.h"
 #include "app/viz/scene.h"
 #include "core/exec/rank_program.h"
@@ -35,6 +37,11 @@ int first_output_rank(const RankData& outputs) {
 }
 
 }  // namespace
+
+std::string avg_pending_words(const Session& ses, int position) {
+  if (!ses.configured() || !needs_finish_avg(ses.schedule().spec) || position < ses.num_steps()) return "";
+  return fmt::format("sum, ÷ {} next", ses.schedule().spec.world_size);
+}
 
 std::string avg_note(const Session& ses, int position) {
   if (!ses.configured()) return "";

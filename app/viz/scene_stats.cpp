@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <map>
 
+#include "app/viz/avg_words.h"
 #include "app/viz/scene.h"
 #include "app/viz/units.h"
+#include "core/exec/rank_program.h"
 #include "core/model/cost_model.h"
 
 namespace microddp::viz {
@@ -182,6 +184,18 @@ Stats build_stats(const Session& ses, int position, int max_ports) {
   const int shown = st.steps == 0 ? -1 : position > 0 ? std::min(position, st.steps) - 1 : 0;
   add_links(st, ses, shown, max_ports);
   return st;
+}
+
+std::string avg_stats_line(const Session& ses, int position) {
+  if (!ses.configured()) return "";
+  const CollectiveSpec& sp = ses.schedule().spec;
+  if (!needs_finish_avg(sp)) return "";
+  if (position < 0) position = ses.position();
+  const std::string pending = avg_pending_words(ses, position);
+  if (!pending.empty())
+    return fmt::format("{} avg: the outputs hold the {} (after the last step, toward zero)", name(sp.dtype), pending);
+  return fmt::format("{} avg: the buffers hold sums; each output ÷ {} after the last step (toward zero)", name(sp.dtype),
+                     sp.world_size);
 }
 
 std::string stats_summary_line(const Stats& st) {
