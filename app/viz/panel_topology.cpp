@@ -357,6 +357,10 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
                                       : transfers;
     if (ImGui::CalcTextSize(line.c_str()).x <= size.x) {
       ImGui::TextDisabled("%s", line.c_str());
+    } else if (badges && !avg.empty() && ImGui::CalcTextSize(("badges: " + avg).c_str()).x <= size.x) {
+      // A narrow panel (a slide): what an integer avg's last badges hold before the count.
+      ImGui::TextDisabled("badges: %s", avg.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; %s", transfers.c_str(), badge_meaning.c_str());
     } else if (ImGui::CalcTextSize(transfers.c_str()).x <= size.x || sc.badges_left_out == 0) {
       ImGui::TextDisabled("%s", transfers.c_str());
       if (ImGui::IsItemHovered())

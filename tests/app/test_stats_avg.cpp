@@ -98,4 +98,13 @@ TEST_SUITE("stats_hold") {
     CHECK(topo.find("badge=thechunkinflight") != std::string::npos);
     CHECK(topo.find("next)") == std::string::npos);
   }
+
+  TEST_CASE("a slide at 28 px: the topology panel too narrow for the whole line still says what the last badges hold") {
+    test::FontWindow w(28);
+    App app;
+    avg_run(app.session, DType::int32, 4);
+    const std::string topo = drawn_text([&] { draw_topology(app, app.session, 4, ImVec2(390, 400), false); });
+    INFO("topology: ", topo);
+    CHECK(topo.find("badges:sum,3next") != std::string::npos);
+  }
 }
