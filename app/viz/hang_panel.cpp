@@ -396,7 +396,10 @@ bool draw_hang_panel(App& app, const Rect& r) {
       vs.hang_need_h = std::ceil(scene_h(cap_scale) + lf.h + 2 * pad_y) + 2;
     }
     float scale = lo;
-    for (float s = vs.present ? cap_scale : 1.f; s >= lo - 1e-4f; s -= 0.01f) {
+    // Drawn at the largest scale that fits the room the layout gave: the
+    // capped picture's when the lesson's text takes the rest, more when
+    // the text is short (a slide of one page).
+    for (float s = 1; s >= lo - 1e-4f; s -= 0.01f) {
       const bool one = one_line_rows(sc, w / s, fixed, 2 * fs);
       float need = 0;
       if (vs.present) {
