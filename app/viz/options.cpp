@@ -70,6 +70,21 @@ bool inside_dir(const std::string& file, const std::string& dir) {
 // replaced the lesson with its notes).
 void check_speaker_path(const Options& o) {
   if (o.speaker_file.empty()) return;
+  // The notes are written beside the path and renamed over it: a link, a
+  // FIFO or a device there would be replaced by a plain file (hostile review
+  // 10: a device file was). Only a regular file, or none yet, is taken.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(o.speaker_file, ec);
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+    throw UsageError(fmt::format("--speaker {} exists and is not a regular file (a {}): the notes would replace it; give "
+                                 "the notes a plain file of their own",
+                                 o.speaker_file,
+                                 fs::is_symlink(st)     ? "symbolic link"
+                                 : fs::is_directory(st) ? "directory"
+                                 : fs::is_fifo(st)      ? "FIFO"
+                                 : fs::is_socket(st)    ? "socket"
+                                                        : "device or special file"));
   std::vector<std::pair<std::string, std::string>> others = {{"--lesson", o.lesson_file},   {"--replay", o.replay_file},
                                                              {"--screenshot", o.screenshot}, {"--describe", o.describe},
                                                              {"--probes", o.probes}};
@@ -136,7 +151,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   cli.add_option("--probes", o.probes, "(tests) write the screen pixels whose colours the scene knows");
   cli.add_option("--describe", o.describe,
                  "(tests) with --screenshot or --export-frames: write what each picture shows as text to FILE");
-  cli.add_option("--font-px", o.font_px, "text size in pixels (12..40)");
+  cli.add_option("--font-px", o.font_px, "text size in pixels (12..40; 14..40 with --present)");
   cli.add_option("--lesson", o.lesson_file, "open a lesson: a file, or a shipped lesson's name (02-ring-double-buffering): its beats drive the run");
   cli.add_option("--beat", o.beat, "with --lesson: start at beat K (1-based)");
   cli.add_flag("--present", o.present,
@@ -242,6 +257,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // Written as "inside" tests, so NaN (every comparison false) is refused too.
   if (!(o.font_px >= 12 && o.font_px <= 40))
     throw UsageError(fmt::format("--font-px {} is outside 12..40", cli["--font-px"]->as<std::string>()));
+  // Present mode's rule: no text below 14 px on a projected slide; the
+  // smallest labels are drawn at the font size.
+  if (o.present && o.font_px < 14)
+    throw UsageError(fmt::format("--font-px {} with --present is below 14 (present mode draws no text under 14 px)",
+                                 cli["--font-px"]->as<std::string>()));
   // A given option is never taken as "not given": 0 frames or an empty path
   // would otherwise open an interactive window that never exits.
   if (cli.count("--bench-frames") && o.bench < 1)

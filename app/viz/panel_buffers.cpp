@@ -18,6 +18,7 @@
 #include <set>
 
 #include "app/viz/buffer_notes.h"
+#include "app/viz/held_cells.h"
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
 #include "app/viz/step_anim.h"
@@ -161,7 +162,7 @@ void draw_buffers_crowd(App& app, int position) {
 
 std::string buffers_wait_text(int position, int current) {
   const std::string done = current - position == 1 ? fmt::format("step {}'s result", position)
-                                                    : fmt::format("steps {}-{}' results", position, current - 1);
+                                                    : fmt::format("the results of steps {}-{}", position, current - 1);
   return fmt::format("buffers before step {}; {} once you answer", position, done);
 }
 
@@ -219,6 +220,9 @@ void draw_buffers(App& app) {
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() - avg_h;
   BuffersScene sc = build_buffers_arranged(ses, position, lay, avail_h);
   order_by_storage(sc);
+  // Held before the beat's steps for its question: a row's empty cells are one
+  // bar, so their count (lesson 01 beat 3 asks the root's output size) waits.
+  if (position != ses.position()) merge_unwritten_cells(sc);
   vs.cell_texts.clear();
   // While the step just taken animates: the scene before it, for the cells
   // until the data lands and the names until the swap (step_anim.h).

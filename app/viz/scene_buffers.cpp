@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "app/viz/buffer_notes.h"
+#include "app/viz/held_cells.h"
 #include "app/viz/scene.h"
 #include "core/algorithms/registry.h"
 #include "core/ir/reference.h"
@@ -402,6 +403,23 @@ BuffersScene build_buffers(const Session& ses, int position, const BuffersLayout
   if (first_output.row >= 0) sc.first_wrong = first_output;
   sc.height = group_top + group_h;
   return sc;
+}
+
+void merge_unwritten_cells(BuffersScene& sc) {
+  const auto unwritten = [](const CellDraw& c) { return !c.defined && c.mask == 0; };
+  for (BufferRowDraw& row : sc.rows) {
+    std::vector<CellDraw> out;
+    for (const CellDraw& c : row.cells) {
+      if (!out.empty() && unwritten(c) && unwritten(out.back())) {
+        CellDraw& m = out.back();
+        m.x1 = c.x1, m.y1 = std::max(m.y1, c.y1), m.len += c.len, m.chunk = -1;
+        m.changed = m.changed || c.changed;
+      } else {
+        out.push_back(c);
+      }
+    }
+    row.cells = std::move(out);
+  }
 }
 
 std::string received_note(const Session& ses, int position, int r, Buf b) {

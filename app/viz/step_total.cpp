@@ -47,8 +47,35 @@ bool step_total_hidden(const App& app) {
   return app.lesson && app.session.configured() && withholds_step_total(*app.lesson, app.session.num_steps());
 }
 
+std::optional<StepRange> withheld_phase(const App& app) {
+  if (!app.lesson || !app.session.configured()) return std::nullopt;
+  const LessonView& L = *app.lesson;
+  const auto& q = L.current().question;
+  const int pos = app.session.position(), n = app.session.num_steps();
+  if (!q || !q->choices.empty() || L.answer().answered || pos <= 0 || pos > n) return std::nullopt;
+  const Schedule& s = app.session.schedule();
+  const int last = pos - 1, phase = s.steps[last].phase;
+  if (last + 1 < n && s.steps[last + 1].phase == phase) return std::nullopt;  // not at the phase's end
+  int first = last;
+  while (first > 0 && s.steps[first - 1].phase == phase) --first;
+  if (!figure_matches(double(last - first + 1), q->value, q->tolerance, {1.0})) return std::nullopt;
+  return StepRange{first, last};
+}
+
+std::string without_phase_steps(const std::string& text, int num_steps, StepRange phase) {
+  const std::string n = std::to_string(num_steps), last = std::to_string(phase.last),
+                    run = std::to_string(phase.last + 1);
+  std::string out = std::regex_replace(text, std::regex(R"( \(\d+(st|nd|rd|th) of )" + n + R"(\))"), "");
+  out = std::regex_replace(out, std::regex(R"(\bstep )" + last + R"(\b)"), "the phase's last step");
+  out = std::regex_replace(out, std::regex(R"(\b)" + run + " of " + n + R"( steps run\b)"), "steps run to the phase's end");
+  out = std::regex_replace(out, std::regex(R"(\b)" + run + " of " + n + R"(\b)"), "to the phase's end");
+  return out;
+}
+
 std::string shown_steps(const App& app, const std::string& text) {
-  return step_total_hidden(app) ? without_step_total(text, app.session.num_steps()) : text;
+  if (step_total_hidden(app)) return without_step_total(text, app.session.num_steps());
+  if (const auto ph = withheld_phase(app)) return without_phase_steps(text, app.session.num_steps(), *ph);
+  return text;
 }
 
 }  // namespace microddp::viz

@@ -4,6 +4,7 @@
 // ("step 13 (14th of 14)", "14 of 14 steps run" give it away). Once the
 // question is answered they show the total again.
 #pragma once
+#include <optional>
 #include <string>
 
 namespace microddp::viz {
@@ -26,6 +27,21 @@ std::string without_step_total(const std::string& text, int num_steps);
 // buffers, stats, footer) show it on the app's current beat, i.e. without
 // the total while withholds_step_total(lesson, session steps), else as is.
 bool step_total_hidden(const App& app);
+
+// A question whose answer is one phase's step count, asked where the run
+// stands at that phase's end (lesson 04 beat 3: "How many steps does the
+// scatter-reduce phase take on 4 ranks?", 3, at step 2 of 6): "step 2 (3rd
+// of 6)" and "3 of 6 steps run" give it away. The phase's first and last
+// step indices while that question is open, else nullopt.
+struct StepRange {
+  int first = 0, last = 0;
+};
+std::optional<StepRange> withheld_phase(const App& app);
+
+// `text` without the steps of the phase [first, last] that is shown at its
+// end: the ordinal " (3rd of 6)" goes, "step 2" reads "the phase's last
+// step", "3 of 6 steps run" reads "steps run to the phase's end".
+std::string without_phase_steps(const std::string& text, int num_steps, StepRange phase);
 std::string shown_steps(const App& app, const std::string& text);
 
 }  // namespace microddp::viz

@@ -467,7 +467,9 @@ void draw_ui(App& app) {
   if (vs.view == View::main) {
     if (!draw_hang_panel(app, hang_panel_rect(L))) {  // a hang beat: the hang view in the top row (hang_panel.cpp)
       begin_panel(vs, "topology", L.topology, ImGuiWindowFlags_NoScrollbar);
-      draw_topology(app, app.session, app.session.position(), ImGui::GetContentRegionAvail(), false);
+      // The buffers' position (held before the beat's steps while its
+      // question is open): one slide, one step (hostile review 10, lesson 01).
+      draw_topology(app, app.session, buffers_position(app), ImGui::GetContentRegionAvail(), false);
       ImGui::EndChild();
       buffers_panel(app, L.buffers);
     }

@@ -94,6 +94,9 @@ check "--fill random:SEED needs a non-negative integer seed below 2^64, got '-1'
 # Floating options refuse NaN and infinities, naming the option.
 check "--font-px nan is outside 12..40" --font-px nan --screenshot /tmp/x.png
 check "--font-px inf is outside 12..40" --font-px inf --screenshot /tmp/x.png
+# Present mode draws no text under 14 px: a smaller font is refused there (hostile review 10), taken outside it.
+check "--font-px 13 with --present is below 14" --present --font-px 13 --screenshot /tmp/x.png
+check "--font-px 12 with --present is below 14" --font-px 12 --present --screenshot /tmp/x.png
 check "--bucket-cap-mb nan is outside (0, 1024]" --ddp --bucket-cap-mb nan --screenshot /tmp/x.png
 # A given option is never "not given" (that opened a window that never exits).
 check "--bench-frames 0 must be at least 1" --bench-frames 0
@@ -173,6 +176,13 @@ if ! cmp -s "$l02" "$k/l02.yaml"; then echo "FAIL: the lesson file was changed";
 check "--speaker $k/x.png is the same file as --screenshot $k/x.png" --lesson "$l02" --speaker "$k/x.png" --screenshot "$k/x.png"
 check "--speaker $k/d.txt is the same file as --describe $k/d.txt" --lesson "$l02" --speaker "$k/d.txt" --describe "$k/d.txt" --screenshot "$k/x.png"
 check "--speaker $k/frames/notes.txt is inside --export-frames $k/frames" --lesson "$l02" --speaker "$k/frames/notes.txt" --export-frames "$k/frames"
+# The notes are renamed over the path: a link, FIFO or directory there is refused, left as it was (hostile review 10).
+echo keep > "$k/target.txt"; ln -s "$k/target.txt" "$k/link.txt"; mkfifo "$k/fifo"
+check "--speaker $k/link.txt exists and is not a regular file (a symbolic link)" --lesson "$l02" --speaker "$k/link.txt" --screenshot "$k/x.png"
+check "--speaker $k/fifo exists and is not a regular file (a FIFO)" --lesson "$l02" --speaker "$k/fifo" --screenshot "$k/x.png"
+check "--speaker $k exists and is not a regular file (a directory)" --lesson "$l02" --speaker "$k" --screenshot "$k/x.png"
+if [ ! -L "$k/link.txt" ] || [ ! -p "$k/fifo" ] || [ "$(cat "$k/target.txt")" != keep ]; then
+  echo "FAIL: a refused --speaker path was changed"; fail=1; fi
 if [ -e "$k/x.png" ] || [ -e "$k/d.txt" ] || [ -e "$k/frames/notes.txt" ]; then echo "FAIL: a refused run wrote a file"; fail=1; fi
 rm -rf "$k"
 # --export-frames writes every beat: a --beat would be dropped.

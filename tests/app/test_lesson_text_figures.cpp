@@ -144,7 +144,7 @@ TEST_SUITE("lesson_text_figures") {
     CHECK(note.back() != ')');
     // 02 b2: the buffers' line while a question holds them.
     CHECK(buffers_wait_text(0, 1) == "buffers before step 0; step 0's result once you answer");
-    CHECK(buffers_wait_text(1, 4) == "buffers before step 1; steps 1-3' results once you answer");
+    CHECK(buffers_wait_text(1, 4) == "buffers before step 1; the results of steps 1-3 once you answer");
     // 07 b2: the DDP header labels its reference difference.
     ddp::Result d;
     d.iterations.resize(2);
