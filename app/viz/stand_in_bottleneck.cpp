@@ -6,6 +6,10 @@
 
 namespace microddp::viz {
 
+namespace {
+constexpr std::string_view kAtThatSize = "bottleneck at that size: ";
+}  // namespace
+
 std::string stand_in_bottleneck(const Schedule& real, const Schedule& stand_in, int step, const PredictionSource& links) {
   if (links.kind != PredictionSource::Kind::topology || real.spec.nodes <= 1) return "";
   if (stand_in.spec.world_size != real.spec.world_size || stand_in.spec.nodes != real.spec.nodes) return "";
@@ -18,7 +22,21 @@ std::string stand_in_bottleneck(const Schedule& real, const Schedule& stand_in, 
   };
   const std::string big = ports(real), small = ports(stand_in);
   if (big.empty() || small.empty() || big == small) return "";
-  return fmt::format("bottleneck at that size: {} (the picture's orange is the stand-in run's: {})", big, small);
+  return fmt::format("{}{} (the picture's orange is the stand-in run's: {})", kAtThatSize, big, small);
+}
+
+std::string note_bottleneck(const std::string& note) {
+  const size_t at = note.find(kAtThatSize);
+  if (at == std::string::npos) return "";
+  const size_t from = at + kAtThatSize.size(), to = note.find(" (the picture's orange", from);
+  return to == std::string::npos ? "" : note.substr(from, to - from);
+}
+
+std::string stand_in_legend(const std::string& stand_in_ports, const std::string& real_ports, bool folded) {
+  const std::string head = folded ? "" : "colour = load; ";
+  if (real_ports.empty()) return fmt::format("{}orange = the stand-in run's bottleneck: {}", head, stand_in_ports);
+  return fmt::format("{}bottleneck at the beat's size: {}; orange = the stand-in run's: {}", head, real_ports,
+                     stand_in_ports);
 }
 
 }  // namespace microddp::viz
