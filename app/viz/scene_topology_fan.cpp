@@ -14,6 +14,11 @@ namespace microddp::viz {
 namespace {
 
 constexpr float kPi = 3.14159265358979f;
+// The least distance between two ranks' circles beyond their radii: a busy
+// rank's 3 px outline reaches 1.5 px out of its circle, and 4 px stay clear
+// between the outlines (lesson 12 beat 4 at 1280x720: R0/R1, R6/R7 and
+// R14/R15 touched with 3 px).
+constexpr float kRankGap = 2 * 1.5f + 4;
 
 float segment_distance(Vec2 p, Vec2 q, Vec2 c) {
   const float dx = q.x - p.x, dy = q.y - p.y, l2 = dx * dx + dy * dy;
@@ -45,15 +50,32 @@ bool layout_node_fans(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, f
     // The lowest ranks' circles above the NIC square.
     const float low = std::asin(std::min(1.f, (r + nic_room) / ry));
     const float span = g == 1 ? 0.f : std::min(kPi - 2 * low, float(g - 1) * kPi / 4);
+    // Equal steps along the arc, not in angle: on a flat arc equal angles
+    // crowd the ends (lesson 12 beat 4: R0/R1 and R6/R7 touched while the
+    // middle ranks stood far apart).
+    constexpr int kSamples = 256;
+    std::vector<float> len(kSamples + 1, 0.f);
+    const auto arc = [&](float f) {
+      const float th = kPi / 2 + span / 2 - span * f;
+      return Vec2{rx * std::cos(th), -ry * std::sin(th)};
+    };
+    for (int k = 1; k <= kSamples; ++k) {
+      const Vec2 a = arc(float(k - 1) / kSamples), b = arc(float(k) / kSamples);
+      len[static_cast<size_t>(k)] = len[static_cast<size_t>(k - 1)] + std::hypot(b.x - a.x, b.y - a.y);
+    }
     for (int l = 0; l < g; ++l) {
-      const float th = kPi / 2 + span / 2 - (g == 1 ? 0.f : span * float(l) / float(g - 1));
-      at[static_cast<size_t>(l)] = Vec2{rx * std::cos(th), -ry * std::sin(th)};
+      const float want = g == 1 ? len.back() / 2 : len.back() * float(l) / float(g - 1);
+      const size_t k = static_cast<size_t>(std::lower_bound(len.begin(), len.end(), want) - len.begin());
+      const float f0 = float(k == 0 ? 0 : k - 1) / kSamples, f1 = float(k) / kSamples;
+      const float l0 = len[k == 0 ? 0 : k - 1], l1 = len[std::min<size_t>(k, kSamples)];
+      const float f = l1 > l0 ? f0 + (f1 - f0) * (want - l0) / (l1 - l0) : f1;
+      at[static_cast<size_t>(l)] = g == 1 ? arc(0.5f) : arc(std::clamp(f, 0.f, 1.f));
     }
     for (int i = 0; i < g; ++i)
       for (int j = 0; j < g; ++j) {
         if (i == j) continue;
         const Vec2 p = at[static_cast<size_t>(i)], q = at[static_cast<size_t>(j)];
-        if (std::hypot(p.x - q.x, p.y - q.y) < 2 * r + (std::abs(i - j) == 1 && strict ? 8 : 3)) return false;
+        if (std::hypot(p.x - q.x, p.y - q.y) < 2 * r + (std::abs(i - j) == 1 && strict ? 8 : kRankGap)) return false;
         if (segment_distance(p, Vec2{}, q) < r + (strict ? line_pad : 1.f)) return false;  // rank i's way to the NIC
       }
     return true;
