@@ -341,6 +341,19 @@ void draw_sweep_plot(App& app, ImVec2 size, bool brief) {
   // A short box with fewer than two ticks labelled: its two edges' times
   // instead (three significant digits), so that the scale reads.
   if (labelled.size() < 2) labelled = {std::pow(10, ly1), std::pow(10, ly0)};
+  // Data more than half a line below the lowest label: one more label and
+  // grid line at the box's bottom edge's time rounded up to two digits (at
+  // or below the lowest point), where it leaves a line above (lesson 12
+  // beat 2: the lines at 15 µs ran under "30 µs", the lowest label), so
+  // that the axis's labels span every point drawn.
+  else if (const float low = Y(labelled.back()); Y(ymin) > low + lh * 0.5f) {
+    const double edge = std::pow(10, ly0), unit = std::pow(10, std::floor(std::log10(edge)) - 1);
+    const double v = std::ceil(edge / unit) * unit <= ymin ? std::ceil(edge / unit) * unit : edge;
+    if (Y(v) - low >= lh * 1.1f) {
+      dl->AddLine(ImVec2(p0.x, Y(v)), ImVec2(p1.x, Y(v)), faint);
+      labelled.push_back(v);
+    }
+  }
   for (const double v : labelled) {
     const std::string t = format_us(v);
     const float ty = std::max(Y(v) - lh / 2, p0.y);  // (the edges' labels of a short box: inside it)

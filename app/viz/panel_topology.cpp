@@ -17,6 +17,7 @@
 #include "app/viz/avg_words.h"
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
+#include "app/viz/stand_in_bottleneck.h"
 #include "app/viz/step_total.h"
 #include "app/viz/step_anim.h"
 #include "core/algorithms/registry.h"
@@ -85,15 +86,20 @@ void draw_topology(App& app, const Session& ses, int position, ImVec2 size, bool
   if (wrapped_h > cap_text_h + 0.5f) cap_text_h = wrapped_h, rebuild = true;
   // The legend's lines wrap too: shown in full while the canvas keeps
   // 140 px, else folded into its bottleneck line.
-  const auto legend_lines = [](const TopologyScene& t_sc) {
+  const auto legend_lines = [&](const TopologyScene& t_sc) {
     std::vector<std::string> lines = {t_sc.network_note};
     lines.insert(lines.end(), t_sc.legend.begin(), t_sc.legend.end());
-    lines.push_back(fmt::format("colour = load; orange = bottleneck: {}", t_sc.bottleneck));
+    // A stand-in's orange is its own bottleneck, not the beat's (lesson 12 beat 4): both named.
+    lines.push_back(stand_in ? stand_in_legend(t_sc.bottleneck, note_bottleneck(vs.lesson_note), false)
+                             : fmt::format("colour = load; orange = bottleneck: {}", t_sc.bottleneck));
     return lines;
   };
   // (A slide has no pointer: no "hover" there.)
   const auto folded_line = [&](const TopologyScene& t_sc) {
-    return fmt::format("bottleneck: {}{}", t_sc.bottleneck, app.vs.present ? "" : " (legend: hover)");
+    return fmt::format("{}{}",
+                       stand_in ? stand_in_legend(t_sc.bottleneck, note_bottleneck(vs.lesson_note), true)
+                                : "bottleneck: " + t_sc.bottleneck,
+                       app.vs.present ? "" : " (legend: hover)");
   };
   if (nodes_legend && !sc.boxes.empty()) {
     float full_h = 0;

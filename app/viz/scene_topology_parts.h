@@ -32,7 +32,8 @@ RankSize size_ranks(const Schedule& s, TopologyKind kind, float w, float h, cons
 // lower edge), left to right in rank order: a straight line from any rank
 // to its NIC passes no other rank. A box is as tall as its arc (label row,
 // arc, NIC strip), centred in its row's slot. pos gets the ranks' centres
-// (N·g entries), radius the largest in [r_min, r_max] that fits; false
+// (N·g entries), radius the largest in [r_min, r_max] that fits, with 4 px
+// clear between any two ranks' outlines (a busy rank's 3 px); false
 // (nothing changed) where even r_min does not fit. sc_px: the text size
 // over kTopologyBasePx (the arrows' widths).
 bool layout_node_fans(TopologyScene& sc, std::vector<Vec2>& pos, int N, int g, float w, float h, float r_min,

@@ -18,4 +18,19 @@ namespace microddp::viz {
 // for one node, a source that is not a topology, or a step out of range).
 std::string stand_in_bottleneck(const Schedule& real, const Schedule& stand_in, int step, const PredictionSource& links);
 
+// The beat's own bottleneck named in a stand-in beat's note (the PORTS after
+// "bottleneck at that size: " that stand_in_bottleneck wrote), or "" when
+// the note names none.
+std::string note_bottleneck(const std::string& note);
+
+// The topology legend's orange line on a stand-in beat: the picture's
+// orange is the stand-in run's bottleneck (`stand_in_ports`, the scene's),
+// and the text speaks of the beat's size (`real_ports`, "" = not known or
+// the same). Full (one line on a slide; the note names the beat's):
+// "colour = load; orange = stand-in run's bottleneck: STAND-IN"; folded (a
+// short canvas, the legend's only line): "bottleneck at the beat's size:
+// REAL; orange = the stand-in run's: STAND-IN", or without a REAL "orange =
+// stand-in run's bottleneck: STAND-IN".
+std::string stand_in_legend(const std::string& stand_in_ports, const std::string& real_ports, bool folded);
+
 }  // namespace microddp::viz

@@ -266,7 +266,7 @@ TEST_SUITE("compare_sources_window") {
     const std::vector<Want> want = {
         {0, SweepSource::published, {"published"}, 0, "Source: PUBLISHED nccl-tests table a100-1x8-allreduce.txt"},
         {1, SweepSource::model, {"ring", "tree"}, 12, "Source: MODEL of dgx-a100 (8 ranks on 1 node)"},
-        {2, SweepSource::model, {"ring LL", "ring LL128", "ring SIMPLE"}, 12, "Source: MODEL of dgx-a100 (8 ranks"},
+        {2, SweepSource::model, {"ring LL", "ring LL128", "ring SIMPLE"}, 8, "Source: MODEL of dgx-a100 (8 ranks"},  // 256 KiB .. 4 GiB
         {4, SweepSource::model, {"nvls_tree", "ring", "tree"}, 12, "Source: MODEL of dgx-h100 (128 ranks on 16 nodes)"},
         {5, SweepSource::published, {"published"}, 0, "Source: PUBLISHED nccl-tests table h100-2x8-ib-allreduce.txt"},
     };

@@ -30,7 +30,7 @@ namespace {
 
 // The beat's `view:` (one of `allowed`) and, with `view: compare`, its
 // `compare:` map: algorithms of `collective` and the sweep's sizes. The
-// largest size is the window's slider's (256M); sizes are bytes with K / M.
+// largest size is the window's slider's (256M; a model's 4G); sizes are bytes with K / M / G.
 void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vector<std::string>& allowed,
                Collective collective) {
   if (bn["view"]) {
@@ -87,13 +87,15 @@ void read_view(const Ctx& c, const YAML::Node& bn, BeatView& v, const std::vecto
   if (n["sizes"]) {
     const YAML::Node z = n["sizes"];
     only_keys(c, z, "sizes", {"min", "max"});
-    const int64_t kMax = int64_t{256} << 20;
+    // (A model runs nothing: its sizes go up to 4G, lesson 12 beat 3's 1 GiB.)
+    const bool model = v.source == "model";
+    const int64_t kMax = model ? int64_t{4} << 30 : int64_t{256} << 20;
     for (const char* key : {"min", "max"}) {
       if (!z[key]) continue;
       const int64_t b = bytes_with_unit(str(c, z[key], key));
       if (b < 1 || b > kMax)
-        c.fail(z[key], fmt::format("'{}' must be a size from 1 to 256M bytes (K, M = powers of 1024); got '{}'", key,
-                                   z[key].Scalar()));
+        c.fail(z[key], fmt::format("'{}' must be a size from 1 to {} bytes ({} = powers of 1024); got '{}'", key,
+                                   model ? "4G" : "256M", model ? "K, M, G" : "K, M", z[key].Scalar()));
       (std::string(key) == "min" ? v.min_bytes : v.max_bytes) = b;
     }
     if (v.min_bytes > v.max_bytes)
