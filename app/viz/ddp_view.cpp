@@ -8,6 +8,7 @@
 
 #include "assets/palette.h"
 #include "core/ir/types.h"
+#include "core/labs/lesson/lesson.h"
 
 namespace microddp::viz {
 
@@ -157,6 +158,12 @@ std::string ddp_loss_text(const ddp::Result& r) {
   std::string s = fmt::format("loss {:.6g} -> {:.6g}", r.iterations.front().loss, r.iterations.back().loss);
   if (!std::isnan(r.max_reference_rel_error)) s += fmt::format(", loss diff vs 1 process: {:.1e}", r.max_reference_rel_error);
   return s;
+}
+
+bool ddp_loss_withheld(const lesson::Beat& beat) {
+  if (!beat.question) return false;
+  return std::any_of(beat.checks.begin(), beat.checks.end(),
+                     [](const lesson::Check& c) { return std::holds_alternative<lesson::check::SameParams>(c.claim); });
 }
 
 std::string ddp_calls_text(const ddp::IterationTimeline& tl) {

@@ -17,6 +17,10 @@
 #include "app/viz/palette.h"
 #include "core/labs/ddp/ddp.h"
 
+namespace microddp::lesson {
+struct Beat;
+}
+
 namespace microddp::viz {
 
 // What the DDP panel's controls and the lesson beats edit: the options of
@@ -243,6 +247,17 @@ std::string ddp_calls_text(const ddp::IterationTimeline& tl);
 // when the reference was not run (NaN).
 std::string ddp_loss_text(const ddp::Result& r);
 
+// Whether the DDP header keeps the run's loss back while `beat`'s question
+// is open: when one of its checks is same_params, the question is about
+// the trained parameters, and a loss the same as the compared run's (on
+// the slide before) would answer it (issue 37, lecturer pass 7: lesson 10
+// beat 5 asks whether prefetch off changes the trained parameters; its
+// header showed the loss of beat 4). The header then reads
+// kDdpLossWithheld in its place; the loss shows once the question is
+// answered or revealed.
+bool ddp_loss_withheld(const lesson::Beat& beat);
+inline constexpr const char* kDdpLossWithheld = "loss: after the question";
+
 // The DDP view's sentence on a collective far slower than its peers, or "":
 // in iteration `iteration` of r (clamped), the slowest call whose duration
 // is over 3x the median of the iteration's other calls of the same
@@ -291,6 +306,7 @@ namespace microddp::viz {
 struct DdpDrawn {
   std::string header;                  // the first line: "FSDP, 2 ranks, ..."
   std::string calls;                   // ddp_calls_text of the iteration shown
+  std::vector<std::string> stats;      // the stats line's parts, in order ("overlap 75%", ..., the loss)
   std::vector<std::string> legend;     // the legend's texts, in order
   std::vector<std::string> bar_labels; // comm bar labels drawn, inside their bars or in the strip below the lane
   // Each comm call's label as drawn: its text, its box (x0, y0, x1, y1,
@@ -318,11 +334,17 @@ struct DdpDrawn {
   bool note = false;
   std::string note_text;  // the note's text (drawn when `note`)
   // The header, stats and legend give way to the lanes' least height: drawn
-  // at this fraction of the text size (at most 1, the text no smaller than
-  // kDdpMinTextPx), and cut off (an ellipsis drawn) when even that did not
-  // fit.
+  // at this fraction of the text size (at most 1; no smaller than
+  // ddp_text_px while the lanes can go down to a line of text, never
+  // smaller than kDdpMinTextPx), and cut off (an ellipsis drawn) when even
+  // that did not fit.
   float text_scale = 1;
   bool text_clipped = false;
+  // For the next frame's layout (LayoutInput::ddp_text_h, ddp_label_row):
+  // the header, stats and legend's height at ddp_text_px (pixels, spacing
+  // included), and whether the run labels calls in the row under the comm lane.
+  float text_h = 0;
+  bool label_row = true;
 };
 
 struct DdpView {

@@ -26,12 +26,14 @@ float ddp_label_px(float font_px) { return std::min(font_px, kDdpLabelMaxPx); }
 
 float ddp_label_row_height(float font_px) { return ddp_label_px(font_px) + 6; }
 
-float ddp_view_min_height(int lanes, float font_px, float gap) {
+float ddp_text_px(float font_px) { return std::min(font_px, std::max(kDdpMinTextPx, kDdpTextShare * font_px)); }
+
+float ddp_view_min_height(int lanes, float font_px, float gap, float text_h, bool label_row) {
   if (lanes < 1) return 0;
   // The lanes one line of text tall (their names and "L3" still fit), the
-  // texts above at kDdpMinTextPx (panel_ddp.cpp gives way in that order).
-  return ddp_timeline_height(lanes, font_px, 1.f) + ddp_label_row_height(font_px) +
-         kDdpMinHeaderLines * (std::min(font_px, kDdpMinTextPx) + gap);
+  // texts above at ddp_text_px (panel_ddp.cpp gives way in that order).
+  const float texts = text_h > 0 ? text_h : kDdpMinHeaderLines * (ddp_text_px(font_px) + gap);
+  return ddp_timeline_height(lanes, font_px, 1.f) + (label_row ? ddp_label_row_height(font_px) : 0.f) + texts;
 }
 
 Layout compute_layout(const LayoutInput& in) {
@@ -70,11 +72,12 @@ Layout compute_layout(const LayoutInput& in) {
       // window's extra header lines give way first, then the header,
       // stats and legend shrink and the lanes go down to a line of text
       // (panel_ddp.cpp), down to the view's least height (the comm label
-      // row counted: lesson 10 b4 at 28 px lost 5 of its 12 labels
-      // without it), so that a long text gets the rest (lesson 07 at 28
-      // px kept 440 of 720 px for the view, each beat over 3-5 pages).
+      // row counted when the run needs it: lesson 10 b4 at 28 px lost 5 of
+      // its 12 labels without it; the texts at ddp_text_px as measured),
+      // so that a long text gets the rest (lesson 07 at 28 px kept 440 of
+      // 720 px for the view, each beat over 3-5 pages).
       if (in.present && in.font_px >= 28)
-        lanes_h = std::min(lanes_h, std::ceil(ddp_view_min_height(in.ddp_lanes, in.font_px, in.gap)));
+        lanes_h = std::min(lanes_h, std::ceil(ddp_view_min_height(in.ddp_lanes, in.font_px, in.gap, in.ddp_text_h, in.ddp_label_row)));
     }
     // --present: a lesson's text that needs more room takes it from the
     // view, down to the lanes' least height and three lines, six in a

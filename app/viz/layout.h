@@ -52,6 +52,14 @@ struct LayoutInput {
   // size, ViewState::hang_need_h); 0: kLessonMaxShare. The lesson panel
   // then may take the rest, up to kDdpLessonMaxShare.
   float picture_min_h = 0;
+  // DDP view: the height of its header, stats and legend at ddp_text_px
+  // (pixels, spacing included, as panel_ddp.cpp measured them in its last
+  // frame: DdpDrawn::text_h); 0 = not known, kDdpMinHeaderLines lines.
+  float ddp_text_h = 0;
+  // DDP view: whether the run shown labels a call in the row under the
+  // comm lane (DdpDrawn::label_row, its last frame); counted in the view's
+  // least height only then (lesson 07's runs label every call inside its bar).
+  bool ddp_label_row = true;
 };
 
 // --present, DDP view above a lesson at 36 px and up: the lesson panel
@@ -104,6 +112,16 @@ inline constexpr float kDdpMinLaneLines = 1.25f;
 // to fit above the lanes' least height, down to this text size (pixels),
 // and are cut off below it.
 inline constexpr float kDdpMinTextPx = 14;
+// The size those texts keep while the view has the room (pixels): 5/7 of
+// the font, no less than kDdpMinTextPx nor more than the font: 14 px at 18,
+// 20 px at 28 (issue 37, lecturer pass 7: at 14 px the header and legend
+// were small on a projector beside 28 px text). The lanes give way to one
+// line of text before the texts go below it, and a slide's layout at 28 px
+// and up counts them at this size (ddp_view_min_height); only a region
+// smaller still (a 40 px slide, where the lesson keeps its six lines)
+// shrinks them further, down to kDdpMinTextPx.
+inline constexpr float kDdpTextShare = 5.f / 7;
+float ddp_text_px(float font_px);
 
 // The least text size (pixels) the window draws: in --present, readable
 // from the back of a lecture hall (tests/app/test_text_size.cpp reads every
@@ -138,13 +156,14 @@ float ddp_label_row_height(float font_px);
 
 // The DDP view's least height on a slide (pixels), what --present at 28
 // px and up gives way to for a long lesson text: the header, stats and
-// legend on kDdpMinHeaderLines lines of kDdpMinTextPx text (panel_ddp.cpp
-// shrinks them), the timeline with its lanes a line of text tall
-// (ddp_timeline_height) and the comm label row (counted whether or not
-// the run needs it: lesson 10 b4's FSDP run does; the layout does not
-// know the run). 300 px at 28 px with the window's 6 px ItemSpacing.
+// legend, `text_h` pixels tall at ddp_text_px (panel_ddp.cpp measures
+// them; 0: kDdpMinHeaderLines lines of that size, `gap` apart), the
+// timeline with its lanes a line of text tall (ddp_timeline_height) and,
+// when `label_row`, the comm label row (lesson 10 b4's FSDP run needs it;
+// lesson 07's runs do not). 324 px at 28 px with an 8 px gap, the row and
+// no measure.
 inline constexpr float kDdpMinHeaderLines = 3;
-float ddp_view_min_height(int lanes, float font_px, float gap);
+float ddp_view_min_height(int lanes, float font_px, float gap, float text_h = 0, bool label_row = true);
 
 // True when the run controls no longer fit a line or two at this text size:
 // they fold into a "Setup" popup and the transport row stays.

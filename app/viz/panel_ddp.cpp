@@ -149,11 +149,13 @@ struct StatsPart {
 };
 constexpr float kStatsGap = 14, kLegendGap = 16;
 
-std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn) {
+// hide_loss: the beat's open question is about the trained parameters
+// (ddp_loss_withheld): the loss's place says it comes after the question.
+std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, bool hide_loss, DdpDrawn& drawn) {
   const ddp::IterationStats& s = r.iterations[size_t(it)];
   // The calls by their collective: a sharded run all-gathers and reduce-scatters.
   drawn.calls = ddp_calls_text(r.timelines[size_t(std::min(it, int(r.timelines.size()) - 1))]);
-  return {
+  std::vector<StatsPart> parts{
       {fmt::format("overlap {:.0f}%", 100 * s.overlap_fraction), ImVec4(0.0f, 0.45f, 0.70f, 1), false},
       {drawn.calls, {}, true},
       // exposed <= comm; waited also holds waiting for slower ranks (ddp.h).
@@ -162,8 +164,11 @@ std::vector<StatsPart> stats_parts(const ddp::Result& r, int it, DdpDrawn& drawn
        {}, true},
       {fmt::format("replicas {}", r.replicas_identical ? "identical" : "DIFFER"),
        r.replicas_identical ? ImVec4(0, 0.5f, 0.3f, 1) : ImVec4(0.8f, 0.2f, 0, 1), false},
-      {ddp_loss_text(r), {}, true},
+      {hide_loss ? kDdpLossWithheld : ddp_loss_text(r), ImVec4(0.45f, 0.45f, 0.45f, 1), !hide_loss},
   };
+  drawn.stats.clear();
+  for (const StatsPart& p : parts) drawn.stats.push_back(p.text);
+  return parts;
 }
 
 void stats_line(const std::vector<StatsPart>& parts) {
@@ -300,7 +305,8 @@ void draw_ddp(App& app) {
                                r->timelines.size(), d.runner.running() ? "  (showing the previous run)" : "");
   d.drawn.bar_labels.clear();
   d.drawn.gap_labels.clear();
-  const std::vector<StatsPart> parts = stats_parts(*r, it, d.drawn);
+  const bool hide_loss = app.lesson && app.lesson->checks_hidden() && ddp_loss_withheld(app.lesson->current());
+  const std::vector<StatsPart> parts = stats_parts(*r, it, hide_loss, d.drawn);
   // The lanes come first: the header, stats and legend get what their
   // least height leaves, at a smaller text size when they need it, cut off
   // below that.
@@ -313,8 +319,11 @@ void draw_ddp(App& app) {
   const float fs = ImGui::GetFontSize();
   const int lanes = r->options.ranks + 1;
   const float row = ddp_label_row_needed(*r, it, avail.x) ? ddp_label_row_height(fs) : 0.f;
-  const float least_text =
-      text_blocks_height(d.drawn.header, parts, rp.sharded, std::min(1.f, kDdpMinTextPx / fs), avail.x);
+  // The texts keep ddp_text_px (20 px at 28) while the lanes can give way
+  // to one line; the layout counts them at that size (DdpDrawn::text_h).
+  const float least_text = text_blocks_height(d.drawn.header, parts, rp.sharded, ddp_text_px(fs) / fs, avail.x);
+  d.drawn.text_h = least_text;
+  d.drawn.label_row = row > 0;
   float plot_min = ddp_timeline_min_height(lanes, fs) + row;
   if (avail.y - plot_min < least_text) plot_min = std::max(ddp_timeline_height(lanes, fs, 1.f) + row, avail.y - least_text);
   const float budget = std::max(fs, avail.y - plot_min);

@@ -438,6 +438,8 @@ void draw_ui(App& app) {
     in.ddp_lanes = (r ? app.ddp.runner.result_params().run.ranks : app.ddp.edit.run.ranks) + 1;
     const bool slide = app.lesson && (vs.present || vs.handout);
     in.ddp_adjust = slide ? vs.ddp_adjust : 0.f;
+    in.ddp_text_h = app.ddp.drawn.text_h;  // as the view measured them last frame
+    in.ddp_label_row = app.ddp.drawn.label_row;
     vs.layout = compute_layout(in);
     const Layout& L = vs.layout;
     ImGui::SetCursorScreenPos(ImVec2(L.ddp.x, L.ddp.y));

@@ -66,21 +66,23 @@ TEST_SUITE("layout") {
     in.font_px = 28;
     in.lesson_want_h = 600;  // more than the slide has: continuation pages
     // 206 (5 lanes of a line, 28 px, 4 gaps of 7, the axis 38) + 34 (the
-    // label row) + 3 x (14 + 8) (the texts above at 14 px).
-    CHECK(ddp_view_min_height(5, 28, 8) == doctest::Approx(306));
+    // label row) + 3 x (20 + 8) (the texts above at ddp_text_px, 20 px).
+    CHECK(ddp_view_min_height(5, 28, 8) == doctest::Approx(324));
     viz::Layout L = compute_layout(in);
-    CHECK(show(L.ddp) == "(8, 8) 1264 x 306");
-    CHECK(show(L.side) == "(8, 322) 1264 x 390");
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 324");
+    CHECK(show(L.side) == "(8, 340) 1264 x 372");
     // A text that fits below the usual split leaves the view its height.
     in.lesson_want_h = 200;
     L = compute_layout(in);
-    CHECK(L.ddp.h > 306);
-    // 40 px: 290 + 34 + 66; the lesson keeps at least six lines (6 x 48 + 16).
+    CHECK(L.ddp.h > 324);
+    // 40 px: the view's least height, 290 + 34 + 3 x (28.6 + 8), is more
+    // than the lesson's six lines leave (696 - 6 x 48 - 16): the texts above
+    // shrink to what is left (panel_ddp.cpp).
     in.font_px = 40;
     in.lesson_want_h = 600;
     L = compute_layout(in);
-    CHECK(show(L.ddp) == "(8, 8) 1264 x 390");
-    CHECK(show(L.side) == "(8, 406) 1264 x 306");
+    CHECK(show(L.ddp) == "(8, 8) 1264 x 392");
+    CHECK(show(L.side) == "(8, 408) 1264 x 304");
     // The label row's text stops at 28 px.
     CHECK(ddp_label_row_height(18) == 24);
     CHECK(ddp_label_row_height(40) == 34);
