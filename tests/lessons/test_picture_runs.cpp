@@ -86,6 +86,10 @@ TEST_SUITE("lesson_picture") {
     p.verdict = timing::Verdict::fail;
     CHECK(picture_caption(p).rfind("the runs show the opposite of the claim; the picture: the median of the 5 runs", 0) ==
           0);
+    // A second and more in ms, never in exponent form (was "1.36e+03 ms" on lesson 07's slides).
+    p.verdict = timing::Verdict::pass;
+    p.figures = {1364.2, 812.5, 2250.0, 99.94, 1500.0};
+    CHECK(picture_caption(p).find("this run 1364 ms, the other 4 runs 99.9 to 2250 ms;") != std::string::npos);
 
     PictureRuns f;  // against a number: lesson 07 beat 6, overlap below 0.3
     f.rule.figure = PictureFigure::overlap_fraction;

@@ -55,8 +55,12 @@ double iteration_figure(PictureFigure f, const ddp::IterationStats& s) {
                                                : s.overlap_fraction;
 }
 
+// A time in ms to three significant digits, never in exponent form
+// ("1360", not "1.36e+03": a 1.4 s run read as 1.36e+03 ms on a slide).
+std::string ms3(double v) { return std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+
 std::string value(PictureFigure f, double v) {
-  return f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", v) : fmt::format("{:.3g} ms", v);
+  return f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", v) : ms3(v) + " ms";
 }
 
 // "2.1 to 12.3 ms" (the unit once), "0.12 to 0.45"; one value alone.
@@ -64,7 +68,7 @@ std::string range(PictureFigure f, const std::vector<double>& v) {
   if (v.empty()) return "none";
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   if (*lo == *hi) return value(f, *lo);
-  const std::string a = f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", *lo) : fmt::format("{:.3g}", *lo);
+  const std::string a = f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", *lo) : ms3(*lo);
   return a + " to " + value(f, *hi);
 }
 
@@ -133,7 +137,7 @@ std::string picture_caption(const PictureRuns& p) {
     for (size_t i = 0; i < k; ++i) {
       const double v = iteration_figure(f, p.run->iterations[i]);
       its += (i == 0 ? "" : i + 1 == k ? " and " : ", ") +
-             (f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", v) : fmt::format("{:.3g}", v));
+             (f == PictureFigure::overlap_fraction ? fmt::format("{:.2f}", v) : ms3(v));
     }
     mine += fmt::format(" (its iterations {}{}; shown: iteration {})", its,
                         f == PictureFigure::overlap_fraction ? "" : " ms", p.iteration + 1);
