@@ -52,5 +52,13 @@ done
 if printf '%s\n' "$out" | grep -q "e-0"; then
   echo "FAIL: predict -a all prints a time in e-notation:"; printf '%s\n' "$out" | grep "e-0"; fail=1
 fi
-[ $fail = 0 ] && echo "PASS: the bucket cap in MiB with its bytes; predict's table in one time unit"
+# The sweep's crossover: the grid points that bracket it and the model's
+# exact size, the 373 KiB of lesson 03 and the window (it said "at 512 KiB",
+# the first grid point past it).
+out=$("$cli" predict -c all_reduce -a ring --ranks 7 --preset nvlink --sweep) || { echo "FAIL: predict --sweep: $out"; exit 1; }
+want="crossover: ring overtakes tree between 256 KiB and 512 KiB of the sweep; the model's crossover is 372.9 KiB (381836 B)"
+if ! printf '%s\n' "$out" | grep -qxF "$want"; then
+  echo "FAIL: expected the line '$want' in:"; printf '%s\n' "$out" | grep crossover; fail=1
+fi
+[ $fail = 0 ] && echo "PASS: the bucket cap in MiB with its bytes; predict's table in one time unit; the sweep's crossover"
 exit $fail

@@ -42,7 +42,7 @@ if grep -qE "^nvls | nvls( |$)" <<<"$out" || [ "$(grep -c '^(nvls left out: the 
 # the α column of the per-port table is per message: 8 channels' ring, 30 steps x 7 intra messages, at 1 MiB and 1 GiB
 expect 0 "ring                  30       210.00         3.82       213.82" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1M
 # sizes in prose: binary units with the exact bytes beside (docs/design.md, one vocabulary)
-expect 0 "crossover: ring overtakes tree at 512 KiB (524288 B)" -- predict --sweep --preset nvlink
+expect 0 "crossover: ring overtakes tree between 256 KiB and 512 KiB of the sweep; the model's crossover is 284.1 KiB (290912 B)" -- predict --sweep --preset nvlink
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
 expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--textbook)" -- predict --nccl-system dgx-h100 -b 8 -e 8
 expect 0 "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}   predicted 271.724 us" -- predict --nccl-system dgx-h100 --bytes 64M
