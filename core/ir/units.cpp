@@ -6,8 +6,15 @@
 
 namespace microddp {
 
-std::string format_us(double us) {
+std::string format_us(double us, int decimals) {
   if (us < 0) return "n/a";
+  if (decimals >= 0) {
+    const double q = std::pow(10.0, decimals);
+    const auto reaches = [&](double v) { return std::round(v * q) / q >= 1000.0; };
+    if (reaches(us / 1e3)) return fmt::format("{:.{}f} s", us / 1e6, decimals);
+    if (reaches(us)) return fmt::format("{:.{}f} ms", us / 1e3, decimals);
+    return fmt::format("{:.{}f} µs", us, decimals);
+  }
   // Three significant digits: 999.5 µs and up would print "1e+03 µs", so
   // they move up a unit (as 999.5 ms does).
   if (us >= 999.5e3) return fmt::format("{:.3g} s", us / 1e6);
