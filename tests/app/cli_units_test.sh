@@ -4,7 +4,7 @@
 #   --bucket-cap-mb counts MB as PyTorch does (2^20 bytes), so 0.25 is
 #   0.25 MiB = 2^18 = 262144 bytes (it printed "0.25 MB (2^20 B)"), and a
 #   lesson's run line the same ("0.0015 MiB (1573 B)", not "0.0015 MB");
-# - `microddp predict -a all` prints its table in one time unit (us, ms or s,
+# - `microddp predict -a all` prints its table in one time unit (µs, ms or s,
 #   by the longest time), not 1.4e-05 s beside 0.0233 s.
 # usage: cli_units_test.sh MICRODDP
 set -u
@@ -60,5 +60,12 @@ want="crossover: ring overtakes tree between 256 KiB and 512 KiB of the sweep; t
 if ! printf '%s\n' "$out" | grep -qxF "$want"; then
   echo "FAIL: expected the line '$want' in:"; printf '%s\n' "$out" | grep crossover; fail=1
 fi
-[ $fail = 0 ] && echo "PASS: the bucket cap in MiB with its bytes; predict's table in one time unit; the sweep's crossover"
+# Microseconds are µs everywhere in the CLI, never "us" (predict said "α = 1 us").
+out=$("$cli" predict -a ring --preset nvlink --bytes 1K) || { echo "FAIL: predict: $out"; exit 1; }
+for want in "nvlink: α = 1 µs, bandwidth = 600 GB/s (β = 1.667e-12 s/B)" "  α term            14.00 µs"; do
+  if ! printf '%s\n' "$out" | grep -qxF "$want"; then
+    echo "FAIL: predict -a ring lacks the line '$want':"; printf '%s\n' "$out"; fail=1
+  fi
+done
+[ $fail = 0 ] && echo "PASS: the bucket cap in MiB with its bytes; predict's table in one time unit; the sweep's crossover; µs"
 exit $fail

@@ -102,8 +102,8 @@ expect 0 ' · predicted 2.0 µs (error ' -- "${SEED[@]}" --steps --repeat-steps 
 # predict's parameter line gives the barrier, peer wait and bus of the call's world size, not of 2 or 3 ranks
 BW=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6, 4e-6], "peer_wait_s_by_ranks": [0, 3e-6, 5e-6], "mem_bw_Bps_by_threads": [1e10, 1.5e10]}' > "$BW"
-expect 0 'barrier b(4) = 4 us, peer wait w(4) = 5 us, memory bus B(2) = 15 GB/s' -- predict -n 4 --bytes 1K -a ring --profile "$BW"
-expect 0 'barrier b(2) = 0.5 us, peer wait w(2) = 0 us, memory bus B(2) = 15 GB/s' -- predict -n 2 --bytes 1K -a ring --profile "$BW"
+expect 0 'barrier b(4) = 4 µs, peer wait w(4) = 5 µs, memory bus B(2) = 15 GB/s' -- predict -n 4 --bytes 1K -a ring --profile "$BW"
+expect 0 'barrier b(2) = 0.5 µs, peer wait w(2) = 0 µs, memory bus B(2) = 15 GB/s' -- predict -n 2 --bytes 1K -a ring --profile "$BW"
 rm -f "$BW"
 # the errors beside the warm medians: their sign said once; against a preset, called a what-if
 expect 0 '(error = (predicted - measured) / measured median: - where the model expected less time, + more; a step'"'"'s prediction is its α-β terms plus the barrier b(n) and any peer wait w(n), which `microddp predict` lists apart)' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
