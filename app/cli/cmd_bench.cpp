@@ -40,7 +40,7 @@ struct Args {
 // charges_coherence: the rows charge ε and φ (threads backend, no network model).
 std::string prediction_source(const ParamChoice& c, const CostParams& p, bool charges_coherence) {
   const auto line = [](double alpha, double beta) {
-    return fmt::format("α = {:.3f} us, bandwidth = {:.3f} GB/s", alpha * 1e6, beta > 0 ? 1e-9 / beta : 0.0);
+    return fmt::format("α = {:.3f} µs, bandwidth = {:.3f} GB/s", alpha * 1e6, beta > 0 ? 1e-9 / beta : 0.0);
   };
   std::string s;
   if (c.alpha >= 0) s = "--alpha/--bandwidth";

@@ -40,7 +40,7 @@ std::string quick_headline_note(const CalibrationResult& r) {
     hi = last = pt.bytes;
   }
   const std::string below =
-      from ? fmt::format("below {} B the profile uses the small msgs line, α = {:.3f} us; ", from,
+      from ? fmt::format("below {} B the profile uses the small msgs line, α = {:.3f} µs; ", from,
                          r.params.alpha_small * 1e6)
            : "";
   const bool borrowed = from && r.fit.large.through_zero;  // set_message_lines: α from the small line
@@ -106,7 +106,7 @@ int run_mpi_classes(const Args& a, bool max_given) {
   const TopologyCalibration r = calibrate_topology_mpi(o);
   if (!root) return 0;
   const TopologyProfile& t = r.profile;
-  std::printf("\n%-6s %-10s %12s %16s %16s %9s\n", "link", "pair", "alpha (us)", "bandwidth", "shaped",
+  std::printf("\n%-6s %-10s %13s %16s %16s %9s\n", "link", "pair", "alpha (µs)", "bandwidth", "shaped",
               "measured/shaped");
   auto row = [&](const char* what, const std::optional<LinkClassCalibration>& c, double shaped) {
     if (!c) {
@@ -213,13 +213,13 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 "profile uses the copy's δ as β; run calibrate again on an idle machine\n");
   std::printf("γ (float32 sum kernel, 1 thread) = %.4g s/B  (%.3f GB/s)\n", p.gamma, r.reduce_Bps / 1e9);
   std::printf("δ (memcpy, 1 thread)             = %.4g s/B  (%.3f GB/s)\n", p.delta, r.memcpy_Bps / 1e9);
-  std::printf("profile%s: α = %.3f us, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n",
+  std::printf("profile%s: α = %.3f µs, bandwidth = %.3f GB/s, γ = %.4g s/B, n½ = %.0f B, cores = %d\n",
               a.quick ? " (quick)" : "", p.alpha * 1e6, p.bandwidth() / 1e9, p.gamma, p.n_half(), p.cores);
   if (a.quick) std::printf("  %s\n", quick_headline_note(r).c_str());
   else if (p.break_bytes > 0)
     // The headline's α is the large messages' (the small line's when theirs is bandwidth only,
     // set_message_lines): say which line prices the small ones.
-    std::printf("  (messages below %lld B: the small msgs line above, α = %.3f us, bandwidth = %.3f GB/s%s)\n",
+    std::printf("  (messages below %lld B: the small msgs line above, α = %.3f µs, bandwidth = %.3f GB/s%s)\n",
                 static_cast<long long>(p.break_bytes), p.alpha_small * 1e6, p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0,
                 r.fit.large.through_zero
                     ? "; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's "
@@ -238,10 +238,10 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
                 at(Protocol::ll, Protocol::simple).c_str());
   }
   if (!p.barrier_s.empty())
-    std::printf("lockstep barrier b(n) = %.3f us at n = 2, %.3f us at n = %zu (b(2) taken out of the ping-pong times)\n",
+    std::printf("lockstep barrier b(n) = %.3f µs at n = 2, %.3f µs at n = %zu (b(2) taken out of the ping-pong times)\n",
                 p.barrier_s.front() * 1e6, p.barrier_s.back() * 1e6, p.barrier_s.size() + 1);
   if (!p.wait_s.empty())
-    std::printf("peer wait w(n) = %.3f us at n = 2, %.3f us at n = %d, %.3f us at n = %zu (once per step to a receiver sharing a core with a busy rank, or whose sender does)\n",
+    std::printf("peer wait w(n) = %.3f µs at n = 2, %.3f µs at n = %d, %.3f µs at n = %zu (once per step to a receiver sharing a core with a busy rank, or whose sender does)\n",
                 p.wait_for(2) * 1e6, p.wait_for(p.cores + 1) * 1e6, p.cores + 1, p.wait_s.back() * 1e6,
                 p.wait_s.size() + 1);
   if (!p.cache.empty()) {
@@ -271,7 +271,7 @@ int run(Args a, bool backend_given, bool max_given, bool sweep_given) {
     }
   }
   if (p.exchange_32k_s > 0 && !a.quick)
-    std::printf("state probe: a 32 KiB step with both ranks receiving at once takes %.3f us (bench times it again before "
+    std::printf("state probe: a 32 KiB step with both ranks receiving at once takes %.3f µs (bench times it again before "
                 "every size)\n",
                 p.exchange_32k_s * 1e6);
   if (!p.mem_bw_Bps.empty())

@@ -145,7 +145,7 @@ int run(const Args& a) {
   for (const auto& x : tables)
     std::printf("  source: %s (%s%s)\n", x.path.c_str(), x.tool.empty() ? x.collective.c_str() : x.tool.c_str(),
                 x.nccl_version.empty() ? "" : (", NCCL " + x.nccl_version).c_str());
-  std::printf("  α = %.3f us per message (the floor: %.4g messages on the critical path; from the out-of-place rows "
+  std::printf("  α = %.3f µs per message (the floor: %.4g messages on the critical path; from the out-of-place rows "
               "of %s)\n",
               fit.alpha_s * 1e6, fit.alpha_messages, sizes_text(fit.alpha_rows).c_str());
   std::printf("  bandwidth = %.2f GB/s (β = %.4g s/B; from the out-of-place rows of %s%s)\n", fit.bandwidth_Bps / 1e9,

@@ -28,6 +28,7 @@
 #include "core/labs/lesson/lessons_dir.h"
 #include "core/labs/lesson/plan.h"
 #include "core/ir/reference.h"
+#include "core/ir/units.h"
 #include "core/record/printer.h"
 
 namespace microddp::cli {
@@ -72,13 +73,13 @@ std::string ddp_line(const ddp::Options& o) {
   // Sharded runs have no buckets and always use the ring: say only what applies.
   if (o.sharded)
     return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · sharded (FSDP-style), {} · "
-                       "layer delay {} µs",
+                       "layer delay {}",
                        o.ranks, o.depth, o.width, o.batch, o.iterations, o.prefetch ? "prefetch" : "no prefetch",
-                       o.layer_delay_us);
-  return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {:g} MB "
-                     "· {} · layer delay {} µs",
-                     o.ranks, o.depth, o.width, o.batch, o.iterations, ddp::name(o.overlap), o.bucket_cap_mb,
-                     o.algorithm, o.layer_delay_us);
+                       format_us(o.layer_delay_us));
+  return fmt::format("ddp · {} ranks · depth {} · width {} · batch {} · {} iterations · overlap {} · bucket cap {} "
+                     "· {} · layer delay {}",
+                     o.ranks, o.depth, o.width, o.batch, o.iterations, ddp::name(o.overlap), mib_text(o.bucket_cap_mb),
+                     o.algorithm, format_us(o.layer_delay_us));
 }
 
 void print_ddp(const ddp::Result& r) {

@@ -29,13 +29,13 @@
 namespace microddp::cli::pred {
 
 std::string link_text(const CostParams& p) {
-  return fmt::format("{} (α = {:.3g} us, {:.4g} GB/s)", p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
+  return fmt::format("{} (α = {:.3g} µs, {:.4g} GB/s)", p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
 }
-// Chosen on the value as printed: 999.996 µs would print "1000.00 us", so
+// Chosen on the value as printed: 999.996 µs would print "1000.00 µs", so
 // it takes ms ("1.0000 ms").
 Unit unit_for(double seconds) {
   const double a = std::fabs(seconds);
-  if (std::round(a * 1e8) < 1e5) return {1e-6, 2, "us"};  // below 1000.00 us as printed
+  if (std::round(a * 1e8) < 1e5) return {1e-6, 2, "µs"};  // below 1000.00 µs as printed
   if (std::round(a * 1e7) < 1e7) return {1e-3, 4, "ms"};  // below 1000.0000 ms
   return {1, 6, "s"};
 }
@@ -56,15 +56,15 @@ std::string describe(const Network& n) {
 // The parameters as they apply to a call on n ranks: the barrier b(n), the
 // peer wait w(n) and the memory bus B(min(n, cores)) of that world size.
 std::string describe(const CostParams& p, int n) {
-  std::string s = fmt::format("{}: α = {:.3g} us, bandwidth = {:.4g} GB/s (β = {:.4g} s/B)", p.name, p.alpha * 1e6,
+  std::string s = fmt::format("{}: α = {:.3g} µs, bandwidth = {:.4g} GB/s (β = {:.4g} s/B)", p.name, p.alpha * 1e6,
                               p.bandwidth() / 1e9, p.beta);
   if (p.gamma > 0) s += fmt::format(", γ = {:.4g} s/B", p.gamma);
   if (p.delta > 0) s += fmt::format(", δ = {:.4g} s/B", p.delta);
   if (p.break_bytes > 0)
-    s += fmt::format(", below {} B: α = {:.3g} us, {:.4g} GB/s", p.break_bytes, p.alpha_small * 1e6,
+    s += fmt::format(", below {} B: α = {:.3g} µs, {:.4g} GB/s", p.break_bytes, p.alpha_small * 1e6,
                      p.beta_small > 0 ? 1e-9 / p.beta_small : 0.0);
-  if (!p.barrier_s.empty()) s += fmt::format(", barrier b({}) = {:.3g} us", n, p.barrier_for(n) * 1e6);
-  if (!p.wait_s.empty()) s += fmt::format(", peer wait w({}) = {:.3g} us", n, p.wait_for(n) * 1e6);
+  if (!p.barrier_s.empty()) s += fmt::format(", barrier b({}) = {:.3g} µs", n, p.barrier_for(n) * 1e6);
+  if (!p.wait_s.empty()) s += fmt::format(", peer wait w({}) = {:.3g} µs", n, p.wait_for(n) * 1e6);
   if (!p.mem_bw_Bps.empty())
     s += fmt::format(", memory bus B({}) = {:.4g} GB/s", p.bus_threads(n), p.mem_bw_for(p.bus_threads(n)) / 1e9);
   return s;
@@ -131,7 +131,7 @@ std::string nvls_note(const Args& a, const CostParams& p) {
   const std::string n = preset_of(a, p);
   if (n.empty()) return "";
   if (n == "nvlink")
-    return fmt::format("(nvls on {}: an NVSwitch with a port per rank at the preset's α and bandwidth ({:g} us, {:g} "
+    return fmt::format("(nvls on {}: an NVSwitch with a port per rank at the preset's α and bandwidth ({:g} µs, {:g} "
                        "GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured "
                        "NVLS figure)\n",
                        p.name, p.alpha * 1e6, p.bandwidth() / 1e9);
@@ -264,11 +264,11 @@ void one(const Args& a, const std::vector<CostParams>& ps, int64_t bytes) {
     // 12-byte step reads "10.00 us", not "0.000010 s"
     const Unit u = unit_for(std::max(t.total(), pr.lockstep_s));
     const auto tm = [&](double sec) { return in_unit(sec, u); };
-    std::printf("  α term   %17s\n", tm(t.alpha_s).c_str());
-    std::printf("  β term   %17s\n", tm(t.beta_s).c_str());
-    if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %17s\n", tm(t.gamma_s).c_str());
-    if (t.delta_s > 0) std::printf("  δ term   %17s\n", tm(t.delta_s).c_str());
-    std::printf("  total    %17s   (%s)\n", tm(t.total()).c_str(), cf ? "closed form" : "schedule");
+    std::printf("  α term   %s\n", align_right(tm(t.alpha_s), 17).c_str());
+    std::printf("  β term   %s\n", align_right(tm(t.beta_s), 17).c_str());
+    if (t.gamma_s > 0 || p.gamma > 0) std::printf("  γ term   %s\n", align_right(tm(t.gamma_s), 17).c_str());
+    if (t.delta_s > 0) std::printf("  δ term   %s\n", align_right(tm(t.delta_s), 17).c_str());
+    std::printf("  total    %s   (%s)\n", align_right(tm(t.total()), 17).c_str(), cf ? "closed form" : "schedule");
     std::printf("  schedule: lockstep %s, pipelined %s\n", tm(pr.lockstep_s).c_str(), tm(pr.pipelined_s).c_str());
     if (pr.lockstep.bus_s > 0 || pr.lockstep.barrier_s > 0 || pr.lockstep.wait_s > 0)
       std::printf("  of which (lockstep, not in the closed form): memory bus %s, barriers %s, peer waits %s\n",
@@ -404,21 +404,25 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
     }
   if (algs.empty()) make_schedule(make_spec(a, a.algorithm, 0));  // names why (unknown, no channels, ...)
   if (flat && a.algorithm == "nvls") flat_predict(a, make_schedule(make_spec(a, "nvls", lo)), *flat);  // refused first
-  std::printf("%s, %d ranks, lockstep prediction (us); %s\n", std::string(name(c)).c_str(), a.ranks,
+  std::printf("%s, %d ranks, lockstep prediction (µs); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::printf("%14s", "size (B)");
   for (const auto& alg : algs) std::printf(" %18s", alg.c_str());
   std::printf("\n");
+  // The model's lockstep time of `alg` at `b` bytes, µs.
+  const auto time_us = [&](const std::string& alg, int64_t b) {
+    CollectiveSpec sp = make_spec(a, alg, b);
+    if (net) sp.nodes = net->topo.nodes;
+    const Schedule sch = make_schedule(sp);
+    return (net ? predict(sch, *net).pr.lockstep_s : flat_predict(a, sch, *flat).lockstep_s) * 1e6;
+  };
   std::vector<int64_t> sizes;
   std::vector<std::vector<double>> t(algs.size());
   for (int64_t b = lo; b <= hi; b = b > hi / 2 ? hi + 1 : b * 2) {
     sizes.push_back(b);
     std::printf("%14lld", static_cast<long long>(b));
     for (size_t i = 0; i < algs.size(); ++i) {
-      CollectiveSpec sp = make_spec(a, algs[i], b);
-      if (net) sp.nodes = net->topo.nodes;
-      const Schedule sch = make_schedule(sp);
-      const double us = (net ? predict(sch, *net).pr.lockstep_s : flat_predict(a, sch, *flat).lockstep_s) * 1e6;
+      const double us = time_us(algs[i], b);
       t[i].push_back(us);
       std::printf(" %18.3f", us);
     }
@@ -433,15 +437,31 @@ void sweep(const Args& a, const CostParams* flat, const Network* net) {
     if (algs[i] != "tree" && algs[i] != "naive" && algs[i] != "hierarchical") continue;
     // the first size from which ring stays at least as fast as this algorithm
     int64_t cross = -1;
+    size_t kc = 0;
     for (size_t k = sizes.size(); k-- > 0;) {
-      if (t[ri][k] <= t[i][k]) cross = sizes[k];
+      if (t[ri][k] <= t[i][k]) cross = sizes[k], kc = k;
       else break;
     }
     if (cross < 0) std::printf("crossover: ring does not overtake %s by %s\n", algs[i].c_str(), size_text(hi).c_str());
     else if (cross == sizes.front())
       std::printf("crossover: ring is at least as fast as %s from %s, the smallest size swept\n", algs[i].c_str(),
                   size_text(cross).c_str());
-    else std::printf("crossover: ring overtakes %s at %s\n", algs[i].c_str(), size_text(cross).c_str());
+    else {
+      // The sweep only brackets it (issue 37: "at 512 KiB" was the grid
+      // point, the window and lesson 03 say 373 KiB): bisect in log(size)
+      // between the two grid points, as the window does (compare.cpp), to
+      // whole elements on every rank.
+      const int64_t unit = int64_t(dtype_size(make_spec(a, "ring", lo).dtype)) * std::max(1, a.ranks);
+      int64_t l = sizes[kc - 1], h = cross;
+      while (h - l >= 2 * unit) {
+        const int64_t mid = std::clamp(int64_t(std::sqrt(double(l) * double(h))) / unit * unit, l + unit, h - unit);
+        (time_us("ring", mid) <= time_us(algs[i], mid) ? h : l) = mid;
+      }
+      const auto short_size = [](int64_t b) { const std::string s = size_text(b); return s.substr(0, s.find(" (")); };
+      std::printf("crossover: ring overtakes %s between %s and %s of the sweep; the model's crossover is %s\n",
+                  algs[i].c_str(), short_size(sizes[kc - 1]).c_str(), short_size(cross).c_str(),
+                  size_text(h).c_str());
+    }
     if (algs[i] != "hierarchical") continue;
     // and the other way: from which size the two-level ring stays ahead
     int64_t ahead = -1;

@@ -297,7 +297,7 @@ void auto_table(const Args& a, const CostParams* flat, const Network* net) {
   range.max_sizes = kTableMaxSizes;
   const std::vector<int64_t> sizes = sweep_sizes(range);
   std::printf("%s, %d ranks: what auto picks (the textbook α-β choice among microddp's algorithms, not NCCL's "
-              "tuner; lockstep prediction, us); %s\n", std::string(name(c)).c_str(), a.ranks,
+              "tuner; lockstep prediction, µs); %s\n", std::string(name(c)).c_str(), a.ranks,
               net ? describe(*net).c_str() : describe(*flat, a.ranks).c_str());
   std::vector<std::string> header;
   std::string last;

@@ -296,7 +296,7 @@ void draw_ddp(App& app) {
   // A sharded run (a lesson's FSDP beat) has no buckets: say what it is instead.
   const std::string mode = rp.sharded ? fmt::format("sharded, prefetch {}", rp.prefetch ? "on" : "off")
                            : rp.overlap == ddp::Overlap::bucketed
-                               ? fmt::format("{} {:.3g} MB -> {} bucket{}", ddp::name(rp.overlap), rp.bucket_cap_mb, r->buckets.size(),
+                               ? fmt::format("{} {:g} MiB -> {} bucket{}", ddp::name(rp.overlap), rp.bucket_cap_mb, r->buckets.size(),
                                              r->buckets.size() == 1 ? "" : "s")
                                : std::string(ddp::name(rp.overlap));
   // Sharded collectives always run the ring (ddp.h), whatever the algorithm option says.

@@ -4,11 +4,14 @@
 #pragma once
 #include <string>
 
+#include "core/ir/units.h"
+
 namespace microddp::viz {
 
 // A duration given in microseconds: "12.3 µs", "4.56 ms", "1.2 s", "50 ns"
-// below 0.1 µs; three significant digits; "n/a" when us < 0.
-std::string format_us(double us);
+// below 0.1 µs; three significant digits; "n/a" when us < 0. One helper for
+// the window and the CLI: core/ir/units.h.
+using microddp::format_us;
 
 // A link class in words: its name (a preset's: "nvlink"; omitted when it is
 // the raw "ALPHA,BW" a lesson or --inter gave, e.g. "50e-6,25e6"), α

@@ -50,7 +50,7 @@ std::string bench_table_header(const BenchOptions& o) {
   if (o.nodes > 1 || o.network)
     h += fmt::format("# topology: {} node(s) x {} rank(s){}; predicted = {}\n", o.nodes, o.world_size / std::max(1, o.nodes),
                      o.network ? fmt::format(", {} NIC(s) per node", o.network->topo.nics_per_node) : "",
-                     o.network ? fmt::format("the topology model (intra α = {:.3g} us, {:.4g} GB/s; inter α = {:.3g} us, "
+                     o.network ? fmt::format("the topology model (intra α = {:.3g} µs, {:.4g} GB/s; inter α = {:.3g} µs, "
                                              "{:.4g} GB/s per NIC; step barrier {:.3g} us)",
                                              o.network->intra.alpha * 1e6, o.network->intra.bandwidth() / 1e9,
                                              o.network->inter.alpha * 1e6, o.network->inter.bandwidth() / 1e9,

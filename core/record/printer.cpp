@@ -1,6 +1,7 @@
 #include "core/record/printer.h"
 
 #include "core/algorithms/registry.h"
+#include "core/ir/units.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -85,11 +86,11 @@ std::string count_noun(int64_t n, std::string_view noun) {
 std::string format_step_time(const StepTiming& t) {
   const std::string barrier = t.includes_barrier ? "barrier included" : "";
   if (t.repetitions == 0)
-    return fmt::format("measured {:.1f} µs{}", t.first_run_ns / 1000.0,
+    return fmt::format("measured {}{}", format_us(t.first_run_ns / 1000.0, 1),
                        barrier.empty() ? "" : fmt::format(" (one run, {})", barrier));
-  return fmt::format("{:.1f} µs median (p10 {:.1f} µs, p90 {:.1f} µs, {}{}; first run {:.1f} µs)",
-                     t.median_ns / 1000.0, t.p10_ns / 1000.0, t.p90_ns / 1000.0, count_noun(t.repetitions, "rep"),
-                     barrier.empty() ? "" : ", " + barrier, t.first_run_ns / 1000.0);
+  return fmt::format("{} median (p10 {}, p90 {}, {}{}; first run {})", format_us(t.median_ns / 1000.0, 1),
+                     format_us(t.p10_ns / 1000.0, 1), format_us(t.p90_ns / 1000.0, 1), count_noun(t.repetitions, "rep"),
+                     barrier.empty() ? "" : ", " + barrier, format_us(t.first_run_ns / 1000.0, 1));
 }
 
 RunTotals run_totals(const Trace& t) {
@@ -110,7 +111,7 @@ RunTotals run_totals(const Trace& t) {
 
 std::string format_predicted(double predicted_us, double measured_median_us) {
   if (predicted_us < 0) return "";
-  std::string out = fmt::format(" · predicted {:.1f} µs", predicted_us);
+  std::string out = fmt::format(" · predicted {}", format_us(predicted_us, 1));
   if (measured_median_us > 0)
     out += fmt::format(" (error {:+.1f}%)", (predicted_us - measured_median_us) / measured_median_us * 100.0);
   return out;
@@ -145,9 +146,9 @@ std::string position_label(int position, int num_steps) {
 std::string format_measured_total(const Trace& t, double total_us, double predicted_total_us) {
   const RunTotals r = run_totals(t);
   if (r.median_us < 0)
-    return fmt::format("{:.1f} µs measured ({})", total_us, name(t.mode));
-  return fmt::format("{:.1f} µs measured (sum of step medians over {} warm runs; first run {:.1f} µs){}", r.median_us,
-                     r.repetitions, r.first_run_us, format_predicted(predicted_total_us, r.median_us));
+    return fmt::format("{} measured ({})", format_us(total_us, 1), name(t.mode));
+  return fmt::format("{} measured (sum of step medians over {} warm runs; first run {}){}", format_us(r.median_us, 1),
+                     r.repetitions, format_us(r.first_run_us, 1), format_predicted(predicted_total_us, r.median_us));
 }
 
 std::string format_step(const Schedule& s, const Trace& t, int step, double predicted_us, const PrintOptions& o) {

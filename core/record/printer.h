@@ -55,6 +55,8 @@ std::string position_label(int position, int num_steps);
 // "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", ...
 std::string ordinal(int n);
 
+// Times here print by format_us(us, 1) (core/ir/units.h): one decimal in
+// µs below 1 ms, in ms from 1 ms to 1 s, in s above ("41.3 ms measured").
 // A step's measured time (Trace::timing): "5.9 µs median (p10 5.1 µs, p90
 // 7.3 µs, 20 reps, barrier included; first run 48.0 µs)", or for an
 // unrepeated step "measured 48.0 µs (one run, barrier included)" ("measured

@@ -102,8 +102,8 @@ expect 0 ' · predicted 2.0 µs (error ' -- "${SEED[@]}" --steps --repeat-steps 
 # predict's parameter line gives the barrier, peer wait and bus of the call's world size, not of 2 or 3 ranks
 BW=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6, 4e-6], "peer_wait_s_by_ranks": [0, 3e-6, 5e-6], "mem_bw_Bps_by_threads": [1e10, 1.5e10]}' > "$BW"
-expect 0 'barrier b(4) = 4 us, peer wait w(4) = 5 us, memory bus B(2) = 15 GB/s' -- predict -n 4 --bytes 1K -a ring --profile "$BW"
-expect 0 'barrier b(2) = 0.5 us, peer wait w(2) = 0 us, memory bus B(2) = 15 GB/s' -- predict -n 2 --bytes 1K -a ring --profile "$BW"
+expect 0 'barrier b(4) = 4 µs, peer wait w(4) = 5 µs, memory bus B(2) = 15 GB/s' -- predict -n 4 --bytes 1K -a ring --profile "$BW"
+expect 0 'barrier b(2) = 0.5 µs, peer wait w(2) = 0 µs, memory bus B(2) = 15 GB/s' -- predict -n 2 --bytes 1K -a ring --profile "$BW"
 rm -f "$BW"
 # the errors beside the warm medians: their sign said once; against a preset, called a what-if
 expect 0 '(error = (predicted - measured) / measured median: - where the model expected less time, + more; a step'"'"'s prediction is its α-β terms plus the barrier b(n) and any peer wait w(n), which `microddp predict` lists apart)' -- "${SEED[@]}" --steps --repeat-steps 4 --alpha 1e-6 --bandwidth 1e12
@@ -111,8 +111,8 @@ expect 0 '(predicted with preset nvlink: a what-if for that hardware, so each er
 expect 0 "step times: one run each (free mode" -- "${SEED[@]}" --steps --mode free
 # without --steps the headline is also the warm steps' medians, the first run apart
 expect 0 " · 2 steps · " -- "${SEED[@]}"
-expect 0 "µs measured (sum of step medians over " -- "${SEED[@]}"
-expect 0 "µs measured (free) · free on threads" -- "${SEED[@]}" --mode free
+expect 0 "s measured (sum of step medians over " -- "${SEED[@]}"
+expect 0 "s measured (free) · free on threads" -- "${SEED[@]}" --mode free
 expect 2 "--repeat-steps: Value -1 not in range" -- "${SEED[@]}" --repeat-steps -1
 # a count where nothing repeats steps is refused, not dropped (0 = off stays fine)
 expect 2 "error: --repeat-steps 10 times lockstep steps; --mode free has no step boundaries to repeat between (use --mode lockstep, or drop --repeat-steps)" -- "${SEED[@]}" --mode free --repeat-steps 10
@@ -150,17 +150,21 @@ last=$(grep -E '^2 steps · ' <<<"$out")
 if ! python3 -c '
 import re, sys
 out, last = sys.argv[1], sys.argv[2]
-m = re.fullmatch(r"2 steps · ([0-9.]+) µs measured \(sum of step medians over 7 warm runs; first run ([0-9.]+) µs\) · matches the reference", last)
+# times in µs below 1 ms, ms below 1 s, else s (core/ir/units.h), one decimal: (value in µs, half its last digit)
+T = r"([0-9.]+ (?:µs|ms|s))"
+def us(x):
+    v, u = x.split(" "); k = {"µs": 1, "ms": 1e3, "s": 1e6}[u]; return float(v) * k, 0.05 * k
+m = re.fullmatch(r"2 steps · " + T + r" measured \(sum of step medians over 7 warm runs; first run " + T + r"\) · matches the reference", last)
 assert m, last
-med = [float(x) for x in re.findall(r"· ([0-9.]+) µs median \(", out)]
-first = [float(x) for x in re.findall(r"; first run ([0-9.]+) µs\)", out)][:2]
+med = [us(x) for x in re.findall(r"· " + T + r" median \(", out)]
+first = [us(x) for x in re.findall(r"; first run " + T + r"\)", out)][:2]
 assert len(med) == 2 and len(first) == 2, (med, first)
-assert abs(float(m.group(1)) - sum(med)) <= 0.11, (m.group(1), med)
-assert abs(float(m.group(2)) - sum(first)) <= 0.11, (m.group(2), first)
+for total, parts in ((us(m.group(1)), med), (us(m.group(2)), first)):
+    assert abs(total[0] - sum(v for v, _ in parts)) <= total[1] + sum(h for _, h in parts) + 1e-9, (total, parts)
 ' "$out" "$last"; then echo "FAIL: run --steps headline: $last"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 expect 0 "2 steps · " -- "${SEED[@]}" --steps --repeat-steps 0
-expect 0 " µs measured (lockstep) · matches the reference" -- "${SEED[@]}" --steps --repeat-steps 0
-expect 0 " µs measured (free) · matches the reference" -- "${SEED[@]}" --steps --mode free
+expect 0 "s measured (lockstep) · matches the reference" -- "${SEED[@]}" --steps --repeat-steps 0
+expect 0 "s measured (free) · matches the reference" -- "${SEED[@]}" --steps --mode free
 # cuda runs every protocol: without a GPU the refusal is about the device, not the protocol
 for proto in ll ll128 auto; do
   expect 2 "no CUDA" -- "${SEED[@]}" --backend cuda --protocol $proto

@@ -40,12 +40,12 @@ WT=$(seq 2 $((NC + 1)) | awk -v c="$NC" '{ print ($1 > c ? "3e-6" : "0") }' | pa
 PW=$(mktemp /tmp/microddp-cli-profile.XXXXXX.json)
 echo "{\"alpha_s\": 1e-6, \"beta_s_per_byte\": 1e-10, \"cores\": $NC, \"barrier_s_by_ranks\": [$BT], \"peer_wait_s_by_ranks\": [$WT]}" > "$PW"
 expect 0 "# peer-wait check: a lockstep ring shift of one 4-byte message among $((NC + 1)) ranks on $NC CPUs (message + barrier + peer wait) takes" -- bench -b 4K -e 4K -n 2 -w 1 --ranks $((NC + 1)) --profile "$PW"
-expect 0 "; its w($((NC + 1))) = 3.000 us)" -- bench -b 4K -e 4K -n 2 -w 1 --ranks $((NC + 1)) --profile "$PW"
+expect 0 "; its w($((NC + 1))) = 3.000 µs)" -- bench -b 4K -e 4K -n 2 -w 1 --ranks $((NC + 1)) --profile "$PW"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --ranks "$NC" --profile "$PW" 2>&1)
 if grep -q "peer-wait check" <<<"$out"; then echo "FAIL: a peer-wait check at $NC ranks on $NC CPUs"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 rm -f "$PW"
-expect 0 "# prediction: profile $CHECKED (α = 1.000 us, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
-expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 us, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"
+expect 0 "# prediction: profile $CHECKED (α = 1.000 µs, bandwidth = 10.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --profile "$CHECKED"
+expect 0 "# prediction: preset nvlink (a what-if for other hardware; the times are this machine's) (α = 1.000 µs, bandwidth = 600.000 GB/s)" -- bench -b 4K -e 4K -n 2 -w 1 --preset nvlink --profile "$CHECKED"
 out=$("$BIN" bench -b 4K -e 4K -n 2 -w 1 --preset nvlink 2>&1)
 if grep -q "profile check" <<<"$out"; then echo "FAIL: a preset got a profile check"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 if grep -q "Machine state" <<<"$out"; then echo "FAIL: a preset got a machine-state probe"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
@@ -100,8 +100,8 @@ if [ $rc -ne 0 ] || ! grep -qF "wrote $prof (marked quick" <<<"$out" || ! grep -
    grep -qF "ping-pong         8 B" <<<"$out" || ! grep -qF '"quick": true' "$prof"; then
   echo "FAIL: calibrate --quick -> rc $rc:"; echo "$out" | tail -5; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # its headline says what its α and bandwidth rest on and what the quick sweep did not measure, in the full run's words
-head=$(grep -A1 '^profile (quick): α = [0-9.]* us, bandwidth = ' <<<"$out" | tail -1)
-re='^  \(quick: (α and bandwidth are|α is the small msgs line.s \(the large one is bandwidth only\), bandwidth is) the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ us; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
+head=$(grep -A1 '^profile (quick): α = [0-9.]* µs, bandwidth = ' <<<"$out" | tail -1)
+re='^  \(quick: (α and bandwidth are|α is the small msgs line.s \(the large one is bandwidth only\), bandwidth is) the (large msgs|one) line above, fitted on ([0-9]+) sizes, ([0-9]+) B \.\. 1048576 B, x4 apart, 1 round; (below ([0-9]+) B the profile uses the small msgs line, α = [0-9.]+ µs; )?not measured: sizes above 1048576 B \(the full calibrate fits up to 67108864 B, x2 apart, 9 rounds\), the cache curve, the machine-state probe.s 32 KiB reference\)$'
 if ! [[ "$head" =~ $re ]]; then
   echo "FAIL: calibrate --quick headline note: $head"; fail=$((fail + 1))
 else
@@ -124,7 +124,7 @@ out=$("$BIN" calibrate --no-cache-curve --max 65536 --out "$FULL" 2>&1); rc=$?
 brk=$(grep -oE '^one line does not fit \(max residual above 15%\): split at [0-9]+ B' <<<"$out" | grep -oE '[0-9]+ B$' | grep -oE '[0-9]+')
 note=$(grep -A1 '^profile: α = ' <<<"$out" | tail -1)
 if [ -n "$brk" ]; then
-  small=$(grep -oE '^small msgs : α = [0-9.]+ us, bandwidth = [0-9.]+ GB/s' <<<"$out" | sed 's/^small msgs : //')
+  small=$(grep -oE '^small msgs : α = [0-9.]+ µs, bandwidth = [0-9.]+ GB/s' <<<"$out" | sed 's/^small msgs : //')
   want="  (messages below $brk B: the small msgs line above, $small)"
   if grep -qE '^large msgs : bandwidth only' <<<"$out"; then
     want="  (messages below $brk B: the small msgs line above, $small; the large msgs line is bandwidth only, so the headline's α is the small line's: a message's fixed cost does not shrink with its size)"

@@ -37,7 +37,7 @@ if [ -z "$q" ] || [ -z "$s0" ] || [ -z "$a" ] || [ -z "$acc" ] || [ "$q" -ge "$a
 LX=$(mktemp -d /tmp/microddp-lesson-prof.XXXXXX); mkdir -p "$LX/microddp"
 echo '{"alpha_s": 1e-6, "beta_s_per_byte": 1e-10, "cores": 2, "barrier_s_by_ranks": [5e-7, 2e-6]}' > "$LX/microddp/profile.json"
 out=$(XDG_CONFIG_HOME="$LX" "$BIN" lesson "$LESSONS_DIR/02-ring-double-buffering.yaml" --non-interactive 2>&1); rc=$?
-n=$(grep -cE '^step [01] \((1st|2nd) of 2\) · phase ring · [0-9.]+ µs median \(p10 [0-9.]+ µs, p90 [0-9.]+ µs, [0-9]+ reps, barrier included; first run [0-9.]+ µs\) · predicted 3\.0 µs \(error [+-][0-9.]+%\)$' <<<"$out")
+n=$(grep -cE '^step [01] \((1st|2nd) of 2\) · phase ring · [0-9.]+ (µs|ms|s) median \(p10 [0-9.]+ (µs|ms|s), p90 [0-9.]+ (µs|ms|s), [0-9]+ reps, barrier included; first run [0-9.]+ (µs|ms|s)\) · predicted 3\.0 µs \(error [+-][0-9.]+%\)$' <<<"$out")
 if [ $rc -ne 0 ] || [ "$n" -lt 2 ] || grep -q "(one run" <<<"$out"; then
   echo "FAIL: lesson 02 step times (rc $rc, $n warm step lines)"; grep "^step" <<<"$out" | head -3; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # a beat that stays at the step the last one showed (beat 3 at step 1, beat 4 at the end of the same 2-step run)

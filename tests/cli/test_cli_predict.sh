@@ -19,8 +19,8 @@ expect 2 "error: --bandwidth 0 must be a finite, positive number" -- predict --a
 expect 0 "23.9x the time on nvlink" -- predict -c all_reduce -a ring --ranks 8 --bytes 1e9 --preset nvlink,infiniband
 # a comma list of presets: one block per preset, none silently dropped
 out=$("$BIN" predict --algorithm all --preset nvlink,infiniband --ranks 4 --bytes 1M 2>&1)
-if [ "$(grep -c '^all_reduce, 4 ranks, 1 MiB (1048576 B); ' <<<"$out")" -ne 2 ] || ! grep -qF "1 MiB (1048576 B); infiniband: α = 2 us, bandwidth = 25 GB/s" <<<"$out" \
-   || ! grep -qE "^ring +6 +12.00 +62.91 +0.00 +74.91 " <<<"$out" || ! grep -qF "α term (us)" <<<"$out"; then
+if [ "$(grep -c '^all_reduce, 4 ranks, 1 MiB (1048576 B); ' <<<"$out")" -ne 2 ] || ! grep -qF "1 MiB (1048576 B); infiniband: α = 2 µs, bandwidth = 25 GB/s" <<<"$out" \
+   || ! grep -qE "^ring +6 +12.00 +62.91 +0.00 +74.91 " <<<"$out" || ! grep -qF "α term (µs)" <<<"$out"; then
   echo "FAIL: predict -a all --preset nvlink,infiniband:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 # one row per all_reduce algorithm (11, issue 35 added double_binary_tree, one_shot, two_shot, nvls) and preset;
 # infiniband has no reducing switch: nvls left out there (10 rows)
@@ -30,7 +30,7 @@ if [ "$(grep -c '"model": "infiniband"}' <<<"$out")" -ne 10 ] || [ "$(grep -c '"
 expect 0 "auto picks halving_doubling on infiniband" -- predict -a auto --preset nvlink,infiniband --ranks 4 --bytes 1M
 # nvls on a flat preset: nvlink's NVSwitch (a port per rank, line-rate reduction), refused on a preset without one
 expect 0 "nvls                      2         0.0020         3.5791         0.0000         3.5811         3.5811                -
-(nvls on nvlink: an NVSwitch with a port per rank at the preset's α and bandwidth (1 us, 600 GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured NVLS figure)" -- predict -a all --preset nvlink -n 8 --bytes 1G
+(nvls on nvlink: an NVSwitch with a port per rank at the preset's α and bandwidth (1 µs, 600 GB/s), reducing at line rate; not the flat model's one-port switch thread, not a measured NVLS figure)" -- predict -a all --preset nvlink -n 8 --bytes 1G
 expect 0 "  total            3.5811 ms   (schedule)" -- predict -a nvls --preset nvlink -n 8 --bytes 1G
 expect 2 "error: -a nvls reduces in an NVSwitch; the flat preset pcie5 has no switch that reduces (the flat model would run it as one CPU thread with one port): use --preset nvlink or --topology dgx-h100" -- predict -a nvls --preset pcie5 -n 8
 out=$("$BIN" predict --sweep -a nvls --preset pcie5 -n 4 2>&1); rc=$?
@@ -42,7 +42,7 @@ if grep -qE "^nvls | nvls( |$)" <<<"$out" || [ "$(grep -c '^(nvls left out: the 
 # the α column of the per-port table is per message: 8 channels' ring, 30 steps x 7 intra messages, at 1 MiB and 1 GiB
 expect 0 "ring                  30       210.00         3.82       213.82" -- predict -a ring --channels 8 --topology dgx-h100 --ranks 16 --bytes 1M
 # sizes in prose: binary units with the exact bytes beside (docs/design.md, one vocabulary)
-expect 0 "crossover: ring overtakes tree at 512 KiB (524288 B)" -- predict --sweep --preset nvlink
+expect 0 "crossover: ring overtakes tree between 256 KiB and 512 KiB of the sweep; the model's crossover is 284.1 KiB (290912 B)" -- predict --sweep --preset nvlink
 # predict --nccl-system: NCCL's own tuner (core/model/nccl_tuner.h), labelled, in NCCL's INFO line shape
 expect 0 "NCCL-shaped tuner (NCCL 2.30.7 tuning.cc constants), not microddp's textbook α-β choice (--textbook)" -- predict --nccl-system dgx-h100 -b 8 -e 8
 expect 0 "AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}   predicted 271.724 us" -- predict --nccl-system dgx-h100 --bytes 64M
@@ -86,7 +86,7 @@ if [ "$(tail -2 <<<"$out")" != "  closed form vs schedule: the closed form price
     the schedule prices each step at its footprint (1 MiB..5 MiB) on the profile's cache curve: β = 2e-11..6e-11 s/B (50..16.67 GB/s), γ = 8.755e-11..1e-10 s/B" ]; then
   echo "FAIL: predict with a cache curve, tree:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --profile "$CURVE" 2>&1)
-if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 46.32 us, pipelined 46.32 us
+if [ "$(tail -3 <<<"$out")" != "  schedule: lockstep 46.32 µs, pipelined 46.32 µs
   closed form vs schedule: the closed form prices its bytes at the profile's flat β = 1e-10 s/B (10 GB/s), γ = 1e-10 s/B (measured on rotating buffers past L2);
     the schedule prices each step at its footprint (512 KiB..1.25 MiB) on the profile's cache curve: β = 2e-11 s/B (50 GB/s), γ = 4.966e-11 s/B" ]; then
   echo "FAIL: predict with a cache curve, ring:"; echo "$out"; fail=$((fail + 1)); else passed=$((passed + 1)); fi
@@ -106,26 +106,26 @@ sed -i 's/"delta_s_per_byte": \[2e-11, 1e-10\]}/"delta_s_per_byte": [2e-11, 1e-1
 # bench names ε in its header when it charges it, and only the terms the profile measured
 expect 0 "; β, γ, δ by step footprint and ε (writes over what a rank on another core read) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
 expect 0 "  run back to back as bench runs it (its buffer rotation, 16777216 B, as the least footprint):
-    lockstep 329.68 us; bench predicts 329.68 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε adds 262.14 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
+    lockstep 329.68 µs; bench predicts 329.68 µs (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε adds 262.14 µs to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ at 0.5 ns per byte: rank 1 receives in step 1 the 256 KiB rank 0 wrote in step 0, 131 µs more
 sed -i 's/"coherence_s_per_byte": \[1e-9, 1e-9\]}/"coherence_s_per_byte": [1e-9, 1e-9], "fresh_read_s_per_byte": [5e-10, 5e-10]}/' "$CURVE"
 expect 0 "; β, γ, δ by step footprint and ε, φ (lines moved between two cores: writes over what a rank on another core read, reads of what one wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE"
-expect 0 "    lockstep 460.75 us; bench predicts 460.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε and φ add 393.22 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
+expect 0 "    lockstep 460.75 µs; bench predicts 460.75 µs (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε and φ add 393.22 µs to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       ε: 262144 B written over bytes a rank on another core read since they were last written
       φ: 262144 B received from a sender on another core that wrote them since
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # with a barrier b(2) = 10 µs: two in the lockstep steps, and bench's figure one more for the iteration's close
 sed -i 's/"cores": 2,/"cores": 2, "barrier_s_by_ranks": [1e-5],/' "$CURVE"
-expect 0 "    lockstep 480.75 us; bench predicts 490.75 us (its default lockstep mode closes each iteration with one more barrier b(n))
-    of which ε and φ add 393.22 us to the lockstep time," -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
+expect 0 "    lockstep 480.75 µs; bench predicts 490.75 µs (its default lockstep mode closes each iteration with one more barrier b(n))
+    of which ε and φ add 393.22 µs to the lockstep time," -- predict -n 2 --bytes 256K -a naive --profile "$CURVE"
 # φ only (ε dropped from the profile): the header and the line name φ alone
 sed 's/"coherence_s_per_byte": \[1e-9, 1e-9\], //' "$CURVE" > "$CURVE.phi"
 expect 0 "; β, γ, δ by step footprint and φ (reads of what a rank on another core wrote) by reuse distance from its cache curve" -- bench -b 4K -e 4K -n 2 -w 1 --passes 1 --profile "$CURVE.phi"
-expect 0 "    of which φ adds 131.07 us to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
+expect 0 "    of which φ adds 131.07 µs to the lockstep time, each byte priced at its reuse distance (the traffic between the two accesses):
       φ: 262144 B received from a sender on another core that wrote them since
   closed form vs schedule" -- predict -n 2 --bytes 256K -a naive --profile "$CURVE.phi"
 rm -f "$CURVE.phi"
@@ -137,7 +137,7 @@ cat > "$CURVE.tree" <<'JSON'
                  "delta_s_per_byte": [2e-11, 1e-10], "fresh_read_s_per_byte": [2e-10, 2e-10]}}
 JSON
 expect 0 "      φ: 4096 B received from a sender on another core that wrote them since
-      (they would add 0.82 us, but they fall on ranks that are not the slowest of their step)" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
+      (they would add 0.82 µs, but they fall on ranks that are not the slowest of their step)" -- predict -c all_reduce -n 3 --bytes 4K -a tree --profile "$CURVE.tree"
 rm -f "$CURVE.tree"
 # a memory bus of 1 GB/s sets both steps (1.25 MiB and 512 KiB of traffic): ε and φ add nothing, and the line says why
 sed -i 's/"cores": 2,/"cores": 2, "mem_bw_Bps_by_threads": [1e9, 1e9],/' "$CURVE"
@@ -164,7 +164,7 @@ expect 0 "  α term          0.000350 s
   β term          6.012954 s
   total           6.013304 s   (closed form)" -- predict -n 8 --bytes 4G -a ring --preset ethernet-10g
 expect 0 "auto picks halving_doubling on nvlink: naive 25.0680 ms; tree 17.9057 ms; ring 3.1457 ms;" -- predict -n 8 --bytes 1G -a auto --preset nvlink
-# the unit is chosen on the value as printed: 999.9998 us would read "1000.00 us"
+# the unit is chosen on the value as printed: 999.9998 µs would read "1000.00 µs"
 expect 0 "  total            1.0000 ms   (closed form)" -- predict -n 2 -a ring --bytes 8 --alpha 0.0004999999 --bandwidth 1e15
 # without a cache curve (a preset, an older profile) there is nothing to explain: no such line, no such field
 out=$("$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink 2>&1; "$BIN" predict -n 4 --bytes 256K -a ring --preset nvlink --json 2>&1)
@@ -219,7 +219,7 @@ expect 0 "      size (B)               ring
 # with 8 segments the two directions overlap: 9·(1 µs + 1.25e8 B / 450 GB/s) = 2.509 ms, below the ring's 3.903 ms
 NVP=(predict -c all_reduce -a nvls --ranks 8 --topology dgx-h100 --bytes 1e9)
 expect 0 "nvls                   2       0.0020       4.4444       4.4464       4.4464    16000000000              0 all 8 intra out and in ports and all 8 SW out and in ports     1000000000   224.899   393.573" -- "${NVP[@]}"
-expect 0 "reducing switch nvls-nvswitch3 (α = 1 us, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
+expect 0 "reducing switch nvls-nvswitch3 (α = 1 µs, 450 GB/s) per rank port (the switch port's bandwidth is the preset's: the DGX H100's NVLink 4 rate per GPU" -- "${NVP[@]}"
 expect 0 "nvls                   9       0.0090       2.5000       2.5090       2.5090" -- "${NVP[@]}" --segments 8
 # on the flat model the switch is one thread with one port (the threads backend's): 2n·(α + S·β) = 16·(1 µs + 1e9 B / 600 GB/s);
 # the nvlink preset is an NVSwitch fabric: a port per rank at nvlink's figure, 2·(1 µs + 1e9 B / 600 GB/s)

@@ -45,8 +45,8 @@ sed 's/sum      -1    \([0-9.]*\)    \([0-9.]*\)    \([0-9.]*\)      0/sum      
 expect 2 "error: $T/wrong.txt: no out-of-place row with a time, a size of at least 1 B and no #wrong elements: nothing to compare with" -- predict --against "$T/wrong.txt" --preset nvlink
 # 3. nvls on the nvlink preset is priced on its NVSwitch: that pricing's closed form, whose terms the block prints
 expect 0 "closed form: 2α + 2·S·β  (an NVSwitch with a port per rank, reducing at line rate: each rank's S up its port, the sum back down; NVLS: Graham et al. 2016, NCCL all_reduce.h)  with S = 67108864 B" -- predict --preset nvlink -a nvls --ranks 4 --bytes 64M
-expect 0 "  α term             2.00 us
-  β term           223.70 us" -- predict --preset nvlink -a nvls --ranks 4 --bytes 64M
+expect 0 "  α term             2.00 µs
+  β term           223.70 µs" -- predict --preset nvlink -a nvls --ranks 4 --bytes 64M
 absent "one endpoint with one port" -- predict --preset nvlink -a nvls --ranks 8 --bytes 1M
 # 4. a table of other hardware: a mismatch line naming the table's GPU and nodes and the system's; none on its own system
 expect 0 "mismatch: $GOOD is 1 node of NVIDIA A100-SXM4-40GB; dgx-h100-2node is 2 nodes of h100: priced on dgx-h100-2node's hardware with the table's 8 ranks" -- predict --against "$GOOD" --nccl-system dgx-h100-2node

@@ -9,7 +9,7 @@ FITD=$(mktemp -d /tmp/microddp-cli-fit.XXXXXX)
 expect 0 "fit: an α-β model (one link class: every message costs α + m·β) through microddp's ring all_reduce schedule on 16 ranks on 2 nodes of NVIDIA H100 80GB HBM3
   not NCCL's tuning model (protocols, channels, NVLS): α and β are effective values for this table
   source: $NT/h100-2x8-ib-allreduce.txt (all_reduce_perf, NCCL 2.26.2+cuda12.8)
-  α = 0.965 us per message (the floor: 30 messages on the critical path; from the out-of-place rows of 10 sizes, 8 B .. 4 KiB (4096 B))
+  α = 0.965 µs per message (the floor: 30 messages on the critical path; from the out-of-place rows of 10 sizes, 8 B .. 4 KiB (4096 B))
   bandwidth = 465.03 GB/s (β = 2.15e-12 s/B; from the out-of-place rows of 6 sizes, 512 MiB (536870912 B) .. 16 GiB (17179869184 B))
   residuals on $NT/h100-2x8-ib-allreduce.txt: median |error| 14.6% over 32 rows
     <= 4 KiB          10 rows  median |error|   13.7%" -- fit --model alpha-beta "$NT/h100-2x8-ib-allreduce.txt" --out "$FITD/h100.json"

@@ -259,7 +259,7 @@ beats:
                              "'none': 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); load average ",
                              0) == 0);
     CHECK(r1[0].actual.find(" CPUs") != std::string::npos);
-    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MB, naive) by a factor 1.5 and a rank test p <= 0.005");
+    CHECK(r1[0].expected == "> 0 of run 'none' (overlap none, cap 25 MiB, naive) by a factor 1.5 and a rank test p <= 0.005");
   }
 
   TEST_CASE("false hang claims fail; a wrong count is never a silent success") {

@@ -41,7 +41,7 @@ struct DdpRuns {
 std::string ddp_run_label(const ddp::Options& o) {
   // A sharded run has no buckets and always uses the ring (train.cpp shard_spec).
   if (o.sharded) return o.prefetch ? "sharded, prefetch" : "sharded, no prefetch";
-  return fmt::format("overlap {}, cap {:g} MB, {}", ddp::name(o.overlap), o.bucket_cap_mb, o.algorithm);
+  return fmt::format("overlap {}, cap {:g} MiB, {}", ddp::name(o.overlap), o.bucket_cap_mb, o.algorithm);
 }
 
 // The run named NAME, defined by an earlier ddp beat.

@@ -99,7 +99,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   advance(1);
   if (opt.progress)
     for (size_t i = 0; i < res.barrier_s.size(); ++i)
-      opt.progress(fmt::format("barrier of {} ranks: {:10.2f} us", i + 2, res.barrier_s[i] * 1e6));
+      opt.progress(fmt::format("barrier of {} ranks: {:10.2f} µs", i + 2, res.barrier_s[i] * 1e6));
   const double b2 = res.barrier_s.empty() ? 0.0 : res.barrier_s[0];
   std::vector<int64_t> sizes;
   for (int64_t m = opt.min_bytes; m <= opt.max_bytes; m *= opt.size_factor)
@@ -133,12 +133,12 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
     const double t = floored ? 0.1 * step : step - b2;  // the message alone
     res.points.push_back({sizes[si], t});
     if (opt.progress)
-      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} us one way (= {}; {}, {} rotating buffer slot{})", sizes[si],
+      opt.progress(fmt::format("ping-pong {:>9} B: {:10.2f} µs one way (= {}; {}, {} rotating buffer slot{})", sizes[si],
                                t * 1e6,
-                               floored ? fmt::format("a floor of 10% of the step {:.2f} us: the barrier b(2) measured "
-                                                     "{:.2f} us, 90% of the step or more",
+                               floored ? fmt::format("a floor of 10% of the step {:.2f} µs: the barrier b(2) measured "
+                                                     "{:.2f} µs, 90% of the step or more",
                                                      step * 1e6, b2 * 1e6)
-                                       : fmt::format("step {:.2f} us minus the barrier b(2)", step * 1e6),
+                                       : fmt::format("step {:.2f} µs minus the barrier b(2)", step * 1e6),
                                modes[si].size() == 1
                                    ? fmt::format("the mode of {} samples", counts[si])
                                    : fmt::format("the median of {} rounds' modes, {} samples", modes[si].size(), counts[si]),
@@ -195,7 +195,7 @@ CalibrationResult calibrate(const CalibrateOptions& opt) {
   p.wait_s = res.peer_wait_s;
   if (opt.progress)
     for (size_t i = 0; i < res.peer_wait_s.size(); ++i)
-      opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} us per receiving step", i + 2,
+      opt.progress(fmt::format("peer wait of {} ranks: {:10.2f} µs per receiving step", i + 2,
                                res.peer_wait_s[i] * 1e6));
   // Each protocol's line (protocol_model.h), a second or two.
   res.params.protocols = measure_protocol_costs(b2, std::min(rounds, 3), opt.progress);

@@ -98,7 +98,7 @@ std::string fit_line_text(const std::string& what, const LineFit& f) {
                        "no latency is negative: the time per byte grows across these sizes (a cache edge lies among "
                        "them), so the line is fitted through zero, α = 0",
                        what, bw, res);
-  return fmt::format("{}: α = {:.3f} us, bandwidth = {:.3f} GB/s, n½ = α/β = {:.0f} B, {}", what, f.alpha * 1e6, bw,
+  return fmt::format("{}: α = {:.3f} µs, bandwidth = {:.3f} GB/s, n½ = α/β = {:.0f} B, {}", what, f.alpha * 1e6, bw,
                      f.beta > 0 ? f.alpha / f.beta : 0.0, res);
 }
 

@@ -66,7 +66,7 @@ CalibrationFit fit_message_times(const std::vector<FitPoint>& pts);
 void set_message_lines(CostParams& p, const CalibrationFit& fit);
 
 // One line describing a fit for calibrate's output (no newline), prefixed
-// by `what`. A free line: "α = .. us, bandwidth = .. GB/s, n½ = α/β = .. B,
+// by `what`. A free line: "α = .. µs, bandwidth = .. GB/s, n½ = α/β = .. B,
 // residuals ...". A line through zero (through_zero) gets no α or n½:
 // "bandwidth only, through zero: .. GB/s, residuals ...; the free line's
 // intercept was below zero, ..."; its residuals are the stored line's.

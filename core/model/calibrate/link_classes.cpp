@@ -91,7 +91,7 @@ LinkClassCalibration measure_class(const char* what, int a, int b, int64_t max_b
     if (!root) continue;
     c.points.push_back({m, t});
     if (progress)
-      progress(fmt::format("{} ranks {} <-> {}: {:>9} B one way {:10.2f} us ({:.3f} MB/s)", what, a, b, m, t * 1e6,
+      progress(fmt::format("{} ranks {} <-> {}: {:>9} B one way {:10.2f} µs ({:.3f} MB/s)", what, a, b, m, t * 1e6,
                            t > 0 ? m / t / 1e6 : 0.0));
   }
   if (!root) return c;
@@ -146,7 +146,7 @@ TopologyCalibration calibrate_topology_mpi(const TopologyCalibrateOptions& opt) 
       std::vector<double> v;
       for (int i = warm; i < ro.iterations; ++i) v.push_back(r.trace.iteration_ns[i] * 1e-9 / (K + 1));
       t.barrier_s = mode_estimate(v);
-      if (opt.progress) opt.progress(fmt::format("lockstep barrier of {} ranks: {:10.2f} us", n, t.barrier_s * 1e6));
+      if (opt.progress) opt.progress(fmt::format("lockstep barrier of {} ranks: {:10.2f} µs", n, t.barrier_s * 1e6));
     }
   }
   if (root) {

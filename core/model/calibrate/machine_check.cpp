@@ -55,11 +55,11 @@ std::optional<PeerWaitCheck> check_peer_wait(const CostParams& p, int ranks, int
 std::string peer_wait_check_text(const PeerWaitCheck& c) {
   std::string s = fmt::format(
       "peer-wait check: a lockstep ring shift of one 4-byte message among {} ranks on {} CPUs (message + barrier + "
-      "peer wait) takes {:.3f} us a step now, {:.3f} us by the profile (x{:.2f}; its w({}) = {:.3f} us)",
+      "peer wait) takes {:.3f} µs a step now, {:.3f} µs by the profile (x{:.2f}; its w({}) = {:.3f} µs)",
       c.ranks, c.cores, c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.ranks, c.wait_s * 1e6);
   if (c.matches()) return s + ": matches (only this probe's step is checked; each algorithm's steps wait differently)";
   const double d = (c.now_s - c.profile_s) * 1e6;
-  return s + fmt::format(": does NOT match: if it holds, each step at {} ranks takes about {:.1f} us {} than "
+  return s + fmt::format(": does NOT match: if it holds, each step at {} ranks takes about {:.1f} µs {} than "
                          "predicted (mostly its peer wait), so small sizes will read {}-predicted; `microddp "
                          "calibrate` again on an idle machine",
                          c.ranks, std::abs(d), d > 0 ? "more" : "less", d > 0 ? "under" : "over");
@@ -84,8 +84,8 @@ double farther_state_ratio(double one_way, double both) {
 
 std::string profile_check_text(const ProfileCheck& c) {
   std::string s = fmt::format(
-      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} us now, "
-      "{:.3f} us by the profile (x{:.2f}); {} CPUs now, {} in the profile",
+      "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes {:.3f} µs now, "
+      "{:.3f} µs by the profile (x{:.2f}); {} CPUs now, {} in the profile",
       c.now_s * 1e6, c.profile_s * 1e6, c.ratio(), c.cores_now, c.cores_profile);
   if (c.matches()) return s + ": matches (only this step and the CPU count are checked)";
   if (!c.profile_spins)

@@ -36,8 +36,8 @@ TEST_SUITE("bench") {
     CHECK(c.ratio() == 1.5);
     CHECK(c.matches());
     CHECK(profile_check_text(c) ==
-          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 3.000 us "
-          "now, 2.000 us by the profile (x1.50); 2 CPUs now, 2 in the profile: matches (only this step and the CPU "
+          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 3.000 µs "
+          "now, 2.000 µs by the profile (x1.50); 2 CPUs now, 2 in the profile: matches (only this step and the CPU "
           "count are checked)");
     c.now_s = 3.2e-6;
     CHECK(!c.matches());
@@ -61,8 +61,8 @@ TEST_SUITE("bench") {
     c.profile_spins = false;
     CHECK(!c.matches());
     CHECK(profile_check_text(c) ==
-          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 2.000 us "
-          "now, 2.000 us by the profile (x1.00); 2 CPUs now, 2 in the profile: does NOT match: the profile is from "
+          "profile check: a lockstep step of one 4-byte message between 2 ranks (message + barrier) takes 2.000 µs "
+          "now, 2.000 µs by the profile (x1.00); 2 CPUs now, 2 in the profile: does NOT match: the profile is from "
           "before waiting ranks spin (it has no \"threads_wait\": \"spin\"): its barriers, peer waits and steps "
           "were measured with ranks that yielded at once, which this build's ranks no longer do, whatever this one "
           "step says; run `microddp calibrate` again");
@@ -78,18 +78,18 @@ TEST_SUITE("bench") {
     CHECK(c.matches());
     CHECK(peer_wait_check_text(c) ==
           "peer-wait check: a lockstep ring shift of one 4-byte message among 3 ranks on 2 CPUs (message + barrier + "
-          "peer wait) takes 9.100 us a step now, 8.000 us by the profile (x1.14; its w(3) = 4.000 us): matches (only "
+          "peer wait) takes 9.100 µs a step now, 8.000 µs by the profile (x1.14; its w(3) = 4.000 µs): matches (only "
           "this probe's step is checked; each algorithm's steps wait differently)");
-    c.now_s = 9.6e-6;  // x1.20: the prediction is 1.6 us low per step
+    c.now_s = 9.6e-6;  // x1.20: the prediction is 1.6 µs low per step
     CHECK(!c.matches());
     CHECK(peer_wait_check_text(c) ==
           "peer-wait check: a lockstep ring shift of one 4-byte message among 3 ranks on 2 CPUs (message + barrier + "
-          "peer wait) takes 9.600 us a step now, 8.000 us by the profile (x1.20; its w(3) = 4.000 us): does NOT "
-          "match: if it holds, each step at 3 ranks takes about 1.6 us more than predicted (mostly its peer wait), so "
+          "peer wait) takes 9.600 µs a step now, 8.000 µs by the profile (x1.20; its w(3) = 4.000 µs): does NOT "
+          "match: if it holds, each step at 3 ranks takes about 1.6 µs more than predicted (mostly its peer wait), so "
           "small sizes will read under-predicted; `microddp calibrate` again on an idle machine");
     c.now_s = 6.8e-6;  // x0.85, below 1 / 1.15
     CHECK(!c.matches());
-    CHECK(peer_wait_check_text(c).find("about 1.2 us less than predicted (mostly its peer wait), so small sizes will "
+    CHECK(peer_wait_check_text(c).find("about 1.2 µs less than predicted (mostly its peer wait), so small sizes will "
                                        "read over-predicted") != std::string::npos);
     CHECK(PeerWaitCheck{}.ratio() == 0.0);
     CHECK(!PeerWaitCheck{}.matches());

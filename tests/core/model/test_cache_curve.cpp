@@ -194,7 +194,7 @@ TEST_SUITE("cache_curve") {
     good.through_zero = false;
     good.beta = 1e-10;
     good.alpha = 1e-6;
-    CHECK(fit_line_text("one line   ", good).rfind("one line   : α = 1.000 us, bandwidth = 10.000 GB/s, n½ = α/β = 10000 B", 0) == 0);
+    CHECK(fit_line_text("one line   ", good).rfind("one line   : α = 1.000 µs, bandwidth = 10.000 GB/s, n½ = α/β = 10000 B", 0) == 0);
   }
 
 }
