@@ -30,6 +30,16 @@ inline void same_line_if_fits(float w) {
 }
 
 
+// The window's compare view under an open lesson (no --present): the height
+// in pixels the lesson_view child needs for its controls whole, the
+// columns' text and a sweep plot of kDeskPlotShare of the window (issue 37:
+// lesson 03 beat 9's plot was 55 px, its count field and source picker
+// cut), as the last frame's draw_compare measured it; 0 when it drew none.
+// draw_view_with_lesson (panel_lesson.cpp) gives the view that height, the
+// lesson below keeping at least a few lines (it scrolls).
+inline constexpr float kDeskPlotShare = 1.f / 3;
+float desk_compare_want_h();
+
 // The crossover in few words for the sweep's short header (the full
 // sentence is Compare::crossover, on hover): "ring fastest from 256 KiB
 // (1 MiB predicted)" or "ring not fastest up to 16 MiB" from the dots; a

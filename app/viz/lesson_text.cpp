@@ -1,6 +1,6 @@
 // A beat's text for the lesson panel (lesson_view.h): text runs
 // (*emphasis*, `code`, paragraphs, indented lines), wrapping at spaces only,
-// and the checks' lines. Moved from lesson_view.cpp, unchanged.
+// and the checks' lines (lesson_text.h lays a beat's runs out in lines).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "app/viz/lesson_text.h"
 #include "app/viz/lesson_view.h"
 #include "core/labs/lesson/checks.h"
 
@@ -74,6 +75,28 @@ std::vector<TextRun> text_runs(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// A word wider than `width` in parts that fit, broken after its '_' or '/'
+// ("MICRODDP_VIZ_" "SKIP_CHECKS": the checks' skip line at 28 px was cut
+// at the column's edge); the word whole where it has no such place.
+std::vector<std::string> split_long_word(const std::string& word, float width,
+                                         const std::function<float(std::string_view)>& measure) {
+  std::vector<std::string> parts;
+  size_t from = 0;
+  for (size_t i = 0; i < word.size(); ++i)
+    if ((word[i] == '_' || word[i] == '/') && i + 1 < word.size()) parts.push_back(word.substr(from, i + 1 - from)), from = i + 1;
+  parts.push_back(word.substr(from));
+  std::vector<std::string> out;
+  for (const std::string& p : parts) {
+    if (!out.empty() && measure(out.back() + p) <= width) out.back() += p;
+    else out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> wrap_words(const std::string& text, float width,
                                     const std::function<float(std::string_view)>& measure) {
   std::vector<std::string> lines;
@@ -88,14 +111,95 @@ std::vector<std::string> wrap_words(const std::string& text, float width,
     const std::string word = text.substr(i, e - i);
     i = e;
     const std::string joined = line.empty() ? word : line + " " + word;
-    if (!line.empty() && measure(joined) > width) {
-      lines.push_back(line);
-      line = word;
-    } else {
+    if (measure(joined) <= width) {
       line = joined;
+      continue;
     }
+    if (measure(word) > width) {  // too wide for any line: its parts (split_long_word), from a line of their own
+      if (!line.empty()) lines.push_back(line);
+      std::vector<std::string> parts = split_long_word(word, width, measure);
+      line = parts.back();
+      parts.pop_back();
+      for (std::string& p : parts) lines.push_back(std::move(p));
+      continue;
+    }
+    if (!line.empty()) lines.push_back(line);
+    line = word;
   }
   if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::vector<RunLine> wrap_runs(const std::vector<TextRun>& runs, float width, float space,
+                               const std::function<float(std::string_view)>& measure) {
+  // Words with their run and whether a space comes before; `start`: a new
+  // line before it (the run's newline flag, or after an indented line).
+  struct Word {
+    RunPiece piece;
+    bool start = false, paragraph = false;
+  };
+  std::vector<RunLine> lines;
+  std::vector<Word> words;
+  bool gap = false, start = true;
+  const auto flush = [&] {
+    // Groups of touching words, placed greedily.
+    float x = 0;
+    bool open = false;  // the last line takes more words
+    for (size_t i = 0; i < words.size();) {
+      size_t j = i + 1;
+      float w = measure(words[i].piece.text);
+      while (j < words.size() && !words[j].piece.gap && !words[j].start) w += measure(words[j].piece.text), ++j;
+      const bool whole = w <= width;  // else its words one by one
+      for (size_t k = i; k < (whole ? j : i + 1); ++k) {
+        const Word& wd = words[k];
+        const float ww = whole && k > i ? 0 : whole ? w : measure(wd.piece.text);
+        const float lead = wd.piece.gap ? space : 0;
+        if (wd.start || !open || (k == i && x + lead + ww > width)) {
+          lines.push_back(RunLine{{}, wd.paragraph});
+          RunPiece p = wd.piece;
+          p.gap = false;
+          lines.back().pieces.push_back(std::move(p));
+          x = ww, open = true;
+        } else {
+          lines.back().pieces.push_back(wd.piece);
+          x += lead + ww;
+        }
+      }
+      i = whole ? j : i + 1;
+    }
+    words.clear();
+  };
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const TextRun& run = runs[r];
+    if (run.newline || run.paragraph) start = true, gap = false;
+    if (run.pre) {  // an indented line: as is, or broken at spaces, the rest indented further
+      flush();
+      const size_t ind = run.text.find_first_not_of(" \t");
+      const std::string indent = run.text.substr(0, ind == std::string::npos ? run.text.size() : ind);
+      std::vector<std::string> ls{run.text};
+      if (measure(run.text) > width && ind != std::string::npos) {
+        const std::string lead = indent + "    ";
+        ls = wrap_words(run.text.substr(ind), width - measure(lead), measure);
+        for (size_t k = 0; k < ls.size(); ++k) ls[k] = (k == 0 ? indent : lead) + ls[k];
+      }
+      for (size_t k = 0; k < ls.size(); ++k) lines.push_back(RunLine{{RunPiece{ls[k], r, false}}, k == 0 && run.paragraph});
+      start = true, gap = false;
+      continue;
+    }
+    bool first = true;
+    for (size_t i = 0; i < run.text.size();) {
+      if (run.text[i] == ' ') {
+        gap = true;
+        ++i;
+        continue;
+      }
+      const size_t e = std::min(run.text.find(' ', i), run.text.size());
+      words.push_back(Word{RunPiece{run.text.substr(i, e - i), r, gap && !start}, start, start && first && run.paragraph});
+      i = e;
+      gap = start = first = false;
+    }
+  }
+  flush();
   return lines;
 }
 

@@ -138,7 +138,8 @@ std::vector<TextRun> text_runs(const std::string& text);
 // `text` in lines no wider than `width` (measure(word) = a word's width, in
 // the same unit), broken only at spaces: a number such as 1.40898e-08 is
 // never split (ImGui's own wrapping breaks after '.' and ','). A word wider
-// than `width` gets a line of its own.
+// than `width` is broken after its '_' or '/' into parts that fit
+// ("MICRODDP_VIZ_" "SKIP_CHECKS"), or gets a line of its own without them.
 std::vector<std::string> wrap_words(const std::string& text, float width,
                                     const std::function<float(std::string_view)>& measure);
 

@@ -69,12 +69,15 @@ void draw_buffers_crowd(App& app, int position) {
   float fs = ImGui::GetFontSize();
   const auto layout_at = [&](float px) {
     BuffersLayout l;
-    l.width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+    // A slide does not scroll: no room kept for a scrollbar.
+    l.width = ImGui::GetContentRegionAvail().x - (vs.present ? 0.f : ImGui::GetStyle().ScrollbarSize);
     l.row_h = std::round(px * 1.2f);
     l.row_gap = std::round(px * 0.15f);
     l.char_w = font->CalcTextSizeA(px, FLT_MAX, 0, "0").x;
     l.tag_w = font->CalcTextSizeA(px, FLT_MAX, 0, "R00").x + l.char_w * 1.2f;
-    l.col_gap = px;
+    // Half a line between columns (the next column's rank stripe marks it):
+    // a whole one left 16 ranks' bars about 35 px wide at --font-px 28 (issue 37, lesson 09 beats 4 and 5).
+    l.col_gap = std::round(px * 0.5f);
     return l;
   };
   BuffersLayout lay = layout_at(fs);

@@ -60,6 +60,8 @@ std::vector<std::pair<std::string, bool>> compare_panel::column_lines(const Sess
 
 namespace {
 
+float g_desk_want_h = 0;  // desk_compare_want_h: the last frame's
+
 // A column on a slide whose topology drawing has no readable room.
 constexpr const char* kNoRoomNote = "(its drawing left out: no room on this slide)";
 
@@ -72,7 +74,11 @@ void draw_source_picker(App& app) {
   SourceSpec spec = cmp.sweep_source;
   bool changed = false;
   // On the controls' line when it fits (the plot keeps its height), else on its own.
-  const float combo_w = ImGui::GetFontSize() * 15;
+  // Its longest label whole ("measured: shared memory (threads)" was cut at 15 font sizes).
+  float combo_w = ImGui::GetFontSize() * 15;
+  for (SweepSource k : kSweepSources)
+    combo_w = std::max(combo_w, ImGui::CalcTextSize(std::string(picker_label(k)).c_str()).x + ImGui::GetFrameHeight() +
+                                    2 * ImGui::GetStyle().FramePadding.x);
   same_line_if_fits(ImGui::CalcTextSize("Source:").x + ImGui::GetStyle().ItemSpacing.x + combo_w);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Source:");
@@ -121,9 +127,12 @@ float wrapped_h(const std::string& t, float w) { return ImGui::CalcTextSize(t.c_
 
 }  // namespace
 
+float compare_panel::desk_compare_want_h() { return g_desk_want_h; }
+
 void draw_compare(App& app) {
   ViewState& vs = app.vs;
   Compare& cmp = app.compare;
+  g_desk_want_h = 0;
   vs.compare_drawn.clear();
   vs.compare_text_only.clear();
   const auto& algs = algorithms_for(vs.edit.spec.collective);
@@ -337,6 +346,14 @@ void draw_compare(App& app) {
   if (!no_plot && vs.present && app.lesson)
     plot_min = std::max(plot_min, sweep_overhead(app, avail.x, brief) +
                                       std::ceil(ImGui::GetIO().DisplaySize.y * kPresentPlotBoxShare));
+  // The window with a lesson open below (no --present): the plot keeps
+  // kDeskPlotShare of the window, and the view asks for the height that
+  // takes (desk_compare_want_h; the lesson below gives it up, and scrolls).
+  if (!no_plot && !vs.present && app.lesson) {
+    const float plot_want = std::ceil(ImGui::GetIO().DisplaySize.y * kDeskPlotShare);
+    plot_min = std::max(plot_min, plot_want);
+    g_desk_want_h = ImGui::GetCursorPosY() + need_text + sp + plot_want + style.WindowPadding.y;
+  }
   const float budget = avail.y - sp - plot_min;
   // The note where the columns have a line for it (at --font-px 40 their text takes it all).
   const bool no_room_note = vs.present && need_text + note_h <= budget;

@@ -199,8 +199,11 @@ void draw_run_row(App& app) {
   ImGui::InputInt("ranks", &p.world_size, 1, 4);
   rec(vs, "ranks");
   p.world_size = std::clamp(p.world_size, 1, kMaxViewRanks);
-  same_line_for(em * 6.5f, "count");
-  ImGui::SetNextItemWidth(em * 6.5f);
+  // Wide enough for the largest count (2^24, eight digits) beside its - and + buttons (issue 37: "26214" for 262144).
+  const float count_w = std::max(em * 6.5f, ImGui::CalcTextSize("16777216").x + 2 * ImGui::GetStyle().FramePadding.x +
+                                                2 * (ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x));
+  same_line_for(count_w, "count");
+  ImGui::SetNextItemWidth(count_w);
   const int64_t step1 = 1, step16 = 16;
   ImGui::InputScalar("count", ImGuiDataType_S64, &p.count, &step1, &step16);
   rec(vs, "count");

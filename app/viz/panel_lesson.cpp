@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/viz/compare_panel.h"
 #include "app/viz/keys.h"
+#include "app/viz/lesson_text.h"
 #include "app/viz/panels.h"
 #include "app/viz/present.h"
 #include "assets/palette.h"
@@ -28,57 +30,24 @@ constexpr uint32_t kHighlight = 0xE6007E;  // magenta: no rank colour, reads on 
 constexpr uint32_t kPass = 0x007A4D, kFail = 0xC0392B;
 constexpr uint32_t kCode = 0x8A4B08;  // a `code span`: brown, apart from the blue emphasis
 
-// Words with ImGui's own wrapping, so emphasised runs can take a colour.
+// The runs laid out in lines (lesson_text.h wrap_runs: a bracket stays
+// with the code span it opens), each piece in its run's colour.
 void draw_runs(const std::vector<TextRun>& runs) {
-  const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
   const float space = ImGui::CalcTextSize(" ").x;
   const ImVec4 emph = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
   const ImVec4 code = ImGui::ColorConvertU32ToFloat4(im(from_hex(kCode)));
-  bool line_start = true, gap = false;
-  for (const TextRun& run : runs) {
-    if (run.paragraph) ImGui::Spacing();
-    if (run.newline) line_start = true, gap = false;
-    if (run.pre) {  // an indented line (a formula, a command): as is, on its own line
-      const float avail = right - ImGui::GetCursorPosX();
-      if (ImGui::CalcTextSize(run.text.c_str()).x <= avail) {
-        page_line();
-        ImGui::TextUnformatted(run.text.c_str());
-      } else {  // wider than the panel: broken at spaces, the rest indented further
-        const size_t ind = run.text.find_first_not_of(" \t");
-        const std::string lead = run.text.substr(0, ind) + "    ";
-        const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
-        bool first = true;
-        for (const std::string& l :
-             wrap_words(run.text.substr(ind), avail - ImGui::CalcTextSize(lead.c_str()).x, measure)) {
-          page_line();
-          ImGui::TextUnformatted(((first ? run.text.substr(0, ind) : lead) + l).c_str());
-          first = false;
-        }
-      }
-      line_start = true;
-      continue;
-    }
-    size_t i = 0;
-    while (i < run.text.size()) {
-      if (run.text[i] == ' ') {
-        gap = true;
-        ++i;
-        continue;
-      }
-      const size_t e = std::min(run.text.find(' ', i), run.text.size());
-      const std::string word = run.text.substr(i, e - i);
-      i = e;
-      const float w = ImGui::CalcTextSize(word.c_str()).x;
-      if (!line_start) {
-        ImGui::SameLine(0, gap ? space : 0);
-        if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
-      }
-      page_line();  // a page may start at this word's line (present.h)
-      if (run.code) ImGui::TextColored(code, "%s", word.c_str());
-      else if (run.emphasis) ImGui::TextColored(emph, "%s", word.c_str());
-      else ImGui::TextUnformatted(word.c_str());
-      line_start = false;
-      gap = false;
+  const auto measure = [](std::string_view w) { return ImGui::CalcTextSize(w.data(), w.data() + w.size()).x; };
+  for (const RunLine& line : wrap_runs(runs, ImGui::GetContentRegionAvail().x, space, measure)) {
+    if (line.paragraph) ImGui::Spacing();
+    page_line();  // a page may start at this line (present.h)
+    bool first = true;
+    for (const RunPiece& p : line.pieces) {
+      if (!first) ImGui::SameLine(0, p.gap ? space : 0);
+      first = false;
+      const TextRun& run = runs[p.run];
+      if (run.code) ImGui::TextColored(code, "%s", p.text.c_str());
+      else if (run.emphasis) ImGui::TextColored(emph, "%s", p.text.c_str());
+      else ImGui::TextUnformatted(p.text.c_str());
     }
   }
 }
@@ -102,6 +71,13 @@ void draw_wrapped(const std::string& text, const ImVec4* color = nullptr, float 
   }
 }
 
+// A heading ("Question", "Checks (real run)"): whole on one page, and
+// never the last line of a page (present.h page_keep_next).
+void draw_heading(const std::string& text, const ImVec4* color) {
+  draw_wrapped(text, color, 0, true);
+  page_keep_next();
+}
+
 // A note or a question's text ("(this beat measures in the cluster lab ... (`microddp lesson` does))") without the code spans' backticks.
 std::string plain(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
@@ -113,7 +89,7 @@ void draw_question(App& app) {
   const auto& q = *L.current().question;
   Answer& a = L.answer();
   const ImVec4 title = ImGui::ColorConvertU32ToFloat4(im(from_hex(assets::kActive)));
-  draw_wrapped("Question", &title);
+  draw_heading("Question", &title);
   draw_wrapped(plain(q.ask));
   if (app.vs.present) {
     // A projected slide: no buttons or field (R reveals, P polls); the
@@ -160,11 +136,11 @@ void draw_question(App& app) {
   if (a.revealed || (app.vs.present && a.answered && a.right)) {  // on a slide the answer as text
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(kPass)));
     draw_wrapped((a.revealed ? "Answer: " : "Right. Answer: ") + L.right_answer(), &c);
-    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
+    if (!q.explain.empty()) draw_runs(text_runs(q.explain));  // its `code` in the code colour, as the beat text's
   } else if (a.answered) {
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(im(from_hex(a.right ? kPass : kFail)));
     draw_wrapped(L.feedback(), &c);
-    if (!q.explain.empty()) draw_wrapped(plain(q.explain));
+    if (!q.explain.empty()) draw_runs(text_runs(q.explain));  // its `code` in the code colour, as the beat text's
   }
   // No key hint ("R reveals the answer") on a projected or printed slide:
   // the class sees it, the lecturer's speaker view (--speaker) says it.
@@ -184,10 +160,17 @@ void draw_checks(App& app) {
   }
   // Wrapped: "Checks (real run, model ...)" is wider than the checks'
   // column at --font-px 28 (it was cut at the panel's right edge).
-  draw_wrapped(checks_heading(L.current()), &title);
+  draw_heading(checks_heading(L.current()), &title);
   if (!L.checks_ready()) {
     const ImVec4 faint = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     draw_wrapped(fmt::format("running {} check{}\u2026", checks.size(), checks.size() == 1 ? "" : "s"), &faint);
+    return;
+  }
+  if (!L.check_error().empty() && LessonView::checks_skipped_by_env()) {
+    // Not a failure: "checks skipped (MICRODDP_VIZ_SKIP_CHECKS is set)", the
+    // variable's name broken after an '_' where the column is narrower (wrap_words).
+    const ImVec4 faint = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    draw_wrapped("checks " + L.check_error(), &faint);
     return;
   }
   if (!L.check_error().empty()) {
@@ -363,6 +346,14 @@ void draw_view_with_lesson(App& app) {
     h = std::floor(std::clamp(app.presenter.handout_picture_h - ImGui::GetCursorScreenPos().y -
                                   ImGui::GetStyle().ItemSpacing.y / 2,
                               h, avail - 2 * ImGui::GetTextLineHeightWithSpacing()));
+  // The window (no --present) on a compare beat: the view's controls whole
+  // and its plot at kDeskPlotShare of the window (compare_panel.h), the
+  // lesson below keeping three lines at least.
+  if (!app.vs.present && !app.vs.handout && app.vs.view == View::compare) {
+    const float lesson_least = 3 * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y +
+                               2 * ImGui::GetFrameHeightWithSpacing();  // its tabs and buttons, three lines of text
+    h = std::floor(std::clamp(compare_panel::desk_compare_want_h(), h, std::max(h, avail - lesson_least)));
+  }
   ImGui::BeginChild("lesson_view", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
   if (!app.vs.present) draw_controls(app);
   apply_params(app);

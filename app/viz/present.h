@@ -70,6 +70,9 @@ struct Presenter {
   // computed from them (starts[0] = the column's top).
   struct PageColumn {
     std::vector<float> lines, starts{0.f};
+    // Per line of `lines`: 1 when no page may start there (the first line
+    // after a heading: page_keep_next), so a heading never ends a page.
+    std::vector<char> glued;
     float shift = 0;        // how far this frame's content is drawn up (the page's start - the column's top)
     float top = 0;          // the column's top (content pixels)
     bool clip = false;      // a clip rectangle was pushed (popped by end_page_column)
@@ -173,6 +176,13 @@ void fit_lesson(App& app, float want, float have, float need);
 // shows its last page on the pages past its own. No-op outside --present.
 void begin_page_column(App& app, int column);
 void page_line();
+// After a heading's last line ("Checks (real run)", "Question"): the next
+// line page_line records may not start a page, so the heading goes with
+// at least its first line (issue 37: lesson 07 beat 5's checks heading
+// ended page 1 at --font-px 28, its first check on page 2). Where no other
+// place to break is left on a page, the rule gives way (the page breaks
+// there rather than cut a line).
+void page_keep_next();
 void end_page_column(App& app, int column);
 // The clicker's next / previous key on a lesson slide: turn to the next
 // (previous) page of this beat and return true, or false on its last

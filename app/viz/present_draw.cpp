@@ -79,6 +79,7 @@ float lesson_tail_px(float font_px) { return std::max(kLessonMinPx, font_px * 0.
 
 namespace {
 Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column
+bool g_keep = false;                        // page_keep_next: the next line recorded is glued to the one before
 constexpr const char* kContinued = "continued on the next page";
 }  // namespace
 
@@ -87,6 +88,8 @@ void begin_page_column(App& app, int column) {
   Presenter& p = app.presenter;
   Presenter::PageColumn& c = p.columns[column];
   c.lines.clear();
+  c.glued.clear();
+  g_keep = false;
   c.top = ImGui::GetCursorPosY();
   if (c.starts.empty()) c.starts = {c.top};
   const int k = std::clamp(p.page, 0, static_cast<int>(c.starts.size()) - 1);
@@ -105,7 +108,15 @@ void begin_page_column(App& app, int column) {
 void page_line() {
   if (!g_column) return;
   const float y = ImGui::GetCursorPosY() + g_column->shift;
-  if (g_column->lines.empty() || y > g_column->lines.back() + 0.5f) g_column->lines.push_back(y);
+  if (g_column->lines.empty() || y > g_column->lines.back() + 0.5f) {
+    g_column->lines.push_back(y);
+    g_column->glued.push_back(g_keep ? 1 : 0);
+    g_keep = false;
+  }
+}
+
+void page_keep_next() {
+  if (g_column) g_keep = true;
 }
 
 void end_page_column(App& app, int column) {
@@ -131,7 +142,9 @@ void end_page_column(App& app, int column) {
     // before the next paragraph reaches into the band: lessons 07 b5 and
     // 09 b7's answers left a page 2 of one line), or at the last line that
     // starts above the band; never past the page's bottom.
-    float next = -1;
+    // A line glued to a heading (page_keep_next) is no place to start,
+    // unless the page has no other.
+    float next = -1, next_glued = -1;
     for (size_t i = 0; i < c.lines.size(); ++i) {
       const float t = c.lines[i];
       if (t <= starts.back() + 0.5f) continue;
@@ -139,8 +152,9 @@ void end_page_column(App& app, int column) {
       const bool prev_ends_above = i > 0 && c.lines[i - 1] > starts.back() - 0.5f &&
                                    c.lines[i - 1] + line_h - starts.back() <= cap - band + 0.5f &&
                                    t - starts.back() <= cap + 0.5f;
-      if (starts_above || prev_ends_above) next = t;
+      if (starts_above || prev_ends_above) (c.glued[i] ? next_glued : next) = t;
     }
+    if (next < 0) next = next_glued;
     if (next < 0) {
       cut = true;
       break;
@@ -158,7 +172,9 @@ void end_page_column(App& app, int column) {
     const size_t prev = line_at(starts[starts.size() - 2]);
     const size_t want = n >= Presenter::kTailLines ? n - Presenter::kTailLines : 0;
     const size_t j = std::max(want, prev + Presenter::kTailLines);
-    if (j < last) starts.back() = c.lines[j];
+    size_t k = j;
+    while (k > prev + 1 && k < n && c.glued[k]) --k;  // not between a heading and its first line
+    if (k < n && !c.glued[k] && k < last) starts.back() = c.lines[k];
   }
   if (starts != c.starts) p.pages_moved = true;  // the page breaks move: the slide is not settled yet (fit_lesson)
   c.starts = std::move(starts);
