@@ -139,7 +139,14 @@ std::string shown_note(const LessonView& L, const BeatTarget& t) {
   if (!t.note_bytes.empty() && L.checks_hidden())
     if (const size_t at = note.find(t.note_bytes); at != std::string::npos)
       note.replace(at, t.note_bytes.size(), kBytesWait);
-  if (t.note_prediction.empty() || !prediction_withheld(L, t.note_seconds)) return note;
+  // A choice question that a `faster` check decides ("Is one-shot still
+  // faster than the ring at 64 MiB?", lesson 11 beat 7): the model's time
+  // at the real size is what the class reasons towards, so it waits too.
+  const bool faster_open =
+      L.checks_hidden() && L.current().question && !L.current().question->choices.empty() &&
+      std::any_of(L.current().checks.begin(), L.current().checks.end(),
+                  [](const lesson::Check& c) { return std::holds_alternative<lesson::check::Faster>(c.claim); });
+  if (t.note_prediction.empty() || (!faster_open && !prediction_withheld(L, t.note_seconds))) return note;
   if (const size_t at = note.find(t.note_prediction); at != std::string::npos)
     note.replace(at, t.note_prediction.size(), kPredictionWaits);
   return note;

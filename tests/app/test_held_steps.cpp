@@ -106,4 +106,18 @@ TEST_SUITE("answer_first_window") {
     for (const auto& r : sc.rows)
       if (r.buf == Buf::input) CHECK(r.cells.size() == 2);
   }
+
+  TEST_CASE("lesson 11 beat 7: the model's time at 64 MiB waits for 'Is one-shot still faster than the ring?'") {
+    SkipChecks skip;
+    App app;
+    open_at(app, "11-what-nccl-does.yaml", 6);  // beat 7
+    REQUIRE(app.lesson->current().question);
+    const std::string open = line_of(describe_picture(app), "note");
+    CHECK(open.find("predicted at that size: shown once you answer the question") != std::string::npos);
+    CHECK(open.find(" µs (preset nvlink)") == std::string::npos);
+    app.lesson->choose(1);  // "no"
+    lesson_sync(app);
+    const std::string answered = line_of(describe_picture(app), "note");
+    CHECK(answered.find("predicted at that size: 790 µs (preset nvlink)") != std::string::npos);
+  }
 }
