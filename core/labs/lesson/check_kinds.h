@@ -1,5 +1,5 @@
 // Internal to core/labs/lesson: how checks are read and evaluated, one
-// family per beat kind (checks_collective.cpp, checks_ddp.cpp,
+// family per beat kind (checks_collective.cpp with checks_predicted.cpp, checks_ddp.cpp,
 // checks_hang.cpp; the check structs are in checks.h), and the helpers
 // their results share.
 #pragma once
@@ -67,6 +67,23 @@ check::RecordedFaster read_recorded_faster(const yaml::Ctx& c, const YAML::Node&
 check::RecordedRatio read_recorded_ratio(const yaml::Ctx& c, const YAML::Node& n);
 CheckResult eval_recorded(const check::RecordedFaster& k);
 CheckResult eval_recorded(const check::RecordedRatio& k);
+
+// The prediction checks of a collective beat (checks_predicted.cpp): their
+// parsers (presets and links checked while the lesson loads) and
+// evaluators, which price the beat's schedule (br: the beat and its
+// prepared setup) with the α-β model; no run needed.
+struct BeatSetup {
+  const Beat& beat;
+  const Prepared& p;
+};
+check::Predicted read_predicted(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+check::Ratio read_ratio(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+check::Faster read_faster(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+check::NicBytes read_nic_bytes(const yaml::Ctx& c, const YAML::Node& n, const Setup& s);
+CheckResult eval_predicted(const check::Predicted& k, const BeatSetup& br);
+CheckResult eval_predicted(const check::Ratio& k, const BeatSetup& br);
+CheckResult eval_predicted(const check::Faster& k, const BeatSetup& br);
+CheckResult eval_predicted(const check::NicBytes& k, const BeatSetup& br);
 
 // Evaluates a collective beat's checks (runs its setup when one needs it).
 std::vector<CheckResult> evaluate_collective(const Beat& b);
