@@ -16,7 +16,8 @@
 //    names no unit: only bare numbers count. Small whole answers (|v| < 10:
 //    ranks, steps, counts that any table shows) are left out, as in
 //    tests/lessons/test_answer_first.cpp. So are figures measured on this
-//    machine (step times "… µs median (p10 …)", the DDP table's times):
+//    machine (step times "… µs median (p10 …)", the DDP table's times, a
+//    timing check's list of runs "…; runs: 1.36, 0.88, …"):
 //    they change from run to run and would match a time answer by chance.
 //  - A question with choices whose right choice holds a figure ("[8, 10,
 //    12]"): that text is not printed between the beat's header and its
@@ -36,7 +37,10 @@ namespace microddp::test {
 
 // Whether a printed line holds figures measured on this machine (left out).
 inline bool measured_line(const std::string& line) {
-  for (const char* m : {" median (", "(times measured", "compute ms"})
+  // (A timing check's line lists its measured runs, "median of 5 runs each,
+  // interleaved: 1.51677 (p = 0.00397; runs: 1.35534, ..."; under load one
+  // of them fell on lesson 07's 0.875 and failed lessons.run.07 at random.)
+  for (const char* m : {" median (", "(times measured", "compute ms", "; runs: "})
     if (line.find(m) != std::string::npos) return true;
   return false;
 }

@@ -57,6 +57,15 @@ TEST_SUITE("lessons_answer_first") {
     const Lesson t = two_beats("Compute T in seconds.", 0.0125, 0.0001);
     CHECK(answers_before_questions(t, beat2 + "step 0 · 12.5 ms median (p10 12.4 ms)\n? q\nanswer: 0.0125\n").empty());
     CHECK(answers_before_questions(t, beat2 + "  ✓ predicted time: 12.5 ms\n? q\nanswer: 0.0125\n").size() == 1);
+    // A timing check's measured runs are left out (one fell on lesson 07's 0.875 under load).
+    const Lesson f = two_beats("What overlap fraction (two decimals)?", 0.875, 0.005);
+    CHECK(answers_before_questions(f, "── beat 1/2 ──\n  ✓ communication ms per iteration vs run 'one_bucket', median of 5 "
+                                      "runs each, interleaved: 1.51677 (p = 0.00397; runs: 1.35534, 0.8751, 1.51997; "
+                                      "run 'one_bucket': 0.294032, 0.87, 0.3)\n── beat 2/2 ──\n? q\nanswer: 0.875\n")
+              .empty());
+    CHECK(answers_before_questions(f, "── beat 1/2 ──\n  ✓ overlap fraction on the model clock: 0.875\n── beat 2/2 ──\n? "
+                                      "q\nanswer: 0.875\n")
+              .size() == 1);
     CHECK(answers_before_questions(t, beat2 + "? q\n") ==
           std::vector<std::string>{"beat 2: no question and \"answer:\" line"});
     CHECK(answers_before_questions(t, "── beat 1/2 ──\n") ==
