@@ -108,6 +108,13 @@ TEST_SUITE("lesson_errors") {
       // The direct call throws the located type itself.
       CHECK_THROWS_AS(parse_lesson(c.text, "m.yaml"), LessonError);
     }
+    // A binary file's control byte after a backslash is named \xNN (it was printed raw: "unknown escape character: ").
+    try {
+      parse_lesson(std::string("a: \"\\\0\"\n", 8), "bin.yaml");
+      FAIL("no LessonError");
+    } catch (const LessonError& e) {
+      CHECK(std::string(e.what()) == "bin.yaml:1:7: not valid YAML: unknown escape character: \\x00");
+    }
   }
 
   TEST_CASE("view: defaults, explicit values, compare settings; a bad value names file:line:column and the values") {

@@ -209,7 +209,12 @@ Lesson parse_lesson(const std::string& text, const std::string& file) {
     no_duplicate_keys(text, file);
   } catch (const YAML::Exception& e) {
     if (e.msg == YAML::ErrorMsg::EOF_IN_SCALAR) open_quote_error(text, file, e);
-    throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+    // yaml-cpp's message may end on the byte it choked on: a control byte
+    // (a binary file given as a lesson) is written \xNN, not printed raw.
+    std::string msg;
+    for (const unsigned char ch : e.msg)
+      msg += ch < 0x20 || ch == 0x7f ? fmt::format("\\x{:02X}", ch) : std::string(1, static_cast<char>(ch));
+    throw LessonError(fmt::format("{}:{}:{}: not valid YAML: {}", file, e.mark.line + 1, e.mark.column + 1, msg));
   }
   if (!root.IsMap()) {
     if (root.IsNull()) throw LessonError(fmt::format("{}:1:1: empty lesson (expected title, setup and beats)", file));
