@@ -11,6 +11,7 @@
 
 #include "app/viz/layout.h"
 #include "app/viz/panels.h"
+#include "app/viz/step_total.h"
 #include "assets/palette.h"
 
 namespace microddp::viz {
@@ -29,6 +30,15 @@ void draw_timeline(App& app) {
     const std::string short_title = title.substr(0, title.find(" ("));
     ImGui::TextUnformatted(short_title.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title.c_str());
+  }
+  // A question that the step count answers (lesson 11 beat 1: "How many
+  // steps does the ring take on 8 ranks?"; lesson 04 beat 3's phase): the
+  // lanes' step blocks would count it out, so they wait like the captions.
+  if (timeline_withheld(app)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", kTimelineWaits);  // whole in a narrow panel
+    ImGui::PopStyleColor();
+    return;
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // Legend of op kinds, wrapped onto the next line where the panel ends;

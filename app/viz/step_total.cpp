@@ -72,6 +72,8 @@ std::string without_phase_steps(const std::string& text, int num_steps, StepRang
   return out;
 }
 
+bool timeline_withheld(const App& app) { return step_total_hidden(app) || withheld_phase(app).has_value(); }
+
 std::string shown_steps(const App& app, const std::string& text) {
   if (step_total_hidden(app)) return without_step_total(text, app.session.num_steps());
   if (const auto ph = withheld_phase(app)) return without_phase_steps(text, app.session.num_steps(), *ph);

@@ -42,6 +42,11 @@ std::optional<StepRange> withheld_phase(const App& app);
 // end: the ordinal " (3rd of 6)" goes, "step 2" reads "the phase's last
 // step", "3 of 6 steps run" reads "steps run to the phase's end".
 std::string without_phase_steps(const std::string& text, int num_steps, StepRange phase);
+
+// The timeline's steps wait too while either question is open (its blocks
+// count the steps out): step_total_hidden or withheld_phase.
+bool timeline_withheld(const App& app);
+inline constexpr const char* kTimelineWaits = "the steps' timeline is shown once you answer the question";
 std::string shown_steps(const App& app, const std::string& text);
 
 }  // namespace microddp::viz

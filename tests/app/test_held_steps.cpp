@@ -71,9 +71,11 @@ TEST_SUITE("answer_first_window") {
     REQUIRE(ph);
     CHECK(ph->first == 0);
     CHECK(ph->last == 2);
+    CHECK(timeline_withheld(app));
     CHECK(line_of(describe_picture(app), "buffers") == "after the phase's last step · steps run to the phase's end");
     app.lesson->submit("3");
     CHECK_FALSE(withheld_phase(app));
+    CHECK_FALSE(timeline_withheld(app));
     CHECK(line_of(describe_picture(app), "buffers") == "after step 2 · 3 of 6 steps run");
     // Beat 4 (the end, no question) is told whole.
     app.lesson->go(3);  // beat 4
@@ -119,5 +121,19 @@ TEST_SUITE("answer_first_window") {
     lesson_sync(app);
     const std::string answered = line_of(describe_picture(app), "note");
     CHECK(answered.find("predicted at that size: 790 µs (preset nvlink)") != std::string::npos);
+  }
+
+  TEST_CASE("lesson 11 beat 1: the timeline's step blocks wait for 'How many steps does the ring take on 8 ranks?'") {
+    SkipChecks skip;
+    App app;
+    open_at(app, "11-what-nccl-does.yaml", 0);
+    REQUIRE(app.session.num_steps() == 14);
+    CHECK(step_total_hidden(app));
+    CHECK(timeline_withheld(app));
+    app.lesson->submit("14");
+    CHECK_FALSE(timeline_withheld(app));
+    app.lesson->go(1);  // beat 2: no step question
+    lesson_sync(app);
+    CHECK_FALSE(timeline_withheld(app));
   }
 }
