@@ -80,6 +80,19 @@ float lesson_tail_px(float font_px) { return std::max(kLessonMinPx, font_px * 0.
 namespace {
 Presenter::PageColumn* g_column = nullptr;  // the column between begin_page_column and end_page_column
 bool g_keep = false;                        // page_keep_next: the next line recorded is glued to the one before
+// Per column: where each recorded line's last item ends (content pixels, as
+// lines), taken when the next line starts or the column ends. A question's
+// choice drawn whole is one recorded line over two or more rows: its end,
+// not its top plus one row, says whether it reaches into the band (at
+// --font-px 40 lesson 08 beat 2's second choice row was drawn over
+// "continued on the next page").
+std::vector<float> g_ends[2];
+int g_index = 0;
+
+// The content y where the last item drawn ends.
+float last_item_end(const Presenter::PageColumn& c) {
+  return ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() + c.shift;
+}
 constexpr const char* kContinued = "continued on the next page";
 }  // namespace
 
@@ -90,6 +103,8 @@ void begin_page_column(App& app, int column) {
   c.lines.clear();
   c.glued.clear();
   g_keep = false;
+  g_index = std::clamp(column, 0, 1);
+  g_ends[g_index].clear();
   c.top = ImGui::GetCursorPosY();
   if (c.starts.empty()) c.starts = {c.top};
   const int k = std::clamp(p.page, 0, static_cast<int>(c.starts.size()) - 1);
@@ -109,6 +124,7 @@ void page_line() {
   if (!g_column) return;
   const float y = ImGui::GetCursorPosY() + g_column->shift;
   if (g_column->lines.empty() || y > g_column->lines.back() + 0.5f) {
+    if (!g_column->lines.empty()) g_ends[g_index].resize(g_column->lines.size(), last_item_end(*g_column));
     g_column->lines.push_back(y);
     g_column->glued.push_back(g_keep ? 1 : 0);
     g_keep = false;
@@ -123,6 +139,8 @@ void end_page_column(App& app, int column) {
   if (!app.vs.present || !app.lesson) return;
   Presenter& p = app.presenter;
   Presenter::PageColumn& c = p.columns[column];
+  std::vector<float>& ends = g_ends[std::clamp(column, 0, 1)];
+  if (g_column && !c.lines.empty()) ends.resize(c.lines.size(), last_item_end(c));
   g_column = nullptr;
   if (c.clip) ImGui::PopClipRect();
   c.clip = false;
@@ -149,8 +167,11 @@ void end_page_column(App& app, int column) {
       const float t = c.lines[i];
       if (t <= starts.back() + 0.5f) continue;
       const bool starts_above = t - starts.back() <= cap - band + 0.5f;
+      // (A line's end: its last item's bottom where recorded, else one row.)
+      const float prev_end = i == 0 ? 0.f
+                             : std::max(c.lines[i - 1] + line_h, i - 1 < ends.size() ? ends[i - 1] : 0.f);
       const bool prev_ends_above = i > 0 && c.lines[i - 1] > starts.back() - 0.5f &&
-                                   c.lines[i - 1] + line_h - starts.back() <= cap - band + 0.5f &&
+                                   prev_end - starts.back() <= cap - band + 0.5f &&
                                    t - starts.back() <= cap + 0.5f;
       if (starts_above || prev_ends_above) (c.glued[i] ? next_glued : next) = t;
     }
