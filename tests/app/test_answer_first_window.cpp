@@ -17,27 +17,19 @@
 #include "app/viz/panels.h"
 #include "app/viz/view_state.h"
 #include "lessons/answer_figures.h"
+#include "tests/app/headless.h"
 
 using namespace microddp;
 using namespace microddp::viz;
 namespace fs = std::filesystem;
+namespace figures = microddp::test;  // answer_figures.h (test:: alone would also name viz::test, headless.h)
 
 namespace {
 
 const fs::path kLessons = fs::path(MICRODDP_SOURCE_DIR) / "lessons";
 
-// The lesson checks are not run while one lives (the pictures are what is
-// tested); it unsets the variable again, so the other suites of this
-// binary run their checks. Declared before the App it serves.
-struct SkipChecks {
-  SkipChecks() { setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1); }
-  ~SkipChecks() { unsetenv("MICRODDP_VIZ_SKIP_CHECKS"); }
-  SkipChecks(const SkipChecks&) = delete;
-  SkipChecks& operator=(const SkipChecks&) = delete;
-};
-
 // An app with `file` open at beat 1, as `microddp-viz --lesson` starts it
-// (under a SkipChecks).
+// (under a viz::test::SkipLessonChecks).
 void open_lesson(App& app, const fs::path& file) {
   app.lesson = std::make_unique<LessonView>(lesson::load_lesson(file.string()));
   app.vs.edit = beat_target(app.lesson->current()).params;
@@ -95,14 +87,14 @@ TEST_SUITE("answer_first_window") {
           if (b < k) continue;  // answered before this beat (in a lecture)
           const auto& q = *l.beats[b].question;
           for (const auto& [what, text] : {std::pair<std::string, std::string>{"note", shown_note(L, t)}, {"lit ranks", lit}})
-            for (const test::Number& x : test::numbers_in(text)) {
-              if (x.dim != test::Dim::none && x.dim != test::asked_in(q.ask)) continue;
+            for (const figures::Number& x : figures::numbers_in(text)) {
+              if (x.dim != figures::Dim::none && x.dim != figures::asked_in(q.ask)) continue;
               INFO(fmt::format("{} beat {} (answer {:g} to beat {}): {}: {}", e.path().filename().string(), k + 1,
                                q.value, b + 1, what, text));
-              CHECK_FALSE(test::gives_away(x.value, q.value, q.tolerance));
+              CHECK_FALSE(figures::gives_away(x.value, q.value, q.tolerance));
             }
           // A crossover the size the question asks for would stay hidden.
-          if (test::asked_in(q.ask) == test::Dim::bytes) CHECK(L.withholds(q.value * 1e3, byte_scales()));
+          if (figures::asked_in(q.ask) == figures::Dim::bytes) CHECK(L.withholds(q.value * 1e3, byte_scales()));
         }
       }
     }
@@ -110,7 +102,7 @@ TEST_SUITE("answer_first_window") {
   }
 
   TEST_CASE("lesson 05: the real size's prediction shows once beat 1's question is answered") {
-    const SkipChecks skip;
+    const viz::test::SkipLessonChecks skip;
     App app;
     open_lesson(app, kLessons / "05-alpha-beta.yaml");
     std::string d = describe_picture(app);
@@ -123,7 +115,7 @@ TEST_SUITE("answer_first_window") {
   }
 
   TEST_CASE("lesson 09: a stand-in's note prices the real size on the checks' two link classes") {
-    const SkipChecks skip;
+    const viz::test::SkipLessonChecks skip;
     // It printed 2.93 ms and 3.14 ms (preset nvlink) where the text says
     // 70.03 ms and 42.96 ms.
     LessonView L(lesson::load_lesson((kLessons / "09-topology.yaml").string()));
@@ -138,7 +130,7 @@ TEST_SUITE("answer_first_window") {
   }
 
   TEST_CASE("lesson 03: the crossover stays off the picture until beat 5 asks for it and is answered") {
-    const SkipChecks skip;
+    const viz::test::SkipLessonChecks skip;
     App app;
     open_lesson(app, kLessons / "03-naive-tree-ring.yaml");
     LessonView& L = *app.lesson;
@@ -160,7 +152,7 @@ TEST_SUITE("answer_first_window") {
   }
 
   TEST_CASE("lesson 08: the hang lab's 4 ranks; the stuck rank outlined only after the answer") {
-    const SkipChecks skip;
+    const viz::test::SkipLessonChecks skip;
     App app;
     open_lesson(app, kLessons / "08-hunt-the-hang.yaml");
     std::string d = describe_picture(app);

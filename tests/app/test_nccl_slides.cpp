@@ -35,21 +35,21 @@ namespace {
 
 const fs::path kLessons = fs::path(MICRODDP_SOURCE_DIR) / "lessons";
 
-struct SkipChecks {
-  SkipChecks() { setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1); }
-  ~SkipChecks() { unsetenv("MICRODDP_VIZ_SKIP_CHECKS"); }
-  SkipChecks(const SkipChecks&) = delete;
-  SkipChecks& operator=(const SkipChecks&) = delete;
-};
-
 // `file` at `beat` (0-based), as `microddp-viz --lesson F --present` shows it.
 void show(test::FontWindow& w, App& app, const fs::path& file, int beat) {
-  app.vs.font_px = 18;
-  app.vs.present = true;
   app.vs.static_frame = true;
-  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(file.string()));
-  app.lesson->go(beat);
+  test::present_at(app, file.string(), beat, 18);
   w.settle(app);
+}
+
+// `algorithm` on 8 ranks, 256 elements of iota data (lesson 11's one-shot and nvls beats).
+void configure_8_ranks(Session& ses, const char* algorithm) {
+  RunParams p;
+  p.spec.algorithm = algorithm;
+  p.spec.world_size = 8;
+  p.spec.count = 256;
+  p.data = "iota";
+  ses.configure(p);
 }
 
 // The drawn text, one string per line of glyphs (spaces are not drawn: "step13(14thof14)").
@@ -90,7 +90,7 @@ TEST_SUITE("nccl_slides") {
   }
 
   TEST_CASE("every shipped lesson: an open question whose answer is the step count never sees 'of N' on its slide") {
-    const SkipChecks skip;
+    const test::SkipLessonChecks skip;
     int asked = 0;
     for (const auto& e : fs::directory_iterator(kLessons)) {
       if (e.path().extension() != ".yaml") continue;
@@ -144,13 +144,8 @@ TEST_SUITE("nccl_slides") {
   }
 
   TEST_CASE("lesson 11 beats 6-7 (one-shot on 8 ranks): one rank's 7 reads drawn, not 56 arrows over the ranks") {
-    RunParams p;
-    p.spec.algorithm = "one_shot";
-    p.spec.world_size = 8;
-    p.spec.count = 256;
-    p.data = "iota";
     Session ses;
-    ses.configure(p);
+    configure_8_ranks(ses, "one_shot");
     const TopologyScene sc = build_topology(ses, 1, Vec2{400, 300});
     REQUIRE(sc.kind == TopologyKind::full_mesh);
     REQUIRE(sc.arrows.size() == 7);
@@ -176,7 +171,7 @@ TEST_SUITE("nccl_slides") {
   }
 
   TEST_CASE("lesson 11 beats 2-4 (double binary tree) at --present: titles stacked, every rank labelled, no glyph below 14 px") {
-    const SkipChecks skip;
+    const test::SkipLessonChecks skip;
     for (const int beat : {1, 2, 3}) {
       test::FontWindow w(18);
       App app;
@@ -209,13 +204,8 @@ TEST_SUITE("nccl_slides") {
   }
 
   TEST_CASE("lesson 11 beat 8 (nvls, 8 ranks): the switch's row shows its complete sum once it has it") {
-    RunParams p;
-    p.spec.algorithm = "nvls";
-    p.spec.world_size = 8;
-    p.spec.count = 256;
-    p.data = "iota";
     Session ses;
-    ses.configure(p);
+    configure_8_ranks(ses, "nvls");
     REQUIRE(ses.schedule().num_steps() == 2);  // up, down
     BuffersLayout lay;
     lay.width = 800, lay.row_h = 20, lay.row_gap = 2, lay.tag_w = 40, lay.col_gap = 16;
@@ -273,7 +263,7 @@ TEST_SUITE("nccl_slides") {
   }
 
   TEST_CASE("lesson 12 beat 4: the note names the bottleneck at the beat's size, not the stand-in's") {
-    const SkipChecks skip;
+    const test::SkipLessonChecks skip;
     const lesson::Lesson l = lesson::load_lesson((kLessons / "12-nccl-on-real-clusters.yaml").string());
     const BeatTarget t = beat_target(l.beats[3]);
     REQUIRE(t.stand_in);
@@ -318,7 +308,7 @@ TEST_SUITE("nccl_slides") {
 
 TEST_SUITE("nccl_slides") {
   TEST_CASE("the transfers line names badges only where they are drawn, and the next step's arrows as next (lecturer pass 7)") {
-    const SkipChecks skip;
+    const test::SkipLessonChecks skip;
     const auto joined = [] {
       std::string all;
       for (const std::string& l : drawn_lines()) all += l + "\n";

@@ -53,20 +53,7 @@ fs::path scratch(const char* name) {
   return d;
 }
 
-// parse_options and apply_options as the binary runs them; "" or the UsageError's text.
-std::string open_with(App& app, std::vector<std::string> args) {
-  args.insert(args.begin(), "microddp-viz");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  Options o;
-  try {
-    if (parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value()) return "(parse_options: exit)";
-    apply_options(app, o);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::open_with;
 
 }  // namespace
 

@@ -53,26 +53,8 @@ TEST_SUITE("present_fit") {
       if (e.path().extension() == ".yaml") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     REQUIRE(files.size() == 12);
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float body_h = 720 - 2 * st.WindowPadding.y;
-    const float panel_h = std::floor((body_h - st.ItemSpacing.y) * kLessonMaxShare);
-    CHECK(panel_h == 349);  // as the main view's layout gives it at most: half the body (more below a DDP picture)
-    const auto draw = [&](App& app) {
-      w.t += 1.0 / 60;
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(ImVec2(1280, 720));
-      ImGui::Begin("slide", nullptr, ImGuiWindowFlags_NoDecoration);
-      ImGui::BeginChild("lesson", ImVec2(0, panel_h), true);
-      draw_lesson(app);
-      ImGui::EndChild();
-      ImGui::End();
-      ImGui::Render();
-    };
-    const auto settle = [&](App& app) {
-      draw(app);
-      for (int i = 0; i < 40 && app.vs.lesson_fitting; ++i) draw(app);
-    };
+    test::PanelOnly panel{w, test::PanelOnly::most_h()};
+    CHECK(panel.panel_h == 349);  // as the main view's layout gives it at most: half the body (more below a DDP picture)
     int slides = 0;
     for (const fs::path& f : files) {
       App app;
@@ -81,7 +63,7 @@ TEST_SUITE("present_fit") {
       for (int b = 0; b < L.num_beats(); ++b) {
         L.go(b);
         app.vs.lesson_note = beat_target(L.current()).note;  // the longest note: the prediction not held back
-        settle(app);
+        panel.settle(app, 40);
         INFO(f.filename().string(), " beat ", b + 1);
         CHECK_FALSE(app.vs.lesson_clipped);
         CHECK_FALSE(app.vs.lesson_fitting);
@@ -92,7 +74,7 @@ TEST_SUITE("present_fit") {
         if (const auto& q = L.current().question) {
           if (q->choices.empty()) L.submit(fmt::format("{:g}", q->value));
           else L.choose(q->answer - 1);
-          settle(app);
+          panel.settle(app, 40);
           INFO("answered");
           CHECK_FALSE(app.vs.lesson_clipped);
           CHECK(app.vs.lesson_scale >= lesson_tail_px(18) / 18 - 1e-4f);
@@ -104,7 +86,7 @@ TEST_SUITE("present_fit") {
   }
 
   TEST_CASE("a long beat gets the room: lesson 07 beat 6 at 28 px takes the DDP picture's room down to its lanes, its text at 28 px") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     Window w(28);
     App app;
     app.vs.font_px = 28;
@@ -127,11 +109,10 @@ TEST_SUITE("present_fit") {
     // 468 px left: 26.3 px text on one page, not a page 2 of one line).
     CHECK((lesson->r.h == app.vs.lesson_want_h || app.presenter.pages > 1 ||
            (app.vs.lesson_scale < 1 && lesson->r.h >= app.vs.lesson_want_h * app.vs.lesson_scale - 1)));
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("--present draws no Previous / Next buttons; the window without --present does") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     Window w(18);
     App app;
     open(app, kLessons + "/02-ring-double-buffering.yaml");
@@ -140,7 +121,6 @@ TEST_SUITE("present_fit") {
     app.vs.present = false;
     w.settle(app);
     CHECK(app.vs.lesson_next_button[2] > app.vs.lesson_next_button[0]);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("code spans: their text in runs of their own, without the backticks; '*' inside is literal") {
@@ -184,7 +164,7 @@ TEST_SUITE("present_fit") {
   }
 
   TEST_CASE("the export's log line: a hang beat and a DDP beat name their own state, a collective beat its step") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     Window w(18);
     {
       App app;
@@ -207,6 +187,5 @@ TEST_SUITE("present_fit") {
       w.settle(app);
       CHECK(slide_state(app) == "before step 0 · 0 of 2 steps run");  // beat 1: the ring before its first step
     }
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }

@@ -98,11 +98,7 @@ void press(test::FontWindow& w, App& app, Key k) {
 void check_slide(const Slide& s) {
   test::FontWindow w(s.px);
   App app;
-  app.vs.font_px = s.px;
-  app.vs.present = true;
-  app.presenter.reveal_all = s.answer;
-  app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/" + s.lesson));
-  app.lesson->go(s.beat - 1);
+  test::present_at(app, kLessons + "/" + s.lesson, s.beat - 1, s.px, s.answer);
   w.settle(app);
   app.ddp.runner.wait();
   app.lesson->wait_checks();
@@ -134,12 +130,11 @@ void check_slide(const Slide& s) {
 
 TEST_SUITE("present_pages") {
   TEST_CASE("--present --font-px 28: lesson 03's compare beats and lesson 09's topology beats keep 21 px text, all of it shown") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     for (const Slide s : {Slide{"03-naive-tree-ring.yaml", 4, 28, false}, Slide{"03-naive-tree-ring.yaml", 10, 28, false},
                           Slide{"09-topology.yaml", 2, 28, false}, Slide{"09-topology.yaml", 4, 28, false},
                           Slide{"09-topology.yaml", 16, 28, false}})
       check_slide(s);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("--present at 18 px: the answer slides of lessons 05, 07, 08, 10 (their checks run) and lesson 07's long beats show every word at 18 px") {
@@ -147,38 +142,29 @@ TEST_SUITE("present_pages") {
                           Slide{"07-bucketing-overlap.yaml", 5, 18, true}, Slide{"08-hunt-the-hang.yaml", 2, 18, true},
                           Slide{"10-fsdp-prefetch.yaml", 5, 18, true}})
       check_slide(s);
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;  // from here on
     for (const Slide s : {Slide{"10-fsdp-prefetch.yaml", 2, 18, false}, Slide{"07-bucketing-overlap.yaml", 6, 18, false},
                           Slide{"07-bucketing-overlap.yaml", 8, 18, false}})
       check_slide(s);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("lesson 09 beat 2 at --font-px 28: the buffers panel shows its rows (R0 to R7), not only its legend") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     test::FontWindow w(28);
     App app;
-    app.vs.font_px = 28;
-    app.vs.present = true;
-    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/09-topology.yaml"));
-    app.lesson->go(1);
+    test::present_at(app, kLessons + "/09-topology.yaml", 1, 28);
     w.settle(app);
     std::string buffers;
     for (const auto& g : test::drawn_glyphs())
       if (g.list.find("/buffers_") != std::string::npos && g.codepoint < 128) buffers += char(g.codepoint);
     INFO(buffers);
     for (int r = 0; r < 8; ++r) CHECK(buffers.find(fmt::format("R{}", r)) != std::string::npos);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("lesson 07 beat 7's answer at 18 px: the DDP picture's 'How to read it' paragraph whole, or left out with a pointer; never cut") {
     test::FontWindow w(18);
     App app;
-    app.vs.font_px = 18;
-    app.vs.present = true;
-    app.presenter.reveal_all = true;
-    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/07-bucketing-overlap.yaml"));
-    app.lesson->go(6);
+    test::present_at(app, kLessons + "/07-bucketing-overlap.yaml", 6, 18, true);
     w.settle(app);
     app.ddp.runner.wait();
     app.lesson->wait_checks();
@@ -223,11 +209,7 @@ TEST_SUITE("present_pages") {
     for (const Case c : {Case{"07-bucketing-overlap.yaml", 5}}) {
       test::FontWindow w(18);
       App app;
-      app.vs.font_px = 18;
-      app.vs.present = true;
-      app.presenter.reveal_all = true;
-      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/" + c.lesson));
-      app.lesson->go(c.beat - 1);
+      test::present_at(app, kLessons + "/" + c.lesson, c.beat - 1, 18, true);
       w.settle(app);
       app.ddp.runner.wait();
       app.lesson->wait_checks();
@@ -245,7 +227,7 @@ TEST_SUITE("present_pages") {
   TEST_CASE("lesson 07, every beat at 18 and 28 px: the DDP picture's 'How to read it' paragraph whole or absent") {
     // Lecturer pass 6: beats 6 and 7 (question slides) at 18 px cut it
     // after "for a slower rank to post and for the".
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     const std::vector<std::string> para = words(
         "How to read it: backward produces gradients from the last layer to the first. A bucket is full (triangle) once "
         "all its gradients are ready; it is posted in bucket order, and when every rank has posted it the communication "
@@ -255,9 +237,7 @@ TEST_SUITE("present_pages") {
     for (const float px : {18.f, 28.f}) {
       test::FontWindow w(px);
       App app;
-      app.vs.font_px = px;
-      app.vs.present = true;
-      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/07-bucketing-overlap.yaml"));
+      test::present_at(app, kLessons + "/07-bucketing-overlap.yaml", 0, px);
       const int beats = static_cast<int>(app.lesson->lesson().beats.size());
       CHECK(beats == 8);
       for (int b = 0; b < beats; ++b) {
@@ -272,18 +252,14 @@ TEST_SUITE("present_pages") {
         if (ddp.find("Howtoreadit") != std::string::npos) CHECK(missing_word(para, ddp) == "");
       }
     }
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("lesson 07 beat 5 at --font-px 28: each of the question's choices whole on one page") {
     // Lecturer pass 6: choice 1 ran over pages 1-2, choice 3 stood alone on page 3.
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     test::FontWindow w(28);
     App app;
-    app.vs.font_px = 28;
-    app.vs.present = true;
-    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/07-bucketing-overlap.yaml"));
-    app.lesson->go(4);
+    test::present_at(app, kLessons + "/07-bucketing-overlap.yaml", 4, 28);
     w.settle(app);
     app.ddp.runner.wait();
     w.settle(app);
@@ -305,6 +281,5 @@ TEST_SUITE("present_pages") {
       INFO("choice ", c + 1, " over ", pages.size(), " page(s)");
       CHECK(whole);
     }
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }

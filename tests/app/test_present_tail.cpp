@@ -42,28 +42,6 @@ std::vector<fs::path> lesson_files() {
   return files;
 }
 
-// The lesson panel alone, at the main view's most (kLessonMaxShare of the body).
-struct PanelOnly {
-  test::FontWindow& w;
-  float panel_h;
-  void draw(App& app) {
-    w.t += 1.0 / 60;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(1280, 720));
-    ImGui::Begin("slide", nullptr, ImGuiWindowFlags_NoDecoration);
-    ImGui::BeginChild("lesson", ImVec2(0, panel_h), true);
-    draw_lesson(app);
-    ImGui::EndChild();
-    ImGui::End();
-    ImGui::Render();
-  }
-  void settle(App& app) {
-    draw(app);
-    for (int i = 0; i < 60 && app.vs.lesson_fitting; ++i) draw(app);
-  }
-};
-
 // Glyphs of the lesson panel (its header and columns) cut at the right
 // edge of the rectangle they are clipped to (clipped_glyphs.h).
 std::vector<std::string> cut_at_right() { return test::cut_glyphs("/lesson_"); }
@@ -103,19 +81,16 @@ TEST_SUITE("present_tail") {
   }
 
   TEST_CASE("every shipped lesson at 18 and 28 px: no continuation page of one or two lines, no line wider than the panel") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     const std::vector<fs::path> files = lesson_files();
     REQUIRE(files.size() == 12);
     for (const float px : {18.f, 28.f}) {
       test::FontWindow w(px);
-      const ImGuiStyle& st = ImGui::GetStyle();
-      PanelOnly panel{w, std::floor((720 - 2 * st.WindowPadding.y - st.ItemSpacing.y) * kLessonMaxShare)};
+      test::PanelOnly panel{w, test::PanelOnly::most_h()};
       int slides = 0, paged = 0, squeezed = 0, balanced = 0;
       for (const fs::path& f : files) {
         App app;
-        app.lesson = std::make_unique<LessonView>(lesson::load_lesson(f.string()));
-        app.vs.present = true;
-        app.vs.font_px = px;
+        test::present_at(app, f.string(), 0, px);
         LessonView& L = *app.lesson;
         for (int b = 0; b < L.num_beats(); ++b) {
           L.go(b);
@@ -140,21 +115,16 @@ TEST_SUITE("present_tail") {
               " shrunk to save a short last page, ", balanced, " with their last page started earlier");
       CHECK(slides == 135);  // 95 beats and 40 answers
     }
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("no line of the lesson panel wider than the panel at 40 px (every shipped lesson's answer slides)") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     test::FontWindow w(40);
-    const ImGuiStyle& st = ImGui::GetStyle();
-    PanelOnly panel{w, std::floor((720 - 2 * st.WindowPadding.y - st.ItemSpacing.y) * kLessonMaxShare)};
+    test::PanelOnly panel{w, test::PanelOnly::most_h()};
     int slides = 0;
     for (const fs::path& f : lesson_files()) {
       App app;
-      app.lesson = std::make_unique<LessonView>(lesson::load_lesson(f.string()));
-      app.vs.present = true;
-      app.vs.font_px = 40;
-      app.presenter.reveal_all = true;
+      test::present_at(app, f.string(), 0, 40, true);
       LessonView& L = *app.lesson;
       for (int b = 0; b < L.num_beats(); ++b) {
         L.go(b);
@@ -170,18 +140,13 @@ TEST_SUITE("present_tail") {
       }
     }
     CHECK(slides == 95);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 
   TEST_CASE("lesson 09 b7's answer at 18 px in the window: its explanation's last line not alone on a page") {
-    ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1);
+    const test::SkipLessonChecks skip;
     test::FontWindow w(18);
     App app;
-    app.vs.font_px = 18;
-    app.vs.present = true;
-    app.presenter.reveal_all = true;
-    app.lesson = std::make_unique<LessonView>(lesson::load_lesson(kLessons + "/09-topology.yaml"));
-    app.lesson->go(6);
+    test::present_at(app, kLessons + "/09-topology.yaml", 6, 18, true);
     w.settle(app);
     w.settle(app);
     INFO(app.presenter.pages, " page(s), text scale ", app.vs.lesson_scale);
@@ -189,6 +154,5 @@ TEST_SUITE("present_tail") {
     CHECK(short_tails(app) == std::vector<std::string>{});
     // The words "from 1 MiB." close the explanation: on page 1, or with at least two lines before them.
     CHECK(app.vs.lesson_scale >= lesson_tail_px(18) / 18 - 1e-4f);
-    ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS");
   }
 }

@@ -28,25 +28,7 @@ namespace {
 
 const std::string kLessons = std::string(MICRODDP_SOURCE_DIR) + "/lessons/";
 
-// parse_options and apply_options as the binary runs them; "" or the UsageError's text.
-std::string open_with(App& app, std::vector<std::string> args) {
-  args.insert(args.begin(), "microddp-viz");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  Options o;
-  try {
-    if (parse_options(static_cast<int>(argv.size()), argv.data(), o).has_value()) return "(parse_options: exit)";
-    apply_options(app, o);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-struct SkipChecks {
-  SkipChecks() { ::setenv("MICRODDP_VIZ_SKIP_CHECKS", "1", 1); }
-  ~SkipChecks() { ::unsetenv("MICRODDP_VIZ_SKIP_CHECKS"); }
-};
+using test::open_with;
 
 // Beat `to` reached from beat `from` (as Next and the export do) and opened
 // directly (as --beat does): the same source, note and described prediction.
@@ -74,7 +56,7 @@ bool has_line(const std::string& text, const std::string& line) {
 
 TEST_SUITE("presenter_kit8") {
   TEST_CASE("a beat's prediction source is its own however it is reached: lesson 05 b5 -> b6, lesson 12 b4 -> b5") {
-    SkipChecks skip;
+    test::SkipLessonChecks skip;
     // Lesson 05 b6 prices with the profile (nvlink while there is none), not b5's infiniband.
     const auto [b5, b6] = same_as_opened("05-alpha-beta.yaml", 5, 6);
     CHECK(prediction_source_text(b5) == "preset infiniband");
@@ -87,7 +69,7 @@ TEST_SUITE("presenter_kit8") {
   }
 
   TEST_CASE("the speaker notes name the keys of the mode in use, and a slide's continuation pages") {
-    SkipChecks skip;
+    test::SkipLessonChecks skip;
     App app;
     REQUIRE(open_with(app, {"--lesson", kLessons + "02-ring-double-buffering.yaml", "--beat", "2"}) == "");
     // Outside present mode R is Reset and P the previous beat: no "R reveals".
@@ -105,7 +87,7 @@ TEST_SUITE("presenter_kit8") {
   }
 
   TEST_CASE("Esc with the class poll's field open closes the field (its typed text dropped); present mode stays") {
-    SkipChecks skip;
+    test::SkipLessonChecks skip;
     test::Headless h;
     App app;
     REQUIRE(open_with(app, {"--lesson", kLessons + "02-ring-double-buffering.yaml", "--beat", "2", "--present"}) == "");
@@ -122,7 +104,7 @@ TEST_SUITE("presenter_kit8") {
   }
 
   TEST_CASE("a poll count of 100000 is drawn whole beside its bar: '100000 (100%)'") {
-    SkipChecks skip;
+    test::SkipLessonChecks skip;
     test::FontWindow w(18, ImVec2(1280, 720));
     App app;
     REQUIRE(open_with(app, {"--lesson", kLessons + "02-ring-double-buffering.yaml", "--beat", "5", "--poll",

@@ -20,20 +20,43 @@
 
 using namespace microddp;
 
+namespace {
+
+// A spec of `collective` by `algorithm` on `ranks` ranks, `count` elements each.
+CollectiveSpec spec_of(Collective collective, const char* algorithm, int ranks, int64_t count) {
+  CollectiveSpec s;
+  s.collective = collective;
+  s.algorithm = algorithm;
+  s.world_size = ranks;
+  s.count = count;
+  return s;
+}
+
+// A real run's record: `s` on the threads backend from `inputs`, its
+// outputs and trace (snapshots per step) as run_threads gives them.
+RunRecord record_of(const CollectiveSpec& s, RankData inputs) {
+  RunRecord r;
+  r.spec = s;
+  r.inputs = std::move(inputs);
+  RunResult res = run_threads(make_schedule(s), r.inputs);
+  r.outputs = std::move(res.outputs);
+  r.trace = std::move(res.trace);
+  return r;
+}
+
+// The record `good` as JSON text after `edit`.
+std::string edited(const nlohmann::json& good, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json bad = good;
+  edit(bad);
+  return bad.dump();
+}
+
+}  // namespace
+
 TEST_SUITE("record_io") {
   TEST_CASE("a ring all_reduce record round-trips exactly") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring";
-    s.world_size = 3;
-    s.count = 6;
-    const Schedule sch = make_schedule(s);
-    RunRecord r;
-    r.spec = s;
-    r.inputs = fill_data(s, "random:7");
-    RunResult res = run_threads(sch, r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    CollectiveSpec s = spec_of(Collective::all_reduce, "ring", 3, 6);
+    RunRecord r = record_of(s, fill_data(s, "random:7"));
     REQUIRE(r.trace.snapshots);
     // A NaN and an infinity in a snapshot must survive too.
     r.trace.steps[0][0].buffers[0].values[0] = std::nan("");
@@ -74,22 +97,14 @@ TEST_SUITE("record_io") {
   }
 
   TEST_CASE("int64 values beyond 2^53 survive") {
-    CollectiveSpec s;
-    s.collective = Collective::broadcast;
-    s.algorithm = "naive";
-    s.world_size = 2;
-    s.count = 1;
+    CollectiveSpec s = spec_of(Collective::broadcast, "naive", 2, 1);
     s.dtype = DType::int64;
-    RunRecord r;
-    r.spec = s;
     const int64_t big = (int64_t{1} << 62) + 1;
-    r.inputs = {std::vector<std::byte>(8), std::vector<std::byte>(8)};
-    std::memcpy(r.inputs[0].data(), &big, 8);
+    RankData inputs = {std::vector<std::byte>(8), std::vector<std::byte>(8)};
+    std::memcpy(inputs[0].data(), &big, 8);
     // A record holds its run's trace (an empty one no longer loads: a viewer
     // would index past it).
-    const RunResult res = run_threads(make_schedule(s), r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    const RunRecord r = record_of(s, inputs);
     const RunRecord b = record_from_json(record_to_json(r));
     int64_t got = 0;
     std::memcpy(&got, b.inputs[0].data(), 8);
@@ -97,49 +112,27 @@ TEST_SUITE("record_io") {
   }
 
   TEST_CASE("a hierarchical run's node count survives, and a record without one means one node") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "hierarchical";
-    s.world_size = 4;
+    CollectiveSpec s = spec_of(Collective::all_reduce, "hierarchical", 4, 4);
     s.nodes = 2;
-    s.count = 4;
-    RunRecord r;
-    r.spec = s;
-    r.inputs = fill_data(s, "iota");
-    const Schedule sch = make_schedule(s);
-    const RunResult res = run_threads(sch, r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    RunRecord r = record_of(s, fill_data(s, "iota"));
     const std::string text = record_to_json(r);
     const RunRecord b = record_from_json(text);
     CHECK(b.spec.nodes == 2);
-    CHECK(make_schedule(b.spec).num_steps() == sch.num_steps());
+    CHECK(make_schedule(b.spec).num_steps() == make_schedule(s).num_steps());
     nlohmann::json j = nlohmann::json::parse(text);
     CHECK(j["spec"]["nodes"] == 2);
     s.nodes = 1;
     s.algorithm = "ring";
-    r.spec = s;
-    const RunResult flat = run_threads(make_schedule(s), r.inputs);
-    r.outputs = flat.outputs;
-    r.trace = flat.trace;
+    r = record_of(s, r.inputs);
     j = nlohmann::json::parse(record_to_json(r));
     CHECK_FALSE(j["spec"].contains("nodes"));
     CHECK(record_from_json(j.dump()).spec.nodes == 1);
   }
 
   TEST_CASE("a run in channels keeps its channel count and each event's channel; older records mean one") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "double_binary_tree";
-    s.world_size = 3;
-    s.count = 10;
+    CollectiveSpec s = spec_of(Collective::all_reduce, "double_binary_tree", 3, 10);
     s.channels = 2;
-    RunRecord r;
-    r.spec = s;
-    r.inputs = fill_data(s, "iota");
-    const RunResult res = run_threads(make_schedule(s), r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    const RunRecord r = record_of(s, fill_data(s, "iota"));
     const RunRecord b = record_from_json(record_to_json(r));
     CHECK(b.spec == s);
     CHECK(b.spec.channels == 2);
@@ -156,11 +149,7 @@ TEST_SUITE("record_io") {
     // one channel writes no field, and no field reads as one
     CollectiveSpec one = s;
     one.channels = 1;
-    RunRecord r1 = r;
-    r1.spec = one;
-    const RunResult res1 = run_threads(make_schedule(one), r1.inputs);
-    r1.outputs = res1.outputs;
-    r1.trace = res1.trace;
+    const RunRecord r1 = record_of(one, r.inputs);
     const nlohmann::json j1 = nlohmann::json::parse(record_to_json(r1));
     CHECK_FALSE(j1["spec"].contains("channels"));
     CHECK(record_from_json(j1.dump()).spec.channels == 1);
@@ -170,17 +159,8 @@ TEST_SUITE("record_io") {
   }
 
   TEST_CASE("every field of a valid record, broken, is refused with a clear error naming it") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring";
-    s.world_size = 3;
-    s.count = 4;
-    RunRecord r;
-    r.spec = s;
-    r.inputs = fill_data(s, "random:3");
-    const RunResult res = run_threads(make_schedule(s), r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    CollectiveSpec s = spec_of(Collective::all_reduce, "ring", 3, 4);
+    const RunRecord r = record_of(s, fill_data(s, "random:3"));
     REQUIRE(r.trace.snapshots);
     const nlohmann::json good = nlohmann::json::parse(record_to_json(r));
     REQUIRE_NOTHROW(record_from_json(good.dump()));
@@ -237,24 +217,13 @@ TEST_SUITE("record_io") {
     };
     for (const Mutation& m : cases) {
       CAPTURE(m.what);
-      nlohmann::json bad = good;
-      m.apply(bad);
-      CHECK_THROWS_WITH_AS(record_from_json(bad.dump(), "r.json"), doctest::Contains(m.message), UsageError);
+      CHECK_THROWS_WITH_AS(record_from_json(edited(good, m.apply), "r.json"), doctest::Contains(m.message), UsageError);
     }
   }
 
   TEST_CASE("an integer field that is not a whole number, or out of its range, is refused naming it (not wrapped, not truncated)") {
-    CollectiveSpec s;
-    s.collective = Collective::all_reduce;
-    s.algorithm = "ring";
-    s.world_size = 2;
-    s.count = 2;
-    RunRecord r;
-    r.spec = s;
-    r.inputs = fill_data(s, "random:3");
-    const RunResult res = run_threads(make_schedule(s), r.inputs);
-    r.outputs = res.outputs;
-    r.trace = res.trace;
+    CollectiveSpec s = spec_of(Collective::all_reduce, "ring", 2, 2);
+    const RunRecord r = record_of(s, fill_data(s, "random:3"));
     const nlohmann::json good = nlohmann::json::parse(record_to_json(r));
     struct Case {
       std::function<void(nlohmann::json&)> apply;
@@ -284,11 +253,9 @@ TEST_SUITE("record_io") {
          "r.json: field 'spec.counts[1]' is 1.5, not a whole number in -9223372036854775808..9223372036854775807"},
     };
     for (const Case& c : cases) {
-      nlohmann::json bad = good;
-      c.apply(bad);
       std::string got = "(loaded)";
       try {
-        record_from_json(bad.dump(), "r.json");
+        record_from_json(edited(good, c.apply), "r.json");
       } catch (const UsageError& e) {
         got = e.what();
       }
