@@ -11,9 +11,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "app/cli/commands.h"
 #include "core/labs/ddp/ddp.h"
+#include "core/labs/ddp/ddp_record.h"
 #include "core/ir/types.h"
 
 namespace microddp::cli {
@@ -41,6 +43,7 @@ struct Args {
   ddp::Options o{.bucket_cap_mb = kBucketCapMb, .layer_delay_us = kLayerDelayUs, .link_us_per_mb = kLinkUsPerMb};
   std::string overlap = "bucketed", backend = "threads";
   bool json = false, no_prefetch = false, timeline = false;
+  std::optional<std::string> record;  // --record FILE (ddp_record.h); unset: not given
 };
 
 // Relative tolerance of the loss against the single-process reference: the
@@ -83,6 +86,18 @@ std::string stand_ins_line(const ddp::Options& o) {
                      o.layer_delay_us, o.link_us_per_mb);
 }
 
+// The command that repeats the run (every setting spelled out), kept in
+// the record so that a picture of it says how it was made.
+std::string record_command(const ddp::Options& o) {
+  std::string c = fmt::format("microddp ddp --ranks {} --depth {} --width {} --batch {} --iterations {} --warmup {} "
+                              "--seed {} --layer-delay-us {} --link-us-per-mb {:g}",
+                              o.ranks, o.depth, o.width, o.batch, o.iterations, o.warmup, o.seed, o.layer_delay_us,
+                              o.link_us_per_mb);
+  if (o.sharded) return c + (o.prefetch ? " --sharded" : " --sharded --no-prefetch");
+  return c + fmt::format(" --bucket-cap-mb {:g} --overlap {} --algorithm {}", o.bucket_cap_mb, ddp::name(o.overlap),
+                         o.algorithm);
+}
+
 int run(Args& a) {
   if (a.backend != "threads")
     throw UsageError(fmt::format("backend '{}': the DDP loop runs on the threads backend only", a.backend));
@@ -92,6 +107,7 @@ int run(Args& a) {
   // layer), but not silently: one line with its cost before it starts.
   // (The options are validated first: a refused run gets no warning.)
   a.o.validate();
+  if (a.record) ddp::check_record_path(*a.record);  // before the run: a bad path costs nothing
   if (const ddp::SleepEstimate t = ddp::min_sleep_time(a.o); t.seconds() > ddp::kLongRunSeconds) {
     std::fprintf(stderr, "%s\n",
                  fmt::format("warning: this run takes at least {:.0f} s (its sleeps alone: {}); lower --iterations, "
@@ -102,6 +118,13 @@ int run(Args& a) {
     std::fflush(stderr);
   }
   const ddp::Result r = ddp::run_ddp(a.o);
+  if (a.record) {
+    ddp::save_ddp_record(*a.record, ddp::DdpRecord{r, record_command(a.o)});
+    std::fprintf(stderr, "%s\n", fmt::format("wrote {} (the timelines of {} iteration{}; `microddp-viz --compare-runs "
+                                             "A.json B.json` draws two such runs one above the other)",
+                                             *a.record, r.timelines.size(), r.timelines.size() == 1 ? "" : "s")
+                                     .c_str());
+  }
   double compute = 0, comm = 0, exposed = 0, hidden = 0;
   for (const auto& it : r.iterations) {
     compute += it.compute_ms;
@@ -233,6 +256,9 @@ std::function<int()> setup_ddp(CLI::App* sub) {
   sub->add_flag("--sharded", a.o.sharded, "FSDP-style: shard parameters, all-gather per layer, reduce-scatter gradients");
   sub->add_flag("--no-prefetch", a.no_prefetch, "sharded: all-gather each layer only when it is needed");
   sub->add_flag("--json", a.json, "print a JSON summary");
+  sub->add_option("--record", a.record,
+                  "write the run's record (settings, buckets, every timed iteration's timeline in ns) to FILE, for "
+                  "`microddp-viz --compare-runs A.json B.json`");
   sub->add_flag("--timeline", a.timeline, "with --json: the last iteration's timeline (layers, bucket fills, collectives)");
   return [sub] {
     // An option the chosen mode does not use is refused, naming it, rather

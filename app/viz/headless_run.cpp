@@ -82,7 +82,8 @@ int run_screenshot(App& app, Frames& f, const Options& o) {
   // What is shown: the compare columns' step, else the slide's own state
   // (a DDP or hang view has no steps: slide_state says which run).
   std::printf("wrote %s (%dx%d, %s)\n", o.screenshot.c_str(), cw, ch,
-              (app.vs.view == View::compare ? position_label(app.compare.position, app.compare.max_steps())
+              (app.ddp_runs.active() ? std::string("two DDP training records, the last iteration of each")
+               : app.vs.view == View::compare ? position_label(app.compare.position, app.compare.max_steps())
                                             : slide_state(app))
                   .c_str());
   return 0;

@@ -396,6 +396,15 @@ void apply_options(App& app, Options& o) {
       throw UsageError(fmt::format("{} contradicts its own snapshots: {}", f, why));
     return r;
   };
+  // --compare-runs of two DDP training records: drawn by compare_runs_ddp.h
+  // (the collective records' columns below stay unused).
+  if (open_ddp_compare(app, o.compare_runs)) {
+    if (!o.export_dir.empty())
+      throw UsageError(fmt::format("--export-frames {} and two DDP records exclude each other (the comparison is one "
+                                   "picture: use --screenshot FILE)",
+                                   o.export_dir));
+    o.compare_runs.clear();
+  }
   std::vector<RunRecord> runs;  // --compare-runs: the main session replays the first
   for (const auto& f : o.compare_runs) runs.push_back(load_checked(f));
   if (!runs.empty()) o.replay_file = o.compare_runs[0];

@@ -424,6 +424,13 @@ void draw_ui(App& app) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
   lesson_sync(app);  // a lesson's beat drives the session and picks the view (no-op without a lesson)
+  if (app.ddp_runs.active()) {  // --compare-runs of two DDP records: the whole window (compare_runs_ddp.h)
+    const ImGuiStyle& st = ImGui::GetStyle();
+    draw_ddp_runs(app, st.WindowPadding.x, st.WindowPadding.y, io.DisplaySize.x - 2 * st.WindowPadding.x,
+                  io.DisplaySize.y - 2 * st.WindowPadding.y);
+    ImGui::End();
+    return;
+  }
   if (app.lesson && vs.view == View::compare) {  // compare above the lesson panel (panel_lesson.cpp)
     draw_view_with_lesson(app);
     ImGui::End();

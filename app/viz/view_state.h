@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/viz/compare.h"
+#include "app/viz/compare_runs_ddp.h"
 #include "app/viz/ddp_view.h"
 #include "app/viz/layout.h"
 #include "app/viz/lesson_view.h"
@@ -152,6 +153,7 @@ struct App {
   Session session;
   Compare compare;
   DdpView ddp;                         // the DDP view: runs run_ddp on a background thread
+  DdpRunsCompare ddp_runs;             // --compare-runs of two DDP records (compare_runs_ddp.h)
   std::unique_ptr<LessonView> lesson;  // the open lesson (--lesson FILE), or null
   Presenter presenter;                 // speaker file, reveal, clock (present.h)
 };
