@@ -91,25 +91,13 @@ TEST_SUITE("present_pages") {
                                                                     "/lessons/08-hunt-the-hang.yaml"));
       app.vs.present = true;
       app.vs.font_px = 40;
-      const auto draw = [&] {
-        w.t += 1.0 / 60;
-        ImGui::NewFrame();
-        ImGui::SetNextWindowPos(ImVec2(0, 0));
-        ImGui::SetNextWindowSize(ImVec2(1280, 720));
-        ImGui::Begin("slide", nullptr, ImGuiWindowFlags_NoDecoration);
-        ImGui::BeginChild("lesson", ImVec2(0, panel_h), true);
-        draw_lesson(app);
-        ImGui::EndChild();
-        ImGui::End();
-        ImGui::Render();
-      };
+      test::PanelOnly panel{w, panel_h};
       for (int b : {1}) {  // beat 2: its choices
         app.lesson->go(b);
-        draw();
-        for (int i = 0; i < 60 && app.vs.lesson_fitting; ++i) draw();
+        panel.settle(app);
         for (int k = 0; k < app.presenter.pages; ++k) {
           app.presenter.page = k;
-          draw();
+          panel.draw(app);
           INFO("beat ", b + 1, ", panel ", panel_h, " px high");
           const std::vector<std::string> over = over_the_band(k);
           CHECK_MESSAGE(over.empty(), over.size(), " glyph(s), first: ", over.empty() ? "" : over.front());
